@@ -1,0 +1,393 @@
+/*
+ * Systematic exploration with iterative preemption bounding (CHESS).
+ *
+ * The schedules form a tree: a node is a choice point, an edge one of its
+ * alternatives, costing 1 when it is a preemption.  Bound b must run every
+ * path costing exactly b once (paths costing less ran at a lower bound).
+ * A *work item* is a prefix of decisions that ends in a costly edge; the
+ * item's subtree is explored depth-first over free edges only, and every
+ * costly edge met in it becomes an item of bound b+1.  Bound 0 starts with
+ * the empty prefix.  So no schedule runs twice and none is skipped.
+ *
+ * Sleep sets (Godefroid) prune free edges whose operation commutes with an
+ * edge already explored at an ancestor: two operations of different
+ * threads on different objects (tracer/event.c: op_is_local) lead to the
+ * same execution in either order.  A run whose every free alternative is
+ * asleep is cut short (pick returns -1) and counted as pruned.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "strategy.h"
+
+struct node {
+	uint16_t nalts;
+	uint16_t chosen;
+	uint8_t kind;		/* DEC_RUN / DEC_WAKE */
+	struct alt *alts;	/* copy of the alternatives */
+	uint8_t *done;		/* explored (or asleep) free alternatives */
+	struct alt *sleep;	/* asleep at this node */
+	int nsleep;
+};
+
+struct item {
+	size_t off;		/* into prefixes[] */
+	uint32_t len;
+};
+
+struct dfs {
+	int bound, cur;		/* the limit and the bound being explored */
+	bool sleep_sets;
+	/* items of the current and the next bound */
+	struct item *items[2];
+	size_t nitems[2], capitems[2], next_item;
+	uint16_t *prefixes[2];	/* decision indices; pairs (index, nalts) */
+	size_t nprefixes[2], capprefixes[2];
+	/* the item being explored */
+	uint16_t *prefix;	/* pairs */
+	uint32_t plen;
+	struct node *stack;	/* nodes at depth >= plen */
+	size_t depth, cap;
+	size_t pos;		/* decisions taken in the current run */
+	size_t replay_to;	/* stack depth to replay before going fresh */
+	bool in_item;
+	bool diverged, pruned_run;
+	uint64_t pruned;
+};
+
+static bool push_prefix(struct dfs *d, int which, const uint16_t *pairs,
+			uint32_t len)
+{
+	if (d->nitems[which] == d->capitems[which]) {
+		size_t cap = d->capitems[which] ? d->capitems[which] * 2 : 64;
+		struct item *n = realloc(d->items[which], cap * sizeof(*n));
+
+		if (!n)
+			return false;
+		d->items[which] = n;
+		d->capitems[which] = cap;
+	}
+	while (d->nprefixes[which] + 2 * len > d->capprefixes[which]) {
+		size_t cap = d->capprefixes[which] ? d->capprefixes[which] * 2
+						   : 4096;
+		uint16_t *n = realloc(d->prefixes[which], cap * sizeof(*n));
+
+		if (!n)
+			return false;
+		d->prefixes[which] = n;
+		d->capprefixes[which] = cap;
+	}
+	memcpy(d->prefixes[which] + d->nprefixes[which], pairs,
+	       2 * len * sizeof(*pairs));
+	d->items[which][d->nitems[which]++] =
+		(struct item){ d->nprefixes[which], len };
+	d->nprefixes[which] += 2 * len;
+	return true;
+}
+
+struct dfs *dfs_new(int bound, bool sleep_sets)
+{
+	struct dfs *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->bound = bound < 0 ? 0 : bound;
+	d->sleep_sets = sleep_sets;
+	push_prefix(d, 0, NULL, 0);
+	return d;
+}
+
+static void free_node(struct node *n)
+{
+	free(n->alts);
+	free(n->done);
+	free(n->sleep);
+	memset(n, 0, sizeof(*n));
+}
+
+static void truncate_stack(struct dfs *d, size_t depth)
+{
+	while (d->depth > depth)
+		free_node(&d->stack[--d->depth]);
+}
+
+/* Start the next item; false when every bound is done. */
+static bool next_item(struct dfs *d)
+{
+	for (;;) {
+		if (d->next_item < d->nitems[0]) {
+			struct item *it = &d->items[0][d->next_item++];
+
+			free(d->prefix);
+			d->prefix = malloc((2 * it->len + 1) * sizeof(uint16_t));
+			if (!d->prefix)
+				return false;
+			memcpy(d->prefix, d->prefixes[0] + it->off,
+			       2 * it->len * sizeof(uint16_t));
+			d->plen = it->len;
+			truncate_stack(d, 0);
+			d->in_item = true;
+			return true;
+		}
+		/* the bound is exhausted: move to the next one */
+		if (d->cur >= d->bound || !d->nitems[1])
+			return false;
+		free(d->items[0]);
+		free(d->prefixes[0]);
+		d->items[0] = d->items[1];
+		d->nitems[0] = d->nitems[1];
+		d->capitems[0] = d->capitems[1];
+		d->prefixes[0] = d->prefixes[1];
+		d->nprefixes[0] = d->nprefixes[1];
+		d->capprefixes[0] = d->capprefixes[1];
+		d->items[1] = NULL;
+		d->prefixes[1] = NULL;
+		d->nitems[1] = d->capitems[1] = 0;
+		d->nprefixes[1] = d->capprefixes[1] = 0;
+		d->next_item = 0;
+		d->cur++;
+	}
+}
+
+bool dfs_next(struct dfs *d)
+{
+	d->pos = 0;
+	d->diverged = false;
+	d->pruned_run = false;
+	if (d->in_item) {
+		/* backtrack: the deepest node with an untried free edge */
+		while (d->depth) {
+			struct node *n = &d->stack[d->depth - 1];
+			int next = -1;
+
+			for (int i = 0; i < n->nalts; i++)
+				if (!n->done[i] && !n->alts[i].cost) {
+					next = i;
+					break;
+				}
+			if (next >= 0) {
+				n->chosen = (uint16_t)next;
+				n->done[next] = 1;
+				d->replay_to = d->depth;
+				return true;
+			}
+			free_node(n);
+			d->depth--;
+		}
+		d->in_item = false;
+	}
+	if (!next_item(d))
+		return false;
+	d->replay_to = 0;
+	return true;
+}
+
+void dfs_end_run(struct dfs *d)
+{
+	/* nodes deeper than the run reached stay valid: a run visits its
+	 * stack in order, so the stack is exactly this run's fresh path */
+	(void)d;
+}
+
+static bool independent(const struct alt *a, const struct alt *b)
+{
+	if (a->thread == b->thread || a->timeout || b->timeout)
+		return false;
+	if (!op_is_local(a->kind, 0) || !op_is_local(b->kind, 0))
+		return false;
+	return a->obj != b->obj;
+}
+
+static bool asleep(const struct node *n, const struct alt *a)
+{
+	for (int i = 0; i < n->nsleep; i++)
+		if (n->sleep[i].thread == a->thread &&
+		    n->sleep[i].timeout == a->timeout)
+			return true;
+	return false;
+}
+
+/* The sleep set of a child of parent reached by its chosen edge. */
+static void inherit_sleep(struct dfs *d, struct node *child,
+			  const struct node *parent)
+{
+	if (!d->sleep_sets || !parent || parent->kind != DEC_RUN ||
+	    child->kind != DEC_RUN)
+		return;
+	const struct alt *via = &parent->alts[parent->chosen];
+	int cap = parent->nsleep + parent->nalts;
+
+	child->sleep = malloc((size_t)cap * sizeof(struct alt));
+	if (!child->sleep)
+		return;
+	for (int i = 0; i < parent->nsleep; i++)
+		if (independent(&parent->sleep[i], via))
+			child->sleep[child->nsleep++] = parent->sleep[i];
+	for (int i = 0; i < parent->nalts; i++) {
+		const struct alt *a = &parent->alts[i];
+
+		/* explored siblings before the chosen one */
+		if (i == parent->chosen || !parent->done[i] || a->cost)
+			continue;
+		if (i > parent->chosen)
+			continue;
+		if (independent(a, via))
+			child->sleep[child->nsleep++] = *a;
+	}
+	/* a sleeping thread is identified by the operation it is at: keep
+	 * it asleep only while the child offers it the same operation */
+	int k = 0;
+
+	for (int i = 0; i < child->nsleep; i++) {
+		bool same = false;
+
+		for (int j = 0; j < child->nalts; j++)
+			if (child->alts[j].thread == child->sleep[i].thread &&
+			    child->alts[j].obj == child->sleep[i].obj &&
+			    child->alts[j].kind == child->sleep[i].kind &&
+			    child->alts[j].timeout == child->sleep[i].timeout)
+				same = true;
+		if (same)
+			child->sleep[k++] = child->sleep[i];
+	}
+	child->nsleep = k;
+}
+
+static int dfs_pick(void *ctx, const struct choice *c)
+{
+	struct dfs *d = ctx;
+	size_t pos = d->pos++;
+
+	/* 1. the item's prefix */
+	if (pos < d->plen) {
+		uint16_t idx = d->prefix[2 * pos], nalts = d->prefix[2 * pos + 1];
+
+		if (nalts != c->nalts || idx >= c->nalts) {
+			d->diverged = true;
+			return -1;
+		}
+		return idx;
+	}
+	size_t depth = pos - d->plen;
+
+	/* 2. the part of this item's stack being replayed */
+	if (depth < d->depth) {
+		struct node *n = &d->stack[depth];
+
+		if (n->nalts != c->nalts) {
+			d->diverged = true;
+			return -1;
+		}
+		if (depth + 1 < d->depth || depth + 1 <= d->replay_to)
+			return n->chosen;
+		return n->chosen;
+	}
+	/* 3. a fresh node */
+	if (d->depth == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 256;
+		struct node *n = realloc(d->stack, cap * sizeof(*n));
+
+		if (!n) {
+			d->diverged = true;
+			return -1;
+		}
+		d->stack = n;
+		d->cap = cap;
+	}
+	struct node *n = &d->stack[d->depth];
+
+	memset(n, 0, sizeof(*n));
+	n->nalts = (uint16_t)c->nalts;
+	n->kind = c->kind;
+	n->alts = malloc((size_t)c->nalts * sizeof(struct alt));
+	n->done = calloc((size_t)c->nalts, 1);
+	if (!n->alts || !n->done) {
+		free_node(n);
+		d->diverged = true;
+		return -1;
+	}
+	memcpy(n->alts, c->alts, (size_t)c->nalts * sizeof(struct alt));
+	d->depth++;
+	inherit_sleep(d, n, d->depth > 1 ? &d->stack[d->depth - 2] : NULL);
+	/* asleep alternatives count as explored */
+	for (int i = 0; i < n->nalts; i++)
+		if (asleep(n, &n->alts[i])) {
+			n->done[i] = 1;
+			d->pruned++;
+		}
+	/* costly edges are items of the next bound */
+	if (d->cur < d->bound) {
+		uint16_t *pairs = malloc((2 * (pos + 1)) * sizeof(uint16_t));
+
+		if (pairs) {
+			memcpy(pairs, d->prefix, 2 * d->plen * sizeof(uint16_t));
+			for (size_t k = 0; k < d->depth - 1; k++) {
+				pairs[2 * (d->plen + k)] = d->stack[k].chosen;
+				pairs[2 * (d->plen + k) + 1] =
+					d->stack[k].nalts;
+			}
+			for (int i = 0; i < n->nalts; i++) {
+				if (!n->alts[i].cost || n->done[i])
+					continue;
+				pairs[2 * pos] = (uint16_t)i;
+				pairs[2 * pos + 1] = n->nalts;
+				push_prefix(d, 1, pairs, (uint32_t)pos + 1);
+			}
+			free(pairs);
+		}
+	}
+	/* the first free alternative that is awake */
+	for (int i = 0; i < n->nalts; i++)
+		if (!n->alts[i].cost && !n->done[i]) {
+			n->chosen = (uint16_t)i;
+			n->done[i] = 1;
+			return i;
+		}
+	/* every free alternative is asleep: this run is redundant */
+	d->pruned_run = true;
+	return -1;
+}
+
+struct strategy dfs_strategy(struct dfs *d)
+{
+	return (struct strategy){ .ctx = d, .pick = dfs_pick };
+}
+
+int dfs_bound(const struct dfs *d)
+{
+	return d->cur;
+}
+
+bool dfs_diverged(const struct dfs *d)
+{
+	return d->diverged;
+}
+
+bool dfs_pruned_run(const struct dfs *d);
+bool dfs_pruned_run(const struct dfs *d)
+{
+	return d->pruned_run;
+}
+
+size_t dfs_pending(const struct dfs *d)
+{
+	return d->nitems[0] - d->next_item + d->nitems[1] + (d->in_item ? 1 : 0);
+}
+
+uint64_t dfs_pruned(const struct dfs *d)
+{
+	return d->pruned;
+}
+
+void dfs_free(struct dfs *d)
+{
+	if (!d)
+		return;
+	truncate_stack(d, 0);
+	free(d->stack);
+	free(d->prefix);
+	for (int i = 0; i < 2; i++) {
+		free(d->items[i]);
+		free(d->prefixes[i]);
+	}
+	free(d);
+}

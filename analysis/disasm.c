@@ -1,0 +1,1098 @@
+/*
+ * Instruction decoding for scheduling points: capstone in detail mode,
+ * reduced to the facts the tracer acts on (see disasm.h).
+ *
+ * Two decisions shape this file.  First, which memory operands are written
+ * is derived here rather than taken from capstone 4, whose access flags miss
+ * many stores: in Intel operand order a memory destination comes first, so
+ * a memory operand 0 of an instruction with more operands is written unless
+ * the instruction only compares (cmp, test, bt); single-operand stores
+ * (fst, fistp, fnstcw, stmxcsr, xsave, cmpxchg8b ...) are listed.  Second,
+ * whether rbp-based accesses are stack accesses depends on the function:
+ * the sweep tracks `push %rbp` / `mov %rsp,%rbp`, so -O2 code that uses rbp
+ * as a general register keeps its accesses.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "disasm.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Handles for the one-instruction entry points, opened on first use. */
+static _Thread_local csh decode_handle;
+static _Thread_local cs_insn *decode_insn;
+static _Thread_local csh format_handle;
+static _Thread_local cs_insn *format_insn;
+
+static int errno_of(cs_err err)
+{
+	return err == CS_ERR_MEM ? -ENOMEM : -EINVAL;
+}
+
+static int open_handle(csh *h, cs_insn **insn, bool att)
+{
+	cs_err err;
+
+	err = cs_open(CS_ARCH_X86, CS_MODE_64, h);
+	if (err != CS_ERR_OK)
+		return errno_of(err);
+	cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+	if (att)
+		cs_option(*h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	*insn = cs_malloc(*h);
+	if (!*insn) {
+		cs_close(h);
+		*h = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int map_reg(x86_reg r)
+{
+	switch (r) {
+	case X86_REG_INVALID:
+		return DISASM_REG_NONE;
+	case X86_REG_RAX:
+	case X86_REG_EAX:
+		return DISASM_REG_RAX;
+	case X86_REG_RCX:
+	case X86_REG_ECX:
+		return DISASM_REG_RCX;
+	case X86_REG_RDX:
+	case X86_REG_EDX:
+		return DISASM_REG_RDX;
+	case X86_REG_RBX:
+	case X86_REG_EBX:
+		return DISASM_REG_RBX;
+	case X86_REG_RSP:
+	case X86_REG_ESP:
+		return DISASM_REG_RSP;
+	case X86_REG_RBP:
+	case X86_REG_EBP:
+		return DISASM_REG_RBP;
+	case X86_REG_RSI:
+	case X86_REG_ESI:
+		return DISASM_REG_RSI;
+	case X86_REG_RDI:
+	case X86_REG_EDI:
+		return DISASM_REG_RDI;
+	case X86_REG_R8:
+	case X86_REG_R8D:
+		return DISASM_REG_R8;
+	case X86_REG_R9:
+	case X86_REG_R9D:
+		return DISASM_REG_R9;
+	case X86_REG_R10:
+	case X86_REG_R10D:
+		return DISASM_REG_R10;
+	case X86_REG_R11:
+	case X86_REG_R11D:
+		return DISASM_REG_R11;
+	case X86_REG_R12:
+	case X86_REG_R12D:
+		return DISASM_REG_R12;
+	case X86_REG_R13:
+	case X86_REG_R13D:
+		return DISASM_REG_R13;
+	case X86_REG_R14:
+	case X86_REG_R14D:
+		return DISASM_REG_R14;
+	case X86_REG_R15:
+	case X86_REG_R15D:
+		return DISASM_REG_R15;
+	case X86_REG_RIP:
+	case X86_REG_EIP:
+		return DISASM_REG_RIP;
+	default:
+		return DISASM_REG_VECTOR;
+	}
+}
+
+/* 64-bit general registers only: what `push %reg` can be emulated for. */
+static int map_reg64(x86_reg r)
+{
+	switch (r) {
+	case X86_REG_RAX:
+	case X86_REG_RCX:
+	case X86_REG_RDX:
+	case X86_REG_RBX:
+	case X86_REG_RSP:
+	case X86_REG_RBP:
+	case X86_REG_RSI:
+	case X86_REG_RDI:
+	case X86_REG_R8:
+	case X86_REG_R9:
+	case X86_REG_R10:
+	case X86_REG_R11:
+	case X86_REG_R12:
+	case X86_REG_R13:
+	case X86_REG_R14:
+	case X86_REG_R15:
+		return map_reg(r);
+	default:
+		return DISASM_REG_NONE;
+	}
+}
+
+/* Memory operands that address memory without accessing it. */
+static bool no_access(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_LEA:
+	case X86_INS_NOP:
+	case X86_INS_PREFETCH:
+	case X86_INS_PREFETCHNTA:
+	case X86_INS_PREFETCHT0:
+	case X86_INS_PREFETCHT1:
+	case X86_INS_PREFETCHT2:
+	case X86_INS_PREFETCHW:
+	case X86_INS_CLFLUSH:
+	case X86_INS_CLFLUSHOPT:
+	case X86_INS_CLWB:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Single-operand instructions that store to their memory operand. */
+static bool stores_only(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_FST:
+	case X86_INS_FSTP:
+	case X86_INS_FIST:
+	case X86_INS_FISTP:
+	case X86_INS_FISTTP:
+	case X86_INS_FBSTP:
+	case X86_INS_FNSTCW:
+	case X86_INS_FNSTSW:
+	case X86_INS_FNSTENV:
+	case X86_INS_FNSAVE:
+	case X86_INS_FXSAVE:
+	case X86_INS_FXSAVE64:
+	case X86_INS_XSAVE:
+	case X86_INS_XSAVE64:
+	case X86_INS_XSAVEC:
+	case X86_INS_XSAVEC64:
+	case X86_INS_XSAVEOPT:
+	case X86_INS_XSAVEOPT64:
+	case X86_INS_XSAVES:
+	case X86_INS_XSAVES64:
+	case X86_INS_STMXCSR:
+	case X86_INS_VSTMXCSR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Instructions with a memory operand 0 that they only read. */
+static bool compares_only(unsigned int id)
+{
+	return id == X86_INS_CMP || id == X86_INS_TEST || id == X86_INS_BT;
+}
+
+enum string_kind { STR_NONE, STR_STORE, STR_LOAD, STR_COMPARE };
+
+/* String instructions by their one-byte opcode (SSE movsd/cmpsd share the
+ * capstone ids of the string ones). */
+static enum string_kind string_kind(const cs_x86 *x)
+{
+	if (x->opcode[1] != 0)
+		return STR_NONE;
+	switch (x->opcode[0]) {
+	case 0xa4: /* movs */
+	case 0xa5:
+	case 0xaa: /* stos */
+	case 0xab:
+	case 0x6c: /* ins */
+	case 0x6d:
+		return STR_STORE;
+	case 0xac: /* lods */
+	case 0xad:
+	case 0x6e: /* outs */
+	case 0x6f:
+		return STR_LOAD;
+	case 0xa6: /* cmps */
+	case 0xa7:
+	case 0xae: /* scas */
+	case 0xaf:
+		return STR_COMPARE;
+	default:
+		return STR_NONE;
+	}
+}
+
+static bool has_mem_operand(const cs_x86 *x)
+{
+	for (int i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM)
+			return true;
+	return false;
+}
+
+static bool in_group(const cs_detail *d, uint8_t group)
+{
+	for (int i = 0; i < d->groups_count; i++)
+		if (d->groups[i] == group)
+			return true;
+	return false;
+}
+
+/*
+ * Fill *o from a decoded instruction.  frame_pointer says whether rbp holds
+ * a frame pointer at this point (rbp-based accesses are then stack ones).
+ */
+static void describe(const cs_insn *ci, bool frame_pointer, struct insn_info *o)
+{
+	const cs_detail *d = ci->detail;
+	const cs_x86 *x = &d->x86;
+	enum string_kind sk = string_kind(x);
+	bool lock = x->prefix[0] == X86_PREFIX_LOCK;
+	bool stack = true;
+
+	memset(o, 0, sizeof(*o));
+	o->addr = ci->address;
+	o->len = (uint8_t)ci->size;
+	o->is_call = in_group(d, CS_GRP_CALL);
+	o->is_ret = in_group(d, CS_GRP_RET);
+	o->is_jump = in_group(d, CS_GRP_JUMP);
+	o->is_string_op = sk != STR_NONE;
+	o->has_rep = o->is_string_op && (x->prefix[0] == X86_PREFIX_REP ||
+					 x->prefix[0] == X86_PREFIX_REPNE);
+
+	if ((o->is_call || o->is_jump) && in_group(d, CS_GRP_BRANCH_RELATIVE) &&
+	    x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
+		o->target = (uint64_t)x->operands[0].imm;
+
+	if (ci->id == X86_INS_PUSH && x->op_count == 1 &&
+	    x->operands[0].type == X86_OP_REG) {
+		o->push_reg = map_reg64(x->operands[0].reg);
+		o->is_push_reg = o->push_reg != DISASM_REG_NONE;
+	}
+
+	if (no_access(ci->id))
+		return;
+
+	for (int i = 0; i < x->op_count && o->nmem < 2; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		struct disasm_mem *m = &o->mem[o->nmem];
+		bool write;
+
+		if (op->type != X86_OP_MEM)
+			continue;
+		m->addr32 = x->addr_size == 4;
+		if (op->mem.segment == X86_REG_FS)
+			m->seg = DISASM_SEG_FS;
+		else if (op->mem.segment == X86_REG_GS)
+			m->seg = DISASM_SEG_GS;
+		m->base = (uint8_t)map_reg(op->mem.base);
+		m->index = (uint8_t)map_reg(op->mem.index);
+		m->scale = op->mem.scale > 0 ? (uint8_t)op->mem.scale : 1;
+		m->disp = op->mem.disp;
+		m->size = op->size ? op->size : 1;
+		if (m->base == DISASM_REG_RIP) {
+			uint64_t ea = ci->address + ci->size;
+
+			ea += (uint64_t)m->disp;
+			m->disp = (int64_t)(m->addr32 ? (uint32_t)ea : ea);
+			m->base = DISASM_REG_NONE;
+			o->rip_relative = true;
+		}
+
+		if (sk != STR_NONE) {
+			write = sk == STR_STORE && m->base == DISASM_REG_RDI;
+		} else {
+			write = (op->access & CS_AC_WRITE) ||
+				(i == 0 && x->op_count >= 2 &&
+				 !compares_only(ci->id)) ||
+				stores_only(ci->id) ||
+				ci->id == X86_INS_CMPXCHG8B ||
+				ci->id == X86_INS_CMPXCHG16B;
+		}
+		m->write = write;
+		m->read = !write || (op->access & CS_AC_READ) ||
+			  ci->id == X86_INS_CMPXCHG8B ||
+			  ci->id == X86_INS_CMPXCHG16B;
+		if (stores_only(ci->id))
+			m->read = false;
+
+		if (m->seg != DISASM_SEG_NONE)
+			o->tls = true;
+		if (m->index == DISASM_REG_VECTOR ||
+		    m->base == DISASM_REG_VECTOR)
+			o->vsib = true;
+		if (!(m->base == DISASM_REG_RSP ||
+		      (frame_pointer && m->base == DISASM_REG_RBP &&
+		       m->index == DISASM_REG_NONE)))
+			stack = false;
+		o->mem_read |= m->read;
+		o->mem_write |= m->write;
+		o->nmem++;
+	}
+
+	if (o->nmem == 0)
+		return;
+	/* The written operand first: it is the one a race report names. */
+	if (o->nmem == 2 && !o->mem[0].write && o->mem[1].write) {
+		struct disasm_mem t = o->mem[0];
+
+		o->mem[0] = o->mem[1];
+		o->mem[1] = t;
+	}
+	o->size = o->mem[0].size;
+	o->stack_relative = stack;
+	o->is_atomic =
+		lock || ci->id == X86_INS_XCHG || ci->id == X86_INS_CMPXCHG ||
+		ci->id == X86_INS_CMPXCHG8B || ci->id == X86_INS_CMPXCHG16B;
+}
+
+int disasm_decode(const uint8_t *code, size_t len, uint64_t addr,
+		  struct insn_info *out)
+{
+	const uint8_t *p = code;
+	size_t n = len;
+	uint64_t a = addr;
+	int err;
+
+	if (!code || !out)
+		return -EINVAL;
+	if (!decode_handle) {
+		err = open_handle(&decode_handle, &decode_insn, false);
+		if (err)
+			return err;
+	}
+	if (!cs_disasm_iter(decode_handle, &p, &n, &a, decode_insn))
+		return -EINVAL;
+	describe(decode_insn, true, out);
+	return 0;
+}
+
+uint64_t disasm_reg_value(int reg, const struct user_regs_struct *regs)
+{
+	switch (reg) {
+	case DISASM_REG_RAX:
+		return regs->rax;
+	case DISASM_REG_RCX:
+		return regs->rcx;
+	case DISASM_REG_RDX:
+		return regs->rdx;
+	case DISASM_REG_RBX:
+		return regs->rbx;
+	case DISASM_REG_RSP:
+		return regs->rsp;
+	case DISASM_REG_RBP:
+		return regs->rbp;
+	case DISASM_REG_RSI:
+		return regs->rsi;
+	case DISASM_REG_RDI:
+		return regs->rdi;
+	case DISASM_REG_R8:
+		return regs->r8;
+	case DISASM_REG_R9:
+		return regs->r9;
+	case DISASM_REG_R10:
+		return regs->r10;
+	case DISASM_REG_R11:
+		return regs->r11;
+	case DISASM_REG_R12:
+		return regs->r12;
+	case DISASM_REG_R13:
+		return regs->r13;
+	case DISASM_REG_R14:
+		return regs->r14;
+	case DISASM_REG_R15:
+		return regs->r15;
+	case DISASM_REG_RIP:
+		return regs->rip;
+	default:
+		return 0;
+	}
+}
+
+uint64_t disasm_mem_addr(const struct disasm_mem *m,
+			 const struct user_regs_struct *regs)
+{
+	uint64_t ea = (uint64_t)m->disp;
+
+	ea += disasm_reg_value(m->base, regs);
+	ea += disasm_reg_value(m->index, regs) * m->scale;
+	if (m->addr32)
+		ea = (uint32_t)ea;
+	if (m->seg == DISASM_SEG_FS)
+		ea += regs->fs_base;
+	else if (m->seg == DISASM_SEG_GS)
+		ea += regs->gs_base;
+	return ea;
+}
+
+uint64_t disasm_effective_addr(const struct insn_info *in,
+			       const struct user_regs_struct *regs)
+{
+	if (in->nmem == 0)
+		return 0;
+	return disasm_mem_addr(&in->mem[0], regs);
+}
+
+void disasm_relocate(struct insn_info *in, uint64_t bias)
+{
+	in->addr += bias;
+	if (in->target)
+		in->target += bias;
+	if (in->rip_relative)
+		for (int i = 0; i < in->nmem; i++)
+			if (in->mem[i].base == DISASM_REG_NONE &&
+			    in->mem[i].index == DISASM_REG_NONE)
+				in->mem[i].disp += (int64_t)bias;
+}
+
+/* A growing array of kept instructions. */
+struct insn_vec {
+	struct insn_info *v;
+	size_t n, cap;
+};
+
+static int vec_push(struct insn_vec *vec, const struct insn_info *in)
+{
+	if (vec->n == vec->cap) {
+		size_t cap = vec->cap ? vec->cap * 2 : 256;
+		struct insn_info *v = realloc(vec->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		vec->v = v;
+		vec->cap = cap;
+	}
+	vec->v[vec->n++] = *in;
+	return 0;
+}
+
+static bool keep(const struct insn_info *in, int mode)
+{
+	if (in->is_atomic)
+		return true;
+	if (!(mode & DISASM_MEMORY))
+		return false;
+	return (in->mem_read || in->mem_write) && !in->stack_relative &&
+	       !in->tls && !in->vsib;
+}
+
+/*
+ * A sweep's state.  In atomics-only mode a second handle without detail
+ * finds the candidates (lock prefix, xchg, cmpxchg) and only those are
+ * decoded again in detail: the detail pass costs a quarter of the time.
+ */
+struct sweeper {
+	csh h;
+	cs_insn *ci;
+	csh quick;
+	cs_insn *qi;
+	int mode;
+	struct insn_vec vec;
+};
+
+static int sweeper_open(struct sweeper *s, int mode)
+{
+	cs_err cerr;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->mode = mode;
+	err = open_handle(&s->h, &s->ci, false);
+	if (err || (mode & DISASM_MEMORY))
+		return err;
+	cerr = cs_open(CS_ARCH_X86, CS_MODE_64, &s->quick);
+	if (cerr != CS_ERR_OK) {
+		err = errno_of(cerr);
+		goto out_close_h;
+	}
+	s->qi = cs_malloc(s->quick);
+	if (!s->qi) {
+		err = -ENOMEM;
+		goto out_close_quick;
+	}
+	return 0;
+
+out_close_quick:
+	cs_close(&s->quick);
+out_close_h:
+	cs_free(s->ci, 1);
+	cs_close(&s->h);
+	return err;
+}
+
+/* Closes the handles; the kept instructions stay in s->vec. */
+static void sweeper_close(struct sweeper *s)
+{
+	if (s->qi) {
+		cs_free(s->qi, 1);
+		cs_close(&s->quick);
+	}
+	cs_free(s->ci, 1);
+	cs_close(&s->h);
+}
+
+static bool atomic_candidate(const cs_insn *ci)
+{
+	if (ci->id == X86_INS_XCHG || ci->id == X86_INS_CMPXCHG ||
+	    ci->id == X86_INS_CMPXCHG8B || ci->id == X86_INS_CMPXCHG16B)
+		return true;
+	/* legacy prefixes precede REX and the opcode */
+	for (int i = 0; i < ci->size; i++) {
+		switch (ci->bytes[i]) {
+		case 0xf0:
+			return true;
+		case 0xf2:
+		case 0xf3:
+		case 0x2e:
+		case 0x36:
+		case 0x3e:
+		case 0x26:
+		case 0x64:
+		case 0x65:
+		case 0x66:
+		case 0x67:
+			continue;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+static int sweep_atomics(struct sweeper *s, const uint8_t *code, size_t len,
+			 uint64_t vaddr)
+{
+	const uint8_t *p = code;
+	size_t n = len;
+	uint64_t a = vaddr;
+	struct insn_info in;
+	int err;
+
+	while (n) {
+		const uint8_t *dp;
+		size_t dn;
+		uint64_t da;
+
+		if (!cs_disasm_iter(s->quick, &p, &n, &a, s->qi)) {
+			p++;
+			n--;
+			a++;
+			continue;
+		}
+		if (!atomic_candidate(s->qi))
+			continue;
+		dp = p - s->qi->size;
+		dn = s->qi->size;
+		da = s->qi->address;
+		if (!cs_disasm_iter(s->h, &dp, &dn, &da, s->ci))
+			continue;
+		describe(s->ci, true, &in);
+		if (!in.is_atomic)
+			continue;
+		err = vec_push(&s->vec, &in);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Linear sweep of [code, code + len) at vaddr.  frame_pointer is whether
+ * rbp is taken to be a frame pointer before the first prologue is seen.
+ */
+static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
+		 uint64_t vaddr, bool frame_pointer)
+{
+	const uint8_t *p = code;
+	size_t n = len;
+	uint64_t a = vaddr;
+	cs_insn *ci = s->ci;
+	struct insn_info in;
+	int err;
+
+	if (!(s->mode & DISASM_MEMORY))
+		return sweep_atomics(s, code, len, vaddr);
+	while (n) {
+		if (!cs_disasm_iter(s->h, &p, &n, &a, ci)) {
+			p++;
+			n--;
+			a++;
+			continue;
+		}
+		/* push %rbp starts a prologue; mov %rsp,%rbp completes it */
+		if (ci->size == 1 && ci->bytes[0] == 0x55) {
+			frame_pointer = false;
+			continue;
+		}
+		if (ci->size == 3 && ci->bytes[0] == 0x48 &&
+		    ((ci->bytes[1] == 0x89 && ci->bytes[2] == 0xe5) ||
+		     (ci->bytes[1] == 0x8b && ci->bytes[2] == 0xec))) {
+			frame_pointer = true;
+			continue;
+		}
+		if (!has_mem_operand(&ci->detail->x86))
+			continue;
+		describe(ci, frame_pointer, &in);
+		if (!keep(&in, s->mode))
+			continue;
+		err = vec_push(&s->vec, &in);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int cmp_insn(const void *a, const void *b)
+{
+	const struct insn_info *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int finish(struct insn_vec *vec, struct insn_info **out)
+{
+	for (size_t i = 1; i < vec->n; i++) {
+		if (vec->v[i - 1].addr > vec->v[i].addr) {
+			qsort(vec->v, vec->n, sizeof(*vec->v), cmp_insn);
+			break;
+		}
+	}
+	if (vec->n > (size_t)0x7fffffff) {
+		free(vec->v);
+		return -EOVERFLOW;
+	}
+	*out = vec->v;
+	return (int)vec->n;
+}
+
+int disasm_scan(const uint8_t *code, size_t len, uint64_t vaddr, int mode,
+		struct insn_info **out)
+{
+	struct sweeper s;
+	int err;
+
+	if (!out || (!code && len) || mode < 1 ||
+	    mode > (DISASM_ATOMICS | DISASM_MEMORY))
+		return -EINVAL;
+	*out = NULL;
+	err = sweeper_open(&s, mode);
+	if (err)
+		return err;
+	err = sweep(&s, code, len, vaddr, true);
+	sweeper_close(&s);
+	if (err) {
+		free(s.vec.v);
+		return err;
+	}
+	return finish(&s.vec, out);
+}
+
+/* ---- ELF files ---- */
+
+/* An executable section (or segment, without section headers). */
+struct code_range {
+	uint64_t addr;
+	const uint8_t *bytes;
+	size_t size;
+	size_t index; /* section index, 0 for a segment */
+};
+
+struct func {
+	uint64_t addr;
+	uint64_t size;
+	size_t range; /* index into the code ranges */
+	bool skip;
+};
+
+static const char *const skipped_names[] = {
+	"_start",
+	"_init",
+	"_fini",
+	"frame_dummy",
+	"register_tm_clones",
+	"deregister_tm_clones",
+	"__do_global_dtors_aux",
+	"_dl_relocate_static_pie",
+};
+
+static bool skipped_function(const char *name)
+{
+	if (!name)
+		return false;
+	if (!strncmp(name, "__libc_csu_", 11))
+		return true;
+	for (size_t i = 0; i < sizeof(skipped_names) / sizeof(*skipped_names);
+	     i++)
+		if (!strcmp(name, skipped_names[i]))
+			return true;
+	return false;
+}
+
+/* PLT stubs and the C runtime's .init/.fini hold no program logic. */
+static bool skipped_section(const char *name)
+{
+	return name && (!strncmp(name, ".plt", 4) || !strcmp(name, ".iplt") ||
+			!strcmp(name, ".init") || !strcmp(name, ".fini"));
+}
+
+struct elf_scan {
+	struct code_range *ranges;
+	size_t nranges;
+	struct func *funcs;
+	size_t nfuncs, funcs_cap;
+};
+
+static int add_range(struct elf_scan *s, uint64_t addr, const void *bytes,
+		     size_t size, size_t index)
+{
+	struct code_range *r;
+
+	r = realloc(s->ranges, (s->nranges + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	s->ranges = r;
+	r[s->nranges++] = (struct code_range){ addr, bytes, size, index };
+	return 0;
+}
+
+static int collect_sections(Elf *e, struct elf_scan *s)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int err;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type != SHT_PROGBITS ||
+		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
+			    (SHF_ALLOC | SHF_EXECINSTR))
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (skipped_section(name))
+			continue;
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size == 0)
+			continue;
+		err = add_range(s, sh.sh_addr, d->d_buf,
+				d->d_size < sh.sh_size ? d->d_size : sh.sh_size,
+				elf_ndxscn(scn));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Without section headers: the executable PT_LOAD segments. */
+static int collect_segments(Elf *e, struct elf_scan *s)
+{
+	size_t nphdr, fsize;
+	const uint8_t *file = (const uint8_t *)elf_rawfile(e, &fsize);
+	int err;
+
+	if (!file || elf_getphdrnum(e, &nphdr))
+		return 0;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		if (ph.p_offset > fsize || ph.p_filesz > fsize - ph.p_offset)
+			continue;
+		err = add_range(s, ph.p_vaddr, file + ph.p_offset, ph.p_filesz,
+				0);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int add_func(struct elf_scan *s, const struct func *f)
+{
+	if (s->nfuncs == s->funcs_cap) {
+		size_t cap = s->funcs_cap ? s->funcs_cap * 2 : 1024;
+		struct func *v = realloc(s->funcs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->funcs = v;
+		s->funcs_cap = cap;
+	}
+	s->funcs[s->nfuncs++] = *f;
+	return 0;
+}
+
+static int collect_functions(Elf *e, struct elf_scan *s)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t nsyms;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    sh.sh_entsize == 0)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		nsyms = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < nsyms; i++) {
+			GElf_Sym sym;
+			struct func f = { 0 };
+			int type;
+			size_t r;
+			int err;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				break;
+			type = GELF_ST_TYPE(sym.st_info);
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+			    sym.st_shndx == SHN_UNDEF ||
+			    sym.st_shndx >= SHN_LORESERVE)
+				continue;
+			for (r = 0; r < s->nranges; r++)
+				if (s->ranges[r].index == sym.st_shndx)
+					break;
+			if (r == s->nranges)
+				continue;
+			f.addr = sym.st_value;
+			f.size = sym.st_size;
+			f.range = r;
+			f.skip = skipped_function(
+				elf_strptr(e, sh.sh_link, sym.st_name));
+			err = add_func(s, &f);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* By range, address, larger first, skipped first (so a skipped function's
+ * name wins over an alias). */
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	if (x->range != y->range)
+		return x->range < y->range ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return (int)y->skip - (int)x->skip;
+}
+
+static int sweep_functions(struct sweeper *sw, struct elf_scan *s,
+			   struct disasm_elf_info *info)
+{
+	size_t i = 0;
+	int err;
+
+	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), cmp_func);
+	for (size_t r = 0; r < s->nranges; r++) {
+		const struct code_range *cr = &s->ranges[r];
+		uint64_t lo = cr->addr, hi = cr->addr + cr->size;
+		uint64_t covered = lo;
+		bool any = false;
+
+		for (; i < s->nfuncs && s->funcs[i].range == r; i++) {
+			const struct func *f = &s->funcs[i];
+			uint64_t start = f->addr, end;
+
+			if (start < lo || start >= hi)
+				continue;
+			any = true;
+			if (f->size) {
+				end = start + f->size;
+			} else {
+				size_t j = i + 1;
+
+				/* up to the next function that starts later */
+				while (j < s->nfuncs &&
+				       s->funcs[j].range == r &&
+				       s->funcs[j].addr == start)
+					j++;
+				end = j < s->nfuncs && s->funcs[j].range == r ?
+					      s->funcs[j].addr :
+					      hi;
+			}
+			if (end > hi || end < start)
+				end = hi;
+			if (start < covered)
+				start = covered;
+			if (start >= end)
+				continue;
+			covered = end;
+			if (f->skip)
+				continue;
+			err = sweep(sw, cr->bytes + (start - lo),
+				    (size_t)(end - start), start, false);
+			if (err)
+				return err;
+			info->nfuncs++;
+			info->bytes += end - start;
+		}
+		/* code with no FUNC symbol at all (hand-written sections) */
+		if (!any) {
+			err = sweep(sw, cr->bytes, cr->size, cr->addr, true);
+			if (err)
+				return err;
+			info->bytes += cr->size;
+		}
+	}
+	return 0;
+}
+
+static void load_info(Elf *e, const GElf_Ehdr *eh, struct disasm_elf_info *info)
+{
+	size_t nphdr;
+	uint64_t min = UINT64_MAX;
+
+	info->pie = eh->e_type == ET_DYN;
+	if (elf_getphdrnum(e, &nphdr))
+		nphdr = 0;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_vaddr < min)
+			min = ph.p_vaddr;
+	}
+	info->min_vaddr = min == UINT64_MAX ? 0 : min & ~(uint64_t)0xfff;
+}
+
+int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
+		    struct disasm_elf_info *info)
+{
+	struct disasm_elf_info local;
+	struct elf_scan s = { 0 };
+	struct sweeper sw;
+	GElf_Ehdr eh;
+	Elf *e;
+	int fd, err;
+
+	if (!path || !out || mode < 1 ||
+	    mode > (DISASM_ATOMICS | DISASM_MEMORY))
+		return -EINVAL;
+	*out = NULL;
+	if (!info)
+		info = &local;
+	memset(info, 0, sizeof(*info));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e) {
+		err = -ENOEXEC;
+		goto out_close_fd;
+	}
+	if (elf_kind(e) != ELF_K_ELF || gelf_getclass(e) != ELFCLASS64 ||
+	    !gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64) {
+		err = -ENOEXEC;
+		goto out_end_elf;
+	}
+	load_info(e, &eh, info);
+
+	err = collect_sections(e, &s);
+	if (!err && s.nranges == 0)
+		err = collect_segments(e, &s);
+	if (!err)
+		err = collect_functions(e, &s);
+	if (err)
+		goto out_free_scan;
+
+	err = sweeper_open(&sw, mode);
+	if (err)
+		goto out_free_scan;
+	if (s.nfuncs) {
+		info->has_symtab = true;
+		err = sweep_functions(&sw, &s, info);
+	} else {
+		for (size_t r = 0; r < s.nranges && !err; r++) {
+			err = sweep(&sw, s.ranges[r].bytes, s.ranges[r].size,
+				    s.ranges[r].addr, true);
+			info->bytes += s.ranges[r].size;
+		}
+	}
+	sweeper_close(&sw);
+	if (err)
+		free(sw.vec.v);
+	else
+		err = finish(&sw.vec, out);
+
+out_free_scan:
+	free(s.funcs);
+	free(s.ranges);
+out_end_elf:
+	elf_end(e);
+out_close_fd:
+	close(fd);
+	return err;
+}
+
+void disasm_format(const uint8_t *code, size_t len, uint64_t addr, char *buf,
+		   size_t buflen)
+{
+	const uint8_t *p = code;
+	size_t n = len;
+	uint64_t a = addr;
+	const cs_insn *ci;
+	int w;
+
+	if (!buf || buflen == 0)
+		return;
+	if (!code || (!format_handle &&
+		      open_handle(&format_handle, &format_insn, true))) {
+		snprintf(buf, buflen, "(bad)");
+		return;
+	}
+	if (!cs_disasm_iter(format_handle, &p, &n, &a, format_insn)) {
+		snprintf(buf, buflen, "(bad)");
+		return;
+	}
+	ci = format_insn;
+	w = snprintf(buf, buflen, "%s%s%s", ci->mnemonic,
+		     ci->op_str[0] ? " " : "", ci->op_str);
+	/* rip-relative operands: the absolute address, as objdump does */
+	if (w >= 0 && (size_t)w < buflen) {
+		const cs_x86 *x = &ci->detail->x86;
+
+		for (int i = 0; i < x->op_count; i++) {
+			const cs_x86_op *op = &x->operands[i];
+			uint64_t ea;
+
+			if (op->type != X86_OP_MEM ||
+			    (op->mem.base != X86_REG_RIP &&
+			     op->mem.base != X86_REG_EIP))
+				continue;
+			ea = ci->address + ci->size + (uint64_t)op->mem.disp;
+			snprintf(buf + w, buflen - (size_t)w, "  # 0x%llx",
+				 (unsigned long long)ea);
+			break;
+		}
+	}
+}

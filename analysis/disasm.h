@@ -1,0 +1,151 @@
+/*
+ * Instruction decoding for scheduling points (capstone, x86-64).
+ *
+ * The tracer needs two things from machine code: which instructions in a
+ * program may touch shared memory (to plant breakpoints there before a run),
+ * and, when one of them is hit, what address it is about to access (to tell
+ * the race detector) or how to execute it without single-stepping (push).
+ *
+ * disasm_decode() describes one instruction; disasm_scan() and
+ * disasm_scan_elf() sweep code and keep the instructions a --points mode
+ * cares about.  Decoding is pure: nothing here reads a tracee.
+ *
+ * Capstone 4's per-operand read/write flags are wrong for many stores
+ * (cmpxchg, movq/movnti/vmovdqa to memory, fst, fistp, stmxcsr, rol ...);
+ * disasm.c derives them from operand order and a short list instead.  See
+ * tests/unit/test_disasm.c.
+ */
+#ifndef PTLOOM_DISASM_H
+#define PTLOOM_DISASM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/user.h>
+
+/* Registers that can appear in an address, by their own numbering. */
+enum disasm_reg {
+	DISASM_REG_NONE = 0,
+	DISASM_REG_RAX,
+	DISASM_REG_RCX,
+	DISASM_REG_RDX,
+	DISASM_REG_RBX,
+	DISASM_REG_RSP,
+	DISASM_REG_RBP,
+	DISASM_REG_RSI,
+	DISASM_REG_RDI,
+	DISASM_REG_R8,
+	DISASM_REG_R9,
+	DISASM_REG_R10,
+	DISASM_REG_R11,
+	DISASM_REG_R12,
+	DISASM_REG_R13,
+	DISASM_REG_R14,
+	DISASM_REG_R15,
+	DISASM_REG_RIP,
+	DISASM_REG_VECTOR, /* a VSIB index (gather/scatter): not computable */
+	DISASM_REG_MAX
+};
+
+/* Segments that change an address in 64-bit mode. */
+enum disasm_seg {
+	DISASM_SEG_NONE = 0,
+	DISASM_SEG_FS,
+	DISASM_SEG_GS,
+};
+
+/* One explicit memory operand: seg:[base + index*scale + disp]. */
+struct disasm_mem {
+	int64_t disp;  /* rip-relative: already the absolute address */
+	uint8_t seg;   /* enum disasm_seg */
+	uint8_t base;  /* enum disasm_reg; never RIP once decoded */
+	uint8_t index; /* enum disasm_reg */
+	uint8_t scale; /* 1, 2, 4 or 8 */
+	uint8_t size;  /* bytes accessed (one element for string ops) */
+	bool read;
+	bool write;
+	bool addr32; /* 0x67 prefix: the address wraps at 4 GiB */
+};
+
+struct insn_info {
+	uint64_t addr;
+	uint64_t target;	  /* direct call/jump destination, else 0 */
+	struct disasm_mem mem[2]; /* the written operand first */
+	uint8_t nmem;		  /* memory operands that access memory */
+	uint8_t len;
+	uint8_t size;	     /* access size in bytes: mem[0].size */
+	bool is_atomic;	     /* lock prefix, xchg with memory, cmpxchg* */
+	bool mem_read;	     /* some operand reads memory */
+	bool mem_write;	     /* some operand writes memory */
+	bool rip_relative;   /* mem[0].disp came from rip: relocate it */
+	bool stack_relative; /* base rsp, or rbp used as a frame pointer */
+	bool tls;	     /* fs: or gs: segment */
+	bool vsib;	     /* vector-indexed: no single address */
+	bool is_call;
+	bool is_ret;
+	bool is_jump;
+	bool is_string_op; /* movs, stos, lods, scas, cmps, ins, outs */
+	bool has_rep;	   /* rep/repe/repne prefix (string ops) */
+	bool is_push_reg;  /* push of a 64-bit general register */
+	int push_reg;	   /* enum disasm_reg, when is_push_reg */
+};
+
+/* Scan modes. */
+enum {
+	DISASM_ATOMICS = 1, /* atomic read-modify-writes only */
+	DISASM_MEMORY = 2,  /* any non-stack, non-TLS memory access + atomics */
+};
+
+/* Facts about a scanned ELF file the caller needs to place its results. */
+struct disasm_elf_info {
+	bool pie;	    /* ET_DYN: add the load bias to every address */
+	bool has_symtab;    /* swept function by function */
+	uint64_t min_vaddr; /* lowest PT_LOAD p_vaddr, page-aligned down */
+	size_t nfuncs;	    /* function ranges swept */
+	size_t bytes;	    /* code bytes swept */
+};
+
+/* Decode one instruction from bytes at addr.  Returns 0 or -EINVAL. */
+int disasm_decode(const uint8_t *code, size_t len, uint64_t addr,
+		  struct insn_info *out);
+
+/* The address mem[i] accesses given the registers (fs:/gs: bases included).
+ * A vsib operand yields its address with the vector index left out. */
+uint64_t disasm_mem_addr(const struct disasm_mem *m,
+			 const struct user_regs_struct *regs);
+
+/* Effective address of the first (written, if any) memory operand. */
+uint64_t disasm_effective_addr(const struct insn_info *in,
+			       const struct user_regs_struct *regs);
+
+/* The value of a register in enum disasm_reg numbering (0 for NONE). */
+uint64_t disasm_reg_value(int reg, const struct user_regs_struct *regs);
+
+/* Add a load bias to addr, target and rip-relative displacements. */
+void disasm_relocate(struct insn_info *in, uint64_t bias);
+
+/*
+ * Linear sweep of code at vaddr, keeping what mode selects.  Undecodable
+ * bytes are skipped one at a time.  Returns the count or -errno; *out is
+ * malloc'd (NULL when the count is 0) and sorted by address.
+ */
+int disasm_scan(const uint8_t *code, size_t len, uint64_t vaddr, int mode,
+		struct insn_info **out);
+
+/*
+ * Sweep the executable sections of an ELF file, function by function when
+ * .symtab has FUNC symbols (the PLT, .init/.fini and the C runtime's own
+ * functions such as _start or frame_dummy are left out), else section by
+ * section.  Addresses are link-time; for a PIE add the load bias
+ * (disasm_relocate()).  info may be NULL.  Returns the count, -ENOEXEC if
+ * the file is not an x86-64 ELF file, or another -errno.
+ */
+int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
+		    struct disasm_elf_info *info);
+
+/* "lock cmpxchgq %rdx, (%rdi)" into buf (AT&T syntax); "(bad)" when the
+ * bytes do not decode.  Always NUL-terminates when buflen > 0. */
+void disasm_format(const uint8_t *code, size_t len, uint64_t addr, char *buf,
+		   size_t buflen);
+
+#endif

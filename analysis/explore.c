@@ -1,0 +1,168 @@
+/*
+ * The explorer: see explore.h.  A run that the strategy abandoned because
+ * it could not follow its own prefix is a nondeterminism bug in ptloom
+ * and ends the exploration with an error; it is never absorbed.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "explore.h"
+#include "strategy.h"
+
+bool dfs_pruned_run(const struct dfs *d);
+
+bool fingerprint_equal(const struct run_result *a, const struct run_result *b)
+{
+	if (a->failure != b->failure)
+		return false;
+	if (a->failure == FAIL_CRASH && a->signal != b->signal)
+		return false;
+	if (a->failure == FAIL_EXIT && a->exit_status != b->exit_status)
+		return false;
+	return strcmp(a->location, b->location) == 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void progress(const struct explore_opts *o, struct explore_result *r,
+		     double t0, int bound, bool final)
+{
+	static double last;
+	double t = now();
+
+	if (!o->progress || (!final && t - last < 0.2))
+		return;
+	last = t;
+	double el = t - t0;
+
+	fprintf(stderr, "\r\033[Kptloom: %llu runs, %.0f runs/s",
+		(unsigned long long)r->runs, el > 0 ? (double)r->runs / el : 0.0);
+	if (o->strategy == STRAT_DFS)
+		fprintf(stderr, ", bound %d", bound);
+	if (final)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
+int explore(const struct explore_opts *o, struct explore_result *r)
+{
+	struct dfs *d = NULL;
+	struct sampler *smp = NULL;
+	struct strategy s;
+	double t0 = now();
+	uint64_t est_steps = 100;
+
+	memset(r, 0, sizeof(*r));
+	if (o->strategy == STRAT_DFS) {
+		d = dfs_new(o->bound, o->reduction);
+		if (!d)
+			return -1;
+		s = dfs_strategy(d);
+	} else {
+		smp = sampler_new(o->strategy == STRAT_PCT, o->cfg.seed,
+				  o->pct_depth);
+		if (!smp)
+			return -1;
+		s = sampler_strategy(smp);
+	}
+	r->verdict = VERDICT_PASS;
+	for (;;) {
+		if (o->cfg.interrupted && *o->cfg.interrupted) {
+			r->verdict = VERDICT_INCOMPLETE;
+			snprintf(r->error, sizeof(r->error), "interrupted");
+			break;
+		}
+		if (d && !dfs_next(d)) {
+			r->complete = true;
+			break;
+		}
+		if (!d && o->max_runs && r->runs >= o->max_runs)
+			break;
+		if ((o->max_runs && r->runs >= o->max_runs) ||
+		    (o->max_time > 0 && now() - t0 >= o->max_time)) {
+			r->verdict = VERDICT_INCOMPLETE;
+			break;
+		}
+		if (smp)
+			sampler_begin(smp, r->runs, est_steps);
+		struct run_result rr;
+		int e = session_run(&o->cfg, &s, &rr);
+
+		if (e) {
+			snprintf(r->error, sizeof(r->error),
+				 "cannot start %s: %s", o->cfg.argv[0],
+				 strerror(-e));
+			r->verdict = VERDICT_ERROR;
+			break;
+		}
+		r->runs++;
+		r->total_steps += rr.steps;
+		if (rr.steps > est_steps)
+			est_steps = rr.steps;
+		if (d)
+			r->bound = dfs_bound(d);
+		if (o->output && rr.output_len) {
+			fwrite(rr.output, 1, rr.output_len, stdout);
+			fflush(stdout);
+		}
+		if (d && rr.failure == FAIL_DIVERGED && dfs_pruned_run(d)) {
+			r->pruned++;
+			run_result_free(&rr);
+			progress(o, r, t0, r->bound, false);
+			continue;
+		}
+		if (d && rr.failure == FAIL_DIVERGED) {
+			snprintf(r->error, sizeof(r->error),
+				 "internal error: run %llu did not follow the "
+				 "schedule prefix it was given (nondeterminism "
+				 "ptloom does not control yet)",
+				 (unsigned long long)r->runs);
+			r->verdict = VERDICT_ERROR;
+			run_result_free(&rr);
+			break;
+		}
+		if (rr.failure == FAIL_INTERNAL) {
+			snprintf(r->error, sizeof(r->error), "%s", rr.message);
+			r->verdict = VERDICT_ERROR;
+			run_result_free(&rr);
+			break;
+		}
+		if (rr.failure != FAIL_NONE) {
+			r->fail = rr;
+			r->fail_run = r->runs - 1;
+			r->verdict = VERDICT_FAIL;
+			break;
+		}
+		if (r->have_pass)
+			run_result_free(&r->pass);
+		r->pass = rr;
+		r->have_pass = true;
+		progress(o, r, t0, r->bound, false);
+	}
+	progress(o, r, t0, r->bound, true);
+	r->seconds = now() - t0;
+	if (d && r->verdict == VERDICT_INCOMPLETE)
+		r->complete = false;
+	dfs_free(d);
+	sampler_free(smp);
+	return 0;
+}
+
+void explore_result_free(struct explore_result *r)
+{
+	if (r->verdict == VERDICT_FAIL)
+		run_result_free(&r->fail);
+	if (r->have_pass)
+		run_result_free(&r->pass);
+}

@@ -1,0 +1,56 @@
+/*
+ * The explorer: runs many executions of one program with a strategy,
+ * stops at the first failure or when a budget runs out, and says honestly
+ * which of the two happened.
+ */
+#ifndef PTLOOM_EXPLORE_H
+#define PTLOOM_EXPLORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "../tracer/tracer.h"
+
+enum verdict {
+	VERDICT_PASS = 0,
+	VERDICT_FAIL = 1,
+	VERDICT_INCOMPLETE = 3,
+	VERDICT_ERROR = 2,
+	VERDICT_DIVERGED = 4,
+};
+
+enum strategy_kind { STRAT_DFS, STRAT_RANDOM, STRAT_PCT };
+
+struct explore_opts {
+	struct session_config cfg; /* base configuration of every run */
+	int strategy;		   /* enum strategy_kind */
+	int bound;		   /* --preemptions */
+	uint64_t max_runs;	   /* 0 = none */
+	double max_time;	   /* 0 = none */
+	int pct_depth;
+	bool reduction;		   /* sleep sets (dfs) */
+	bool progress;		   /* a progress line on stderr */
+	bool output;		   /* --output: show every run's output */
+};
+
+struct explore_result {
+	int verdict;		   /* enum verdict */
+	uint64_t runs;		   /* executions */
+	uint64_t pruned;	   /* runs cut short by the reduction */
+	bool complete;		   /* dfs: the bound was exhausted */
+	int bound;		   /* dfs: highest bound reached */
+	double seconds;
+	struct run_result fail;	   /* the failing run, if any */
+	uint64_t fail_run;	   /* its number (0-based) */
+	struct run_result pass;	   /* the last passing run, if any */
+	bool have_pass;
+	uint64_t total_steps;
+	char error[512];
+};
+
+int explore(const struct explore_opts *o, struct explore_result *r);
+void explore_result_free(struct explore_result *r);
+
+/* Same failure? kind, signal/exit status and location. */
+bool fingerprint_equal(const struct run_result *a, const struct run_result *b);
+
+#endif

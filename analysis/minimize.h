@@ -1,0 +1,35 @@
+/*
+ * Minimisation (ploom's "the same failure with fewer preemptions"): first
+ * drop preemptions one at a time while the run still fails with the same
+ * fingerprint, to a fixed point; then drop the remaining non-default
+ * decisions one at a time (the last first) under the same rule.
+ *
+ * Decisions are applied by step (replay_strategy, lenient): removing one
+ * lets the default alternative run at its step.  Pure: it calls run() for
+ * every candidate, so tests/unit/test_minimize.c drives it with a model.
+ */
+#ifndef PTLOOM_MINIMIZE_H
+#define PTLOOM_MINIMIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "../tracer/tracer.h"
+
+/* Run the program following dec (by step); fill *out.  0 or -errno. */
+typedef int (*minimize_run_fn)(void *ctx, const struct decision *dec,
+			       size_t n, struct run_result *out);
+
+struct minimize_stats {
+	unsigned runs;
+	unsigned preemptions_before, preemptions_after;
+	size_t decisions_before, decisions_after; /* non-default ones */
+};
+
+/* best starts as a copy of the failing run (ownership moves in and out:
+ * on return *best is the minimal failing run found).  Returns 0. */
+int minimize(minimize_run_fn run, void *ctx, struct run_result *best,
+	     unsigned max_runs, struct minimize_stats *st);
+/* Non-default decisions of a run (index != 0). */
+size_t minimize_count_decisions(const struct run_result *r);
+
+#endif

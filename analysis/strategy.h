@@ -1,0 +1,59 @@
+/*
+ * Exploration strategies: each is a struct strategy (tracer/tracer.h) the
+ * supervisor asks at every choice point, plus a few calls the explorer
+ * makes between runs.
+ *
+ * - first:  no preemption; the default alternative everywhere.
+ * - random: a uniformly random alternative at every choice (rr chaos-like).
+ * - pct:    Burckhardt et al. 2010: random thread priorities, d-1 priority
+ *           change points; the highest-priority enabled thread runs.
+ * - dfs:    every schedule with at most N preemptions, bounds 0..N in turn,
+ *           each schedule once (tests/unit/test_dfs.c pins it).
+ * - replay: follow a list of recorded decisions.
+ */
+#ifndef PTLOOM_STRATEGY_H
+#define PTLOOM_STRATEGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../tracer/tracer.h"
+
+/* random and pct: begin run number `run` (seeds are derived from it). */
+struct sampler;
+struct sampler *sampler_new(bool pct, uint64_t seed, int depth);
+void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps);
+struct strategy sampler_strategy(struct sampler *s);
+void sampler_free(struct sampler *s);
+
+/* dfs */
+struct dfs;
+struct dfs *dfs_new(int bound, bool sleep_sets);
+/* Prepare the next run; false when the exploration is complete. */
+bool dfs_next(struct dfs *d);
+/* After a run: backtrack.  diverged: the run did not follow its prefix. */
+void dfs_end_run(struct dfs *d);
+struct strategy dfs_strategy(struct dfs *d);
+int dfs_bound(const struct dfs *d);	/* the bound being explored */
+bool dfs_diverged(const struct dfs *d); /* last run left its prefix */
+size_t dfs_pending(const struct dfs *d);
+uint64_t dfs_pruned(const struct dfs *d);
+void dfs_free(struct dfs *d);
+
+/* replay: follow decisions.  strict: a missing alternative or extra choice
+ * point is a divergence (pick returns -1 / recorded in *diverged_at);
+ * lenient: missing or extra decisions take the default alternative. */
+struct replay_strategy {
+	const struct decision *dec;
+	size_t ndec, pos;
+	bool strict;
+	long diverged_at;  /* decision index where following failed, -1 */
+	uint32_t diverged_step;
+	char why[256];
+	size_t extra;	   /* choice points beyond the recorded ones */
+};
+void replay_init(struct replay_strategy *r, const struct decision *dec,
+		 size_t ndec, bool strict);
+struct strategy replay_strategy(struct replay_strategy *r);
+
+#endif

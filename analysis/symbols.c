@@ -1,0 +1,920 @@
+/*
+ * Symbolisation with elfutils: libdwfl for the live process, libelf for
+ * files on disk.
+ *
+ * symbols_open() reports /proc/PID/maps to a Dwfl (dwfl_linux_proc_report);
+ * libdwfl opens each module's ELF file lazily, on the first address that
+ * falls in it.  Answers are kept in an open-addressing hash map keyed by
+ * (address, kind), and every string handed out is copied into an arena that
+ * lives until symbols_close(), because libdwfl frees a module's strings when
+ * a refresh finds it unmapped.
+ *
+ * Unwinding attaches our own Dwfl_Thread_Callbacks (never
+ * dwfl_linux_proc_attach, which would PTRACE_ATTACH): the tracer already
+ * holds the thread in a ptrace-stop, so the registers come from
+ * PTRACE_GETREGS and the stack from /proc/PID/mem, read a page at a time
+ * through a small cache that lives for one backtrace.
+ *
+ * Separate debug information is never searched for the system runtime:
+ * reports only need its ELF symbols and .eh_frame, and skipping it keeps
+ * libdwfl from asking a debuginfod server (Debian sets DEBUGINFOD_URLS in
+ * login shells) for libc's debuginfo in the middle of a run.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "symbols.h"
+
+#include <dwarf.h>
+#include <elf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#define ARENA_BLOCK 65536
+#define CACHE_MIN 1024		/* slots; a power of two */
+#define PAGE_CACHE 4		/* stack pages cached during one backtrace */
+#define PAGE 4096
+#define UNWIND_MAX 64
+#define AUTO_REFRESH_MAX 32	/* re-reads of the maps on unknown code */
+#define X86_64_DWARF_NREGS 17	/* rax..r15 and rip (16) */
+#define DESC_MAX 512
+
+enum { KIND_CODE = 1, KIND_DATA };
+
+struct entry {
+	uint64_t addr;
+	uint8_t kind;		/* 0 = empty slot */
+	bool known;		/* symbols_lookup finds something */
+	int line;
+	const char *desc;
+	const char *func;
+	const char *file;
+};
+
+struct arena_block {
+	struct arena_block *next;
+	size_t used;
+	size_t cap;
+	char data[];
+};
+
+struct stack_page {
+	uint64_t addr;		/* page-aligned, tracee address */
+	bool valid;
+	unsigned char bytes[PAGE];
+};
+
+struct symbols {
+	Dwfl *dwfl;
+	int pid;
+	int memfd;		/* /proc/PID/mem, or -1 */
+	bool attached;		/* dwfl_attach_state done */
+	Elf *arch_elf;		/* tells dwfl_attach_state the machine */
+	unsigned char arch_image[sizeof(Elf64_Ehdr)];
+	int auto_refreshes;
+
+	struct entry *tab;
+	size_t cap;		/* slots, a power of two */
+	size_t n;		/* used slots */
+	struct arena_block *arena;
+
+	/* state of the backtrace in progress */
+	int unwind_err;		/* -errno from our callbacks */
+	struct stack_page pages[PAGE_CACHE];
+	unsigned next_page;
+};
+
+/* ---- strings that live until symbols_close() ---- */
+
+static const char *arena_strdup(struct symbols *s, const char *str)
+{
+	size_t n = strlen(str) + 1;
+	struct arena_block *b = s->arena;
+
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->cap = cap;
+		b->used = 0;
+		b->next = s->arena;
+		s->arena = b;
+	}
+	memcpy(b->data + b->used, str, n);
+	b->used += n;
+	return b->data + b->used - n;
+}
+
+/* ---- the address cache ---- */
+
+static size_t slot_of(uint64_t addr, int kind, size_t cap)
+{
+	uint64_t h = (addr ^ ((uint64_t)kind << 62)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+static struct entry *cache_find(struct symbols *s, uint64_t addr, int kind)
+{
+	size_t i = slot_of(addr, kind, s->cap);
+
+	while (s->tab[i].kind) {
+		if (s->tab[i].addr == addr && s->tab[i].kind == kind)
+			return &s->tab[i];
+		i = (i + 1) & (s->cap - 1);
+	}
+	return NULL;
+}
+
+static int cache_grow(struct symbols *s)
+{
+	size_t cap = s->cap * 2;
+	struct entry *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	for (size_t j = 0; j < s->cap; j++) {
+		size_t i;
+
+		if (!s->tab[j].kind)
+			continue;
+		i = slot_of(s->tab[j].addr, s->tab[j].kind, cap);
+		while (tab[i].kind)
+			i = (i + 1) & (cap - 1);
+		tab[i] = s->tab[j];
+	}
+	free(s->tab);
+	s->tab = tab;
+	s->cap = cap;
+	return 0;
+}
+
+/* Stores a copy of *e; returns the cached entry, or `e` itself when out of
+ * memory (the answer is then recomputed next time). */
+static struct entry *cache_insert(struct symbols *s, struct entry *e)
+{
+	size_t i;
+
+	if ((s->n + 1) * 2 > s->cap && cache_grow(s) < 0)
+		return e;
+	i = slot_of(e->addr, e->kind, s->cap);
+	while (s->tab[i].kind)
+		i = (i + 1) & (s->cap - 1);
+	s->tab[i] = *e;
+	s->n++;
+	return &s->tab[i];
+}
+
+static void cache_clear(struct symbols *s)
+{
+	memset(s->tab, 0, s->cap * sizeof(*s->tab));
+	s->n = 0;
+}
+
+/* ---- modules ---- */
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Module names are the paths in /proc/PID/maps; the vDSO is "[vdso: PID]". */
+static bool runtime_name(const char *modname)
+{
+	static const char *const prefixes[] = {
+		"libc.so", "libc-", "libpthread.so", "libpthread-", "ld-linux",
+		"ld64.so", "ld-2.", "libstdc++.so", "libgcc_s.so", "libm.so",
+		"libm-", "libdl.so", "libdl-", "librt.so", "librt-",
+		"libatomic.so",
+	};
+	const char *b;
+
+	if (!modname)
+		return false;
+	if (starts_with(modname, "[vdso"))
+		return true;
+	b = base_name(modname);
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (starts_with(b, prefixes[i]))
+			return true;
+	return false;
+}
+
+static const char *module_name(Dwfl_Module *mod)
+{
+	return dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL,
+				NULL);
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+			  const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	if (runtime_name(modname))
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc,
+					    debuginfo_file_name);
+}
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = find_debuginfo,
+};
+
+static int report_maps(struct symbols *s)
+{
+	int r;
+
+	dwfl_report_begin(s->dwfl);
+	r = dwfl_linux_proc_report(s->dwfl, s->pid);
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 && r == 0)
+		r = -1;
+	if (r > 0)
+		return -r;
+	if (r < 0)
+		return -EINVAL;
+	return 0;
+}
+
+static void open_mem(struct symbols *s)
+{
+	char path[64];
+
+	if (s->memfd >= 0)
+		close(s->memfd);
+	snprintf(path, sizeof(path), "/proc/%d/mem", s->pid);
+	s->memfd = open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int symbols_open(struct symbols **out, int pid)
+{
+	struct symbols *s;
+	int r;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->pid = pid;
+	s->memfd = -1;
+	s->cap = CACHE_MIN;
+	s->tab = calloc(s->cap, sizeof(*s->tab));
+	s->dwfl = dwfl_begin(&proc_callbacks);
+	if (!s->tab || !s->dwfl) {
+		r = -ENOMEM;
+		goto out_free;
+	}
+	r = report_maps(s);
+	if (r < 0)
+		goto out_free;
+	open_mem(s);
+	*out = s;
+	return 0;
+
+out_free:
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	free(s->tab);
+	free(s);
+	return r;
+}
+
+int symbols_refresh(struct symbols *s)
+{
+	int r = report_maps(s);
+
+	/* after an exec the old mem file describes the old address space */
+	open_mem(s);
+	cache_clear(s);
+	return r;
+}
+
+void symbols_close(struct symbols *s)
+{
+	struct arena_block *b, *next;
+
+	if (!s)
+		return;
+	dwfl_end(s->dwfl);
+	if (s->arch_elf)
+		elf_end(s->arch_elf);
+	if (s->memfd >= 0)
+		close(s->memfd);
+	for (b = s->arena; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(s->tab);
+	free(s);
+}
+
+/* Finds the module of a code address, re-reading the maps (a bounded number
+ * of times) when the address is in none: code that appeared after the last
+ * refresh, such as a dlopen'ed library or, when opened at the exec, every
+ * shared library.  See tests/unit/test_symbols.c, opened_at_exec. */
+static Dwfl_Module *code_module(struct symbols *s, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
+
+	if (mod || pc == 0 || s->auto_refreshes >= AUTO_REFRESH_MAX)
+		return mod;
+	s->auto_refreshes++;
+	if (report_maps(s) < 0)
+		return NULL;
+	cache_clear(s);
+	return dwfl_addrmodule(s->dwfl, pc);
+}
+
+/* ---- code addresses ---- */
+
+/*
+ * The compilation unit covering pc.  libdw 0.188 finds it only through
+ * .debug_aranges, which clang does not emit by default (see the crash_*
+ * tests with CC=clang): without it, ask each unit for its ranges.
+ */
+static bool find_cu(Dwfl_Module *mod, uint64_t pc, Dwarf_Die *cu,
+		    Dwarf_Addr *bias)
+{
+	Dwarf_Die *d = dwfl_module_addrdie(mod, pc, bias);
+	Dwarf_CU *unit = NULL;
+	Dwarf *dw;
+
+	if (d) {
+		*cu = *d;
+		return true;
+	}
+	dw = dwfl_module_getdwarf(mod, bias);
+	if (!dw)
+		return false;
+	while (dwarf_get_units(dw, unit, &unit, NULL, NULL, cu, NULL) == 0)
+		if (dwarf_haspc(cu, pc - *bias) > 0)
+			return true;
+	return false;
+}
+
+/* The innermost function (inlined or not), file and line at pc. */
+static void dwarf_info(Dwfl_Module *mod, uint64_t pc, const char **func,
+		       const char **file, int *line)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Addr bias;
+	Dwarf_Line *l;
+	int n;
+
+	if (!find_cu(mod, pc, &cu, &bias))
+		return;
+	l = dwarf_getsrc_die(&cu, pc - bias);
+	if (l && dwarf_lineno(l, line) == 0 && *line > 0)
+		*file = dwarf_linesrc(l, NULL, NULL);
+	if (!*file)
+		*line = 0;
+	n = dwarf_getscopes(&cu, pc - bias, &scopes);
+	for (int i = 0; i < n && !*func; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram ||
+		    tag == DW_TAG_inlined_subroutine)
+			*func = dwarf_diename(&scopes[i]);
+	}
+	free(scopes);
+}
+
+/* "0x7f3c1a28aeec (libc.so.6+0x8aeec)": the address as the file numbers it
+ * (what addr2line -e takes) survives ASLR. */
+static void format_unnamed(char *buf, size_t len, Dwfl_Module *mod,
+			   uint64_t addr)
+{
+	Dwarf_Addr bias = 0;
+
+	if (!mod) {
+		snprintf(buf, len, "0x%" PRIx64, addr);
+		return;
+	}
+	if (!dwfl_module_getelf(mod, &bias))
+		dwfl_module_info(mod, NULL, &bias, NULL, NULL, NULL, NULL,
+				 NULL);
+	snprintf(buf, len, "0x%" PRIx64 " (%s+0x%" PRIx64 ")", addr,
+		 base_name(module_name(mod)), addr - bias);
+}
+
+static void format_code(char *buf, size_t len, uint64_t pc,
+			Dwfl_Module *mod, const char *modname,
+			const char *sym, uint64_t off, const char *func,
+			const char *file, int line)
+{
+	if (file && func)
+		snprintf(buf, len, "%s at %s:%d", func, base_name(file), line);
+	else if (file)
+		snprintf(buf, len, "%s:%d", base_name(file), line);
+	else if (sym && off)
+		snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", sym, off,
+			 base_name(modname));
+	else if (sym)
+		snprintf(buf, len, "%s (%s)", sym, base_name(modname));
+	else
+		format_unnamed(buf, len, mod, pc);
+}
+
+static struct entry *code_entry(struct symbols *s, uint64_t pc)
+{
+	struct entry *hit = cache_find(s, pc, KIND_CODE);
+	struct entry e = { .addr = pc, .kind = KIND_CODE };
+	static struct entry oom;
+	const char *modname = NULL, *sym = NULL, *func = NULL, *file = NULL;
+	GElf_Off off = 0;
+	GElf_Sym esym;
+	Dwfl_Module *mod;
+	char desc[DESC_MAX];
+
+	if (hit)
+		return hit;
+	mod = code_module(s, pc);
+	if (mod) {
+		modname = module_name(mod);
+		sym = dwfl_module_addrinfo(mod, pc, &off, &esym, NULL, NULL,
+					   NULL);
+		if (!runtime_name(modname))
+			dwarf_info(mod, pc, &func, &file, &e.line);
+	}
+	if (!func)
+		func = sym;
+	format_code(desc, sizeof(desc), pc, mod, modname, sym, off, func,
+		    file, e.line);
+	e.known = func || file;
+	e.desc = arena_strdup(s, desc);
+	e.func = func ? arena_strdup(s, func) : NULL;
+	e.file = file ? arena_strdup(s, file) : NULL;
+	if (!e.desc || (func && !e.func) || (file && !e.file)) {
+		oom = (struct entry){ .addr = pc, .kind = KIND_CODE,
+				      .desc = "?" };
+		return &oom;
+	}
+	return cache_insert(s, &e);
+}
+
+static void copy_out(char *buf, size_t len, const char *str)
+{
+	if (len)
+		snprintf(buf, len, "%s", str);
+}
+
+void symbols_describe_code(struct symbols *s, uint64_t pc, char *buf,
+			   size_t len)
+{
+	copy_out(buf, len, code_entry(s, pc)->desc);
+}
+
+int symbols_lookup(struct symbols *s, uint64_t pc, const char **func,
+		   const char **file, int *line)
+{
+	struct entry *e = code_entry(s, pc);
+
+	if (func)
+		*func = e->func;
+	if (file)
+		*file = e->file;
+	if (line)
+		*line = e->line;
+	return e->known ? 0 : -ENOENT;
+}
+
+bool symbols_is_runtime(struct symbols *s, uint64_t pc)
+{
+	Dwfl_Module *mod = code_module(s, pc);
+
+	return mod && runtime_name(module_name(mod));
+}
+
+/* ---- data addresses ---- */
+
+void symbols_describe_data(struct symbols *s, uint64_t addr, char *buf,
+			   size_t len)
+{
+	struct entry *hit = cache_find(s, addr, KIND_DATA);
+	struct entry e = { .addr = addr, .kind = KIND_DATA };
+	Dwfl_Module *mod;
+	const char *sym = NULL;
+	GElf_Off off = 0;
+	GElf_Sym esym;
+	char desc[DESC_MAX];
+
+	if (hit) {
+		copy_out(buf, len, hit->desc);
+		return;
+	}
+	/* no refresh on a miss: heap and stack addresses are in no module */
+	mod = dwfl_addrmodule(s->dwfl, addr);
+	if (mod) {
+		sym = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL,
+					   NULL);
+		/* a sizeless symbol (_edata, a section start) names only
+		 * its own address */
+		if (sym && off && (!esym.st_size || off >= esym.st_size))
+			sym = NULL;
+	}
+	if (sym && off)
+		snprintf(desc, sizeof(desc), "%s+%" PRIu64, sym, off);
+	else if (sym)
+		snprintf(desc, sizeof(desc), "%s", sym);
+	else
+		format_unnamed(desc, sizeof(desc), mod, addr);
+	copy_out(buf, len, desc);
+	e.desc = arena_strdup(s, desc);
+	if (e.desc)
+		cache_insert(s, &e);
+}
+
+/* ---- unwinding ---- */
+
+static bool read_page(struct symbols *s, struct stack_page *p, uint64_t page)
+{
+	if (s->memfd < 0 || page > (uint64_t)INT64_MAX - PAGE)
+		return false;
+	if (pread(s->memfd, p->bytes, PAGE, (off_t)page) != PAGE)
+		return false;
+	p->addr = page;
+	p->valid = true;
+	return true;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			void *arg)
+{
+	struct symbols *s = arg;
+	uint64_t page = addr & ~(uint64_t)(PAGE - 1);
+	struct stack_page *p;
+	long word;
+
+	(void)dwfl;
+	if (addr - page <= PAGE - sizeof(*result)) {
+		for (unsigned i = 0; i < PAGE_CACHE; i++) {
+			p = &s->pages[i];
+			if (p->valid && p->addr == page)
+				goto hit;
+		}
+		p = &s->pages[s->next_page++ % PAGE_CACHE];
+		p->valid = false;
+		if (read_page(s, p, page))
+			goto hit;
+	}
+	/* straddles a page, or the page is only partly readable */
+	if (s->memfd >= 0 && addr <= (uint64_t)INT64_MAX &&
+	    pread(s->memfd, result, sizeof(*result), (off_t)addr) ==
+		    sizeof(*result))
+		return true;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKDATA, s->pid, (void *)addr, NULL);
+	if (errno)
+		return false;
+	*result = (Dwarf_Word)word;
+	return true;
+
+hit:
+	memcpy(result, p->bytes + (addr - page), sizeof(*result));
+	return true;
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)arg;
+	(void)thread_argp;
+	return 0;	/* only dwfl_getthread_frames is used */
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct symbols *s = arg;
+	struct user_regs_struct r;
+	Dwarf_Word regs[X86_64_DWARF_NREGS];
+
+	if (ptrace(PTRACE_GETREGS, dwfl_thread_tid(thread), NULL, &r) != 0) {
+		s->unwind_err = -errno;
+		return false;
+	}
+	regs[0] = r.rax;
+	regs[1] = r.rdx;
+	regs[2] = r.rcx;
+	regs[3] = r.rbx;
+	regs[4] = r.rsi;
+	regs[5] = r.rdi;
+	regs[6] = r.rbp;
+	regs[7] = r.rsp;
+	regs[8] = r.r8;
+	regs[9] = r.r9;
+	regs[10] = r.r10;
+	regs[11] = r.r11;
+	regs[12] = r.r12;
+	regs[13] = r.r13;
+	regs[14] = r.r14;
+	regs[15] = r.r15;
+	regs[16] = r.rip;
+	return dwfl_thread_state_registers(thread, 0, X86_64_DWARF_NREGS,
+					   regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/*
+ * dwfl_attach_state() without an Elf borrows the backend of the first
+ * module, which a later refresh may free (exec, dlclose); a bare ELF header
+ * of our own naming the machine stays valid until symbols_close().
+ */
+static int attach(struct symbols *s)
+{
+	Elf64_Ehdr eh = {
+		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64,
+			     ELFDATA2LSB, EV_CURRENT, ELFOSABI_NONE },
+		.e_type = ET_CORE,
+		.e_machine = EM_X86_64,
+		.e_version = EV_CURRENT,
+		.e_ehsize = sizeof(Elf64_Ehdr),
+	};
+
+	if (s->attached)
+		return 0;
+	elf_version(EV_CURRENT);
+	memcpy(s->arch_image, &eh, sizeof(eh));
+	s->arch_elf = elf_memory((char *)s->arch_image, sizeof(s->arch_image));
+	if (!s->arch_elf)
+		return -ENOMEM;
+	if (!dwfl_attach_state(s->dwfl, s->arch_elf, s->pid,
+			       &thread_callbacks, s)) {
+		elf_end(s->arch_elf);
+		s->arch_elf = NULL;
+		return -EINVAL;
+	}
+	s->attached = true;
+	return 0;
+}
+
+struct frames {
+	uint64_t *pcs;
+	int n;
+	int max;
+};
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct frames *f = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	f->pcs[f->n++] = pc;
+	return f->n < f->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int symbols_backtrace(struct symbols *s, int tid, uint64_t *pcs, int max)
+{
+	struct frames f = { .pcs = pcs, .max = max };
+	int r;
+
+	if (max <= 0)
+		return -EINVAL;
+	r = attach(s);
+	if (r < 0)
+		return r;
+	for (int tries = 0; tries < 2; tries++) {
+		bool stale = false;
+
+		f.n = 0;
+		s->unwind_err = 0;
+		for (unsigned i = 0; i < PAGE_CACHE; i++)
+			s->pages[i].valid = false;
+		/* the end of the stack is often reported as an error: keep
+		 * what came before it */
+		dwfl_getthread_frames(s->dwfl, tid, frame_cb, &f);
+		/* a frame in code mapped since the last refresh (opened at
+		 * the exec, before ld.so mapped the libraries)? */
+		for (int i = 0; i < f.n && !stale; i++) {
+			uint64_t pc = i ? pcs[i] - 1 : pcs[i];
+
+			stale = !dwfl_addrmodule(s->dwfl, pc) &&
+				code_module(s, pc);
+		}
+		if (!stale)
+			break;
+	}
+	if (f.n > 0)
+		return f.n;
+	return s->unwind_err ? s->unwind_err : -EIO;
+}
+
+void symbols_user_location(struct symbols *s, int tid, char *buf, size_t len)
+{
+	uint64_t pcs[UNWIND_MAX];
+	int n = symbols_backtrace(s, tid, pcs, UNWIND_MAX);
+
+	for (int i = 0; i < n; i++) {
+		uint64_t pc = i ? pcs[i] - 1 : pcs[i];
+		Dwfl_Module *mod = code_module(s, pc);
+
+		if (mod && !runtime_name(module_name(mod))) {
+			symbols_describe_code(s, pc, buf, len);
+			return;
+		}
+	}
+	if (n > 0)
+		symbols_describe_code(s, pcs[0], buf, len);
+	else
+		copy_out(buf, len, "?");
+}
+
+/* ---- ELF files ---- */
+
+static int elf_open(const char *path, int *fd, Elf **elf)
+{
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
+		if (*elf)
+			elf_end(*elf);
+		close(*fd);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void elf_close(int fd, Elf *elf)
+{
+	elf_end(elf);
+	close(fd);
+}
+
+/* "name", or "name@VERSION" / "name@@VERSION" as .symtab spells versions */
+static bool name_matches(const char *sym, const char *name, size_t len)
+{
+	return strncmp(sym, name, len) == 0 &&
+	       (sym[len] == '\0' || sym[len] == '@');
+}
+
+int symbols_elf_lookup(const char *path, const char *name, uint64_t *values,
+		       int max)
+{
+	size_t len = strlen(name);
+	Elf_Scn *scn = NULL;
+	int fd, n = 0, r;
+	Elf *elf = NULL;
+
+	r = elf_open(path, &fd, &elf);
+	if (r < 0)
+		return r;
+	while ((scn = elf_nextscn(elf, scn)) && n < max) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && n < max;
+		     i++) {
+			GElf_Sym sym;
+			const char *sname;
+			bool dup = false;
+
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			sname = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!sname || !name_matches(sname, name, len))
+				continue;
+			for (int j = 0; j < n; j++)
+				dup |= values[j] == sym.st_value;
+			if (!dup)
+				values[n++] = sym.st_value;
+		}
+	}
+	elf_close(fd, elf);
+	return n;
+}
+
+/* Searches one note area; returns the build-id length, 0 if absent. */
+static int find_build_id(Elf_Data *d, uint8_t *buf, size_t len)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((char *)d->d_buf + name_off, "GNU", 4) != 0)
+			continue;
+		if (nh.n_descsz > len)
+			return -ENOSPC;
+		memcpy(buf, (char *)d->d_buf + desc_off, nh.n_descsz);
+		return (int)nh.n_descsz;
+	}
+	return 0;
+}
+
+int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	size_t nph;
+	int fd, r;
+	Elf *elf = NULL;
+
+	r = elf_open(path, &fd, &elf);
+	if (r < 0)
+		return r;
+	r = 0;
+	/* sections first; program headers for files stripped of them */
+	while (!r && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
+		    (d = elf_getdata(scn, NULL)))
+			r = find_build_id(d, buf, len);
+	}
+	if (!r && elf_getphdrnum(elf, &nph) == 0) {
+		for (size_t i = 0; i < nph && !r; i++) {
+			GElf_Phdr ph;
+			Elf_Data *d;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) ||
+			    ph.p_type != PT_NOTE)
+				continue;
+			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
+						 ph.p_filesz,
+						 ph.p_align == 8 ? ELF_T_NHDR8
+								 : ELF_T_NHDR);
+			if (d)
+				r = find_build_id(d, buf, len);
+		}
+	}
+	elf_close(fd, elf);
+	return r ? r : -ENOENT;
+}
+
+int symbols_elf_text(const char *path, struct elf_text *out, int max)
+{
+	size_t nph;
+	int fd, n = 0, r;
+	Elf *elf = NULL;
+
+	r = elf_open(path, &fd, &elf);
+	if (r < 0)
+		return r;
+	if (elf_getphdrnum(elf, &nph) != 0) {
+		elf_close(fd, elf);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < nph && n < max; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		out[n].vaddr = ph.p_vaddr;
+		out[n].offset = ph.p_offset;
+		out[n].size = ph.p_filesz;
+		n++;
+	}
+	elf_close(fd, elf);
+	return n;
+}

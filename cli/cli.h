@@ -1,0 +1,100 @@
+/*
+ * The command-line front end: one file per subcommand (run.c, replay.c,
+ * show.c, races.c), shared helpers in common.c.  Only cli/ calls exit().
+ */
+#ifndef PTLOOM_CLI_H
+#define PTLOOM_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "../tracer/tracer.h"
+#include "../replayer/schedule.h"
+#include "../analysis/symbols.h"
+
+/* Exit codes (../shared/CONTRACT.md). */
+enum {
+	EXIT_PASS = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 2,
+	EXIT_INCOMPLETE = 3,
+	EXIT_DIVERGED = 4,
+};
+
+extern volatile int cli_interrupted;
+
+/* The program under test, as the user named it and as it is run. */
+struct program {
+	char *path;	   /* resolved absolute path */
+	char **argv;	   /* argv[0] as typed, then the arguments */
+	char **exec_argv;  /* argv with argv[0] = path */
+	int argc;
+	char **envp;	   /* the fixed environment */
+	int nenv;
+	char *display;	   /* "./bank arg" for messages */
+};
+
+/* Options shared by run/replay/minimize/races. */
+struct common_opts {
+	unsigned points;
+	uint64_t seed;
+	uint64_t max_steps;
+	double timeout;
+	bool output;
+	bool quiet;
+	char *out_dir;
+	char *report;
+	char *report_format;
+	char **env_extra;
+	int nenv_extra;
+	bool keep_env;
+};
+
+void common_defaults(struct common_opts *o);
+/* Parse one of the shared long options; returns 1 if handled, 0 if not,
+ * -1 after printing an error. */
+int common_option(struct common_opts *o, int c, const char *arg);
+int parse_points(const char *s, unsigned *out);
+const char *points_name(unsigned p, char *buf, size_t len);
+
+/* Resolve PROGRAM and build the environment; prints the error and
+ * returns -1 when the program cannot be found. */
+int program_setup(struct program *p, int argc, char **argv,
+		  const struct common_opts *o);
+void program_free(struct program *p);
+
+/* A symbolizer backed by analysis/symbols.c. */
+struct symbolizer *cli_symbolizer(void);
+
+void session_config_init(struct session_config *cfg, const struct program *p,
+			 const struct common_opts *o);
+
+/* Fill a schedule from a run (takes no ownership of r). */
+void schedule_from_run(struct schedule *s, const struct program *p,
+		       const struct common_opts *o, const char *strategy,
+		       int bound, const struct run_result *r);
+/* Save under dir as ID-suffix.pb; the path is written to path. */
+int save_schedule(const struct schedule *s, const char *dir, const char *id,
+		  const char *suffix, char *path, size_t len);
+
+/* "crash SIGABRT in T2 (withdraw at bank.c:23)" */
+void describe_failure(const struct run_result *r, char *buf, size_t len);
+const char *signal_name(int sig);
+
+/* One line for an event: "T1 pthread_mutex_lock(&lock) at bank.c:19". */
+void event_line(const struct event *e, const struct sym_entry *syms,
+		size_t nsyms, const char *const *names, int nnames, char *buf,
+		size_t len);
+/* The first event where two traces part; -1 if none. */
+long trace_departure(const struct event *a, size_t na, const struct event *b,
+		     size_t nb);
+
+/* Shell-quote argv into buf (for the replay command). */
+void shell_join(char *buf, size_t len, char *const *argv, int argc);
+
+int cmd_run(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_minimize(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_races(int argc, char **argv);
+
+#endif

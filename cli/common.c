@@ -1,0 +1,548 @@
+/*
+ * Helpers shared by the subcommands: options, the program and its fixed
+ * environment, the symbolizer, schedule files, one-line event text.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli.h"
+
+extern char **environ;
+
+void common_defaults(struct common_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->points = POINTS_SYNC;
+	o->max_steps = 100000;
+	o->timeout = 10;
+	o->out_dir = ".ptloom";
+	o->report_format = "json";
+}
+
+int parse_points(const char *s, unsigned *out)
+{
+	char buf[256];
+
+	*out = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *sv, *t = strtok_r(buf, ",", &sv); t;
+	     t = strtok_r(NULL, ",", &sv)) {
+		if (!strcmp(t, "sync"))
+			*out |= POINTS_SYNC;
+		else if (!strcmp(t, "atomics"))
+			*out |= POINTS_ATOMICS;
+		else if (!strcmp(t, "races"))
+			*out |= POINTS_RACES;
+		else if (!strcmp(t, "all"))
+			*out |= POINTS_SYNC | POINTS_ATOMICS | POINTS_RACES;
+		else
+			return -1;
+	}
+	return *out ? 0 : -1;
+}
+
+const char *points_name(unsigned p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s%s", p & POINTS_SYNC ? "sync" : "",
+		 (p & POINTS_SYNC) && (p & (POINTS_ATOMICS | POINTS_RACES)) ? ","
+									    : "",
+		 p & POINTS_ATOMICS ? "atomics" : "",
+		 (p & POINTS_ATOMICS) && (p & POINTS_RACES) ? "," : "",
+		 p & POINTS_RACES ? "races" : "");
+	return buf;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return -1;
+	unsigned long long x = strtoull(s, &end, 0);
+
+	if (errno || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int parse_secs(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno || *end || *v < 0 ? -1 : 0;
+}
+
+/* Long-option codes shared by the subcommands (see run.c). */
+int common_option(struct common_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'P':
+		if (parse_points(arg, &o->points)) {
+			fprintf(stderr, "ptloom: --points takes a list of sync, "
+					"atomics, races (got '%s')\n", arg);
+			return -1;
+		}
+		return 1;
+	case 'S':
+		if (parse_u64(arg, &o->seed)) {
+			fprintf(stderr, "ptloom: --seed takes a number (got "
+					"'%s')\n", arg);
+			return -1;
+		}
+		return 1;
+	case 'M':
+		if (parse_u64(arg, &o->max_steps) || !o->max_steps) {
+			fprintf(stderr, "ptloom: --max-steps takes a positive "
+					"number (got '%s')\n", arg);
+			return -1;
+		}
+		return 1;
+	case 'T':
+		if (parse_secs(arg, &o->timeout) || o->timeout <= 0) {
+			fprintf(stderr, "ptloom: --timeout takes seconds > 0 "
+					"(got '%s')\n", arg);
+			return -1;
+		}
+		return 1;
+	case 'O':
+		o->output = true;
+		return 1;
+	case 'q':
+		o->quiet = true;
+		return 1;
+	case 'o':
+		o->out_dir = (char *)arg;
+		return 1;
+	case 'R':
+		o->report = (char *)arg;
+		return 1;
+	case 'F':
+		if (strcmp(arg, "json") && strcmp(arg, "markdown") &&
+		    strcmp(arg, "junit")) {
+			fprintf(stderr, "ptloom: --report-format is json, "
+					"markdown or junit (got '%s')\n", arg);
+			return -1;
+		}
+		o->report_format = (char *)arg;
+		return 1;
+	case 'e':
+		if (!strchr(arg, '=')) {
+			fprintf(stderr, "ptloom: --env takes NAME=VALUE (got "
+					"'%s')\n", arg);
+			return -1;
+		}
+		o->env_extra = realloc(o->env_extra, (size_t)(o->nenv_extra + 1) *
+							     sizeof(char *));
+		o->env_extra[o->nenv_extra++] = (char *)arg;
+		return 1;
+	case 'K':
+		o->keep_env = true;
+		return 1;
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const char *const env_keep[] = {
+	"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH",
+	"LD_PRELOAD", "TMPDIR", "USER", "LOGNAME", "SHELL", "PWD",
+};
+
+static bool keep_var(const char *kv, bool all)
+{
+	if (all)
+		return strncmp(kv, "GLIBC_TUNABLES=", 15) != 0;
+	if (!strncmp(kv, "LC_", 3))
+		return true;
+	for (size_t i = 0; i < sizeof(env_keep) / sizeof(env_keep[0]); i++) {
+		size_t n = strlen(env_keep[i]);
+
+		if (!strncmp(kv, env_keep[i], n) && kv[n] == '=')
+			return true;
+	}
+	return false;
+}
+
+static void env_add(struct program *p, const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+
+	for (int i = 0; i < p->nenv; i++)
+		if (!strncmp(p->envp[i], kv, n) && p->envp[i][n] == '=') {
+			free(p->envp[i]);
+			p->envp[i] = strdup(kv);
+			return;
+		}
+	p->envp = realloc(p->envp, (size_t)(p->nenv + 2) * sizeof(char *));
+	p->envp[p->nenv++] = strdup(kv);
+	p->envp[p->nenv] = NULL;
+}
+
+int program_setup(struct program *p, int argc, char **argv,
+		  const struct common_opts *o)
+{
+	memset(p, 0, sizeof(*p));
+	if (argc < 1) {
+		fprintf(stderr, "ptloom: no program given (usage: ... -- "
+				"PROGRAM [ARGS...])\n");
+		return -1;
+	}
+	p->path = tracer_find_program(argv[0]);
+	if (!p->path) {
+		fprintf(stderr, "ptloom: %s: %s\n", argv[0],
+			errno == EACCES ? "not an executable file"
+					: "program not found");
+		return -1;
+	}
+	p->argc = argc;
+	p->argv = calloc((size_t)argc + 1, sizeof(char *));
+	p->exec_argv = calloc((size_t)argc + 1, sizeof(char *));
+	for (int i = 0; i < argc; i++) {
+		p->argv[i] = strdup(argv[i]);
+		p->exec_argv[i] = p->argv[i];
+	}
+	p->exec_argv[0] = p->path;
+	p->envp = calloc(1, sizeof(char *));
+	for (char **e = environ; *e; e++)
+		if (keep_var(*e, o->keep_env))
+			env_add(p, *e);
+	/* rseq registration is not needed and cannot affect schedules */
+	env_add(p, "GLIBC_TUNABLES=glibc.pthread.rseq=0");
+	for (int i = 0; i < o->nenv_extra; i++)
+		env_add(p, o->env_extra[i]);
+	qsort(p->envp, (size_t)p->nenv, sizeof(char *), cmp_str);
+	char buf[4096];
+
+	shell_join(buf, sizeof(buf), p->argv, p->argc);
+	p->display = strdup(buf);
+	return 0;
+}
+
+void program_free(struct program *p)
+{
+	for (int i = 0; i < p->argc; i++)
+		free(p->argv[i]);
+	for (int i = 0; i < p->nenv; i++)
+		free(p->envp[i]);
+	free(p->argv);
+	free(p->exec_argv);
+	free(p->envp);
+	free(p->path);
+	free(p->display);
+	memset(p, 0, sizeof(*p));
+}
+
+void shell_join(char *buf, size_t len, char *const *argv, int argc)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < argc && off < len; i++) {
+		const char *a = argv[i];
+		bool plain = *a != 0;
+
+		for (const char *c = a; *c; c++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+				    "QRSTUVWXYZ0123456789-_./=:,+@%", *c))
+				plain = false;
+		off += (size_t)snprintf(buf + off, len - off, "%s", i ? " " : "");
+		if (plain) {
+			off += (size_t)snprintf(buf + off, len - off, "%s", a);
+			continue;
+		}
+		off += (size_t)snprintf(buf + off, len - off, "'");
+		for (const char *c = a; *c && off < len; c++)
+			off += (size_t)snprintf(buf + off, len - off, "%s",
+						*c == '\'' ? "'\\''"
+							   : (char[]){ *c, 0 });
+		off += (size_t)snprintf(buf + off, len - off, "'");
+	}
+}
+
+/* The symbolizer: analysis/symbols.c on the live process. */
+static struct symbols *sym_live;
+
+static void sym_attach(void *ctx, int pid)
+{
+	(void)ctx;
+	if (symbols_open(&sym_live, pid))
+		sym_live = NULL;
+}
+
+static void sym_detach(void *ctx)
+{
+	(void)ctx;
+	if (sym_live)
+		symbols_close(sym_live);
+	sym_live = NULL;
+}
+
+static void sym_location(void *ctx, int tid, char *buf, size_t len)
+{
+	(void)ctx;
+	buf[0] = 0;
+	if (sym_live)
+		symbols_user_location(sym_live, tid, buf, len);
+}
+
+static void sym_code(void *ctx, uint64_t pc, char *buf, size_t len)
+{
+	(void)ctx;
+	if (sym_live)
+		symbols_describe_code(sym_live, pc, buf, len);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)pc);
+}
+
+static void sym_data(void *ctx, uint64_t addr, char *buf, size_t len)
+{
+	(void)ctx;
+	if (sym_live)
+		symbols_describe_data(sym_live, addr, buf, len);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+}
+
+struct symbolizer *cli_symbolizer(void)
+{
+	static struct symbolizer s = {
+		.attach = sym_attach,
+		.detach = sym_detach,
+		.location = sym_location,
+		.code = sym_code,
+		.data = sym_data,
+	};
+
+	return &s;
+}
+
+void session_config_init(struct session_config *cfg, const struct program *p,
+			 const struct common_opts *o)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->argv = p->exec_argv;
+	cfg->envp = p->envp;
+	cfg->seed = o->seed;
+	cfg->points = o->points;
+	cfg->max_steps = o->max_steps;
+	cfg->timeout = o->timeout;
+	cfg->cpu = -1;
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &set)) {
+				cfg->cpu = i;
+				break;
+			}
+	}
+	if (cfg->cpu >= 0) {
+		/* the supervisor and the tracee on one CPU: a wake-up across
+		 * CPUs costs 20-50 us here, on one about 4 */
+		CPU_ZERO(&set);
+		CPU_SET(cfg->cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	cfg->pass_output = false;
+	cfg->interrupted = &cli_interrupted;
+	cfg->sym = cli_symbolizer();
+	cfg->spin_ms = 0;
+}
+
+const char *signal_name(int sig)
+{
+	static char buf[32];
+	const char *n = sigabbrev_np(sig);
+
+	if (!n) {
+		snprintf(buf, sizeof(buf), "signal %d", sig);
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "SIG%s", n);
+	return buf;
+}
+
+void describe_failure(const struct run_result *r, char *buf, size_t len)
+{
+	size_t off = (size_t)snprintf(buf, len, "%s",
+				      failure_kind_name(r->failure));
+
+	if (r->failure == FAIL_CRASH && off < len)
+		off += (size_t)snprintf(buf + off, len - off, " %s",
+					signal_name(r->signal));
+	if (r->failure == FAIL_EXIT && off < len)
+		off += (size_t)snprintf(buf + off, len - off, " status %d",
+					r->exit_status);
+	if (r->thread >= 0 && off < len)
+		off += (size_t)snprintf(buf + off, len - off, " in T%d",
+					r->thread);
+	if (r->location[0] && off < len)
+		snprintf(buf + off, len - off, " (%s)", r->location);
+}
+
+static char *xstrdup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+void schedule_from_run(struct schedule *s, const struct program *p,
+		       const struct common_opts *o, const char *strategy,
+		       int bound, const struct run_result *r)
+{
+	memset(s, 0, sizeof(*s));
+	s->format_version = SCHEDULE_FORMAT_VERSION;
+	s->program = xstrdup(p->path);
+	s->argc = p->argc;
+	s->argv = calloc((size_t)p->argc + 1, sizeof(char *));
+	for (int i = 0; i < p->argc; i++)
+		s->argv[i] = xstrdup(p->argv[i]);
+	s->nenv = p->nenv;
+	s->env = calloc((size_t)p->nenv + 1, sizeof(char *));
+	for (int i = 0; i < p->nenv; i++)
+		s->env[i] = xstrdup(p->envp[i]);
+	int n = symbols_elf_build_id(p->path, s->build_id, sizeof(s->build_id));
+
+	s->build_id_len = n > 0 ? (size_t)n : 0;
+	schedule_hash_file(p->path, &s->program_hash, &s->program_size);
+	s->points = o->points;
+	s->seed = o->seed;
+	s->strategy = xstrdup(strategy);
+	s->preemption_bound = (uint32_t)bound;
+	s->clock_start_realtime_ns = 1767225600ull * 1000000000ull;
+	s->clock_start_monotonic_ns = 1000ull * 1000000000ull;
+	s->clock_quantum_ns = 1000;
+	s->ptloom_version = xstrdup(PTLOOM_VERSION);
+	if (r->ndecisions) {
+		s->decisions = malloc(r->ndecisions * sizeof(*s->decisions));
+		memcpy(s->decisions, r->decisions,
+		       r->ndecisions * sizeof(*s->decisions));
+		s->ndecisions = r->ndecisions;
+	}
+	s->failure = r->failure;
+	s->signal = r->signal;
+	s->exit_status = r->exit_status;
+	s->fail_thread = r->thread;
+	s->location = xstrdup(r->location);
+	s->message = xstrdup(r->message);
+	s->preemptions = r->preemptions;
+	s->trace_hash = r->trace_hash;
+	if (r->nevents) {
+		s->events = malloc(r->nevents * sizeof(*s->events));
+		memcpy(s->events, r->events, r->nevents * sizeof(*s->events));
+		s->nevents = r->nevents;
+	}
+	if (r->nsyms) {
+		s->syms = calloc(r->nsyms, sizeof(*s->syms));
+		for (size_t i = 0; i < r->nsyms; i++) {
+			s->syms[i] = r->syms[i];
+			s->syms[i].text = xstrdup(r->syms[i].text);
+		}
+		s->nsyms = r->nsyms;
+	}
+	if (r->nthreads) {
+		s->thread_names = calloc((size_t)r->nthreads, sizeof(char *));
+		s->nthread_names = r->nthreads;
+		for (int i = 0; i < r->nthreads; i++)
+			s->thread_names[i] = xstrdup(r->threads[i].name);
+	}
+}
+
+int save_schedule(const struct schedule *s, const char *dir, const char *id,
+		  const char *suffix, char *path, size_t len)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return -errno;
+	snprintf(path, len, "%s/%s-%s.pb", dir, id, suffix);
+	return schedule_save(path, s);
+}
+
+static const char *sym_of(const struct sym_entry *syms, size_t n,
+			  uint64_t addr, bool data)
+{
+	for (size_t i = 0; i < n; i++)
+		if (syms[i].addr == addr && syms[i].data == data)
+			return syms[i].text;
+	return NULL;
+}
+
+void event_line(const struct event *e, const struct sym_entry *syms,
+		size_t nsyms, const char *const *names, int nnames, char *buf,
+		size_t len)
+{
+	char obj[160] = "", tname[48];
+	const char *o = e->obj && !(e->obj >> 63)
+				? sym_of(syms, nsyms, e->obj, true)
+				: NULL;
+	const char *where = NULL;
+
+	if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
+	    e->kind == OP_ACCESS || e->kind == OP_SPIN)
+		where = sym_of(syms, nsyms, e->pc + (e->kind != OP_CALL), false);
+	if (o && *o)
+		snprintf(obj, sizeof(obj), "%s%s",
+			 o[0] == '0' ? "" : "&", o);
+	else if (e->obj >> 63)
+		snprintf(obj, sizeof(obj), "fd %lld", (long long)e->arg);
+	else if (e->obj)
+		snprintf(obj, sizeof(obj), "0x%llx",
+			 (unsigned long long)e->obj);
+	if (e->thread < nnames && names && names[e->thread] &&
+	    names[e->thread][0])
+		snprintf(tname, sizeof(tname), "T%u", e->thread);
+	else
+		snprintf(tname, sizeof(tname), "T%u", e->thread);
+	const char *op = e->kind == OP_CALL ? call_fn_name(e->fn)
+					     : op_kind_name(e->kind);
+
+	switch (e->kind) {
+	case OP_START:
+	case OP_WOKEN:
+	case OP_TIMEOUT:
+	case OP_YIELD:
+		snprintf(buf, len, "%s %s", tname,
+			 e->kind == OP_START   ? "starts"
+			 : e->kind == OP_WOKEN ? "is woken"
+			 : e->kind == OP_TIMEOUT ? "times out"
+						 : "yields");
+		return;
+	case OP_EXIT:
+		snprintf(buf, len, "%s exits", tname);
+		return;
+	case OP_EXIT_GROUP:
+		snprintf(buf, len, "%s exit_group(%lld)", tname,
+			 (long long)e->arg);
+		return;
+	case OP_CLONE:
+		snprintf(buf, len, "%s creates a thread", tname);
+		return;
+	default:
+		break;
+	}
+	snprintf(buf, len, "%s %s(%s)%s%s", tname, op, obj,
+		 where && *where ? " at " : "", where && *where ? where : "");
+}
+
+long trace_departure(const struct event *a, size_t na, const struct event *b,
+		     size_t nb)
+{
+	size_t n = na < nb ? na : nb;
+
+	for (size_t i = 0; i < n; i++)
+		if (a[i].thread != b[i].thread || a[i].kind != b[i].kind ||
+		    a[i].fn != b[i].fn || a[i].obj != b[i].obj)
+			return (long)i;
+	return na == nb ? -1 : (long)n;
+}

@@ -1,0 +1,91 @@
+/*
+ * ptloom: make flaky concurrency bugs in native programs reproducible.
+ * Dispatches to the subcommands; see README.md and `ptloom --help`.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+volatile int cli_interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	cli_interrupted = 1;
+	tracer_kill_all();
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: ptloom COMMAND [OPTIONS] ...\n"
+	      "\n"
+	      "Runs an unmodified multithreaded program under a supervisor "
+	      "that decides\nevery thread switch, explores schedules, and "
+	      "saves the failing one.\n"
+	      "\n"
+	      "commands:\n"
+	      "  run      [OPTIONS] -- PROGRAM [ARGS...]    explore schedules, "
+	      "stop at the first failure\n"
+	      "  replay   [OPTIONS] SCHEDULE -- PROGRAM [ARGS...]\n"
+	      "                                             follow one "
+	      "recorded schedule exactly\n"
+	      "  minimize [OPTIONS] SCHEDULE -- PROGRAM [ARGS...]\n"
+	      "                                             the same failure "
+	      "with fewer preemptions\n"
+	      "  show     [--format text|json|markdown|script] SCHEDULE\n"
+	      "                                             explain a "
+	      "schedule file\n"
+	      "  races    [OPTIONS] -- PROGRAM [ARGS...]    report data races "
+	      "(happens-before)\n"
+	      "\n"
+	      "exit codes: 0 pass, 1 failure found/reproduced, 2 usage or "
+	      "input error,\n"
+	      "            3 incomplete (a budget stopped exploration: not a "
+	      "pass), 4 replay diverged\n"
+	      "\n"
+	      "`ptloom COMMAND --help` describes each command's options.\n",
+	      f);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	atexit(tracer_kill_all);
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
+	    !strcmp(cmd, "help")) {
+		usage(stdout);
+		return EXIT_PASS;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+		printf("ptloom %s\n", PTLOOM_VERSION);
+		return EXIT_PASS;
+	}
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "replay"))
+		return cmd_replay(argc - 1, argv + 1);
+	if (!strcmp(cmd, "minimize") || !strcmp(cmd, "minimise"))
+		return cmd_minimize(argc - 1, argv + 1);
+	if (!strcmp(cmd, "show"))
+		return cmd_show(argc - 1, argv + 1);
+	if (!strcmp(cmd, "races"))
+		return cmd_races(argc - 1, argv + 1);
+	fprintf(stderr, "ptloom: unknown command '%s' (see ptloom --help)\n",
+		cmd);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,458 @@
+/*
+ * ptloom run: explore schedules, stop at the first failure, save it,
+ * minimise it, verify its replay, and print the command that replays it.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "../analysis/explore.h"
+#include "../analysis/minimize.h"
+#include "../analysis/report.h"
+#include "../analysis/strategy.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: ptloom run [OPTIONS] -- PROGRAM [ARGS...]\n"
+	      "\n"
+	      "Explores the program's schedules and stops at the first "
+	      "failure.\n"
+	      "\n"
+	      "  -p, --preemptions N   preemption bound; bounds 0..N in turn "
+	      "(default 2)\n"
+	      "  -s, --strategy NAME   dfs (systematic), random, pct "
+	      "(default dfs)\n"
+	      "  -n, --max-runs N      at most N executions (default 10000)\n"
+	      "      --max-time SEC    at most SEC seconds of exploration\n"
+	      "      --max-steps N     per-run cap on scheduling points; over "
+	      "it is a livelock\n"
+	      "                        failure (default 100000)\n"
+	      "      --timeout SEC     per-run wall-clock cap; over it is a "
+	      "hang (default 10)\n"
+	      "      --seed N          seed of every random choice (default "
+	      "0)\n"
+	      "      --points LIST     sync,atomics,races (default sync)\n"
+	      "      --pct-depth D     PCT bug depth (default 3)\n"
+	      "      --no-reduction    dfs without sleep-set reduction\n"
+	      "      --no-minimize     keep the schedule as found\n"
+	      "  -o, --out DIR         where schedule files go (default "
+	      ".ptloom)\n"
+	      "      --report FILE     write a report; --report-format "
+	      "json|markdown|junit\n"
+	      "  -j, --jobs N          parallel executions (default 1)\n"
+	      "  -e, --env NAME=VALUE  add to the program's fixed "
+	      "environment\n"
+	      "      --keep-env        pass ptloom's whole environment\n"
+	      "      --output          pass every run's output through\n"
+	      "  -q, --quiet           print the summary line only\n"
+	      "\n"
+	      "exit: 0 pass, 1 failure, 2 usage/input error, 3 incomplete (a "
+	      "limit is not a pass)\n",
+	      f);
+}
+
+static const struct option long_opts[] = {
+	{ "preemptions", required_argument, 0, 'p' },
+	{ "strategy", required_argument, 0, 's' },
+	{ "max-runs", required_argument, 0, 'n' },
+	{ "max-time", required_argument, 0, 'X' },
+	{ "max-steps", required_argument, 0, 'M' },
+	{ "timeout", required_argument, 0, 'T' },
+	{ "seed", required_argument, 0, 'S' },
+	{ "points", required_argument, 0, 'P' },
+	{ "pct-depth", required_argument, 0, 'D' },
+	{ "no-reduction", no_argument, 0, 'N' },
+	{ "no-minimize", no_argument, 0, 'm' },
+	{ "out", required_argument, 0, 'o' },
+	{ "report", required_argument, 0, 'R' },
+	{ "report-format", required_argument, 0, 'F' },
+	{ "jobs", required_argument, 0, 'j' },
+	{ "env", required_argument, 0, 'e' },
+	{ "keep-env", no_argument, 0, 'K' },
+	{ "output", no_argument, 0, 'O' },
+	{ "quiet", no_argument, 0, 'q' },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static int number(const char *opt, const char *arg, long lo, long hi,
+		  long *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (!*arg || *end || v < lo || v > hi) {
+		fprintf(stderr, "ptloom: %s takes a number from %ld to %ld "
+				"(got '%s')\n", opt, lo, hi, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+struct min_ctx {
+	struct session_config *cfg;
+};
+
+static int min_run(void *ctx, const struct decision *dec, size_t n,
+		   struct run_result *out)
+{
+	struct min_ctx *m = ctx;
+	struct replay_strategy r;
+
+	replay_init(&r, dec, n, false);
+	struct strategy s = replay_strategy(&r);
+
+	return session_run(m->cfg, &s, out);
+}
+
+/* Follow a run's decisions exactly once more, with the trace symbolised. */
+static int rerun_exact(struct session_config *cfg, const struct run_result *r,
+		       struct run_result *out)
+{
+	struct replay_strategy rs;
+
+	replay_init(&rs, r->decisions, r->ndecisions, true);
+	struct strategy s = replay_strategy(&rs);
+	bool sym = cfg->symbolize_trace;
+
+	cfg->symbolize_trace = true;
+	int e = session_run(cfg, &s, out);
+
+	cfg->symbolize_trace = sym;
+	return e;
+}
+
+static const char *strategy_names[] = { "dfs", "random", "pct" };
+
+int cmd_run(int argc, char **argv)
+{
+	struct common_opts co;
+	struct explore_opts eo;
+	long v;
+	int c, jobs = 1;
+	bool minimize_on = true;
+
+	common_defaults(&co);
+	memset(&eo, 0, sizeof(eo));
+	eo.strategy = STRAT_DFS;
+	eo.bound = 2;
+	eo.max_runs = 10000;
+	eo.pct_depth = 3;
+	eo.reduction = true;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:s:n:o:j:e:qh", long_opts,
+				NULL)) != -1) {
+		int r = common_option(&co, c, optarg);
+
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r > 0)
+			continue;
+		switch (c) {
+		case 'p':
+			if (number("--preemptions", optarg, 0, 64, &v))
+				return EXIT_USAGE;
+			eo.bound = (int)v;
+			break;
+		case 's':
+			if (!strcmp(optarg, "dfs"))
+				eo.strategy = STRAT_DFS;
+			else if (!strcmp(optarg, "random"))
+				eo.strategy = STRAT_RANDOM;
+			else if (!strcmp(optarg, "pct"))
+				eo.strategy = STRAT_PCT;
+			else {
+				fprintf(stderr, "ptloom: --strategy is dfs, "
+						"random or pct (got '%s')\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (number("--max-runs", optarg, 1, 2000000000, &v))
+				return EXIT_USAGE;
+			eo.max_runs = (uint64_t)v;
+			break;
+		case 'X': {
+			char *end;
+
+			eo.max_time = strtod(optarg, &end);
+			if (!*optarg || *end || eo.max_time <= 0) {
+				fprintf(stderr, "ptloom: --max-time takes "
+						"seconds > 0 (got '%s')\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'D':
+			if (number("--pct-depth", optarg, 1, 16, &v))
+				return EXIT_USAGE;
+			eo.pct_depth = (int)v;
+			break;
+		case 'N':
+			eo.reduction = false;
+			break;
+		case 'm':
+			minimize_on = false;
+			break;
+		case 'j':
+			if (number("--jobs", optarg, 1, 256, &v))
+				return EXIT_USAGE;
+			jobs = (int)v;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_PASS;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	(void)jobs; /* runs are serial for now: see the issue note */
+	if (optind < argc && !strcmp(argv[optind - 1], "--") == 0 &&
+	    optind < argc && argv[optind][0] == '-') {
+		fprintf(stderr, "ptloom: unexpected '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	struct program prog;
+
+	if (program_setup(&prog, argc - optind, argv + optind, &co))
+		return EXIT_USAGE;
+	session_config_init(&eo.cfg, &prog, &co);
+	eo.progress = !co.quiet && isatty(2);
+	eo.output = co.output;
+
+	struct explore_result er;
+
+	explore(&eo, &er);
+	if (er.verdict == VERDICT_ERROR) {
+		fprintf(stderr, "ptloom: %s\n", er.error);
+		explore_result_free(&er);
+		program_free(&prog);
+		return EXIT_USAGE;
+	}
+
+	const char *sname = strategy_names[eo.strategy];
+	char summary[1024], files[2][1024] = { "", "" }, cmd[8192] = "";
+	char mnote[256] = "", depart[2048] = "", desc[600];
+	struct report rep = {
+		.command = "run",
+		.strategy = sname,
+		.runs = er.runs,
+		.complete = er.complete,
+		.preemption_bound = eo.bound,
+		.seed = co.seed,
+		.seconds = er.seconds,
+		.exit_status = -1,
+		.thread = -1,
+		.diverged_at = -1,
+		.program = prog.display,
+	};
+	int code;
+
+	if (er.verdict == VERDICT_FAIL) {
+		struct run_result *orig = &er.fail, best, exact;
+		struct minimize_stats ms = { 0 };
+
+		/* the found schedule, replayed once with names for show */
+		if (rerun_exact(&eo.cfg, orig, &exact) == 0 &&
+		    exact.trace_hash == orig->trace_hash) {
+			run_result_free(orig);
+			*orig = exact;
+		} else if (exact.events) {
+			run_result_free(&exact);
+		}
+		char id[32];
+
+		snprintf(id, sizeof(id), "%06llx",
+			 (unsigned long long)(orig->trace_hash & 0xffffff));
+		struct schedule sch;
+
+		schedule_from_run(&sch, &prog, &co, sname, eo.bound, orig);
+		if (save_schedule(&sch, co.out_dir, id, "original", files[0],
+				  sizeof(files[0])))
+			fprintf(stderr, "ptloom: cannot write %s: %m\n",
+				files[0]);
+		schedule_free(&sch);
+
+		memset(&best, 0, sizeof(best));
+		if (minimize_on) {
+			struct min_ctx m = { &eo.cfg };
+
+			/* minimise a copy: replay the original by step */
+			if (min_run(&m, orig->decisions, orig->ndecisions,
+				    &best) == 0 &&
+			    fingerprint_equal(&best, orig)) {
+				minimize(min_run, &m, &best, 300, &ms);
+				struct run_result ex;
+
+				if (rerun_exact(&eo.cfg, &best, &ex) == 0 &&
+				    ex.trace_hash == best.trace_hash) {
+					run_result_free(&best);
+					best = ex;
+				} else if (ex.events) {
+					run_result_free(&ex);
+				}
+				schedule_from_run(&sch, &prog, &co, sname,
+						  eo.bound, &best);
+				if (save_schedule(&sch, co.out_dir, id,
+						  "minimized", files[1],
+						  sizeof(files[1])))
+					fprintf(stderr,
+						"ptloom: cannot write %s: %m\n",
+						files[1]);
+				schedule_free(&sch);
+				snprintf(mnote, sizeof(mnote),
+					 "%u preemption%s (from %u), %zu "
+					 "decision%s (from %zu)",
+					 ms.preemptions_after,
+					 ms.preemptions_after == 1 ? "" : "s",
+					 ms.preemptions_before,
+					 ms.decisions_after,
+					 ms.decisions_after == 1 ? "" : "s",
+					 ms.decisions_before);
+			} else if (best.events || best.output) {
+				run_result_free(&best);
+				memset(&best, 0, sizeof(best));
+			}
+		}
+		const struct run_result *shown = files[1][0] ? &best : orig;
+		char quoted[4096];
+
+		shell_join(quoted, sizeof(quoted), prog.argv, prog.argc);
+		snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s",
+			 files[1][0] ? files[1] : files[0], quoted);
+		/* where the failing run left the last passing one */
+		if (er.have_pass) {
+			struct run_result p;
+
+			if (rerun_exact(&eo.cfg, &er.pass, &p) == 0) {
+				long k = trace_departure(orig->events,
+							 orig->nevents,
+							 p.events, p.nevents);
+
+				if (k >= 0) {
+					char a[512] = "-", b[512] = "-";
+
+					if ((size_t)k < p.nevents)
+						event_line(&p.events[k], p.syms,
+							   p.nsyms, NULL, 0, a,
+							   sizeof(a));
+					if ((size_t)k < orig->nevents)
+						event_line(&orig->events[k],
+							   orig->syms,
+							   orig->nsyms, NULL, 0,
+							   b, sizeof(b));
+					snprintf(depart, sizeof(depart),
+						 "step %ld\n  passing run: %s\n"
+						 "  failing run: %s",
+						 k, a, b);
+				}
+				run_result_free(&p);
+			}
+		}
+		describe_failure(orig, desc, sizeof(desc));
+		snprintf(summary, sizeof(summary),
+			 "ptloom: FAIL %s after %llu run%s%s%.0d", desc,
+			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
+			 eo.strategy == STRAT_DFS ? ", bound " : "",
+			 eo.strategy == STRAT_DFS ? er.bound : 0);
+		if (eo.strategy == STRAT_DFS && er.bound == 0)
+			strcat(summary, "0");
+		if (!co.quiet) {
+			if (orig->message[0])
+				printf("%s\n", orig->message);
+			if (orig->output_len) {
+				const char *o = orig->output;
+				size_t n = orig->output_len;
+
+				if (n > 2000) {
+					o += n - 2000;
+					n = 2000;
+				}
+				printf("program output (tail):\n%.*s%s", (int)n,
+				       o, o[n - 1] == '\n' ? "" : "\n");
+			}
+			if (depart[0])
+				printf("first departure from the last passing "
+				       "run: %s\n", depart);
+			if (mnote[0])
+				printf("minimized: %s\n", mnote);
+			printf("saved: %s\n", files[0]);
+			if (files[1][0])
+				printf("       %s\n", files[1]);
+			printf("replay: %s\n", cmd);
+		}
+		rep.verdict = "fail";
+		rep.has_failure = true;
+		rep.kind = failure_kind_name(shown->failure);
+		rep.signal = shown->failure == FAIL_CRASH
+				     ? strdup(signal_name(shown->signal))
+				     : NULL;
+		rep.exit_status = shown->failure == FAIL_EXIT
+					  ? shown->exit_status
+					  : -1;
+		rep.thread = shown->thread;
+		rep.location = shown->location;
+		rep.message = shown->message;
+		rep.output = shown->output;
+		rep.preemptions = (int)shown->preemptions;
+		rep.schedule_file = files[0];
+		rep.minimized_file = files[1][0] ? files[1] : NULL;
+		rep.replay_command = cmd;
+		rep.minimized_note = mnote[0] ? mnote : NULL;
+		rep.departure = depart[0] ? depart : NULL;
+		code = EXIT_FAIL;
+		rep.summary = summary;
+		printf("%s\n", summary);
+		if (co.report && report_write(&rep, co.report_format,
+					      co.report))
+			fprintf(stderr, "ptloom: cannot write %s\n", co.report);
+		if (files[1][0])
+			run_result_free(&best);
+	} else if (er.verdict == VERDICT_PASS) {
+		if (eo.strategy == STRAT_DFS)
+			snprintf(summary, sizeof(summary),
+				 "ptloom: PASS %llu runs, complete to "
+				 "preemption bound %d",
+				 (unsigned long long)er.runs, eo.bound);
+		else
+			snprintf(summary, sizeof(summary),
+				 "ptloom: PASS %llu runs (%s, sampled, not "
+				 "exhaustive)",
+				 (unsigned long long)er.runs, sname);
+		rep.verdict = "pass";
+		code = EXIT_PASS;
+	} else {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: INCOMPLETE %llu runs, bound %d not "
+			 "exhausted; no failure found (a limit is not a pass)",
+			 (unsigned long long)er.runs,
+			 eo.strategy == STRAT_DFS ? er.bound : eo.bound);
+		rep.verdict = "incomplete";
+		code = EXIT_INCOMPLETE;
+	}
+	if (er.verdict != VERDICT_FAIL) {
+		rep.summary = summary;
+		printf("%s\n", summary);
+		if (co.report && report_write(&rep, co.report_format,
+					      co.report))
+			fprintf(stderr, "ptloom: cannot write %s\n", co.report);
+	}
+	if (!co.quiet && getenv("PTLOOM_STATS"))
+		fprintf(stderr, "ptloom: %llu runs, %llu pruned, %.3f s, %.1f "
+				"runs/s, %.1f us/step\n",
+			(unsigned long long)er.runs,
+			(unsigned long long)er.pruned, er.seconds,
+			er.seconds > 0 ? (double)er.runs / er.seconds : 0,
+			er.total_steps ? er.seconds * 1e6 /
+						 (double)er.total_steps
+				       : 0);
+	explore_result_free(&er);
+	program_free(&prog);
+	return code;
+}

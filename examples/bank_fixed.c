@@ -1,0 +1,44 @@
+/* Correct: balance check and withdrawal in one critical section. */
+#include <assert.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define AMOUNT 100
+
+static pthread_mutex_t account_lock = PTHREAD_MUTEX_INITIALIZER;
+static int balance = 100;
+
+static bool withdraw(int amount)
+{
+	bool ok;
+
+	pthread_mutex_lock(&account_lock);
+	ok = balance >= amount;
+	if (ok)
+		balance -= amount;
+	pthread_mutex_unlock(&account_lock);
+	return ok;
+}
+
+static void *customer(void *arg)
+{
+	(void)arg;
+	withdraw(AMOUNT);
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t alice, bob;
+
+	pthread_create(&alice, NULL, customer, NULL);
+	pthread_create(&bob, NULL, customer, NULL);
+	pthread_join(alice, NULL);
+	pthread_join(bob, NULL);
+
+	assert(balance >= 0 &&
+	       "overdrawn: both withdrawals passed the balance check");
+	printf("balance=%d\n", balance);
+	return 0;
+}

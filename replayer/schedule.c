@@ -1,0 +1,1107 @@
+/*
+ * Schedule files: struct schedule <-> the bytes of proto/schedule.proto.
+ *
+ * A file is the magic "PTLOOM\0\1" followed by one serialized Schedule
+ * message.  Files are untrusted input (they are shared in bug reports and
+ * CI artefacts), so decoding goes in this order and stops at the first
+ * problem with -EINVAL and one line in err:
+ *
+ *   1. size and magic: is it a ptloom schedule at all;
+ *   2. a scan of the top-level fields, which reads format_version before
+ *      anything is decoded and counts the repeated fields, so that a file
+ *      of another version is named as such and a small file cannot make
+ *      us allocate gigabytes;
+ *   3. protobuf-c decodes the message, with an allocator that has a budget;
+ *   4. every value is checked against what ptloom can produce while it is
+ *      copied into struct schedule.
+ *
+ * Saving runs the same checks on the struct, so ptloom never writes a file
+ * it would refuse to read, and writes atomically (temp file, fsync,
+ * rename) so that an interrupted run never leaves half a schedule.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf, strdup, strndup */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../proto/schedule_pb.h"
+#include "schedule.h"
+
+#define BUILD_ID_MAX sizeof(((struct schedule *)0)->build_id)
+#define SIGNAL_MAX 64
+#define POINTS_ALL (POINTS_SYNC | POINTS_ATOMICS | POINTS_RACES)
+
+/* Top-level field numbers the scan needs (see proto/schedule.proto). */
+enum {
+	F_FORMAT_VERSION = 1,
+	F_ARGV = 3,
+	F_ENV = 4,
+	F_DECISIONS = 16,
+	F_USER_POINTS = 17,
+	F_EVENTS = 21,
+	F_THREAD_NAMES = 22,
+	F_COUNTED = 23,
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* --- checks shared by decoding and saving -------------------------------- */
+
+/*
+ * Each check takes the values at their widest, before they are narrowed
+ * into struct schedule, so that a file's 70000 is refused rather than
+ * wrapped to a valid T-number.  Indexes in messages count from 0, like
+ * steps and T-numbers.
+ */
+static int check_count(const char *what, uint64_t n, uint64_t max, char *err,
+		       size_t errlen)
+{
+	if (n <= max)
+		return 0;
+	seterr(err, errlen, "%llu %s, more than the limit of %llu",
+	       (unsigned long long)n, what, (unsigned long long)max);
+	return -EINVAL;
+}
+
+static int check_decision(size_t i, uint64_t kind, uint64_t timeout,
+			  uint64_t thread, uint64_t index, uint64_t nalts,
+			  char *err, size_t errlen)
+{
+	if (kind != DEC_RUN && kind != DEC_WAKE) {
+		seterr(err, errlen, "decision %zu: unknown decision kind %llu",
+		       i, (unsigned long long)kind);
+		return -EINVAL;
+	}
+	if (thread >= SCHEDULE_MAX_THREADS) {
+		seterr(err, errlen,
+		       "decision %zu: thread T%llu is out of range (T0..T%u)",
+		       i, (unsigned long long)thread, SCHEDULE_MAX_THREADS - 1);
+		return -EINVAL;
+	}
+	if (nalts > MAX_ALTS) {
+		seterr(err, errlen,
+		       "decision %zu: %llu alternatives, more than the %d a "
+		       "choice point can have",
+		       i, (unsigned long long)nalts, MAX_ALTS);
+		return -EINVAL;
+	}
+	if (nalts && index >= nalts) {
+		seterr(err, errlen,
+		       "decision %zu: chose alternative %llu of only %llu", i,
+		       (unsigned long long)index, (unsigned long long)nalts);
+		return -EINVAL;
+	}
+	if (!nalts && index) {
+		seterr(err, errlen,
+		       "decision %zu: alternative %llu given without the "
+		       "number of alternatives",
+		       i, (unsigned long long)index);
+		return -EINVAL;
+	}
+	if (timeout > 1) {
+		seterr(err, errlen, "decision %zu: timeout flag %llu is not 0 "
+				    "or 1", i, (unsigned long long)timeout);
+		return -EINVAL;
+	}
+	if (timeout && kind == DEC_WAKE) {
+		seterr(err, errlen,
+		       "decision %zu: a wake decision cannot be a timeout", i);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_user_point(size_t i, uint64_t kind, char *err,
+			    size_t errlen)
+{
+	if (kind == OP_ATOMIC || kind == OP_ACCESS || kind == OP_SPIN)
+		return 0;
+	seterr(err, errlen,
+	       "user point %zu: kind %llu is not atomic, access or spin", i,
+	       (unsigned long long)kind);
+	return -EINVAL;
+}
+
+static int check_event(size_t i, uint64_t thread, uint64_t kind, uint64_t fn,
+		       char *err, size_t errlen)
+{
+	if (thread >= SCHEDULE_MAX_THREADS) {
+		seterr(err, errlen,
+		       "event %zu: thread T%llu is out of range (T0..T%u)", i,
+		       (unsigned long long)thread, SCHEDULE_MAX_THREADS - 1);
+		return -EINVAL;
+	}
+	if (kind >= OP_KIND_MAX) {
+		seterr(err, errlen, "event %zu: unknown operation kind %llu",
+		       i, (unsigned long long)kind);
+		return -EINVAL;
+	}
+	if (fn >= FN_MAX) {
+		seterr(err, errlen, "event %zu: unknown libc function %llu", i,
+		       (unsigned long long)fn);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_failure(uint64_t kind, int64_t sig, int64_t thread,
+			 char *err, size_t errlen)
+{
+	if (kind > FAIL_SPIN) {
+		seterr(err, errlen, "unknown failure kind %llu",
+		       (unsigned long long)kind);
+		return -EINVAL;
+	}
+	if (sig < 0 || sig > SIGNAL_MAX) {
+		seterr(err, errlen, "failure signal %lld is out of range",
+		       (long long)sig);
+		return -EINVAL;
+	}
+	if (thread < -1 || thread >= SCHEDULE_MAX_THREADS) {
+		seterr(err, errlen, "failing thread %lld is out of range",
+		       (long long)thread);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_settings(uint64_t points, uint64_t build_id_len, char *err,
+			  size_t errlen)
+{
+	if (points & ~(uint64_t)POINTS_ALL) {
+		seterr(err, errlen, "unknown scheduling-point sets 0x%llx",
+		       (unsigned long long)points);
+		return -EINVAL;
+	}
+	if (build_id_len > BUILD_ID_MAX) {
+		seterr(err, errlen, "build id of %llu bytes, more than %zu",
+		       (unsigned long long)build_id_len, BUILD_ID_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The counts the scan of a file and a struct to save are both held to. */
+static int check_counts(uint64_t nargv, uint64_t nenv, uint64_t ndec,
+			uint64_t nup, uint64_t nev, uint64_t nthr, char *err,
+			size_t errlen)
+{
+	int r;
+
+	if ((r = check_count("arguments", nargv, SCHEDULE_MAX_ARGS, err,
+			     errlen)) ||
+	    (r = check_count("environment entries", nenv, SCHEDULE_MAX_ARGS,
+			     err, errlen)) ||
+	    (r = check_count("decisions", ndec, SCHEDULE_MAX_DECISIONS, err,
+			     errlen)) ||
+	    (r = check_count("user points", nup, SCHEDULE_MAX_USER_POINTS, err,
+			     errlen)) ||
+	    (r = check_count("events", nev, SCHEDULE_MAX_EVENTS, err,
+			     errlen)) ||
+	    (r = check_count("thread names", nthr, SCHEDULE_MAX_THREADS, err,
+			     errlen)))
+		return r;
+	return 0;
+}
+
+static int check_schedule(const struct schedule *s, char *err, size_t errlen)
+{
+	size_t i;
+	int r;
+
+	if (s->argc < 0 || s->nenv < 0 || s->nthread_names < 0 ||
+	    (s->argc && !s->argv) || (s->nenv && !s->env) ||
+	    (s->nthread_names && !s->thread_names) ||
+	    (s->ndecisions && !s->decisions) ||
+	    (s->nuser_points && !s->user_points) ||
+	    (s->nevents && !s->events)) {
+		seterr(err, errlen, "inconsistent counts and arrays");
+		return -EINVAL;
+	}
+	r = check_counts((uint64_t)s->argc, (uint64_t)s->nenv, s->ndecisions,
+			 s->nuser_points, s->nevents,
+			 (uint64_t)s->nthread_names, err, errlen);
+	if (r)
+		return r;
+	for (i = 0; i < (size_t)s->argc; i++)
+		if (!s->argv[i]) {
+			seterr(err, errlen, "argument %zu is missing", i);
+			return -EINVAL;
+		}
+	for (i = 0; i < (size_t)s->nenv; i++)
+		if (!s->env[i]) {
+			seterr(err, errlen, "environment entry %zu is missing",
+			       i);
+			return -EINVAL;
+		}
+	r = check_settings(s->points, s->build_id_len, err, errlen);
+	if (r)
+		return r;
+	for (i = 0; i < s->ndecisions; i++) {
+		const struct decision *d = &s->decisions[i];
+
+		r = check_decision(i, d->kind, d->timeout, d->thread, d->index,
+				   d->nalts, err, errlen);
+		if (r)
+			return r;
+	}
+	for (i = 0; i < s->nuser_points; i++) {
+		r = check_user_point(i, s->user_points[i].kind, err, errlen);
+		if (r)
+			return r;
+	}
+	for (i = 0; i < s->nevents; i++) {
+		const struct event *e = &s->events[i];
+
+		r = check_event(i, e->thread, e->kind, e->fn, err, errlen);
+		if (r)
+			return r;
+	}
+	return check_failure(s->failure < 0 ? UINT64_MAX : (uint64_t)s->failure,
+			     s->signal, s->fail_thread, err, errlen);
+}
+
+/* --- the top-level scan ------------------------------------------------ */
+
+struct scan {
+	bool has_version;
+	uint64_t version;
+	uint64_t count[F_COUNTED];
+	size_t bad_at;	 /* offset in the payload where the scan stopped */
+	bool bad;
+};
+
+static bool get_varint(const uint8_t *p, size_t len, size_t *pos,
+		       uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned shift;
+
+	for (shift = 0; shift < 64 && *pos < len; shift += 7) {
+		uint8_t b = p[(*pos)++];
+
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Walks the top-level fields without decoding them: finds format_version
+ * and counts the elements of each repeated field.  Nested messages are
+ * left to protobuf-c.
+ */
+static void scan_fields(const uint8_t *p, size_t len, struct scan *sc)
+{
+	size_t pos = 0;
+
+	memset(sc, 0, sizeof(*sc));
+	while (pos < len) {
+		size_t start = pos;
+		uint64_t tag, v, field;
+
+		if (!get_varint(p, len, &pos, &tag))
+			goto bad;
+		field = tag >> 3;
+		if (!field || field > 0x1fffffff)
+			goto bad;
+		switch (tag & 7) {
+		case 0: /* varint */
+			if (!get_varint(p, len, &pos, &v))
+				goto bad;
+			if (field == F_FORMAT_VERSION) {
+				sc->has_version = true;
+				sc->version = v;
+			}
+			break;
+		case 1: /* 64-bit */
+			if (len - pos < 8)
+				goto bad;
+			pos += 8;
+			break;
+		case 2: /* length-delimited */
+			if (!get_varint(p, len, &pos, &v) || v > len - pos)
+				goto bad;
+			pos += v;
+			break;
+		case 5: /* 32-bit */
+			if (len - pos < 4)
+				goto bad;
+			pos += 4;
+			break;
+		default: /* groups (3, 4) are not used; 6, 7 do not exist */
+			goto bad;
+		}
+		if (field < F_COUNTED)
+			sc->count[field]++;
+		continue;
+bad:
+		sc->bad = true;
+		sc->bad_at = start;
+		return;
+	}
+}
+
+/* --- protobuf-c allocator with a budget -------------------------------- */
+
+/*
+ * The scan bounds the element counts, but an element as small as two bytes
+ * on disk decodes to a ~90-byte struct.  The budget keeps a crafted file
+ * within a small multiple of its size; real schedules need under 16x (an
+ * event is at least 6 bytes on disk and 88 in memory).
+ */
+struct budget {
+	size_t left;
+	bool exceeded;
+};
+
+static void *budget_alloc(void *data, size_t size)
+{
+	struct budget *b = data;
+
+	if (size > b->left) {
+		b->exceeded = true;
+		return NULL;
+	}
+	b->left -= size;
+	return malloc(size);
+}
+
+static void budget_free(void *data, void *ptr)
+{
+	(void)data;
+	free(ptr);
+}
+
+/* --- decoding ------------------------------------------------------------ */
+
+/* Copies a bytes field to a C string; a NUL inside is refused. */
+static int dup_bytes(const ProtobufCBinaryData *b, char **out,
+		     const char *what, long idx, char *err, size_t errlen)
+{
+	char *c;
+
+	if (b->len && memchr(b->data, 0, b->len)) {
+		if (idx >= 0)
+			seterr(err, errlen, "%s %ld contains a NUL byte", what,
+			       idx);
+		else
+			seterr(err, errlen, "%s contains a NUL byte", what);
+		return -EINVAL;
+	}
+	c = malloc(b->len + 1);
+	if (!c) {
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (b->len)
+		memcpy(c, b->data, b->len);
+	c[b->len] = '\0';
+	*out = c;
+	return 0;
+}
+
+static int dup_str(const char *src, char **out, char *err, size_t errlen)
+{
+	*out = strdup(src ? src : "");
+	if (*out)
+		return 0;
+	seterr(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+static int dup_list(const ProtobufCBinaryData *b, size_t n, char ***out,
+		    const char *what, char *err, size_t errlen)
+{
+	size_t i;
+	int r;
+
+	/* NULL-terminated, so argv and env can be passed to execve */
+	*out = calloc(n + 1, sizeof(**out));
+	if (!*out) {
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		r = dup_bytes(&b[i], &(*out)[i], what, (long)i, err, errlen);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static void *alloc_array(size_t n, size_t size, char *err, size_t errlen)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		seterr(err, errlen, "out of memory");
+	return p;
+}
+
+static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
+		   size_t errlen)
+{
+	const Ptloom__Failure *f = m->failure;
+	size_t i;
+	int r;
+
+	s->format_version = m->format_version;
+
+	s->argc = (int)m->n_argv;
+	s->nenv = (int)m->n_env;
+	if ((r = dup_bytes(&m->program, &s->program, "program path", -1, err,
+			   errlen)) ||
+	    (r = dup_list(m->argv, m->n_argv, &s->argv, "argument", err,
+			  errlen)) ||
+	    (r = dup_list(m->env, m->n_env, &s->env, "environment entry", err,
+			  errlen)))
+		return r;
+	r = check_settings(m->points, m->build_id.len, err, errlen);
+	if (r)
+		return r;
+	if (m->build_id.len)
+		memcpy(s->build_id, m->build_id.data, m->build_id.len);
+	s->build_id_len = m->build_id.len;
+	s->program_size = m->program_size;
+	s->program_hash = m->program_hash;
+
+	s->points = m->points;
+	s->seed = m->seed;
+	s->preemption_bound = m->preemption_bound;
+	s->clock_start_realtime_ns = m->clock_start_realtime_ns;
+	s->clock_start_monotonic_ns = m->clock_start_monotonic_ns;
+	s->clock_quantum_ns = m->clock_quantum_ns;
+	if ((r = dup_str(m->strategy, &s->strategy, err, errlen)) ||
+	    (r = dup_str(m->ptloom_version, &s->ptloom_version, err, errlen)))
+		return r;
+
+	s->decisions = alloc_array(m->n_decisions, sizeof(*s->decisions), err,
+				   errlen);
+	if (!s->decisions)
+		return -ENOMEM;
+	s->ndecisions = m->n_decisions;
+	for (i = 0; i < m->n_decisions; i++) {
+		const Ptloom__Decision *d = m->decisions[i];
+
+		r = check_decision(i, d->kind, d->timeout, d->thread, d->index,
+				   d->nalts, err, errlen);
+		if (r)
+			return r;
+		s->decisions[i] = (struct decision){
+			.step = d->step,
+			.kind = (uint8_t)d->kind,
+			.timeout = d->timeout ? 1 : 0,
+			.thread = (uint16_t)d->thread,
+			.index = (uint16_t)d->index,
+			.nalts = (uint16_t)d->nalts,
+		};
+	}
+
+	s->user_points = alloc_array(m->n_user_points, sizeof(*s->user_points),
+				     err, errlen);
+	if (!s->user_points)
+		return -ENOMEM;
+	s->nuser_points = m->n_user_points;
+	for (i = 0; i < m->n_user_points; i++) {
+		const Ptloom__UserPoint *u = m->user_points[i];
+
+		r = check_user_point(i, u->kind, err, errlen);
+		if (r)
+			return r;
+		s->user_points[i].addr = u->addr;
+		s->user_points[i].kind = (uint8_t)u->kind;
+	}
+
+	s->fail_thread = -1;
+	if (f) {
+		r = check_failure(f->kind, f->signal, f->thread, err, errlen);
+		if (r)
+			return r;
+		s->failure = (int)f->kind;
+		s->signal = f->signal;
+		s->exit_status = f->exit_status;
+		s->fail_thread = f->thread;
+	}
+	if ((r = dup_bytes(f ? &f->location : &(ProtobufCBinaryData){ 0 },
+			   &s->location, "failure location", -1, err,
+			   errlen)) ||
+	    (r = dup_bytes(f ? &f->message : &(ProtobufCBinaryData){ 0 },
+			   &s->message, "failure message", -1, err, errlen)))
+		return r;
+	s->preemptions = m->preemptions;
+	s->trace_hash = m->trace_hash;
+
+	s->events = alloc_array(m->n_events, sizeof(*s->events), err, errlen);
+	if (!s->events)
+		return -ENOMEM;
+	s->nevents = m->n_events;
+	for (i = 0; i < m->n_events; i++) {
+		const Ptloom__Event *e = m->events[i];
+
+		r = check_event(i, e->thread, e->kind, e->fn, err, errlen);
+		if (r)
+			return r;
+		s->events[i] = (struct event){
+			.step = e->step,
+			.thread = (uint16_t)e->thread,
+			.kind = (uint8_t)e->kind,
+			.fn = (uint8_t)e->fn,
+			.preempt = e->preempt ? 1 : 0,
+			.decided = e->decided ? 1 : 0,
+			.obj = e->obj,
+			.pc = e->pc,
+			.arg = e->arg,
+		};
+	}
+
+	/* an empty name is "no name": NULL, as the tracer leaves it */
+	s->thread_names = alloc_array(m->n_thread_names,
+				      sizeof(*s->thread_names), err, errlen);
+	if (!s->thread_names)
+		return -ENOMEM;
+	s->nthread_names = (int)m->n_thread_names;
+	for (i = 0; i < m->n_thread_names; i++) {
+		if (!m->thread_names[i].len)
+			continue;
+		r = dup_bytes(&m->thread_names[i], &s->thread_names[i],
+			      "thread name", (long)i, err, errlen);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
+		    char *err, size_t errlen)
+{
+	struct budget b;
+	ProtobufCAllocator a = {
+		.alloc = budget_alloc,
+		.free = budget_free,
+		.allocator_data = &b,
+	};
+	Ptloom__Schedule *m;
+	const uint8_t *p;
+	struct scan sc;
+	size_t n;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	seterr(err, errlen, "%s", "");
+	if (!buf || !len) {
+		seterr(err, errlen, "empty file, not a ptloom schedule");
+		return -EINVAL;
+	}
+	if (len > SCHEDULE_MAX_BYTES) {
+		seterr(err, errlen,
+		       "schedule of %zu bytes is larger than the limit of "
+		       "%u MiB",
+		       len, SCHEDULE_MAX_BYTES >> 20);
+		return -EINVAL;
+	}
+	if (len < SCHEDULE_MAGIC_LEN ||
+	    memcmp(buf, SCHEDULE_MAGIC, SCHEDULE_MAGIC_LEN)) {
+		static const char script[] = "# ptloom schedule script";
+
+		if (len >= sizeof(script) - 1 &&
+		    !memcmp(buf, script, sizeof(script) - 1))
+			seterr(err, errlen,
+			       "not a ptloom schedule file (it is a schedule "
+			       "script)");
+		else
+			seterr(err, errlen, "not a ptloom schedule file");
+		return -EINVAL;
+	}
+	p = buf + SCHEDULE_MAGIC_LEN;
+	n = len - SCHEDULE_MAGIC_LEN;
+	if (!n) {
+		seterr(err, errlen, "truncated schedule: nothing after the "
+				    "file header");
+		return -EINVAL;
+	}
+
+	scan_fields(p, n, &sc);
+	if (sc.has_version && sc.version != SCHEDULE_FORMAT_VERSION) {
+		seterr(err, errlen,
+		       "schedule format version %llu is not supported (this "
+		       "ptloom reads version %d)",
+		       (unsigned long long)sc.version, SCHEDULE_FORMAT_VERSION);
+		return -EINVAL;
+	}
+	if (sc.bad) {
+		seterr(err, errlen,
+		       "damaged or truncated schedule: bad field at byte %zu",
+		       sc.bad_at + SCHEDULE_MAGIC_LEN);
+		return -EINVAL;
+	}
+	if (!sc.has_version) {
+		seterr(err, errlen,
+		       "schedule format version 0 is not supported (this "
+		       "ptloom reads version %d)",
+		       SCHEDULE_FORMAT_VERSION);
+		return -EINVAL;
+	}
+	r = check_counts(sc.count[F_ARGV], sc.count[F_ENV],
+			 sc.count[F_DECISIONS], sc.count[F_USER_POINTS],
+			 sc.count[F_EVENTS], sc.count[F_THREAD_NAMES], err,
+			 errlen);
+	if (r)
+		return r;
+
+	b.left = 32 * n + (16u << 20);
+	b.exceeded = false;
+	m = ptloom__schedule__unpack(&a, n, p);
+	if (!m) {
+		if (b.exceeded)
+			seterr(err, errlen,
+			       "schedule needs too much memory to decode");
+		else
+			seterr(err, errlen,
+			       "damaged or truncated schedule: the protobuf "
+			       "message does not decode");
+		return -EINVAL;
+	}
+	r = convert(m, s, err, errlen);
+	ptloom__schedule__free_unpacked(m, &a);
+	if (r) {
+		schedule_free(s);
+		return r;
+	}
+	return 0;
+}
+
+/* Reads at most max + 1 bytes, so an oversized file is seen as such. */
+static int read_bounded(int fd, size_t max, uint8_t **out, size_t *outlen)
+{
+	size_t cap = 64 << 10, len = 0;
+	uint8_t *buf = malloc(cap), *nb;
+	ssize_t k;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len == cap) {
+			if (cap > max) {
+				break;
+			}
+			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		k = read(fd, buf + len, cap - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+
+			free(buf);
+			return -e;
+		}
+		if (!k)
+			break;
+		len += (size_t)k;
+	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+/* Opens for reading without blocking on a FIFO; regular files only. */
+static int open_regular(const char *path, int *fdp, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st)) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+	}
+	*fdp = fd;
+	return 0;
+}
+
+int schedule_load(const char *path, struct schedule *s, char *err,
+		  size_t errlen)
+{
+	struct stat st;
+	uint8_t *buf;
+	size_t len;
+	int fd, r;
+
+	memset(s, 0, sizeof(*s));
+	r = open_regular(path, &fd, &st);
+	if (r == -EINVAL) {
+		seterr(err, errlen, "not a regular file");
+		return r;
+	}
+	if (r) {
+		seterr(err, errlen, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if ((uint64_t)st.st_size > SCHEDULE_MAX_BYTES) {
+		close(fd);
+		seterr(err, errlen,
+		       "schedule of %llu bytes is larger than the limit of %u "
+		       "MiB",
+		       (unsigned long long)st.st_size,
+		       SCHEDULE_MAX_BYTES >> 20);
+		return -EINVAL;
+	}
+	r = read_bounded(fd, SCHEDULE_MAX_BYTES, &buf, &len);
+	close(fd);
+	if (r) {
+		seterr(err, errlen, "cannot read: %s", strerror(-r));
+		return r;
+	}
+	r = schedule_decode(buf, len, s, err, errlen);
+	free(buf);
+	return r;
+}
+
+/* --- encoding ------------------------------------------------------------ */
+
+static char empty[] = "";
+
+static ProtobufCBinaryData bin(const char *c)
+{
+	return (ProtobufCBinaryData){
+		.len = c ? strlen(c) : 0,
+		.data = (uint8_t *)(uintptr_t)c,
+	};
+}
+
+static char *str(const char *c)
+{
+	return c ? (char *)(uintptr_t)c : empty;
+}
+
+/* The message borrows the struct's strings; only the arrays are ours. */
+struct wire {
+	Ptloom__Schedule m;
+	Ptloom__Failure f;
+	ProtobufCBinaryData *argv, *env, *names;
+	Ptloom__Decision *dec, **decp;
+	Ptloom__UserPoint *up, **upp;
+	Ptloom__Event *ev, **evp;
+};
+
+static void wire_free(struct wire *w)
+{
+	free(w->argv);
+	free(w->env);
+	free(w->names);
+	free(w->dec);
+	free(w->decp);
+	free(w->up);
+	free(w->upp);
+	free(w->ev);
+	free(w->evp);
+}
+
+static int wire_fill(struct wire *w, const struct schedule *s)
+{
+	size_t i, nd = s->ndecisions, nu = s->nuser_points, ne = s->nevents;
+	size_t na = (size_t)s->argc, nv = (size_t)s->nenv;
+	size_t nt = (size_t)s->nthread_names;
+
+	w->argv = calloc(na + 1, sizeof(*w->argv));
+	w->env = calloc(nv + 1, sizeof(*w->env));
+	w->names = calloc(nt + 1, sizeof(*w->names));
+	w->dec = calloc(nd + 1, sizeof(*w->dec));
+	w->decp = calloc(nd + 1, sizeof(*w->decp));
+	w->up = calloc(nu + 1, sizeof(*w->up));
+	w->upp = calloc(nu + 1, sizeof(*w->upp));
+	w->ev = calloc(ne + 1, sizeof(*w->ev));
+	w->evp = calloc(ne + 1, sizeof(*w->evp));
+	if (!w->argv || !w->env || !w->names || !w->dec || !w->decp ||
+	    !w->up || !w->upp || !w->ev || !w->evp)
+		return -ENOMEM;
+
+	ptloom__schedule__init(&w->m);
+	w->m.format_version = SCHEDULE_FORMAT_VERSION;
+	w->m.program = bin(s->program);
+	for (i = 0; i < na; i++)
+		w->argv[i] = bin(s->argv[i]);
+	w->m.n_argv = na;
+	w->m.argv = w->argv;
+	for (i = 0; i < nv; i++)
+		w->env[i] = bin(s->env[i]);
+	w->m.n_env = nv;
+	w->m.env = w->env;
+	w->m.build_id.len = s->build_id_len;
+	w->m.build_id.data = (uint8_t *)(uintptr_t)s->build_id;
+	w->m.program_size = s->program_size;
+	w->m.program_hash = s->program_hash;
+
+	w->m.points = s->points;
+	w->m.seed = s->seed;
+	w->m.strategy = str(s->strategy);
+	w->m.preemption_bound = s->preemption_bound;
+	w->m.clock_start_realtime_ns = s->clock_start_realtime_ns;
+	w->m.clock_start_monotonic_ns = s->clock_start_monotonic_ns;
+	w->m.clock_quantum_ns = s->clock_quantum_ns;
+	w->m.ptloom_version = str(s->ptloom_version);
+
+	for (i = 0; i < nd; i++) {
+		const struct decision *d = &s->decisions[i];
+
+		ptloom__decision__init(&w->dec[i]);
+		w->dec[i].step = d->step;
+		w->dec[i].kind = d->kind;
+		w->dec[i].timeout = d->timeout;
+		w->dec[i].thread = d->thread;
+		w->dec[i].index = d->index;
+		w->dec[i].nalts = d->nalts;
+		w->decp[i] = &w->dec[i];
+	}
+	w->m.n_decisions = nd;
+	w->m.decisions = w->decp;
+	for (i = 0; i < nu; i++) {
+		ptloom__user_point__init(&w->up[i]);
+		w->up[i].addr = s->user_points[i].addr;
+		w->up[i].kind = s->user_points[i].kind;
+		w->upp[i] = &w->up[i];
+	}
+	w->m.n_user_points = nu;
+	w->m.user_points = w->upp;
+
+	ptloom__failure__init(&w->f);
+	w->f.kind = (uint32_t)s->failure;
+	w->f.signal = s->signal;
+	w->f.exit_status = s->exit_status;
+	w->f.thread = s->fail_thread;
+	w->f.location = bin(s->location);
+	w->f.message = bin(s->message);
+	w->m.failure = &w->f;
+	w->m.preemptions = s->preemptions;
+	w->m.trace_hash = s->trace_hash;
+
+	for (i = 0; i < ne; i++) {
+		const struct event *e = &s->events[i];
+
+		ptloom__event__init(&w->ev[i]);
+		w->ev[i].step = e->step;
+		w->ev[i].thread = e->thread;
+		w->ev[i].kind = e->kind;
+		w->ev[i].fn = e->fn;
+		w->ev[i].preempt = e->preempt;
+		w->ev[i].decided = e->decided;
+		w->ev[i].obj = e->obj;
+		w->ev[i].pc = e->pc;
+		w->ev[i].arg = e->arg;
+		w->evp[i] = &w->ev[i];
+	}
+	w->m.n_events = ne;
+	w->m.events = w->evp;
+	for (i = 0; i < nt; i++)
+		w->names[i] = bin(s->thread_names[i]);
+	w->m.n_thread_names = nt;
+	w->m.thread_names = w->names;
+	return 0;
+}
+
+int schedule_encode(const struct schedule *s, uint8_t **buf, size_t *len)
+{
+	struct wire w = { 0 };
+	char err[256];
+	size_t n;
+	uint8_t *out;
+	int r;
+
+	*buf = NULL;
+	*len = 0;
+	r = check_schedule(s, err, sizeof(err));
+	if (r)
+		return r;
+	r = wire_fill(&w, s);
+	if (r)
+		goto out_free_wire;
+	n = ptloom__schedule__get_packed_size(&w.m);
+	if (n > SCHEDULE_MAX_BYTES - SCHEDULE_MAGIC_LEN) {
+		r = -EFBIG;
+		goto out_free_wire;
+	}
+	out = malloc(SCHEDULE_MAGIC_LEN + n);
+	if (!out) {
+		r = -ENOMEM;
+		goto out_free_wire;
+	}
+	memcpy(out, SCHEDULE_MAGIC, SCHEDULE_MAGIC_LEN);
+	ptloom__schedule__pack(&w.m, out + SCHEDULE_MAGIC_LEN);
+	*buf = out;
+	*len = SCHEDULE_MAGIC_LEN + n;
+out_free_wire:
+	wire_free(&w);
+	return r;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Makes the rename durable; failure here loses nothing already written. */
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int schedule_save(const char *path, const struct schedule *s)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) : 0;
+	char *tmp, *dir;
+	uint8_t *buf;
+	size_t len;
+	int fd, r;
+
+	if (!*path || (slash && !slash[1]))
+		return -EINVAL;
+	r = schedule_encode(s, &buf, &len);
+	if (r)
+		return r;
+	/* ".NAME.XXXXXX" beside the target, so rename(2) stays in one fs */
+	if (asprintf(&tmp, "%.*s%s.%s.XXXXXX", (int)dirlen, path,
+		     slash ? "/" : "", slash ? slash + 1 : path) < 0) {
+		r = -ENOMEM;
+		goto out_free_buf;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		r = -errno;
+		goto out_free_tmp;
+	}
+	if (fchmod(fd, 0644) || (r = write_all(fd, buf, len)) || fsync(fd)) {
+		r = r ? r : -errno;
+		close(fd);
+		goto out_unlink;
+	}
+	if (close(fd) || rename(tmp, path)) {
+		r = -errno;
+		goto out_unlink;
+	}
+	dir = slash ? strndup(path, dirlen ? dirlen : 1) : strdup(".");
+	if (dir) {
+		sync_dir(dir);
+		free(dir);
+	}
+	goto out_free_tmp;
+out_unlink:
+	unlink(tmp);
+out_free_tmp:
+	free(tmp);
+out_free_buf:
+	free(buf);
+	return r;
+}
+
+void schedule_free(struct schedule *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	free(s->program);
+	for (i = 0; s->argv && i < s->argc; i++)
+		free(s->argv[i]);
+	free(s->argv);
+	for (i = 0; s->env && i < s->nenv; i++)
+		free(s->env[i]);
+	free(s->env);
+	free(s->strategy);
+	free(s->ptloom_version);
+	free(s->decisions);
+	free(s->user_points);
+	free(s->location);
+	free(s->message);
+	free(s->events);
+	for (i = 0; s->thread_names && i < s->nthread_names; i++)
+		free(s->thread_names[i]);
+	free(s->thread_names);
+	memset(s, 0, sizeof(*s));
+}
+
+int schedule_hash_file(const char *path, uint64_t *hash, uint64_t *size)
+{
+	uint64_t h = 0xcbf29ce484222325ull, n = 0;
+	uint8_t buf[64 << 10];
+	struct stat st;
+	ssize_t k, i;
+	int fd, r;
+
+	r = open_regular(path, &fd, &st);
+	if (r)
+		return r;
+	for (;;) {
+		k = read(fd, buf, sizeof(buf));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			r = -errno;
+			close(fd);
+			return r;
+		}
+		if (!k)
+			break;
+		for (i = 0; i < k; i++) {
+			h ^= buf[i];
+			h *= 0x100000001b3ull;
+		}
+		n += (uint64_t)k;
+	}
+	close(fd);
+	*hash = h;
+	*size = n;
+	return 0;
+}

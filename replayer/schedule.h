@@ -1,0 +1,101 @@
+/*
+ * A schedule in memory: what a schedule file (proto/schedule.proto) holds.
+ * Loading treats the file as untrusted input: it never asserts, checks the
+ * format version first, and returns -EINVAL with a message.
+ */
+#ifndef PTLOOM_SCHEDULE_H
+#define PTLOOM_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include "../tracer/event.h"
+#include "../tracer/tracer.h"
+
+#define SCHEDULE_FORMAT_VERSION 1
+#define SCHEDULE_MAX_BYTES (64u << 20) /* larger files are refused */
+/* Larger counts are refused on load and on save (untrusted input must not
+ * make the loader allocate gigabytes from a small file). */
+#define SCHEDULE_MAX_DECISIONS (1u << 23)
+#define SCHEDULE_MAX_EVENTS (1u << 23)
+#define SCHEDULE_MAX_USER_POINTS (1u << 20)
+#define SCHEDULE_MAX_ARGS (1u << 16)	    /* argv and env entries, each */
+#define SCHEDULE_MAX_THREADS 65536	    /* T-numbers are 0..65535 */
+#define SCHEDULE_STEP_UNKNOWN UINT32_MAX  /* decision.step from a script */
+
+struct schedule {
+	uint32_t format_version;
+	/* the program's identity */
+	char *program;		/* path as run */
+	char **argv;		/* argv[0..argc-1] */
+	int argc;
+	char **env;		/* the environment that matters, "K=V" */
+	int nenv;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	uint64_t program_size;
+	uint64_t program_hash;	/* FNV-1a 64 of the file's bytes */
+	/* settings that shape execution */
+	unsigned points;	/* POINTS_* */
+	uint64_t seed;
+	char *strategy;		/* "dfs", "random", "pct", "script" */
+	uint32_t preemption_bound;
+	uint64_t clock_start_realtime_ns;
+	uint64_t clock_start_monotonic_ns;
+	uint64_t clock_quantum_ns;
+	char *ptloom_version;
+	/* the schedule proper */
+	struct decision *decisions;
+	size_t ndecisions;
+	struct user_point *user_points; /* adaptive and race points */
+	size_t nuser_points;
+	/* what happened */
+	int failure;		/* enum failure_kind */
+	int signal;
+	int exit_status;
+	int fail_thread;
+	char *location;
+	char *message;
+	uint32_t preemptions;
+	uint64_t trace_hash;
+	struct event *events;
+	size_t nevents;
+	struct sym_entry *syms;	/* names of the events' code and objects */
+	size_t nsyms;
+	char **thread_names;	/* index = T-number; may be NULL entries */
+	int nthread_names;
+};
+
+/* Returns 0, or -EINVAL/-errno with a one-line reason in err (no newline,
+ * without the file name: the caller prefixes it).  On error *s is left
+ * zeroed, so schedule_free(s) is always safe.  A loaded (or parsed)
+ * schedule's strings are never NULL (absent = ""), except thread_names
+ * entries; argv and env are also NULL-terminated, ready for execve. */
+int schedule_load(const char *path, struct schedule *s, char *err,
+		  size_t errlen);
+/* Decode from memory (used by schedule_load and the fuzzer). */
+int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
+		    char *err, size_t errlen);
+/* Writes atomically (temp file in the same directory, fsync, rename); the
+ * directory must exist.  Returns 0, -EINVAL if s holds values a load would
+ * refuse, -EFBIG if it encodes to more than SCHEDULE_MAX_BYTES, or -errno. */
+int schedule_save(const char *path, const struct schedule *s);
+/* The file's bytes (magic + message) in a malloc'd buffer; the same
+ * checks and errors as schedule_save. */
+int schedule_encode(const struct schedule *s, uint8_t **buf, size_t *len);
+void schedule_free(struct schedule *s);
+
+/* The editable text form ("script"): one decision per line.
+ * schedule_write_script prints s; schedule_parse_script reads one (only the
+ * decisions and settings; the program identity is optional).  Parsed
+ * decisions have nalts = 0 (match by thread) and, unless a line gives
+ * "step N:", step = SCHEDULE_STEP_UNKNOWN.  Parse errors are -EINVAL with
+ * "line N: ..." in err. */
+int schedule_write_script(FILE *f, const struct schedule *s);
+int schedule_parse_script(const char *text, size_t len, struct schedule *s,
+			  char *err, size_t errlen);
+
+/* 64-bit FNV-1a of a file's bytes and its size; 0 or -errno. */
+int schedule_hash_file(const char *path, uint64_t *hash, uint64_t *size);
+
+#endif

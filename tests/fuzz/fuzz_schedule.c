@@ -1,0 +1,130 @@
+/*
+ * libFuzzer harness for the two readers of untrusted schedules: the file
+ * decoder (schedule_decode) and the script parser (schedule_parse_script).
+ * tests/fuzz/run.sh builds it with ASan and UBSan and runs it over a copy
+ * of tests/corpus.
+ *
+ * Besides "never crash, never hang, never leak", it checks the contracts
+ * the rest of ptloom relies on:
+ *   - a refusal is -EINVAL (or -ENOMEM) with one non-empty line in err;
+ *   - whatever is accepted can be saved again, and reads back the same
+ *     (so ptloom never writes a file it would refuse);
+ *   - a parsed script, written out and parsed again, has the same
+ *     decisions and settings.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* open_memstream */
+#endif
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../replayer/schedule.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_refusal(int r, const char *err)
+{
+	if (r != -EINVAL && r != -ENOMEM)
+		abort();
+	if (!err[0] || strchr(err, '\n'))
+		abort();
+}
+
+static void same_decisions(const struct schedule *a, const struct schedule *b,
+			   int exact)
+{
+	size_t i;
+
+	if (a->ndecisions != b->ndecisions || a->seed != b->seed ||
+	    a->points != b->points)
+		abort();
+	for (i = 0; i < a->ndecisions; i++) {
+		const struct decision *x = &a->decisions[i];
+		const struct decision *y = &b->decisions[i];
+
+		if (x->kind != y->kind || x->thread != y->thread ||
+		    x->timeout != y->timeout)
+			abort();
+		if (exact && (x->step != y->step || x->index != y->index ||
+			      x->nalts != y->nalts))
+			abort();
+	}
+}
+
+/* Writes s as a script and parses it back: same decisions, same settings,
+ * whatever text the file's strings hold. */
+static void script_round_trip(const struct schedule *s)
+{
+	struct schedule t;
+	char err[256], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		abort();
+	if (schedule_write_script(f, s) || fclose(f))
+		abort();
+	if (schedule_parse_script(text, len, &t, err, sizeof(err)))
+		abort();
+	same_decisions(s, &t, 0);
+	schedule_free(&t);
+	free(text);
+}
+
+static void fuzz_file(const uint8_t *data, size_t size)
+{
+	struct schedule s, t;
+	char err[256];
+	uint8_t *buf;
+	size_t len;
+	int r;
+
+	r = schedule_decode(data, size, &s, err, sizeof(err));
+	if (r) {
+		check_refusal(r, err);
+		schedule_free(&s);
+		return;
+	}
+	if (schedule_encode(&s, &buf, &len))
+		abort();
+	if (schedule_decode(buf, len, &t, err, sizeof(err)))
+		abort();
+	same_decisions(&s, &t, 1);
+	script_round_trip(&s);
+	if (s.nevents != t.nevents || s.argc != t.argc ||
+	    s.nthread_names != t.nthread_names ||
+	    strcmp(s.program, t.program) || strcmp(s.message, t.message))
+		abort();
+	schedule_free(&t);
+	free(buf);
+	schedule_free(&s);
+}
+
+static void fuzz_script(const uint8_t *data, size_t size)
+{
+	struct schedule s;
+	char err[256];
+	int r;
+
+	r = schedule_parse_script((const char *)data, size, &s, err,
+				  sizeof(err));
+	if (r) {
+		check_refusal(r, err);
+		if (r == -EINVAL && strncmp(err, "line ", 5))
+			abort();
+		schedule_free(&s);
+		return;
+	}
+	script_round_trip(&s);
+	schedule_free(&s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_file(data, size);
+	fuzz_script(data, size);
+	return 0;
+}

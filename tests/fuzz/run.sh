@@ -1,0 +1,101 @@
+#!/bin/bash
+# Fuzzes the schedule-file decoder and the script parser with libFuzzer
+# (tests/fuzz/fuzz_schedule.c), under ASan and UBSan, starting from a copy
+# of tests/corpus.
+#
+#   tests/fuzz/run.sh [SECONDS]        default 20, or $FUZZ_SECONDS
+#
+# Exits 0 if nothing was found, non-zero on a crash, a leak, a hang or a
+# broken contract (the input is kept and its path printed), and 77 (skip)
+# when clang's libFuzzer is missing and we are not root to install it.
+# As root it installs what is missing with apt-get, and only that.
+set -euo pipefail
+
+secs=${1:-${FUZZ_SECONDS:-20}}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+keep=${FUZZ_ARTIFACTS:-/tmp/ptloom-fuzz-artifacts}
+
+log() { echo "fuzz: $*" >&2; }
+
+apt_updated=
+install() {
+	if [ "$(id -u)" != 0 ]; then
+		log "missing $*, and not root to install it: skipping"
+		exit 77
+	fi
+	if [ -z "$apt_updated" ]; then
+		apt-get update -qq
+		apt_updated=1
+	fi
+	log "installing $*"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "$@" >/dev/null
+}
+
+command -v clang >/dev/null || install clang
+command -v protoc-c >/dev/null || install protobuf-c-compiler
+[ -e /usr/include/protobuf-c/protobuf-c.h ] || install libprotobuf-c-dev
+
+tmp=$(mktemp -d /tmp/ptloom-fuzz.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# libFuzzer comes with compiler-rt, in a package named after clang's major
+# version on Debian (libclang-rt-14-dev for clang 14)
+probe() {
+	echo 'int LLVMFuzzerTestOneInput(const char *d, long n)
+	      { (void)d; (void)n; return 0; }' |
+		clang -fsanitize=fuzzer -x c - -o "$tmp/probe" 2>/dev/null
+}
+if ! probe; then
+	major=$(clang -dumpversion | cut -d. -f1)
+	install "libclang-rt-$major-dev"
+	probe || { log "clang -fsanitize=fuzzer still does not link"; exit 1; }
+fi
+
+protoc-c --proto_path="$root/proto" --c_out="$tmp" "$root/proto/schedule.proto"
+clang -std=c17 -g -O1 -Wall -Wextra -Werror \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-I"$tmp" \
+	"$root/tests/fuzz/fuzz_schedule.c" \
+	"$root/replayer/schedule.c" "$root/replayer/script.c" \
+	"$root/tracer/event.c" "$tmp/schedule.pb-c.c" \
+	-lprotobuf-c -o "$tmp/fuzz_schedule"
+
+# libFuzzer adds what it finds to its first corpus directory: a copy
+mkdir "$tmp/corpus"
+cp "$root"/tests/corpus/*.pb "$root"/tests/corpus/*.txt "$tmp/corpus/"
+cat >"$tmp/dict" <<'DICT'
+"PTLOOM\x00\x01"
+"\x08\x01"
+"# ptloom schedule script v1\x0a"
+"run T"
+"wake T"
+"timeout T"
+"step "
+": "
+"seed "
+"points "
+"sync"
+"atomics"
+"races"
+"none"
+"# "
+"\x0a"
+DICT
+
+mkdir -p "$keep"
+log "running for ${secs}s"
+set +e
+"$tmp/fuzz_schedule" -max_total_time="$secs" -max_len=4096 -timeout=10 \
+	-rss_limit_mb=2048 -print_final_stats=1 -dict="$tmp/dict" \
+	-artifact_prefix="$keep/" "$tmp/corpus" 2>"$tmp/log"
+rc=$?
+set -e
+grep -E '^(stat::number_of_executed_units|stat::new_units_added)|^#[0-9]+ *DONE' \
+	"$tmp/log" >&2 || true
+if [ $rc -ne 0 ]; then
+	tail -n 60 "$tmp/log" >&2
+	log "FAILED (exit $rc); the input is in $keep/"
+	exit 1
+fi
+log "passed: no crash in ${secs}s"

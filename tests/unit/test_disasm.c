@@ -1,0 +1,394 @@
+/*
+ * analysis/disasm: decoding of the instructions that become scheduling
+ * points, their effective addresses, and sweeps of bytes and of ELF files
+ * (this test binary itself).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../analysis/disasm.h"
+
+/* Decode the bytes given; they must make exactly one instruction. */
+#define DECODE(in, addr, ...)                                                  \
+	do {                                                                   \
+		static const uint8_t code_[] = { __VA_ARGS__ };                \
+		cr_assert_eq(                                                  \
+			disasm_decode(code_, sizeof(code_), (addr), (in)), 0); \
+		cr_assert_eq((in)->len, sizeof(code_));                        \
+	} while (0)
+
+Test(disasm, lock_cmpxchg)
+{
+	struct insn_info in;
+
+	DECODE(&in, 0x1000, 0xf0, 0x48, 0x0f, 0xb1, 0x17);
+	cr_assert(in.is_atomic);
+	/* capstone 4 reports the operand as read only */
+	cr_assert(in.mem_read && in.mem_write);
+	cr_assert_eq(in.size, 8);
+	cr_assert_eq(in.nmem, 1);
+	cr_assert_eq(in.mem[0].base, DISASM_REG_RDI);
+	cr_assert_eq(in.mem[0].index, DISASM_REG_NONE);
+	cr_assert(!in.stack_relative && !in.tls);
+}
+
+Test(disasm, xchg_with_memory_is_atomic)
+{
+	struct insn_info in;
+
+	DECODE(&in, 0, 0x87, 0x06); /* xchg %eax,(%rsi) */
+	cr_assert(in.is_atomic);
+	cr_assert(in.mem_read && in.mem_write);
+	cr_assert_eq(in.size, 4);
+	cr_assert_eq(in.mem[0].base, DISASM_REG_RSI);
+
+	DECODE(&in, 0, 0x93); /* xchg %eax,%ebx */
+	cr_assert(!in.is_atomic);
+	cr_assert_eq(in.nmem, 0);
+	DECODE(&in, 0, 0x66, 0x90); /* xchg %ax,%ax: a nop */
+	cr_assert(!in.is_atomic);
+}
+
+Test(disasm, xadd_needs_lock)
+{
+	struct insn_info in;
+
+	DECODE(&in, 0, 0xf0, 0x0f, 0xc1, 0x47, 0x08); /* lock xadd 8(%rdi) */
+	cr_assert(in.is_atomic);
+	cr_assert_eq(in.mem[0].disp, 8);
+	cr_assert_eq(in.size, 4);
+	DECODE(&in, 0, 0x0f, 0xc1, 0x07); /* xadd %eax,(%rdi) */
+	cr_assert(!in.is_atomic);
+	cr_assert(in.mem_write);
+}
+
+Test(disasm, cmpxchg16b_and_lock_or)
+{
+	struct insn_info in;
+
+	DECODE(&in, 0, 0x48, 0x0f, 0xc7, 0x0f); /* cmpxchg16b (%rdi) */
+	cr_assert(in.is_atomic && in.mem_write);
+	cr_assert_eq(in.size, 16);
+	DECODE(&in, 0, 0xf0, 0x83, 0x08, 0x01); /* lock orl $1,(%rax) */
+	cr_assert(in.is_atomic && in.mem_read && in.mem_write);
+}
+
+Test(disasm, rip_relative_store_is_resolved)
+{
+	struct insn_info in;
+	struct user_regs_struct regs = { .rip = 0xdead };
+
+	/* mov %eax,0x1234(%rip) */
+	DECODE(&in, 0x401000, 0x89, 0x05, 0x34, 0x12, 0x00, 0x00);
+	cr_assert(in.rip_relative);
+	cr_assert(in.mem_write && !in.mem_read);
+	cr_assert_eq(in.mem[0].base, DISASM_REG_NONE);
+	cr_assert_eq(in.mem[0].disp, 0x401000 + 6 + 0x1234);
+	cr_assert_eq(disasm_effective_addr(&in, &regs), 0x401000 + 6 + 0x1234);
+	cr_assert(!in.stack_relative);
+
+	disasm_relocate(&in, 0x555555554000);
+	cr_assert_eq(in.addr, 0x555555554000 + 0x401000);
+	cr_assert_eq(disasm_effective_addr(&in, &regs),
+		     0x555555554000 + 0x401000 + 6 + 0x1234);
+}
+
+Test(disasm, stack_accesses)
+{
+	struct insn_info in;
+
+	DECODE(&in, 0, 0x48, 0x8b, 0x04, 0x24); /* mov (%rsp),%rax */
+	cr_assert(in.stack_relative && in.mem_read && !in.mem_write);
+	DECODE(&in, 0, 0x48, 0x8b, 0x45, 0x08); /* mov 8(%rbp),%rax */
+	cr_assert(in.stack_relative);
+	/* mov 0(%rbp,%rbx,8),%rax: rbp indexed is not a frame access */
+	DECODE(&in, 0, 0x48, 0x8b, 0x44, 0xdd, 0x00);
+	cr_assert(!in.stack_relative);
+}
+
+Test(disasm, fs_access_is_tls)
+{
+	struct insn_info in;
+	struct user_regs_struct regs = { .fs_base = 0x7ffff7d8a740,
+					 .rax = 0x10 };
+
+	/* mov %fs:0x28,%rax */
+	DECODE(&in, 0, 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00);
+	cr_assert(in.tls);
+	cr_assert_eq(in.mem[0].seg, DISASM_SEG_FS);
+	cr_assert_eq(disasm_effective_addr(&in, &regs), 0x7ffff7d8a740 + 0x28);
+
+	DECODE(&in, 0, 0x64, 0x48, 0x8b, 0x18); /* mov %fs:(%rax),%rbx */
+	cr_assert(in.tls);
+	cr_assert_eq(disasm_effective_addr(&in, &regs), 0x7ffff7d8a740 + 0x10);
+}
+
+Test(disasm, push_register)
+{
+	struct insn_info in;
+	struct user_regs_struct regs = { .rbx = 42, .r12 = 7 };
+
+	DECODE(&in, 0, 0x53); /* push %rbx */
+	cr_assert(in.is_push_reg);
+	cr_assert_eq(in.push_reg, DISASM_REG_RBX);
+	cr_assert_eq(disasm_reg_value(in.push_reg, &regs), 42);
+	cr_assert_eq(in.nmem, 0);
+
+	DECODE(&in, 0, 0x41, 0x54); /* push %r12 */
+	cr_assert(in.is_push_reg);
+	cr_assert_eq(disasm_reg_value(in.push_reg, &regs), 7);
+
+	DECODE(&in, 0, 0xff, 0x30); /* push (%rax): not emulable as a reg */
+	cr_assert(!in.is_push_reg);
+	cr_assert(in.mem_read);
+	DECODE(&in, 0, 0x6a, 0x05); /* push $5 */
+	cr_assert(!in.is_push_reg);
+	DECODE(&in, 0, 0x66, 0x55); /* push %bp */
+	cr_assert(!in.is_push_reg);
+}
+
+Test(disasm, effective_address)
+{
+	struct insn_info in;
+	struct user_regs_struct regs = { .rax = 0x1000, .rbx = 3 };
+
+	DECODE(&in, 0, 0x8b, 0x4c, 0x98, 0x10); /* mov 0x10(%rax,%rbx,4) */
+	cr_assert_eq(in.mem[0].scale, 4);
+	cr_assert_eq(disasm_effective_addr(&in, &regs), 0x1000 + 12 + 0x10);
+
+	regs.rax = 0x100000010ULL;
+	DECODE(&in, 0, 0x67, 0x8b, 0x18); /* mov (%eax),%ebx */
+	cr_assert(in.mem[0].addr32);
+	cr_assert_eq(disasm_effective_addr(&in, &regs), 0x10);
+}
+
+Test(disasm, stores_capstone_misreports)
+{
+	struct insn_info in;
+
+	DECODE(&in, 0, 0x66, 0x0f, 0xd6, 0x00); /* movq %xmm0,(%rax) */
+	cr_assert(in.mem_write);
+	DECODE(&in, 0, 0xdd, 0x18); /* fstpl (%rax) */
+	cr_assert(in.mem_write && !in.mem_read);
+	DECODE(&in, 0, 0x0f, 0xae, 0x18); /* stmxcsr (%rax) */
+	cr_assert(in.mem_write);
+	DECODE(&in, 0, 0xd0, 0x00); /* rolb (%rax) */
+	cr_assert(in.mem_write);
+	DECODE(&in, 0, 0x83, 0x3f, 0x00); /* cmpl $0,(%rdi) */
+	cr_assert(in.mem_read && !in.mem_write);
+	DECODE(&in, 0, 0x0f, 0xa3, 0x07); /* bt %eax,(%rdi) */
+	cr_assert(!in.mem_write);
+}
+
+Test(disasm, address_without_access)
+{
+	struct insn_info in;
+
+	DECODE(&in, 0, 0x48, 0x8d, 0x58, 0x08); /* lea 8(%rax),%rbx */
+	cr_assert_eq(in.nmem, 0);
+	cr_assert(!in.mem_read && !in.mem_write);
+	DECODE(&in, 0, 0x66, 0x0f, 0x1f, 0x04, 0x00); /* nopw (%rax,%rax) */
+	cr_assert(!in.mem_read && !in.mem_write);
+	DECODE(&in, 0, 0x0f, 0x18, 0x08); /* prefetcht0 (%rax) */
+	cr_assert(!in.mem_read);
+}
+
+Test(disasm, string_ops)
+{
+	struct insn_info in;
+
+	DECODE(&in, 0, 0xf3, 0xa4); /* rep movsb */
+	cr_assert(in.is_string_op && in.has_rep);
+	cr_assert_eq(in.nmem, 2);
+	cr_assert(in.mem[0].write && in.mem[0].base == DISASM_REG_RDI);
+	cr_assert(in.mem[1].read && !in.mem[1].write);
+	cr_assert_eq(in.mem[1].base, DISASM_REG_RSI);
+	DECODE(&in, 0, 0xae); /* scasb: reads (%rdi) */
+	cr_assert(in.is_string_op && !in.has_rep && !in.mem_write);
+	/* movsd %xmm0,(%rax) shares capstone's id with the string movsd */
+	DECODE(&in, 0, 0xf2, 0x0f, 0x11, 0x00);
+	cr_assert(!in.is_string_op && in.mem_write);
+}
+
+Test(disasm, control_flow)
+{
+	struct insn_info in;
+
+	DECODE(&in, 0x1000, 0xe8, 0x00, 0x00, 0x00, 0x00); /* call next */
+	cr_assert(in.is_call && !in.is_jump);
+	cr_assert_eq(in.target, 0x1005);
+	DECODE(&in, 0, 0xc3);
+	cr_assert(in.is_ret);
+	/* jmp *0x10(%rip) */
+	DECODE(&in, 0x2000, 0xff, 0x25, 0x10, 0x00, 0x00, 0x00);
+	cr_assert(in.is_jump && in.mem_read && in.rip_relative);
+	cr_assert_eq(in.mem[0].disp, 0x2016);
+	cr_assert_eq(in.target, 0);
+}
+
+Test(disasm, invalid_bytes)
+{
+	static const uint8_t bad[] = { 0x06 }; /* push %es: invalid in 64-bit */
+	static const uint8_t cut[] = { 0xf0, 0x48, 0x0f }; /* truncated */
+	struct insn_info in;
+
+	cr_assert_eq(disasm_decode(bad, sizeof(bad), 0, &in), -EINVAL);
+	cr_assert_eq(disasm_decode(cut, sizeof(cut), 0, &in), -EINVAL);
+	cr_assert_eq(disasm_decode(cut, 0, 0, &in), -EINVAL);
+}
+
+Test(disasm, format)
+{
+	static const uint8_t cx[] = { 0xf0, 0x48, 0x0f, 0xb1, 0x17 };
+	static const uint8_t rip[] = { 0x89, 0x05, 0x34, 0x12, 0x00, 0x00 };
+	static const uint8_t bad[] = { 0x06 };
+	char buf[128];
+
+	disasm_format(cx, sizeof(cx), 0, buf, sizeof(buf));
+	cr_assert(strstr(buf, "lock cmpxchg") && strstr(buf, "%rdx, (%rdi)"),
+		  "%s", buf);
+	disasm_format(rip, sizeof(rip), 0x1000, buf, sizeof(buf));
+	cr_assert(strstr(buf, "0x223a"), "%s", buf);
+	disasm_format(bad, sizeof(bad), 0, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "(bad)");
+	disasm_format(cx, sizeof(cx), 0, buf, 5);
+	cr_assert_eq(strlen(buf), 4);
+}
+
+/* Code with data in it, at 0x1000. */
+/* clang-format off */
+static const uint8_t sweep_code[] = {
+	0x53,				/* 1000 push %rbx */
+	0xf0, 0x48, 0x0f, 0xb1, 0x17,	/* 1001 lock cmpxchg %rdx,(%rdi) */
+	0x48, 0x8b, 0x04, 0x24,		/* 1006 mov (%rsp),%rax */
+	0x89, 0x07,			/* 100a mov %eax,(%rdi) */
+	0x06,				/* 100c (bad) */
+	0x64, 0x48, 0x8b, 0x04, 0x25,	/* 100d mov %fs:0x28,%rax */
+	0x28, 0x00, 0x00, 0x00,
+	0x87, 0x06,			/* 1016 xchg %eax,(%rsi) */
+	0x48, 0x8d, 0x58, 0x08,		/* 1018 lea 8(%rax),%rbx */
+	0x5b,				/* 101c pop %rbx */
+	0xc3,				/* 101d ret */
+};
+/* clang-format on */
+
+Test(disasm, scan_bytes_atomics)
+{
+	struct insn_info *v;
+	int n;
+
+	n = disasm_scan(sweep_code, sizeof(sweep_code), 0x1000, DISASM_ATOMICS,
+			&v);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(v[0].addr, 0x1001);
+	cr_assert_eq(v[1].addr, 0x1016);
+	cr_assert(v[0].is_atomic && v[1].is_atomic);
+	free(v);
+}
+
+Test(disasm, scan_bytes_memory)
+{
+	struct insn_info *v;
+	int n;
+
+	n = disasm_scan(sweep_code, sizeof(sweep_code), 0x1000, DISASM_MEMORY,
+			&v);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(v[0].addr, 0x1001);
+	cr_assert_eq(v[1].addr, 0x100a);
+	cr_assert(v[1].mem_write && !v[1].is_atomic);
+	cr_assert_eq(v[2].addr, 0x1016);
+	free(v);
+
+	cr_assert_eq(disasm_scan(sweep_code, 0, 0x1000, DISASM_MEMORY, &v), 0);
+	cr_assert_eq(disasm_scan(sweep_code, 1, 0, 0, &v), -EINVAL);
+}
+
+/* Kept out of line so the scan below finds it in this binary. */
+__attribute__((noinline)) void disasm_scan_target(int *p, volatile int *q)
+{
+	__atomic_fetch_add(p, 1, __ATOMIC_SEQ_CST);
+	*q = 5;
+}
+
+static int main_bias(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uint64_t *)data = info->dlpi_addr;
+	return 1; /* the program comes first */
+}
+
+Test(disasm, scan_elf_finds_own_atomic)
+{
+	struct disasm_elf_info info;
+	struct insn_info *v;
+	uint64_t bias = 0, fn = (uint64_t)(uintptr_t)&disasm_scan_target;
+	int n, found = 0;
+	int x = 0, y = 0;
+
+	disasm_scan_target(&x, &y);
+	dl_iterate_phdr(main_bias, &bias);
+	n = disasm_scan_elf("/proc/self/exe", DISASM_ATOMICS, &v, &info);
+	cr_assert_gt(n, 0, "%d", n);
+	cr_assert(info.has_symtab);
+	cr_assert_gt(info.nfuncs, 0);
+	for (int i = 0; i < n; i++) {
+		struct insn_info live;
+		const uint8_t *code;
+
+		cr_assert(v[i].is_atomic);
+		disasm_relocate(&v[i], info.pie ? bias : 0);
+		if (i)
+			cr_assert_leq(v[i - 1].addr, v[i].addr);
+		if (v[i].addr < fn || v[i].addr >= fn + 4096)
+			continue;
+		/* what the scan saw is what runs at that address */
+		code = (const uint8_t *)(uintptr_t)v[i].addr;
+		cr_assert_eq(disasm_decode(code, 16, v[i].addr, &live), 0);
+		cr_assert(live.is_atomic);
+		cr_assert_eq(live.len, v[i].len);
+		found++;
+	}
+	cr_assert_geq(found, 1);
+	free(v);
+}
+
+Test(disasm, scan_elf_memory_excludes_stack_and_tls)
+{
+	struct insn_info *v;
+	int n;
+
+	n = disasm_scan_elf("/proc/self/exe", DISASM_MEMORY, &v, NULL);
+	cr_assert_gt(n, 0);
+	for (int i = 0; i < n; i++) {
+		cr_assert(v[i].is_atomic || v[i].mem_read || v[i].mem_write);
+		cr_assert(v[i].is_atomic ||
+			  (!v[i].stack_relative && !v[i].tls && !v[i].vsib));
+	}
+	free(v);
+}
+
+Test(disasm, scan_elf_errors)
+{
+	char path[] = "/tmp/ptloom-disasm-XXXXXX";
+	struct insn_info *v;
+	int fd;
+
+	cr_assert_eq(disasm_scan_elf("/nonexistent/ptloom", DISASM_ATOMICS, &v,
+				     NULL),
+		     -ENOENT);
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "#!/bin/sh\n", 10), 10);
+	close(fd);
+	cr_assert_eq(disasm_scan_elf(path, DISASM_ATOMICS, &v, NULL), -ENOEXEC);
+	unlink(path);
+}

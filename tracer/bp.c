@@ -1,0 +1,313 @@
+/*
+ * Breakpoints: int3 at the entry of libc's synchronisation functions (an
+ * uncontended pthread_mutex_lock makes no syscall, so without these a
+ * critical section is never preempted) and at user points (atomics, racy
+ * accesses, spin loops).
+ *
+ * They are installed at the first thread creation: before it the program
+ * is single-threaded and no choice exists.  Only one thread runs at a time,
+ * so stepping over a breakpoint may lift it for one instruction without any
+ * other thread slipping past.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "elf.h"
+#include "session_int.h"
+
+static const struct {
+	const char *name;
+	uint8_t fn;
+} libc_fns[] = {
+	{ "pthread_mutex_lock", FN_MUTEX_LOCK },
+	{ "pthread_mutex_trylock", FN_MUTEX_TRYLOCK },
+	{ "pthread_mutex_timedlock", FN_MUTEX_TIMEDLOCK },
+	{ "pthread_mutex_clocklock", FN_MUTEX_TIMEDLOCK },
+	{ "pthread_mutex_unlock", FN_MUTEX_UNLOCK },
+	{ "pthread_cond_wait", FN_COND_WAIT },
+	{ "pthread_cond_timedwait", FN_COND_TIMEDWAIT },
+	{ "pthread_cond_clockwait", FN_COND_TIMEDWAIT },
+	{ "pthread_cond_signal", FN_COND_SIGNAL },
+	{ "pthread_cond_broadcast", FN_COND_BROADCAST },
+	{ "pthread_rwlock_rdlock", FN_RWLOCK_RDLOCK },
+	{ "pthread_rwlock_wrlock", FN_RWLOCK_WRLOCK },
+	{ "pthread_rwlock_tryrdlock", FN_RWLOCK_TRYRDLOCK },
+	{ "pthread_rwlock_trywrlock", FN_RWLOCK_TRYWRLOCK },
+	{ "pthread_rwlock_timedrdlock", FN_RWLOCK_TIMEDRDLOCK },
+	{ "pthread_rwlock_timedwrlock", FN_RWLOCK_TIMEDWRLOCK },
+	{ "pthread_rwlock_unlock", FN_RWLOCK_UNLOCK },
+	{ "sem_wait", FN_SEM_WAIT },
+	{ "sem_trywait", FN_SEM_TRYWAIT },
+	{ "sem_timedwait", FN_SEM_TIMEDWAIT },
+	{ "sem_clockwait", FN_SEM_TIMEDWAIT },
+	{ "sem_post", FN_SEM_POST },
+	{ "pthread_barrier_wait", FN_BARRIER_WAIT },
+	{ "pthread_spin_lock", FN_SPIN_LOCK },
+	{ "pthread_spin_trylock", FN_SPIN_TRYLOCK },
+	{ "pthread_spin_unlock", FN_SPIN_UNLOCK },
+	{ "pthread_once", FN_ONCE },
+	{ "pthread_create", FN_CREATE },
+	{ "pthread_join", FN_JOIN },
+	{ "mtx_lock", FN_MTX_LOCK },
+	{ "mtx_trylock", FN_MTX_TRYLOCK },
+	{ "mtx_timedlock", FN_MTX_TIMEDLOCK },
+	{ "mtx_unlock", FN_MTX_UNLOCK },
+	{ "cnd_wait", FN_CND_WAIT },
+	{ "cnd_timedwait", FN_CND_TIMEDWAIT },
+	{ "cnd_signal", FN_CND_SIGNAL },
+	{ "cnd_broadcast", FN_CND_BROADCAST },
+	{ "thrd_create", FN_THRD_CREATE },
+	{ "thrd_join", FN_THRD_JOIN },
+};
+
+#define NFNS (sizeof(libc_fns) / sizeof(libc_fns[0]))
+
+static int cmp_bp(const void *a, const void *b)
+{
+	const struct bp *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+struct bp *bp_find(struct session *s, uint64_t addr)
+{
+	struct bp key = { .addr = addr };
+
+	if (!s->nbps)
+		return NULL;
+	return bsearch(&key, s->bps, s->nbps, sizeof(key), cmp_bp);
+}
+
+/* Decide how to execute the instruction under the int3 without stepping. */
+static void classify(struct bp *b)
+{
+	const uint8_t *c = b->orig;
+
+	b->emul = EMUL_STEP;
+	if (c[0] >= 0x50 && c[0] <= 0x57) {
+		b->emul = EMUL_PUSH;
+		b->emul_reg = c[0] - 0x50;
+		b->len = 1;
+	} else if (c[0] == 0x41 && c[1] >= 0x50 && c[1] <= 0x57) {
+		b->emul = EMUL_PUSH;
+		b->emul_reg = 8 + c[1] - 0x50;
+		b->len = 2;
+	} else if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e &&
+		   c[3] == 0xfa) {
+		b->emul = EMUL_SKIP; /* endbr64 */
+		b->len = 4;
+	}
+}
+
+/* Find libc's path and load address in /proc/PID/maps. */
+static int find_libc(pid_t pid, char *path, size_t len, uint64_t *start)
+{
+	char name[64], line[4096];
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	FILE *f = fopen(name, "re");
+
+	if (!f)
+		return -errno;
+	int r = -ENOENT;
+
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, off;
+		char *p = strchr(line, '/');
+
+		if (!p || sscanf(line, "%lx-%*x %*s %lx", &lo, &off) != 2)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		const char *base = strrchr(p, '/') + 1;
+
+		if (strncmp(base, "libc.so", 7) && strncmp(base, "libc-", 5))
+			continue;
+		if (off != 0)
+			continue;
+		snprintf(path, len, "%s", p);
+		*start = lo;
+		r = 0;
+		break;
+	}
+	fclose(f);
+	return r;
+}
+
+static int add_bp(struct session *s, size_t *cap, uint64_t addr,
+		  uint8_t kind, uint8_t fn)
+{
+	if (s->nbps == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		struct bp *n = realloc(s->bps, nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->bps = n;
+		*cap = nc;
+	}
+	struct bp *b = &s->bps[s->nbps];
+
+	memset(b, 0, sizeof(*b));
+	b->addr = addr;
+	b->kind = kind;
+	b->fn = fn;
+	if (mem_read(s, addr, b->orig, sizeof(b->orig)))
+		return -EFAULT;
+	s->nbps++;
+	return 0;
+}
+
+int bp_install(struct session *s)
+{
+	size_t cap = 0;
+	char path[4096];
+	uint64_t start = 0, first = 0;
+	int r;
+
+	s->bps_installed = true;
+	if ((s->cfg->points & POINTS_SYNC) &&
+	    find_libc(s->pid, path, sizeof(path), &start) == 0 &&
+	    elf_first_vaddr(path, &first) == 0) {
+		const char *names[NFNS];
+		uint64_t vals[NFNS], more[32];
+		int idx[32], nmore = 32;
+
+		for (size_t i = 0; i < NFNS; i++)
+			names[i] = libc_fns[i].name;
+		if (elf_symbols_lookup(path, names, NFNS, vals, more, idx,
+				       &nmore) == 0) {
+			for (size_t i = 0; i < NFNS; i++)
+				if (vals[i])
+					add_bp(s, &cap, start - first + vals[i],
+					       OP_CALL, libc_fns[i].fn);
+			for (int i = 0; i < nmore; i++)
+				add_bp(s, &cap, start - first + more[i],
+				       OP_CALL, libc_fns[idx[i]].fn);
+		}
+	}
+	for (size_t i = 0; i < s->cfg->nuser_points; i++)
+		add_bp(s, &cap, s->cfg->user_points[i].addr,
+		       s->cfg->user_points[i].kind, 0);
+	qsort(s->bps, s->nbps, sizeof(s->bps[0]), cmp_bp);
+	/* drop duplicates (two names of one function) */
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nbps; i++)
+		if (!k || s->bps[k - 1].addr != s->bps[i].addr)
+			s->bps[k++] = s->bps[i];
+	s->nbps = k;
+	for (size_t i = 0; i < s->nbps; i++) {
+		static const uint8_t int3 = 0xcc;
+
+		classify(&s->bps[i]);
+		r = mem_write(s, s->bps[i].addr, &int3, 1);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static uint64_t *reg_ptr(struct user_regs_struct *r, int n)
+{
+	switch (n) {
+	case 0: return (uint64_t *)&r->rax;
+	case 1: return (uint64_t *)&r->rcx;
+	case 2: return (uint64_t *)&r->rdx;
+	case 3: return (uint64_t *)&r->rbx;
+	case 4: return (uint64_t *)&r->rsp;
+	case 5: return (uint64_t *)&r->rbp;
+	case 6: return (uint64_t *)&r->rsi;
+	case 7: return (uint64_t *)&r->rdi;
+	case 8: return (uint64_t *)&r->r8;
+	case 9: return (uint64_t *)&r->r9;
+	case 10: return (uint64_t *)&r->r10;
+	case 11: return (uint64_t *)&r->r11;
+	case 12: return (uint64_t *)&r->r12;
+	case 13: return (uint64_t *)&r->r13;
+	case 14: return (uint64_t *)&r->r14;
+	default: return (uint64_t *)&r->r15;
+	}
+}
+
+/*
+ * Execute the original instruction of the breakpoint t stopped at: emulate
+ * it when it is a push or endbr64, else lift the int3 for one single-step.
+ * On return t's registers are set and t is ready for PTRACE_CONT.
+ */
+int bp_step_over(struct session *s, struct thread *t)
+{
+	struct bp *b = bp_find(s, t->bp_addr);
+	int r, st;
+
+	if (!b)
+		return -ENOENT;
+	if ((r = regs_get(t)))
+		return r;
+	if (b->emul == EMUL_PUSH) {
+		uint64_t v = *reg_ptr(&t->regs, b->emul_reg);
+
+		t->regs.rsp -= 8;
+		if ((r = mem_write(s, t->regs.rsp, &v, 8)))
+			return r;
+		t->regs.rip = b->addr + b->len;
+		t->regs_dirty = true;
+		return regs_set(t);
+	}
+	if (b->emul == EMUL_SKIP) {
+		t->regs.rip = b->addr + b->len;
+		t->regs_dirty = true;
+		return regs_set(t);
+	}
+	t->regs.rip = b->addr;
+	t->regs_dirty = true;
+	if ((r = regs_set(t)))
+		return r;
+	if ((r = mem_write(s, b->addr, b->orig, 1)))
+		return r;
+	if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
+		return -errno;
+	t->regs_valid = false;
+	for (;;) {
+		pid_t w = waitpid(t->tid, &st, __WALL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		break;
+	}
+	static const uint8_t int3 = 0xcc;
+
+	mem_write(s, b->addr, &int3, 1);
+	if (!WIFSTOPPED(st))
+		return -ESRCH;
+	if (WSTOPSIG(st) != SIGTRAP) {
+		/* a signal arrived instead of the step: deliver it */
+		t->stop = STOP_SIGNAL;
+		t->sig = WSTOPSIG(st);
+	}
+	return 0;
+}
+
+/* A forked child inherits our int3 bytes: put the originals back. */
+int bp_remove_all_in(struct session *s, pid_t pid)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "/proc/%d/mem", pid);
+	int fd = open(name, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	for (size_t i = 0; i < s->nbps; i++)
+		pwrite(fd, s->bps[i].orig, 1, (off_t)s->bps[i].addr);
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,143 @@
+/*
+ * Minimal ELF reading with libelf: see elf.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <string.h>
+#include <unistd.h>
+#include "elf.h"
+
+static Elf *open_elf(const char *path, int *fd)
+{
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	Elf *e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		if (e)
+			elf_end(e);
+		close(*fd);
+		return NULL;
+	}
+	return e;
+}
+
+int elf_symbols_lookup(const char *path, const char *const *names, int n,
+		       uint64_t *values, uint64_t *more, int *more_idx,
+		       int *nmore)
+{
+	int fd, cap = nmore ? *nmore : 0, found_more = 0;
+	Elf *e = open_elf(path, &fd);
+
+	if (!e)
+		return -ENOENT;
+	for (int i = 0; i < n; i++)
+		values[i] = 0;
+	/* .dynsym first: libc's exported functions are all there. */
+	for (int pass = 0; pass < 2; pass++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			if (sh.sh_type != (pass ? SHT_SYMTAB : SHT_DYNSYM))
+				continue;
+			Elf_Data *d = elf_getdata(scn, NULL);
+
+			if (!d || !sh.sh_entsize)
+				continue;
+			size_t cnt = sh.sh_size / sh.sh_entsize;
+
+			for (size_t k = 0; k < cnt; k++) {
+				GElf_Sym sym;
+
+				if (!gelf_getsym(d, (int)k, &sym))
+					continue;
+				if (sym.st_shndx == SHN_UNDEF ||
+				    !sym.st_value ||
+				    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+					continue;
+				const char *nm =
+					elf_strptr(e, sh.sh_link, sym.st_name);
+
+				if (!nm)
+					continue;
+				for (int i = 0; i < n; i++) {
+					if (strcmp(nm, names[i]))
+						continue;
+					if (!values[i]) {
+						values[i] = sym.st_value;
+					} else if (values[i] != sym.st_value &&
+						   found_more < cap) {
+						bool dup = false;
+
+						for (int j = 0; j < found_more;
+						     j++)
+							dup |= more[j] ==
+							       sym.st_value;
+						if (!dup) {
+							more[found_more] =
+								sym.st_value;
+							more_idx[found_more++] =
+								i;
+						}
+					}
+				}
+			}
+		}
+	}
+	if (nmore)
+		*nmore = found_more;
+	elf_end(e);
+	close(fd);
+	return 0;
+}
+
+int elf_symbol_values(const char *path, const char *name, uint64_t *values,
+		      int max)
+{
+	const char *names[1] = { name };
+	uint64_t first, more[16];
+	int idx[16], nmore = 16, k = 0;
+	int r = elf_symbols_lookup(path, names, 1, &first, more, idx, &nmore);
+
+	if (r)
+		return r;
+	if (first && k < max)
+		values[k++] = first;
+	for (int i = 0; i < nmore && k < max; i++)
+		values[k++] = more[i];
+	return k;
+}
+
+int elf_first_vaddr(const char *path, uint64_t *vaddr)
+{
+	int fd;
+	Elf *e = open_elf(path, &fd);
+	size_t n;
+	int r = -EINVAL;
+
+	if (!e)
+		return -ENOENT;
+	if (elf_getphdrnum(e, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(e, (int)i, &ph) ||
+			    ph.p_type != PT_LOAD)
+				continue;
+			*vaddr = ph.p_vaddr - ph.p_offset;
+			r = 0;
+			break;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return r;
+}

@@ -1,0 +1,26 @@
+/*
+ * Minimal ELF reading the supervisor needs at run time (libelf): symbol
+ * values of a shared object and its load bias.
+ */
+#ifndef PTLOOM_ELF_H
+#define PTLOOM_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Values (st_value, link-time) of every defined symbol called name, all
+ * versions.  Returns how many were found (<= max) or -errno. */
+int elf_symbol_values(const char *path, const char *name, uint64_t *values,
+		      int max);
+/* Several names at once: values[i] gets the first definition of names[i]
+ * (0 if absent); extra versions are appended to more[] (up to nmore) with
+ * their name index in more_idx[].  Returns 0 or -errno. */
+int elf_symbols_lookup(const char *path, const char *const *names, int n,
+		       uint64_t *values, uint64_t *more, int *more_idx,
+		       int *nmore);
+/* Link-time vaddr of the segment at file offset 0 (load bias = mapping
+ * start - this).  Returns 0 or -errno. */
+int elf_first_vaddr(const char *path, uint64_t *vaddr);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * Events and decisions: the vocabulary shared by the tracer (which emits
+ * them), the strategies (which choose among them), the schedule files
+ * (which store them) and the reports (which explain them).
+ *
+ * An *event* is one scheduling point reached by one thread: the operation
+ * it is about to perform, on which object, from which code address.  A
+ * *decision* is a choice the supervisor made where more than one
+ * alternative existed: which thread runs next, which waiter a wake picks,
+ * whether a timed wait times out now.
+ */
+#ifndef PTLOOM_EVENT_H
+#define PTLOOM_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Operation kinds.  The numeric values are stored in schedule files. */
+enum op_kind {
+	OP_NONE = 0,
+	OP_START = 1,	    /* a new thread's first step */
+	OP_EXIT = 2,	    /* exit(2) of one thread */
+	OP_EXIT_GROUP = 3,  /* exit_group(2): the process ends */
+	OP_CLONE = 4,	    /* clone/clone3: a thread is created */
+	OP_FUTEX_WAIT = 5,  /* FUTEX_WAIT / WAIT_BITSET */
+	OP_FUTEX_WAKE = 6,  /* FUTEX_WAKE / WAKE_BITSET / WAKE_OP */
+	OP_FUTEX_REQUEUE = 7,
+	OP_YIELD = 8,	    /* sched_yield */
+	OP_SLEEP = 9,	    /* nanosleep / clock_nanosleep */
+	OP_READ = 10,	    /* read/recv on a pipe or socket */
+	OP_WRITE = 11,	    /* write/send on a pipe or socket */
+	OP_POLL = 12,	    /* poll/select/epoll_wait */
+	OP_ACCEPT = 13,
+	OP_CONNECT = 14,
+	OP_WAIT4 = 15,
+	OP_KILL = 16,	    /* kill/tgkill/tkill */
+	OP_CALL = 17,	    /* entry of a libc synchronisation function */
+	OP_ANNOTATE = 18,   /* ptloom_yield("label") */
+	OP_ATOMIC = 19,	    /* an atomic read-modify-write instruction */
+	OP_ACCESS = 20,	    /* a racy memory access */
+	OP_TIMEOUT = 21,    /* a timed wait timed out */
+	OP_WOKEN = 22,	    /* a blocked thread was woken and resumes */
+	OP_SPIN = 23,	    /* an adaptive yield point inside a spin loop */
+	OP_SYSCALL = 24,    /* another synchronising syscall */
+	OP_KIND_MAX
+};
+
+/* Libc synchronisation functions trapped at their entry (OP_CALL). */
+enum call_fn {
+	FN_NONE = 0,
+	FN_MUTEX_LOCK,
+	FN_MUTEX_TRYLOCK,
+	FN_MUTEX_TIMEDLOCK,
+	FN_MUTEX_UNLOCK,
+	FN_COND_WAIT,
+	FN_COND_TIMEDWAIT,
+	FN_COND_SIGNAL,
+	FN_COND_BROADCAST,
+	FN_RWLOCK_RDLOCK,
+	FN_RWLOCK_WRLOCK,
+	FN_RWLOCK_TRYRDLOCK,
+	FN_RWLOCK_TRYWRLOCK,
+	FN_RWLOCK_TIMEDRDLOCK,
+	FN_RWLOCK_TIMEDWRLOCK,
+	FN_RWLOCK_UNLOCK,
+	FN_SEM_WAIT,
+	FN_SEM_TRYWAIT,
+	FN_SEM_TIMEDWAIT,
+	FN_SEM_POST,
+	FN_BARRIER_WAIT,
+	FN_SPIN_LOCK,
+	FN_SPIN_TRYLOCK,
+	FN_SPIN_UNLOCK,
+	FN_ONCE,
+	FN_CREATE,
+	FN_JOIN,
+	FN_MTX_LOCK,
+	FN_MTX_TRYLOCK,
+	FN_MTX_TIMEDLOCK,
+	FN_MTX_UNLOCK,
+	FN_CND_WAIT,
+	FN_CND_TIMEDWAIT,
+	FN_CND_SIGNAL,
+	FN_CND_BROADCAST,
+	FN_THRD_CREATE,
+	FN_THRD_JOIN,
+	FN_USLEEP,
+	FN_MAX
+};
+
+/* Decision kinds. */
+enum decision_kind {
+	DEC_RUN = 0,	 /* which thread performs its next operation */
+	DEC_WAKE = 1,	 /* which waiter a wake of fewer than all picks */
+};
+
+/* One alternative at a choice point. */
+struct alt {
+	uint16_t thread;  /* T-number */
+	uint8_t timeout;  /* 1: the thread's timed wait times out */
+	uint8_t cost;	  /* 1 if taking it is a preemption */
+	uint8_t kind;	  /* enum op_kind of the thread's pending operation */
+	uint8_t yield;	  /* the pending operation is a yield */
+	uint64_t obj;	  /* the object that operation touches, 0 if none */
+};
+
+#define MAX_ALTS 256
+
+/* A choice point offered to a strategy. */
+struct choice {
+	uint32_t step;	     /* index of the scheduling point in the run */
+	uint8_t kind;	     /* enum decision_kind */
+	int current;	     /* T-number of the thread that ran last, -1 */
+	uint32_t preemptions; /* preemptions taken so far in this run */
+	int nalts;
+	struct alt alts[MAX_ALTS]; /* default choice first */
+};
+
+/* A decision as recorded in a schedule. */
+struct decision {
+	uint32_t step;
+	uint8_t kind;	  /* enum decision_kind */
+	uint8_t timeout;  /* the chosen alternative was a timeout */
+	uint16_t thread;  /* chosen T-number */
+	uint16_t index;	  /* index of the chosen alternative */
+	uint16_t nalts;	  /* how many alternatives there were */
+};
+
+/* One scheduling point as it happened. */
+struct event {
+	uint32_t step;
+	uint16_t thread;  /* T-number */
+	uint8_t kind;	  /* enum op_kind */
+	uint8_t fn;	  /* enum call_fn for OP_CALL, else 0 */
+	uint8_t preempt;  /* the thread was chosen by a preemption */
+	uint8_t decided;  /* a decision with >1 alternative chose it */
+	uint64_t obj;	  /* object address (futex word, mutex, fd) */
+	uint64_t pc;	  /* code address of the operation (call site) */
+	int64_t arg;	  /* a second operand: wake count, length, ... */
+};
+
+const char *op_kind_name(int kind);
+const char *call_fn_name(int fn);
+/* True for operations that only touch their object (commute otherwise). */
+bool op_is_local(int kind, int fn);
+
+#endif

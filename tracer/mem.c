@@ -1,0 +1,51 @@
+/*
+ * Tracee memory and registers.  Memory goes through /proc/PID/mem, which
+ * reads and writes read-only text too (breakpoints) in one syscall.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <sys/ptrace.h>
+#include <unistd.h>
+#include "session_int.h"
+
+/* Returns 0, -ESRCH if the process is gone, -EFAULT if unmapped. */
+int mem_read(struct session *s, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n = pread(s->memfd, buf, len, (off_t)addr);
+
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
+}
+
+int mem_write(struct session *s, uint64_t addr, const void *buf, size_t len)
+{
+	ssize_t n = pwrite(s->memfd, buf, len, (off_t)addr);
+
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
+}
+
+int regs_get(struct thread *t)
+{
+	if (t->regs_valid)
+		return 0;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) < 0)
+		return -errno;
+	t->regs_valid = true;
+	t->regs_dirty = false;
+	return 0;
+}
+
+int regs_set(struct thread *t)
+{
+	if (!t->regs_dirty)
+		return 0;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs) < 0)
+		return -errno;
+	t->regs_dirty = false;
+	return 0;
+}

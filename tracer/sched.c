@@ -1,0 +1,87 @@
+/*
+ * The run queue: see sched.h for the rules.  Pure: it reads thread states
+ * and writes alternatives, so tests/unit/test_sched.c pins every rule
+ * without a tracee.
+ */
+#include <stdlib.h>
+#include "sched.h"
+
+static void add(struct choice *c, int t, const struct sched_thread *st,
+		bool timeout, bool cost)
+{
+	if (c->nalts >= MAX_ALTS)
+		return;
+	c->alts[c->nalts++] = (struct alt){
+		.thread = (uint16_t)t,
+		.timeout = timeout,
+		.cost = cost,
+		.kind = timeout ? OP_TIMEOUT : st->kind,
+		.yield = st->yield,
+		.obj = st->obj,
+	};
+}
+
+static int cmp_deadline(const void *a, const void *b, void *th)
+{
+	(void)th;
+	const struct alt *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return (x->obj > y->obj) - (x->obj < y->obj);
+	return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+int sched_alternatives(const struct sched_thread *th, int n, int current,
+		       struct choice *c)
+{
+	bool cur_runs = current >= 0 && current < n &&
+			th[current].state == SCHED_ENABLED &&
+			!th[current].yield;
+	bool cur_yields = current >= 0 && current < n &&
+			  th[current].state == SCHED_ENABLED &&
+			  th[current].yield;
+	int enabled = 0;
+
+	c->kind = DEC_RUN;
+	c->current = current;
+	c->nalts = 0;
+	for (int t = 0; t < n; t++)
+		enabled += th[t].state == SCHED_ENABLED;
+
+	if (cur_runs) {
+		add(c, current, &th[current], false, false);
+		for (int t = 0; t < n; t++)
+			if (t != current && th[t].state == SCHED_ENABLED)
+				add(c, t, &th[t], false, true);
+	} else if (cur_yields) {
+		for (int k = 1; k <= n; k++) {
+			int t = (current + k) % n;
+
+			if (th[t].state == SCHED_ENABLED)
+				add(c, t, &th[t], false, false);
+		}
+	} else {
+		for (int t = 0; t < n; t++)
+			if (th[t].state == SCHED_ENABLED)
+				add(c, t, &th[t], false, false);
+	}
+
+	/* Timeouts: a preemption while someone can run, else time jumps to
+	 * the earliest deadline for free. */
+	int first_timeout = c->nalts;
+
+	for (int t = 0; t < n; t++) {
+		if (th[t].state != SCHED_BLOCKED || !th[t].timed)
+			continue;
+		add(c, t, &th[t], true, enabled > 0);
+		c->alts[c->nalts - 1].obj = th[t].deadline;
+	}
+	if (c->nalts - first_timeout > 1)
+		qsort_r(&c->alts[first_timeout], c->nalts - first_timeout,
+			sizeof(c->alts[0]), cmp_deadline, NULL);
+	/* A timeout's object is the thread's wait object for the reduction;
+	 * the deadline only orders them. */
+	for (int i = first_timeout; i < c->nalts; i++)
+		c->alts[i].obj = th[c->alts[i].thread].obj;
+	return c->nalts;
+}

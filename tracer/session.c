@@ -1,0 +1,1096 @@
+/*
+ * One execution under the supervisor: the wait/dispatch loop and the
+ * scheduler.  docs/INTERNALS.md tells the life of a scheduling point; in
+ * short:
+ *
+ *   the current thread runs (PTRACE_CONT) until it stops at a scheduling
+ *   point (a seccomp stop of a synchronising syscall, or an int3 at a
+ *   libc synchronisation function or a user point); its operation becomes
+ *   its *pending operation* and it stays stopped.  schedule() then builds
+ *   the alternatives (tracer/sched.c), asks the strategy when there is more
+ *   than one, records the event, and *executes* the chosen thread's
+ *   pending operation: a futex wait that must block parks the thread in
+ *   ptloom's own wait queue (its syscall is skipped later, when woken) and
+ *   the scheduler picks again; anything else resumes the chosen thread,
+ *   which becomes the current thread.
+ *
+ * Exactly one thread of the program runs at any time.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "session_int.h"
+
+#define REALTIME_BASE_NS (1767225600ull * 1000000000ull) /* 2026-01-01 */
+#define MONOTONIC_BASE_NS (1000ull * 1000000000ull)
+#define DEFAULT_QUANTUM_NS 1000ull
+#define DEFAULT_OUTPUT_MAX (1u << 20)
+
+static volatile sig_atomic_t alarm_ticks;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarm_ticks++;
+}
+
+const char *failure_kind_name(int kind)
+{
+	static const char *const names[] = {
+		[FAIL_NONE] = "pass",	     [FAIL_CRASH] = "crash",
+		[FAIL_EXIT] = "exit",	     [FAIL_DEADLOCK] = "deadlock",
+		[FAIL_HANG] = "hang",	     [FAIL_LIVELOCK] = "livelock",
+		[FAIL_DIVERGED] = "diverged",
+		[FAIL_UNSUPPORTED] = "unsupported",
+		[FAIL_INTERNAL] = "internal", [FAIL_SPIN] = "spin",
+	};
+
+	if (kind < 0 || kind >= (int)(sizeof(names) / sizeof(names[0])))
+		return "unknown";
+	return names[kind];
+}
+
+static struct thread *find_thread(struct session *s, pid_t tid)
+{
+	/* newest first: recently created threads are the busy ones */
+	for (int i = s->nth - 1; i >= 0; i--)
+		if (s->th[i].tid == tid)
+			return &s->th[i];
+	return NULL;
+}
+
+static struct thread *new_thread(struct session *s, pid_t tid)
+{
+	if (s->nth == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 64;
+		struct thread *n = realloc(s->th, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		s->th = n;
+		s->cap = cap;
+	}
+	struct thread *t = &s->th[s->nth];
+
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->idx = s->nth++;
+	t->st = SCHED_RUNNING;
+	return t;
+}
+
+static bool is_free_process(struct session *s, pid_t pid)
+{
+	for (int i = 0; i < s->nfreep; i++)
+		if (s->freep[i] == pid)
+			return true;
+	return false;
+}
+
+static void drop_free_process(struct session *s, pid_t pid)
+{
+	for (int i = 0; i < s->nfreep; i++)
+		if (s->freep[i] == pid) {
+			s->freep[i] = s->freep[--s->nfreep];
+			return;
+		}
+}
+
+static bool take_stray(struct session *s, pid_t tid)
+{
+	for (int i = 0; i < s->nstray; i++)
+		if (s->stray[i] == tid) {
+			s->stray[i] = s->stray[--s->nstray];
+			return true;
+		}
+	return false;
+}
+
+static void symbolize_trace(struct session *s);
+
+static void ensure_symbols(struct session *s)
+{
+	if (s->sym_attached || !s->cfg->sym)
+		return;
+	s->cfg->sym->attach(s->cfg->sym->ctx, s->pid);
+	s->sym_attached = true;
+}
+
+/* Where a stopped thread is, in user code: "withdraw at bank.c:23". */
+void session_where(struct session *s, struct thread *t, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (!s->cfg->sym)
+		return;
+	ensure_symbols(s);
+	s->cfg->sym->location(s->cfg->sym->ctx, t->tid, buf, len);
+}
+
+static void describe_data(struct session *s, uint64_t addr, char *buf,
+			  size_t len)
+{
+	if (s->cfg->sym) {
+		ensure_symbols(s);
+		s->cfg->sym->data(s->cfg->sym->ctx, addr, buf, len);
+	} else {
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	}
+}
+
+void session_fail(struct session *s, int kind, struct thread *t,
+		  const char *fmt, ...)
+{
+	struct run_result *r = s->res;
+	va_list ap;
+
+	if (s->failed)
+		return;
+	s->failed = true;
+	r->failure = kind;
+	r->thread = t ? t->idx : -1;
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(r->message, sizeof(r->message), fmt, ap);
+		va_end(ap);
+	}
+	if (t && (t->st != SCHED_RUNNING || t->stop != STOP_NONE) &&
+	    t->st != SCHED_DEAD)
+		session_where(s, t, r->location, sizeof(r->location));
+	symbolize_trace(s);
+}
+
+void thread_make_ready(struct session *s, struct thread *t, int kind,
+		       int64_t result)
+{
+	(void)s;
+	t->st = SCHED_ENABLED;
+	t->block = BLOCK_NONE;
+	t->timed = false;
+	t->kind = (uint8_t)kind;
+	t->fn = 0;
+	t->yield = false;
+	t->skip = true;
+	t->result = result;
+}
+
+static void hash_u64(uint64_t *h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++) {
+		*h ^= (v >> (8 * i)) & 0xff;
+		*h *= 0x100000001b3ull;
+	}
+}
+
+static void record_event(struct session *s, struct thread *t, bool preempt,
+			 bool decided)
+{
+	if (s->nev == s->capev) {
+		size_t cap = s->capev ? s->capev * 2 : 1024;
+		struct event *n = realloc(s->ev, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		s->ev = n;
+		s->capev = cap;
+	}
+	struct event *e = &s->ev[s->nev++];
+
+	*e = (struct event){
+		.step = (uint32_t)s->step,
+		.thread = (uint16_t)t->idx,
+		.kind = t->kind,
+		.fn = t->fn,
+		.preempt = preempt,
+		.decided = decided,
+		.obj = t->obj,
+		.pc = t->pc,
+		.arg = t->arg,
+	};
+	hash_u64(&s->hash, e->thread);
+	hash_u64(&s->hash, (uint64_t)e->kind << 8 | e->fn);
+	hash_u64(&s->hash, e->obj);
+	hash_u64(&s->hash, e->pc);
+	hash_u64(&s->hash, (uint64_t)e->arg);
+}
+
+int session_pick(struct session *s, struct choice *c)
+{
+	c->step = (uint32_t)s->step;
+	c->preemptions = s->preemptions;
+	int i = s->strat->pick(s->strat->ctx, c);
+
+	if (i < 0 || i >= c->nalts)
+		return -1;
+	if (s->ndec == s->capdec) {
+		size_t cap = s->capdec ? s->capdec * 2 : 256;
+		struct decision *n = realloc(s->dec, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		s->dec = n;
+		s->capdec = cap;
+	}
+	s->dec[s->ndec++] = (struct decision){
+		.step = c->step,
+		.kind = c->kind,
+		.timeout = c->alts[i].timeout,
+		.thread = c->alts[i].thread,
+		.index = (uint16_t)i,
+		.nalts = (uint16_t)c->nalts,
+	};
+	return i;
+}
+
+/* Resume a stopped thread: apply a skipped syscall's result, step over a
+ * breakpoint, deliver a pending signal. */
+static void resume(struct session *s, struct thread *t, int sig)
+{
+	if (t->stop == STOP_SECCOMP && t->skip) {
+		if (!regs_get(t)) {
+			t->regs.orig_rax = (uint64_t)-1;
+			t->regs.rax = (uint64_t)t->result;
+			t->regs_dirty = true;
+		}
+	} else if (t->stop == STOP_BP) {
+		t->stop = STOP_NONE;
+		if (bp_step_over(s, t) == 0 && t->stop == STOP_SIGNAL)
+			sig = t->sig;
+	} else if (t->stop == STOP_SIGNAL && !sig) {
+		sig = t->sig;
+	}
+	regs_set(t);
+	t->skip = false;
+	t->stop = STOP_NONE;
+	t->regs_valid = false;
+	t->st = SCHED_RUNNING;
+	if (ptrace(PTRACE_CONT, t->tid, 0, sig) < 0 && errno == ESRCH)
+		t->st = SCHED_DEAD; /* killed meanwhile; its exit follows */
+}
+
+static void reach_point(struct session *s, struct thread *t)
+{
+	t->st = SCHED_ENABLED;
+	s->need_schedule = true;
+}
+
+/* Rewrite AT_SYSINFO_EHDR to AT_IGNORE so that glibc makes real clock
+ * syscalls instead of using the vDSO. */
+static void hide_vdso(struct session *s, struct thread *t)
+{
+	uint64_t sp, argc, w[2];
+
+	if (regs_get(t))
+		return;
+	sp = t->regs.rsp;
+	if (mem_read(s, sp, &argc, 8))
+		return;
+	sp += 8 * (argc + 2); /* argc, argv[], NULL */
+	for (int i = 0; i < 100000; i++, sp += 8) {
+		if (mem_read(s, sp, w, 8))
+			return;
+		if (!w[0])
+			break;
+	}
+	for (sp += 8; !mem_read(s, sp, w, 16) && w[0]; sp += 16)
+		if (w[0] == 33 /* AT_SYSINFO_EHDR */) {
+			uint64_t ignore = 1; /* AT_IGNORE */
+
+			mem_write(s, sp, &ignore, 8);
+		}
+}
+
+static void on_exec(struct session *s, struct thread *t)
+{
+	char name[64];
+
+	if (s->memfd >= 0)
+		close(s->memfd);
+	snprintf(name, sizeof(name), "/proc/%d/mem", s->pid);
+	s->memfd = open(name, O_RDWR | O_CLOEXEC);
+	if (s->pidfd < 0)
+		s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
+	hide_vdso(s, t);
+	s->exec_seen = true;
+}
+
+static bool fatal_signal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+	       sig == SIGILL || sig == SIGABRT || sig == SIGSYS ||
+	       sig == SIGTRAP;
+}
+
+/* Stops of the program's own child processes: they run freely. */
+static void free_process_stop(struct session *s, pid_t pid, int status)
+{
+	int sig = WSTOPSIG(status), ev = status >> 16;
+	unsigned long msg;
+
+	if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
+	    ev == PTRACE_EVENT_CLONE) {
+		if (ptrace(PTRACE_GETEVENTMSG, pid, 0, &msg) == 0 &&
+		    s->nfreep < 64) {
+			s->freep[s->nfreep++] = (pid_t)msg;
+			if (take_stray(s, (pid_t)msg))
+				ptrace(PTRACE_CONT, (pid_t)msg, 0, 0);
+		}
+		sig = 0;
+	} else if (ev || sig == SIGSTOP || sig == SIGTRAP) {
+		sig = 0;
+	} else if (sig == SIGSEGV) {
+		/* rdtsc: PR_SET_TSC is inherited; answer from the clock */
+		struct user_regs_struct r;
+		uint8_t c[2] = { 0 };
+		char name[64];
+
+		snprintf(name, sizeof(name), "/proc/%d/mem", pid);
+		int fd = open(name, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0 && ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 &&
+		    pread(fd, c, 2, (off_t)r.rip) == 2 && c[0] == 0x0f &&
+		    c[1] == 0x31) {
+			uint64_t tsc = s->now * 3;
+
+			r.rip += 2;
+			r.rax = tsc & 0xffffffffu;
+			r.rdx = tsc >> 32;
+			ptrace(PTRACE_SETREGS, pid, 0, &r);
+			sig = 0;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	ptrace(PTRACE_CONT, pid, 0, sig);
+}
+
+static void on_death(struct session *s, pid_t tid, int status)
+{
+	struct thread *t = find_thread(s, tid);
+
+	if (tid == s->pid) {
+		s->ended = true;
+		if (WIFEXITED(status)) {
+			s->res->exit_status = WEXITSTATUS(status);
+		} else {
+			s->res->signal = WTERMSIG(status);
+			s->res->exit_status = 128 + WTERMSIG(status);
+		}
+		for (int i = 0; i < s->nth; i++)
+			s->th[i].st = SCHED_DEAD;
+		return;
+	}
+	if (!t) {
+		drop_free_process(s, tid);
+		return;
+	}
+	bool was_current = t->idx == s->current;
+
+	t->st = SCHED_DEAD;
+	syscall_close_fds(t);
+	futex_remove(&s->ft, t->idx);
+	if (t->ctid) {
+		/* The kernel cleared the tid word and woke nobody we model:
+		 * wake the joiners. See tests/targets/join_many. */
+		int woken;
+
+		futex_wake_addr(s, t->ctid, INT_MAX, ~0u, &woken);
+	}
+	if (was_current)
+		s->need_schedule = true;
+}
+
+static void on_clone_event(struct session *s, int parent_idx)
+{
+	unsigned long msg;
+	struct thread *p = &s->th[parent_idx];
+
+	if (ptrace(PTRACE_GETEVENTMSG, p->tid, 0, &msg) < 0)
+		return;
+	uint64_t ctid = p->new_ctid;
+	struct thread *c = new_thread(s, (pid_t)msg);
+
+	if (!c)
+		return;
+	c->ctid = ctid;
+	c->st = SCHED_BLOCKED; /* not schedulable before its first stop */
+	c->starting = true;
+	if (take_stray(s, c->tid)) {
+		c->starting = false;
+		c->st = SCHED_ENABLED;
+		c->kind = OP_START;
+		c->stop = STOP_SIGSTOP;
+	}
+	if (s->cfg->observer && s->cfg->observer->sync)
+		s->cfg->observer->sync(s->cfg->observer->ctx, parent_idx,
+				       SYNC_FORK, 0, c->idx);
+	resume(s, &s->th[parent_idx], 0);
+}
+
+static void on_breakpoint(struct session *s, struct thread *t)
+{
+	if (regs_get(t)) {
+		resume(s, t, 0);
+		return;
+	}
+	uint64_t addr = t->regs.rip - 1;
+	struct bp *b = bp_find(s, addr);
+
+	if (!b) {
+		/* not ours: the program's own int3 or a single-step trap */
+		resume(s, t, SIGTRAP);
+		return;
+	}
+	t->regs.rip = addr;
+	t->regs_dirty = true;
+	t->stop = STOP_BP;
+	t->bp_addr = addr;
+	t->kind = b->kind;
+	t->fn = b->fn;
+	t->yield = b->kind == OP_SPIN || b->fn == FN_SPIN_LOCK;
+	t->arg = 0;
+	if (b->kind == OP_CALL) {
+		uint64_t ret = 0;
+
+		mem_read(s, t->regs.rsp, &ret, 8);
+		t->obj = t->regs.rdi;
+		t->pc = ret;
+		if (b->fn == FN_JOIN || b->fn == FN_THRD_JOIN) {
+			/* join's object is the joined thread's tid word */
+			t->obj = t->regs.rdi + 720;
+		}
+	} else {
+		t->obj = 0;
+		t->pc = addr;
+	}
+	reach_point(s, t);
+}
+
+static void on_stop(struct session *s, pid_t tid, int status)
+{
+	struct thread *t = find_thread(s, tid);
+	int sig = WSTOPSIG(status), ev = status >> 16;
+
+	if (!t) {
+		if (is_free_process(s, tid))
+			free_process_stop(s, tid, status);
+		else if (s->nstray < 64)
+			s->stray[s->nstray++] = tid;
+		return;
+	}
+	t->regs_valid = false;
+	if (ev == PTRACE_EVENT_SECCOMP) {
+		t->stop = STOP_SECCOMP;
+		if (regs_get(t)) {
+			resume(s, t, 0);
+			return;
+		}
+		if (syscall_enter(s, t)) {
+			if (!s->failed)
+				reach_point(s, t);
+		} else {
+			resume(s, t, 0);
+		}
+	} else if (ev == PTRACE_EVENT_CLONE) {
+		on_clone_event(s, t->idx);
+	} else if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) {
+		unsigned long msg;
+
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 &&
+		    s->nfreep < 64) {
+			s->freep[s->nfreep++] = (pid_t)msg;
+			if (ev == PTRACE_EVENT_FORK && s->nbps)
+				bp_remove_all_in(s, (pid_t)msg);
+			if (take_stray(s, (pid_t)msg))
+				ptrace(PTRACE_CONT, (pid_t)msg, 0, 0);
+		}
+		resume(s, t, 0);
+	} else if (ev == PTRACE_EVENT_EXEC) {
+		on_exec(s, t);
+		resume(s, t, 0);
+	} else if (ev) {
+		resume(s, t, 0);
+	} else if (sig == SIGTRAP) {
+		on_breakpoint(s, t);
+	} else if (sig == SIGSTOP && t->starting) {
+		t->starting = false;
+		t->st = SCHED_ENABLED;
+		t->kind = OP_START;
+		t->obj = 0;
+		t->stop = STOP_SIGSTOP;
+	} else if (sig == SIGSTOP) {
+		resume(s, t, 0);
+	} else if (sig == SIGSEGV && syscall_emulate_rdtsc(s, t)) {
+		resume(s, t, 0);
+	} else {
+		if (fatal_signal(sig)) {
+			s->fatal_thread = t->idx;
+			s->fatal_sig = sig;
+			t->st = SCHED_ENABLED; /* stopped, for the unwinder */
+			session_where(s, t, s->fatal_where,
+				      sizeof(s->fatal_where));
+			symbolize_trace(s);
+		}
+		resume(s, t, sig);
+	}
+}
+
+static void on_status(struct session *s, pid_t tid, int status)
+{
+	if (WIFEXITED(status) || WIFSIGNALED(status))
+		on_death(s, tid, status);
+	else if (WIFSTOPPED(status))
+		on_stop(s, tid, status);
+}
+
+/* Wait for the next stop; -ETIMEDOUT when --timeout passed, -EINTR when
+ * interrupted, -ECHILD when nothing is left. */
+static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
+{
+	for (;;) {
+		pid_t w = waitpid(only, status, __WALL);
+
+		if (w > 0) {
+			*tid = w;
+			return 0;
+		}
+		if (errno != EINTR)
+			return -errno;
+		if (s->cfg->interrupted && *s->cfg->interrupted)
+			return -EINTR;
+		if (s->cfg->timeout > 0 &&
+		    now_seconds() - s->t0 > s->cfg->timeout)
+			return -ETIMEDOUT;
+	}
+}
+
+static void build_sched(struct session *s, struct sched_thread *st)
+{
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		st[i] = (struct sched_thread){
+			.state = t->st == SCHED_RUNNING ? SCHED_ENABLED : t->st,
+			.yield = t->yield,
+			.timed = t->st == SCHED_BLOCKED && t->timed,
+			.deadline = t->deadline,
+			.kind = t->kind,
+			.obj = t->obj,
+		};
+		if (t->starting)
+			st[i].state = SCHED_BLOCKED;
+	}
+}
+
+static void report_threads(struct session *s);
+
+static void add_sym(struct session *s, uint64_t addr, bool data)
+{
+	struct run_result *r = s->res;
+	char buf[LOC_MAX];
+
+	if (!addr)
+		return;
+	for (size_t i = 0; i < r->nsyms; i++)
+		if (r->syms[i].addr == addr && r->syms[i].data == data)
+			return;
+	if ((r->nsyms & (r->nsyms - 1)) == 0 || !r->syms) {
+		struct sym_entry *n = realloc(
+			r->syms, (r->nsyms ? r->nsyms * 2 : 16) * sizeof(*n));
+
+		if (!n)
+			return;
+		r->syms = n;
+	}
+	buf[0] = 0;
+	if (data)
+		s->cfg->sym->data(s->cfg->sym->ctx, addr, buf, sizeof(buf));
+	else
+		s->cfg->sym->code(s->cfg->sym->ctx, addr - 1, buf, sizeof(buf));
+	r->syms[r->nsyms++] = (struct sym_entry){ addr, data, strdup(buf) };
+}
+
+/* While the process is still alive: name the code and objects of every
+ * event, so the trace can be explained after the run. */
+static void symbolize_trace(struct session *s)
+{
+	if (!s->cfg->symbolize_trace || !s->cfg->sym || s->res->nsyms)
+		return;
+	ensure_symbols(s);
+	for (size_t i = 0; i < s->nev; i++) {
+		struct event *e = &s->ev[i];
+
+		if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
+		    e->kind == OP_ACCESS || e->kind == OP_SPIN)
+			add_sym(s, e->pc + (e->kind != OP_CALL), false);
+		if (e->obj && !(e->obj >> 63))
+			add_sym(s, e->obj, true);
+	}
+}
+
+static void deadlock(struct session *s)
+{
+	char msg[MSG_MAX], loc[LOC_MAX] = "";
+	size_t off = 0;
+	int first = -1;
+
+	report_threads(s);
+	symbolize_trace(s);
+	off += (size_t)snprintf(msg, sizeof(msg),
+				"deadlock: every live thread is blocked");
+	for (int i = 0; i < s->res->nthreads; i++) {
+		struct thread_report *r = &s->res->threads[i];
+
+		if (strcmp(r->state, "blocked"))
+			continue;
+		if (first < 0)
+			first = r->thread;
+		if (off < sizeof(msg))
+			off += (size_t)snprintf(
+				msg + off, sizeof(msg) - off,
+				"\n  T%d blocked in %s%s%s", r->thread, r->what,
+				r->where[0] ? " from " : "", r->where);
+		size_t l = strlen(loc);
+
+		if (l < sizeof(loc) - 2)
+			snprintf(loc + l, sizeof(loc) - l, "%s%s%s",
+				 l ? "; " : "", r->what,
+				 r->where[0] ? " from " : "");
+		l = strlen(loc);
+		if (r->where[0] && l < sizeof(loc) - 2)
+			snprintf(loc + l, sizeof(loc) - l, "%s", r->where);
+	}
+	s->failed = true;
+	s->res->failure = FAIL_DEADLOCK;
+	s->res->thread = first;
+	snprintf(s->res->message, sizeof(s->res->message), "%s", msg);
+	snprintf(s->res->location, sizeof(s->res->location), "%s", loc);
+}
+
+/* Choose and execute pending operations until some thread runs. */
+static void schedule(struct session *s)
+{
+	struct sched_thread *st = malloc((size_t)(s->nth + 1) * sizeof(*st));
+	struct choice *c = malloc(sizeof(*c));
+
+	if (!st || !c)
+		goto out_free;
+	for (;;) {
+		if (s->failed || s->ended)
+			break;
+		/* a new thread must have reached its first stop */
+		for (int i = 0; i < s->nth; i++) {
+			pid_t w;
+			int status;
+
+			while (s->th[i].starting && !s->ended && !s->failed) {
+				if (wait_any(s, s->th[i].tid, &w, &status))
+					break;
+				on_status(s, w, status);
+			}
+		}
+		st = realloc(st, (size_t)(s->nth + 1) * sizeof(*st));
+		if (!st)
+			break;
+		for (int i = 0; i < s->nth; i++) {
+			struct thread *t = &s->th[i];
+
+			if (t->st == SCHED_BLOCKED &&
+			    (t->block == BLOCK_FD || t->block == BLOCK_POLL) &&
+			    syscall_fd_ready(s, t)) {
+				t->st = SCHED_ENABLED;
+				t->block = BLOCK_NONE;
+				t->timed = false;
+			}
+		}
+		build_sched(s, st);
+		sched_alternatives(st, s->nth, s->current, c);
+		if (c->nalts == 0) {
+			bool alive = false;
+
+			for (int i = 0; i < s->nth; i++)
+				alive |= s->th[i].st != SCHED_DEAD;
+			if (!alive)
+				break; /* the leader's exit follows */
+			if (s->nfreep) {
+				/* a child process may still make a descriptor
+				 * ready: let real time pass */
+				usleep(1000);
+				int status;
+				pid_t w = waitpid(-1, &status, __WALL | WNOHANG);
+
+				if (w > 0)
+					on_status(s, w, status);
+				if (s->cfg->timeout > 0 &&
+				    now_seconds() - s->t0 > s->cfg->timeout) {
+					session_fail(s, FAIL_HANG, NULL,
+						     "hang: no thread could run "
+						     "for %.0f s",
+						     s->cfg->timeout);
+					break;
+				}
+				continue;
+			}
+			deadlock(s);
+			break;
+		}
+		int pick = c->nalts == 1 ? 0 : session_pick(s, c);
+
+		if (pick < 0) {
+			session_fail(s, FAIL_DIVERGED, NULL,
+				     "the schedule could not be followed at "
+				     "step %llu",
+				     (unsigned long long)s->step);
+			break;
+		}
+		struct alt a = c->alts[pick];
+		struct thread *t = &s->th[a.thread];
+
+		if (a.cost)
+			s->preemptions++;
+		if (a.timeout) {
+			futex_remove(&s->ft, t->idx);
+			syscall_close_fds(t);
+			if (t->deadline > s->now)
+				s->now = t->deadline;
+			thread_make_ready(s, t, OP_TIMEOUT, t->timeout_result);
+		}
+		record_event(s, t, a.cost, c->nalts > 1);
+		s->step++;
+		s->now += s->quantum;
+		s->current = t->idx;
+		if (s->cfg->max_steps && s->step > s->cfg->max_steps) {
+			session_fail(s, FAIL_LIVELOCK, t,
+				     "livelock: more than %llu scheduling "
+				     "points (--max-steps)",
+				     (unsigned long long)s->cfg->max_steps);
+			break;
+		}
+		bool runs = true;
+
+		switch (t->kind) {
+		case OP_CLONE:
+			if (!s->bps_installed)
+				bp_install(s);
+			break;
+		case OP_CALL:
+			t->last_fn = t->fn;
+			t->last_obj = t->obj;
+			t->last_site = t->pc;
+			break;
+		case OP_EXIT_GROUP:
+			symbolize_trace(s);
+			if (t->arg != 0) {
+				s->exit_thread = t->idx;
+				session_where(s, t, s->exit_where,
+					      sizeof(s->exit_where));
+			}
+			break;
+		case OP_START:
+		case OP_WOKEN:
+		case OP_TIMEOUT:
+		case OP_EXIT:
+		case OP_ATOMIC:
+		case OP_ACCESS:
+		case OP_SPIN:
+			break;
+		default:
+			runs = syscall_execute(s, t);
+		}
+		if (!runs)
+			continue; /* it blocked: pick again */
+		resume(s, t, 0);
+		if (t->kind == OP_EXIT && t->tid == s->pid) {
+			/* the leader's exit is reported only with the last
+			 * thread's; it no longer runs */
+			t->st = SCHED_DEAD;
+			continue;
+		}
+		break;
+	}
+out_free:
+	free(st);
+	free(c);
+}
+
+static const char *block_name(struct thread *t)
+{
+	switch (t->block) {
+	case BLOCK_SLEEP: return "sleep";
+	case BLOCK_FD: return "read/write";
+	case BLOCK_POLL: return "poll";
+	default: return "futex_wait";
+	}
+}
+
+static void report_threads(struct session *s)
+{
+	struct run_result *r = s->res;
+
+	free(r->threads);
+	r->threads = calloc((size_t)s->nth + 1, sizeof(*r->threads));
+	r->nthreads = 0;
+	if (!r->threads)
+		return;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+		struct thread_report *p = &r->threads[r->nthreads++];
+		char name[64], obj[128];
+
+		p->thread = t->idx;
+		snprintf(name, sizeof(name), "/proc/%d/task/%d/comm", s->pid,
+			 t->tid);
+		FILE *f = t->st != SCHED_DEAD ? fopen(name, "re") : NULL;
+
+		if (f) {
+			if (fgets(p->name, sizeof(p->name), f))
+				p->name[strcspn(p->name, "\n")] = 0;
+			fclose(f);
+		}
+		if (t->st == SCHED_DEAD) {
+			snprintf(p->state, sizeof(p->state), "exited");
+			continue;
+		}
+		snprintf(p->state, sizeof(p->state), "%s",
+			 t->st == SCHED_BLOCKED ? "blocked"
+			 : t->st == SCHED_RUNNING ? "running"
+						  : "ready");
+		if (t->st == SCHED_BLOCKED && t->block == BLOCK_FUTEX &&
+		    t->last_fn) {
+			describe_data(s, t->last_obj, obj, sizeof(obj));
+			if (t->last_fn == FN_JOIN || t->last_fn == FN_THRD_JOIN) {
+				int j = -1;
+
+				for (int k = 0; k < s->nth; k++)
+					if (s->th[k].ctid &&
+					    s->th[k].ctid == t->last_obj)
+						j = k;
+				if (j >= 0)
+					snprintf(obj, sizeof(obj), "T%d", j);
+			}
+			snprintf(p->what, sizeof(p->what), "%s(%s%s)",
+				 call_fn_name(t->last_fn),
+				 obj[0] == '0' || obj[0] == 'T' ? "" : "&",
+				 obj);
+		} else if (t->st == SCHED_BLOCKED) {
+			describe_data(s, t->obj, obj, sizeof(obj));
+			snprintf(p->what, sizeof(p->what), "%s(%s)",
+				 block_name(t), obj);
+		} else {
+			snprintf(p->what, sizeof(p->what), "%s",
+				 op_kind_name(t->kind));
+		}
+		if (t->st != SCHED_RUNNING)
+			session_where(s, t, p->where, sizeof(p->where));
+	}
+}
+
+/* Kill the process group and reap everything, so nothing is left behind. */
+static void kill_and_reap(struct session *s)
+{
+	int status;
+
+	kill(-s->pid, SIGKILL);
+	kill(s->pid, SIGKILL);
+	for (int i = 0; i < s->nfreep; i++)
+		kill(s->freep[i], SIGKILL);
+	for (;;) {
+		pid_t w = waitpid(-1, &status, __WALL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			break;
+	}
+	spawn_unregister(s->pid);
+}
+
+static void read_output(struct session *s)
+{
+	struct run_result *r = s->res;
+	size_t max = s->cfg->output_max ? s->cfg->output_max
+					: DEFAULT_OUTPUT_MAX;
+	off_t end;
+
+	if (s->outfd < 0 || (end = lseek(s->outfd, 0, SEEK_END)) <= 0)
+		return;
+	off_t start = (size_t)end > max ? end - (off_t)max : 0;
+
+	r->output = malloc((size_t)(end - start) + 1);
+	if (!r->output)
+		return;
+	ssize_t n = pread(s->outfd, r->output, (size_t)(end - start), start);
+
+	r->output_len = n > 0 ? (size_t)n : 0;
+	r->output[r->output_len] = 0;
+}
+
+static void conclude(struct session *s)
+{
+	struct run_result *r = s->res;
+
+	if (s->failed)
+		return;
+	if (r->signal) {
+		r->failure = FAIL_CRASH;
+		if (s->fatal_sig == r->signal) {
+			r->thread = s->fatal_thread;
+			snprintf(r->location, sizeof(r->location), "%s",
+				 s->fatal_where);
+		}
+		snprintf(r->message, sizeof(r->message), "killed by %s",
+			 sigabbrev_np(r->signal) ? sigabbrev_np(r->signal)
+						 : "a signal");
+	} else if (r->exit_status) {
+		r->failure = FAIL_EXIT;
+		r->thread = s->exit_thread;
+		snprintf(r->location, sizeof(r->location), "%s",
+			 s->exit_where);
+		snprintf(r->message, sizeof(r->message), "exit status %d",
+			 r->exit_status);
+	}
+}
+
+int session_run(const struct session_config *cfg, struct strategy *strat,
+		struct run_result *res)
+{
+	struct session s_, *s = &s_;
+	struct sigaction sa = { .sa_handler = on_alarm }, old_sa;
+	struct itimerval it = { { 0, 20000 }, { 0, 20000 } }, old_it;
+	pid_t tid;
+	int status, r;
+
+	memset(res, 0, sizeof(*res));
+	res->thread = -1;
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->strat = strat;
+	s->res = res;
+	s->memfd = -1;
+	s->pidfd = -1;
+	s->current = 0;
+	s->now = MONOTONIC_BASE_NS;
+	s->realtime_base = REALTIME_BASE_NS - MONOTONIC_BASE_NS;
+	s->quantum = cfg->clock_quantum_ns ? cfg->clock_quantum_ns
+					   : DEFAULT_QUANTUM_NS;
+	s->rng = cfg->seed ^ 0x5054204c4f4f4dull;
+	s->hash = 0xcbf29ce484222325ull;
+	s->fatal_thread = -1;
+	s->exit_thread = -1;
+	futex_init(&s->ft);
+	s->t0 = now_seconds();
+	s->outfd = cfg->pass_output ? -1
+				    : memfd_create("ptloom-output", MFD_CLOEXEC);
+
+	r = spawn_program(cfg, s->outfd, &s->pid);
+	if (r) {
+		if (s->outfd >= 0)
+			close(s->outfd);
+		return r;
+	}
+	struct thread *t0 = new_thread(s, s->pid);
+
+	(void)t0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old_sa);
+	setitimer(ITIMER_REAL, &it, &old_it);
+
+	while (!s->ended && !s->failed) {
+		if (s->need_schedule) {
+			s->need_schedule = false;
+			schedule(s);
+			continue;
+		}
+		r = wait_any(s, -1, &tid, &status);
+		if (r == -ETIMEDOUT) {
+			struct thread *c = s->current >= 0 &&
+							   s->current < s->nth
+						   ? &s->th[s->current]
+						   : NULL;
+
+			if (c && c->st == SCHED_RUNNING) {
+				/* stop it to say where it spins */
+				syscall(SYS_tgkill, s->pid, c->tid, SIGSTOP);
+				alarm_ticks = 0;
+				while (waitpid(c->tid, &status, __WALL) < 0 &&
+				       errno == EINTR && alarm_ticks < 10)
+					;
+				if (WIFSTOPPED(status))
+					c->st = SCHED_ENABLED;
+			}
+			session_fail(s, FAIL_HANG, c,
+				     "hang: the run took longer than %g s "
+				     "(--timeout)",
+				     cfg->timeout);
+			break;
+		}
+		if (r == -EINTR) {
+			session_fail(s, FAIL_INTERNAL, NULL, "interrupted");
+			break;
+		}
+		if (r) {
+			s->ended = true;
+			break;
+		}
+		on_status(s, tid, status);
+	}
+	conclude(s);
+	if (s->failed && !res->nthreads)
+		report_threads(s);
+	if (s->sym_attached)
+		cfg->sym->detach(cfg->sym->ctx);
+	kill_and_reap(s);
+	setitimer(ITIMER_REAL, &old_it, NULL);
+	sigaction(SIGALRM, &old_sa, NULL);
+
+	read_output(s);
+	res->events = s->ev;
+	res->nevents = s->nev;
+	res->decisions = s->dec;
+	res->ndecisions = s->ndec;
+	res->preemptions = s->preemptions;
+	res->trace_hash = s->hash;
+	res->steps = s->step;
+	res->seconds = now_seconds() - s->t0;
+	if (!s->exec_seen && !s->failed) {
+		res->failure = FAIL_INTERNAL;
+		snprintf(res->message, sizeof(res->message),
+			 "the program could not be started");
+	}
+	for (int i = 0; i < s->nth; i++)
+		syscall_close_fds(&s->th[i]);
+	free(s->th);
+	free(s->bps);
+	futex_destroy(&s->ft);
+	if (s->memfd >= 0)
+		close(s->memfd);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	if (s->outfd >= 0)
+		close(s->outfd);
+	return 0;
+}
+
+void run_result_free(struct run_result *res)
+{
+	for (size_t i = 0; i < res->nsyms; i++)
+		free(res->syms[i].text);
+	free(res->syms);
+	free(res->output);
+	free(res->events);
+	free(res->decisions);
+	free(res->threads);
+	memset(res, 0, sizeof(*res));
+}

@@ -1,0 +1,175 @@
+/*
+ * The supervisor's internals, shared by the files of tracer/: one struct
+ * session per execution, one struct thread per traced task.
+ */
+#ifndef PTLOOM_SESSION_INT_H
+#define PTLOOM_SESSION_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include "futex.h"
+#include "sched.h"
+#include "tracer.h"
+
+/* The number the annotation in include/ptloom.h uses. */
+#define PTLOOM_SYSCALL_NR 0x7074
+
+/* How a stopped thread must be resumed. */
+enum stop_kind {
+	STOP_NONE = 0,
+	STOP_SECCOMP,	/* at a syscall's seccomp stop: run or skip it */
+	STOP_BP,	/* at a breakpoint: execute the original instruction */
+	STOP_SIGSTOP,	/* a new thread's first stop: suppress it */
+	STOP_SIGNAL,	/* a signal-delivery-stop with t->sig to deliver */
+};
+
+enum block_kind {
+	BLOCK_NONE = 0,
+	BLOCK_FUTEX,
+	BLOCK_SLEEP,
+	BLOCK_FD,	/* read/write/accept/connect not ready */
+	BLOCK_POLL,	/* poll/select/epoll_wait with nothing ready */
+};
+
+#define POLL_MAX 64
+
+struct thread {
+	int tid;
+	int idx;		/* T-number */
+	int st;			/* enum sched_state */
+	bool starting;		/* cloned, its first stop not seen yet */
+	int stop;		/* enum stop_kind */
+	int sig;		/* STOP_SIGNAL: signal to deliver */
+	struct user_regs_struct regs;
+	bool regs_valid, regs_dirty;
+	/* the pending operation (at a scheduling point) */
+	uint8_t kind, fn;
+	bool yield;
+	uint64_t obj, pc;
+	int64_t arg;
+	/* syscall emulation: on resume, skip the syscall returning result */
+	bool skip;
+	int64_t result;
+	/* blocking */
+	int block;		/* enum block_kind */
+	bool timed;
+	uint64_t deadline;	/* virtual monotonic ns */
+	int64_t timeout_result;
+	uint64_t sleep_ns;	/* OP_SLEEP: requested duration */
+	bool sleep_abs;
+	/* descriptors duplicated from the tracee for readiness checks */
+	int pfd[POLL_MAX];
+	short pev[POLL_MAX];
+	int npfd;
+	bool nonblock;
+	int64_t poll_timeout_ms; /* <0 infinite */
+	uint64_t ctid;		/* CLONE_CHILD_CLEARTID address */
+	uint64_t new_ctid;	/* ctid for the thread this one creates */
+	uint64_t bp_addr;	/* STOP_BP */
+	/* the last synchronisation call entered, for deadlock reports */
+	uint8_t last_fn;
+	uint64_t last_obj, last_site;
+	char where[LOC_MAX];
+};
+
+struct bp {
+	uint64_t addr;
+	uint8_t orig[16];	/* original bytes (orig[0] is under the int3) */
+	uint8_t kind;		/* OP_CALL, OP_ATOMIC, OP_ACCESS, OP_SPIN */
+	uint8_t fn;		/* OP_CALL: enum call_fn */
+	uint8_t emul;		/* how to execute the original instruction */
+	uint8_t emul_reg;	/* EMUL_PUSH: register */
+	uint8_t len;		/* instruction length when emulated */
+};
+
+enum { EMUL_STEP = 0, EMUL_PUSH, EMUL_SKIP };
+
+struct session {
+	const struct session_config *cfg;
+	struct strategy *strat;
+	struct run_result *res;
+	pid_t pid;
+	int memfd;		/* /proc/PID/mem */
+	int pidfd;
+	int outfd;		/* memfd with the program's output */
+	struct thread *th;	/* indexed by T-number */
+	int nth, cap;
+	int current;		/* T-number that runs or ran last, -1 */
+	struct futex_table ft;
+	uint64_t now;		/* virtual monotonic ns */
+	uint64_t realtime_base;	/* realtime = realtime_base + now */
+	uint64_t quantum;
+	uint64_t rng;		/* getrandom's stream */
+	uint64_t step;
+	uint32_t preemptions;
+	struct event *ev;
+	size_t nev, capev;
+	struct decision *dec;
+	size_t ndec, capdec;
+	uint64_t hash;
+	struct bp *bps;		/* sorted by addr */
+	size_t nbps;
+	bool bps_installed;
+	bool sym_attached;
+	pid_t stray[64];	/* stopped tids not yet claimed by a clone */
+	int nstray;
+	pid_t freep[64];	/* the program's own child processes */
+	int nfreep;
+	bool ended;		/* the process is gone */
+	bool failed;		/* res->failure is set; kill and stop */
+	bool need_schedule;
+	int fatal_thread;	/* thread that got the last fatal signal */
+	int fatal_sig;
+	char fatal_where[LOC_MAX];
+	int exit_thread;
+	char exit_where[LOC_MAX];
+	double t0;
+	bool exec_seen;
+};
+
+/* tracer/mem.c */
+int mem_read(struct session *s, uint64_t addr, void *buf, size_t len);
+int mem_write(struct session *s, uint64_t addr, const void *buf,
+	      size_t len);
+int regs_get(struct thread *t);
+int regs_set(struct thread *t);
+
+/* tracer/spawn.c */
+int spawn_program(const struct session_config *cfg, int outfd, pid_t *pid);
+void spawn_register(pid_t pid);
+void spawn_unregister(pid_t pid);
+double now_seconds(void);
+
+/* tracer/bp.c */
+int bp_install(struct session *s);
+struct bp *bp_find(struct session *s, uint64_t addr);
+int bp_step_over(struct session *s, struct thread *t);
+int bp_remove_all_in(struct session *s, pid_t pid);
+
+/* tracer/syscall.c: classify a seccomp stop; returns true when it is a
+ * scheduling point (t's pending operation is set), false when handled. */
+bool syscall_enter(struct session *s, struct thread *t);
+/* Execute t's pending operation. Returns true if t now runs, false if it
+ * blocked (the scheduler picks again). */
+bool syscall_execute(struct session *s, struct thread *t);
+/* Re-check a blocked fd/poll wait; true if it became ready. */
+bool syscall_fd_ready(struct session *s, struct thread *t);
+void syscall_close_fds(struct thread *t);
+bool syscall_emulate_rdtsc(struct session *s, struct thread *t);
+void futex_wake_addr(struct session *s, uint64_t addr, int n,
+		     uint32_t bitset, int *woken);
+
+/* tracer/session.c */
+void session_fail(struct session *s, int kind, struct thread *t,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void thread_make_ready(struct session *s, struct thread *t, int kind,
+		       int64_t result);
+int session_pick(struct session *s, struct choice *c);
+void session_where(struct session *s, struct thread *t, char *buf,
+		   size_t len);
+
+#endif

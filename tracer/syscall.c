@@ -1,0 +1,730 @@
+/*
+ * Syscalls at their seccomp stop: which are scheduling points, and the
+ * emulation of those whose outcome ptloom decides (futex waits and wakes,
+ * sleeps, clocks, randomness, blocking on descriptors).
+ *
+ * syscall_enter() runs when a thread reaches the stop; it either handles
+ * the call at once (clocks, getrandom, ordinary I/O) or records it as the
+ * thread's pending operation.  syscall_execute() runs when the scheduler
+ * has chosen the thread to perform that operation.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include "session_int.h"
+
+#ifndef CLONE_THREAD
+#define CLONE_THREAD 0x00010000
+#endif
+#ifndef CLONE_CHILD_CLEARTID
+#define CLONE_CHILD_CLEARTID 0x00200000
+#endif
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void skip(struct thread *t, int64_t result)
+{
+	t->skip = true;
+	t->result = result;
+}
+
+/* Resume the current thread straight away (not a scheduling point). */
+static bool handled(void)
+{
+	return false;
+}
+
+static bool point(struct thread *t, int kind, uint64_t obj, int64_t arg)
+{
+	t->kind = (uint8_t)kind;
+	t->fn = 0;
+	t->obj = obj;
+	t->arg = arg;
+	t->pc = t->regs.rip;
+	t->yield = kind == OP_YIELD;
+	return true;
+}
+
+static int read_ts(struct session *s, uint64_t addr, uint64_t *ns)
+{
+	struct timespec ts;
+
+	if (mem_read(s, addr, &ts, sizeof(ts)))
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+		return -EINVAL;
+	*ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+static uint64_t clock_now(struct session *s, int clk)
+{
+	switch (clk) {
+	case CLOCK_REALTIME:
+	case CLOCK_REALTIME_COARSE:
+	case CLOCK_TAI:
+		return s->realtime_base + s->now;
+	default:
+		return s->now;
+	}
+}
+
+static void emulate_clock_gettime(struct session *s, struct thread *t)
+{
+	int clk = (int)t->regs.rdi;
+	uint64_t v;
+
+	s->now += s->quantum;
+	if (clk < 0 || clk > CLOCK_TAI) {
+		skip(t, -EINVAL);
+		return;
+	}
+	v = clock_now(s, clk);
+	struct timespec ts = { (time_t)(v / 1000000000ull),
+			       (long)(v % 1000000000ull) };
+
+	if (!t->regs.rsi)
+		skip(t, -EFAULT);
+	else
+		skip(t, mem_write(s, t->regs.rsi, &ts, sizeof(ts)) ? -EFAULT
+								   : 0);
+}
+
+static void emulate_gettimeofday(struct session *s, struct thread *t)
+{
+	s->now += s->quantum;
+	uint64_t v = clock_now(s, CLOCK_REALTIME);
+	struct timeval tv = { (time_t)(v / 1000000000ull),
+			      (suseconds_t)(v % 1000000000ull / 1000) };
+
+	if (t->regs.rdi && mem_write(s, t->regs.rdi, &tv, sizeof(tv))) {
+		skip(t, -EFAULT);
+		return;
+	}
+	if (t->regs.rsi) {
+		struct timezone tz = { 0, 0 };
+
+		mem_write(s, t->regs.rsi, &tz, sizeof(tz));
+	}
+	skip(t, 0);
+}
+
+static void emulate_time(struct session *s, struct thread *t)
+{
+	s->now += s->quantum;
+	int64_t v = (int64_t)(clock_now(s, CLOCK_REALTIME) / 1000000000ull);
+
+	if (t->regs.rdi)
+		mem_write(s, t->regs.rdi, &v, sizeof(v));
+	skip(t, v);
+}
+
+static void emulate_getrandom(struct session *s, struct thread *t)
+{
+	uint64_t addr = t->regs.rdi;
+	size_t len = t->regs.rsi, done = 0;
+	uint8_t buf[256];
+
+	if (len > (1u << 25))
+		len = 1u << 25;
+	while (done < len) {
+		size_t n = len - done < sizeof(buf) ? len - done : sizeof(buf);
+
+		for (size_t i = 0; i < n; i += 8) {
+			uint64_t r = splitmix(&s->rng);
+
+			memcpy(buf + i, &r, n - i < 8 ? n - i : 8);
+		}
+		if (mem_write(s, addr + done, buf, n)) {
+			skip(t, done ? (int64_t)done : -EFAULT);
+			return;
+		}
+		done += n;
+	}
+	skip(t, (int64_t)len);
+}
+
+/* Duplicate the tracee's descriptor fd into ours. -1 if it is closed. */
+static int grab_fd(struct session *s, int fd)
+{
+	if (s->pidfd < 0 || fd < 0)
+		return -1;
+	return (int)syscall(SYS_pidfd_getfd, s->pidfd, fd, 0);
+}
+
+/* Descriptors on which a read or write can block: pipes, sockets and
+ * anonymous inodes (eventfd, ...), not files or devices. */
+static bool can_block(int ourfd)
+{
+	struct stat sb;
+
+	if (fstat(ourfd, &sb) < 0)
+		return false;
+	return !(S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode) ||
+		 S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode));
+}
+
+static uint64_t fd_object(int ourfd)
+{
+	struct stat sb;
+
+	if (fstat(ourfd, &sb) < 0)
+		return 0;
+	/* the pipe or socket itself, so both ends are one object */
+	return (1ull << 63) | (((uint64_t)sb.st_dev << 40) ^ sb.st_ino);
+}
+
+void syscall_close_fds(struct thread *t)
+{
+	for (int i = 0; i < t->npfd; i++)
+		if (t->pfd[i] >= 0)
+			close(t->pfd[i]);
+	t->npfd = 0;
+}
+
+static bool fd_point(struct session *s, struct thread *t, int kind,
+		     short events, bool dontwait)
+{
+	int fd = grab_fd(s, (int)t->regs.rdi);
+
+	if (fd < 0)
+		return handled();
+	if (!can_block(fd)) {
+		close(fd);
+		return handled();
+	}
+	t->pfd[0] = fd;
+	t->pev[0] = events;
+	t->npfd = 1;
+	t->nonblock = dontwait || (fcntl(fd, F_GETFL) & O_NONBLOCK);
+	t->poll_timeout_ms = -1;
+	return point(t, kind, fd_object(fd), (int64_t)t->regs.rdi);
+}
+
+/* poll/ppoll/select/pselect6/epoll_wait: duplicate the descriptors waited
+ * on and read the timeout. */
+static bool poll_point(struct session *s, struct thread *t, long nr)
+{
+	struct user_regs_struct *r = &t->regs;
+	int64_t tmo = -1;
+
+	t->npfd = 0;
+	if (nr == SYS_poll || nr == SYS_ppoll) {
+		struct pollfd p[POLL_MAX];
+		size_t n = r->rsi;
+
+		if (n > POLL_MAX ||
+		    (n && mem_read(s, r->rdi, p, n * sizeof(p[0]))))
+			return handled();
+		for (size_t i = 0; i < n; i++) {
+			t->pfd[t->npfd] = p[i].fd >= 0 ? grab_fd(s, p[i].fd)
+						       : -1;
+			t->pev[t->npfd++] = p[i].events;
+		}
+		if (nr == SYS_poll) {
+			tmo = (int)r->rdx < 0 ? -1 : (int)r->rdx;
+		} else if (r->rdx) {
+			uint64_t ns;
+
+			tmo = read_ts(s, r->rdx, &ns) ? -1
+						      : (int64_t)(ns / 1000000);
+		}
+	} else if (nr == SYS_select || nr == SYS_pselect6) {
+		int n = (int)r->rdi;
+		fd_set sets[3];
+		uint64_t ptr[3] = { r->rsi, r->rdx, r->r10 };
+		static const short ev[3] = { POLLIN, POLLOUT, POLLPRI };
+
+		if (n < 0 || n > FD_SETSIZE)
+			return handled();
+		for (int k = 0; k < 3; k++) {
+			FD_ZERO(&sets[k]);
+			if (ptr[k] && mem_read(s, ptr[k], &sets[k],
+					       (size_t)(n + 7) / 8))
+				return handled();
+		}
+		for (int fd = 0; fd < n && t->npfd < POLL_MAX; fd++) {
+			short e = 0;
+
+			for (int k = 0; k < 3; k++)
+				if (ptr[k] && FD_ISSET(fd, &sets[k]))
+					e |= ev[k];
+			if (!e)
+				continue;
+			t->pfd[t->npfd] = grab_fd(s, fd);
+			t->pev[t->npfd++] = e;
+		}
+		if (r->r8) {
+			if (nr == SYS_select) {
+				struct timeval tv;
+
+				if (!mem_read(s, r->r8, &tv, sizeof(tv)))
+					tmo = tv.tv_sec * 1000 +
+					      tv.tv_usec / 1000;
+			} else {
+				uint64_t ns;
+
+				if (!read_ts(s, r->r8, &ns))
+					tmo = (int64_t)(ns / 1000000);
+			}
+		}
+	} else { /* epoll_wait, epoll_pwait, epoll_pwait2 */
+		t->pfd[0] = grab_fd(s, (int)r->rdi);
+		t->pev[0] = POLLIN;
+		t->npfd = 1;
+		if (nr == SYS_epoll_pwait2) {
+			uint64_t ns;
+
+			if (r->r10 && !read_ts(s, r->r10, &ns))
+				tmo = (int64_t)(ns / 1000000);
+		} else {
+			tmo = (int)r->r10 < 0 ? -1 : (int)r->r10;
+		}
+	}
+	t->poll_timeout_ms = tmo;
+	t->nonblock = tmo == 0;
+	return point(t, OP_POLL, t->npfd ? fd_object(t->pfd[0]) : 0, tmo);
+}
+
+bool syscall_fd_ready(struct session *s, struct thread *t)
+{
+	struct pollfd p[POLL_MAX];
+	int n = 0;
+
+	(void)s;
+	for (int i = 0; i < t->npfd; i++) {
+		p[n].fd = t->pfd[i];
+		p[n].events = t->pev[i];
+		p[n++].revents = 0;
+	}
+	if (!n)
+		return false;
+	return poll(p, (nfds_t)n, 0) > 0;
+}
+
+static bool futex_point(struct session *s, struct thread *t)
+{
+	int op = (int)t->regs.rsi;
+	int cmd = op & FUTEX_CMD_MASK;
+
+	switch (cmd) {
+	case FUTEX_WAIT:
+	case FUTEX_WAIT_BITSET:
+		return point(t, OP_FUTEX_WAIT, t->regs.rdi, (int64_t)t->regs.rdx);
+	case FUTEX_WAKE:
+	case FUTEX_WAKE_BITSET:
+	case FUTEX_WAKE_OP:
+		return point(t, OP_FUTEX_WAKE, t->regs.rdi, (int64_t)t->regs.rdx);
+	case FUTEX_REQUEUE:
+	case FUTEX_CMP_REQUEUE:
+		return point(t, OP_FUTEX_REQUEUE, t->regs.rdi,
+			     (int64_t)t->regs.rdx);
+	default: {
+		static const char *const names[] = {
+			[FUTEX_FD] = "FUTEX_FD",
+			[FUTEX_LOCK_PI] = "FUTEX_LOCK_PI",
+			[FUTEX_UNLOCK_PI] = "FUTEX_UNLOCK_PI",
+			[FUTEX_TRYLOCK_PI] = "FUTEX_TRYLOCK_PI",
+			[FUTEX_WAIT_REQUEUE_PI] = "FUTEX_WAIT_REQUEUE_PI",
+			[FUTEX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI",
+		};
+		const char *nm = cmd >= 0 && cmd < (int)(sizeof(names) /
+							 sizeof(names[0])) &&
+						 names[cmd]
+					 ? names[cmd]
+					 : "futex operation";
+
+		session_fail(s, FAIL_UNSUPPORTED, t,
+			     "unsupported: futex %s (op %d) on 0x%llx "
+			     "(priority-inheritance mutexes cannot be made "
+			     "deterministic)",
+			     nm, op, (unsigned long long)t->regs.rdi);
+		return true;
+	}
+	}
+}
+
+bool syscall_enter(struct session *s, struct thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+	long nr = (long)r->orig_rax;
+
+	t->skip = false;
+	switch (nr) {
+	case SYS_clock_gettime:
+		emulate_clock_gettime(s, t);
+		return handled();
+	case SYS_clock_getres:
+		if (r->rsi) {
+			struct timespec ts = { 0, 1 };
+
+			mem_write(s, r->rsi, &ts, sizeof(ts));
+		}
+		skip(t, 0);
+		return handled();
+	case SYS_gettimeofday:
+		emulate_gettimeofday(s, t);
+		return handled();
+	case SYS_time:
+		emulate_time(s, t);
+		return handled();
+	case SYS_getrandom:
+		emulate_getrandom(s, t);
+		return handled();
+	case SYS_set_tid_address:
+		t->ctid = r->rdi;
+		return handled();
+	case SYS_futex:
+		return futex_point(s, t);
+	case SYS_futex_waitv:
+		session_fail(s, FAIL_UNSUPPORTED, t,
+			     "unsupported: futex_waitv cannot be made "
+			     "deterministic yet");
+		return true;
+	case SYS_clone:
+		if (!(r->rdi & CLONE_THREAD))
+			return handled(); /* fork: the child runs freely */
+		t->new_ctid = (r->rdi & CLONE_CHILD_CLEARTID) ? r->r10 : 0;
+		return point(t, OP_CLONE, 0, 0);
+	case SYS_clone3: {
+		uint64_t args[3] = { 0 };
+
+		if (mem_read(s, r->rdi, args, sizeof(args)) ||
+		    !(args[0] & CLONE_THREAD))
+			return handled();
+		t->new_ctid = (args[0] & CLONE_CHILD_CLEARTID) ? args[2] : 0;
+		return point(t, OP_CLONE, 0, 0);
+	}
+	case SYS_exit:
+		return point(t, OP_EXIT, 0, (int64_t)r->rdi);
+	case SYS_exit_group:
+		return point(t, OP_EXIT_GROUP, 0, (int)r->rdi);
+	case SYS_sched_yield:
+		return point(t, OP_YIELD, 0, 0);
+	case SYS_nanosleep:
+	case SYS_clock_nanosleep: {
+		uint64_t ns, addr = nr == SYS_nanosleep ? r->rdi : r->rdx;
+
+		t->sleep_abs = nr == SYS_clock_nanosleep &&
+			       (r->rsi & TIMER_ABSTIME);
+		if (read_ts(s, addr, &ns))
+			return handled(); /* the kernel reports the error */
+		if (t->sleep_abs && nr == SYS_clock_nanosleep &&
+		    ((int)r->rdi == CLOCK_REALTIME ||
+		     (int)r->rdi == CLOCK_TAI))
+			ns = ns > s->realtime_base ? ns - s->realtime_base : 0;
+		t->sleep_ns = ns;
+		return point(t, OP_SLEEP, 0, (int64_t)ns);
+	}
+	case SYS_read:
+	case SYS_readv:
+		return fd_point(s, t, OP_READ, POLLIN, false);
+	case SYS_recvfrom:
+	case SYS_recvmsg:
+		return fd_point(s, t, OP_READ, POLLIN,
+				(nr == SYS_recvfrom ? r->r10 : r->rdx) &
+					MSG_DONTWAIT);
+	case SYS_write:
+	case SYS_writev:
+		return fd_point(s, t, OP_WRITE, POLLOUT, false);
+	case SYS_sendto:
+	case SYS_sendmsg:
+		return fd_point(s, t, OP_WRITE, POLLOUT,
+				(nr == SYS_sendto ? r->r10 : r->rdx) &
+					MSG_DONTWAIT);
+	case SYS_accept:
+	case SYS_accept4:
+		return fd_point(s, t, OP_ACCEPT, POLLIN, false);
+	case SYS_connect:
+		return fd_point(s, t, OP_CONNECT, POLLOUT, true);
+	case SYS_poll:
+	case SYS_ppoll:
+	case SYS_select:
+	case SYS_pselect6:
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
+		return poll_point(s, t, nr);
+	case SYS_wait4:
+	case SYS_waitid:
+		return point(t, OP_WAIT4, 0, 0);
+	case SYS_kill:
+	case SYS_tgkill:
+	case SYS_tkill:
+		return point(t, OP_KILL, 0, 0);
+	case PTLOOM_SYSCALL_NR:
+		point(t, OP_ANNOTATE, r->rdi, 0);
+		return true;
+	default:
+		return handled();
+	}
+}
+
+/* Wake up to n waiters of addr.  A wake of one among several is a choice
+ * (DEC_WAKE).  Woken threads become ready to return 0 from their wait. */
+void futex_wake_addr(struct session *s, uint64_t addr, int n, uint32_t bitset,
+		     int *woken)
+{
+	int w[MAX_ALTS];
+	int k = futex_waiters(&s->ft, addr, bitset, w, MAX_ALTS);
+
+	*woken = 0;
+	if (n <= 0 || !k)
+		return;
+	if (n == 1 && k > 1) {
+		struct choice c;
+
+		c.kind = DEC_WAKE;
+		c.current = s->current;
+		c.nalts = 0;
+		for (int i = 0; i < k; i++) {
+			struct thread *x = &s->th[w[i]];
+
+			c.alts[c.nalts++] = (struct alt){
+				.thread = (uint16_t)x->idx, .kind = OP_WOKEN,
+				.obj = addr };
+		}
+		int pick = session_pick(s, &c);
+
+		if (pick < 0)
+			return;
+		w[0] = w[pick];
+		k = 1;
+	}
+	for (int i = 0; i < k && i < n; i++) {
+		futex_remove(&s->ft, w[i]);
+		thread_make_ready(s, &s->th[w[i]], OP_WOKEN, 0);
+		(*woken)++;
+	}
+}
+
+/* FUTEX_WAKE_OP: *uaddr2 = op(*uaddr2, oparg); wake uaddr; if cmp(old,
+ * cmparg) wake uaddr2 too. */
+static int64_t futex_wake_op(struct session *s, struct thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+	uint32_t enc = (uint32_t)r->r9, old, nv;
+	int op = (enc >> 28) & 7, cmp = (enc >> 24) & 15;
+	int oparg = (int)((enc << 8) >> 20) , cmparg = (int)((enc << 20) >> 20);
+	int a = 0, b = 0;
+
+	if ((enc >> 28) & 8)
+		oparg = 1 << (oparg & 31);
+	if (mem_read(s, r->r8, &old, 4))
+		return -EFAULT;
+	switch (op) {
+	case FUTEX_OP_SET: nv = (uint32_t)oparg; break;
+	case FUTEX_OP_ADD: nv = old + (uint32_t)oparg; break;
+	case FUTEX_OP_OR: nv = old | (uint32_t)oparg; break;
+	case FUTEX_OP_ANDN: nv = old & ~(uint32_t)oparg; break;
+	case FUTEX_OP_XOR: nv = old ^ (uint32_t)oparg; break;
+	default: return -ENOSYS;
+	}
+	if (mem_write(s, r->r8, &nv, 4))
+		return -EFAULT;
+	futex_wake_addr(s, r->rdi, (int)r->rdx, ~0u, &a);
+	bool c;
+
+	switch (cmp) {
+	case FUTEX_OP_CMP_EQ: c = (int)old == cmparg; break;
+	case FUTEX_OP_CMP_NE: c = (int)old != cmparg; break;
+	case FUTEX_OP_CMP_LT: c = (int)old < cmparg; break;
+	case FUTEX_OP_CMP_LE: c = (int)old <= cmparg; break;
+	case FUTEX_OP_CMP_GT: c = (int)old > cmparg; break;
+	case FUTEX_OP_CMP_GE: c = (int)old >= cmparg; break;
+	default: return -ENOSYS;
+	}
+	if (c)
+		futex_wake_addr(s, r->r8, (int)r->r10, ~0u, &b);
+	return a + b;
+}
+
+static void block(struct session *s, struct thread *t, int kind, bool timed,
+		  uint64_t deadline, int64_t timeout_result)
+{
+	(void)s;
+	t->st = SCHED_BLOCKED;
+	t->block = kind;
+	t->timed = timed;
+	t->deadline = deadline;
+	t->timeout_result = timeout_result;
+}
+
+static bool futex_execute(struct session *s, struct thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+	int op = (int)r->rsi, cmd = op & FUTEX_CMD_MASK;
+	uint32_t val;
+	int woken = 0;
+
+	switch (cmd) {
+	case FUTEX_WAIT:
+	case FUTEX_WAIT_BITSET: {
+		uint32_t bitset = cmd == FUTEX_WAIT ? ~0u : (uint32_t)r->r9;
+		uint64_t ns = 0, deadline = 0;
+		bool timed = r->r10 != 0;
+
+		if (!bitset) {
+			skip(t, -EINVAL);
+			return true;
+		}
+		if (mem_read(s, r->rdi, &val, 4)) {
+			skip(t, -EFAULT);
+			return true;
+		}
+		if (val != (uint32_t)r->rdx) {
+			skip(t, -EAGAIN);
+			return true;
+		}
+		if (timed) {
+			if (read_ts(s, r->r10, &ns)) {
+				skip(t, -EINVAL);
+				return true;
+			}
+			if (cmd == FUTEX_WAIT)
+				deadline = s->now + ns;
+			else if (op & FUTEX_CLOCK_REALTIME)
+				deadline = ns > s->realtime_base
+						   ? ns - s->realtime_base
+						   : 0;
+			else
+				deadline = ns;
+			if (deadline <= s->now) {
+				skip(t, -ETIMEDOUT);
+				return true;
+			}
+		}
+		futex_wait(&s->ft, r->rdi, bitset, t->idx);
+		block(s, t, BLOCK_FUTEX, timed, deadline, -ETIMEDOUT);
+		return false;
+	}
+	case FUTEX_WAKE:
+	case FUTEX_WAKE_BITSET: {
+		uint32_t bitset = cmd == FUTEX_WAKE ? ~0u : (uint32_t)r->r9;
+
+		if (!bitset) {
+			skip(t, -EINVAL);
+			return true;
+		}
+		futex_wake_addr(s, r->rdi, (int)r->rdx, bitset, &woken);
+		skip(t, woken);
+		return true;
+	}
+	case FUTEX_WAKE_OP:
+		skip(t, futex_wake_op(s, t));
+		return true;
+	case FUTEX_REQUEUE:
+	case FUTEX_CMP_REQUEUE: {
+		if (cmd == FUTEX_CMP_REQUEUE) {
+			if (mem_read(s, r->rdi, &val, 4)) {
+				skip(t, -EFAULT);
+				return true;
+			}
+			if (val != (uint32_t)r->r9) {
+				skip(t, -EAGAIN);
+				return true;
+			}
+		}
+		futex_wake_addr(s, r->rdi, (int)r->rdx, ~0u, &woken);
+		int moved = futex_requeue(&s->ft, r->rdi, r->r8, (int)r->r10);
+
+		skip(t, cmd == FUTEX_CMP_REQUEUE ? woken + moved : woken);
+		return true;
+	}
+	}
+	return true;
+}
+
+bool syscall_execute(struct session *s, struct thread *t)
+{
+	switch (t->kind) {
+	case OP_FUTEX_WAIT:
+	case OP_FUTEX_WAKE:
+	case OP_FUTEX_REQUEUE:
+		return futex_execute(s, t);
+	case OP_YIELD:
+		skip(t, 0);
+		return true;
+	case OP_ANNOTATE:
+		skip(t, 0);
+		return true;
+	case OP_SLEEP: {
+		uint64_t deadline = t->sleep_abs ? t->sleep_ns
+						 : s->now + t->sleep_ns;
+
+		if (deadline <= s->now) {
+			skip(t, 0);
+			return true;
+		}
+		block(s, t, BLOCK_SLEEP, true, deadline, 0);
+		return false;
+	}
+	case OP_READ:
+	case OP_WRITE:
+	case OP_ACCEPT:
+	case OP_CONNECT:
+		/* ready (or non-blocking): the kernel performs it */
+		if (t->nonblock || syscall_fd_ready(s, t)) {
+			syscall_close_fds(t);
+			return true;
+		}
+		block(s, t, BLOCK_FD, false, 0, 0);
+		return false;
+	case OP_POLL:
+		if (t->nonblock || syscall_fd_ready(s, t)) {
+			syscall_close_fds(t);
+			return true;
+		}
+		block(s, t, BLOCK_POLL, t->poll_timeout_ms >= 0,
+		      s->now + (uint64_t)t->poll_timeout_ms * 1000000ull, 0);
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* rdtsc/rdtscp trapped by PR_SET_TSC arrive as SIGSEGV: answer them from
+ * the virtual clock. */
+bool syscall_emulate_rdtsc(struct session *s, struct thread *t)
+{
+	uint8_t c[3];
+
+	if (regs_get(t) || mem_read(s, t->regs.rip, c, 3))
+		return false;
+	uint64_t tsc = s->now * 3;
+
+	s->now += s->quantum;
+	if (c[0] == 0x0f && c[1] == 0x31) {
+		t->regs.rip += 2;
+	} else if (c[0] == 0x0f && c[1] == 0x01 && c[2] == 0xf9) {
+		t->regs.rip += 3;
+		t->regs.rcx = 0;
+	} else {
+		return false;
+	}
+	t->regs.rax = tsc & 0xffffffffu;
+	t->regs.rdx = tsc >> 32;
+	t->regs_dirty = true;
+	return true;
+}

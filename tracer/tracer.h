@@ -1,0 +1,168 @@
+/*
+ * The supervisor's public interface: run one execution of a program under
+ * ptrace, with exactly one thread running at a time, asking a strategy at
+ * every choice point which thread goes next.
+ *
+ * One call of session_run() is one execution (rr's Session): it spawns the
+ * program, follows all its threads, emulates futexes, sleeps, clocks and
+ * randomness, and returns how the execution ended together with its trace.
+ * The tracer knows nothing of exploration, schedule files or reports.
+ */
+#ifndef PTLOOM_TRACER_H
+#define PTLOOM_TRACER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "event.h"
+
+struct taddr {
+	uint64_t v; /* an address in the tracee, never ours */
+};
+
+/* The strategy: a struct of function pointers the tracer calls. */
+struct strategy {
+	void *ctx;
+	/* Called at every choice point with at least two alternatives.
+	 * Returns the index of the chosen alternative, or -1 to abandon the
+	 * run (e.g. a replayed schedule that cannot be followed). */
+	int (*pick)(void *ctx, const struct choice *c);
+};
+
+/* Scheduling-point sets (--points). */
+enum {
+	POINTS_SYNC = 1u << 0,
+	POINTS_ATOMICS = 1u << 1,
+	POINTS_RACES = 1u << 2,
+};
+
+/* A code address in the program that is made a scheduling point. */
+struct user_point {
+	uint64_t addr; /* absolute address (ASLR is off) */
+	uint8_t kind;  /* OP_ATOMIC, OP_ACCESS or OP_SPIN */
+};
+
+/* Observer of memory accesses, for race discovery (may be NULL). */
+struct access_observer {
+	void *ctx;
+	/* every instruction address in [lo, hi) of the program's own text
+	 * that may access memory is reported before it executes, with the
+	 * effective address it accesses, when more than one thread exists */
+	void (*access)(void *ctx, int thread, uint64_t pc, uint64_t addr,
+		       int size, bool write, bool atomic);
+	/* synchronisation: release/acquire on an object, fork/join */
+	void (*sync)(void *ctx, int thread, int kind, uint64_t obj,
+		     int other_thread);
+	uint64_t max_accesses; /* budget per run; 0 = unlimited */
+};
+
+/* Synchronisation kinds passed to access_observer.sync. */
+enum { SYNC_ACQUIRE = 1, SYNC_RELEASE, SYNC_FORK, SYNC_JOIN, SYNC_ACQREL };
+
+/* Symbolisation of a live tracee, provided by the caller (analysis/). */
+struct symbolizer {
+	void *ctx;
+	void (*attach)(void *ctx, int pid);   /* after the first clone */
+	void (*detach)(void *ctx);
+	/* the first frame of a stopped thread in user code */
+	void (*location)(void *ctx, int tid, char *buf, size_t len);
+	void (*code)(void *ctx, uint64_t pc, char *buf, size_t len);
+	void (*data)(void *ctx, uint64_t addr, char *buf, size_t len);
+};
+
+struct session_config {
+	char *const *argv;	/* argv[0] is the resolved program path */
+	char *const *envp;	/* the environment given to the program */
+	uint64_t seed;		/* the program's randomness */
+	unsigned points;	/* POINTS_* */
+	uint64_t max_steps;	/* livelock cap, 0 = none */
+	double timeout;		/* wall-clock seconds, 0 = none */
+	int cpu;		/* CPU to pin to, -1 = do not pin */
+	bool pass_output;	/* let the program's output through */
+	const struct user_point *user_points; /* extra points, sorted */
+	size_t nuser_points;
+	struct access_observer *observer;
+	/* spin detection: a thread running longer than this (ms) without a
+	 * scheduling point is sampled and its spin PC reported */
+	int spin_ms;
+	volatile int *interrupted; /* set asynchronously to stop the run */
+	struct symbolizer *sym;	/* may be NULL */
+	uint64_t clock_quantum_ns; /* virtual time per step, 0 = default */
+	size_t output_max;	/* bytes of output kept, 0 = default */
+	bool symbolize_trace;	/* symbolise the events' code and objects */
+};
+
+enum failure_kind {
+	FAIL_NONE = 0,
+	FAIL_CRASH,
+	FAIL_EXIT,
+	FAIL_DEADLOCK,
+	FAIL_HANG,
+	FAIL_LIVELOCK,
+	FAIL_DIVERGED,	  /* the strategy abandoned the run */
+	FAIL_UNSUPPORTED, /* an operation ptloom cannot make deterministic */
+	FAIL_INTERNAL,	  /* ptloom's own error (e.g. spawn failed) */
+	FAIL_SPIN,	  /* a spin loop was found; rerun with new points */
+};
+
+#define LOC_MAX 256
+#define MSG_MAX 4096
+
+struct thread_report {
+	int thread;
+	char name[32];
+	char state[64];	      /* "blocked", "exited", ... */
+	char what[LOC_MAX];   /* e.g. pthread_mutex_lock(&orders) */
+	char where[LOC_MAX];  /* e.g. migrate_users at bank.c:12 */
+};
+
+/* A symbolised address of a trace: code ("withdraw at bank.c:23") or data
+ * ("balance"). */
+struct sym_entry {
+	uint64_t addr;
+	uint8_t data;
+	char *text;
+};
+
+struct run_result {
+	int failure;		/* enum failure_kind */
+	int signal;		/* for FAIL_CRASH */
+	int exit_status;	/* the program's exit status */
+	int thread;		/* failing thread's T-number, -1 if none */
+	char location[LOC_MAX]; /* failing thread's symbolised location */
+	char message[MSG_MAX];	/* detail: deadlock report, unsupported op */
+	char *output;		/* captured stdout+stderr tail (malloc) */
+	size_t output_len;
+	struct event *events;	/* the trace (malloc) */
+	size_t nevents;
+	struct decision *decisions; /* decisions taken (malloc) */
+	size_t ndecisions;
+	uint32_t preemptions;
+	uint64_t trace_hash;
+	uint64_t steps;
+	uint64_t spin_pc;	/* FAIL_SPIN: where a thread spins */
+	struct thread_report *threads; /* per-thread state at the end */
+	int nthreads;
+	double seconds;		/* wall-clock duration */
+	struct sym_entry *syms;	/* with cfg->symbolize_trace */
+	size_t nsyms;
+};
+
+/* Runs one execution.  Returns 0 and fills *res (see res->failure), or
+ * -errno if the program could not be started at all. */
+int session_run(const struct session_config *cfg, struct strategy *s,
+		struct run_result *res);
+void run_result_free(struct run_result *res);
+
+/* "crash", "exit", ... */
+const char *failure_kind_name(int kind);
+
+/* Resolve a program name on PATH like a shell. Returns a malloc'd path or
+ * NULL (errno set). */
+char *tracer_find_program(const char *name);
+
+/* Kill every process the tracer started and still traces (atexit/signal
+ * safe). */
+void tracer_kill_all(void);
+
+#endif
