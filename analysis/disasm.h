@@ -105,11 +105,12 @@ struct disasm_elf_info {
 	size_t bytes;	    /* code bytes swept */
 };
 
-/* Decode one instruction from bytes at addr.  Returns 0 or -EINVAL. */
+/* Decode one instruction from bytes at addr.  Returns 0 or -EINVAL.  Uses
+ * a capstone handle per calling thread, opened on first use. */
 int disasm_decode(const uint8_t *code, size_t len, uint64_t addr,
 		  struct insn_info *out);
 
-/* The address mem[i] accesses given the registers (fs:/gs: bases included).
+/* The address m accesses given the registers (fs:/gs: bases included).
  * A vsib operand yields its address with the vector index left out. */
 uint64_t disasm_mem_addr(const struct disasm_mem *m,
 			 const struct user_regs_struct *regs);
@@ -137,8 +138,14 @@ int disasm_scan(const uint8_t *code, size_t len, uint64_t vaddr, int mode,
  * .symtab has FUNC symbols (the PLT, .init/.fini and the C runtime's own
  * functions such as _start or frame_dummy are left out), else section by
  * section.  Addresses are link-time; for a PIE add the load bias
- * (disasm_relocate()).  info may be NULL.  Returns the count, -ENOEXEC if
- * the file is not an x86-64 ELF file, or another -errno.
+ * (disasm_relocate()); in a relocatable object (.o) they are offsets in
+ * their section.  info may be NULL.  Returns the count, -ENOEXEC if the
+ * file is not an x86-64 ELF file, or another -errno.
+ *
+ * stack_relative: disasm_decode() takes any [rbp + disp] for a frame
+ * access.  DISASM_MEMORY sweeps follow prologues instead: `push %rbp`
+ * makes rbp a general register until `mov %rsp,%rbp`; a .symtab function
+ * starts without a frame pointer, a range without symbols with one.
  */
 int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
 		    struct disasm_elf_info *info);

@@ -463,9 +463,19 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 int save_schedule(const struct schedule *s, const char *dir, const char *id,
 		  const char *suffix, char *path, size_t len)
 {
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return -errno;
+	char d[4096];
+
 	snprintf(path, len, "%s/%s-%s.pb", dir, id, suffix);
+	snprintf(d, sizeof(d), "%s", dir);
+	for (char *p = d + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		mkdir(d, 0777);
+		*p = '/';
+	}
+	if (mkdir(d, 0777) && errno != EEXIST)
+		return -errno;
 	return schedule_save(path, s);
 }
 

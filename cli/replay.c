@@ -1,20 +1,486 @@
 /*
- * ptloom replay / minimize: follow a recorded schedule.
+ * ptloom replay: follow one recorded schedule exactly, prove it by the
+ * trace hash, and name the first divergence when it cannot be followed.
+ * ptloom minimize: the same failure with fewer preemptions.
  */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "cli.h"
+#include "../analysis/explore.h"
+#include "../analysis/minimize.h"
+#include "../analysis/report.h"
+#include "../analysis/strategy.h"
+
+static const struct option long_opts[] = {
+	{ "max-steps", required_argument, 0, 'M' },
+	{ "timeout", required_argument, 0, 'T' },
+	{ "out", required_argument, 0, 'o' },
+	{ "report", required_argument, 0, 'R' },
+	{ "report-format", required_argument, 0, 'F' },
+	{ "env", required_argument, 0, 'e' },
+	{ "output", no_argument, 0, 'O' },
+	{ "quiet", no_argument, 0, 'q' },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static void usage(FILE *f, const char *cmd)
+{
+	fprintf(f,
+		"usage: ptloom %s [OPTIONS] SCHEDULE -- PROGRAM [ARGS...]\n"
+		"\n"
+		"%s"
+		"\n"
+		"SCHEDULE is a schedule file written by `ptloom run` or a "
+		"text script\n(`ptloom show --format script`, one `run Tn`, "
+		"`wake Tn` or `timeout Tn` a line).\n"
+		"\n"
+		"      --max-steps N     per-run cap on scheduling points\n"
+		"      --timeout SEC     per-run wall-clock cap (default 10)\n"
+		"  -o, --out DIR         where new schedule files go (minimize)\n"
+		"      --report FILE     write a report; --report-format "
+		"json|markdown|junit\n"
+		"  -e, --env NAME=VALUE  add to the program's environment\n"
+		"      --output          pass the program's output through\n"
+		"  -q, --quiet           print the summary line only\n"
+		"\n"
+		"exit: 1 the failure reproduced, 0 the program passed, 4 the "
+		"program diverged\nfrom the schedule, 2 usage or input error\n",
+		cmd,
+		strcmp(cmd, "replay")
+			? "Replays the failing schedule, then searches for the "
+			  "same failure with fewer\npreemptions and decisions, "
+			  "and saves it as ID-minimized.pb.\n"
+			: "Runs the program following the schedule's decisions "
+			  "exactly (same virtual\ntime, same random bytes) and "
+			  "checks the trace hash.\n");
+}
+
+/* Load a schedule file or script; prints the error.  0 or -1. */
+int load_any_schedule(const char *path, struct schedule *s);
+int load_any_schedule(const char *path, struct schedule *s)
+{
+	char err[512] = "";
+	FILE *f = fopen(path, "rb");
+	char head[8] = { 0 };
+
+	if (!f) {
+		fprintf(stderr, "ptloom: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	size_t n = fread(head, 1, sizeof(head), f);
+
+	fclose(f);
+	if (n >= 6 && !memcmp(head, "PTLOOM", 6)) {
+		if (schedule_load(path, s, err, sizeof(err))) {
+			fprintf(stderr, "ptloom: %s: %s\n", path, err);
+			return -1;
+		}
+		return 0;
+	}
+	/* a text script */
+	f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "ptloom: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	size_t cap = 1 << 20, len = 0;
+	char *buf = malloc(cap + 1);
+
+	if (!buf) {
+		fclose(f);
+		return -1;
+	}
+	len = fread(buf, 1, cap, f);
+	bool more = fgetc(f) != EOF;
+
+	fclose(f);
+	if (more) {
+		fprintf(stderr, "ptloom: %s: not a ptloom schedule (too large "
+				"for a script)\n", path);
+		free(buf);
+		return -1;
+	}
+	buf[len] = 0;
+	int r = schedule_parse_script(buf, len, s, err, sizeof(err));
+
+	free(buf);
+	if (r) {
+		fprintf(stderr, "ptloom: %s: not a ptloom schedule file or "
+				"script: %s\n", path, err);
+		return -1;
+	}
+	return 0;
+}
+
+struct replay_setup {
+	struct common_opts co;
+	struct schedule sch;
+	struct program prog;
+	struct session_config cfg;
+	const char *path;
+	char identity[512];	/* why the binary may differ, or "" */
+};
+
+static int setup(int argc, char **argv, const char *cmd,
+		 struct replay_setup *rs)
+{
+	int c;
+
+	memset(rs, 0, sizeof(*rs));
+	common_defaults(&rs->co);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:e:qh", long_opts, NULL)) !=
+	       -1) {
+		int r = common_option(&rs->co, c, optarg);
+
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r > 0)
+			continue;
+		if (c == 'h') {
+			usage(stdout, cmd);
+			return -1;
+		}
+		usage(stderr, cmd);
+		return EXIT_USAGE;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "ptloom: %s: no schedule given (usage: ptloom "
+				"%s SCHEDULE -- PROGRAM [ARGS...])\n", cmd, cmd);
+		return EXIT_USAGE;
+	}
+	rs->path = argv[optind++];
+	if (optind < argc && !strcmp(argv[optind], "--"))
+		optind++;
+	if (load_any_schedule(rs->path, &rs->sch))
+		return EXIT_USAGE;
+	rs->co.seed = rs->sch.seed;
+	rs->co.points = rs->sch.points ? rs->sch.points : POINTS_SYNC;
+	if (optind >= argc) {
+		fprintf(stderr, "ptloom: %s: no program given (usage: ptloom "
+				"%s SCHEDULE -- PROGRAM [ARGS...])\n", cmd, cmd);
+		return EXIT_USAGE;
+	}
+	if (program_setup(&rs->prog, argc - optind, argv + optind, &rs->co))
+		return EXIT_USAGE;
+	/* the recorded environment, so stack addresses match */
+	if (rs->sch.nenv) {
+		for (int i = 0; i < rs->prog.nenv; i++)
+			free(rs->prog.envp[i]);
+		free(rs->prog.envp);
+		rs->prog.envp = calloc((size_t)rs->sch.nenv + 1, sizeof(char *));
+		for (int i = 0; i < rs->sch.nenv; i++)
+			rs->prog.envp[i] = strdup(rs->sch.env[i]);
+		rs->prog.nenv = rs->sch.nenv;
+	}
+	session_config_init(&rs->cfg, &rs->prog, &rs->co);
+	rs->cfg.symbolize_trace = true;
+	rs->cfg.user_points = rs->sch.user_points;
+	rs->cfg.nuser_points = rs->sch.nuser_points;
+	/* is it the recorded binary? */
+	if (rs->sch.program_size || rs->sch.build_id_len) {
+		uint8_t id[64];
+		int n = symbols_elf_build_id(rs->prog.path, id, sizeof(id));
+		uint64_t h = 0, sz = 0;
+
+		schedule_hash_file(rs->prog.path, &h, &sz);
+		if (rs->sch.build_id_len && n > 0 &&
+		    ((size_t)n != rs->sch.build_id_len ||
+		     memcmp(id, rs->sch.build_id, (size_t)n)))
+			snprintf(rs->identity, sizeof(rs->identity),
+				 "%s is not the recorded binary (its build-id "
+				 "differs): it was rebuilt or changed",
+				 rs->prog.display);
+		else if (rs->sch.program_hash && h != rs->sch.program_hash)
+			snprintf(rs->identity, sizeof(rs->identity),
+				 "%s is not the recorded binary (its content "
+				 "hash differs)",
+				 rs->prog.display);
+	}
+	return 0;
+}
+
+static void teardown(struct replay_setup *rs)
+{
+	schedule_free(&rs->sch);
+	program_free(&rs->prog);
+	free(rs->co.env_extra);
+}
+
+static void describe_recorded(const struct schedule *s, char *buf, size_t len)
+{
+	struct run_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.failure = s->failure;
+	r.signal = s->signal;
+	r.exit_status = s->exit_status;
+	r.thread = s->fail_thread;
+	snprintf(r.location, sizeof(r.location), "%s",
+		 s->location ? s->location : "");
+	describe_failure(&r, buf, len);
+}
 
 int cmd_replay(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "ptloom: replay: not yet\n");
-	return EXIT_USAGE;
+	struct replay_setup rs;
+	int e = setup(argc, argv, "replay", &rs);
+
+	if (e)
+		return e < 0 ? EXIT_PASS : e;
+	struct replay_strategy strat;
+
+	replay_init(&strat, rs.sch.decisions, rs.sch.ndecisions, true);
+	struct strategy st = replay_strategy(&strat);
+	struct run_result r;
+
+	e = session_run(&rs.cfg, &st, &r);
+	if (e) {
+		fprintf(stderr, "ptloom: cannot start %s: %s\n",
+			rs.prog.display, strerror(-e));
+		teardown(&rs);
+		return EXIT_USAGE;
+	}
+	if (rs.co.output && r.output_len)
+		fwrite(r.output, 1, r.output_len, stdout);
+
+	/* the first event that differs from the recording */
+	char div[1024] = "", a[512], b[512];
+	long at = -1;
+
+	if (rs.sch.nevents) {
+		long k = trace_departure(rs.sch.events, rs.sch.nevents,
+					 r.events, r.nevents);
+
+		if (k >= 0) {
+			at = k;
+			strcpy(a, "the run ended");
+			strcpy(b, "the run ended");
+			if ((size_t)k < rs.sch.nevents)
+				event_line(&rs.sch.events[k], rs.sch.syms,
+					   rs.sch.nsyms, NULL, 0, a, sizeof(a));
+			if ((size_t)k < r.nevents)
+				event_line(&r.events[k], r.syms, r.nsyms, NULL,
+					   0, b, sizeof(b));
+			else if (r.failure != FAIL_NONE)
+				snprintf(b, sizeof(b), "the run failed");
+			snprintf(div, sizeof(div),
+				 "diverged at step %ld: recorded %s, now %s", k,
+				 a, b);
+		}
+	} else if (strat.diverged_at >= 0) {
+		at = (long)strat.diverged_step;
+		snprintf(div, sizeof(div), "diverged at step %u (decision %ld): "
+					   "%s",
+			 strat.diverged_step, strat.diverged_at + 1, strat.why);
+	}
+	if (!div[0] && strat.diverged_at >= 0) {
+		at = (long)strat.diverged_step;
+		snprintf(div, sizeof(div), "diverged at step %u: %s",
+			 strat.diverged_step, strat.why);
+	}
+	bool failed = r.failure != FAIL_NONE && r.failure != FAIL_DIVERGED;
+	bool exact = !div[0] && strat.diverged_at < 0 &&
+		     (!rs.sch.nevents || r.trace_hash == rs.sch.trace_hash);
+	char hash[32], desc[600], rec[600], summary[1400];
+
+	snprintf(hash, sizeof(hash), "%016llx",
+		 (unsigned long long)r.trace_hash);
+	describe_failure(&r, desc, sizeof(desc));
+	describe_recorded(&rs.sch, rec, sizeof(rec));
+	int code;
+	bool same = false;
+
+	if (failed) {
+		struct run_result want;
+
+		memset(&want, 0, sizeof(want));
+		want.failure = rs.sch.failure;
+		want.signal = rs.sch.signal;
+		want.exit_status = rs.sch.exit_status;
+		snprintf(want.location, sizeof(want.location), "%s",
+			 rs.sch.location ? rs.sch.location : "");
+		same = fingerprint_equal(&r, &want);
+		snprintf(summary, sizeof(summary),
+			 "ptloom: FAIL %s (replay %s%s)", desc,
+			 exact ? "exact, trace " : "not exact",
+			 exact ? hash : same ? "" : "; a different failure");
+		code = EXIT_FAIL;
+	} else if (div[0] || r.failure == FAIL_DIVERGED) {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: DIVERGED the program no longer follows the "
+			 "schedule and did not fail");
+		code = EXIT_DIVERGED;
+	} else {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: PASS the schedule still applies and the "
+			 "program passes%s",
+			 rs.sch.failure ? " (the recorded failure is gone)" : "");
+		code = EXIT_PASS;
+	}
+	if (!rs.co.quiet) {
+		if (r.message[0] && failed)
+			printf("%s\n", r.message);
+		if (failed && r.output_len && !rs.co.output) {
+			const char *o = r.output;
+			size_t n = r.output_len;
+
+			if (n > 2000) {
+				o += n - 2000;
+				n = 2000;
+			}
+			printf("program output (tail):\n%.*s%s", (int)n, o,
+			       o[n - 1] == '\n' ? "" : "\n");
+		}
+		if (rs.sch.failure)
+			printf("recorded: %s\n", rec);
+		if (div[0])
+			printf("%s\n", div);
+		if (rs.identity[0])
+			printf("note: %s; that is the likely cause of any "
+			       "divergence\n", rs.identity);
+		printf("trace hash: %s (%s)\n", hash,
+		       exact ? "identical to the recording"
+		       : rs.sch.nevents ? "differs from the recording"
+					: "script: no recorded trace");
+	}
+	printf("%s\n", summary);
+	if (rs.co.report) {
+		struct report rep = {
+			.command = "replay",
+			.verdict = code == EXIT_FAIL	   ? "fail"
+				   : code == EXIT_DIVERGED ? "diverged"
+							   : "pass",
+			.strategy = "replay",
+			.runs = 1,
+			.complete = true,
+			.seed = rs.sch.seed,
+			.seconds = r.seconds,
+			.summary = summary,
+			.has_failure = failed,
+			.kind = failure_kind_name(r.failure),
+			.signal = r.failure == FAIL_CRASH
+					  ? strdup(signal_name(r.signal))
+					  : NULL,
+			.exit_status = r.failure == FAIL_EXIT ? r.exit_status
+							      : -1,
+			.thread = r.thread,
+			.location = r.location,
+			.message = r.message,
+			.output = r.output,
+			.preemptions = (int)r.preemptions,
+			.schedule_file = rs.path,
+			.has_replay = true,
+			.exact = exact,
+			.trace_hash = hash,
+			.diverged_at = at,
+			.divergence = div[0] ? div : NULL,
+			.program = rs.prog.display,
+		};
+
+		if (report_write(&rep, rs.co.report_format, rs.co.report))
+			fprintf(stderr, "ptloom: cannot write %s\n",
+				rs.co.report);
+		free((char *)rep.signal);
+	}
+	run_result_free(&r);
+	teardown(&rs);
+	return code;
+}
+
+struct min_ctx {
+	struct session_config *cfg;
+};
+
+static int min_run(void *ctx, const struct decision *dec, size_t n,
+		   struct run_result *out)
+{
+	struct min_ctx *m = ctx;
+	struct replay_strategy r;
+
+	replay_init(&r, dec, n, false);
+	struct strategy s = replay_strategy(&r);
+
+	return session_run(m->cfg, &s, out);
 }
 
 int cmd_minimize(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return EXIT_USAGE;
+	struct replay_setup rs;
+	int e = setup(argc, argv, "minimize", &rs);
+
+	if (e)
+		return e < 0 ? EXIT_PASS : e;
+	struct min_ctx m = { &rs.cfg };
+	struct run_result best;
+	struct minimize_stats ms;
+
+	rs.cfg.symbolize_trace = false;
+	e = min_run(&m, rs.sch.decisions, rs.sch.ndecisions, &best);
+	if (e) {
+		fprintf(stderr, "ptloom: cannot start %s: %s\n",
+			rs.prog.display, strerror(-e));
+		teardown(&rs);
+		return EXIT_USAGE;
+	}
+	if (best.failure == FAIL_NONE || best.failure == FAIL_DIVERGED) {
+		printf("ptloom: PASS the schedule does not fail: nothing to "
+		       "minimize\n");
+		run_result_free(&best);
+		teardown(&rs);
+		return EXIT_PASS;
+	}
+	minimize(min_run, &m, &best, 500, &ms);
+	/* once more, exactly, with names */
+	struct replay_strategy exact;
+	struct run_result fin;
+
+	replay_init(&exact, best.decisions, best.ndecisions, true);
+	struct strategy st = replay_strategy(&exact);
+
+	rs.cfg.symbolize_trace = true;
+	if (session_run(&rs.cfg, &st, &fin) == 0 &&
+	    fin.trace_hash == best.trace_hash) {
+		run_result_free(&best);
+		best = fin;
+	} else {
+		run_result_free(&fin);
+	}
+	struct schedule out;
+	char id[32], path[1024], desc[600], quoted[4096];
+
+	schedule_from_run(&out, &rs.prog, &rs.co,
+			  rs.sch.strategy ? rs.sch.strategy : "dfs",
+			  (int)rs.sch.preemption_bound, &best);
+	snprintf(id, sizeof(id), "%06llx",
+		 (unsigned long long)(best.trace_hash & 0xffffff));
+	if (save_schedule(&out, rs.co.out_dir, id, "minimized", path,
+			  sizeof(path))) {
+		fprintf(stderr, "ptloom: cannot write %s: %s\n", path,
+			strerror(errno));
+		schedule_free(&out);
+		run_result_free(&best);
+		teardown(&rs);
+		return EXIT_USAGE;
+	}
+	schedule_free(&out);
+	describe_failure(&best, desc, sizeof(desc));
+	shell_join(quoted, sizeof(quoted), rs.prog.argv, rs.prog.argc);
+	printf("minimized: %u preemption%s (from %u), %zu decision%s (from "
+	       "%zu), %u runs\n",
+	       ms.preemptions_after, ms.preemptions_after == 1 ? "" : "s",
+	       ms.preemptions_before, ms.decisions_after,
+	       ms.decisions_after == 1 ? "" : "s", ms.decisions_before,
+	       ms.runs);
+	printf("saved: %s\nreplay: ptloom replay %s -- %s\n", path, path,
+	       quoted);
+	printf("ptloom: FAIL %s (minimized)\n", desc);
+	run_result_free(&best);
+	teardown(&rs);
+	return EXIT_FAIL;
 }

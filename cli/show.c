@@ -1,16 +1,348 @@
+/*
+ * ptloom show: explain a schedule like a crime-scene report: who did what,
+ * in which order, where each preemption happened.  Boring stretches of
+ * one thread collapse into "T1 runs 37 steps".
+ */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
+#include "../analysis/report.h"
+
+int load_any_schedule(const char *path, struct schedule *s);
+
+enum { FMT_TEXT, FMT_JSON, FMT_MARKDOWN, FMT_SCRIPT };
+
+/* Does event i matter?  Preemptions, decided choices, thread lifecycle,
+ * and the last few events before the end. */
+static bool matters(const struct schedule *s, size_t i)
+{
+	const struct event *e = &s->events[i];
+
+	if (e->preempt || e->kind == OP_START || e->kind == OP_EXIT ||
+	    e->kind == OP_EXIT_GROUP || e->kind == OP_CLONE ||
+	    e->kind == OP_TIMEOUT || e->kind == OP_ANNOTATE)
+		return true;
+	if (i + 6 >= s->nevents)
+		return true;
+	if (i == 0 || s->events[i - 1].thread != e->thread)
+		return true; /* a switch */
+	if (i + 1 < s->nevents && s->events[i + 1].thread != e->thread)
+		return true;
+	return false;
+}
+
+static const char *tname(const struct schedule *s, unsigned t, char *buf,
+			 size_t len)
+{
+	if ((int)t < s->nthread_names && s->thread_names[t] &&
+	    s->thread_names[t][0])
+		snprintf(buf, len, "T%u (%s)", t, s->thread_names[t]);
+	else
+		snprintf(buf, len, "T%u", t);
+	return buf;
+}
+
+static int nthreads(const struct schedule *s)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < s->nevents; i++)
+		if (s->events[i].thread + 1 > n)
+			n = s->events[i].thread + 1;
+	return n;
+}
+
+static void failure_line(const struct schedule *s, char *buf, size_t len)
+{
+	struct run_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.failure = s->failure;
+	r.signal = s->signal;
+	r.exit_status = s->exit_status;
+	r.thread = s->fail_thread;
+	snprintf(r.location, sizeof(r.location), "%s",
+		 s->location ? s->location : "");
+	describe_failure(&r, buf, len);
+}
+
+/* Calls f for each line of the collapsed trace. */
+static void walk(const struct schedule *s,
+		 void (*f)(void *ctx, const struct event *e, const char *text,
+			   size_t collapsed, unsigned who),
+		 void *ctx)
+{
+	char line[600];
+
+	for (size_t i = 0; i < s->nevents;) {
+		if (!matters(s, i)) {
+			size_t j = i;
+
+			while (j < s->nevents && !matters(s, j) &&
+			       s->events[j].thread == s->events[i].thread)
+				j++;
+			if (j - i > 1) {
+				f(ctx, &s->events[i], NULL, j - i,
+				  s->events[i].thread);
+				i = j;
+				continue;
+			}
+		}
+		event_line(&s->events[i], s->syms, s->nsyms,
+			   (const char *const *)s->thread_names,
+			   s->nthread_names, line, sizeof(line));
+		f(ctx, &s->events[i], line, 0, s->events[i].thread);
+		i++;
+	}
+}
+
+static void text_line(void *ctx, const struct event *e, const char *text,
+		      size_t collapsed, unsigned who)
+{
+	FILE *f = ctx;
+
+	if (collapsed) {
+		fprintf(f, "         T%u runs %zu steps\n", who, collapsed);
+		return;
+	}
+	fprintf(f, "  %5u  %s%s\n", e->step, text,
+		e->preempt ? "    <-- preemption" : "");
+}
+
+static void show_text(FILE *f, const struct schedule *s, const char *path)
+{
+	char buf[800], tn[64];
+	size_t nd = 0;
+
+	for (size_t i = 0; i < s->ndecisions; i++)
+		nd += s->decisions[i].index != 0;
+	fprintf(f, "schedule %s\n", path);
+	if (s->program && s->program[0]) {
+		fprintf(f, "program: ");
+		for (int i = 0; i < s->argc; i++)
+			fprintf(f, "%s%s", i ? " " : "", s->argv[i]);
+		fprintf(f, "   (%s)\n", s->program);
+	}
+	if (s->failure) {
+		failure_line(s, buf, sizeof(buf));
+		fprintf(f, "failure: %s\n", buf);
+		if (s->message && s->message[0])
+			fprintf(f, "  %s\n", s->message);
+	}
+	fprintf(f, "preemptions: %u, decisions: %zu of %zu choice points, "
+		   "seed %llu, trace hash %016llx\n",
+		s->preemptions, nd, s->ndecisions, (unsigned long long)s->seed,
+		(unsigned long long)s->trace_hash);
+	int n = nthreads(s);
+
+	if (n) {
+		fprintf(f, "threads:");
+		for (int t = 0; t < n; t++)
+			fprintf(f, " %s", tname(s, (unsigned)t, tn, sizeof(tn)));
+		fprintf(f, "\n");
+	}
+	if (!s->nevents) {
+		fprintf(f, "\n(no recorded events: a hand-written script; "
+			   "decisions:)\n");
+		schedule_write_script(f, s);
+		return;
+	}
+	fprintf(f, "\n   step  event\n");
+	walk(s, text_line, f);
+}
+
+static void md_line(void *ctx, const struct event *e, const char *text,
+		    size_t collapsed, unsigned who)
+{
+	FILE *f = ctx;
+
+	if (collapsed) {
+		fprintf(f, "    Note over T%u: runs %zu steps\n", who, collapsed);
+		return;
+	}
+	/* drop the "Tn " prefix: the participant says it */
+	const char *sp = strchr(text, ' ');
+	char esc[600];
+	size_t k = 0;
+
+	for (const char *p = sp ? sp + 1 : text; *p && k < sizeof(esc) - 8;
+	     p++) {
+		if (*p == ';' || *p == '#')
+			esc[k++] = ',';
+		else
+			esc[k++] = *p;
+	}
+	esc[k] = 0;
+	if (e->preempt)
+		fprintf(f, "    Note over T%u: preemption\n", who);
+	fprintf(f, "    T%u->>T%u: %u %s\n", who, who, e->step, esc);
+}
+
+static void text_collect(void *ctx, const struct event *e, const char *text,
+			 size_t collapsed, unsigned who)
+{
+	text_line(ctx, e, text, collapsed, who);
+}
+
+static void show_markdown(FILE *f, const struct schedule *s, const char *path)
+{
+	char buf[800], tn[64];
+
+	fprintf(f, "## ptloom schedule `%s`\n\n", path);
+	if (s->failure) {
+		failure_line(s, buf, sizeof(buf));
+		fprintf(f, "**Failure:** %s\n\n", buf);
+		if (s->message && s->message[0])
+			fprintf(f, "```\n%s\n```\n\n", s->message);
+	}
+	fprintf(f, "Preemptions: %u. Seed %llu. Trace hash `%016llx`.\n\n",
+		s->preemptions, (unsigned long long)s->seed,
+		(unsigned long long)s->trace_hash);
+	if (!s->nevents) {
+		fprintf(f, "```\n");
+		schedule_write_script(f, s);
+		fprintf(f, "```\n");
+		return;
+	}
+	fprintf(f, "```mermaid\nsequenceDiagram\n");
+	for (int t = 0; t < nthreads(s); t++)
+		fprintf(f, "    participant T%d as %s\n", t,
+			tname(s, (unsigned)t, tn, sizeof(tn)));
+	walk(s, md_line, f);
+	fprintf(f, "```\n\n<details><summary>Trace as text</summary>\n\n"
+		   "```\n");
+	walk(s, text_collect, f);
+	fprintf(f, "```\n</details>\n");
+}
+
+static void show_json(FILE *f, const struct schedule *s)
+{
+	char line[600], buf[800];
+
+	fprintf(f, "{\n  \"format_version\": %u,\n  \"program\": ",
+		s->format_version);
+	json_string(f, s->program);
+	fprintf(f, ",\n  \"argv\": [");
+	for (int i = 0; i < s->argc; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_string(f, s->argv[i]);
+	}
+	fprintf(f, "],\n  \"seed\": %llu,\n  \"strategy\": ",
+		(unsigned long long)s->seed);
+	json_string(f, s->strategy);
+	failure_line(s, buf, sizeof(buf));
+	fprintf(f, ",\n  \"preemptions\": %u,\n  \"trace_hash\": "
+		   "\"%016llx\",\n  \"failure\": ",
+		s->preemptions, (unsigned long long)s->trace_hash);
+	if (s->failure) {
+		fprintf(f, "{ \"kind\": \"%s\", \"description\": ",
+			failure_kind_name(s->failure));
+		json_string(f, buf);
+		fprintf(f, ", \"location\": ");
+		json_string(f, s->location);
+		fprintf(f, ", \"message\": ");
+		json_string(f, s->message);
+		fprintf(f, " }");
+	} else {
+		fprintf(f, "null");
+	}
+	fprintf(f, ",\n  \"decisions\": [");
+	for (size_t i = 0; i < s->ndecisions; i++) {
+		const struct decision *d = &s->decisions[i];
+
+		fprintf(f, "%s\n    { \"step\": %u, \"kind\": \"%s\", "
+			   "\"thread\": \"T%u\", \"timeout\": %s, "
+			   "\"index\": %u, \"alternatives\": %u }",
+			i ? "," : "", d->step,
+			d->kind == DEC_WAKE ? "wake" : "run", d->thread,
+			d->timeout ? "true" : "false", d->index, d->nalts);
+	}
+	fprintf(f, "\n  ],\n  \"events\": [");
+	for (size_t i = 0; i < s->nevents; i++) {
+		const struct event *e = &s->events[i];
+
+		event_line(e, s->syms, s->nsyms, NULL, 0, line, sizeof(line));
+		fprintf(f, "%s\n    { \"step\": %u, \"thread\": \"T%u\", "
+			   "\"op\": \"%s\", \"object\": \"0x%llx\", "
+			   "\"pc\": \"0x%llx\", \"preemption\": %s, "
+			   "\"text\": ",
+			i ? "," : "", e->step, e->thread,
+			e->kind == OP_CALL ? call_fn_name(e->fn)
+					   : op_kind_name(e->kind),
+			(unsigned long long)e->obj,
+			(unsigned long long)e->pc,
+			e->preempt ? "true" : "false");
+		json_string(f, line);
+		fprintf(f, " }");
+	}
+	fprintf(f, "\n  ]\n}\n");
+}
 
 int cmd_show(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return EXIT_USAGE;
-}
+	static const struct option opts[] = {
+		{ "format", required_argument, 0, 'f' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c, fmt = FMT_TEXT;
 
-int cmd_races(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return EXIT_USAGE;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				fmt = FMT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				fmt = FMT_JSON;
+			else if (!strcmp(optarg, "markdown"))
+				fmt = FMT_MARKDOWN;
+			else if (!strcmp(optarg, "script"))
+				fmt = FMT_SCRIPT;
+			else {
+				fprintf(stderr, "ptloom: --format is text, "
+						"json, markdown or script (got "
+						"'%s')\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			printf("usage: ptloom show [--format "
+			       "text|json|markdown|script] SCHEDULE\n\n"
+			       "Explains a schedule file without running "
+			       "anything.  `script` prints the\ndecisions as "
+			       "an editable text file that `ptloom replay` "
+			       "accepts.\n");
+			return EXIT_PASS;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "ptloom: show takes one schedule file (usage: "
+				"ptloom show [--format F] SCHEDULE)\n");
+		return EXIT_USAGE;
+	}
+	struct schedule s;
+
+	if (load_any_schedule(argv[optind], &s))
+		return EXIT_USAGE;
+	switch (fmt) {
+	case FMT_TEXT:
+		show_text(stdout, &s, argv[optind]);
+		break;
+	case FMT_JSON:
+		show_json(stdout, &s);
+		break;
+	case FMT_MARKDOWN:
+		show_markdown(stdout, &s, argv[optind]);
+		break;
+	case FMT_SCRIPT:
+		schedule_write_script(stdout, &s);
+		break;
+	}
+	schedule_free(&s);
+	return EXIT_PASS;
 }

@@ -181,6 +181,7 @@ void thread_make_ready(struct session *s, struct thread *t, int kind,
 	t->timed = false;
 	t->kind = (uint8_t)kind;
 	t->fn = 0;
+	t->arg = 0;
 	t->yield = false;
 	t->skip = true;
 	t->result = result;
@@ -223,7 +224,11 @@ static void record_event(struct session *s, struct thread *t, bool preempt,
 	hash_u64(&s->hash, (uint64_t)e->kind << 8 | e->fn);
 	hash_u64(&s->hash, e->obj);
 	hash_u64(&s->hash, e->pc);
-	hash_u64(&s->hash, (uint64_t)e->arg);
+	/* a futex word's value may hold a kernel thread id, which is not
+	 * ours to fix: leave it out */
+	if (e->kind != OP_FUTEX_WAIT && e->kind != OP_FUTEX_WAKE &&
+	    e->kind != OP_FUTEX_REQUEUE)
+		hash_u64(&s->hash, (uint64_t)e->arg);
 }
 
 int session_pick(struct session *s, struct choice *c)
@@ -674,7 +679,8 @@ static void deadlock(struct session *s)
 	}
 	s->failed = true;
 	s->res->failure = FAIL_DEADLOCK;
-	s->res->thread = first;
+	s->res->thread = -1; /* every blocked thread is named */
+	(void)first;
 	snprintf(s->res->message, sizeof(s->res->message), "%s", msg);
 	snprintf(s->res->location, sizeof(s->res->location), "%s", loc);
 }
@@ -1056,6 +1062,13 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	sigaction(SIGALRM, &old_sa, NULL);
 
 	read_output(s);
+	if (getenv("PTLOOM_DEBUG_EVENTS"))
+		for (size_t i = 0; i < s->nev; i++)
+			fprintf(stderr, "ev %u T%u k%u f%u o%llx pc%llx a%lld\n",
+				s->ev[i].step, s->ev[i].thread, s->ev[i].kind,
+				s->ev[i].fn, (unsigned long long)s->ev[i].obj,
+				(unsigned long long)s->ev[i].pc,
+				(long long)s->ev[i].arg);
 	res->events = s->ev;
 	res->nevents = s->nev;
 	res->decisions = s->dec;
