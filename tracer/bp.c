@@ -164,6 +164,74 @@ static int add_bp(struct session *s, size_t *cap, uint64_t addr,
 	return 0;
 }
 
+/* The program's own executable: path and load bias, from the maps. */
+static int find_exe(pid_t pid, char *path, size_t len, uint64_t *start)
+{
+	char name[64], line[4096], exe[4096];
+	ssize_t n;
+
+	snprintf(name, sizeof(name), "/proc/%d/exe", pid);
+	n = readlink(name, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = 0;
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	FILE *f = fopen(name, "re");
+
+	if (!f)
+		return -errno;
+	int r = -ENOENT;
+
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, off;
+		char *p = strchr(line, '/');
+
+		if (!p || sscanf(line, "%lx-%*x %*s %lx", &lo, &off) != 2)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		if (strcmp(p, exe))
+			continue;
+		snprintf(path, len, "%s", exe);
+		*start = lo;
+		r = 0;
+		break;
+	}
+	fclose(f);
+	return r;
+}
+
+/* Instructions of the executable, scanned once per ptloom process. */
+static struct scan_cache {
+	char path[4096];
+	int mode;
+	struct insn_info *insns;
+	int n;
+	uint64_t min_vaddr;
+	bool pie;
+} scans[2];
+
+static struct scan_cache *scan_exe(const char *path, int mode)
+{
+	struct scan_cache *c = &scans[mode == DISASM_MEMORY];
+	struct disasm_elf_info info;
+
+	if (c->n >= 0 && c->mode == mode && !strcmp(c->path, path) && c->insns)
+		return c;
+	free(c->insns);
+	memset(c, 0, sizeof(*c));
+	c->mode = mode;
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->n = disasm_scan_elf(path, mode, &c->insns, &info);
+	if (c->n < 0) {
+		c->n = 0;
+		c->insns = NULL;
+		return c;
+	}
+	c->min_vaddr = info.min_vaddr;
+	c->pie = info.pie;
+	return c;
+}
+
 int bp_install(struct session *s)
 {
 	size_t cap = 0;
@@ -192,6 +260,33 @@ int bp_install(struct session *s)
 				       OP_CALL, libc_fns[idx[i]].fn);
 		}
 	}
+	char exe[4096];
+	uint64_t exe_start = 0;
+	bool want_atomics = s->cfg->points & POINTS_ATOMICS;
+	bool want_observe = s->cfg->observer != NULL;
+
+	if ((want_atomics || want_observe) &&
+	    find_exe(s->pid, exe, sizeof(exe), &exe_start) == 0) {
+		struct scan_cache *c =
+			scan_exe(exe, want_observe ? DISASM_MEMORY
+						   : DISASM_ATOMICS);
+		uint64_t bias = c->pie ? exe_start - c->min_vaddr : 0;
+
+		for (int i = 0; i < c->n; i++) {
+			struct insn_info *in = &c->insns[i];
+
+			if (!in->is_atomic && !want_observe)
+				continue;
+			if (add_bp(s, &cap, in->addr + bias,
+				   want_atomics && in->is_atomic ? OP_ATOMIC
+								 : OP_ACCESS,
+				   0))
+				continue;
+			s->bps[s->nbps - 1].observe =
+				!(want_atomics && in->is_atomic);
+		}
+		s->observing = want_observe;
+	}
 	for (size_t i = 0; i < s->cfg->nuser_points; i++)
 		add_bp(s, &cap, s->cfg->user_points[i].addr,
 		       s->cfg->user_points[i].kind, 0);
@@ -199,9 +294,14 @@ int bp_install(struct session *s)
 	/* drop duplicates (two names of one function) */
 	size_t k = 0;
 
-	for (size_t i = 0; i < s->nbps; i++)
-		if (!k || s->bps[k - 1].addr != s->bps[i].addr)
-			s->bps[k++] = s->bps[i];
+	for (size_t i = 0; i < s->nbps; i++) {
+		if (k && s->bps[k - 1].addr == s->bps[i].addr) {
+			if (s->bps[k - 1].observe && !s->bps[i].observe)
+				s->bps[k - 1] = s->bps[i];
+			continue;
+		}
+		s->bps[k++] = s->bps[i];
+	}
 	s->nbps = k;
 	for (size_t i = 0; i < s->nbps; i++) {
 		static const uint8_t int3 = 0xcc;
@@ -293,6 +393,44 @@ int bp_step_over(struct session *s, struct thread *t)
 		t->stop = STOP_SIGNAL;
 		t->sig = WSTOPSIG(st);
 	}
+	return 0;
+}
+
+uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
+		    int *size, bool *write)
+{
+	(void)s;
+	if (!b->decoded) {
+		b->insn = calloc(1, sizeof(*b->insn));
+		if (!b->insn ||
+		    disasm_decode(b->orig, sizeof(b->orig), b->addr, b->insn)) {
+			free(b->insn);
+			b->insn = NULL;
+		}
+		b->decoded = true;
+	}
+	if (!b->insn || !b->insn->nmem || regs_get(t))
+		return 0;
+	*size = b->insn->size;
+	*write = b->insn->mem_write;
+	return disasm_effective_addr(b->insn, &t->regs);
+}
+
+/* The access budget is spent: lift every observation breakpoint. */
+int bp_remove_observers(struct session *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nbps; i++) {
+		if (s->bps[i].observe) {
+			mem_write(s, s->bps[i].addr, s->bps[i].orig, 1);
+			free(s->bps[i].insn);
+			continue;
+		}
+		s->bps[k++] = s->bps[i];
+	}
+	s->nbps = k;
+	s->observing = false;
 	return 0;
 }
 

@@ -54,12 +54,16 @@ int sched_alternatives(const struct sched_thread *th, int n, int current,
 			if (t != current && th[t].state == SCHED_ENABLED)
 				add(c, t, &th[t], false, true);
 	} else if (cur_yields) {
-		for (int k = 1; k <= n; k++) {
+		/* the yielder runs again only when nobody else can: letting
+		 * it spin on unchanged state explores nothing new */
+		for (int k = 1; k < n; k++) {
 			int t = (current + k) % n;
 
 			if (th[t].state == SCHED_ENABLED)
 				add(c, t, &th[t], false, false);
 		}
+		if (!c->nalts)
+			add(c, current, &th[current], false, false);
 	} else {
 		for (int t = 0; t < n; t++)
 			if (th[t].state == SCHED_ENABLED)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/types.h>
 #include <sys/user.h>
+#include "../analysis/disasm.h"
 #include "futex.h"
 #include "sched.h"
 #include "tracer.h"
@@ -84,6 +85,9 @@ struct bp {
 	uint8_t emul;		/* how to execute the original instruction */
 	uint8_t emul_reg;	/* EMUL_PUSH: register */
 	uint8_t len;		/* instruction length when emulated */
+	bool observe;		/* race discovery: observe, not a point */
+	bool decoded;		/* insn is valid */
+	struct insn_info *insn;	/* decoded instruction (user points) */
 };
 
 enum { EMUL_STEP = 0, EMUL_PUSH, EMUL_SKIP };
@@ -129,6 +133,11 @@ struct session {
 	char exit_where[LOC_MAX];
 	double t0;
 	bool exec_seen;
+	double resume_time;	/* when the current thread was resumed */
+	uint64_t observed;	/* accesses reported to the observer */
+	bool observing;		/* observation breakpoints are in place */
+	int live;		/* threads alive */
+	uint64_t join_off;	/* pthread_t + join_off = its tid word */
 };
 
 /* tracer/mem.c */
@@ -149,6 +158,10 @@ int bp_install(struct session *s);
 struct bp *bp_find(struct session *s, uint64_t addr);
 int bp_step_over(struct session *s, struct thread *t);
 int bp_remove_all_in(struct session *s, pid_t pid);
+int bp_remove_observers(struct session *s);
+/* Effective address of the memory operand at breakpoint b for t. */
+uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
+		    int *size, bool *write);
 
 /* tracer/syscall.c: classify a seccomp stop; returns true when it is a
  * scheduling point (t's pending operation is set), false when handled. */

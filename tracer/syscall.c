@@ -408,11 +408,16 @@ bool syscall_enter(struct session *s, struct thread *t)
 		t->new_ctid = (r->rdi & CLONE_CHILD_CLEARTID) ? r->r10 : 0;
 		return point(t, OP_CLONE, 0, 0);
 	case SYS_clone3: {
-		uint64_t args[3] = { 0 };
+		uint64_t args[8] = { 0 };
 
 		if (mem_read(s, r->rdi, args, sizeof(args)) ||
 		    !(args[0] & CLONE_THREAD))
 			return handled();
+		/* clone_args: child_tid at 16, tls at 56; glibc passes the
+		 * thread's struct pthread as tls and &pd->tid as child_tid */
+		if ((args[0] & CLONE_CHILD_CLEARTID) && args[7] &&
+		    args[2] > args[7])
+			s->join_off = args[2] - args[7];
 		t->new_ctid = (args[0] & CLONE_CHILD_CLEARTID) ? args[2] : 0;
 		return point(t, OP_CLONE, 0, 0);
 	}
