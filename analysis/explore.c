@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "explore.h"
+#include "discover.h"
 #include "strategy.h"
 
 bool dfs_pruned_run(const struct dfs *d);
@@ -55,15 +56,73 @@ static void progress(const struct explore_opts *o, struct explore_result *r,
 	fflush(stderr);
 }
 
-int explore(const struct explore_opts *o, struct explore_result *r)
+static int cmp_point(const void *a, const void *b)
+{
+	const struct user_point *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static bool add_point(struct explore_result *r, uint64_t addr, uint8_t kind)
+{
+	for (size_t i = 0; i < r->npoints; i++)
+		if (r->points[i].addr == addr)
+			return false;
+	struct user_point *p = realloc(r->points,
+				       (r->npoints + 1) * sizeof(*p));
+
+	if (!p)
+		return false;
+	r->points = p;
+	r->points[r->npoints++] = (struct user_point){ addr, kind };
+	qsort(r->points, r->npoints, sizeof(*p), cmp_point);
+	return true;
+}
+
+#define MAX_SPIN_POINTS 16
+
+int explore(const struct explore_opts *o0, struct explore_result *r)
 {
 	struct dfs *d = NULL;
 	struct sampler *smp = NULL;
 	struct strategy s;
 	double t0 = now();
 	uint64_t est_steps = 100;
+	struct explore_opts opts = *o0, *o = &opts;
 
 	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < o->cfg.nuser_points; i++)
+		add_point(r, o->cfg.user_points[i].addr,
+			  o->cfg.user_points[i].kind);
+	if (o->cfg.points & POINTS_RACES) {
+		struct discovery disc;
+		struct user_point *pts;
+
+		if (discover_races(&o->cfg, o->discovery_runs ? o->discovery_runs
+							       : 6,
+				   o->cfg.seed,
+				   o->discovery_budget ? o->discovery_budget
+						       : 200000,
+				   &disc) == 0) {
+			size_t n = discovery_points(&disc, &pts);
+
+			for (size_t i = 0; i < n; i++)
+				r->nrace_points += add_point(r, pts[i].addr,
+							     pts[i].kind);
+			free(pts);
+			for (size_t i = 0; i < disc.nspin; i++)
+				r->nspin_points += add_point(
+					r, disc.spin[i].addr, OP_SPIN);
+			r->accesses = disc.accesses;
+			r->discovery_seconds = disc.seconds;
+			discovery_free(&disc);
+		}
+		o->cfg.points &= ~POINTS_RACES;
+	}
+restart:
+	o->cfg.user_points = r->points;
+	o->cfg.nuser_points = r->npoints;
+	o->cfg.spin_ms = r->nspin_points < MAX_SPIN_POINTS ? o->spin_ms : 0;
 	if (o->strategy == STRAT_DFS) {
 		d = dfs_new(o->bound, o->reduction);
 		if (!d)
@@ -132,6 +191,24 @@ int explore(const struct explore_opts *o, struct explore_result *r)
 			run_result_free(&rr);
 			break;
 		}
+		if (rr.failure == FAIL_SPIN) {
+			/* a spin without scheduling points: make its PC a
+			 * yield point and start again, so every run stays a
+			 * pure function of its schedule */
+			bool added = rr.spin_pc &&
+				     add_point(r, rr.spin_pc, OP_SPIN);
+
+			run_result_free(&rr);
+			r->nspin_points += added;
+			if (!added)
+				r->nspin_points = MAX_SPIN_POINTS;
+			dfs_free(d);
+			sampler_free(smp);
+			d = NULL;
+			smp = NULL;
+			r->restarts++;
+			goto restart;
+		}
 		if (rr.failure == FAIL_INTERNAL) {
 			snprintf(r->error, sizeof(r->error), "%s", rr.message);
 			r->verdict = VERDICT_ERROR;
@@ -161,6 +238,7 @@ int explore(const struct explore_opts *o, struct explore_result *r)
 
 void explore_result_free(struct explore_result *r)
 {
+	free(r->points);
 	if (r->verdict == VERDICT_FAIL)
 		run_result_free(&r->fail);
 	if (r->have_pass)

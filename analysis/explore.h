@@ -30,6 +30,9 @@ struct explore_opts {
 	bool reduction;		   /* sleep sets (dfs) */
 	bool progress;		   /* a progress line on stderr */
 	bool output;		   /* --output: show every run's output */
+	int spin_ms;		   /* spin detection, 0 = off */
+	int discovery_runs;	   /* --points races: discovery executions */
+	uint64_t discovery_budget; /* accesses observed per discovery run */
 };
 
 struct explore_result {
@@ -45,6 +48,14 @@ struct explore_result {
 	bool have_pass;
 	uint64_t total_steps;
 	char error[512];
+	/* user points the runs used: racy accesses and adaptive spin points
+	 * (schedule files record them) */
+	struct user_point *points;
+	size_t npoints;
+	size_t nrace_points, nspin_points;
+	uint64_t accesses;	   /* observed by race discovery */
+	double discovery_seconds;
+	int restarts;		   /* explorations restarted for a spin */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

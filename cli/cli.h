@@ -72,6 +72,8 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 void schedule_from_run(struct schedule *s, const struct program *p,
 		       const struct common_opts *o, const char *strategy,
 		       int bound, const struct run_result *r);
+void schedule_set_points(struct schedule *s, const struct user_point *p,
+			 size_t n);
 /* Save under dir as ID-suffix.pb; the path is written to path. */
 int save_schedule(const struct schedule *s, const char *dir, const char *id,
 		  const char *suffix, char *path, size_t len);

@@ -556,3 +556,18 @@ long trace_departure(const struct event *a, size_t na, const struct event *b,
 			return (long)i;
 	return na == nb ? -1 : (long)n;
 }
+
+void schedule_set_points(struct schedule *s, const struct user_point *p,
+			 size_t n)
+{
+	free(s->user_points);
+	s->user_points = NULL;
+	s->nuser_points = 0;
+	if (!n)
+		return;
+	s->user_points = malloc(n * sizeof(*p));
+	if (!s->user_points)
+		return;
+	memcpy(s->user_points, p, n * sizeof(*p));
+	s->nuser_points = n;
+}

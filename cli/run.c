@@ -224,11 +224,15 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	session_config_init(&eo.cfg, &prog, &co);
 	eo.progress = !co.quiet && isatty(2);
+	eo.spin_ms = 100;
 	eo.output = co.output;
 
 	struct explore_result er;
 
 	explore(&eo, &er);
+	eo.cfg.user_points = er.points;
+	eo.cfg.nuser_points = er.npoints;
+	eo.cfg.points &= ~POINTS_RACES;
 	if (er.verdict == VERDICT_ERROR) {
 		fprintf(stderr, "ptloom: %s\n", er.error);
 		explore_result_free(&er);
@@ -273,6 +277,7 @@ int cmd_run(int argc, char **argv)
 		struct schedule sch;
 
 		schedule_from_run(&sch, &prog, &co, sname, eo.bound, orig);
+		schedule_set_points(&sch, er.points, er.npoints);
 		if (save_schedule(&sch, co.out_dir, id, "original", files[0],
 				  sizeof(files[0])))
 			fprintf(stderr, "ptloom: cannot write %s: %m\n",
@@ -299,6 +304,8 @@ int cmd_run(int argc, char **argv)
 				}
 				schedule_from_run(&sch, &prog, &co, sname,
 						  eo.bound, &best);
+				schedule_set_points(&sch, er.points,
+						    er.npoints);
 				if (save_schedule(&sch, co.out_dir, id,
 						  "minimized", files[1],
 						  sizeof(files[1])))
@@ -443,6 +450,11 @@ int cmd_run(int argc, char **argv)
 					      co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n", co.report);
 	}
+	if (!co.quiet && (er.nrace_points || er.nspin_points))
+		fprintf(stderr, "ptloom: %zu racy instructions (%llu accesses "
+				"observed in %.2f s), %zu spin points\n",
+			er.nrace_points, (unsigned long long)er.accesses,
+			er.discovery_seconds, er.nspin_points);
 	if (!co.quiet && getenv("PTLOOM_STATS"))
 		fprintf(stderr, "ptloom: %llu runs, %llu pruned, %.3f s, %.1f "
 				"runs/s, %.1f us/step\n",

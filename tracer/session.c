@@ -281,13 +281,28 @@ static void resume(struct session *s, struct thread *t, int sig)
 	t->stop = STOP_NONE;
 	t->regs_valid = false;
 	t->st = SCHED_RUNNING;
-	s->resume_time = now_seconds();
 	if (ptrace(PTRACE_CONT, t->tid, 0, sig) < 0 && errno == ESRCH)
 		t->st = SCHED_DEAD; /* killed meanwhile; its exit follows */
 }
 
 static void reach_point(struct session *s, struct thread *t)
 {
+	/*
+	 * A thread that reaches the same point on the same object again
+	 * while no other thread ran is spinning (a busy-wait on a flag, a
+	 * trylock loop): treat the point as a yield, so the others run
+	 * first and the spin cannot starve them.  See tests/targets/peterson.
+	 */
+	if (t->kind != OP_START && t->pc == t->spin_pc &&
+	    t->obj == t->spin_obj && s->switches == t->spin_switch) {
+		if (++t->repeats >= 2)
+			t->yield = true;
+	} else {
+		t->repeats = 0;
+	}
+	t->spin_pc = t->pc;
+	t->spin_obj = t->obj;
+	t->spin_switch = s->switches;
 	t->st = SCHED_ENABLED;
 	s->need_schedule = true;
 }
@@ -812,6 +827,9 @@ static void schedule(struct session *s)
 					       SYNC_ACQREL, t->obj, -1);
 		s->step++;
 		s->now += s->quantum;
+		if (s->current != t->idx)
+			s->switches++;
+		s->resume_time = now_seconds(); /* spin detection's clock */
 		s->current = t->idx;
 		if (s->cfg->max_steps && s->step > s->cfg->max_steps) {
 			session_fail(s, FAIL_LIVELOCK, t,
@@ -834,6 +852,9 @@ static void schedule(struct session *s)
 			break;
 		case OP_EXIT_GROUP:
 			symbolize_trace(s);
+			if (s->cfg->observer && s->cfg->observer->alive)
+				s->cfg->observer->alive(s->cfg->observer->ctx,
+							s->pid);
 			if (t->arg != 0) {
 				s->exit_thread = t->idx;
 				session_where(s, t, s->exit_where,

@@ -75,6 +75,9 @@ struct thread {
 	uint8_t last_fn;
 	uint64_t last_obj, last_site;
 	char where[LOC_MAX];
+	/* spin recognition: the same point again with nobody else run */
+	uint64_t spin_pc, spin_obj, spin_switch;
+	int repeats;
 };
 
 struct bp {
@@ -137,6 +140,7 @@ struct session {
 	uint64_t observed;	/* accesses reported to the observer */
 	bool observing;		/* observation breakpoints are in place */
 	int live;		/* threads alive */
+	uint64_t switches;	/* times another thread was chosen */
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */
 };
 

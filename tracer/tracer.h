@@ -54,6 +54,8 @@ struct access_observer {
 	void (*sync)(void *ctx, int thread, int kind, uint64_t obj,
 		     int other_thread);
 	uint64_t max_accesses; /* budget per run; 0 = unlimited */
+	/* the process is about to end and still alive (symbolise now) */
+	void (*alive)(void *ctx, int pid);
 };
 
 /* Synchronisation kinds passed to access_observer.sync. */

@@ -1,0 +1,285 @@
+/*
+ * Race discovery: see discover.h.  Synchronisation is taken as
+ * acquire+release on the object of every scheduling point (a mutex, a
+ * futex word, an atomic's address), plus fork at thread creation and a
+ * release of the thread's tid word at its exit (pthread_join acquires
+ * it).  That over-approximates happens-before a little: it can miss a
+ * race, never invent one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "discover.h"
+#include "strategy.h"
+
+/* Every (instruction, address) pair observed, so that every instruction
+ * touching a racy address becomes a point, not only the two of the pair
+ * seen racing (the check of a check-then-act may race in no observed run). */
+struct seen {
+	uint64_t *pc, *addr;
+	size_t cap, n;
+};
+
+static bool seen_add(struct seen *h, uint64_t pc, uint64_t addr)
+{
+	if (h->n * 2 >= h->cap) {
+		if (h->cap >= (1u << 22))
+			return false;
+		struct seen nh = { .cap = h->cap ? h->cap * 2 : 4096 };
+
+		nh.pc = calloc(nh.cap, sizeof(uint64_t));
+		nh.addr = calloc(nh.cap, sizeof(uint64_t));
+		if (!nh.pc || !nh.addr) {
+			free(nh.pc);
+			free(nh.addr);
+			return false;
+		}
+		for (size_t i = 0; i < h->cap; i++)
+			if (h->pc[i])
+				seen_add(&nh, h->pc[i], h->addr[i]);
+		free(h->pc);
+		free(h->addr);
+		*h = nh;
+	}
+	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) ^ (addr >> 3) *
+					 0xc2b2ae3d27d4eb4full) &
+		   (h->cap - 1);
+
+	for (; h->pc[i]; i = (i + 1) & (h->cap - 1))
+		if (h->pc[i] == pc && h->addr[i] == addr)
+			return true;
+	h->pc[i] = pc;
+	h->addr[i] = addr;
+	h->n++;
+	return true;
+}
+
+struct obs_ctx {
+	struct seen seen;
+	struct race_detector *rd;
+	const struct session_config *cfg;
+	struct discovery *d;
+	size_t named;	/* races named so far */
+};
+
+static void on_access(void *ctx, int thread, uint64_t pc, uint64_t addr,
+		      int size, bool write, bool atomic)
+{
+	struct obs_ctx *o = ctx;
+
+	races_access(o->rd, thread, pc, addr, size ? size : 1, write, atomic);
+	seen_add(&o->seen, pc, addr & ~7ull);
+	o->d->accesses++;
+}
+
+static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
+{
+	struct obs_ctx *o = ctx;
+
+	switch (kind) {
+	case SYNC_FORK:
+		races_thread_create(o->rd, thread, other);
+		break;
+	case SYNC_JOIN:
+		races_thread_join(o->rd, thread, other);
+		break;
+	case SYNC_ACQUIRE:
+		races_acquire(o->rd, thread, obj);
+		break;
+	case SYNC_RELEASE:
+		races_release(o->rd, thread, obj);
+		break;
+	default:
+		races_acquire(o->rd, thread, obj);
+		races_release(o->rd, thread, obj);
+	}
+}
+
+/* Copy the detector's pairs and name the new ones while the process is
+ * still alive. */
+static void collect(struct obs_ctx *o, int pid)
+{
+	const struct race_pair *p;
+	size_t n;
+
+	races_pairs(o->rd, &p, &n);
+	struct discovery *d = o->d;
+
+	if (n > d->nraces) {
+		struct race_entry *r = realloc(d->races, n * sizeof(*r));
+
+		if (!r)
+			return;
+		d->races = r;
+		memset(d->races + d->nraces, 0,
+		       (n - d->nraces) * sizeof(*r));
+	}
+	for (size_t i = 0; i < n; i++)
+		d->races[i].pair = p[i];
+	d->nraces = n;
+	struct symbolizer *sym = o->cfg->sym;
+
+	if (!sym || pid <= 0 || o->named >= n)
+		return;
+	sym->attach(sym->ctx, pid);
+	for (size_t i = o->named; i < n; i++) {
+		struct race_entry *e = &d->races[i];
+
+		for (int k = 0; k < 2; k++)
+			sym->code(sym->ctx, e->pair.pc[k], e->where[k],
+				  sizeof(e->where[k]));
+		sym->data(sym->ctx, e->pair.addr, e->what, sizeof(e->what));
+	}
+	sym->detach(sym->ctx);
+	o->named = n;
+}
+
+static void on_alive(void *ctx, int pid)
+{
+	collect(ctx, pid);
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct user_point *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int discover_races(const struct session_config *base, int runs,
+		   uint64_t seed, uint64_t budget, struct discovery *d)
+{
+	struct obs_ctx o = { .cfg = base, .d = d };
+	struct session_config cfg = *base;
+	struct access_observer obs = {
+		.ctx = &o,
+		.access = on_access,
+		.sync = on_sync,
+		.max_accesses = budget,
+		.alive = on_alive,
+	};
+	double t0 = now();
+
+	memset(d, 0, sizeof(*d));
+	if (races_new(&o.rd))
+		return -ENOMEM;
+	cfg.observer = &obs;
+	cfg.points = POINTS_SYNC;
+	cfg.symbolize_trace = false;
+	struct sampler *smp = sampler_new(false, seed, 1);
+
+	if (!smp) {
+		races_free(o.rd);
+		return -ENOMEM;
+	}
+	struct strategy s = sampler_strategy(smp);
+
+	for (int i = 0; i < runs; i++) {
+		struct run_result r;
+
+		if (base->interrupted && *base->interrupted)
+			break;
+		/* run 0 keeps the default schedule; the others sample */
+		sampler_begin(smp, (uint64_t)i, 100);
+		struct strategy first = { .ctx = NULL };
+
+		(void)first;
+		races_reset_execution(o.rd);
+		cfg.user_points = d->spin;
+		cfg.nuser_points = d->nspin;
+		cfg.spin_ms = d->nspin < 16 ? 100 : 0;
+		int e = session_run(&cfg, &s, &r);
+
+		if (e) {
+			sampler_free(smp);
+			races_free(o.rd);
+			return e;
+		}
+		if (r.failure == FAIL_SPIN && r.spin_pc) {
+			/* the same run again with a yield point in the spin */
+			struct user_point *sp = realloc(
+				d->spin, (d->nspin + 1) * sizeof(*sp));
+
+			if (sp) {
+				d->spin = sp;
+				d->spin[d->nspin++] =
+					(struct user_point){ r.spin_pc, OP_SPIN };
+				qsort(d->spin, d->nspin, sizeof(*sp),
+				      cmp_point);
+				i--;
+			}
+			run_result_free(&r);
+			continue;
+		}
+		d->runs++;
+		d->failed_runs += r.failure != FAIL_NONE;
+		collect(&o, 0);
+		run_result_free(&r);
+	}
+	sampler_free(smp);
+	races_free(o.rd);
+	/* the instructions that touched a racy address */
+	for (size_t i = 0; i < o.seen.cap; i++) {
+		if (!o.seen.pc[i])
+			continue;
+		for (size_t k = 0; k < d->nraces; k++) {
+			uint64_t a = d->races[k].pair.addr & ~7ull;
+
+			if (o.seen.addr[i] != a)
+				continue;
+			uint64_t *n = realloc(d->extra_pcs,
+					      (d->nextra + 1) * sizeof(*n));
+
+			if (n) {
+				d->extra_pcs = n;
+				d->extra_pcs[d->nextra++] = o.seen.pc[i];
+			}
+			break;
+		}
+	}
+	free(o.seen.pc);
+	free(o.seen.addr);
+	d->seconds = now() - t0;
+	return 0;
+}
+
+void discovery_free(struct discovery *d)
+{
+	free(d->races);
+	free(d->extra_pcs);
+	free(d->spin);
+	memset(d, 0, sizeof(*d));
+}
+
+size_t discovery_points(const struct discovery *d, struct user_point **out)
+{
+	struct user_point *p = calloc(2 * d->nraces + d->nextra + 1,
+				      sizeof(*p));
+	size_t n = 0;
+
+	*out = p;
+	if (!p)
+		return 0;
+	for (size_t i = 0; i < d->nraces; i++)
+		for (int k = 0; k < 2; k++)
+			p[n++] = (struct user_point){ d->races[i].pair.pc[k],
+						      OP_ACCESS };
+	for (size_t i = 0; i < d->nextra; i++)
+		p[n++] = (struct user_point){ d->extra_pcs[i], OP_ACCESS };
+	qsort(p, n, sizeof(*p), cmp_point);
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!k || p[k - 1].addr != p[i].addr)
+			p[k++] = p[i];
+	return k;
+}

@@ -1,0 +1,44 @@
+/*
+ * Race discovery: run the program a few times under seeded random
+ * schedules, observing every memory access of its own code while more
+ * than one thread exists, and feed a happens-before detector
+ * (analysis/races.c) with those accesses and the synchronisation the
+ * supervisor sees.  The racy instructions become scheduling points
+ * (--points races) or a report (ptloom races).
+ */
+#ifndef PTLOOM_DISCOVER_H
+#define PTLOOM_DISCOVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../tracer/tracer.h"
+#include "races.h"
+
+struct race_entry {
+	struct race_pair pair;
+	char where[2][LOC_MAX]; /* "worker at counter_race.c:20" */
+	char what[LOC_MAX];	/* "counter" */
+};
+
+struct discovery {
+	struct race_entry *races;
+	size_t nraces;
+	int runs;
+	uint64_t accesses;	/* accesses observed in all */
+	double seconds;
+	int failed_runs;	/* discovery runs that failed */
+	uint64_t *extra_pcs;	/* other instructions touching racy data */
+	size_t nextra;
+	struct user_point *spin; /* yield points found in spins */
+	size_t nspin;
+};
+
+/* base: the configuration of every run (points are ignored).  runs:
+ * executions; budget: accesses observed per run.  0 or -errno. */
+int discover_races(const struct session_config *base, int runs,
+		   uint64_t seed, uint64_t budget, struct discovery *d);
+void discovery_free(struct discovery *d);
+/* The racy instructions as user points (sorted, unique); malloc'd. */
+size_t discovery_points(const struct discovery *d, struct user_point **out);
+
+#endif
