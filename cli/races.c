@@ -1,14 +1,171 @@
 /*
- * ptloom races: report the data races of a program (happens-before over
- * serialised executions).
+ * ptloom races: report the data races of a binary built without a
+ * sanitizer, like ThreadSanitizer's report: each racy pair with both
+ * threads, read/write, the data symbol and both source locations.
  */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
+#include "../analysis/discover.h"
+#include "../analysis/report.h"
+
+static const struct option long_opts[] = {
+	{ "runs", required_argument, 0, 'r' },
+	{ "budget", required_argument, 0, 'b' },
+	{ "seed", required_argument, 0, 'S' },
+	{ "max-steps", required_argument, 0, 'M' },
+	{ "timeout", required_argument, 0, 'T' },
+	{ "format", required_argument, 0, 'f' },
+	{ "env", required_argument, 0, 'e' },
+	{ "quiet", no_argument, 0, 'q' },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: ptloom races [OPTIONS] -- PROGRAM [ARGS...]\n"
+	      "\n"
+	      "Runs the program a few times under seeded schedules, observes "
+	      "every memory\naccess of its own code while more than one thread "
+	      "exists, and reports the\npairs of accesses not ordered by "
+	      "happens-before (thread create/join,\nlocks, futexes, atomics).\n"
+	      "\n"
+	      "      --runs N          executions observed (default 6)\n"
+	      "      --budget N        accesses observed per execution "
+	      "(default 200000)\n"
+	      "      --seed N          seed of the schedules (default 0)\n"
+	      "      --format F        text or json (default text)\n"
+	      "  -e, --env NAME=VALUE  add to the program's environment\n"
+	      "\n"
+	      "exit: 0 no race found, 1 races found, 2 usage or input "
+	      "error\n",
+	      f);
+}
 
 int cmd_races(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "ptloom: races: not implemented yet\n");
-	return EXIT_USAGE;
+	struct common_opts co;
+	int c, runs = 6;
+	uint64_t budget = 200000;
+	bool json = false;
+
+	common_defaults(&co);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:qh", long_opts, NULL)) != -1) {
+		int r = common_option(&co, c, optarg);
+
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r > 0)
+			continue;
+		switch (c) {
+		case 'r':
+			runs = atoi(optarg);
+			if (runs < 1 || runs > 10000) {
+				fprintf(stderr, "ptloom: --runs takes 1 to "
+						"10000 (got '%s')\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'b':
+			budget = strtoull(optarg, NULL, 10);
+			if (!budget) {
+				fprintf(stderr, "ptloom: --budget takes a "
+						"positive number\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				fprintf(stderr, "ptloom: --format is text or "
+						"json (got '%s')\n", optarg);
+				return EXIT_USAGE;
+			}
+			json = !strcmp(optarg, "json");
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_PASS;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	struct program prog;
+
+	if (program_setup(&prog, argc - optind, argv + optind, &co))
+		return EXIT_USAGE;
+	struct session_config cfg;
+	struct discovery d;
+
+	session_config_init(&cfg, &prog, &co);
+	int e = discover_races(&cfg, runs, co.seed, budget, &d);
+
+	if (e) {
+		fprintf(stderr, "ptloom: cannot start %s\n", prog.display);
+		program_free(&prog);
+		return EXIT_USAGE;
+	}
+	if (json) {
+		printf("{\n  \"program\": ");
+		json_string(stdout, prog.display);
+		printf(",\n  \"runs\": %d,\n  \"accesses\": %llu,\n  "
+		       "\"seconds\": %.3f,\n  \"races\": [",
+		       d.runs, (unsigned long long)d.accesses, d.seconds);
+	} else if (!co.quiet) {
+		printf("ptloom: %d runs, %llu accesses observed in %.2f s\n",
+		       d.runs, (unsigned long long)d.accesses, d.seconds);
+	}
+	for (size_t i = 0; i < d.nraces; i++) {
+		struct race_entry *r = &d.races[i];
+		char where[2][LOC_MAX + 32];
+
+		for (int k = 0; k < 2; k++)
+			snprintf(where[k], sizeof(where[k]), "%s",
+				 r->where[k][0] ? r->where[k] : "?");
+		if (json) {
+			printf("%s\n    { \"object\": ", i ? "," : "");
+			json_string(stdout, r->what[0] ? r->what : NULL);
+			printf(", \"address\": \"0x%llx\", \"size\": %d, "
+			       "\"count\": %llu, \"accesses\": [",
+			       (unsigned long long)r->pair.addr, r->pair.size,
+			       (unsigned long long)r->pair.count);
+			for (int k = 0; k < 2; k++) {
+				printf("%s{ \"thread\": \"T%d\", \"kind\": "
+				       "\"%s\", \"pc\": \"0x%llx\", "
+				       "\"location\": ",
+				       k ? ", " : "", r->pair.thread[k],
+				       r->pair.write[k] ? "write" : "read",
+				       (unsigned long long)r->pair.pc[k]);
+				json_string(stdout, where[k]);
+				printf(" }");
+			}
+			printf("] }");
+			continue;
+		}
+		if (co.quiet)
+			continue;
+		printf("\nrace on %s (%d bytes at 0x%llx):\n",
+		       r->what[0] ? r->what : "?", r->pair.size,
+		       (unsigned long long)r->pair.addr);
+		for (int k = 0; k < 2; k++)
+			printf("  %s by T%d at %s\n",
+			       r->pair.write[k] ? "write" : "read ",
+			       r->pair.thread[k], where[k]);
+	}
+	if (json)
+		printf("\n  ]\n}\n");
+	else
+		printf("%sptloom: %s%zu data race%s found\n",
+		       d.nraces && !co.quiet ? "\n" : "",
+		       d.nraces ? "RACES " : "PASS ", d.nraces,
+		       d.nraces == 1 ? "" : "s");
+	int code = d.nraces ? EXIT_FAIL : EXIT_PASS;
+
+	discovery_free(&d);
+	program_free(&prog);
+	return code;
 }

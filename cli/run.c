@@ -213,11 +213,6 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	(void)jobs; /* runs are serial for now: see the issue note */
-	if (optind < argc && !strcmp(argv[optind - 1], "--") == 0 &&
-	    optind < argc && argv[optind][0] == '-') {
-		fprintf(stderr, "ptloom: unexpected '%s'\n", argv[optind]);
-		return EXIT_USAGE;
-	}
 	struct program prog;
 
 	if (program_setup(&prog, argc - optind, argv + optind, &co))
