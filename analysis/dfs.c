@@ -32,6 +32,8 @@ struct node {
 struct item {
 	size_t off;		/* into prefixes[] */
 	uint32_t len;
+	struct alt *sleep;	/* asleep at the item's first fresh node */
+	int nsleep;
 };
 
 struct dfs {
@@ -45,6 +47,8 @@ struct dfs {
 	/* the item being explored */
 	uint16_t *prefix;	/* pairs */
 	uint32_t plen;
+	struct alt *root_sleep;	/* the item's sleep set */
+	int nroot_sleep;
 	struct node *stack;	/* nodes at depth >= plen */
 	size_t depth, cap;
 	size_t pos;		/* decisions taken in the current run */
@@ -55,7 +59,7 @@ struct dfs {
 };
 
 static bool push_prefix(struct dfs *d, int which, const uint16_t *pairs,
-			uint32_t len)
+			uint32_t len, struct alt *sleep, int nsleep)
 {
 	if (d->nitems[which] == d->capitems[which]) {
 		size_t cap = d->capitems[which] ? d->capitems[which] * 2 : 64;
@@ -79,7 +83,7 @@ static bool push_prefix(struct dfs *d, int which, const uint16_t *pairs,
 	memcpy(d->prefixes[which] + d->nprefixes[which], pairs,
 	       2 * len * sizeof(*pairs));
 	d->items[which][d->nitems[which]++] =
-		(struct item){ d->nprefixes[which], len };
+		(struct item){ d->nprefixes[which], len, sleep, nsleep };
 	d->nprefixes[which] += 2 * len;
 	return true;
 }
@@ -92,7 +96,7 @@ struct dfs *dfs_new(int bound, bool sleep_sets)
 		return NULL;
 	d->bound = bound < 0 ? 0 : bound;
 	d->sleep_sets = sleep_sets;
-	push_prefix(d, 0, NULL, 0);
+	push_prefix(d, 0, NULL, 0, NULL, 0);
 	return d;
 }
 
@@ -124,6 +128,10 @@ static bool next_item(struct dfs *d)
 			memcpy(d->prefix, d->prefixes[0] + it->off,
 			       2 * it->len * sizeof(uint16_t));
 			d->plen = it->len;
+			free(d->root_sleep);
+			d->root_sleep = it->sleep;
+			d->nroot_sleep = it->nsleep;
+			it->sleep = NULL;
 			truncate_stack(d, 0);
 			d->in_item = true;
 			return true;
@@ -210,8 +218,22 @@ static bool asleep(const struct node *n, const struct alt *a)
 static void inherit_sleep(struct dfs *d, struct node *child,
 			  const struct node *parent)
 {
-	if (!d->sleep_sets || !parent || parent->kind != DEC_RUN ||
-	    child->kind != DEC_RUN)
+	if (!d->sleep_sets || child->kind != DEC_RUN)
+		return;
+	if (!parent) {
+		/* an item's first node: the set computed when it was queued */
+		if (!d->nroot_sleep)
+			return;
+		child->sleep = malloc((size_t)d->nroot_sleep *
+				      sizeof(struct alt));
+		if (!child->sleep)
+			return;
+		memcpy(child->sleep, d->root_sleep,
+		       (size_t)d->nroot_sleep * sizeof(struct alt));
+		child->nsleep = d->nroot_sleep;
+		goto filter;
+	}
+	if (parent->kind != DEC_RUN)
 		return;
 	const struct alt *via = &parent->alts[parent->chosen];
 	int cap = parent->nsleep + parent->nalts;
@@ -233,6 +255,7 @@ static void inherit_sleep(struct dfs *d, struct node *child,
 		if (independent(a, via))
 			child->sleep[child->nsleep++] = *a;
 	}
+filter:;
 	/* a sleeping thread is identified by the operation it is at: keep
 	 * it asleep only while the child offers it the same operation */
 	int k = 0;
@@ -250,6 +273,34 @@ static void inherit_sleep(struct dfs *d, struct node *child,
 			child->sleep[k++] = child->sleep[i];
 	}
 	child->nsleep = k;
+}
+
+/*
+ * The sleep set of the subtree reached through costly alternative i of n:
+ * what is asleep at n, and every alternative of n explored before i (the
+ * free ones in this bound, the costly ones queued before it), as long as
+ * it commutes with alternative i.
+ */
+static struct alt *item_sleep(const struct node *n, int i, int *count)
+{
+	const struct alt *via = &n->alts[i];
+	struct alt *sl = malloc((size_t)(n->nsleep + n->nalts) * sizeof(*sl));
+	int k = 0;
+
+	if (!sl)
+		return NULL;
+	for (int j = 0; j < n->nsleep; j++)
+		if (independent(&n->sleep[j], via))
+			sl[k++] = n->sleep[j];
+	for (int j = 0; j < i; j++)
+		if (!asleep(n, &n->alts[j]) && independent(&n->alts[j], via))
+			sl[k++] = n->alts[j];
+	*count = k;
+	if (!k) {
+		free(sl);
+		return NULL;
+	}
+	return sl;
 }
 
 static int dfs_pick(void *ctx, const struct choice *c)
@@ -330,7 +381,13 @@ static int dfs_pick(void *ctx, const struct choice *c)
 					continue;
 				pairs[2 * pos] = (uint16_t)i;
 				pairs[2 * pos + 1] = n->nalts;
-				push_prefix(d, 1, pairs, (uint32_t)pos + 1);
+				struct alt *sl = NULL;
+				int nsl = 0;
+
+				if (d->sleep_sets && n->kind == DEC_RUN)
+					sl = item_sleep(n, i, &nsl);
+				push_prefix(d, 1, pairs, (uint32_t)pos + 1, sl,
+					    nsl);
 			}
 			free(pairs);
 		}
@@ -385,7 +442,10 @@ void dfs_free(struct dfs *d)
 	truncate_stack(d, 0);
 	free(d->stack);
 	free(d->prefix);
+	free(d->root_sleep);
 	for (int i = 0; i < 2; i++) {
+		for (size_t k = 0; k < d->nitems[i]; k++)
+			free(d->items[i][k].sleep);
 		free(d->items[i]);
 		free(d->prefixes[i]);
 	}

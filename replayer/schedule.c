@@ -49,7 +49,8 @@ enum {
 	F_USER_POINTS = 17,
 	F_EVENTS = 21,
 	F_THREAD_NAMES = 22,
-	F_COUNTED = 23,
+	F_SYMBOLS = 23,
+	F_COUNTED = 24,
 };
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -165,6 +166,16 @@ static int check_event(size_t i, uint64_t thread, uint64_t kind, uint64_t fn,
 	return 0;
 }
 
+static int check_symbol(size_t i, uint64_t text_len, char *err,
+			size_t errlen)
+{
+	if (text_len <= SCHEDULE_MAX_SYMBOL_TEXT)
+		return 0;
+	seterr(err, errlen, "symbol %zu: text of %llu bytes, more than %d", i,
+	       (unsigned long long)text_len, SCHEDULE_MAX_SYMBOL_TEXT);
+	return -EINVAL;
+}
+
 static int check_failure(uint64_t kind, int64_t sig, int64_t thread,
 			 char *err, size_t errlen)
 {
@@ -204,8 +215,8 @@ static int check_settings(uint64_t points, uint64_t build_id_len, char *err,
 
 /* The counts the scan of a file and a struct to save are both held to. */
 static int check_counts(uint64_t nargv, uint64_t nenv, uint64_t ndec,
-			uint64_t nup, uint64_t nev, uint64_t nthr, char *err,
-			size_t errlen)
+			uint64_t nup, uint64_t nev, uint64_t nthr,
+			uint64_t nsym, char *err, size_t errlen)
 {
 	int r;
 
@@ -220,6 +231,8 @@ static int check_counts(uint64_t nargv, uint64_t nenv, uint64_t ndec,
 	    (r = check_count("events", nev, SCHEDULE_MAX_EVENTS, err,
 			     errlen)) ||
 	    (r = check_count("thread names", nthr, SCHEDULE_MAX_THREADS, err,
+			     errlen)) ||
+	    (r = check_count("symbols", nsym, SCHEDULE_MAX_SYMBOLS, err,
 			     errlen)))
 		return r;
 	return 0;
@@ -235,13 +248,13 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 	    (s->nthread_names && !s->thread_names) ||
 	    (s->ndecisions && !s->decisions) ||
 	    (s->nuser_points && !s->user_points) ||
-	    (s->nevents && !s->events)) {
+	    (s->nevents && !s->events) || (s->nsyms && !s->syms)) {
 		seterr(err, errlen, "inconsistent counts and arrays");
 		return -EINVAL;
 	}
 	r = check_counts((uint64_t)s->argc, (uint64_t)s->nenv, s->ndecisions,
 			 s->nuser_points, s->nevents,
-			 (uint64_t)s->nthread_names, err, errlen);
+			 (uint64_t)s->nthread_names, s->nsyms, err, errlen);
 	if (r)
 		return r;
 	for (i = 0; i < (size_t)s->argc; i++)
@@ -261,8 +274,8 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 	for (i = 0; i < s->ndecisions; i++) {
 		const struct decision *d = &s->decisions[i];
 
-		r = check_decision(i, d->kind, d->timeout, d->thread, d->index,
-				   d->nalts, err, errlen);
+		r = check_decision(i, d->kind, d->timeout != 0, d->thread,
+				   d->index, d->nalts, err, errlen);
 		if (r)
 			return r;
 	}
@@ -275,6 +288,15 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 		const struct event *e = &s->events[i];
 
 		r = check_event(i, e->thread, e->kind, e->fn, err, errlen);
+		if (r)
+			return r;
+	}
+	for (i = 0; i < s->nsyms; i++) {
+		if (!s->syms[i].text) {
+			seterr(err, errlen, "symbol %zu has no text", i);
+			return -EINVAL;
+		}
+		r = check_symbol(i, strlen(s->syms[i].text), err, errlen);
 		if (r)
 			return r;
 	}
@@ -508,8 +530,8 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 	for (i = 0; i < m->n_decisions; i++) {
 		const Ptloom__Decision *d = m->decisions[i];
 
-		r = check_decision(i, d->kind, d->timeout, d->thread, d->index,
-				   d->nalts, err, errlen);
+		r = check_decision(i, d->kind, d->timeout != 0, d->thread,
+				   d->index, d->nalts, err, errlen);
 		if (r)
 			return r;
 		s->decisions[i] = (struct decision){
@@ -593,6 +615,24 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 		if (r)
 			return r;
 	}
+
+	s->syms = alloc_array(m->n_symbols, sizeof(*s->syms), err, errlen);
+	if (!s->syms)
+		return -ENOMEM;
+	s->nsyms = m->n_symbols;
+	for (i = 0; i < m->n_symbols; i++) {
+		const Ptloom__Symbol *y = m->symbols[i];
+
+		r = check_symbol(i, y->text.len, err, errlen);
+		if (r)
+			return r;
+		r = dup_bytes(&y->text, &s->syms[i].text, "symbol", (long)i,
+			      err, errlen);
+		if (r)
+			return r;
+		s->syms[i].addr = y->addr;
+		s->syms[i].data = y->data ? 1 : 0;
+	}
 	return 0;
 }
 
@@ -668,8 +708,8 @@ int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
 	}
 	r = check_counts(sc.count[F_ARGV], sc.count[F_ENV],
 			 sc.count[F_DECISIONS], sc.count[F_USER_POINTS],
-			 sc.count[F_EVENTS], sc.count[F_THREAD_NAMES], err,
-			 errlen);
+			 sc.count[F_EVENTS], sc.count[F_THREAD_NAMES],
+			 sc.count[F_SYMBOLS], err, errlen);
 	if (r)
 		return r;
 
@@ -695,13 +735,16 @@ int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
 	return 0;
 }
 
-/* Reads at most max + 1 bytes, so an oversized file is seen as such. */
+/* Reads at most max + 1 bytes, so an oversized file is seen as such.
+ * Returns 0 with *out set, or -errno (never 0) with *out NULL. */
 static int read_bounded(int fd, size_t max, uint8_t **out, size_t *outlen)
 {
 	size_t cap = 64 << 10, len = 0;
 	uint8_t *buf = malloc(cap), *nb;
 	ssize_t k;
 
+	*out = NULL;
+	*outlen = 0;
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
@@ -724,7 +767,7 @@ static int read_bounded(int fd, size_t max, uint8_t **out, size_t *outlen)
 			int e = errno;
 
 			free(buf);
-			return -e;
+			return e ? -e : -EIO;
 		}
 		if (!k)
 			break;
@@ -735,11 +778,13 @@ static int read_bounded(int fd, size_t max, uint8_t **out, size_t *outlen)
 	return 0;
 }
 
-/* Opens for reading without blocking on a FIFO; regular files only. */
+/* Opens for reading without blocking on a FIFO; regular files only.
+ * *fdp is -1 unless 0 is returned. */
 static int open_regular(const char *path, int *fdp, struct stat *st)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
+	*fdp = -1;
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, st)) {
@@ -760,9 +805,9 @@ int schedule_load(const char *path, struct schedule *s, char *err,
 		  size_t errlen)
 {
 	struct stat st;
-	uint8_t *buf;
-	size_t len;
-	int fd, r;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int fd = -1, r;
 
 	memset(s, 0, sizeof(*s));
 	r = open_regular(path, &fd, &st);
@@ -819,6 +864,7 @@ struct wire {
 	Ptloom__Decision *dec, **decp;
 	Ptloom__UserPoint *up, **upp;
 	Ptloom__Event *ev, **evp;
+	Ptloom__Symbol *sym, **symp;
 };
 
 static void wire_free(struct wire *w)
@@ -832,13 +878,15 @@ static void wire_free(struct wire *w)
 	free(w->upp);
 	free(w->ev);
 	free(w->evp);
+	free(w->sym);
+	free(w->symp);
 }
 
 static int wire_fill(struct wire *w, const struct schedule *s)
 {
 	size_t i, nd = s->ndecisions, nu = s->nuser_points, ne = s->nevents;
 	size_t na = (size_t)s->argc, nv = (size_t)s->nenv;
-	size_t nt = (size_t)s->nthread_names;
+	size_t nt = (size_t)s->nthread_names, ny = s->nsyms;
 
 	w->argv = calloc(na + 1, sizeof(*w->argv));
 	w->env = calloc(nv + 1, sizeof(*w->env));
@@ -849,8 +897,10 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 	w->upp = calloc(nu + 1, sizeof(*w->upp));
 	w->ev = calloc(ne + 1, sizeof(*w->ev));
 	w->evp = calloc(ne + 1, sizeof(*w->evp));
+	w->sym = calloc(ny + 1, sizeof(*w->sym));
+	w->symp = calloc(ny + 1, sizeof(*w->symp));
 	if (!w->argv || !w->env || !w->names || !w->dec || !w->decp ||
-	    !w->up || !w->upp || !w->ev || !w->evp)
+	    !w->up || !w->upp || !w->ev || !w->evp || !w->sym || !w->symp)
 		return -ENOMEM;
 
 	ptloom__schedule__init(&w->m);
@@ -933,6 +983,15 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 		w->names[i] = bin(s->thread_names[i]);
 	w->m.n_thread_names = nt;
 	w->m.thread_names = w->names;
+	for (i = 0; i < ny; i++) {
+		ptloom__symbol__init(&w->sym[i]);
+		w->sym[i].addr = s->syms[i].addr;
+		w->sym[i].data = s->syms[i].data != 0;
+		w->sym[i].text = bin(s->syms[i].text);
+		w->symp[i] = &w->sym[i];
+	}
+	w->m.n_symbols = ny;
+	w->m.symbols = w->symp;
 	return 0;
 }
 
@@ -1048,6 +1107,7 @@ out_free_buf:
 
 void schedule_free(struct schedule *s)
 {
+	size_t j;
 	int i;
 
 	if (!s)
@@ -1069,6 +1129,9 @@ void schedule_free(struct schedule *s)
 	for (i = 0; s->thread_names && i < s->nthread_names; i++)
 		free(s->thread_names[i]);
 	free(s->thread_names);
+	for (j = 0; s->syms && j < s->nsyms; j++)
+		free(s->syms[j].text);
+	free(s->syms);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -1078,7 +1141,7 @@ int schedule_hash_file(const char *path, uint64_t *hash, uint64_t *size)
 	uint8_t buf[64 << 10];
 	struct stat st;
 	ssize_t k, i;
-	int fd, r;
+	int fd = -1, r;
 
 	r = open_regular(path, &fd, &st);
 	if (r)

@@ -21,6 +21,8 @@
 #define SCHEDULE_MAX_USER_POINTS (1u << 20)
 #define SCHEDULE_MAX_ARGS (1u << 16)	    /* argv and env entries, each */
 #define SCHEDULE_MAX_THREADS 65536	    /* T-numbers are 0..65535 */
+#define SCHEDULE_MAX_SYMBOLS (SCHEDULE_MAX_EVENTS * 2) /* syms entries */
+#define SCHEDULE_MAX_SYMBOL_TEXT 4096	    /* bytes of a sym's text */
 #define SCHEDULE_STEP_UNKNOWN UINT32_MAX  /* decision.step from a script */
 
 struct schedule {
@@ -60,7 +62,8 @@ struct schedule {
 	uint64_t trace_hash;
 	struct event *events;
 	size_t nevents;
-	struct sym_entry *syms;	/* names of the events' code and objects */
+	struct sym_entry *syms;	/* names of the events' code and objects;
+				 * text never NULL, data 0 or 1 when loaded */
 	size_t nsyms;
 	char **thread_names;	/* index = T-number; may be NULL entries */
 	int nthread_names;

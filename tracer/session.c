@@ -288,12 +288,19 @@ static void resume(struct session *s, struct thread *t, int sig)
 static void reach_point(struct session *s, struct thread *t)
 {
 	/*
-	 * A thread that reaches the same point on the same object again
-	 * while no other thread ran is spinning (a busy-wait on a flag, a
-	 * trylock loop): treat the point as a yield, so the others run
+	 * A thread that reaches the same read or trylock on the same object
+	 * again while no other thread ran is spinning (a busy-wait on a flag,
+	 * a trylock loop): treat the point as a yield, so the others run
 	 * first and the spin cannot starve them.  See tests/targets/peterson.
 	 */
-	if (t->kind != OP_START && t->pc == t->spin_pc &&
+	bool passive = (t->kind == OP_ACCESS && !t->arg) ||
+		       (t->kind == OP_CALL &&
+			(t->fn == FN_MUTEX_TRYLOCK || t->fn == FN_SPIN_TRYLOCK ||
+			 t->fn == FN_RWLOCK_TRYRDLOCK ||
+			 t->fn == FN_RWLOCK_TRYWRLOCK ||
+			 t->fn == FN_SEM_TRYWAIT || t->fn == FN_MTX_TRYLOCK));
+
+	if (passive && t->pc == t->spin_pc &&
 	    t->obj == t->spin_obj && s->switches == t->spin_switch) {
 		if (++t->repeats >= 2)
 			t->yield = true;
@@ -1114,7 +1121,15 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 					break;
 			}
 			c->regs_valid = false;
-			if (WIFSTOPPED(status) && !regs_get(c))
+			if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP ||
+			    (status >> 16)) {
+				/* it reached a stop of its own first: handle
+				 * that; the SIGSTOP is suppressed later */
+				s->resume_time = now_seconds();
+				on_status(s, c->tid, status);
+				continue;
+			}
+			if (!regs_get(c))
 				res->spin_pc = c->regs.rip;
 			session_fail(s, FAIL_SPIN, NULL,
 				     "T%d runs without a scheduling point at "

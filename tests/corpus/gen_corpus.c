@@ -56,6 +56,13 @@ static void put_msg(const char *name, const Ptloom__Schedule *m,
 static char *argv_full[] = { "./bank", "--accounts", "3", NULL };
 static char *env_full[] = { "LC_ALL=C", "BANK_MODE=fast", NULL };
 static char *names_full[] = { "main", NULL, "worker-1", "worker-2" };
+static struct sym_entry syms_full[] = {
+	{ .addr = 0x401136, .data = 0, .text = "main at bank.c:40" },
+	{ .addr = 0x4011a3, .data = 0, .text = "withdraw at bank.c:23" },
+	{ .addr = 0x4011c0, .data = 0, .text = "deposit at bank.c:17" },
+	{ .addr = 0x404060, .data = 1, .text = "lock" },
+	{ .addr = 0x404064, .data = 1, .text = "balance" },
+};
 
 /* A schedule with every field set, as `ptloom run` would save it. */
 static void fill_full(struct schedule *s, struct decision *d,
@@ -134,6 +141,8 @@ static void fill_full(struct schedule *s, struct decision *d,
 	s->nevents = sizeof(ev) / sizeof(ev[0]);
 	s->thread_names = names_full;
 	s->nthread_names = 4;
+	s->syms = syms_full;
+	s->nsyms = sizeof(syms_full) / sizeof(syms_full[0]);
 }
 
 static void put_schedule(const char *name, const struct schedule *s,
@@ -193,8 +202,17 @@ int main(int argc, char **argv)
 	}
 	s.events = NULL;
 	s.nevents = 0;
+	s.syms = NULL;
+	s.nsyms = 0;
 	s.strategy = "script";
 	put_schedule("valid-from-script.pb", &s, &b, &len);
+	free(b);
+
+	/* as written before the format had symbols (field 23) */
+	fill_full(&s, d, e, u);
+	s.syms = NULL;
+	s.nsyms = 0;
+	put_schedule("valid-no-symbols.pb", &s, &b, &len);
 	free(b);
 
 	/* a later 1.x writer's extra field is skipped */
@@ -334,6 +352,20 @@ int main(int argc, char **argv)
 	}
 	MUTATE("bad-nul-argv.pb", m->argv[1].data[2] = 0);
 	MUTATE("bad-nul-name.pb", m->thread_names[0].data[1] = 0);
+	MUTATE("bad-symbol-nul.pb", m->symbols[1]->text.data[8] = 0);
+	{
+		static uint8_t long_text[SCHEDULE_MAX_SYMBOL_TEXT + 1];
+		ProtobufCBinaryData saved;
+
+		memset(long_text, 'x', sizeof(long_text));
+		m = unpack(full, full_len);
+		saved = m->symbols[2]->text;
+		m->symbols[2]->text.data = long_text;
+		m->symbols[2]->text.len = sizeof(long_text);
+		put_msg("bad-symbol-long.pb", m, SCHEDULE_MAGIC);
+		m->symbols[2]->text = saved; /* free_unpacked frees it */
+		ptloom__schedule__free_unpacked(m, NULL);
+	}
 
 	/* one argument more than the limit: 128 KiB of two-byte entries,
 	 * refused by the scan before anything is allocated */

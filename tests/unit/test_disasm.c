@@ -312,8 +312,29 @@ Test(disasm, scan_bytes_memory)
 	cr_assert_eq(disasm_scan(sweep_code, 1, 0, 0, &v), -EINVAL);
 }
 
+Test(disasm, scan_follows_frame_pointer)
+{
+	/* 8(%rbp) is a frame slot after `mov %rsp,%rbp`; after a bare
+	 * `push %rbp` (-O2 saving it) rbp is a general register */
+	static const uint8_t code[] = {
+		0x55, 0x48, 0x89, 0xe5, /* 0: push %rbp; mov %rsp,%rbp */
+		0x48, 0x8b, 0x45, 0x08, /* 4: mov 8(%rbp),%rax */
+		0x5d, 0xc3,		/* 8: pop %rbp; ret */
+		0x55,			/* a: push %rbp */
+		0x48, 0x8b, 0x45, 0x08, /* b: mov 8(%rbp),%rax */
+		0x5d, 0xc3,		/* f: pop %rbp; ret */
+	};
+	struct insn_info *v;
+
+	cr_assert_eq(disasm_scan(code, sizeof(code), 0, DISASM_MEMORY, &v), 1);
+	cr_assert_eq(v[0].addr, 0xb);
+	cr_assert(!v[0].stack_relative && v[0].mem_read);
+	free(v);
+}
+
 /* Kept out of line so the scan below finds it in this binary. */
-__attribute__((noinline)) void disasm_scan_target(int *p, volatile int *q)
+static __attribute__((noinline)) void disasm_scan_target(int *p,
+							 volatile int *q)
 {
 	__atomic_fetch_add(p, 1, __ATOMIC_SEQ_CST);
 	*q = 5;

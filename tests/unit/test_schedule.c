@@ -129,8 +129,22 @@ static const struct user_point up_full[] = {
 	{ .addr = UINT64_MAX, .kind = OP_SPIN },
 };
 
+/* Code and data entries; the edges: empty text, non-UTF-8, the longest
+ * text allowed (filled in by fill_full), the same address as code and as
+ * data. */
+static char sym_longest[SCHEDULE_MAX_SYMBOL_TEXT + 1];
+static struct sym_entry syms_full[] = {
+	{ .addr = 0x4011a2, .data = 0, .text = "withdraw at bank.c:23" },
+	{ .addr = 0x404064, .data = 1, .text = "balance" },
+	{ .addr = 0x404060, .data = 1, .text = "accounts[1].lock" },
+	{ .addr = 0x404060, .data = 0, .text = "" },
+	{ .addr = UINT64_MAX, .data = 0, .text = "f\xff\xfe at \x01.c:1" },
+	{ .addr = 0, .data = 1, .text = sym_longest },
+};
+
 static void fill_full(struct schedule *s)
 {
+	memset(sym_longest, 's', SCHEDULE_MAX_SYMBOL_TEXT);
 	memset(s, 0, sizeof(*s));
 	s->format_version = SCHEDULE_FORMAT_VERSION;
 	s->program = "/usr/local/bin/bank";
@@ -167,6 +181,8 @@ static void fill_full(struct schedule *s)
 	s->nevents = sizeof(ev_full) / sizeof(ev_full[0]);
 	s->thread_names = names_full;
 	s->nthread_names = 3;
+	s->syms = syms_full;
+	s->nsyms = sizeof(syms_full) / sizeof(syms_full[0]);
 }
 
 static void assert_same(const struct schedule *a, const struct schedule *b)
@@ -237,6 +253,13 @@ static void assert_same(const struct schedule *a, const struct schedule *b)
 		else
 			cr_assert_null(b->thread_names[i]);
 	}
+	cr_assert_eq(b->nsyms, a->nsyms);
+	for (size_t i = 0; i < a->nsyms; i++) {
+		cr_assert_eq(b->syms[i].addr, a->syms[i].addr, "symbol %zu", i);
+		cr_assert_eq(b->syms[i].data, a->syms[i].data, "symbol %zu", i);
+		cr_assert_str_eq(b->syms[i].text, a->syms[i].text,
+				 "symbol %zu", i);
+	}
 }
 
 /* --- files ---------------------------------------------------------------- */
@@ -300,6 +323,7 @@ Test(schedule, empty_schedule_round_trip)
 	cr_assert_str_eq(b.program, "", "absent strings read as \"\"");
 	cr_assert_str_eq(b.strategy, "");
 	cr_assert_eq(b.fail_thread, -1);
+	cr_assert_eq(b.nsyms, 0);
 	schedule_free(&b);
 	free(buf);
 }
@@ -329,6 +353,49 @@ Test(schedule, save_refuses_what_load_would)
 	a.ndecisions = SCHEDULE_MAX_DECISIONS + 1;
 	cr_assert_eq(schedule_save("/tmp/never-written.pb", &a), -EINVAL);
 	cr_assert_neq(access("/tmp/never-written.pb", F_OK), 0);
+}
+
+Test(schedule, save_refuses_bad_symbols)
+{
+	static char too_long[SCHEDULE_MAX_SYMBOL_TEXT + 2];
+	struct sym_entry y = { .addr = 1, .text = too_long };
+	struct schedule a;
+	uint8_t *buf;
+	size_t len;
+
+	memset(too_long, 'x', SCHEDULE_MAX_SYMBOL_TEXT + 1);
+	fill_full(&a);
+	a.syms = &y;
+	a.nsyms = 1;
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL, "4097 bytes");
+	y.text = NULL;
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL, "no text");
+	fill_full(&a);
+	a.syms = NULL;
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL, "no array");
+	fill_full(&a);
+	a.nsyms = SCHEDULE_MAX_SYMBOLS + 1;
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL, "too many");
+	cr_assert_null(buf);
+}
+
+Test(schedule, symbol_data_flag_is_0_or_1)
+{
+	struct sym_entry y = { .addr = 0x404064, .data = 7, .text = "x" };
+	struct schedule a = { .fail_thread = -1, .syms = &y, .nsyms = 1 }, b;
+	char err[256];
+	uint8_t *buf;
+	size_t len;
+
+	cr_assert_eq(schedule_encode(&a, &buf, &len), 0);
+	cr_assert_eq(schedule_decode(buf, len, &b, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(b.nsyms, 1);
+	cr_assert_eq(b.syms[0].data, 1);
+	cr_assert_str_eq(b.syms[0].text, "x");
+	schedule_free(&b);
+	cr_assert_null(b.syms);
+	free(buf);
 }
 
 Test(schedule, save_into_missing_directory)
@@ -479,6 +546,7 @@ static const struct {
 	{ "valid-minimal.pb", NULL },
 	{ "valid-from-script.pb", NULL },
 	{ "valid-unknown-field.pb", NULL },
+	{ "valid-no-symbols.pb", NULL },
 	{ "bad-empty.pb", "empty file" },
 	{ "bad-short.pb", "not a ptloom schedule file" },
 	{ "bad-magic.pb", "not a ptloom schedule file" },
@@ -515,6 +583,9 @@ static const struct {
 	{ "bad-nul-argv.pb", "argument 1 contains a NUL byte" },
 	{ "bad-nul-name.pb", "thread name 0 contains a NUL byte" },
 	{ "bad-huge-count.pb", "65537 arguments, more than the limit" },
+	{ "bad-symbol-nul.pb", "symbol 1 contains a NUL byte" },
+	{ "bad-symbol-long.pb", "symbol 2: text of 4097 bytes, more than "
+				"4096" },
 	{ "valid-script.txt", NULL },
 	{ "valid-script-steps.txt", NULL },
 	{ "bad-script-directive.txt", "line 4: unknown directive 'jump'" },

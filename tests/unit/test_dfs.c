@@ -1,0 +1,572 @@
+/*
+ * Systematic exploration (analysis/dfs.c) driven by a synthetic program
+ * instead of a tracee: a few threads, each a list of operations (a step on
+ * an object, lock, unlock, yield), run by a tiny supervisor that builds
+ * every choice point with the real run queue (tracer/sched.c) and asks the
+ * dfs strategy, exactly as tracer/session.c does.  Each run is determined
+ * by the picks, so a brute-force walk of the same tree gives every
+ * schedule and its preemption cost, and we check that dfs at bound b
+ * produces each schedule costing at most b exactly once, bound by bound.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../analysis/strategy.h"
+#include "../../tracer/sched.h"
+
+#define MAXT 4
+#define MAXOPS 8
+#define MAXOBJ 4
+#define MAXLEN (MAXT * MAXOPS + 1)
+
+enum mop { STEP, LOCK, UNLOCK, YIELD };
+
+struct mop_s {
+	enum mop op;
+	int obj;
+};
+
+struct model {
+	int nthreads;
+	int nops[MAXT];
+	struct mop_s ops[MAXT][MAXOPS];
+};
+
+/* The state of one execution of a model. */
+struct mstate {
+	int pc[MAXT];
+	int holder[MAXOBJ];	  /* lock holder, -1 */
+	char log[MAXOBJ][MAXLEN]; /* who stepped on each object, in order */
+	int nlog[MAXOBJ];
+	int current;
+	char sched[MAXLEN];	  /* thread of every operation, in order */
+	int len;
+	unsigned cost;
+};
+
+static void mstate_init(struct mstate *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < MAXOBJ; i++)
+		s->holder[i] = -1;
+	s->current = -1;
+}
+
+static void threads_of(const struct model *m, const struct mstate *s,
+		       struct sched_thread *th)
+{
+	memset(th, 0, MAXT * sizeof(*th));
+	for (int t = 0; t < m->nthreads; t++) {
+		if (s->pc[t] >= m->nops[t]) {
+			th[t].state = SCHED_DEAD;
+			continue;
+		}
+		const struct mop_s *o = &m->ops[t][s->pc[t]];
+
+		th[t].state = SCHED_ENABLED;
+		th[t].obj = 0x1000 + (uint64_t)o->obj * 0x10;
+		switch (o->op) {
+		case STEP:
+			th[t].kind = OP_ACCESS; /* commutes across objects */
+			break;
+		case LOCK:
+			th[t].kind = OP_FUTEX_WAIT;
+			if (s->holder[o->obj] >= 0 && s->holder[o->obj] != t)
+				th[t].state = SCHED_BLOCKED;
+			break;
+		case UNLOCK:
+			th[t].kind = OP_FUTEX_WAKE;
+			break;
+		case YIELD:
+			th[t].kind = OP_YIELD;
+			th[t].yield = true;
+			th[t].obj = 0;
+			break;
+		}
+	}
+}
+
+/* Thread t performs its next operation. */
+static void perform(const struct model *m, struct mstate *s, int t,
+		    unsigned cost)
+{
+	const struct mop_s *o = &m->ops[t][s->pc[t]++];
+
+	switch (o->op) {
+	case STEP:
+		s->log[o->obj][s->nlog[o->obj]++] = (char)('0' + t);
+		break;
+	case LOCK:
+		s->holder[o->obj] = t;
+		break;
+	case UNLOCK:
+		s->holder[o->obj] = -1;
+		break;
+	case YIELD:
+		break;
+	}
+	s->sched[s->len++] = (char)('0' + t);
+	s->cost += cost;
+	s->current = t;
+}
+
+/* The end state, for comparing outcomes: each object's log. */
+static void outcome(const struct mstate *s, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	for (int i = 0; i < MAXOBJ; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s/", s->log[i]);
+}
+
+enum run_end { RUN_DONE, RUN_DEADLOCK, RUN_ABANDONED };
+
+/* One execution under a strategy, like session_run(): the strategy is
+ * asked only where there are at least two alternatives. */
+static enum run_end run_model(const struct model *m, struct strategy *st,
+			      struct mstate *s)
+{
+	struct sched_thread th[MAXT];
+	struct choice c;
+	uint32_t step = 0;
+
+	mstate_init(s);
+	for (;; step++) {
+		threads_of(m, s, th);
+		memset(&c, 0, sizeof(c));
+		sched_alternatives(th, m->nthreads, s->current, &c);
+		if (c.nalts == 0) {
+			for (int t = 0; t < m->nthreads; t++)
+				if (th[t].state != SCHED_DEAD)
+					return RUN_DEADLOCK;
+			return RUN_DONE;
+		}
+		c.step = step;
+		c.preemptions = s->cost;
+		int idx = 0;
+
+		if (c.nalts > 1) {
+			idx = st->pick(st->ctx, &c);
+			if (idx < 0)
+				return RUN_ABANDONED;
+			cr_assert_lt(idx, c.nalts, "pick out of range");
+		}
+		perform(m, s, c.alts[idx].thread, c.alts[idx].cost);
+	}
+}
+
+/* --- brute force: every path of the tree ------------------------------- */
+
+struct sched_set {
+	char (*s)[MAXLEN];
+	unsigned *cost;
+	int *seen;
+	char (*out)[MAXLEN * 2];
+	size_t n, cap;
+};
+
+static void set_add(struct sched_set *ss, const struct mstate *s)
+{
+	if (ss->n == ss->cap) {
+		ss->cap = ss->cap ? 2 * ss->cap : 64;
+		ss->s = realloc(ss->s, ss->cap * sizeof(*ss->s));
+		ss->cost = realloc(ss->cost, ss->cap * sizeof(*ss->cost));
+		ss->seen = realloc(ss->seen, ss->cap * sizeof(*ss->seen));
+		ss->out = realloc(ss->out, ss->cap * sizeof(*ss->out));
+		cr_assert(ss->s && ss->cost && ss->seen && ss->out);
+	}
+	memcpy(ss->s[ss->n], s->sched, MAXLEN);
+	ss->s[ss->n][s->len] = 0;
+	ss->cost[ss->n] = s->cost;
+	ss->seen[ss->n] = 0;
+	outcome(s, ss->out[ss->n], sizeof(ss->out[0]));
+	ss->n++;
+}
+
+static long set_find(const struct sched_set *ss, const char *sched)
+{
+	for (size_t i = 0; i < ss->n; i++)
+		if (!strcmp(ss->s[i], sched))
+			return (long)i;
+	return -1;
+}
+
+static void set_free(struct sched_set *ss)
+{
+	free(ss->s);
+	free(ss->cost);
+	free(ss->seen);
+	free(ss->out);
+	memset(ss, 0, sizeof(*ss));
+}
+
+static void walk(const struct model *m, const struct mstate *s,
+		 struct sched_set *all)
+{
+	struct sched_thread th[MAXT];
+	struct choice c;
+
+	threads_of(m, s, th);
+	memset(&c, 0, sizeof(c));
+	sched_alternatives(th, m->nthreads, s->current, &c);
+	if (c.nalts == 0) {
+		set_add(all, s);
+		return;
+	}
+	for (int i = 0; i < c.nalts; i++) {
+		struct mstate next = *s;
+
+		perform(m, &next, c.alts[i].thread, c.alts[i].cost);
+		walk(m, &next, all);
+	}
+}
+
+static void all_schedules(const struct model *m, struct sched_set *all)
+{
+	struct mstate s;
+
+	mstate_init(&s);
+	memset(all, 0, sizeof(*all));
+	walk(m, &s, all);
+}
+
+/* --- exploration -------------------------------------------------------- */
+
+struct explored {
+	unsigned runs, abandoned;
+	struct sched_set got;
+};
+
+/* Explore m with dfs to bound; check the run-by-run invariants. */
+static void explore_model(const struct model *m, int bound, bool sleep_sets,
+			  struct explored *ex)
+{
+	struct dfs *d = dfs_new(bound, sleep_sets);
+	struct strategy st = dfs_strategy(d);
+	int last_bound = 0;
+
+	cr_assert_not_null(d);
+	memset(ex, 0, sizeof(*ex));
+	while (dfs_next(d)) {
+		struct mstate s;
+		enum run_end e = run_model(m, &st, &s);
+
+		cr_assert_lt(ex->runs, 100000u, "dfs does not terminate");
+		ex->runs++;
+		cr_assert_geq(dfs_bound(d), last_bound,
+			      "bounds go down: %d after %d", dfs_bound(d),
+			      last_bound);
+		cr_assert_leq(dfs_bound(d), bound < 0 ? 0 : bound);
+		last_bound = dfs_bound(d);
+		if (e == RUN_ABANDONED) {
+			cr_assert(sleep_sets, "run %u abandoned without "
+					      "sleep sets (diverged=%d)",
+				  ex->runs, dfs_diverged(d));
+			cr_assert_not(dfs_diverged(d));
+			ex->abandoned++;
+			dfs_end_run(d);
+			continue;
+		}
+		cr_assert_not(dfs_diverged(d));
+		s.sched[s.len] = 0;
+		cr_assert_eq(s.cost, (unsigned)dfs_bound(d),
+			     "run %u (%s) costs %u while exploring bound %d",
+			     ex->runs, s.sched, s.cost, dfs_bound(d));
+		set_add(&ex->got, &s);
+		dfs_end_run(d);
+	}
+	cr_assert_not(dfs_next(d), "finished exploration restarted");
+	cr_assert_eq(dfs_pending(d), 0);
+	dfs_free(d);
+}
+
+/* Every schedule of cost <= bound exactly once, nothing else. */
+static void check_exactly_once(const struct model *m, int bound)
+{
+	struct sched_set all;
+	struct explored ex;
+	size_t expect = 0;
+
+	all_schedules(m, &all);
+	explore_model(m, bound, false, &ex);
+	for (size_t i = 0; i < ex.got.n; i++) {
+		long k = set_find(&all, ex.got.s[i]);
+
+		cr_assert_geq(k, 0, "dfs produced %s, not a schedule",
+			      ex.got.s[i]);
+		cr_assert_leq(all.cost[k], (unsigned)bound,
+			      "%s costs %u > bound %d", ex.got.s[i],
+			      all.cost[k], bound);
+		cr_assert_eq(all.seen[k], 0, "%s produced twice", ex.got.s[i]);
+		all.seen[k] = 1;
+	}
+	for (size_t i = 0; i < all.n; i++) {
+		if (all.cost[i] > (unsigned)bound)
+			continue;
+		expect++;
+		cr_assert(all.seen[i], "%s (cost %u) missed at bound %d",
+			  all.s[i], all.cost[i], bound);
+	}
+	cr_assert_eq(ex.got.n, expect);
+	cr_assert_eq(ex.runs, expect, "runs: %u, schedules: %zu", ex.runs,
+		     expect);
+	set_free(&all);
+	set_free(&ex.got);
+}
+
+static struct model steps(int nthreads, int nops, int obj)
+{
+	struct model m = { .nthreads = nthreads };
+
+	for (int t = 0; t < nthreads; t++) {
+		m.nops[t] = nops;
+		for (int i = 0; i < nops; i++)
+			m.ops[t][i] = (struct mop_s){ STEP, obj };
+	}
+	return m;
+}
+
+/* Each thread: lock 0; step; unlock 0; step. */
+static struct model locks(int nthreads)
+{
+	struct model m = { .nthreads = nthreads };
+
+	for (int t = 0; t < nthreads; t++) {
+		m.nops[t] = 4;
+		m.ops[t][0] = (struct mop_s){ LOCK, 0 };
+		m.ops[t][1] = (struct mop_s){ STEP, 1 };
+		m.ops[t][2] = (struct mop_s){ UNLOCK, 0 };
+		m.ops[t][3] = (struct mop_s){ STEP, 2 };
+	}
+	return m;
+}
+
+/* Two locks taken in opposite orders: some schedules deadlock. */
+static struct model inversion(void)
+{
+	struct model m = { .nthreads = 2 };
+
+	m.nops[0] = m.nops[1] = 4;
+	m.ops[0][0] = (struct mop_s){ LOCK, 0 };
+	m.ops[0][1] = (struct mop_s){ LOCK, 1 };
+	m.ops[0][2] = (struct mop_s){ UNLOCK, 1 };
+	m.ops[0][3] = (struct mop_s){ UNLOCK, 0 };
+	m.ops[1][0] = (struct mop_s){ LOCK, 1 };
+	m.ops[1][1] = (struct mop_s){ LOCK, 0 };
+	m.ops[1][2] = (struct mop_s){ UNLOCK, 0 };
+	m.ops[1][3] = (struct mop_s){ UNLOCK, 1 };
+	return m;
+}
+
+/* Spin-wait style: step, yield, step, yield, step. */
+static struct model yields(int nthreads)
+{
+	struct model m = { .nthreads = nthreads };
+
+	for (int t = 0; t < nthreads; t++) {
+		m.nops[t] = 5;
+		for (int i = 0; i < 5; i++)
+			m.ops[t][i] = (struct mop_s){ i % 2 ? YIELD : STEP,
+						      0 };
+	}
+	return m;
+}
+
+Test(dfs, bound_0_of_independent_threads_runs_each_free_order_once)
+{
+	struct model m = steps(2, 3, 0);
+
+	/* no current thread at the first choice: both orders are free */
+	check_exactly_once(&m, 0);
+}
+
+Test(dfs, two_threads_every_bound)
+{
+	struct model m = steps(2, 3, 0);
+
+	for (int b = 0; b <= 4; b++)
+		check_exactly_once(&m, b);
+}
+
+Test(dfs, three_threads_every_bound)
+{
+	struct model m = steps(3, 2, 0);
+
+	for (int b = 0; b <= 3; b++)
+		check_exactly_once(&m, b);
+}
+
+Test(dfs, high_bound_explores_every_interleaving)
+{
+	struct model m = steps(2, 3, 0);
+	struct explored ex;
+
+	explore_model(&m, 10, false, &ex);
+	cr_assert_eq(ex.runs, 20, "C(6,3) interleavings, got %u", ex.runs);
+	set_free(&ex.got);
+}
+
+Test(dfs, locks_with_blocking_every_bound)
+{
+	struct model m = locks(2);
+
+	for (int b = 0; b <= 3; b++)
+		check_exactly_once(&m, b);
+	m = locks(3);
+	for (int b = 0; b <= 2; b++)
+		check_exactly_once(&m, b);
+}
+
+Test(dfs, deadlocking_schedules_are_schedules_too)
+{
+	struct model m = inversion();
+	struct sched_set all;
+	int deadlocks = 0;
+
+	all_schedules(&m, &all);
+	for (size_t i = 0; i < all.n; i++)
+		deadlocks += strlen(all.s[i]) < 8;
+	cr_assert_gt(deadlocks, 0, "the model deadlocks somewhere");
+	set_free(&all);
+	for (int b = 0; b <= 3; b++)
+		check_exactly_once(&m, b);
+}
+
+Test(dfs, yields_switch_for_free)
+{
+	struct model m = yields(2);
+
+	for (int b = 0; b <= 2; b++)
+		check_exactly_once(&m, b);
+	m = yields(3);
+	check_exactly_once(&m, 1);
+}
+
+Test(dfs, bounds_are_explored_in_order)
+{
+	struct model m = steps(3, 2, 0);
+	struct explored ex;
+	unsigned prev = 0;
+
+	explore_model(&m, 3, false, &ex);
+	for (size_t i = 0; i < ex.got.n; i++) {
+		cr_assert_geq(ex.got.cost[i], prev, "run %zu", i);
+		prev = ex.got.cost[i];
+	}
+	cr_assert_eq(prev, 3, "bound 3 reached");
+	set_free(&ex.got);
+}
+
+Test(dfs, negative_bound_is_bound_0)
+{
+	struct model m = steps(2, 2, 0);
+	struct explored a, b;
+
+	explore_model(&m, 0, false, &a);
+	explore_model(&m, -1, false, &b);
+	cr_assert_eq(a.runs, b.runs);
+	set_free(&a.got);
+	set_free(&b.got);
+}
+
+Test(dfs, single_thread_runs_once)
+{
+	struct model m = steps(1, 5, 0);
+	struct explored ex;
+
+	explore_model(&m, 2, false, &ex);
+	cr_assert_eq(ex.runs, 1);
+	cr_assert_str_eq(ex.got.s[0], "00000");
+	set_free(&ex.got);
+}
+
+Test(dfs, diverging_run_is_reported)
+{
+	struct model m = steps(2, 2, 0);
+	struct dfs *d = dfs_new(1, false);
+	struct strategy st = dfs_strategy(d);
+	struct mstate s;
+
+	cr_assert(dfs_next(d));
+	cr_assert_eq(run_model(&m, &st, &s), RUN_DONE);
+	cr_assert_not(dfs_diverged(d));
+	dfs_end_run(d);
+	cr_assert(dfs_next(d));
+	/* the program now offers three alternatives where it offered two */
+	struct choice c = { .step = 0, .kind = DEC_RUN, .current = -1,
+			    .nalts = 3 };
+
+	for (int i = 0; i < 3; i++)
+		c.alts[i] = (struct alt){ .thread = (uint16_t)i,
+					  .kind = OP_ACCESS };
+	cr_assert_eq(st.pick(st.ctx, &c), -1);
+	cr_assert(dfs_diverged(d));
+	dfs_free(d);
+}
+
+/* Sleep sets: no schedule twice, never over the bound, fewer runs, and
+ * with an unreachable bound the same end states as without them. */
+static void check_sleep_sets(const struct model *m)
+{
+	struct explored off, on;
+
+	explore_model(m, 20, false, &off);
+	explore_model(m, 20, true, &on);
+	cr_log_info("%u runs without sleep sets, %u with (%u cut short)",
+		    off.runs, on.runs, on.abandoned);
+	cr_assert_leq(on.runs, off.runs);
+	for (size_t i = 0; i < on.got.n; i++)
+		for (size_t j = i + 1; j < on.got.n; j++)
+			cr_assert_str_neq(on.got.s[i], on.got.s[j]);
+	for (size_t i = 0; i < off.got.n; i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < on.got.n && !found; j++)
+			found = !strcmp(off.got.out[i], on.got.out[j]);
+		cr_assert(found, "end state %s of %s lost by sleep sets",
+			  off.got.out[i], off.got.s[i]);
+	}
+	set_free(&off.got);
+	set_free(&on.got);
+}
+
+Test(dfs, sleep_sets_keep_every_end_state_of_independent_steps)
+{
+	struct model m = { .nthreads = 2 };
+
+	/* T0 steps on objects 0 and 1, T1 on 1 and 2: one conflict */
+	m.nops[0] = m.nops[1] = 2;
+	m.ops[0][0] = (struct mop_s){ STEP, 0 };
+	m.ops[0][1] = (struct mop_s){ STEP, 1 };
+	m.ops[1][0] = (struct mop_s){ STEP, 2 };
+	m.ops[1][1] = (struct mop_s){ STEP, 1 };
+	check_sleep_sets(&m);
+}
+
+Test(dfs, sleep_sets_prune_fully_independent_threads)
+{
+	struct model m = { .nthreads = 3 };
+	struct explored off, on;
+
+	for (int t = 0; t < 3; t++) {
+		m.nops[t] = 2;
+		m.ops[t][0] = (struct mop_s){ STEP, t };
+		m.ops[t][1] = (struct mop_s){ STEP, t };
+	}
+	check_sleep_sets(&m);
+	explore_model(&m, 20, false, &off);
+	explore_model(&m, 20, true, &on);
+	cr_assert_lt(on.runs - on.abandoned, off.runs,
+		     "independent threads need fewer complete runs");
+	set_free(&off.got);
+	set_free(&on.got);
+}
+
+Test(dfs, sleep_sets_keep_every_end_state_with_locks)
+{
+	struct model m = locks(2);
+
+	check_sleep_sets(&m);
+}
