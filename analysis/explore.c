@@ -80,6 +80,7 @@ static bool add_point(struct explore_result *r, uint64_t addr, uint8_t kind)
 }
 
 #define MAX_SPIN_POINTS 16
+#define HYBRID_AFTER 100
 
 int explore(const struct explore_opts *o0, struct explore_result *r)
 {
@@ -89,6 +90,7 @@ int explore(const struct explore_opts *o0, struct explore_result *r)
 	double t0 = now();
 	uint64_t est_steps = 100;
 	struct explore_opts opts = *o0, *o = &opts;
+	struct sampler *hs = NULL;	/* hybrid samples beside dfs */
 
 	memset(r, 0, sizeof(*r));
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
@@ -128,6 +130,8 @@ restart:
 		if (!d)
 			return -1;
 		s = dfs_strategy(d);
+		if (o->hybrid && !hs)
+			hs = sampler_new(true, o->cfg.seed ^ 0x9c7, 3);
 	} else {
 		smp = sampler_new(o->strategy == STRAT_PCT, o->cfg.seed,
 				  o->pct_depth);
@@ -142,21 +146,31 @@ restart:
 			snprintf(r->error, sizeof(r->error), "interrupted");
 			break;
 		}
-		if (d && !dfs_next(d)) {
-			r->complete = true;
-			break;
-		}
-		if (!d && o->max_runs && r->runs >= o->max_runs)
+		/* hybrid: once a systematic search is not over quickly,
+		 * every other run is a PCT sample, so a deep tree at a low
+		 * bound cannot hide a bug reachable elsewhere; the verdict
+		 * still needs the systematic search to finish */
+		bool sample = d && hs && r->runs >= HYBRID_AFTER &&
+			      (r->runs % 2 == 1);
+
+		if (!sample && !d && o->max_runs && r->runs >= o->max_runs)
 			break;
 		if ((o->max_runs && r->runs >= o->max_runs) ||
 		    (o->max_time > 0 && now() - t0 >= o->max_time)) {
 			r->verdict = VERDICT_INCOMPLETE;
 			break;
 		}
+		if (!sample && d && !dfs_next(d)) {
+			r->complete = true;
+			break;
+		}
 		if (smp)
 			sampler_begin(smp, r->runs, est_steps);
+		if (sample)
+			sampler_begin(hs, r->samples++, est_steps);
+		struct strategy hstrat = sample ? sampler_strategy(hs) : s;
 		struct run_result rr;
-		int e = session_run(&o->cfg, &s, &rr);
+		int e = session_run(&o->cfg, &hstrat, &rr);
 
 		if (e) {
 			snprintf(r->error, sizeof(r->error),
@@ -174,6 +188,10 @@ restart:
 		if (o->output && rr.output_len) {
 			fwrite(rr.output, 1, rr.output_len, stdout);
 			fflush(stdout);
+		}
+		if (sample && rr.failure == FAIL_DIVERGED) {
+			run_result_free(&rr);
+			continue;
 		}
 		if (d && rr.failure == FAIL_DIVERGED && dfs_pruned_run(d)) {
 			r->pruned++;
@@ -233,6 +251,7 @@ restart:
 		r->complete = false;
 	dfs_free(d);
 	sampler_free(smp);
+	sampler_free(hs);
 	return 0;
 }
 

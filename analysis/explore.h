@@ -31,6 +31,7 @@ struct explore_opts {
 	bool progress;		   /* a progress line on stderr */
 	bool output;		   /* --output: show every run's output */
 	int spin_ms;		   /* spin detection, 0 = off */
+	bool hybrid;		   /* dfs: interleave PCT samples */
 	int discovery_runs;	   /* --points races: discovery executions */
 	uint64_t discovery_budget; /* accesses observed per discovery run */
 };
@@ -56,6 +57,7 @@ struct explore_result {
 	uint64_t accesses;	   /* observed by race discovery */
 	double discovery_seconds;
 	int restarts;		   /* explorations restarted for a spin */
+	uint64_t samples;	   /* hybrid PCT samples among the runs */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

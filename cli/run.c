@@ -36,6 +36,10 @@ static void usage(FILE *f)
 	      "      --points LIST     sync,atomics,races (default sync)\n"
 	      "      --pct-depth D     PCT bug depth (default 3)\n"
 	      "      --no-reduction    dfs without sleep-set reduction\n"
+	      "      --dfs-only        dfs without interleaved PCT samples "
+	      "(after 100 runs,\n"
+	      "                        every other run samples; the verdict "
+	      "is dfs's)\n"
 	      "      --no-minimize     keep the schedule as found\n"
 	      "  -o, --out DIR         where schedule files go (default "
 	      ".ptloom)\n"
@@ -65,6 +69,7 @@ static const struct option long_opts[] = {
 	{ "pct-depth", required_argument, 0, 'D' },
 	{ "no-reduction", no_argument, 0, 'N' },
 	{ "no-minimize", no_argument, 0, 'm' },
+	{ "dfs-only", no_argument, 0, 'Y' },
 	{ "out", required_argument, 0, 'o' },
 	{ "report", required_argument, 0, 'R' },
 	{ "report-format", required_argument, 0, 'F' },
@@ -142,6 +147,7 @@ int cmd_run(int argc, char **argv)
 	eo.max_runs = 10000;
 	eo.pct_depth = 3;
 	eo.reduction = true;
+	eo.hybrid = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:s:n:o:j:e:qh", long_opts,
 				NULL)) != -1) {
@@ -198,6 +204,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'm':
 			minimize_on = false;
+			break;
+		case 'Y':
+			eo.hybrid = false;
 			break;
 		case 'j':
 			if (number("--jobs", optarg, 1, 256, &v))
@@ -358,13 +367,21 @@ int cmd_run(int argc, char **argv)
 			}
 		}
 		describe_failure(orig, desc, sizeof(desc));
-		snprintf(summary, sizeof(summary),
-			 "ptloom: FAIL %s after %llu run%s%s%.0d", desc,
-			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
-			 eo.strategy == STRAT_DFS ? ", bound " : "",
-			 eo.strategy == STRAT_DFS ? er.bound : 0);
-		if (eo.strategy == STRAT_DFS && er.bound == 0)
-			strcat(summary, "0");
+		/* the bound at which systematic search finds this failure:
+		 * the preemptions of the (minimised) schedule */
+		if (eo.strategy == STRAT_DFS)
+			snprintf(summary, sizeof(summary),
+				 "ptloom: FAIL %s after %llu run%s, bound %u",
+				 desc, (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", shown->preemptions);
+		else
+			snprintf(summary, sizeof(summary),
+				 "ptloom: FAIL %s after %llu run%s (%s, %u "
+				 "preemption%s)",
+				 desc, (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", sname,
+				 shown->preemptions,
+				 shown->preemptions == 1 ? "" : "s");
 		if (!co.quiet) {
 			if (orig->message[0])
 				printf("%s\n", orig->message);
