@@ -324,7 +324,8 @@ int cmd_replay(int argc, char **argv)
 		code = EXIT_PASS;
 	}
 	if (!rs.co.quiet) {
-		if (r.message[0] && failed)
+		if (r.message[0] && failed &&
+		    !(r.output && strstr(r.output, r.message)))
 			printf("%s\n", r.message);
 		if (failed && r.output_len && !rs.co.output) {
 			const char *o = r.output;

@@ -383,7 +383,9 @@ int cmd_run(int argc, char **argv)
 				 shown->preemptions,
 				 shown->preemptions == 1 ? "" : "s");
 		if (!co.quiet) {
-			if (orig->message[0])
+			if (orig->message[0] &&
+			    !(orig->output &&
+			      strstr(orig->output, orig->message)))
 				printf("%s\n", orig->message);
 			if (orig->output_len) {
 				const char *o = orig->output;

@@ -1020,9 +1020,9 @@ static void conclude(struct session *s)
 			snprintf(r->location, sizeof(r->location), "%s",
 				 s->fatal_where);
 		}
-		snprintf(r->message, sizeof(r->message), "killed by %s",
+		snprintf(r->message, sizeof(r->message), "killed by SIG%s",
 			 sigabbrev_np(r->signal) ? sigabbrev_np(r->signal)
-						 : "a signal");
+						 : "?");
 	} else if (r->exit_status) {
 		r->failure = FAIL_EXIT;
 		r->thread = s->exit_thread;
@@ -1157,6 +1157,22 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	sigaction(SIGALRM, &old_sa, NULL);
 
 	read_output(s);
+	if (res->failure == FAIL_CRASH && res->output_len) {
+		/* abort() and assert() say why on stderr: the last line */
+		size_t e = res->output_len;
+
+		while (e && (res->output[e - 1] == '\n' ||
+			     res->output[e - 1] == '\r'))
+			e--;
+		size_t b = e;
+
+		while (b && res->output[b - 1] != '\n')
+			b--;
+		if (e > b && (res->signal == SIGABRT ||
+			      memmem(res->output + b, e - b, "ssert", 5)))
+			snprintf(res->message, sizeof(res->message), "%.*s",
+				 (int)(e - b), res->output + b);
+	}
 	if (getenv("PTLOOM_DEBUG_EVENTS"))
 		for (size_t i = 0; i < s->nev; i++)
 			fprintf(stderr, "ev %u T%u k%u f%u o%llx pc%llx a%lld\n",
