@@ -80,7 +80,7 @@ static bool add_point(struct explore_result *r, uint64_t addr, uint8_t kind)
 }
 
 #define MAX_SPIN_POINTS 16
-#define HYBRID_AFTER 100
+#define HYBRID_AFTER 200
 
 int explore(const struct explore_opts *o0, struct explore_result *r)
 {
@@ -147,11 +147,11 @@ restart:
 			break;
 		}
 		/* hybrid: once a systematic search is not over quickly,
-		 * every other run is a PCT sample, so a deep tree at a low
+		 * every fourth run is a PCT sample, so a deep tree at a low
 		 * bound cannot hide a bug reachable elsewhere; the verdict
 		 * still needs the systematic search to finish */
 		bool sample = d && hs && r->runs >= HYBRID_AFTER &&
-			      (r->runs % 2 == 1);
+			      (r->runs % 4 == 3);
 
 		if (!sample && !d && o->max_runs && r->runs >= o->max_runs)
 			break;

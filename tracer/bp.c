@@ -85,12 +85,82 @@ struct bp *bp_find(struct session *s, uint64_t addr)
 	return bsearch(&key, s->bps, s->nbps, sizeof(key), cmp_bp);
 }
 
+/*
+ * A plain 32/64-bit mov the supervisor can perform itself: mov $imm, %reg;
+ * mov %reg, %reg; mov disp(%base), %reg and mov %reg, disp(%base) with
+ * base a register or rip, no SIB.  Fills b->mov; false otherwise.
+ */
+static bool classify_mov(struct bp *b)
+{
+	const uint8_t *p = b->orig;
+	uint8_t rex = 0;
+
+	if ((p[0] & 0xf0) == 0x40) {
+		rex = p[0];
+		p++;
+	}
+	bool w = rex & 8;
+
+	if (p[0] >= 0xb8 && p[0] <= 0xbf) {
+		b->mov.kind = MOV_IMM;
+		b->mov.reg = (uint8_t)((p[0] - 0xb8) | (rex & 1) << 3);
+		b->mov.wide = w;
+		if (w)
+			memcpy(&b->mov.imm, p + 1, 8);
+		else {
+			uint32_t v;
+
+			memcpy(&v, p + 1, 4);
+			b->mov.imm = v;
+		}
+		b->len = (uint8_t)((p - b->orig) + 1 + (w ? 8 : 4));
+		return true;
+	}
+	if (p[0] != 0x8b && p[0] != 0x89)
+		return false;
+	uint8_t modrm = p[1], mod = modrm >> 6, rm = modrm & 7;
+	int len = (int)(p - b->orig) + 2;
+
+	b->mov.reg = (uint8_t)(((modrm >> 3) & 7) | (rex & 4) << 1);
+	b->mov.wide = w;
+	if (mod == 3) {
+		b->mov.kind = p[0] == 0x8b ? MOV_RR_LOAD : MOV_RR_STORE;
+		b->mov.base = (uint8_t)(rm | (rex & 1) << 3);
+		b->len = (uint8_t)len;
+		return true;
+	}
+	if (rm == 4)
+		return false; /* SIB */
+	int32_t disp = 0;
+
+	if (mod == 0 && rm == 5) {
+		memcpy(&disp, p + 2, 4);
+		len += 4;
+		b->mov.rip = true;
+	} else if (mod == 1) {
+		disp = (int8_t)p[2];
+		len += 1;
+	} else if (mod == 2) {
+		memcpy(&disp, p + 2, 4);
+		len += 4;
+	}
+	b->mov.base = (uint8_t)(rm | (rex & 1) << 3);
+	b->mov.disp = disp;
+	b->mov.kind = p[0] == 0x8b ? MOV_LOAD : MOV_STORE;
+	b->len = (uint8_t)len;
+	return true;
+}
+
 /* Decide how to execute the instruction under the int3 without stepping. */
 static void classify(struct bp *b)
 {
 	const uint8_t *c = b->orig;
 
 	b->emul = EMUL_STEP;
+	if (classify_mov(b)) {
+		b->emul = EMUL_MOV;
+		return;
+	}
 	if (c[0] >= 0x50 && c[0] <= 0x57) {
 		b->emul = EMUL_PUSH;
 		b->emul_reg = c[0] - 0x50;
@@ -360,11 +430,47 @@ int bp_step_over(struct session *s, struct thread *t)
 		t->regs_dirty = true;
 		return regs_set(t);
 	}
+	if (b->emul == EMUL_MOV) {
+		uint64_t *dst = reg_ptr(&t->regs, b->mov.reg), v = 0;
+		uint64_t next = b->addr + b->len;
+		uint64_t ea = (b->mov.rip ? next : *reg_ptr(&t->regs, b->mov.base)) +
+			      (uint64_t)(int64_t)b->mov.disp;
+		size_t n = b->mov.wide ? 8 : 4;
+
+		switch (b->mov.kind) {
+		case MOV_IMM:
+			*dst = b->mov.imm;
+			break;
+		case MOV_RR_LOAD: /* 8b: reg <- rm */
+			v = *reg_ptr(&t->regs, b->mov.base);
+			*dst = b->mov.wide ? v : (uint32_t)v;
+			break;
+		case MOV_RR_STORE: /* 89: rm <- reg */
+			v = *dst;
+			*reg_ptr(&t->regs, b->mov.base) =
+				b->mov.wide ? v : (uint32_t)v;
+			break;
+		case MOV_LOAD:
+			if (mem_read(s, ea, &v, n))
+				goto step; /* let the CPU fault for real */
+			*dst = v;
+			break;
+		case MOV_STORE:
+			v = *dst;
+			if (mem_write(s, ea, &v, n))
+				goto step;
+			break;
+		}
+		t->regs.rip = next;
+		t->regs_dirty = true;
+		return regs_set(t);
+	}
 	if (b->emul == EMUL_SKIP) {
 		t->regs.rip = b->addr + b->len;
 		t->regs_dirty = true;
 		return regs_set(t);
 	}
+step:
 	t->regs.rip = b->addr;
 	t->regs_dirty = true;
 	if ((r = regs_set(t)))

@@ -88,12 +88,19 @@ struct bp {
 	uint8_t emul;		/* how to execute the original instruction */
 	uint8_t emul_reg;	/* EMUL_PUSH: register */
 	uint8_t len;		/* instruction length when emulated */
+	struct {
+		uint8_t kind, reg, base;
+		bool wide, rip;
+		int32_t disp;
+		uint64_t imm;
+	} mov;			/* EMUL_MOV */
 	bool observe;		/* race discovery: observe, not a point */
 	bool decoded;		/* insn is valid */
 	struct insn_info *insn;	/* decoded instruction (user points) */
 };
 
-enum { EMUL_STEP = 0, EMUL_PUSH, EMUL_SKIP };
+enum { EMUL_STEP = 0, EMUL_PUSH, EMUL_SKIP, EMUL_MOV };
+enum { MOV_IMM = 1, MOV_RR_LOAD, MOV_RR_STORE, MOV_LOAD, MOV_STORE };
 
 struct session {
 	const struct session_config *cfg;
