@@ -90,6 +90,11 @@ struct symbols {
 	size_t n;		/* used slots */
 	struct arena_block *arena;
 
+	/* file-backed mappings and the bss right after them: the only
+	 * places a data address can belong to a module */
+	struct { uint64_t lo, hi; } *files;
+	size_t nfiles;
+
 	/* state of the backtrace in progress */
 	int unwind_err;		/* -errno from our callbacks */
 	struct stack_page pages[PAGE_CACHE];
@@ -310,6 +315,9 @@ int symbols_refresh(struct symbols *s)
 	/* after an exec the old mem file describes the old address space */
 	open_mem(s);
 	cache_clear(s);
+	free(s->files);
+	s->files = NULL;
+	s->nfiles = 0;
 	return r;
 }
 
@@ -320,6 +328,7 @@ void symbols_close(struct symbols *s)
 	if (!s)
 		return;
 	dwfl_end(s->dwfl);
+	free(s->files);
 	if (s->arch_elf)
 		elf_end(s->arch_elf);
 	if (s->memfd >= 0)
@@ -511,6 +520,55 @@ bool symbols_is_runtime(struct symbols *s, uint64_t pc)
 
 /* ---- data addresses ---- */
 
+static void read_file_maps(struct symbols *s)
+{
+	char name[64], line[4096];
+	uint64_t prev_hi = 0;
+	bool prev_file = false;
+
+	free(s->files);
+	s->files = NULL;
+	s->nfiles = 0;
+	snprintf(name, sizeof(name), "/proc/%d/maps", s->pid);
+	FILE *f = fopen(name, "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		bool file = strchr(line, '/') != NULL;
+		bool bss = !file && !strchr(line, '[') && prev_file &&
+			   lo == prev_hi;
+
+		if (file || bss) {
+			void *n = realloc(s->files,
+					  (s->nfiles + 1) * sizeof(*s->files));
+
+			if (!n)
+				break;
+			s->files = n;
+			s->files[s->nfiles].lo = lo;
+			s->files[s->nfiles++].hi = hi;
+		}
+		prev_file = file;
+		prev_hi = hi;
+	}
+	fclose(f);
+}
+
+static bool in_file_mapping(struct symbols *s, uint64_t addr)
+{
+	if (!s->files)
+		read_file_maps(s);
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (addr >= s->files[i].lo && addr < s->files[i].hi)
+			return true;
+	return false;
+}
+
 void symbols_describe_data(struct symbols *s, uint64_t addr, char *buf,
 			   size_t len)
 {
@@ -527,7 +585,7 @@ void symbols_describe_data(struct symbols *s, uint64_t addr, char *buf,
 		return;
 	}
 	/* no refresh on a miss: heap and stack addresses are in no module */
-	mod = dwfl_addrmodule(s->dwfl, addr);
+	mod = in_file_mapping(s, addr) ? dwfl_addrmodule(s->dwfl, addr) : NULL;
 	if (mod) {
 		sym = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL,
 					   NULL);
