@@ -56,6 +56,9 @@ static bool seen_add(struct seen *h, uint64_t pc, uint64_t addr)
 }
 
 struct obs_ctx {
+	uint64_t *atomics;	/* open-addressing set of 8-byte blocks */
+	int *atomic_thr;	/* its first thread + 1, or -1 for several */
+	size_t atomics_cap, natomics;
 	struct seen seen;
 	struct race_detector *rd;
 	const struct session_config *cfg;
@@ -63,13 +66,97 @@ struct obs_ctx {
 	size_t named;	/* races named so far */
 };
 
+/* Addresses an atomic instruction touched: on x86 an atomic load or
+ * release store is a plain mov, so later plain accesses to these are taken
+ * as atomic too (acquire on load, release on store). */
+static long atomic_slot(struct obs_ctx *o, uint64_t a)
+{
+	size_t cap = o->atomics_cap;
+
+	if (!cap)
+		return -1;
+	size_t j = (a * 0x9e3779b97f4a7c15ull) >> 40 & (cap - 1);
+
+	for (; o->atomics[j]; j = (j + 1) & (cap - 1))
+		if (o->atomics[j] == a)
+			return (long)j;
+	return -(long)j - 2;
+}
+
+static bool atomic_addr(struct obs_ctx *o, uint64_t addr, int thread,
+			bool add)
+{
+	uint64_t a = addr & ~7ull;
+	size_t cap = o->atomics_cap;
+
+	if (add && (o->natomics + 1) * 2 > cap) {
+		size_t nc = cap ? cap * 2 : 256;
+		uint64_t *old = o->atomics;
+		int *oldt = o->atomic_thr;
+
+		o->atomics = calloc(nc, sizeof(uint64_t));
+		o->atomic_thr = calloc(nc, sizeof(int));
+		if (!o->atomics || !o->atomic_thr) {
+			free(o->atomics);
+			free(o->atomic_thr);
+			o->atomics = old;
+			o->atomic_thr = oldt;
+			return false;
+		}
+		o->atomics_cap = nc;
+		for (size_t i = 0; i < cap; i++)
+			if (old[i]) {
+				long j = -atomic_slot(o, old[i]) - 2;
+
+				o->atomics[j] = old[i];
+				o->atomic_thr[j] = oldt[i];
+			}
+		free(old);
+		free(oldt);
+	}
+	long j = atomic_slot(o, a);
+
+	if (j >= 0) {
+		if (o->atomic_thr[j] != thread + 1)
+			o->atomic_thr[j] = -1;
+		return true;
+	}
+	if (!add || j == -1)
+		return false;
+	j = -j - 2;
+	o->atomics[j] = a;
+	o->atomic_thr[j] = thread + 1;
+	o->natomics++;
+	return true;
+}
+
 static void on_access(void *ctx, int thread, uint64_t pc, uint64_t addr,
 		      int size, bool write, bool atomic)
 {
 	struct obs_ctx *o = ctx;
+	uint64_t a = addr & ~7ull;
 
+	seen_add(&o->seen, pc, a);
+	if (atomic) {
+		atomic_addr(o, addr, thread, true);
+		races_acquire(o->rd, thread, (1ull << 62) | a);
+		races_access(o->rd, thread, pc, addr, size ? size : 1, write,
+			     true);
+		races_release(o->rd, thread, (1ull << 62) | a);
+		o->d->accesses++;
+		return;
+	}
+	if (atomic_addr(o, addr, thread, false)) {
+		if (!write)
+			races_acquire(o->rd, thread, (1ull << 62) | a);
+		races_access(o->rd, thread, pc, addr, size ? size : 1, write,
+			     true);
+		if (write)
+			races_release(o->rd, thread, (1ull << 62) | a);
+		o->d->accesses++;
+		return;
+	}
 	races_access(o->rd, thread, pc, addr, size ? size : 1, write, atomic);
-	seen_add(&o->seen, pc, addr & ~7ull);
 	o->d->accesses++;
 }
 
@@ -246,8 +333,26 @@ int discover_races(const struct session_config *base, int runs,
 			break;
 		}
 	}
+	/* atomic instructions on data more than one thread touches */
+	for (size_t i = 0; i < o.seen.cap; i++) {
+		if (!o.seen.pc[i])
+			continue;
+		long j = atomic_slot(&o, o.seen.addr[i]);
+
+		if (j < 0 || o.atomic_thr[j] != -1)
+			continue;
+		uint64_t *n = realloc(d->atomic_pcs,
+				      (d->natomic + 1) * sizeof(*n));
+
+		if (n) {
+			d->atomic_pcs = n;
+			d->atomic_pcs[d->natomic++] = o.seen.pc[i];
+		}
+	}
 	free(o.seen.pc);
 	free(o.seen.addr);
+	free(o.atomics);
+	free(o.atomic_thr);
 	d->seconds = now() - t0;
 	return 0;
 }
@@ -256,13 +361,15 @@ void discovery_free(struct discovery *d)
 {
 	free(d->races);
 	free(d->extra_pcs);
+	free(d->atomic_pcs);
 	free(d->spin);
 	memset(d, 0, sizeof(*d));
 }
 
 size_t discovery_points(const struct discovery *d, struct user_point **out)
 {
-	struct user_point *p = calloc(2 * d->nraces + d->nextra + 1,
+	struct user_point *p = calloc(2 * d->nraces + d->nextra +
+					      d->natomic + 1,
 				      sizeof(*p));
 	size_t n = 0;
 
@@ -275,6 +382,8 @@ size_t discovery_points(const struct discovery *d, struct user_point **out)
 						      OP_ACCESS };
 	for (size_t i = 0; i < d->nextra; i++)
 		p[n++] = (struct user_point){ d->extra_pcs[i], OP_ACCESS };
+	for (size_t i = 0; i < d->natomic; i++)
+		p[n++] = (struct user_point){ d->atomic_pcs[i], OP_ATOMIC };
 	qsort(p, n, sizeof(*p), cmp_point);
 	size_t k = 0;
 

@@ -29,6 +29,8 @@ struct discovery {
 	int failed_runs;	/* discovery runs that failed */
 	uint64_t *extra_pcs;	/* other instructions touching racy data */
 	size_t nextra;
+	uint64_t *atomic_pcs;	/* instructions on atomics shared by threads */
+	size_t natomic;
 	struct user_point *spin; /* yield points found in spins */
 	size_t nspin;
 };

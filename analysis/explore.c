@@ -227,6 +227,12 @@ restart:
 			r->restarts++;
 			goto restart;
 		}
+		if (rr.failure == FAIL_INTERRUPTED) {
+			run_result_free(&rr);
+			r->verdict = VERDICT_INCOMPLETE;
+			snprintf(r->error, sizeof(r->error), "interrupted");
+			break;
+		}
 		if (rr.failure == FAIL_INTERNAL) {
 			snprintf(r->error, sizeof(r->error), "%s", rr.message);
 			r->verdict = VERDICT_ERROR;

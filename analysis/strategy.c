@@ -80,26 +80,31 @@ static int sampler_pick(void *ctx, const struct choice *c)
 							 : PCT_THREADS - 1] =
 				s->next_low++ - 1000000;
 		}
-	int best = -1, second = -1;
-	int64_t bp = 0, sp = 0;
+	int best = -1;
+	int64_t bp = 0;
 
-	for (int i = 0; i < c->nalts; i++) {
-		const struct alt *a = &c->alts[i];
-		int64_t p = a->timeout ? -2000000000 : prio_of(s, a->thread);
+	/* the highest priority among threads that make progress; a
+	 * yielding (spinning) thread only when nobody else can run, or
+	 * spinners pass the turn among themselves forever */
+	for (int pass = 0; pass < 2 && best < 0; pass++)
+		for (int i = 0; i < c->nalts; i++) {
+			const struct alt *a = &c->alts[i];
 
-		if (best < 0 || p > bp) {
-			second = best;
-			sp = bp;
-			best = i;
-			bp = p;
-		} else if (second < 0 || p > sp) {
-			second = i;
-			sp = p;
+			if (a->timeout || (!pass && a->yield))
+				continue;
+			/* only spinners: take turns (round-robin order, the
+			 * one that just spun last) */
+			if (pass)
+				return i;
+			int64_t p = prio_of(s, a->thread);
+
+			if (best < 0 || p > bp) {
+				best = i;
+				bp = p;
+			}
 		}
-	}
-	/* a yielding thread lets the next one run, or spins forever */
-	if (c->alts[best].yield && second >= 0 && !c->alts[second].timeout)
-		return second;
+	if (best < 0)
+		best = 0;
 	/* the machine may be slow: rarely let a timed wait expire */
 	if (best >= 0 && !c->alts[best].timeout) {
 		for (int i = 0; i < c->nalts; i++)

@@ -342,12 +342,16 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 	cfg->cpu = -1;
 	cpu_set_t set;
 
+	/* the CPU we were started on among the allowed ones: parallel
+	 * ptloom processes spread instead of all sharing the first CPU */
 	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-		for (int i = 0; i < CPU_SETSIZE; i++)
-			if (CPU_ISSET(i, &set)) {
+		int here = sched_getcpu();
+
+		if (here >= 0 && CPU_ISSET(here, &set))
+			cfg->cpu = here;
+		for (int i = 0; cfg->cpu < 0 && i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &set))
 				cfg->cpu = i;
-				break;
-			}
 	}
 	if (cfg->cpu >= 0) {
 		/* the supervisor and the tracee on one CPU: a wake-up across

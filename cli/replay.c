@@ -458,6 +458,8 @@ int cmd_minimize(int argc, char **argv)
 	schedule_from_run(&out, &rs.prog, &rs.co,
 			  rs.sch.strategy ? rs.sch.strategy : "dfs",
 			  (int)rs.sch.preemption_bound, &best);
+	schedule_set_points(&out, rs.sch.user_points, rs.sch.nuser_points);
+	out.points = rs.sch.points;
 	snprintf(id, sizeof(id), "%06llx",
 		 (unsigned long long)(best.trace_hash & 0xffffff));
 	if (save_schedule(&out, rs.co.out_dir, id, "minimized", path,

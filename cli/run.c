@@ -448,12 +448,22 @@ int cmd_run(int argc, char **argv)
 				 (unsigned long long)er.runs, sname);
 		rep.verdict = "pass";
 		code = EXIT_PASS;
+	} else if (eo.strategy != STRAT_DFS) {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: INCOMPLETE %llu of %llu runs (%s, %s); no "
+			 "failure found (a limit is not a pass)",
+			 (unsigned long long)er.runs,
+			 (unsigned long long)eo.max_runs, sname,
+			 cli_interrupted ? "interrupted"
+					 : "stopped by --max-time");
+		rep.verdict = "incomplete";
+		code = EXIT_INCOMPLETE;
 	} else {
 		snprintf(summary, sizeof(summary),
 			 "ptloom: INCOMPLETE %llu runs, bound %d not "
-			 "exhausted; no failure found (a limit is not a pass)",
-			 (unsigned long long)er.runs,
-			 eo.strategy == STRAT_DFS ? er.bound : eo.bound);
+			 "exhausted%s; no failure found (a limit is not a pass)",
+			 (unsigned long long)er.runs, er.bound,
+			 cli_interrupted ? " (interrupted)" : "");
 		rep.verdict = "incomplete";
 		code = EXIT_INCOMPLETE;
 	}

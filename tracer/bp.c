@@ -451,13 +451,13 @@ int bp_step_over(struct session *s, struct thread *t)
 				b->mov.wide ? v : (uint32_t)v;
 			break;
 		case MOV_LOAD:
-			if (mem_read(s, ea, &v, n))
+			if (mem_access_user(s, ea, &v, n, false))
 				goto step; /* let the CPU fault for real */
 			*dst = v;
 			break;
 		case MOV_STORE:
 			v = *dst;
-			if (mem_write(s, ea, &v, n))
+			if (mem_access_user(s, ea, &v, n, true))
 				goto step;
 			break;
 		}

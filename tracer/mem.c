@@ -7,6 +7,7 @@
 #endif
 #include <errno.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "session_int.h"
 
@@ -27,6 +28,21 @@ int mem_write(struct session *s, uint64_t addr, const void *buf, size_t len)
 	if (n == (ssize_t)len)
 		return 0;
 	return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
+}
+
+/*
+ * As the program itself would: process_vm_readv/writev honour page
+ * protection where /proc/PID/mem does not, so an emulated store to a
+ * read-only page fails here and the CPU gets to fault for real.
+ */
+int mem_access_user(struct session *s, uint64_t addr, void *buf, size_t len,
+		    bool write)
+{
+	struct iovec local = { buf, len }, remote = { (void *)addr, len };
+	ssize_t n = write ? process_vm_writev(s->pid, &local, 1, &remote, 1, 0)
+			  : process_vm_readv(s->pid, &local, 1, &remote, 1, 0);
+
+	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
 int regs_get(struct thread *t)

@@ -34,41 +34,48 @@ static int cmp_deadline(const void *a, const void *b, void *th)
 int sched_alternatives(const struct sched_thread *th, int n, int current,
 		       struct choice *c)
 {
-	bool cur_runs = current >= 0 && current < n &&
-			th[current].state == SCHED_ENABLED &&
-			!th[current].yield;
-	bool cur_yields = current >= 0 && current < n &&
-			  th[current].state == SCHED_ENABLED &&
-			  th[current].yield;
-	int enabled = 0;
+	bool cur_on = current >= 0 && current < n &&
+		      th[current].state == SCHED_ENABLED;
+	bool cur_runs = cur_on && !th[current].yield;
+	int enabled = 0, busy = 0;
 
 	c->kind = DEC_RUN;
 	c->current = current;
 	c->nalts = 0;
-	for (int t = 0; t < n; t++)
+	for (int t = 0; t < n; t++) {
 		enabled += th[t].state == SCHED_ENABLED;
-
-	if (cur_runs) {
-		add(c, current, &th[current], false, false);
-		for (int t = 0; t < n; t++)
-			if (t != current && th[t].state == SCHED_ENABLED)
-				add(c, t, &th[t], false, true);
-	} else if (cur_yields) {
-		/* the yielder runs again only when nobody else can: letting
-		 * it spin on unchanged state explores nothing new */
-		for (int k = 1; k < n; k++) {
-			int t = (current + k) % n;
-
-			if (th[t].state == SCHED_ENABLED)
-				add(c, t, &th[t], false, false);
-		}
-		if (!c->nalts)
-			add(c, current, &th[current], false, false);
-	} else {
-		for (int t = 0; t < n; t++)
-			if (th[t].state == SCHED_ENABLED)
-				add(c, t, &th[t], false, false);
+		busy += th[t].state == SCHED_ENABLED && !th[t].yield;
 	}
+	/* round-robin order after the current thread, the current last */
+	int start = current >= 0 && current < n && !cur_runs ? current + 1 : 0;
+
+	if (cur_runs)
+		add(c, current, &th[current], false, false);
+	for (int k = 0; k < n; k++) {
+		int t = (start + k) % n;
+
+		if (t == current || th[t].state != SCHED_ENABLED ||
+		    th[t].yield)
+			continue;
+		/* a free switch when the current thread blocked, exited or
+		 * yielded; a preemption when it could go on */
+		add(c, t, &th[t], false, cur_runs);
+	}
+	/* yielders: free only when nobody else can run; otherwise running
+	 * one is a preemption, so spinning threads cannot pass the turn to
+	 * each other forever while the thread they wait for is ready */
+	for (int k = 0; k < n; k++) {
+		int t = (start + k) % n;
+
+		if (th[t].state != SCHED_ENABLED || !th[t].yield ||
+		    t == current)
+			continue;
+		add(c, t, &th[t], false, busy > 0);
+	}
+	/* the yielder itself again: free only when it is alone, or one
+	 * spinning thread could be chosen forever at no cost */
+	if (cur_on && !cur_runs)
+		add(c, current, &th[current], false, c->nalts > 0);
 
 	/* Timeouts: a preemption while someone can run, else time jumps to
 	 * the earliest deadline for free. */

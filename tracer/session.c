@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "session_int.h"
 
@@ -56,6 +57,7 @@ const char *failure_kind_name(int kind)
 		[FAIL_DIVERGED] = "diverged",
 		[FAIL_UNSUPPORTED] = "unsupported",
 		[FAIL_INTERNAL] = "internal", [FAIL_SPIN] = "spin",
+		[FAIL_INTERRUPTED] = "interrupted",
 	};
 
 	if (kind < 0 || kind >= (int)(sizeof(names) / sizeof(names[0])))
@@ -289,8 +291,8 @@ static void reach_point(struct session *s, struct thread *t)
 {
 	/*
 	 * A thread that reaches the same read or trylock on the same object
-	 * again while no other thread ran is spinning (a busy-wait on a flag,
-	 * a trylock loop): treat the point as a yield, so the others run
+	 * again, with only reads in between and no other thread run, is
+	 * spinning (a busy-wait on flags, a trylock loop): treat the point as a yield, so the others run
 	 * first and the spin cannot starve them.  See tests/targets/peterson.
 	 */
 	bool passive = (t->kind == OP_ACCESS && !t->arg) ||
@@ -300,15 +302,24 @@ static void reach_point(struct session *s, struct thread *t)
 			 t->fn == FN_RWLOCK_TRYWRLOCK ||
 			 t->fn == FN_SEM_TRYWAIT || t->fn == FN_MTX_TRYLOCK));
 
-	if (passive && t->pc == t->spin_pc &&
-	    t->obj == t->spin_obj && s->switches == t->spin_switch) {
-		if (++t->repeats >= 2)
-			t->yield = true;
-	} else {
+	if (!passive || s->switches != t->spin_switch) {
+		t->nspin = 0; /* it wrote, or someone else ran: progress */
 		t->repeats = 0;
 	}
-	t->spin_pc = t->pc;
-	t->spin_obj = t->obj;
+	if (passive) {
+		bool again = false;
+
+		for (int i = 0; i < t->nspin; i++)
+			again |= t->spin_ring[i].pc == t->pc &&
+				 t->spin_ring[i].obj == t->obj;
+		if (again) {
+			if (++t->repeats >= 2)
+				t->yield = true;
+		} else if (t->nspin < 4) {
+			t->spin_ring[t->nspin].pc = t->pc;
+			t->spin_ring[t->nspin++].obj = t->obj;
+		}
+	}
 	t->spin_switch = s->switches;
 	t->st = SCHED_ENABLED;
 	s->need_schedule = true;
@@ -497,7 +508,8 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		for (int i = 0; i < s->nth; i++)
 			live += s->th[i].st != SCHED_DEAD;
 		if (o && ea && live > 1) {
-			o->access(o->ctx, t->idx, addr, ea, size, write, false);
+			o->access(o->ctx, t->idx, addr, ea, size, write,
+				  b->insn && b->insn->is_atomic);
 			s->observed++;
 		}
 		if (o && o->max_accesses && s->observed >= o->max_accesses) {
@@ -610,11 +622,63 @@ static void on_status(struct session *s, pid_t tid, int status)
 		on_stop(s, tid, status);
 }
 
+/*
+ * CPU time the program has used, in seconds: spin detection counts what
+ * it ran, not how long a loaded machine made it wait.  The kernel refuses
+ * per-thread clocks of another process, but only one thread runs at a
+ * time, so the process clock measures the running thread.
+ */
+static double process_cpu(pid_t pid)
+{
+	struct timespec ts;
+	clockid_t clk = (clockid_t)((~(unsigned)pid << 3) | 2);
+
+	if (clock_gettime(clk, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Wait for the next stop; -ETIMEDOUT when --timeout passed, -EINTR when
  * interrupted, -ECHILD when nothing is left. */
+/* The limits checked on every timer tick: Ctrl-C, --timeout, a spin. */
+static int check_limits(struct session *s, pid_t only)
+{
+	if (s->cfg->interrupted && *s->cfg->interrupted)
+		return -EINTR;
+	if (s->cfg->timeout > 0 && now_seconds() - s->t0 > s->cfg->timeout)
+		return -ETIMEDOUT;
+	if (s->cfg->spin_ms > 0 && only == -1 && s->current >= 0 &&
+	    s->current < s->nth && s->th[s->current].st == SCHED_RUNNING &&
+	    (now_seconds() - s->resume_time) * 1000 > s->cfg->spin_ms &&
+	    (process_cpu(s->pid) - s->resume_cpu) * 1000 >
+		    s->cfg->spin_ms) {
+		/* only another thread can end a spin */
+		int live = 0;
+
+		for (int i = 0; i < s->nth; i++)
+			live += s->th[i].st != SCHED_DEAD;
+		if (live > 1)
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+/*
+ * Wait for the next stop; -ETIMEDOUT when --timeout passed, -EINTR when
+ * interrupted, -EAGAIN for a spin, -ECHILD when nothing is left.  The
+ * limits are checked at every tick of the interval timer, also when
+ * events keep coming so fast that the tick never interrupts waitpid.
+ */
 static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
 {
 	for (;;) {
+		if (alarm_ticks != s->seen_ticks) {
+			int r;
+
+			s->seen_ticks = alarm_ticks;
+			if ((r = check_limits(s, only)))
+				return r;
+		}
 		pid_t w = waitpid(only, status, __WALL);
 
 		if (w > 0) {
@@ -623,16 +687,6 @@ static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
 		}
 		if (errno != EINTR)
 			return -errno;
-		if (s->cfg->interrupted && *s->cfg->interrupted)
-			return -EINTR;
-		if (s->cfg->timeout > 0 &&
-		    now_seconds() - s->t0 > s->cfg->timeout)
-			return -ETIMEDOUT;
-		if (s->cfg->spin_ms > 0 && only == -1 && s->current >= 0 &&
-		    s->current < s->nth &&
-		    s->th[s->current].st == SCHED_RUNNING &&
-		    (now_seconds() - s->resume_time) * 1000 > s->cfg->spin_ms)
-			return -EAGAIN;
 	}
 }
 
@@ -836,7 +890,8 @@ static void schedule(struct session *s)
 		s->now += s->quantum;
 		if (s->current != t->idx)
 			s->switches++;
-		s->resume_time = now_seconds(); /* spin detection's clock */
+		s->resume_time = now_seconds();
+		s->resume_cpu = process_cpu(s->pid); /* spin detection */
 		s->current = t->idx;
 		if (s->cfg->max_steps && s->step > s->cfg->max_steps) {
 			session_fail(s, FAIL_LIVELOCK, t,
@@ -1011,6 +1066,12 @@ static void conclude(struct session *s)
 {
 	struct run_result *r = s->res;
 
+	if (!s->failed && s->cfg->interrupted && *s->cfg->interrupted) {
+		/* ptloom was told to stop and killed the program itself */
+		r->failure = FAIL_INTERRUPTED;
+		snprintf(r->message, sizeof(r->message), "interrupted");
+		return;
+	}
 	if (s->failed)
 		return;
 	if (r->signal) {
@@ -1062,6 +1123,8 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	s->join_off = 720; /* glibc 2.36 x86_64; learnt at the first clone3 */
 	futex_init(&s->ft);
 	s->t0 = now_seconds();
+	s->resume_time = s->t0;
+	s->resume_cpu = 0;
 	s->outfd = cfg->pass_output ? -1
 				    : memfd_create("ptloom-output", MFD_CLOEXEC);
 
@@ -1113,6 +1176,20 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 			 * yield point and starts again */
 			struct thread *c = &s->th[s->current];
 
+			if (getenv("PTLOOM_DEBUG_SPIN")) {
+				char nm[64], buf[256] = "";
+
+				snprintf(nm, sizeof(nm), "/proc/%d/stat", c->tid);
+				FILE *f = fopen(nm, "r");
+
+				if (f) {
+					if (!fgets(buf, sizeof(buf), f))
+						buf[0] = 0;
+					fclose(f);
+				}
+				fprintf(stderr, "spin? T%d stat: %.60s\n", c->idx,
+					buf);
+			}
 			syscall(SYS_tgkill, s->pid, c->tid, SIGSTOP);
 			for (;;) {
 				pid_t w = waitpid(c->tid, &status, __WALL);
@@ -1131,6 +1208,12 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 			}
 			if (!regs_get(c))
 				res->spin_pc = c->regs.rip;
+			if (getenv("PTLOOM_DEBUG_SPIN"))
+				fprintf(stderr, "spin: T%d at 0x%llx after %.3f s, "
+					"step %llu\n", c->idx,
+					(unsigned long long)res->spin_pc,
+					now_seconds() - s->resume_time,
+					(unsigned long long)s->step);
 			session_fail(s, FAIL_SPIN, NULL,
 				     "T%d runs without a scheduling point at "
 				     "0x%llx",
@@ -1138,7 +1221,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 			break;
 		}
 		if (r == -EINTR) {
-			session_fail(s, FAIL_INTERNAL, NULL, "interrupted");
+			session_fail(s, FAIL_INTERRUPTED, NULL, "interrupted");
 			break;
 		}
 		if (r) {

@@ -76,7 +76,9 @@ struct thread {
 	uint64_t last_obj, last_site;
 	char where[LOC_MAX];
 	/* spin recognition: the same point again with nobody else run */
-	uint64_t spin_pc, spin_obj, spin_switch;
+	struct { uint64_t pc, obj; } spin_ring[4]; /* reads since progress */
+	int nspin;
+	uint64_t spin_switch;
 	int repeats;
 };
 
@@ -143,7 +145,9 @@ struct session {
 	char exit_where[LOC_MAX];
 	double t0;
 	bool exec_seen;
-	double resume_time;	/* when the current thread was resumed */
+	double resume_time;	/* when the current thread was chosen */
+	double resume_cpu;	/* its CPU time then */
+	int seen_ticks;		/* timer ticks already checked */
 	uint64_t observed;	/* accesses reported to the observer */
 	bool observing;		/* observation breakpoints are in place */
 	int live;		/* threads alive */
@@ -155,6 +159,8 @@ struct session {
 int mem_read(struct session *s, uint64_t addr, void *buf, size_t len);
 int mem_write(struct session *s, uint64_t addr, const void *buf,
 	      size_t len);
+int mem_access_user(struct session *s, uint64_t addr, void *buf, size_t len,
+		    bool write);
 int regs_get(struct thread *t);
 int regs_set(struct thread *t);
 

@@ -191,7 +191,10 @@ static uint64_t fd_object(int ourfd)
 
 	if (fstat(ourfd, &sb) < 0)
 		return 0;
-	/* the pipe or socket itself, so both ends are one object */
+	/* the pipe itself, so both ends are one object; the two ends of a
+	 * socket have distinct inodes, so every socket is one object */
+	if (S_ISSOCK(sb.st_mode))
+		return (1ull << 63) | 1;
 	return (1ull << 63) | (((uint64_t)sb.st_dev << 40) ^ sb.st_ino);
 }
 
@@ -512,8 +515,13 @@ void futex_wake_addr(struct session *s, uint64_t addr, int n, uint32_t bitset,
 		}
 		int pick = session_pick(s, &c);
 
-		if (pick < 0)
+		if (pick < 0) {
+			session_fail(s, FAIL_DIVERGED, NULL,
+				     "the schedule could not be followed at "
+				     "step %llu (a wake)",
+				     (unsigned long long)s->step);
 			return;
+		}
 		w[0] = w[pick];
 		k = 1;
 	}
@@ -531,7 +539,7 @@ static int64_t futex_wake_op(struct session *s, struct thread *t)
 	struct user_regs_struct *r = &t->regs;
 	uint32_t enc = (uint32_t)r->r9, old, nv;
 	int op = (enc >> 28) & 7, cmp = (enc >> 24) & 15;
-	int oparg = (int)((enc << 8) >> 20) , cmparg = (int)((enc << 20) >> 20);
+	int oparg = (int32_t)(enc << 8) >> 20, cmparg = (int32_t)(enc << 20) >> 20;
 	int a = 0, b = 0;
 
 	if ((enc >> 28) & 8)

@@ -105,6 +105,7 @@ enum failure_kind {
 	FAIL_UNSUPPORTED, /* an operation ptloom cannot make deterministic */
 	FAIL_INTERNAL,	  /* ptloom's own error (e.g. spawn failed) */
 	FAIL_SPIN,	  /* a spin loop was found; rerun with new points */
+	FAIL_INTERRUPTED, /* ptloom was interrupted (Ctrl-C) */
 };
 
 #define LOC_MAX 256

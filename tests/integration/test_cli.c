@@ -1,2 +1,1557 @@
+/*
+ * The ptloom binary on the examples and tests/targets, against the
+ * user-facing contract (exit codes, summary lines, JSON report fields,
+ * replay commands), one Criterion suite per issue:
+ *
+ *   issue2  random/pct exploration, output pass-through, determinism, usage
+ *   issue3  systematic exploration (dfs) with preemption bounding
+ *   issue4  schedule files: replay, minimize, show, scripts, bad input
+ *   issue5  scheduling points beyond sync: atomics and races
+ *
+ * Every exploration passes a fixed --seed; assertions are on outcomes,
+ * never on timing.  Each test runs in its own temporary directory (ptloom's
+ * cwd, its -o directory and its report file), and every command is checked
+ * for leftovers: the test process is a child subreaper, so a tracee that
+ * outlives ptloom is reparented to it and found (tests fail on it).
+ *
+ * Paths come from the environment (tests/meson.build sets them):
+ *   PTLOOM           the ptloom binary
+ *   PTLOOM_TARGETS   the built tests/targets programs
+ *   PTLOOM_EXAMPLES  the built examples
+ *   PTLOOM_CORPUS    tests/corpus
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <criterion/criterion.h>
-Test(issue2, placeholder) {}
+#include <criterion/logging.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SEED "1"
+#define CMD_TIMEOUT 60 /* seconds per ptloom command */
+#define MAXARGS 64
+
+/* --- environment -------------------------------------------------------- */
+
+static const char *env_or(const char *name, const char *dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : dflt;
+}
+
+static const char *ptloom(void)
+{
+	return env_or("PTLOOM", "build/ptloom");
+}
+
+/* A built program: a target (tests/targets) or an example. */
+static const char *prog(const char *dir_env, const char *dflt,
+			const char *name)
+{
+	static char buf[8][PATH_MAX];
+	static int k;
+	char *p = buf[k++ % 8];
+
+	snprintf(p, PATH_MAX, "%s/%s", env_or(dir_env, dflt), name);
+	cr_assert(access(p, X_OK) == 0, "%s is not built", p);
+	return p;
+}
+
+static const char *target(const char *name)
+{
+	return prog("PTLOOM_TARGETS", "build/tests", name);
+}
+
+static const char *example(const char *name)
+{
+	return prog("PTLOOM_EXAMPLES", "build/examples", name);
+}
+
+/* --- the per-test directory ---------------------------------------------- */
+
+static char tmp[PATH_MAX];
+
+static char *in_tmp(const char *name)
+{
+	static char buf[8][2 * PATH_MAX];
+	static int k;
+	char *p = buf[k++ % 8];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", tmp, name);
+	return p;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void setup(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/ptloom-cli-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmp));
+	/* orphaned tracees come to us, not to init: see check_leftovers */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+static void teardown(void)
+{
+	if (tmp[0] && !getenv("PTLOOM_KEEP_TMP"))
+		nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(issue2, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(issue3, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(issue4, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(issue5, .init = setup, .fini = teardown, .timeout = 120);
+
+/* --- running a command --------------------------------------------------- */
+
+struct res {
+	int code;	/* exit status, or -1 if killed */
+	int sig;	/* the signal that killed it, 0 if none */
+	char *out, *err;
+	size_t outlen, errlen;
+	char cmd[1024];	/* for messages */
+};
+
+static void res_free(struct res *r)
+{
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof(*r));
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void append(char **buf, size_t *len, size_t *cap, const char *d,
+		   size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*buf = realloc(*buf, *cap);
+		cr_assert_not_null(*buf);
+	}
+	memcpy(*buf + *len, d, n);
+	*len += n;
+	(*buf)[*len] = 0;
+}
+
+/* Our children other than the one we ran: orphans reparented to us. */
+static int leftovers(char *names, size_t len)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+	size_t k = 0;
+
+	names[0] = 0;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[300], buf[512];
+		int pid = atoi(e->d_name);
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		FILE *f = fopen(path, "r");
+
+		if (!f)
+			continue;
+		size_t m = fread(buf, 1, sizeof(buf) - 1, f);
+
+		fclose(f);
+		buf[m] = 0;
+		/* pid (comm) state ppid ... ; comm may hold spaces */
+		char *rp = strrchr(buf, ')'), *lp = strchr(buf, '(');
+		char state;
+		int ppid;
+
+		if (!rp || !lp ||
+		    sscanf(rp + 1, " %c %d", &state, &ppid) != 2)
+			continue;
+		if (ppid != getpid() || state == 'Z')
+			continue;
+		*rp = 0;
+		k += (size_t)snprintf(names + k, len > k ? len - k : 0,
+				      "%s%d %s (state %c)", n ? ", " : "",
+				      pid, lp + 1, state);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* After a command: nothing it started may be left, stopped or running. */
+static void check_leftovers(const char *cmd)
+{
+	char names[2048];
+	int n = 0;
+
+	for (int i = 0; i < 100; i++) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		n = leftovers(names, sizeof(names));
+		if (!n)
+			return;
+		usleep(30000);
+	}
+	/* kill them so the next test starts clean, then fail */
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		int pid = atoi(e->d_name);
+		char path[300];
+		FILE *f;
+		int ppid = 0;
+		char state;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		char buf[512];
+		size_t m = fread(buf, 1, sizeof(buf) - 1, f);
+
+		fclose(f);
+		buf[m] = 0;
+		char *rp = strrchr(buf, ')');
+
+		if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 &&
+		    ppid == getpid())
+			kill(pid, SIGKILL);
+	}
+	if (d)
+		closedir(d);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	cr_assert_fail("`%s` left %d process%s behind: %s", cmd, n,
+		       n == 1 ? "" : "es", names);
+}
+
+/* Run argv (NULL-terminated) in the test directory; stdin is /dev/null.
+ * extra_env ("K=V" or NULL) is added to the environment. */
+static struct res run_argv(char *const argv[], const char *extra_env,
+			   int timeout_s)
+{
+	struct res r = { 0 };
+	int po[2], pe[2];
+	size_t k = 0, ocap = 0, ecap = 0;
+
+	for (int i = 0; argv[i] && k < sizeof(r.cmd) - 1; i++)
+		k += (size_t)snprintf(r.cmd + k, sizeof(r.cmd) - k, "%s%s",
+				      i ? " " : "", argv[i]);
+	append(&r.out, &r.outlen, &ocap, "", 0);
+	append(&r.err, &r.errlen, &ecap, "", 0);
+	cr_assert(pipe2(po, O_CLOEXEC) == 0 && pipe2(pe, O_CLOEXEC) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		setpgid(0, 0);
+		dup2(nul, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		if (chdir(tmp) < 0)
+			_exit(126);
+		if (extra_env)
+			putenv((char *)extra_env);
+		execvp(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(po[1]);
+	close(pe[1]);
+
+	double deadline = now() + timeout_s, exited_at = 0;
+	bool killed = false, reaped = false;
+	int status = 0;
+	struct pollfd fds[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
+
+	while (fds[0].fd >= 0 || fds[1].fd >= 0 || !reaped) {
+		if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+			reaped = true;
+			exited_at = now();
+		}
+		/* a leftover holding our pipes must not hang us */
+		if (reaped && now() - exited_at > 2)
+			break;
+		if (!killed && now() > deadline) {
+			cr_log_error("`%s` timed out after %d s: killing it",
+				     r.cmd, timeout_s);
+			kill(-pid, SIGTERM);
+			usleep(500000);
+			kill(-pid, SIGKILL);
+			killed = true;
+		}
+		int n = poll(fds, 2, 50);
+
+		for (int i = 0; n > 0 && i < 2; i++) {
+			if (fds[i].fd < 0 || !fds[i].revents)
+				continue;
+			char buf[65536];
+			ssize_t m = read(fds[i].fd, buf, sizeof(buf));
+
+			if (m <= 0) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+			} else if (i == 0) {
+				append(&r.out, &r.outlen, &ocap, buf,
+				       (size_t)m);
+			} else {
+				append(&r.err, &r.errlen, &ecap, buf,
+				       (size_t)m);
+			}
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
+	if (WIFEXITED(status)) {
+		r.code = WEXITSTATUS(status);
+	} else {
+		r.code = -1;
+		r.sig = WTERMSIG(status);
+	}
+	cr_log_info("$ %s  => %s %d", r.cmd, r.sig ? "signal" : "exit",
+		    r.sig ? r.sig : r.code);
+	check_leftovers(r.cmd);
+	cr_assert_not(killed, "`%s` did not finish in %d s", r.cmd, timeout_s);
+	return r;
+}
+
+/* ptloom with the given arguments (NULL-terminated). */
+static struct res ptl(const char *first, ...)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)ptloom();
+	va_start(ap, first);
+	for (const char *a = first; a && n < MAXARGS - 1;
+	     a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_argv(argv, NULL, CMD_TIMEOUT);
+}
+
+#define PTL(...) ptl(__VA_ARGS__, (const char *)NULL)
+
+/* A shell command line, with ptloom's directory first on PATH (so the
+ * `ptloom replay ...` line that run prints works as printed). */
+static struct res sh(const char *cmdline)
+{
+	static char path[4 * PATH_MAX];
+	char dir[PATH_MAX];
+	char *argv[] = { "/bin/sh", "-c", (char *)cmdline, NULL };
+
+	cr_assert_not_null(realpath(ptloom(), dir), "%s", ptloom());
+	*strrchr(dir, '/') = 0;
+	snprintf(path, sizeof(path), "PATH=%s:%s", dir,
+		 env_or("PATH", "/usr/bin:/bin"));
+	return run_argv(argv, path, CMD_TIMEOUT);
+}
+
+/* --- reading outputs ----------------------------------------------------- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	char chunk[4096];
+	size_t n;
+
+	cr_assert_not_null(f, "cannot read %s: %s", path, strerror(errno));
+	append(&buf, &len, &cap, "", 0);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		append(&buf, &len, &cap, chunk, n);
+	fclose(f);
+	return buf;
+}
+
+static void spit(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The value of the first "key": in json, as written (string values with
+ * their quotes, objects and arrays up to their first comma). */
+static const char *json_raw(const char *json, const char *key)
+{
+	char pat[128];
+	const char *p = json;
+
+	snprintf(pat, sizeof(pat), "\"%s\"", key);
+	while ((p = strstr(p, pat))) {
+		const char *q = p + strlen(pat);
+
+		while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+			q++;
+		if (*q == ':') {
+			q++;
+			while (*q == ' ' || *q == '\t' || *q == '\n' ||
+			       *q == '\r')
+				q++;
+			return q;
+		}
+		p = q;
+	}
+	return NULL;
+}
+
+/* The value as text: strings unquoted (escapes kept), else the token. */
+static char *json_get(const char *json, const char *key)
+{
+	static char buf[8][4096];
+	static int k;
+	char *out = buf[k++ % 8];
+	const char *v = json_raw(json, key);
+	size_t n = 0;
+
+	out[0] = 0;
+	if (!v)
+		return NULL;
+	if (*v == '"') {
+		for (v++; *v && *v != '"' && n < 4095; v++) {
+			if (*v == '\\' && v[1])
+				out[n++] = *v++;
+			out[n++] = *v;
+		}
+	} else {
+		while (*v && !strchr(",}]\n\r \t", *v) && n < 4095)
+			out[n++] = *v++;
+	}
+	out[n] = 0;
+	return out;
+}
+
+#define assert_json(json, key, want)                                        \
+	do {                                                                \
+		const char *got_ = json_get(json, key);                     \
+		cr_assert(got_ && !strcmp(got_, want),                      \
+			  "report field \"%s\": want %s, got %s\n%s", key,  \
+			  want, got_ ? got_ : "(missing)", json);           \
+	} while (0)
+
+static long json_num(const char *json, const char *key)
+{
+	const char *v = json_get(json, key);
+
+	cr_assert(v && *v, "report has no \"%s\":\n%s", key, json);
+	return strtol(v, NULL, 10);
+}
+
+/* The last line of s that starts with prefix (malloc'd), or NULL. */
+static char *line_with(const char *s, const char *prefix)
+{
+	const char *found = NULL;
+
+	for (const char *p = s; p && *p;) {
+		if (!strncmp(p, prefix, strlen(prefix)))
+			found = p;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!found)
+		return NULL;
+	return strndup(found, strcspn(found, "\n"));
+}
+
+/* ptloom's summary line: the last "ptloom: " line of stdout. */
+static char *summary(const struct res *r)
+{
+	char *s = line_with(r->out, "ptloom: ");
+
+	cr_assert_not_null(s, "no summary line from `%s`\nstdout:\n%s\n"
+			      "stderr:\n%s", r->cmd, r->out, r->err);
+	return s;
+}
+
+#define assert_exit(r, want)                                                \
+	cr_assert((r).code == (want), "`%s`: exit %d%s%s, want %d\n"       \
+		  "stdout:\n%s\nstderr:\n%s", (r).cmd, (r).code,            \
+		  (r).sig ? ", signal " : "",                               \
+		  (r).sig ? strsignal((r).sig) : "", (want), (r).out,      \
+		  (r).err)
+
+#define assert_contains(hay, needle, what)                                  \
+	cr_assert(strstr(hay, needle), "%s lacks \"%s\":\n%s", what,       \
+		  needle, hay)
+
+/* The summary line starts with want. */
+static void assert_summary(const struct res *r, const char *want)
+{
+	char *s = summary(r);
+
+	cr_assert(!strncmp(s, want, strlen(want)),
+		  "`%s`: summary \"%s\" does not start with \"%s\"\n"
+		  "stdout:\n%s\nstderr:\n%s", r->cmd, s, want, r->out, r->err);
+	free(s);
+}
+
+/* The lines of s without ptloom's own summary line. */
+static char *program_lines(const char *s)
+{
+	char *out = NULL;
+	size_t len = 0, cap = 0;
+
+	append(&out, &len, &cap, "", 0);
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		if (strncmp(p, "ptloom: ", 8))
+			append(&out, &len, &cap, p, n + (p[n] == '\n'));
+		p += n + (p[n] == '\n');
+	}
+	return out;
+}
+
+/* --- ptloom run helpers -------------------------------------------------- */
+
+/* ptloom run with options (NULL-terminated, then "--" and the program),
+ * the report in <tmp>/report.json, schedules in <tmp>/out. */
+static struct res run_opts(const char *program, const char *const *opts)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "-o";
+	argv[n++] = in_tmp("out");
+	argv[n++] = "--report";
+	argv[n++] = in_tmp("report.json");
+	argv[n++] = "--report-format";
+	argv[n++] = "json";
+	for (int i = 0; opts && opts[i] && n < MAXARGS - 3; i++)
+		argv[n++] = (char *)opts[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)program;
+	argv[n] = NULL;
+	return run_argv(argv, NULL, CMD_TIMEOUT);
+}
+
+#define RUN(program, ...)                                                   \
+	run_opts(program, (const char *const[]){ __VA_ARGS__, NULL })
+
+static char *report(void)
+{
+	return slurp(in_tmp("report.json"));
+}
+
+/* A native run's output (stdout only), which must exit 0. */
+static char *native(const char *program)
+{
+	char *argv[] = { (char *)program, NULL };
+	struct res r = run_argv(argv, NULL, 60);
+
+	assert_exit(r, 0);
+	char *out = strdup(r.out);
+
+	res_free(&r);
+	return out;
+}
+
+/* --- issue 2: random exploration, output, determinism, usage ------------ */
+
+/*
+ * A correct program passes `--strategy random` for several seeds, and its
+ * output under ptloom is, run for run, what it prints natively.
+ */
+static void passes_random_with_native_output(const char *program)
+{
+	static const char *seeds[] = { "1", "7", "42" };
+	char *want = native(program);
+
+	cr_assert(want[0], "%s prints nothing natively", program);
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		struct res r = RUN(program, "--strategy", "random", "--seed",
+				   seeds[i], "--max-runs", "50", "--output");
+
+		assert_exit(r, 0);
+		assert_summary(&r, "ptloom: PASS 50 runs");
+
+		char *got = program_lines(r.out);
+		size_t wl = strlen(want);
+
+		cr_assert_eq(strlen(got), 50 * wl,
+			     "seed %s: output differs from 50 native runs:\n"
+			     "native:\n%s\nunder ptloom:\n%s\nstderr:\n%s",
+			     seeds[i], want, got, r.err);
+		for (int k = 0; k < 50; k++)
+			cr_assert(!strncmp(got + k * wl, want, wl),
+				  "seed %s, run %d: output differs from the "
+				  "native run:\nnative:\n%s\nunder ptloom:\n"
+				  "%.*s\nstderr:\n%s", seeds[i], k, want,
+				  (int)wl, got + k * wl, r.err);
+		char *j = report();
+
+		assert_json(j, "verdict", "pass");
+		assert_json(j, "strategy", "random");
+		assert_json(j, "failure", "null");
+		assert_json(j, "seed", seeds[i]);
+		cr_assert_eq(json_num(j, "runs"), 50);
+		free(j);
+		free(got);
+		res_free(&r);
+	}
+	free(want);
+}
+
+#define CORRECT_EXAMPLE(name)                                               \
+	Test(issue2, name##_passes_random_with_native_output)               \
+	{                                                                   \
+		passes_random_with_native_output(example(#name));           \
+	}
+CORRECT_EXAMPLE(bank_fixed)
+CORRECT_EXAMPLE(deadlock_fixed)
+CORRECT_EXAMPLE(lost_wakeup_fixed)
+CORRECT_EXAMPLE(mutex_condvar)
+CORRECT_EXAMPLE(barrier)
+CORRECT_EXAMPLE(semaphore)
+CORRECT_EXAMPLE(rwlock)
+CORRECT_EXAMPLE(pipe)
+CORRECT_EXAMPLE(join_many)
+CORRECT_EXAMPLE(sleeps)
+
+#define CORRECT_TARGET(name)                                                \
+	Test(issue2, name##_passes_random_with_native_output)               \
+	{                                                                   \
+		passes_random_with_native_output(target(#name));            \
+	}
+CORRECT_TARGET(bank_locked)
+CORRECT_TARGET(cpp_mutex)
+CORRECT_TARGET(fork_exec)
+CORRECT_TARGET(spin_yield)
+
+Test(issue2, many_threads_passes_random)
+{
+	const char *t = target("many_threads");
+	char *want = native(t);
+
+	cr_assert_str_eq(want, "total=64\n");
+	struct res r = RUN(t, "-s", "random", "--seed", SEED, "-n", "20",
+			   "--output");
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 20 runs");
+	char *got = program_lines(r.out);
+
+	for (const char *p = got; *p; p += strlen(want))
+		cr_assert(!strncmp(p, want, strlen(want)),
+			  "many_threads printed:\n%s", got);
+	free(got);
+	free(want);
+	res_free(&r);
+}
+
+Test(issue2, correct_example_passes_pct)
+{
+	struct res r = RUN(example("mutex_condvar"), "-s", "pct", "--seed",
+			   SEED, "-n", "30");
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 30 runs");
+	char *j = report();
+
+	assert_json(j, "strategy", "pct");
+	free(j);
+	res_free(&r);
+}
+
+static char *determinism_output(const char *seed)
+{
+	struct res r = RUN(target("determinism"), "--output", "-s", "random",
+			   "-n", "1", "--seed", seed);
+
+	assert_exit(r, 0);
+	cr_assert(strstr(r.out, "log="), "`%s` lost the program's output:\n"
+		  "stdout:\n%s\nstderr:\n%s", r.cmd, r.out, r.err);
+	char *out = strdup(r.out);
+
+	res_free(&r);
+	return out;
+}
+
+Test(issue2, same_seed_gives_byte_identical_output)
+{
+	char *a = determinism_output("3");
+	char *b = determinism_output("3");
+
+	assert_contains(a, "log=", "determinism's output");
+	assert_contains(a, "getrandom=", "determinism's output");
+	cr_assert_str_eq(a, b, "two runs with --seed 3 differ");
+	free(a);
+	free(b);
+}
+
+Test(issue2, different_seeds_give_different_logs)
+{
+	char *logs[5];
+	bool differ = false;
+
+	for (int s = 1; s <= 5; s++) {
+		char seed[8], *out;
+
+		snprintf(seed, sizeof(seed), "%d", s);
+		out = determinism_output(seed);
+		logs[s - 1] = line_with(out, "log=");
+		cr_assert_not_null(logs[s - 1], "no log= line:\n%s", out);
+		cr_assert_eq(strlen(logs[s - 1]), strlen("log=") + 15,
+			     "%s", logs[s - 1]);
+		free(out);
+	}
+	for (int i = 0; i < 5; i++)
+		for (int k = i + 1; k < 5; k++)
+			differ |= strcmp(logs[i], logs[k]) != 0;
+	cr_assert(differ, "seeds 1..5 all give %s", logs[0]);
+	for (int i = 0; i < 5; i++)
+		free(logs[i]);
+}
+
+/* A buggy example found by random sampling, with the right failure. */
+static void found_by_random(const char *program, const char *kind,
+			    const char *sig)
+{
+	struct res r = RUN(program, "-s", "random", "--seed", SEED,
+			   "--max-runs", "200");
+	char want[128], *j;
+
+	assert_exit(r, 1);
+	snprintf(want, sizeof(want), "ptloom: FAIL %s%s%s", kind,
+		 sig ? " " : "", sig ? sig : "");
+	assert_summary(&r, want);
+	j = report();
+	assert_json(j, "verdict", "fail");
+	assert_json(j, "kind", kind);
+	assert_json(j, "signal", sig ? sig : "null");
+	free(j);
+	res_free(&r);
+}
+
+Test(issue2, bank_found_by_random)
+{
+	found_by_random(example("bank"), "crash", "SIGABRT");
+}
+
+Test(issue2, deadlock_found_by_random)
+{
+	found_by_random(example("deadlock"), "deadlock", NULL);
+}
+
+Test(issue2, lost_wakeup_found_by_random)
+{
+	found_by_random(example("lost_wakeup"), "deadlock", NULL);
+}
+
+Test(issue2, bank_found_by_pct)
+{
+	struct res r = RUN(example("bank"), "-s", "pct", "--seed", SEED,
+			   "--max-runs", "300");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+	res_free(&r);
+}
+
+/* Usage errors: exit 2, a message on stderr, no summary line. */
+static void usage_error(struct res r)
+{
+	assert_exit(r, 2);
+	cr_assert(r.errlen > 0, "`%s`: exit 2 without a message", r.cmd);
+	cr_assert_null(strstr(r.out, "ptloom: PASS"), "%s", r.out);
+	cr_assert_null(strstr(r.out, "ptloom: FAIL"), "%s", r.out);
+	res_free(&r);
+}
+
+Test(issue2, missing_program_is_a_usage_error)
+{
+	usage_error(PTL("run", "--seed", SEED, "--", "/nonexistent/program"));
+	usage_error(PTL("run", "--seed", SEED, "--",
+			"ptloom-no-such-program-on-path"));
+	usage_error(PTL("run", "--seed", SEED, "--"));
+	usage_error(PTL("run"));
+}
+
+Test(issue2, bad_options_are_usage_errors)
+{
+	const char *bank = example("bank");
+
+	usage_error(PTL("run", "--no-such-option", "--", bank));
+	usage_error(PTL("run", "-s", "bogus", "--", bank));
+	usage_error(PTL("run", "--max-runs", "lots", "--", bank));
+	usage_error(PTL("run", "--max-runs", "0", "--", bank));
+	usage_error(PTL("run", "--preemptions", "-1", "--", bank));
+	usage_error(PTL("run", "--seed", "x1", "--", bank));
+	usage_error(PTL("no-such-command"));
+	usage_error(ptl(NULL));
+}
+
+Test(issue2, bad_points_are_usage_errors)
+{
+	const char *bank = example("bank");
+
+	usage_error(PTL("run", "--points", "bogus", "--", bank));
+	usage_error(PTL("run", "--points", "sync,bogus", "--", bank));
+	usage_error(PTL("run", "--points", "", "--", bank));
+}
+
+Test(issue2, help_and_version_exit_0)
+{
+	struct res r = PTL("--help");
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "run", "--help");
+	res_free(&r);
+	r = PTL("run", "--help");
+	assert_exit(r, 0);
+	assert_contains(r.out, "--preemptions", "run --help");
+	res_free(&r);
+	r = PTL("--version");
+	assert_exit(r, 0);
+	assert_contains(r.out, "ptloom", "--version");
+	res_free(&r);
+}
+
+Test(issue2, quiet_prints_the_summary_line_only)
+{
+	struct res r = RUN(example("bank"), "-q", "--seed", SEED);
+
+	assert_exit(r, 1);
+	char *s = summary(&r);
+
+	cr_assert_eq(strlen(r.out), strlen(s) + 1, "-q printed more:\n%s",
+		     r.out);
+	free(s);
+	res_free(&r);
+}
+
+/* --- issue 3: systematic exploration -------------------------------------- */
+
+Test(issue3, bank_fails_at_bound_1)
+{
+	struct res r = RUN(example("bank"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+	char *s = summary(&r);
+
+	assert_contains(s, "bound 1", "the summary");
+	free(s);
+	assert_contains(r.out, "replay: ", "run's stdout");
+	char *j = report();
+
+	assert_json(j, "verdict", "fail");
+	assert_json(j, "strategy", "dfs");
+	assert_json(j, "kind", "crash");
+	assert_json(j, "signal", "SIGABRT");
+	assert_json(j, "exit_status", "null");
+	assert_json(j, "seed", SEED);
+	cr_assert_neq(json_raw(j, "schedule_file"), NULL, "%s", j);
+	cr_assert_neq(json_raw(j, "replay_command"), NULL, "%s", j);
+	assert_contains(json_get(j, "location"), "bank.c", "the location");
+	free(j);
+	res_free(&r);
+}
+
+Test(issue3, bank_fixed_passes_complete_to_bound_2)
+{
+	struct res r = RUN(example("bank_fixed"), "--seed", SEED);
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	char *s = summary(&r);
+
+	assert_contains(s, "complete to preemption bound 2", "the summary");
+	free(s);
+	char *j = report();
+
+	assert_json(j, "verdict", "pass");
+	assert_json(j, "complete", "true");
+	assert_json(j, "preemption_bound", "2");
+	assert_json(j, "failure", "null");
+	free(j);
+	res_free(&r);
+}
+
+/* A deadlock naming every blocked thread and what it is blocked in. */
+static void finds_deadlock(const char *program, const char *const *blocked)
+{
+	struct res r = RUN(program, "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL deadlock");
+	for (int i = 0; blocked[i]; i++)
+		assert_contains(r.out, blocked[i], "the deadlock report");
+	char *j = report();
+
+	assert_json(j, "kind", "deadlock");
+	assert_json(j, "signal", "null");
+	free(j);
+	res_free(&r);
+}
+
+Test(issue3, deadlock_found_naming_each_blocked_thread)
+{
+	finds_deadlock(example("deadlock"), (const char *const[]){
+		"T0", "T1", "T2", "pthread_join",
+		"pthread_mutex_lock(&orders)", "migrate_users",
+		"pthread_mutex_lock(&accounts)", "audit_orders", NULL });
+}
+
+Test(issue3, lost_wakeup_found_naming_each_blocked_thread)
+{
+	finds_deadlock(example("lost_wakeup"), (const char *const[]){
+		"T0", "T1", "pthread_join",
+		"pthread_cond_wait(&ready_cond)", "consumer", NULL });
+}
+
+Test(issue3, sleep_assume_found)
+{
+	struct res r = RUN(target("sleep_assume"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+	assert_contains(r.out, "sleep_assume.c", "the failure report");
+	res_free(&r);
+}
+
+Test(issue3, timedlock_abort_found)
+{
+	struct res r = RUN(target("timedlock_abort"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+	assert_contains(r.out, "lookup: cache lock timed out",
+			"the failing run's output");
+	char *j = report();
+
+	assert_contains(json_get(j, "location"), "lookup", "the location");
+	free(j);
+	res_free(&r);
+}
+
+Test(issue3, crash_segv_found)
+{
+	struct res r = RUN(target("crash_segv"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGSEGV");
+	char *j = report();
+
+	assert_contains(json_get(j, "location"), "requester", "the location");
+	free(j);
+	res_free(&r);
+}
+
+Test(issue3, exit_code_found_as_exit_status_3)
+{
+	struct res r = RUN(target("exit_code"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit");
+	char *j = report();
+
+	assert_json(j, "kind", "exit");
+	assert_json(j, "exit_status", "3");
+	assert_json(j, "signal", "null");
+	free(j);
+	res_free(&r);
+}
+
+Test(issue3, spin_yield_passes)
+{
+	struct res r = RUN(target("spin_yield"), "--seed", SEED);
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	char *s = summary(&r);
+
+	assert_contains(s, "complete to preemption bound 2", "the summary");
+	free(s);
+	res_free(&r);
+}
+
+Test(issue3, max_runs_makes_dfs_incomplete_not_a_pass)
+{
+	struct res r = RUN(example("mutex_condvar"), "--seed", SEED,
+			   "--max-runs", "3");
+
+	assert_exit(r, 3);
+	assert_summary(&r, "ptloom: INCOMPLETE 3 runs");
+	char *j = report();
+
+	assert_json(j, "verdict", "incomplete");
+	assert_json(j, "complete", "false");
+	assert_json(j, "failure", "null");
+	cr_assert_eq(json_num(j, "runs"), 3);
+	free(j);
+	res_free(&r);
+}
+
+Test(issue3, max_time_makes_dfs_incomplete_not_a_pass)
+{
+	struct res r = RUN(example("mutex_condvar"), "--seed", SEED,
+			   "--max-time", "1");
+
+	assert_exit(r, 3);
+	assert_summary(&r, "ptloom: INCOMPLETE");
+	res_free(&r);
+}
+
+Test(issue3, bound_0_misses_bank)
+{
+	struct res r = RUN(example("bank"), "--seed", SEED, "-p", "0");
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	char *s = summary(&r);
+
+	assert_contains(s, "complete to preemption bound 0", "the summary");
+	free(s);
+	res_free(&r);
+}
+
+/* The reduction changes how many runs, never the verdict. */
+static void same_verdict_without_reduction(const char *program)
+{
+	struct res a = RUN(program, "--seed", SEED);
+	struct res b = RUN(program, "--seed", SEED, "--no-reduction");
+	char *sa = summary(&a), *sb = summary(&b);
+	const char *ka = strchr(sa + 8, ' '), *kb = strchr(sb + 8, ' ');
+
+	cr_log_info("%s: with reduction \"%s\"; without \"%s\"", program, sa,
+		    sb);
+	cr_assert_eq(a.code, b.code, "%s: exit %d with reduction, %d without"
+		     "\nwith:\n%s%s\nwithout:\n%s%s", program, a.code, b.code,
+		     a.out, a.err, b.out, b.err);
+	cr_assert(!strncmp(sa, sb, (size_t)(ka - sa)) && ka - sa == kb - sb,
+		  "verdicts differ: \"%s\" vs \"%s\"", sa, sb);
+	if (a.code == 1) {
+		/* the same failure kind */
+		char fa[64], fb[64];
+
+		sscanf(ka, " %63s", fa);
+		sscanf(kb, " %63s", fb);
+		cr_assert_str_eq(fa, fb);
+	}
+	free(sa);
+	free(sb);
+	res_free(&a);
+	res_free(&b);
+}
+
+Test(issue3, reduction_keeps_verdicts)
+{
+	same_verdict_without_reduction(example("bank"));
+	same_verdict_without_reduction(example("deadlock"));
+	same_verdict_without_reduction(example("bank_fixed"));
+	same_verdict_without_reduction(example("lost_wakeup_fixed"));
+}
+
+/* --- issue 4: schedule files ------------------------------------------- */
+
+struct found {
+	char *replay;	  /* the replay command as printed */
+	char *report;	  /* run's JSON report */
+	char *original;	  /* schedule files */
+	char *minimized;
+};
+
+static void found_free(struct found *f)
+{
+	free(f->replay);
+	free(f->report);
+	free(f->original);
+	free(f->minimized);
+}
+
+/* Explore program with dfs, expecting a failure. */
+static struct found find(const char *program)
+{
+	struct res r = RUN(program, "--seed", SEED);
+	struct found f = { 0 };
+
+	assert_exit(r, 1);
+	char *line = line_with(r.out, "replay: ");
+
+	cr_assert_not_null(line, "no replay: line:\n%s", r.out);
+	f.replay = strdup(line + strlen("replay: "));
+	free(line);
+	cr_assert(!strncmp(f.replay, "ptloom replay ", 14), "%s", f.replay);
+	f.report = report();
+	const char *o = json_get(f.report, "schedule_file");
+
+	cr_assert(o && o[0] && strcmp(o, "null"), "no schedule_file:\n%s",
+		  f.report);
+	f.original = strdup(o);
+	const char *m = json_get(f.report, "minimized_file");
+
+	f.minimized = m && strcmp(m, "null") ? strdup(m) : NULL;
+	res_free(&r);
+	return f;
+}
+
+/* The replay command with a JSON report added (after "ptloom replay"). */
+static char *with_report(const char *replay, const char *json)
+{
+	char *cmd;
+
+	cr_assert(asprintf(&cmd, "ptloom replay --report '%s' "
+				 "--report-format json %s", json,
+			   replay + strlen("ptloom replay ")) > 0);
+	return cmd;
+}
+
+/* The replay command printed by run reproduces the failure 20 times. */
+static void replays_20_of_20(const char *program, const char *kind)
+{
+	struct found f = find(program);
+	char *cmd = with_report(f.replay, in_tmp("replay.json"));
+
+	cr_log_info("replay command: %s", f.replay);
+	for (int i = 0; i < 20; i++) {
+		struct res r = sh(cmd);
+
+		assert_exit(r, 1);
+		char *j = slurp(in_tmp("replay.json"));
+
+		assert_json(j, "exact", "true");
+		assert_json(j, "kind", kind);
+		assert_json(j, "verdict", "fail");
+		cr_assert_str_eq(json_get(j, "location"),
+				 json_get(f.report, "location"),
+				 "replay %d failed elsewhere", i);
+		free(j);
+		res_free(&r);
+		unlink(in_tmp("replay.json"));
+	}
+	free(cmd);
+	found_free(&f);
+}
+
+Test(issue4, bank_replays_20_of_20)
+{
+	replays_20_of_20(example("bank"), "crash");
+}
+
+Test(issue4, deadlock_replays_20_of_20)
+{
+	replays_20_of_20(example("deadlock"), "deadlock");
+}
+
+Test(issue4, lost_wakeup_replays_20_of_20)
+{
+	replays_20_of_20(example("lost_wakeup"), "deadlock");
+}
+
+Test(issue4, crash_segv_replays_20_of_20)
+{
+	replays_20_of_20(target("crash_segv"), "crash");
+}
+
+Test(issue4, timedlock_abort_replays_20_of_20)
+{
+	replays_20_of_20(target("timedlock_abort"), "crash");
+}
+
+Test(issue4, sleep_assume_replays_20_of_20)
+{
+	replays_20_of_20(target("sleep_assume"), "crash");
+}
+
+Test(issue4, exit_code_replays_20_of_20)
+{
+	replays_20_of_20(target("exit_code"), "exit");
+}
+
+/* The failure's preemptions in a replay of schedule. */
+static long replayed_preemptions(const char *schedule, const char *program)
+{
+	struct res r = PTL("replay", "--report", in_tmp("p.json"),
+			   "--report-format", "json", schedule, "--",
+			   program);
+
+	assert_exit(r, 1);
+	char *j = slurp(in_tmp("p.json"));
+	long p = json_num(j, "preemptions");
+
+	assert_json(j, "exact", "true");
+	free(j);
+	res_free(&r);
+	return p;
+}
+
+static void minimized_no_worse(const char *program)
+{
+	struct found f = find(program);
+
+	cr_assert_not_null(f.minimized, "no minimized file:\n%s", f.report);
+	long orig = replayed_preemptions(f.original, program);
+	long min = replayed_preemptions(f.minimized, program);
+
+	cr_log_info("%s: %ld preemptions found, %ld minimized", program, orig,
+		    min);
+	cr_assert_leq(min, orig);
+	cr_assert_eq(json_num(f.report, "preemptions"), min,
+		     "run's report names the minimized failure");
+
+	/* ptloom minimize on the original gets there too */
+	struct res r = PTL("minimize", "--report", in_tmp("m.json"),
+			   "--report-format", "json", f.original, "--",
+			   program);
+
+	assert_exit(r, 1);
+	char *j = slurp(in_tmp("m.json"));
+
+	cr_assert_leq(json_num(j, "preemptions"), orig);
+	assert_json(j, "kind", json_get(f.report, "kind"));
+	free(j);
+	res_free(&r);
+	found_free(&f);
+}
+
+Test(issue4, minimized_has_no_more_preemptions)
+{
+	minimized_no_worse(example("bank"));
+	minimized_no_worse(example("deadlock"));
+	minimized_no_worse(example("lost_wakeup"));
+}
+
+Test(issue4, bank_minimized_has_one_preemption)
+{
+	struct found f = find(example("bank"));
+
+	cr_assert_not_null(f.minimized, "%s", f.report);
+	cr_assert_eq(json_num(f.report, "preemptions"), 1, "%s", f.report);
+	cr_assert_eq(replayed_preemptions(f.minimized, example("bank")), 1);
+	found_free(&f);
+}
+
+Test(issue4, bank_schedule_on_bank_fixed_diverges_or_passes)
+{
+	struct found f = find(example("bank"));
+	struct res r = PTL("replay", "--report", in_tmp("d.json"),
+			   "--report-format", "json", f.minimized ? f.minimized
+							       : f.original,
+			   "--", example("bank_fixed"));
+
+	cr_assert_eq(r.sig, 0, "replay was killed by %s", strsignal(r.sig));
+	cr_assert(r.code == 4 || r.code == 0,
+		  "replaying bank's schedule on bank_fixed: exit %d, want 4 "
+		  "(diverged) or 0 (pass)\nstdout:\n%s\nstderr:\n%s", r.code,
+		  r.out, r.err);
+	char *j = slurp(in_tmp("d.json"));
+
+	assert_json(j, "verdict", r.code == 4 ? "diverged" : "pass");
+	if (r.code == 4)
+		assert_json(j, "exact", "false");
+	free(j);
+	res_free(&r);
+	found_free(&f);
+}
+
+/*
+ * A script written by hand: bank's failing interleaving, one decision per
+ * choice point (T0 creates both customers and joins, T1 checks the
+ * balance, then T2 preempts it and withdraws first).
+ */
+static const char bank_script[] =
+	"# ptloom schedule script v1\n"
+	"# bank: T2 withdraws between T1's check and T1's withdrawal\n"
+	"seed 0\n"
+	"points sync\n"
+	"run T0   # pthread_create\n"
+	"run T0\n"
+	"run T0\n"
+	"run T0   # clone\n"
+	"run T0   # pthread_join\n"
+	"run T0\n"
+	"run T1   # T1 starts\n"
+	"run T1   # can_withdraw: lock\n"
+	"run T1   #               unlock\n"
+	"run T2   # preempt T1 before it withdraws\n"
+	"run T2\n"
+	"run T2\n"
+	"run T2\n"
+	"run T2\n"
+	"run T2   # T2 exits\n";
+
+Test(issue4, hand_written_script_replays)
+{
+	spit(in_tmp("bank.txt"), bank_script);
+	struct res r = PTL("replay", "--report", in_tmp("s.json"),
+			   "--report-format", "json", in_tmp("bank.txt"), "--",
+			   example("bank"));
+
+	assert_exit(r, 1);
+	char *j = slurp(in_tmp("s.json"));
+
+	assert_json(j, "kind", "crash");
+	assert_json(j, "signal", "SIGABRT");
+	free(j);
+	res_free(&r);
+}
+
+Test(issue4, shown_script_replays)
+{
+	struct found f = find(example("bank"));
+	struct res r = PTL("show", "--format", "script", f.minimized);
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "# ptloom schedule script v1", "the script");
+	assert_contains(r.out, "run T", "the script");
+	spit(in_tmp("shown.txt"), r.out);
+	res_free(&r);
+	for (int i = 0; i < 3; i++) {
+		r = PTL("replay", in_tmp("shown.txt"), "--", example("bank"));
+		assert_exit(r, 1);
+		assert_summary(&r, "ptloom: ");
+		res_free(&r);
+	}
+	found_free(&f);
+}
+
+Test(issue4, show_explains_a_schedule_in_every_format)
+{
+	struct found f = find(example("bank"));
+	static const char *formats[] = { "text", "json", "markdown",
+					 "script" };
+
+	for (size_t i = 0; i < 4; i++) {
+		struct res r = PTL("show", "--format", formats[i],
+				   f.minimized);
+
+		assert_exit(r, 0);
+		cr_assert(r.outlen > 0, "show --format %s printed nothing",
+			  formats[i]);
+		if (!strcmp(formats[i], "json")) {
+			cr_assert_eq(r.out[strspn(r.out, " \n")], '{', "%s",
+				     r.out);
+			cr_assert_eq(json_num(r.out, "preemptions"), 1, "%s",
+				     r.out);
+		} else {
+			assert_contains(r.out, "T2", "show's output");
+		}
+		res_free(&r);
+	}
+	struct res r = PTL("show", f.minimized);
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "bank.c", "show's text");
+	res_free(&r);
+	found_free(&f);
+}
+
+Test(issue4, valid_corpus_files_show)
+{
+	const char *dir = env_or("PTLOOM_CORPUS", "tests/corpus");
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d, "%s", dir);
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (strncmp(e->d_name, "valid-", 6))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		struct res r = PTL("show", path);
+
+		assert_exit(r, 0);
+		res_free(&r);
+		n++;
+	}
+	closedir(d);
+	cr_assert_gt(n, 0);
+}
+
+/* Exit 2 with exactly one line on stderr. */
+static void one_line_error(struct res r, const char *file)
+{
+	assert_exit(r, 2);
+	cr_assert(r.errlen > 1 && r.err[r.errlen - 1] == '\n' &&
+			  !memchr(r.err, '\n', r.errlen - 1),
+		  "%s: want one line on stderr, got:\n%s", file, r.err);
+	cr_assert_null(strstr(r.out, "ptloom: FAIL"), "%s", r.out);
+	res_free(&r);
+}
+
+Test(issue4, bad_corpus_files_are_input_errors)
+{
+	const char *dir = env_or("PTLOOM_CORPUS", "tests/corpus");
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d, "%s", dir);
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (strncmp(e->d_name, "bad-", 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		one_line_error(PTL("replay", path, "--", example("bank")),
+			       path);
+		one_line_error(PTL("show", path), path);
+		n++;
+	}
+	closedir(d);
+	cr_assert_gt(n, 20, "only %d bad-* files in %s", n, dir);
+}
+
+Test(issue4, missing_schedule_is_an_input_error)
+{
+	one_line_error(PTL("replay", in_tmp("nope.pb"), "--", example("bank")),
+		       "nope.pb");
+	one_line_error(PTL("show", in_tmp("nope.pb")), "nope.pb");
+	one_line_error(PTL("show", tmp), "a directory");
+}
+
+/* --- issue 5: atomics and races ----------------------------------------- */
+
+Test(issue5, counter_race_missed_with_sync_points)
+{
+	struct res r = RUN(target("counter_race"), "--seed", SEED, "--points",
+			   "sync");
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	res_free(&r);
+}
+
+static void found_with(const char *program, const char *points,
+		       const char *where)
+{
+	struct res r = RUN(program, "--seed", SEED, "--points", points,
+			   "--timeout", "5");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+	char *j = report();
+
+	assert_json(j, "kind", "crash");
+	assert_json(j, "signal", "SIGABRT");
+	if (where)
+		assert_contains(json_get(j, "location"), where,
+				"the location");
+	free(j);
+	res_free(&r);
+}
+
+static void passes_complete_with(const char *program, const char *points)
+{
+	struct res r = RUN(program, "--seed", SEED, "--points", points,
+			   "--timeout", "5", "--max-time", "90");
+
+	assert_exit(r, 0);
+	char *s = summary(&r);
+
+	assert_contains(s, "complete to preemption bound 2", "the summary");
+	free(s);
+	res_free(&r);
+}
+
+Test(issue5, counter_race_found_with_race_points)
+{
+	found_with(target("counter_race"), "races", "counter_race.c");
+	found_with(target("counter_race_O2"), "races", "counter_race.c");
+}
+
+Test(issue5, bank_nolock_found_with_race_points)
+{
+	found_with(target("bank_nolock"), "races", NULL);
+}
+
+Test(issue5, bank_nolock_O2_found_with_race_points)
+{
+	found_with(target("bank_nolock_O2"), "races", NULL);
+}
+
+Test(issue5, bank_locked_passes_with_race_points)
+{
+	passes_complete_with(target("bank_locked"), "races");
+}
+
+Test(issue5, treiber_aba_found_with_atomic_points)
+{
+	found_with(target("treiber_aba"), "atomics", "treiber_aba.c");
+}
+
+Test(issue5, treiber_ok_passes_with_atomic_points)
+{
+	passes_complete_with(target("treiber_ok"), "atomics");
+}
+
+Test(issue5, peterson_passes_complete_without_hanging)
+{
+	passes_complete_with(target("peterson"), "races");
+}
+
+Test(issue5, spsc_ring_found_with_race_points)
+{
+	found_with(target("spsc_ring"), "races", "consumer");
+}
+
+Test(issue5, races_command_names_the_racy_source)
+{
+	struct res r = PTL("races", "--seed", SEED, "--",
+			   target("counter_race"));
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "counter_race.c", "ptloom races' output");
+	res_free(&r);
+}
+
+Test(issue5, races_command_passes_a_locked_program)
+{
+	struct res r = PTL("races", "--seed", SEED, "--",
+			   target("bank_locked"));
+
+	assert_exit(r, 0);
+	res_free(&r);
+}

@@ -112,24 +112,25 @@ Test(sched, single_enabled_current_has_one_alternative)
 	cr_assert_str_eq(alts(2, 0), "T00");
 }
 
-Test(sched, blocked_current_makes_lowest_enabled_default_and_all_free)
+/* A free switch: round-robin order after the thread that stopped. */
+Test(sched, blocked_current_passes_round_robin_and_all_free)
 {
 	enable(0, OP_CALL, 0);
 	block(1, 0x40);
 	enable(2, OP_CALL, 0);
 	enable(3, OP_CALL, 0);
-	cr_assert_str_eq(alts(4, 1), "T00 T20 T30");
+	cr_assert_str_eq(alts(4, 1), "T20 T30 T00");
 
 	block(0, 0x50);
 	cr_assert_str_eq(alts(4, 1), "T20 T30");
 }
 
-Test(sched, exited_current_makes_lowest_enabled_default_and_all_free)
+Test(sched, exited_current_passes_round_robin_and_all_free)
 {
 	enable(1, OP_CALL, 0);
 	enable(3, OP_CALL, 0);
 	th[2].state = SCHED_DEAD;
-	cr_assert_str_eq(alts(4, 2), "T10 T30");
+	cr_assert_str_eq(alts(4, 2), "T30 T10");
 }
 
 Test(sched, no_current_thread_means_lowest_enabled_first_and_free)
@@ -148,24 +149,27 @@ Test(sched, current_out_of_range_is_treated_as_no_current)
 }
 
 /*
- * sched.c: "the yielder runs again only when nobody else can: letting it
- * spin on unchanged state explores nothing new".  (sched.h's overview
- * still says the yielder comes last.)
+ * Yields: the threads that are not yielding come first, in round-robin
+ * order after the yielder, for free; the other yielders follow and the
+ * yielder itself comes last, and those cost a preemption while a thread
+ * that is not yielding could run (so spinning threads cannot pass the
+ * turn to each other forever while the thread they wait for is ready).
  */
-Test(sched, yield_is_round_robin_free_and_the_yielder_waits)
+Test(sched, yield_is_round_robin_free_with_the_yielder_last)
 {
 	enable(0, OP_CALL, 0);
 	enable(1, OP_CALL, 0);
 	yielding(2);
 	enable(3, OP_CALL, 0);
-	cr_assert_str_eq(alts(4, 2), "T30 T00 T10");
+	cr_assert_str_eq(alts(4, 2), "T30 T00 T10 T21");
+	cr_assert_eq(c.alts[3].yield, 1);
 
 	/* wrap-around from the last thread */
 	setup();
 	enable(0, OP_CALL, 0);
 	enable(1, OP_CALL, 0);
 	yielding(3);
-	cr_assert_str_eq(alts(4, 3), "T00 T10");
+	cr_assert_str_eq(alts(4, 3), "T00 T10 T31");
 }
 
 Test(sched, yield_skips_blocked_and_dead_threads)
@@ -174,10 +178,10 @@ Test(sched, yield_skips_blocked_and_dead_threads)
 	block(2, 0x40);
 	enable(4, OP_CALL, 0);
 	enable(0, OP_CALL, 0);
-	cr_assert_str_eq(alts(5, 1), "T40 T00");
+	cr_assert_str_eq(alts(5, 1), "T40 T00 T11");
 }
 
-Test(sched, lone_yielder_continues)
+Test(sched, lone_yielder_continues_for_free)
 {
 	yielding(0);
 	block(1, 0x40);
@@ -185,20 +189,44 @@ Test(sched, lone_yielder_continues)
 	cr_assert_eq(c.alts[0].yield, 1);
 }
 
-Test(sched, two_yielders_alternate)
+Test(sched, yielders_alone_pass_the_turn_for_free)
 {
 	yielding(0);
 	yielding(1);
-	cr_assert_str_eq(alts(2, 0), "T10");
-	cr_assert_str_eq(alts(2, 1), "T00");
+	yielding(2);
+	cr_assert_str_eq(alts(3, 0), "T10 T20 T00");
+	cr_assert_str_eq(alts(3, 1), "T20 T00 T10");
 }
 
-Test(sched, yield_of_a_non_current_thread_does_not_reorder)
+Test(sched, other_yielders_cost_one_while_a_busy_thread_waits)
+{
+	yielding(0);
+	yielding(1);
+	enable(2, OP_CALL, 0);
+	cr_assert_str_eq(alts(3, 0), "T20 T11 T01");
+
+	/* after a block too */
+	setup();
+	block(0, 0x10);
+	yielding(1);
+	enable(2, OP_CALL, 0);
+	cr_assert_str_eq(alts(3, 0), "T20 T11");
+}
+
+Test(sched, yielders_after_a_block_are_free_when_nobody_else_runs)
+{
+	block(0, 0x10);
+	yielding(1);
+	yielding(2);
+	cr_assert_str_eq(alts(3, 0), "T10 T20");
+}
+
+Test(sched, yielders_come_after_preemptions_of_busy_threads)
 {
 	enable(0, OP_CALL, 0);
 	yielding(1);
 	enable(2, OP_CALL, 0);
-	cr_assert_str_eq(alts(3, 0), "T00 T11 T21");
+	cr_assert_str_eq(alts(3, 0), "T00 T21 T11");
 }
 
 Test(sched, timeout_costs_one_while_someone_is_enabled)
@@ -269,5 +297,5 @@ Test(sched, timeouts_follow_a_yield)
 	yielding(0);
 	enable(1, OP_CALL, 0);
 	block_timed(2, 0x20, 10);
-	cr_assert_str_eq(alts(3, 0), "T10 T21t");
+	cr_assert_str_eq(alts(3, 0), "T10 T01 T21t");
 }
