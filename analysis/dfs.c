@@ -80,8 +80,9 @@ static bool push_prefix(struct dfs *d, int which, const uint16_t *pairs,
 		d->prefixes[which] = n;
 		d->capprefixes[which] = cap;
 	}
-	memcpy(d->prefixes[which] + d->nprefixes[which], pairs,
-	       2 * len * sizeof(*pairs));
+	if (len)
+		memcpy(d->prefixes[which] + d->nprefixes[which], pairs,
+		       2 * len * sizeof(*pairs));
 	d->items[which][d->nitems[which]++] =
 		(struct item){ d->nprefixes[which], len, sleep, nsleep };
 	d->nprefixes[which] += 2 * len;
@@ -125,8 +126,9 @@ static bool next_item(struct dfs *d)
 			d->prefix = malloc((2 * it->len + 1) * sizeof(uint16_t));
 			if (!d->prefix)
 				return false;
-			memcpy(d->prefix, d->prefixes[0] + it->off,
-			       2 * it->len * sizeof(uint16_t));
+			if (it->len)
+				memcpy(d->prefix, d->prefixes[0] + it->off,
+				       2 * it->len * sizeof(uint16_t));
 			d->plen = it->len;
 			free(d->root_sleep);
 			d->root_sleep = it->sleep;
@@ -370,7 +372,9 @@ static int dfs_pick(void *ctx, const struct choice *c)
 		uint16_t *pairs = malloc((2 * (pos + 1)) * sizeof(uint16_t));
 
 		if (pairs) {
-			memcpy(pairs, d->prefix, 2 * d->plen * sizeof(uint16_t));
+			if (d->plen)
+				memcpy(pairs, d->prefix,
+				       2 * d->plen * sizeof(uint16_t));
 			for (size_t k = 0; k < d->depth - 1; k++) {
 				pairs[2 * (d->plen + k)] = d->stack[k].chosen;
 				pairs[2 * (d->plen + k) + 1] =

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
 #include "../analysis/explore.h"
@@ -65,8 +66,23 @@ int load_any_schedule(const char *path, struct schedule *s);
 int load_any_schedule(const char *path, struct schedule *s)
 {
 	char err[512] = "";
-	FILE *f = fopen(path, "rb");
 	char head[8] = { 0 };
+	struct stat sb;
+
+	if (stat(path, &sb)) {
+		fprintf(stderr, "ptloom: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		fprintf(stderr, "ptloom: %s: not a regular file\n", path);
+		return -1;
+	}
+	if (!sb.st_size) {
+		fprintf(stderr, "ptloom: %s: empty file, not a schedule\n",
+			path);
+		return -1;
+	}
+	FILE *f = fopen(path, "rb");
 
 	if (!f) {
 		fprintf(stderr, "ptloom: %s: %s\n", path, strerror(errno));
@@ -482,7 +498,48 @@ int cmd_minimize(int argc, char **argv)
 	       ms.runs);
 	printf("saved: %s\nreplay: ptloom replay %s -- %s\n", path, path,
 	       quoted);
-	printf("ptloom: FAIL %s (minimized)\n", desc);
+	char summary[800];
+
+	snprintf(summary, sizeof(summary), "ptloom: FAIL %s (minimized)", desc);
+	printf("%s\n", summary);
+	if (rs.co.report) {
+		char cmd[8192];
+
+		snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s", path, quoted);
+		struct report rep = {
+			.command = "minimize",
+			.verdict = "fail",
+			.strategy = rs.sch.strategy,
+			.runs = ms.runs,
+			.complete = true,
+			.preemption_bound = (int)rs.sch.preemption_bound,
+			.seed = rs.sch.seed,
+			.summary = summary,
+			.has_failure = true,
+			.kind = failure_kind_name(best.failure),
+			.signal = best.failure == FAIL_CRASH
+					  ? strdup(signal_name(best.signal))
+					  : NULL,
+			.exit_status = best.failure == FAIL_EXIT
+					       ? best.exit_status
+					       : -1,
+			.thread = best.thread,
+			.location = best.location,
+			.message = best.message,
+			.output = best.output,
+			.preemptions = (int)best.preemptions,
+			.schedule_file = rs.path,
+			.minimized_file = path,
+			.replay_command = cmd,
+			.diverged_at = -1,
+			.program = rs.prog.display,
+		};
+
+		if (report_write(&rep, rs.co.report_format, rs.co.report))
+			fprintf(stderr, "ptloom: cannot write %s\n",
+				rs.co.report);
+		free((char *)rep.signal);
+	}
 	run_result_free(&best);
 	teardown(&rs);
 	return EXIT_FAIL;

@@ -474,7 +474,7 @@ int cmd_run(int argc, char **argv)
 					      co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n", co.report);
 	}
-	if (!co.quiet && (er.nrace_points || er.nspin_points))
+	if (!co.quiet && isatty(2) && (er.nrace_points || er.nspin_points))
 		fprintf(stderr, "ptloom: %zu racy instructions (%llu accesses "
 				"observed in %.2f s), %zu spin points\n",
 			er.nrace_points, (unsigned long long)er.accesses,
