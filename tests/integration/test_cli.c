@@ -1507,9 +1507,15 @@ Test(issue5, bank_nolock_found_with_race_points)
 	found_with(target("bank_nolock"), "races", NULL);
 }
 
-Test(issue5, bank_nolock_O2_found_with_race_points)
+/*
+ * At -O2 gcc loads balance once for the check and the subtraction, so the
+ * overdraft the assert looks for cannot happen (two withdrawals race to a
+ * lost update that leaves 0).  With race points every schedule of the
+ * racy load and store must still be explored to the end and pass.
+ */
+Test(issue5, bank_nolock_O2_explored_with_race_points)
 {
-	found_with(target("bank_nolock_O2"), "races", NULL);
+	passes_complete_with(target("bank_nolock_O2"), "races");
 }
 
 Test(issue5, bank_locked_passes_with_race_points)
