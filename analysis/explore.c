@@ -12,6 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "explore.h"
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include "discover.h"
 #include "strategy.h"
 
@@ -82,7 +86,8 @@ static bool add_point(struct explore_result *r, uint64_t addr, uint8_t kind)
 #define MAX_SPIN_POINTS 16
 #define HYBRID_AFTER 200
 
-int explore(const struct explore_opts *o0, struct explore_result *r)
+static int explore_serial(const struct explore_opts *o0,
+			  struct explore_result *r)
 {
 	struct dfs *d = NULL;
 	struct sampler *smp = NULL;
@@ -153,7 +158,11 @@ restart:
 		bool sample = d && hs && r->runs >= HYBRID_AFTER &&
 			      (r->runs % 4 == 3);
 
-		if (!sample && !d && o->max_runs && r->runs >= o->max_runs)
+		if (!sample && !d && o->only_run && r->runs >= 1)
+			break;
+		if (!sample && !d && o->max_runs &&
+		    r->runs * (o->stride ? o->stride : 1) + (uint64_t)o->worker >=
+			    o->max_runs)
 			break;
 		if ((o->max_runs && r->runs >= o->max_runs) ||
 		    (o->max_time > 0 && now() - t0 >= o->max_time)) {
@@ -164,8 +173,13 @@ restart:
 			r->complete = true;
 			break;
 		}
+		uint64_t number = r->runs * (o->stride ? o->stride : 1) +
+				  (uint64_t)o->worker;
+
+		if (o->only_run)
+			number = o->only_run - 1;
 		if (smp)
-			sampler_begin(smp, r->runs, est_steps);
+			sampler_begin(smp, number, est_steps);
 		if (sample)
 			sampler_begin(hs, r->samples++, est_steps);
 		struct strategy hstrat = sample ? sampler_strategy(hs) : s;
@@ -241,7 +255,7 @@ restart:
 		}
 		if (rr.failure != FAIL_NONE) {
 			r->fail = rr;
-			r->fail_run = r->runs - 1;
+			r->fail_run = number;
 			r->verdict = VERDICT_FAIL;
 			break;
 		}
@@ -268,4 +282,144 @@ void explore_result_free(struct explore_result *r)
 		run_result_free(&r->fail);
 	if (r->have_pass)
 		run_result_free(&r->pass);
+}
+
+/*
+ * -j N for the samplers: worker k runs samples k, k+N, k+2N, ... (each a
+ * pure function of the seed and its number) and reports the first failing
+ * number with the points it used; the parent runs that sample again to
+ * have the whole result.  Systematic search stays serial.
+ */
+static int explore_parallel(const struct explore_opts *o,
+			    struct explore_result *r)
+{
+	int jobs = o->jobs, fds[64][2];
+	pid_t pids[64];
+	cpu_set_t set;
+	int cpus[64], ncpu = 0;
+
+	if (jobs > 64)
+		jobs = 64;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int i = 0; i < CPU_SETSIZE && ncpu < 64; i++)
+			if (CPU_ISSET(i, &set))
+				cpus[ncpu++] = i;
+	for (int k = 0; k < jobs; k++) {
+		if (pipe(fds[k]))
+			return explore_serial(o, r);
+		pids[k] = fork();
+		if (pids[k] < 0)
+			return explore_serial(o, r);
+		if (pids[k] == 0) {
+			struct explore_opts w = *o;
+			struct explore_result wr;
+			cpu_set_t one;
+
+			close(fds[k][0]);
+			w.jobs = 1;
+			w.worker = k;
+			w.stride = jobs;
+			w.progress = false;
+			if (ncpu) {
+				w.cfg.cpu = cpus[k % ncpu];
+				CPU_ZERO(&one);
+				CPU_SET(w.cfg.cpu, &one);
+				sched_setaffinity(0, sizeof(one), &one);
+			}
+			explore_serial(&w, &wr);
+			FILE *f = fdopen(fds[k][1], "w");
+
+			if (f) {
+				fprintf(f, "%d %llu %llu %zu\n", wr.verdict,
+					(unsigned long long)wr.runs,
+					(unsigned long long)wr.fail_run,
+					wr.npoints);
+				for (size_t i = 0; i < wr.npoints; i++)
+					fprintf(f, "%llx %u\n",
+						(unsigned long long)
+							wr.points[i].addr,
+						wr.points[i].kind);
+				fclose(f);
+			}
+			_exit(0);
+		}
+		close(fds[k][1]);
+	}
+	memset(r, 0, sizeof(*r));
+	r->verdict = VERDICT_PASS;
+	uint64_t fail_run = UINT64_MAX;
+	struct user_point *fail_points = NULL;
+	size_t nfail_points = 0;
+
+	for (int k = 0; k < jobs; k++) {
+		FILE *f = fdopen(fds[k][0], "r");
+		int v = VERDICT_ERROR;
+		unsigned long long runs = 0, fr = 0;
+		size_t np = 0;
+
+		if (f && fscanf(f, "%d %llu %llu %zu", &v, &runs, &fr, &np) == 4) {
+			r->runs += runs;
+			struct user_point *pts = calloc(np + 1, sizeof(*pts));
+
+			for (size_t i = 0; pts && i < np; i++) {
+				unsigned long long a;
+				unsigned kind;
+
+				if (fscanf(f, "%llx %u", &a, &kind) == 2)
+					pts[i] = (struct user_point){ a,
+								      (uint8_t)kind };
+			}
+			if (v == VERDICT_FAIL && fr < fail_run) {
+				fail_run = fr;
+				free(fail_points);
+				fail_points = pts;
+				nfail_points = np;
+				/* the others need not go on */
+				for (int j = 0; j < jobs; j++)
+					if (j != k)
+						kill(pids[j], SIGTERM);
+			} else {
+				free(pts);
+				if (v == VERDICT_INCOMPLETE &&
+				    r->verdict == VERDICT_PASS)
+					r->verdict = VERDICT_INCOMPLETE;
+				if (v == VERDICT_ERROR)
+					r->verdict = VERDICT_ERROR;
+			}
+		} else if (r->verdict == VERDICT_PASS && fail_run == UINT64_MAX) {
+			r->verdict = VERDICT_ERROR;
+			snprintf(r->error, sizeof(r->error),
+				 "a parallel worker failed");
+		}
+		if (f)
+			fclose(f);
+	}
+	for (int k = 0; k < jobs; k++)
+		waitpid(pids[k], NULL, 0);
+	if (fail_run == UINT64_MAX) {
+		free(fail_points);
+		return 0;
+	}
+	/* the failing sample once more, here, for its whole result */
+	struct explore_opts one = *o;
+
+	one.jobs = 1;
+	one.only_run = fail_run + 1;
+	one.cfg.user_points = fail_points;
+	one.cfg.nuser_points = nfail_points;
+	one.cfg.points &= ~POINTS_RACES;
+	uint64_t total = r->runs;
+	int e = explore_serial(&one, r);
+
+	r->runs = total;
+	r->fail_run = fail_run;
+	free(fail_points);
+	return e;
+}
+
+int explore(const struct explore_opts *o, struct explore_result *r)
+{
+	if (o->jobs > 1 && o->strategy != STRAT_DFS && !o->only_run)
+		return explore_parallel(o, r);
+	return explore_serial(o, r);
 }

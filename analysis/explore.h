@@ -32,6 +32,9 @@ struct explore_opts {
 	bool output;		   /* --output: show every run's output */
 	int spin_ms;		   /* spin detection, 0 = off */
 	bool hybrid;		   /* dfs: interleave PCT samples */
+	int jobs;		   /* random/pct: parallel workers */
+	int worker, stride;	   /* this worker runs worker + k*stride */
+	uint64_t only_run;	   /* run just sample only_run-1 */
 	int discovery_runs;	   /* --points races: discovery executions */
 	uint64_t discovery_budget; /* accesses observed per discovery run */
 };
