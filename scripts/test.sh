@@ -5,7 +5,11 @@
 #   bash scripts/test.sh                     # everything
 #   bash scripts/test.sh --suite unit        # one suite
 #
-# Exits with meson test's status.
+# Under CI (CI=true) or with PTLOOM_SANITIZE=1 it then builds ptloom once
+# more with AddressSanitizer and UBSan and runs the unit tests and the
+# lighter integration groups on that build.
+#
+# Exits non-zero when any of it failed.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,3 +18,21 @@ cd "$root"
 
 bash scripts/setup.sh || exit 1
 meson test -C "$build" --print-errorlogs --num-processes 2 "$@"
+status=$?
+
+if [ "${CI:-}" = true ] || [ "${PTLOOM_SANITIZE:-}" = 1 ]; then
+	san="$build-sanitize"
+	echo
+	echo "== ptloom built with -fsanitize=address,undefined"
+	if [ ! -f "$san/build.ninja" ]; then
+		meson setup "$san" -Db_sanitize=address,undefined \
+			-Db_lundef=false >/dev/null || exit 1
+	fi
+	ninja -C "$san" >/dev/null || exit 1
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	PTLOOM_TEST_SLOWDOWN=3 \
+		meson test -C "$san" --print-errorlogs --num-processes 2 \
+		--suite unit cli-issue2 cli-issue4 || status=1
+fi
+exit $status

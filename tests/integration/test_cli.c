@@ -44,7 +44,17 @@
 #include <unistd.h>
 
 #define SEED "1"
-#define CMD_TIMEOUT 60 /* seconds per ptloom command */
+/* seconds per ptloom command; PTLOOM_TEST_SLOWDOWN=N multiplies it for
+ * sanitizer builds, which run ptloom several times slower */
+#define CMD_TIMEOUT (60 * slowdown())
+
+static int slowdown(void)
+{
+	const char *s = getenv("PTLOOM_TEST_SLOWDOWN");
+	int n = s ? atoi(s) : 1;
+
+	return n > 0 && n < 100 ? n : 1;
+}
 #define MAXARGS 64
 
 /* --- environment -------------------------------------------------------- */
