@@ -33,6 +33,7 @@ if [ "${CI:-}" = true ] || [ "${PTLOOM_SANITIZE:-}" = 1 ]; then
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	PTLOOM_TEST_SLOWDOWN=3 \
 		meson test -C "$san" --print-errorlogs --num-processes 2 \
-		--suite unit cli-issue2 cli-issue4 || status=1
+		futex sched minimize schedule symbols disasm dfs races \
+		cli-issue2 cli-issue4 || status=1
 fi
 exit $status
