@@ -98,17 +98,48 @@ static void walk(const struct schedule *s,
 	}
 }
 
+/* The sched under explanation, for the lines that need context. */
+static const struct schedule *cur_sched;
+
+/* At a preemption: which thread was stopped and what it was about to do
+ * (its next event), e.g. "T1 access(&counter) at counter_race.c:20". */
+static void preempted(const struct event *e, char *buf, size_t len)
+{
+	const struct schedule *s = cur_sched;
+	size_t i = (size_t)(e - s->events);
+
+	buf[0] = 0;
+	if (!s || i == 0 || i >= s->nevents)
+		return;
+	unsigned victim = s->events[i - 1].thread;
+
+	if (victim == e->thread)
+		return;
+	for (size_t j = i + 1; j < s->nevents; j++)
+		if (s->events[j].thread == victim) {
+			event_line(&s->events[j], s->syms, s->nsyms, NULL, 0,
+				   buf, len);
+			return;
+		}
+}
+
 static void text_line(void *ctx, const struct event *e, const char *text,
 		      size_t collapsed, unsigned who)
 {
 	FILE *f = ctx;
+	char was[600];
 
 	if (collapsed) {
 		fprintf(f, "         T%u runs %zu steps\n", who, collapsed);
 		return;
 	}
-	fprintf(f, "  %5u  %s%s\n", e->step, text,
-		e->preempt ? "    <-- preemption" : "");
+	if (!e->preempt) {
+		fprintf(f, "  %5u  %s\n", e->step, text);
+		return;
+	}
+	preempted(e, was, sizeof(was));
+	fprintf(f, "  %5u  %s    <-- preemption%s%s%s\n", e->step, text,
+		was[0] ? " (stops " : "", was, was[0] ? ")" : "");
 }
 
 static void show_text(FILE *f, const struct schedule *s, const char *path)
@@ -175,8 +206,16 @@ static void md_line(void *ctx, const struct event *e, const char *text,
 			esc[k++] = *p;
 	}
 	esc[k] = 0;
-	if (e->preempt)
-		fprintf(f, "    Note over T%u: preemption\n", who);
+	if (e->preempt) {
+		char was[600];
+
+		preempted(e, was, sizeof(was));
+		for (char *c = was; *c; c++)
+			if (*c == ';' || *c == '#')
+				*c = ',';
+		fprintf(f, "    Note over T%u: preemption%s%s\n", who,
+			was[0] ? ", stops " : "", was);
+	}
 	fprintf(f, "    T%u->>T%u: %u %s\n", who, who, e->step, esc);
 }
 
@@ -275,6 +314,13 @@ static void show_json(FILE *f, const struct schedule *s)
 			(unsigned long long)e->pc,
 			e->preempt ? "true" : "false");
 		json_string(f, line);
+		if (e->preempt) {
+			char was[600];
+
+			preempted(e, was, sizeof(was));
+			fprintf(f, ", \"preempted\": ");
+			json_string(f, was[0] ? was : NULL);
+		}
 		fprintf(f, " }");
 	}
 	fprintf(f, "\n  ]\n}\n");
@@ -329,6 +375,7 @@ int cmd_show(int argc, char **argv)
 
 	if (load_any_schedule(argv[optind], &s))
 		return EXIT_USAGE;
+	cur_sched = &s;
 	switch (fmt) {
 	case FMT_TEXT:
 		show_text(stdout, &s, argv[optind]);
