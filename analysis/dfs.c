@@ -30,8 +30,9 @@ struct node {
 };
 
 struct item {
-	size_t off;		/* into prefixes[] */
-	uint32_t len;
+	long snap;		/* the run whose path is the prefix, -1: none */
+	uint32_t len;		/* decisions taken from that path */
+	uint16_t alt, nalts;	/* then this costly alternative */
 	struct alt *sleep;	/* asleep at the item's first fresh node */
 	int nsleep;
 };
@@ -42,8 +43,11 @@ struct dfs {
 	/* items of the current and the next bound */
 	struct item *items[2];
 	size_t nitems[2], capitems[2], next_item;
-	uint16_t *prefixes[2];	/* decision indices; pairs (index, nalts) */
-	size_t nprefixes[2], capprefixes[2];
+	/* the decision paths of runs that queued items, pairs (index,
+	 * nalts): one copy per run, not one per queued alternative */
+	uint16_t **snaps;
+	size_t nsnaps, capsnaps;
+	long cur_snap;		/* this run's path, once an item needs it */
 	/* the item being explored */
 	uint16_t *prefix;	/* pairs */
 	uint32_t plen;
@@ -58,8 +62,7 @@ struct dfs {
 	uint64_t pruned;
 };
 
-static bool push_prefix(struct dfs *d, int which, const uint16_t *pairs,
-			uint32_t len, struct alt *sleep, int nsleep)
+static bool push_item(struct dfs *d, int which, struct item it)
 {
 	if (d->nitems[which] == d->capitems[which]) {
 		size_t cap = d->capitems[which] ? d->capitems[which] * 2 : 64;
@@ -70,23 +73,28 @@ static bool push_prefix(struct dfs *d, int which, const uint16_t *pairs,
 		d->items[which] = n;
 		d->capitems[which] = cap;
 	}
-	while (d->nprefixes[which] + 2 * len > d->capprefixes[which]) {
-		size_t cap = d->capprefixes[which] ? d->capprefixes[which] * 2
-						   : 4096;
-		uint16_t *n = realloc(d->prefixes[which], cap * sizeof(*n));
-
-		if (!n)
-			return false;
-		d->prefixes[which] = n;
-		d->capprefixes[which] = cap;
-	}
-	if (len)
-		memcpy(d->prefixes[which] + d->nprefixes[which], pairs,
-		       2 * len * sizeof(*pairs));
-	d->items[which][d->nitems[which]++] =
-		(struct item){ d->nprefixes[which], len, sleep, nsleep };
-	d->nprefixes[which] += 2 * len;
+	d->items[which][d->nitems[which]++] = it;
 	return true;
+}
+
+/* Keep the path of the run that just ended if items refer to it. */
+static void snapshot(struct dfs *d)
+{
+	if (d->cur_snap < 0)
+		return;
+	size_t n = d->plen + d->depth;
+	uint16_t *p = malloc((2 * n + 1) * sizeof(*p));
+
+	if (p) {
+		if (d->plen)
+			memcpy(p, d->prefix, 2 * d->plen * sizeof(*p));
+		for (size_t k = 0; k < d->depth; k++) {
+			p[2 * (d->plen + k)] = d->stack[k].chosen;
+			p[2 * (d->plen + k) + 1] = d->stack[k].nalts;
+		}
+	}
+	d->snaps[d->cur_snap] = p;
+	d->cur_snap = -1;
 }
 
 struct dfs *dfs_new(int bound, bool sleep_sets)
@@ -97,7 +105,8 @@ struct dfs *dfs_new(int bound, bool sleep_sets)
 		return NULL;
 	d->bound = bound < 0 ? 0 : bound;
 	d->sleep_sets = sleep_sets;
-	push_prefix(d, 0, NULL, 0, NULL, 0);
+	d->cur_snap = -1;
+	push_item(d, 0, (struct item){ .snap = -1 });
 	return d;
 }
 
@@ -121,15 +130,22 @@ static bool next_item(struct dfs *d)
 	for (;;) {
 		if (d->next_item < d->nitems[0]) {
 			struct item *it = &d->items[0][d->next_item++];
+			uint32_t len = it->snap < 0 ? 0 : it->len + 1;
 
 			free(d->prefix);
-			d->prefix = malloc((2 * it->len + 1) * sizeof(uint16_t));
+			d->prefix = malloc((2 * len + 1) * sizeof(uint16_t));
 			if (!d->prefix)
 				return false;
-			if (it->len)
-				memcpy(d->prefix, d->prefixes[0] + it->off,
-				       2 * it->len * sizeof(uint16_t));
-			d->plen = it->len;
+			if (it->snap >= 0) {
+				if (!d->snaps[it->snap])
+					return false;
+				if (it->len)
+					memcpy(d->prefix, d->snaps[it->snap],
+					       2 * it->len * sizeof(uint16_t));
+				d->prefix[2 * it->len] = it->alt;
+				d->prefix[2 * it->len + 1] = it->nalts;
+			}
+			d->plen = len;
 			free(d->root_sleep);
 			d->root_sleep = it->sleep;
 			d->nroot_sleep = it->nsleep;
@@ -142,17 +158,11 @@ static bool next_item(struct dfs *d)
 		if (d->cur >= d->bound || !d->nitems[1])
 			return false;
 		free(d->items[0]);
-		free(d->prefixes[0]);
 		d->items[0] = d->items[1];
 		d->nitems[0] = d->nitems[1];
 		d->capitems[0] = d->capitems[1];
-		d->prefixes[0] = d->prefixes[1];
-		d->nprefixes[0] = d->nprefixes[1];
-		d->capprefixes[0] = d->capprefixes[1];
 		d->items[1] = NULL;
-		d->prefixes[1] = NULL;
 		d->nitems[1] = d->capitems[1] = 0;
-		d->nprefixes[1] = d->capprefixes[1] = 0;
 		d->next_item = 0;
 		d->cur++;
 	}
@@ -160,6 +170,7 @@ static bool next_item(struct dfs *d)
 
 bool dfs_next(struct dfs *d)
 {
+	snapshot(d);
 	d->pos = 0;
 	d->diverged = false;
 	d->pruned_run = false;
@@ -369,31 +380,33 @@ static int dfs_pick(void *ctx, const struct choice *c)
 		}
 	/* costly edges are items of the next bound */
 	if (d->cur < d->bound) {
-		uint16_t *pairs = malloc((2 * (pos + 1)) * sizeof(uint16_t));
+		for (int i = 0; i < n->nalts; i++) {
+			if (!n->alts[i].cost || n->done[i])
+				continue;
+			if (d->cur_snap < 0) {
+				if (d->nsnaps == d->capsnaps) {
+					size_t cap = d->capsnaps ? d->capsnaps * 2
+								 : 64;
+					uint16_t **ns = realloc(
+						d->snaps, cap * sizeof(*ns));
 
-		if (pairs) {
-			if (d->plen)
-				memcpy(pairs, d->prefix,
-				       2 * d->plen * sizeof(uint16_t));
-			for (size_t k = 0; k < d->depth - 1; k++) {
-				pairs[2 * (d->plen + k)] = d->stack[k].chosen;
-				pairs[2 * (d->plen + k) + 1] =
-					d->stack[k].nalts;
+					if (!ns)
+						break;
+					d->snaps = ns;
+					d->capsnaps = cap;
+				}
+				d->snaps[d->nsnaps] = NULL;
+				d->cur_snap = (long)d->nsnaps++;
 			}
-			for (int i = 0; i < n->nalts; i++) {
-				if (!n->alts[i].cost || n->done[i])
-					continue;
-				pairs[2 * pos] = (uint16_t)i;
-				pairs[2 * pos + 1] = n->nalts;
-				struct alt *sl = NULL;
-				int nsl = 0;
+			struct alt *sl = NULL;
+			int nsl = 0;
 
-				if (d->sleep_sets && n->kind == DEC_RUN)
-					sl = item_sleep(n, i, &nsl);
-				push_prefix(d, 1, pairs, (uint32_t)pos + 1, sl,
-					    nsl);
-			}
-			free(pairs);
+			if (d->sleep_sets && n->kind == DEC_RUN)
+				sl = item_sleep(n, i, &nsl);
+			push_item(d, 1,
+				  (struct item){ d->cur_snap, (uint32_t)pos,
+						 (uint16_t)i, n->nalts, sl,
+						 nsl });
 		}
 	}
 	/* the first free alternative that is awake */
@@ -451,7 +464,9 @@ void dfs_free(struct dfs *d)
 		for (size_t k = 0; k < d->nitems[i]; k++)
 			free(d->items[i][k].sleep);
 		free(d->items[i]);
-		free(d->prefixes[i]);
 	}
+	for (size_t k = 0; k < d->nsnaps; k++)
+		free(d->snaps[k]);
+	free(d->snaps);
 	free(d);
 }

@@ -253,6 +253,21 @@ restart:
 			run_result_free(&rr);
 			break;
 		}
+		if ((rr.failure == FAIL_HANG || rr.failure == FAIL_LIVELOCK) &&
+		    r->runs == 1 && !rr.preemptions && !sample) {
+			/* the very first, default schedule already exceeds a
+			 * per-run limit: the program is long under ptloom, not
+			 * known to hang; say so rather than report a bug */
+			snprintf(r->error, sizeof(r->error),
+				 "the first run, without any preemption, "
+				 "exceeded %s; raise it for this program",
+				 rr.failure == FAIL_HANG ? "--timeout"
+							 : "--max-steps");
+			r->too_long = true;
+			r->verdict = VERDICT_INCOMPLETE;
+			run_result_free(&rr);
+			break;
+		}
 		if (rr.failure != FAIL_NONE) {
 			r->fail = rr;
 			r->fail_run = number;

@@ -61,6 +61,7 @@ struct explore_result {
 	double discovery_seconds;
 	int restarts;		   /* explorations restarted for a spin */
 	uint64_t samples;	   /* hybrid PCT samples among the runs */
+	bool too_long;		   /* the default schedule hit a limit */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

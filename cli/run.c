@@ -494,6 +494,12 @@ int cmd_run(int argc, char **argv)
 				 (unsigned long long)er.runs, sname);
 		rep.verdict = "pass";
 		code = EXIT_PASS;
+	} else if (er.too_long) {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: INCOMPLETE %s (a limit is not a pass)",
+			 er.error);
+		rep.verdict = "incomplete";
+		code = EXIT_INCOMPLETE;
 	} else if (eo.strategy != STRAT_DFS) {
 		snprintf(summary, sizeof(summary),
 			 "ptloom: INCOMPLETE %llu of %llu runs (%s, %s); no "
