@@ -261,6 +261,8 @@ int session_pick(struct session *s, struct choice *c)
 	return i;
 }
 
+static bool fatal_signal(int sig);
+
 /* Resume a stopped thread: apply a skipped syscall's result, step over a
  * breakpoint, deliver a pending signal. */
 static void resume(struct session *s, struct thread *t, int sig)
@@ -273,8 +275,17 @@ static void resume(struct session *s, struct thread *t, int sig)
 		}
 	} else if (t->stop == STOP_BP) {
 		t->stop = STOP_NONE;
-		if (bp_step_over(s, t) == 0 && t->stop == STOP_SIGNAL)
+		if (bp_step_over(s, t) == 0 && t->stop == STOP_SIGNAL) {
 			sig = t->sig;
+			/* the instruction under the breakpoint faulted */
+			if (fatal_signal(sig)) {
+				s->fatal_thread = t->idx;
+				s->fatal_sig = sig;
+				session_where(s, t, s->fatal_where,
+					      sizeof(s->fatal_where));
+				symbolize_trace(s);
+			}
+		}
 	} else if (t->stop == STOP_SIGNAL && !sig) {
 		sig = t->sig;
 	}
@@ -478,7 +489,20 @@ static void on_clone_event(struct session *s, int parent_idx)
 	if (s->cfg->observer && s->cfg->observer->sync)
 		s->cfg->observer->sync(s->cfg->observer->ctx, parent_idx,
 				       SYNC_FORK, 0, c->idx);
-	resume(s, &s->th[parent_idx], 0);
+	/*
+	 * The return from clone is a scheduling point too: the new thread
+	 * may run before its creator goes on (an order violation: the
+	 * creator initialises what the thread reads only after
+	 * pthread_create).  See tests/targets/order_violation.c.
+	 */
+	p = &s->th[parent_idx];
+	p->stop = STOP_NONE;
+	p->kind = OP_CLONE;
+	p->fn = 0;
+	p->yield = false;
+	p->obj = 0;
+	p->arg = c->idx;
+	reach_point(s, p);
 }
 
 static void on_breakpoint(struct session *s, struct thread *t)

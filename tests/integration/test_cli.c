@@ -969,6 +969,19 @@ Test(issue3, sleep_assume_found)
 	res_free(&r);
 }
 
+/* The creator initialises what the thread reads after pthread_create:
+ * only a switch right after the clone returns exposes it. */
+Test(issue3, order_violation_found_at_bound_1)
+{
+	struct res r = RUN(target("order_violation"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGSEGV in T1 (worker at "
+			   "order_violation.c");
+	assert_contains(r.out, ", bound 1", "the summary");
+	res_free(&r);
+}
+
 Test(issue3, timedlock_abort_found)
 {
 	struct res r = RUN(target("timedlock_abort"), "--seed", SEED);
