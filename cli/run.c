@@ -33,7 +33,7 @@ static void usage(FILE *f)
 	      "hang (default 10)\n"
 	      "      --seed N          seed of every random choice (default "
 	      "0)\n"
-	      "      --points LIST     sync,atomics,races (default sync)\n"
+	      "      --points LIST     sync,atomics,races (default sync,races)\n"
 	      "      --pct-depth D     PCT bug depth (default 3)\n"
 	      "      --no-reduction    dfs without sleep-set reduction\n"
 	      "      --dfs-only        dfs without interleaved PCT samples "
