@@ -8,7 +8,8 @@
 #   PTLOOM_BUILD=/tmp/bb bench/run.sh
 #
 # Knobs (environment): BENCH_NATIVE_RUNS (200), BENCH_PTLOOM_RUNS (200),
-# BENCH_EXAMPLES (space-separated, paths relative to the build directory).
+# BENCH_EXAMPLES (space-separated, paths relative to the build directory),
+# BENCH_DFS (path:bound ...).
 set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,7 +18,7 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 NATIVE_RUNS=${BENCH_NATIVE_RUNS:-200}
 PTLOOM_RUNS=${BENCH_PTLOOM_RUNS:-200}
 EXAMPLES=${BENCH_EXAMPLES:-examples/bank_fixed examples/deadlock_fixed examples/mutex_condvar examples/barrier examples/join_many}
-DFS_PROGRAMS="examples/bank_fixed examples/deadlock_fixed"
+DFS_PROGRAMS=${BENCH_DFS:-examples/bank_fixed:2 examples/deadlock_fixed:2 examples/deadlock_fixed:3}
 RACE_PROGRAMS="tests/counter_race tests/spsc_ring"
 
 die() { echo "bench: $*" >&2; exit 2; }
@@ -28,7 +29,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 	meson setup "$BUILD" "$ROOT" >/dev/null || die "meson setup failed"
 fi
 wanted="ptloom"
-for p in $EXAMPLES $DFS_PROGRAMS $RACE_PROGRAMS; do
+for p in $EXAMPLES ${DFS_PROGRAMS//:[0-9]/} $RACE_PROGRAMS; do
 	case " $wanted " in *" $p "*) ;; *) wanted="$wanted $p" ;; esac
 done
 # Build only what the bench runs; an up-to-date tree is a no-op.
@@ -93,19 +94,22 @@ done
 echo
 
 # --- 2. systematic exploration: sleep sets on / off ------------------------
-echo "2. \`ptloom run\` (dfs, default bound 2) with and without --no-reduction"
-printf '%-16s %-14s %-6s %7s %8s %8s %7s\n' program mode verdict runs seconds runs/s pruned
-for p in $DFS_PROGRAMS; do
+echo "2. \`ptloom run -p BOUND\` (dfs) with and without --no-reduction"
+printf '%-16s %5s %-14s %-6s %7s %8s %8s %7s\n' program bound mode verdict runs seconds runs/s pruned
+# "program:bound"; bound 3 on deadlock_fixed (two locks) is where sleep
+# sets first change the run count
+for pb in $DFS_PROGRAMS; do
+	p=${pb%:*} bound=${pb##*:}
 	bin=$BUILD/$p
 	name=${p##*/}
 	[ -x "$bin" ] || { printf '%-16s (not built)\n' "$name"; continue; }
 	for mode in reduction no-reduction; do
 		flag=; [ $mode = no-reduction ] && flag=--no-reduction
-		pt 120 "$PTLOOM" run $flag -o "$OUT/d" -- "$bin" >"$OUT/stdout" 2>"$OUT/stderr"
+		pt 120 "$PTLOOM" run -p "$bound" $flag -o "$OUT/d" -- "$bin" >"$OUT/stdout" 2>"$OUT/stderr"
 		rc=$?
 		read -r n pruned s rps _ <<<"$(stats_of "$OUT/stderr")"
 		case $rc in 0) v=PASS ;; 1) v=FAIL ;; 3) v=INCOMP ;; *) v="rc=$rc" ;; esac
-		printf '%-16s %-14s %-6s %7s %8s %8s %7s\n' "$name" "$mode" "$v" \
+		printf '%-16s %5s %-14s %-6s %7s %8s %8s %7s\n' "$name" "$bound" "$mode" "$v" \
 			"${n:-?}" "${s:-?}" "${rps:-?}" "${pruned:-?}"
 	done
 done

@@ -78,6 +78,16 @@ void schedule_set_points(struct schedule *s, const struct user_point *p,
 int save_schedule(const struct schedule *s, const char *dir, const char *id,
 		  const char *suffix, char *path, size_t len);
 
+/* The failure a schedule recorded, as a run result (fingerprint fields
+ * only), and described like describe_failure(). */
+void schedule_failure(const struct schedule *s, struct run_result *r);
+void describe_schedule_failure(const struct schedule *s, char *buf,
+			       size_t len);
+/* Run the program following dec by step (lenient); cfg is a
+ * struct session_config.  The minimiser's run function. */
+int run_by_step(void *cfg, const struct decision *dec, size_t n,
+		struct run_result *out);
+
 /* "crash SIGABRT in T2 (withdraw at bank.c:23)" */
 void describe_failure(const struct run_result *r, char *buf, size_t len);
 const char *signal_name(int sig);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/strategy.h"
 
 extern char **environ;
 
@@ -542,7 +543,11 @@ void event_line(const struct event *e, const struct sym_entry *syms,
 			 (long long)e->arg);
 		return;
 	case OP_CLONE:
-		snprintf(buf, len, "%s creates a thread", tname);
+		if (e->arg > 0)
+			snprintf(buf, len, "%s has created T%lld", tname,
+				 (long long)e->arg);
+		else
+			snprintf(buf, len, "%s creates a thread", tname);
 		return;
 	default:
 		break;
@@ -576,4 +581,34 @@ void schedule_set_points(struct schedule *s, const struct user_point *p,
 		return;
 	memcpy(s->user_points, p, n * sizeof(*p));
 	s->nuser_points = n;
+}
+
+void schedule_failure(const struct schedule *s, struct run_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->failure = s->failure;
+	r->signal = s->signal;
+	r->exit_status = s->exit_status;
+	r->thread = s->fail_thread;
+	snprintf(r->location, sizeof(r->location), "%s",
+		 s->location ? s->location : "");
+}
+
+void describe_schedule_failure(const struct schedule *s, char *buf, size_t len)
+{
+	struct run_result r;
+
+	schedule_failure(s, &r);
+	describe_failure(&r, buf, len);
+}
+
+int run_by_step(void *cfg, const struct decision *dec, size_t n,
+		struct run_result *out)
+{
+	struct replay_strategy r;
+
+	replay_init(&r, dec, n, false);
+	struct strategy s = replay_strategy(&r);
+
+	return session_run(cfg, &s, out);
 }

@@ -228,20 +228,6 @@ static void teardown(struct replay_setup *rs)
 	free(rs->co.env_extra);
 }
 
-static void describe_recorded(const struct schedule *s, char *buf, size_t len)
-{
-	struct run_result r;
-
-	memset(&r, 0, sizeof(r));
-	r.failure = s->failure;
-	r.signal = s->signal;
-	r.exit_status = s->exit_status;
-	r.thread = s->fail_thread;
-	snprintf(r.location, sizeof(r.location), "%s",
-		 s->location ? s->location : "");
-	describe_failure(&r, buf, len);
-}
-
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_setup rs;
@@ -308,19 +294,14 @@ int cmd_replay(int argc, char **argv)
 	snprintf(hash, sizeof(hash), "%016llx",
 		 (unsigned long long)r.trace_hash);
 	describe_failure(&r, desc, sizeof(desc));
-	describe_recorded(&rs.sch, rec, sizeof(rec));
+	describe_schedule_failure(&rs.sch, rec, sizeof(rec));
 	int code;
 	bool same = false;
 
 	if (failed) {
 		struct run_result want;
 
-		memset(&want, 0, sizeof(want));
-		want.failure = rs.sch.failure;
-		want.signal = rs.sch.signal;
-		want.exit_status = rs.sch.exit_status;
-		snprintf(want.location, sizeof(want.location), "%s",
-			 rs.sch.location ? rs.sch.location : "");
+		schedule_failure(&rs.sch, &want);
 		same = fingerprint_equal(&r, &want);
 		snprintf(summary, sizeof(summary),
 			 "ptloom: FAIL %s (replay %s%s)", desc,
@@ -410,22 +391,6 @@ int cmd_replay(int argc, char **argv)
 	return code;
 }
 
-struct min_ctx {
-	struct session_config *cfg;
-};
-
-static int min_run(void *ctx, const struct decision *dec, size_t n,
-		   struct run_result *out)
-{
-	struct min_ctx *m = ctx;
-	struct replay_strategy r;
-
-	replay_init(&r, dec, n, false);
-	struct strategy s = replay_strategy(&r);
-
-	return session_run(m->cfg, &s, out);
-}
-
 int cmd_minimize(int argc, char **argv)
 {
 	struct replay_setup rs;
@@ -433,12 +398,11 @@ int cmd_minimize(int argc, char **argv)
 
 	if (e)
 		return e < 0 ? EXIT_PASS : e;
-	struct min_ctx m = { &rs.cfg };
 	struct run_result best;
 	struct minimize_stats ms;
 
 	rs.cfg.symbolize_trace = false;
-	e = min_run(&m, rs.sch.decisions, rs.sch.ndecisions, &best);
+	e = run_by_step(&rs.cfg, rs.sch.decisions, rs.sch.ndecisions, &best);
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s: %s\n",
 			rs.prog.display, strerror(-e));
@@ -452,7 +416,7 @@ int cmd_minimize(int argc, char **argv)
 		teardown(&rs);
 		return EXIT_PASS;
 	}
-	minimize(min_run, &m, &best, 500, &ms);
+	minimize(run_by_step, &rs.cfg, &best, 500, &ms);
 	/* once more, exactly, with names */
 	struct replay_strategy exact;
 	struct run_result fin;

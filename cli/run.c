@@ -99,22 +99,6 @@ static int number(const char *opt, const char *arg, long lo, long hi,
 	return 0;
 }
 
-struct min_ctx {
-	struct session_config *cfg;
-};
-
-static int min_run(void *ctx, const struct decision *dec, size_t n,
-		   struct run_result *out)
-{
-	struct min_ctx *m = ctx;
-	struct replay_strategy r;
-
-	replay_init(&r, dec, n, false);
-	struct strategy s = replay_strategy(&r);
-
-	return session_run(m->cfg, &s, out);
-}
-
 /* Follow a run's decisions exactly once more, with the trace symbolised. */
 static int rerun_exact(struct session_config *cfg, const struct run_result *r,
 		       struct run_result *out)
@@ -136,7 +120,8 @@ static const char *strategy_names[] = { "dfs", "random", "pct" };
 
 /* Systematic search at bounds below best's preemptions for a run failing
  * the same way; on success it replaces best (minimised again). */
-static void smaller_schedule(const struct explore_opts *eo, struct min_ctx *m,
+static void smaller_schedule(const struct explore_opts *eo,
+			     struct session_config *cfg,
 			     struct run_result *best,
 			     struct minimize_stats *ms)
 {
@@ -159,7 +144,7 @@ static void smaller_schedule(const struct explore_opts *eo, struct min_ctx *m,
 		er.verdict = VERDICT_PASS; /* moved out */
 		struct minimize_stats more;
 
-		minimize(min_run, m, best, 200, &more);
+		minimize(run_by_step, cfg, best, 200, &more);
 		ms->runs += more.runs;
 		ms->preemptions_after = best->preemptions;
 		ms->decisions_after = more.decisions_after;
@@ -326,13 +311,11 @@ int cmd_run(int argc, char **argv)
 
 		memset(&best, 0, sizeof(best));
 		if (minimize_on) {
-			struct min_ctx m = { &eo.cfg };
-
 			/* minimise a copy: replay the original by step */
-			if (min_run(&m, orig->decisions, orig->ndecisions,
-				    &best) == 0 &&
+			if (run_by_step(&eo.cfg, orig->decisions,
+					orig->ndecisions, &best) == 0 &&
 			    fingerprint_equal(&best, orig)) {
-				minimize(min_run, &m, &best, 300, &ms);
+				minimize(run_by_step, &eo.cfg, &best, 300, &ms);
 				unsigned before = ms.preemptions_before;
 				size_t dbefore = ms.decisions_before;
 
@@ -340,7 +323,8 @@ int cmd_run(int argc, char **argv)
 				 * preemptions than the bug: look for the same
 				 * failure systematically below its count */
 				if (best.preemptions > 1)
-					smaller_schedule(&eo, &m, &best, &ms);
+					smaller_schedule(&eo, &eo.cfg, &best,
+							 &ms);
 				ms.preemptions_before = before;
 				ms.decisions_before = dbefore;
 				struct run_result ex;

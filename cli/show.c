@@ -54,19 +54,6 @@ static int nthreads(const struct schedule *s)
 	return n;
 }
 
-static void failure_line(const struct schedule *s, char *buf, size_t len)
-{
-	struct run_result r;
-
-	memset(&r, 0, sizeof(r));
-	r.failure = s->failure;
-	r.signal = s->signal;
-	r.exit_status = s->exit_status;
-	r.thread = s->fail_thread;
-	snprintf(r.location, sizeof(r.location), "%s",
-		 s->location ? s->location : "");
-	describe_failure(&r, buf, len);
-}
 
 /* Calls f for each line of the collapsed trace. */
 static void walk(const struct schedule *s,
@@ -157,7 +144,7 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 		fprintf(f, "   (%s)\n", s->program);
 	}
 	if (s->failure) {
-		failure_line(s, buf, sizeof(buf));
+		describe_schedule_failure(s, buf, sizeof(buf));
 		fprintf(f, "failure: %s\n", buf);
 		if (s->message && s->message[0])
 			fprintf(f, "  %s\n", s->message);
@@ -231,7 +218,7 @@ static void show_markdown(FILE *f, const struct schedule *s, const char *path)
 
 	fprintf(f, "## ptloom schedule `%s`\n\n", path);
 	if (s->failure) {
-		failure_line(s, buf, sizeof(buf));
+		describe_schedule_failure(s, buf, sizeof(buf));
 		fprintf(f, "**Failure:** %s\n\n", buf);
 		if (s->message && s->message[0])
 			fprintf(f, "```\n%s\n```\n\n", s->message);
@@ -271,7 +258,7 @@ static void show_json(FILE *f, const struct schedule *s)
 	fprintf(f, "],\n  \"seed\": %llu,\n  \"strategy\": ",
 		(unsigned long long)s->seed);
 	json_string(f, s->strategy);
-	failure_line(s, buf, sizeof(buf));
+	describe_schedule_failure(s, buf, sizeof(buf));
 	fprintf(f, ",\n  \"preemptions\": %u,\n  \"trace_hash\": "
 		   "\"%016llx\",\n  \"failure\": ",
 		s->preemptions, (unsigned long long)s->trace_hash);

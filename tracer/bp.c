@@ -176,8 +176,12 @@ static void classify(struct bp *b)
 	}
 }
 
-/* Find libc's path and load address in /proc/PID/maps. */
-static int find_libc(pid_t pid, char *path, size_t len, uint64_t *start)
+/*
+ * The start of the first mapping (file offset 0) of a file in
+ * /proc/PID/maps: the file named exactly `exact`, or libc when it is NULL.
+ */
+static int find_mapping(pid_t pid, const char *exact, char *path, size_t len,
+			uint64_t *start)
 {
 	char name[64], line[4096];
 
@@ -197,9 +201,11 @@ static int find_libc(pid_t pid, char *path, size_t len, uint64_t *start)
 		p[strcspn(p, "\n")] = 0;
 		const char *base = strrchr(p, '/') + 1;
 
-		if (strncmp(base, "libc.so", 7) && strncmp(base, "libc-", 5))
+		if (exact ? strcmp(p, exact) != 0
+			  : strncmp(base, "libc.so", 7) &&
+				    strncmp(base, "libc-", 5))
 			continue;
-		if (off != 0)
+		if (!exact && off != 0)
 			continue;
 		snprintf(path, len, "%s", p);
 		*start = lo;
@@ -234,10 +240,10 @@ static int add_bp(struct session *s, size_t *cap, uint64_t addr,
 	return 0;
 }
 
-/* The program's own executable: path and load bias, from the maps. */
+/* The program's own executable: path and load address, from the maps. */
 static int find_exe(pid_t pid, char *path, size_t len, uint64_t *start)
 {
-	char name[64], line[4096], exe[4096];
+	char name[64], exe[4096];
 	ssize_t n;
 
 	snprintf(name, sizeof(name), "/proc/%d/exe", pid);
@@ -245,29 +251,7 @@ static int find_exe(pid_t pid, char *path, size_t len, uint64_t *start)
 	if (n <= 0)
 		return -ENOENT;
 	exe[n] = 0;
-	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
-	FILE *f = fopen(name, "re");
-
-	if (!f)
-		return -errno;
-	int r = -ENOENT;
-
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, off;
-		char *p = strchr(line, '/');
-
-		if (!p || sscanf(line, "%lx-%*x %*s %lx", &lo, &off) != 2)
-			continue;
-		p[strcspn(p, "\n")] = 0;
-		if (strcmp(p, exe))
-			continue;
-		snprintf(path, len, "%s", exe);
-		*start = lo;
-		r = 0;
-		break;
-	}
-	fclose(f);
-	return r;
+	return find_mapping(pid, exe, path, len, start);
 }
 
 /* Instructions of the executable, scanned once per ptloom process. */
@@ -311,7 +295,7 @@ int bp_install(struct session *s)
 
 	s->bps_installed = true;
 	if ((s->cfg->points & POINTS_SYNC) &&
-	    find_libc(s->pid, path, sizeof(path), &start) == 0 &&
+	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&
 	    elf_first_vaddr(path, &first) == 0) {
 		const char *names[NFNS];
 		uint64_t vals[NFNS], more[32];
