@@ -88,6 +88,10 @@ void describe_schedule_failure(const struct schedule *s, char *buf,
 int run_by_step(void *cfg, const struct decision *dec, size_t n,
 		struct run_result *out);
 
+/* The failure's message (unless the output holds it) and, with_output,
+ * the tail of the program's output. */
+void print_failure_output(const struct run_result *r, bool with_output);
+
 /* "crash SIGABRT in T2 (withdraw at bank.c:23)" */
 void describe_failure(const struct run_result *r, char *buf, size_t len);
 const char *signal_name(int sig);

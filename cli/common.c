@@ -612,3 +612,20 @@ int run_by_step(void *cfg, const struct decision *dec, size_t n,
 
 	return session_run(cfg, &s, out);
 }
+
+void print_failure_output(const struct run_result *r, bool with_output)
+{
+	if (r->message[0] && !(r->output && strstr(r->output, r->message)))
+		printf("%s\n", r->message);
+	if (!with_output || !r->output_len)
+		return;
+	const char *o = r->output;
+	size_t n = r->output_len;
+
+	if (n > 2000) {
+		o += n - 2000;
+		n = 2000;
+	}
+	printf("program output (tail):\n%.*s%s", (int)n, o,
+	       o[n - 1] == '\n' ? "" : "\n");
+}

@@ -321,20 +321,8 @@ int cmd_replay(int argc, char **argv)
 		code = EXIT_PASS;
 	}
 	if (!rs.co.quiet) {
-		if (r.message[0] && failed &&
-		    !(r.output && strstr(r.output, r.message)))
-			printf("%s\n", r.message);
-		if (failed && r.output_len && !rs.co.output) {
-			const char *o = r.output;
-			size_t n = r.output_len;
-
-			if (n > 2000) {
-				o += n - 2000;
-				n = 2000;
-			}
-			printf("program output (tail):\n%.*s%s", (int)n, o,
-			       o[n - 1] == '\n' ? "" : "\n");
-		}
+		if (failed)
+			print_failure_output(&r, !rs.co.output);
 		if (rs.sch.failure)
 			printf("recorded: %s\n", rec);
 		if (div[0])

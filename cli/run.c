@@ -413,21 +413,7 @@ int cmd_run(int argc, char **argv)
 				 shown->preemptions,
 				 shown->preemptions == 1 ? "" : "s");
 		if (!co.quiet) {
-			if (orig->message[0] &&
-			    !(orig->output &&
-			      strstr(orig->output, orig->message)))
-				printf("%s\n", orig->message);
-			if (orig->output_len) {
-				const char *o = orig->output;
-				size_t n = orig->output_len;
-
-				if (n > 2000) {
-					o += n - 2000;
-					n = 2000;
-				}
-				printf("program output (tail):\n%.*s%s", (int)n,
-				       o, o[n - 1] == '\n' ? "" : "\n");
-			}
+			print_failure_output(orig, true);
 			if (depart[0])
 				printf("first departure from the last passing "
 				       "run: %s\n", depart);
