@@ -403,20 +403,29 @@ static void free_process_stop(struct session *s, pid_t pid, int status)
 	} else if (sig == SIGSEGV) {
 		/* rdtsc: PR_SET_TSC is inherited; answer from the clock */
 		struct user_regs_struct r;
-		uint8_t c[2] = { 0 };
 		char name[64];
 
 		snprintf(name, sizeof(name), "/proc/%d/mem", pid);
 		int fd = open(name, O_RDONLY | O_CLOEXEC);
 
-		if (fd >= 0 && ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 &&
-		    pread(fd, c, 2, (off_t)r.rip) == 2 && c[0] == 0x0f &&
-		    c[1] == 0x31) {
-			uint64_t tsc = s->now * 3;
+		uint8_t c3[3] = { 0 };
 
-			r.rip += 2;
-			r.rax = tsc & 0xffffffffu;
-			r.rdx = tsc >> 32;
+		if (fd >= 0 && ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 &&
+		    pread(fd, c3, 3, (off_t)r.rip) >= 2 && c3[0] == 0x0f &&
+		    (c3[1] == 0x31 || (c3[1] == 0x01 && c3[2] == 0xf9))) {
+			/* not ours to make deterministic: the real counter,
+			 * so the child's vDSO clock runs as it should */
+			uint32_t lo, hi;
+
+			__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+			if (c3[1] == 0x31) {
+				r.rip += 2;
+			} else {
+				r.rip += 3;
+				r.rcx = 0;
+			}
+			r.rax = lo;
+			r.rdx = hi;
 			ptrace(PTRACE_SETREGS, pid, 0, &r);
 			sig = 0;
 		}
