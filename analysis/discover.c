@@ -160,6 +160,15 @@ static void on_access(void *ctx, int thread, uint64_t pc, uint64_t addr,
 	o->d->accesses++;
 }
 
+/*
+ * A pthread object and the futex words inside it are one sync object: a
+ * waiter is woken on an internal word (a condvar's sequence, an rwlock's
+ * readers) while the call entry names the object.  Keying by the 64-byte
+ * block merges them (and, rarely, two neighbouring objects: more
+ * happens-before, which can hide a race, never invent one).
+ */
+#define SYNC_KEY(obj) ((obj) & ~63ull)
+
 static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 {
 	struct obs_ctx *o = ctx;
@@ -172,14 +181,14 @@ static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 		races_thread_join(o->rd, thread, other);
 		break;
 	case SYNC_ACQUIRE:
-		races_acquire(o->rd, thread, obj);
+		races_acquire(o->rd, thread, SYNC_KEY(obj));
 		break;
 	case SYNC_RELEASE:
-		races_release(o->rd, thread, obj);
+		races_release(o->rd, thread, SYNC_KEY(obj));
 		break;
 	default:
-		races_acquire(o->rd, thread, obj);
-		races_release(o->rd, thread, obj);
+		races_acquire(o->rd, thread, SYNC_KEY(obj));
+		races_release(o->rd, thread, SYNC_KEY(obj));
 	}
 }
 

@@ -561,6 +561,7 @@ static void on_breakpoint(struct session *s, struct thread *t)
 
 		mem_read(s, t->regs.rsp, &ret, 8);
 		t->obj = t->regs.rdi;
+		t->cond_mutex = t->regs.rsi; /* for pthread_cond_wait */
 		t->pc = ret;
 		if (b->fn == FN_JOIN || b->fn == FN_THRD_JOIN) {
 			/* join's object is the joined thread's tid word */
@@ -827,6 +828,31 @@ static void deadlock(struct session *s)
 	snprintf(s->res->location, sizeof(s->res->location), "%s", loc);
 }
 
+/*
+ * Happens-before for race discovery: every operation acquires and
+ * releases its object.  pthread_cond_wait also releases its mutex at the
+ * call and acquires it again at the thread's next operation (the wake),
+ * since glibc unlocks and relocks it internally, out of our sight.
+ */
+static void observe_sync(struct session *s, struct thread *t)
+{
+	struct access_observer *o = s->cfg->observer;
+
+	if (t->relock) {
+		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, t->relock, -1);
+		t->relock = 0;
+	}
+	if (t->obj && !(t->obj >> 63))
+		o->sync(o->ctx, t->idx, SYNC_ACQREL, t->obj, -1);
+	if (t->kind == OP_CALL &&
+	    (t->fn == FN_COND_WAIT || t->fn == FN_COND_TIMEDWAIT ||
+	     t->fn == FN_CND_WAIT || t->fn == FN_CND_TIMEDWAIT) &&
+	    t->cond_mutex) {
+		o->sync(o->ctx, t->idx, SYNC_RELEASE, t->cond_mutex, -1);
+		t->relock = t->cond_mutex;
+	}
+}
+
 /* Choose and execute pending operations until some thread runs. */
 static void schedule(struct session *s)
 {
@@ -916,9 +942,8 @@ static void schedule(struct session *s)
 			thread_make_ready(s, t, OP_TIMEOUT, t->timeout_result);
 		}
 		record_event(s, t, a.cost, c->nalts > 1);
-		if (s->cfg->observer && t->obj && !(t->obj >> 63))
-			s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
-					       SYNC_ACQREL, t->obj, -1);
+		if (s->cfg->observer)
+			observe_sync(s, t);
 		s->step++;
 		s->now += s->quantum;
 		if (s->current != t->idx)

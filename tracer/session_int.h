@@ -78,6 +78,8 @@ struct thread {
 	/* spin recognition: the same point again with nobody else run */
 	struct { uint64_t pc, obj; } spin_ring[4]; /* reads since progress */
 	int nspin;
+	uint64_t cond_mutex;	/* a pthread call's second argument */
+	uint64_t relock;	/* cond_wait's mutex, acquired at the wake */
 	uint64_t spin_switch;
 	int repeats;
 };
