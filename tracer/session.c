@@ -979,6 +979,12 @@ static void schedule(struct session *s)
 				s->exit_thread = t->idx;
 				session_where(s, t, s->exit_where,
 					      sizeof(s->exit_where));
+				/* past main, the first user frame is _start */
+				if (!strncmp(s->exit_where, "_start", 6) ||
+				    !s->exit_where[0])
+					snprintf(s->exit_where,
+						 sizeof(s->exit_where),
+						 "return from main");
 			}
 			break;
 		case OP_START:
