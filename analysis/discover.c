@@ -319,6 +319,19 @@ int discover_races(const struct session_config *base, int runs,
 		d->runs++;
 		d->failed_runs += r.failure != FAIL_NONE;
 		collect(&o, 0);
+		if (!d->have_fail && (r.failure == FAIL_CRASH ||
+				      r.failure == FAIL_EXIT ||
+				      r.failure == FAIL_DEADLOCK)) {
+			d->fail = r;
+			d->have_fail = true;
+			d->fail_points = malloc((d->nspin + 1) *
+						sizeof(*d->fail_points));
+			if (d->fail_points && d->nspin)
+				memcpy(d->fail_points, d->spin,
+				       d->nspin * sizeof(*d->spin));
+			d->nfail_points = d->fail_points ? d->nspin : 0;
+			continue;
+		}
 		run_result_free(&r);
 	}
 	sampler_free(smp);
@@ -369,6 +382,9 @@ int discover_races(const struct session_config *base, int runs,
 void discovery_free(struct discovery *d)
 {
 	free(d->races);
+	if (d->have_fail)
+		run_result_free(&d->fail);
+	free(d->fail_points);
 	free(d->extra_pcs);
 	free(d->atomic_pcs);
 	free(d->spin);

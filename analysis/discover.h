@@ -9,6 +9,7 @@
 #ifndef PTLOOM_DISCOVER_H
 #define PTLOOM_DISCOVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "../tracer/tracer.h"
@@ -33,6 +34,13 @@ struct discovery {
 	size_t natomic;
 	struct user_point *spin; /* yield points found in spins */
 	size_t nspin;
+	/* the first discovery run that crashed, exited non-zero or
+	 * deadlocked, with the spin points it ran with: a real failure,
+	 * replayable with sync points alone (observing changes nothing) */
+	struct run_result fail;
+	bool have_fail;
+	struct user_point *fail_points;
+	size_t nfail_points;
 };
 
 /* base: the configuration of every run (points are ignored).  runs:

@@ -96,6 +96,10 @@ static int explore_serial(const struct explore_opts *o0,
 	uint64_t est_steps = 100;
 	struct explore_opts opts = *o0, *o = &opts;
 	struct sampler *hs = NULL;	/* hybrid samples beside dfs */
+	struct run_result disc_fail;	/* a discovery run that failed */
+	bool have_disc_fail = false;
+	struct user_point *disc_points = NULL;
+	size_t ndisc_points = 0;
 
 	memset(r, 0, sizeof(*r));
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
@@ -122,6 +126,15 @@ static int explore_serial(const struct explore_opts *o0,
 					r, disc.spin[i].addr, OP_SPIN);
 			r->accesses = disc.accesses;
 			r->discovery_seconds = disc.seconds;
+			if (disc.have_fail) {
+				/* keep it for after the exploration */
+				disc_fail = disc.fail;
+				have_disc_fail = true;
+				disc.have_fail = false;
+				disc_points = disc.fail_points;
+				ndisc_points = disc.nfail_points;
+				disc.fail_points = NULL;
+			}
 			discovery_free(&disc);
 		}
 		o->cfg.points &= ~POINTS_RACES;
@@ -280,6 +293,51 @@ restart:
 		r->have_pass = true;
 		progress(o, r, t0, r->bound, false);
 	}
+	if (have_disc_fail && (r->verdict == VERDICT_PASS ||
+			       r->verdict == VERDICT_INCOMPLETE) &&
+	    !(o->cfg.interrupted && *o->cfg.interrupted)) {
+		/*
+		 * A sampled discovery run failed where the bounded search
+		 * did not (it needs more preemptions, or the budget ran out):
+		 * replay it with the points it ran with, and report it.
+		 */
+		struct session_config c = o->cfg;
+		struct replay_strategy rs;
+		struct run_result rr;
+
+		c.user_points = disc_points;
+		c.nuser_points = ndisc_points;
+		c.spin_ms = 0;
+		replay_init(&rs, disc_fail.decisions, disc_fail.ndecisions,
+			    true);
+		struct strategy st = replay_strategy(&rs);
+
+		if (session_run(&c, &st, &rr) == 0) {
+			r->runs++;
+			if (rr.failure != FAIL_NONE &&
+			    rr.failure != FAIL_DIVERGED &&
+			    rr.failure != FAIL_INTERNAL &&
+			    rr.failure != FAIL_INTERRUPTED &&
+			    fingerprint_equal(&rr, &disc_fail)) {
+				if (r->verdict == VERDICT_FAIL)
+					run_result_free(&r->fail);
+				r->fail = rr;
+				r->fail_run = r->runs - 1;
+				r->verdict = VERDICT_FAIL;
+				r->complete = false;
+				/* the schedule's points are the ones it used */
+				free(r->points);
+				r->points = disc_points;
+				r->npoints = ndisc_points;
+				disc_points = NULL;
+			} else {
+				run_result_free(&rr);
+			}
+		}
+	}
+	if (have_disc_fail)
+		run_result_free(&disc_fail);
+	free(disc_points);
 	progress(o, r, t0, r->bound, true);
 	r->seconds = now() - t0;
 	if (d && r->verdict == VERDICT_INCOMPLETE)
