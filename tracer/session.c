@@ -838,7 +838,8 @@ static void observe_sync(struct session *s, struct thread *t)
 {
 	struct access_observer *o = s->cfg->observer;
 
-	if (t->relock) {
+	/* not at the futex wait inside cond_wait: only once it is over */
+	if (t->relock && t->kind != OP_FUTEX_WAIT) {
 		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, t->relock, -1);
 		t->relock = 0;
 	}
@@ -997,6 +998,15 @@ static void schedule(struct session *s)
 			break;
 		default:
 			runs = syscall_execute(s, t);
+			/* cond_wait's futex wait returned at once: the mutex
+			 * is taken again from here on */
+			if (runs && t->kind == OP_FUTEX_WAIT && t->relock &&
+			    s->cfg->observer) {
+				s->cfg->observer->sync(s->cfg->observer->ctx,
+						       t->idx, SYNC_ACQUIRE,
+						       t->relock, -1);
+				t->relock = 0;
+			}
 		}
 		if (!runs)
 			continue; /* it blocked: pick again */
