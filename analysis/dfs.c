@@ -56,7 +56,6 @@ struct dfs {
 	struct node *stack;	/* nodes at depth >= plen */
 	size_t depth, cap;
 	size_t pos;		/* decisions taken in the current run */
-	size_t replay_to;	/* stack depth to replay before going fresh */
 	bool in_item;
 	bool diverged, pruned_run;
 	uint64_t pruned;
@@ -188,7 +187,6 @@ bool dfs_next(struct dfs *d)
 			if (next >= 0) {
 				n->chosen = (uint16_t)next;
 				n->done[next] = 1;
-				d->replay_to = d->depth;
 				return true;
 			}
 			free_node(n);
@@ -198,7 +196,6 @@ bool dfs_next(struct dfs *d)
 	}
 	if (!next_item(d))
 		return false;
-	d->replay_to = 0;
 	return true;
 }
 
@@ -341,8 +338,6 @@ static int dfs_pick(void *ctx, const struct choice *c)
 			d->diverged = true;
 			return -1;
 		}
-		if (depth + 1 < d->depth || depth + 1 <= d->replay_to)
-			return n->chosen;
 		return n->chosen;
 	}
 	/* 3. a fresh node */

@@ -284,11 +284,8 @@ int discover_races(const struct session_config *base, int runs,
 
 		if (base->interrupted && *base->interrupted)
 			break;
-		/* run 0 keeps the default schedule; the others sample */
+		/* seeded random samples */
 		sampler_begin(smp, (uint64_t)i, 100);
-		struct strategy first = { .ctx = NULL };
-
-		(void)first;
 		races_reset_execution(o.rd);
 		cfg.user_points = d->spin;
 		cfg.nuser_points = d->nspin;

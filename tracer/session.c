@@ -792,8 +792,6 @@ static void deadlock(struct session *s)
 {
 	char msg[MSG_MAX], loc[LOC_MAX] = "";
 	size_t off = 0;
-	int first = -1;
-
 	report_threads(s);
 	symbolize_trace(s);
 	off += (size_t)snprintf(msg, sizeof(msg),
@@ -803,8 +801,6 @@ static void deadlock(struct session *s)
 
 		if (strcmp(r->state, "blocked"))
 			continue;
-		if (first < 0)
-			first = r->thread;
 		if (off < sizeof(msg))
 			off += (size_t)snprintf(
 				msg + off, sizeof(msg) - off,
@@ -823,7 +819,6 @@ static void deadlock(struct session *s)
 	s->failed = true;
 	s->res->failure = FAIL_DEADLOCK;
 	s->res->thread = -1; /* every blocked thread is named */
-	(void)first;
 	snprintf(s->res->message, sizeof(s->res->message), "%s", msg);
 	snprintf(s->res->location, sizeof(s->res->location), "%s", loc);
 }
