@@ -92,6 +92,12 @@ int run_by_step(void *cfg, const struct decision *dec, size_t n,
  * the tail of the program's output. */
 void print_failure_output(const struct run_result *r, bool with_output);
 
+/* The failure fields of a report from a run (the signal's name goes to
+ * sigbuf, which must outlive the report). */
+struct report;
+void report_failure(struct report *rep, const struct run_result *r,
+		    bool failed, char *sigbuf, size_t len);
+
 /* "crash SIGABRT in T2 (withdraw at bank.c:23)" */
 void describe_failure(const struct run_result *r, char *buf, size_t len);
 const char *signal_name(int sig);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/report.h"
 #include "../analysis/strategy.h"
 
 extern char **environ;
@@ -628,4 +629,22 @@ void print_failure_output(const struct run_result *r, bool with_output)
 	}
 	printf("program output (tail):\n%.*s%s", (int)n, o,
 	       o[n - 1] == '\n' ? "" : "\n");
+}
+
+void report_failure(struct report *rep, const struct run_result *r,
+		    bool failed, char *sigbuf, size_t len)
+{
+	rep->has_failure = failed;
+	rep->kind = failure_kind_name(r->failure);
+	rep->signal = NULL;
+	if (r->failure == FAIL_CRASH) {
+		snprintf(sigbuf, len, "%s", signal_name(r->signal));
+		rep->signal = sigbuf;
+	}
+	rep->exit_status = r->failure == FAIL_EXIT ? r->exit_status : -1;
+	rep->thread = r->thread;
+	rep->location = r->location;
+	rep->message = r->message;
+	rep->output = r->output;
+	rep->preemptions = (int)r->preemptions;
 }

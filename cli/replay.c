@@ -348,18 +348,6 @@ int cmd_replay(int argc, char **argv)
 			.seed = rs.sch.seed,
 			.seconds = r.seconds,
 			.summary = summary,
-			.has_failure = failed,
-			.kind = failure_kind_name(r.failure),
-			.signal = r.failure == FAIL_CRASH
-					  ? strdup(signal_name(r.signal))
-					  : NULL,
-			.exit_status = r.failure == FAIL_EXIT ? r.exit_status
-							      : -1,
-			.thread = r.thread,
-			.location = r.location,
-			.message = r.message,
-			.output = r.output,
-			.preemptions = (int)r.preemptions,
 			.schedule_file = rs.path,
 			.has_replay = true,
 			.exact = exact,
@@ -369,10 +357,12 @@ int cmd_replay(int argc, char **argv)
 			.program = rs.prog.display,
 		};
 
+		char signame[32];
+
+		report_failure(&rep, &r, failed, signame, sizeof(signame));
 		if (report_write(&rep, rs.co.report_format, rs.co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n",
 				rs.co.report);
-		free((char *)rep.signal);
 	}
 	run_result_free(&r);
 	teardown(&rs);
@@ -467,19 +457,6 @@ int cmd_minimize(int argc, char **argv)
 			.preemption_bound = (int)rs.sch.preemption_bound,
 			.seed = rs.sch.seed,
 			.summary = summary,
-			.has_failure = true,
-			.kind = failure_kind_name(best.failure),
-			.signal = best.failure == FAIL_CRASH
-					  ? strdup(signal_name(best.signal))
-					  : NULL,
-			.exit_status = best.failure == FAIL_EXIT
-					       ? best.exit_status
-					       : -1,
-			.thread = best.thread,
-			.location = best.location,
-			.message = best.message,
-			.output = best.output,
-			.preemptions = (int)best.preemptions,
 			.schedule_file = rs.path,
 			.minimized_file = path,
 			.replay_command = cmd,
@@ -487,10 +464,12 @@ int cmd_minimize(int argc, char **argv)
 			.program = rs.prog.display,
 		};
 
+		char signame[32];
+
+		report_failure(&rep, &best, true, signame, sizeof(signame));
 		if (report_write(&rep, rs.co.report_format, rs.co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n",
 				rs.co.report);
-		free((char *)rep.signal);
 	}
 	run_result_free(&best);
 	teardown(&rs);

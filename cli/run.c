@@ -267,7 +267,7 @@ int cmd_run(int argc, char **argv)
 
 	const char *sname = strategy_names[eo.strategy];
 	char summary[1024], files[2][1024] = { "", "" }, cmd[8192] = "";
-	char mnote[256] = "", depart[2048] = "", desc[600];
+	char mnote[256] = "", depart[2048] = "", desc[600], signame[32];
 	struct report rep = {
 		.command = "run",
 		.strategy = sname,
@@ -425,19 +425,7 @@ int cmd_run(int argc, char **argv)
 			printf("replay: %s\n", cmd);
 		}
 		rep.verdict = "fail";
-		rep.has_failure = true;
-		rep.kind = failure_kind_name(shown->failure);
-		rep.signal = shown->failure == FAIL_CRASH
-				     ? strdup(signal_name(shown->signal))
-				     : NULL;
-		rep.exit_status = shown->failure == FAIL_EXIT
-					  ? shown->exit_status
-					  : -1;
-		rep.thread = shown->thread;
-		rep.location = shown->location;
-		rep.message = shown->message;
-		rep.output = shown->output;
-		rep.preemptions = (int)shown->preemptions;
+		report_failure(&rep, shown, true, signame, sizeof(signame));
 		rep.schedule_file = files[0];
 		rep.minimized_file = files[1][0] ? files[1] : NULL;
 		rep.replay_command = cmd;
