@@ -100,6 +100,7 @@ static int explore_serial(const struct explore_opts *o0,
 	bool have_disc_fail = false;
 	struct user_point *disc_points = NULL;
 	size_t ndisc_points = 0;
+	uint64_t first_run = 1;	/* the first run since the last restart */
 
 	memset(r, 0, sizeof(*r));
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
@@ -252,6 +253,7 @@ restart:
 			d = NULL;
 			smp = NULL;
 			r->restarts++;
+			first_run = r->runs + 1;
 			goto restart;
 		}
 		if (rr.failure == FAIL_INTERRUPTED) {
@@ -266,8 +268,29 @@ restart:
 			run_result_free(&rr);
 			break;
 		}
-		if ((rr.failure == FAIL_HANG || rr.failure == FAIL_LIVELOCK) &&
-		    r->runs == 1 && !rr.preemptions && !sample) {
+		if (rr.failure == FAIL_KILLED) {
+			/* not the program's doing: nothing to save or
+			 * report as a bug */
+			snprintf(r->error, sizeof(r->error),
+				 "run %llu was killed from outside ptloom "
+				 "(SIGKILL); no failure found",
+				 (unsigned long long)r->runs);
+			r->killed = true;
+			r->verdict = VERDICT_INCOMPLETE;
+			run_result_free(&rr);
+			break;
+		}
+		if (rr.failure == FAIL_STEPS &&
+		    (r->runs > first_run || sample || rr.preemptions)) {
+			/* this run is too long for --max-steps, no proof
+			 * of a livelock: it is not covered, go on */
+			r->steps_runs++;
+			run_result_free(&rr);
+			progress(o, r, t0, r->bound, false);
+			continue;
+		}
+		if ((rr.failure == FAIL_HANG || rr.failure == FAIL_STEPS) &&
+		    r->runs == first_run && !rr.preemptions && !sample) {
 			/* the very first, default schedule already exceeds a
 			 * per-run limit: the program is long under ptloom, not
 			 * known to hang; say so rather than report a bug */
@@ -338,6 +361,20 @@ restart:
 	if (have_disc_fail)
 		run_result_free(&disc_fail);
 	free(disc_points);
+	if (r->steps_runs && (r->verdict == VERDICT_PASS ||
+			      r->verdict == VERDICT_INCOMPLETE) &&
+	    !r->too_long && !r->killed) {
+		/* a run cut by --max-steps was not covered: no pass */
+		snprintf(r->error, sizeof(r->error),
+			 "%llu runs, %llu of them longer than --max-steps "
+			 "(%llu) without a livelock; raise --max-steps; no "
+			 "failure found",
+			 (unsigned long long)r->runs,
+			 (unsigned long long)r->steps_runs,
+			 (unsigned long long)o->cfg.max_steps);
+		r->too_long = true;
+		r->verdict = VERDICT_INCOMPLETE;
+	}
 	progress(o, r, t0, r->bound, true);
 	r->seconds = now() - t0;
 	if (d && r->verdict == VERDICT_INCOMPLETE)

@@ -61,7 +61,9 @@ struct explore_result {
 	double discovery_seconds;
 	int restarts;		   /* explorations restarted for a spin */
 	uint64_t samples;	   /* hybrid PCT samples among the runs */
-	bool too_long;		   /* the default schedule hit a limit */
+	bool too_long;		   /* a run hit a per-run limit (error says) */
+	uint64_t steps_runs;	   /* runs cut by --max-steps, no livelock */
+	bool killed;		   /* a run was SIGKILLed from outside */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "../analysis/report.h"
 #include "../analysis/strategy.h"
+#include "../tracer/elf.h"
 
 extern char **environ;
 
@@ -209,6 +210,14 @@ int program_setup(struct program *p, int argc, char **argv,
 		fprintf(stderr, "ptloom: %s: %s\n", argv[0],
 			errno == EACCES ? "not an executable file"
 					: "program not found");
+		return -1;
+	}
+	char why[512];
+
+	if (elf_check_program(p->path, why, sizeof(why))) {
+		fprintf(stderr, "ptloom: %s\n", why);
+		free(p->path);
+		p->path = NULL;
 		return -1;
 	}
 	p->argc = argc;

@@ -286,7 +286,8 @@ int cmd_replay(int argc, char **argv)
 		snprintf(div, sizeof(div), "diverged at step %u: %s",
 			 strat.diverged_step, strat.why);
 	}
-	bool failed = r.failure != FAIL_NONE && r.failure != FAIL_DIVERGED;
+	bool failed = r.failure != FAIL_NONE && r.failure != FAIL_DIVERGED &&
+		      r.failure != FAIL_KILLED && r.failure != FAIL_STEPS;
 	bool exact = !div[0] && strat.diverged_at < 0 &&
 		     (!rs.sch.nevents || r.trace_hash == rs.sch.trace_hash);
 	char hash[32], desc[600], rec[600], summary[1400];
@@ -308,6 +309,10 @@ int cmd_replay(int argc, char **argv)
 			 exact ? "exact, trace " : "not exact",
 			 exact ? hash : same ? "" : "; a different failure");
 		code = EXIT_FAIL;
+	} else if (r.failure == FAIL_KILLED || r.failure == FAIL_STEPS) {
+		snprintf(summary, sizeof(summary), "ptloom: INCOMPLETE %s",
+			 r.message);
+		code = EXIT_INCOMPLETE;
 	} else if (div[0] || r.failure == FAIL_DIVERGED) {
 		snprintf(summary, sizeof(summary),
 			 "ptloom: DIVERGED the program no longer follows the "
@@ -341,6 +346,7 @@ int cmd_replay(int argc, char **argv)
 			.command = "replay",
 			.verdict = code == EXIT_FAIL	   ? "fail"
 				   : code == EXIT_DIVERGED ? "diverged"
+				   : code == EXIT_INCOMPLETE ? "incomplete"
 							   : "pass",
 			.strategy = "replay",
 			.runs = 1,

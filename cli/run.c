@@ -452,6 +452,11 @@ int cmd_run(int argc, char **argv)
 				 (unsigned long long)er.runs, sname);
 		rep.verdict = "pass";
 		code = EXIT_PASS;
+	} else if (er.killed) {
+		snprintf(summary, sizeof(summary), "ptloom: INCOMPLETE %s",
+			 er.error);
+		rep.verdict = "incomplete";
+		code = EXIT_INCOMPLETE;
 	} else if (er.too_long) {
 		snprintf(summary, sizeof(summary),
 			 "ptloom: INCOMPLETE %s (a limit is not a pass)",

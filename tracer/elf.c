@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <string.h>
@@ -140,4 +141,65 @@ int elf_first_vaddr(const char *path, uint64_t *vaddr)
 	elf_end(e);
 	close(fd);
 	return r;
+}
+
+/*
+ * Whether ptloom can run path: an x86-64 ELF file, or a #! script whose
+ * interpreter is one.  Anything else gets one line in why and -ENOEXEC
+ * (a 32-bit program would bypass the filter through int 0x80).
+ */
+int elf_check_program(const char *path, char *why, size_t len)
+{
+	unsigned char h[256];
+
+	for (int depth = 0; depth < 4; depth++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			snprintf(why, len, "%s: cannot open: %s", path,
+				 strerror(errno));
+			return -errno;
+		}
+		ssize_t n = read(fd, h, sizeof(h) - 1);
+
+		close(fd);
+		if (n < 0)
+			n = 0;
+		h[n] = 0;
+		if (n >= 2 && h[0] == '#' && h[1] == '!') {
+			/* the interpreter runs it: check that one */
+			static char interp[256];
+			char *p = (char *)h + 2, *e;
+
+			while (*p == ' ' || *p == '\t')
+				p++;
+			e = p + strcspn(p, " \t\n");
+			*e = 0;
+			if (!*p)
+				return 0; /* the kernel refuses it itself */
+			snprintf(interp, sizeof(interp), "%s", p);
+			path = interp;
+			continue;
+		}
+		if (n < 20 || memcmp(h, "\177ELF", 4))
+			return 0; /* not ELF: execve says what it is */
+		uint16_t machine = (uint16_t)(h[18] | h[19] << 8);
+
+		if (h[4] == 2 && h[5] == 1 && machine == 62 /* EM_X86_64 */)
+			return 0;
+		const char *what = machine == 3	   ? "a 32-bit x86 (i386)"
+				   : machine == 62 ? "an x32"
+				   : machine == 183 ? "an AArch64"
+				   : machine == 40  ? "an ARM"
+				   : h[4] == 1	    ? "a 32-bit"
+						    : "a non-x86-64";
+
+		snprintf(why, len,
+			 "%s is %s ELF program; ptloom runs x86-64 programs "
+			 "only",
+			 path, what);
+		return -ENOEXEC;
+	}
+	snprintf(why, len, "%s: too many nested #! interpreters", path);
+	return -ENOEXEC;
 }

@@ -23,4 +23,8 @@ int elf_symbols_lookup(const char *path, const char *const *names, int n,
  * start - this).  Returns 0 or -errno. */
 int elf_first_vaddr(const char *path, uint64_t *vaddr);
 
+/* 0 when ptloom can run path (x86-64 ELF, or a #! script whose interpreter
+ * is one), else -ENOEXEC/-errno and one line in why. */
+int elf_check_program(const char *path, char *why, size_t len);
+
 #endif

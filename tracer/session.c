@@ -58,6 +58,7 @@ const char *failure_kind_name(int kind)
 		[FAIL_UNSUPPORTED] = "unsupported",
 		[FAIL_INTERNAL] = "internal", [FAIL_SPIN] = "spin",
 		[FAIL_INTERRUPTED] = "interrupted",
+		[FAIL_STEPS] = "too long", [FAIL_KILLED] = "killed",
 	};
 
 	if (kind < 0 || kind >= (int)(sizeof(names) / sizeof(names[0])))
@@ -141,7 +142,7 @@ void session_where(struct session *s, struct thread *t, char *buf, size_t len)
 	s->cfg->sym->location(s->cfg->sym->ctx, t->tid, buf, len);
 }
 
-static void describe_data(struct session *s, uint64_t addr, char *buf,
+void session_describe_data(struct session *s, uint64_t addr, char *buf,
 			  size_t len)
 {
 	if (s->cfg->sym) {
@@ -683,9 +684,8 @@ static int check_limits(struct session *s, pid_t only)
 		return -ETIMEDOUT;
 	if (s->cfg->spin_ms > 0 && only == -1 && s->current >= 0 &&
 	    s->current < s->nth && s->th[s->current].st == SCHED_RUNNING &&
-	    (now_seconds() - s->resume_time) * 1000 > s->cfg->spin_ms &&
-	    (process_cpu(s->pid) - s->resume_cpu) * 1000 >
-		    s->cfg->spin_ms) {
+	    (now_seconds() - s->resume_time) * 1000 > s->spin_ms &&
+	    (process_cpu(s->pid) - s->resume_cpu) * 1000 > s->spin_ms) {
 		/* only another thread can end a spin */
 		int live = 0;
 
@@ -849,6 +849,26 @@ static void observe_sync(struct session *s, struct thread *t)
 	}
 }
 
+/*
+ * Past --max-steps: a livelock only when the run provably repeats the same
+ * state (tracer/spin.c), else the run is merely too long for the limit.
+ * Returns true when the run ends.
+ */
+static bool too_many_steps(struct session *s, struct thread *t)
+{
+	static char msg[MSG_MAX];
+	int v = livelock_check(s, msg, sizeof(msg));
+
+	if (v == LIVELOCK_PROVEN)
+		session_fail(s, FAIL_LIVELOCK, t, "%s", msg);
+	else if (v == LIVELOCK_UNKNOWN)
+		session_fail(s, FAIL_STEPS, t,
+			     "more than %llu scheduling points (--max-steps) "
+			     "and no livelock shown: raise --max-steps",
+			     (unsigned long long)s->cfg->max_steps);
+	return v != LIVELOCK_MAYBE;
+}
+
 /* Choose and execute pending operations until some thread runs. */
 static void schedule(struct session *s)
 {
@@ -947,13 +967,9 @@ static void schedule(struct session *s)
 		s->resume_time = now_seconds();
 		s->resume_cpu = process_cpu(s->pid); /* spin detection */
 		s->current = t->idx;
-		if (s->cfg->max_steps && s->step > s->cfg->max_steps) {
-			session_fail(s, FAIL_LIVELOCK, t,
-				     "livelock: more than %llu scheduling "
-				     "points (--max-steps)",
-				     (unsigned long long)s->cfg->max_steps);
+		if (s->cfg->max_steps && s->step > s->cfg->max_steps &&
+		    too_many_steps(s, t))
 			break;
-		}
 		bool runs = true;
 
 		switch (t->kind) {
@@ -1063,7 +1079,7 @@ static void report_threads(struct session *s)
 						  : "ready");
 		if (t->st == SCHED_BLOCKED && t->block == BLOCK_FUTEX &&
 		    t->last_fn) {
-			describe_data(s, t->last_obj, obj, sizeof(obj));
+			session_describe_data(s, t->last_obj, obj, sizeof(obj));
 			if (t->last_fn == FN_JOIN || t->last_fn == FN_THRD_JOIN) {
 				int j = -1;
 
@@ -1079,7 +1095,7 @@ static void report_threads(struct session *s)
 				 obj[0] == '0' || obj[0] == 'T' ? "" : "&",
 				 obj);
 		} else if (t->st == SCHED_BLOCKED) {
-			describe_data(s, t->obj, obj, sizeof(obj));
+			session_describe_data(s, t->obj, obj, sizeof(obj));
 			snprintf(p->what, sizeof(p->what), "%s(%s)",
 				 block_name(t), obj);
 		} else {
@@ -1143,7 +1159,13 @@ static void conclude(struct session *s)
 	}
 	if (s->failed)
 		return;
-	if (r->signal) {
+	if (r->signal == SIGKILL && !s->self_kill) {
+		/* the program never sent it: another process or the OOM
+		 * killer did, which says nothing about the program */
+		r->failure = FAIL_KILLED;
+		snprintf(r->message, sizeof(r->message),
+			 "killed from outside ptloom (SIGKILL)");
+	} else if (r->signal) {
 		r->failure = FAIL_CRASH;
 		if (s->fatal_sig == r->signal) {
 			r->thread = s->fatal_thread;
@@ -1190,6 +1212,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	s->fatal_thread = -1;
 	s->exit_thread = -1;
 	s->join_off = 720; /* glibc 2.36 x86_64; learnt at the first clone3 */
+	s->spin_ms = cfg->spin_ms;
 	futex_init(&s->ft);
 	s->t0 = now_seconds();
 	s->resume_time = s->t0;
@@ -1275,8 +1298,31 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 				on_status(s, c->tid, status);
 				continue;
 			}
-			if (!regs_get(c))
-				res->spin_pc = c->regs.rip;
+			/* evidence, not time: is it a spin another thread
+			 * could end, or a computation? */
+			uint64_t pc = 0;
+			int v = spin_probe(s, c, &pc, &status);
+
+			c->regs_valid = false;
+			if (v == SPIN_EVENT) {
+				s->resume_time = now_seconds();
+				on_status(s, c->tid, status);
+				continue;
+			}
+			if (v != SPIN_LOOP) {
+				/* computing: let it go on, look again later
+				 * (and less often) */
+				if (s->spin_ms < 1600)
+					s->spin_ms *= 2;
+				s->resume_time = now_seconds();
+				s->resume_cpu = process_cpu(s->pid);
+				if (v == SPIN_COMPUTE &&
+				    ptrace(PTRACE_CONT, c->tid, 0, 0) < 0 &&
+				    errno == ESRCH)
+					c->st = SCHED_DEAD;
+				continue;
+			}
+			res->spin_pc = pc;
 			if (getenv("PTLOOM_DEBUG_SPIN"))
 				fprintf(stderr, "spin: T%d at 0x%llx after %.3f s, "
 					"step %llu\n", c->idx,

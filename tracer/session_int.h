@@ -14,6 +14,7 @@
 #include "../analysis/disasm.h"
 #include "futex.h"
 #include "sched.h"
+#include "spin.h"
 #include "tracer.h"
 
 /* The number the annotation in include/ptloom.h uses. */
@@ -155,6 +156,9 @@ struct session {
 	int live;		/* threads alive */
 	uint64_t switches;	/* times another thread was chosen */
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */
+	int spin_ms;		/* CPU ms before the next spin probe */
+	bool self_kill;		/* the program sent a SIGKILL itself */
+	struct livelock ll;	/* past --max-steps (tracer/spin.c) */
 };
 
 /* tracer/mem.c */
@@ -203,5 +207,8 @@ void thread_make_ready(struct session *s, struct thread *t, int kind,
 int session_pick(struct session *s, struct choice *c);
 void session_where(struct session *s, struct thread *t, char *buf,
 		   size_t len);
+/* A data address by name ("balance"), or in hex without symbols. */
+void session_describe_data(struct session *s, uint64_t addr, char *buf,
+			   size_t len);
 
 #endif

@@ -480,6 +480,8 @@ bool syscall_enter(struct session *s, struct thread *t)
 	case SYS_kill:
 	case SYS_tgkill:
 	case SYS_tkill:
+		if ((nr == SYS_tgkill ? r->rdx : r->rsi) == SIGKILL)
+			s->self_kill = true;
 		return point(t, OP_KILL, 0, 0);
 	case PTLOOM_SYSCALL_NR:
 		point(t, OP_ANNOTATE, r->rdi, 0);

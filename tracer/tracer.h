@@ -106,6 +106,8 @@ enum failure_kind {
 	FAIL_INTERNAL,	  /* ptloom's own error (e.g. spawn failed) */
 	FAIL_SPIN,	  /* a spin loop was found; rerun with new points */
 	FAIL_INTERRUPTED, /* ptloom was interrupted (Ctrl-C) */
+	FAIL_STEPS,	  /* past --max-steps, no livelock shown: too long */
+	FAIL_KILLED,	  /* SIGKILLed by someone else: not the program's */
 };
 
 #define LOC_MAX 256

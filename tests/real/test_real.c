@@ -1,0 +1,474 @@
+/*
+ * Real programs (issue 8): correct programs must never get a FAIL from
+ * dfs, random or pct (fixed seeds), their output must equal a native
+ * run's, and no run may wait out --timeout; the buggy twins are still
+ * found, with exact replays.  Real Debian tools (pigz, zstd, sort,
+ * pbzip2, lbzip2; installed by scripts/setup.sh) are run on a small input
+ * and skipped with a printed reason when missing.
+ *
+ * Paths come from the environment (tests/real/meson.build):
+ *   PTLOOM          the ptloom binary
+ *   PTLOOM_REAL     the built tests/real programs
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SEED "1"
+
+static int slowdown(void)
+{
+	const char *s = getenv("PTLOOM_TEST_SLOWDOWN");
+	int n = s ? atoi(s) : 1;
+
+	return n > 0 && n < 100 ? n : 1;
+}
+
+static const char *env_or(const char *name, const char *dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : dflt;
+}
+
+static const char *ptloom(void)
+{
+	return env_or("PTLOOM", "build/ptloom");
+}
+
+static const char *real(const char *name)
+{
+	static char buf[8][PATH_MAX];
+	static int k;
+	char *p = buf[k++ % 8];
+
+	snprintf(p, PATH_MAX, "%s/%s", env_or("PTLOOM_REAL", "build/tests/real"),
+		 name);
+	cr_assert(access(p, X_OK) == 0, "%s is not built", p);
+	return p;
+}
+
+static char tmp[PATH_MAX];
+
+static char *in_tmp(const char *name)
+{
+	static char buf[8][2 * PATH_MAX];
+	static int k;
+	char *p = buf[k++ % 8];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", tmp, name);
+	return p;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void setup(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/ptloom-real-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmp));
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+static void teardown(void)
+{
+	if (tmp[0] && !getenv("PTLOOM_KEEP_TMP"))
+		nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(real, .init = setup, .fini = teardown, .timeout = 240);
+
+struct res {
+	int code; /* exit status, -1 if killed */
+	char *out; /* stdout (malloc) */
+	char *err;
+	char cmd[2048];
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = NULL;
+	size_t n = 0;
+
+	if (f) {
+		fseek(f, 0, SEEK_END);
+		long l = ftell(f);
+
+		fseek(f, 0, SEEK_SET);
+		b = malloc((size_t)(l > 0 ? l : 0) + 1);
+		n = l > 0 ? fread(b, 1, (size_t)l, f) : 0;
+		fclose(f);
+	}
+	if (!b)
+		b = malloc(1);
+	b[n] = 0;
+	return b;
+}
+
+/* Nothing the command started may outlive it. */
+static void reap_orphans(const char *cmd)
+{
+	int n = 0;
+	pid_t w;
+
+	usleep(20000);
+	while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
+		n++;
+	cr_expect_eq(n, 0, "`%s` left %d process(es) behind", cmd, n);
+}
+
+/* Run argv in tmp with stdin /dev/null, stdout and stderr to files. */
+static struct res run_argv(char *const argv[], int timeout_s)
+{
+	struct res r = { 0 };
+	size_t k = 0;
+	char *o = in_tmp(".stdout"), *e = in_tmp(".stderr");
+
+	for (int i = 0; argv[i] && k < sizeof(r.cmd) - 1; i++)
+		k += (size_t)snprintf(r.cmd + k, sizeof(r.cmd) - k, "%s%s",
+				      i ? " " : "", argv[i]);
+	fflush(NULL);
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+		int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		setpgid(0, 0);
+		dup2(nul, 0);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		if (chdir(tmp) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int status = 0;
+	double waited = 0;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (waited > timeout_s * slowdown()) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			cr_log_error("`%s` timed out", r.cmd);
+			break;
+		}
+		usleep(10000);
+		waited += 0.01;
+	}
+	r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r.out = slurp(o);
+	r.err = slurp(e);
+	reap_orphans(r.cmd);
+	return r;
+}
+
+#define MAXARGS 64
+
+/* ptloom ARGS... (NULL-terminated) */
+static struct res ptl(const char *first, ...)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = (char *)first;
+	va_start(ap, first);
+	for (char *a; n < MAXARGS - 1 && (a = va_arg(ap, char *));)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_argv(argv, 200);
+}
+
+static void res_free(struct res *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* The last line of ptloom's stdout that starts with "ptloom: ". */
+static const char *summary(const struct res *r)
+{
+	static char line[1024];
+	const char *p = r->out, *best = NULL;
+
+	while (p && *p) {
+		if (!strncmp(p, "ptloom: ", 8))
+			best = p;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!best)
+		return "";
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(best, "\n"), best);
+	return line;
+}
+
+static const char *const strategies[] = { "dfs", "random", "pct" };
+
+/* A correct program: PASS or INCOMPLETE under every strategy, never
+ * FAIL, never a hang. */
+static void never_fails(const char *runs, const char *points,
+			char *const prog[])
+{
+	for (int s = 0; s < 3; s++) {
+		char *argv[MAXARGS];
+		int n = 0;
+
+		argv[n++] = (char *)ptloom();
+		argv[n++] = "run";
+		argv[n++] = "-q";
+		argv[n++] = "-s";
+		argv[n++] = (char *)strategies[s];
+		argv[n++] = "-n";
+		argv[n++] = (char *)runs;
+		argv[n++] = "--seed";
+		argv[n++] = SEED;
+		if (points) {
+			argv[n++] = "--points";
+			argv[n++] = (char *)points;
+		}
+		argv[n++] = "--";
+		for (int i = 0; prog[i] && n < MAXARGS - 1; i++)
+			argv[n++] = prog[i];
+		argv[n] = NULL;
+		struct res r = run_argv(argv, 200);
+
+		cr_log_info("%s: %s", strategies[s], summary(&r));
+		cr_expect(r.code == 0 || r.code == 3,
+			  "`%s` exit %d: %s\n%s", r.cmd, r.code, summary(&r),
+			  r.err);
+		cr_expect(!strstr(r.out, "FAIL") && !strstr(r.out, "hang"),
+			  "`%s`: %s", r.cmd, r.out);
+		res_free(&r);
+	}
+}
+
+/* A buggy program: the failure is found and its replay is exact. */
+static void found_and_replayed(const char *kind, char *const prog[],
+			       const char *max_steps, const char *points)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "--seed";
+	argv[n++] = SEED;
+	if (max_steps) {
+		argv[n++] = "--max-steps";
+		argv[n++] = (char *)max_steps;
+	}
+	if (points) {
+		argv[n++] = "--points";
+		argv[n++] = (char *)points;
+	}
+	argv[n++] = "--";
+	for (int i = 0; prog[i] && n < MAXARGS - 1; i++)
+		argv[n++] = prog[i];
+	argv[n] = NULL;
+	struct res r = run_argv(argv, 200);
+
+	cr_assert_eq(r.code, 1, "`%s` exit %d:\n%s%s", r.cmd, r.code, r.out,
+		     r.err);
+	cr_assert(strstr(summary(&r), kind), "`%s`: %s", r.cmd, summary(&r));
+	const char *rp = strstr(r.out, "replay: ptloom replay ");
+
+	cr_assert_not_null(rp, "%s", r.out);
+	char file[PATH_MAX];
+
+	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
+	argv[1] = "replay";
+	n = 2;
+	if (max_steps) {
+		argv[n++] = "--max-steps";
+		argv[n++] = (char *)max_steps;
+	}
+	argv[n++] = file;
+	argv[n++] = "--";
+	for (int i = 0; prog[i] && n < MAXARGS - 1; i++)
+		argv[n++] = prog[i];
+	argv[n] = NULL;
+	struct res p = run_argv(argv, 200);
+
+	cr_expect_eq(p.code, 1, "`%s` exit %d:\n%s%s", p.cmd, p.code, p.out,
+		     p.err);
+	cr_expect(strstr(p.out, "replay exact"), "`%s`:\n%s", p.cmd, p.out);
+	res_free(&r);
+	res_free(&p);
+}
+
+/* --- compute, spins and livelocks ----------------------------------------- */
+
+Test(real, compute_under_lock_never_fails)
+{
+	/* race discovery observes every access of the hash: keep it short
+	 * there, and long (several spin probes) with sync points */
+	char *prog[] = { (char *)real("compute_lock"), "30", NULL };
+	char *quick[] = { (char *)real("compute_lock"), "1", "4", NULL };
+
+	never_fails("20", "sync", prog);
+	never_fails("10", NULL, quick);
+}
+
+Test(real, spin_on_flag_never_fails)
+{
+	char *prog[] = { (char *)real("spin_flag"), NULL };
+
+	never_fails("30", NULL, prog);
+}
+
+Test(real, compute_forgets_unlock_found)
+{
+	char *prog[] = { (char *)real("compute_nounlock"), NULL };
+
+	found_and_replayed("FAIL deadlock", prog, NULL, "sync");
+}
+
+Test(real, trylock_livelock_found_with_cycle)
+{
+	char *prog[] = { (char *)real("livelock"), NULL };
+
+	found_and_replayed("FAIL livelock", prog, "3000", NULL);
+	struct res r = ptl("run", "--seed", SEED, "--max-steps", "3000",
+			   "--no-minimize", "--", real("livelock"), NULL);
+
+	cr_expect(strstr(r.out, "cycle repeats"), "%s", r.out);
+	cr_expect(strstr(r.out, "T1:") && strstr(r.out, "T2:"), "%s", r.out);
+	res_free(&r);
+}
+
+/* Over --max-steps without a proof is not a failure, in any strategy. */
+Test(real, max_steps_is_incomplete_not_livelock)
+{
+	char *prog[] = { (char *)real("compute_lock"), "2", NULL };
+
+	for (int s = 0; s < 3; s++) {
+		struct res r = ptl("run", "-q", "-s", strategies[s], "-n", "5",
+				   "--seed", SEED, "--max-steps", "5",
+				   "--points", "sync", "--", prog[0], prog[1],
+				   NULL);
+
+		cr_expect_eq(r.code, 3, "`%s` exit %d: %s", r.cmd, r.code,
+			     r.out);
+		cr_expect(strstr(r.out, "--max-steps"), "%s", r.out);
+		res_free(&r);
+	}
+}
+
+/* --- outside ptloom's control --------------------------------------------- */
+
+Test(real, killed_from_outside_is_not_a_failure)
+{
+	char *pidf = in_tmp("pid");
+	char *argv[] = { (char *)ptloom(), "run", "--points", "sync",
+			 "--timeout", "60", "--", (char *)real("killme"), pidf,
+			 NULL };
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fo = open(in_tmp("killed.out"),
+			      O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(fo, 1);
+		if (chdir(tmp) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int tracee = 0;
+
+	for (int i = 0; i < 1000 && tracee <= 0; i++) {
+		usleep(10000);
+		char *s = slurp(pidf);
+
+		tracee = atoi(s);
+		free(s);
+	}
+	cr_assert_gt(tracee, 0, "the program did not start");
+	kill(tracee, SIGKILL);
+	int status;
+
+	waitpid(pid, &status, 0);
+	char *out = slurp(in_tmp("killed.out"));
+
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 3,
+		  "status %x: %s", status, out);
+	cr_expect(strstr(out, "killed from outside ptloom"), "%s", out);
+	cr_expect(!strstr(out, "FAIL") && !strstr(out, "saved:"), "%s", out);
+	struct stat sb;
+
+	cr_expect(stat(in_tmp(".ptloom"), &sb) != 0 ||
+			  access(in_tmp(".ptloom"), F_OK) != 0 ||
+			  rmdir(in_tmp(".ptloom")) == 0,
+		  "a schedule was saved");
+	free(out);
+}
+
+Test(real, non_x86_64_elf_refused)
+{
+	/* the header of a 32-bit x86 executable is all ptloom reads */
+	unsigned char h[64] = { 0x7f, 'E', 'L', 'F', 1, 1, 1 };
+	char *p = in_tmp("prog32");
+	FILE *f = fopen(p, "wb");
+
+	h[16] = 2;	/* ET_EXEC */
+	h[18] = 3;	/* EM_386 */
+	fwrite(h, 1, sizeof(h), f);
+	fclose(f);
+	chmod(p, 0755);
+	struct res r = ptl("run", "--", p, NULL);
+
+	cr_expect_eq(r.code, 2, "exit %d", r.code);
+	cr_expect(strstr(r.err, "32-bit") && strstr(r.err, "x86-64"), "%s",
+		  r.err);
+	cr_expect(!strchr(strchr(r.err, '\n') ? strchr(r.err, '\n') + 1 : "",
+			  '\n'),
+		  "more than one line: %s", r.err);
+	res_free(&r);
+
+	/* a #! script is run by its interpreter */
+	p = in_tmp("script.sh");
+	f = fopen(p, "w");
+	fputs("#!/bin/sh\necho script ran\n", f);
+	fclose(f);
+	chmod(p, 0755);
+	r = ptl("run", "-q", "--points", "sync", "--", p, NULL);
+	cr_expect_eq(r.code, 0, "exit %d: %s %s", r.code, r.out, r.err);
+	res_free(&r);
+}
