@@ -47,13 +47,37 @@ struct common_opts {
 	char **env_extra;
 	int nenv_extra;
 	bool keep_env;
+	bool trust_env;	   /* --trust-env: a file's loader variables too */
 };
+
+/* Seconds options take at most this many seconds. */
+#define SECONDS_MAX 100000000
+/* The tunable ptloom adds to every program's environment. */
+#define PTLOOM_TUNABLES "GLIBC_TUNABLES=glibc.pthread.rseq=0"
 
 void common_defaults(struct common_opts *o);
 /* Parse one of the shared long options; returns 1 if handled, 0 if not,
  * -1 after printing an error. */
 int common_option(struct common_opts *o, int c, const char *arg);
 int parse_points(const char *s, unsigned *out);
+/* A plain decimal number (digits only, no sign, space or leading zero) up
+ * to max; 0 or -1. */
+int parse_decimal(const char *s, uint64_t max, uint64_t *v);
+/* Seconds > 0 and <= max, a plain decimal with an optional fraction
+ * (never nan, inf, a sign or an exponent); 0 or -1. */
+int parse_seconds(const char *s, double max, double *v);
+/* After getopt returned '?' or ':' (opterr = 0, optstring "+:..."):
+ * one line naming the option and the --help hint; returns EXIT_USAGE. */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
+/* Is "NAME=VALUE" a variable that makes the loader or libc load or run
+ * code (LD_*, GLIBC_TUNABLES, GCONV_PATH, ...: see common.c)? */
+bool env_is_loader_var(const char *kv);
+/* The first entry of env (from a schedule file) that is a loader variable
+ * neither in ptloom's own environment with the same value nor named in
+ * given (-e NAME=VALUE), or NULL when all may be used. */
+const char *env_refused(char *const *env, int n, char *const *given,
+			int ngiven);
 const char *points_name(unsigned p, char *buf, size_t len);
 
 /* Resolve PROGRAM and build the environment; prints the error and
@@ -61,6 +85,8 @@ const char *points_name(unsigned p, char *buf, size_t len);
 int program_setup(struct program *p, int argc, char **argv,
 		  const struct common_opts *o);
 void program_free(struct program *p);
+/* Set (or replace) one "NAME=VALUE" of the program's environment. */
+void program_setenv(struct program *p, const char *kv);
 
 /* A symbolizer backed by analysis/symbols.c. */
 struct symbolizer *cli_symbolizer(void);

@@ -3,6 +3,7 @@
  * environment, the symbolizer, schedule files, one-line event text.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/escape.h"
 #include "../analysis/report.h"
 #include "../analysis/strategy.h"
 
@@ -61,28 +63,66 @@ const char *points_name(unsigned p, char *buf, size_t len)
 	return buf;
 }
 
-static int parse_u64(const char *s, uint64_t *v)
+int parse_decimal(const char *s, uint64_t max, uint64_t *v)
 {
-	char *end;
+	uint64_t x = 0;
 
-	errno = 0;
-	if (!s || !*s || *s == '-')
+	/* digits only: no sign, no spaces, no 0x, no octal-looking 010 */
+	if (!s || !*s || (s[0] == '0' && s[1]))
 		return -1;
-	unsigned long long x = strtoull(s, &end, 0);
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		unsigned d = (unsigned)(*p - '0');
 
-	if (errno || *end)
+		if (x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	if (x > max)
 		return -1;
 	*v = x;
 	return 0;
 }
 
-static int parse_secs(const char *s, double *v)
+int parse_seconds(const char *s, double max, double *v)
 {
-	char *end;
+	const char *p = s;
+	size_t digits = 0;
 
-	errno = 0;
-	*v = strtod(s, &end);
-	return errno || *end || *v < 0 ? -1 : 0;
+	/* "12", "0.5", "2.": no sign, exponent, nan, inf or spaces */
+	if (!s || !*s)
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			digits++;
+	if (*p || !digits)
+		return -1;
+	char *end;
+	double x = strtod(s, &end);
+
+	if (*end || !(x > 0) || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "?";
+
+	if (c == ':')
+		fprintf(stderr, "ptloom %s: option '%s' needs a value (see "
+				"ptloom %s --help)\n", cmd, esc(arg), cmd);
+	else if (optopt && !(arg[0] == '-' && arg[1] == '-'))
+		fprintf(stderr, "ptloom %s: unknown option '-%c' (see ptloom "
+				"%s --help)\n", cmd, optopt, cmd);
+	else
+		fprintf(stderr, "ptloom %s: unknown option '%s' (see ptloom "
+				"%s --help)\n", cmd, esc(arg), cmd);
+	return EXIT_USAGE;
 }
 
 /* Long-option codes shared by the subcommands (see run.c). */
@@ -97,23 +137,27 @@ int common_option(struct common_opts *o, int c, const char *arg)
 		}
 		return 1;
 	case 'S':
-		if (parse_u64(arg, &o->seed)) {
-			fprintf(stderr, "ptloom: --seed takes a number (got "
-					"'%s')\n", arg);
+		if (parse_decimal(arg, UINT64_MAX, &o->seed)) {
+			fprintf(stderr, "ptloom: --seed takes a plain decimal "
+					"number from 0 to %llu (got '%s')\n",
+				(unsigned long long)UINT64_MAX, esc(arg));
 			return -1;
 		}
 		return 1;
 	case 'M':
-		if (parse_u64(arg, &o->max_steps) || !o->max_steps) {
-			fprintf(stderr, "ptloom: --max-steps takes a positive "
-					"number (got '%s')\n", arg);
+		if (parse_decimal(arg, UINT32_MAX, &o->max_steps) ||
+		    !o->max_steps) {
+			fprintf(stderr, "ptloom: --max-steps takes a decimal "
+					"number from 1 to %u (got '%s')\n",
+				UINT32_MAX, esc(arg));
 			return -1;
 		}
 		return 1;
 	case 'T':
-		if (parse_secs(arg, &o->timeout) || o->timeout <= 0) {
-			fprintf(stderr, "ptloom: --timeout takes seconds > 0 "
-					"(got '%s')\n", arg);
+		if (parse_seconds(arg, SECONDS_MAX, &o->timeout)) {
+			fprintf(stderr, "ptloom: --timeout takes seconds, a "
+					"decimal number > 0 and <= %d (got "
+					"'%s')\n", SECONDS_MAX, esc(arg));
 			return -1;
 		}
 		return 1;
@@ -151,6 +195,9 @@ int common_option(struct common_opts *o, int c, const char *arg)
 	case 'K':
 		o->keep_env = true;
 		return 1;
+	case 'U':
+		o->trust_env = true;
+		return 1;
 	}
 	return 0;
 }
@@ -180,7 +227,7 @@ static bool keep_var(const char *kv, bool all)
 	return false;
 }
 
-static void env_add(struct program *p, const char *kv)
+void program_setenv(struct program *p, const char *kv)
 {
 	size_t n = strcspn(kv, "=");
 
@@ -193,6 +240,55 @@ static void env_add(struct program *p, const char *kv)
 	p->envp = realloc(p->envp, (size_t)(p->nenv + 2) * sizeof(char *));
 	p->envp[p->nenv++] = strdup(kv);
 	p->envp[p->nenv] = NULL;
+}
+
+/*
+ * Variables that make ld.so or libc load or run code, write files or
+ * change what they parse: glibc's list of variables dropped in
+ * secure-execution mode (sysdeps/generic/unsecvars.h, ld.so(8)) with
+ * every LD_* and the MALLOC_* tunable aliases, but without TMPDIR (it
+ * names where temporary files go and loads nothing).  A schedule file's
+ * environment is data: these are refused on replay (env_refused()).
+ */
+static const char *const loader_vars[] = {
+	"GCONV_PATH",	 "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES",
+	"LOCALDOMAIN",	 "LOCPATH",	"MALLOC_TRACE",	  "NIS_PATH",
+	"NLSPATH",	 "RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR",
+};
+
+bool env_is_loader_var(const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+
+	if (!strncmp(kv, "LD_", 3) || !strncmp(kv, "MALLOC_", 7))
+		return true;
+	for (size_t i = 0; i < sizeof(loader_vars) / sizeof(loader_vars[0]);
+	     i++)
+		if (strlen(loader_vars[i]) == n &&
+		    !strncmp(kv, loader_vars[i], n))
+			return true;
+	return false;
+}
+
+const char *env_refused(char *const *env, int n, char *const *given,
+			int ngiven)
+{
+	for (int i = 0; i < n; i++) {
+		const char *kv = env[i];
+		size_t k = strcspn(kv, "=");
+		bool ok = !env_is_loader_var(kv) ||
+			  !strcmp(kv, PTLOOM_TUNABLES);
+
+		/* what ptloom's own environment or -e already says is no
+		 * new trust */
+		for (char **e = environ; !ok && *e; e++)
+			ok = !strcmp(*e, kv);
+		for (int j = 0; !ok && j < ngiven; j++)
+			ok = !strncmp(given[j], kv, k) && given[j][k] == '=';
+		if (!ok)
+			return kv;
+	}
+	return NULL;
 }
 
 int program_setup(struct program *p, int argc, char **argv,
@@ -222,11 +318,11 @@ int program_setup(struct program *p, int argc, char **argv,
 	p->envp = calloc(1, sizeof(char *));
 	for (char **e = environ; *e; e++)
 		if (keep_var(*e, o->keep_env))
-			env_add(p, *e);
+			program_setenv(p, *e);
 	/* rseq registration is not needed and cannot affect schedules */
-	env_add(p, "GLIBC_TUNABLES=glibc.pthread.rseq=0");
+	program_setenv(p, PTLOOM_TUNABLES);
 	for (int i = 0; i < o->nenv_extra; i++)
-		env_add(p, o->env_extra[i]);
+		program_setenv(p, o->env_extra[i]);
 	qsort(p->envp, (size_t)p->nenv, sizeof(char *), cmp_str);
 	char buf[4096];
 
@@ -398,7 +494,7 @@ void describe_failure(const struct run_result *r, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, " in T%d",
 					r->thread);
 	if (r->location[0] && off < len)
-		snprintf(buf + off, len - off, " (%s)", r->location);
+		snprintf(buf + off, len - off, " (%s)", esc(r->location));
 }
 
 static char *xstrdup(const char *s)
@@ -496,9 +592,10 @@ static const char *sym_of(const struct sym_entry *syms, size_t n,
 	return NULL;
 }
 
-void event_line(const struct event *e, const struct sym_entry *syms,
-		size_t nsyms, const char *const *names, int nnames, char *buf,
-		size_t len)
+static void event_line_raw(const struct event *e,
+			   const struct sym_entry *syms, size_t nsyms,
+			   const char *const *names, int nnames, char *buf,
+			   size_t len)
 {
 	char obj[160] = "", tname[48];
 	const char *o = e->obj && !(e->obj >> 63)
@@ -555,6 +652,17 @@ void event_line(const struct event *e, const struct sym_entry *syms,
 	}
 	snprintf(buf, len, "%s %s(%s)%s%s", tname, op, obj,
 		 where && *where ? " at " : "", where && *where ? where : "");
+}
+
+void event_line(const struct event *e, const struct sym_entry *syms,
+		size_t nsyms, const char *const *names, int nnames, char *buf,
+		size_t len)
+{
+	char raw[1024];
+
+	/* symbol texts come from the program or a file */
+	event_line_raw(e, syms, nsyms, names, nnames, raw, sizeof(raw));
+	esc_text(buf, len, raw, 0);
 }
 
 long trace_departure(const struct event *a, size_t na, const struct event *b,
@@ -616,8 +724,10 @@ int run_by_step(void *cfg, const struct decision *dec, size_t n,
 
 void print_failure_output(const struct run_result *r, bool with_output)
 {
-	if (r->message[0] && !(r->output && strstr(r->output, r->message)))
-		printf("%s\n", r->message);
+	if (r->message[0] && !(r->output && strstr(r->output, r->message))) {
+		esc_fputs(stdout, r->message, ESC_LINES);
+		putchar('\n');
+	}
 	if (!with_output || !r->output_len)
 		return;
 	const char *o = r->output;
@@ -627,8 +737,9 @@ void print_failure_output(const struct run_result *r, bool with_output)
 		o += n - 2000;
 		n = 2000;
 	}
-	printf("program output (tail):\n%.*s%s", (int)n, o,
-	       o[n - 1] == '\n' ? "" : "\n");
+	printf("program output (tail):\n");
+	esc_fwrite(stdout, o, n, ESC_LINES);
+	printf("%s", o[n - 1] == '\n' ? "" : "\n");
 }
 
 void report_failure(struct report *rep, const struct run_result *r,

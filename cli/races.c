@@ -9,6 +9,7 @@
 #include <string.h>
 #include "cli.h"
 #include "../analysis/discover.h"
+#include "../analysis/escape.h"
 #include "../analysis/report.h"
 
 static const struct option long_opts[] = {
@@ -54,7 +55,8 @@ int cmd_races(int argc, char **argv)
 
 	common_defaults(&co);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:qh", long_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:qh", long_opts, NULL)) != -1) {
 		int r = common_option(&co, c, optarg);
 
 		if (r < 0)
@@ -62,19 +64,25 @@ int cmd_races(int argc, char **argv)
 		if (r > 0)
 			continue;
 		switch (c) {
-		case 'r':
-			runs = atoi(optarg);
-			if (runs < 1 || runs > 10000) {
-				fprintf(stderr, "ptloom: --runs takes 1 to "
-						"10000 (got '%s')\n", optarg);
+		case 'r': {
+			uint64_t v;
+
+			if (parse_decimal(optarg, 10000, &v) || !v) {
+				fprintf(stderr, "ptloom: --runs takes a decimal "
+						"number from 1 to 10000 (got "
+						"'%s')\n", esc(optarg));
 				return EXIT_USAGE;
 			}
+			runs = (int)v;
 			break;
+		}
 		case 'b':
-			budget = strtoull(optarg, NULL, 10);
-			if (!budget) {
-				fprintf(stderr, "ptloom: --budget takes a "
-						"positive number\n");
+			if (parse_decimal(optarg, UINT32_MAX, &budget) ||
+			    !budget) {
+				fprintf(stderr, "ptloom: --budget takes a decimal "
+						"number from 1 to %u (got "
+						"'%s')\n", UINT32_MAX,
+					esc(optarg));
 				return EXIT_USAGE;
 			}
 			break;
@@ -90,8 +98,7 @@ int cmd_races(int argc, char **argv)
 			usage(stdout);
 			return EXIT_PASS;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("races", c, argv);
 		}
 	}
 	struct program prog;
@@ -116,8 +123,9 @@ int cmd_races(int argc, char **argv)
 		       "\"seconds\": %.3f,\n  \"races\": [",
 		       d.runs, (unsigned long long)d.accesses, d.seconds);
 	} else if (!co.quiet) {
-		printf("ptloom: %d runs, %llu accesses observed in %.2f s\n",
-		       d.runs, (unsigned long long)d.accesses, d.seconds);
+		printf("ptloom: %d run%s, %llu accesses observed in %.2f s\n",
+		       d.runs, d.runs == 1 ? "" : "s",
+		       (unsigned long long)d.accesses, d.seconds);
 	}
 	for (size_t i = 0; i < d.nraces; i++) {
 		struct race_entry *r = &d.races[i];
@@ -149,12 +157,12 @@ int cmd_races(int argc, char **argv)
 		if (co.quiet)
 			continue;
 		printf("\nrace on %s (%d bytes at 0x%llx):\n",
-		       r->what[0] ? r->what : "?", r->pair.size,
+		       r->what[0] ? esc(r->what) : "?", r->pair.size,
 		       (unsigned long long)r->pair.addr);
 		for (int k = 0; k < 2; k++)
 			printf("  %s by T%d at %s\n",
 			       r->pair.write[k] ? "write" : "read ",
-			       r->pair.thread[k], where[k]);
+			       r->pair.thread[k], esc(where[k]));
 	}
 	if (json)
 		printf("\n  ]\n}\n");

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/escape.h"
 #include "../analysis/explore.h"
 #include "../analysis/minimize.h"
 #include "../analysis/report.h"
@@ -23,6 +24,7 @@ static const struct option long_opts[] = {
 	{ "report", required_argument, 0, 'R' },
 	{ "report-format", required_argument, 0, 'F' },
 	{ "env", required_argument, 0, 'e' },
+	{ "trust-env", no_argument, 0, 'U' },
 	{ "output", no_argument, 0, 'O' },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },
@@ -45,7 +47,13 @@ static void usage(FILE *f, const char *cmd)
 		"  -o, --out DIR         where new schedule files go (minimize)\n"
 		"      --report FILE     write a report; --report-format "
 		"json|markdown|junit\n"
-		"  -e, --env NAME=VALUE  add to the program's environment\n"
+		"  -e, --env NAME=VALUE  set in the program's environment "
+		"(overrides the\n"
+		"                        recorded entry)\n"
+		"      --trust-env       use the file's loader variables (LD_*, "
+		"GLIBC_TUNABLES,\n"
+		"                        ...: refused by default, see "
+		"ptloom(1))\n"
 		"      --output          pass the program's output through\n"
 		"  -q, --quiet           print the summary line only\n"
 		"\n"
@@ -133,6 +141,11 @@ int load_any_schedule(const char *path, struct schedule *s)
 	return 0;
 }
 
+static int cmp_env(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 struct replay_setup {
 	struct common_opts co;
 	struct schedule sch;
@@ -150,7 +163,8 @@ static int setup(int argc, char **argv, const char *cmd,
 	memset(rs, 0, sizeof(*rs));
 	common_defaults(&rs->co);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:e:qh", long_opts, NULL)) !=
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:e:qh", long_opts, NULL)) !=
 	       -1) {
 		int r = common_option(&rs->co, c, optarg);
 
@@ -162,8 +176,7 @@ static int setup(int argc, char **argv, const char *cmd,
 			usage(stdout, cmd);
 			return -1;
 		}
-		usage(stderr, cmd);
-		return EXIT_USAGE;
+		return cli_bad_option(cmd, c, argv);
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "ptloom: %s: no schedule given (usage: ptloom "
@@ -193,6 +206,31 @@ static int setup(int argc, char **argv, const char *cmd,
 		for (int i = 0; i < rs->sch.nenv; i++)
 			rs->prog.envp[i] = strdup(rs->sch.env[i]);
 		rs->prog.nenv = rs->sch.nenv;
+		rs->prog.envp[rs->prog.nenv] = NULL;
+		/* -e overrides what the file says */
+		for (int i = 0; i < rs->co.nenv_extra; i++)
+			program_setenv(&rs->prog, rs->co.env_extra[i]);
+		qsort(rs->prog.envp, (size_t)rs->prog.nenv, sizeof(char *),
+		      cmp_env);
+	}
+	/* the file's environment is data, not permission */
+	const char *bad = rs->co.trust_env
+				  ? NULL
+				  : env_refused(rs->prog.envp, rs->prog.nenv,
+						rs->co.env_extra,
+						rs->co.nenv_extra);
+
+	if (bad) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "="),
+			 bad);
+		fprintf(stderr, "ptloom: %s: refusing the recorded environment "
+				"entry %s (it makes the loader or libc load "
+				"code or files); replay with --trust-env if you "
+				"trust this file, or set it with -e %s=VALUE\n",
+			esc(rs->path), esc(name), esc(name));
+		return EXIT_USAGE;
 	}
 	session_config_init(&rs->cfg, &rs->prog, &rs->co);
 	rs->cfg.symbolize_trace = true;
@@ -433,11 +471,11 @@ int cmd_minimize(int argc, char **argv)
 	describe_failure(&best, desc, sizeof(desc));
 	shell_join(quoted, sizeof(quoted), rs.prog.argv, rs.prog.argc);
 	printf("minimized: %u preemption%s (from %u), %zu decision%s (from "
-	       "%zu), %u runs\n",
+	       "%zu), %u run%s\n",
 	       ms.preemptions_after, ms.preemptions_after == 1 ? "" : "s",
 	       ms.preemptions_before, ms.decisions_after,
 	       ms.decisions_after == 1 ? "" : "s", ms.decisions_before,
-	       ms.runs);
+	       ms.runs, ms.runs == 1 ? "" : "s");
 	printf("saved: %s\nreplay: ptloom replay %s -- %s\n", path, path,
 	       quoted);
 	char summary[800];

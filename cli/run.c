@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/escape.h"
 #include "../analysis/explore.h"
 #include "../analysis/minimize.h"
 #include "../analysis/report.h"
@@ -87,15 +88,14 @@ static const struct option long_opts[] = {
 static int number(const char *opt, const char *arg, long lo, long hi,
 		  long *out)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
+	uint64_t v;
 
-	if (!*arg || *end || v < lo || v > hi) {
-		fprintf(stderr, "ptloom: %s takes a number from %ld to %ld "
-				"(got '%s')\n", opt, lo, hi, arg);
+	if (parse_decimal(arg, (uint64_t)hi, &v) || v < (uint64_t)lo) {
+		fprintf(stderr, "ptloom: %s takes a decimal number from %ld to "
+				"%ld (got '%s')\n", opt, lo, hi, esc(arg));
 		return -1;
 	}
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 
@@ -170,7 +170,8 @@ int cmd_run(int argc, char **argv)
 	eo.reduction = true;
 	eo.hybrid = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:s:n:o:j:e:qh", long_opts,
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:s:n:o:j:e:qh", long_opts,
 				NULL)) != -1) {
 		int r = common_option(&co, c, optarg);
 
@@ -203,18 +204,15 @@ int cmd_run(int argc, char **argv)
 				return EXIT_USAGE;
 			eo.max_runs = (uint64_t)v;
 			break;
-		case 'X': {
-			char *end;
-
-			eo.max_time = strtod(optarg, &end);
-			if (!*optarg || *end || eo.max_time <= 0) {
+		case 'X':
+			if (parse_seconds(optarg, SECONDS_MAX, &eo.max_time)) {
 				fprintf(stderr, "ptloom: --max-time takes "
-						"seconds > 0 (got '%s')\n",
-					optarg);
+						"seconds, a decimal number > 0 "
+						"and <= %d (got '%s')\n",
+					SECONDS_MAX, esc(optarg));
 				return EXIT_USAGE;
 			}
 			break;
-		}
 		case 'D':
 			if (number("--pct-depth", optarg, 1, 16, &v))
 				return EXIT_USAGE;
@@ -238,8 +236,7 @@ int cmd_run(int argc, char **argv)
 			usage(stdout);
 			return EXIT_PASS;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("run", c, argv);
 		}
 	}
 	eo.jobs = jobs; /* random and pct; dfs stays serial */
@@ -442,14 +439,16 @@ int cmd_run(int argc, char **argv)
 	} else if (er.verdict == VERDICT_PASS) {
 		if (eo.strategy == STRAT_DFS)
 			snprintf(summary, sizeof(summary),
-				 "ptloom: PASS %llu runs, complete to "
+				 "ptloom: PASS %llu run%s, complete to "
 				 "preemption bound %d",
-				 (unsigned long long)er.runs, eo.bound);
+				 (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", eo.bound);
 		else
 			snprintf(summary, sizeof(summary),
-				 "ptloom: PASS %llu runs (%s, sampled, not "
+				 "ptloom: PASS %llu run%s (%s, sampled, not "
 				 "exhaustive)",
-				 (unsigned long long)er.runs, sname);
+				 (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", sname);
 		rep.verdict = "pass";
 		code = EXIT_PASS;
 	} else if (er.too_long) {
@@ -460,19 +459,21 @@ int cmd_run(int argc, char **argv)
 		code = EXIT_INCOMPLETE;
 	} else if (eo.strategy != STRAT_DFS) {
 		snprintf(summary, sizeof(summary),
-			 "ptloom: INCOMPLETE %llu of %llu runs (%s, %s); no "
+			 "ptloom: INCOMPLETE %llu of %llu run%s (%s, %s); no "
 			 "failure found (a limit is not a pass)",
 			 (unsigned long long)er.runs,
-			 (unsigned long long)eo.max_runs, sname,
+			 (unsigned long long)eo.max_runs,
+			 eo.max_runs == 1 ? "" : "s", sname,
 			 cli_interrupted ? "interrupted"
 					 : "stopped by --max-time");
 		rep.verdict = "incomplete";
 		code = EXIT_INCOMPLETE;
 	} else {
 		snprintf(summary, sizeof(summary),
-			 "ptloom: INCOMPLETE %llu runs, bound %d not "
+			 "ptloom: INCOMPLETE %llu run%s, bound %d not "
 			 "exhausted%s; no failure found (a limit is not a pass)",
-			 (unsigned long long)er.runs, er.bound,
+			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
+			 er.bound,
 			 cli_interrupted ? " (interrupted)" : "");
 		rep.verdict = "incomplete";
 		code = EXIT_INCOMPLETE;

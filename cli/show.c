@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "../analysis/escape.h"
 #include "../analysis/report.h"
 
 int load_any_schedule(const char *path, struct schedule *s);
@@ -38,7 +39,7 @@ static const char *tname(const struct schedule *s, unsigned t, char *buf,
 {
 	if ((int)t < s->nthread_names && s->thread_names[t] &&
 	    s->thread_names[t][0])
-		snprintf(buf, len, "T%u (%s)", t, s->thread_names[t]);
+		snprintf(buf, len, "T%u (%s)", t, esc(s->thread_names[t]));
 	else
 		snprintf(buf, len, "T%u", t);
 	return buf;
@@ -136,18 +137,37 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 
 	for (size_t i = 0; i < s->ndecisions; i++)
 		nd += s->decisions[i].index != 0;
-	fprintf(f, "schedule %s\n", path);
+	fprintf(f, "schedule %s\n", esc(path));
 	if (s->program && s->program[0]) {
 		fprintf(f, "program: ");
-		for (int i = 0; i < s->argc; i++)
-			fprintf(f, "%s%s", i ? " " : "", s->argv[i]);
-		fprintf(f, "   (%s)\n", s->program);
+		esc_fputs(f, s->program, 0);
+		fprintf(f, "\n");
+	}
+	if (s->argc) {
+		fprintf(f, "argv:");
+		for (int i = 0; i < s->argc; i++) {
+			fprintf(f, " [%d] ", i);
+			esc_fputs(f, s->argv[i], 0);
+		}
+		fprintf(f, "\n");
+	}
+	if (s->nenv) {
+		fprintf(f, "environment (%d):\n", s->nenv);
+		for (int i = 0; i < s->nenv; i++) {
+			fprintf(f, "  ");
+			esc_fputs(f, s->env[i], 0);
+			if (env_is_loader_var(s->env[i]) &&
+			    strcmp(s->env[i], PTLOOM_TUNABLES))
+				fprintf(f, "   <-- loader variable: refused "
+					   "on replay unless --trust-env");
+			fprintf(f, "\n");
+		}
 	}
 	if (s->failure) {
 		describe_schedule_failure(s, buf, sizeof(buf));
 		fprintf(f, "failure: %s\n", buf);
 		if (s->message && s->message[0])
-			fprintf(f, "  %s\n", s->message);
+			fprintf(f, "  %s\n", esc(s->message));
 	}
 	fprintf(f, "preemptions: %u, decisions: %zu of %zu choice points, "
 		   "seed %llu, trace hash %016llx\n",
@@ -187,7 +207,7 @@ static void md_line(void *ctx, const struct event *e, const char *text,
 
 	for (const char *p = sp ? sp + 1 : text; *p && k < sizeof(esc) - 8;
 	     p++) {
-		if (*p == ';' || *p == '#')
+		if (*p == ';' || *p == '#' || *p == '<' || *p == '>')
 			esc[k++] = ',';
 		else
 			esc[k++] = *p;
@@ -198,7 +218,7 @@ static void md_line(void *ctx, const struct event *e, const char *text,
 
 		preempted(e, was, sizeof(was));
 		for (char *c = was; *c; c++)
-			if (*c == ';' || *c == '#')
+			if (*c == ';' || *c == '#' || *c == '<' || *c == '>')
 				*c = ',';
 		fprintf(f, "    Note over T%u: preemption%s%s\n", who,
 			was[0] ? ", stops " : "", was);
@@ -212,16 +232,50 @@ static void text_collect(void *ctx, const struct event *e, const char *text,
 	text_line(ctx, e, text, collapsed, who);
 }
 
+/* Untrusted text as a Markdown code span: escaped, and without a backtick
+ * that could end the span. */
+static void md_code(FILE *f, const char *s)
+{
+	char buf[4096];
+
+	esc_text(buf, sizeof(buf), s, 0);
+	for (char *c = buf; *c; c++)
+		if (*c == '`')
+			*c = '\'';
+	fprintf(f, "`%s`", buf);
+}
+
 static void show_markdown(FILE *f, const struct schedule *s, const char *path)
 {
 	char buf[800], tn[64];
 
-	fprintf(f, "## ptloom schedule `%s`\n\n", path);
+	fprintf(f, "## ptloom schedule ");
+	md_code(f, path);
+	fprintf(f, "\n\n");
+	if (s->argc) {
+		char cmd[4096];
+
+		shell_join(cmd, sizeof(cmd), s->argv, s->argc);
+		fprintf(f, "Program: ");
+		md_code(f, cmd);
+		fprintf(f, "\n\n");
+	}
+	if (s->nenv) {
+		fprintf(f, "<details><summary>Environment (%d)</summary>\n\n"
+			   "````\n", s->nenv);
+		for (int i = 0; i < s->nenv; i++) {
+			esc_fputs(f, s->env[i], 0);
+			fputc('\n', f);
+		}
+		fprintf(f, "````\n</details>\n\n");
+	}
 	if (s->failure) {
 		describe_schedule_failure(s, buf, sizeof(buf));
-		fprintf(f, "**Failure:** %s\n\n", buf);
+		fprintf(f, "**Failure:** ");
+		md_code(f, buf);
+		fprintf(f, "\n\n");
 		if (s->message && s->message[0])
-			fprintf(f, "```\n%s\n```\n\n", s->message);
+			fprintf(f, "````\n%s\n````\n\n", esc(s->message));
 	}
 	fprintf(f, "Preemptions: %u. Seed %llu. Trace hash `%016llx`.\n\n",
 		s->preemptions, (unsigned long long)s->seed,
@@ -254,6 +308,11 @@ static void show_json(FILE *f, const struct schedule *s)
 	for (int i = 0; i < s->argc; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		json_string(f, s->argv[i]);
+	}
+	fprintf(f, "],\n  \"env\": [");
+	for (int i = 0; i < s->nenv; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_string(f, s->env[i]);
 	}
 	fprintf(f, "],\n  \"seed\": %llu,\n  \"strategy\": ",
 		(unsigned long long)s->seed);
@@ -323,7 +382,8 @@ int cmd_show(int argc, char **argv)
 	int c, fmt = FMT_TEXT;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -350,7 +410,7 @@ int cmd_show(int argc, char **argv)
 			       "accepts.\n");
 			return EXIT_PASS;
 		default:
-			return EXIT_USAGE;
+			return cli_bad_option("show", c, argv);
 		}
 	}
 	if (optind != argc - 1) {
