@@ -30,6 +30,7 @@ void report_json(FILE *f, const struct report *r)
 		(unsigned long long)r->runs, r->complete ? "true" : "false",
 		r->preemption_bound, (unsigned long long)r->seed, r->seconds);
 	json_string(f, r->summary);
+	fprintf(f, ",\n  \"interrupted\": %s", r->interrupted ? "true" : "false");
 	fprintf(f, ",\n  \"failure\": ");
 	if (r->has_failure) {
 		fprintf(f, "{\n    \"kind\": ");

@@ -20,7 +20,10 @@ enum {
 	EXIT_DIVERGED = 4,
 };
 
+/* The signal (SIGINT, SIGTERM, SIGHUP) that interrupted ptloom, or 0. */
 extern volatile int cli_interrupted;
+/* 128 + that signal: 130 for SIGINT, 143 for SIGTERM. */
+int exit_interrupted(void);
 
 /* The program under test, as the user named it and as it is run. */
 struct program {
@@ -100,6 +103,10 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 		       int bound, const struct run_result *r);
 void schedule_set_points(struct schedule *s, const struct user_point *p,
 			 size_t n);
+/* Before the first run: can the schedule files (out_dir: o->out_dir) and
+ * the --report file be written?  Prints the reason and returns -1 if not.
+ * Also removes temporary files that earlier, killed saves left there. */
+int check_output_paths(const struct common_opts *o, bool out_dir);
 /* Save under dir as ID-suffix.pb; the path is written to path. */
 int save_schedule(const struct schedule *s, const char *dir, const char *id,
 		  const char *suffix, char *path, size_t len);
@@ -134,6 +141,21 @@ const char *signal_name(int sig);
 void event_line(const struct event *e, const struct sym_entry *syms,
 		size_t nsyms, const char *const *names, int nnames, char *buf,
 		size_t len);
+/* A hash index of a trace's symbols, so that explaining n events costs
+ * O(n), not O(n * symbols).  Below 16 entries (or out of memory) lookups
+ * scan.  sym_probes counts the entries looked at, for the tests. */
+struct sym_index {
+	const struct sym_entry *syms;
+	size_t n, cap;
+	uint32_t *slot;	/* index into syms, UINT32_MAX empty */
+};
+int sym_index_build(struct sym_index *ix, const struct sym_entry *syms,
+		    size_t n);
+void sym_index_free(struct sym_index *ix);
+extern uint64_t sym_probes;
+/* event_line() with an index. */
+void event_line_ix(const struct event *e, const struct sym_index *ix,
+		   char *buf, size_t len);
 /* The first event where two traces part; -1 if none. */
 long trace_departure(const struct event *a, size_t na, const struct event *b,
 		     size_t nb);

@@ -2,6 +2,7 @@
  * Helpers shared by the subcommands: options, the program and its fixed
  * environment, the symbolizer, schedule files, one-line event text.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <sched.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "../analysis/escape.h"
@@ -564,6 +566,145 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 	}
 }
 
+/* Can files be created in the existing directory dir?  0 or -errno. */
+static int probe_dir(const char *dir)
+{
+	char tmp[4200];
+	struct stat sb;
+
+	if (stat(dir, &sb))
+		return -errno;
+	if (!S_ISDIR(sb.st_mode))
+		return -ENOTDIR;
+	snprintf(tmp, sizeof(tmp), "%s/.ptloom-probe.XXXXXX", dir);
+	int fd = mkstemp(tmp);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
+/* The directory part of path ("." for none), in buf. */
+static const char *dir_of(const char *path, char *buf, size_t len)
+{
+	const char *sl = strrchr(path, '/');
+
+	if (!sl)
+		return ".";
+	if (sl == path)
+		return "/";
+	snprintf(buf, len, "%.*s", (int)(sl - path), path);
+	return buf;
+}
+
+/*
+ * Temporary files of earlier saves killed before their rename (".NAME.XXXXXX"
+ * beside NAME, replayer/schedule.c and analysis/report.c): removed when
+ * older than a minute, so a save in progress elsewhere is left alone.
+ * match says which names are ours.
+ */
+static void clean_stale_temps(const char *dir, bool (*match)(const char *,
+							       const void *),
+			      const void *arg)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	time_t now = time(NULL);
+
+	while (d && (e = readdir(d))) {
+		struct stat sb;
+		char path[4400];
+
+		if (!match(e->d_name, arg))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!lstat(path, &sb) && S_ISREG(sb.st_mode) &&
+		    sb.st_mtime + 60 < now)
+			unlink(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* ".<hex id>-<suffix>.pb.XXXXXX" */
+static bool schedule_temp(const char *n, const void *arg)
+{
+	size_t len = strlen(n);
+
+	(void)arg;
+	if (n[0] != '.' || len < 12 || strcspn(n + 1, "0123456789abcdef") < 1)
+		return false;
+	const char *dash = strchr(n, '-'), *pb = strstr(n, ".pb.");
+
+	return dash && pb && pb > dash && strlen(pb + 4) == 6 &&
+	       strspn(n + 1, "0123456789abcdef") == (size_t)(dash - n - 1);
+}
+
+/* "REPORT.XXXXXX" for the report's base name */
+static bool report_temp(const char *n, const void *arg)
+{
+	const char *base = arg;
+	size_t k = strlen(base);
+
+	return !strncmp(n, base, k) && n[k] == '.' && strlen(n + k + 1) == 6;
+}
+
+int check_output_paths(const struct common_opts *o, bool out_dir)
+{
+	char buf[4096];
+	struct stat sb;
+	int e;
+
+	if (out_dir && o->out_dir) {
+		/* the directory, or the nearest ancestor that exists */
+		snprintf(buf, sizeof(buf), "%s", o->out_dir);
+		while (stat(buf, &sb) && errno == ENOENT && strchr(buf, '/') &&
+		       strcmp(buf, "/"))
+			*strrchr(buf, '/') = 0;
+		if (!buf[0])
+			snprintf(buf, sizeof(buf), "%s",
+				 o->out_dir[0] == '/' ? "/" : ".");
+		if (stat(buf, &sb) && errno == ENOENT)
+			snprintf(buf, sizeof(buf), ".");
+		e = probe_dir(buf);
+		if (e) {
+			fprintf(stderr, "ptloom: -o %s: cannot write schedule "
+					"files there: %s%s%s\n",
+				esc(o->out_dir), strerror(-e),
+				strcmp(buf, o->out_dir) ? " in " : "",
+				strcmp(buf, o->out_dir) ? esc(buf) : "");
+			return -1;
+		}
+		if (!strcmp(buf, o->out_dir))
+			clean_stale_temps(buf, schedule_temp, NULL);
+	}
+	if (o->report) {
+		char d[4096];
+		const char *dir = dir_of(o->report, d, sizeof(d));
+		const char *base = strrchr(o->report, '/');
+
+		base = base ? base + 1 : o->report;
+		if (!*base || (!stat(o->report, &sb) && S_ISDIR(sb.st_mode))) {
+			fprintf(stderr, "ptloom: --report %s: is a directory, "
+					"not a file\n", esc(o->report));
+			return -1;
+		}
+		e = probe_dir(dir);
+		if (e) {
+			fprintf(stderr, "ptloom: --report %s: cannot write "
+					"there: %s\n", esc(o->report),
+				e == -ENOENT ? "its directory does not exist"
+				: e == -ENOTDIR ? "its parent is not a directory"
+						: strerror(-e));
+			return -1;
+		}
+		clean_stale_temps(dir, report_temp, base);
+	}
+	return 0;
+}
+
 int save_schedule(const struct schedule *s, const char *dir, const char *id,
 		  const char *suffix, char *path, size_t len)
 {
@@ -583,29 +724,91 @@ int save_schedule(const struct schedule *s, const char *dir, const char *id,
 	return schedule_save(path, s);
 }
 
-static const char *sym_of(const struct sym_entry *syms, size_t n,
-			  uint64_t addr, bool data)
+uint64_t sym_probes;
+
+static uint64_t sym_hash(uint64_t addr, bool data)
 {
-	for (size_t i = 0; i < n; i++)
-		if (syms[i].addr == addr && syms[i].data == data)
-			return syms[i].text;
-	return NULL;
+	uint64_t h = (addr ^ (data ? 0x9e3779b97f4a7c15ull : 0)) *
+		     0xff51afd7ed558ccdull;
+
+	return h ^ (h >> 29);
+}
+
+int sym_index_build(struct sym_index *ix, const struct sym_entry *syms,
+		    size_t n)
+{
+	memset(ix, 0, sizeof(*ix));
+	ix->syms = syms;
+	ix->n = n;
+	if (n < 16)
+		return 0; /* a scan is as quick */
+	size_t cap = 32;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	ix->slot = malloc(cap * sizeof(*ix->slot));
+	if (!ix->slot)
+		return -ENOMEM; /* still usable: lookups scan */
+	memset(ix->slot, 0xff, cap * sizeof(*ix->slot));
+	ix->cap = cap;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = sym_hash(syms[i].addr, syms[i].data) & (cap - 1);
+
+		while (ix->slot[k] != UINT32_MAX) {
+			const struct sym_entry *o = &syms[ix->slot[k]];
+
+			if (o->addr == syms[i].addr && o->data == syms[i].data)
+				break; /* the first one wins, as in a scan */
+			k = (k + 1) & (cap - 1);
+		}
+		if (ix->slot[k] == UINT32_MAX)
+			ix->slot[k] = (uint32_t)i;
+	}
+	return 0;
+}
+
+void sym_index_free(struct sym_index *ix)
+{
+	free(ix->slot);
+	memset(ix, 0, sizeof(*ix));
+}
+
+static const char *sym_find(const struct sym_index *ix, uint64_t addr,
+			    bool data)
+{
+	if (!ix->slot) {
+		for (size_t i = 0; i < ix->n; i++) {
+			sym_probes++;
+			if (ix->syms[i].addr == addr &&
+			    ix->syms[i].data == data)
+				return ix->syms[i].text;
+		}
+		return NULL;
+	}
+	for (size_t k = sym_hash(addr, data) & (ix->cap - 1);;
+	     k = (k + 1) & (ix->cap - 1)) {
+		sym_probes++;
+		if (ix->slot[k] == UINT32_MAX)
+			return NULL;
+		const struct sym_entry *e = &ix->syms[ix->slot[k]];
+
+		if (e->addr == addr && e->data == data)
+			return e->text;
+	}
 }
 
 static void event_line_raw(const struct event *e,
-			   const struct sym_entry *syms, size_t nsyms,
-			   const char *const *names, int nnames, char *buf,
-			   size_t len)
+			   const struct sym_index *ix, char *buf, size_t len)
 {
 	char obj[160] = "", tname[48];
 	const char *o = e->obj && !(e->obj >> 63)
-				? sym_of(syms, nsyms, e->obj, true)
+				? sym_find(ix, e->obj, true)
 				: NULL;
 	const char *where = NULL;
 
 	if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
 	    e->kind == OP_ACCESS || e->kind == OP_SPIN)
-		where = sym_of(syms, nsyms, e->pc + (e->kind != OP_CALL), false);
+		where = sym_find(ix, e->pc + (e->kind != OP_CALL), false);
 	if (o && *o)
 		snprintf(obj, sizeof(obj), "%s%s",
 			 o[0] == '0' ? "" : "&", o);
@@ -614,11 +817,7 @@ static void event_line_raw(const struct event *e,
 	else if (e->obj)
 		snprintf(obj, sizeof(obj), "0x%llx",
 			 (unsigned long long)e->obj);
-	if (e->thread < nnames && names && names[e->thread] &&
-	    names[e->thread][0])
-		snprintf(tname, sizeof(tname), "T%u", e->thread);
-	else
-		snprintf(tname, sizeof(tname), "T%u", e->thread);
+	snprintf(tname, sizeof(tname), "T%u", e->thread);
 	const char *op = e->kind == OP_CALL ? call_fn_name(e->fn)
 					     : op_kind_name(e->kind);
 
@@ -658,10 +857,20 @@ void event_line(const struct event *e, const struct sym_entry *syms,
 		size_t nsyms, const char *const *names, int nnames, char *buf,
 		size_t len)
 {
+	struct sym_index ix = { .syms = syms, .n = nsyms };
+
+	(void)names;
+	(void)nnames;
+	event_line_ix(e, &ix, buf, len);
+}
+
+void event_line_ix(const struct event *e, const struct sym_index *ix,
+		   char *buf, size_t len)
+{
 	char raw[1024];
 
 	/* symbol texts come from the program or a file */
-	event_line_raw(e, syms, nsyms, names, nnames, raw, sizeof(raw));
+	event_line_raw(e, ix, raw, sizeof(raw));
 	esc_text(buf, len, raw, 0);
 }
 
@@ -711,11 +920,20 @@ void describe_schedule_failure(const struct schedule *s, char *buf, size_t len)
 	describe_failure(&r, buf, len);
 }
 
+int exit_interrupted(void)
+{
+	return 128 + (cli_interrupted ? cli_interrupted : SIGINT);
+}
+
 int run_by_step(void *cfg, const struct decision *dec, size_t n,
 		struct run_result *out)
 {
 	struct replay_strategy r;
 
+	if (cli_interrupted) {
+		memset(out, 0, sizeof(*out)); /* no more runs: stop quickly */
+		return -EINTR;
+	}
 	replay_init(&r, dec, n, false);
 	struct strategy s = replay_strategy(&r);
 

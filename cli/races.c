@@ -42,7 +42,9 @@ static void usage(FILE *f)
 	      "  -e, --env NAME=VALUE  add to the program's environment\n"
 	      "\n"
 	      "exit: 0 no race found, 1 races found, 2 usage or input "
-	      "error\n",
+	      "error,\n"
+	      "      3 incomplete (no run observed the program to its end), "
+	      "130/143 interrupted\n",
 	      f);
 }
 
@@ -111,6 +113,12 @@ int cmd_races(int argc, char **argv)
 	session_config_init(&cfg, &prog, &co);
 	int e = discover_races(&cfg, runs, co.seed, budget, &d);
 
+	if (e && cli_interrupted) {
+		printf("ptloom: INTERRUPTED by %s before any run ended\n",
+		       signal_name(cli_interrupted));
+		program_free(&prog);
+		return exit_interrupted();
+	}
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s\n", prog.display);
 		program_free(&prog);
@@ -164,14 +172,38 @@ int cmd_races(int argc, char **argv)
 			       r->pair.write[k] ? "write" : "read ",
 			       r->pair.thread[k], esc(where[k]));
 	}
-	if (json)
-		printf("\n  ]\n}\n");
-	else
-		printf("%sptloom: %s%zu data race%s found\n",
-		       d.nraces && !co.quiet ? "\n" : "",
-		       d.nraces ? "RACES " : "PASS ", d.nraces,
-		       d.nraces == 1 ? "" : "s");
-	int code = d.nraces ? EXIT_FAIL : EXIT_PASS;
+	/* a pass needs runs that observed the program to their end */
+	int observed = d.runs - d.failed_runs;
+	char why[200] = "";
+
+	if (cli_interrupted)
+		snprintf(why, sizeof(why), "interrupted by %s after %d of %d "
+					   "run%s", signal_name(cli_interrupted),
+			 d.runs, runs, runs == 1 ? "" : "s");
+	else if (!d.nraces && observed <= 0)
+		snprintf(why, sizeof(why), "no run observed the program to "
+					   "its end (%d of %d run%s failed: "
+					   "it crashed, hung or was refused)",
+			 d.failed_runs, d.runs, d.runs == 1 ? "" : "s");
+	int code = d.nraces ? EXIT_FAIL : why[0] ? EXIT_INCOMPLETE : EXIT_PASS;
+
+	if (cli_interrupted)
+		code = exit_interrupted();
+	if (json) {
+		printf("\n  ],\n  \"verdict\": \"%s\",\n  \"incomplete\": ",
+		       d.nraces ? "races" : why[0] ? "incomplete" : "pass");
+		json_string(stdout, why[0] ? why : NULL);
+		printf("\n}\n");
+	} else if (d.nraces) {
+		printf("%sptloom: RACES %zu data race%s found%s%s\n",
+		       !co.quiet ? "\n" : "", d.nraces,
+		       d.nraces == 1 ? "" : "s", why[0] ? "; " : "", why);
+	} else if (why[0]) {
+		printf("ptloom: %s %s; no data race found (not a pass)\n",
+		       cli_interrupted ? "INTERRUPTED" : "INCOMPLETE", why);
+	} else {
+		printf("ptloom: PASS 0 data races found\n");
+	}
 
 	discovery_free(&d);
 	program_free(&prog);

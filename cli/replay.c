@@ -232,6 +232,8 @@ static int setup(int argc, char **argv, const char *cmd,
 			esc(rs->path), esc(name), esc(name));
 		return EXIT_USAGE;
 	}
+	if (check_output_paths(&rs->co, !strcmp(cmd, "minimize")))
+		return EXIT_USAGE;
 	session_config_init(&rs->cfg, &rs->prog, &rs->co);
 	rs->cfg.symbolize_trace = true;
 	rs->cfg.user_points = rs->sch.user_points;
@@ -266,6 +268,47 @@ static void teardown(struct replay_setup *rs)
 	free(rs->co.env_extra);
 }
 
+/* Interrupted before the replay ended: nothing was reproduced or refuted.
+ * Says so, writes the report, frees r; returns 130 or 143. */
+static int interrupted_replay(struct replay_setup *rs, struct run_result *r)
+{
+	char summary[600], at[48] = "";
+
+	if (r && r->steps)
+		snprintf(at, sizeof(at), " at step %llu",
+			 (unsigned long long)r->steps);
+	snprintf(summary, sizeof(summary),
+		 "ptloom: INTERRUPTED by %s: the replay of %s stopped%s "
+		 "before its end; nothing reproduced or refuted",
+		 signal_name(cli_interrupted), esc(rs->path), at);
+	printf("%s\n", summary);
+	if (rs->co.report) {
+		struct report rep = {
+			.command = "replay",
+			.verdict = "incomplete",
+			.interrupted = true,
+			.strategy = "replay",
+			.runs = 0,
+			.seed = rs->sch.seed,
+			.summary = summary,
+			.schedule_file = rs->path,
+			.has_replay = true,
+			.diverged_at = -1,
+			.thread = -1,
+			.exit_status = -1,
+			.program = rs->prog.display,
+		};
+
+		if (report_write(&rep, rs->co.report_format, rs->co.report))
+			fprintf(stderr, "ptloom: cannot write %s\n",
+				rs->co.report);
+	}
+	if (r)
+		run_result_free(r);
+	teardown(rs);
+	return exit_interrupted();
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_setup rs;
@@ -280,12 +323,17 @@ int cmd_replay(int argc, char **argv)
 	struct run_result r;
 
 	e = session_run(&rs.cfg, &st, &r);
+	if (e && cli_interrupted)
+		return interrupted_replay(&rs, NULL);
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s: %s\n",
 			rs.prog.display, strerror(-e));
 		teardown(&rs);
 		return EXIT_USAGE;
 	}
+	if (r.failure == FAIL_INTERRUPTED || (cli_interrupted &&
+					      r.failure == FAIL_NONE))
+		return interrupted_replay(&rs, &r);
 	if (rs.co.output && r.output_len)
 		fwrite(r.output, 1, r.output_len, stdout);
 
@@ -419,6 +467,8 @@ int cmd_minimize(int argc, char **argv)
 
 	rs.cfg.symbolize_trace = false;
 	e = run_by_step(&rs.cfg, rs.sch.decisions, rs.sch.ndecisions, &best);
+	if ((e && cli_interrupted) || (!e && best.failure == FAIL_INTERRUPTED))
+		return interrupted_replay(&rs, e ? NULL : &best);
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s: %s\n",
 			rs.prog.display, strerror(-e));
@@ -448,6 +498,21 @@ int cmd_minimize(int argc, char **argv)
 	} else {
 		run_result_free(&fin);
 	}
+	if (cli_interrupted) {
+		/* what was found so far is a real failing run, but it was
+		 * not replayed exactly: nothing is saved */
+		char desc[600];
+
+		describe_failure(&best, desc, sizeof(desc));
+		printf("minimized: not finished (interrupted after %u run%s; "
+		       "nothing saved)\n", ms.runs, ms.runs == 1 ? "" : "s");
+		printf("ptloom: INTERRUPTED by %s while minimizing %s; the "
+		       "recorded schedule still fails: %s\n",
+		       signal_name(cli_interrupted), esc(rs.path), desc);
+		run_result_free(&best);
+		teardown(&rs);
+		return exit_interrupted();
+	}
 	struct schedule out;
 	char id[32], path[1024], desc[600], quoted[4096];
 
@@ -458,10 +523,12 @@ int cmd_minimize(int argc, char **argv)
 	out.points = rs.sch.points;
 	snprintf(id, sizeof(id), "%06llx",
 		 (unsigned long long)(best.trace_hash & 0xffffff));
-	if (save_schedule(&out, rs.co.out_dir, id, "minimized", path,
-			  sizeof(path))) {
+	int se = save_schedule(&out, rs.co.out_dir, id, "minimized", path,
+			       sizeof(path));
+
+	if (se) {
 		fprintf(stderr, "ptloom: cannot write %s: %s\n", path,
-			strerror(errno));
+			strerror(-se));
 		schedule_free(&out);
 		run_result_free(&best);
 		teardown(&rs);

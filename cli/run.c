@@ -260,6 +260,11 @@ int cmd_run(int argc, char **argv)
 
 	if (program_setup(&prog, argc - optind, argv + optind, &co))
 		return EXIT_USAGE;
+	/* where results go is checked before the first run */
+	if (check_output_paths(&co, true)) {
+		program_free(&prog);
+		return EXIT_USAGE;
+	}
 	session_config_init(&eo.cfg, &prog, &co);
 	eo.progress = !co.quiet && isatty(2);
 	eo.spin_ms = 100;
@@ -271,6 +276,8 @@ int cmd_run(int argc, char **argv)
 	eo.cfg.user_points = er.points;
 	eo.cfg.nuser_points = er.npoints;
 	eo.cfg.points &= ~POINTS_RACES;
+	if (er.verdict == VERDICT_ERROR && cli_interrupted)
+		er.verdict = VERDICT_INCOMPLETE; /* the error is the interrupt */
 	if (er.verdict == VERDICT_ERROR) {
 		fprintf(stderr, "ptloom: %s\n", er.error);
 		explore_result_free(&er);
@@ -316,14 +323,20 @@ int cmd_run(int argc, char **argv)
 
 		schedule_from_run(&sch, &prog, &co, sname, eo.bound, orig);
 		schedule_set_points(&sch, er.points, er.npoints);
-		if (save_schedule(&sch, co.out_dir, id, "original", files[0],
-				  sizeof(files[0])))
-			fprintf(stderr, "ptloom: cannot write %s: %m\n",
-				files[0]);
+		int se = save_schedule(&sch, co.out_dir, id, "original",
+				       files[0], sizeof(files[0]));
+
+		if (se) {
+			fprintf(stderr, "ptloom: cannot write %s: %s\n",
+				files[0], strerror(-se));
+			files[0][0] = 0;
+		}
 		schedule_free(&sch);
 
 		memset(&best, 0, sizeof(best));
-		if (minimize_on) {
+		if (minimize_on && cli_interrupted)
+			snprintf(mnote, sizeof(mnote), "not done (interrupted)");
+		if (minimize_on && !cli_interrupted) {
 			/* minimise a copy: replay the original by step */
 			if (run_by_step(&eo.cfg, orig->decisions,
 					orig->ndecisions, &best) == 0 &&
@@ -349,16 +362,28 @@ int cmd_run(int argc, char **argv)
 				} else if (ex.events) {
 					run_result_free(&ex);
 				}
+				if (cli_interrupted) {
+					/* not verified to the end: keep the
+					 * original */
+					run_result_free(&best);
+					memset(&best, 0, sizeof(best));
+					snprintf(mnote, sizeof(mnote),
+						 "not finished (interrupted)");
+					goto minimized;
+				}
 				schedule_from_run(&sch, &prog, &co, sname,
 						  eo.bound, &best);
 				schedule_set_points(&sch, er.points,
 						    er.npoints);
-				if (save_schedule(&sch, co.out_dir, id,
-						  "minimized", files[1],
-						  sizeof(files[1])))
+				se = save_schedule(&sch, co.out_dir, id,
+						   "minimized", files[1],
+						   sizeof(files[1]));
+				if (se) {
 					fprintf(stderr,
-						"ptloom: cannot write %s: %m\n",
-						files[1]);
+						"ptloom: cannot write %s: %s\n",
+						files[1], strerror(-se));
+					files[1][0] = 0;
+				}
 				schedule_free(&sch);
 				snprintf(mnote, sizeof(mnote),
 					 "%u preemption%s (from %u), %zu "
@@ -374,14 +399,16 @@ int cmd_run(int argc, char **argv)
 				memset(&best, 0, sizeof(best));
 			}
 		}
+minimized:;
 		const struct run_result *shown = files[1][0] ? &best : orig;
 		char quoted[4096];
 
 		shell_join(quoted, sizeof(quoted), prog.argv, prog.argc);
-		snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s",
-			 files[1][0] ? files[1] : files[0], quoted);
+		if (files[0][0] || files[1][0])
+			snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s",
+				 files[1][0] ? files[1] : files[0], quoted);
 		/* where the failing run left the last passing one */
-		if (er.have_pass) {
+		if (er.have_pass && !cli_interrupted) {
 			struct run_result p;
 
 			if (rerun_exact(&eo.cfg, &er.pass, &p) == 0) {
@@ -460,19 +487,32 @@ int cmd_run(int argc, char **argv)
 				       "run: %s\n", depart);
 			if (mnote[0])
 				printf("minimized: %s\n", mnote);
-			printf("saved: %s\n", files[0]);
+			if (files[0][0])
+				printf("saved: %s\n", files[0]);
 			if (files[1][0])
-				printf("       %s\n", files[1]);
-			printf("replay: %s\n", cmd);
+				printf("%s %s\n", files[0][0] ? "      " : "saved:",
+				       files[1]);
+			if (cmd[0])
+				printf("replay: %s\n", cmd);
 		}
 		rep.verdict = "fail";
 		report_failure(&rep, shown, true, signame, sizeof(signame));
-		rep.schedule_file = files[0];
+		rep.schedule_file = files[0][0] ? files[0] : NULL;
 		rep.minimized_file = files[1][0] ? files[1] : NULL;
-		rep.replay_command = cmd;
+		rep.replay_command = cmd[0] ? cmd : NULL;
 		rep.minimized_note = mnote[0] ? mnote : NULL;
 		rep.departure = depart[0] ? depart : NULL;
 		code = EXIT_FAIL;
+		if (cli_interrupted) {
+			/* found before the interrupt: saved and reported,
+			 * and the exit code says it was cut short */
+			size_t k = strlen(summary);
+
+			snprintf(summary + k, sizeof(summary) - k,
+				 "; interrupted by %s", signal_name(cli_interrupted));
+			code = exit_interrupted();
+			rep.interrupted = true;
+		}
 		rep.summary = summary;
 		printf("%s\n", summary);
 		if (co.report && report_write(&rep, co.report_format,
@@ -495,6 +535,18 @@ int cmd_run(int argc, char **argv)
 				 er.runs == 1 ? "" : "s", sname);
 		rep.verdict = "pass";
 		code = EXIT_PASS;
+	} else if (cli_interrupted) {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: INTERRUPTED by %s after %llu run%s%s; no "
+			 "failure found (an interrupted exploration is not a "
+			 "pass)",
+			 signal_name(cli_interrupted),
+			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
+			 eo.strategy == STRAT_DFS ? ", bound not exhausted"
+						  : "");
+		rep.verdict = "incomplete";
+		rep.interrupted = true;
+		code = exit_interrupted();
 	} else if (er.too_long) {
 		snprintf(summary, sizeof(summary),
 			 "ptloom: INCOMPLETE %s (a limit is not a pass)",

@@ -56,6 +56,50 @@ static int nthreads(const struct schedule *s)
 }
 
 
+/* The schedule under explanation and what makes explaining it linear: a
+ * symbol index, and for each event the index of its thread's next event
+ * (SIZE_MAX: none). */
+static const struct schedule *cur_sched;
+static struct sym_index cur_ix;
+static size_t *next_same;
+static int cur_nthreads;
+
+static int prepare(const struct schedule *s)
+{
+	cur_sched = s;
+	sym_index_build(&cur_ix, s->syms, s->nsyms);
+	cur_nthreads = nthreads(s);
+	next_same = malloc((s->nevents + 1) * sizeof(*next_same));
+	size_t *last = calloc((size_t)cur_nthreads + 1, sizeof(*last));
+
+	if (!next_same || !last) {
+		free(last);
+		return -1;
+	}
+	for (size_t i = s->nevents; i-- > 0;) {
+		unsigned t = s->events[i].thread;
+
+		next_same[i] = last[t] ? last[t] - 1 : SIZE_MAX;
+		last[t] = i + 1;
+	}
+	free(last);
+	return 0;
+}
+
+static void unprepare(void)
+{
+	sym_index_free(&cur_ix);
+	free(next_same);
+	next_same = NULL;
+	cur_sched = NULL;
+}
+
+/* SIGINT/SIGTERM stop the explanation where it is (cmd_show says so). */
+static bool stop(void)
+{
+	return cli_interrupted != 0;
+}
+
 /* Calls f for each line of the collapsed trace. */
 static void walk(const struct schedule *s,
 		 void (*f)(void *ctx, const struct event *e, const char *text,
@@ -64,7 +108,7 @@ static void walk(const struct schedule *s,
 {
 	char line[600];
 
-	for (size_t i = 0; i < s->nevents;) {
+	for (size_t i = 0; i < s->nevents && !stop();) {
 		if (!matters(s, i)) {
 			size_t j = i;
 
@@ -78,16 +122,11 @@ static void walk(const struct schedule *s,
 				continue;
 			}
 		}
-		event_line(&s->events[i], s->syms, s->nsyms,
-			   (const char *const *)s->thread_names,
-			   s->nthread_names, line, sizeof(line));
+		event_line_ix(&s->events[i], &cur_ix, line, sizeof(line));
 		f(ctx, &s->events[i], line, 0, s->events[i].thread);
 		i++;
 	}
 }
-
-/* The sched under explanation, for the lines that need context. */
-static const struct schedule *cur_sched;
 
 /* At a preemption: which thread was stopped and what it was about to do
  * (its next event), e.g. "T1 access(&counter) at counter_race.c:20". */
@@ -103,12 +142,10 @@ static void preempted(const struct event *e, char *buf, size_t len)
 
 	if (victim == e->thread)
 		return;
-	for (size_t j = i + 1; j < s->nevents; j++)
-		if (s->events[j].thread == victim) {
-			event_line(&s->events[j], s->syms, s->nsyms, NULL, 0,
-				   buf, len);
-			return;
-		}
+	size_t j = next_same[i - 1]; /* after i: event i is not victim's */
+
+	if (j != SIZE_MAX)
+		event_line_ix(&s->events[j], &cur_ix, buf, len);
 }
 
 static void text_line(void *ctx, const struct event *e, const char *text,
@@ -173,7 +210,7 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 		   "seed %llu, trace hash %016llx\n",
 		s->preemptions, nd, s->ndecisions, (unsigned long long)s->seed,
 		(unsigned long long)s->trace_hash);
-	int n = nthreads(s);
+	int n = cur_nthreads;
 
 	if (n) {
 		fprintf(f, "threads:");
@@ -287,7 +324,7 @@ static void show_markdown(FILE *f, const struct schedule *s, const char *path)
 		return;
 	}
 	fprintf(f, "```mermaid\nsequenceDiagram\n");
-	for (int t = 0; t < nthreads(s); t++)
+	for (int t = 0; t < cur_nthreads && !stop(); t++)
 		fprintf(f, "    participant T%d as %s\n", t,
 			tname(s, (unsigned)t, tn, sizeof(tn)));
 	walk(s, md_line, f);
@@ -334,7 +371,7 @@ static void show_json(FILE *f, const struct schedule *s)
 		fprintf(f, "null");
 	}
 	fprintf(f, ",\n  \"decisions\": [");
-	for (size_t i = 0; i < s->ndecisions; i++) {
+	for (size_t i = 0; i < s->ndecisions && !stop(); i++) {
 		const struct decision *d = &s->decisions[i];
 
 		fprintf(f, "%s\n    { \"step\": %u, \"kind\": \"%s\", "
@@ -345,10 +382,10 @@ static void show_json(FILE *f, const struct schedule *s)
 			d->timeout ? "true" : "false", d->index, d->nalts);
 	}
 	fprintf(f, "\n  ],\n  \"events\": [");
-	for (size_t i = 0; i < s->nevents; i++) {
+	for (size_t i = 0; i < s->nevents && !stop(); i++) {
 		const struct event *e = &s->events[i];
 
-		event_line(e, s->syms, s->nsyms, NULL, 0, line, sizeof(line));
+		event_line_ix(e, &cur_ix, line, sizeof(line));
 		fprintf(f, "%s\n    { \"step\": %u, \"thread\": \"T%u\", "
 			   "\"op\": \"%s\", \"object\": \"0x%llx\", "
 			   "\"pc\": \"0x%llx\", \"preemption\": %s, "
@@ -422,7 +459,13 @@ int cmd_show(int argc, char **argv)
 
 	if (load_any_schedule(argv[optind], &s))
 		return EXIT_USAGE;
-	cur_sched = &s;
+	if (prepare(&s)) {
+		fprintf(stderr, "ptloom: %s: out of memory\n",
+			esc(argv[optind]));
+		unprepare();
+		schedule_free(&s);
+		return EXIT_USAGE;
+	}
 	switch (fmt) {
 	case FMT_TEXT:
 		show_text(stdout, &s, argv[optind]);
@@ -437,6 +480,18 @@ int cmd_show(int argc, char **argv)
 		schedule_write_script(stdout, &s);
 		break;
 	}
+	fflush(stdout);
+	if (getenv("PTLOOM_SHOW_STATS"))
+		fprintf(stderr, "ptloom: show: %zu events, %zu symbols, %llu "
+				"symbol probes\n", s.nevents, s.nsyms,
+			(unsigned long long)sym_probes);
+	unprepare();
 	schedule_free(&s);
+	if (cli_interrupted) {
+		fprintf(stderr, "ptloom: show interrupted by %s; the output "
+				"above is incomplete\n",
+			signal_name(cli_interrupted));
+		return exit_interrupted();
+	}
 	return EXIT_PASS;
 }
