@@ -284,6 +284,10 @@ restart:
 		if (rr.failure != FAIL_NONE) {
 			r->fail = rr;
 			r->fail_run = number;
+			r->found_by = sample ? FOUND_HYBRID
+				      : d    ? FOUND_DFS
+					     : FOUND_SAMPLE;
+			r->found_preemptions = rr.preemptions;
 			r->verdict = VERDICT_FAIL;
 			break;
 		}
@@ -324,6 +328,8 @@ restart:
 				r->fail = rr;
 				r->fail_run = r->runs - 1;
 				r->verdict = VERDICT_FAIL;
+				r->found_by = FOUND_DISCOVERY;
+				r->found_preemptions = rr.preemptions;
 				r->complete = false;
 				/* the schedule's points are the ones it used */
 				free(r->points);

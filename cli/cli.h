@@ -87,6 +87,8 @@ void describe_schedule_failure(const struct schedule *s, char *buf,
  * struct session_config.  The minimiser's run function. */
 int run_by_step(void *cfg, const struct decision *dec, size_t n,
 		struct run_result *out);
+/* minimize_strategy_fn over session_run(); ctx is a struct session_config */
+int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out);
 
 /* The failure's message (unless the output holds it) and, with_output,
  * the tail of the program's output. */

@@ -614,6 +614,11 @@ int run_by_step(void *cfg, const struct decision *dec, size_t n,
 	return session_run(cfg, &s, out);
 }
 
+int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out)
+{
+	return session_run(cfg, s, out);
+}
+
 void print_failure_output(const struct run_result *r, bool with_output)
 {
 	if (r->message[0] && !(r->output && strstr(r->output, r->message)))

@@ -118,13 +118,31 @@ static int rerun_exact(struct session_config *cfg, const struct run_result *r,
 
 static const char *strategy_names[] = { "dfs", "random", "pct" };
 
-/* Systematic search at bounds below best's preemptions for a run failing
- * the same way; on success it replaces best (minimised again). */
+/*
+ * A schedule found by a sample (or by greedy dropping) may carry more
+ * preemptions than the bug needs: search systematically below its count,
+ * first by placing preemptions on default paths, seeded with the found
+ * schedule's own preemptions (cheap even with many threads), then by the
+ * whole bounded search; on success *best is replaced (minimised again).
+ */
 static void smaller_schedule(const struct explore_opts *eo,
 			     struct session_config *cfg,
 			     struct run_result *best,
 			     struct minimize_stats *ms)
 {
+	struct minimize_stats more = { 0 };
+
+	if (minimize_search(run_with_strategy, cfg, best, 400, &more) >= 0) {
+		ms->runs += more.runs;
+		more.runs = 0;
+		minimize(run_by_step, cfg, best, 200, &more);
+		ms->preemptions_after = best->preemptions;
+		ms->decisions_after = more.decisions_after;
+	}
+	ms->runs += more.runs;
+	if (best->preemptions <= 1)
+		return;
+
 	struct explore_opts o = *eo;
 	struct explore_result er;
 
@@ -142,8 +160,6 @@ static void smaller_schedule(const struct explore_opts *eo,
 		run_result_free(best);
 		*best = er.fail;
 		er.verdict = VERDICT_PASS; /* moved out */
-		struct minimize_stats more;
-
 		minimize(run_by_step, cfg, best, 200, &more);
 		ms->runs += more.runs;
 		ms->preemptions_after = best->preemptions;
@@ -398,20 +414,48 @@ int cmd_run(int argc, char **argv)
 		}
 		describe_failure(orig, desc, sizeof(desc));
 		/* the bound at which systematic search finds this failure:
-		 * the preemptions of the (minimised) schedule */
-		if (eo.strategy == STRAT_DFS)
+		 * the preemptions of the (minimised) schedule; a failure a
+		 * sample found says so, and is never given a bound above the
+		 * requested one */
+		unsigned pre = shown->preemptions;
+		char found[160] = "";
+
+		if (er.found_by == FOUND_HYBRID || er.found_by == FOUND_DISCOVERY)
+			snprintf(found, sizeof(found),
+				 "found by a %s sample with %u preemption%s",
+				 er.found_by == FOUND_HYBRID ? "pct"
+							     : "race-discovery",
+				 er.found_preemptions,
+				 er.found_preemptions == 1 ? "" : "s");
+		if (eo.strategy == STRAT_DFS && (int)pre <= eo.bound)
 			snprintf(summary, sizeof(summary),
-				 "ptloom: FAIL %s after %llu run%s, bound %u",
+				 "ptloom: FAIL %s after %llu run%s, bound %u%s%s%s",
 				 desc, (unsigned long long)er.runs,
-				 er.runs == 1 ? "" : "s", shown->preemptions);
+				 er.runs == 1 ? "" : "s", pre,
+				 found[0] ? " (" : "", found, found[0] ? ")" : "");
+		else if (eo.strategy == STRAT_DFS)
+			snprintf(summary, sizeof(summary),
+				 "ptloom: FAIL %s after %llu run%s, %u "
+				 "preemption%s (%s; beyond bound %d)",
+				 desc, (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", pre,
+				 pre == 1 ? "" : "s",
+				 found[0] ? found : "found by a sample",
+				 eo.bound);
+		else if (er.found_preemptions != pre)
+			snprintf(summary, sizeof(summary),
+				 "ptloom: FAIL %s after %llu run%s (%s, %u "
+				 "preemption%s; found with %u)",
+				 desc, (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", sname, pre,
+				 pre == 1 ? "" : "s", er.found_preemptions);
 		else
 			snprintf(summary, sizeof(summary),
 				 "ptloom: FAIL %s after %llu run%s (%s, %u "
 				 "preemption%s)",
 				 desc, (unsigned long long)er.runs,
-				 er.runs == 1 ? "" : "s", sname,
-				 shown->preemptions,
-				 shown->preemptions == 1 ? "" : "s");
+				 er.runs == 1 ? "" : "s", sname, pre,
+				 pre == 1 ? "" : "s");
 		if (!co.quiet) {
 			print_failure_output(orig, true);
 			if (depart[0])

@@ -135,6 +135,7 @@ TestSuite(issue2, .init = setup, .fini = teardown, .timeout = 120);
 TestSuite(issue3, .init = setup, .fini = teardown, .timeout = 120);
 TestSuite(issue4, .init = setup, .fini = teardown, .timeout = 120);
 TestSuite(issue5, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(issue11, .init = setup, .fini = teardown, .timeout = 120);
 
 /* --- running a command --------------------------------------------------- */
 
@@ -1690,5 +1691,58 @@ Test(issue10, one_seccomp_filter_per_worker)
 
 	assert_exit(r, 0);
 	cr_assert_leq(filters_of(&r), 2, "%s", r.err);
+	res_free(&r);
+}
+
+/* --- issue 11: minimal witnesses ---------------------------------------- */
+
+/* A bug one preemption exposes among 8 threads: bound 0 alone does not
+ * finish, a sample finds it with more preemptions, and minimisation must
+ * get down to the one it needs. */
+Test(issue11, eight_thread_bug_reported_with_one_preemption)
+{
+	struct res r = RUN(target("lost_update_8"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	char *s = line_with(r.out, "ptloom: FAIL");
+
+	cr_assert_not_null(s, "%s", r.out);
+	assert_contains(s, ", bound 1", "the summary");
+	free(s);
+	char *j = report();
+
+	cr_assert_eq(json_num(j, "preemptions"), 1, "%s", j);
+	free(j);
+	res_free(&r);
+}
+
+/* Requested bound 0, a sample finds it: the summary says so and names no
+ * bound above 0. */
+Test(issue11, sampled_failure_beyond_the_bound_says_so)
+{
+	struct res r = RUN(target("lost_update_8"), "--seed", SEED, "-p", "0");
+
+	assert_exit(r, 1);
+	char *s = line_with(r.out, "ptloom: FAIL");
+
+	cr_assert_not_null(s, "%s", r.out);
+	assert_contains(s, "sample", "the summary");
+	assert_contains(s, "beyond bound 0", "the summary");
+	cr_assert_null(strstr(s, ", bound 1"), "%s", s);
+	free(s);
+	res_free(&r);
+}
+
+/* PCT's deadlock schedules carry extra preemptions; one is enough. */
+Test(issue11, pct_deadlock_minimized_to_one_preemption)
+{
+	struct res r = RUN(example("deadlock"), "--seed", "4", "-s", "pct");
+
+	assert_exit(r, 1);
+	char *j = report();
+
+	assert_json(j, "kind", "deadlock");
+	cr_assert_eq(json_num(j, "preemptions"), 1, "%s", j);
+	free(j);
 	res_free(&r);
 }
