@@ -69,6 +69,7 @@ struct explore_result {
 	int restarts;		   /* explorations restarted for a spin */
 	uint64_t samples;	   /* hybrid PCT samples among the runs */
 	bool too_long;		   /* the default schedule hit a limit */
+	unsigned filters;	   /* seccomp filters installed (all workers) */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);
