@@ -24,6 +24,10 @@ enum {
 extern volatile int cli_interrupted;
 /* 128 + that signal: 130 for SIGINT, 143 for SIGTERM. */
 int exit_interrupted(void);
+/* Test hook: PTLOOM_TEST_INTERRUPT=WHERE (or WHERE:TERM) raises SIGINT
+ * (SIGTERM) at the point named WHERE, for steps too quick to interrupt
+ * from outside in a test ("minimize", "replay"). */
+void cli_test_interrupt(const char *where);
 
 /* The program under test, as the user named it and as it is run. */
 struct program {

@@ -634,7 +634,7 @@ static bool schedule_temp(const char *n, const void *arg)
 	size_t len = strlen(n);
 
 	(void)arg;
-	if (n[0] != '.' || len < 12 || strcspn(n + 1, "0123456789abcdef") < 1)
+	if (n[0] != '.' || len < 12)
 		return false;
 	const char *dash = strchr(n, '-'), *pb = strstr(n, ".pb.");
 
@@ -918,6 +918,15 @@ void describe_schedule_failure(const struct schedule *s, char *buf, size_t len)
 
 	schedule_failure(s, &r);
 	describe_failure(&r, buf, len);
+}
+
+void cli_test_interrupt(const char *where)
+{
+	const char *v = getenv("PTLOOM_TEST_INTERRUPT");
+	size_t n = strlen(where);
+
+	if (v && !strncmp(v, where, n) && (!v[n] || v[n] == ':'))
+		raise(strcmp(v + n, ":TERM") ? SIGINT : SIGTERM);
 }
 
 int exit_interrupted(void)

@@ -322,6 +322,7 @@ int cmd_replay(int argc, char **argv)
 	struct strategy st = replay_strategy(&strat);
 	struct run_result r;
 
+	cli_test_interrupt("replay");
 	e = session_run(&rs.cfg, &st, &r);
 	if (e && cli_interrupted)
 		return interrupted_replay(&rs, NULL);
@@ -482,6 +483,7 @@ int cmd_minimize(int argc, char **argv)
 		teardown(&rs);
 		return EXIT_PASS;
 	}
+	cli_test_interrupt("minimize");
 	minimize(run_by_step, &rs.cfg, &best, 500, &ms);
 	/* once more, exactly, with names */
 	struct replay_strategy exact;
@@ -492,6 +494,7 @@ int cmd_minimize(int argc, char **argv)
 
 	rs.cfg.symbolize_trace = true;
 	if (session_run(&rs.cfg, &st, &fin) == 0 &&
+	    fin.failure != FAIL_INTERRUPTED &&
 	    fin.trace_hash == best.trace_hash) {
 		run_result_free(&best);
 		best = fin;

@@ -2,6 +2,7 @@
  * ptloom run: explore schedules, stop at the first failure, save it,
  * minimise it, verify its replay, and print the command that replays it.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,12 @@ static int rerun_exact(struct session_config *cfg, const struct run_result *r,
 	int e = session_run(cfg, &s, out);
 
 	cfg->symbolize_trace = sym;
+	if (!e && out->failure == FAIL_INTERRUPTED) {
+		/* cut short: not the run it replays */
+		run_result_free(out);
+		memset(out, 0, sizeof(*out));
+		return -EINTR;
+	}
 	return e;
 }
 
@@ -334,6 +341,8 @@ int cmd_run(int argc, char **argv)
 		schedule_free(&sch);
 
 		memset(&best, 0, sizeof(best));
+		if (minimize_on)
+			cli_test_interrupt("minimize");
 		if (minimize_on && cli_interrupted)
 			snprintf(mnote, sizeof(mnote), "not done (interrupted)");
 		if (minimize_on && !cli_interrupted) {

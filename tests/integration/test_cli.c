@@ -2075,3 +2075,233 @@ Test(issue13, one_run_is_singular)
 	assert_contains(r.out, "after 1 run,", "summary");
 	res_free(&r);
 }
+
+/* A shell line run with PTLOOM_TEST_INTERRUPT=where (see cli.h). */
+static struct res with_interrupt(const char *where, char *const argv[])
+{
+	static char env[128];
+
+	snprintf(env, sizeof(env), "PTLOOM_TEST_INTERRUPT=%s", where);
+	return run_argv(argv, env, CMD_TIMEOUT);
+}
+
+Test(issue13, interrupted_run_keeps_the_failure_it_found)
+{
+	char *argv[] = { (char *)ptloom(), "run", "--seed", SEED, "-o",
+			 in_tmp("out"), "--report", in_tmp("report.json"),
+			 "--", (char *)example("bank"), NULL };
+	struct res r = with_interrupt("minimize", argv);
+
+	assert_exit(r, 130);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+	assert_contains(r.out, "interrupted by SIGINT", "summary");
+	assert_contains(r.out, "saved: ", "stdout");
+	cr_assert_null(strstr(r.out, "could not be started"), "%s", r.out);
+	char *j = report(), *saved = strdup(json_get(j, "schedule_file"));
+
+	assert_json(j, "verdict", "fail");
+	assert_json(j, "interrupted", "true");
+	assert_json(j, "minimized_file", "null");
+	cr_assert(access(in_tmp(saved), F_OK) == 0 || access(saved, F_OK) == 0,
+		  "%s was not written", saved);
+	free(j);
+	res_free(&r);
+	/* what was saved still replays to the failure */
+	r = PTL("replay", saved, "--", example("bank"));
+	assert_exit(r, 1);
+	res_free(&r);
+	free(saved);
+}
+
+Test(issue13, interrupted_replay_and_minimize_say_so)
+{
+	char *sched = hostile_schedule(NULL);
+	char *argv[] = { (char *)ptloom(), "replay", "--report",
+			 in_tmp("replay.json"), sched, "--",
+			 (char *)target("hostile_output"), NULL };
+	struct res r = with_interrupt("replay:TERM", argv);
+
+	assert_exit(r, 143);
+	assert_summary(&r, "ptloom: INTERRUPTED by SIGTERM");
+	cr_assert_null(strstr(r.out, "FAIL interrupted"), "%s", r.out);
+	char *j = slurp(in_tmp("replay.json"));
+
+	assert_json(j, "verdict", "incomplete");
+	assert_json(j, "interrupted", "true");
+	free(j);
+	res_free(&r);
+	char *margv[] = { (char *)ptloom(), "minimize", "-o", in_tmp("min"),
+			  sched, "--", (char *)target("hostile_output"), NULL };
+
+	r = with_interrupt("minimize", margv);
+	assert_exit(r, 130);
+	assert_summary(&r, "ptloom: INTERRUPTED by SIGINT");
+	cr_assert_null(strstr(r.out, "saved:"), "%s", r.out);
+	cr_assert_null(strstr(r.err, "cannot write"), "%s", r.err);
+	res_free(&r);
+}
+
+/* ptloom ARGS in the background, signalled after a second (a shell line:
+ * the exit code is ptloom's). */
+static struct res signalled(const char *sig, const char *args)
+{
+	char line[4096];
+
+	snprintf(line, sizeof(line),
+		 "%s %s >out.txt 2>err.txt & p=$!; sleep 1; kill -%s $p; "
+		 "wait $p; c=$?; cat out.txt; cat err.txt >&2; exit $c",
+		 ptloom(), args, sig);
+	return sh(line);
+}
+
+Test(issue13, signals_stop_an_exploration_with_130_or_143)
+{
+	char args[2048];
+
+	/* many_threads: about 40 runs a second here, 1500 take long */
+	snprintf(args, sizeof(args), "run --seed " SEED " -p 2 --max-runs "
+		 "1500 --report %s -- %s", in_tmp("report.json"),
+		 target("many_threads"));
+	struct res r = signalled("INT", args);
+
+	assert_exit(r, 130);
+	assert_summary(&r, "ptloom: INTERRUPTED by SIGINT after ");
+	cr_assert_null(strstr(r.out, "could not be started"), "%s", r.out);
+	char *j = report();
+
+	assert_json(j, "verdict", "incomplete");
+	assert_json(j, "interrupted", "true");
+	free(j);
+	res_free(&r);
+	r = signalled("TERM", args);
+	assert_exit(r, 143);
+	assert_summary(&r, "ptloom: INTERRUPTED by SIGTERM after ");
+	res_free(&r);
+}
+
+Test(issue13, output_paths_are_checked_before_the_first_run)
+{
+	const char *bank = example("bank");
+
+	spit(in_tmp("file"), "x");
+	mkdir(in_tmp("dir"), 0755);
+	struct res r = PTL("run", "--seed", SEED, "-o", in_tmp("file/sub"),
+			   "--", bank);
+
+	assert_contains(r.err, "-o ", "stderr");
+	cr_assert_null(strstr(r.out, "saved:"), "%s", r.out);
+	one_line_usage_error(r);
+	r = PTL("run", "--seed", SEED, "-o", in_tmp("file"), "--", bank);
+	one_line_usage_error(r);
+	r = PTL("run", "--seed", SEED, "--report", in_tmp("missing/r.json"),
+		"--", bank);
+	assert_contains(r.err, "does not exist", "stderr");
+	one_line_usage_error(r);
+	r = PTL("run", "--seed", SEED, "--report", in_tmp("dir"), "--", bank);
+	assert_contains(r.err, "directory", "stderr");
+	one_line_usage_error(r);
+	r = PTL("run", "--seed", SEED, "--report", in_tmp("file/r.json"), "--",
+		bank);
+	one_line_usage_error(r);
+	/* nothing ran: no schedule directory appeared */
+	cr_assert(access(in_tmp(".ptloom"), F_OK), ".ptloom was written");
+	char *sched = hostile_schedule(NULL);
+
+	r = PTL("replay", "--report", in_tmp("dir"), sched, "--",
+		target("hostile_output"));
+	one_line_usage_error(r);
+	r = PTL("minimize", "-o", in_tmp("file"), sched, "--",
+		target("hostile_output"));
+	one_line_usage_error(r);
+}
+
+Test(issue13, stale_temporary_files_are_cleaned_at_start)
+{
+	char *out = in_tmp("out");
+	char stale[PATH_MAX], fresh[PATH_MAX], other[PATH_MAX];
+
+	mkdir(out, 0755);
+	snprintf(stale, sizeof(stale), "%s/.3ac056-original.pb.AbC123", out);
+	snprintf(fresh, sizeof(fresh), "%s/.3ac056-minimized.pb.XyZ987", out);
+	snprintf(other, sizeof(other), "%s/.keep-me", out);
+	spit(stale, "half a file");
+	spit(fresh, "a save in progress");
+	spit(other, "not ours");
+	struct timespec old[2] = { { time(NULL) - 3600, 0 },
+				   { time(NULL) - 3600, 0 } };
+
+	cr_assert(utimensat(AT_FDCWD, stale, old, 0) == 0);
+	cr_assert(utimensat(AT_FDCWD, other, old, 0) == 0);
+	struct res r = RUN(target("hostile_output"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	cr_assert(access(stale, F_OK), "%s is still there", stale);
+	cr_assert(access(fresh, F_OK) == 0, "a recent temp file was removed");
+	cr_assert(access(other, F_OK) == 0, "a file not ours was removed");
+	res_free(&r);
+}
+
+Test(issue13, races_that_observed_nothing_is_incomplete)
+{
+	struct res r = PTL("races", "--seed", SEED, "--runs", "2", "--",
+			   target("hostile_output"));
+
+	assert_exit(r, 3);
+	assert_summary(&r, "ptloom: INCOMPLETE");
+	assert_contains(r.out, "no run observed", "summary");
+	res_free(&r);
+}
+
+Test(issue13, show_is_linear_on_a_large_file)
+{
+	/* 200,000 events, each with its own symbol: a scan per event
+	 * would look at 2e10 entries (minutes); the index looks at a few
+	 * per event */
+	char *big = in_tmp("big.pb");
+	char *argv[] = { (char *)schedtool(), "-", big, "big", "200000",
+			 NULL };
+	struct res r = run_argv(argv, NULL, 60);
+
+	assert_exit(r, 0);
+	res_free(&r);
+	static const char *const fmts[] = { "text", "json", "markdown" };
+	for (size_t i = 0; i < 3; i++) {
+		char *sargv[] = { (char *)ptloom(), "show", "--format",
+				  (char *)fmts[i], big, NULL };
+
+		r = run_argv(sargv, "PTLOOM_SHOW_STATS=1", CMD_TIMEOUT);
+		assert_exit(r, 0);
+		char *st = strstr(r.err, "symbol probes");
+
+		cr_assert_not_null(st, "%s", r.err);
+		while (st > r.err && st[-1] != ',')
+			st--;
+		long probes = strtol(st + 1, NULL, 10);
+
+		cr_assert(probes > 0 && probes <= 10L * 200000,
+			  "%s: %ld symbol probes for 200000 events", fmts[i],
+			  probes);
+		res_free(&r);
+	}
+}
+
+Test(issue13, show_stops_on_sigterm)
+{
+	char *big = in_tmp("big.pb"), line[4096];
+	char *argv[] = { (char *)schedtool(), "-", big, "big", "200000",
+			 NULL };
+	struct res r = run_argv(argv, NULL, 60);
+
+	assert_exit(r, 0);
+	res_free(&r);
+	/* stdout is a pipe nobody reads: show blocks in write until the
+	 * signal; it must stop and say so */
+	snprintf(line, sizeof(line),
+		 "mkfifo f; sleep 30 <f & s=$!; %s show %s >f 2>err.txt & "
+		 "p=$!; sleep 1; kill -TERM $p; wait $p; c=$?; kill $s; "
+		 "wait $s; cat err.txt >&2; exit $c", ptloom(), big);
+	r = sh(line);
+	assert_exit(r, 143);
+	assert_contains(r.err, "interrupted", "stderr");
+	res_free(&r);
+}
