@@ -164,6 +164,11 @@ void event_line_ix(const struct event *e, const struct sym_index *ix,
 long trace_departure(const struct event *a, size_t na, const struct event *b,
 		     size_t nb);
 
+/* Split s into words as a shell would (blanks; '...', "..." and \
+ * quoting; no expansion).  *argv (malloc'd, NULL-terminated; argv[0]
+ * points at the one buffer holding every word).  The number of words, or
+ * -1 for none or an unterminated quote. */
+int shell_split(const char *s, char ***argv);
 /* Shell-quote argv into buf (for the replay command). */
 void shell_join(char *buf, size_t len, char *const *argv, int argc);
 

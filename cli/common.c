@@ -347,6 +347,63 @@ void program_free(struct program *p)
 	memset(p, 0, sizeof(*p));
 }
 
+int shell_split(const char *s, char ***out)
+{
+	size_t len = strlen(s), n = 0;
+	char **argv = calloc(len / 2 + 2, sizeof(char *));
+	char *buf = malloc(len + 1), *w = buf;
+
+	if (!argv || !buf) {
+		free(argv);
+		free(buf);
+		return -1;
+	}
+	*out = argv;
+	for (const char *p = s;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		argv[n++] = w;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+			if (*p == '\'') {
+				const char *e = strchr(p + 1, '\'');
+
+				if (!e)
+					goto bad;
+				memcpy(w, p + 1, (size_t)(e - p - 1));
+				w += e - p - 1;
+				p = e + 1;
+			} else if (*p == '"') {
+				for (p++; *p && *p != '"'; p++) {
+					if (*p == '\\' && p[1] &&
+					    strchr("\"\\$`", p[1]))
+						p++;
+					*w++ = *p;
+				}
+				if (*p != '"')
+					goto bad;
+				p++;
+			} else if (*p == '\\' && p[1]) {
+				*w++ = p[1];
+				p += 2;
+			} else {
+				*w++ = *p++;
+			}
+		}
+		*w++ = 0;
+	}
+	argv[n] = NULL;
+	if (!n)
+		goto bad;
+	return (int)n;
+bad:
+	free(buf);
+	free(argv);
+	*out = NULL;
+	return -1;
+}
+
 void shell_join(char *buf, size_t len, char *const *argv, int argc)
 {
 	size_t off = 0;

@@ -916,6 +916,10 @@ static void schedule(struct session *s)
 			deadlock(s);
 			break;
 		}
+		if (s->cfg->stop_at && s->step == s->cfg->stop_step) {
+			session_hand_over(s); /* replay --gdb */
+			break;
+		}
 		int pick = c->nalts == 1 ? 0 : session_pick(s, c);
 
 		if (pick < 0) {
@@ -1096,6 +1100,8 @@ static void kill_and_reap(struct session *s)
 {
 	int status;
 
+	if (s->handed_over)
+		return; /* the caller's now, stopped; it kills it */
 	kill(-s->pid, SIGKILL);
 	kill(s->pid, SIGKILL);
 	for (int i = 0; i < s->nfreep; i++)
@@ -1145,6 +1151,8 @@ static void conclude(struct session *s)
 {
 	struct run_result *r = s->res;
 
+	if (s->handed_over)
+		return;
 	if (!s->failed && s->cfg->interrupted && *s->cfg->interrupted) {
 		/* ptloom was told to stop and killed the program itself */
 		r->failure = FAIL_INTERRUPTED;

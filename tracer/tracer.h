@@ -92,6 +92,10 @@ struct session_config {
 	uint64_t clock_quantum_ns; /* virtual time per step, 0 = default */
 	size_t output_max;	/* bytes of output kept, 0 = default */
 	bool symbolize_trace;	/* symbolise the events' code and objects */
+	/* stop before step stop_step and hand the program over, every
+	 * thread stopped where it is (tracer/detach.c, replay --gdb) */
+	bool stop_at;
+	uint64_t stop_step;
 };
 
 enum failure_kind {
@@ -149,6 +153,9 @@ struct run_result {
 	double seconds;		/* wall-clock duration */
 	struct sym_entry *syms;	/* with cfg->symbolize_trace */
 	size_t nsyms;
+	/* stop_at reached: the pid of the program, detached and left in a
+	 * group-stop (the caller kills it); 0 otherwise */
+	int handed_over;
 };
 
 /* Runs one execution.  Returns 0 and fills *res (see res->failure), or

@@ -2305,3 +2305,63 @@ Test(issue13, show_stops_on_sigterm)
 	assert_contains(r.err, "interrupted", "stderr");
 	res_free(&r);
 }
+
+/* gdb, or a skip with a message (scripts/setup.sh installs it). */
+static bool have_gdb(void)
+{
+	if (access("/usr/bin/gdb", X_OK) == 0)
+		return true;
+	cr_log_warn("skipping: no /usr/bin/gdb (scripts/setup.sh installs "
+		    "it)");
+	return false;
+}
+
+Test(issue13, replay_gdb_shows_every_thread_at_the_stop)
+{
+	if (!have_gdb())
+		return;
+	struct res r = RUN(example("deadlock"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	char *j = report(), *sched = strdup(json_get(j, "minimized_file"));
+
+	free(j);
+	res_free(&r);
+	/* the default stop: before the last step, every thread alive and
+	 * where the schedule left it (the two lockers in their futex wait,
+	 * main in pthread_join) */
+	char *argv[] = { (char *)ptloom(), "replay", "--gdb", sched, "--",
+			 (char *)example("deadlock"), NULL };
+
+	r = run_argv(argv, "PTLOOM_GDB=gdb -batch -ex 'thread apply all bt'",
+		     CMD_TIMEOUT);
+	assert_exit(r, 0);
+	assert_contains(r.out, "migrate_users", "gdb's backtraces");
+	assert_contains(r.out, "audit_orders", "gdb's backtraces");
+	assert_contains(r.out, "main ()", "gdb's backtraces");
+	assert_contains(r.out, "Thread 3 ", "gdb's backtraces");
+	assert_contains(r.err, "stopped before step", "stderr");
+	res_free(&r);	/* run_argv checked that nothing is left behind */
+
+	/* an early step: only main exists yet */
+	char *argv2[] = { (char *)ptloom(), "replay", "--gdb", "--stop-at",
+			  "0", sched, "--", (char *)example("deadlock"),
+			  NULL };
+
+	r = run_argv(argv2, "PTLOOM_GDB=gdb -batch -ex 'info threads'",
+		     CMD_TIMEOUT);
+	assert_exit(r, 0);
+	cr_assert_null(strstr(r.out, "  2    Thread"), "%s", r.out);
+	res_free(&r);
+	/* bad stops */
+	one_line_usage_error(PTL("replay", "--gdb", "--stop-at", "x", sched,
+				 "--", example("deadlock")));
+	one_line_usage_error(PTL("replay", "--stop-at", "3", sched, "--",
+				 example("deadlock")));
+	r = PTL("replay", "--gdb", "--stop-at", "100000", sched, "--",
+		example("deadlock"));
+	assert_exit(r, 4);
+	assert_contains(r.err, "before step 100000", "stderr");
+	res_free(&r);
+	free(sched);
+}
