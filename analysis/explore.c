@@ -515,10 +515,10 @@ static int explore_parallel(const struct explore_opts *o,
 			FILE *f = fdopen(fds[k][1], "w");
 
 			if (f) {
-				fprintf(f, "%d %llu %llu %zu\n", wr.verdict,
+				fprintf(f, "%d %llu %llu %zu %u\n", wr.verdict,
 					(unsigned long long)wr.runs,
 					(unsigned long long)wr.fail_run,
-					wr.npoints);
+					wr.npoints, tracer_filters_installed());
 				for (size_t i = 0; i < wr.npoints; i++)
 					fprintf(f, "%llx %u\n",
 						(unsigned long long)
@@ -541,9 +541,12 @@ static int explore_parallel(const struct explore_opts *o,
 		int v = VERDICT_ERROR;
 		unsigned long long runs = 0, fr = 0;
 		size_t np = 0;
+		unsigned nf = 0;
 
-		if (f && fscanf(f, "%d %llu %llu %zu", &v, &runs, &fr, &np) == 4) {
+		if (f && fscanf(f, "%d %llu %llu %zu %u", &v, &runs, &fr, &np,
+				&nf) == 5) {
 			r->runs += runs;
+			r->filters += nf;
 			struct user_point *pts = calloc(np + 1, sizeof(*pts));
 
 			for (size_t i = 0; pts && i < np; i++) {
@@ -585,6 +588,7 @@ static int explore_parallel(const struct explore_opts *o,
 		free(fail_points);
 		return 0;
 	}
+	unsigned filters = r->filters;
 	/* the failing sample once more, here, for its whole result */
 	struct explore_opts one = *o;
 
@@ -598,13 +602,23 @@ static int explore_parallel(const struct explore_opts *o,
 
 	r->runs = total;
 	r->fail_run = fail_run;
+	r->filters += filters;
 	free(fail_points);
 	return e;
 }
 
 int explore(const struct explore_opts *o, struct explore_result *r)
 {
+	unsigned f0 = tracer_filters_installed();
+	double t0 = now();
+	int e;
+
 	if (o->jobs > 1 && o->strategy != STRAT_DFS && !o->only_run)
-		return explore_parallel(o, r);
-	return explore_serial(o, r);
+		e = explore_parallel(o, r);
+	else
+		e = explore_serial(o, r);
+	r->filters += tracer_filters_installed() - f0;
+	if (r->seconds <= 0)
+		r->seconds = now() - t0;
+	return e;
 }

@@ -77,6 +77,7 @@ struct explore_result {
 	int found_sampler;	   /* FOUND_HYBRID: its enum sampler_kind */
 	uint64_t profile_runs;	   /* surw: the default run it learns from */
 	bool too_long;		   /* the default schedule hit a limit */
+	unsigned filters;	   /* seccomp filters installed (all workers) */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

@@ -568,13 +568,14 @@ int cmd_run(int argc, char **argv)
 			er.discovery_seconds, er.nspin_points);
 	if (!co.quiet && getenv("PTLOOM_STATS"))
 		fprintf(stderr, "ptloom: %llu runs, %llu pruned, %.3f s, %.1f "
-				"runs/s, %.1f us/step\n",
+				"runs/s, %.1f us/step, %u seccomp filter%s\n",
 			(unsigned long long)er.runs,
 			(unsigned long long)er.pruned, er.seconds,
 			er.seconds > 0 ? (double)er.runs / er.seconds : 0,
 			er.total_steps ? er.seconds * 1e6 /
 						 (double)er.total_steps
-				       : 0);
+				       : 0,
+			er.filters, er.filters == 1 ? "" : "s");
 	explore_result_free(&er);
 	program_free(&prog);
 	return code;

@@ -1626,6 +1626,74 @@ Test(issue5, races_command_quiet_on_correct_blocking_programs)
 	}
 }
 
+/* --- issue 10: speed without harm -------------------------------------- */
+
+TestSuite(issue10, .init = setup, .fini = teardown, .timeout = 240);
+
+/* The seccomp filters an exploration installed, from PTLOOM_STATS. */
+static long filters_of(const struct res *r)
+{
+	const char *p = strstr(r->err, " seccomp filter");
+
+	cr_assert_not_null(p, "no stats line in: %s", r->err);
+	while (p > r->err && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return atol(p);
+}
+
+static struct res run_stats(const char *const *opts, const char *program)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "-o";
+	argv[n++] = in_tmp("out");
+	for (int i = 0; opts[i] && n < MAXARGS - 3; i++)
+		argv[n++] = (char *)opts[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)program;
+	argv[n] = NULL;
+	return run_argv(argv, "PTLOOM_STATS=1", CMD_TIMEOUT * 2);
+}
+
+/*
+ * A new seccomp filter per run can wedge the kernel's BPF allocator
+ * under sustained exploration: one filter serves a whole exploration
+ * (tracer/spawn.c, the launcher).
+ */
+Test(issue10, one_seccomp_filter_for_1000_runs)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "1000", "--seed", SEED,
+							 NULL },
+				 example("bank_fixed"));
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "PASS 1000 runs", "the summary");
+	cr_assert_eq(filters_of(&r), 1, "%s", r.err);
+	res_free(&r);
+	r = run_stats((const char *const[]){ "-n", "1000", "--seed", SEED,
+					     NULL },
+		      example("mutex_condvar"));
+	cr_assert(r.code == 0 || r.code == 3, "%s", r.out);
+	cr_assert_eq(filters_of(&r), 1, "%s", r.err);
+	res_free(&r);
+}
+
+Test(issue10, one_seccomp_filter_per_worker)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "pct", "-j", "2",
+							 "-n", "600", "--seed",
+							 SEED, NULL },
+				 example("bank_fixed"));
+
+	assert_exit(r, 0);
+	cr_assert_leq(filters_of(&r), 2, "%s", r.err);
+	res_free(&r);
+}
+
 /* --- issue 11: minimal witnesses ---------------------------------------- */
 
 /* A bug one preemption exposes among 8 threads: bound 0 alone does not
