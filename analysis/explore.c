@@ -122,6 +122,8 @@ static int explore_serial(const struct explore_opts *o0,
 	struct sampler *hs[HYBRID_MIX_MAX] = { 0 }; /* hybrid samplers */
 	int nhs = 0;
 	bool profiled = false;		/* surw samplers have a profile */
+	bool post = false;		/* dfs done, the hybrid samples on */
+	uint64_t post_until = 0;
 	struct run_result disc_fail;	/* a discovery run that failed */
 	bool have_disc_fail = false;
 	struct user_point *disc_points = NULL;
@@ -166,6 +168,8 @@ static int explore_serial(const struct explore_opts *o0,
 		o->cfg.points &= ~POINTS_RACES;
 	}
 restart:
+	post = false;
+	post_until = 0;
 	o->cfg.user_points = r->points;
 	o->cfg.nuser_points = r->npoints;
 	o->cfg.spin_ms = r->nspin_points < MAX_SPIN_POINTS ? o->spin_ms : 0;
@@ -256,11 +260,22 @@ restart:
 			break;
 		}
 		/* hybrid: once a systematic search is not over quickly,
-		 * every fourth run is a PCT sample, so a deep tree at a low
+		 * every fourth run is a sample, so a deep tree at a low
 		 * bound cannot hide a bug reachable elsewhere; the verdict
-		 * still needs the systematic search to finish */
-		bool sample = d && nhs && r->runs >= HYBRID_AFTER &&
-			      (r->runs % 4 == 3);
+		 * still needs the systematic search to finish.  When it has
+		 * finished, samples go on until the runs have doubled (bugs
+		 * beyond the bound, like a strict alternation, need more
+		 * preemptions than any bound can afford); the verdict is the
+		 * finished search's, and a limit reached then is no longer
+		 * a reason for INCOMPLETE */
+		if (post && (r->runs >= post_until ||
+			     (o->max_time > 0 && now() - t0 >= o->max_time))) {
+			r->complete = true;
+			break;
+		}
+		bool sample = d && nhs &&
+			      (post || (r->runs >= HYBRID_AFTER &&
+					r->runs % 4 == 3));
 		struct sampler *h = sample ? hs[r->samples % (uint64_t)nhs]
 					   : NULL;
 
@@ -270,12 +285,20 @@ restart:
 		    r->runs * (o->stride ? o->stride : 1) + (uint64_t)o->worker >=
 			    o->max_runs)
 			break;
-		if ((o->max_runs && r->runs >= o->max_runs) ||
-		    (o->max_time > 0 && now() - t0 >= o->max_time)) {
+		if (!post && ((o->max_runs && r->runs >= o->max_runs) ||
+			      (o->max_time > 0 && now() - t0 >= o->max_time))) {
 			r->verdict = VERDICT_INCOMPLETE;
 			break;
 		}
 		if (!sample && d && !dfs_next(d)) {
+			if (nhs && !post) {
+				post = true;
+				post_until = 2 * r->runs;
+				if (o->max_runs && post_until > o->max_runs)
+					post_until = o->max_runs;
+				r->dfs_runs = r->runs;
+				continue;
+			}
 			r->complete = true;
 			break;
 		}

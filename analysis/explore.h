@@ -75,6 +75,7 @@ struct explore_result {
 	int restarts;		   /* explorations restarted for a spin */
 	uint64_t samples;	   /* hybrid samples among the runs */
 	int found_sampler;	   /* FOUND_HYBRID: its enum sampler_kind */
+	uint64_t dfs_runs;	   /* runs when a hybrid's dfs finished */
 	uint64_t profile_runs;	   /* surw: the default run it learns from */
 	bool too_long;		   /* the default schedule hit a limit */
 	unsigned filters;	   /* seccomp filters installed (all workers) */

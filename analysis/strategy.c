@@ -35,6 +35,7 @@ struct sampler {
 	int nobj;
 	bool interesting[SURW_OBJS];
 	int remaining[PCT_THREADS];
+	int target;	      /* performs the next interesting event, -1 */
 };
 
 static const char *const sampler_names[SAMPLER_MAX] = {
@@ -134,6 +135,7 @@ void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 	if (s->kind == SAMPLER_PCT)
 		for (int i = 0; i < s->depth - 1; i++)
 			s->change[s->nchange++] = 1 + mix(&s->rng) % est_steps;
+	s->target = -1;
 	if (s->kind == SAMPLER_SURW) {
 		/* this run's interesting events: those on one shared object
 		 * (half the runs) or on every shared object */
@@ -251,32 +253,26 @@ static int pos_pick(struct sampler *s, const struct choice *c)
 	return best;
 }
 
-static bool surw_interesting(const struct sampler *s, const struct alt *a)
-{
-	int k = a->obj ? obj_index(s, a->obj) : -1;
-
-	return k >= 0 && s->interesting[k];
-}
-
 /*
  * SURW-style selectively uniform walk (Zhao et al., ASPLOS 2025): only
  * the run's interesting events (those on the objects picked for the run)
- * are interleaved at random, and a thread is picked with probability
- * proportional to the interesting events it still has (counted in a
- * profile run), so every interleaving of those events is about equally
- * likely; a thread at an uninteresting operation just goes on.
+ * are interleaved at random.  Who performs the next interesting event is
+ * drawn with probability proportional to the interesting events each
+ * thread still has (counted in a profile run), and that thread runs until
+ * it has performed one; so every interleaving of the interesting events
+ * is about equally likely (a uniform random walk over them), however many
+ * uninteresting steps lie between.
  */
 static int surw_pick(struct sampler *s, const struct choice *c)
 {
 	uint64_t total = 0;
 	int pick = -1;
 
-	/* the current thread goes on until it is at an interesting event */
-	if (c->nalts && c->alts[0].thread == c->current &&
-	    !c->alts[0].cost && !c->alts[0].timeout && !c->alts[0].yield &&
-	    !surw_interesting(s, &c->alts[0]))
-		return 0;
-	for (int i = 0; i < c->nalts; i++) {
+	for (int i = 0; i < c->nalts && s->target >= 0; i++)
+		if (c->alts[i].thread == s->target && !c->alts[i].timeout &&
+		    !c->alts[i].yield)
+			pick = i;
+	for (int i = 0; pick < 0 && i < c->nalts; i++) {
 		const struct alt *a = &c->alts[i];
 
 		if (a->timeout || a->yield)
@@ -303,14 +299,25 @@ static int surw_pick(struct sampler *s, const struct choice *c)
 			else
 				x -= w;
 		}
+		s->target = c->alts[pick].thread;
 	}
 	pick = pick < 0 ? first_spinner(c) : maybe_timeout(s, c, pick);
-	const struct alt *a = &c->alts[pick];
-
-	if (surw_interesting(s, a) && a->thread < PCT_THREADS &&
-	    s->remaining[a->thread] > 0)
-		s->remaining[a->thread]--;
 	return pick;
+}
+
+/* Every event, chosen or forced: an interesting one is used up. */
+static void sampler_executed(void *ctx, const struct event *e)
+{
+	struct sampler *s = ctx;
+	int k;
+
+	if (s->kind != SAMPLER_SURW || !e->obj ||
+	    (k = obj_index(s, e->obj)) < 0 || !s->interesting[k])
+		return;
+	if (e->thread < PCT_THREADS && s->remaining[e->thread] > 0)
+		s->remaining[e->thread]--;
+	if (e->thread == s->target)
+		s->target = -1;
 }
 
 static int sampler_pick(void *ctx, const struct choice *c)
@@ -331,7 +338,9 @@ static int sampler_pick(void *ctx, const struct choice *c)
 
 struct strategy sampler_strategy(struct sampler *s)
 {
-	return (struct strategy){ .ctx = s, .pick = sampler_pick };
+	return (struct strategy){ .ctx = s,
+				  .pick = sampler_pick,
+				  .executed = sampler_executed };
 }
 
 void sampler_free(struct sampler *s)
