@@ -315,6 +315,13 @@ restart:
 		struct run_result rr;
 		int e = session_run(&o->cfg, &hstrat, &rr);
 
+		if (e && o->cfg.interrupted && *o->cfg.interrupted) {
+			/* killed while starting: the interrupt, not the
+			 * program, is why */
+			r->verdict = VERDICT_INCOMPLETE;
+			snprintf(r->error, sizeof(r->error), "interrupted");
+			break;
+		}
 		if (e) {
 			snprintf(r->error, sizeof(r->error),
 				 "cannot start %s: %s", o->cfg.argv[0],
