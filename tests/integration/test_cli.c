@@ -1762,6 +1762,9 @@ Test(issue11, strict_alternation_found_with_default_options)
 	assert_contains(s, "sample", "the summary");
 	assert_contains(s, "beyond bound 2", "the summary");
 	free(s);
+	res_free(&r);
+}
+
 /* --- issue 13: hardening: untrusted files, safe output, clean stops ---- */
 
 TestSuite(issue13, .init = setup, .fini = teardown, .timeout = 180);
