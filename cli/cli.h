@@ -130,6 +130,10 @@ int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out);
 /* The failure's message (unless the output holds it) and, with_output,
  * the tail of the program's output. */
 void print_failure_output(const struct run_result *r, bool with_output);
+/* "threads at the failure:" and each thread's frames (nothing when no
+ * backtrace is known); bts and names indexed by T-number. */
+void print_backtraces(FILE *f, char *const *bts, char *const *names, int n,
+		      const char *indent);
 
 /* The failure fields of a report from a run (the signal's name goes to
  * sigbuf, which must outlive the report). */

@@ -152,6 +152,8 @@ static void describe_data(struct session *s, uint64_t addr, char *buf,
 	}
 }
 
+static void report_threads(struct session *s);
+
 void session_fail(struct session *s, int kind, struct thread *t,
 		  const char *fmt, ...)
 {
@@ -643,6 +645,8 @@ static void on_stop(struct session *s, pid_t tid, int status)
 			session_where(s, t, s->fatal_where,
 				      sizeof(s->fatal_where));
 			symbolize_trace(s);
+			if (s->cfg->symbolize_trace)
+				report_threads(s); /* all stopped: their stacks */
 		}
 		resume(s, t, sig);
 	}
@@ -741,8 +745,6 @@ static void build_sched(struct session *s, struct sched_thread *st)
 			st[i].state = SCHED_BLOCKED;
 	}
 }
-
-static void report_threads(struct session *s);
 
 static void add_sym(struct session *s, uint64_t addr, bool data)
 {
@@ -1094,6 +1096,12 @@ static void report_threads(struct session *s)
 		}
 		if (t->st != SCHED_RUNNING)
 			session_where(s, t, p->where, sizeof(p->where));
+		/* every stopped thread's frames, for the failure report */
+		if (t->st != SCHED_RUNNING && s->cfg->symbolize_trace &&
+		    s->cfg->sym && s->cfg->sym->backtrace)
+			s->cfg->sym->backtrace(s->cfg->sym->ctx, t->tid,
+					       p->backtrace,
+					       sizeof(p->backtrace));
 	}
 }
 

@@ -71,6 +71,9 @@ struct symbolizer {
 	/* the first frame of a stopped thread in user code */
 	void (*location)(void *ctx, int tid, char *buf, size_t len);
 	void (*code)(void *ctx, uint64_t pc, char *buf, size_t len);
+	/* a stopped thread's whole backtrace, one frame a line (may be
+	 * NULL) */
+	void (*backtrace)(void *ctx, int tid, char *buf, size_t len);
 	void (*data)(void *ctx, uint64_t addr, char *buf, size_t len);
 };
 
@@ -116,6 +119,7 @@ enum failure_kind {
 
 #define LOC_MAX 256
 #define MSG_MAX 4096
+#define BT_MAX 2048
 
 struct thread_report {
 	int thread;
@@ -123,6 +127,7 @@ struct thread_report {
 	char state[64];	      /* "blocked", "exited", ... */
 	char what[LOC_MAX];   /* e.g. pthread_mutex_lock(&orders) */
 	char where[LOC_MAX];  /* e.g. migrate_users at bank.c:12 */
+	char backtrace[BT_MAX]; /* "#0 withdraw at bank.c:23\n#1 ..." or "" */
 };
 
 /* A symbolised address of a trace: code ("withdraw at bank.c:23") or data

@@ -2383,3 +2383,37 @@ Test(issue13, replay_gdb_shows_every_thread_at_the_stop)
 	res_free(&r);
 	free(sched);
 }
+
+Test(issue13, failure_reports_carry_every_threads_backtrace)
+{
+	struct res r = RUN(example("deadlock"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "threads at the failure:", "stdout");
+	assert_contains(r.out, "#2 migrate_users at deadlock.c:17", "stdout");
+	assert_contains(r.out, "audit_orders at deadlock.c:28", "stdout");
+	assert_json_loads(in_tmp("report.json"));
+	char *j = report(), *sched = strdup(json_get(j, "minimized_file"));
+	const char *th = json_raw(j, "threads");
+
+	cr_assert_not_null(th, "%s", j);
+	assert_contains(th, "\"thread\": \"T2\"", "report threads");
+	assert_contains(th, "migrate_users at deadlock.c:17", "report threads");
+	assert_contains(th, "main at deadlock.c:41", "report threads");
+	free(j);
+	res_free(&r);
+	/* kept in the schedule file: show has them in every format */
+	r = PTL("show", "--format", "json", sched);
+	assert_exit(r, 0);
+	spit(in_tmp("show.json"), r.out);
+	assert_json_loads(in_tmp("show.json"));
+	assert_contains(r.out, "\"backtrace\": [", "show --format json");
+	assert_contains(r.out, "audit_orders at deadlock.c:28",
+			"show --format json");
+	res_free(&r);
+	r = PTL("show", sched);
+	assert_exit(r, 0);
+	assert_contains(r.out, "threads at the failure:", "show");
+	res_free(&r);
+	free(sched);
+}
