@@ -2,6 +2,7 @@
  * ptloom run: explore schedules, stop at the first failure, save it,
  * minimise it, verify its replay, and print the command that replays it.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/escape.h"
 #include "../analysis/explore.h"
 #include "../analysis/minimize.h"
 #include "../analysis/report.h"
@@ -23,8 +25,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "  -p, --preemptions N   preemption bound; bounds 0..N in turn "
 	      "(default 2)\n"
-	      "  -s, --strategy NAME   dfs (systematic), random, pct "
-	      "(default dfs)\n"
+	      "  -s, --strategy NAME   dfs (systematic), or a sampler: random, "
+	      "pct, pos, surw\n"
+	      "                        (default dfs)\n"
 	      "  -n, --max-runs N      at most N executions (default 10000)\n"
 	      "      --max-time SEC    at most SEC seconds of exploration\n"
 	      "      --max-steps N     per-run cap on scheduling points; over "
@@ -37,10 +40,12 @@ static void usage(FILE *f)
 	      "      --points LIST     sync,atomics,races (default sync,races)\n"
 	      "      --pct-depth D     PCT bug depth (default 3)\n"
 	      "      --no-reduction    dfs without sleep-set reduction\n"
-	      "      --dfs-only        dfs without interleaved PCT samples "
-	      "(after 200 runs,\n"
+	      "      --dfs-only        dfs without interleaved samples (after "
+	      "200 runs,\n"
 	      "                        every fourth run samples; the verdict "
 	      "is dfs's)\n"
+	      "      --hybrid-mix LIST the hybrid's samplers in turn (default "
+	      "pct,surw,pos)\n"
 	      "      --no-minimize     keep the schedule as found\n"
 	      "  -o, --out DIR         where schedule files go (default "
 	      ".ptloom)\n"
@@ -78,6 +83,7 @@ static const struct option long_opts[] = {
 	{ "no-reduction", no_argument, 0, 'N' },
 	{ "no-minimize", no_argument, 0, 'm' },
 	{ "dfs-only", no_argument, 0, 'Y' },
+	{ "hybrid-mix", required_argument, 0, 'H' },
 	{ "out", required_argument, 0, 'o' },
 	{ "report", required_argument, 0, 'R' },
 	{ "report-format", required_argument, 0, 'F' },
@@ -94,15 +100,14 @@ static const struct option long_opts[] = {
 static int number(const char *opt, const char *arg, long lo, long hi,
 		  long *out)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
+	uint64_t v;
 
-	if (!*arg || *end || v < lo || v > hi) {
-		fprintf(stderr, "ptloom: %s takes a number from %ld to %ld "
-				"(got '%s')\n", opt, lo, hi, arg);
+	if (parse_decimal(arg, (uint64_t)hi, &v) || v < (uint64_t)lo) {
+		fprintf(stderr, "ptloom: %s takes a decimal number from %ld to "
+				"%ld (got '%s')\n", opt, lo, hi, esc(arg));
 		return -1;
 	}
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 
@@ -120,10 +125,17 @@ static int rerun_exact(struct session_config *cfg, const struct run_result *r,
 	int e = session_run(cfg, &s, out);
 
 	cfg->symbolize_trace = sym;
+	if (!e && out->failure == FAIL_INTERRUPTED) {
+		/* cut short: not the run it replays */
+		run_result_free(out);
+		memset(out, 0, sizeof(*out));
+		return -EINTR;
+	}
 	return e;
 }
 
-static const char *strategy_names[] = { "dfs", "random", "pct" };
+static const char *strategy_names[] = { "dfs", "random", "pct", "pos",
+					"surw" };
 
 /*
  * A schedule found by a sample (or by greedy dropping) may carry more
@@ -193,7 +205,8 @@ int cmd_run(int argc, char **argv)
 	eo.reduction = true;
 	eo.hybrid = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:s:n:o:j:e:qh", long_opts,
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:s:n:o:j:e:qh", long_opts,
 				NULL)) != -1) {
 		int r = common_option(&co, c, optarg);
 
@@ -208,36 +221,60 @@ int cmd_run(int argc, char **argv)
 			eo.bound = (int)v;
 			break;
 		case 's':
-			if (!strcmp(optarg, "dfs"))
-				eo.strategy = STRAT_DFS;
-			else if (!strcmp(optarg, "random"))
-				eo.strategy = STRAT_RANDOM;
-			else if (!strcmp(optarg, "pct"))
-				eo.strategy = STRAT_PCT;
-			else {
+			eo.strategy = -1;
+			for (int k = 0; k < 5; k++)
+				if (!strcmp(optarg, strategy_names[k]))
+					eo.strategy = k;
+			if (eo.strategy < 0) {
 				fprintf(stderr, "ptloom: --strategy is dfs, "
-						"random or pct (got '%s')\n",
+						"random, pct, pos or surw (got "
+						"'%s')\n",
 					optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		case 'n':
-			if (number("--max-runs", optarg, 1, 2000000000, &v))
-				return EXIT_USAGE;
-			eo.max_runs = (uint64_t)v;
-			break;
-		case 'X': {
-			char *end;
+		case 'H': {
+			char *list = strdup(optarg), *save = NULL;
 
-			eo.max_time = strtod(optarg, &end);
-			if (!*optarg || *end || eo.max_time <= 0) {
-				fprintf(stderr, "ptloom: --max-time takes "
-						"seconds > 0 (got '%s')\n",
+			eo.nmix = 0;
+			for (char *w = strtok_r(list, ",", &save); w;
+			     w = strtok_r(NULL, ",", &save)) {
+				int k = sampler_kind_of(w);
+
+				if (k < 0 || eo.nmix == HYBRID_MIX_MAX) {
+					fprintf(stderr,
+						"ptloom: --hybrid-mix takes up "
+						"to %d of random, pct, pos, "
+						"surw (got '%s')\n",
+						HYBRID_MIX_MAX, optarg);
+					free(list);
+					return EXIT_USAGE;
+				}
+				eo.mix[eo.nmix++] = k;
+			}
+			free(list);
+			if (!eo.nmix) {
+				fprintf(stderr, "ptloom: --hybrid-mix needs a "
+						"list (got '%s')\n",
 					optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		}
+		case 'n':
+			if (number("--max-runs", optarg, 1, 2000000000, &v))
+				return EXIT_USAGE;
+			eo.max_runs = (uint64_t)v;
+			break;
+		case 'X':
+			if (parse_seconds(optarg, SECONDS_MAX, &eo.max_time)) {
+				fprintf(stderr, "ptloom: --max-time takes "
+						"seconds, a decimal number > 0 "
+						"and <= %d (got '%s')\n",
+					SECONDS_MAX, esc(optarg));
+				return EXIT_USAGE;
+			}
+			break;
 		case 'D':
 			if (number("--pct-depth", optarg, 1, 16, &v))
 				return EXIT_USAGE;
@@ -277,8 +314,7 @@ int cmd_run(int argc, char **argv)
 			usage(stdout);
 			return EXIT_PASS;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("run", c, argv);
 		}
 	}
 	if (jobs == 0) {
@@ -298,6 +334,11 @@ int cmd_run(int argc, char **argv)
 
 	if (program_setup(&prog, argc - optind, argv + optind, &co))
 		return EXIT_USAGE;
+	/* where results go is checked before the first run */
+	if (check_output_paths(&co, true)) {
+		program_free(&prog);
+		return EXIT_USAGE;
+	}
 	session_config_init(&eo.cfg, &prog, &co);
 	eo.progress = !co.quiet && isatty(2);
 	eo.spin_ms = 100;
@@ -309,6 +350,8 @@ int cmd_run(int argc, char **argv)
 	eo.cfg.user_points = er.points;
 	eo.cfg.nuser_points = er.npoints;
 	eo.cfg.points &= ~POINTS_RACES;
+	if (er.verdict == VERDICT_ERROR && cli_interrupted)
+		er.verdict = VERDICT_INCOMPLETE; /* the error is the interrupt */
 	if (er.verdict == VERDICT_ERROR) {
 		fprintf(stderr, "ptloom: %s\n", er.error);
 		explore_result_free(&er);
@@ -358,14 +401,22 @@ int cmd_run(int argc, char **argv)
 
 		schedule_from_run(&sch, &prog, &co, sname, eo.bound, orig);
 		schedule_set_points(&sch, er.points, er.npoints);
-		if (save_schedule(&sch, co.out_dir, id, "original", files[0],
-				  sizeof(files[0])))
-			fprintf(stderr, "ptloom: cannot write %s: %m\n",
-				files[0]);
+		int se = save_schedule(&sch, co.out_dir, id, "original",
+				       files[0], sizeof(files[0]));
+
+		if (se) {
+			fprintf(stderr, "ptloom: cannot write %s: %s\n",
+				files[0], strerror(-se));
+			files[0][0] = 0;
+		}
 		schedule_free(&sch);
 
 		memset(&best, 0, sizeof(best));
-		if (minimize_on) {
+		if (minimize_on)
+			cli_test_interrupt("minimize");
+		if (minimize_on && cli_interrupted)
+			snprintf(mnote, sizeof(mnote), "not done (interrupted)");
+		if (minimize_on && !cli_interrupted) {
 			/* minimise a copy: replay the original by step */
 			if (run_by_step(&eo.cfg, orig->decisions,
 					orig->ndecisions, &best) == 0 &&
@@ -391,16 +442,28 @@ int cmd_run(int argc, char **argv)
 				} else if (ex.events) {
 					run_result_free(&ex);
 				}
+				if (cli_interrupted) {
+					/* not verified to the end: keep the
+					 * original */
+					run_result_free(&best);
+					memset(&best, 0, sizeof(best));
+					snprintf(mnote, sizeof(mnote),
+						 "not finished (interrupted)");
+					goto minimized;
+				}
 				schedule_from_run(&sch, &prog, &co, sname,
 						  eo.bound, &best);
 				schedule_set_points(&sch, er.points,
 						    er.npoints);
-				if (save_schedule(&sch, co.out_dir, id,
-						  "minimized", files[1],
-						  sizeof(files[1])))
+				se = save_schedule(&sch, co.out_dir, id,
+						   "minimized", files[1],
+						   sizeof(files[1]));
+				if (se) {
 					fprintf(stderr,
-						"ptloom: cannot write %s: %m\n",
-						files[1]);
+						"ptloom: cannot write %s: %s\n",
+						files[1], strerror(-se));
+					files[1][0] = 0;
+				}
 				schedule_free(&sch);
 				snprintf(mnote, sizeof(mnote),
 					 "%u preemption%s (from %u), %zu "
@@ -416,14 +479,16 @@ int cmd_run(int argc, char **argv)
 				memset(&best, 0, sizeof(best));
 			}
 		}
+minimized:;
 		const struct run_result *shown = files[1][0] ? &best : orig;
 		char quoted[4096];
 
 		shell_join(quoted, sizeof(quoted), prog.argv, prog.argc);
-		snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s",
-			 files[1][0] ? files[1] : files[0], quoted);
+		if (files[0][0] || files[1][0])
+			snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s",
+				 files[1][0] ? files[1] : files[0], quoted);
 		/* where the failing run left the last passing one */
-		if (er.have_pass) {
+		if (er.have_pass && !cli_interrupted) {
 			struct run_result p;
 
 			if (rerun_exact(&eo.cfg, &er.pass, &p) == 0) {
@@ -462,8 +527,9 @@ int cmd_run(int argc, char **argv)
 		if (er.found_by == FOUND_HYBRID || er.found_by == FOUND_DISCOVERY)
 			snprintf(found, sizeof(found),
 				 "found by a %s sample with %u preemption%s",
-				 er.found_by == FOUND_HYBRID ? "pct"
-							     : "race-discovery",
+				 er.found_by == FOUND_HYBRID
+					 ? sampler_name(er.found_sampler)
+					 : "race-discovery",
 				 er.found_preemptions,
 				 er.found_preemptions == 1 ? "" : "s");
 		if (eo.strategy == STRAT_DFS && (int)pre <= eo.bound)
@@ -502,19 +568,32 @@ int cmd_run(int argc, char **argv)
 				       "run: %s\n", depart);
 			if (mnote[0])
 				printf("minimized: %s\n", mnote);
-			printf("saved: %s\n", files[0]);
+			if (files[0][0])
+				printf("saved: %s\n", files[0]);
 			if (files[1][0])
-				printf("       %s\n", files[1]);
-			printf("replay: %s\n", cmd);
+				printf("%s %s\n", files[0][0] ? "      " : "saved:",
+				       files[1]);
+			if (cmd[0])
+				printf("replay: %s\n", cmd);
 		}
 		rep.verdict = "fail";
 		report_failure(&rep, shown, true, signame, sizeof(signame));
-		rep.schedule_file = files[0];
+		rep.schedule_file = files[0][0] ? files[0] : NULL;
 		rep.minimized_file = files[1][0] ? files[1] : NULL;
-		rep.replay_command = cmd;
+		rep.replay_command = cmd[0] ? cmd : NULL;
 		rep.minimized_note = mnote[0] ? mnote : NULL;
 		rep.departure = depart[0] ? depart : NULL;
 		code = EXIT_FAIL;
+		if (cli_interrupted) {
+			/* found before the interrupt: saved and reported,
+			 * and the exit code says it was cut short */
+			size_t k = strlen(summary);
+
+			snprintf(summary + k, sizeof(summary) - k,
+				 "; interrupted by %s", signal_name(cli_interrupted));
+			code = exit_interrupted();
+			rep.interrupted = true;
+		}
 		rep.summary = summary;
 		printf("%s\n", summary);
 		if (co.report && report_write(&rep, co.report_format,
@@ -525,16 +604,30 @@ int cmd_run(int argc, char **argv)
 	} else if (er.verdict == VERDICT_PASS) {
 		if (eo.strategy == STRAT_DFS)
 			snprintf(summary, sizeof(summary),
-				 "ptloom: PASS %llu runs, complete to "
+				 "ptloom: PASS %llu run%s, complete to "
 				 "preemption bound %d",
-				 (unsigned long long)er.runs, eo.bound);
+				 (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", eo.bound);
 		else
 			snprintf(summary, sizeof(summary),
-				 "ptloom: PASS %llu runs (%s, sampled, not "
+				 "ptloom: PASS %llu run%s (%s, sampled, not "
 				 "exhaustive)",
-				 (unsigned long long)er.runs, sname);
+				 (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", sname);
 		rep.verdict = "pass";
 		code = EXIT_PASS;
+	} else if (cli_interrupted) {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: INTERRUPTED by %s after %llu run%s%s; no "
+			 "failure found (an interrupted exploration is not a "
+			 "pass)",
+			 signal_name(cli_interrupted),
+			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
+			 eo.strategy == STRAT_DFS ? ", bound not exhausted"
+						  : "");
+		rep.verdict = "incomplete";
+		rep.interrupted = true;
+		code = exit_interrupted();
 	} else if (er.too_long) {
 		snprintf(summary, sizeof(summary),
 			 "ptloom: INCOMPLETE %s (a limit is not a pass)",
@@ -543,19 +636,21 @@ int cmd_run(int argc, char **argv)
 		code = EXIT_INCOMPLETE;
 	} else if (eo.strategy != STRAT_DFS) {
 		snprintf(summary, sizeof(summary),
-			 "ptloom: INCOMPLETE %llu of %llu runs (%s, %s); no "
+			 "ptloom: INCOMPLETE %llu of %llu run%s (%s, %s); no "
 			 "failure found (a limit is not a pass)",
 			 (unsigned long long)er.runs,
-			 (unsigned long long)eo.max_runs, sname,
+			 (unsigned long long)eo.max_runs,
+			 eo.max_runs == 1 ? "" : "s", sname,
 			 cli_interrupted ? "interrupted"
 					 : "stopped by --max-time");
 		rep.verdict = "incomplete";
 		code = EXIT_INCOMPLETE;
 	} else {
 		snprintf(summary, sizeof(summary),
-			 "ptloom: INCOMPLETE %llu runs, bound %d not "
+			 "ptloom: INCOMPLETE %llu run%s, bound %d not "
 			 "exhausted%s; no failure found (a limit is not a pass)",
-			 (unsigned long long)er.runs, er.bound,
+			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
+			 er.bound,
 			 cli_interrupted ? " (interrupted)" : "");
 		rep.verdict = "incomplete";
 		code = EXIT_INCOMPLETE;

@@ -24,6 +24,7 @@ packages=(
 	libjson-c-dev		# ptloom merge reads shard reports
 	libcriterion-dev
 	clang libclang-rt-dev	# tests/fuzz: clang -fsanitize=fuzzer
+	libxml2-utils python3	# tests: xmllint and json.load check reports
 )
 
 missing=()
