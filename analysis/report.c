@@ -96,6 +96,11 @@ void report_json(FILE *f, const struct report *r)
 	json_string(f, r->minimized_note);
 	fprintf(f, ",\n  \"replay_command\": ");
 	json_string(f, r->replay_command);
+	if (r->nshards)
+		fprintf(f, ",\n  \"shard\": { \"index\": %d, \"count\": %d, "
+			   "\"failure_key\": %llu, \"bound0_runs\": %llu }",
+			r->shard, r->nshards, (unsigned long long)r->fail_key,
+			(unsigned long long)r->bound0_runs);
 	if (r->has_replay) {
 		fprintf(f, ",\n  \"replay\": { \"exact\": %s, \"trace_hash\": ",
 			r->exact ? "true" : "false");

@@ -47,6 +47,10 @@ struct report {
 	long diverged_at;	  /* -1: null */
 	const char *divergence;
 	const char *program;
+	/* --shard: which part, and what `ptloom merge` needs */
+	int shard, nshards;	  /* 1-based; nshards 0: not sharded */
+	uint64_t fail_key;	  /* the failure's place in the serial order */
+	uint64_t bound0_runs;	  /* runs every shard repeats */
 };
 
 /* format: "json", "markdown", "junit".  Written atomically to path.

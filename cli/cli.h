@@ -181,5 +181,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_races(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -43,6 +43,8 @@ static void usage(FILE *f)
 	      "schedule file\n"
 	      "  races    [OPTIONS] -- PROGRAM [ARGS...]    report data races "
 	      "(happens-before)\n"
+	      "  merge    REPORT...                         one verdict from "
+	      "--shard reports\n"
 	      "\n"
 	      "exit codes: 0 pass, 1 failure found/reproduced, 2 usage or "
 	      "input error,\n"
@@ -102,6 +104,8 @@ int main(int argc, char **argv)
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(cmd, "races"))
 		return cmd_races(argc - 1, argv + 1);
+	if (!strcmp(cmd, "merge"))
+		return cmd_merge(argc - 1, argv + 1);
 	fprintf(stderr, "ptloom: unknown command '%s' (see ptloom --help)\n",
 		cmd);
 	return EXIT_USAGE;
