@@ -3,14 +3,18 @@
  * trace hash, and name the first divergence when it cannot be followed.
  * ptloom minimize: the same failure with fewer preemptions.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/escape.h"
 #include "../analysis/explore.h"
 #include "../analysis/minimize.h"
 #include "../analysis/report.h"
@@ -23,6 +27,9 @@ static const struct option long_opts[] = {
 	{ "report", required_argument, 0, 'R' },
 	{ "report-format", required_argument, 0, 'F' },
 	{ "env", required_argument, 0, 'e' },
+	{ "trust-env", no_argument, 0, 'U' },
+	{ "gdb", no_argument, 0, 'G' },
+	{ "stop-at", required_argument, 0, 'A' },
 	{ "output", no_argument, 0, 'O' },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },
@@ -45,8 +52,22 @@ static void usage(FILE *f, const char *cmd)
 		"  -o, --out DIR         where new schedule files go (minimize)\n"
 		"      --report FILE     write a report; --report-format "
 		"json|markdown|junit\n"
-		"  -e, --env NAME=VALUE  add to the program's environment\n"
+		"  -e, --env NAME=VALUE  set in the program's environment "
+		"(overrides the\n"
+		"                        recorded entry)\n"
+		"      --trust-env       use the file's loader variables (LD_*, "
+		"GLIBC_TUNABLES,\n"
+		"                        ...: refused by default, see "
+		"ptloom(1))\n"
 		"      --output          pass the program's output through\n"
+		"      --gdb             (replay) stop at a step and hand the "
+		"program to gdb\n"
+		"                        ($PTLOOM_GDB), every thread where the "
+		"schedule left it\n"
+		"      --stop-at STEP    with --gdb: stop before STEP, or "
+		"`failure' (default:\n"
+		"                        the last step, before the failing "
+		"thread's last point)\n"
 		"  -q, --quiet           print the summary line only\n"
 		"\n"
 		"exit: 1 the failure reproduced, 0 the program passed, 4 the "
@@ -133,6 +154,11 @@ int load_any_schedule(const char *path, struct schedule *s)
 	return 0;
 }
 
+static int cmp_env(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 struct replay_setup {
 	struct common_opts co;
 	struct schedule sch;
@@ -140,6 +166,8 @@ struct replay_setup {
 	struct session_config cfg;
 	const char *path;
 	char identity[512];	/* why the binary may differ, or "" */
+	bool gdb;		/* --gdb */
+	const char *stop_at;	/* --stop-at STEP|failure */
 };
 
 static int setup(int argc, char **argv, const char *cmd,
@@ -150,7 +178,8 @@ static int setup(int argc, char **argv, const char *cmd,
 	memset(rs, 0, sizeof(*rs));
 	common_defaults(&rs->co);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:e:qh", long_opts, NULL)) !=
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:e:qh", long_opts, NULL)) !=
 	       -1) {
 		int r = common_option(&rs->co, c, optarg);
 
@@ -162,7 +191,17 @@ static int setup(int argc, char **argv, const char *cmd,
 			usage(stdout, cmd);
 			return -1;
 		}
-		usage(stderr, cmd);
+		if ((c == 'G' || c == 'A') && !strcmp(cmd, "replay")) {
+			if (c == 'G')
+				rs->gdb = true;
+			else
+				rs->stop_at = optarg;
+			continue;
+		}
+		return cli_bad_option(cmd, c, argv);
+	}
+	if (rs->stop_at && !rs->gdb) {
+		fprintf(stderr, "ptloom: replay: --stop-at goes with --gdb\n");
 		return EXIT_USAGE;
 	}
 	if (optind >= argc) {
@@ -193,7 +232,34 @@ static int setup(int argc, char **argv, const char *cmd,
 		for (int i = 0; i < rs->sch.nenv; i++)
 			rs->prog.envp[i] = strdup(rs->sch.env[i]);
 		rs->prog.nenv = rs->sch.nenv;
+		rs->prog.envp[rs->prog.nenv] = NULL;
+		/* -e overrides what the file says */
+		for (int i = 0; i < rs->co.nenv_extra; i++)
+			program_setenv(&rs->prog, rs->co.env_extra[i]);
+		qsort(rs->prog.envp, (size_t)rs->prog.nenv, sizeof(char *),
+		      cmp_env);
 	}
+	/* the file's environment is data, not permission */
+	const char *bad = rs->co.trust_env
+				  ? NULL
+				  : env_refused(rs->prog.envp, rs->prog.nenv,
+						rs->co.env_extra,
+						rs->co.nenv_extra);
+
+	if (bad) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "="),
+			 bad);
+		fprintf(stderr, "ptloom: %s: refusing the recorded environment "
+				"entry %s (it makes the loader or libc load "
+				"code or files); replay with --trust-env if you "
+				"trust this file, or set it with -e %s=VALUE\n",
+			esc(rs->path), esc(name), esc(name));
+		return EXIT_USAGE;
+	}
+	if (check_output_paths(&rs->co, !strcmp(cmd, "minimize")))
+		return EXIT_USAGE;
 	session_config_init(&rs->cfg, &rs->prog, &rs->co);
 	rs->cfg.symbolize_trace = true;
 	rs->cfg.user_points = rs->sch.user_points;
@@ -228,6 +294,179 @@ static void teardown(struct replay_setup *rs)
 	free(rs->co.env_extra);
 }
 
+/* Interrupted before the replay ended: nothing was reproduced or refuted.
+ * Says so, writes the report, frees r; returns 130 or 143. */
+static int interrupted_replay(struct replay_setup *rs, struct run_result *r)
+{
+	char summary[600], at[48] = "";
+
+	if (r && r->steps)
+		snprintf(at, sizeof(at), " at step %llu",
+			 (unsigned long long)r->steps);
+	snprintf(summary, sizeof(summary),
+		 "ptloom: INTERRUPTED by %s: the replay of %s stopped%s "
+		 "before its end; nothing reproduced or refuted",
+		 signal_name(cli_interrupted), esc(rs->path), at);
+	printf("%s\n", summary);
+	if (rs->co.report) {
+		struct report rep = {
+			.command = "replay",
+			.verdict = "incomplete",
+			.interrupted = true,
+			.strategy = "replay",
+			.runs = 0,
+			.seed = rs->sch.seed,
+			.summary = summary,
+			.schedule_file = rs->path,
+			.has_replay = true,
+			.diverged_at = -1,
+			.thread = -1,
+			.exit_status = -1,
+			.program = rs->prog.display,
+		};
+
+		if (report_write(&rep, rs->co.report_format, rs->co.report))
+			fprintf(stderr, "ptloom: cannot write %s\n",
+				rs->co.report);
+	}
+	if (r)
+		run_result_free(r);
+	teardown(rs);
+	return exit_interrupted();
+}
+
+/*
+ * replay --gdb: follow the schedule to the stop step, then exec the
+ * debugger attached to the stopped program.  ptloom becomes the debugger,
+ * so it stays the program's parent: the program's PR_SET_PDEATHSIG kills
+ * it when the debugger exits, and nothing is left behind.
+ */
+static int replay_gdb(struct replay_setup *rs)
+{
+	uint64_t step;
+
+	if (!rs->stop_at || !strcmp(rs->stop_at, "failure")) {
+		/* the failing thread's last point: the last recorded step */
+		if (rs->sch.nevents)
+			step = rs->sch.events[rs->sch.nevents - 1].step;
+		else if (rs->sch.ndecisions &&
+			 rs->sch.decisions[rs->sch.ndecisions - 1].step !=
+				 SCHEDULE_STEP_UNKNOWN)
+			step = rs->sch.decisions[rs->sch.ndecisions - 1].step;
+		else {
+			fprintf(stderr, "ptloom: %s records no steps: give "
+					"--stop-at STEP\n", esc(rs->path));
+			teardown(rs);
+			return EXIT_USAGE;
+		}
+	} else if (parse_decimal(rs->stop_at, UINT32_MAX, &step)) {
+		fprintf(stderr, "ptloom: --stop-at takes a step number or "
+				"`failure' (got '%s')\n", esc(rs->stop_at));
+		teardown(rs);
+		return EXIT_USAGE;
+	}
+	const char *dbg = getenv("PTLOOM_GDB");
+	char **dargv;
+	int dn = shell_split(dbg && *dbg ? dbg : "gdb", &dargv);
+
+	if (dn < 0) {
+		fprintf(stderr, "ptloom: PTLOOM_GDB: not a command line (an "
+				"unterminated quote?): %s\n", esc(dbg));
+		teardown(rs);
+		return EXIT_USAGE;
+	}
+	struct replay_strategy strat;
+
+	replay_init(&strat, rs->sch.decisions, rs->sch.ndecisions, true);
+	struct strategy st = replay_strategy(&strat);
+	struct run_result r;
+
+	rs->cfg.stop_at = true;
+	rs->cfg.stop_step = step;
+	rs->cfg.symbolize_trace = false;
+	int e = session_run(&rs->cfg, &st, &r);
+
+	if (e || !r.handed_over) {
+		if (cli_interrupted)
+			return interrupted_replay(rs, e ? NULL : &r);
+		if (e)
+			fprintf(stderr, "ptloom: cannot start %s: %s\n",
+				rs->prog.display, strerror(-e));
+		else if (r.failure == FAIL_DIVERGED)
+			fprintf(stderr, "ptloom: the program diverged from the "
+					"schedule at step %llu, before step "
+					"%llu: nothing to debug there\n",
+				(unsigned long long)r.steps,
+				(unsigned long long)step);
+		else
+			fprintf(stderr, "ptloom: the run ended at step %llu "
+					"(%s), before step %llu\n",
+				(unsigned long long)r.steps,
+				failure_kind_name(r.failure),
+				(unsigned long long)step);
+		if (!e)
+			run_result_free(&r);
+		free(dargv[0]);
+		free(dargv);
+		teardown(rs);
+		return e ? EXIT_USAGE : EXIT_DIVERGED;
+	}
+	int pid = r.handed_over;
+	char pidbuf[32];
+
+	/* wait for every thread's group-stop (a second at most) */
+	for (int tries = 0; tries < 100; tries++) {
+		char path[64], buf[512];
+		bool all = true;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/stat",
+				 pid, de->d_name);
+			FILE *f = fopen(path, "r");
+			size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+			if (f)
+				fclose(f);
+			buf[n] = 0;
+			char *rp = strrchr(buf, ')');
+
+			if (!rp || rp[1] != ' ' || rp[2] != 'T')
+				all = false;
+		}
+		if (d)
+			closedir(d);
+		if (all)
+			break;
+		usleep(10000);
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	char **argv = calloc((size_t)dn + 3, sizeof(char *));
+
+	for (int i = 0; i < dn; i++)
+		argv[i] = dargv[i];
+	argv[dn] = "-p";
+	argv[dn + 1] = pidbuf;
+	fprintf(stderr, "ptloom: %s stopped before step %llu (pid %d, every "
+			"thread where the schedule left it); %s takes over, "
+			"and the program is killed when it exits\n",
+		rs->prog.display, (unsigned long long)step, pid, esc(argv[0]));
+	fflush(stdout);
+	fflush(stderr);
+	signal(SIGPIPE, SIG_DFL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "ptloom: cannot run %s: %s\n", esc(argv[0]),
+		strerror(errno));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, __WALL);
+	return EXIT_USAGE;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_setup rs;
@@ -235,19 +474,27 @@ int cmd_replay(int argc, char **argv)
 
 	if (e)
 		return e < 0 ? EXIT_PASS : e;
+	if (rs.gdb)
+		return replay_gdb(&rs);
 	struct replay_strategy strat;
 
 	replay_init(&strat, rs.sch.decisions, rs.sch.ndecisions, true);
 	struct strategy st = replay_strategy(&strat);
 	struct run_result r;
 
+	cli_test_interrupt("replay");
 	e = session_run(&rs.cfg, &st, &r);
+	if (e && cli_interrupted)
+		return interrupted_replay(&rs, NULL);
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s: %s\n",
 			rs.prog.display, strerror(-e));
 		teardown(&rs);
 		return EXIT_USAGE;
 	}
+	if (r.failure == FAIL_INTERRUPTED || (cli_interrupted &&
+					      r.failure == FAIL_NONE))
+		return interrupted_replay(&rs, &r);
 	if (rs.co.output && r.output_len)
 		fwrite(r.output, 1, r.output_len, stdout);
 
@@ -387,6 +634,8 @@ int cmd_minimize(int argc, char **argv)
 
 	rs.cfg.symbolize_trace = false;
 	e = run_by_step(&rs.cfg, rs.sch.decisions, rs.sch.ndecisions, &best);
+	if ((e && cli_interrupted) || (!e && best.failure == FAIL_INTERRUPTED))
+		return interrupted_replay(&rs, e ? NULL : &best);
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s: %s\n",
 			rs.prog.display, strerror(-e));
@@ -400,6 +649,7 @@ int cmd_minimize(int argc, char **argv)
 		teardown(&rs);
 		return EXIT_PASS;
 	}
+	cli_test_interrupt("minimize");
 	minimize(run_by_step, &rs.cfg, &best, 500, &ms);
 	/* once more, exactly, with names */
 	struct replay_strategy exact;
@@ -410,11 +660,27 @@ int cmd_minimize(int argc, char **argv)
 
 	rs.cfg.symbolize_trace = true;
 	if (session_run(&rs.cfg, &st, &fin) == 0 &&
+	    fin.failure != FAIL_INTERRUPTED &&
 	    fin.trace_hash == best.trace_hash) {
 		run_result_free(&best);
 		best = fin;
 	} else {
 		run_result_free(&fin);
+	}
+	if (cli_interrupted) {
+		/* what was found so far is a real failing run, but it was
+		 * not replayed exactly: nothing is saved */
+		char desc[600];
+
+		describe_failure(&best, desc, sizeof(desc));
+		printf("minimized: not finished (interrupted after %u run%s; "
+		       "nothing saved)\n", ms.runs, ms.runs == 1 ? "" : "s");
+		printf("ptloom: INTERRUPTED by %s while minimizing %s; the "
+		       "recorded schedule still fails: %s\n",
+		       signal_name(cli_interrupted), esc(rs.path), desc);
+		run_result_free(&best);
+		teardown(&rs);
+		return exit_interrupted();
 	}
 	struct schedule out;
 	char id[32], path[1024], desc[600], quoted[4096];
@@ -426,10 +692,12 @@ int cmd_minimize(int argc, char **argv)
 	out.points = rs.sch.points;
 	snprintf(id, sizeof(id), "%06llx",
 		 (unsigned long long)(best.trace_hash & 0xffffff));
-	if (save_schedule(&out, rs.co.out_dir, id, "minimized", path,
-			  sizeof(path))) {
+	int se = save_schedule(&out, rs.co.out_dir, id, "minimized", path,
+			       sizeof(path));
+
+	if (se) {
 		fprintf(stderr, "ptloom: cannot write %s: %s\n", path,
-			strerror(errno));
+			strerror(-se));
 		schedule_free(&out);
 		run_result_free(&best);
 		teardown(&rs);
@@ -439,11 +707,11 @@ int cmd_minimize(int argc, char **argv)
 	describe_failure(&best, desc, sizeof(desc));
 	shell_join(quoted, sizeof(quoted), rs.prog.argv, rs.prog.argc);
 	printf("minimized: %u preemption%s (from %u), %zu decision%s (from "
-	       "%zu), %u runs\n",
+	       "%zu), %u run%s\n",
 	       ms.preemptions_after, ms.preemptions_after == 1 ? "" : "s",
 	       ms.preemptions_before, ms.decisions_after,
 	       ms.decisions_after == 1 ? "" : "s", ms.decisions_before,
-	       ms.runs);
+	       ms.runs, ms.runs == 1 ? "" : "s");
 	printf("saved: %s\nreplay: ptloom replay %s -- %s\n", path, path,
 	       quoted);
 	char summary[800];

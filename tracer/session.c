@@ -153,6 +153,8 @@ void session_describe_data(struct session *s, uint64_t addr, char *buf,
 	}
 }
 
+static void report_threads(struct session *s);
+
 void session_fail(struct session *s, int kind, struct thread *t,
 		  const char *fmt, ...)
 {
@@ -644,6 +646,8 @@ static void on_stop(struct session *s, pid_t tid, int status)
 			session_where(s, t, s->fatal_where,
 				      sizeof(s->fatal_where));
 			symbolize_trace(s);
+			if (s->cfg->symbolize_trace)
+				report_threads(s); /* all stopped: their stacks */
 		}
 		resume(s, t, sig);
 	}
@@ -741,8 +745,6 @@ static void build_sched(struct session *s, struct sched_thread *st)
 			st[i].state = SCHED_BLOCKED;
 	}
 }
-
-static void report_threads(struct session *s);
 
 static void add_sym(struct session *s, uint64_t addr, bool data)
 {
@@ -936,6 +938,10 @@ static void schedule(struct session *s)
 			deadlock(s);
 			break;
 		}
+		if (s->cfg->stop_at && s->step == s->cfg->stop_step) {
+			session_hand_over(s); /* replay --gdb */
+			break;
+		}
 		int pick = c->nalts == 1 ? 0 : session_pick(s, c);
 
 		if (pick < 0) {
@@ -958,6 +964,8 @@ static void schedule(struct session *s)
 			thread_make_ready(s, t, OP_TIMEOUT, t->timeout_result);
 		}
 		record_event(s, t, a.cost, c->nalts > 1);
+		if (s->strat->executed && s->nev)
+			s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);
 		if (s->cfg->observer)
 			observe_sync(s, t);
 		s->step++;
@@ -1104,6 +1112,12 @@ static void report_threads(struct session *s)
 		}
 		if (t->st != SCHED_RUNNING)
 			session_where(s, t, p->where, sizeof(p->where));
+		/* every stopped thread's frames, for the failure report */
+		if (t->st != SCHED_RUNNING && s->cfg->symbolize_trace &&
+		    s->cfg->sym && s->cfg->sym->backtrace)
+			s->cfg->sym->backtrace(s->cfg->sym->ctx, t->tid,
+					       p->backtrace,
+					       sizeof(p->backtrace));
 	}
 }
 
@@ -1112,18 +1126,30 @@ static void kill_and_reap(struct session *s)
 {
 	int status;
 
+	if (s->handed_over)
+		return; /* the caller's now, stopped; it kills it */
 	kill(-s->pid, SIGKILL);
 	kill(s->pid, SIGKILL);
 	for (int i = 0; i < s->nfreep; i++)
 		kill(s->freep[i], SIGKILL);
-	for (;;) {
-		pid_t w = waitpid(-1, &status, __WALL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			break;
-	}
+	/*
+	 * Reap the run's threads and processes: its process group, then the
+	 * children that left it.  Not waitpid(-1): the launcher (spawn.c) is
+	 * our child too and lives on.
+	 */
+	while (waitpid(-s->pid, &status, __WALL) > 0 || errno == EINTR)
+		;
+	for (int i = 0; i < s->nfreep; i++)
+		while (waitpid(s->freep[i], &status, __WALL) > 0 ||
+		       errno == EINTR)
+			;
+	/* a program that left its process group (setsid) */
+	for (int i = 0; i < s->nth; i++)
+		while (waitpid(s->th[i].tid, &status, __WALL) > 0 ||
+		       errno == EINTR)
+			;
+	while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
+		;
 	spawn_unregister(s->pid);
 }
 
@@ -1151,6 +1177,8 @@ static void conclude(struct session *s)
 {
 	struct run_result *r = s->res;
 
+	if (s->handed_over)
+		return;
 	if (!s->failed && s->cfg->interrupted && *s->cfg->interrupted) {
 		/* ptloom was told to stop and killed the program itself */
 		r->failure = FAIL_INTERRUPTED;

@@ -159,6 +159,7 @@ struct session {
 	int spin_ms;		/* CPU ms before the next spin probe */
 	bool self_kill;		/* the program sent a SIGKILL itself */
 	struct livelock ll;	/* past --max-steps (tracer/spin.c) */
+	bool handed_over;	/* stop_at reached: no longer ours */
 };
 
 /* tracer/mem.c */
@@ -175,6 +176,9 @@ int spawn_program(const struct session_config *cfg, int outfd, pid_t *pid);
 void spawn_register(pid_t pid);
 void spawn_unregister(pid_t pid);
 double now_seconds(void);
+
+/* tracer/detach.c: stop_at reached */
+int session_hand_over(struct session *s);
 
 /* tracer/bp.c */
 int bp_install(struct session *s);

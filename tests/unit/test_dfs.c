@@ -13,11 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../analysis/minimize.h"
 #include "../../analysis/strategy.h"
 #include "../../tracer/sched.h"
 
 #define MAXT 4
-#define MAXOPS 8
+#define MAXOPS 16
 #define MAXOBJ 4
 #define MAXLEN (MAXT * MAXOPS + 1)
 
@@ -44,6 +45,7 @@ struct mstate {
 	char sched[MAXLEN];	  /* thread of every operation, in order */
 	int len;
 	unsigned cost;
+	struct event ev[MAXLEN];  /* what ran, for minimisation's seeds */
 };
 
 static void mstate_init(struct mstate *s)
@@ -107,6 +109,15 @@ static void perform(const struct model *m, struct mstate *s, int t,
 	case YIELD:
 		break;
 	}
+	s->ev[s->len] = (struct event){
+		.step = (uint32_t)s->len, .thread = (uint16_t)t,
+		.kind = o->op == STEP	  ? OP_ACCESS
+			: o->op == LOCK	  ? OP_FUTEX_WAIT
+			: o->op == UNLOCK ? OP_FUTEX_WAKE
+					  : OP_YIELD,
+		.preempt = (uint8_t)cost,
+		.obj = o->op == YIELD ? 0 : 0x1000 + (uint64_t)o->obj * 0x10,
+	};
 	s->sched[s->len++] = (char)('0' + t);
 	s->cost += cost;
 	s->current = t;
@@ -154,6 +165,8 @@ static enum run_end run_model(const struct model *m, struct strategy *st,
 			cr_assert_lt(idx, c.nalts, "pick out of range");
 		}
 		perform(m, s, c.alts[idx].thread, c.alts[idx].cost);
+		if (st->executed)
+			st->executed(st->ctx, &s->ev[s->len - 1]);
 	}
 }
 
@@ -570,3 +583,297 @@ Test(dfs, sleep_sets_keep_every_end_state_with_locks)
 
 	check_sleep_sets(&m);
 }
+
+/* --- minimisation by placement search (analysis/minimize.c) ------------ */
+
+/* Each thread: lock; read x; unlock; lock; write x; unlock.  An update is
+ * lost when another thread's access to x falls between a thread's two. */
+static struct model lost_update(int nthreads)
+{
+	struct model m = { .nthreads = nthreads };
+
+	for (int t = 0; t < nthreads; t++) {
+		m.nops[t] = 6;
+		m.ops[t][0] = (struct mop_s){ LOCK, 0 };
+		m.ops[t][1] = (struct mop_s){ STEP, 1 };
+		m.ops[t][2] = (struct mop_s){ UNLOCK, 0 };
+		m.ops[t][3] = (struct mop_s){ LOCK, 0 };
+		m.ops[t][4] = (struct mop_s){ STEP, 1 };
+		m.ops[t][5] = (struct mop_s){ UNLOCK, 0 };
+	}
+	return m;
+}
+
+static bool lost(const struct mstate *s)
+{
+	const char *l = s->log[1];
+
+	for (int i = 0; i + 1 < s->nlog[1]; i += 2)
+		if (l[i] != l[i + 1])
+			return true;
+	return false;
+}
+
+static struct model g_model;
+
+/* minimize_strategy_fn over the model */
+static int model_run(void *ctx, struct strategy *st, struct run_result *out)
+{
+	struct mstate s;
+	enum run_end e = run_model(ctx, st, &s);
+
+	memset(out, 0, sizeof(*out));
+	out->thread = -1;
+	out->preemptions = s.cost;
+	out->nevents = (size_t)s.len;
+	out->events = malloc((size_t)(s.len + 1) * sizeof(struct event));
+	cr_assert(out->events);
+	memcpy(out->events, s.ev, (size_t)s.len * sizeof(struct event));
+	if (e == RUN_ABANDONED)
+		out->failure = FAIL_DIVERGED;
+	else if (e == RUN_DEADLOCK)
+		out->failure = FAIL_DEADLOCK;
+	else if (lost(&s)) {
+		out->failure = FAIL_CRASH;
+		out->signal = 6;
+		snprintf(out->location, sizeof(out->location), "main");
+	}
+	return 0;
+}
+
+Test(minimize_search, sampled_lost_update_among_4_threads_needs_1)
+{
+	g_model = lost_update(4);
+	struct sampler *smp = sampler_new(false, 7, 3);
+	struct strategy st = sampler_strategy(smp);
+	struct run_result best;
+	int found = 0;
+
+	/* a random walk's failure carries many preemptions */
+	for (uint64_t k = 0; k < 1000 && !found; k++) {
+		sampler_begin(smp, k, 30);
+		model_run(&g_model, &st, &best);
+		if (best.failure == FAIL_CRASH && best.preemptions >= 3)
+			found = 1;
+		else
+			run_result_free(&best);
+	}
+	sampler_free(smp);
+	cr_assert(found, "no sampled failure with 3+ preemptions");
+	unsigned before = best.preemptions;
+	struct minimize_stats ms = { 0 };
+	int b = minimize_search(model_run, &g_model, &best, 1000, &ms);
+
+	cr_log_info("%u preemptions -> %u in %u runs", before,
+		    best.preemptions, ms.runs);
+	cr_assert_eq(b, 1, "found at bound %d", b);
+	cr_assert_eq(best.preemptions, 1);
+	cr_assert_eq(best.failure, FAIL_CRASH);
+	cr_assert_leq(ms.runs, 1000);
+	run_result_free(&best);
+}
+
+Test(minimize_search, nothing_below_the_minimum)
+{
+	g_model = lost_update(2);
+	struct dfs *d = dfs_new(1, false);
+	struct strategy st = dfs_strategy(d);
+	struct run_result best;
+	bool found = false;
+
+	/* systematic bound 1 finds a one-preemption failure */
+	while (!found && dfs_next(d)) {
+		model_run(&g_model, &st, &best);
+		dfs_end_run(d);
+		found = best.failure == FAIL_CRASH;
+		if (!found)
+			run_result_free(&best);
+	}
+	dfs_free(d);
+	cr_assert(found);
+	cr_assert_eq(best.preemptions, 1);
+	struct minimize_stats ms = { 0 };
+
+	cr_assert_eq(minimize_search(model_run, &g_model, &best, 100, &ms),
+		     -1);
+	cr_assert_eq(best.preemptions, 1, "kept");
+	cr_assert_eq(ms.runs, 1, "bound 0 of a placement search is one run");
+	run_result_free(&best);
+}
+
+/* Placement search runs each item once: bound b is every placement of b
+ * preemptions on default paths, each once, all costing b. */
+Test(dfs, placement_runs_each_item_once)
+{
+	struct model m = steps(2, 3, 0);
+	struct dfs *d = dfs_new(2, false);
+	struct strategy st = dfs_strategy(d);
+	struct sched_set got = { 0 };
+	unsigned runs = 0;
+
+	dfs_set_placement(d, true);
+	while (dfs_next(d)) {
+		struct mstate s;
+
+		cr_assert_eq(run_model(&m, &st, &s), RUN_DONE);
+		dfs_end_run(d);
+		s.sched[s.len] = 0;
+		cr_assert_eq(s.cost, (unsigned)dfs_bound(d));
+		cr_assert_lt(set_find(&got, s.sched), 0, "%s twice", s.sched);
+		set_add(&got, &s);
+		runs++;
+	}
+	/* bound 0: the default run (and the other free first choice is
+	 * not explored); bound 1 and 2: placements on default paths */
+	cr_assert_lt(runs, 20u, "fewer than every interleaving");
+	cr_assert_gt(runs, 3u);
+	dfs_free(d);
+	set_free(&got);
+}
+
+/* --- samplers (analysis/strategy.c) on the model ------------------------ */
+
+/* Two threads, k critical sections each: lock; step on x; unlock. */
+static struct model alternation(int k)
+{
+	struct model m = { .nthreads = 2 };
+
+	for (int t = 0; t < 2; t++) {
+		m.nops[t] = 3 * k;
+		for (int i = 0; i < k; i++) {
+			m.ops[t][3 * i] = (struct mop_s){ LOCK, 0 };
+			m.ops[t][3 * i + 1] = (struct mop_s){ STEP, 1 };
+			m.ops[t][3 * i + 2] = (struct mop_s){ UNLOCK, 0 };
+		}
+	}
+	return m;
+}
+
+static bool strictly_alternates(const struct mstate *s)
+{
+	for (int i = 1; i < s->nlog[1]; i++)
+		if (s->log[1][i] == s->log[1][i - 1])
+			return false;
+	return s->nlog[1] > 1;
+}
+
+static int always_first(void *ctx, const struct choice *c)
+{
+	(void)ctx;
+	(void)c;
+	return 0;
+}
+
+/* How many of n samples of kind satisfy pred. */
+static unsigned sample_hits(const struct model *m, int kind, uint64_t seed,
+			    unsigned n, bool (*pred)(const struct mstate *))
+{
+	struct sampler *smp = sampler_new_kind(kind, seed, 3);
+	struct strategy st = sampler_strategy(smp);
+	struct strategy first = { .pick = always_first };
+	struct mstate s;
+	unsigned hits = 0;
+
+	cr_assert_not_null(smp);
+	cr_assert_eq(sampler_kind(smp), kind);
+	cr_assert_eq(run_model(m, &first, &s), RUN_DONE);
+	sampler_profile(smp, s.ev, (size_t)s.len);
+	for (unsigned k = 0; k < n; k++) {
+		sampler_begin(smp, k, 40);
+		enum run_end e = run_model(m, &st, &s);
+
+		cr_assert_neq(e, RUN_ABANDONED, "%s abandoned a run",
+			      sampler_name(kind));
+		hits += e == RUN_DONE && pred(&s);
+	}
+	sampler_free(smp);
+	return hits;
+}
+
+Test(sampler, names_round_trip)
+{
+	for (int k = 0; k < SAMPLER_MAX; k++)
+		cr_assert_eq(sampler_kind_of(sampler_name(k)), k);
+	cr_assert_eq(sampler_kind_of("dfs"), -1);
+}
+
+/* Every sample is a pure function of (seed, run number, profile): -j and
+ * the re-run of a failing sample depend on it. */
+Test(sampler, samples_are_pure_functions_of_seed_and_number)
+{
+	struct model m = lost_update(3);
+	struct strategy first = { .pick = always_first };
+	struct mstate base;
+
+	cr_assert_eq(run_model(&m, &first, &base), RUN_DONE);
+	for (int kind = 0; kind < SAMPLER_MAX; kind++) {
+		struct sampler *a = sampler_new_kind(kind, 42, 3);
+		struct sampler *b = sampler_new_kind(kind, 42, 3);
+		struct strategy sa = sampler_strategy(a),
+				sb = sampler_strategy(b);
+		unsigned differ = 0;
+		char prev[MAXLEN] = "";
+
+		sampler_profile(a, base.ev, (size_t)base.len);
+		sampler_profile(b, base.ev, (size_t)base.len);
+		for (uint64_t k = 0; k < 20; k++) {
+			struct mstate x, y;
+
+			/* b runs the numbers in another order */
+			sampler_begin(a, k, 40);
+			run_model(&m, &sa, &x);
+			sampler_begin(b, 19 - k, 40);
+			run_model(&m, &sb, &y);
+			sampler_begin(b, k, 40);
+			run_model(&m, &sb, &y);
+			x.sched[x.len] = y.sched[y.len] = 0;
+			cr_assert_str_eq(x.sched, y.sched, "%s run %llu",
+					 sampler_name(kind),
+					 (unsigned long long)k);
+			differ += strcmp(prev, x.sched) != 0;
+			memcpy(prev, x.sched, sizeof(prev));
+		}
+		cr_assert_gt(differ, 1, "%s always runs one schedule",
+			     sampler_name(kind));
+		sampler_free(a);
+		sampler_free(b);
+	}
+}
+
+Test(sampler, every_sampler_finds_a_lost_update)
+{
+	struct model m = lost_update(3);
+
+	for (int kind = 0; kind < SAMPLER_MAX; kind++) {
+		unsigned h = sample_hits(&m, kind, 1, 300, lost);
+
+		cr_log_info("%s: %u of 300 lose an update", sampler_name(kind),
+			    h);
+		cr_assert_gt(h, 0, "%s never loses an update",
+			     sampler_name(kind));
+	}
+}
+
+/* Strict alternation of 5+5 critical sections: a uniform walk over the
+ * interesting events hits it with probability 2/C(10,5); a random walk
+ * over every choice far less often; PCT with depth 3 cannot. */
+Test(sampler, surw_samples_strict_alternation_most_often)
+{
+	struct model m = alternation(5);
+	unsigned n = 4000;
+	unsigned surw = sample_hits(&m, SAMPLER_SURW, 3, n,
+				    strictly_alternates);
+	unsigned rnd = sample_hits(&m, SAMPLER_RANDOM, 3, n,
+				   strictly_alternates);
+	unsigned pct = sample_hits(&m, SAMPLER_PCT, 3, n,
+				   strictly_alternates);
+	unsigned pos = sample_hits(&m, SAMPLER_POS, 3, n,
+				   strictly_alternates);
+
+	cr_log_info("strict alternation in %u runs: surw %u, random %u, "
+		    "pos %u, pct %u", n, surw, rnd, pos, pct);
+	cr_assert_gt(surw, 0);
+	cr_assert_geq(surw, rnd);
+	cr_assert_eq(pct, 0, "depth-3 PCT cannot switch 9 times");
+}
+
