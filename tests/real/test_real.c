@@ -15,6 +15,7 @@
 #endif
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -129,15 +130,58 @@ static char *slurp(const char *path)
 	return b;
 }
 
-/* Nothing the command started may outlive it. */
+/* Our live children other than the command: orphans reparented to us. */
+static int live_orphans(bool kill_them)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], buf[512];
+		int pid = atoi(e->d_name), ppid;
+		char state;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		FILE *f = fopen(path, "r");
+
+		if (!f)
+			continue;
+		size_t m = fread(buf, 1, sizeof(buf) - 1, f);
+
+		fclose(f);
+		buf[m] = 0;
+		char *rp = strrchr(buf, ')');
+
+		if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 &&
+		    ppid == getpid() && state != 'Z') {
+			n++;
+			if (kill_them)
+				kill(pid, SIGKILL);
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Nothing the command started may outlive it (stopped or running). */
 static void reap_orphans(const char *cmd)
 {
 	int n = 0;
-	pid_t w;
 
-	usleep(20000);
-	while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
-		n++;
+	for (int i = 0; i < 100; i++) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (!(n = live_orphans(false)))
+			return;
+		usleep(30000);
+	}
+	live_orphans(true);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
 	cr_expect_eq(n, 0, "`%s` left %d process(es) behind", cmd, n);
 }
 
