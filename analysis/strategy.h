@@ -65,6 +65,8 @@ void dfs_set_placement(struct dfs *d, bool on);
 typedef int (*dfs_score_fn)(void *ctx, const struct choice *c, int alt);
 void dfs_set_order(struct dfs *d, dfs_score_fn score, void *ctx);
 int dfs_bound(const struct dfs *d);	/* the bound being explored */
+/* The reduction's dependence of two pending operations (tests use it). */
+bool dfs_dependent(const struct alt *a, const struct alt *b);
 bool dfs_diverged(const struct dfs *d); /* last run left its prefix */
 size_t dfs_pending(const struct dfs *d);
 uint64_t dfs_pruned(const struct dfs *d);
