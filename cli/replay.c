@@ -644,7 +644,9 @@ int cmd_minimize(int argc, char **argv)
 		return EXIT_PASS;
 	}
 	cli_test_interrupt("minimize");
+	cli_progress_begin("minimizing", !rs.co.quiet);
 	minimize(run_by_step, &rs.cfg, &best, 500, &ms);
+	cli_progress_end();
 	/* once more, exactly, with names */
 	struct replay_strategy exact;
 	struct run_result fin;

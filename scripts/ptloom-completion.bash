@@ -29,7 +29,7 @@ _ptloom()
 		if [[ $cmd == races ]]; then
 			COMPREPLY=($(compgen -W "text json" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "text json markdown script" -- "$cur"))
+			COMPREPLY=($(compgen -W "text json markdown script html" -- "$cur"))
 		fi
 		return ;;
 	--stop-at) COMPREPLY=($(compgen -W "failure" -- "$cur")); return ;;
