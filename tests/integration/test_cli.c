@@ -2686,3 +2686,33 @@ Test(issue13, show_html_is_one_self_contained_page_with_every_lane)
 	res_free(&r);
 	free(sched);
 }
+
+Test(issue13, replay_core_writes_the_failing_moment)
+{
+	if (!have_gdb())
+		return;
+	struct res r = RUN(example("deadlock"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	char *j = report(), *sched = strdup(json_get(j, "minimized_file"));
+
+	free(j);
+	res_free(&r);
+	r = PTL("replay", "--core", in_tmp("dl.core"), sched, "--",
+		example("deadlock"));
+	assert_exit(r, 0);
+	assert_contains(r.out, "core: ", "stdout");
+	res_free(&r);
+	/* gdb reads it: three threads, the lockers in their futex wait */
+	char *argv[] = { "/usr/bin/gdb", "-batch", "-nx", "-ex",
+			 "thread apply all bt", (char *)example("deadlock"),
+			 in_tmp("dl.core"), NULL };
+
+	r = run_argv(argv, NULL, 120);
+	assert_contains(r.out, "migrate_users", "gdb on the core");
+	assert_contains(r.out, "audit_orders", "gdb on the core");
+	res_free(&r);
+	one_line_usage_error(PTL("replay", "--core", in_tmp("no/dir/core"),
+				 sched, "--", example("deadlock")));
+	free(sched);
+}
