@@ -26,6 +26,7 @@ packages=(
 	clang libclang-rt-dev	# tests/fuzz: clang -fsanitize=fuzzer
 	libxml2-utils python3	# tests: xmllint and json.load check reports
 	gdb			# tests: replay --gdb
+	pigz zstd pbzip2 lbzip2	# tests/real: real multithreaded tools
 )
 
 missing=()

@@ -456,6 +456,7 @@ static void on_death(struct session *s, pid_t tid, int status)
 	}
 	if (!t) {
 		drop_free_process(s, tid);
+		s->sig_maybe = true; /* its SIGCHLD */
 		return;
 	}
 	bool was_current = t->idx == s->current;
@@ -649,6 +650,7 @@ static void on_stop(struct session *s, pid_t tid, int status)
 			if (s->cfg->symbolize_trace)
 				report_threads(s); /* all stopped: their stacks */
 		}
+		s->sig_maybe = true; /* signals are about */
 		resume(s, t, sig);
 	}
 }
@@ -877,6 +879,7 @@ static void schedule(struct session *s)
 {
 	struct sched_thread *st = malloc((size_t)(s->nth + 1) * sizeof(*st));
 	struct choice *c = malloc(sizeof(*c));
+	bool sig_forced = false;
 
 	if (!st || !c)
 		goto out_free;
@@ -908,8 +911,16 @@ static void schedule(struct session *s)
 				t->timed = false;
 			}
 		}
+		/* a signal sent since the last choice may end a wait */
+		signal_recheck(s, false);
 		build_sched(s, st);
 		sched_alternatives(st, s->nth, s->current, c);
+		if (c->nalts == 0 && !sig_forced) {
+			/* before calling it a deadlock: any signal at all? */
+			sig_forced = true;
+			signal_recheck(s, true);
+			continue;
+		}
 		if (c->nalts == 0) {
 			bool alive = false;
 
@@ -921,6 +932,7 @@ static void schedule(struct session *s)
 				/* a child process may still make a descriptor
 				 * ready: let real time pass */
 				usleep(1000);
+				s->sig_maybe = true; /* SIGCHLD, ... */
 				int status;
 				pid_t w = waitpid(-1, &status, __WALL | WNOHANG);
 
@@ -943,6 +955,7 @@ static void schedule(struct session *s)
 			session_hand_over(s); /* replay --gdb */
 			break;
 		}
+		sig_forced = false;
 		int pick = c->nalts == 1 ? 0 : session_pick(s, c);
 
 		if (pick < 0) {
@@ -1050,6 +1063,7 @@ static const char *block_name(struct thread *t)
 	case BLOCK_SLEEP: return "sleep";
 	case BLOCK_FD: return "read/write";
 	case BLOCK_POLL: return "poll";
+	case BLOCK_SIGNAL: return signal_wait_name(t);
 	default: return "futex_wait";
 	}
 }

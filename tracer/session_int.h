@@ -14,6 +14,7 @@
 #include "../analysis/disasm.h"
 #include "futex.h"
 #include "sched.h"
+#include "signal.h"
 #include "spin.h"
 #include "tracer.h"
 
@@ -35,6 +36,7 @@ enum block_kind {
 	BLOCK_SLEEP,
 	BLOCK_FD,	/* read/write/accept/connect not ready */
 	BLOCK_POLL,	/* poll/select/epoll_wait with nothing ready */
+	BLOCK_SIGNAL,	/* sigwait family (tracer/signal.c) */
 };
 
 #define POLL_MAX 64
@@ -79,6 +81,8 @@ struct thread {
 	/* spin recognition: the same point again with nobody else run */
 	struct { uint64_t pc, obj; } spin_ring[4]; /* reads since progress */
 	int nspin;
+	int sig_mode;		/* BLOCK_SIGNAL: SIGWAIT_* */
+	uint64_t sig_set;	/* its set or mask */
 	uint64_t cond_mutex;	/* a pthread call's second argument */
 	uint64_t relock;	/* cond_wait's mutex, acquired at the wake */
 	uint64_t spin_switch;
@@ -158,6 +162,7 @@ struct session {
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */
 	int spin_ms;		/* CPU ms before the next spin probe */
 	bool self_kill;		/* the program sent a SIGKILL itself */
+	bool sig_maybe;		/* a signal may have been sent */
 	struct livelock ll;	/* past --max-steps (tracer/spin.c) */
 	bool handed_over;	/* stop_at reached: no longer ours */
 };

@@ -374,6 +374,10 @@ bool syscall_enter(struct session *s, struct thread *t)
 	long nr = (long)r->orig_rax;
 
 	t->skip = false;
+	bool sig_point;
+
+	if (signal_enter(s, t, nr, &sig_point))
+		return sig_point;
 	switch (nr) {
 	case SYS_clock_gettime:
 		emulate_clock_gettime(s, t);
@@ -683,6 +687,11 @@ bool syscall_execute(struct session *s, struct thread *t)
 		return true;
 	case OP_ANNOTATE:
 		skip(t, 0);
+		return true;
+	case OP_SYSCALL:
+		return signal_execute(s, t);
+	case OP_KILL:
+		s->sig_maybe = true; /* the kernel sends it now */
 		return true;
 	case OP_SLEEP: {
 		uint64_t deadline = t->sleep_abs ? t->sleep_ns

@@ -1,0 +1,260 @@
+/*
+ * Signals between the program's threads, in the supervisor's model.
+ *
+ * A thread parked in an emulated wait (futex, sleep, descriptor, poll)
+ * is stopped at its seccomp stop, so a signal sent to it only queues in
+ * the kernel.  signal_recheck() looks at every blocked thread's pending
+ * signals (/proc/PID/task/TID/status) when a signal may have been sent,
+ * and ends the wait as the kernel would:
+ *
+ *   - a futex wait or a poll returns EINTR (glibc retries a futex wait;
+ *     poll is never restarted after a handler);
+ *   - a sleep returns EINTR with the time left written, from the virtual
+ *     clock;
+ *   - read/write/accept/connect are handed to the kernel with the signal
+ *     pending: it runs the handler and restarts or fails the call with
+ *     EINTR per the handler's SA_RESTART, as for any program;
+ *   - a signal whose default action kills the process kills it the same
+ *     way.
+ *
+ * The sigwait family (rt_sigtimedwait: sigwait, sigwaitinfo,
+ * sigtimedwait; rt_sigsuspend; pause) are scheduling points: the call
+ * runs in the kernel only once a signal it waits for is pending, so it
+ * never blocks there with the other threads stopped; until then the
+ * thread is blocked in ptloom's model (with a virtual deadline for
+ * sigtimedwait) and the send wakes it.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include "session_int.h"
+#include "signal.h"
+
+#define BIT(sig) (1ull << ((sig) - 1))
+/* default action: ignore (or stop, which ptloom does not model) */
+#define DEFAULT_IGNORED                                                     \
+	(BIT(SIGCHLD) | BIT(SIGURG) | BIT(SIGWINCH) | BIT(SIGCONT) |       \
+	 BIT(SIGSTOP) | BIT(SIGTSTP) | BIT(SIGTTIN) | BIT(SIGTTOU))
+
+struct sigstate {
+	uint64_t pending; /* the thread's and the process's */
+	uint64_t blocked, ignored, caught;
+};
+
+static int read_sigstate(struct session *s, struct thread *t,
+			 struct sigstate *st)
+{
+	char name[64], line[128];
+	unsigned long long v;
+	uint64_t thr = 0, shd = 0;
+
+	snprintf(name, sizeof(name), "/proc/%d/task/%d/status", s->pid,
+		 t->tid);
+	FILE *f = fopen(name, "re");
+
+	if (!f)
+		return -ESRCH;
+	memset(st, 0, sizeof(*st));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigPnd: %llx", &v) == 1)
+			thr = v;
+		else if (sscanf(line, "ShdPnd: %llx", &v) == 1)
+			shd = v;
+		else if (sscanf(line, "SigBlk: %llx", &v) == 1)
+			st->blocked = v;
+		else if (sscanf(line, "SigIgn: %llx", &v) == 1)
+			st->ignored = v;
+		else if (sscanf(line, "SigCgt: %llx", &v) == 1)
+			st->caught = v;
+	}
+	fclose(f);
+	st->pending = thr | shd;
+	return 0;
+}
+
+/* Pending signals that interrupt a wait when the mask is mask: caught,
+ * or fatal by default. */
+static uint64_t interrupting(const struct sigstate *st, uint64_t mask)
+{
+	uint64_t p = st->pending & ~mask & ~st->ignored;
+
+	return p & (st->caught | ~DEFAULT_IGNORED);
+}
+
+bool signal_enter(struct session *s, struct thread *t, long nr, bool *point)
+{
+	struct user_regs_struct *r = &t->regs;
+	uint64_t set = 0;
+
+	switch (nr) {
+	case SYS_rt_sigqueueinfo:
+	case SYS_rt_tgsigqueueinfo:
+	case SYS_pidfd_send_signal:
+		*point = true;
+		t->kind = OP_KILL;
+		t->fn = 0;
+		t->obj = 0;
+		t->arg = 0;
+		t->pc = r->rip;
+		t->yield = false;
+		return true;
+	case SYS_rt_sigtimedwait:
+		if (r->r10 != 8 || mem_read(s, r->rdi, &set, 8)) {
+			/* a bad set: the kernel reports it */
+			*point = false;
+			return true;
+		}
+		t->sig_mode = SIGWAIT_SET;
+		t->sig_set = set;
+		break;
+	case SYS_rt_sigsuspend:
+		if (r->rsi != 8 || mem_read(s, r->rdi, &set, 8)) {
+			*point = false;
+			return true;
+		}
+		t->sig_mode = SIGWAIT_MASK;
+		t->sig_set = set;
+		break;
+	case SYS_pause:
+		t->sig_mode = SIGWAIT_PAUSE;
+		t->sig_set = 0;
+		break;
+	default:
+		return false;
+	}
+	*point = true;
+	t->kind = OP_SYSCALL;
+	t->fn = 0;
+	t->obj = 0;
+	t->arg = nr;
+	t->pc = r->rip;
+	t->yield = false;
+	return true;
+}
+
+/* Whether t's sigwait-family call would return now. */
+static bool sigwait_ready(struct session *s, struct thread *t)
+{
+	struct sigstate st;
+
+	if (read_sigstate(s, t, &st))
+		return true; /* gone: let it go */
+	switch (t->sig_mode) {
+	case SIGWAIT_SET:
+		return (st.pending & t->sig_set) ||
+		       interrupting(&st, st.blocked | t->sig_set);
+	case SIGWAIT_MASK:
+		return interrupting(&st, t->sig_set) != 0;
+	default:
+		return interrupting(&st, st.blocked) != 0;
+	}
+}
+
+bool signal_execute(struct session *s, struct thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+
+	if (sigwait_ready(s, t)) {
+		t->skip = false; /* the kernel returns at once */
+		return true;
+	}
+	t->st = SCHED_BLOCKED;
+	t->block = BLOCK_SIGNAL;
+	t->timed = false;
+	if (t->sig_mode == SIGWAIT_SET && r->rdx) {
+		struct timespec ts;
+
+		if (mem_read(s, r->rdx, &ts, sizeof(ts)) || ts.tv_sec < 0 ||
+		    ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) {
+			t->st = SCHED_ENABLED;
+			t->block = BLOCK_NONE;
+			t->skip = false; /* the kernel says EINVAL/EFAULT */
+			return true;
+		}
+		uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ull +
+			      (uint64_t)ts.tv_nsec;
+
+		if (!ns) {
+			t->st = SCHED_ENABLED;
+			t->block = BLOCK_NONE;
+			t->skip = true;
+			t->result = -EAGAIN; /* a poll: nothing pending */
+			return true;
+		}
+		t->timed = true;
+		t->deadline = s->now + ns;
+		t->timeout_result = -EAGAIN;
+	}
+	return false;
+}
+
+/* End t's emulated wait because of a pending signal. */
+static void interrupt(struct session *s, struct thread *t, bool fatal)
+{
+	int block = t->block;
+	uint64_t left = t->deadline > s->now ? t->deadline - s->now : 0;
+
+	futex_remove(&s->ft, t->idx);
+	thread_make_ready(s, t, OP_WOKEN, -EINTR);
+	if (fatal || block == BLOCK_FD || block == BLOCK_SIGNAL) {
+		/* the kernel runs the call with the signal pending: the
+		 * handler, SA_RESTART, or the process's death, as usual */
+		t->skip = false;
+		syscall_close_fds(t);
+		return;
+	}
+	syscall_close_fds(t);
+	if (block == BLOCK_SLEEP && !t->sleep_abs) {
+		/* nanosleep's rem, clock_nanosleep's (relative only) */
+		uint64_t rem = t->regs.orig_rax == SYS_nanosleep ? t->regs.rsi
+								 : t->regs.r10;
+		struct timespec ts = { (time_t)(left / 1000000000ull),
+				       (long)(left % 1000000000ull) };
+
+		if (rem)
+			mem_write(s, rem, &ts, sizeof(ts));
+	}
+}
+
+void signal_recheck(struct session *s, bool force)
+{
+	if (!s->sig_maybe && !force)
+		return;
+	s->sig_maybe = false;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+		struct sigstate st;
+
+		if (t->st != SCHED_BLOCKED || t->starting ||
+		    t->block == BLOCK_NONE)
+			continue;
+		if (t->block == BLOCK_SIGNAL) {
+			if (sigwait_ready(s, t)) {
+				thread_make_ready(s, t, OP_WOKEN, 0);
+				t->skip = false;
+			}
+			continue;
+		}
+		if (read_sigstate(s, t, &st))
+			continue;
+		uint64_t p = interrupting(&st, st.blocked);
+
+		if (p)
+			interrupt(s, t, !(p & st.caught));
+	}
+}
+
+const char *signal_wait_name(const struct thread *t)
+{
+	switch (t->sig_mode) {
+	case SIGWAIT_SET: return "sigwait";
+	case SIGWAIT_MASK: return "sigsuspend";
+	default: return "pause";
+	}
+}

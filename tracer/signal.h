@@ -1,0 +1,31 @@
+/*
+ * Signals in the supervisor's model (tracer/signal.c): the sigwait family
+ * as scheduling points that block in ptloom's model, and signals that
+ * interrupt an emulated wait as the kernel would.
+ */
+#ifndef PTLOOM_SIGNAL_H
+#define PTLOOM_SIGNAL_H
+
+#include <stdbool.h>
+
+struct session;
+struct thread;
+
+/* What a thread in BLOCK_SIGNAL waits for. */
+enum {
+	SIGWAIT_SET = 1, /* rt_sigtimedwait: a signal of sig_set pending */
+	SIGWAIT_MASK,	 /* rt_sigsuspend: a signal not in the mask sig_set */
+	SIGWAIT_PAUSE,	 /* pause: a signal not in the thread's mask */
+};
+
+/* At a seccomp stop: true when nr is ours; *point says whether it is a
+ * scheduling point (else it is left to the kernel). */
+bool signal_enter(struct session *s, struct thread *t, long nr, bool *point);
+/* Execute a sigwait-family point: true if it runs, false if it blocked. */
+bool signal_execute(struct session *s, struct thread *t);
+/* Before a choice: wake or interrupt blocked threads that have a signal
+ * pending, when one may have been sent since the last look (or force). */
+void signal_recheck(struct session *s, bool force);
+const char *signal_wait_name(const struct thread *t);
+
+#endif
