@@ -468,6 +468,13 @@ static void on_death(struct session *s, pid_t tid, int status)
 		 * wake the joiners. See tests/targets/join_many. */
 		int woken;
 
+		if (s->from_checkpoint && t->idx == 0) {
+			/* a fork has no clear-child-tid: clear it for it */
+			uint32_t zero = 0;
+
+			mem_write(s, t->ctid, &zero, 4);
+		}
+
 		futex_wake_addr(s, t->ctid, INT_MAX, ~0u, &woken);
 	}
 	if (was_current)
@@ -598,6 +605,8 @@ static void on_stop(struct session *s, pid_t tid, int status)
 			resume(s, t, 0);
 			return;
 		}
+		if (s->cfg->checkpoint && checkpoint_at(s, t))
+			return; /* a fork of the template goes on */
 		if (syscall_enter(s, t)) {
 			if (!s->failed)
 				reach_point(s, t);
@@ -1206,18 +1215,23 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	s->t0 = now_seconds();
 	s->resume_time = s->t0;
 	s->resume_cpu = 0;
-	s->outfd = cfg->pass_output ? -1
-				    : memfd_create("ptloom-output", MFD_CLOEXEC);
-
-	r = spawn_program(cfg, s->outfd, &s->pid);
-	if (r) {
-		if (s->outfd >= 0)
-			close(s->outfd);
-		return r;
+	if (!cfg->checkpoint || checkpoint_start(s)) {
+		s->outfd = cfg->pass_output
+				   ? -1
+				   : memfd_create("ptloom-output", MFD_CLOEXEC);
+		r = spawn_program(cfg, s->outfd, &s->pid);
+		if (r) {
+			if (s->outfd >= 0)
+				close(s->outfd);
+			return r;
+		}
+		if (!new_thread(s, s->pid)) {
+			kill_and_reap(s);
+			if (s->outfd >= 0)
+				close(s->outfd);
+			return -ENOMEM;
+		}
 	}
-	struct thread *t0 = new_thread(s, s->pid);
-
-	(void)t0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, &old_sa);
 	setitimer(ITIMER_REAL, &it, &old_it);
@@ -1366,7 +1380,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 		close(s->memfd);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
-	if (s->outfd >= 0)
+	if (s->outfd >= 0 && !s->outfd_shared)
 		close(s->outfd);
 	return 0;
 }
