@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <capstone/capstone.h>
+#include <elfutils/libdwfl.h>
+#include <protobuf-c/protobuf-c.h>
 #include "cli.h"
+#include "version.h"
 
 volatile int cli_interrupted;
 
@@ -51,6 +55,19 @@ static void usage(FILE *f)
 	      f);
 }
 
+static void version(void)
+{
+	int major = 0, minor = 0;
+
+	cs_version(&major, &minor);
+	printf("ptloom %s (git %s)\n", PTLOOM_VERSION, PTLOOM_GIT_COMMIT);
+	printf("built with capstone %s, libelf %s, libdw %s, protobuf-c %s\n",
+	       PTLOOM_BUILT_CAPSTONE, PTLOOM_BUILT_LIBELF, PTLOOM_BUILT_LIBDW,
+	       PTLOOM_BUILT_PROTOBUF_C);
+	printf("running with capstone %d.%d, libdw %s, protobuf-c %s\n",
+	       major, minor, dwfl_version(NULL), protobuf_c_version());
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -74,7 +91,7 @@ int main(int argc, char **argv)
 		return EXIT_PASS;
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
-		printf("ptloom %s\n", PTLOOM_VERSION);
+		version();
 		return EXIT_PASS;
 	}
 	if (!strcmp(cmd, "run"))

@@ -25,6 +25,7 @@ packages=(
 	libcriterion-dev
 	clang libclang-rt-dev	# tests/fuzz: clang -fsanitize=fuzzer
 	libxml2-utils python3	# tests: xmllint and json.load check reports
+	gdb			# tests: replay --gdb
 )
 
 missing=()

@@ -157,6 +157,7 @@ struct session {
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */
 	bool from_checkpoint;	/* a fork of the template (checkpoint.c) */
 	bool outfd_shared;	/* outfd belongs to the checkpoint */
+	bool handed_over;	/* stop_at reached: no longer ours */
 };
 
 /* tracer/mem.c */
@@ -173,6 +174,9 @@ int spawn_program(const struct session_config *cfg, int outfd, pid_t *pid);
 void spawn_register(pid_t pid);
 void spawn_unregister(pid_t pid);
 double now_seconds(void);
+
+/* tracer/detach.c: stop_at reached */
+int session_hand_over(struct session *s);
 
 /* tracer/bp.c */
 int bp_install(struct session *s);
