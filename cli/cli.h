@@ -47,6 +47,7 @@ struct common_opts {
 	char **env_extra;
 	int nenv_extra;
 	bool keep_env;
+	bool free_children;	/* --free-children: today's free child runs */
 };
 
 void common_defaults(struct common_opts *o);

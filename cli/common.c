@@ -151,6 +151,9 @@ int common_option(struct common_opts *o, int c, const char *arg)
 	case 'K':
 		o->keep_env = true;
 		return 1;
+	case 'W':
+		o->free_children = true;
+		return 1;
 	}
 	return 0;
 }
@@ -343,6 +346,7 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 	cfg->points = o->points;
 	cfg->max_steps = o->max_steps;
 	cfg->timeout = o->timeout;
+	cfg->free_children = o->free_children;
 	cfg->cpu = -1;
 	cpu_set_t set;
 

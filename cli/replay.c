@@ -23,6 +23,7 @@ static const struct option long_opts[] = {
 	{ "report", required_argument, 0, 'R' },
 	{ "report-format", required_argument, 0, 'F' },
 	{ "env", required_argument, 0, 'e' },
+	{ "free-children", no_argument, 0, 'W' },
 	{ "output", no_argument, 0, 'O' },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },
@@ -47,6 +48,8 @@ static void usage(FILE *f, const char *cmd)
 		"json|markdown|junit\n"
 		"  -e, --env NAME=VALUE  add to the program's environment\n"
 		"      --output          pass the program's output through\n"
+		"      --free-children   child processes ran unscheduled in the "
+		"recording\n"
 		"  -q, --quiet           print the summary line only\n"
 		"\n"
 		"exit: 1 the failure reproduced, 0 the program passed, 4 the "
