@@ -505,8 +505,9 @@ static void process_end(struct session *s, struct process *p, int status)
 				s->need_schedule = true;
 			thread_gone(s, &s->th[i]);
 		}
-	if (WIFSIGNALED(status)) {
-		/* what a runner reports as its failure, most likely */
+	if (WIFSIGNALED(status) && !s->child_sig) {
+		/* what a runner reports as its failure, most likely: the
+		 * first crash (a parent's exit status often passes it on) */
 		s->child_thread = -1;
 		s->child_sig = WTERMSIG(status);
 		s->child_status = 0;
@@ -1226,7 +1227,8 @@ static void schedule(struct session *s)
 				s->cfg->observer->alive(s->cfg->observer->ctx,
 							t->p->pid);
 			}
-			if (t->arg != 0 && t->p->idx > 0) {
+			if (t->arg != 0 && t->p->idx > 0 && !s->child_sig &&
+			    !s->child_status) {
 				s->child_thread = t->idx;
 				s->child_sig = 0;
 				s->child_status = (int)(t->arg & 0xff);
@@ -1662,6 +1664,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	for (int i = 0; i < s->nth; i++)
 		syscall_close_fds(&s->th[i]);
 	free(s->th);
+	free(s->fdobj);
 	process_free_all(s);
 	futex_destroy(&s->ft);
 	if (s->outfd >= 0)

@@ -123,6 +123,8 @@ struct session {
 	struct process **procs;	/* indexed by P-number */
 	int nprocs, capprocs;
 	uint32_t nimg;		/* process images so far */
+	uint64_t *fdobj;	/* pipes met, by (dev, inode): their objects */
+	size_t nfdobj, capfdobj;
 	pid_t sym_pid;		/* the process the symbolizer is attached to */
 	int outfd;		/* memfd with the program's output */
 	struct thread *th;	/* indexed by T-number */

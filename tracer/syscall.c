@@ -192,17 +192,38 @@ static bool can_block(int ourfd)
 		 S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode));
 }
 
-static uint64_t fd_object(int ourfd)
+/*
+ * The pipe itself, so both ends are one object; the two ends of a socket
+ * have distinct inodes, so every socket is one object.  A pipe's inode
+ * number is the kernel's (new for every run): the object is the order in
+ * which the run first met it, so the trace stays a function of the
+ * schedule.
+ */
+static uint64_t fd_object(struct session *s, int ourfd)
 {
 	struct stat sb;
 
 	if (fstat(ourfd, &sb) < 0)
 		return 0;
-	/* the pipe itself, so both ends are one object; the two ends of a
-	 * socket have distinct inodes, so every socket is one object */
 	if (S_ISSOCK(sb.st_mode))
 		return (1ull << 63) | 1;
-	return (1ull << 63) | (((uint64_t)sb.st_dev << 40) ^ sb.st_ino);
+	uint64_t key = ((uint64_t)sb.st_dev << 40) ^ sb.st_ino;
+	size_t i;
+
+	for (i = 0; i < s->nfdobj; i++)
+		if (s->fdobj[i] == key)
+			return (1ull << 63) | (i + 2);
+	if (s->nfdobj == s->capfdobj) {
+		size_t cap = s->capfdobj ? s->capfdobj * 2 : 16;
+		uint64_t *n = realloc(s->fdobj, cap * sizeof(*n));
+
+		if (!n)
+			return (1ull << 63) | key;
+		s->fdobj = n;
+		s->capfdobj = cap;
+	}
+	s->fdobj[s->nfdobj++] = key;
+	return (1ull << 63) | (i + 2);
 }
 
 void syscall_close_fds(struct thread *t)
@@ -216,7 +237,6 @@ void syscall_close_fds(struct thread *t)
 static bool fd_point(struct session *s, struct thread *t, int kind,
 		     short events, bool dontwait)
 {
-	(void)s;
 	int fd = grab_fd(t, (int)t->regs.rdi);
 
 	if (fd < 0)
@@ -230,14 +250,13 @@ static bool fd_point(struct session *s, struct thread *t, int kind,
 	t->npfd = 1;
 	t->nonblock = dontwait || (fcntl(fd, F_GETFL) & O_NONBLOCK);
 	t->poll_timeout_ms = -1;
-	return point(t, kind, fd_object(fd), (int64_t)t->regs.rdi);
+	return point(t, kind, fd_object(s, fd), (int64_t)t->regs.rdi);
 }
 
 /* poll/ppoll/select/pselect6/epoll_wait: duplicate the descriptors waited
  * on and read the timeout. */
 static bool poll_point(struct session *s, struct thread *t, long nr)
 {
-	(void)s;
 	struct user_regs_struct *r = &t->regs;
 	int64_t tmo = -1;
 
@@ -316,7 +335,7 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 	}
 	t->poll_timeout_ms = tmo;
 	t->nonblock = tmo == 0;
-	return point(t, OP_POLL, t->npfd ? fd_object(t->pfd[0]) : 0, tmo);
+	return point(t, OP_POLL, t->npfd ? fd_object(s, t->pfd[0]) : 0, tmo);
 }
 
 bool syscall_fd_ready(struct session *s, struct thread *t)
