@@ -55,12 +55,49 @@ static bool handled(void)
 	return false;
 }
 
-/* Futex waits are keyed by process and address: private futexes of two
- * processes at one address are different words. */
-static uint64_t fkey(struct thread *t, uint64_t addr)
+/*
+ * Futex waits are keyed by process and address: private futexes of two
+ * processes at one address are different words.  A shared futex in a
+ * MAP_SHARED mapping is keyed by what it maps (device, inode, offset), as
+ * the kernel does, so waiters in two processes meet.
+ */
+static uint64_t fkey_op(struct session *s, struct thread *t, uint64_t addr,
+			int op)
 {
-	return addr ^ ((uint64_t)t->p->idx << 48);
+	char name[64], line[512];
+	uint64_t key = addr ^ ((uint64_t)t->p->idx << 48);
+	FILE *f;
+
+	if ((op & FUTEX_PRIVATE_FLAG) || s->nprocs < 2)
+		return key;
+	snprintf(name, sizeof(name), "/proc/%d/maps", t->p->pid);
+	if (!(f = fopen(name, "re")))
+		return key;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, off, ino;
+		unsigned maj, min;
+		char perm[8];
+
+		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &lo, &hi, perm,
+			   &off, &maj, &min, &ino) != 7 ||
+		    addr < lo || addr >= hi)
+			continue;
+		if (perm[3] == 's') {
+			uint64_t h = 0xcbf29ce484222325ull;
+			uint64_t v[3] = { (uint64_t)maj << 32 | min, ino,
+					  off + (addr - lo) };
+
+			for (int i = 0; i < 3; i++)
+				h = (h ^ v[i]) * 0x100000001b3ull;
+			key = (1ull << 62) | (h & ((1ull << 62) - 1));
+		}
+		break;
+	}
+	fclose(f);
+	return key;
 }
+
+#define fkey(t, addr) fkey_op(s, (t), (addr), (int)(t)->regs.rsi)
 
 static bool point(struct thread *t, int kind, uint64_t obj, int64_t arg)
 {
