@@ -86,6 +86,30 @@ static bool add_point(struct explore_result *r, uint64_t addr, uint8_t kind)
 #define MAX_SPIN_POINTS 16
 #define HYBRID_AFTER 200
 
+/* The hybrid's default samplers, in turn (bench/SEARCH.md measures). */
+static const int default_mix[] = { SAMPLER_PCT, SAMPLER_SURW, SAMPLER_POS };
+
+static int sampler_of(int strategy)
+{
+	switch (strategy) {
+	case STRAT_PCT:
+		return SAMPLER_PCT;
+	case STRAT_POS:
+		return SAMPLER_POS;
+	case STRAT_SURW:
+		return SAMPLER_SURW;
+	default:
+		return SAMPLER_RANDOM;
+	}
+}
+
+static int first_pick(void *ctx, const struct choice *c)
+{
+	(void)ctx;
+	(void)c;
+	return 0;
+}
+
 static int explore_serial(const struct explore_opts *o0,
 			  struct explore_result *r)
 {
@@ -95,7 +119,11 @@ static int explore_serial(const struct explore_opts *o0,
 	double t0 = now();
 	uint64_t est_steps = 100;
 	struct explore_opts opts = *o0, *o = &opts;
-	struct sampler *hs = NULL;	/* hybrid samples beside dfs */
+	struct sampler *hs[HYBRID_MIX_MAX] = { 0 }; /* hybrid samplers */
+	int nhs = 0;
+	bool profiled = false;		/* surw samplers have a profile */
+	bool post = false;		/* dfs done, the hybrid samples on */
+	uint64_t post_until = 0;
 	struct run_result disc_fail;	/* a discovery run that failed */
 	bool have_disc_fail = false;
 	struct user_point *disc_points = NULL;
@@ -140,6 +168,8 @@ static int explore_serial(const struct explore_opts *o0,
 		o->cfg.points &= ~POINTS_RACES;
 	}
 restart:
+	post = false;
+	post_until = 0;
 	o->cfg.user_points = r->points;
 	o->cfg.nuser_points = r->npoints;
 	o->cfg.spin_ms = r->nspin_points < MAX_SPIN_POINTS ? o->spin_ms : 0;
@@ -148,16 +178,81 @@ restart:
 		if (!d)
 			return -1;
 		s = dfs_strategy(d);
-		if (o->hybrid && !hs)
-			hs = sampler_new(true, o->cfg.seed ^ 0x9c7, 3);
+		if (o->hybrid && !nhs) {
+			const int *mix = o->nmix ? o->mix : default_mix;
+			int n = o->nmix ? o->nmix
+					: (int)(sizeof(default_mix) /
+						sizeof(default_mix[0]));
+
+			/* the first sampler keeps the seed PCT always had */
+			for (int k = 0; k < n && k < HYBRID_MIX_MAX; k++)
+				if ((hs[nhs] = sampler_new_kind(
+					     mix[k],
+					     (o->cfg.seed ^ 0x9c7) + 0x51 * k,
+					     3)))
+					nhs++;
+		}
 	} else {
-		smp = sampler_new(o->strategy == STRAT_PCT, o->cfg.seed,
-				  o->pct_depth);
+		smp = sampler_new_kind(sampler_of(o->strategy), o->cfg.seed,
+				       o->pct_depth);
 		if (!smp)
 			return -1;
 		s = sampler_strategy(smp);
 	}
 	r->verdict = VERDICT_PASS;
+	if (smp && sampler_kind(smp) == SAMPLER_SURW && !profiled) {
+		/* SURW weighs threads by their events: learn them from the
+		 * default schedule (a run like any other) */
+		struct strategy fs = { .pick = first_pick };
+		struct run_result pr;
+		int e = session_run(&o->cfg, &fs, &pr);
+
+		if (e) {
+			snprintf(r->error, sizeof(r->error),
+				 "cannot start %s: %s", o->cfg.argv[0],
+				 strerror(-e));
+			r->verdict = VERDICT_ERROR;
+			goto out;
+		}
+		r->profile_runs++;
+		profiled = true;
+		if (pr.failure == FAIL_SPIN) {
+			bool added = pr.spin_pc &&
+				     add_point(r, pr.spin_pc, OP_SPIN);
+
+			run_result_free(&pr);
+			r->nspin_points += added;
+			if (!added)
+				r->nspin_points = MAX_SPIN_POINTS;
+			sampler_free(smp);
+			smp = NULL;
+			profiled = false;
+			r->restarts++;
+			goto restart;
+		}
+		sampler_profile(smp, pr.events, pr.nevents);
+		if (pr.failure == FAIL_NONE || pr.failure == FAIL_DIVERGED ||
+		    o->only_run) {
+			run_result_free(&pr);
+		} else if (pr.failure == FAIL_INTERNAL) {
+			snprintf(r->error, sizeof(r->error), "%s", pr.message);
+			r->verdict = VERDICT_ERROR;
+			run_result_free(&pr);
+			goto out;
+		} else if (pr.failure == FAIL_INTERRUPTED) {
+			run_result_free(&pr);
+			r->verdict = VERDICT_INCOMPLETE;
+			snprintf(r->error, sizeof(r->error), "interrupted");
+			goto out;
+		} else {
+			r->fail = pr;
+			r->fail_run = 0;
+			r->verdict = VERDICT_FAIL;
+			r->found_by = FOUND_SAMPLE;
+			r->found_preemptions = pr.preemptions;
+			goto out;
+		}
+	}
 	for (;;) {
 		if (o->cfg.interrupted && *o->cfg.interrupted) {
 			r->verdict = VERDICT_INCOMPLETE;
@@ -165,11 +260,24 @@ restart:
 			break;
 		}
 		/* hybrid: once a systematic search is not over quickly,
-		 * every fourth run is a PCT sample, so a deep tree at a low
+		 * every fourth run is a sample, so a deep tree at a low
 		 * bound cannot hide a bug reachable elsewhere; the verdict
-		 * still needs the systematic search to finish */
-		bool sample = d && hs && r->runs >= HYBRID_AFTER &&
-			      (r->runs % 4 == 3);
+		 * still needs the systematic search to finish.  When it has
+		 * finished, samples go on until the runs have doubled (bugs
+		 * beyond the bound, like a strict alternation, need more
+		 * preemptions than any bound can afford); the verdict is the
+		 * finished search's, and a limit reached then is no longer
+		 * a reason for INCOMPLETE */
+		if (post && (r->runs >= post_until ||
+			     (o->max_time > 0 && now() - t0 >= o->max_time))) {
+			r->complete = true;
+			break;
+		}
+		bool sample = d && nhs &&
+			      (post || (r->runs >= HYBRID_AFTER &&
+					r->runs % 4 == 3));
+		struct sampler *h = sample ? hs[r->samples % (uint64_t)nhs]
+					   : NULL;
 
 		if (!sample && !d && o->only_run && r->runs >= 1)
 			break;
@@ -177,12 +285,20 @@ restart:
 		    r->runs * (o->stride ? o->stride : 1) + (uint64_t)o->worker >=
 			    o->max_runs)
 			break;
-		if ((o->max_runs && r->runs >= o->max_runs) ||
-		    (o->max_time > 0 && now() - t0 >= o->max_time)) {
+		if (!post && ((o->max_runs && r->runs >= o->max_runs) ||
+			      (o->max_time > 0 && now() - t0 >= o->max_time))) {
 			r->verdict = VERDICT_INCOMPLETE;
 			break;
 		}
 		if (!sample && d && !dfs_next(d)) {
+			if (nhs && !post) {
+				post = true;
+				post_until = 2 * r->runs;
+				if (o->max_runs && post_until > o->max_runs)
+					post_until = o->max_runs;
+				r->dfs_runs = r->runs;
+				continue;
+			}
 			r->complete = true;
 			break;
 		}
@@ -194,8 +310,8 @@ restart:
 		if (smp)
 			sampler_begin(smp, number, est_steps);
 		if (sample)
-			sampler_begin(hs, r->samples++, est_steps);
-		struct strategy hstrat = sample ? sampler_strategy(hs) : s;
+			sampler_begin(h, r->samples++ / (uint64_t)nhs, est_steps);
+		struct strategy hstrat = sample ? sampler_strategy(h) : s;
 		struct run_result rr;
 		int e = session_run(&o->cfg, &hstrat, &rr);
 
@@ -294,9 +410,19 @@ restart:
 			r->found_by = sample ? FOUND_HYBRID
 				      : d    ? FOUND_DFS
 					     : FOUND_SAMPLE;
+			r->found_sampler = sample ? sampler_kind(h)
+					   : smp  ? sampler_kind(smp)
+						  : -1;
 			r->found_preemptions = rr.preemptions;
 			r->verdict = VERDICT_FAIL;
 			break;
+		}
+		if (!sample && d && !profiled) {
+			/* the first dfs run is the default schedule: the
+			 * profile of the hybrid's SURW samplers */
+			for (int k = 0; k < nhs; k++)
+				sampler_profile(hs[k], rr.events, rr.nevents);
+			profiled = true;
 		}
 		if (r->have_pass)
 			run_result_free(&r->pass);
@@ -348,16 +474,19 @@ restart:
 			}
 		}
 	}
+out:
 	if (have_disc_fail)
 		run_result_free(&disc_fail);
 	free(disc_points);
+	r->runs += r->profile_runs;
 	progress(o, r, t0, r->bound, true);
 	r->seconds = now() - t0;
 	if (d && r->verdict == VERDICT_INCOMPLETE)
 		r->complete = false;
 	dfs_free(d);
 	sampler_free(smp);
-	sampler_free(hs);
+	for (int k = 0; k < nhs; k++)
+		sampler_free(hs[k]);
 	return 0;
 }
 

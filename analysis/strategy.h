@@ -19,9 +19,32 @@
 #include <stdint.h>
 #include "../tracer/tracer.h"
 
-/* random and pct: begin run number `run` (seeds are derived from it). */
+/* Samplers: begin run number `run` (seeds are derived from it), so every
+ * sample is a pure function of (seed, run) and of the profile.
+ * - random: a uniformly random alternative at every choice;
+ * - pct:    random priorities, depth-1 change points (Burckhardt 2010);
+ * - pos:    partial-order sampling: a random priority per pending event,
+ *           re-drawn for the events that conflict with the one that ran
+ *           (Yuan et al. 2018);
+ * - surw:   selectively uniform walk: only events on the run's chosen
+ *           shared objects are interleaved, each thread weighted by the
+ *           interesting events it has left (Zhao et al. 2025); it needs a
+ *           profile: the events of one run, e.g. the default schedule. */
+enum sampler_kind {
+	SAMPLER_RANDOM,
+	SAMPLER_PCT,
+	SAMPLER_POS,
+	SAMPLER_SURW,
+	SAMPLER_MAX
+};
 struct sampler;
 struct sampler *sampler_new(bool pct, uint64_t seed, int depth);
+struct sampler *sampler_new_kind(int kind, uint64_t seed, int depth);
+int sampler_kind(const struct sampler *s);
+const char *sampler_name(int kind);
+int sampler_kind_of(const char *name); /* -1 if unknown */
+/* SURW: learn the shared objects and each thread's events on them. */
+void sampler_profile(struct sampler *s, const struct event *ev, size_t n);
 void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps);
 struct strategy sampler_strategy(struct sampler *s);
 void sampler_free(struct sampler *s);

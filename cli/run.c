@@ -24,8 +24,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "  -p, --preemptions N   preemption bound; bounds 0..N in turn "
 	      "(default 2)\n"
-	      "  -s, --strategy NAME   dfs (systematic), random, pct "
-	      "(default dfs)\n"
+	      "  -s, --strategy NAME   dfs (systematic), or a sampler: random, "
+	      "pct, pos, surw\n"
+	      "                        (default dfs)\n"
 	      "  -n, --max-runs N      at most N executions (default 10000)\n"
 	      "      --max-time SEC    at most SEC seconds of exploration\n"
 	      "      --max-steps N     per-run cap on scheduling points; over "
@@ -38,10 +39,12 @@ static void usage(FILE *f)
 	      "      --points LIST     sync,atomics,races (default sync,races)\n"
 	      "      --pct-depth D     PCT bug depth (default 3)\n"
 	      "      --no-reduction    dfs without sleep-set reduction\n"
-	      "      --dfs-only        dfs without interleaved PCT samples "
-	      "(after 200 runs,\n"
+	      "      --dfs-only        dfs without interleaved samples (after "
+	      "200 runs,\n"
 	      "                        every fourth run samples; the verdict "
 	      "is dfs's)\n"
+	      "      --hybrid-mix LIST the hybrid's samplers in turn (default "
+	      "pct,surw,pos)\n"
 	      "      --no-minimize     keep the schedule as found\n"
 	      "  -o, --out DIR         where schedule files go (default "
 	      ".ptloom)\n"
@@ -77,6 +80,7 @@ static const struct option long_opts[] = {
 	{ "no-reduction", no_argument, 0, 'N' },
 	{ "no-minimize", no_argument, 0, 'm' },
 	{ "dfs-only", no_argument, 0, 'Y' },
+	{ "hybrid-mix", required_argument, 0, 'H' },
 	{ "out", required_argument, 0, 'o' },
 	{ "report", required_argument, 0, 'R' },
 	{ "report-format", required_argument, 0, 'F' },
@@ -127,7 +131,8 @@ static int rerun_exact(struct session_config *cfg, const struct run_result *r,
 	return e;
 }
 
-static const char *strategy_names[] = { "dfs", "random", "pct" };
+static const char *strategy_names[] = { "dfs", "random", "pct", "pos",
+					"surw" };
 
 /*
  * A schedule found by a sample (or by greedy dropping) may carry more
@@ -213,19 +218,46 @@ int cmd_run(int argc, char **argv)
 			eo.bound = (int)v;
 			break;
 		case 's':
-			if (!strcmp(optarg, "dfs"))
-				eo.strategy = STRAT_DFS;
-			else if (!strcmp(optarg, "random"))
-				eo.strategy = STRAT_RANDOM;
-			else if (!strcmp(optarg, "pct"))
-				eo.strategy = STRAT_PCT;
-			else {
+			eo.strategy = -1;
+			for (int k = 0; k < 5; k++)
+				if (!strcmp(optarg, strategy_names[k]))
+					eo.strategy = k;
+			if (eo.strategy < 0) {
 				fprintf(stderr, "ptloom: --strategy is dfs, "
-						"random or pct (got '%s')\n",
+						"random, pct, pos or surw (got "
+						"'%s')\n",
 					optarg);
 				return EXIT_USAGE;
 			}
 			break;
+		case 'H': {
+			char *list = strdup(optarg), *save = NULL;
+
+			eo.nmix = 0;
+			for (char *w = strtok_r(list, ",", &save); w;
+			     w = strtok_r(NULL, ",", &save)) {
+				int k = sampler_kind_of(w);
+
+				if (k < 0 || eo.nmix == HYBRID_MIX_MAX) {
+					fprintf(stderr,
+						"ptloom: --hybrid-mix takes up "
+						"to %d of random, pct, pos, "
+						"surw (got '%s')\n",
+						HYBRID_MIX_MAX, optarg);
+					free(list);
+					return EXIT_USAGE;
+				}
+				eo.mix[eo.nmix++] = k;
+			}
+			free(list);
+			if (!eo.nmix) {
+				fprintf(stderr, "ptloom: --hybrid-mix needs a "
+						"list (got '%s')\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'n':
 			if (number("--max-runs", optarg, 1, 2000000000, &v))
 				return EXIT_USAGE;
@@ -460,8 +492,9 @@ minimized:;
 		if (er.found_by == FOUND_HYBRID || er.found_by == FOUND_DISCOVERY)
 			snprintf(found, sizeof(found),
 				 "found by a %s sample with %u preemption%s",
-				 er.found_by == FOUND_HYBRID ? "pct"
-							     : "race-discovery",
+				 er.found_by == FOUND_HYBRID
+					 ? sampler_name(er.found_sampler)
+					 : "race-discovery",
 				 er.found_preemptions,
 				 er.found_preemptions == 1 ? "" : "s");
 		if (eo.strategy == STRAT_DFS && (int)pre <= eo.bound)

@@ -1190,6 +1190,8 @@ static void schedule(struct session *s)
 			thread_make_ready(s, t, OP_TIMEOUT, t->timeout_result);
 		}
 		record_event(s, t, a.cost, c->nalts > 1);
+		if (s->strat->executed && s->nev)
+			s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);
 		if (s->cfg->observer)
 			observe_sync(s, t);
 		s->step++;

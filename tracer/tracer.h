@@ -27,6 +27,8 @@ struct strategy {
 	 * Returns the index of the chosen alternative, or -1 to abandon the
 	 * run (e.g. a replayed schedule that cannot be followed). */
 	int (*pick)(void *ctx, const struct choice *c);
+	/* Optional: told of every event as it is recorded, chosen or not. */
+	void (*executed)(void *ctx, const struct event *e);
 };
 
 /* Scheduling-point sets (--points). */

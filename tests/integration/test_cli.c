@@ -1749,6 +1749,24 @@ Test(issue11, pct_deadlock_minimized_to_one_preemption)
 	res_free(&r);
 }
 
+/* Two threads strictly alternating 5+5 updates: about 9 preemptions, far
+ * beyond the default bound 2, found by the hybrid's samples with default
+ * options; the summary says a sample found it beyond the bound. */
+Test(issue11, strict_alternation_found_with_default_options)
+{
+	struct res r = RUN(target("alternation"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	char *s = line_with(r.out, "ptloom: FAIL");
+
+	cr_assert_not_null(s, "%s", r.out);
+	assert_contains(s, "alternation.c", "the summary");
+	assert_contains(s, "sample", "the summary");
+	assert_contains(s, "beyond bound 2", "the summary");
+	free(s);
+	res_free(&r);
+}
+
 /* --- issue 13: hardening: untrusted files, safe output, clean stops ---- */
 
 TestSuite(issue13, .init = setup, .fini = teardown, .timeout = 180);
