@@ -45,6 +45,7 @@ struct process {
 	bool continued;		/* SIGCONT after a stop, not yet reported */
 	int vfork_parent;	/* T-number of a vfork parent to release, -1 */
 	bool symbolized;	/* its image's events are symbolised */
+	bool reaping;		/* session_reap_process() is collecting it */
 };
 
 /* Tag of a process image in event addresses (P0's first image: 0). */

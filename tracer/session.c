@@ -531,12 +531,22 @@ static void process_end(struct session *s, struct process *p, int status)
 	process_died(s, p, status);
 }
 
+static int check_limits(struct session *s, pid_t only);
+
+/*
+ * Reap every thread of p, which is dying.  The leader is reported only
+ * after every other thread, those ptloom has not met yet included (a
+ * thread cloned just before the end), so the rest is collected with
+ * waitpid(-1) and dispatched as usual until the leader is gone.  Ctrl-C
+ * and --timeout still end the wait.
+ */
 void session_reap_process(struct session *s, struct process *p)
 {
 	int st;
 
-	if (p->dead)
+	if (p->dead || p->reaping)
 		return;
+	p->reaping = true;
 	for (int i = 0; i < s->nth && !p->dead; i++) {
 		struct thread *u = &s->th[i];
 
@@ -545,34 +555,36 @@ void session_reap_process(struct session *s, struct process *p)
 		for (;;) {
 			pid_t w = waitpid(u->tid, &st, __WALL);
 
-			if (w < 0 && errno == EINTR)
+			if (w < 0 && errno == EINTR) {
+				if (check_limits(s, 0))
+					goto out;
 				continue;
-			if (w < 0) {
-				thread_gone(s, u);
-				break;
 			}
-			if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
 				thread_gone(s, u);
 				break;
 			}
 			/* a stop of a thread that is not dying after all */
 			on_status(s, w, st);
-			break;
+			goto out;
 		}
 	}
-	while (!p->dead) {
-		pid_t w = waitpid(p->pid, &st, __WALL);
+	while (!p->dead && !s->ended) {
+		pid_t w = waitpid(-1, &st, __WALL);
 
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && errno == EINTR) {
+			if (check_limits(s, 0))
+				break;
 			continue;
+		}
 		if (w < 0) {
 			process_end(s, p, 0);
 			break;
 		}
 		on_status(s, w, st);
-		if (!WIFEXITED(st) && !WIFSIGNALED(st))
-			break;
 	}
+out:
+	p->reaping = false;
 }
 
 static void on_death(struct session *s, pid_t tid, int status)
