@@ -15,6 +15,9 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "discover.h"
 #include "strategy.h"
@@ -51,7 +54,7 @@ static void progress(const struct explore_opts *o, struct explore_result *r,
 	last = t;
 	double el = t - t0;
 
-	fprintf(stderr, "\r\033[Kptloom: %llu runs, %.0f runs/s",
+	fprintf(stderr, "\r\033[Kptloom: %.1f s, %llu runs, %.0f runs/s", el,
 		(unsigned long long)r->runs, el > 0 ? (double)r->runs / el : 0.0);
 	if (o->strategy == STRAT_DFS)
 		fprintf(stderr, ", bound %d", bound);
@@ -81,6 +84,20 @@ static bool add_point(struct explore_result *r, uint64_t addr, uint8_t kind)
 	r->points[r->npoints++] = (struct user_point){ addr, kind };
 	qsort(r->points, r->npoints, sizeof(*p), cmp_point);
 	return true;
+}
+
+/* Lower *best to key (workers race on it). */
+static void publish_key(volatile uint64_t *best, uint64_t key)
+{
+	uint64_t cur;
+
+	if (!best)
+		return;
+	cur = *best;
+	while (key < cur &&
+	       !__atomic_compare_exchange_n(best, &cur, key, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
 }
 
 #define MAX_SPIN_POINTS 16
@@ -177,6 +194,8 @@ restart:
 		d = dfs_new(o->bound, o->reduction);
 		if (!d)
 			return -1;
+		if (o->nshards > 1)
+			dfs_set_shard(d, o->shard, o->nshards);
 		s = dfs_strategy(d);
 		if (o->hybrid && !nhs) {
 			const int *mix = o->nmix ? o->mix : default_mix;
@@ -302,6 +321,11 @@ restart:
 			r->complete = true;
 			break;
 		}
+		if (d && o->best_key && dfs_key(d) > *o->best_key) {
+			/* another worker failed earlier in the serial order */
+			r->stopped = true;
+			break;
+		}
 		uint64_t number = r->runs * (o->stride ? o->stride : 1) +
 				  (uint64_t)o->worker;
 
@@ -310,7 +334,13 @@ restart:
 		if (smp)
 			sampler_begin(smp, number, est_steps);
 		if (sample)
-			sampler_begin(h, r->samples++ / (uint64_t)nhs, est_steps);
+			sampler_begin(h,
+				      r->samples++ / (uint64_t)nhs *
+						      (uint64_t)(o->nshards > 1
+								 ? o->nshards
+								 : 1) +
+					      (uint64_t)o->shard,
+				      est_steps);
 		struct strategy hstrat = sample ? sampler_strategy(h) : s;
 		struct run_result rr;
 		int e = session_run(&o->cfg, &hstrat, &rr);
@@ -330,12 +360,19 @@ restart:
 			break;
 		}
 		r->runs++;
+		if (d && !sample && dfs_bound(d) == 0)
+			r->bound0_runs++;
 		r->total_steps += rr.steps;
 		if (rr.steps > est_steps)
 			est_steps = rr.steps;
 		if (d)
 			r->bound = dfs_bound(d);
 		if (o->output && rr.output_len) {
+			if (o->progress) {
+				/* never on the progress line: clear it */
+				fputs("\r\033[K", stderr);
+				fflush(stderr);
+			}
 			fwrite(rr.output, 1, rr.output_len, stdout);
 			fflush(stdout);
 		}
@@ -415,6 +452,10 @@ restart:
 						  : -1;
 			r->found_preemptions = rr.preemptions;
 			r->verdict = VERDICT_FAIL;
+			if (d) {
+				r->fail_key = dfs_key(d);
+				publish_key(o->best_key, r->fail_key);
+			}
 			break;
 		}
 		if (!sample && d && !profiled) {
@@ -432,7 +473,7 @@ restart:
 	}
 	if (have_disc_fail && (r->verdict == VERDICT_PASS ||
 			       r->verdict == VERDICT_INCOMPLETE) &&
-	    !(o->cfg.interrupted && *o->cfg.interrupted)) {
+	    !r->stopped && !(o->cfg.interrupted && *o->cfg.interrupted)) {
 		/*
 		 * A sampled discovery run failed where the bounded search
 		 * did not (it needs more preemptions, or the budget ran out):
@@ -460,6 +501,9 @@ restart:
 					run_result_free(&r->fail);
 				r->fail = rr;
 				r->fail_run = r->runs - 1;
+				/* every shard finds it; after any systematic
+				 * failure in the serial order */
+				r->fail_key = UINT64_MAX - 1;
 				r->verdict = VERDICT_FAIL;
 				r->found_by = FOUND_DISCOVERY;
 				r->found_preemptions = rr.preemptions;
@@ -512,6 +556,7 @@ static int explore_parallel(const struct explore_opts *o,
 	pid_t pids[64];
 	cpu_set_t set;
 	int cpus[64], ncpu = 0;
+	pid_t parent = getpid();
 
 	if (jobs > 64)
 		jobs = 64;
@@ -530,10 +575,15 @@ static int explore_parallel(const struct explore_opts *o,
 			struct explore_result wr;
 			cpu_set_t one;
 
+			/* a worker never outlives ptloom */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(0);
 			close(fds[k][0]);
 			w.jobs = 1;
-			w.worker = k;
-			w.stride = jobs;
+			/* inside a shard (worker, stride) of its own */
+			w.worker = o->worker + k * (o->stride ? o->stride : 1);
+			w.stride = jobs * (o->stride ? o->stride : 1);
 			w.progress = false;
 			if (ncpu) {
 				w.cfg.cpu = cpus[k % ncpu];
@@ -637,13 +687,263 @@ static int explore_parallel(const struct explore_opts *o,
 	return e;
 }
 
+/* One worker's result, as a worker writes it for the parent. */
+static void put_result(FILE *f, const struct explore_result *wr)
+{
+	const struct run_result *fr = &wr->fail;
+	bool fail = wr->verdict == VERDICT_FAIL;
+
+	fprintf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u %llu %d\n",
+		wr->verdict, (unsigned long long)wr->runs,
+		(unsigned long long)wr->bound0_runs, wr->complete, wr->bound,
+		(unsigned long long)wr->fail_key,
+		(unsigned long long)wr->fail_run, wr->found_by,
+		wr->found_preemptions, fail ? fr->ndecisions : 0, wr->npoints,
+		tracer_filters_installed(),
+		(unsigned long long)wr->pruned, wr->stopped);
+	fprintf(f, "%s\n", wr->error);
+	for (size_t i = 0; fail && i < fr->ndecisions; i++) {
+		const struct decision *c = &fr->decisions[i];
+
+		fprintf(f, "%u %u %u %u %u %u\n", c->step, c->kind, c->timeout,
+			c->thread, c->index, c->nalts);
+	}
+	for (size_t i = 0; i < wr->npoints; i++)
+		fprintf(f, "%llx %u\n", (unsigned long long)wr->points[i].addr,
+			wr->points[i].kind);
+}
+
+/* The parent's copy of a worker's result; fail.decisions only. */
+static bool get_result(FILE *f, struct explore_result *w)
+{
+	int complete, stopped;
+	unsigned long long runs, b0, key, frun, pruned;
+	size_t ndec, np;
+
+	memset(w, 0, sizeof(*w));
+	if (!f || fscanf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u "
+			    "%llu %d",
+			 &w->verdict, &runs, &b0, &complete, &w->bound, &key,
+			 &frun, &w->found_by, &w->found_preemptions, &ndec, &np,
+			 &w->filters, &pruned, &stopped) != 14 ||
+	    ndec > (1u << 26) || np > (1u << 20))
+		return false;
+	w->runs = runs;
+	w->bound0_runs = b0;
+	w->complete = complete;
+	w->fail_key = key;
+	w->fail_run = frun;
+	w->pruned = pruned;
+	w->stopped = stopped;
+	if (fgetc(f) != '\n' || !fgets(w->error, sizeof(w->error), f))
+		return false;
+	w->error[strcspn(w->error, "\n")] = 0;
+	w->fail.decisions = calloc(ndec + 1, sizeof(struct decision));
+	w->points = calloc(np + 1, sizeof(struct user_point));
+	if (!w->fail.decisions || !w->points)
+		return false;
+	for (size_t i = 0; i < ndec; i++) {
+		unsigned st, k, to, th, ix, na;
+
+		if (fscanf(f, "%u %u %u %u %u %u", &st, &k, &to, &th, &ix,
+			   &na) != 6)
+			return false;
+		w->fail.decisions[i] = (struct decision){
+			st, (uint8_t)k, (uint8_t)to, (uint16_t)th, (uint16_t)ix,
+			(uint16_t)na
+		};
+	}
+	w->fail.ndecisions = ndec;
+	for (size_t i = 0; i < np; i++) {
+		unsigned long long a;
+		unsigned kind;
+
+		if (fscanf(f, "%llx %u", &a, &kind) != 2)
+			return false;
+		w->points[i] = (struct user_point){ a, (uint8_t)kind };
+	}
+	w->npoints = np;
+	return true;
+}
+
+/*
+ * -j N for dfs: N shards of the search (dfs_set_shard) in N pinned
+ * workers.  The verdict, the set and number of systematic schedules and
+ * the first failure in the serial order (bound, then bound-1 item) are
+ * those of the serial search; bound 0, which every shard repeats, is
+ * counted once.  A worker that finds a failure lowers the shared key,
+ * and every worker past it stops.  The parent then replays the winning
+ * schedule once, here, for its whole result.
+ */
+static int explore_dfs_parallel(const struct explore_opts *o,
+				struct explore_result *r)
+{
+	int jobs = o->jobs > 64 ? 64 : o->jobs, fds[64][2];
+	pid_t pids[64];
+	cpu_set_t set;
+	int cpus[64], ncpu = 0;
+	pid_t parent = getpid();
+	volatile uint64_t *best = mmap(NULL, sizeof(*best),
+				       PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (best == MAP_FAILED)
+		return explore_serial(o, r);
+	*best = UINT64_MAX;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int i = 0; i < CPU_SETSIZE && ncpu < 64; i++)
+			if (CPU_ISSET(i, &set))
+				cpus[ncpu++] = i;
+	for (int k = 0; k < jobs; k++) {
+		if (pipe2(fds[k], O_CLOEXEC) || (pids[k] = fork()) < 0) {
+			snprintf(r->error, sizeof(r->error),
+				 "cannot start a worker: %s", strerror(errno));
+			for (int j = 0; j < k; j++)
+				kill(pids[j], SIGKILL);
+			jobs = k;
+			r->verdict = VERDICT_ERROR;
+			goto out_reap;
+		}
+		if (pids[k] == 0) {
+			struct explore_opts w = *o;
+			struct explore_result wr;
+
+			/* a worker never outlives ptloom */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(0);
+			close(fds[k][0]);
+			w.jobs = 1;
+			w.shard = o->shard * jobs + k;
+			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;
+			w.best_key = best;
+			w.progress = false;
+			if (o->max_runs)
+				w.max_runs = o->max_runs / (uint64_t)jobs +
+					     ((uint64_t)k <
+					      o->max_runs % (uint64_t)jobs);
+			if (ncpu) {
+				cpu_set_t one;
+
+				w.cfg.cpu = cpus[k % ncpu];
+				CPU_ZERO(&one);
+				CPU_SET(w.cfg.cpu, &one);
+				sched_setaffinity(0, sizeof(one), &one);
+			}
+			explore_serial(&w, &wr);
+			FILE *f = fdopen(fds[k][1], "w");
+
+			if (f) {
+				put_result(f, &wr);
+				fclose(f);
+			}
+			_exit(0);
+		}
+		close(fds[k][1]);
+	}
+	memset(r, 0, sizeof(*r));
+	r->verdict = VERDICT_PASS;
+	r->complete = true;
+	int win = -1;
+	struct explore_result ws[64];
+
+	for (int k = 0; k < jobs; k++) {
+		FILE *f = fdopen(fds[k][0], "r");
+		struct explore_result *w = &ws[k];
+
+		if (!get_result(f, w)) {
+			w->verdict = VERDICT_ERROR;
+			snprintf(w->error, sizeof(w->error),
+				 "a parallel worker failed");
+		}
+		if (f)
+			fclose(f);
+		else
+			close(fds[k][0]);
+		/* bound 0 ran in every worker: count it once */
+		r->runs += w->runs - (k ? w->bound0_runs : 0);
+		r->pruned += w->pruned;
+		r->filters += w->filters;
+		if (w->bound > r->bound)
+			r->bound = w->bound;
+		if (w->verdict == VERDICT_FAIL &&
+		    (win < 0 || w->fail_key < ws[win].fail_key))
+			win = k;
+		if (w->verdict == VERDICT_ERROR && r->verdict != VERDICT_ERROR) {
+			r->verdict = VERDICT_ERROR;
+			snprintf(r->error, sizeof(r->error), "%s", w->error);
+		}
+		if (w->verdict == VERDICT_INCOMPLETE &&
+		    r->verdict == VERDICT_PASS) {
+			r->verdict = VERDICT_INCOMPLETE;
+			snprintf(r->error, sizeof(r->error), "%s", w->error);
+		}
+		if (!w->complete)
+			r->complete = false;
+	}
+	if (win >= 0 && r->verdict != VERDICT_ERROR) {
+		/* the winner once more, here, for its whole result */
+		struct explore_result *w = &ws[win];
+		struct session_config c = o->cfg;
+		struct replay_strategy rs;
+		struct run_result rr;
+
+		c.user_points = w->points;
+		c.nuser_points = w->npoints;
+		c.points &= ~POINTS_RACES;
+		c.spin_ms = 0;
+		replay_init(&rs, w->fail.decisions, w->fail.ndecisions, true);
+		struct strategy st = replay_strategy(&rs);
+		int e = session_run(&c, &st, &rr);
+
+		if (e == 0 && rr.failure != FAIL_NONE &&
+		    rr.failure != FAIL_DIVERGED &&
+		    rr.failure != FAIL_INTERNAL &&
+		    rr.failure != FAIL_INTERRUPTED) {
+			r->verdict = VERDICT_FAIL;
+			r->fail = rr;
+			r->fail_run = w->fail_run;
+			r->fail_key = w->fail_key;
+			r->found_by = w->found_by;
+			r->found_preemptions = w->found_preemptions;
+			r->complete = false;
+			r->points = w->points;
+			r->npoints = w->npoints;
+			for (size_t i = 0; i < r->npoints; i++)
+				r->nspin_points +=
+					r->points[i].kind == OP_SPIN;
+			w->points = NULL;
+		} else {
+			if (e == 0)
+				run_result_free(&rr);
+			r->verdict = VERDICT_ERROR;
+			snprintf(r->error, sizeof(r->error),
+				 "internal error: the failure a worker found "
+				 "did not replay here (nondeterminism ptloom "
+				 "does not control yet)");
+		}
+	}
+	for (int k = 0; k < jobs; k++) {
+		free(ws[k].fail.decisions);
+		free(ws[k].points);
+	}
+out_reap:
+	for (int k = 0; k < jobs; k++)
+		while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
+			;
+	munmap((void *)best, sizeof(*best));
+	return 0;
+}
+
 int explore(const struct explore_opts *o, struct explore_result *r)
 {
 	unsigned f0 = tracer_filters_installed();
 	double t0 = now();
 	int e;
 
-	if (o->jobs > 1 && o->strategy != STRAT_DFS && !o->only_run)
+	if (o->jobs > 1 && o->strategy == STRAT_DFS && !o->only_run)
+		e = explore_dfs_parallel(o, r);
+	else if (o->jobs > 1 && o->strategy != STRAT_DFS && !o->only_run)
 		e = explore_parallel(o, r);
 	else
 		e = explore_serial(o, r);

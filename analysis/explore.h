@@ -43,6 +43,10 @@ struct explore_opts {
 	int jobs;		   /* random/pct: parallel workers */
 	int worker, stride;	   /* this worker runs worker + k*stride */
 	uint64_t only_run;	   /* run just sample only_run-1 */
+	int shard, nshards;	   /* dfs: explore part shard of nshards */
+	/* -j dfs: the smallest failure key (dfs_key) any worker found, in
+	 * memory the workers share; a worker past it stops */
+	volatile uint64_t *best_key;
 	int discovery_runs;	   /* --points races: discovery executions */
 	uint64_t discovery_budget; /* accesses observed per discovery run */
 };
@@ -79,6 +83,12 @@ struct explore_result {
 	uint64_t profile_runs;	   /* surw: the default run it learns from */
 	bool too_long;		   /* the default schedule hit a limit */
 	unsigned filters;	   /* seccomp filters installed (all workers) */
+	/* sharded dfs: where the failure lies in the serial order
+	 * (dfs_key), and the bound-0 runs every shard repeats */
+	uint64_t fail_key;
+	uint64_t bound0_runs;
+	bool stopped;		   /* -j: stopped, another worker's failure
+				      comes first */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

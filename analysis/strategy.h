@@ -64,6 +64,13 @@ void dfs_set_placement(struct dfs *d, bool on);
  * costly alternative that starts them; ties in queue order. */
 typedef int (*dfs_score_fn)(void *ctx, const struct choice *c, int alt);
 void dfs_set_order(struct dfs *d, dfs_score_fn score, void *ctx);
+/* Explore only part `shard` (0-based) of `nshards`: bound 0 in full, then
+ * the bound-1 items whose index is shard mod nshards, with all their
+ * descendants.  The parts are disjoint and together the serial search. */
+void dfs_set_shard(struct dfs *d, int shard, int nshards);
+/* Where the search is, in the serial order of failures: bound, then the
+ * bound-1 item the current item descends from (0 at bound 0). */
+uint64_t dfs_key(const struct dfs *d);
 int dfs_bound(const struct dfs *d);	/* the bound being explored */
 bool dfs_diverged(const struct dfs *d); /* last run left its prefix */
 size_t dfs_pending(const struct dfs *d);

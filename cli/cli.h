@@ -121,6 +121,11 @@ int save_schedule(const struct schedule *s, const char *dir, const char *id,
 void schedule_failure(const struct schedule *s, struct run_result *r);
 void describe_schedule_failure(const struct schedule *s, char *buf,
 			       size_t len);
+/* A progress line on stderr for work outside explore() (minimisation,
+ * race discovery) when on and stderr is a terminal: what, elapsed, runs
+ * (run_by_step counts them), runs/s.  _end clears it. */
+void cli_progress_begin(const char *what, bool on);
+void cli_progress_end(void);
 /* Run the program following dec by step (lenient); cfg is a
  * struct session_config.  The minimiser's run function. */
 int run_by_step(void *cfg, const struct decision *dec, size_t n,
@@ -131,6 +136,10 @@ int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out);
 /* The failure's message (unless the output holds it) and, with_output,
  * the tail of the program's output. */
 void print_failure_output(const struct run_result *r, bool with_output);
+/* "threads at the failure:" and each thread's frames (nothing when no
+ * backtrace is known); bts and names indexed by T-number. */
+void print_backtraces(FILE *f, char *const *bts, char *const *names, int n,
+		      const char *indent);
 
 /* The failure fields of a report from a run (the signal's name goes to
  * sigbuf, which must outlive the report). */
@@ -165,13 +174,23 @@ void event_line_ix(const struct event *e, const struct sym_index *ix,
 long trace_departure(const struct event *a, size_t na, const struct event *b,
 		     size_t nb);
 
+/* Split s into words as a shell would (blanks; '...', "..." and \
+ * quoting; no expansion).  *argv (malloc'd, NULL-terminated; argv[0]
+ * points at the one buffer holding every word).  The number of words, or
+ * -1 for none or an unterminated quote. */
+int shell_split(const char *s, char ***argv);
 /* Shell-quote argv into buf (for the replay command). */
 void shell_join(char *buf, size_t len, char *const *argv, int argc);
+
+/* show --format html: a self-contained timeline page (cli/show_html.c). */
+void show_html(FILE *f, const struct schedule *s, const char *path,
+	       const struct sym_index *ix, int nthreads);
 
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_races(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,14 @@ static void usage(FILE *f)
 	      ".ptloom)\n"
 	      "      --report FILE     write a report; --report-format "
 	      "json|markdown|junit\n"
-	      "  -j, --jobs N          parallel executions for random and pct "
-	      "(default 1;\n"
-	      "                        dfs is serial)\n"
+	      "  -j, --jobs N          parallel workers, one per CPU, for "
+	      "every strategy; the\n"
+	      "                        result does not depend on N (default "
+	      "1; 0 = one per CPU)\n"
+	      "      --shard K/N       explore only part K of N (disjoint, "
+	      "deterministic);\n"
+	      "                        `ptloom merge` combines the shards' "
+	      "reports\n"
 	      "  -e, --env NAME=VALUE  add to the program's fixed "
 	      "environment\n"
 	      "      --keep-env        pass ptloom's whole environment\n"
@@ -85,6 +91,7 @@ static const struct option long_opts[] = {
 	{ "report", required_argument, 0, 'R' },
 	{ "report-format", required_argument, 0, 'F' },
 	{ "jobs", required_argument, 0, 'j' },
+	{ "shard", required_argument, 0, 'Z' },
 	{ "env", required_argument, 0, 'e' },
 	{ "keep-env", no_argument, 0, 'K' },
 	{ "free-children", no_argument, 0, 'W' },
@@ -287,10 +294,26 @@ int cmd_run(int argc, char **argv)
 			eo.hybrid = false;
 			break;
 		case 'j':
-			if (number("--jobs", optarg, 1, 256, &v))
+			if (number("--jobs", optarg, 0, 64, &v))
 				return EXIT_USAGE;
 			jobs = (int)v;
 			break;
+		case 'Z': {
+			unsigned k, n;
+			char tail;
+
+			if (sscanf(optarg, "%u/%u%c", &k, &n, &tail) != 2 ||
+			    optarg[0] < '1' || optarg[0] > '9' || n < 1 ||
+			    n > 100000 || k < 1 || k > n) {
+				fprintf(stderr, "ptloom: --shard takes K/N with "
+						"1 <= K <= N (got '%s')\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			eo.shard = (int)k - 1;
+			eo.nshards = (int)n;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return EXIT_PASS;
@@ -298,7 +321,19 @@ int cmd_run(int argc, char **argv)
 			return cli_bad_option("run", c, argv);
 		}
 	}
-	eo.jobs = jobs; /* random and pct; dfs stays serial */
+	if (jobs == 0) {
+		cpu_set_t set;
+
+		jobs = sched_getaffinity(0, sizeof(set), &set) == 0
+			       ? CPU_COUNT(&set)
+			       : 1;
+	}
+	eo.jobs = jobs;
+	if (eo.nshards > 1 && eo.strategy != STRAT_DFS) {
+		/* samplers: shard K runs the sample numbers = K-1 mod N */
+		eo.worker = eo.shard;
+		eo.stride = eo.nshards;
+	}
 	struct program prog;
 
 	if (program_setup(&prog, argc - optind, argv + optind, &co))
@@ -315,7 +350,11 @@ int cmd_run(int argc, char **argv)
 
 	struct explore_result er;
 
+	/* discovery's runs come before explore's progress line */
+	cli_progress_begin("observing runs for race discovery",
+			   eo.progress && (eo.cfg.points & POINTS_RACES));
 	explore(&eo, &er);
+	cli_progress_end();
 	eo.cfg.user_points = er.points;
 	eo.cfg.nuser_points = er.npoints;
 	eo.cfg.points &= ~POINTS_RACES;
@@ -343,6 +382,10 @@ int cmd_run(int argc, char **argv)
 		.thread = -1,
 		.diverged_at = -1,
 		.program = prog.display,
+		.shard = eo.shard + 1,
+		.nshards = eo.nshards > 1 ? eo.nshards : 0,
+		.fail_key = er.verdict == VERDICT_FAIL ? er.fail_key : 0,
+		.bound0_runs = er.bound0_runs,
 	};
 	int code;
 
@@ -381,6 +424,7 @@ int cmd_run(int argc, char **argv)
 			cli_test_interrupt("minimize");
 		if (minimize_on && cli_interrupted)
 			snprintf(mnote, sizeof(mnote), "not done (interrupted)");
+		cli_progress_begin("minimizing", eo.progress);
 		if (minimize_on && !cli_interrupted) {
 			/* minimise a copy: replay the original by step */
 			if (run_by_step(&eo.cfg, orig->decisions,
@@ -444,7 +488,8 @@ int cmd_run(int argc, char **argv)
 				memset(&best, 0, sizeof(best));
 			}
 		}
-minimized:;
+minimized:
+		cli_progress_end();
 		const struct run_result *shown = files[1][0] ? &best : orig;
 		char quoted[4096];
 

@@ -13,7 +13,7 @@
 
 int load_any_schedule(const char *path, struct schedule *s);
 
-enum { FMT_TEXT, FMT_JSON, FMT_MARKDOWN, FMT_SCRIPT };
+enum { FMT_TEXT, FMT_JSON, FMT_MARKDOWN, FMT_SCRIPT, FMT_HTML };
 
 /* Does event i matter?  Preemptions, decided choices, thread lifecycle,
  * and the last few events before the end. */
@@ -43,6 +43,13 @@ static const char *tname(const struct schedule *s, unsigned t, char *buf,
 	else
 		snprintf(buf, len, "T%u", t);
 	return buf;
+}
+
+/* The thread names to go with the backtraces, if there is one each. */
+static char *const *bt_names(const struct schedule *s)
+{
+	return s->nthread_names >= s->nthread_backtraces ? s->thread_names
+							  : NULL;
 }
 
 static int nthreads(const struct schedule *s)
@@ -210,6 +217,8 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 		   "seed %llu, trace hash %016llx\n",
 		s->preemptions, nd, s->ndecisions, (unsigned long long)s->seed,
 		(unsigned long long)s->trace_hash);
+	print_backtraces(f, s->thread_backtraces, bt_names(s),
+			 s->nthread_backtraces, "  ");
 	int n = cur_nthreads;
 
 	if (n) {
@@ -313,6 +322,14 @@ static void show_markdown(FILE *f, const struct schedule *s, const char *path)
 		fprintf(f, "\n\n");
 		if (s->message && s->message[0])
 			fprintf(f, "````\n%s\n````\n\n", esc(s->message));
+		if (s->nthread_backtraces) {
+			fprintf(f, "<details><summary>Threads at the "
+				   "failure</summary>\n\n````\n");
+			print_backtraces(f, s->thread_backtraces,
+					 bt_names(s), s->nthread_backtraces,
+					 "");
+			fprintf(f, "````\n</details>\n\n");
+		}
 	}
 	fprintf(f, "Preemptions: %u. Seed %llu. Trace hash `%016llx`.\n\n",
 		s->preemptions, (unsigned long long)s->seed,
@@ -366,6 +383,10 @@ static void show_json(FILE *f, const struct schedule *s)
 		json_string(f, s->location);
 		fprintf(f, ", \"message\": ");
 		json_string(f, s->message);
+		fprintf(f, ",\n    \"threads\": ");
+		report_json_threads(f, (const char *const *)s->thread_backtraces,
+				    (const char *const *)bt_names(s),
+				    s->nthread_backtraces, "    ");
 		fprintf(f, " }");
 	} else {
 		fprintf(f, "null");
@@ -431,20 +452,25 @@ int cmd_show(int argc, char **argv)
 				fmt = FMT_MARKDOWN;
 			else if (!strcmp(optarg, "script"))
 				fmt = FMT_SCRIPT;
+			else if (!strcmp(optarg, "html"))
+				fmt = FMT_HTML;
 			else {
 				fprintf(stderr, "ptloom: --format is text, "
-						"json, markdown or script (got "
-						"'%s')\n", optarg);
+						"json, markdown, script or html "
+						"(got '%s')\n", esc(optarg));
 				return EXIT_USAGE;
 			}
 			break;
 		case 'h':
 			printf("usage: ptloom show [--format "
-			       "text|json|markdown|script] SCHEDULE\n\n"
+			       "text|json|markdown|script|html] SCHEDULE\n\n"
 			       "Explains a schedule file without running "
 			       "anything.  `script` prints the\ndecisions as "
 			       "an editable text file that `ptloom replay` "
-			       "accepts.\n");
+			       "accepts; `html` a\nself-contained timeline "
+			       "page (a lane per thread, a mark per step).\n"
+			       "\nStrings from the file are escaped; SIGINT "
+			       "or SIGTERM stops it (exit 130/143).\n");
 			return EXIT_PASS;
 		default:
 			return cli_bad_option("show", c, argv);
@@ -478,6 +504,9 @@ int cmd_show(int argc, char **argv)
 		break;
 	case FMT_SCRIPT:
 		schedule_write_script(stdout, &s);
+		break;
+	case FMT_HTML:
+		show_html(stdout, &s, argv[optind], &cur_ix, cur_nthreads);
 		break;
 	}
 	fflush(stdout);

@@ -166,6 +166,8 @@ static void describe_data(struct session *s, struct process *p, uint64_t addr,
 	}
 }
 
+static void report_threads(struct session *s);
+
 void session_fail(struct session *s, int kind, struct thread *t,
 		  const char *fmt, ...)
 {
@@ -883,6 +885,8 @@ static void on_stop(struct session *s, pid_t tid, int status)
 			session_where(s, t, s->fatal_where,
 				      sizeof(s->fatal_where));
 			symbolize_trace(s);
+			if (s->cfg->symbolize_trace)
+				report_threads(s); /* all stopped: their stacks */
 		}
 		resume(s, t, sig);
 	}
@@ -1180,6 +1184,10 @@ static void schedule(struct session *s)
 			deadlock(s);
 			break;
 		}
+		if (s->cfg->stop_at && s->step == s->cfg->stop_step) {
+			session_hand_over(s); /* replay --gdb */
+			break;
+		}
 		int pick = c->nalts == 1 ? 0 : session_pick(s, c);
 
 		if (pick < 0) {
@@ -1379,6 +1387,12 @@ static void report_threads(struct session *s)
 		}
 		if (t->st != SCHED_RUNNING)
 			session_where(s, t, p->where, sizeof(p->where));
+		/* every stopped thread's frames, for the failure report */
+		if (t->st != SCHED_RUNNING && s->cfg->symbolize_trace &&
+		    s->cfg->sym && s->cfg->sym->backtrace)
+			s->cfg->sym->backtrace(s->cfg->sym->ctx, t->tid,
+					       p->backtrace,
+					       sizeof(p->backtrace));
 	}
 }
 
@@ -1387,6 +1401,8 @@ static void kill_and_reap(struct session *s)
 {
 	int status;
 
+	if (s->handed_over)
+		return; /* the caller's now, stopped; it kills it */
 	kill(-s->pid, SIGKILL);
 	kill(s->pid, SIGKILL);
 	for (int i = 0; i < s->nfreep; i++)
@@ -1440,6 +1456,8 @@ static void conclude(struct session *s)
 {
 	struct run_result *r = s->res;
 
+	if (s->handed_over)
+		return;
 	if (!s->failed && s->cfg->interrupted && *s->cfg->interrupted) {
 		/* ptloom was told to stop and killed the program itself */
 		r->failure = FAIL_INTERRUPTED;

@@ -168,6 +168,7 @@ struct session {
 	int child_sig, child_status;
 	char child_where[LOC_MAX];
 	char child_label[64];
+	bool handed_over;	/* stop_at reached: no longer ours */
 };
 
 /* tracer/mem.c */
@@ -184,6 +185,9 @@ int spawn_program(const struct session_config *cfg, int outfd, pid_t *pid);
 void spawn_register(pid_t pid);
 void spawn_unregister(pid_t pid);
 double now_seconds(void);
+
+/* tracer/detach.c: stop_at reached */
+int session_hand_over(struct session *s);
 
 /* tracer/bp.c */
 int bp_install(struct session *s, struct process *p);
