@@ -56,6 +56,8 @@ struct checkpoint {
 	/* the supervisor's state at the checkpoint */
 	struct session snap;
 	struct thread th0;
+	struct process p0;
+	uint64_t *fdobj;
 	struct event *ev;
 	size_t nev;
 	struct decision *dec;
@@ -86,6 +88,7 @@ void checkpoint_free(struct checkpoint *cp)
 		close(cp->outfd);
 	free(cp->ev);
 	free(cp->dec);
+	free(cp->fdobj);
 	free(cp);
 }
 
@@ -276,16 +279,15 @@ out_kill:
 /* The session now runs process c, fresh from the template. */
 static void adopt(struct session *s, pid_t c)
 {
-	char name[64];
+	struct process *p = s->procs[0];
 
 	s->pid = c;
+	p->pid = c;
+	process_open(p);
 	s->th[0].tid = c;
 	s->th[0].regs_valid = false;
 	s->th[0].stop = STOP_NONE;
 	s->th[0].st = SCHED_RUNNING;
-	snprintf(name, sizeof(name), "/proc/%d/mem", c);
-	s->memfd = open(name, O_RDWR | O_CLOEXEC);
-	s->pidfd = (int)syscall(SYS_pidfd_open, c, 0);
 	s->from_checkpoint = true;
 	s->resume_cpu = 0; /* a new process's clock */
 	s->resume_time = now_seconds();
@@ -301,11 +303,11 @@ static bool first_thread_clone(struct session *s, struct thread *t,
 	uint64_t args[8] = { 0 };
 	uint64_t flags, ctid = 0, tls = 0;
 
-	if (s->nth != 1 || s->nfreep || s->nstray || s->ft.n || s->nbps ||
-	    s->failed || !s->exec_seen)
+	if (s->nth != 1 || s->nprocs != 1 || s->nfreep || s->nstray ||
+	    s->ft.n || t->p->nbps || s->failed || !s->exec_seen)
 		return false;
 	if (r->orig_rax == SYS_clone3) {
-		if (mem_read(s, r->rdi, args, sizeof(args)))
+		if (mem_read(t->p, r->rdi, args, sizeof(args)))
 			return false;
 		flags = args[0];
 		ctid = args[2];
@@ -327,7 +329,7 @@ static bool first_thread_clone(struct session *s, struct thread *t,
 		uint64_t a = r->fs_base + (ctid - tls);
 		uint32_t v = 0;
 
-		if (mem_read(s, a, &v, 4) == 0 && v == (uint32_t)s->pid)
+		if (mem_read(t->p, a, &v, 4) == 0 && v == (uint32_t)s->pid)
 			*tid_addr = a;
 	}
 	return true;
@@ -352,6 +354,17 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	cp->snap = *s;
 	cp->th0 = s->th[0];
 	cp->th0.regs_valid = false;
+	cp->p0 = *s->procs[0];
+	cp->p0.memfd = cp->p0.pidfd = -1;
+	cp->p0.bps = NULL;
+	if (s->nfdobj) {
+		cp->fdobj = malloc(s->nfdobj * sizeof(*s->fdobj));
+		if (!cp->fdobj) {
+			say_off(cp, "out of memory");
+			return false;
+		}
+		memcpy(cp->fdobj, s->fdobj, s->nfdobj * sizeof(*s->fdobj));
+	}
 	cp->ev = s->nev ? malloc(s->nev * sizeof(*s->ev)) : NULL;
 	cp->dec = s->ndec ? malloc(s->ndec * sizeof(*s->dec)) : NULL;
 	if ((s->nev && !cp->ev) || (s->ndec && !cp->dec)) {
@@ -389,10 +402,6 @@ bool checkpoint_at(struct session *s, struct thread *t)
 		return false;
 	}
 	/* the template is the checkpoint's now, not this run's */
-	if (s->memfd >= 0)
-		close(s->memfd);
-	if (s->pidfd >= 0)
-		close(s->pidfd);
 	adopt(s, c);
 	return true;
 }
@@ -404,22 +413,39 @@ int checkpoint_start(struct session *s)
 	struct strategy *strat = s->strat;
 	struct run_result *res = s->res;
 	struct thread *th;
+	struct process *p, **procs;
+	uint64_t *fdobj = NULL;
 	pid_t c;
 
 	if (!cp || cp->off || !cp->pid || !matches(cp, cfg))
 		return 1;
 	th = malloc(64 * sizeof(*th));
-	if (!th)
+	p = malloc(sizeof(*p));
+	procs = malloc(8 * sizeof(*procs));
+	if (cp->snap.nfdobj)
+		fdobj = malloc(cp->snap.capfdobj * sizeof(*fdobj));
+	if (!th || !p || !procs || (cp->snap.nfdobj && !fdobj)) {
+		free(th);
+		free(p);
+		free(procs);
+		free(fdobj);
 		return 1;
+	}
 	if (cp->outfd >= 0 &&
 	    (ftruncate(cp->outfd, cp->out_len) ||
 	     lseek(cp->outfd, cp->out_len, SEEK_SET) != cp->out_len)) {
 		free(th);
+		free(p);
+		free(procs);
+		free(fdobj);
 		return 1;
 	}
 	c = fork_template(cp);
 	if (c < 0) {
 		free(th);
+		free(p);
+		free(procs);
+		free(fdobj);
 		say_off(cp, "the template could not fork");
 		return 1;
 	}
@@ -433,8 +459,15 @@ int checkpoint_start(struct session *s)
 	s->th = th;
 	s->cap = 64;
 	s->th[0] = cp->th0;
-	s->bps = NULL;
-	s->nbps = 0;
+	*p = cp->p0;
+	procs[0] = p;
+	s->procs = procs;
+	s->nprocs = 1;
+	s->capprocs = 8;
+	s->th[0].p = p;
+	s->fdobj = fdobj;
+	if (fdobj)
+		memcpy(fdobj, cp->fdobj, cp->snap.nfdobj * sizeof(*fdobj));
 	s->ev = malloc((cp->nev + 1) * sizeof(*s->ev));
 	s->dec = malloc((cp->ndec + 1) * sizeof(*s->dec));
 	s->capev = cp->nev + 1;
@@ -446,7 +479,7 @@ int checkpoint_start(struct session *s)
 	s->nev = s->ev ? cp->nev : 0;
 	s->ndec = s->dec ? cp->ndec : 0;
 	futex_init(&s->ft);
-	s->sym_attached = false;
+	s->sym_pid = 0;
 	s->seen_ticks = 0;
 	s->outfd = cp->outfd;
 	s->outfd_shared = true;

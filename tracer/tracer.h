@@ -100,6 +100,9 @@ struct session_config {
 	/* runs of an exploration start as forks of one template stopped at
 	 * the first thread's creation (tracer/checkpoint.c); NULL: exec */
 	struct checkpoint *checkpoint;
+	/* the program's child processes run freely, unscheduled (today's
+	 * --free-children); else every process is under ptloom */
+	bool free_children;
 	/* stop before step stop_step and hand the program over, every
 	 * thread stopped where it is (tracer/detach.c, replay --gdb) */
 	bool stop_at;
@@ -147,6 +150,7 @@ struct run_result {
 	int exit_status;	/* the program's exit status */
 	int thread;		/* failing thread's T-number, -1 if none */
 	char location[LOC_MAX]; /* failing thread's symbolised location */
+	char thread_label[64];	/* "P1 racy T2" outside the first process */
 	char message[MSG_MAX];	/* detail: deadlock report, unsupported op */
 	char *output;		/* captured stdout+stderr tail (malloc) */
 	size_t output_len;
