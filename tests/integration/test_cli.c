@@ -2738,6 +2738,9 @@ Test(issue11, delay_bound_finds_and_proves)
 	res_free(&r);
 	r = RUN(example("bank_fixed"), "--seed", SEED, "--bound", "sideways");
 	assert_exit(r, 2);
+	res_free(&r);
+}
+
 /* --- issue 9: the whole process tree ----------------------------------- */
 
 static const char *script(const char *name)
