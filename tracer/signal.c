@@ -54,7 +54,8 @@ static int read_sigstate(struct session *s, struct thread *t,
 	unsigned long long v;
 	uint64_t thr = 0, shd = 0;
 
-	snprintf(name, sizeof(name), "/proc/%d/task/%d/status", s->pid,
+	(void)s;
+	snprintf(name, sizeof(name), "/proc/%d/task/%d/status", t->p->pid,
 		 t->tid);
 	FILE *f = fopen(name, "re");
 
@@ -92,6 +93,8 @@ bool signal_enter(struct session *s, struct thread *t, long nr, bool *point)
 	struct user_regs_struct *r = &t->regs;
 	uint64_t set = 0;
 
+	(void)s;
+
 	switch (nr) {
 	case SYS_rt_sigqueueinfo:
 	case SYS_rt_tgsigqueueinfo:
@@ -105,7 +108,7 @@ bool signal_enter(struct session *s, struct thread *t, long nr, bool *point)
 		t->yield = false;
 		return true;
 	case SYS_rt_sigtimedwait:
-		if (r->r10 != 8 || mem_read(s, r->rdi, &set, 8)) {
+		if (r->r10 != 8 || mem_read(t->p, r->rdi, &set, 8)) {
 			/* a bad set: the kernel reports it */
 			*point = false;
 			return true;
@@ -114,7 +117,7 @@ bool signal_enter(struct session *s, struct thread *t, long nr, bool *point)
 		t->sig_set = set;
 		break;
 	case SYS_rt_sigsuspend:
-		if (r->rsi != 8 || mem_read(s, r->rdi, &set, 8)) {
+		if (r->rsi != 8 || mem_read(t->p, r->rdi, &set, 8)) {
 			*point = false;
 			return true;
 		}
@@ -170,7 +173,7 @@ bool signal_execute(struct session *s, struct thread *t)
 	if (t->sig_mode == SIGWAIT_SET && r->rdx) {
 		struct timespec ts;
 
-		if (mem_read(s, r->rdx, &ts, sizeof(ts)) || ts.tv_sec < 0 ||
+		if (mem_read(t->p, r->rdx, &ts, sizeof(ts)) || ts.tv_sec < 0 ||
 		    ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) {
 			t->st = SCHED_ENABLED;
 			t->block = BLOCK_NONE;
@@ -218,7 +221,7 @@ static void interrupt(struct session *s, struct thread *t, bool fatal)
 				       (long)(left % 1000000000ull) };
 
 		if (rem)
-			mem_write(s, rem, &ts, sizeof(ts));
+			mem_write(t->p, rem, &ts, sizeof(ts));
 	}
 }
 

@@ -115,9 +115,9 @@ static int note_pc(struct pcs *p, uint64_t pc, bool load)
 /* Instructions that must not be single-stepped here: a scheduling point
  * of ours or the program's own int3, a syscall (its stop is a point), or
  * rdtsc (trapped and emulated). */
-static bool must_run(struct session *s, uint64_t pc, const uint8_t *code)
+static bool must_run(struct process *p, uint64_t pc, const uint8_t *code)
 {
-	struct bp *b = bp_find(s, pc);
+	struct bp *b = bp_find(p, pc);
 
 	if (b && b->observe)
 		return false; /* stepped with its original byte */
@@ -143,7 +143,7 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 	*spin_pc = 0;
 	if (!someone_else(s, t))
 		COMPUTE("L139"); /* nobody else could end it */
-	nmaps = read_maps(s->pid, maps, MAX_MAPS);
+	nmaps = read_maps(t->p->pid, maps, MAX_MAPS);
 	t->regs_valid = false;
 	if (regs_get(t))
 		COMPUTE("L143");
@@ -157,16 +157,16 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 		int wsz[2] = { 0, 0 }, nw = 0;
 		bool load = false;
 
-		if (regs_get(t) || mem_read(s, t->regs.rip, code, 1))
+		if (regs_get(t) || mem_read(t->p, t->regs.rip, code, 1))
 			COMPUTE("L157");
-		mem_read(s, t->regs.rip, code, sizeof(code));
-		struct bp *ob = bp_find(s, t->regs.rip);
+		mem_read(t->p, t->regs.rip, code, sizeof(code));
+		struct bp *ob = bp_find(t->p, t->regs.rip);
 
 		if (ob && ob->observe)
 			memcpy(code, ob->orig, sizeof(code));
 		else
 			ob = NULL;
-		if (must_run(s, t->regs.rip, code))
+		if (must_run(t->p, t->regs.rip, code))
 			COMPUTE("L160"); /* it reaches a point: no spin */
 		if (disasm_decode(code, sizeof(code), t->regs.rip, &in))
 			COMPUTE("L162");
@@ -182,7 +182,7 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 			if (m->write && nw < 2) {
 				wa[nw] = a;
 				wsz[nw] = sz;
-				if (mem_read(s, a, before[nw], (size_t)sz))
+				if (mem_read(t->p, a, before[nw], (size_t)sz))
 					COMPUTE("L176");
 				nw++;
 			}
@@ -211,7 +211,7 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 		if ((in.is_call || in.is_push_reg) && nw < 2) {
 			wa[nw] = t->regs.rsp - 8;
 			wsz[nw] = 8;
-			if (mem_read(s, wa[nw], before[nw], 8))
+			if (mem_read(t->p, wa[nw], before[nw], 8))
 				COMPUTE("L205");
 			nw++;
 		}
@@ -224,14 +224,14 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 		/* an observation breakpoint (race discovery) is not a
 		 * point: step its original instruction */
 		if (ob)
-			mem_write(s, ob->addr, ob->orig, 1);
+			mem_write(t->p, ob->addr, ob->orig, 1);
 		long e = ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
 
 		if (e < 0) {
 			uint8_t cc = 0xcc;
 
 			if (ob)
-				mem_write(s, ob->addr, &cc, 1);
+				mem_write(t->p, ob->addr, &cc, 1);
 			COMPUTE("step");
 		}
 		t->regs_valid = false;
@@ -246,13 +246,13 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 		if (ob) {
 			uint8_t cc = 0xcc;
 
-			mem_write(s, ob->addr, &cc, 1);
+			mem_write(t->p, ob->addr, &cc, 1);
 		}
 		if (!WIFSTOPPED(*status) || WSTOPSIG(*status) != SIGTRAP ||
 		    (*status >> 16))
 			return SPIN_EVENT; /* a signal, an exit, an event */
 		for (int k = 0; k < nw; k++)
-			if (mem_read(s, wa[k], after, (size_t)wsz[k]) ||
+			if (mem_read(t->p, wa[k], after, (size_t)wsz[k]) ||
 			    memcmp(before[k], after, (size_t)wsz[k]))
 				COMPUTE("L231"); /* it changed memory */
 		/* enough evidence: a loop that went round many times and
@@ -292,7 +292,7 @@ static uint64_t state_hash(struct session *s)
 	static struct map maps[MAX_MAPS];
 	static uint64_t buf[8192];
 	uint64_t h = 0x5054204c4f4f4dull, total = 0;
-	int n = read_maps(s->pid, maps, MAX_MAPS);
+	int n;
 
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
@@ -320,23 +320,31 @@ static uint64_t state_hash(struct session *s)
 		mix(&h, (uint64_t)s->ft.w[i].thread);
 		mix(&h, s->ft.w[i].addr);
 	}
-	for (int i = 0; i < n; i++) {
-		if (!maps[i].writable)
-			continue;
-		total += maps[i].hi - maps[i].lo;
-		if (total > STATE_MEM_MAX)
-			return 0;
-		for (uint64_t a = maps[i].lo; a < maps[i].hi;) {
-			size_t len = maps[i].hi - a < sizeof(buf)
-					     ? (size_t)(maps[i].hi - a)
-					     : sizeof(buf);
-			ssize_t got = pread(s->memfd, buf, len, (off_t)a);
+	for (int k = 0; k < s->nprocs; k++) {
+		struct process *p = s->procs[k];
 
-			if (got <= 0)
-				break; /* [vvar] and the like */
-			for (size_t k = 0; k < (size_t)got / 8; k++)
-				mix(&h, buf[k]);
-			a += (uint64_t)got;
+		if (!p || p->dead || p->memfd < 0)
+			continue;
+		n = read_maps(p->pid, maps, MAX_MAPS);
+		for (int i = 0; i < n; i++) {
+			if (!maps[i].writable)
+				continue;
+			total += maps[i].hi - maps[i].lo;
+			if (total > STATE_MEM_MAX)
+				return 0;
+			for (uint64_t a = maps[i].lo; a < maps[i].hi;) {
+				size_t len = maps[i].hi - a < sizeof(buf)
+						     ? (size_t)(maps[i].hi - a)
+						     : sizeof(buf);
+				ssize_t got = pread(p->memfd, buf, len,
+						    (off_t)a);
+
+				if (got <= 0)
+					break; /* [vvar] and the like */
+				for (size_t j = 0; j < (size_t)got / 8; j++)
+					mix(&h, buf[j]);
+				a += (uint64_t)got;
+			}
 		}
 	}
 	return h ? h : 1;
@@ -398,7 +406,8 @@ static void describe_cycle(struct session *s, size_t from, size_t to,
 			char obj[128] = "";
 
 			if (e->obj && !(e->obj >> 63))
-				session_describe_data(s, e->obj, obj,
+				session_describe_data(s, s->th[e->thread].p,
+						      e->obj, obj,
 						      sizeof(obj));
 			off += (size_t)snprintf(buf + off, len - off,
 						"%s %s%s%s%s", shown > 1 ? ";" : "",
