@@ -421,6 +421,44 @@ static void on_exec(struct session *s, struct thread *t)
 	}
 }
 
+/*
+ * execve from a thread that is not its process's leader: the kernel ended
+ * every other thread and gave the exec'ing one the leader's tid (the
+ * event message holds its former tid).  Follow it: the others are gone,
+ * and the exec'ing thread goes on as the leader.  See
+ * tests/real/exec_thread.c.
+ */
+static void thread_gone(struct session *s, struct thread *t);
+
+static struct thread *exec_from_thread(struct session *s, struct thread *t)
+{
+	unsigned long former;
+	struct thread *x;
+
+	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &former) < 0 ||
+	    (pid_t)former == t->tid ||
+	    !(x = find_thread(s, (pid_t)former)) || x->p != t->p)
+		return t;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *o = &s->th[i];
+
+		if (o->p != x->p || o == x || o->st == SCHED_DEAD)
+			continue;
+		o->ctid = 0; /* no joiner of theirs survives the exec */
+		thread_gone(s, o);
+		if (o->idx == s->current)
+			s->current = x->idx;
+	}
+	t->tid = -1; /* the old leader's entry: never matched again */
+	x->tid = t->p->pid;
+	x->ctid = 0;
+	x->stop = STOP_NONE;
+	x->st = SCHED_RUNNING;
+	x->regs_valid = false;
+	s->current = x->idx;
+	return x;
+}
+
 static bool fatal_signal(int sig)
 {
 	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
@@ -853,6 +891,7 @@ static void on_stop(struct session *s, pid_t tid, int status)
 		}
 		resume(s, t, 0);
 	} else if (ev == PTRACE_EVENT_EXEC) {
+		t = exec_from_thread(s, t);
 		on_exec(s, t);
 		resume(s, t, 0);
 	} else if (ev) {
@@ -1192,7 +1231,9 @@ static void schedule(struct session *s)
 				t->timed = false;
 			}
 		}
-		/* a signal sent since the last choice may end a wait */
+		/* a timer or a signal sent since the last choice may end a
+		 * wait */
+		timer_tick(s);
 		signal_recheck(s, false);
 		build_sched(s, st);
 		sched_alternatives(st, s->nth, s->current, c);
@@ -1257,6 +1298,8 @@ static void schedule(struct session *s)
 			if (t->deadline > s->now)
 				s->now = t->deadline;
 			thread_make_ready(s, t, OP_TIMEOUT, t->timeout_result);
+			if (t->timer_read)
+				timer_read_timeout(s, t);
 		}
 		record_event(s, t, a.cost, c->nalts > 1);
 		if (s->strat->executed && s->nev)
@@ -1421,8 +1464,12 @@ static void report_threads(struct session *s)
 				 obj);
 		} else if (t->st == SCHED_BLOCKED) {
 			if (t->block == BLOCK_WAIT || t->block == BLOCK_STOPPED ||
-			    t->block == BLOCK_VFORK)
+			    t->block == BLOCK_VFORK || t->block == BLOCK_SIGNAL)
 				obj[0] = 0;
+			else if (t->block == BLOCK_FD)
+				/* the descriptor, not its encoded object */
+				timer_describe_fd(t->p->pid, (int)t->arg, obj,
+						  sizeof(obj));
 			else
 				describe_data(s, t->p, t->obj, obj, sizeof(obj));
 			snprintf(p->what, sizeof(p->what), "%s(%s)",
@@ -1470,8 +1517,9 @@ static void kill_and_reap(struct session *s)
 			;
 	/* a program that left its process group (setsid) */
 	for (int i = 0; i < s->nth; i++)
-		while (waitpid(s->th[i].tid, &status, __WALL) > 0 ||
-		       errno == EINTR)
+		while (s->th[i].tid > 0 &&
+		       (waitpid(s->th[i].tid, &status, __WALL) > 0 ||
+			errno == EINTR))
 			;
 	while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
 		;
@@ -1787,6 +1835,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	free(s->th);
 	free(s->fdobj);
 	process_free_all(s);
+	timer_free(s);
 	futex_destroy(&s->ft);
 	if (s->outfd >= 0 && !s->outfd_shared)
 		close(s->outfd);

@@ -17,6 +17,7 @@
 #include "sched.h"
 #include "signal.h"
 #include "spin.h"
+#include "timer.h"
 #include "tracer.h"
 
 /* The number the annotation in include/ptloom.h uses. */
@@ -90,6 +91,7 @@ struct thread {
 	/* spin recognition: the same point again with nobody else run */
 	struct { uint64_t pc, obj; } spin_ring[4]; /* reads since progress */
 	int nspin;
+	bool timer_read;	/* BLOCK_FD on a timerfd (tracer/timer.c) */
 	int sig_mode;		/* BLOCK_SIGNAL: SIGWAIT_* */
 	uint64_t sig_set;	/* its set or mask */
 	uint64_t cond_mutex;	/* a pthread call's second argument */
@@ -171,6 +173,7 @@ struct session {
 	int spin_ms;		/* CPU ms before the next spin probe */
 	bool self_kill;		/* the program sent a SIGKILL itself */
 	bool sig_maybe;		/* a signal may have been sent */
+	struct timers *timers;	/* virtual alarms, timerfds (timer.c) */
 	struct livelock ll;	/* past --max-steps (tracer/spin.c) */
 	bool from_checkpoint;	/* a fork of the template (checkpoint.c) */
 	bool outfd_shared;	/* outfd belongs to the checkpoint */

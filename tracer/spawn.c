@@ -57,6 +57,9 @@ static const int traced_syscalls[] = {
 	/* signals (tracer/signal.c) */
 	SYS_rt_sigtimedwait, SYS_rt_sigsuspend, SYS_pause,
 	SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_pidfd_send_signal,
+	/* timers on the virtual clock (tracer/timer.c) */
+	SYS_alarm, SYS_setitimer, SYS_getitimer, SYS_timerfd_settime,
+	SYS_timerfd_gettime,
 };
 
 #define NTRACED (sizeof(traced_syscalls) / sizeof(traced_syscalls[0]))

@@ -441,7 +441,8 @@ bool syscall_enter(struct session *s, struct thread *t)
 	t->skip = false;
 	bool sig_point;
 
-	if (signal_enter(s, t, nr, &sig_point))
+	if (signal_enter(s, t, nr, &sig_point) ||
+	    timer_enter(s, t, nr, &sig_point))
 		return sig_point;
 	switch (nr) {
 	case SYS_clock_gettime:
@@ -777,7 +778,16 @@ bool syscall_execute(struct session *s, struct thread *t)
 		block(s, t, BLOCK_SLEEP, true, deadline, 0);
 		return false;
 	}
-	case OP_READ:
+	case OP_READ: {
+		bool runs;
+
+		if (timer_read(s, t, &runs)) {
+			if (runs)
+				syscall_close_fds(t);
+			return runs;
+		}
+	}
+	/* fall through */
 	case OP_WRITE:
 	case OP_ACCEPT:
 	case OP_CONNECT:

@@ -554,6 +554,50 @@ Test(real, signal_before_sigwait_found)
 	found_and_replayed("FAIL crash SIGUSR1", prog, NULL, NULL);
 }
 
+/* --- timers on the virtual clock, eventfd, exec ------------------------- */
+
+/* Each run's output, checked once with --output -n 1. */
+static void prints(const char *prog, const char *want)
+{
+	struct res r = ptl("run", "-q", "--output", "-n", "1", "--seed", SEED,
+			   "--", prog, NULL);
+
+	cr_expect(strstr(r.out, want), "`%s`: %s", r.cmd, r.out);
+	res_free(&r);
+}
+
+Test(real, alarm_interrupts_sleep)
+{
+	char *prog[] = { (char *)real("alarm_sleep"), NULL };
+
+	never_fails("20", NULL, prog);
+	prints(prog[0], "alarm rang, 4 s of the sleep left");
+}
+
+Test(real, timerfd_reader_never_fails)
+{
+	char *prog[] = { (char *)real("timerfd_reader"), NULL };
+
+	never_fails("20", NULL, prog);
+	prints(prog[0], "ticks ok");
+}
+
+Test(real, eventfd_producer_consumer_never_fails)
+{
+	char *prog[] = { (char *)real("eventfd_pc"), NULL };
+
+	never_fails("20", NULL, prog);
+	prints(prog[0], "consumed 20");
+}
+
+Test(real, exec_from_a_thread_is_followed)
+{
+	char *prog[] = { (char *)real("exec_thread"), NULL };
+
+	never_fails("5", NULL, prog);
+	prints(prog[0], "exec from a thread");
+}
+
 /* --- real Debian tools (scripts/setup.sh installs them) ------------------- */
 
 static bool have(const char *tool)
