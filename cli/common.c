@@ -11,10 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/python.h"
 #include "../analysis/report.h"
 #include "../analysis/strategy.h"
 
 extern char **environ;
+
+static void python_setup(struct session_config *cfg, const struct program *p,
+			 const struct common_opts *o);
 
 void common_defaults(struct common_opts *o)
 {
@@ -95,6 +99,7 @@ int common_option(struct common_opts *o, int c, const char *arg)
 					"atomics, races (got '%s')\n", arg);
 			return -1;
 		}
+		o->points |= POINTS_CLEVEL; /* asked for: see python.c */
 		return 1;
 	case 'S':
 		if (parse_u64(arg, &o->seed)) {
@@ -368,6 +373,40 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 	cfg->interrupted = &cli_interrupted;
 	cfg->sym = cli_symbolizer();
 	cfg->spin_ms = 0;
+	python_setup(cfg, p, o);
+}
+
+/*
+ * A CPython program: Python-level scheduling under the GIL (its
+ * eval-breaker checks are the preemption points, analysis/python.c), with
+ * libc's synchronisation calls as non-preemptive points for the trace;
+ * --points adds C-level points.  Said once when it cannot be done.
+ */
+static void python_setup(struct session_config *cfg, const struct program *p,
+			 const struct common_opts *o)
+{
+	static struct python_info pi;
+	static struct sched_policy *pol;
+	static char done[4096];
+	static bool said;
+
+	if (strcmp(done, p->path)) {
+		snprintf(done, sizeof(done), "%s", p->path);
+		python_policy_free(pol);
+		pol = NULL;
+		if (python_detect(p->path, &pi) == 0 && pi.usable)
+			pol = python_policy_new(&pi, o->points & POINTS_CLEVEL);
+	}
+	if (!pol) {
+		if (pi.is_python && pi.why[0] && !said && !o->quiet)
+			fprintf(stderr, "ptloom: %s; using C-level scheduling "
+					"points\n", pi.why);
+		said = true;
+		return;
+	}
+	cfg->policy = pol;
+	if (!(o->points & POINTS_CLEVEL))
+		cfg->points = POINTS_SYNC;
 }
 
 const char *signal_name(int sig)

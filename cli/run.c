@@ -249,7 +249,8 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	session_config_init(&eo.cfg, &prog, &co);
 	eo.progress = !co.quiet && isatty(2);
-	eo.spin_ms = 100;
+	/* under the GIL a busy thread reaches the eval-breaker checks */
+	eo.spin_ms = eo.cfg.policy ? 0 : 100;
 	eo.output = co.output;
 
 	struct explore_result er;

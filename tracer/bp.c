@@ -344,6 +344,11 @@ int bp_install(struct session *s)
 	for (size_t i = 0; i < s->cfg->nuser_points; i++)
 		add_bp(s, &cap, s->cfg->user_points[i].addr,
 		       s->cfg->user_points[i].kind, 0);
+	if (s->cfg->policy)
+		for (size_t i = 0; i < s->cfg->policy->npoints; i++)
+			if (!add_bp(s, &cap, s->cfg->policy->points[i].addr,
+				    s->cfg->policy->points[i].kind, 0))
+				s->bps[s->nbps - 1].policy = true;
 	qsort(s->bps, s->nbps, sizeof(s->bps[0]), cmp_bp);
 	/* drop duplicates (two names of one function) */
 	size_t k = 0;

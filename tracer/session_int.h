@@ -99,6 +99,7 @@ struct bp {
 		uint64_t imm;
 	} mov;			/* EMUL_MOV */
 	bool observe;		/* race discovery: observe, not a point */
+	bool policy;		/* a point of cfg->policy */
 	bool decoded;		/* insn is valid */
 	struct insn_info *insn;	/* decoded instruction (user points) */
 };
@@ -133,6 +134,7 @@ struct session {
 	size_t nbps;
 	bool bps_installed;
 	bool sym_attached;
+	bool symbolized;	/* symbolize_trace() ran */
 	pid_t stray[64];	/* stopped tids not yet claimed by a clone */
 	int nstray;
 	pid_t freep[64];	/* the program's own child processes */
