@@ -14,6 +14,12 @@
  * threads on different objects (tracer/event.c: op_is_local) lead to the
  * same execution in either order.  A run whose every free alternative is
  * asleep is cut short (pick returns -1) and counted as pruned.
+ *
+ * Placement search (minimisation, dfs_set_placement) runs each item once,
+ * on its default continuation: bound b is then every way of placing b
+ * preemptions on default paths, a small subset of the bound-b tree that
+ * stays cheap where free orders explode (many threads).  An order
+ * (dfs_set_order) runs the items of each bound by descending score.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +41,8 @@ struct item {
 	uint16_t alt, nalts;	/* then this costly alternative */
 	struct alt *sleep;	/* asleep at the item's first fresh node */
 	int nsleep;
+	int score;		/* with an order: higher runs first */
+	uint32_t seq;		/* queue order, to break ties */
 };
 
 struct dfs {
@@ -59,6 +67,12 @@ struct dfs {
 	bool in_item;
 	bool diverged, pruned_run;
 	uint64_t pruned;
+	/* placement search: each item runs once, on its default
+	 * continuation (no backtracking over free edges) */
+	bool placement;
+	dfs_score_fn score;
+	void *score_ctx;
+	uint32_t seq;
 };
 
 static bool push_item(struct dfs *d, int which, struct item it)
@@ -72,8 +86,18 @@ static bool push_item(struct dfs *d, int which, struct item it)
 		d->items[which] = n;
 		d->capitems[which] = cap;
 	}
+	it.seq = d->seq++;
 	d->items[which][d->nitems[which]++] = it;
 	return true;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* Keep the path of the run that just ended if items refer to it. */
@@ -164,6 +188,9 @@ static bool next_item(struct dfs *d)
 		d->nitems[1] = d->capitems[1] = 0;
 		d->next_item = 0;
 		d->cur++;
+		if (d->score)
+			qsort(d->items[0], d->nitems[0], sizeof(struct item),
+			      cmp_item);
 	}
 }
 
@@ -173,6 +200,10 @@ bool dfs_next(struct dfs *d)
 	d->pos = 0;
 	d->diverged = false;
 	d->pruned_run = false;
+	if (d->in_item && d->placement) {
+		truncate_stack(d, 0);
+		d->in_item = false;
+	}
 	if (d->in_item) {
 		/* backtrack: the deepest node with an untried free edge */
 		while (d->depth) {
@@ -401,7 +432,11 @@ static int dfs_pick(void *ctx, const struct choice *c)
 			push_item(d, 1,
 				  (struct item){ d->cur_snap, (uint32_t)pos,
 						 (uint16_t)i, n->nalts, sl,
-						 nsl });
+						 nsl,
+						 d->score ? d->score(d->score_ctx,
+								     c, i)
+							  : 0,
+						 0 });
 		}
 	}
 	/* the first free alternative that is awake */
@@ -419,6 +454,19 @@ static int dfs_pick(void *ctx, const struct choice *c)
 struct strategy dfs_strategy(struct dfs *d)
 {
 	return (struct strategy){ .ctx = d, .pick = dfs_pick };
+}
+
+void dfs_set_placement(struct dfs *d, bool on)
+{
+	d->placement = on;
+	if (on)
+		d->sleep_sets = false;
+}
+
+void dfs_set_order(struct dfs *d, dfs_score_fn score, void *ctx)
+{
+	d->score = score;
+	d->score_ctx = ctx;
 }
 
 int dfs_bound(const struct dfs *d)

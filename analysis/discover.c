@@ -292,6 +292,12 @@ int discover_races(const struct session_config *base, int runs,
 		cfg.spin_ms = d->nspin < 16 ? 100 : 0;
 		int e = session_run(&cfg, &s, &r);
 
+		if (e && base->interrupted && *base->interrupted)
+			break; /* killed while starting: keep what was seen */
+		if (!e && r.failure == FAIL_INTERRUPTED) {
+			run_result_free(&r);
+			break; /* not a run that observed the program */
+		}
 		if (e) {
 			sampler_free(smp);
 			races_free(o.rd);

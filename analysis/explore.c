@@ -199,6 +199,13 @@ restart:
 		struct run_result rr;
 		int e = session_run(&o->cfg, &hstrat, &rr);
 
+		if (e && o->cfg.interrupted && *o->cfg.interrupted) {
+			/* killed while starting: the interrupt, not the
+			 * program, is why */
+			r->verdict = VERDICT_INCOMPLETE;
+			snprintf(r->error, sizeof(r->error), "interrupted");
+			break;
+		}
 		if (e) {
 			snprintf(r->error, sizeof(r->error),
 				 "cannot start %s: %s", o->cfg.argv[0],
@@ -284,6 +291,10 @@ restart:
 		if (rr.failure != FAIL_NONE) {
 			r->fail = rr;
 			r->fail_run = number;
+			r->found_by = sample ? FOUND_HYBRID
+				      : d    ? FOUND_DFS
+					     : FOUND_SAMPLE;
+			r->found_preemptions = rr.preemptions;
 			r->verdict = VERDICT_FAIL;
 			break;
 		}
@@ -324,6 +335,8 @@ restart:
 				r->fail = rr;
 				r->fail_run = r->runs - 1;
 				r->verdict = VERDICT_FAIL;
+				r->found_by = FOUND_DISCOVERY;
+				r->found_preemptions = rr.preemptions;
 				r->complete = false;
 				/* the schedule's points are the ones it used */
 				free(r->points);
@@ -403,10 +416,10 @@ static int explore_parallel(const struct explore_opts *o,
 			FILE *f = fdopen(fds[k][1], "w");
 
 			if (f) {
-				fprintf(f, "%d %llu %llu %zu\n", wr.verdict,
+				fprintf(f, "%d %llu %llu %zu %u\n", wr.verdict,
 					(unsigned long long)wr.runs,
 					(unsigned long long)wr.fail_run,
-					wr.npoints);
+					wr.npoints, tracer_filters_installed());
 				for (size_t i = 0; i < wr.npoints; i++)
 					fprintf(f, "%llx %u\n",
 						(unsigned long long)
@@ -429,9 +442,12 @@ static int explore_parallel(const struct explore_opts *o,
 		int v = VERDICT_ERROR;
 		unsigned long long runs = 0, fr = 0;
 		size_t np = 0;
+		unsigned nf = 0;
 
-		if (f && fscanf(f, "%d %llu %llu %zu", &v, &runs, &fr, &np) == 4) {
+		if (f && fscanf(f, "%d %llu %llu %zu %u", &v, &runs, &fr, &np,
+				&nf) == 5) {
 			r->runs += runs;
+			r->filters += nf;
 			struct user_point *pts = calloc(np + 1, sizeof(*pts));
 
 			for (size_t i = 0; pts && i < np; i++) {
@@ -473,6 +489,7 @@ static int explore_parallel(const struct explore_opts *o,
 		free(fail_points);
 		return 0;
 	}
+	unsigned filters = r->filters;
 	/* the failing sample once more, here, for its whole result */
 	struct explore_opts one = *o;
 
@@ -486,13 +503,23 @@ static int explore_parallel(const struct explore_opts *o,
 
 	r->runs = total;
 	r->fail_run = fail_run;
+	r->filters += filters;
 	free(fail_points);
 	return e;
 }
 
 int explore(const struct explore_opts *o, struct explore_result *r)
 {
+	unsigned f0 = tracer_filters_installed();
+	double t0 = now();
+	int e;
+
 	if (o->jobs > 1 && o->strategy != STRAT_DFS && !o->only_run)
-		return explore_parallel(o, r);
-	return explore_serial(o, r);
+		e = explore_parallel(o, r);
+	else
+		e = explore_serial(o, r);
+	r->filters += tracer_filters_installed() - f0;
+	if (r->seconds <= 0)
+		r->seconds = now() - t0;
+	return e;
 }

@@ -20,6 +20,8 @@ enum verdict {
 
 enum strategy_kind { STRAT_DFS, STRAT_RANDOM, STRAT_PCT };
 
+enum found_by { FOUND_DFS, FOUND_SAMPLE, FOUND_HYBRID, FOUND_DISCOVERY };
+
 struct explore_opts {
 	struct session_config cfg; /* base configuration of every run */
 	int strategy;		   /* enum strategy_kind */
@@ -48,6 +50,11 @@ struct explore_result {
 	double seconds;
 	struct run_result fail;	   /* the failing run, if any */
 	uint64_t fail_run;	   /* its number (0-based) */
+	/* who found it: FOUND_DFS (the bounded search itself), a sample of
+	 * the hybrid or of --strategy, or a race-discovery sample; only a
+	 * dfs find is known to fit the preemption bound */
+	int found_by;
+	uint32_t found_preemptions; /* the failing run's, as found */
 	struct run_result pass;	   /* the last passing run, if any */
 	bool have_pass;
 	uint64_t total_steps;
@@ -62,6 +69,7 @@ struct explore_result {
 	int restarts;		   /* explorations restarted for a spin */
 	uint64_t samples;	   /* hybrid PCT samples among the runs */
 	bool too_long;		   /* the default schedule hit a limit */
+	unsigned filters;	   /* seccomp filters installed (all workers) */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "explore.h"
 #include "minimize.h"
+#include "strategy.h"
 
 size_t minimize_count_decisions(const struct run_result *r)
 {
@@ -99,4 +100,120 @@ int minimize(minimize_run_fn run, void *ctx, struct run_result *best,
 	st->preemptions_after = best->preemptions;
 	st->decisions_after = minimize_count_decisions(best);
 	return 0;
+}
+
+/* One preemption of the schedule being minimised: thread `from` was about
+ * to do from_kind on from_obj when `to` ran to_kind on to_obj instead. */
+struct seed {
+	int from, to;
+	uint8_t from_kind, to_kind;
+	uint64_t from_obj, to_obj;
+};
+
+struct seeds {
+	struct seed *s;
+	size_t n;
+};
+
+static int seed_score(void *ctx, const struct choice *c, int i)
+{
+	const struct seeds *ss = ctx;
+	const struct alt *a = &c->alts[i], *cur = NULL;
+	int best = 0;
+
+	for (int k = 0; k < c->nalts; k++)
+		if (c->alts[k].thread == c->current && !c->alts[k].timeout)
+			cur = &c->alts[k];
+	for (size_t k = 0; k < ss->n; k++) {
+		const struct seed *s = &ss->s[k];
+		int v = (c->current == s->from) + (a->thread == s->to);
+
+		if (a->kind == s->to_kind && a->obj == s->to_obj)
+			v += 2;
+		if (cur && cur->kind == s->from_kind && cur->obj == s->from_obj)
+			v += 2;
+		if (v > best)
+			best = v;
+	}
+	return best;
+}
+
+static void seeds_of(const struct run_result *r, struct seeds *ss)
+{
+	ss->n = 0;
+	ss->s = calloc(r->nevents ? r->nevents : 1, sizeof(*ss->s));
+	if (!ss->s)
+		return;
+	for (size_t k = 1; k < r->nevents; k++) {
+		const struct event *e = &r->events[k];
+
+		if (!e->preempt)
+			continue;
+		struct seed *s = &ss->s[ss->n++];
+
+		s->to = e->thread;
+		s->to_kind = e->kind;
+		s->to_obj = e->obj;
+		s->from = r->events[k - 1].thread;
+		s->from_kind = OP_NONE;
+		/* what the preempted thread did next is what it was at */
+		for (size_t j = k + 1; j < r->nevents; j++)
+			if (r->events[j].thread == s->from) {
+				s->from_kind = r->events[j].kind;
+				s->from_obj = r->events[j].obj;
+				break;
+			}
+	}
+}
+
+int minimize_search(minimize_strategy_fn run, void *ctx,
+		    struct run_result *best, unsigned max_runs,
+		    struct minimize_stats *st)
+{
+	struct seeds ss;
+	int found = -1;
+
+	if (!best->preemptions)
+		return -1;
+	struct dfs *d = dfs_new((int)best->preemptions - 1, false);
+
+	if (!d)
+		return -1;
+	seeds_of(best, &ss);
+	dfs_set_placement(d, true);
+	if (ss.s)
+		dfs_set_order(d, seed_score, &ss);
+	struct strategy s = dfs_strategy(d);
+
+	while (st->runs < max_runs && dfs_next(d)) {
+		struct run_result rr;
+
+		st->runs++;
+		if (run(ctx, &s, &rr))
+			break;
+		dfs_end_run(d);
+		if (rr.failure != FAIL_NONE && rr.failure != FAIL_DIVERGED &&
+		    rr.failure != FAIL_INTERNAL &&
+		    rr.failure != FAIL_INTERRUPTED &&
+		    rr.failure != FAIL_SPIN && fingerprint_equal(&rr, best) &&
+		    rr.preemptions < best->preemptions) {
+			run_result_free(best);
+			*best = rr;
+			found = dfs_bound(d);
+			break;
+		}
+		bool stop = rr.failure == FAIL_INTERRUPTED ||
+			    rr.failure == FAIL_INTERNAL;
+
+		run_result_free(&rr);
+		if (stop)
+			break;
+	}
+	free(ss.s);
+	dfs_free(d);
+	if (found >= 0) {
+		st->preemptions_after = best->preemptions;
+		st->decisions_after = minimize_count_decisions(best);
+	}
+	return found;
 }

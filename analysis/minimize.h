@@ -29,6 +29,24 @@ struct minimize_stats {
  * on return *best is the minimal failing run found).  Returns 0. */
 int minimize(minimize_run_fn run, void *ctx, struct run_result *best,
 	     unsigned max_runs, struct minimize_stats *st);
+/* Run the program once under strategy s; fill *out.  0 or -errno. */
+typedef int (*minimize_strategy_fn)(void *ctx, struct strategy *s,
+				    struct run_result *out);
+
+/*
+ * The same failure with fewer preemptions, searched systematically:
+ * bounds 0, 1, ... best->preemptions - 1 in turn, each bound every way of
+ * placing that many preemptions on default continuations (dfs placement
+ * search), the placements that resemble best's own preemptions (same
+ * threads, same operations) first.  So a sampled schedule with many
+ * preemptions gives way to the fewest that fail the same way, even where
+ * dropping its preemptions one at a time cannot get there.  On success
+ * *best is the new run and the bound is returned, else -1 (*best kept).
+ * st->runs counts the runs.
+ */
+int minimize_search(minimize_strategy_fn run, void *ctx,
+		    struct run_result *best, unsigned max_runs,
+		    struct minimize_stats *st);
 /* Non-default decisions of a run (index != 0). */
 size_t minimize_count_decisions(const struct run_result *r);
 

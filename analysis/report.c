@@ -6,30 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "escape.h"
 #include "report.h"
 
 void json_string(FILE *f, const char *s)
 {
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
+	esc_json(f, s);
 }
 
 void report_json(FILE *f, const struct report *r)
@@ -48,6 +30,7 @@ void report_json(FILE *f, const struct report *r)
 		(unsigned long long)r->runs, r->complete ? "true" : "false",
 		r->preemption_bound, (unsigned long long)r->seed, r->seconds);
 	json_string(f, r->summary);
+	fprintf(f, ",\n  \"interrupted\": %s", r->interrupted ? "true" : "false");
 	fprintf(f, ",\n  \"failure\": ");
 	if (r->has_failure) {
 		fprintf(f, "{\n    \"kind\": ");
@@ -99,18 +82,60 @@ void report_json(FILE *f, const struct report *r)
 	fprintf(f, "\n}\n");
 }
 
+/* The longest run of backticks in s: a fence must be longer. */
+static size_t max_ticks(const char *s)
+{
+	size_t best = 0, run = 0;
+
+	for (; s && *s; s++) {
+		run = *s == '`' ? run + 1 : 0;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+/* Untrusted text in a fenced block: escaped, and fenced so that no line of
+ * it can close the block. */
 static void md_block(FILE *f, const char *s)
 {
-	fprintf(f, "```\n%s%s```\n", s, s[0] && s[strlen(s) - 1] == '\n' ? "" : "\n");
+	size_t n = max_ticks(s) + 1;
+
+	if (n < 3)
+		n = 3;
+	for (size_t i = 0; i < n; i++)
+		fputc('`', f);
+	fputc('\n', f);
+	esc_fputs(f, s, ESC_LINES);
+	if (!s[0] || s[strlen(s) - 1] != '\n')
+		fputc('\n', f);
+	for (size_t i = 0; i < n; i++)
+		fputc('`', f);
+	fputc('\n', f);
+}
+
+/* Untrusted text as an inline code span (one line, escaped). */
+static void md_code(FILE *f, const char *s)
+{
+	char buf[4096];
+
+	esc_text(buf, sizeof(buf), s ? s : "", 0);
+	if (strchr(buf, '`'))
+		fprintf(f, "`` %s ``", buf);
+	else
+		fprintf(f, "`%s`", buf);
 }
 
 void report_markdown(FILE *f, const struct report *r)
 {
 	fprintf(f, "## ptloom %s: %s\n\n", r->command ? r->command : "run",
 		r->verdict);
-	fprintf(f, "`%s`\n\n", r->summary ? r->summary : "");
+	md_code(f, r->summary);
+	fprintf(f, "\n\n");
 	fprintf(f, "| | |\n|---|---|\n");
-	fprintf(f, "| program | `%s` |\n", r->program ? r->program : "");
+	fprintf(f, "| program | ");
+	md_code(f, r->program);
+	fprintf(f, " |\n");
 	fprintf(f, "| strategy | %s |\n| runs | %llu |\n",
 		r->strategy ? r->strategy : "", (unsigned long long)r->runs);
 	fprintf(f, "| complete | %s |\n| preemption bound | %d |\n",
@@ -123,9 +148,12 @@ void report_markdown(FILE *f, const struct report *r)
 		if (r->thread >= 0)
 			fprintf(f, " in T%d", r->thread);
 		fprintf(f, "\n\n");
-		if (r->location && r->location[0])
-			fprintf(f, "at `%s`, %d preemption(s)\n\n", r->location,
-				r->preemptions);
+		if (r->location && r->location[0]) {
+			fprintf(f, "at ");
+			md_code(f, r->location);
+			fprintf(f, ", %d preemption%s\n\n", r->preemptions,
+				r->preemptions == 1 ? "" : "s");
+		}
 		if (r->message && r->message[0])
 			md_block(f, r->message);
 		if (r->output && r->output[0]) {
@@ -138,31 +166,21 @@ void report_markdown(FILE *f, const struct report *r)
 			md_block(f, r->departure);
 		}
 	}
-	if (r->replay_command)
-		fprintf(f, "\nReplay:\n\n```\n%s\n```\n", r->replay_command);
+	if (r->replay_command) {
+		fprintf(f, "\nReplay:\n\n");
+		md_block(f, r->replay_command);
+	}
 	if (r->has_replay)
 		fprintf(f, "\nReplay exact: %s, trace hash `%s`%s%s\n",
 			r->exact ? "yes" : "no",
 			r->trace_hash ? r->trace_hash : "",
 			r->divergence ? "; " : "",
-			r->divergence ? r->divergence : "");
+			r->divergence ? esc(r->divergence) : "");
 }
 
 static void xml(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-				fputc('?', f);
-			else
-				fputc(*s, f);
-		}
-	}
+	esc_xml(f, s);
 }
 
 void report_junit(FILE *f, const struct report *r)

@@ -19,6 +19,7 @@ struct report {
 	uint64_t seed;
 	double seconds;
 	const char *summary;	  /* the summary line */
+	bool interrupted;	  /* SIGINT/SIGTERM cut the command short */
 	/* failure (has_failure) */
 	bool has_failure;
 	const char *kind;

@@ -34,6 +34,13 @@ bool dfs_next(struct dfs *d);
 /* After a run: backtrack.  diverged: the run did not follow its prefix. */
 void dfs_end_run(struct dfs *d);
 struct strategy dfs_strategy(struct dfs *d);
+/* Placement search: each work item runs once, its default continuation,
+ * without backtracking over free edges (and without sleep sets). */
+void dfs_set_placement(struct dfs *d, bool on);
+/* The items of each bound run by descending score(ctx, choice, alt) of the
+ * costly alternative that starts them; ties in queue order. */
+typedef int (*dfs_score_fn)(void *ctx, const struct choice *c, int alt);
+void dfs_set_order(struct dfs *d, dfs_score_fn score, void *ctx);
 int dfs_bound(const struct dfs *d);	/* the bound being explored */
 bool dfs_diverged(const struct dfs *d); /* last run left its prefix */
 size_t dfs_pending(const struct dfs *d);

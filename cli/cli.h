@@ -20,7 +20,14 @@ enum {
 	EXIT_DIVERGED = 4,
 };
 
+/* The signal (SIGINT, SIGTERM, SIGHUP) that interrupted ptloom, or 0. */
 extern volatile int cli_interrupted;
+/* 128 + that signal: 130 for SIGINT, 143 for SIGTERM. */
+int exit_interrupted(void);
+/* Test hook: PTLOOM_TEST_INTERRUPT=WHERE (or WHERE:TERM) raises SIGINT
+ * (SIGTERM) at the point named WHERE, for steps too quick to interrupt
+ * from outside in a test ("minimize", "replay"). */
+void cli_test_interrupt(const char *where);
 
 /* The program under test, as the user named it and as it is run. */
 struct program {
@@ -47,13 +54,37 @@ struct common_opts {
 	char **env_extra;
 	int nenv_extra;
 	bool keep_env;
+	bool trust_env;	   /* --trust-env: a file's loader variables too */
 };
+
+/* Seconds options take at most this many seconds. */
+#define SECONDS_MAX 100000000
+/* The tunable ptloom adds to every program's environment. */
+#define PTLOOM_TUNABLES "GLIBC_TUNABLES=glibc.pthread.rseq=0"
 
 void common_defaults(struct common_opts *o);
 /* Parse one of the shared long options; returns 1 if handled, 0 if not,
  * -1 after printing an error. */
 int common_option(struct common_opts *o, int c, const char *arg);
 int parse_points(const char *s, unsigned *out);
+/* A plain decimal number (digits only, no sign, space or leading zero) up
+ * to max; 0 or -1. */
+int parse_decimal(const char *s, uint64_t max, uint64_t *v);
+/* Seconds > 0 and <= max, a plain decimal with an optional fraction
+ * (never nan, inf, a sign or an exponent); 0 or -1. */
+int parse_seconds(const char *s, double max, double *v);
+/* After getopt returned '?' or ':' (opterr = 0, optstring "+:..."):
+ * one line naming the option and the --help hint; returns EXIT_USAGE. */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
+/* Is "NAME=VALUE" a variable that makes the loader or libc load or run
+ * code (LD_*, GLIBC_TUNABLES, GCONV_PATH, ...: see common.c)? */
+bool env_is_loader_var(const char *kv);
+/* The first entry of env (from a schedule file) that is a loader variable
+ * neither in ptloom's own environment with the same value nor named in
+ * given (-e NAME=VALUE), or NULL when all may be used. */
+const char *env_refused(char *const *env, int n, char *const *given,
+			int ngiven);
 const char *points_name(unsigned p, char *buf, size_t len);
 
 /* Resolve PROGRAM and build the environment; prints the error and
@@ -61,6 +92,8 @@ const char *points_name(unsigned p, char *buf, size_t len);
 int program_setup(struct program *p, int argc, char **argv,
 		  const struct common_opts *o);
 void program_free(struct program *p);
+/* Set (or replace) one "NAME=VALUE" of the program's environment. */
+void program_setenv(struct program *p, const char *kv);
 
 /* A symbolizer backed by analysis/symbols.c. */
 struct symbolizer *cli_symbolizer(void);
@@ -74,6 +107,10 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 		       int bound, const struct run_result *r);
 void schedule_set_points(struct schedule *s, const struct user_point *p,
 			 size_t n);
+/* Before the first run: can the schedule files (out_dir: o->out_dir) and
+ * the --report file be written?  Prints the reason and returns -1 if not.
+ * Also removes temporary files that earlier, killed saves left there. */
+int check_output_paths(const struct common_opts *o, bool out_dir);
 /* Save under dir as ID-suffix.pb; the path is written to path. */
 int save_schedule(const struct schedule *s, const char *dir, const char *id,
 		  const char *suffix, char *path, size_t len);
@@ -87,6 +124,8 @@ void describe_schedule_failure(const struct schedule *s, char *buf,
  * struct session_config.  The minimiser's run function. */
 int run_by_step(void *cfg, const struct decision *dec, size_t n,
 		struct run_result *out);
+/* minimize_strategy_fn over session_run(); ctx is a struct session_config */
+int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out);
 
 /* The failure's message (unless the output holds it) and, with_output,
  * the tail of the program's output. */
@@ -106,6 +145,21 @@ const char *signal_name(int sig);
 void event_line(const struct event *e, const struct sym_entry *syms,
 		size_t nsyms, const char *const *names, int nnames, char *buf,
 		size_t len);
+/* A hash index of a trace's symbols, so that explaining n events costs
+ * O(n), not O(n * symbols).  Below 16 entries (or out of memory) lookups
+ * scan.  sym_probes counts the entries looked at, for the tests. */
+struct sym_index {
+	const struct sym_entry *syms;
+	size_t n, cap;
+	uint32_t *slot;	/* index into syms, UINT32_MAX empty */
+};
+int sym_index_build(struct sym_index *ix, const struct sym_entry *syms,
+		    size_t n);
+void sym_index_free(struct sym_index *ix);
+extern uint64_t sym_probes;
+/* event_line() with an index. */
+void event_line_ix(const struct event *e, const struct sym_index *ix,
+		   char *buf, size_t len);
 /* The first event where two traces part; -1 if none. */
 long trace_departure(const struct event *a, size_t na, const struct event *b,
 		     size_t nb);

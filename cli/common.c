@@ -2,15 +2,19 @@
  * Helpers shared by the subcommands: options, the program and its fixed
  * environment, the symbolizer, schedule files, one-line event text.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/escape.h"
 #include "../analysis/python.h"
 #include "../analysis/report.h"
 #include "../analysis/strategy.h"
@@ -65,28 +69,66 @@ const char *points_name(unsigned p, char *buf, size_t len)
 	return buf;
 }
 
-static int parse_u64(const char *s, uint64_t *v)
+int parse_decimal(const char *s, uint64_t max, uint64_t *v)
 {
-	char *end;
+	uint64_t x = 0;
 
-	errno = 0;
-	if (!s || !*s || *s == '-')
+	/* digits only: no sign, no spaces, no 0x, no octal-looking 010 */
+	if (!s || !*s || (s[0] == '0' && s[1]))
 		return -1;
-	unsigned long long x = strtoull(s, &end, 0);
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		unsigned d = (unsigned)(*p - '0');
 
-	if (errno || *end)
+		if (x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	if (x > max)
 		return -1;
 	*v = x;
 	return 0;
 }
 
-static int parse_secs(const char *s, double *v)
+int parse_seconds(const char *s, double max, double *v)
 {
-	char *end;
+	const char *p = s;
+	size_t digits = 0;
 
-	errno = 0;
-	*v = strtod(s, &end);
-	return errno || *end || *v < 0 ? -1 : 0;
+	/* "12", "0.5", "2.": no sign, exponent, nan, inf or spaces */
+	if (!s || !*s)
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			digits++;
+	if (*p || !digits)
+		return -1;
+	char *end;
+	double x = strtod(s, &end);
+
+	if (*end || !(x > 0) || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "?";
+
+	if (c == ':')
+		fprintf(stderr, "ptloom %s: option '%s' needs a value (see "
+				"ptloom %s --help)\n", cmd, esc(arg), cmd);
+	else if (optopt && !(arg[0] == '-' && arg[1] == '-'))
+		fprintf(stderr, "ptloom %s: unknown option '-%c' (see ptloom "
+				"%s --help)\n", cmd, optopt, cmd);
+	else
+		fprintf(stderr, "ptloom %s: unknown option '%s' (see ptloom "
+				"%s --help)\n", cmd, esc(arg), cmd);
+	return EXIT_USAGE;
 }
 
 /* Long-option codes shared by the subcommands (see run.c). */
@@ -102,23 +144,27 @@ int common_option(struct common_opts *o, int c, const char *arg)
 		o->points |= POINTS_CLEVEL; /* asked for: see python.c */
 		return 1;
 	case 'S':
-		if (parse_u64(arg, &o->seed)) {
-			fprintf(stderr, "ptloom: --seed takes a number (got "
-					"'%s')\n", arg);
+		if (parse_decimal(arg, UINT64_MAX, &o->seed)) {
+			fprintf(stderr, "ptloom: --seed takes a plain decimal "
+					"number from 0 to %llu (got '%s')\n",
+				(unsigned long long)UINT64_MAX, esc(arg));
 			return -1;
 		}
 		return 1;
 	case 'M':
-		if (parse_u64(arg, &o->max_steps) || !o->max_steps) {
-			fprintf(stderr, "ptloom: --max-steps takes a positive "
-					"number (got '%s')\n", arg);
+		if (parse_decimal(arg, UINT32_MAX, &o->max_steps) ||
+		    !o->max_steps) {
+			fprintf(stderr, "ptloom: --max-steps takes a decimal "
+					"number from 1 to %u (got '%s')\n",
+				UINT32_MAX, esc(arg));
 			return -1;
 		}
 		return 1;
 	case 'T':
-		if (parse_secs(arg, &o->timeout) || o->timeout <= 0) {
-			fprintf(stderr, "ptloom: --timeout takes seconds > 0 "
-					"(got '%s')\n", arg);
+		if (parse_seconds(arg, SECONDS_MAX, &o->timeout)) {
+			fprintf(stderr, "ptloom: --timeout takes seconds, a "
+					"decimal number > 0 and <= %d (got "
+					"'%s')\n", SECONDS_MAX, esc(arg));
 			return -1;
 		}
 		return 1;
@@ -156,6 +202,9 @@ int common_option(struct common_opts *o, int c, const char *arg)
 	case 'K':
 		o->keep_env = true;
 		return 1;
+	case 'U':
+		o->trust_env = true;
+		return 1;
 	}
 	return 0;
 }
@@ -185,7 +234,7 @@ static bool keep_var(const char *kv, bool all)
 	return false;
 }
 
-static void env_add(struct program *p, const char *kv)
+void program_setenv(struct program *p, const char *kv)
 {
 	size_t n = strcspn(kv, "=");
 
@@ -198,6 +247,55 @@ static void env_add(struct program *p, const char *kv)
 	p->envp = realloc(p->envp, (size_t)(p->nenv + 2) * sizeof(char *));
 	p->envp[p->nenv++] = strdup(kv);
 	p->envp[p->nenv] = NULL;
+}
+
+/*
+ * Variables that make ld.so or libc load or run code, write files or
+ * change what they parse: glibc's list of variables dropped in
+ * secure-execution mode (sysdeps/generic/unsecvars.h, ld.so(8)) with
+ * every LD_* and the MALLOC_* tunable aliases, but without TMPDIR (it
+ * names where temporary files go and loads nothing).  A schedule file's
+ * environment is data: these are refused on replay (env_refused()).
+ */
+static const char *const loader_vars[] = {
+	"GCONV_PATH",	 "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES",
+	"LOCALDOMAIN",	 "LOCPATH",	"MALLOC_TRACE",	  "NIS_PATH",
+	"NLSPATH",	 "RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR",
+};
+
+bool env_is_loader_var(const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+
+	if (!strncmp(kv, "LD_", 3) || !strncmp(kv, "MALLOC_", 7))
+		return true;
+	for (size_t i = 0; i < sizeof(loader_vars) / sizeof(loader_vars[0]);
+	     i++)
+		if (strlen(loader_vars[i]) == n &&
+		    !strncmp(kv, loader_vars[i], n))
+			return true;
+	return false;
+}
+
+const char *env_refused(char *const *env, int n, char *const *given,
+			int ngiven)
+{
+	for (int i = 0; i < n; i++) {
+		const char *kv = env[i];
+		size_t k = strcspn(kv, "=");
+		bool ok = !env_is_loader_var(kv) ||
+			  !strcmp(kv, PTLOOM_TUNABLES);
+
+		/* what ptloom's own environment or -e already says is no
+		 * new trust */
+		for (char **e = environ; !ok && *e; e++)
+			ok = !strcmp(*e, kv);
+		for (int j = 0; !ok && j < ngiven; j++)
+			ok = !strncmp(given[j], kv, k) && given[j][k] == '=';
+		if (!ok)
+			return kv;
+	}
+	return NULL;
 }
 
 int program_setup(struct program *p, int argc, char **argv,
@@ -227,11 +325,11 @@ int program_setup(struct program *p, int argc, char **argv,
 	p->envp = calloc(1, sizeof(char *));
 	for (char **e = environ; *e; e++)
 		if (keep_var(*e, o->keep_env))
-			env_add(p, *e);
+			program_setenv(p, *e);
 	/* rseq registration is not needed and cannot affect schedules */
-	env_add(p, "GLIBC_TUNABLES=glibc.pthread.rseq=0");
+	program_setenv(p, PTLOOM_TUNABLES);
 	for (int i = 0; i < o->nenv_extra; i++)
-		env_add(p, o->env_extra[i]);
+		program_setenv(p, o->env_extra[i]);
 	qsort(p->envp, (size_t)p->nenv, sizeof(char *), cmp_str);
 	char buf[4096];
 
@@ -437,7 +535,7 @@ void describe_failure(const struct run_result *r, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, " in T%d",
 					r->thread);
 	if (r->location[0] && off < len)
-		snprintf(buf + off, len - off, " (%s)", r->location);
+		snprintf(buf + off, len - off, " (%s)", esc(r->location));
 }
 
 static char *xstrdup(const char *s)
@@ -507,6 +605,145 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 	}
 }
 
+/* Can files be created in the existing directory dir?  0 or -errno. */
+static int probe_dir(const char *dir)
+{
+	char tmp[4200];
+	struct stat sb;
+
+	if (stat(dir, &sb))
+		return -errno;
+	if (!S_ISDIR(sb.st_mode))
+		return -ENOTDIR;
+	snprintf(tmp, sizeof(tmp), "%s/.ptloom-probe.XXXXXX", dir);
+	int fd = mkstemp(tmp);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
+/* The directory part of path ("." for none), in buf. */
+static const char *dir_of(const char *path, char *buf, size_t len)
+{
+	const char *sl = strrchr(path, '/');
+
+	if (!sl)
+		return ".";
+	if (sl == path)
+		return "/";
+	snprintf(buf, len, "%.*s", (int)(sl - path), path);
+	return buf;
+}
+
+/*
+ * Temporary files of earlier saves killed before their rename (".NAME.XXXXXX"
+ * beside NAME, replayer/schedule.c and analysis/report.c): removed when
+ * older than a minute, so a save in progress elsewhere is left alone.
+ * match says which names are ours.
+ */
+static void clean_stale_temps(const char *dir, bool (*match)(const char *,
+							       const void *),
+			      const void *arg)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	time_t now = time(NULL);
+
+	while (d && (e = readdir(d))) {
+		struct stat sb;
+		char path[4400];
+
+		if (!match(e->d_name, arg))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!lstat(path, &sb) && S_ISREG(sb.st_mode) &&
+		    sb.st_mtime + 60 < now)
+			unlink(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* ".<hex id>-<suffix>.pb.XXXXXX" */
+static bool schedule_temp(const char *n, const void *arg)
+{
+	size_t len = strlen(n);
+
+	(void)arg;
+	if (n[0] != '.' || len < 12)
+		return false;
+	const char *dash = strchr(n, '-'), *pb = strstr(n, ".pb.");
+
+	return dash && pb && pb > dash && strlen(pb + 4) == 6 &&
+	       strspn(n + 1, "0123456789abcdef") == (size_t)(dash - n - 1);
+}
+
+/* "REPORT.XXXXXX" for the report's base name */
+static bool report_temp(const char *n, const void *arg)
+{
+	const char *base = arg;
+	size_t k = strlen(base);
+
+	return !strncmp(n, base, k) && n[k] == '.' && strlen(n + k + 1) == 6;
+}
+
+int check_output_paths(const struct common_opts *o, bool out_dir)
+{
+	char buf[4096];
+	struct stat sb;
+	int e;
+
+	if (out_dir && o->out_dir) {
+		/* the directory, or the nearest ancestor that exists */
+		snprintf(buf, sizeof(buf), "%s", o->out_dir);
+		while (stat(buf, &sb) && errno == ENOENT && strchr(buf, '/') &&
+		       strcmp(buf, "/"))
+			*strrchr(buf, '/') = 0;
+		if (!buf[0])
+			snprintf(buf, sizeof(buf), "%s",
+				 o->out_dir[0] == '/' ? "/" : ".");
+		if (stat(buf, &sb) && errno == ENOENT)
+			snprintf(buf, sizeof(buf), ".");
+		e = probe_dir(buf);
+		if (e) {
+			fprintf(stderr, "ptloom: -o %s: cannot write schedule "
+					"files there: %s%s%s\n",
+				esc(o->out_dir), strerror(-e),
+				strcmp(buf, o->out_dir) ? " in " : "",
+				strcmp(buf, o->out_dir) ? esc(buf) : "");
+			return -1;
+		}
+		if (!strcmp(buf, o->out_dir))
+			clean_stale_temps(buf, schedule_temp, NULL);
+	}
+	if (o->report) {
+		char d[4096];
+		const char *dir = dir_of(o->report, d, sizeof(d));
+		const char *base = strrchr(o->report, '/');
+
+		base = base ? base + 1 : o->report;
+		if (!*base || (!stat(o->report, &sb) && S_ISDIR(sb.st_mode))) {
+			fprintf(stderr, "ptloom: --report %s: is a directory, "
+					"not a file\n", esc(o->report));
+			return -1;
+		}
+		e = probe_dir(dir);
+		if (e) {
+			fprintf(stderr, "ptloom: --report %s: cannot write "
+					"there: %s\n", esc(o->report),
+				e == -ENOENT ? "its directory does not exist"
+				: e == -ENOTDIR ? "its parent is not a directory"
+						: strerror(-e));
+			return -1;
+		}
+		clean_stale_temps(dir, report_temp, base);
+	}
+	return 0;
+}
+
 int save_schedule(const struct schedule *s, const char *dir, const char *id,
 		  const char *suffix, char *path, size_t len)
 {
@@ -526,28 +763,91 @@ int save_schedule(const struct schedule *s, const char *dir, const char *id,
 	return schedule_save(path, s);
 }
 
-static const char *sym_of(const struct sym_entry *syms, size_t n,
-			  uint64_t addr, bool data)
+uint64_t sym_probes;
+
+static uint64_t sym_hash(uint64_t addr, bool data)
 {
-	for (size_t i = 0; i < n; i++)
-		if (syms[i].addr == addr && syms[i].data == data)
-			return syms[i].text;
-	return NULL;
+	uint64_t h = (addr ^ (data ? 0x9e3779b97f4a7c15ull : 0)) *
+		     0xff51afd7ed558ccdull;
+
+	return h ^ (h >> 29);
 }
 
-void event_line(const struct event *e, const struct sym_entry *syms,
-		size_t nsyms, const char *const *names, int nnames, char *buf,
-		size_t len)
+int sym_index_build(struct sym_index *ix, const struct sym_entry *syms,
+		    size_t n)
+{
+	memset(ix, 0, sizeof(*ix));
+	ix->syms = syms;
+	ix->n = n;
+	if (n < 16)
+		return 0; /* a scan is as quick */
+	size_t cap = 32;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	ix->slot = malloc(cap * sizeof(*ix->slot));
+	if (!ix->slot)
+		return -ENOMEM; /* still usable: lookups scan */
+	memset(ix->slot, 0xff, cap * sizeof(*ix->slot));
+	ix->cap = cap;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = sym_hash(syms[i].addr, syms[i].data) & (cap - 1);
+
+		while (ix->slot[k] != UINT32_MAX) {
+			const struct sym_entry *o = &syms[ix->slot[k]];
+
+			if (o->addr == syms[i].addr && o->data == syms[i].data)
+				break; /* the first one wins, as in a scan */
+			k = (k + 1) & (cap - 1);
+		}
+		if (ix->slot[k] == UINT32_MAX)
+			ix->slot[k] = (uint32_t)i;
+	}
+	return 0;
+}
+
+void sym_index_free(struct sym_index *ix)
+{
+	free(ix->slot);
+	memset(ix, 0, sizeof(*ix));
+}
+
+static const char *sym_find(const struct sym_index *ix, uint64_t addr,
+			    bool data)
+{
+	if (!ix->slot) {
+		for (size_t i = 0; i < ix->n; i++) {
+			sym_probes++;
+			if (ix->syms[i].addr == addr &&
+			    ix->syms[i].data == data)
+				return ix->syms[i].text;
+		}
+		return NULL;
+	}
+	for (size_t k = sym_hash(addr, data) & (ix->cap - 1);;
+	     k = (k + 1) & (ix->cap - 1)) {
+		sym_probes++;
+		if (ix->slot[k] == UINT32_MAX)
+			return NULL;
+		const struct sym_entry *e = &ix->syms[ix->slot[k]];
+
+		if (e->addr == addr && e->data == data)
+			return e->text;
+	}
+}
+
+static void event_line_raw(const struct event *e,
+			   const struct sym_index *ix, char *buf, size_t len)
 {
 	char obj[160] = "", tname[48];
 	const char *o = e->obj && !(e->obj >> 63)
-				? sym_of(syms, nsyms, e->obj, true)
+				? sym_find(ix, e->obj, true)
 				: NULL;
 	const char *where = NULL;
 
 	if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
 	    e->kind == OP_ACCESS || e->kind == OP_SPIN)
-		where = sym_of(syms, nsyms, e->pc + (e->kind != OP_CALL), false);
+		where = sym_find(ix, e->pc + (e->kind != OP_CALL), false);
 	if (o && *o)
 		snprintf(obj, sizeof(obj), "%s%s",
 			 o[0] == '0' ? "" : "&", o);
@@ -556,11 +856,7 @@ void event_line(const struct event *e, const struct sym_entry *syms,
 	else if (e->obj)
 		snprintf(obj, sizeof(obj), "0x%llx",
 			 (unsigned long long)e->obj);
-	if (e->thread < nnames && names && names[e->thread] &&
-	    names[e->thread][0])
-		snprintf(tname, sizeof(tname), "T%u", e->thread);
-	else
-		snprintf(tname, sizeof(tname), "T%u", e->thread);
+	snprintf(tname, sizeof(tname), "T%u", e->thread);
 	const char *op = e->kind == OP_CALL ? call_fn_name(e->fn)
 					     : op_kind_name(e->kind);
 
@@ -594,6 +890,27 @@ void event_line(const struct event *e, const struct sym_entry *syms,
 	}
 	snprintf(buf, len, "%s %s(%s)%s%s", tname, op, obj,
 		 where && *where ? " at " : "", where && *where ? where : "");
+}
+
+void event_line(const struct event *e, const struct sym_entry *syms,
+		size_t nsyms, const char *const *names, int nnames, char *buf,
+		size_t len)
+{
+	struct sym_index ix = { .syms = syms, .n = nsyms };
+
+	(void)names;
+	(void)nnames;
+	event_line_ix(e, &ix, buf, len);
+}
+
+void event_line_ix(const struct event *e, const struct sym_index *ix,
+		   char *buf, size_t len)
+{
+	char raw[1024];
+
+	/* symbol texts come from the program or a file */
+	event_line_raw(e, ix, raw, sizeof(raw));
+	esc_text(buf, len, raw, 0);
 }
 
 long trace_departure(const struct event *a, size_t na, const struct event *b,
@@ -642,21 +959,46 @@ void describe_schedule_failure(const struct schedule *s, char *buf, size_t len)
 	describe_failure(&r, buf, len);
 }
 
+void cli_test_interrupt(const char *where)
+{
+	const char *v = getenv("PTLOOM_TEST_INTERRUPT");
+	size_t n = strlen(where);
+
+	if (v && !strncmp(v, where, n) && (!v[n] || v[n] == ':'))
+		raise(strcmp(v + n, ":TERM") ? SIGINT : SIGTERM);
+}
+
+int exit_interrupted(void)
+{
+	return 128 + (cli_interrupted ? cli_interrupted : SIGINT);
+}
+
 int run_by_step(void *cfg, const struct decision *dec, size_t n,
 		struct run_result *out)
 {
 	struct replay_strategy r;
 
+	if (cli_interrupted) {
+		memset(out, 0, sizeof(*out)); /* no more runs: stop quickly */
+		return -EINTR;
+	}
 	replay_init(&r, dec, n, false);
 	struct strategy s = replay_strategy(&r);
 
 	return session_run(cfg, &s, out);
 }
 
+int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out)
+{
+	return session_run(cfg, s, out);
+}
+
 void print_failure_output(const struct run_result *r, bool with_output)
 {
-	if (r->message[0] && !(r->output && strstr(r->output, r->message)))
-		printf("%s\n", r->message);
+	if (r->message[0] && !(r->output && strstr(r->output, r->message))) {
+		esc_fputs(stdout, r->message, ESC_LINES);
+		putchar('\n');
+	}
 	if (!with_output || !r->output_len)
 		return;
 	const char *o = r->output;
@@ -666,8 +1008,9 @@ void print_failure_output(const struct run_result *r, bool with_output)
 		o += n - 2000;
 		n = 2000;
 	}
-	printf("program output (tail):\n%.*s%s", (int)n, o,
-	       o[n - 1] == '\n' ? "" : "\n");
+	printf("program output (tail):\n");
+	esc_fwrite(stdout, o, n, ESC_LINES);
+	printf("%s", o[n - 1] == '\n' ? "" : "\n");
 }
 
 void report_failure(struct report *rep, const struct run_result *r,

@@ -12,8 +12,8 @@ volatile int cli_interrupted;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	cli_interrupted = 1;
+	if (!cli_interrupted)
+		cli_interrupted = sig; /* the first one names the exit code */
 	tracer_kill_all();
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "cli.h"
 #include "../analysis/discover.h"
+#include "../analysis/escape.h"
 #include "../analysis/report.h"
 
 static const struct option long_opts[] = {
@@ -41,7 +42,9 @@ static void usage(FILE *f)
 	      "  -e, --env NAME=VALUE  add to the program's environment\n"
 	      "\n"
 	      "exit: 0 no race found, 1 races found, 2 usage or input "
-	      "error\n",
+	      "error,\n"
+	      "      3 incomplete (no run observed the program to its end), "
+	      "130/143 interrupted\n",
 	      f);
 }
 
@@ -54,7 +57,8 @@ int cmd_races(int argc, char **argv)
 
 	common_defaults(&co);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:qh", long_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:qh", long_opts, NULL)) != -1) {
 		int r = common_option(&co, c, optarg);
 
 		if (r < 0)
@@ -62,19 +66,25 @@ int cmd_races(int argc, char **argv)
 		if (r > 0)
 			continue;
 		switch (c) {
-		case 'r':
-			runs = atoi(optarg);
-			if (runs < 1 || runs > 10000) {
-				fprintf(stderr, "ptloom: --runs takes 1 to "
-						"10000 (got '%s')\n", optarg);
+		case 'r': {
+			uint64_t v;
+
+			if (parse_decimal(optarg, 10000, &v) || !v) {
+				fprintf(stderr, "ptloom: --runs takes a decimal "
+						"number from 1 to 10000 (got "
+						"'%s')\n", esc(optarg));
 				return EXIT_USAGE;
 			}
+			runs = (int)v;
 			break;
+		}
 		case 'b':
-			budget = strtoull(optarg, NULL, 10);
-			if (!budget) {
-				fprintf(stderr, "ptloom: --budget takes a "
-						"positive number\n");
+			if (parse_decimal(optarg, UINT32_MAX, &budget) ||
+			    !budget) {
+				fprintf(stderr, "ptloom: --budget takes a decimal "
+						"number from 1 to %u (got "
+						"'%s')\n", UINT32_MAX,
+					esc(optarg));
 				return EXIT_USAGE;
 			}
 			break;
@@ -90,8 +100,7 @@ int cmd_races(int argc, char **argv)
 			usage(stdout);
 			return EXIT_PASS;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("races", c, argv);
 		}
 	}
 	struct program prog;
@@ -104,6 +113,12 @@ int cmd_races(int argc, char **argv)
 	session_config_init(&cfg, &prog, &co);
 	int e = discover_races(&cfg, runs, co.seed, budget, &d);
 
+	if (e && cli_interrupted) {
+		printf("ptloom: INTERRUPTED by %s before any run ended\n",
+		       signal_name(cli_interrupted));
+		program_free(&prog);
+		return exit_interrupted();
+	}
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s\n", prog.display);
 		program_free(&prog);
@@ -116,8 +131,9 @@ int cmd_races(int argc, char **argv)
 		       "\"seconds\": %.3f,\n  \"races\": [",
 		       d.runs, (unsigned long long)d.accesses, d.seconds);
 	} else if (!co.quiet) {
-		printf("ptloom: %d runs, %llu accesses observed in %.2f s\n",
-		       d.runs, (unsigned long long)d.accesses, d.seconds);
+		printf("ptloom: %d run%s, %llu accesses observed in %.2f s\n",
+		       d.runs, d.runs == 1 ? "" : "s",
+		       (unsigned long long)d.accesses, d.seconds);
 	}
 	for (size_t i = 0; i < d.nraces; i++) {
 		struct race_entry *r = &d.races[i];
@@ -149,21 +165,45 @@ int cmd_races(int argc, char **argv)
 		if (co.quiet)
 			continue;
 		printf("\nrace on %s (%d bytes at 0x%llx):\n",
-		       r->what[0] ? r->what : "?", r->pair.size,
+		       r->what[0] ? esc(r->what) : "?", r->pair.size,
 		       (unsigned long long)r->pair.addr);
 		for (int k = 0; k < 2; k++)
 			printf("  %s by T%d at %s\n",
 			       r->pair.write[k] ? "write" : "read ",
-			       r->pair.thread[k], where[k]);
+			       r->pair.thread[k], esc(where[k]));
 	}
-	if (json)
-		printf("\n  ]\n}\n");
-	else
-		printf("%sptloom: %s%zu data race%s found\n",
-		       d.nraces && !co.quiet ? "\n" : "",
-		       d.nraces ? "RACES " : "PASS ", d.nraces,
-		       d.nraces == 1 ? "" : "s");
-	int code = d.nraces ? EXIT_FAIL : EXIT_PASS;
+	/* a pass needs runs that observed the program to their end */
+	int observed = d.runs - d.failed_runs;
+	char why[200] = "";
+
+	if (cli_interrupted)
+		snprintf(why, sizeof(why), "interrupted by %s after %d of %d "
+					   "run%s", signal_name(cli_interrupted),
+			 d.runs, runs, runs == 1 ? "" : "s");
+	else if (!d.nraces && observed <= 0)
+		snprintf(why, sizeof(why), "no run observed the program to "
+					   "its end (%d of %d run%s failed: "
+					   "it crashed, hung or was refused)",
+			 d.failed_runs, d.runs, d.runs == 1 ? "" : "s");
+	int code = d.nraces ? EXIT_FAIL : why[0] ? EXIT_INCOMPLETE : EXIT_PASS;
+
+	if (cli_interrupted)
+		code = exit_interrupted();
+	if (json) {
+		printf("\n  ],\n  \"verdict\": \"%s\",\n  \"incomplete\": ",
+		       d.nraces ? "races" : why[0] ? "incomplete" : "pass");
+		json_string(stdout, why[0] ? why : NULL);
+		printf("\n}\n");
+	} else if (d.nraces) {
+		printf("%sptloom: RACES %zu data race%s found%s%s\n",
+		       !co.quiet ? "\n" : "", d.nraces,
+		       d.nraces == 1 ? "" : "s", why[0] ? "; " : "", why);
+	} else if (why[0]) {
+		printf("ptloom: %s %s; no data race found (not a pass)\n",
+		       cli_interrupted ? "INTERRUPTED" : "INCOMPLETE", why);
+	} else {
+		printf("ptloom: PASS 0 data races found\n");
+	}
 
 	discovery_free(&d);
 	program_free(&prog);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/escape.h"
 #include "../analysis/explore.h"
 #include "../analysis/minimize.h"
 #include "../analysis/report.h"
@@ -23,6 +24,7 @@ static const struct option long_opts[] = {
 	{ "report", required_argument, 0, 'R' },
 	{ "report-format", required_argument, 0, 'F' },
 	{ "env", required_argument, 0, 'e' },
+	{ "trust-env", no_argument, 0, 'U' },
 	{ "output", no_argument, 0, 'O' },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },
@@ -45,7 +47,13 @@ static void usage(FILE *f, const char *cmd)
 		"  -o, --out DIR         where new schedule files go (minimize)\n"
 		"      --report FILE     write a report; --report-format "
 		"json|markdown|junit\n"
-		"  -e, --env NAME=VALUE  add to the program's environment\n"
+		"  -e, --env NAME=VALUE  set in the program's environment "
+		"(overrides the\n"
+		"                        recorded entry)\n"
+		"      --trust-env       use the file's loader variables (LD_*, "
+		"GLIBC_TUNABLES,\n"
+		"                        ...: refused by default, see "
+		"ptloom(1))\n"
 		"      --output          pass the program's output through\n"
 		"  -q, --quiet           print the summary line only\n"
 		"\n"
@@ -133,6 +141,11 @@ int load_any_schedule(const char *path, struct schedule *s)
 	return 0;
 }
 
+static int cmp_env(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 struct replay_setup {
 	struct common_opts co;
 	struct schedule sch;
@@ -150,7 +163,8 @@ static int setup(int argc, char **argv, const char *cmd,
 	memset(rs, 0, sizeof(*rs));
 	common_defaults(&rs->co);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:e:qh", long_opts, NULL)) !=
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:e:qh", long_opts, NULL)) !=
 	       -1) {
 		int r = common_option(&rs->co, c, optarg);
 
@@ -162,8 +176,7 @@ static int setup(int argc, char **argv, const char *cmd,
 			usage(stdout, cmd);
 			return -1;
 		}
-		usage(stderr, cmd);
-		return EXIT_USAGE;
+		return cli_bad_option(cmd, c, argv);
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "ptloom: %s: no schedule given (usage: ptloom "
@@ -193,7 +206,34 @@ static int setup(int argc, char **argv, const char *cmd,
 		for (int i = 0; i < rs->sch.nenv; i++)
 			rs->prog.envp[i] = strdup(rs->sch.env[i]);
 		rs->prog.nenv = rs->sch.nenv;
+		rs->prog.envp[rs->prog.nenv] = NULL;
+		/* -e overrides what the file says */
+		for (int i = 0; i < rs->co.nenv_extra; i++)
+			program_setenv(&rs->prog, rs->co.env_extra[i]);
+		qsort(rs->prog.envp, (size_t)rs->prog.nenv, sizeof(char *),
+		      cmp_env);
 	}
+	/* the file's environment is data, not permission */
+	const char *bad = rs->co.trust_env
+				  ? NULL
+				  : env_refused(rs->prog.envp, rs->prog.nenv,
+						rs->co.env_extra,
+						rs->co.nenv_extra);
+
+	if (bad) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "="),
+			 bad);
+		fprintf(stderr, "ptloom: %s: refusing the recorded environment "
+				"entry %s (it makes the loader or libc load "
+				"code or files); replay with --trust-env if you "
+				"trust this file, or set it with -e %s=VALUE\n",
+			esc(rs->path), esc(name), esc(name));
+		return EXIT_USAGE;
+	}
+	if (check_output_paths(&rs->co, !strcmp(cmd, "minimize")))
+		return EXIT_USAGE;
 	session_config_init(&rs->cfg, &rs->prog, &rs->co);
 	rs->cfg.symbolize_trace = true;
 	rs->cfg.user_points = rs->sch.user_points;
@@ -228,6 +268,47 @@ static void teardown(struct replay_setup *rs)
 	free(rs->co.env_extra);
 }
 
+/* Interrupted before the replay ended: nothing was reproduced or refuted.
+ * Says so, writes the report, frees r; returns 130 or 143. */
+static int interrupted_replay(struct replay_setup *rs, struct run_result *r)
+{
+	char summary[600], at[48] = "";
+
+	if (r && r->steps)
+		snprintf(at, sizeof(at), " at step %llu",
+			 (unsigned long long)r->steps);
+	snprintf(summary, sizeof(summary),
+		 "ptloom: INTERRUPTED by %s: the replay of %s stopped%s "
+		 "before its end; nothing reproduced or refuted",
+		 signal_name(cli_interrupted), esc(rs->path), at);
+	printf("%s\n", summary);
+	if (rs->co.report) {
+		struct report rep = {
+			.command = "replay",
+			.verdict = "incomplete",
+			.interrupted = true,
+			.strategy = "replay",
+			.runs = 0,
+			.seed = rs->sch.seed,
+			.summary = summary,
+			.schedule_file = rs->path,
+			.has_replay = true,
+			.diverged_at = -1,
+			.thread = -1,
+			.exit_status = -1,
+			.program = rs->prog.display,
+		};
+
+		if (report_write(&rep, rs->co.report_format, rs->co.report))
+			fprintf(stderr, "ptloom: cannot write %s\n",
+				rs->co.report);
+	}
+	if (r)
+		run_result_free(r);
+	teardown(rs);
+	return exit_interrupted();
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_setup rs;
@@ -241,13 +322,19 @@ int cmd_replay(int argc, char **argv)
 	struct strategy st = replay_strategy(&strat);
 	struct run_result r;
 
+	cli_test_interrupt("replay");
 	e = session_run(&rs.cfg, &st, &r);
+	if (e && cli_interrupted)
+		return interrupted_replay(&rs, NULL);
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s: %s\n",
 			rs.prog.display, strerror(-e));
 		teardown(&rs);
 		return EXIT_USAGE;
 	}
+	if (r.failure == FAIL_INTERRUPTED || (cli_interrupted &&
+					      r.failure == FAIL_NONE))
+		return interrupted_replay(&rs, &r);
 	if (rs.co.output && r.output_len)
 		fwrite(r.output, 1, r.output_len, stdout);
 
@@ -381,6 +468,8 @@ int cmd_minimize(int argc, char **argv)
 
 	rs.cfg.symbolize_trace = false;
 	e = run_by_step(&rs.cfg, rs.sch.decisions, rs.sch.ndecisions, &best);
+	if ((e && cli_interrupted) || (!e && best.failure == FAIL_INTERRUPTED))
+		return interrupted_replay(&rs, e ? NULL : &best);
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s: %s\n",
 			rs.prog.display, strerror(-e));
@@ -394,6 +483,7 @@ int cmd_minimize(int argc, char **argv)
 		teardown(&rs);
 		return EXIT_PASS;
 	}
+	cli_test_interrupt("minimize");
 	minimize(run_by_step, &rs.cfg, &best, 500, &ms);
 	/* once more, exactly, with names */
 	struct replay_strategy exact;
@@ -404,11 +494,27 @@ int cmd_minimize(int argc, char **argv)
 
 	rs.cfg.symbolize_trace = true;
 	if (session_run(&rs.cfg, &st, &fin) == 0 &&
+	    fin.failure != FAIL_INTERRUPTED &&
 	    fin.trace_hash == best.trace_hash) {
 		run_result_free(&best);
 		best = fin;
 	} else {
 		run_result_free(&fin);
+	}
+	if (cli_interrupted) {
+		/* what was found so far is a real failing run, but it was
+		 * not replayed exactly: nothing is saved */
+		char desc[600];
+
+		describe_failure(&best, desc, sizeof(desc));
+		printf("minimized: not finished (interrupted after %u run%s; "
+		       "nothing saved)\n", ms.runs, ms.runs == 1 ? "" : "s");
+		printf("ptloom: INTERRUPTED by %s while minimizing %s; the "
+		       "recorded schedule still fails: %s\n",
+		       signal_name(cli_interrupted), esc(rs.path), desc);
+		run_result_free(&best);
+		teardown(&rs);
+		return exit_interrupted();
 	}
 	struct schedule out;
 	char id[32], path[1024], desc[600], quoted[4096];
@@ -420,10 +526,12 @@ int cmd_minimize(int argc, char **argv)
 	out.points = rs.sch.points;
 	snprintf(id, sizeof(id), "%06llx",
 		 (unsigned long long)(best.trace_hash & 0xffffff));
-	if (save_schedule(&out, rs.co.out_dir, id, "minimized", path,
-			  sizeof(path))) {
+	int se = save_schedule(&out, rs.co.out_dir, id, "minimized", path,
+			       sizeof(path));
+
+	if (se) {
 		fprintf(stderr, "ptloom: cannot write %s: %s\n", path,
-			strerror(errno));
+			strerror(-se));
 		schedule_free(&out);
 		run_result_free(&best);
 		teardown(&rs);
@@ -433,11 +541,11 @@ int cmd_minimize(int argc, char **argv)
 	describe_failure(&best, desc, sizeof(desc));
 	shell_join(quoted, sizeof(quoted), rs.prog.argv, rs.prog.argc);
 	printf("minimized: %u preemption%s (from %u), %zu decision%s (from "
-	       "%zu), %u runs\n",
+	       "%zu), %u run%s\n",
 	       ms.preemptions_after, ms.preemptions_after == 1 ? "" : "s",
 	       ms.preemptions_before, ms.decisions_after,
 	       ms.decisions_after == 1 ? "" : "s", ms.decisions_before,
-	       ms.runs);
+	       ms.runs, ms.runs == 1 ? "" : "s");
 	printf("saved: %s\nreplay: ptloom replay %s -- %s\n", path, path,
 	       quoted);
 	char summary[800];

@@ -2,12 +2,14 @@
  * ptloom run: explore schedules, stop at the first failure, save it,
  * minimise it, verify its replay, and print the command that replays it.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/escape.h"
 #include "../analysis/explore.h"
 #include "../analysis/minimize.h"
 #include "../analysis/report.h"
@@ -87,15 +89,14 @@ static const struct option long_opts[] = {
 static int number(const char *opt, const char *arg, long lo, long hi,
 		  long *out)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
+	uint64_t v;
 
-	if (!*arg || *end || v < lo || v > hi) {
-		fprintf(stderr, "ptloom: %s takes a number from %ld to %ld "
-				"(got '%s')\n", opt, lo, hi, arg);
+	if (parse_decimal(arg, (uint64_t)hi, &v) || v < (uint64_t)lo) {
+		fprintf(stderr, "ptloom: %s takes a decimal number from %ld to "
+				"%ld (got '%s')\n", opt, lo, hi, esc(arg));
 		return -1;
 	}
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 
@@ -113,18 +114,42 @@ static int rerun_exact(struct session_config *cfg, const struct run_result *r,
 	int e = session_run(cfg, &s, out);
 
 	cfg->symbolize_trace = sym;
+	if (!e && out->failure == FAIL_INTERRUPTED) {
+		/* cut short: not the run it replays */
+		run_result_free(out);
+		memset(out, 0, sizeof(*out));
+		return -EINTR;
+	}
 	return e;
 }
 
 static const char *strategy_names[] = { "dfs", "random", "pct" };
 
-/* Systematic search at bounds below best's preemptions for a run failing
- * the same way; on success it replaces best (minimised again). */
+/*
+ * A schedule found by a sample (or by greedy dropping) may carry more
+ * preemptions than the bug needs: search systematically below its count,
+ * first by placing preemptions on default paths, seeded with the found
+ * schedule's own preemptions (cheap even with many threads), then by the
+ * whole bounded search; on success *best is replaced (minimised again).
+ */
 static void smaller_schedule(const struct explore_opts *eo,
 			     struct session_config *cfg,
 			     struct run_result *best,
 			     struct minimize_stats *ms)
 {
+	struct minimize_stats more = { 0 };
+
+	if (minimize_search(run_with_strategy, cfg, best, 400, &more) >= 0) {
+		ms->runs += more.runs;
+		more.runs = 0;
+		minimize(run_by_step, cfg, best, 200, &more);
+		ms->preemptions_after = best->preemptions;
+		ms->decisions_after = more.decisions_after;
+	}
+	ms->runs += more.runs;
+	if (best->preemptions <= 1)
+		return;
+
 	struct explore_opts o = *eo;
 	struct explore_result er;
 
@@ -142,8 +167,6 @@ static void smaller_schedule(const struct explore_opts *eo,
 		run_result_free(best);
 		*best = er.fail;
 		er.verdict = VERDICT_PASS; /* moved out */
-		struct minimize_stats more;
-
 		minimize(run_by_step, cfg, best, 200, &more);
 		ms->runs += more.runs;
 		ms->preemptions_after = best->preemptions;
@@ -170,7 +193,8 @@ int cmd_run(int argc, char **argv)
 	eo.reduction = true;
 	eo.hybrid = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:s:n:o:j:e:qh", long_opts,
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:s:n:o:j:e:qh", long_opts,
 				NULL)) != -1) {
 		int r = common_option(&co, c, optarg);
 
@@ -203,18 +227,15 @@ int cmd_run(int argc, char **argv)
 				return EXIT_USAGE;
 			eo.max_runs = (uint64_t)v;
 			break;
-		case 'X': {
-			char *end;
-
-			eo.max_time = strtod(optarg, &end);
-			if (!*optarg || *end || eo.max_time <= 0) {
+		case 'X':
+			if (parse_seconds(optarg, SECONDS_MAX, &eo.max_time)) {
 				fprintf(stderr, "ptloom: --max-time takes "
-						"seconds > 0 (got '%s')\n",
-					optarg);
+						"seconds, a decimal number > 0 "
+						"and <= %d (got '%s')\n",
+					SECONDS_MAX, esc(optarg));
 				return EXIT_USAGE;
 			}
 			break;
-		}
 		case 'D':
 			if (number("--pct-depth", optarg, 1, 16, &v))
 				return EXIT_USAGE;
@@ -238,8 +259,7 @@ int cmd_run(int argc, char **argv)
 			usage(stdout);
 			return EXIT_PASS;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_bad_option("run", c, argv);
 		}
 	}
 	eo.jobs = jobs; /* random and pct; dfs stays serial */
@@ -247,6 +267,11 @@ int cmd_run(int argc, char **argv)
 
 	if (program_setup(&prog, argc - optind, argv + optind, &co))
 		return EXIT_USAGE;
+	/* where results go is checked before the first run */
+	if (check_output_paths(&co, true)) {
+		program_free(&prog);
+		return EXIT_USAGE;
+	}
 	session_config_init(&eo.cfg, &prog, &co);
 	eo.progress = !co.quiet && isatty(2);
 	/* under the GIL a busy thread reaches the eval-breaker checks */
@@ -259,6 +284,8 @@ int cmd_run(int argc, char **argv)
 	eo.cfg.user_points = er.points;
 	eo.cfg.nuser_points = er.npoints;
 	eo.cfg.points &= ~POINTS_RACES;
+	if (er.verdict == VERDICT_ERROR && cli_interrupted)
+		er.verdict = VERDICT_INCOMPLETE; /* the error is the interrupt */
 	if (er.verdict == VERDICT_ERROR) {
 		fprintf(stderr, "ptloom: %s\n", er.error);
 		explore_result_free(&er);
@@ -304,14 +331,22 @@ int cmd_run(int argc, char **argv)
 
 		schedule_from_run(&sch, &prog, &co, sname, eo.bound, orig);
 		schedule_set_points(&sch, er.points, er.npoints);
-		if (save_schedule(&sch, co.out_dir, id, "original", files[0],
-				  sizeof(files[0])))
-			fprintf(stderr, "ptloom: cannot write %s: %m\n",
-				files[0]);
+		int se = save_schedule(&sch, co.out_dir, id, "original",
+				       files[0], sizeof(files[0]));
+
+		if (se) {
+			fprintf(stderr, "ptloom: cannot write %s: %s\n",
+				files[0], strerror(-se));
+			files[0][0] = 0;
+		}
 		schedule_free(&sch);
 
 		memset(&best, 0, sizeof(best));
-		if (minimize_on) {
+		if (minimize_on)
+			cli_test_interrupt("minimize");
+		if (minimize_on && cli_interrupted)
+			snprintf(mnote, sizeof(mnote), "not done (interrupted)");
+		if (minimize_on && !cli_interrupted) {
 			/* minimise a copy: replay the original by step */
 			if (run_by_step(&eo.cfg, orig->decisions,
 					orig->ndecisions, &best) == 0 &&
@@ -337,16 +372,28 @@ int cmd_run(int argc, char **argv)
 				} else if (ex.events) {
 					run_result_free(&ex);
 				}
+				if (cli_interrupted) {
+					/* not verified to the end: keep the
+					 * original */
+					run_result_free(&best);
+					memset(&best, 0, sizeof(best));
+					snprintf(mnote, sizeof(mnote),
+						 "not finished (interrupted)");
+					goto minimized;
+				}
 				schedule_from_run(&sch, &prog, &co, sname,
 						  eo.bound, &best);
 				schedule_set_points(&sch, er.points,
 						    er.npoints);
-				if (save_schedule(&sch, co.out_dir, id,
-						  "minimized", files[1],
-						  sizeof(files[1])))
+				se = save_schedule(&sch, co.out_dir, id,
+						   "minimized", files[1],
+						   sizeof(files[1]));
+				if (se) {
 					fprintf(stderr,
-						"ptloom: cannot write %s: %m\n",
-						files[1]);
+						"ptloom: cannot write %s: %s\n",
+						files[1], strerror(-se));
+					files[1][0] = 0;
+				}
 				schedule_free(&sch);
 				snprintf(mnote, sizeof(mnote),
 					 "%u preemption%s (from %u), %zu "
@@ -362,14 +409,16 @@ int cmd_run(int argc, char **argv)
 				memset(&best, 0, sizeof(best));
 			}
 		}
+minimized:;
 		const struct run_result *shown = files[1][0] ? &best : orig;
 		char quoted[4096];
 
 		shell_join(quoted, sizeof(quoted), prog.argv, prog.argc);
-		snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s",
-			 files[1][0] ? files[1] : files[0], quoted);
+		if (files[0][0] || files[1][0])
+			snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s",
+				 files[1][0] ? files[1] : files[0], quoted);
 		/* where the failing run left the last passing one */
-		if (er.have_pass) {
+		if (er.have_pass && !cli_interrupted) {
 			struct run_result p;
 
 			if (rerun_exact(&eo.cfg, &er.pass, &p) == 0) {
@@ -399,20 +448,48 @@ int cmd_run(int argc, char **argv)
 		}
 		describe_failure(orig, desc, sizeof(desc));
 		/* the bound at which systematic search finds this failure:
-		 * the preemptions of the (minimised) schedule */
-		if (eo.strategy == STRAT_DFS)
+		 * the preemptions of the (minimised) schedule; a failure a
+		 * sample found says so, and is never given a bound above the
+		 * requested one */
+		unsigned pre = shown->preemptions;
+		char found[160] = "";
+
+		if (er.found_by == FOUND_HYBRID || er.found_by == FOUND_DISCOVERY)
+			snprintf(found, sizeof(found),
+				 "found by a %s sample with %u preemption%s",
+				 er.found_by == FOUND_HYBRID ? "pct"
+							     : "race-discovery",
+				 er.found_preemptions,
+				 er.found_preemptions == 1 ? "" : "s");
+		if (eo.strategy == STRAT_DFS && (int)pre <= eo.bound)
 			snprintf(summary, sizeof(summary),
-				 "ptloom: FAIL %s after %llu run%s, bound %u",
+				 "ptloom: FAIL %s after %llu run%s, bound %u%s%s%s",
 				 desc, (unsigned long long)er.runs,
-				 er.runs == 1 ? "" : "s", shown->preemptions);
+				 er.runs == 1 ? "" : "s", pre,
+				 found[0] ? " (" : "", found, found[0] ? ")" : "");
+		else if (eo.strategy == STRAT_DFS)
+			snprintf(summary, sizeof(summary),
+				 "ptloom: FAIL %s after %llu run%s, %u "
+				 "preemption%s (%s; beyond bound %d)",
+				 desc, (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", pre,
+				 pre == 1 ? "" : "s",
+				 found[0] ? found : "found by a sample",
+				 eo.bound);
+		else if (er.found_preemptions != pre)
+			snprintf(summary, sizeof(summary),
+				 "ptloom: FAIL %s after %llu run%s (%s, %u "
+				 "preemption%s; found with %u)",
+				 desc, (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", sname, pre,
+				 pre == 1 ? "" : "s", er.found_preemptions);
 		else
 			snprintf(summary, sizeof(summary),
 				 "ptloom: FAIL %s after %llu run%s (%s, %u "
 				 "preemption%s)",
 				 desc, (unsigned long long)er.runs,
-				 er.runs == 1 ? "" : "s", sname,
-				 shown->preemptions,
-				 shown->preemptions == 1 ? "" : "s");
+				 er.runs == 1 ? "" : "s", sname, pre,
+				 pre == 1 ? "" : "s");
 		if (!co.quiet) {
 			print_failure_output(orig, true);
 			if (depart[0])
@@ -420,19 +497,32 @@ int cmd_run(int argc, char **argv)
 				       "run: %s\n", depart);
 			if (mnote[0])
 				printf("minimized: %s\n", mnote);
-			printf("saved: %s\n", files[0]);
+			if (files[0][0])
+				printf("saved: %s\n", files[0]);
 			if (files[1][0])
-				printf("       %s\n", files[1]);
-			printf("replay: %s\n", cmd);
+				printf("%s %s\n", files[0][0] ? "      " : "saved:",
+				       files[1]);
+			if (cmd[0])
+				printf("replay: %s\n", cmd);
 		}
 		rep.verdict = "fail";
 		report_failure(&rep, shown, true, signame, sizeof(signame));
-		rep.schedule_file = files[0];
+		rep.schedule_file = files[0][0] ? files[0] : NULL;
 		rep.minimized_file = files[1][0] ? files[1] : NULL;
-		rep.replay_command = cmd;
+		rep.replay_command = cmd[0] ? cmd : NULL;
 		rep.minimized_note = mnote[0] ? mnote : NULL;
 		rep.departure = depart[0] ? depart : NULL;
 		code = EXIT_FAIL;
+		if (cli_interrupted) {
+			/* found before the interrupt: saved and reported,
+			 * and the exit code says it was cut short */
+			size_t k = strlen(summary);
+
+			snprintf(summary + k, sizeof(summary) - k,
+				 "; interrupted by %s", signal_name(cli_interrupted));
+			code = exit_interrupted();
+			rep.interrupted = true;
+		}
 		rep.summary = summary;
 		printf("%s\n", summary);
 		if (co.report && report_write(&rep, co.report_format,
@@ -443,16 +533,30 @@ int cmd_run(int argc, char **argv)
 	} else if (er.verdict == VERDICT_PASS) {
 		if (eo.strategy == STRAT_DFS)
 			snprintf(summary, sizeof(summary),
-				 "ptloom: PASS %llu runs, complete to "
+				 "ptloom: PASS %llu run%s, complete to "
 				 "preemption bound %d",
-				 (unsigned long long)er.runs, eo.bound);
+				 (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", eo.bound);
 		else
 			snprintf(summary, sizeof(summary),
-				 "ptloom: PASS %llu runs (%s, sampled, not "
+				 "ptloom: PASS %llu run%s (%s, sampled, not "
 				 "exhaustive)",
-				 (unsigned long long)er.runs, sname);
+				 (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", sname);
 		rep.verdict = "pass";
 		code = EXIT_PASS;
+	} else if (cli_interrupted) {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: INTERRUPTED by %s after %llu run%s%s; no "
+			 "failure found (an interrupted exploration is not a "
+			 "pass)",
+			 signal_name(cli_interrupted),
+			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
+			 eo.strategy == STRAT_DFS ? ", bound not exhausted"
+						  : "");
+		rep.verdict = "incomplete";
+		rep.interrupted = true;
+		code = exit_interrupted();
 	} else if (er.too_long) {
 		snprintf(summary, sizeof(summary),
 			 "ptloom: INCOMPLETE %s (a limit is not a pass)",
@@ -461,19 +565,21 @@ int cmd_run(int argc, char **argv)
 		code = EXIT_INCOMPLETE;
 	} else if (eo.strategy != STRAT_DFS) {
 		snprintf(summary, sizeof(summary),
-			 "ptloom: INCOMPLETE %llu of %llu runs (%s, %s); no "
+			 "ptloom: INCOMPLETE %llu of %llu run%s (%s, %s); no "
 			 "failure found (a limit is not a pass)",
 			 (unsigned long long)er.runs,
-			 (unsigned long long)eo.max_runs, sname,
+			 (unsigned long long)eo.max_runs,
+			 eo.max_runs == 1 ? "" : "s", sname,
 			 cli_interrupted ? "interrupted"
 					 : "stopped by --max-time");
 		rep.verdict = "incomplete";
 		code = EXIT_INCOMPLETE;
 	} else {
 		snprintf(summary, sizeof(summary),
-			 "ptloom: INCOMPLETE %llu runs, bound %d not "
+			 "ptloom: INCOMPLETE %llu run%s, bound %d not "
 			 "exhausted%s; no failure found (a limit is not a pass)",
-			 (unsigned long long)er.runs, er.bound,
+			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
+			 er.bound,
 			 cli_interrupted ? " (interrupted)" : "");
 		rep.verdict = "incomplete";
 		code = EXIT_INCOMPLETE;
@@ -492,13 +598,14 @@ int cmd_run(int argc, char **argv)
 			er.discovery_seconds, er.nspin_points);
 	if (!co.quiet && getenv("PTLOOM_STATS"))
 		fprintf(stderr, "ptloom: %llu runs, %llu pruned, %.3f s, %.1f "
-				"runs/s, %.1f us/step\n",
+				"runs/s, %.1f us/step, %u seccomp filter%s\n",
 			(unsigned long long)er.runs,
 			(unsigned long long)er.pruned, er.seconds,
 			er.seconds > 0 ? (double)er.runs / er.seconds : 0,
 			er.total_steps ? er.seconds * 1e6 /
 						 (double)er.total_steps
-				       : 0);
+				       : 0,
+			er.filters, er.filters == 1 ? "" : "s");
 	explore_result_free(&er);
 	program_free(&prog);
 	return code;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "../analysis/escape.h"
 #include "../analysis/report.h"
 
 int load_any_schedule(const char *path, struct schedule *s);
@@ -38,7 +39,7 @@ static const char *tname(const struct schedule *s, unsigned t, char *buf,
 {
 	if ((int)t < s->nthread_names && s->thread_names[t] &&
 	    s->thread_names[t][0])
-		snprintf(buf, len, "T%u (%s)", t, s->thread_names[t]);
+		snprintf(buf, len, "T%u (%s)", t, esc(s->thread_names[t]));
 	else
 		snprintf(buf, len, "T%u", t);
 	return buf;
@@ -55,6 +56,50 @@ static int nthreads(const struct schedule *s)
 }
 
 
+/* The schedule under explanation and what makes explaining it linear: a
+ * symbol index, and for each event the index of its thread's next event
+ * (SIZE_MAX: none). */
+static const struct schedule *cur_sched;
+static struct sym_index cur_ix;
+static size_t *next_same;
+static int cur_nthreads;
+
+static int prepare(const struct schedule *s)
+{
+	cur_sched = s;
+	sym_index_build(&cur_ix, s->syms, s->nsyms);
+	cur_nthreads = nthreads(s);
+	next_same = malloc((s->nevents + 1) * sizeof(*next_same));
+	size_t *last = calloc((size_t)cur_nthreads + 1, sizeof(*last));
+
+	if (!next_same || !last) {
+		free(last);
+		return -1;
+	}
+	for (size_t i = s->nevents; i-- > 0;) {
+		unsigned t = s->events[i].thread;
+
+		next_same[i] = last[t] ? last[t] - 1 : SIZE_MAX;
+		last[t] = i + 1;
+	}
+	free(last);
+	return 0;
+}
+
+static void unprepare(void)
+{
+	sym_index_free(&cur_ix);
+	free(next_same);
+	next_same = NULL;
+	cur_sched = NULL;
+}
+
+/* SIGINT/SIGTERM stop the explanation where it is (cmd_show says so). */
+static bool stop(void)
+{
+	return cli_interrupted != 0;
+}
+
 /* Calls f for each line of the collapsed trace. */
 static void walk(const struct schedule *s,
 		 void (*f)(void *ctx, const struct event *e, const char *text,
@@ -63,7 +108,7 @@ static void walk(const struct schedule *s,
 {
 	char line[600];
 
-	for (size_t i = 0; i < s->nevents;) {
+	for (size_t i = 0; i < s->nevents && !stop();) {
 		if (!matters(s, i)) {
 			size_t j = i;
 
@@ -77,16 +122,11 @@ static void walk(const struct schedule *s,
 				continue;
 			}
 		}
-		event_line(&s->events[i], s->syms, s->nsyms,
-			   (const char *const *)s->thread_names,
-			   s->nthread_names, line, sizeof(line));
+		event_line_ix(&s->events[i], &cur_ix, line, sizeof(line));
 		f(ctx, &s->events[i], line, 0, s->events[i].thread);
 		i++;
 	}
 }
-
-/* The sched under explanation, for the lines that need context. */
-static const struct schedule *cur_sched;
 
 /* At a preemption: which thread was stopped and what it was about to do
  * (its next event), e.g. "T1 access(&counter) at counter_race.c:20". */
@@ -102,12 +142,10 @@ static void preempted(const struct event *e, char *buf, size_t len)
 
 	if (victim == e->thread)
 		return;
-	for (size_t j = i + 1; j < s->nevents; j++)
-		if (s->events[j].thread == victim) {
-			event_line(&s->events[j], s->syms, s->nsyms, NULL, 0,
-				   buf, len);
-			return;
-		}
+	size_t j = next_same[i - 1]; /* after i: event i is not victim's */
+
+	if (j != SIZE_MAX)
+		event_line_ix(&s->events[j], &cur_ix, buf, len);
 }
 
 static void text_line(void *ctx, const struct event *e, const char *text,
@@ -136,24 +174,43 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 
 	for (size_t i = 0; i < s->ndecisions; i++)
 		nd += s->decisions[i].index != 0;
-	fprintf(f, "schedule %s\n", path);
+	fprintf(f, "schedule %s\n", esc(path));
 	if (s->program && s->program[0]) {
 		fprintf(f, "program: ");
-		for (int i = 0; i < s->argc; i++)
-			fprintf(f, "%s%s", i ? " " : "", s->argv[i]);
-		fprintf(f, "   (%s)\n", s->program);
+		esc_fputs(f, s->program, 0);
+		fprintf(f, "\n");
+	}
+	if (s->argc) {
+		fprintf(f, "argv:");
+		for (int i = 0; i < s->argc; i++) {
+			fprintf(f, " [%d] ", i);
+			esc_fputs(f, s->argv[i], 0);
+		}
+		fprintf(f, "\n");
+	}
+	if (s->nenv) {
+		fprintf(f, "environment (%d):\n", s->nenv);
+		for (int i = 0; i < s->nenv; i++) {
+			fprintf(f, "  ");
+			esc_fputs(f, s->env[i], 0);
+			if (env_is_loader_var(s->env[i]) &&
+			    strcmp(s->env[i], PTLOOM_TUNABLES))
+				fprintf(f, "   <-- loader variable: refused "
+					   "on replay unless --trust-env");
+			fprintf(f, "\n");
+		}
 	}
 	if (s->failure) {
 		describe_schedule_failure(s, buf, sizeof(buf));
 		fprintf(f, "failure: %s\n", buf);
 		if (s->message && s->message[0])
-			fprintf(f, "  %s\n", s->message);
+			fprintf(f, "  %s\n", esc(s->message));
 	}
 	fprintf(f, "preemptions: %u, decisions: %zu of %zu choice points, "
 		   "seed %llu, trace hash %016llx\n",
 		s->preemptions, nd, s->ndecisions, (unsigned long long)s->seed,
 		(unsigned long long)s->trace_hash);
-	int n = nthreads(s);
+	int n = cur_nthreads;
 
 	if (n) {
 		fprintf(f, "threads:");
@@ -187,7 +244,7 @@ static void md_line(void *ctx, const struct event *e, const char *text,
 
 	for (const char *p = sp ? sp + 1 : text; *p && k < sizeof(esc) - 8;
 	     p++) {
-		if (*p == ';' || *p == '#')
+		if (*p == ';' || *p == '#' || *p == '<' || *p == '>')
 			esc[k++] = ',';
 		else
 			esc[k++] = *p;
@@ -198,7 +255,7 @@ static void md_line(void *ctx, const struct event *e, const char *text,
 
 		preempted(e, was, sizeof(was));
 		for (char *c = was; *c; c++)
-			if (*c == ';' || *c == '#')
+			if (*c == ';' || *c == '#' || *c == '<' || *c == '>')
 				*c = ',';
 		fprintf(f, "    Note over T%u: preemption%s%s\n", who,
 			was[0] ? ", stops " : "", was);
@@ -212,16 +269,50 @@ static void text_collect(void *ctx, const struct event *e, const char *text,
 	text_line(ctx, e, text, collapsed, who);
 }
 
+/* Untrusted text as a Markdown code span: escaped, and without a backtick
+ * that could end the span. */
+static void md_code(FILE *f, const char *s)
+{
+	char buf[4096];
+
+	esc_text(buf, sizeof(buf), s, 0);
+	for (char *c = buf; *c; c++)
+		if (*c == '`')
+			*c = '\'';
+	fprintf(f, "`%s`", buf);
+}
+
 static void show_markdown(FILE *f, const struct schedule *s, const char *path)
 {
 	char buf[800], tn[64];
 
-	fprintf(f, "## ptloom schedule `%s`\n\n", path);
+	fprintf(f, "## ptloom schedule ");
+	md_code(f, path);
+	fprintf(f, "\n\n");
+	if (s->argc) {
+		char cmd[4096];
+
+		shell_join(cmd, sizeof(cmd), s->argv, s->argc);
+		fprintf(f, "Program: ");
+		md_code(f, cmd);
+		fprintf(f, "\n\n");
+	}
+	if (s->nenv) {
+		fprintf(f, "<details><summary>Environment (%d)</summary>\n\n"
+			   "````\n", s->nenv);
+		for (int i = 0; i < s->nenv; i++) {
+			esc_fputs(f, s->env[i], 0);
+			fputc('\n', f);
+		}
+		fprintf(f, "````\n</details>\n\n");
+	}
 	if (s->failure) {
 		describe_schedule_failure(s, buf, sizeof(buf));
-		fprintf(f, "**Failure:** %s\n\n", buf);
+		fprintf(f, "**Failure:** ");
+		md_code(f, buf);
+		fprintf(f, "\n\n");
 		if (s->message && s->message[0])
-			fprintf(f, "```\n%s\n```\n\n", s->message);
+			fprintf(f, "````\n%s\n````\n\n", esc(s->message));
 	}
 	fprintf(f, "Preemptions: %u. Seed %llu. Trace hash `%016llx`.\n\n",
 		s->preemptions, (unsigned long long)s->seed,
@@ -233,7 +324,7 @@ static void show_markdown(FILE *f, const struct schedule *s, const char *path)
 		return;
 	}
 	fprintf(f, "```mermaid\nsequenceDiagram\n");
-	for (int t = 0; t < nthreads(s); t++)
+	for (int t = 0; t < cur_nthreads && !stop(); t++)
 		fprintf(f, "    participant T%d as %s\n", t,
 			tname(s, (unsigned)t, tn, sizeof(tn)));
 	walk(s, md_line, f);
@@ -255,6 +346,11 @@ static void show_json(FILE *f, const struct schedule *s)
 		fprintf(f, "%s", i ? ", " : "");
 		json_string(f, s->argv[i]);
 	}
+	fprintf(f, "],\n  \"env\": [");
+	for (int i = 0; i < s->nenv; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_string(f, s->env[i]);
+	}
 	fprintf(f, "],\n  \"seed\": %llu,\n  \"strategy\": ",
 		(unsigned long long)s->seed);
 	json_string(f, s->strategy);
@@ -275,7 +371,7 @@ static void show_json(FILE *f, const struct schedule *s)
 		fprintf(f, "null");
 	}
 	fprintf(f, ",\n  \"decisions\": [");
-	for (size_t i = 0; i < s->ndecisions; i++) {
+	for (size_t i = 0; i < s->ndecisions && !stop(); i++) {
 		const struct decision *d = &s->decisions[i];
 
 		fprintf(f, "%s\n    { \"step\": %u, \"kind\": \"%s\", "
@@ -286,10 +382,10 @@ static void show_json(FILE *f, const struct schedule *s)
 			d->timeout ? "true" : "false", d->index, d->nalts);
 	}
 	fprintf(f, "\n  ],\n  \"events\": [");
-	for (size_t i = 0; i < s->nevents; i++) {
+	for (size_t i = 0; i < s->nevents && !stop(); i++) {
 		const struct event *e = &s->events[i];
 
-		event_line(e, s->syms, s->nsyms, NULL, 0, line, sizeof(line));
+		event_line_ix(e, &cur_ix, line, sizeof(line));
 		fprintf(f, "%s\n    { \"step\": %u, \"thread\": \"T%u\", "
 			   "\"op\": \"%s\", \"object\": \"0x%llx\", "
 			   "\"pc\": \"0x%llx\", \"preemption\": %s, "
@@ -323,7 +419,8 @@ int cmd_show(int argc, char **argv)
 	int c, fmt = FMT_TEXT;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -350,7 +447,7 @@ int cmd_show(int argc, char **argv)
 			       "accepts.\n");
 			return EXIT_PASS;
 		default:
-			return EXIT_USAGE;
+			return cli_bad_option("show", c, argv);
 		}
 	}
 	if (optind != argc - 1) {
@@ -362,7 +459,13 @@ int cmd_show(int argc, char **argv)
 
 	if (load_any_schedule(argv[optind], &s))
 		return EXIT_USAGE;
-	cur_sched = &s;
+	if (prepare(&s)) {
+		fprintf(stderr, "ptloom: %s: out of memory\n",
+			esc(argv[optind]));
+		unprepare();
+		schedule_free(&s);
+		return EXIT_USAGE;
+	}
 	switch (fmt) {
 	case FMT_TEXT:
 		show_text(stdout, &s, argv[optind]);
@@ -377,6 +480,18 @@ int cmd_show(int argc, char **argv)
 		schedule_write_script(stdout, &s);
 		break;
 	}
+	fflush(stdout);
+	if (getenv("PTLOOM_SHOW_STATS"))
+		fprintf(stderr, "ptloom: show: %zu events, %zu symbols, %llu "
+				"symbol probes\n", s.nevents, s.nsyms,
+			(unsigned long long)sym_probes);
+	unprepare();
 	schedule_free(&s);
+	if (cli_interrupted) {
+		fprintf(stderr, "ptloom: show interrupted by %s; the output "
+				"above is incomplete\n",
+			signal_name(cli_interrupted));
+		return exit_interrupted();
+	}
 	return EXIT_PASS;
 }

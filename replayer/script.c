@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/escape.h"
 #include "schedule.h"
 
 #define SCRIPT_HEADER "# ptloom schedule script v"
@@ -60,8 +61,7 @@ static const struct {
  * end the comment and turn the rest into a directive. */
 static void put_text(FILE *f, const char *s)
 {
-	for (; s && *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+	esc_fputs(f, s, 0); /* no newline, no control, valid UTF-8 */
 }
 
 static bool is_fd_op(int kind)

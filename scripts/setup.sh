@@ -23,6 +23,7 @@ packages=(
 	libprotobuf-c-dev protobuf-c-compiler
 	libcriterion-dev
 	clang libclang-rt-dev	# tests/fuzz: clang -fsanitize=fuzzer
+	libxml2-utils python3	# tests: xmllint and json.load check reports
 )
 
 missing=()

@@ -1201,14 +1201,24 @@ static void kill_and_reap(struct session *s)
 	kill(s->pid, SIGKILL);
 	for (int i = 0; i < s->nfreep; i++)
 		kill(s->freep[i], SIGKILL);
-	for (;;) {
-		pid_t w = waitpid(-1, &status, __WALL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			break;
-	}
+	/*
+	 * Reap the run's threads and processes: its process group, then the
+	 * children that left it.  Not waitpid(-1): the launcher (spawn.c) is
+	 * our child too and lives on.
+	 */
+	while (waitpid(-s->pid, &status, __WALL) > 0 || errno == EINTR)
+		;
+	for (int i = 0; i < s->nfreep; i++)
+		while (waitpid(s->freep[i], &status, __WALL) > 0 ||
+		       errno == EINTR)
+			;
+	/* a program that left its process group (setsid) */
+	for (int i = 0; i < s->nth; i++)
+		while (waitpid(s->th[i].tid, &status, __WALL) > 0 ||
+		       errno == EINTR)
+			;
+	while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
+		;
 	spawn_unregister(s->pid);
 }
 

@@ -1,10 +1,23 @@
 /*
- * Starting the program under ptrace: a child that pins itself, turns off
- * ASLR, traps rdtsc, installs the seccomp filter that makes only the
- * interesting syscalls stop, and execs the program.
+ * Starting the program under ptrace.
+ *
+ * The seccomp filter that makes only the interesting syscalls stop is
+ * installed once per ptloom process, never once per run: a new filter is a
+ * new BPF program JIT-compiled into the kernel, and freeing thousands of
+ * them a second (one per run's exit) can wedge the kernel's BPF pack
+ * allocator for good.  So a *launcher* process, forked from ptloom on the
+ * first run, installs the filter once and then forks every run's program
+ * with clone(CLONE_PARENT): the program inherits the filter (reference
+ * counted, nothing compiled), and its parent, hence its tracer after
+ * PTRACE_TRACEME, is ptloom itself.  The launcher's own syscalls carry a
+ * per-launcher 64-bit key in the sixth argument register, which the
+ * filter lets through untraced (the launcher is not traced: a RET_TRACE
+ * would fail with ENOSYS).
  *
  * Every started process is registered so that tracer_kill_all() (atexit,
- * SIGINT/SIGTERM) can end it; PTRACE_O_EXITKILL covers a crash of ptloom.
+ * SIGINT/SIGTERM) can end it; PTRACE_O_EXITKILL covers a crash of ptloom
+ * and PR_SET_PDEATHSIG ends the launcher with the ptloom process it
+ * serves.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,6 +35,8 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -43,15 +58,63 @@ static const int traced_syscalls[] = {
 
 #define NTRACED (sizeof(traced_syscalls) / sizeof(traced_syscalls[0]))
 
-static int install_filter(void)
+/* The launcher of this ptloom process (a -j worker has its own). */
+static struct {
+	pid_t pid;	/* 0: none yet */
+	pid_t owner;	/* the process it serves */
+	int sock;	/* our end of its socket */
+	uint64_t key;	/* its syscalls' sixth argument */
+} L = { .sock = -1 };
+static unsigned filters_installed;
+
+/* A request: this header, then argc + envc NUL-terminated strings. */
+struct launch_req {
+	uint32_t magic;
+	uint32_t len;	/* bytes of strings */
+	int32_t cpu;	/* -1: do not pin */
+	uint32_t argc, envc;
+	uint32_t has_out; /* the output memfd rides along (SCM_RIGHTS) */
+};
+#define LAUNCH_MAGIC 0x504c4e43u
+#define LAUNCH_MAX (4u << 20)	/* bytes of argv + environment */
+#define LAUNCH_MAXV (256u << 10) /* strings */
+
+/* A raw syscall carrying the launcher's key; no errno. */
+static long ksys(long nr, long a1, long a2, long a3, long a4, long a5)
 {
-	struct sock_filter f[4 + NTRACED + 2];
+	long ret;
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = (long)L.key;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10),
+			   "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+static int install_filter(uint64_t key)
+{
+	struct sock_filter f[9 + NTRACED + 2];
 	int k = 0;
+	const unsigned a5 = offsetof(struct seccomp_data, args[5]);
 
 	f[k++] = (struct sock_filter)BPF_STMT(
 		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 					      AUDIT_ARCH_X86_64, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+					      SECCOMP_RET_ALLOW);
+	/* the launcher's own syscalls: sixth argument == key */
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, a5);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      (uint32_t)key, 0, 3);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      a5 + 4);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      (uint32_t)(key >> 32), 0, 1);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 					      SECCOMP_RET_ALLOW);
 	f[k++] = (struct sock_filter)BPF_STMT(
@@ -74,72 +137,337 @@ static int install_filter(void)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
-static void child(const struct session_config *cfg, int outfd)
-{
-	int devnull = open("/dev/null", O_RDONLY);
+/* The launcher's buffers (it cannot call malloc safely: only keyed
+ * syscalls are its own). */
+static char req_buf[LAUNCH_MAX];
+static char *req_vec[LAUNCH_MAXV + 2];
 
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (devnull >= 0)
-		dup2(devnull, 0);
-	if (!cfg->pass_output && outfd >= 0) {
-		dup2(outfd, 1);
-		dup2(outfd, 2);
+/* In the run's new process: set up, stop for ptloom, exec. */
+static __attribute__((noreturn)) void launch_child(const struct launch_req *q,
+						    int outfd, int sock)
+{
+	char **argv = req_vec, **envp = req_vec + q->argc + 1;
+	long devnull;
+
+	ksys(SYS_close, sock, 0, 0, 0, 0);
+	ksys(SYS_setpgid, 0, 0, 0, 0, 0);
+	/* our parent is ptloom (CLONE_PARENT) */
+	ksys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (ksys(SYS_getppid, 0, 0, 0, 0, 0) != L.owner)
+		ksys(SYS_exit_group, 126, 0, 0, 0, 0);
+	devnull = ksys(SYS_openat, AT_FDCWD, (long)"/dev/null", O_RDONLY, 0, 0);
+	if (devnull >= 0) {
+		ksys(SYS_dup2, devnull, 0, 0, 0, 0);
+		if (devnull != 0)
+			ksys(SYS_close, devnull, 0, 0, 0, 0);
 	}
-	if (cfg->cpu >= 0) {
+	if (outfd >= 0) {
+		ksys(SYS_dup2, outfd, 1, 0, 0, 0);
+		ksys(SYS_dup2, outfd, 2, 0, 0, 0);
+		if (outfd > 2)
+			ksys(SYS_close, outfd, 0, 0, 0, 0);
+	}
+	if (q->cpu >= 0) {
 		cpu_set_t set;
 
 		CPU_ZERO(&set);
-		CPU_SET(cfg->cpu, &set);
-		sched_setaffinity(0, sizeof(set), &set);
+		CPU_SET(q->cpu, &set);
+		ksys(SYS_sched_setaffinity, 0, sizeof(set), (long)&set, 0, 0);
 	}
-	personality(ADDR_NO_RANDOMIZE);
-	prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGALRM, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
+	ksys(SYS_personality, ADDR_NO_RANDOMIZE, 0, 0, 0, 0);
+	ksys(SYS_prctl, PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
+	if (ksys(SYS_ptrace, PTRACE_TRACEME, 0, 0, 0, 0) < 0)
+		ksys(SYS_exit_group, 126, 0, 0, 0, 0);
+	ksys(SYS_kill, ksys(SYS_getpid, 0, 0, 0, 0, 0), SIGSTOP, 0, 0, 0);
+	ksys(SYS_execve, (long)argv[0], (long)argv, (long)envp, 0, 0);
+	ksys(SYS_exit_group, 127, 0, 0, 0, 0);
+	__builtin_unreachable();
+}
+
+/* Receive exactly len bytes; the first segment may carry an fd. */
+static long recv_all(int sock, void *buf, size_t len, int *fd)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		union {
+			struct cmsghdr h;
+			char b[CMSG_SPACE(sizeof(int))];
+		} cm;
+		struct iovec iov = { (char *)buf + got, len - got };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+		if (fd) {
+			m.msg_control = cm.b;
+			m.msg_controllen = sizeof(cm.b);
+		}
+		long n = ksys(SYS_recvmsg, sock, (long)&m, MSG_CMSG_CLOEXEC, 0,
+			      0);
+
+		if (n == -EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		if (fd && m.msg_controllen >= sizeof(struct cmsghdr)) {
+			struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+			if (c && c->cmsg_level == SOL_SOCKET &&
+			    c->cmsg_type == SCM_RIGHTS)
+				memcpy(fd, CMSG_DATA(c), sizeof(int));
+		}
+		fd = NULL;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* Split the strings of a request into argv and envp; false if malformed. */
+static bool split_request(const struct launch_req *q)
+{
+	size_t n = (size_t)q->argc + q->envc, k = 0, vi = 0;
+
+	if (q->magic != LAUNCH_MAGIC || q->len > LAUNCH_MAX || !q->argc ||
+	    n > LAUNCH_MAXV || (q->len && req_buf[q->len - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (k >= q->len)
+			return false;
+		req_vec[vi++] = req_buf + k;
+		k += strlen(req_buf + k) + 1;
+		if (i + 1 == q->argc)
+			req_vec[vi++] = NULL;
+	}
+	req_vec[vi] = NULL;
+	return true;
+}
+
+static __attribute__((noreturn)) void launcher_main(int sock)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t none;
 
+	/* what every program starts with: default dispositions (ptloom's
+	 * handlers and SIGPIPE's SIG_IGN are not the program's), nothing
+	 * blocked, and our own process group, away from terminal signals */
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != L.owner)
+		_exit(0);
+	if (sock != 3) {
+		dup2(sock, 3);
+		sock = 3;
+	}
+	fcntl(sock, F_SETFD, FD_CLOEXEC);
+	syscall(SYS_close_range, 4u, ~0u, 0u);
+	if (install_filter(L.key))
 		_exit(126);
-	raise(SIGSTOP);
-	if (install_filter())
-		_exit(126);
-	execve(cfg->argv[0], cfg->argv, cfg->envp);
-	_exit(127);
+	for (;;) {
+		struct launch_req q;
+		int outfd = -1;
+		long pid;
+
+		if (recv_all(sock, &q, sizeof(q), &outfd))
+			ksys(SYS_exit_group, 0, 0, 0, 0, 0);
+		if (q.len > LAUNCH_MAX ||
+		    recv_all(sock, req_buf, q.len, NULL))
+			ksys(SYS_exit_group, 0, 0, 0, 0, 0);
+		if (!split_request(&q)) {
+			pid = -E2BIG;
+		} else {
+			pid = ksys(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0,
+				   0);
+			if (pid == 0)
+				launch_child(&q, q.has_out ? outfd : -1, sock);
+		}
+		if (outfd >= 0)
+			ksys(SYS_close, outfd, 0, 0, 0, 0);
+		int64_t reply = pid;
+
+		if (ksys(SYS_write, sock, (long)&reply, sizeof(reply), 0, 0) !=
+		    sizeof(reply))
+			ksys(SYS_exit_group, 0, 0, 0, 0, 0);
+	}
+}
+
+static void launcher_close(void)
+{
+	if (L.sock >= 0)
+		close(L.sock);
+	L.sock = -1;
+	if (L.pid > 0 && L.owner == getpid()) {
+		kill(L.pid, SIGKILL);
+		while (waitpid(L.pid, NULL, __WALL) < 0 && errno == EINTR)
+			;
+	}
+	L.pid = 0;
+}
+
+/* A launcher serving this process, started when there is none. */
+static int launcher_ensure(void)
+{
+	int sv[2];
+
+	if (L.pid > 0 && L.owner == getpid())
+		return 0;
+	if (L.pid > 0) {
+		/* inherited across a fork (a -j worker): not ours */
+		if (L.sock >= 0)
+			close(L.sock);
+		L.sock = -1;
+		L.pid = 0;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	L.owner = getpid();
+	do {
+		if (getrandom(&L.key, sizeof(L.key), 0) != sizeof(L.key))
+			L.key = (uint64_t)now_seconds() * 0x9e3779b97f4a7c15ull ^
+				(uint64_t)L.owner;
+		/* never a value a program's sixth argument plausibly has */
+	} while ((uint32_t)L.key < 0x10000 || (L.key >> 32) < 0x10000 ||
+		 (L.key >> 32) == 0xffffffffu);
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		int e = -errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return e;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		launcher_main(sv[1]);
+	}
+	close(sv[1]);
+	L.pid = pid;
+	L.sock = sv[0];
+	filters_installed++;
+	return 0;
+}
+
+unsigned tracer_filters_installed(void)
+{
+	return filters_installed;
+}
+
+/* Ask the launcher for a new process; its pid, or -errno. */
+static long launch(const struct session_config *cfg, int outfd)
+{
+	struct launch_req q = { .magic = LAUNCH_MAGIC, .cpu = cfg->cpu };
+	size_t len = 0;
+
+	for (char *const *a = cfg->argv; *a; a++, q.argc++)
+		len += strlen(*a) + 1;
+	for (char *const *e = cfg->envp; e && *e; e++, q.envc++)
+		len += strlen(*e) + 1;
+	if (len > LAUNCH_MAX || q.argc + q.envc > LAUNCH_MAXV)
+		return -E2BIG;
+	char *buf = malloc(len + 1), *p = buf;
+
+	if (!buf)
+		return -ENOMEM;
+	for (char *const *a = cfg->argv; *a; a++)
+		p = stpcpy(p, *a) + 1;
+	for (char *const *e = cfg->envp; e && *e; e++)
+		p = stpcpy(p, *e) + 1;
+	q.len = (uint32_t)len;
+	q.has_out = !cfg->pass_output && outfd >= 0;
+
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = { &q, sizeof(q) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (q.has_out) {
+		memset(&cm, 0, sizeof(cm));
+		m.msg_control = cm.b;
+		m.msg_controllen = sizeof(cm.b);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &outfd, sizeof(int));
+	}
+	long r = 0;
+	int64_t reply;
+
+	if (sendmsg(L.sock, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(q))
+		r = -EPIPE;
+	for (size_t off = 0; !r && off < len;) {
+		ssize_t n = send(L.sock, buf + off, len - off, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			r = -EPIPE;
+		else
+			off += (size_t)n;
+	}
+	free(buf);
+	for (size_t got = 0; !r && got < sizeof(reply);) {
+		ssize_t n = read(L.sock, (char *)&reply + got,
+				 sizeof(reply) - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			r = -EPIPE;
+		else
+			got += (size_t)n;
+	}
+	return r ? r : (long)reply;
 }
 
 int spawn_program(const struct session_config *cfg, int outfd, pid_t *out)
 {
 	int st;
-	pid_t pid = fork();
+	long pid = -EPIPE;
 
+	/* a launcher that died (killed from outside) is replaced once */
+	for (int attempt = 0; attempt < 2 && pid == -EPIPE; attempt++) {
+		int e = launcher_ensure();
+
+		if (e)
+			return e;
+		pid = launch(cfg, outfd);
+		if (pid == -EPIPE)
+			launcher_close();
+	}
 	if (pid < 0)
-		return -errno;
-	if (pid == 0)
-		child(cfg, outfd);
-	spawn_register(pid);
-	if (waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st)) {
-		spawn_unregister(pid);
+		return (int)pid;
+	spawn_register((pid_t)pid);
+	while (waitpid((pid_t)pid, &st, __WALL) < 0) {
+		if (errno != EINTR) {
+			spawn_unregister((pid_t)pid);
+			return -ECHILD;
+		}
+	}
+	if (!WIFSTOPPED(st)) {
+		spawn_unregister((pid_t)pid);
 		return -ECHILD;
 	}
 	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESECCOMP |
 		    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
 		    PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC;
 
-	if (ptrace(PTRACE_SETOPTIONS, pid, 0, opts) < 0) {
+	if (ptrace(PTRACE_SETOPTIONS, (pid_t)pid, 0, opts) < 0) {
 		int e = -errno;
 
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, __WALL);
-		spawn_unregister(pid);
+		kill((pid_t)pid, SIGKILL);
+		waitpid((pid_t)pid, &st, __WALL);
+		spawn_unregister((pid_t)pid);
 		return e;
 	}
-	ptrace(PTRACE_CONT, pid, 0, 0);
-	*out = pid;
+	ptrace(PTRACE_CONT, (pid_t)pid, 0, 0);
+	*out = (pid_t)pid;
 	return 0;
 }
 
@@ -167,6 +495,8 @@ void tracer_kill_all(void)
 	for (int i = 0; i < 64; i++)
 		if (live[i] > 0)
 			kill(live[i], SIGKILL);
+	if (L.pid > 0 && L.owner == getpid())
+		kill(L.pid, SIGKILL);
 }
 
 double now_seconds(void)

@@ -229,4 +229,8 @@ char *tracer_find_program(const char *name);
  * safe). */
 void tracer_kill_all(void);
 
+/* Seccomp filters this process installed (one per launcher: see
+ * tracer/spawn.c); PTLOOM_STATS reports it. */
+unsigned tracer_filters_installed(void);
+
 #endif

@@ -58,6 +58,7 @@ clang -std=c17 -g -O1 -Wall -Wextra -Werror \
 	-I"$tmp" \
 	"$root/tests/fuzz/fuzz_schedule.c" \
 	"$root/replayer/schedule.c" "$root/replayer/script.c" \
+	"$root/analysis/escape.c" \
 	"$root/tracer/event.c" "$tmp/schedule.pb-c.c" \
 	-lprotobuf-c -o "$tmp/fuzz_schedule"
 

@@ -135,6 +135,7 @@ TestSuite(issue2, .init = setup, .fini = teardown, .timeout = 120);
 TestSuite(issue3, .init = setup, .fini = teardown, .timeout = 120);
 TestSuite(issue4, .init = setup, .fini = teardown, .timeout = 120);
 TestSuite(issue5, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(issue11, .init = setup, .fini = teardown, .timeout = 120);
 
 /* --- running a command --------------------------------------------------- */
 
@@ -1623,4 +1624,684 @@ Test(issue5, races_command_quiet_on_correct_blocking_programs)
 			     progs[i], r.code, r.out);
 		res_free(&r);
 	}
+}
+
+/* --- issue 10: speed without harm -------------------------------------- */
+
+TestSuite(issue10, .init = setup, .fini = teardown, .timeout = 240);
+
+/* The seccomp filters an exploration installed, from PTLOOM_STATS. */
+static long filters_of(const struct res *r)
+{
+	const char *p = strstr(r->err, " seccomp filter");
+
+	cr_assert_not_null(p, "no stats line in: %s", r->err);
+	while (p > r->err && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return atol(p);
+}
+
+static struct res run_stats(const char *const *opts, const char *program)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "-o";
+	argv[n++] = in_tmp("out");
+	for (int i = 0; opts[i] && n < MAXARGS - 3; i++)
+		argv[n++] = (char *)opts[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)program;
+	argv[n] = NULL;
+	return run_argv(argv, "PTLOOM_STATS=1", CMD_TIMEOUT * 2);
+}
+
+/*
+ * A new seccomp filter per run can wedge the kernel's BPF allocator
+ * under sustained exploration: one filter serves a whole exploration
+ * (tracer/spawn.c, the launcher).
+ */
+Test(issue10, one_seccomp_filter_for_1000_runs)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "1000", "--seed", SEED,
+							 NULL },
+				 example("bank_fixed"));
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "PASS 1000 runs", "the summary");
+	cr_assert_eq(filters_of(&r), 1, "%s", r.err);
+	res_free(&r);
+	r = run_stats((const char *const[]){ "-n", "1000", "--seed", SEED,
+					     NULL },
+		      example("mutex_condvar"));
+	cr_assert(r.code == 0 || r.code == 3, "%s", r.out);
+	cr_assert_eq(filters_of(&r), 1, "%s", r.err);
+	res_free(&r);
+}
+
+Test(issue10, one_seccomp_filter_per_worker)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "pct", "-j", "2",
+							 "-n", "600", "--seed",
+							 SEED, NULL },
+				 example("bank_fixed"));
+
+	assert_exit(r, 0);
+	cr_assert_leq(filters_of(&r), 2, "%s", r.err);
+	res_free(&r);
+}
+
+/* --- issue 11: minimal witnesses ---------------------------------------- */
+
+/* A bug one preemption exposes among 8 threads: bound 0 alone does not
+ * finish, a sample finds it with more preemptions, and minimisation must
+ * get down to the one it needs. */
+Test(issue11, eight_thread_bug_reported_with_one_preemption)
+{
+	struct res r = RUN(target("lost_update_8"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	char *s = line_with(r.out, "ptloom: FAIL");
+
+	cr_assert_not_null(s, "%s", r.out);
+	assert_contains(s, ", bound 1", "the summary");
+	free(s);
+	char *j = report();
+
+	cr_assert_eq(json_num(j, "preemptions"), 1, "%s", j);
+	free(j);
+	res_free(&r);
+}
+
+/* Requested bound 0, a sample finds it: the summary says so and names no
+ * bound above 0. */
+Test(issue11, sampled_failure_beyond_the_bound_says_so)
+{
+	struct res r = RUN(target("lost_update_8"), "--seed", SEED, "-p", "0");
+
+	assert_exit(r, 1);
+	char *s = line_with(r.out, "ptloom: FAIL");
+
+	cr_assert_not_null(s, "%s", r.out);
+	assert_contains(s, "sample", "the summary");
+	assert_contains(s, "beyond bound 0", "the summary");
+	cr_assert_null(strstr(s, ", bound 1"), "%s", s);
+	free(s);
+	res_free(&r);
+}
+
+/* PCT's deadlock schedules carry extra preemptions; one is enough. */
+Test(issue11, pct_deadlock_minimized_to_one_preemption)
+{
+	struct res r = RUN(example("deadlock"), "--seed", "4", "-s", "pct");
+
+	assert_exit(r, 1);
+	char *j = report();
+
+	assert_json(j, "kind", "deadlock");
+	cr_assert_eq(json_num(j, "preemptions"), 1, "%s", j);
+	free(j);
+	res_free(&r);
+}
+
+/* --- issue 13: hardening: untrusted files, safe output, clean stops ---- */
+
+TestSuite(issue13, .init = setup, .fini = teardown, .timeout = 180);
+
+/* The system python3 (a python3 first on PATH may be a shell shim). */
+#define PYTHON3 "/usr/bin/python3"
+
+static const char *schedtool(void)
+{
+	return env_or("PTLOOM_SCHEDTOOL", "build/tests/schedtool");
+}
+
+/* schedtool IN OUT ARGS...: crafts a hostile schedule file. */
+static void craft(const char *in, const char *out, const char *op,
+		  const char *arg)
+{
+	char *argv[] = { (char *)schedtool(), (char *)in, (char *)out,
+			 (char *)op, (char *)arg, NULL };
+	struct res r = run_argv(argv, NULL, 60);
+
+	assert_exit(r, 0);
+	res_free(&r);
+}
+
+/* Could a terminal act on any of s?  Fails naming the first byte that is
+ * a control character (other than \n and \t), a C1 control or a bidi
+ * override, or not valid UTF-8. */
+static void assert_terminal_safe(const char *s, const char *what)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; p[i];) {
+		unsigned c = p[i];
+		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2
+				: c >= 0xe0 && c <= 0xef ? 3
+				: c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		bool ok = n > 0;
+
+		for (size_t k = 1; ok && k < n; k++)
+			ok = (p[i + k] & 0xc0) == 0x80;
+		if (ok && n == 1)
+			ok = (c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t';
+		if (ok && n == 2)
+			ok = !(c == 0xc2 && p[i + 1] < 0xa0);
+		if (ok && n == 3)
+			ok = !(c == 0xe0 && p[i + 1] < 0xa0) &&
+			     !(c == 0xed && p[i + 1] >= 0xa0) &&
+			     !(c == 0xe2 && p[i + 1] == 0x80 &&
+			       p[i + 2] >= 0xa8 && p[i + 2] <= 0xae) &&
+			     !(c == 0xe2 && p[i + 1] == 0x81 &&
+			       p[i + 2] >= 0xa6 && p[i + 2] <= 0xa9);
+		cr_assert(ok, "%s: unsafe byte 0x%02x at offset %zu:\n%s",
+			  what, c, i, s);
+		i += n;
+	}
+	for (const char *l = s; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+		cr_assert(strncmp(l, "ptloom: PASS", 12),
+			  "%s: a fake PASS line:\n%s", what, s);
+}
+
+/* A failing schedule of tests/targets/hostile_output in <tmp>/out. */
+static char *hostile_schedule(const char *env)
+{
+	static char path[PATH_MAX];
+	struct res r = env ? RUN(target("hostile_output"), "--seed", SEED,
+				 "--no-minimize", "-e", env)
+			   : RUN(target("hostile_output"), "--seed", SEED,
+				 "--no-minimize");
+
+	assert_exit(r, 1);
+	char *j = report();
+
+	snprintf(path, sizeof(path), "%s", json_get(j, "schedule_file"));
+	free(j);
+	res_free(&r);
+	return path;
+}
+
+/* A file that is not valid for python3's json.load fails the test. */
+static void assert_json_loads(const char *path)
+{
+	if (access(PYTHON3, X_OK)) {
+		cr_log_warn("skipping the json.load check: no %s", PYTHON3);
+		return;
+	}
+	char *argv[] = { PYTHON3, "-c",
+			 "import json,sys; json.load(open(sys.argv[1], "
+			 "encoding='utf-8'))",
+			 (char *)path, NULL };
+	struct res r = run_argv(argv, NULL, 60);
+
+	cr_assert(r.code == 0, "json.load refuses %s:\n%s\n%s", path, r.err,
+		  slurp(path));
+	res_free(&r);
+}
+
+Test(issue13, loader_variables_from_a_file_are_refused)
+{
+	char *orig = hostile_schedule(NULL);
+	char preload[PATH_MAX + 16], *evil = in_tmp("evil.pb");
+	char so[PATH_MAX];
+
+	snprintf(so, sizeof(so), "%s/evil_preload.so",
+		 env_or("PTLOOM_TARGETS", "build/tests"));
+	cr_assert(access(so, R_OK) == 0, "%s is not built", so);
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", so);
+	craft(orig, evil, "env", preload);
+
+	/* refused with one line naming the variable; nothing loaded */
+	struct res r = PTL("replay", evil, "--", target("hostile_output"));
+
+	assert_exit(r, 2);
+	assert_contains(r.err, "LD_PRELOAD", "stderr");
+	assert_contains(r.err, "--trust-env", "stderr");
+	cr_assert_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1,
+		     "not one line:\n%s", r.err);
+	cr_assert(access(in_tmp("pwned"), F_OK), "the preload ran");
+	res_free(&r);
+	r = PTL("minimize", "-o", in_tmp("m"), evil, "--",
+		target("hostile_output"));
+	assert_exit(r, 2);
+	cr_assert(access(in_tmp("pwned"), F_OK), "the preload ran");
+	res_free(&r);
+
+	/* show says what is in it */
+	r = PTL("show", evil);
+	assert_exit(r, 0);
+	assert_contains(r.out, preload, "show");
+	assert_contains(r.out, "argv:", "show");
+	res_free(&r);
+	r = PTL("show", "--format", "json", evil);
+	assert_exit(r, 0);
+	assert_contains(r.out, "\"env\": [", "show --format json");
+	assert_contains(r.out, preload, "show --format json");
+	res_free(&r);
+
+	/* -e sets the variable (here: to nothing) and the replay runs */
+	r = PTL("replay", "-e", "LD_PRELOAD=", evil, "--",
+		target("hostile_output"));
+	assert_exit(r, 1);
+	cr_assert(access(in_tmp("pwned"), F_OK), "the preload ran");
+	res_free(&r);
+
+	/* --trust-env: the user's decision (and proof the file works) */
+	r = PTL("replay", "--trust-env", evil, "--", target("hostile_output"));
+	assert_exit(r, 1);
+	cr_assert(access(in_tmp("pwned"), F_OK) == 0,
+		  "--trust-env did not use the file's LD_PRELOAD");
+	res_free(&r);
+
+	/* the rest of the list */
+	static const char *const others[] = {
+		"GLIBC_TUNABLES=glibc.malloc.check=3", "GCONV_PATH=/tmp",
+		"LD_AUDIT=/tmp/x.so", "LD_LIBRARY_PATH=/tmp",
+		"MALLOC_TRACE=/tmp/t", "LOCPATH=/tmp", "NLSPATH=/tmp/%N",
+		"HOSTALIASES=/tmp/h",
+	};
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)strcspn(others[i], "="), others[i]);
+		craft(orig, evil, "env", others[i]);
+		r = PTL("replay", evil, "--", target("hostile_output"));
+		assert_exit(r, 2);
+		assert_contains(r.err, name, "stderr");
+		res_free(&r);
+	}
+}
+
+Test(issue13, replay_env_option_overrides_the_recording)
+{
+	char *orig = hostile_schedule("HOSTILE_VAR=recorded");
+	struct res r = PTL("replay", "--output", orig, "--",
+			   target("hostile_output"));
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "var=recorded", "replay --output");
+	res_free(&r);
+	r = PTL("replay", "--output", "-e", "HOSTILE_VAR=override", orig,
+		"--", target("hostile_output"));
+	assert_exit(r, 1);
+	assert_contains(r.out, "var=override", "replay -e --output");
+	res_free(&r);
+}
+
+Test(issue13, hostile_program_output_is_escaped_everywhere)
+{
+	const char *prog = target("hostile_output");
+	struct res r = RUN(prog, "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_terminal_safe(r.out, "run's stdout");
+	assert_terminal_safe(r.err, "run's stderr");
+	assert_contains(r.out, "\\e[2J", "run's stdout");
+	assert_json_loads(in_tmp("report.json"));
+	char *j = report(), *sched = strdup(json_get(j, "minimized_file"));
+
+	free(j);
+	res_free(&r);
+
+	/* the other reports */
+	r = PTL("run", "--seed", SEED, "-o", in_tmp("out"), "--report",
+		in_tmp("r.md"), "--report-format", "markdown", "--", prog);
+	assert_exit(r, 1);
+	char *md = slurp(in_tmp("r.md"));
+
+	assert_terminal_safe(md, "markdown report");
+	free(md);
+	res_free(&r);
+	r = PTL("run", "--seed", SEED, "-o", in_tmp("out"), "--report",
+		in_tmp("r.xml"), "--report-format", "junit", "--", prog);
+	assert_exit(r, 1);
+	res_free(&r);
+	if (access("/usr/bin/xmllint", X_OK) == 0) {
+		char *argv[] = { "/usr/bin/xmllint", "--noout",
+				 in_tmp("r.xml"), NULL };
+
+		r = run_argv(argv, NULL, 60);
+		cr_assert(r.code == 0, "xmllint refuses the junit report:\n"
+				       "%s\n%s", r.err, slurp(in_tmp("r.xml")));
+		res_free(&r);
+	} else {
+		cr_log_warn("skipping the xmllint check: no /usr/bin/xmllint "
+			    "(scripts/setup.sh installs libxml2-utils)");
+	}
+
+	/* replay, with its "recorded:" line, and its report */
+	r = PTL("replay", "--report", in_tmp("replay.json"), sched, "--",
+		prog);
+	assert_exit(r, 1);
+	assert_terminal_safe(r.out, "replay's stdout");
+	assert_json_loads(in_tmp("replay.json"));
+	res_free(&r);
+
+	/* a file with hostile strings everywhere: show, replay */
+	char *evil = in_tmp("hostile.pb");
+
+	craft(sched, evil, "hostile", NULL);
+	static const char *const fmts[] = { "text", "markdown", "script" };
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		r = PTL("show", "--format", fmts[i], evil);
+		assert_exit(r, 0);
+		assert_terminal_safe(r.out, fmts[i]);
+		res_free(&r);
+	}
+	r = PTL("show", "--format", "json", evil);
+	assert_exit(r, 0);
+	spit(in_tmp("show.json"), r.out);
+	assert_json_loads(in_tmp("show.json"));
+	res_free(&r);
+	r = PTL("replay", "--trust-env", evil, "--", prog);
+	assert_terminal_safe(r.out, "replay of a hostile file");
+	assert_terminal_safe(r.err, "replay of a hostile file");
+	assert_contains(r.out, "recorded: ", "replay");
+	res_free(&r);
+	free(sched);
+}
+
+/* Exit 2 and one line on stderr. */
+static void one_line_usage_error(struct res r)
+{
+	assert_exit(r, 2);
+	cr_assert(r.errlen && strchr(r.err, '\n') == r.err + r.errlen - 1,
+		  "`%s`: not one line on stderr:\n%s", r.cmd, r.err);
+	res_free(&r);
+}
+
+Test(issue13, numbers_are_plain_decimals_in_range)
+{
+	const char *bank = example("bank");
+	static const char *const seeds[] = { " 1", "-1", "+1", "010", "0x10",
+					     "1e3", "", "18446744073709551616" };
+
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
+		one_line_usage_error(PTL("run", "--seed", seeds[i], "--",
+					 bank));
+	static const char *const secs[] = { "nan", "inf", "-1", "0", " 1",
+					    "1e3", "0x10", "infinity", "" };
+	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+		one_line_usage_error(PTL("run", "--timeout", secs[i], "--",
+					 bank));
+		one_line_usage_error(PTL("run", "--max-time", secs[i], "--",
+					 bank));
+	}
+	one_line_usage_error(PTL("run", "--max-runs", " 5", "--", bank));
+	one_line_usage_error(PTL("run", "--max-steps", "0", "--", bank));
+	one_line_usage_error(PTL("run", "-p", "01", "--", bank));
+	one_line_usage_error(PTL("races", "--runs", "010", "--", bank));
+	one_line_usage_error(PTL("races", "--budget", "-5", "--", bank));
+	/* what is plain is accepted */
+	struct res r = PTL("run", "-q", "--seed", "0", "--timeout", "2.5",
+			   "--max-time", "30", "-p", "0", "--", bank);
+
+	cr_assert(r.code == 0 || r.code == 1, "`%s`: exit %d\n%s", r.cmd,
+		  r.code, r.err);
+	res_free(&r);
+}
+
+Test(issue13, an_unknown_option_is_one_line_and_a_hint)
+{
+	const char *bank = example("bank");
+	static const char *const cmds[] = { "run", "replay", "minimize",
+					    "races", "show" };
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char hint[64];
+		struct res r = PTL(cmds[i], "--no-such-option", "--", bank);
+
+		snprintf(hint, sizeof(hint), "ptloom %s --help", cmds[i]);
+		assert_contains(r.err, hint, "stderr");
+		assert_contains(r.err, "--no-such-option", "stderr");
+		one_line_usage_error(r);
+	}
+	struct res r = PTL("run", "--seed");
+
+	assert_contains(r.err, "--seed", "stderr");
+	one_line_usage_error(r);
+}
+
+Test(issue13, one_run_is_singular)
+{
+	struct res r = RUN(target("hostile_output"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "after 1 run,", "summary");
+	res_free(&r);
+}
+
+/* A shell line run with PTLOOM_TEST_INTERRUPT=where (see cli.h). */
+static struct res with_interrupt(const char *where, char *const argv[])
+{
+	static char env[128];
+
+	snprintf(env, sizeof(env), "PTLOOM_TEST_INTERRUPT=%s", where);
+	return run_argv(argv, env, CMD_TIMEOUT);
+}
+
+Test(issue13, interrupted_run_keeps_the_failure_it_found)
+{
+	char *argv[] = { (char *)ptloom(), "run", "--seed", SEED, "-o",
+			 in_tmp("out"), "--report", in_tmp("report.json"),
+			 "--", (char *)example("bank"), NULL };
+	struct res r = with_interrupt("minimize", argv);
+
+	assert_exit(r, 130);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+	assert_contains(r.out, "interrupted by SIGINT", "summary");
+	assert_contains(r.out, "saved: ", "stdout");
+	cr_assert_null(strstr(r.out, "could not be started"), "%s", r.out);
+	char *j = report(), *saved = strdup(json_get(j, "schedule_file"));
+
+	assert_json(j, "verdict", "fail");
+	assert_json(j, "interrupted", "true");
+	assert_json(j, "minimized_file", "null");
+	cr_assert(access(in_tmp(saved), F_OK) == 0 || access(saved, F_OK) == 0,
+		  "%s was not written", saved);
+	free(j);
+	res_free(&r);
+	/* what was saved still replays to the failure */
+	r = PTL("replay", saved, "--", example("bank"));
+	assert_exit(r, 1);
+	res_free(&r);
+	free(saved);
+}
+
+Test(issue13, interrupted_replay_and_minimize_say_so)
+{
+	char *sched = hostile_schedule(NULL);
+	char *argv[] = { (char *)ptloom(), "replay", "--report",
+			 in_tmp("replay.json"), sched, "--",
+			 (char *)target("hostile_output"), NULL };
+	struct res r = with_interrupt("replay:TERM", argv);
+
+	assert_exit(r, 143);
+	assert_summary(&r, "ptloom: INTERRUPTED by SIGTERM");
+	cr_assert_null(strstr(r.out, "FAIL interrupted"), "%s", r.out);
+	char *j = slurp(in_tmp("replay.json"));
+
+	assert_json(j, "verdict", "incomplete");
+	assert_json(j, "interrupted", "true");
+	free(j);
+	res_free(&r);
+	char *margv[] = { (char *)ptloom(), "minimize", "-o", in_tmp("min"),
+			  sched, "--", (char *)target("hostile_output"), NULL };
+
+	r = with_interrupt("minimize", margv);
+	assert_exit(r, 130);
+	assert_summary(&r, "ptloom: INTERRUPTED by SIGINT");
+	cr_assert_null(strstr(r.out, "saved:"), "%s", r.out);
+	cr_assert_null(strstr(r.err, "cannot write"), "%s", r.err);
+	res_free(&r);
+}
+
+/* ptloom ARGS in the background, signalled after a second (a shell line:
+ * the exit code is ptloom's). */
+static struct res signalled(const char *sig, const char *args)
+{
+	char line[4096];
+
+	snprintf(line, sizeof(line),
+		 "%s %s >out.txt 2>err.txt & p=$!; sleep 1; kill -%s $p; "
+		 "wait $p; c=$?; cat out.txt; cat err.txt >&2; exit $c",
+		 ptloom(), args, sig);
+	return sh(line);
+}
+
+Test(issue13, signals_stop_an_exploration_with_130_or_143)
+{
+	char args[2048];
+
+	/* many_threads: about 40 runs a second here, 1500 take long */
+	snprintf(args, sizeof(args), "run --seed " SEED " -p 2 --max-runs "
+		 "1500 --report %s -- %s", in_tmp("report.json"),
+		 target("many_threads"));
+	struct res r = signalled("INT", args);
+
+	assert_exit(r, 130);
+	assert_summary(&r, "ptloom: INTERRUPTED by SIGINT after ");
+	cr_assert_null(strstr(r.out, "could not be started"), "%s", r.out);
+	char *j = report();
+
+	assert_json(j, "verdict", "incomplete");
+	assert_json(j, "interrupted", "true");
+	free(j);
+	res_free(&r);
+	r = signalled("TERM", args);
+	assert_exit(r, 143);
+	assert_summary(&r, "ptloom: INTERRUPTED by SIGTERM after ");
+	res_free(&r);
+}
+
+Test(issue13, output_paths_are_checked_before_the_first_run)
+{
+	const char *bank = example("bank");
+
+	spit(in_tmp("file"), "x");
+	mkdir(in_tmp("dir"), 0755);
+	struct res r = PTL("run", "--seed", SEED, "-o", in_tmp("file/sub"),
+			   "--", bank);
+
+	assert_contains(r.err, "-o ", "stderr");
+	cr_assert_null(strstr(r.out, "saved:"), "%s", r.out);
+	one_line_usage_error(r);
+	r = PTL("run", "--seed", SEED, "-o", in_tmp("file"), "--", bank);
+	one_line_usage_error(r);
+	r = PTL("run", "--seed", SEED, "--report", in_tmp("missing/r.json"),
+		"--", bank);
+	assert_contains(r.err, "does not exist", "stderr");
+	one_line_usage_error(r);
+	r = PTL("run", "--seed", SEED, "--report", in_tmp("dir"), "--", bank);
+	assert_contains(r.err, "directory", "stderr");
+	one_line_usage_error(r);
+	r = PTL("run", "--seed", SEED, "--report", in_tmp("file/r.json"), "--",
+		bank);
+	one_line_usage_error(r);
+	/* nothing ran: no schedule directory appeared */
+	cr_assert(access(in_tmp(".ptloom"), F_OK), ".ptloom was written");
+	char *sched = hostile_schedule(NULL);
+
+	r = PTL("replay", "--report", in_tmp("dir"), sched, "--",
+		target("hostile_output"));
+	one_line_usage_error(r);
+	r = PTL("minimize", "-o", in_tmp("file"), sched, "--",
+		target("hostile_output"));
+	one_line_usage_error(r);
+}
+
+Test(issue13, stale_temporary_files_are_cleaned_at_start)
+{
+	char *out = in_tmp("out");
+	char stale[PATH_MAX], fresh[PATH_MAX], other[PATH_MAX];
+
+	mkdir(out, 0755);
+	snprintf(stale, sizeof(stale), "%s/.3ac056-original.pb.AbC123", out);
+	snprintf(fresh, sizeof(fresh), "%s/.3ac056-minimized.pb.XyZ987", out);
+	snprintf(other, sizeof(other), "%s/.keep-me", out);
+	spit(stale, "half a file");
+	spit(fresh, "a save in progress");
+	spit(other, "not ours");
+	struct timespec old[2] = { { time(NULL) - 3600, 0 },
+				   { time(NULL) - 3600, 0 } };
+
+	cr_assert(utimensat(AT_FDCWD, stale, old, 0) == 0);
+	cr_assert(utimensat(AT_FDCWD, other, old, 0) == 0);
+	struct res r = RUN(target("hostile_output"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	cr_assert(access(stale, F_OK), "%s is still there", stale);
+	cr_assert(access(fresh, F_OK) == 0, "a recent temp file was removed");
+	cr_assert(access(other, F_OK) == 0, "a file not ours was removed");
+	res_free(&r);
+}
+
+Test(issue13, races_that_observed_nothing_is_incomplete)
+{
+	struct res r = PTL("races", "--seed", SEED, "--runs", "2", "--",
+			   target("hostile_output"));
+
+	assert_exit(r, 3);
+	assert_summary(&r, "ptloom: INCOMPLETE");
+	assert_contains(r.out, "no run observed", "summary");
+	res_free(&r);
+}
+
+Test(issue13, show_is_linear_on_a_large_file)
+{
+	/* 200,000 events, each with its own symbol: a scan per event
+	 * would look at 2e10 entries (minutes); the index looks at a few
+	 * per event */
+	char *big = in_tmp("big.pb");
+	char *argv[] = { (char *)schedtool(), "-", big, "big", "200000",
+			 NULL };
+	struct res r = run_argv(argv, NULL, 60);
+
+	assert_exit(r, 0);
+	res_free(&r);
+	static const char *const fmts[] = { "text", "json", "markdown" };
+	for (size_t i = 0; i < 3; i++) {
+		char *sargv[] = { (char *)ptloom(), "show", "--format",
+				  (char *)fmts[i], big, NULL };
+
+		r = run_argv(sargv, "PTLOOM_SHOW_STATS=1", CMD_TIMEOUT);
+		assert_exit(r, 0);
+		char *st = strstr(r.err, "symbol probes");
+
+		cr_assert_not_null(st, "%s", r.err);
+		while (st > r.err && st[-1] != ',')
+			st--;
+		long probes = strtol(st + 1, NULL, 10);
+
+		cr_assert(probes > 0 && probes <= 10L * 200000,
+			  "%s: %ld symbol probes for 200000 events", fmts[i],
+			  probes);
+		res_free(&r);
+	}
+}
+
+Test(issue13, show_stops_on_sigterm)
+{
+	char *big = in_tmp("big.pb"), line[4096];
+	char *argv[] = { (char *)schedtool(), "-", big, "big", "200000",
+			 NULL };
+	struct res r = run_argv(argv, NULL, 60);
+
+	assert_exit(r, 0);
+	res_free(&r);
+	/* stdout is a pipe nobody reads: show blocks in write until the
+	 * signal; it must stop and say so */
+	snprintf(line, sizeof(line),
+		 "mkfifo f; sleep 30 <f & s=$!; %s show %s >f 2>err.txt & "
+		 "p=$!; sleep 1; kill -TERM $p; wait $p; c=$?; kill $s; "
+		 "wait $s; cat err.txt >&2; exit $c", ptloom(), big);
+	r = sh(line);
+	assert_exit(r, 143);
+	assert_contains(r.err, "interrupted", "stderr");
+	res_free(&r);
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../analysis/minimize.h"
 #include "../../analysis/strategy.h"
 #include "../../tracer/sched.h"
 
@@ -44,6 +45,7 @@ struct mstate {
 	char sched[MAXLEN];	  /* thread of every operation, in order */
 	int len;
 	unsigned cost;
+	struct event ev[MAXLEN];  /* what ran, for minimisation's seeds */
 };
 
 static void mstate_init(struct mstate *s)
@@ -107,6 +109,15 @@ static void perform(const struct model *m, struct mstate *s, int t,
 	case YIELD:
 		break;
 	}
+	s->ev[s->len] = (struct event){
+		.step = (uint32_t)s->len, .thread = (uint16_t)t,
+		.kind = o->op == STEP	  ? OP_ACCESS
+			: o->op == LOCK	  ? OP_FUTEX_WAIT
+			: o->op == UNLOCK ? OP_FUTEX_WAKE
+					  : OP_YIELD,
+		.preempt = (uint8_t)cost,
+		.obj = o->op == YIELD ? 0 : 0x1000 + (uint64_t)o->obj * 0x10,
+	};
 	s->sched[s->len++] = (char)('0' + t);
 	s->cost += cost;
 	s->current = t;
@@ -569,4 +580,151 @@ Test(dfs, sleep_sets_keep_every_end_state_with_locks)
 	struct model m = locks(2);
 
 	check_sleep_sets(&m);
+}
+
+/* --- minimisation by placement search (analysis/minimize.c) ------------ */
+
+/* Each thread: lock; read x; unlock; lock; write x; unlock.  An update is
+ * lost when another thread's access to x falls between a thread's two. */
+static struct model lost_update(int nthreads)
+{
+	struct model m = { .nthreads = nthreads };
+
+	for (int t = 0; t < nthreads; t++) {
+		m.nops[t] = 6;
+		m.ops[t][0] = (struct mop_s){ LOCK, 0 };
+		m.ops[t][1] = (struct mop_s){ STEP, 1 };
+		m.ops[t][2] = (struct mop_s){ UNLOCK, 0 };
+		m.ops[t][3] = (struct mop_s){ LOCK, 0 };
+		m.ops[t][4] = (struct mop_s){ STEP, 1 };
+		m.ops[t][5] = (struct mop_s){ UNLOCK, 0 };
+	}
+	return m;
+}
+
+static bool lost(const struct mstate *s)
+{
+	const char *l = s->log[1];
+
+	for (int i = 0; i + 1 < s->nlog[1]; i += 2)
+		if (l[i] != l[i + 1])
+			return true;
+	return false;
+}
+
+static struct model g_model;
+
+/* minimize_strategy_fn over the model */
+static int model_run(void *ctx, struct strategy *st, struct run_result *out)
+{
+	struct mstate s;
+	enum run_end e = run_model(ctx, st, &s);
+
+	memset(out, 0, sizeof(*out));
+	out->thread = -1;
+	out->preemptions = s.cost;
+	out->nevents = (size_t)s.len;
+	out->events = malloc((size_t)(s.len + 1) * sizeof(struct event));
+	cr_assert(out->events);
+	memcpy(out->events, s.ev, (size_t)s.len * sizeof(struct event));
+	if (e == RUN_ABANDONED)
+		out->failure = FAIL_DIVERGED;
+	else if (e == RUN_DEADLOCK)
+		out->failure = FAIL_DEADLOCK;
+	else if (lost(&s)) {
+		out->failure = FAIL_CRASH;
+		out->signal = 6;
+		snprintf(out->location, sizeof(out->location), "main");
+	}
+	return 0;
+}
+
+Test(minimize_search, sampled_lost_update_among_4_threads_needs_1)
+{
+	g_model = lost_update(4);
+	struct sampler *smp = sampler_new(false, 7, 3);
+	struct strategy st = sampler_strategy(smp);
+	struct run_result best;
+	int found = 0;
+
+	/* a random walk's failure carries many preemptions */
+	for (uint64_t k = 0; k < 1000 && !found; k++) {
+		sampler_begin(smp, k, 30);
+		model_run(&g_model, &st, &best);
+		if (best.failure == FAIL_CRASH && best.preemptions >= 3)
+			found = 1;
+		else
+			run_result_free(&best);
+	}
+	sampler_free(smp);
+	cr_assert(found, "no sampled failure with 3+ preemptions");
+	unsigned before = best.preemptions;
+	struct minimize_stats ms = { 0 };
+	int b = minimize_search(model_run, &g_model, &best, 1000, &ms);
+
+	cr_log_info("%u preemptions -> %u in %u runs", before,
+		    best.preemptions, ms.runs);
+	cr_assert_eq(b, 1, "found at bound %d", b);
+	cr_assert_eq(best.preemptions, 1);
+	cr_assert_eq(best.failure, FAIL_CRASH);
+	cr_assert_leq(ms.runs, 1000);
+	run_result_free(&best);
+}
+
+Test(minimize_search, nothing_below_the_minimum)
+{
+	g_model = lost_update(2);
+	struct dfs *d = dfs_new(1, false);
+	struct strategy st = dfs_strategy(d);
+	struct run_result best;
+	bool found = false;
+
+	/* systematic bound 1 finds a one-preemption failure */
+	while (!found && dfs_next(d)) {
+		model_run(&g_model, &st, &best);
+		dfs_end_run(d);
+		found = best.failure == FAIL_CRASH;
+		if (!found)
+			run_result_free(&best);
+	}
+	dfs_free(d);
+	cr_assert(found);
+	cr_assert_eq(best.preemptions, 1);
+	struct minimize_stats ms = { 0 };
+
+	cr_assert_eq(minimize_search(model_run, &g_model, &best, 100, &ms),
+		     -1);
+	cr_assert_eq(best.preemptions, 1, "kept");
+	cr_assert_eq(ms.runs, 1, "bound 0 of a placement search is one run");
+	run_result_free(&best);
+}
+
+/* Placement search runs each item once: bound b is every placement of b
+ * preemptions on default paths, each once, all costing b. */
+Test(dfs, placement_runs_each_item_once)
+{
+	struct model m = steps(2, 3, 0);
+	struct dfs *d = dfs_new(2, false);
+	struct strategy st = dfs_strategy(d);
+	struct sched_set got = { 0 };
+	unsigned runs = 0;
+
+	dfs_set_placement(d, true);
+	while (dfs_next(d)) {
+		struct mstate s;
+
+		cr_assert_eq(run_model(&m, &st, &s), RUN_DONE);
+		dfs_end_run(d);
+		s.sched[s.len] = 0;
+		cr_assert_eq(s.cost, (unsigned)dfs_bound(d));
+		cr_assert_lt(set_find(&got, s.sched), 0, "%s twice", s.sched);
+		set_add(&got, &s);
+		runs++;
+	}
+	/* bound 0: the default run (and the other free first choice is
+	 * not explored); bound 1 and 2: placements on default paths */
+	cr_assert_lt(runs, 20u, "fewer than every interleaving");
+	cr_assert_gt(runs, 3u);
+	dfs_free(d);
+	set_free(&got);
 }

@@ -728,7 +728,7 @@ Test(script, writer_explains_each_decision)
 	text = script_of(&a, &len);
 	cr_assert(!strncmp(text, "# ptloom schedule script v1\n", 28), "%s",
 		  text);
-	cr_assert(strstr(text, "# program: ./bank?run T9\n"), "%s", text);
+	cr_assert(strstr(text, "# program: ./bank\\nrun T9\n"), "%s", text);
 	cr_assert(strstr(text, "\nseed 18446744073709551615\n"), "%s", text);
 	cr_assert(strstr(text, "\npoints sync,races\n"), "%s", text);
 	cr_assert(strstr(text, "# step 3: T1 pthread_mutex_lock(0x404060)\n"

@@ -1,0 +1,134 @@
+/*
+ * Crafts schedule files for the hardening tests (tests/integration,
+ * suite issue13), as a hostile user would:
+ *
+ *   schedtool IN OUT env NAME=VALUE   IN with one more environment entry
+ *   schedtool IN OUT hostile          IN with escape sequences and invalid
+ *                                     UTF-8 in every string a file holds
+ *   schedtool - OUT big N             a schedule of N events over 4
+ *                                     threads, each with its own symbol
+ *
+ * The files are written with schedule_save(), so they load: only their
+ * content is hostile.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../replayer/schedule.h"
+
+#define EVIL "\x1b]0;pwned\x07\x1b[2J\x1b[H\r\nptloom: PASS \xff\xfe\xc0\xaf" \
+	     "\xe2\x80\xae\xc2\x9b"
+
+static void die(const char *what)
+{
+	fprintf(stderr, "schedtool: %s\n", what);
+	exit(1);
+}
+
+static char *evil(const char *prefix)
+{
+	char *s = malloc(strlen(prefix) + sizeof(EVIL) + 1);
+
+	if (!s)
+		die("out of memory");
+	sprintf(s, "%s%s", prefix, EVIL);
+	return s;
+}
+
+static void add_env(struct schedule *s, const char *kv)
+{
+	s->env = realloc(s->env, (size_t)(s->nenv + 2) * sizeof(char *));
+	if (!s->env)
+		die("out of memory");
+	s->env[s->nenv++] = strdup(kv);
+	s->env[s->nenv] = NULL;
+}
+
+static void hostile(struct schedule *s)
+{
+	free(s->message);
+	s->message = evil("message ");
+	free(s->location);
+	s->location = evil("location ");
+	for (int i = 1; i < s->argc; i++) {
+		free(s->argv[i]);
+		s->argv[i] = evil("arg ");
+	}
+	add_env(s, "EVIL=" EVIL);
+	for (int i = 0; i < s->nthread_names; i++) {
+		free(s->thread_names[i]);
+		s->thread_names[i] = evil("name ");
+	}
+	for (size_t i = 0; i < s->nsyms; i++) {
+		free(s->syms[i].text);
+		s->syms[i].text = evil("sym ");
+	}
+}
+
+static void big(struct schedule *s, size_t n)
+{
+	memset(s, 0, sizeof(*s));
+	s->format_version = SCHEDULE_FORMAT_VERSION;
+	s->program = strdup("/bin/true");
+	s->argc = 1;
+	s->argv = calloc(2, sizeof(char *));
+	s->argv[0] = strdup("true");
+	s->env = calloc(1, sizeof(char *));
+	s->strategy = strdup("dfs");
+	s->location = strdup("");
+	s->message = strdup("");
+	s->ptloom_version = strdup("test");
+	s->events = calloc(n, sizeof(*s->events));
+	s->syms = calloc(n, sizeof(*s->syms));
+	if (!s->events || !s->syms)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		struct event *e = &s->events[i];
+		char text[64];
+
+		e->step = (uint32_t)i;
+		e->thread = (uint16_t)(i / 7 % 4);
+		e->kind = OP_CALL;
+		e->fn = 1;
+		e->obj = 0x1000 + 8 * i;
+		e->pc = 0x400000 + 16 * i;
+		e->preempt = i % 7 == 0 && i;
+		s->syms[i].addr = e->obj;
+		s->syms[i].data = 1;
+		snprintf(text, sizeof(text), "object_%zu", i);
+		s->syms[i].text = strdup(text);
+	}
+	s->nevents = n;
+	s->nsyms = n;
+}
+
+int main(int argc, char **argv)
+{
+	struct schedule s;
+	char err[512];
+
+	if (argc < 4)
+		die("usage: schedtool IN OUT env KV | hostile | big N");
+	if (!strcmp(argv[3], "big") && argc == 5) {
+		big(&s, strtoul(argv[4], NULL, 10));
+	} else {
+		if (schedule_load(argv[1], &s, err, sizeof(err)))
+			die(err);
+		if (!strcmp(argv[3], "env") && argc == 5)
+			add_env(&s, argv[4]);
+		else if (!strcmp(argv[3], "hostile"))
+			hostile(&s);
+		else
+			die("unknown operation");
+	}
+	int e = schedule_save(argv[2], &s);
+
+	if (e) {
+		snprintf(err, sizeof(err), "cannot save %s: %s", argv[2],
+			 strerror(-e));
+		die(err);
+	}
+	schedule_free(&s);
+	return 0;
+}
