@@ -54,6 +54,7 @@ enum {
 	RT_SIGNALS_PENDING = 352, /* .ceval.signals_pending */
 	RT_GIL = 360,		/* .ceval.gil */
 	RT_GIL_END = 576,	/* .gilstate */
+	RT_TSTATE_CURRENT = 576, /* .gilstate.tstate_current */
 	RT_GIL_LOCKED = 376,
 	RT_GIL_COND = 392,	/* pthread_cond_t, 48 bytes */
 	RT_GIL_MUTEX = 440,
@@ -104,6 +105,8 @@ struct py_thread {
 	char name[32];
 };
 
+#define LIB_CACHE 1024
+
 struct pypol {
 	struct sched_policy pol;
 	struct python_info pi;
@@ -116,6 +119,10 @@ struct pypol {
 	uint64_t checks;
 	struct py_thread *th;
 	int nth;
+	struct {
+		uint64_t code;
+		bool lib;
+	} lib[LIB_CACHE];		/* code object -> library code */
 };
 
 /* ---- ELF ---------------------------------------------------------- */
@@ -487,33 +494,37 @@ int python_line_311(const uint8_t *tab, size_t len, int firstlineno,
 	return -1;
 }
 
-/* The thread state of kernel thread tid. */
+/* The thread state of kernel thread tid.  A thread state made for a new
+ * thread carries its creator's id until the thread binds it, and the list
+ * is newest first: the last match is the creator's own. */
 static uint64_t tstate_of(struct pypol *p, struct session *s, int thread,
 			  int tid)
 {
 	if (thread < p->nth && p->th[thread].tid == tid && p->th[thread].tstate)
 		return p->th[thread].tstate;
-	uint64_t ts = rd64(s, p->interp + IS_THREADS_HEAD);
+	uint64_t ts = rd64(s, p->interp + IS_THREADS_HEAD), found = 0;
+	int matches = 0;
 
 	for (int n = 0; ts && n < PY_MAX_THREADS; n++) {
 		uint8_t b[TS_SIZE];
 
 		if (rd(s, ts, b, sizeof(b)))
-			return 0;
+			break;
 		uint64_t ntid, next;
 
 		memcpy(&ntid, b + TS_NATIVE_TID, 8);
 		memcpy(&next, b + TS_NEXT, 8);
 		if ((int)ntid == tid) {
-			if (thread < p->nth) {
-				p->th[thread].tstate = ts;
-				p->th[thread].tid = tid;
-			}
-			return ts;
+			found = ts;
+			matches++;
 		}
 		ts = next;
 	}
-	return 0;
+	if (matches == 1 && thread < p->nth) {
+		p->th[thread].tstate = found;
+		p->th[thread].tid = tid;
+	}
+	return found;
 }
 
 struct py_frame {
@@ -581,9 +592,11 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* The interpreter's own library (stdlib, frozen modules, installed
+ * packages), as opposed to the program's code. */
 static bool is_stdlib(const char *file)
 {
-	return strstr(file, "/lib/python3") || file[0] == '<';
+	return strstr(file, "/lib/python3") || !strncmp(file, "<frozen ", 8);
 }
 
 /* Find key "_name"-like in a dict keys object; returns the value slot's
@@ -693,6 +706,7 @@ static void pol_begin(void *ctx)
 	free(p->th);
 	p->th = NULL;
 	p->nth = 0;
+	memset(p->lib, 0, sizeof(p->lib));
 }
 
 /* Could another thread want the GIL: one that can run, or a timed
@@ -712,11 +726,52 @@ static bool contended(struct session *s, int thread)
 	return false;
 }
 
+/* Is the frame running on thread library code?  By code object, cached
+ * for the run. */
+static bool in_library(struct pypol *p, struct session *s, int thread)
+{
+	struct session_thread st;
+
+	if (session_thread_info(s, thread, &st))
+		return false;
+	/* the thread at a check holds the GIL: it is the current one */
+	uint64_t ts = rd64(s, p->pi.runtime + RT_TSTATE_CURRENT);
+
+	if (!ts || (int)rd64(s, ts + TS_NATIVE_TID) != st.tid)
+		return false;
+	uint64_t f = rd64(s, rd64(s, ts + TS_CFRAME) + CF_CURRENT_FRAME);
+	uint64_t code = f ? rd64(s, f + FR_CODE) : 0;
+	char file[160];
+
+	if (!code)
+		return false;
+	size_t h = (size_t)(code >> 4) % LIB_CACHE;
+
+	for (size_t k = 0; k < LIB_CACHE; k++, h = (h + 1) % LIB_CACHE) {
+		if (p->lib[h].code == code)
+			return p->lib[h].lib;
+		if (!p->lib[h].code)
+			break;
+	}
+	if (rd64(s, code + OB_TYPE) != p->pi.code_type ||
+	    read_str(p, s, rd64(s, code + CO_FILENAME), file, sizeof(file)))
+		return false;
+	bool lib = is_stdlib(file);
+
+	if (!p->lib[h].code)
+		p->lib[h].code = code, p->lib[h].lib = lib;
+	return lib;
+}
+
 static bool pol_want_point(void *ctx, struct session *s, int thread)
 {
 	struct pypol *p = ctx;
 
 	if (!ready(p, s) || !contended(s, thread))
+		return false;
+	/* preemptions in the program's own code: the library's internal
+	 * states are behind its locks (docs/python.md, "Limits") */
+	if (in_library(p, s, thread))
 		return false;
 	if (p->checks_thread == thread) {
 		p->checks++;
