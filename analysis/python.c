@@ -578,8 +578,14 @@ static bool read_frame(struct pypol *p, struct session *s, uint64_t f,
 	if (n && n < 65536 && idx >= 0) {
 		uint8_t *tab = malloc(n);
 
+		/* an instruction without a line (a loop's jump back, a
+		 * cleanup) is shown at the line before it */
 		if (tab && !rd(s, lt + BYTES_DATA, tab, n))
-			out->line = python_line_311(tab, n, first, (int)idx);
+			for (int64_t i = idx; out->line < 0 && i >= 0 &&
+					      i > idx - 64;
+			     i--)
+				out->line = python_line_311(tab, n, first,
+							    (int)i);
 		free(tab);
 	}
 	return true;

@@ -845,8 +845,10 @@ static void event_line_raw(const struct event *e,
 				: NULL;
 	const char *where = NULL;
 
-	if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
-	    e->kind == OP_ACCESS || e->kind == OP_SPIN)
+	if (EVENT_PC_IS_POLICY(e->pc)) /* a Python frame */
+		where = sym_find(ix, e->pc, false);
+	else if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
+		 e->kind == OP_ACCESS || e->kind == OP_SPIN)
 		where = sym_find(ix, e->pc + (e->kind != OP_CALL), false);
 	if (o && *o)
 		snprintf(obj, sizeof(obj), "%s%s",
@@ -860,16 +862,24 @@ static void event_line_raw(const struct event *e,
 	const char *op = e->kind == OP_CALL ? call_fn_name(e->fn)
 					     : op_kind_name(e->kind);
 
+	const char *at = where && *where ? " at " : "";
+
+	if (!where)
+		where = "";
 	switch (e->kind) {
 	case OP_START:
 	case OP_WOKEN:
 	case OP_TIMEOUT:
 	case OP_YIELD:
-		snprintf(buf, len, "%s %s", tname,
+		snprintf(buf, len, "%s %s%s%s", tname,
 			 e->kind == OP_START   ? "starts"
 			 : e->kind == OP_WOKEN ? "is woken"
 			 : e->kind == OP_TIMEOUT ? "times out"
-						 : "yields");
+						 : "yields",
+			 at, where);
+		return;
+	case OP_PYCHECK: /* where it may drop the GIL */
+		snprintf(buf, len, "%s python%s%s", tname, at, where);
 		return;
 	case OP_EXIT:
 		snprintf(buf, len, "%s exits", tname);
@@ -888,8 +898,7 @@ static void event_line_raw(const struct event *e,
 	default:
 		break;
 	}
-	snprintf(buf, len, "%s %s(%s)%s%s", tname, op, obj,
-		 where && *where ? " at " : "", where && *where ? where : "");
+	snprintf(buf, len, "%s %s(%s)%s%s", tname, op, obj, at, where);
 }
 
 void event_line(const struct event *e, const struct sym_entry *syms,
