@@ -43,6 +43,7 @@ struct item {
 	int nsleep;
 	int score;		/* with an order: higher runs first */
 	uint32_t seq;		/* queue order, to break ties */
+	uint32_t root;		/* the bound-1 item it descends from */
 };
 
 struct dfs {
@@ -73,6 +74,12 @@ struct dfs {
 	dfs_score_fn score;
 	void *score_ctx;
 	uint32_t seq;
+	/* sharding (-j, --shard): bound 0 runs in every shard; the items
+	 * of bound 1 are dealt out by index, and each shard explores the
+	 * whole subtree of its own, so the shards are disjoint and
+	 * together exactly the serial search */
+	int shard, nshards;
+	uint32_t cur_root;	/* root of the item being explored */
 };
 
 static bool push_item(struct dfs *d, int which, struct item it)
@@ -155,6 +162,15 @@ static bool next_item(struct dfs *d)
 			struct item *it = &d->items[0][d->next_item++];
 			uint32_t len = it->snap < 0 ? 0 : it->len + 1;
 
+			if (d->nshards > 1 && d->cur == 1 &&
+			    it->root % (uint32_t)d->nshards !=
+				    (uint32_t)d->shard) {
+				free(it->sleep);
+				it->sleep = NULL;
+				continue;
+			}
+			d->cur_root = it->root;
+
 			free(d->prefix);
 			d->prefix = malloc((2 * len + 1) * sizeof(uint16_t));
 			if (!d->prefix)
@@ -191,6 +207,9 @@ static bool next_item(struct dfs *d)
 		if (d->score)
 			qsort(d->items[0], d->nitems[0], sizeof(struct item),
 			      cmp_item);
+		if (d->cur == 1)
+			for (size_t i = 0; i < d->nitems[0]; i++)
+				d->items[0][i].root = (uint32_t)i;
 	}
 }
 
@@ -436,7 +455,7 @@ static int dfs_pick(void *ctx, const struct choice *c)
 						 d->score ? d->score(d->score_ctx,
 								     c, i)
 							  : 0,
-						 0 });
+						 0, d->cur_root });
 		}
 	}
 	/* the first free alternative that is awake */
@@ -467,6 +486,17 @@ void dfs_set_order(struct dfs *d, dfs_score_fn score, void *ctx)
 {
 	d->score = score;
 	d->score_ctx = ctx;
+}
+
+void dfs_set_shard(struct dfs *d, int shard, int nshards)
+{
+	d->shard = shard;
+	d->nshards = nshards;
+}
+
+uint64_t dfs_key(const struct dfs *d)
+{
+	return d->cur ? (uint64_t)d->cur << 32 | d->cur_root : 0;
 }
 
 int dfs_bound(const struct dfs *d)

@@ -15,6 +15,9 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "discover.h"
 #include "strategy.h"
@@ -83,8 +86,46 @@ static bool add_point(struct explore_result *r, uint64_t addr, uint8_t kind)
 	return true;
 }
 
+/* Lower *best to key (workers race on it). */
+static void publish_key(volatile uint64_t *best, uint64_t key)
+{
+	uint64_t cur;
+
+	if (!best)
+		return;
+	cur = *best;
+	while (key < cur &&
+	       !__atomic_compare_exchange_n(best, &cur, key, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+}
+
 #define MAX_SPIN_POINTS 16
 #define HYBRID_AFTER 200
+
+/* The hybrid's default samplers, in turn (bench/SEARCH.md measures). */
+static const int default_mix[] = { SAMPLER_PCT, SAMPLER_SURW, SAMPLER_POS };
+
+static int sampler_of(int strategy)
+{
+	switch (strategy) {
+	case STRAT_PCT:
+		return SAMPLER_PCT;
+	case STRAT_POS:
+		return SAMPLER_POS;
+	case STRAT_SURW:
+		return SAMPLER_SURW;
+	default:
+		return SAMPLER_RANDOM;
+	}
+}
+
+static int first_pick(void *ctx, const struct choice *c)
+{
+	(void)ctx;
+	(void)c;
+	return 0;
+}
 
 static int explore_serial(const struct explore_opts *o0,
 			  struct explore_result *r)
@@ -95,7 +136,11 @@ static int explore_serial(const struct explore_opts *o0,
 	double t0 = now();
 	uint64_t est_steps = 100;
 	struct explore_opts opts = *o0, *o = &opts;
-	struct sampler *hs = NULL;	/* hybrid samples beside dfs */
+	struct sampler *hs[HYBRID_MIX_MAX] = { 0 }; /* hybrid samplers */
+	int nhs = 0;
+	bool profiled = false;		/* surw samplers have a profile */
+	bool post = false;		/* dfs done, the hybrid samples on */
+	uint64_t post_until = 0;
 	struct run_result disc_fail;	/* a discovery run that failed */
 	bool have_disc_fail = false;
 	struct user_point *disc_points = NULL;
@@ -140,6 +185,8 @@ static int explore_serial(const struct explore_opts *o0,
 		o->cfg.points &= ~POINTS_RACES;
 	}
 restart:
+	post = false;
+	post_until = 0;
 	o->cfg.user_points = r->points;
 	o->cfg.nuser_points = r->npoints;
 	o->cfg.spin_ms = r->nspin_points < MAX_SPIN_POINTS ? o->spin_ms : 0;
@@ -147,17 +194,84 @@ restart:
 		d = dfs_new(o->bound, o->reduction);
 		if (!d)
 			return -1;
+		if (o->nshards > 1)
+			dfs_set_shard(d, o->shard, o->nshards);
 		s = dfs_strategy(d);
-		if (o->hybrid && !hs)
-			hs = sampler_new(true, o->cfg.seed ^ 0x9c7, 3);
+		if (o->hybrid && !nhs) {
+			const int *mix = o->nmix ? o->mix : default_mix;
+			int n = o->nmix ? o->nmix
+					: (int)(sizeof(default_mix) /
+						sizeof(default_mix[0]));
+
+			/* the first sampler keeps the seed PCT always had */
+			for (int k = 0; k < n && k < HYBRID_MIX_MAX; k++)
+				if ((hs[nhs] = sampler_new_kind(
+					     mix[k],
+					     (o->cfg.seed ^ 0x9c7) + 0x51 * k,
+					     3)))
+					nhs++;
+		}
 	} else {
-		smp = sampler_new(o->strategy == STRAT_PCT, o->cfg.seed,
-				  o->pct_depth);
+		smp = sampler_new_kind(sampler_of(o->strategy), o->cfg.seed,
+				       o->pct_depth);
 		if (!smp)
 			return -1;
 		s = sampler_strategy(smp);
 	}
 	r->verdict = VERDICT_PASS;
+	if (smp && sampler_kind(smp) == SAMPLER_SURW && !profiled) {
+		/* SURW weighs threads by their events: learn them from the
+		 * default schedule (a run like any other) */
+		struct strategy fs = { .pick = first_pick };
+		struct run_result pr;
+		int e = session_run(&o->cfg, &fs, &pr);
+
+		if (e) {
+			snprintf(r->error, sizeof(r->error),
+				 "cannot start %s: %s", o->cfg.argv[0],
+				 strerror(-e));
+			r->verdict = VERDICT_ERROR;
+			goto out;
+		}
+		r->profile_runs++;
+		profiled = true;
+		if (pr.failure == FAIL_SPIN) {
+			bool added = pr.spin_pc &&
+				     add_point(r, pr.spin_pc, OP_SPIN);
+
+			run_result_free(&pr);
+			r->nspin_points += added;
+			if (!added)
+				r->nspin_points = MAX_SPIN_POINTS;
+			sampler_free(smp);
+			smp = NULL;
+			profiled = false;
+			r->restarts++;
+			goto restart;
+		}
+		sampler_profile(smp, pr.events, pr.nevents);
+		if (pr.failure == FAIL_NONE || pr.failure == FAIL_DIVERGED ||
+		    o->only_run) {
+			run_result_free(&pr);
+		} else if (pr.failure == FAIL_INTERNAL) {
+			snprintf(r->error, sizeof(r->error), "%s", pr.message);
+			r->verdict = VERDICT_ERROR;
+			run_result_free(&pr);
+			goto out;
+		} else if (pr.failure == FAIL_INTERRUPTED) {
+			run_result_free(&pr);
+			r->verdict = VERDICT_INCOMPLETE;
+			snprintf(r->error, sizeof(r->error), "interrupted");
+			goto out;
+		} else {
+			r->fail = pr;
+			r->fail_run = 0;
+			r->verdict = VERDICT_FAIL;
+			r->found_by = FOUND_SAMPLE;
+			r->found_preemptions = pr.preemptions;
+			goto out;
+		}
+	}
 	for (;;) {
 		if (o->cfg.interrupted && *o->cfg.interrupted) {
 			r->verdict = VERDICT_INCOMPLETE;
@@ -165,11 +279,24 @@ restart:
 			break;
 		}
 		/* hybrid: once a systematic search is not over quickly,
-		 * every fourth run is a PCT sample, so a deep tree at a low
+		 * every fourth run is a sample, so a deep tree at a low
 		 * bound cannot hide a bug reachable elsewhere; the verdict
-		 * still needs the systematic search to finish */
-		bool sample = d && hs && r->runs >= HYBRID_AFTER &&
-			      (r->runs % 4 == 3);
+		 * still needs the systematic search to finish.  When it has
+		 * finished, samples go on until the runs have doubled (bugs
+		 * beyond the bound, like a strict alternation, need more
+		 * preemptions than any bound can afford); the verdict is the
+		 * finished search's, and a limit reached then is no longer
+		 * a reason for INCOMPLETE */
+		if (post && (r->runs >= post_until ||
+			     (o->max_time > 0 && now() - t0 >= o->max_time))) {
+			r->complete = true;
+			break;
+		}
+		bool sample = d && nhs &&
+			      (post || (r->runs >= HYBRID_AFTER &&
+					r->runs % 4 == 3));
+		struct sampler *h = sample ? hs[r->samples % (uint64_t)nhs]
+					   : NULL;
 
 		if (!sample && !d && o->only_run && r->runs >= 1)
 			break;
@@ -177,13 +304,26 @@ restart:
 		    r->runs * (o->stride ? o->stride : 1) + (uint64_t)o->worker >=
 			    o->max_runs)
 			break;
-		if ((o->max_runs && r->runs >= o->max_runs) ||
-		    (o->max_time > 0 && now() - t0 >= o->max_time)) {
+		if (!post && ((o->max_runs && r->runs >= o->max_runs) ||
+			      (o->max_time > 0 && now() - t0 >= o->max_time))) {
 			r->verdict = VERDICT_INCOMPLETE;
 			break;
 		}
 		if (!sample && d && !dfs_next(d)) {
+			if (nhs && !post) {
+				post = true;
+				post_until = 2 * r->runs;
+				if (o->max_runs && post_until > o->max_runs)
+					post_until = o->max_runs;
+				r->dfs_runs = r->runs;
+				continue;
+			}
 			r->complete = true;
+			break;
+		}
+		if (d && o->best_key && dfs_key(d) > *o->best_key) {
+			/* another worker failed earlier in the serial order */
+			r->stopped = true;
 			break;
 		}
 		uint64_t number = r->runs * (o->stride ? o->stride : 1) +
@@ -194,8 +334,14 @@ restart:
 		if (smp)
 			sampler_begin(smp, number, est_steps);
 		if (sample)
-			sampler_begin(hs, r->samples++, est_steps);
-		struct strategy hstrat = sample ? sampler_strategy(hs) : s;
+			sampler_begin(h,
+				      r->samples++ / (uint64_t)nhs *
+						      (uint64_t)(o->nshards > 1
+								 ? o->nshards
+								 : 1) +
+					      (uint64_t)o->shard,
+				      est_steps);
+		struct strategy hstrat = sample ? sampler_strategy(h) : s;
 		struct run_result rr;
 		int e = session_run(&o->cfg, &hstrat, &rr);
 
@@ -214,6 +360,8 @@ restart:
 			break;
 		}
 		r->runs++;
+		if (d && !sample && dfs_bound(d) == 0)
+			r->bound0_runs++;
 		r->total_steps += rr.steps;
 		if (rr.steps > est_steps)
 			est_steps = rr.steps;
@@ -294,9 +442,23 @@ restart:
 			r->found_by = sample ? FOUND_HYBRID
 				      : d    ? FOUND_DFS
 					     : FOUND_SAMPLE;
+			r->found_sampler = sample ? sampler_kind(h)
+					   : smp  ? sampler_kind(smp)
+						  : -1;
 			r->found_preemptions = rr.preemptions;
 			r->verdict = VERDICT_FAIL;
+			if (d) {
+				r->fail_key = dfs_key(d);
+				publish_key(o->best_key, r->fail_key);
+			}
 			break;
+		}
+		if (!sample && d && !profiled) {
+			/* the first dfs run is the default schedule: the
+			 * profile of the hybrid's SURW samplers */
+			for (int k = 0; k < nhs; k++)
+				sampler_profile(hs[k], rr.events, rr.nevents);
+			profiled = true;
 		}
 		if (r->have_pass)
 			run_result_free(&r->pass);
@@ -306,7 +468,7 @@ restart:
 	}
 	if (have_disc_fail && (r->verdict == VERDICT_PASS ||
 			       r->verdict == VERDICT_INCOMPLETE) &&
-	    !(o->cfg.interrupted && *o->cfg.interrupted)) {
+	    !r->stopped && !(o->cfg.interrupted && *o->cfg.interrupted)) {
 		/*
 		 * A sampled discovery run failed where the bounded search
 		 * did not (it needs more preemptions, or the budget ran out):
@@ -334,6 +496,9 @@ restart:
 					run_result_free(&r->fail);
 				r->fail = rr;
 				r->fail_run = r->runs - 1;
+				/* every shard finds it; after any systematic
+				 * failure in the serial order */
+				r->fail_key = UINT64_MAX - 1;
 				r->verdict = VERDICT_FAIL;
 				r->found_by = FOUND_DISCOVERY;
 				r->found_preemptions = rr.preemptions;
@@ -348,16 +513,19 @@ restart:
 			}
 		}
 	}
+out:
 	if (have_disc_fail)
 		run_result_free(&disc_fail);
 	free(disc_points);
+	r->runs += r->profile_runs;
 	progress(o, r, t0, r->bound, true);
 	r->seconds = now() - t0;
 	if (d && r->verdict == VERDICT_INCOMPLETE)
 		r->complete = false;
 	dfs_free(d);
 	sampler_free(smp);
-	sampler_free(hs);
+	for (int k = 0; k < nhs; k++)
+		sampler_free(hs[k]);
 	return 0;
 }
 
@@ -383,6 +551,7 @@ static int explore_parallel(const struct explore_opts *o,
 	pid_t pids[64];
 	cpu_set_t set;
 	int cpus[64], ncpu = 0;
+	pid_t parent = getpid();
 
 	if (jobs > 64)
 		jobs = 64;
@@ -401,10 +570,15 @@ static int explore_parallel(const struct explore_opts *o,
 			struct explore_result wr;
 			cpu_set_t one;
 
+			/* a worker never outlives ptloom */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(0);
 			close(fds[k][0]);
 			w.jobs = 1;
-			w.worker = k;
-			w.stride = jobs;
+			/* inside a shard (worker, stride) of its own */
+			w.worker = o->worker + k * (o->stride ? o->stride : 1);
+			w.stride = jobs * (o->stride ? o->stride : 1);
 			w.progress = false;
 			if (ncpu) {
 				w.cfg.cpu = cpus[k % ncpu];
@@ -508,13 +682,263 @@ static int explore_parallel(const struct explore_opts *o,
 	return e;
 }
 
+/* One worker's result, as a worker writes it for the parent. */
+static void put_result(FILE *f, const struct explore_result *wr)
+{
+	const struct run_result *fr = &wr->fail;
+	bool fail = wr->verdict == VERDICT_FAIL;
+
+	fprintf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u %llu %d\n",
+		wr->verdict, (unsigned long long)wr->runs,
+		(unsigned long long)wr->bound0_runs, wr->complete, wr->bound,
+		(unsigned long long)wr->fail_key,
+		(unsigned long long)wr->fail_run, wr->found_by,
+		wr->found_preemptions, fail ? fr->ndecisions : 0, wr->npoints,
+		tracer_filters_installed(),
+		(unsigned long long)wr->pruned, wr->stopped);
+	fprintf(f, "%s\n", wr->error);
+	for (size_t i = 0; fail && i < fr->ndecisions; i++) {
+		const struct decision *c = &fr->decisions[i];
+
+		fprintf(f, "%u %u %u %u %u %u\n", c->step, c->kind, c->timeout,
+			c->thread, c->index, c->nalts);
+	}
+	for (size_t i = 0; i < wr->npoints; i++)
+		fprintf(f, "%llx %u\n", (unsigned long long)wr->points[i].addr,
+			wr->points[i].kind);
+}
+
+/* The parent's copy of a worker's result; fail.decisions only. */
+static bool get_result(FILE *f, struct explore_result *w)
+{
+	int complete, stopped;
+	unsigned long long runs, b0, key, frun, pruned;
+	size_t ndec, np;
+
+	memset(w, 0, sizeof(*w));
+	if (!f || fscanf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u "
+			    "%llu %d",
+			 &w->verdict, &runs, &b0, &complete, &w->bound, &key,
+			 &frun, &w->found_by, &w->found_preemptions, &ndec, &np,
+			 &w->filters, &pruned, &stopped) != 14 ||
+	    ndec > (1u << 26) || np > (1u << 20))
+		return false;
+	w->runs = runs;
+	w->bound0_runs = b0;
+	w->complete = complete;
+	w->fail_key = key;
+	w->fail_run = frun;
+	w->pruned = pruned;
+	w->stopped = stopped;
+	if (fgetc(f) != '\n' || !fgets(w->error, sizeof(w->error), f))
+		return false;
+	w->error[strcspn(w->error, "\n")] = 0;
+	w->fail.decisions = calloc(ndec + 1, sizeof(struct decision));
+	w->points = calloc(np + 1, sizeof(struct user_point));
+	if (!w->fail.decisions || !w->points)
+		return false;
+	for (size_t i = 0; i < ndec; i++) {
+		unsigned st, k, to, th, ix, na;
+
+		if (fscanf(f, "%u %u %u %u %u %u", &st, &k, &to, &th, &ix,
+			   &na) != 6)
+			return false;
+		w->fail.decisions[i] = (struct decision){
+			st, (uint8_t)k, (uint8_t)to, (uint16_t)th, (uint16_t)ix,
+			(uint16_t)na
+		};
+	}
+	w->fail.ndecisions = ndec;
+	for (size_t i = 0; i < np; i++) {
+		unsigned long long a;
+		unsigned kind;
+
+		if (fscanf(f, "%llx %u", &a, &kind) != 2)
+			return false;
+		w->points[i] = (struct user_point){ a, (uint8_t)kind };
+	}
+	w->npoints = np;
+	return true;
+}
+
+/*
+ * -j N for dfs: N shards of the search (dfs_set_shard) in N pinned
+ * workers.  The verdict, the set and number of systematic schedules and
+ * the first failure in the serial order (bound, then bound-1 item) are
+ * those of the serial search; bound 0, which every shard repeats, is
+ * counted once.  A worker that finds a failure lowers the shared key,
+ * and every worker past it stops.  The parent then replays the winning
+ * schedule once, here, for its whole result.
+ */
+static int explore_dfs_parallel(const struct explore_opts *o,
+				struct explore_result *r)
+{
+	int jobs = o->jobs > 64 ? 64 : o->jobs, fds[64][2];
+	pid_t pids[64];
+	cpu_set_t set;
+	int cpus[64], ncpu = 0;
+	pid_t parent = getpid();
+	volatile uint64_t *best = mmap(NULL, sizeof(*best),
+				       PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (best == MAP_FAILED)
+		return explore_serial(o, r);
+	*best = UINT64_MAX;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int i = 0; i < CPU_SETSIZE && ncpu < 64; i++)
+			if (CPU_ISSET(i, &set))
+				cpus[ncpu++] = i;
+	for (int k = 0; k < jobs; k++) {
+		if (pipe2(fds[k], O_CLOEXEC) || (pids[k] = fork()) < 0) {
+			snprintf(r->error, sizeof(r->error),
+				 "cannot start a worker: %s", strerror(errno));
+			for (int j = 0; j < k; j++)
+				kill(pids[j], SIGKILL);
+			jobs = k;
+			r->verdict = VERDICT_ERROR;
+			goto out_reap;
+		}
+		if (pids[k] == 0) {
+			struct explore_opts w = *o;
+			struct explore_result wr;
+
+			/* a worker never outlives ptloom */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(0);
+			close(fds[k][0]);
+			w.jobs = 1;
+			w.shard = o->shard * jobs + k;
+			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;
+			w.best_key = best;
+			w.progress = false;
+			if (o->max_runs)
+				w.max_runs = o->max_runs / (uint64_t)jobs +
+					     ((uint64_t)k <
+					      o->max_runs % (uint64_t)jobs);
+			if (ncpu) {
+				cpu_set_t one;
+
+				w.cfg.cpu = cpus[k % ncpu];
+				CPU_ZERO(&one);
+				CPU_SET(w.cfg.cpu, &one);
+				sched_setaffinity(0, sizeof(one), &one);
+			}
+			explore_serial(&w, &wr);
+			FILE *f = fdopen(fds[k][1], "w");
+
+			if (f) {
+				put_result(f, &wr);
+				fclose(f);
+			}
+			_exit(0);
+		}
+		close(fds[k][1]);
+	}
+	memset(r, 0, sizeof(*r));
+	r->verdict = VERDICT_PASS;
+	r->complete = true;
+	int win = -1;
+	struct explore_result ws[64];
+
+	for (int k = 0; k < jobs; k++) {
+		FILE *f = fdopen(fds[k][0], "r");
+		struct explore_result *w = &ws[k];
+
+		if (!get_result(f, w)) {
+			w->verdict = VERDICT_ERROR;
+			snprintf(w->error, sizeof(w->error),
+				 "a parallel worker failed");
+		}
+		if (f)
+			fclose(f);
+		else
+			close(fds[k][0]);
+		/* bound 0 ran in every worker: count it once */
+		r->runs += w->runs - (k ? w->bound0_runs : 0);
+		r->pruned += w->pruned;
+		r->filters += w->filters;
+		if (w->bound > r->bound)
+			r->bound = w->bound;
+		if (w->verdict == VERDICT_FAIL &&
+		    (win < 0 || w->fail_key < ws[win].fail_key))
+			win = k;
+		if (w->verdict == VERDICT_ERROR && r->verdict != VERDICT_ERROR) {
+			r->verdict = VERDICT_ERROR;
+			snprintf(r->error, sizeof(r->error), "%s", w->error);
+		}
+		if (w->verdict == VERDICT_INCOMPLETE &&
+		    r->verdict == VERDICT_PASS) {
+			r->verdict = VERDICT_INCOMPLETE;
+			snprintf(r->error, sizeof(r->error), "%s", w->error);
+		}
+		if (!w->complete)
+			r->complete = false;
+	}
+	if (win >= 0 && r->verdict != VERDICT_ERROR) {
+		/* the winner once more, here, for its whole result */
+		struct explore_result *w = &ws[win];
+		struct session_config c = o->cfg;
+		struct replay_strategy rs;
+		struct run_result rr;
+
+		c.user_points = w->points;
+		c.nuser_points = w->npoints;
+		c.points &= ~POINTS_RACES;
+		c.spin_ms = 0;
+		replay_init(&rs, w->fail.decisions, w->fail.ndecisions, true);
+		struct strategy st = replay_strategy(&rs);
+		int e = session_run(&c, &st, &rr);
+
+		if (e == 0 && rr.failure != FAIL_NONE &&
+		    rr.failure != FAIL_DIVERGED &&
+		    rr.failure != FAIL_INTERNAL &&
+		    rr.failure != FAIL_INTERRUPTED) {
+			r->verdict = VERDICT_FAIL;
+			r->fail = rr;
+			r->fail_run = w->fail_run;
+			r->fail_key = w->fail_key;
+			r->found_by = w->found_by;
+			r->found_preemptions = w->found_preemptions;
+			r->complete = false;
+			r->points = w->points;
+			r->npoints = w->npoints;
+			for (size_t i = 0; i < r->npoints; i++)
+				r->nspin_points +=
+					r->points[i].kind == OP_SPIN;
+			w->points = NULL;
+		} else {
+			if (e == 0)
+				run_result_free(&rr);
+			r->verdict = VERDICT_ERROR;
+			snprintf(r->error, sizeof(r->error),
+				 "internal error: the failure a worker found "
+				 "did not replay here (nondeterminism ptloom "
+				 "does not control yet)");
+		}
+	}
+	for (int k = 0; k < jobs; k++) {
+		free(ws[k].fail.decisions);
+		free(ws[k].points);
+	}
+out_reap:
+	for (int k = 0; k < jobs; k++)
+		while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
+			;
+	munmap((void *)best, sizeof(*best));
+	return 0;
+}
+
 int explore(const struct explore_opts *o, struct explore_result *r)
 {
 	unsigned f0 = tracer_filters_installed();
 	double t0 = now();
 	int e;
 
-	if (o->jobs > 1 && o->strategy != STRAT_DFS && !o->only_run)
+	if (o->jobs > 1 && o->strategy == STRAT_DFS && !o->only_run)
+		e = explore_dfs_parallel(o, r);
+	else if (o->jobs > 1 && o->strategy != STRAT_DFS && !o->only_run)
 		e = explore_parallel(o, r);
 	else
 		e = explore_serial(o, r);

@@ -18,7 +18,9 @@ enum verdict {
 	VERDICT_DIVERGED = 4,
 };
 
-enum strategy_kind { STRAT_DFS, STRAT_RANDOM, STRAT_PCT };
+enum strategy_kind { STRAT_DFS, STRAT_RANDOM, STRAT_PCT, STRAT_POS, STRAT_SURW };
+
+#define HYBRID_MIX_MAX 8
 
 enum found_by { FOUND_DFS, FOUND_SAMPLE, FOUND_HYBRID, FOUND_DISCOVERY };
 
@@ -33,10 +35,18 @@ struct explore_opts {
 	bool progress;		   /* a progress line on stderr */
 	bool output;		   /* --output: show every run's output */
 	int spin_ms;		   /* spin detection, 0 = off */
-	bool hybrid;		   /* dfs: interleave PCT samples */
+	bool hybrid;		   /* dfs: interleave samples */
+	/* the hybrid's samplers (enum sampler_kind), used in turn; none:
+	 * the default mix */
+	int mix[HYBRID_MIX_MAX];
+	int nmix;
 	int jobs;		   /* random/pct: parallel workers */
 	int worker, stride;	   /* this worker runs worker + k*stride */
 	uint64_t only_run;	   /* run just sample only_run-1 */
+	int shard, nshards;	   /* dfs: explore part shard of nshards */
+	/* -j dfs: the smallest failure key (dfs_key) any worker found, in
+	 * memory the workers share; a worker past it stops */
+	volatile uint64_t *best_key;
 	int discovery_runs;	   /* --points races: discovery executions */
 	uint64_t discovery_budget; /* accesses observed per discovery run */
 };
@@ -67,9 +77,18 @@ struct explore_result {
 	uint64_t accesses;	   /* observed by race discovery */
 	double discovery_seconds;
 	int restarts;		   /* explorations restarted for a spin */
-	uint64_t samples;	   /* hybrid PCT samples among the runs */
+	uint64_t samples;	   /* hybrid samples among the runs */
+	int found_sampler;	   /* FOUND_HYBRID: its enum sampler_kind */
+	uint64_t dfs_runs;	   /* runs when a hybrid's dfs finished */
+	uint64_t profile_runs;	   /* surw: the default run it learns from */
 	bool too_long;		   /* the default schedule hit a limit */
 	unsigned filters;	   /* seccomp filters installed (all workers) */
+	/* sharded dfs: where the failure lies in the serial order
+	 * (dfs_key), and the bound-0 runs every shard repeats */
+	uint64_t fail_key;
+	uint64_t bound0_runs;
+	bool stopped;		   /* -j: stopped, another worker's failure
+				      comes first */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

@@ -14,6 +14,32 @@ void json_string(FILE *f, const char *s)
 	esc_json(f, s);
 }
 
+void report_json_threads(FILE *f, const char *const *bts,
+			 const char *const *names, int n, const char *indent)
+{
+	fprintf(f, "[");
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%s\n%s  { \"thread\": \"T%d\", \"name\": ",
+			i ? "," : "", indent, i);
+		json_string(f, names && names[i] && names[i][0] ? names[i]
+							       : NULL);
+		fprintf(f, ", \"backtrace\": [");
+		const char *l = bts && bts[i] ? bts[i] : "";
+
+		for (int k = 0; *l; k++) {
+			size_t m = strcspn(l, "\n");
+			char *frame = strndup(l, m);
+
+			fprintf(f, "%s", k ? ", " : "");
+			json_string(f, frame ? frame : "");
+			free(frame);
+			l += m + (l[m] == '\n');
+		}
+		fprintf(f, "] }");
+	}
+	fprintf(f, "%s%s]", n ? "\n" : "", n ? indent : "");
+}
+
 void report_json(FILE *f, const struct report *r)
 {
 	fprintf(f, "{\n  \"verdict\": ");
@@ -55,6 +81,9 @@ void report_json(FILE *f, const struct report *r)
 		fprintf(f, ",\n    \"preemptions\": %d,\n    \"departure\": ",
 			r->preemptions);
 		json_string(f, r->departure);
+		fprintf(f, ",\n    \"threads\": ");
+		report_json_threads(f, r->backtraces, r->thread_names,
+				    r->nthreads, "    ");
 		fprintf(f, "\n  }");
 	} else {
 		fprintf(f, "null");
@@ -67,6 +96,11 @@ void report_json(FILE *f, const struct report *r)
 	json_string(f, r->minimized_note);
 	fprintf(f, ",\n  \"replay_command\": ");
 	json_string(f, r->replay_command);
+	if (r->nshards)
+		fprintf(f, ",\n  \"shard\": { \"index\": %d, \"count\": %d, "
+			   "\"failure_key\": %llu, \"bound0_runs\": %llu }",
+			r->shard, r->nshards, (unsigned long long)r->fail_key,
+			(unsigned long long)r->bound0_runs);
 	if (r->has_replay) {
 		fprintf(f, ",\n  \"replay\": { \"exact\": %s, \"trace_hash\": ",
 			r->exact ? "true" : "false");
@@ -164,6 +198,23 @@ void report_markdown(FILE *f, const struct report *r)
 			fprintf(f, "\nFirst departure from the last passing "
 				   "run:\n\n");
 			md_block(f, r->departure);
+		}
+		bool any = false;
+
+		for (int i = 0; r->backtraces && i < r->nthreads; i++)
+			any |= r->backtraces[i] && r->backtraces[i][0];
+		if (any) {
+			fprintf(f, "\n<details><summary>Threads at the "
+				   "failure</summary>\n\n");
+			for (int i = 0; i < r->nthreads; i++) {
+				fprintf(f, "T%d:\n\n", i);
+				md_block(f, r->backtraces[i] &&
+						    r->backtraces[i][0]
+						    ? r->backtraces[i]
+						    : "(no stack: exited or "
+						      "running)");
+			}
+			fprintf(f, "\n</details>\n");
 		}
 	}
 	if (r->replay_command) {

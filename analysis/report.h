@@ -29,6 +29,11 @@ struct report {
 	const char *location;
 	const char *message;
 	const char *output;	  /* tail of the program's output */
+	/* each thread's backtrace at the failure, one frame a line, and
+	 * its name, by T-number ("" or NULL: none) */
+	const char *const *backtraces;
+	const char *const *thread_names;
+	int nthreads;
 	int preemptions;
 	const char *schedule_file;
 	const char *minimized_file;
@@ -42,6 +47,10 @@ struct report {
 	long diverged_at;	  /* -1: null */
 	const char *divergence;
 	const char *program;
+	/* --shard: which part, and what `ptloom merge` needs */
+	int shard, nshards;	  /* 1-based; nshards 0: not sharded */
+	uint64_t fail_key;	  /* the failure's place in the serial order */
+	uint64_t bound0_runs;	  /* runs every shard repeats */
 };
 
 /* format: "json", "markdown", "junit".  Written atomically to path.
@@ -51,6 +60,10 @@ int report_write(const struct report *r, const char *format,
 void report_json(FILE *f, const struct report *r);
 void report_markdown(FILE *f, const struct report *r);
 void report_junit(FILE *f, const struct report *r);
+/* "threads": [{ "thread": "T0", "name": ..., "backtrace": [frames] }]
+ * (shared with `show --format json`). */
+void report_json_threads(FILE *f, const char *const *bts,
+			 const char *const *names, int n, const char *indent);
 /* JSON string escaping, shared with `show --format json`. */
 void json_string(FILE *f, const char *s);
 /* Write a file atomically: f(tmpfile, arg), then rename onto path. */

@@ -17,9 +17,10 @@ static uint64_t mix(uint64_t *x)
 }
 
 #define PCT_THREADS 4096
+#define SURW_OBJS 64
 
 struct sampler {
-	bool pct;
+	int kind;	      /* enum sampler_kind */
 	uint64_t seed, rng;
 	int depth;
 	uint64_t change[16];  /* PCT priority change points (steps) */
@@ -27,18 +28,99 @@ struct sampler {
 	int64_t prio[PCT_THREADS];
 	bool has_prio[PCT_THREADS];
 	int next_low;	      /* priorities below every initial one */
+	/* SURW: the profile (shared objects and each thread's events on
+	 * them, from one default run) and this run's interesting objects */
+	uint64_t obj[SURW_OBJS];
+	uint16_t count[SURW_OBJS][64]; /* events of thread t on obj[k] */
+	int nobj;
+	bool interesting[SURW_OBJS];
+	int remaining[PCT_THREADS];
+	int target;	      /* performs the next interesting event, -1 */
 };
 
-struct sampler *sampler_new(bool pct, uint64_t seed, int depth)
+static const char *const sampler_names[SAMPLER_MAX] = {
+	[SAMPLER_RANDOM] = "random",
+	[SAMPLER_PCT] = "pct",
+	[SAMPLER_POS] = "pos",
+	[SAMPLER_SURW] = "surw",
+};
+
+const char *sampler_name(int kind)
+{
+	return kind >= 0 && kind < SAMPLER_MAX ? sampler_names[kind] : "?";
+}
+
+int sampler_kind_of(const char *name)
+{
+	for (int k = 0; k < SAMPLER_MAX; k++)
+		if (!strcmp(name, sampler_names[k]))
+			return k;
+	return -1;
+}
+
+struct sampler *sampler_new_kind(int kind, uint64_t seed, int depth)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	s->pct = pct;
+	s->kind = kind;
 	s->seed = seed;
 	s->depth = depth < 1 ? 1 : depth > 16 ? 16 : depth;
 	return s;
+}
+
+struct sampler *sampler_new(bool pct, uint64_t seed, int depth)
+{
+	return sampler_new_kind(pct ? SAMPLER_PCT : SAMPLER_RANDOM, seed, depth);
+}
+
+int sampler_kind(const struct sampler *s)
+{
+	return s->kind;
+}
+
+static int obj_index(const struct sampler *s, uint64_t obj)
+{
+	for (int k = 0; k < s->nobj; k++)
+		if (s->obj[k] == obj)
+			return k;
+	return -1;
+}
+
+void sampler_profile(struct sampler *s, const struct event *ev, size_t n)
+{
+	s->nobj = 0;
+	memset(s->count, 0, sizeof(s->count));
+	for (size_t i = 0; i < n; i++) {
+		if (!ev[i].obj || ev[i].thread >= 64)
+			continue;
+		int k = obj_index(s, ev[i].obj);
+
+		if (k < 0) {
+			if (s->nobj == SURW_OBJS)
+				continue;
+			k = s->nobj++;
+			s->obj[k] = ev[i].obj;
+		}
+		if (s->count[k][ev[i].thread] < UINT16_MAX)
+			s->count[k][ev[i].thread]++;
+	}
+	/* keep the objects more than one thread touches */
+	int m = 0;
+
+	for (int k = 0; k < s->nobj; k++) {
+		int users = 0;
+
+		for (int t = 0; t < 64; t++)
+			users += s->count[k][t] > 0;
+		if (users < 2)
+			continue;
+		s->obj[m] = s->obj[k];
+		memmove(s->count[m], s->count[k], sizeof(s->count[0]));
+		m++;
+	}
+	s->nobj = m;
 }
 
 void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
@@ -50,8 +132,27 @@ void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 	s->nchange = 0;
 	if (est_steps < 2)
 		est_steps = 2;
-	for (int i = 0; i < s->depth - 1; i++)
-		s->change[s->nchange++] = 1 + mix(&s->rng) % est_steps;
+	if (s->kind == SAMPLER_PCT)
+		for (int i = 0; i < s->depth - 1; i++)
+			s->change[s->nchange++] = 1 + mix(&s->rng) % est_steps;
+	s->target = -1;
+	if (s->kind == SAMPLER_SURW) {
+		/* this run's interesting events: those on one shared object
+		 * (half the runs) or on every shared object */
+		bool all = s->nobj < 2 || mix(&s->rng) % 2;
+		int one = s->nobj ? (int)(mix(&s->rng) % (uint64_t)s->nobj) : 0;
+
+		for (int k = 0; k < s->nobj; k++)
+			s->interesting[k] = all || k == one;
+		for (int t = 0; t < PCT_THREADS; t++) {
+			int c = 0;
+
+			for (int k = 0; t < 64 && k < s->nobj; k++)
+				if (s->interesting[k])
+					c += s->count[k][t];
+			s->remaining[t] = c;
+		}
+	}
 }
 
 static int64_t prio_of(struct sampler *s, int t)
@@ -66,12 +167,57 @@ static int64_t prio_of(struct sampler *s, int t)
 	return s->prio[t];
 }
 
-static int sampler_pick(void *ctx, const struct choice *c)
+static void redraw(struct sampler *s, int t)
 {
-	struct sampler *s = ctx;
+	if (t >= PCT_THREADS)
+		t = PCT_THREADS - 1;
+	s->has_prio[t] = false;
+}
 
-	if (!s->pct || c->kind != DEC_RUN)
-		return (int)(mix(&s->rng) % (uint64_t)c->nalts);
+/* The machine may be slow: rarely let a timed wait expire. */
+static int maybe_timeout(struct sampler *s, const struct choice *c, int best)
+{
+	if (best >= 0 && !c->alts[best].timeout)
+		for (int i = 0; i < c->nalts; i++)
+			if (c->alts[i].timeout && mix(&s->rng) % 64 == 0)
+				return i;
+	return best < 0 ? 0 : best;
+}
+
+/* The highest priority among threads that make progress; a yielding
+ * (spinning) thread only when nobody else can run, or spinners pass the
+ * turn among themselves forever (round-robin order: the first). */
+static int highest(struct sampler *s, const struct choice *c)
+{
+	int best = -1;
+	int64_t bp = 0;
+
+	for (int i = 0; i < c->nalts; i++) {
+		const struct alt *a = &c->alts[i];
+
+		if (a->timeout || a->yield)
+			continue;
+		int64_t p = prio_of(s, a->thread);
+
+		if (best < 0 || p > bp) {
+			best = i;
+			bp = p;
+		}
+	}
+	return best;
+}
+
+/* Only spinners (or nobody but timeouts): take turns, round-robin. */
+static int first_spinner(const struct choice *c)
+{
+	for (int i = 0; i < c->nalts; i++)
+		if (!c->alts[i].timeout)
+			return i;
+	return 0;
+}
+
+static int pct_pick(struct sampler *s, const struct choice *c)
+{
 	/* a change point lowers the running thread's priority */
 	for (int i = 0; i < s->nchange; i++)
 		if (s->change[i] == c->step && c->current >= 0) {
@@ -80,43 +226,121 @@ static int sampler_pick(void *ctx, const struct choice *c)
 							 : PCT_THREADS - 1] =
 				s->next_low++ - 1000000;
 		}
-	int best = -1;
-	int64_t bp = 0;
+	int best = highest(s, c);
 
-	/* the highest priority among threads that make progress; a
-	 * yielding (spinning) thread only when nobody else can run, or
-	 * spinners pass the turn among themselves forever */
-	for (int pass = 0; pass < 2 && best < 0; pass++)
-		for (int i = 0; i < c->nalts; i++) {
+	return best < 0 ? first_spinner(c) : maybe_timeout(s, c, best);
+}
+
+/*
+ * POS (Yuan et al., CAV 2018): every pending event has a random
+ * priority; the highest runs; after it, the events that conflict with it
+ * (other threads' operations on the same object) draw new priorities, and
+ * so does the thread that ran (its next event is a new one).  Independent
+ * events keep theirs, so the orders of conflicting pairs are sampled
+ * nearly uniformly instead of being driven by thread identity.
+ */
+static int pos_pick(struct sampler *s, const struct choice *c)
+{
+	int best = highest(s, c);
+
+	best = best < 0 ? first_spinner(c) : maybe_timeout(s, c, best);
+	const struct alt *a = &c->alts[best];
+
+	for (int i = 0; i < c->nalts; i++)
+		if (i != best && a->obj && c->alts[i].obj == a->obj)
+			redraw(s, c->alts[i].thread);
+	redraw(s, a->thread);
+	return best;
+}
+
+/*
+ * SURW-style selectively uniform walk (Zhao et al., ASPLOS 2025): only
+ * the run's interesting events (those on the objects picked for the run)
+ * are interleaved at random.  Who performs the next interesting event is
+ * drawn with probability proportional to the interesting events each
+ * thread still has (counted in a profile run), and that thread runs until
+ * it has performed one; so every interleaving of the interesting events
+ * is about equally likely (a uniform random walk over them), however many
+ * uninteresting steps lie between.
+ */
+static int surw_pick(struct sampler *s, const struct choice *c)
+{
+	uint64_t total = 0;
+	int pick = -1;
+
+	for (int i = 0; i < c->nalts && s->target >= 0; i++)
+		if (c->alts[i].thread == s->target && !c->alts[i].timeout &&
+		    !c->alts[i].yield)
+			pick = i;
+	for (int i = 0; pick < 0 && i < c->nalts; i++) {
+		const struct alt *a = &c->alts[i];
+
+		if (a->timeout || a->yield)
+			continue;
+		int r = s->remaining[a->thread < PCT_THREADS ? a->thread : 0];
+
+		total += r > 0 ? (uint64_t)r : 1;
+	}
+	if (total) {
+		uint64_t x = mix(&s->rng) % total;
+
+		for (int i = 0; i < c->nalts && pick < 0; i++) {
 			const struct alt *a = &c->alts[i];
 
-			if (a->timeout || (!pass && a->yield))
+			if (a->timeout || a->yield)
 				continue;
-			/* only spinners: take turns (round-robin order, the
-			 * one that just spun last) */
-			if (pass)
-				return i;
-			int64_t p = prio_of(s, a->thread);
+			int r = s->remaining[a->thread < PCT_THREADS
+						     ? a->thread
+						     : 0];
+			uint64_t w = r > 0 ? (uint64_t)r : 1;
 
-			if (best < 0 || p > bp) {
-				best = i;
-				bp = p;
-			}
+			if (x < w)
+				pick = i;
+			else
+				x -= w;
 		}
-	if (best < 0)
-		best = 0;
-	/* the machine may be slow: rarely let a timed wait expire */
-	if (best >= 0 && !c->alts[best].timeout) {
-		for (int i = 0; i < c->nalts; i++)
-			if (c->alts[i].timeout && mix(&s->rng) % 64 == 0)
-				return i;
+		s->target = c->alts[pick].thread;
 	}
-	return best;
+	pick = pick < 0 ? first_spinner(c) : maybe_timeout(s, c, pick);
+	return pick;
+}
+
+/* Every event, chosen or forced: an interesting one is used up. */
+static void sampler_executed(void *ctx, const struct event *e)
+{
+	struct sampler *s = ctx;
+	int k;
+
+	if (s->kind != SAMPLER_SURW || !e->obj ||
+	    (k = obj_index(s, e->obj)) < 0 || !s->interesting[k])
+		return;
+	if (e->thread < PCT_THREADS && s->remaining[e->thread] > 0)
+		s->remaining[e->thread]--;
+	if (e->thread == s->target)
+		s->target = -1;
+}
+
+static int sampler_pick(void *ctx, const struct choice *c)
+{
+	struct sampler *s = ctx;
+
+	if (s->kind == SAMPLER_RANDOM || c->kind != DEC_RUN)
+		return (int)(mix(&s->rng) % (uint64_t)c->nalts);
+	switch (s->kind) {
+	case SAMPLER_PCT:
+		return pct_pick(s, c);
+	case SAMPLER_POS:
+		return pos_pick(s, c);
+	default:
+		return surw_pick(s, c);
+	}
 }
 
 struct strategy sampler_strategy(struct sampler *s)
 {
-	return (struct strategy){ .ctx = s, .pick = sampler_pick };
+	return (struct strategy){ .ctx = s,
+				  .pick = sampler_pick,
+				  .executed = sampler_executed };
 }
 
 void sampler_free(struct sampler *s)

@@ -19,9 +19,32 @@
 #include <stdint.h>
 #include "../tracer/tracer.h"
 
-/* random and pct: begin run number `run` (seeds are derived from it). */
+/* Samplers: begin run number `run` (seeds are derived from it), so every
+ * sample is a pure function of (seed, run) and of the profile.
+ * - random: a uniformly random alternative at every choice;
+ * - pct:    random priorities, depth-1 change points (Burckhardt 2010);
+ * - pos:    partial-order sampling: a random priority per pending event,
+ *           re-drawn for the events that conflict with the one that ran
+ *           (Yuan et al. 2018);
+ * - surw:   selectively uniform walk: only events on the run's chosen
+ *           shared objects are interleaved, each thread weighted by the
+ *           interesting events it has left (Zhao et al. 2025); it needs a
+ *           profile: the events of one run, e.g. the default schedule. */
+enum sampler_kind {
+	SAMPLER_RANDOM,
+	SAMPLER_PCT,
+	SAMPLER_POS,
+	SAMPLER_SURW,
+	SAMPLER_MAX
+};
 struct sampler;
 struct sampler *sampler_new(bool pct, uint64_t seed, int depth);
+struct sampler *sampler_new_kind(int kind, uint64_t seed, int depth);
+int sampler_kind(const struct sampler *s);
+const char *sampler_name(int kind);
+int sampler_kind_of(const char *name); /* -1 if unknown */
+/* SURW: learn the shared objects and each thread's events on them. */
+void sampler_profile(struct sampler *s, const struct event *ev, size_t n);
 void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps);
 struct strategy sampler_strategy(struct sampler *s);
 void sampler_free(struct sampler *s);
@@ -41,6 +64,13 @@ void dfs_set_placement(struct dfs *d, bool on);
  * costly alternative that starts them; ties in queue order. */
 typedef int (*dfs_score_fn)(void *ctx, const struct choice *c, int alt);
 void dfs_set_order(struct dfs *d, dfs_score_fn score, void *ctx);
+/* Explore only part `shard` (0-based) of `nshards`: bound 0 in full, then
+ * the bound-1 items whose index is shard mod nshards, with all their
+ * descendants.  The parts are disjoint and together the serial search. */
+void dfs_set_shard(struct dfs *d, int shard, int nshards);
+/* Where the search is, in the serial order of failures: bound, then the
+ * bound-1 item the current item descends from (0 at bound 0). */
+uint64_t dfs_key(const struct dfs *d);
 int dfs_bound(const struct dfs *d);	/* the bound being explored */
 bool dfs_diverged(const struct dfs *d); /* last run left its prefix */
 size_t dfs_pending(const struct dfs *d);

@@ -130,6 +130,10 @@ int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out);
 /* The failure's message (unless the output holds it) and, with_output,
  * the tail of the program's output. */
 void print_failure_output(const struct run_result *r, bool with_output);
+/* "threads at the failure:" and each thread's frames (nothing when no
+ * backtrace is known); bts and names indexed by T-number. */
+void print_backtraces(FILE *f, char *const *bts, char *const *names, int n,
+		      const char *indent);
 
 /* The failure fields of a report from a run (the signal's name goes to
  * sigbuf, which must outlive the report). */
@@ -164,6 +168,11 @@ void event_line_ix(const struct event *e, const struct sym_index *ix,
 long trace_departure(const struct event *a, size_t na, const struct event *b,
 		     size_t nb);
 
+/* Split s into words as a shell would (blanks; '...', "..." and \
+ * quoting; no expansion).  *argv (malloc'd, NULL-terminated; argv[0]
+ * points at the one buffer holding every word).  The number of words, or
+ * -1 for none or an unterminated quote. */
+int shell_split(const char *s, char ***argv);
 /* Shell-quote argv into buf (for the replay command). */
 void shell_join(char *buf, size_t len, char *const *argv, int argc);
 
@@ -172,5 +181,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_races(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

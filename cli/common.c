@@ -352,6 +352,63 @@ void program_free(struct program *p)
 	memset(p, 0, sizeof(*p));
 }
 
+int shell_split(const char *s, char ***out)
+{
+	size_t len = strlen(s), n = 0;
+	char **argv = calloc(len / 2 + 2, sizeof(char *));
+	char *buf = malloc(len + 1), *w = buf;
+
+	if (!argv || !buf) {
+		free(argv);
+		free(buf);
+		return -1;
+	}
+	*out = argv;
+	for (const char *p = s;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		argv[n++] = w;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+			if (*p == '\'') {
+				const char *e = strchr(p + 1, '\'');
+
+				if (!e)
+					goto bad;
+				memcpy(w, p + 1, (size_t)(e - p - 1));
+				w += e - p - 1;
+				p = e + 1;
+			} else if (*p == '"') {
+				for (p++; *p && *p != '"'; p++) {
+					if (*p == '\\' && p[1] &&
+					    strchr("\"\\$`", p[1]))
+						p++;
+					*w++ = *p;
+				}
+				if (*p != '"')
+					goto bad;
+				p++;
+			} else if (*p == '\\' && p[1]) {
+				*w++ = p[1];
+				p += 2;
+			} else {
+				*w++ = *p++;
+			}
+		}
+		*w++ = 0;
+	}
+	argv[n] = NULL;
+	if (!n)
+		goto bad;
+	return (int)n;
+bad:
+	free(buf);
+	free(argv);
+	*out = NULL;
+	return -1;
+}
+
 void shell_join(char *buf, size_t len, char *const *argv, int argc)
 {
 	size_t off = 0;
@@ -405,6 +462,30 @@ static void sym_location(void *ctx, int tid, char *buf, size_t len)
 		symbols_user_location(sym_live, tid, buf, len);
 }
 
+static void sym_backtrace(void *ctx, int tid, char *buf, size_t len)
+{
+	uint64_t pcs[64];
+	size_t off = 0;
+
+	(void)ctx;
+	buf[0] = 0;
+	if (!sym_live)
+		return;
+	int n = symbols_backtrace(sym_live, tid, pcs, 64);
+
+	for (int i = 0; i < n && off + 1 < len; i++) {
+		char f[LOC_MAX];
+
+		/* a return address names the call before it */
+		symbols_describe_code(sym_live, i ? pcs[i] - 1 : pcs[i], f,
+				      sizeof(f));
+		off += (size_t)snprintf(buf + off, len - off, "%s#%d %s",
+					i ? "\n" : "", i, f);
+	}
+	if (off >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4); /* cut: say so */
+}
+
 static void sym_code(void *ctx, uint64_t pc, char *buf, size_t len)
 {
 	(void)ctx;
@@ -429,6 +510,7 @@ struct symbolizer *cli_symbolizer(void)
 		.attach = sym_attach,
 		.detach = sym_detach,
 		.location = sym_location,
+		.backtrace = sym_backtrace,
 		.code = sym_code,
 		.data = sym_data,
 	};
@@ -602,6 +684,12 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 		s->nthread_names = r->nthreads;
 		for (int i = 0; i < r->nthreads; i++)
 			s->thread_names[i] = xstrdup(r->threads[i].name);
+		s->thread_backtraces = calloc((size_t)r->nthreads,
+					      sizeof(char *));
+		s->nthread_backtraces = s->thread_backtraces ? r->nthreads : 0;
+		for (int i = 0; i < s->nthread_backtraces; i++)
+			s->thread_backtraces[i] = xstrdup(
+				r->threads[i].backtrace);
 	}
 }
 
@@ -1002,11 +1090,54 @@ int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out)
 	return session_run(cfg, s, out);
 }
 
+void print_backtraces(FILE *f, char *const *bts, char *const *names, int n,
+		      const char *indent)
+{
+	bool any = false;
+
+	for (int i = 0; i < n; i++)
+		any |= bts[i] && bts[i][0];
+	if (!any)
+		return;
+	fprintf(f, "threads at the failure:\n");
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%sT%d", indent, i);
+		if (names && names[i] && names[i][0])
+			fprintf(f, " (%s)", esc(names[i]));
+		if (!bts[i] || !bts[i][0]) {
+			fprintf(f, ": no stack (exited or running)\n");
+			continue;
+		}
+		fprintf(f, ":\n");
+		for (const char *l = bts[i]; *l;) {
+			size_t k = strcspn(l, "\n");
+
+			fprintf(f, "%s    ", indent);
+			esc_fwrite(f, l, k, 0);
+			fputc('\n', f);
+			l += k + (l[k] == '\n');
+		}
+	}
+}
+
 void print_failure_output(const struct run_result *r, bool with_output)
 {
 	if (r->message[0] && !(r->output && strstr(r->output, r->message))) {
 		esc_fputs(stdout, r->message, ESC_LINES);
 		putchar('\n');
+	}
+	if (r->nthreads) {
+		char **bts = calloc((size_t)r->nthreads, sizeof(char *));
+		char **nm = calloc((size_t)r->nthreads, sizeof(char *));
+
+		for (int i = 0; bts && nm && i < r->nthreads; i++) {
+			bts[i] = (char *)r->threads[i].backtrace;
+			nm[i] = (char *)r->threads[i].name;
+		}
+		if (bts && nm)
+			print_backtraces(stdout, bts, nm, r->nthreads, "  ");
+		free(bts);
+		free(nm);
 	}
 	if (!with_output || !r->output_len)
 		return;
@@ -1038,4 +1169,19 @@ void report_failure(struct report *rep, const struct run_result *r,
 	rep->message = r->message;
 	rep->output = r->output;
 	rep->preemptions = (int)r->preemptions;
+	/* every thread's backtrace: pointers into r, which outlives rep */
+	static const char **bts, **names;
+
+	free(bts);
+	free(names);
+	bts = calloc((size_t)r->nthreads + 1, sizeof(*bts));
+	names = calloc((size_t)r->nthreads + 1, sizeof(*names));
+	rep->nthreads = 0;
+	for (int i = 0; bts && names && i < r->nthreads; i++) {
+		bts[i] = r->threads[i].backtrace;
+		names[i] = r->threads[i].name;
+		rep->nthreads = i + 1;
+	}
+	rep->backtraces = bts;
+	rep->thread_names = names;
 }

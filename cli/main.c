@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <capstone/capstone.h>
+#include <elfutils/libdwfl.h>
+#include <protobuf-c/protobuf-c.h>
 #include "cli.h"
+#include "version.h"
 
 volatile int cli_interrupted;
 
@@ -39,6 +43,8 @@ static void usage(FILE *f)
 	      "schedule file\n"
 	      "  races    [OPTIONS] -- PROGRAM [ARGS...]    report data races "
 	      "(happens-before)\n"
+	      "  merge    REPORT...                         one verdict from "
+	      "--shard reports\n"
 	      "\n"
 	      "exit codes: 0 pass, 1 failure found/reproduced, 2 usage or "
 	      "input error,\n"
@@ -47,6 +53,19 @@ static void usage(FILE *f)
 	      "\n"
 	      "`ptloom COMMAND --help` describes each command's options.\n",
 	      f);
+}
+
+static void version(void)
+{
+	int major = 0, minor = 0;
+
+	cs_version(&major, &minor);
+	printf("ptloom %s (git %s)\n", PTLOOM_VERSION, PTLOOM_GIT_COMMIT);
+	printf("built with capstone %s, libelf %s, libdw %s, protobuf-c %s\n",
+	       PTLOOM_BUILT_CAPSTONE, PTLOOM_BUILT_LIBELF, PTLOOM_BUILT_LIBDW,
+	       PTLOOM_BUILT_PROTOBUF_C);
+	printf("running with capstone %d.%d, libdw %s, protobuf-c %s\n",
+	       major, minor, dwfl_version(NULL), protobuf_c_version());
 }
 
 int main(int argc, char **argv)
@@ -72,7 +91,7 @@ int main(int argc, char **argv)
 		return EXIT_PASS;
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
-		printf("ptloom %s\n", PTLOOM_VERSION);
+		version();
 		return EXIT_PASS;
 	}
 	if (!strcmp(cmd, "run"))
@@ -85,6 +104,8 @@ int main(int argc, char **argv)
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(cmd, "races"))
 		return cmd_races(argc - 1, argv + 1);
+	if (!strcmp(cmd, "merge"))
+		return cmd_merge(argc - 1, argv + 1);
 	fprintf(stderr, "ptloom: unknown command '%s' (see ptloom --help)\n",
 		cmd);
 	return EXIT_USAGE;

@@ -3,12 +3,15 @@
  * trace hash, and name the first divergence when it cannot be followed.
  * ptloom minimize: the same failure with fewer preemptions.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
 #include "../analysis/escape.h"
@@ -25,6 +28,8 @@ static const struct option long_opts[] = {
 	{ "report-format", required_argument, 0, 'F' },
 	{ "env", required_argument, 0, 'e' },
 	{ "trust-env", no_argument, 0, 'U' },
+	{ "gdb", no_argument, 0, 'G' },
+	{ "stop-at", required_argument, 0, 'A' },
 	{ "output", no_argument, 0, 'O' },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },
@@ -55,6 +60,14 @@ static void usage(FILE *f, const char *cmd)
 		"                        ...: refused by default, see "
 		"ptloom(1))\n"
 		"      --output          pass the program's output through\n"
+		"      --gdb             (replay) stop at a step and hand the "
+		"program to gdb\n"
+		"                        ($PTLOOM_GDB), every thread where the "
+		"schedule left it\n"
+		"      --stop-at STEP    with --gdb: stop before STEP, or "
+		"`failure' (default:\n"
+		"                        the last step, before the failing "
+		"thread's last point)\n"
 		"  -q, --quiet           print the summary line only\n"
 		"\n"
 		"exit: 1 the failure reproduced, 0 the program passed, 4 the "
@@ -153,6 +166,8 @@ struct replay_setup {
 	struct session_config cfg;
 	const char *path;
 	char identity[512];	/* why the binary may differ, or "" */
+	bool gdb;		/* --gdb */
+	const char *stop_at;	/* --stop-at STEP|failure */
 };
 
 static int setup(int argc, char **argv, const char *cmd,
@@ -176,7 +191,18 @@ static int setup(int argc, char **argv, const char *cmd,
 			usage(stdout, cmd);
 			return -1;
 		}
+		if ((c == 'G' || c == 'A') && !strcmp(cmd, "replay")) {
+			if (c == 'G')
+				rs->gdb = true;
+			else
+				rs->stop_at = optarg;
+			continue;
+		}
 		return cli_bad_option(cmd, c, argv);
+	}
+	if (rs->stop_at && !rs->gdb) {
+		fprintf(stderr, "ptloom: replay: --stop-at goes with --gdb\n");
+		return EXIT_USAGE;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "ptloom: %s: no schedule given (usage: ptloom "
@@ -309,6 +335,138 @@ static int interrupted_replay(struct replay_setup *rs, struct run_result *r)
 	return exit_interrupted();
 }
 
+/*
+ * replay --gdb: follow the schedule to the stop step, then exec the
+ * debugger attached to the stopped program.  ptloom becomes the debugger,
+ * so it stays the program's parent: the program's PR_SET_PDEATHSIG kills
+ * it when the debugger exits, and nothing is left behind.
+ */
+static int replay_gdb(struct replay_setup *rs)
+{
+	uint64_t step;
+
+	if (!rs->stop_at || !strcmp(rs->stop_at, "failure")) {
+		/* the failing thread's last point: the last recorded step */
+		if (rs->sch.nevents)
+			step = rs->sch.events[rs->sch.nevents - 1].step;
+		else if (rs->sch.ndecisions &&
+			 rs->sch.decisions[rs->sch.ndecisions - 1].step !=
+				 SCHEDULE_STEP_UNKNOWN)
+			step = rs->sch.decisions[rs->sch.ndecisions - 1].step;
+		else {
+			fprintf(stderr, "ptloom: %s records no steps: give "
+					"--stop-at STEP\n", esc(rs->path));
+			teardown(rs);
+			return EXIT_USAGE;
+		}
+	} else if (parse_decimal(rs->stop_at, UINT32_MAX, &step)) {
+		fprintf(stderr, "ptloom: --stop-at takes a step number or "
+				"`failure' (got '%s')\n", esc(rs->stop_at));
+		teardown(rs);
+		return EXIT_USAGE;
+	}
+	const char *dbg = getenv("PTLOOM_GDB");
+	char **dargv;
+	int dn = shell_split(dbg && *dbg ? dbg : "gdb", &dargv);
+
+	if (dn < 0) {
+		fprintf(stderr, "ptloom: PTLOOM_GDB: not a command line (an "
+				"unterminated quote?): %s\n", esc(dbg));
+		teardown(rs);
+		return EXIT_USAGE;
+	}
+	struct replay_strategy strat;
+
+	replay_init(&strat, rs->sch.decisions, rs->sch.ndecisions, true);
+	struct strategy st = replay_strategy(&strat);
+	struct run_result r;
+
+	rs->cfg.stop_at = true;
+	rs->cfg.stop_step = step;
+	rs->cfg.symbolize_trace = false;
+	int e = session_run(&rs->cfg, &st, &r);
+
+	if (e || !r.handed_over) {
+		if (cli_interrupted)
+			return interrupted_replay(rs, e ? NULL : &r);
+		if (e)
+			fprintf(stderr, "ptloom: cannot start %s: %s\n",
+				rs->prog.display, strerror(-e));
+		else if (r.failure == FAIL_DIVERGED)
+			fprintf(stderr, "ptloom: the program diverged from the "
+					"schedule at step %llu, before step "
+					"%llu: nothing to debug there\n",
+				(unsigned long long)r.steps,
+				(unsigned long long)step);
+		else
+			fprintf(stderr, "ptloom: the run ended at step %llu "
+					"(%s), before step %llu\n",
+				(unsigned long long)r.steps,
+				failure_kind_name(r.failure),
+				(unsigned long long)step);
+		if (!e)
+			run_result_free(&r);
+		free(dargv[0]);
+		free(dargv);
+		teardown(rs);
+		return e ? EXIT_USAGE : EXIT_DIVERGED;
+	}
+	int pid = r.handed_over;
+	char pidbuf[32];
+
+	/* wait for every thread's group-stop (a second at most) */
+	for (int tries = 0; tries < 100; tries++) {
+		char path[64], buf[512];
+		bool all = true;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		DIR *d = opendir(path);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/stat",
+				 pid, de->d_name);
+			FILE *f = fopen(path, "r");
+			size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+			if (f)
+				fclose(f);
+			buf[n] = 0;
+			char *rp = strrchr(buf, ')');
+
+			if (!rp || rp[1] != ' ' || rp[2] != 'T')
+				all = false;
+		}
+		if (d)
+			closedir(d);
+		if (all)
+			break;
+		usleep(10000);
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	char **argv = calloc((size_t)dn + 3, sizeof(char *));
+
+	for (int i = 0; i < dn; i++)
+		argv[i] = dargv[i];
+	argv[dn] = "-p";
+	argv[dn + 1] = pidbuf;
+	fprintf(stderr, "ptloom: %s stopped before step %llu (pid %d, every "
+			"thread where the schedule left it); %s takes over, "
+			"and the program is killed when it exits\n",
+		rs->prog.display, (unsigned long long)step, pid, esc(argv[0]));
+	fflush(stdout);
+	fflush(stderr);
+	signal(SIGPIPE, SIG_DFL);
+	execvp(argv[0], argv);
+	fprintf(stderr, "ptloom: cannot run %s: %s\n", esc(argv[0]),
+		strerror(errno));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, __WALL);
+	return EXIT_USAGE;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_setup rs;
@@ -316,6 +474,8 @@ int cmd_replay(int argc, char **argv)
 
 	if (e)
 		return e < 0 ? EXIT_PASS : e;
+	if (rs.gdb)
+		return replay_gdb(&rs);
 	struct replay_strategy strat;
 
 	replay_init(&strat, rs.sch.decisions, rs.sch.ndecisions, true);

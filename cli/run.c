@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "  -p, --preemptions N   preemption bound; bounds 0..N in turn "
 	      "(default 2)\n"
-	      "  -s, --strategy NAME   dfs (systematic), random, pct "
-	      "(default dfs)\n"
+	      "  -s, --strategy NAME   dfs (systematic), or a sampler: random, "
+	      "pct, pos, surw\n"
+	      "                        (default dfs)\n"
 	      "  -n, --max-runs N      at most N executions (default 10000)\n"
 	      "      --max-time SEC    at most SEC seconds of exploration\n"
 	      "      --max-steps N     per-run cap on scheduling points; over "
@@ -38,18 +40,25 @@ static void usage(FILE *f)
 	      "      --points LIST     sync,atomics,races (default sync,races)\n"
 	      "      --pct-depth D     PCT bug depth (default 3)\n"
 	      "      --no-reduction    dfs without sleep-set reduction\n"
-	      "      --dfs-only        dfs without interleaved PCT samples "
-	      "(after 200 runs,\n"
+	      "      --dfs-only        dfs without interleaved samples (after "
+	      "200 runs,\n"
 	      "                        every fourth run samples; the verdict "
 	      "is dfs's)\n"
+	      "      --hybrid-mix LIST the hybrid's samplers in turn (default "
+	      "pct,surw,pos)\n"
 	      "      --no-minimize     keep the schedule as found\n"
 	      "  -o, --out DIR         where schedule files go (default "
 	      ".ptloom)\n"
 	      "      --report FILE     write a report; --report-format "
 	      "json|markdown|junit\n"
-	      "  -j, --jobs N          parallel executions for random and pct "
-	      "(default 1;\n"
-	      "                        dfs is serial)\n"
+	      "  -j, --jobs N          parallel workers, one per CPU, for "
+	      "every strategy; the\n"
+	      "                        result does not depend on N (default "
+	      "1; 0 = one per CPU)\n"
+	      "      --shard K/N       explore only part K of N (disjoint, "
+	      "deterministic);\n"
+	      "                        `ptloom merge` combines the shards' "
+	      "reports\n"
 	      "  -e, --env NAME=VALUE  add to the program's fixed "
 	      "environment\n"
 	      "      --keep-env        pass ptloom's whole environment\n"
@@ -74,10 +83,12 @@ static const struct option long_opts[] = {
 	{ "no-reduction", no_argument, 0, 'N' },
 	{ "no-minimize", no_argument, 0, 'm' },
 	{ "dfs-only", no_argument, 0, 'Y' },
+	{ "hybrid-mix", required_argument, 0, 'H' },
 	{ "out", required_argument, 0, 'o' },
 	{ "report", required_argument, 0, 'R' },
 	{ "report-format", required_argument, 0, 'F' },
 	{ "jobs", required_argument, 0, 'j' },
+	{ "shard", required_argument, 0, 'Z' },
 	{ "env", required_argument, 0, 'e' },
 	{ "keep-env", no_argument, 0, 'K' },
 	{ "output", no_argument, 0, 'O' },
@@ -123,7 +134,8 @@ static int rerun_exact(struct session_config *cfg, const struct run_result *r,
 	return e;
 }
 
-static const char *strategy_names[] = { "dfs", "random", "pct" };
+static const char *strategy_names[] = { "dfs", "random", "pct", "pos",
+					"surw" };
 
 /*
  * A schedule found by a sample (or by greedy dropping) may carry more
@@ -209,19 +221,46 @@ int cmd_run(int argc, char **argv)
 			eo.bound = (int)v;
 			break;
 		case 's':
-			if (!strcmp(optarg, "dfs"))
-				eo.strategy = STRAT_DFS;
-			else if (!strcmp(optarg, "random"))
-				eo.strategy = STRAT_RANDOM;
-			else if (!strcmp(optarg, "pct"))
-				eo.strategy = STRAT_PCT;
-			else {
+			eo.strategy = -1;
+			for (int k = 0; k < 5; k++)
+				if (!strcmp(optarg, strategy_names[k]))
+					eo.strategy = k;
+			if (eo.strategy < 0) {
 				fprintf(stderr, "ptloom: --strategy is dfs, "
-						"random or pct (got '%s')\n",
+						"random, pct, pos or surw (got "
+						"'%s')\n",
 					optarg);
 				return EXIT_USAGE;
 			}
 			break;
+		case 'H': {
+			char *list = strdup(optarg), *save = NULL;
+
+			eo.nmix = 0;
+			for (char *w = strtok_r(list, ",", &save); w;
+			     w = strtok_r(NULL, ",", &save)) {
+				int k = sampler_kind_of(w);
+
+				if (k < 0 || eo.nmix == HYBRID_MIX_MAX) {
+					fprintf(stderr,
+						"ptloom: --hybrid-mix takes up "
+						"to %d of random, pct, pos, "
+						"surw (got '%s')\n",
+						HYBRID_MIX_MAX, optarg);
+					free(list);
+					return EXIT_USAGE;
+				}
+				eo.mix[eo.nmix++] = k;
+			}
+			free(list);
+			if (!eo.nmix) {
+				fprintf(stderr, "ptloom: --hybrid-mix needs a "
+						"list (got '%s')\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'n':
 			if (number("--max-runs", optarg, 1, 2000000000, &v))
 				return EXIT_USAGE;
@@ -251,10 +290,26 @@ int cmd_run(int argc, char **argv)
 			eo.hybrid = false;
 			break;
 		case 'j':
-			if (number("--jobs", optarg, 1, 256, &v))
+			if (number("--jobs", optarg, 0, 64, &v))
 				return EXIT_USAGE;
 			jobs = (int)v;
 			break;
+		case 'Z': {
+			unsigned k, n;
+			char tail;
+
+			if (sscanf(optarg, "%u/%u%c", &k, &n, &tail) != 2 ||
+			    optarg[0] < '1' || optarg[0] > '9' || n < 1 ||
+			    n > 100000 || k < 1 || k > n) {
+				fprintf(stderr, "ptloom: --shard takes K/N with "
+						"1 <= K <= N (got '%s')\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			eo.shard = (int)k - 1;
+			eo.nshards = (int)n;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return EXIT_PASS;
@@ -262,7 +317,19 @@ int cmd_run(int argc, char **argv)
 			return cli_bad_option("run", c, argv);
 		}
 	}
-	eo.jobs = jobs; /* random and pct; dfs stays serial */
+	if (jobs == 0) {
+		cpu_set_t set;
+
+		jobs = sched_getaffinity(0, sizeof(set), &set) == 0
+			       ? CPU_COUNT(&set)
+			       : 1;
+	}
+	eo.jobs = jobs;
+	if (eo.nshards > 1 && eo.strategy != STRAT_DFS) {
+		/* samplers: shard K runs the sample numbers = K-1 mod N */
+		eo.worker = eo.shard;
+		eo.stride = eo.nshards;
+	}
 	struct program prog;
 
 	if (program_setup(&prog, argc - optind, argv + optind, &co))
@@ -308,6 +375,10 @@ int cmd_run(int argc, char **argv)
 		.thread = -1,
 		.diverged_at = -1,
 		.program = prog.display,
+		.shard = eo.shard + 1,
+		.nshards = eo.nshards > 1 ? eo.nshards : 0,
+		.fail_key = er.verdict == VERDICT_FAIL ? er.fail_key : 0,
+		.bound0_runs = er.bound0_runs,
 	};
 	int code;
 
@@ -457,8 +528,9 @@ minimized:;
 		if (er.found_by == FOUND_HYBRID || er.found_by == FOUND_DISCOVERY)
 			snprintf(found, sizeof(found),
 				 "found by a %s sample with %u preemption%s",
-				 er.found_by == FOUND_HYBRID ? "pct"
-							     : "race-discovery",
+				 er.found_by == FOUND_HYBRID
+					 ? sampler_name(er.found_sampler)
+					 : "race-discovery",
 				 er.found_preemptions,
 				 er.found_preemptions == 1 ? "" : "s");
 		if (eo.strategy == STRAT_DFS && (int)pre <= eo.bound)

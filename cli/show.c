@@ -45,6 +45,13 @@ static const char *tname(const struct schedule *s, unsigned t, char *buf,
 	return buf;
 }
 
+/* The thread names to go with the backtraces, if there is one each. */
+static char *const *bt_names(const struct schedule *s)
+{
+	return s->nthread_names >= s->nthread_backtraces ? s->thread_names
+							  : NULL;
+}
+
 static int nthreads(const struct schedule *s)
 {
 	int n = 0;
@@ -210,6 +217,8 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 		   "seed %llu, trace hash %016llx\n",
 		s->preemptions, nd, s->ndecisions, (unsigned long long)s->seed,
 		(unsigned long long)s->trace_hash);
+	print_backtraces(f, s->thread_backtraces, bt_names(s),
+			 s->nthread_backtraces, "  ");
 	int n = cur_nthreads;
 
 	if (n) {
@@ -313,6 +322,14 @@ static void show_markdown(FILE *f, const struct schedule *s, const char *path)
 		fprintf(f, "\n\n");
 		if (s->message && s->message[0])
 			fprintf(f, "````\n%s\n````\n\n", esc(s->message));
+		if (s->nthread_backtraces) {
+			fprintf(f, "<details><summary>Threads at the "
+				   "failure</summary>\n\n````\n");
+			print_backtraces(f, s->thread_backtraces,
+					 bt_names(s), s->nthread_backtraces,
+					 "");
+			fprintf(f, "````\n</details>\n\n");
+		}
 	}
 	fprintf(f, "Preemptions: %u. Seed %llu. Trace hash `%016llx`.\n\n",
 		s->preemptions, (unsigned long long)s->seed,
@@ -366,6 +383,10 @@ static void show_json(FILE *f, const struct schedule *s)
 		json_string(f, s->location);
 		fprintf(f, ", \"message\": ");
 		json_string(f, s->message);
+		fprintf(f, ",\n    \"threads\": ");
+		report_json_threads(f, (const char *const *)s->thread_backtraces,
+				    (const char *const *)bt_names(s),
+				    s->nthread_backtraces, "    ");
 		fprintf(f, " }");
 	} else {
 		fprintf(f, "null");

@@ -245,6 +245,9 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 	int r;
 
 	if (s->argc < 0 || s->nenv < 0 || s->nthread_names < 0 ||
+	    s->nthread_backtraces < 0 ||
+	    s->nthread_backtraces > SCHEDULE_MAX_THREADS ||
+	    (s->nthread_backtraces && !s->thread_backtraces) ||
 	    (s->argc && !s->argv) || (s->nenv && !s->env) ||
 	    (s->nthread_names && !s->thread_names) ||
 	    (s->ndecisions && !s->decisions) ||
@@ -617,6 +620,27 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 			return r;
 	}
 
+	if (m->n_thread_backtraces > SCHEDULE_MAX_THREADS) {
+		seterr(err, errlen, "%zu thread backtraces (at most %u)",
+		       m->n_thread_backtraces, SCHEDULE_MAX_THREADS);
+		return -EINVAL;
+	}
+	s->thread_backtraces = alloc_array(m->n_thread_backtraces,
+					   sizeof(*s->thread_backtraces), err,
+					   errlen);
+	if (!s->thread_backtraces)
+		return -ENOMEM;
+	s->nthread_backtraces = (int)m->n_thread_backtraces;
+	for (i = 0; i < m->n_thread_backtraces; i++) {
+		if (!m->thread_backtraces[i].len)
+			continue;
+		r = dup_bytes(&m->thread_backtraces[i],
+			      &s->thread_backtraces[i], "thread backtrace",
+			      (long)i, err, errlen);
+		if (r)
+			return r;
+	}
+
 	s->syms = alloc_array(m->n_symbols, sizeof(*s->syms), err, errlen);
 	if (!s->syms)
 		return -ENOMEM;
@@ -861,7 +885,7 @@ static char *str(const char *c)
 struct wire {
 	Ptloom__Schedule m;
 	Ptloom__Failure f;
-	ProtobufCBinaryData *argv, *env, *names;
+	ProtobufCBinaryData *argv, *env, *names, *bts;
 	Ptloom__Decision *dec, **decp;
 	Ptloom__UserPoint *up, **upp;
 	Ptloom__Event *ev, **evp;
@@ -873,6 +897,7 @@ static void wire_free(struct wire *w)
 	free(w->argv);
 	free(w->env);
 	free(w->names);
+	free(w->bts);
 	free(w->dec);
 	free(w->decp);
 	free(w->up);
@@ -892,6 +917,7 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 	w->argv = calloc(na + 1, sizeof(*w->argv));
 	w->env = calloc(nv + 1, sizeof(*w->env));
 	w->names = calloc(nt + 1, sizeof(*w->names));
+	w->bts = calloc((size_t)s->nthread_backtraces + 1, sizeof(*w->bts));
 	w->dec = calloc(nd + 1, sizeof(*w->dec));
 	w->decp = calloc(nd + 1, sizeof(*w->decp));
 	w->up = calloc(nu + 1, sizeof(*w->up));
@@ -984,6 +1010,10 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 		w->names[i] = bin(s->thread_names[i]);
 	w->m.n_thread_names = nt;
 	w->m.thread_names = w->names;
+	for (i = 0; w->bts && i < (size_t)s->nthread_backtraces; i++)
+		w->bts[i] = bin(s->thread_backtraces[i]);
+	w->m.n_thread_backtraces = w->bts ? (size_t)s->nthread_backtraces : 0;
+	w->m.thread_backtraces = w->bts;
 	for (i = 0; i < ny; i++) {
 		ptloom__symbol__init(&w->sym[i]);
 		w->sym[i].addr = s->syms[i].addr;
@@ -1130,6 +1160,9 @@ void schedule_free(struct schedule *s)
 	for (i = 0; s->thread_names && i < s->nthread_names; i++)
 		free(s->thread_names[i]);
 	free(s->thread_names);
+	for (i = 0; s->thread_backtraces && i < s->nthread_backtraces; i++)
+		free(s->thread_backtraces[i]);
+	free(s->thread_backtraces);
 	for (j = 0; s->syms && j < s->nsyms; j++)
 		free(s->syms[j].text);
 	free(s->syms);

@@ -67,6 +67,9 @@ struct schedule {
 	size_t nsyms;
 	char **thread_names;	/* index = T-number; may be NULL entries */
 	int nthread_names;
+	char **thread_backtraces; /* at the failure, index = T-number, one
+				   * frame a line; may be NULL entries */
+	int nthread_backtraces;
 };
 
 /* Returns 0, or -EINVAL/-errno with a one-line reason in err (no newline,

@@ -5,7 +5,7 @@
 #
 # Installs, with apt-get and only when missing, the build tools and
 # libraries (meson, ninja, a C/C++ compiler, libelf, libdw, capstone,
-# protobuf-c, Criterion) and clang with libFuzzer for tests/fuzz.  That
+# protobuf-c, json-c, Criterion) and clang with libFuzzer for tests/fuzz.  That
 # needs root; without it, the missing packages are named and we stop.
 # Then configures build/ (once) and builds everything.
 # $PTLOOM_BUILD names another build directory.
@@ -21,10 +21,12 @@ packages=(
 	meson ninja-build pkg-config gcc g++
 	libelf-dev libdw-dev libcapstone-dev
 	libprotobuf-c-dev protobuf-c-compiler
+	libjson-c-dev		# ptloom merge reads shard reports
 	libcriterion-dev
 	clang libclang-rt-dev	# tests/fuzz: clang -fsanitize=fuzzer
 	libxml2-utils python3	# tests: xmllint and json.load check reports
 	python3-pytest		# tests (cli-issue12): pytest under ptloom
+	gdb			# tests: replay --gdb
 )
 
 missing=()

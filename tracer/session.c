@@ -191,6 +191,8 @@ static void describe_data(struct session *s, uint64_t addr, char *buf,
 	}
 }
 
+static void report_threads(struct session *s);
+
 void session_fail(struct session *s, int kind, struct thread *t,
 		  const char *fmt, ...)
 {
@@ -729,6 +731,8 @@ static void on_stop(struct session *s, pid_t tid, int status)
 			session_where(s, t, s->fatal_where,
 				      sizeof(s->fatal_where));
 			symbolize_trace(s);
+			if (s->cfg->symbolize_trace)
+				report_threads(s); /* all stopped: their stacks */
 		}
 		resume(s, t, sig);
 	}
@@ -827,8 +831,6 @@ static void build_sched(struct session *s, struct sched_thread *st)
 			st[i].state = SCHED_BLOCKED;
 	}
 }
-
-static void report_threads(struct session *s);
 
 static void add_sym(struct session *s, uint64_t addr, bool data)
 {
@@ -1009,6 +1011,10 @@ static void schedule(struct session *s)
 			deadlock(s);
 			break;
 		}
+		if (s->cfg->stop_at && s->step == s->cfg->stop_step) {
+			session_hand_over(s); /* replay --gdb */
+			break;
+		}
 		int pick = c->nalts == 1 ? 0 : session_pick(s, c);
 
 		if (pick < 0) {
@@ -1031,6 +1037,8 @@ static void schedule(struct session *s)
 			thread_make_ready(s, t, OP_TIMEOUT, t->timeout_result);
 		}
 		record_event(s, t, a.cost, c->nalts > 1);
+		if (s->strat->executed && s->nev)
+			s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);
 		if (s->cfg->observer)
 			observe_sync(s, t);
 		s->step++;
@@ -1189,6 +1197,12 @@ static void report_threads(struct session *s)
 		}
 		if (t->st != SCHED_RUNNING)
 			session_where(s, t, p->where, sizeof(p->where));
+		/* every stopped thread's frames, for the failure report */
+		if (t->st != SCHED_RUNNING && s->cfg->symbolize_trace &&
+		    s->cfg->sym && s->cfg->sym->backtrace)
+			s->cfg->sym->backtrace(s->cfg->sym->ctx, t->tid,
+					       p->backtrace,
+					       sizeof(p->backtrace));
 	}
 }
 
@@ -1197,6 +1211,8 @@ static void kill_and_reap(struct session *s)
 {
 	int status;
 
+	if (s->handed_over)
+		return; /* the caller's now, stopped; it kills it */
 	kill(-s->pid, SIGKILL);
 	kill(s->pid, SIGKILL);
 	for (int i = 0; i < s->nfreep; i++)
@@ -1246,6 +1262,8 @@ static void conclude(struct session *s)
 {
 	struct run_result *r = s->res;
 
+	if (s->handed_over)
+		return;
 	if (!s->failed && s->cfg->interrupted && *s->cfg->interrupted) {
 		/* ptloom was told to stop and killed the program itself */
 		r->failure = FAIL_INTERRUPTED;

@@ -157,6 +157,7 @@ struct session {
 	int live;		/* threads alive */
 	uint64_t switches;	/* times another thread was chosen */
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */
+	bool handed_over;	/* stop_at reached: no longer ours */
 };
 
 /* tracer/mem.c */
@@ -173,6 +174,9 @@ int spawn_program(const struct session_config *cfg, int outfd, pid_t *pid);
 void spawn_register(pid_t pid);
 void spawn_unregister(pid_t pid);
 double now_seconds(void);
+
+/* tracer/detach.c: stop_at reached */
+int session_hand_over(struct session *s);
 
 /* tracer/bp.c */
 int bp_install(struct session *s);

@@ -27,6 +27,8 @@ struct strategy {
 	 * Returns the index of the chosen alternative, or -1 to abandon the
 	 * run (e.g. a replayed schedule that cannot be followed). */
 	int (*pick)(void *ctx, const struct choice *c);
+	/* Optional: told of every event as it is recorded, chosen or not. */
+	void (*executed)(void *ctx, const struct event *e);
 };
 
 /* Scheduling-point sets (--points). */
@@ -129,6 +131,9 @@ struct symbolizer {
 	/* the first frame of a stopped thread in user code */
 	void (*location)(void *ctx, int tid, char *buf, size_t len);
 	void (*code)(void *ctx, uint64_t pc, char *buf, size_t len);
+	/* a stopped thread's whole backtrace, one frame a line (may be
+	 * NULL) */
+	void (*backtrace)(void *ctx, int tid, char *buf, size_t len);
 	void (*data)(void *ctx, uint64_t addr, char *buf, size_t len);
 };
 
@@ -153,6 +158,10 @@ struct session_config {
 	size_t output_max;	/* bytes of output kept, 0 = default */
 	bool symbolize_trace;	/* symbolise the events' code and objects */
 	struct sched_policy *policy; /* may be NULL */
+	/* stop before step stop_step and hand the program over, every
+	 * thread stopped where it is (tracer/detach.c, replay --gdb) */
+	bool stop_at;
+	uint64_t stop_step;
 };
 
 enum failure_kind {
@@ -171,6 +180,7 @@ enum failure_kind {
 
 #define LOC_MAX 256
 #define MSG_MAX 4096
+#define BT_MAX 2048
 
 struct thread_report {
 	int thread;
@@ -178,6 +188,7 @@ struct thread_report {
 	char state[64];	      /* "blocked", "exited", ... */
 	char what[LOC_MAX];   /* e.g. pthread_mutex_lock(&orders) */
 	char where[LOC_MAX];  /* e.g. migrate_users at bank.c:12 */
+	char backtrace[BT_MAX]; /* "#0 withdraw at bank.c:23\n#1 ..." or "" */
 };
 
 /* A symbolised address of a trace: code ("withdraw at bank.c:23") or data
@@ -210,6 +221,9 @@ struct run_result {
 	double seconds;		/* wall-clock duration */
 	struct sym_entry *syms;	/* with cfg->symbolize_trace */
 	size_t nsyms;
+	/* stop_at reached: the pid of the program, detached and left in a
+	 * group-stop (the caller kills it); 0 otherwise */
+	int handed_over;
 };
 
 /* Runs one execution.  Returns 0 and fills *res (see res->failure), or

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Fuzzes the schedule-file decoder and the script parser with libFuzzer
-# (tests/fuzz/fuzz_schedule.c), under ASan and UBSan, starting from a copy
-# of tests/corpus.
+# Fuzzes, with libFuzzer under ASan and UBSan, the schedule-file decoder
+# and the script parser (tests/fuzz/fuzz_schedule.c, from a copy of
+# tests/corpus), then the escaping of untrusted strings for terminals and
+# reports (tests/fuzz/fuzz_escape.c), each for SECONDS.
 #
 #   tests/fuzz/run.sh [SECONDS]        default 20, or $FUZZ_SECONDS
 #
@@ -53,18 +54,26 @@ if ! probe; then
 fi
 
 protoc-c --proto_path="$root/proto" --c_out="$tmp" "$root/proto/schedule.proto"
-clang -std=c17 -g -O1 -Wall -Wextra -Werror \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-I"$tmp" \
-	"$root/tests/fuzz/fuzz_schedule.c" \
-	"$root/replayer/schedule.c" "$root/replayer/script.c" \
-	"$root/analysis/escape.c" \
-	"$root/tracer/event.c" "$tmp/schedule.pb-c.c" \
-	-lprotobuf-c -o "$tmp/fuzz_schedule"
+for h in fuzz_schedule fuzz_escape; do
+	clang -std=c17 -g -O1 -Wall -Wextra -Werror \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-I"$tmp" \
+		"$root/tests/fuzz/$h.c" \
+		"$root/replayer/schedule.c" "$root/replayer/script.c" \
+		"$root/analysis/escape.c" \
+		"$root/tracer/event.c" "$tmp/schedule.pb-c.c" \
+		-lprotobuf-c -o "$tmp/$h"
+done
 
 # libFuzzer adds what it finds to its first corpus directory: a copy
-mkdir "$tmp/corpus"
+mkdir "$tmp/corpus" "$tmp/corpus-escape"
 cp "$root"/tests/corpus/*.pb "$root"/tests/corpus/*.txt "$tmp/corpus/"
+# strings a hostile program or file would use
+printf '\033]0;pwned\007\033[2J\rptloom: PASS' >"$tmp/corpus-escape/esc"
+printf 'a\xff\xfe\xc0\xaf\xe2\x80\xae\xc2\x9b\xed\xa0\x80\xf4\x90\x80\x80' \
+	>"$tmp/corpus-escape/utf8"
+printf 'line\nnext\ttab <&>"\x27 ]]> `code`' >"$tmp/corpus-escape/markup"
+cp "$root"/tests/corpus/valid-*.pb "$tmp/corpus-escape/"
 cat >"$tmp/dict" <<'DICT'
 "PTLOOM\x00\x01"
 "\x08\x01"
@@ -85,18 +94,22 @@ cat >"$tmp/dict" <<'DICT'
 DICT
 
 mkdir -p "$keep"
-log "running for ${secs}s"
-set +e
-"$tmp/fuzz_schedule" -max_total_time="$secs" -max_len=4096 -timeout=10 \
-	-rss_limit_mb=2048 -print_final_stats=1 -dict="$tmp/dict" \
-	-artifact_prefix="$keep/" "$tmp/corpus" 2>"$tmp/log"
-rc=$?
-set -e
-grep -E '^(stat::number_of_executed_units|stat::new_units_added)|^#[0-9]+ *DONE' \
-	"$tmp/log" >&2 || true
-if [ $rc -ne 0 ]; then
-	tail -n 60 "$tmp/log" >&2
-	log "FAILED (exit $rc); the input is in $keep/"
-	exit 1
-fi
-log "passed: no crash in ${secs}s"
+for h in fuzz_schedule fuzz_escape; do
+	corpus=$tmp/corpus
+	[ $h = fuzz_escape ] && corpus=$tmp/corpus-escape
+	log "$h: running for ${secs}s"
+	set +e
+	"$tmp/$h" -max_total_time="$secs" -max_len=4096 -timeout=10 \
+		-rss_limit_mb=2048 -print_final_stats=1 -dict="$tmp/dict" \
+		-artifact_prefix="$keep/$h-" "$corpus" 2>"$tmp/log"
+	rc=$?
+	set -e
+	grep -E '^(stat::number_of_executed_units|stat::new_units_added)|^#[0-9]+ *DONE' \
+		"$tmp/log" >&2 || true
+	if [ $rc -ne 0 ]; then
+		tail -n 60 "$tmp/log" >&2
+		log "$h FAILED (exit $rc); the input is in $keep/"
+		exit 1
+	fi
+	log "$h passed: no crash in ${secs}s"
+done

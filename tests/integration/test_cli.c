@@ -1747,6 +1747,202 @@ Test(issue11, pct_deadlock_minimized_to_one_preemption)
 	res_free(&r);
 }
 
+/* -j 2 dfs: the same verdict and schedules as the serial search. */
+static void same_with_two_jobs(const char *program, int want)
+{
+	struct res a = RUN(program, "--dfs-only", "--seed", SEED);
+	struct res b = RUN(program, "--dfs-only", "-j", "2", "--seed", SEED);
+	char *sa = summary(&a), *sb = summary(&b);
+
+	assert_exit(a, want);
+	assert_exit(b, want);
+	if (want == 0) {
+		/* the same set and number of schedules */
+		cr_assert_str_eq(sb, sa, "-j 2: %s\nserial: %s", sb, sa);
+	} else {
+		/* the same first failure: all but the run count */
+		*strstr(sa, " after ") = 0;
+		*strstr(sb, " after ") = 0;
+		cr_assert_str_eq(sb, sa, "-j 2: %s\nserial: %s", sb, sa);
+		assert_contains(b.out, "replay: ", "-j 2's stdout");
+	}
+	free(sa);
+	free(sb);
+	res_free(&a);
+	res_free(&b);
+}
+
+Test(issue10, dfs_with_two_jobs_equals_serial_on_correct_examples)
+{
+	same_with_two_jobs(example("bank_fixed"), 0);
+	same_with_two_jobs(example("deadlock_fixed"), 0);
+	same_with_two_jobs(example("lost_wakeup_fixed"), 0);
+	same_with_two_jobs(example("pipe"), 0);
+}
+
+Test(issue10, dfs_with_two_jobs_finds_every_buggy_example)
+{
+	same_with_two_jobs(example("bank"), 1);
+	same_with_two_jobs(example("deadlock"), 1);
+	same_with_two_jobs(example("lost_wakeup"), 1);
+	same_with_two_jobs(target("order_violation"), 1);
+}
+
+/* ptloom run --shard K/N with its JSON report in <tmp>/NAME. */
+static struct res shard(const char *program, const char *k_of_n,
+			const char *name)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "-o";
+	argv[n++] = in_tmp("out");
+	argv[n++] = "--report";
+	argv[n++] = in_tmp(name);
+	argv[n++] = "--dfs-only";
+	argv[n++] = "--seed";
+	argv[n++] = SEED;
+	argv[n++] = "--shard";
+	argv[n++] = (char *)k_of_n;
+	argv[n++] = "--";
+	argv[n++] = (char *)program;
+	argv[n] = NULL;
+	return run_argv(argv, NULL, CMD_TIMEOUT);
+}
+
+Test(issue10, shards_together_explore_exactly_the_serial_set)
+{
+	struct res serial = RUN(example("bank_fixed"), "--dfs-only", "--seed",
+				SEED);
+	struct res a = shard(example("bank_fixed"), "1/2", "s1.json");
+	struct res b = shard(example("bank_fixed"), "2/2", "s2.json");
+
+	assert_exit(serial, 0);
+	assert_exit(a, 0);
+	assert_exit(b, 0);
+	struct res m = PTL("merge", in_tmp("s1.json"), in_tmp("s2.json"));
+
+	assert_exit(m, 0);
+	char *s = summary(&serial), *ms = summary(&m);
+
+	/* "ptloom: PASS 281 runs, complete to preemption bound 2" */
+	cr_assert_eq(strncmp(ms, s, strlen(s)), 0, "merged: %s\nserial: %s",
+		     ms, s);
+	assert_contains(ms, "(2 shards)", "the merged summary");
+	free(s);
+	free(ms);
+	res_free(&m);
+	/* a shard missing is not a pass */
+	m = PTL("merge", in_tmp("s2.json"));
+	assert_exit(m, 3);
+	assert_contains(m.out, "shard 1 missing", "merge's summary");
+	res_free(&m);
+	res_free(&serial);
+	res_free(&a);
+	res_free(&b);
+}
+
+Test(issue10, merge_of_a_failing_and_a_passing_shard_is_a_fail)
+{
+	/* timedlock_abort's one failing item lies in shard 1 of 2 */
+	struct res a = shard(target("timedlock_abort"), "1/2", "t1.json");
+	struct res b = shard(target("timedlock_abort"), "2/2", "t2.json");
+
+	assert_exit(a, 1);
+	assert_exit(b, 0);
+	struct res m = PTL("merge", in_tmp("t2.json"), in_tmp("t1.json"));
+
+	assert_exit(m, 1);
+	assert_summary(&m, "ptloom: FAIL ");
+	assert_contains(m.out, "(shard 1/2)", "merge's summary");
+	char *want = line_with(a.out, "replay: ");
+	char *got = line_with(m.out, "replay: ");
+
+	cr_assert_not_null(want);
+	cr_assert_not_null(got, "merge printed no replay command: %s", m.out);
+	cr_assert_str_eq(got, want);
+	free(want);
+	free(got);
+	res_free(&m);
+	/* reports of different explorations do not merge */
+	struct res f = shard(example("bank_fixed"), "2/2", "f.json");
+
+	m = PTL("merge", in_tmp("t1.json"), in_tmp("f.json"));
+	assert_exit(m, 2);
+	res_free(&m);
+	res_free(&f);
+	res_free(&a);
+	res_free(&b);
+}
+
+/* Children of pid, from /proc (any state). */
+static int children_of(pid_t pid)
+{
+	char path[64], buf[4096];
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%4095s", buf) == 1)
+		n++;
+	fclose(f);
+	return n;
+}
+
+Test(issue10, sigkill_of_ptloom_stops_every_worker)
+{
+	const char *jobs[] = { "dfs", "random" };
+
+	for (int i = 0; i < 2; i++) {
+		pid_t pid = fork();
+
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			int nul = open("/dev/null", O_RDWR);
+
+			dup2(nul, 0);
+			dup2(nul, 1);
+			dup2(nul, 2);
+			if (chdir(tmp) < 0)
+				_exit(126);
+			execl(ptloom(), ptloom(), "run", "-q", "-j", "2", "-s",
+			      jobs[i], "-n", "100000", "--seed", SEED, "--",
+			      target("many_threads"), (char *)NULL);
+			_exit(127);
+		}
+		/* wait until both workers exist, then kill ptloom */
+		for (int k = 0; k < 400 && children_of(pid) < 2; k++)
+			usleep(25000);
+		cr_assert_geq(children_of(pid), 2, "no workers started");
+		usleep(300000);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		check_leftovers("ptloom run -j 2, killed");
+	}
+}
+/* Two threads strictly alternating 5+5 updates: about 9 preemptions, far
+ * beyond the default bound 2, found by the hybrid's samples with default
+ * options; the summary says a sample found it beyond the bound. */
+Test(issue11, strict_alternation_found_with_default_options)
+{
+	struct res r = RUN(target("alternation"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	char *s = line_with(r.out, "ptloom: FAIL");
+
+	cr_assert_not_null(s, "%s", r.out);
+	assert_contains(s, "alternation.c", "the summary");
+	assert_contains(s, "sample", "the summary");
+	assert_contains(s, "beyond bound 2", "the summary");
+	free(s);
+	res_free(&r);
+}
+
 /* --- issue 13: hardening: untrusted files, safe output, clean stops ---- */
 
 TestSuite(issue13, .init = setup, .fini = teardown, .timeout = 180);
@@ -2490,4 +2686,96 @@ Test(issue12, python_pytest_finds_the_bank_race)
 	assert_exit(r, 1);
 	assert_summary(&r, "ptloom: FAIL exit status 1");
 	res_free(&r);
+/* gdb, or a skip with a message (scripts/setup.sh installs it). */
+static bool have_gdb(void)
+{
+	if (access("/usr/bin/gdb", X_OK) == 0)
+		return true;
+	cr_log_warn("skipping: no /usr/bin/gdb (scripts/setup.sh installs "
+		    "it)");
+	return false;
+}
+
+Test(issue13, replay_gdb_shows_every_thread_at_the_stop)
+{
+	if (!have_gdb())
+		return;
+	struct res r = RUN(example("deadlock"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	char *j = report(), *sched = strdup(json_get(j, "minimized_file"));
+
+	free(j);
+	res_free(&r);
+	/* the default stop: before the last step, every thread alive and
+	 * where the schedule left it (the two lockers in their futex wait,
+	 * main in pthread_join) */
+	char *argv[] = { (char *)ptloom(), "replay", "--gdb", sched, "--",
+			 (char *)example("deadlock"), NULL };
+
+	r = run_argv(argv, "PTLOOM_GDB=gdb -batch -ex 'thread apply all bt'",
+		     CMD_TIMEOUT);
+	assert_exit(r, 0);
+	assert_contains(r.out, "migrate_users", "gdb's backtraces");
+	assert_contains(r.out, "audit_orders", "gdb's backtraces");
+	assert_contains(r.out, "main ()", "gdb's backtraces");
+	assert_contains(r.out, "Thread 3 ", "gdb's backtraces");
+	assert_contains(r.err, "stopped before step", "stderr");
+	res_free(&r);	/* run_argv checked that nothing is left behind */
+
+	/* an early step: only main exists yet */
+	char *argv2[] = { (char *)ptloom(), "replay", "--gdb", "--stop-at",
+			  "0", sched, "--", (char *)example("deadlock"),
+			  NULL };
+
+	r = run_argv(argv2, "PTLOOM_GDB=gdb -batch -ex 'info threads'",
+		     CMD_TIMEOUT);
+	assert_exit(r, 0);
+	cr_assert_null(strstr(r.out, "  2    Thread"), "%s", r.out);
+	res_free(&r);
+	/* bad stops */
+	one_line_usage_error(PTL("replay", "--gdb", "--stop-at", "x", sched,
+				 "--", example("deadlock")));
+	one_line_usage_error(PTL("replay", "--stop-at", "3", sched, "--",
+				 example("deadlock")));
+	r = PTL("replay", "--gdb", "--stop-at", "100000", sched, "--",
+		example("deadlock"));
+	assert_exit(r, 4);
+	assert_contains(r.err, "before step 100000", "stderr");
+	res_free(&r);
+	free(sched);
+}
+
+Test(issue13, failure_reports_carry_every_threads_backtrace)
+{
+	struct res r = RUN(example("deadlock"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "threads at the failure:", "stdout");
+	assert_contains(r.out, "#2 migrate_users at deadlock.c:17", "stdout");
+	assert_contains(r.out, "audit_orders at deadlock.c:28", "stdout");
+	assert_json_loads(in_tmp("report.json"));
+	char *j = report(), *sched = strdup(json_get(j, "minimized_file"));
+	const char *th = json_raw(j, "threads");
+
+	cr_assert_not_null(th, "%s", j);
+	assert_contains(th, "\"thread\": \"T2\"", "report threads");
+	assert_contains(th, "migrate_users at deadlock.c:17", "report threads");
+	assert_contains(th, "main at deadlock.c:41", "report threads");
+	free(j);
+	res_free(&r);
+	/* kept in the schedule file: show has them in every format */
+	r = PTL("show", "--format", "json", sched);
+	assert_exit(r, 0);
+	spit(in_tmp("show.json"), r.out);
+	assert_json_loads(in_tmp("show.json"));
+	assert_contains(r.out, "\"backtrace\": [", "show --format json");
+	assert_contains(r.out, "audit_orders at deadlock.c:28",
+			"show --format json");
+	res_free(&r);
+	r = PTL("show", sched);
+	assert_exit(r, 0);
+	assert_contains(r.out, "threads at the failure:", "show");
+	res_free(&r);
+	free(sched);
 }

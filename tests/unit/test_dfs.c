@@ -18,7 +18,7 @@
 #include "../../tracer/sched.h"
 
 #define MAXT 4
-#define MAXOPS 8
+#define MAXOPS 16
 #define MAXOBJ 4
 #define MAXLEN (MAXT * MAXOPS + 1)
 
@@ -165,6 +165,8 @@ static enum run_end run_model(const struct model *m, struct strategy *st,
 			cr_assert_lt(idx, c.nalts, "pick out of range");
 		}
 		perform(m, s, c.alts[idx].thread, c.alts[idx].cost);
+		if (st->executed)
+			st->executed(st->ctx, &s->ev[s->len - 1]);
 	}
 }
 
@@ -728,3 +730,150 @@ Test(dfs, placement_runs_each_item_once)
 	dfs_free(d);
 	set_free(&got);
 }
+
+/* --- samplers (analysis/strategy.c) on the model ------------------------ */
+
+/* Two threads, k critical sections each: lock; step on x; unlock. */
+static struct model alternation(int k)
+{
+	struct model m = { .nthreads = 2 };
+
+	for (int t = 0; t < 2; t++) {
+		m.nops[t] = 3 * k;
+		for (int i = 0; i < k; i++) {
+			m.ops[t][3 * i] = (struct mop_s){ LOCK, 0 };
+			m.ops[t][3 * i + 1] = (struct mop_s){ STEP, 1 };
+			m.ops[t][3 * i + 2] = (struct mop_s){ UNLOCK, 0 };
+		}
+	}
+	return m;
+}
+
+static bool strictly_alternates(const struct mstate *s)
+{
+	for (int i = 1; i < s->nlog[1]; i++)
+		if (s->log[1][i] == s->log[1][i - 1])
+			return false;
+	return s->nlog[1] > 1;
+}
+
+static int always_first(void *ctx, const struct choice *c)
+{
+	(void)ctx;
+	(void)c;
+	return 0;
+}
+
+/* How many of n samples of kind satisfy pred. */
+static unsigned sample_hits(const struct model *m, int kind, uint64_t seed,
+			    unsigned n, bool (*pred)(const struct mstate *))
+{
+	struct sampler *smp = sampler_new_kind(kind, seed, 3);
+	struct strategy st = sampler_strategy(smp);
+	struct strategy first = { .pick = always_first };
+	struct mstate s;
+	unsigned hits = 0;
+
+	cr_assert_not_null(smp);
+	cr_assert_eq(sampler_kind(smp), kind);
+	cr_assert_eq(run_model(m, &first, &s), RUN_DONE);
+	sampler_profile(smp, s.ev, (size_t)s.len);
+	for (unsigned k = 0; k < n; k++) {
+		sampler_begin(smp, k, 40);
+		enum run_end e = run_model(m, &st, &s);
+
+		cr_assert_neq(e, RUN_ABANDONED, "%s abandoned a run",
+			      sampler_name(kind));
+		hits += e == RUN_DONE && pred(&s);
+	}
+	sampler_free(smp);
+	return hits;
+}
+
+Test(sampler, names_round_trip)
+{
+	for (int k = 0; k < SAMPLER_MAX; k++)
+		cr_assert_eq(sampler_kind_of(sampler_name(k)), k);
+	cr_assert_eq(sampler_kind_of("dfs"), -1);
+}
+
+/* Every sample is a pure function of (seed, run number, profile): -j and
+ * the re-run of a failing sample depend on it. */
+Test(sampler, samples_are_pure_functions_of_seed_and_number)
+{
+	struct model m = lost_update(3);
+	struct strategy first = { .pick = always_first };
+	struct mstate base;
+
+	cr_assert_eq(run_model(&m, &first, &base), RUN_DONE);
+	for (int kind = 0; kind < SAMPLER_MAX; kind++) {
+		struct sampler *a = sampler_new_kind(kind, 42, 3);
+		struct sampler *b = sampler_new_kind(kind, 42, 3);
+		struct strategy sa = sampler_strategy(a),
+				sb = sampler_strategy(b);
+		unsigned differ = 0;
+		char prev[MAXLEN] = "";
+
+		sampler_profile(a, base.ev, (size_t)base.len);
+		sampler_profile(b, base.ev, (size_t)base.len);
+		for (uint64_t k = 0; k < 20; k++) {
+			struct mstate x, y;
+
+			/* b runs the numbers in another order */
+			sampler_begin(a, k, 40);
+			run_model(&m, &sa, &x);
+			sampler_begin(b, 19 - k, 40);
+			run_model(&m, &sb, &y);
+			sampler_begin(b, k, 40);
+			run_model(&m, &sb, &y);
+			x.sched[x.len] = y.sched[y.len] = 0;
+			cr_assert_str_eq(x.sched, y.sched, "%s run %llu",
+					 sampler_name(kind),
+					 (unsigned long long)k);
+			differ += strcmp(prev, x.sched) != 0;
+			memcpy(prev, x.sched, sizeof(prev));
+		}
+		cr_assert_gt(differ, 1, "%s always runs one schedule",
+			     sampler_name(kind));
+		sampler_free(a);
+		sampler_free(b);
+	}
+}
+
+Test(sampler, every_sampler_finds_a_lost_update)
+{
+	struct model m = lost_update(3);
+
+	for (int kind = 0; kind < SAMPLER_MAX; kind++) {
+		unsigned h = sample_hits(&m, kind, 1, 300, lost);
+
+		cr_log_info("%s: %u of 300 lose an update", sampler_name(kind),
+			    h);
+		cr_assert_gt(h, 0, "%s never loses an update",
+			     sampler_name(kind));
+	}
+}
+
+/* Strict alternation of 5+5 critical sections: a uniform walk over the
+ * interesting events hits it with probability 2/C(10,5); a random walk
+ * over every choice far less often; PCT with depth 3 cannot. */
+Test(sampler, surw_samples_strict_alternation_most_often)
+{
+	struct model m = alternation(5);
+	unsigned n = 4000;
+	unsigned surw = sample_hits(&m, SAMPLER_SURW, 3, n,
+				    strictly_alternates);
+	unsigned rnd = sample_hits(&m, SAMPLER_RANDOM, 3, n,
+				   strictly_alternates);
+	unsigned pct = sample_hits(&m, SAMPLER_PCT, 3, n,
+				   strictly_alternates);
+	unsigned pos = sample_hits(&m, SAMPLER_POS, 3, n,
+				   strictly_alternates);
+
+	cr_log_info("strict alternation in %u runs: surw %u, random %u, "
+		    "pos %u, pct %u", n, surw, rnd, pos, pct);
+	cr_assert_gt(surw, 0);
+	cr_assert_geq(surw, rnd);
+	cr_assert_eq(pct, 0, "depth-3 PCT cannot switch 9 times");
+}
+
