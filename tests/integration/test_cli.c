@@ -2686,6 +2686,8 @@ Test(issue12, python_pytest_finds_the_bank_race)
 	assert_exit(r, 1);
 	assert_summary(&r, "ptloom: FAIL exit status 1");
 	res_free(&r);
+}
+
 /* gdb, or a skip with a message (scripts/setup.sh installs it). */
 static bool have_gdb(void)
 {
