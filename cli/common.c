@@ -570,6 +570,10 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 	static char done[4096];
 	static bool said;
 
+	const char *knob = getenv("PTLOOM_PYTHON");
+
+	if (knob && !strcmp(knob, "off"))
+		return; /* C-level scheduling (bench/python.sh compares) */
 	if (strcmp(done, p->path)) {
 		snprintf(done, sizeof(done), "%s", p->path);
 		python_policy_free(pol);
