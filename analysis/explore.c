@@ -54,7 +54,7 @@ static void progress(const struct explore_opts *o, struct explore_result *r,
 	last = t;
 	double el = t - t0;
 
-	fprintf(stderr, "\r\033[Kptloom: %llu runs, %.0f runs/s",
+	fprintf(stderr, "\r\033[Kptloom: %.1f s, %llu runs, %.0f runs/s", el,
 		(unsigned long long)r->runs, el > 0 ? (double)r->runs / el : 0.0);
 	if (o->strategy == STRAT_DFS)
 		fprintf(stderr, ", bound %d", bound);
@@ -368,6 +368,11 @@ restart:
 		if (d)
 			r->bound = dfs_bound(d);
 		if (o->output && rr.output_len) {
+			if (o->progress) {
+				/* never on the progress line: clear it */
+				fputs("\r\033[K", stderr);
+				fflush(stderr);
+			}
 			fwrite(rr.output, 1, rr.output_len, stdout);
 			fflush(stdout);
 		}

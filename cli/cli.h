@@ -120,6 +120,11 @@ int save_schedule(const struct schedule *s, const char *dir, const char *id,
 void schedule_failure(const struct schedule *s, struct run_result *r);
 void describe_schedule_failure(const struct schedule *s, char *buf,
 			       size_t len);
+/* A progress line on stderr for work outside explore() (minimisation,
+ * race discovery) when on and stderr is a terminal: what, elapsed, runs
+ * (run_by_step counts them), runs/s.  _end clears it. */
+void cli_progress_begin(const char *what, bool on);
+void cli_progress_end(void);
 /* Run the program following dec by step (lenient); cfg is a
  * struct session_config.  The minimiser's run function. */
 int run_by_step(void *cfg, const struct decision *dec, size_t n,
@@ -175,6 +180,10 @@ long trace_departure(const struct event *a, size_t na, const struct event *b,
 int shell_split(const char *s, char ***argv);
 /* Shell-quote argv into buf (for the replay command). */
 void shell_join(char *buf, size_t len, char *const *argv, int argc);
+
+/* show --format html: a self-contained timeline page (cli/show_html.c). */
+void show_html(FILE *f, const struct schedule *s, const char *path,
+	       const struct sym_index *ix, int nthreads);
 
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);

@@ -1074,11 +1074,59 @@ int exit_interrupted(void)
 	return 128 + (cli_interrupted ? cli_interrupted : SIGINT);
 }
 
+/* Minimisation's progress line (cli_progress_begin). */
+static struct {
+	const char *what;
+	double t0, last;
+	unsigned runs;
+} prog;
+
+static double wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void cli_progress_begin(const char *what, bool on)
+{
+	prog.what = on && isatty(2) ? what : NULL;
+	prog.t0 = prog.last = wall();
+	prog.runs = 0;
+	if (prog.what) {
+		fprintf(stderr, "\r\033[Kptloom: %s...", prog.what);
+		fflush(stderr);
+	}
+}
+
+void cli_progress_end(void)
+{
+	if (prog.what)
+		fputs("\r\033[K", stderr);
+	prog.what = NULL;
+}
+
+static void progress_run(void)
+{
+	double t = wall();
+
+	prog.runs++;
+	if (!prog.what || t - prog.last < 0.2)
+		return;
+	prog.last = t;
+	fprintf(stderr, "\r\033[Kptloom: %s: %.1f s, %u runs, %.0f runs/s",
+		prog.what, t - prog.t0, prog.runs,
+		t > prog.t0 ? prog.runs / (t - prog.t0) : 0.0);
+	fflush(stderr);
+}
+
 int run_by_step(void *cfg, const struct decision *dec, size_t n,
 		struct run_result *out)
 {
 	struct replay_strategy r;
 
+	progress_run();
 	if (cli_interrupted) {
 		memset(out, 0, sizeof(*out)); /* no more runs: stop quickly */
 		return -EINTR;

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ static const struct option long_opts[] = {
 	{ "trust-env", no_argument, 0, 'U' },
 	{ "gdb", no_argument, 0, 'G' },
 	{ "stop-at", required_argument, 0, 'A' },
+	{ "core", required_argument, 0, 'C' },
 	{ "output", no_argument, 0, 'O' },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },
@@ -64,6 +66,10 @@ static void usage(FILE *f, const char *cmd)
 		"program to gdb\n"
 		"                        ($PTLOOM_GDB), every thread where the "
 		"schedule left it\n"
+		"      --core FILE       (replay) write the core of the stopped "
+		"program (gdb's\n"
+		"                        gcore) at the --stop-at step, then "
+		"kill it\n"
 		"      --stop-at STEP    with --gdb: stop before STEP, or "
 		"`failure' (default:\n"
 		"                        the last step, before the failing "
@@ -167,6 +173,7 @@ struct replay_setup {
 	const char *path;
 	char identity[512];	/* why the binary may differ, or "" */
 	bool gdb;		/* --gdb */
+	const char *core;	/* --core FILE */
 	const char *stop_at;	/* --stop-at STEP|failure */
 };
 
@@ -191,17 +198,25 @@ static int setup(int argc, char **argv, const char *cmd,
 			usage(stdout, cmd);
 			return -1;
 		}
-		if ((c == 'G' || c == 'A') && !strcmp(cmd, "replay")) {
+		if ((c == 'G' || c == 'A' || c == 'C') &&
+		    !strcmp(cmd, "replay")) {
 			if (c == 'G')
 				rs->gdb = true;
-			else
+			else if (c == 'A')
 				rs->stop_at = optarg;
+			else
+				rs->core = optarg;
 			continue;
 		}
 		return cli_bad_option(cmd, c, argv);
 	}
-	if (rs->stop_at && !rs->gdb) {
-		fprintf(stderr, "ptloom: replay: --stop-at goes with --gdb\n");
+	if (rs->stop_at && !rs->gdb && !rs->core) {
+		fprintf(stderr, "ptloom: replay: --stop-at goes with --gdb or "
+				"--core\n");
+		return EXIT_USAGE;
+	}
+	if (rs->gdb && rs->core) {
+		fprintf(stderr, "ptloom: replay: --gdb or --core, not both\n");
 		return EXIT_USAGE;
 	}
 	if (optind >= argc) {
@@ -336,6 +351,53 @@ static int interrupted_replay(struct replay_setup *rs, struct run_result *r)
 }
 
 /*
+ * replay --core FILE: the stopped program's core, written by gdb's gcore
+ * (a child we wait for), then the program is killed.  0 or EXIT_USAGE.
+ */
+static int write_core(struct replay_setup *rs, int pid, uint64_t step)
+{
+	char pidbuf[32], cmd[4200];
+	struct stat sb;
+
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	snprintf(cmd, sizeof(cmd), "gcore %s", rs->core);
+	char *argv[] = { "gdb", "-batch", "-nx", "-ex", cmd, "-p", pidbuf,
+			 NULL };
+	pid_t g = fork();
+
+	if (g == 0) {
+		int nul = open("/dev/null", O_RDWR);
+
+		dup2(nul, 0);
+		dup2(nul, 1); /* gdb's chatter: the result is the file */
+		execvp("gdb", argv);
+		fprintf(stderr, "ptloom: cannot run gdb for --core: %s\n",
+			strerror(errno));
+		_exit(127);
+	}
+	int st = 0;
+
+	while (g > 0 && waitpid(g, &st, 0) < 0 && errno == EINTR)
+		;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	teardown(rs);
+	if (g < 0 || !WIFEXITED(st) || WEXITSTATUS(st) ||
+	    stat(rs->core, &sb) || !sb.st_size) {
+		fprintf(stderr, "ptloom: --core %s: gdb's gcore did not write "
+				"it%s\n", esc(rs->core),
+			g > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 127
+				? " (no gdb on PATH)"
+				: "");
+		return EXIT_USAGE;
+	}
+	printf("core: %s (before step %llu, every thread where the schedule "
+	       "left it)\n", rs->core, (unsigned long long)step);
+	return EXIT_PASS;
+}
+
+/*
  * replay --gdb: follow the schedule to the stop step, then exec the
  * debugger attached to the stopped program.  ptloom becomes the debugger,
  * so it stays the program's parent: the program's PR_SET_PDEATHSIG kills
@@ -364,6 +426,15 @@ static int replay_gdb(struct replay_setup *rs)
 				"`failure' (got '%s')\n", esc(rs->stop_at));
 		teardown(rs);
 		return EXIT_USAGE;
+	}
+	if (rs->core) {
+		/* where the core goes is checked before the run */
+		struct common_opts o = { .report = (char *)rs->core };
+
+		if (check_output_paths(&o, false)) {
+			teardown(rs);
+			return EXIT_USAGE;
+		}
 	}
 	const char *dbg = getenv("PTLOOM_GDB");
 	char **dargv;
@@ -452,6 +523,8 @@ static int replay_gdb(struct replay_setup *rs)
 		argv[i] = dargv[i];
 	argv[dn] = "-p";
 	argv[dn + 1] = pidbuf;
+	if (rs->core)
+		return write_core(rs, pid, step);
 	fprintf(stderr, "ptloom: %s stopped before step %llu (pid %d, every "
 			"thread where the schedule left it); %s takes over, "
 			"and the program is killed when it exits\n",
@@ -474,7 +547,7 @@ int cmd_replay(int argc, char **argv)
 
 	if (e)
 		return e < 0 ? EXIT_PASS : e;
-	if (rs.gdb)
+	if (rs.gdb || rs.core)
 		return replay_gdb(&rs);
 	struct replay_strategy strat;
 
@@ -644,7 +717,9 @@ int cmd_minimize(int argc, char **argv)
 		return EXIT_PASS;
 	}
 	cli_test_interrupt("minimize");
+	cli_progress_begin("minimizing", !rs.co.quiet);
 	minimize(run_by_step, &rs.cfg, &best, 500, &ms);
+	cli_progress_end();
 	/* once more, exactly, with names */
 	struct replay_strategy exact;
 	struct run_result fin;

@@ -347,7 +347,11 @@ int cmd_run(int argc, char **argv)
 
 	struct explore_result er;
 
+	/* discovery's runs come before explore's progress line */
+	cli_progress_begin("observing runs for race discovery",
+			   eo.progress && (eo.cfg.points & POINTS_RACES));
 	explore(&eo, &er);
+	cli_progress_end();
 	eo.cfg.user_points = er.points;
 	eo.cfg.nuser_points = er.npoints;
 	eo.cfg.points &= ~POINTS_RACES;
@@ -417,6 +421,7 @@ int cmd_run(int argc, char **argv)
 			cli_test_interrupt("minimize");
 		if (minimize_on && cli_interrupted)
 			snprintf(mnote, sizeof(mnote), "not done (interrupted)");
+		cli_progress_begin("minimizing", eo.progress);
 		if (minimize_on && !cli_interrupted) {
 			/* minimise a copy: replay the original by step */
 			if (run_by_step(&eo.cfg, orig->decisions,
@@ -480,7 +485,8 @@ int cmd_run(int argc, char **argv)
 				memset(&best, 0, sizeof(best));
 			}
 		}
-minimized:;
+minimized:
+		cli_progress_end();
 		const struct run_result *shown = files[1][0] ? &best : orig;
 		char quoted[4096];
 

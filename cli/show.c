@@ -13,7 +13,7 @@
 
 int load_any_schedule(const char *path, struct schedule *s);
 
-enum { FMT_TEXT, FMT_JSON, FMT_MARKDOWN, FMT_SCRIPT };
+enum { FMT_TEXT, FMT_JSON, FMT_MARKDOWN, FMT_SCRIPT, FMT_HTML };
 
 /* Does event i matter?  Preemptions, decided choices, thread lifecycle,
  * and the last few events before the end. */
@@ -452,20 +452,25 @@ int cmd_show(int argc, char **argv)
 				fmt = FMT_MARKDOWN;
 			else if (!strcmp(optarg, "script"))
 				fmt = FMT_SCRIPT;
+			else if (!strcmp(optarg, "html"))
+				fmt = FMT_HTML;
 			else {
 				fprintf(stderr, "ptloom: --format is text, "
-						"json, markdown or script (got "
-						"'%s')\n", optarg);
+						"json, markdown, script or html "
+						"(got '%s')\n", esc(optarg));
 				return EXIT_USAGE;
 			}
 			break;
 		case 'h':
 			printf("usage: ptloom show [--format "
-			       "text|json|markdown|script] SCHEDULE\n\n"
+			       "text|json|markdown|script|html] SCHEDULE\n\n"
 			       "Explains a schedule file without running "
 			       "anything.  `script` prints the\ndecisions as "
 			       "an editable text file that `ptloom replay` "
-			       "accepts.\n");
+			       "accepts; `html` a\nself-contained timeline "
+			       "page (a lane per thread, a mark per step).\n"
+			       "\nStrings from the file are escaped; SIGINT "
+			       "or SIGTERM stops it (exit 130/143).\n");
 			return EXIT_PASS;
 		default:
 			return cli_bad_option("show", c, argv);
@@ -499,6 +504,9 @@ int cmd_show(int argc, char **argv)
 		break;
 	case FMT_SCRIPT:
 		schedule_write_script(stdout, &s);
+		break;
+	case FMT_HTML:
+		show_html(stdout, &s, argv[optind], &cur_ix, cur_nthreads);
 		break;
 	}
 	fflush(stdout);

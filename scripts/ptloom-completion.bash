@@ -29,7 +29,7 @@ _ptloom()
 		if [[ $cmd == races ]]; then
 			COMPREPLY=($(compgen -W "text json" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "text json markdown script" -- "$cur"))
+			COMPREPLY=($(compgen -W "text json markdown script html" -- "$cur"))
 		fi
 		return ;;
 	--stop-at) COMPREPLY=($(compgen -W "failure" -- "$cur")); return ;;
@@ -42,7 +42,7 @@ _ptloom()
 	local opts
 	case $cmd in
 	run) opts="--preemptions --strategy --max-runs --max-time --max-steps --timeout --seed --points --pct-depth --no-reduction --dfs-only --no-minimize --out --report --report-format --jobs --shard --env --keep-env --output --quiet --help" ;;
-	replay) opts="--max-steps --timeout --report --report-format --env --trust-env --gdb --stop-at --output --quiet --help" ;;
+	replay) opts="--max-steps --timeout --report --report-format --env --trust-env --gdb --core --stop-at --output --quiet --help" ;;
 	minimize | minimise) opts="--max-steps --timeout --out --report --report-format --env --trust-env --output --quiet --help" ;;
 	show) opts="--format --help" ;;
 	races) opts="--runs --budget --seed --max-steps --timeout --format --env --quiet --help" ;;

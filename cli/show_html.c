@@ -1,0 +1,245 @@
+/*
+ * ptloom show --format html: one self-contained page (inline CSS and SVG,
+ * no script, nothing fetched) drawing the schedule as a timeline: a lane
+ * per thread, a mark per scheduling point (its call and source line on
+ * hover, as an SVG <title>), preemptions and wakes as arrows between lanes,
+ * the failing step highlighted.  Long stretches of one thread without
+ * anything of note are drawn as one bar ("T1 runs 37 steps"), so the page
+ * stays small for large schedules.
+ *
+ * Every string from the file is escaped twice over: for the terminal rules
+ * (analysis/escape.c: no control, valid UTF-8) and then for HTML.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "../analysis/escape.h"
+
+#define LANE_H 34
+#define LABEL_W 180
+#define COL_W 16
+#define TOP 70
+#define MAX_COLS 20000 /* marks drawn; the rest is summarised */
+
+/* Text from the file, safe in HTML text and attribute values; with
+ * ESC_LINES its lines are kept, as <br/>. */
+static void html_lines(FILE *f, const char *s, unsigned flags)
+{
+	char buf[4096];
+
+	esc_text(buf, sizeof(buf), s ? s : "", flags);
+	for (const char *c = buf; *c; c++) {
+		switch (*c) {
+		case '\n': fputs("<br/>", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*c, f);
+		}
+	}
+}
+
+static void html(FILE *f, const char *s)
+{
+	html_lines(f, s, 0);
+}
+
+/* Worth a mark of its own? */
+static bool notable(const struct schedule *s, size_t i)
+{
+	const struct event *e = &s->events[i];
+
+	if (e->preempt || e->decided || e->kind == OP_START ||
+	    e->kind == OP_EXIT || e->kind == OP_EXIT_GROUP ||
+	    e->kind == OP_CLONE || e->kind == OP_WOKEN ||
+	    e->kind == OP_TIMEOUT || e->kind == OP_ANNOTATE ||
+	    e->kind == OP_FUTEX_WAKE || e->kind == OP_CALL)
+		return true;
+	if (i + 8 >= s->nevents || i == 0 ||
+	    s->events[i - 1].thread != e->thread)
+		return true;
+	return i + 1 < s->nevents && s->events[i + 1].thread != e->thread;
+}
+
+static int lane_y(unsigned t)
+{
+	return TOP + (int)t * LANE_H + LANE_H / 2;
+}
+
+void show_html(FILE *f, const struct schedule *s, const char *path,
+	       const struct sym_index *ix, int nthreads)
+{
+	size_t n = s->nevents;
+	int *col = malloc((n + 1) * sizeof(*col));
+	char line[700], desc[800];
+	int ncols = 0;
+
+	if (!col)
+		return;
+	/* columns: a notable event each; a quiet stretch shares one */
+	for (size_t i = 0; i < n; i++) {
+		if (notable(s, i) || i == 0 || notable(s, i - 1) ||
+		    s->events[i - 1].thread != s->events[i].thread)
+			ncols++;
+		col[i] = ncols - 1;
+	}
+	int drawn = ncols < MAX_COLS ? ncols : MAX_COLS;
+	int width = LABEL_W + (drawn + 2) * COL_W;
+	int height = TOP + (nthreads ? nthreads : 1) * LANE_H + 40;
+
+	fprintf(f, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/"
+		   "xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+		   "<title>ptloom schedule ");
+	html(f, path);
+	fprintf(f, "</title>\n<style>\n"
+		   "body { font: 13px/1.4 system-ui, sans-serif; margin: 1em; "
+		   "color: #222; }\n"
+		   "h1 { font-size: 16px; margin: 0 0 .3em; }\n"
+		   ".meta { color: #555; margin: 0 0 .6em; }\n"
+		   ".fail { color: #b00; font-weight: bold; }\n"
+		   ".scroll { overflow-x: auto; border: 1px solid #ddd; }\n"
+		   "svg text { font: 12px monospace; }\n"
+		   ".lane line { stroke: #ccc; }\n"
+		   ".lane:nth-child(odd) rect { fill: #f7f7f7; }\n"
+		   ".lane:nth-child(even) rect { fill: #fff; }\n"
+		   ".mark circle { fill: #3569c8; }\n"
+		   ".mark.preempt circle { fill: #e08000; }\n"
+		   ".mark.failing circle { fill: #c00; stroke: #600; "
+		   "stroke-width: 3; }\n"
+		   ".mark:hover circle { r: 7; }\n"
+		   ".run rect { fill: #9db3e0; }\n"
+		   ".arrow.preempt { stroke: #e08000; }\n"
+		   ".arrow.wake { stroke: #2a9d3a; stroke-dasharray: 4 3; }\n"
+		   ".arrow { stroke-width: 1.5; fill: none; }\n"
+		   "</style>\n</head>\n<body>\n<h1>ptloom schedule ");
+	html(f, path);
+	fprintf(f, "</h1>\n<p class=\"meta\">");
+	if (s->argc) {
+		char cmd[4096];
+
+		shell_join(cmd, sizeof(cmd), s->argv, s->argc);
+		fprintf(f, "program <code>");
+		html(f, cmd);
+		fprintf(f, "</code> &#183; ");
+	}
+	fprintf(f, "%zu steps, %u preemption%s, seed %llu, trace hash "
+		   "%016llx</p>\n", n, s->preemptions,
+		s->preemptions == 1 ? "" : "s", (unsigned long long)s->seed,
+		(unsigned long long)s->trace_hash);
+	if (s->failure) {
+		describe_schedule_failure(s, desc, sizeof(desc));
+		fprintf(f, "<p class=\"fail\" id=\"failure\">failure: ");
+		html(f, desc);
+		if (s->message && s->message[0]) {
+			fprintf(f, "<br/>");
+			html_lines(f, s->message, ESC_LINES);
+		}
+		fprintf(f, "</p>\n");
+	}
+	if (drawn < ncols)
+		fprintf(f, "<p class=\"meta\">The first %d of %d columns are "
+			   "drawn.</p>\n", drawn, ncols);
+	fprintf(f, "<div class=\"scroll\">\n<svg xmlns=\"http://www.w3.org/"
+		   "2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">"
+		   "\n<defs>\n<marker id=\"head-preempt\" viewBox=\"0 0 10 10\" "
+		   "refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" "
+		   "orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" "
+		   "fill=\"#e08000\"/></marker>\n<marker id=\"head-wake\" "
+		   "viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" "
+		   "markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0 L10,5 "
+		   "L0,10 z\" fill=\"#2a9d3a\"/></marker>\n</defs>\n",
+		width, height, width, height);
+	fprintf(f, "<text x=\"%d\" y=\"%d\">step &#8594;</text>\n", LABEL_W,
+		TOP - 20);
+	fprintf(f, "<g id=\"lanes\">\n");
+	for (int t = 0; t < nthreads; t++) {
+		fprintf(f, "<g class=\"lane\" id=\"lane-T%d\"><rect x=\"0\" "
+			   "y=\"%d\" width=\"%d\" height=\"%d\"/><line x1=\"%d\" "
+			   "y1=\"%d\" x2=\"%d\" y2=\"%d\"/><text x=\"6\" "
+			   "y=\"%d\">T%d", t, TOP + t * LANE_H, width, LANE_H,
+			LABEL_W, lane_y((unsigned)t), width, lane_y((unsigned)t),
+			lane_y((unsigned)t) + 4, t);
+		if (t < s->nthread_names && s->thread_names[t] &&
+		    s->thread_names[t][0]) {
+			fprintf(f, " (");
+			html(f, s->thread_names[t]);
+			fprintf(f, ")");
+		}
+		fprintf(f, "</text></g>\n");
+	}
+	fprintf(f, "</g>\n<g id=\"marks\">\n");
+	long wake_at = -1; /* the latest futex wake: who woke a waiter */
+
+	for (size_t i = 0; i < n && !cli_interrupted; i++) {
+		const struct event *e = &s->events[i];
+
+		if (col[i] >= drawn)
+			break;
+		int x = LABEL_W + (col[i] + 1) * COL_W, y = lane_y(e->thread);
+		bool first = i == 0 || col[i - 1] != col[i];
+		bool last = i + 1 >= n || col[i + 1] != col[i];
+
+		if (!first)
+			continue;
+		if (!last) {
+			/* a quiet stretch: one bar */
+			size_t j = i;
+
+			while (j + 1 < n && col[j + 1] == col[i])
+				j++;
+			fprintf(f, "<g class=\"run\"><rect x=\"%d\" y=\"%d\" "
+				   "width=\"%d\" height=\"8\" rx=\"3\"/><title>"
+				   "steps %u-%u: T%u runs %zu steps</title></g>\n",
+				x - COL_W / 2 + 2, y - 4, COL_W - 4, e->step,
+				s->events[j].step, e->thread, j - i + 1);
+			continue;
+		}
+		bool failing = s->failure && i + 1 == n;
+
+		if (e->preempt && i > 0) {
+			int py = lane_y(s->events[i - 1].thread);
+			int px = LABEL_W + (col[i - 1] + 1) * COL_W;
+
+			fprintf(f, "<path class=\"arrow preempt\" d=\"M%d,%d "
+				   "L%d,%d\" marker-end=\"url(#head-preempt)\">"
+				   "<title>preemption at step %u</title></path>"
+				   "\n", px, py, x - 5, y + (py < y ? -5 : 5),
+				e->step);
+		}
+		if (e->kind == OP_WOKEN && wake_at >= 0 &&
+		    s->events[wake_at].thread != e->thread) {
+			const struct event *w = &s->events[wake_at];
+			int wy = lane_y(w->thread);
+			int wx = LABEL_W + (col[wake_at] + 1) * COL_W;
+
+			fprintf(f, "<path class=\"arrow wake\" d=\"M%d,%d "
+				   "L%d,%d\" marker-end=\"url(#head-wake)\">"
+				   "<title>T%u wakes T%u</title></path>\n",
+				wx, wy, x - 5, y + (wy < y ? -5 : 5), w->thread,
+				e->thread);
+		}
+		if (e->kind == OP_FUTEX_WAKE)
+			wake_at = (long)i;
+		event_line_ix(e, ix, line, sizeof(line));
+		fprintf(f, "<g class=\"mark%s%s\" id=\"step-%u\"><circle "
+			   "cx=\"%d\" cy=\"%d\" r=\"5\"/><title>step %u: ",
+			e->preempt ? " preempt" : "", failing ? " failing" : "",
+			e->step, x, y, e->step);
+		html(f, line);
+		if (e->preempt)
+			fprintf(f, " (preemption)");
+		if (failing) {
+			fprintf(f, " &#8212; the last step before the failure: ");
+			html(f, desc);
+		}
+		fprintf(f, "</title></g>\n");
+	}
+	fprintf(f, "</g>\n</svg>\n</div>\n<p class=\"meta\">Hover a mark for "
+		   "its step, call and source line. Orange: preemptions; green "
+		   "dashes: wakes; red: the failing step.</p>\n</body>\n"
+		   "</html>\n");
+	free(col);
+}
