@@ -922,13 +922,19 @@ static void describe(struct pypol *p, struct session *s, int thread,
 		snprintf(p->th[0].name, sizeof(p->th[0].name), "MainThread");
 	if (!have_inner)
 		return;
+	size_t n;
+
 	if (have_user && user.addr != inner.addr)
-		snprintf(buf, len, "%s at %s:%d in %s at %s:%d", inner.func,
-			 base_name(inner.file), inner.line, user.func,
-			 base_name(user.file), user.line);
+		n = (size_t)snprintf(buf, len, "%s at %s:%d in %s at %s:%d",
+				     inner.func, base_name(inner.file),
+				     inner.line, user.func,
+				     base_name(user.file), user.line);
 	else
-		snprintf(buf, len, "%s at %s:%d", inner.func,
-			 base_name(inner.file), inner.line);
+		n = (size_t)snprintf(buf, len, "%s at %s:%d", inner.func,
+				     base_name(inner.file), inner.line);
+	/* the thread's threading name: every event names it */
+	if (thread < p->nth && p->th[thread].name[0] && n < len)
+		snprintf(buf + n, len - n, " (%s)", p->th[thread].name);
 }
 
 static void pol_where(void *ctx, struct session *s, int thread, char *buf,
