@@ -956,6 +956,38 @@ static void pol_name(void *ctx, struct session *s, int thread, char *buf,
 		snprintf(buf, len, "%s", p->th[thread].name);
 }
 
+/* pytest prints its own report: "tests/test_bank.py:22: AssertionError"
+ * locates the first failure, "E       assert -100 >= 0" says what. */
+static bool pytest_failure(const char *out, size_t len, char *where,
+			   size_t wlen, char *exc, size_t elen)
+{
+	const char *end = out + len;
+
+	where[0] = exc[0] = 0;
+	for (const char *l = out; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t n = nl ? (size_t)(nl - l) : (size_t)(end - l);
+		char line[512], file[256], type[128];
+		int no, used = 0;
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, l);
+		if (!exc[0] && !strncmp(line, "E   ", 4))
+			snprintf(exc, elen, "%s",
+				 line + 1 + strspn(line + 1, " "));
+		if (sscanf(line, "%255[^: ]:%d: %127s%n", file, &no, type,
+			   &used) == 3 &&
+		    !line[used] && strstr(file, ".py")) {
+			snprintf(where, wlen, "%s:%d (%s)", base_name(file), no,
+				 type);
+			return true;
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	return false;
+}
+
 bool python_traceback(const char *out, size_t len, char *where,
 		      size_t wlen, char *exc, size_t elen)
 {
@@ -968,7 +1000,7 @@ bool python_traceback(const char *out, size_t len, char *where,
 			last = q++;
 	}
 	if (!last)
-		return false;
+		return pytest_failure(out, len, where, wlen, exc, elen);
 	where[0] = exc[0] = 0;
 	for (const char *l = last + sizeof(tb) - 1; l < end;) {
 		const char *nl = memchr(l, '\n', (size_t)(end - l));

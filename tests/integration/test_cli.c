@@ -2697,7 +2697,23 @@ Test(issue12, python_pytest_finds_the_bank_race)
 				       NULL });
 
 	assert_exit(r, 1);
-	assert_summary(&r, "ptloom: FAIL exit status 1");
+	/* pytest's own report locates the failure */
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (test_bank.py:22");
+	res_free(&r);
+}
+
+/* Two locks taken in opposite orders: the deadlock is found and each
+ * blocked thread is named with its Python line and threading name. */
+Test(issue12, python_deadlock_found_in_python_terms)
+{
+	need_python();
+	struct res r = PY_RUN("deadlock.py", "-q", "--no-minimize");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL deadlock");
+	assert_contains(r.out, "from migrate_users at deadlock.py:", "stdout");
+	assert_contains(r.out, "(migrate)", "stdout");
+	assert_contains(r.out, "from audit_orders at deadlock.py:", "stdout");
 	res_free(&r);
 }
 
