@@ -738,7 +738,7 @@ static bool in_library(struct pypol *p, struct session *s, int thread)
 {
 	struct session_thread st;
 
-	if (session_thread_info(s, thread, &st))
+	if (session_thread_info(s, thread, &st) || st.proc != 0)
 		return false;
 	/* the thread at a check holds the GIL: it is the current one */
 	uint64_t ts = rd64(s, p->pi.runtime + RT_TSTATE_CURRENT);
@@ -882,7 +882,7 @@ static void describe(struct pypol *p, struct session *s, int thread,
 
 	buf[0] = 0;
 	if (!ready(p, s) || session_thread_info(s, thread, &st) ||
-	    st.state == SCHED_DEAD)
+	    st.state == SCHED_DEAD || st.proc != 0)
 		return;
 	ensure_threads(p, s);
 	uint64_t ts = tstate_of(p, s, thread, st.tid);

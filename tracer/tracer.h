@@ -101,6 +101,7 @@ struct sched_policy {
 /* What a policy may see of a thread. */
 struct session_thread {
 	int tid;
+	int proc;	/* P-number: 0 is the program's own process */
 	int state;	/* enum sched_state (sched.h) */
 	bool timed;	/* blocked with a deadline */
 	uint8_t kind, fn; /* pending operation */
@@ -158,6 +159,9 @@ struct session_config {
 	size_t output_max;	/* bytes of output kept, 0 = default */
 	bool symbolize_trace;	/* symbolise the events' code and objects */
 	struct sched_policy *policy; /* may be NULL */
+	/* the program's child processes run freely, unscheduled (today's
+	 * --free-children); else every process is under ptloom */
+	bool free_children;
 	/* stop before step stop_step and hand the program over, every
 	 * thread stopped where it is (tracer/detach.c, replay --gdb) */
 	bool stop_at;
@@ -205,6 +209,7 @@ struct run_result {
 	int exit_status;	/* the program's exit status */
 	int thread;		/* failing thread's T-number, -1 if none */
 	char location[LOC_MAX]; /* failing thread's symbolised location */
+	char thread_label[64];	/* "P1 racy T2" outside the first process */
 	char message[MSG_MAX];	/* detail: deadlock report, unsupported op */
 	char *output;		/* captured stdout+stderr tail (malloc) */
 	size_t output_len;
