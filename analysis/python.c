@@ -62,6 +62,7 @@ enum {
 	RT_GIL_SWITCH_MUTEX = 528,
 	IS_THREADS_HEAD = 16,	/* PyInterpreterState.threads.head */
 	IS_EVAL_BREAKER = 100,	/* .ceval.eval_breaker */
+	IS_INITIAL_THREAD = 107392, /* ._initial_thread: the main thread's */
 	TS_NEXT = 8,		/* PyThreadState.next */
 	TS_INTERP = 16,
 	TS_CFRAME = 56,
@@ -500,6 +501,10 @@ int python_line_311(const uint8_t *tab, size_t len, int firstlineno,
 static uint64_t tstate_of(struct pypol *p, struct session *s, int thread,
 			  int tid)
 {
+	/* the main thread's is the interpreter's first; its native id may
+	 * be another process's (a run forked from a checkpoint) */
+	if (thread == 0)
+		return p->interp + IS_INITIAL_THREAD;
 	if (thread < p->nth && p->th[thread].tid == tid && p->th[thread].tstate)
 		return p->th[thread].tstate;
 	uint64_t ts = rd64(s, p->interp + IS_THREADS_HEAD), found = 0;
@@ -667,7 +672,8 @@ static bool validate(struct pypol *p, struct session *s)
 		return false;
 	uint64_t ts = rd64(s, interp + IS_THREADS_HEAD);
 
-	if (!ts || rd64(s, ts + TS_INTERP) != interp)
+	if (!ts || rd64(s, ts + TS_INTERP) != interp ||
+	    rd64(s, interp + IS_INITIAL_THREAD + TS_INTERP) != interp)
 		return false;
 	if (rd(s, rt + RT_GIL_LOCKED, &locked, 4) || locked > 1)
 		return false;
@@ -743,7 +749,8 @@ static bool in_library(struct pypol *p, struct session *s, int thread)
 	/* the thread at a check holds the GIL: it is the current one */
 	uint64_t ts = rd64(s, p->pi.runtime + RT_TSTATE_CURRENT);
 
-	if (!ts || (int)rd64(s, ts + TS_NATIVE_TID) != st.tid)
+	if (!ts || (thread == 0 ? ts != p->interp + IS_INITIAL_THREAD
+				: (int)rd64(s, ts + TS_NATIVE_TID) != st.tid))
 		return false;
 	uint64_t f = rd64(s, rd64(s, ts + TS_CFRAME) + CF_CURRENT_FRAME);
 	uint64_t code = f ? rd64(s, f + FR_CODE) : 0;
