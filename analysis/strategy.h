@@ -72,6 +72,8 @@ void dfs_set_shard(struct dfs *d, int shard, int nshards);
  * bound-1 item the current item descends from (0 at bound 0). */
 uint64_t dfs_key(const struct dfs *d);
 int dfs_bound(const struct dfs *d);	/* the bound being explored */
+/* The reduction's dependence of two pending operations (tests use it). */
+bool dfs_dependent(const struct alt *a, const struct alt *b);
 bool dfs_diverged(const struct dfs *d); /* last run left its prefix */
 size_t dfs_pending(const struct dfs *d);
 uint64_t dfs_pruned(const struct dfs *d);

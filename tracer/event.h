@@ -101,6 +101,7 @@ struct alt {
 	uint8_t cost;	  /* 1 if taking it is a preemption */
 	uint8_t kind;	  /* enum op_kind of the thread's pending operation */
 	uint8_t yield;	  /* the pending operation is a yield */
+	uint8_t fn;	  /* enum call_fn of a pending OP_CALL, else 0 */
 	uint64_t obj;	  /* the object that operation touches, 0 if none */
 };
 

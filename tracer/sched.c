@@ -17,6 +17,7 @@ static void add(struct choice *c, int t, const struct sched_thread *st,
 		.cost = cost,
 		.kind = timeout ? OP_TIMEOUT : st->kind,
 		.yield = st->yield,
+		.fn = timeout ? 0 : st->fn,
 		.obj = st->obj,
 	};
 }

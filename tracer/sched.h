@@ -34,6 +34,7 @@ struct sched_thread {
 	bool timed;	  /* blocked with a deadline */
 	uint64_t deadline; /* virtual ns */
 	uint8_t kind;	  /* pending operation */
+	uint8_t fn;	  /* its enum call_fn (OP_CALL) */
 	uint64_t obj;
 };
 

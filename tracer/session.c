@@ -739,6 +739,7 @@ static void build_sched(struct session *s, struct sched_thread *st)
 			.timed = t->st == SCHED_BLOCKED && t->timed,
 			.deadline = t->deadline,
 			.kind = t->kind,
+			.fn = t->kind == OP_CALL ? t->fn : 0,
 			.obj = t->obj,
 		};
 		if (t->starting)
