@@ -54,6 +54,7 @@ struct common_opts {
 	char **env_extra;
 	int nenv_extra;
 	bool keep_env;
+	bool free_children;	/* --free-children: today's free child runs */
 	bool trust_env;	   /* --trust-env: a file's loader variables too */
 };
 

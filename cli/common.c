@@ -197,6 +197,9 @@ int common_option(struct common_opts *o, int c, const char *arg)
 	case 'K':
 		o->keep_env = true;
 		return 1;
+	case 'W':
+		o->free_children = true;
+		return 1;
 	case 'U':
 		o->trust_env = true;
 		return 1;
@@ -523,6 +526,7 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 	cfg->points = o->points;
 	cfg->max_steps = o->max_steps;
 	cfg->timeout = o->timeout;
+	cfg->free_children = o->free_children;
 	cfg->cpu = -1;
 	cpu_set_t set;
 
@@ -574,7 +578,10 @@ void describe_failure(const struct run_result *r, char *buf, size_t len)
 	if (r->failure == FAIL_EXIT && off < len)
 		off += (size_t)snprintf(buf + off, len - off, " status %d",
 					r->exit_status);
-	if (r->thread >= 0 && off < len)
+	if (r->thread_label[0] && off < len)
+		off += (size_t)snprintf(buf + off, len - off, " in %s",
+					r->thread_label);
+	else if (r->thread >= 0 && off < len)
 		off += (size_t)snprintf(buf + off, len - off, " in T%d",
 					r->thread);
 	if (r->location[0] && off < len)
@@ -998,6 +1005,13 @@ void schedule_failure(const struct schedule *s, struct run_result *r)
 	r->thread = s->fail_thread;
 	snprintf(r->location, sizeof(r->location), "%s",
 		 s->location ? s->location : "");
+	/* a thread of another process is saved by its label, "P1 racy T2" */
+	if (s->fail_thread >= 0 && s->fail_thread < s->nthread_names &&
+	    s->thread_names[s->fail_thread] &&
+	    s->thread_names[s->fail_thread][0] == 'P' &&
+	    strchr(s->thread_names[s->fail_thread], ' '))
+		snprintf(r->thread_label, sizeof(r->thread_label), "%s",
+			 s->thread_names[s->fail_thread]);
 }
 
 void describe_schedule_failure(const struct schedule *s, char *buf, size_t len)

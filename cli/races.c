@@ -20,6 +20,7 @@ static const struct option long_opts[] = {
 	{ "timeout", required_argument, 0, 'T' },
 	{ "format", required_argument, 0, 'f' },
 	{ "env", required_argument, 0, 'e' },
+	{ "free-children", no_argument, 0, 'W' },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },

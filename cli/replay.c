@@ -28,6 +28,7 @@ static const struct option long_opts[] = {
 	{ "report", required_argument, 0, 'R' },
 	{ "report-format", required_argument, 0, 'F' },
 	{ "env", required_argument, 0, 'e' },
+	{ "free-children", no_argument, 0, 'W' },
 	{ "trust-env", no_argument, 0, 'U' },
 	{ "gdb", no_argument, 0, 'G' },
 	{ "stop-at", required_argument, 0, 'A' },
@@ -62,6 +63,8 @@ static void usage(FILE *f, const char *cmd)
 		"                        ...: refused by default, see "
 		"ptloom(1))\n"
 		"      --output          pass the program's output through\n"
+		"      --free-children   child processes ran unscheduled in the "
+		"recording\n"
 		"      --gdb             (replay) stop at a step and hand the "
 		"program to gdb\n"
 		"                        ($PTLOOM_GDB), every thread where the "

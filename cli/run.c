@@ -62,6 +62,9 @@ static void usage(FILE *f)
 	      "  -e, --env NAME=VALUE  add to the program's fixed "
 	      "environment\n"
 	      "      --keep-env        pass ptloom's whole environment\n"
+	      "      --free-children   let child processes run unscheduled "
+	      "(today's\n"
+	      "                        behaviour; the verdict says so)\n"
 	      "      --output          pass every run's output through\n"
 	      "  -q, --quiet           print the summary line only\n"
 	      "\n"
@@ -91,6 +94,7 @@ static const struct option long_opts[] = {
 	{ "shard", required_argument, 0, 'Z' },
 	{ "env", required_argument, 0, 'e' },
 	{ "keep-env", no_argument, 0, 'K' },
+	{ "free-children", no_argument, 0, 'W' },
 	{ "output", no_argument, 0, 'O' },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },
@@ -600,6 +604,9 @@ minimized:
 			code = exit_interrupted();
 			rep.interrupted = true;
 		}
+		if (co.free_children)
+			strncat(summary, " (children not explored)",
+				sizeof(summary) - strlen(summary) - 1);
 		rep.summary = summary;
 		printf("%s\n", summary);
 		if (co.report && report_write(&rep, co.report_format,
@@ -662,6 +669,9 @@ minimized:
 		code = EXIT_INCOMPLETE;
 	}
 	if (er.verdict != VERDICT_FAIL) {
+		if (co.free_children)
+			strncat(summary, " (children not explored)",
+				sizeof(summary) - strlen(summary) - 1);
 		rep.summary = summary;
 		printf("%s\n", summary);
 		if (co.report && report_write(&rep, co.report_format,

@@ -76,13 +76,13 @@ static int cmp_bp(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-struct bp *bp_find(struct session *s, uint64_t addr)
+struct bp *bp_find(struct process *p, uint64_t addr)
 {
 	struct bp key = { .addr = addr };
 
-	if (!s->nbps)
+	if (!p->nbps)
 		return NULL;
-	return bsearch(&key, s->bps, s->nbps, sizeof(key), cmp_bp);
+	return bsearch(&key, p->bps, p->nbps, sizeof(key), cmp_bp);
 }
 
 /*
@@ -216,7 +216,7 @@ static int find_mapping(pid_t pid, const char *exact, char *path, size_t len,
 	return r;
 }
 
-static int add_bp(struct session *s, size_t *cap, uint64_t addr,
+static int add_bp(struct process *s, size_t *cap, uint64_t addr,
 		  uint8_t kind, uint8_t fn)
 {
 	if (s->nbps == *cap) {
@@ -286,7 +286,34 @@ static struct scan_cache *scan_exe(const char *path, int mode)
 	return c;
 }
 
-int bp_install(struct session *s)
+/* An instruction of p's executable at addr, by the scan of that file:
+ * user points recorded in another process image must never split an
+ * instruction of this one. */
+static bool exe_insn_at(struct process *p, uint64_t addr)
+{
+	char exe[4096];
+	uint64_t start = 0;
+
+	if (find_exe(p->pid, exe, sizeof(exe), &start))
+		return false;
+	struct scan_cache *c = scan_exe(exe, DISASM_MEMORY);
+	uint64_t a = addr - (c->pie ? start - c->min_vaddr : 0);
+	int lo = 0, hi = c->n - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (c->insns[mid].addr == a)
+			return true;
+		if (c->insns[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+int bp_install(struct session *ss, struct process *s)
 {
 	size_t cap = 0;
 	char path[4096];
@@ -294,7 +321,7 @@ int bp_install(struct session *s)
 	int r;
 
 	s->bps_installed = true;
-	if ((s->cfg->points & POINTS_SYNC) &&
+	if ((ss->cfg->points & POINTS_SYNC) &&
 	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&
 	    elf_first_vaddr(path, &first) == 0) {
 		const char *names[NFNS];
@@ -316,8 +343,8 @@ int bp_install(struct session *s)
 	}
 	char exe[4096];
 	uint64_t exe_start = 0;
-	bool want_atomics = s->cfg->points & POINTS_ATOMICS;
-	bool want_observe = s->cfg->observer != NULL;
+	bool want_atomics = ss->cfg->points & POINTS_ATOMICS;
+	bool want_observe = ss->cfg->observer != NULL;
 
 	if ((want_atomics || want_observe) &&
 	    find_exe(s->pid, exe, sizeof(exe), &exe_start) == 0) {
@@ -341,9 +368,11 @@ int bp_install(struct session *s)
 		}
 		s->observing = want_observe;
 	}
-	for (size_t i = 0; i < s->cfg->nuser_points; i++)
-		add_bp(s, &cap, s->cfg->user_points[i].addr,
-		       s->cfg->user_points[i].kind, 0);
+	for (size_t i = 0; i < ss->cfg->nuser_points; i++)
+		if (s->img == 0 ||
+		    exe_insn_at(s, ss->cfg->user_points[i].addr))
+			add_bp(s, &cap, ss->cfg->user_points[i].addr,
+			       ss->cfg->user_points[i].kind, 0);
 	qsort(s->bps, s->nbps, sizeof(s->bps[0]), cmp_bp);
 	/* drop duplicates (two names of one function) */
 	size_t k = 0;
@@ -395,10 +424,13 @@ static uint64_t *reg_ptr(struct user_regs_struct *r, int n)
  * it when it is a push or endbr64, else lift the int3 for one single-step.
  * On return t's registers are set and t is ready for PTRACE_CONT.
  */
-int bp_step_over(struct session *s, struct thread *t)
+int bp_step_over(struct session *ss, struct thread *t)
 {
+	struct process *s = t->p;
 	struct bp *b = bp_find(s, t->bp_addr);
 	int r, st;
+
+	(void)ss;
 
 	if (!b)
 		return -ENOENT;
@@ -507,7 +539,7 @@ uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 }
 
 /* The access budget is spent: lift every observation breakpoint. */
-int bp_remove_observers(struct session *s)
+int bp_remove_observers(struct process *s)
 {
 	size_t k = 0;
 
@@ -525,7 +557,7 @@ int bp_remove_observers(struct session *s)
 }
 
 /* A forked child inherits our int3 bytes: put the originals back. */
-int bp_remove_all_in(struct session *s, pid_t pid)
+int bp_remove_all_in(struct process *s, pid_t pid)
 {
 	char name[64];
 

@@ -53,11 +53,16 @@ static void unpark(struct session *s, struct thread *t)
 
 int session_hand_over(struct session *s)
 {
-	if (s->bps_installed)
-		bp_remove_all_in(s, s->pid);
+	for (int i = 0; i < s->nprocs; i++)
+		if (!s->procs[i]->dead && s->procs[i]->nbps)
+			bp_remove_all_in(s->procs[i], s->procs[i]->pid);
 	for (int i = 0; i < s->nth; i++)
 		if (s->th[i].st != SCHED_DEAD)
 			unpark(s, &s->th[i]);
+	/* every process of the tree stops; P0's pid goes to the debugger */
+	for (int i = 1; i < s->nprocs; i++)
+		if (!s->procs[i]->dead)
+			kill(s->procs[i]->pid, SIGSTOP);
 	if (kill(s->pid, SIGSTOP) < 0)
 		return -errno;
 	for (int i = 0; i < s->nth; i++)

@@ -12,18 +12,18 @@
 #include "session_int.h"
 
 /* Returns 0, -ESRCH if the process is gone, -EFAULT if unmapped. */
-int mem_read(struct session *s, uint64_t addr, void *buf, size_t len)
+int mem_read(struct process *p, uint64_t addr, void *buf, size_t len)
 {
-	ssize_t n = pread(s->memfd, buf, len, (off_t)addr);
+	ssize_t n = pread(p->memfd, buf, len, (off_t)addr);
 
 	if (n == (ssize_t)len)
 		return 0;
 	return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
 }
 
-int mem_write(struct session *s, uint64_t addr, const void *buf, size_t len)
+int mem_write(struct process *p, uint64_t addr, const void *buf, size_t len)
 {
-	ssize_t n = pwrite(s->memfd, buf, len, (off_t)addr);
+	ssize_t n = pwrite(p->memfd, buf, len, (off_t)addr);
 
 	if (n == (ssize_t)len)
 		return 0;
@@ -35,12 +35,12 @@ int mem_write(struct session *s, uint64_t addr, const void *buf, size_t len)
  * protection where /proc/PID/mem does not, so an emulated store to a
  * read-only page fails here and the CPU gets to fault for real.
  */
-int mem_access_user(struct session *s, uint64_t addr, void *buf, size_t len,
+int mem_access_user(struct process *p, uint64_t addr, void *buf, size_t len,
 		    bool write)
 {
 	struct iovec local = { buf, len }, remote = { (void *)addr, len };
-	ssize_t n = write ? process_vm_writev(s->pid, &local, 1, &remote, 1, 0)
-			  : process_vm_readv(s->pid, &local, 1, &remote, 1, 0);
+	ssize_t n = write ? process_vm_writev(p->pid, &local, 1, &remote, 1, 0)
+			  : process_vm_readv(p->pid, &local, 1, &remote, 1, 0);
 
 	return n == (ssize_t)len ? 0 : -EFAULT;
 }

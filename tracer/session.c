@@ -27,6 +27,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -74,7 +75,8 @@ static struct thread *find_thread(struct session *s, pid_t tid)
 	return NULL;
 }
 
-static struct thread *new_thread(struct session *s, pid_t tid)
+struct thread *session_new_thread(struct session *s, pid_t tid,
+				  struct process *p)
 {
 	if (s->nth == s->cap) {
 		int cap = s->cap ? s->cap * 2 : 64;
@@ -90,6 +92,8 @@ static struct thread *new_thread(struct session *s, pid_t tid)
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->idx = s->nth++;
+	t->p = p;
+	t->ptidx = p->nthreads++;
 	t->st = SCHED_RUNNING;
 	return t;
 }
@@ -123,29 +127,39 @@ static bool take_stray(struct session *s, pid_t tid)
 
 static void symbolize_trace(struct session *s);
 
-static void ensure_symbols(struct session *s)
+/* The symbolizer looks at one process at a time. */
+static void ensure_symbols(struct session *s, struct process *p)
 {
-	if (s->sym_attached || !s->cfg->sym)
+	if (!s->cfg->sym || s->sym_pid == p->pid || p->dead)
 		return;
-	s->cfg->sym->attach(s->cfg->sym->ctx, s->pid);
-	s->sym_attached = true;
+	if (s->sym_pid)
+		s->cfg->sym->detach(s->cfg->sym->ctx);
+	s->cfg->sym->attach(s->cfg->sym->ctx, p->pid);
+	s->sym_pid = p->pid;
+}
+
+static void drop_symbols(struct session *s)
+{
+	if (s->sym_pid)
+		s->cfg->sym->detach(s->cfg->sym->ctx);
+	s->sym_pid = 0;
 }
 
 /* Where a stopped thread is, in user code: "withdraw at bank.c:23". */
 void session_where(struct session *s, struct thread *t, char *buf, size_t len)
 {
 	buf[0] = 0;
-	if (!s->cfg->sym)
+	if (!s->cfg->sym || t->p->dead)
 		return;
-	ensure_symbols(s);
+	ensure_symbols(s, t->p);
 	s->cfg->sym->location(s->cfg->sym->ctx, t->tid, buf, len);
 }
 
-static void describe_data(struct session *s, uint64_t addr, char *buf,
-			  size_t len)
+static void describe_data(struct session *s, struct process *p, uint64_t addr,
+			  char *buf, size_t len)
 {
-	if (s->cfg->sym) {
-		ensure_symbols(s);
+	if (s->cfg->sym && !p->dead) {
+		ensure_symbols(s, p);
 		s->cfg->sym->data(s->cfg->sym->ctx, addr, buf, len);
 	} else {
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
@@ -165,6 +179,9 @@ void session_fail(struct session *s, int kind, struct thread *t,
 	s->failed = true;
 	r->failure = kind;
 	r->thread = t ? t->idx : -1;
+	if (t && t->p->idx > 0)
+		process_thread_label(s, t, r->thread_label,
+				     sizeof(r->thread_label));
 	if (fmt) {
 		va_start(ap, fmt);
 		vsnprintf(r->message, sizeof(r->message), fmt, ap);
@@ -224,6 +241,12 @@ static void record_event(struct session *s, struct thread *t, bool preempt,
 		.pc = t->pc,
 		.arg = t->arg,
 	};
+	/* the same address in two process images is two things */
+	uint64_t tag = process_tag(t->p);
+
+	e->pc |= tag;
+	if (e->obj && !(e->obj >> 63))
+		e->obj |= tag;
 	hash_u64(&s->hash, e->thread);
 	hash_u64(&s->hash, (uint64_t)e->kind << 8 | e->fn);
 	hash_u64(&s->hash, e->obj);
@@ -344,38 +367,51 @@ static void hide_vdso(struct session *s, struct thread *t)
 {
 	uint64_t sp, argc, w[2];
 
+	(void)s;
 	if (regs_get(t))
 		return;
 	sp = t->regs.rsp;
-	if (mem_read(s, sp, &argc, 8))
+	if (mem_read(t->p, sp, &argc, 8))
 		return;
 	sp += 8 * (argc + 2); /* argc, argv[], NULL */
 	for (int i = 0; i < 100000; i++, sp += 8) {
-		if (mem_read(s, sp, w, 8))
+		if (mem_read(t->p, sp, w, 8))
 			return;
 		if (!w[0])
 			break;
 	}
-	for (sp += 8; !mem_read(s, sp, w, 16) && w[0]; sp += 16)
+	for (sp += 8; !mem_read(t->p, sp, w, 16) && w[0]; sp += 16)
 		if (w[0] == 33 /* AT_SYSINFO_EHDR */) {
 			uint64_t ignore = 1; /* AT_IGNORE */
 
-			mem_write(s, sp, &ignore, 8);
+			mem_write(t->p, sp, &ignore, 8);
 		}
 }
 
 static void on_exec(struct session *s, struct thread *t)
 {
+	struct process *p = t->p;
 	char name[64];
+	struct stat sb;
 
-	if (s->memfd >= 0)
-		close(s->memfd);
-	snprintf(name, sizeof(name), "/proc/%d/mem", s->pid);
-	s->memfd = open(name, O_RDWR | O_CLOEXEC);
-	if (s->pidfd < 0)
-		s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
+	if (s->sym_pid == p->pid)
+		drop_symbols(s); /* a new image */
+	process_exec(s, p);
 	hide_vdso(s, t);
-	s->exec_seen = true;
+	if (p->idx == 0)
+		s->exec_seen = true;
+	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
+	if (p->idx > 0 && stat(name, &sb) == 0 &&
+	    (sb.st_mode & (S_ISUID | S_ISGID))) {
+		char label[64];
+
+		process_thread_label(s, t, label, sizeof(label));
+		session_fail(s, FAIL_UNSUPPORTED, t,
+			     "unsupported: %s execs a set-user-ID or "
+			     "set-group-ID program (ptloom runs it without "
+			     "its privileges)",
+			     label);
+	}
 }
 
 static bool fatal_signal(int sig)
@@ -437,6 +473,122 @@ static void free_process_stop(struct session *s, pid_t pid, int status)
 	ptrace(PTRACE_CONT, pid, 0, sig);
 }
 
+/* A thread is gone: off every queue, its joiners woken. */
+static void thread_gone(struct session *s, struct thread *t)
+{
+	if (t->st == SCHED_DEAD && t->block == BLOCK_NONE && !t->npfd)
+		return;
+	t->st = SCHED_DEAD;
+	t->block = BLOCK_NONE;
+	syscall_close_fds(t);
+	futex_remove(&s->ft, t->idx);
+	if (t->ctid && s->cfg->observer)
+		s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
+				       SYNC_RELEASE, t->ctid | process_tag(t->p),
+				       -1);
+	if (t->ctid) {
+		/* The kernel cleared the tid word and woke nobody we model:
+		 * wake the joiners. See tests/targets/join_many. */
+		int woken;
+
+		futex_wake_addr(s, t->ctid ^ ((uint64_t)t->p->idx << 48),
+				INT_MAX, ~0u, &woken);
+	}
+}
+
+static void on_status(struct session *s, pid_t tid, int status);
+
+/* The leader of a process other than P0 was reaped. */
+static void process_end(struct session *s, struct process *p, int status)
+{
+	for (int i = 0; i < s->nth; i++)
+		if (s->th[i].p == p) {
+			if (s->th[i].idx == s->current)
+				s->need_schedule = true;
+			thread_gone(s, &s->th[i]);
+		}
+	if (WIFSIGNALED(status) && !s->child_sig) {
+		/* what a runner reports as its failure, most likely: the
+		 * first crash (a parent's exit status often passes it on) */
+		s->child_thread = -1;
+		s->child_sig = WTERMSIG(status);
+		s->child_status = 0;
+		s->child_where[0] = s->child_label[0] = 0;
+		if (s->fatal_thread >= 0 && s->fatal_thread < s->nth &&
+		    s->th[s->fatal_thread].p == p &&
+		    s->fatal_sig == WTERMSIG(status)) {
+			s->child_thread = s->fatal_thread;
+			snprintf(s->child_where, sizeof(s->child_where), "%s",
+				 s->fatal_where);
+			process_thread_label(s, &s->th[s->fatal_thread],
+					     s->child_label,
+					     sizeof(s->child_label));
+		} else {
+			snprintf(s->child_label, sizeof(s->child_label),
+				 "P%d %s", p->idx, p->comm);
+		}
+	}
+	if (s->sym_pid == p->pid)
+		drop_symbols(s);
+	process_died(s, p, status);
+}
+
+static int check_limits(struct session *s, pid_t only);
+
+/*
+ * Reap every thread of p, which is dying.  The leader is reported only
+ * after every other thread, those ptloom has not met yet included (a
+ * thread cloned just before the end), so the rest is collected with
+ * waitpid(-1) and dispatched as usual until the leader is gone.  Ctrl-C
+ * and --timeout still end the wait.
+ */
+void session_reap_process(struct session *s, struct process *p)
+{
+	int st;
+
+	if (p->dead || p->reaping)
+		return;
+	p->reaping = true;
+	for (int i = 0; i < s->nth && !p->dead; i++) {
+		struct thread *u = &s->th[i];
+
+		if (u->p != p || u->st == SCHED_DEAD || u->tid == p->pid)
+			continue;
+		for (;;) {
+			pid_t w = waitpid(u->tid, &st, __WALL);
+
+			if (w < 0 && errno == EINTR) {
+				if (check_limits(s, 0))
+					goto out;
+				continue;
+			}
+			if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
+				thread_gone(s, u);
+				break;
+			}
+			/* a stop of a thread that is not dying after all */
+			on_status(s, w, st);
+			goto out;
+		}
+	}
+	while (!p->dead && !s->ended) {
+		pid_t w = waitpid(-1, &st, __WALL);
+
+		if (w < 0 && errno == EINTR) {
+			if (check_limits(s, 0))
+				break;
+			continue;
+		}
+		if (w < 0) {
+			process_end(s, p, 0);
+			break;
+		}
+		on_status(s, w, st);
+	}
+out:
+	p->reaping = false;
+}
+
 static void on_death(struct session *s, pid_t tid, int status)
 {
 	struct thread *t = find_thread(s, tid);
@@ -451,29 +603,28 @@ static void on_death(struct session *s, pid_t tid, int status)
 		}
 		for (int i = 0; i < s->nth; i++)
 			s->th[i].st = SCHED_DEAD;
+		s->procs[0]->dead = true;
 		return;
 	}
 	if (!t) {
 		drop_free_process(s, tid);
 		return;
 	}
+	struct process *p = t->p;
 	bool was_current = t->idx == s->current;
+	/* a thread's own exit, not its process's end */
+	bool own_exit = t->kind == OP_EXIT && t->st == SCHED_RUNNING;
 
-	t->st = SCHED_DEAD;
-	syscall_close_fds(t);
-	futex_remove(&s->ft, t->idx);
-	if (t->ctid && s->cfg->observer)
-		s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
-				       SYNC_RELEASE, t->ctid, -1);
-	if (t->ctid) {
-		/* The kernel cleared the tid word and woke nobody we model:
-		 * wake the joiners. See tests/targets/join_many. */
-		int woken;
-
-		futex_wake_addr(s, t->ctid, INT_MAX, ~0u, &woken);
+	if (tid == p->pid) {
+		if (!p->dead)
+			process_end(s, p, status);
+		return;
 	}
+	thread_gone(s, t);
 	if (was_current)
 		s->need_schedule = true;
+	if (!own_exit)
+		session_reap_process(s, p);
 }
 
 static void on_clone_event(struct session *s, int parent_idx)
@@ -484,7 +635,7 @@ static void on_clone_event(struct session *s, int parent_idx)
 	if (ptrace(PTRACE_GETEVENTMSG, p->tid, 0, &msg) < 0)
 		return;
 	uint64_t ctid = p->new_ctid;
-	struct thread *c = new_thread(s, (pid_t)msg);
+	struct thread *c = session_new_thread(s, (pid_t)msg, p->p);
 
 	if (!c)
 		return;
@@ -516,6 +667,61 @@ static void on_clone_event(struct session *s, int parent_idx)
 	reach_point(s, p);
 }
 
+/*
+ * fork, vfork, clone without CLONE_THREAD: a new process in the same
+ * world.  Its first thread starts like a new thread; a fork child inherits
+ * the int3 bytes of its parent, so it gets the same breakpoints.  A vfork
+ * parent cannot run before the child execs or exits.
+ */
+static void on_fork_event(struct session *s, int parent_idx, int ev)
+{
+	unsigned long msg;
+	struct thread *pt = &s->th[parent_idx];
+
+	if (ptrace(PTRACE_GETEVENTMSG, pt->tid, 0, &msg) < 0) {
+		resume(s, pt, 0);
+		return;
+	}
+	struct process *q = process_new(s, (pid_t)msg, pt->p);
+	struct thread *c = q ? session_new_thread(s, (pid_t)msg, q) : NULL;
+
+	if (!c) {
+		kill((pid_t)msg, SIGKILL);
+		session_fail(s, FAIL_INTERNAL, pt, "out of memory");
+		return;
+	}
+	pt = &s->th[parent_idx];
+	process_open(q);
+	process_copy_bps(q, pt->p);
+	q->exec_seen = pt->p->exec_seen;
+	c->st = SCHED_BLOCKED;
+	c->starting = true;
+	if (take_stray(s, c->tid)) {
+		c->starting = false;
+		c->st = SCHED_ENABLED;
+		c->kind = OP_START;
+		c->stop = STOP_SIGSTOP;
+	}
+	if (s->cfg->observer && s->cfg->observer->sync)
+		s->cfg->observer->sync(s->cfg->observer->ctx, parent_idx,
+				       SYNC_FORK, 0, c->idx);
+	pt->stop = STOP_NONE;
+	pt->kind = OP_CLONE;
+	pt->fn = 0;
+	pt->yield = false;
+	pt->obj = 0;
+	pt->arg = c->idx;
+	if (ev == PTRACE_EVENT_VFORK) {
+		q->vfork_parent = pt->idx;
+		pt->st = SCHED_BLOCKED;
+		pt->block = BLOCK_VFORK;
+		pt->timed = false;
+		s->need_schedule = true;
+		return;
+	}
+	reach_point(s, pt);
+}
+
 static void on_breakpoint(struct session *s, struct thread *t)
 {
 	if (regs_get(t)) {
@@ -523,7 +729,7 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		return;
 	}
 	uint64_t addr = t->regs.rip - 1;
-	struct bp *b = bp_find(s, addr);
+	struct bp *b = bp_find(t->p, addr);
 
 	if (!b) {
 		/* not ours: the program's own int3 or a single-step trap */
@@ -541,14 +747,14 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		uint64_t ea = bp_operand(s, t, b, &size, &write);
 
 		for (int i = 0; i < s->nth; i++)
-			live += s->th[i].st != SCHED_DEAD;
+			live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
 		if (o && ea && live > 1) {
-			o->access(o->ctx, t->idx, addr, ea, size, write,
-				  b->insn && b->insn->is_atomic);
+			o->access(o->ctx, t->idx, addr, ea | process_tag(t->p),
+				  size, write, b->insn && b->insn->is_atomic);
 			s->observed++;
 		}
 		if (o && o->max_accesses && s->observed >= o->max_accesses) {
-			bp_remove_observers(s);
+			bp_remove_observers(t->p);
 			t->stop = STOP_NONE;
 		}
 		resume(s, t, 0);
@@ -561,13 +767,13 @@ static void on_breakpoint(struct session *s, struct thread *t)
 	if (b->kind == OP_CALL) {
 		uint64_t ret = 0;
 
-		mem_read(s, t->regs.rsp, &ret, 8);
+		mem_read(t->p, t->regs.rsp, &ret, 8);
 		t->obj = t->regs.rdi;
 		t->cond_mutex = t->regs.rsi; /* for pthread_cond_wait */
 		t->pc = ret;
 		if (b->fn == FN_JOIN || b->fn == FN_THRD_JOIN) {
 			/* join's object is the joined thread's tid word */
-			t->obj = t->regs.rdi + s->join_off;
+			t->obj = t->regs.rdi + t->p->join_off;
 		}
 	} else {
 		int size = 0;
@@ -579,6 +785,12 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		t->pc = addr;
 	}
 	reach_point(s, t);
+}
+
+static bool stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
 }
 
 static void on_stop(struct session *s, pid_t tid, int status)
@@ -606,6 +818,10 @@ static void on_stop(struct session *s, pid_t tid, int status)
 		} else {
 			resume(s, t, 0);
 		}
+	} else if (!s->cfg->free_children &&
+		   (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
+		    (ev == PTRACE_EVENT_CLONE && !t->clone_thread))) {
+		on_fork_event(s, t->idx, ev);
 	} else if (ev == PTRACE_EVENT_CLONE) {
 		on_clone_event(s, t->idx);
 	} else if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) {
@@ -614,8 +830,8 @@ static void on_stop(struct session *s, pid_t tid, int status)
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 &&
 		    s->nfreep < 64) {
 			s->freep[s->nfreep++] = (pid_t)msg;
-			if (ev == PTRACE_EVENT_FORK && s->nbps)
-				bp_remove_all_in(s, (pid_t)msg);
+			if (ev == PTRACE_EVENT_FORK && t->p->nbps)
+				bp_remove_all_in(t->p, (pid_t)msg);
 			if (take_stray(s, (pid_t)msg))
 				ptrace(PTRACE_CONT, (pid_t)msg, 0, 0);
 		}
@@ -633,6 +849,30 @@ static void on_stop(struct session *s, pid_t tid, int status)
 		t->kind = OP_START;
 		t->obj = 0;
 		t->stop = STOP_SIGSTOP;
+	} else if (sig == SIGSTOP && t->own_sigstop) {
+		t->own_sigstop = false;
+		resume(s, t, 0);
+	} else if (stop_signal(sig) && !s->cfg->free_children &&
+		   t->p->idx > 0) {
+		siginfo_t si;
+
+		if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0) {
+			/* deliver it: the process stops as natively */
+			resume(s, t, sig);
+			return;
+		}
+		/*
+		 * A group-stop: the process is stopped, its parent may see it
+		 * (WUNTRACED); it stays stopped until a SIGCONT.  See
+		 * tests/targets/stop_handshake.c.
+		 */
+		t->stop = STOP_GSTOP;
+		t->st = SCHED_BLOCKED;
+		t->block = BLOCK_STOPPED;
+		t->timed = false;
+		process_stopped(s, t->p);
+		if (t->idx == s->current)
+			s->need_schedule = true;
 	} else if (sig == SIGSTOP) {
 		resume(s, t, 0);
 	} else if (sig == SIGSEGV && syscall_emulate_rdtsc(s, t)) {
@@ -688,7 +928,7 @@ static int check_limits(struct session *s, pid_t only)
 	if (s->cfg->spin_ms > 0 && only == -1 && s->current >= 0 &&
 	    s->current < s->nth && s->th[s->current].st == SCHED_RUNNING &&
 	    (now_seconds() - s->resume_time) * 1000 > s->cfg->spin_ms &&
-	    (process_cpu(s->pid) - s->resume_cpu) * 1000 >
+	    (process_cpu(s->th[s->current].p->pid) - s->resume_cpu) * 1000 >
 		    s->cfg->spin_ms) {
 		/* only another thread can end a spin */
 		int live = 0;
@@ -747,12 +987,16 @@ static void build_sched(struct session *s, struct sched_thread *st)
 	}
 }
 
+static void report_threads(struct session *s);
+
+/* Name one address of the trace; addr carries its image's tag. */
 static void add_sym(struct session *s, uint64_t addr, bool data)
 {
 	struct run_result *r = s->res;
 	char buf[LOC_MAX];
+	uint64_t raw = addr & ((1ull << 48) - 1);
 
-	if (!addr)
+	if (!raw)
 		return;
 	for (size_t i = 0; i < r->nsyms; i++)
 		if (r->syms[i].addr == addr && r->syms[i].data == data)
@@ -767,28 +1011,49 @@ static void add_sym(struct session *s, uint64_t addr, bool data)
 	}
 	buf[0] = 0;
 	if (data)
-		s->cfg->sym->data(s->cfg->sym->ctx, addr, buf, sizeof(buf));
+		s->cfg->sym->data(s->cfg->sym->ctx, raw, buf, sizeof(buf));
 	else
-		s->cfg->sym->code(s->cfg->sym->ctx, addr - 1, buf, sizeof(buf));
+		s->cfg->sym->code(s->cfg->sym->ctx, raw - 1, buf, sizeof(buf));
 	r->syms[r->nsyms++] = (struct sym_entry){ addr, data, strdup(buf) };
 }
 
-/* While the process is still alive: name the code and objects of every
- * event, so the trace can be explained after the run. */
-static void symbolize_trace(struct session *s)
+/* While the process is still alive: name the code and objects of its
+ * image's events, so the trace can be explained after the run. */
+void session_symbolize_process(struct session *s, struct process *p)
 {
-	if (!s->cfg->symbolize_trace || !s->cfg->sym || s->res->nsyms)
+	uint64_t tag = process_tag(p);
+
+	if (!s->cfg->symbolize_trace || !s->cfg->sym || p->symbolized ||
+	    p->dead)
 		return;
-	ensure_symbols(s);
+	p->symbolized = true;
+	ensure_symbols(s, p);
 	for (size_t i = 0; i < s->nev; i++) {
 		struct event *e = &s->ev[i];
 
+		if (s->th[e->thread].p != p || (e->pc >> 48) != tag >> 48)
+			continue;
 		if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
 		    e->kind == OP_ACCESS || e->kind == OP_SPIN)
 			add_sym(s, e->pc + (e->kind != OP_CALL), false);
 		if (e->obj && !(e->obj >> 63))
 			add_sym(s, e->obj, true);
 	}
+}
+
+static void symbolize_trace(struct session *s)
+{
+	for (int i = 0; i < s->nprocs; i++)
+		session_symbolize_process(s, s->procs[i]);
+}
+
+static const char *label_of(struct session *s, int idx)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "T%d", idx);
+	(void)s;
+	return buf;
 }
 
 static void deadlock(struct session *s)
@@ -807,7 +1072,8 @@ static void deadlock(struct session *s)
 		if (off < sizeof(msg))
 			off += (size_t)snprintf(
 				msg + off, sizeof(msg) - off,
-				"\n  T%d blocked in %s%s%s", r->thread, r->what,
+				"\n  %s blocked in %s%s%s", r->name[0] == 'P' ?
+				r->name : label_of(s, r->thread), r->what,
 				r->where[0] ? " from " : "", r->where);
 		size_t l = strlen(loc);
 
@@ -897,7 +1163,7 @@ static void schedule(struct session *s)
 				alive |= s->th[i].st != SCHED_DEAD;
 			if (!alive)
 				break; /* the leader's exit follows */
-			if (s->nfreep) {
+			if (s->nfreep && s->cfg->free_children) {
 				/* a child process may still make a descriptor
 				 * ready: let real time pass */
 				usleep(1000);
@@ -954,7 +1220,7 @@ static void schedule(struct session *s)
 		if (s->current != t->idx)
 			s->switches++;
 		s->resume_time = now_seconds();
-		s->resume_cpu = process_cpu(s->pid); /* spin detection */
+		s->resume_cpu = process_cpu(t->p->pid); /* spin detection */
 		s->current = t->idx;
 		if (s->cfg->max_steps && s->step > s->cfg->max_steps) {
 			session_fail(s, FAIL_LIVELOCK, t,
@@ -967,8 +1233,10 @@ static void schedule(struct session *s)
 
 		switch (t->kind) {
 		case OP_CLONE:
-			if (!s->bps_installed)
-				bp_install(s);
+			/* the first thread of a process: now choices exist
+			 * inside it */
+			if (t->clone_thread && !t->p->bps_installed)
+				bp_install(s, t->p);
 			break;
 		case OP_CALL:
 			t->last_fn = t->fn;
@@ -976,11 +1244,22 @@ static void schedule(struct session *s)
 			t->last_site = t->pc;
 			break;
 		case OP_EXIT_GROUP:
-			symbolize_trace(s);
-			if (s->cfg->observer && s->cfg->observer->alive)
+			session_symbolize_process(s, t->p);
+			if (s->cfg->observer && s->cfg->observer->alive) {
+				drop_symbols(s); /* it attaches its own */
 				s->cfg->observer->alive(s->cfg->observer->ctx,
-							s->pid);
-			if (t->arg != 0) {
+							t->p->pid);
+			}
+			if (t->arg != 0 && t->p->idx > 0 && !s->child_sig &&
+			    !s->child_status) {
+				s->child_thread = t->idx;
+				s->child_sig = 0;
+				s->child_status = (int)(t->arg & 0xff);
+				session_where(s, t, s->child_where,
+					      sizeof(s->child_where));
+				process_thread_label(s, t, s->child_label,
+						     sizeof(s->child_label));
+			} else if (t->arg != 0) {
 				s->exit_thread = t->idx;
 				session_where(s, t, s->exit_where,
 					      sizeof(s->exit_where));
@@ -1015,7 +1294,7 @@ static void schedule(struct session *s)
 		if (!runs)
 			continue; /* it blocked: pick again */
 		resume(s, t, 0);
-		if (t->kind == OP_EXIT && t->tid == s->pid) {
+		if (t->kind == OP_EXIT && t->tid == t->p->pid) {
 			/* the leader's exit is reported only with the last
 			 * thread's; it no longer runs */
 			t->st = SCHED_DEAD;
@@ -1034,6 +1313,9 @@ static const char *block_name(struct thread *t)
 	case BLOCK_SLEEP: return "sleep";
 	case BLOCK_FD: return "read/write";
 	case BLOCK_POLL: return "poll";
+	case BLOCK_WAIT: return "wait";
+	case BLOCK_STOPPED: return "stopped";
+	case BLOCK_VFORK: return "vfork";
 	default: return "futex_wait";
 	}
 }
@@ -1053,15 +1335,19 @@ static void report_threads(struct session *s)
 		char name[64], obj[128];
 
 		p->thread = t->idx;
-		snprintf(name, sizeof(name), "/proc/%d/task/%d/comm", s->pid,
-			 t->tid);
-		FILE *f = t->st != SCHED_DEAD ? fopen(name, "re") : NULL;
+		snprintf(name, sizeof(name), "/proc/%d/task/%d/comm",
+			 t->p->pid, t->tid);
+		FILE *f = t->st != SCHED_DEAD && t->p->idx == 0
+				  ? fopen(name, "re")
+				  : NULL;
 
 		if (f) {
 			if (fgets(p->name, sizeof(p->name), f))
 				p->name[strcspn(p->name, "\n")] = 0;
 			fclose(f);
 		}
+		if (t->p->idx > 0) /* "P1 racy T2" */
+			process_thread_label(s, t, p->name, sizeof(p->name));
 		if (t->st == SCHED_DEAD) {
 			snprintf(p->state, sizeof(p->state), "exited");
 			continue;
@@ -1072,23 +1358,28 @@ static void report_threads(struct session *s)
 						  : "ready");
 		if (t->st == SCHED_BLOCKED && t->block == BLOCK_FUTEX &&
 		    t->last_fn) {
-			describe_data(s, t->last_obj, obj, sizeof(obj));
+			describe_data(s, t->p, t->last_obj, obj, sizeof(obj));
 			if (t->last_fn == FN_JOIN || t->last_fn == FN_THRD_JOIN) {
 				int j = -1;
 
 				for (int k = 0; k < s->nth; k++)
-					if (s->th[k].ctid &&
+					if (s->th[k].ctid && s->th[k].p == t->p &&
 					    s->th[k].ctid == t->last_obj)
 						j = k;
 				if (j >= 0)
-					snprintf(obj, sizeof(obj), "T%d", j);
+					process_thread_label(s, &s->th[j], obj,
+							     sizeof(obj));
 			}
 			snprintf(p->what, sizeof(p->what), "%s(%s%s)",
 				 call_fn_name(t->last_fn),
 				 obj[0] == '0' || obj[0] == 'T' ? "" : "&",
 				 obj);
 		} else if (t->st == SCHED_BLOCKED) {
-			describe_data(s, t->obj, obj, sizeof(obj));
+			if (t->block == BLOCK_WAIT || t->block == BLOCK_STOPPED ||
+			    t->block == BLOCK_VFORK)
+				obj[0] = 0;
+			else
+				describe_data(s, t->p, t->obj, obj, sizeof(obj));
 			snprintf(p->what, sizeof(p->what), "%s(%s)",
 				 block_name(t), obj);
 		} else {
@@ -1117,6 +1408,10 @@ static void kill_and_reap(struct session *s)
 	kill(s->pid, SIGKILL);
 	for (int i = 0; i < s->nfreep; i++)
 		kill(s->freep[i], SIGKILL);
+	/* every process of the tree, in whatever group it moved to */
+	for (int i = 0; i < s->nprocs; i++)
+		if (!s->procs[i]->dead)
+			kill(s->procs[i]->pid, SIGKILL);
 	/*
 	 * Reap the run's threads and processes: its process group, then the
 	 * children that left it.  Not waitpid(-1): the launcher (spawn.c) is
@@ -1190,6 +1485,30 @@ static void conclude(struct session *s)
 		snprintf(r->message, sizeof(r->message), "exit status %d",
 			 r->exit_status);
 	}
+	if (r->failure && (s->child_sig || s->child_status)) {
+		/*
+		 * A runner (a shell, make, a test driver) failed after one of
+		 * its processes crashed or failed: name that process, the
+		 * runner's own code is rarely the interesting place.
+		 */
+		char what[64];
+
+		if (s->child_sig)
+			snprintf(what, sizeof(what), "killed by SIG%s",
+				 sigabbrev_np(s->child_sig)
+					 ? sigabbrev_np(s->child_sig)
+					 : "?");
+		else
+			snprintf(what, sizeof(what), "exit status %d",
+				 s->child_status);
+		r->thread = s->child_thread;
+		snprintf(r->thread_label, sizeof(r->thread_label), "%s",
+			 s->child_label);
+		snprintf(r->location, sizeof(r->location), "%s",
+			 s->child_where);
+		snprintf(r->message, sizeof(r->message), "%s: %s",
+			 s->child_label, what);
+	}
 }
 
 int session_run(const struct session_config *cfg, struct strategy *strat,
@@ -1207,9 +1526,8 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	s->cfg = cfg;
 	s->strat = strat;
 	s->res = res;
-	s->memfd = -1;
-	s->pidfd = -1;
 	s->current = 0;
+	s->child_thread = -1;
 	s->now = MONOTONIC_BASE_NS;
 	s->realtime_base = REALTIME_BASE_NS - MONOTONIC_BASE_NS;
 	s->quantum = cfg->clock_quantum_ns ? cfg->clock_quantum_ns
@@ -1218,7 +1536,6 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	s->hash = 0xcbf29ce484222325ull;
 	s->fatal_thread = -1;
 	s->exit_thread = -1;
-	s->join_off = 720; /* glibc 2.36 x86_64; learnt at the first clone3 */
 	futex_init(&s->ft);
 	s->t0 = now_seconds();
 	s->resume_time = s->t0;
@@ -1232,9 +1549,18 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 			close(s->outfd);
 		return r;
 	}
-	struct thread *t0 = new_thread(s, s->pid);
+	struct process *p0 = process_new(s, s->pid, NULL);
+	struct thread *t0 = p0 ? session_new_thread(s, s->pid, p0) : NULL;
 
-	(void)t0;
+	if (!t0) {
+		kill(s->pid, SIGKILL);
+		waitpid(s->pid, &status, __WALL);
+		spawn_unregister(s->pid);
+		if (s->outfd >= 0)
+			close(s->outfd);
+		free(s->procs);
+		return -ENOMEM;
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, &old_sa);
 	setitimer(ITIMER_REAL, &it, &old_it);
@@ -1254,7 +1580,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 
 			if (c && c->st == SCHED_RUNNING) {
 				/* stop it to say where it spins */
-				syscall(SYS_tgkill, s->pid, c->tid, SIGSTOP);
+				syscall(SYS_tgkill, c->p->pid, c->tid, SIGSTOP);
 				alarm_ticks = 0;
 				while (waitpid(c->tid, &status, __WALL) < 0 &&
 				       errno == EINTR && alarm_ticks < 10)
@@ -1288,7 +1614,8 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 				fprintf(stderr, "spin? T%d stat: %.60s\n", c->idx,
 					buf);
 			}
-			syscall(SYS_tgkill, s->pid, c->tid, SIGSTOP);
+			syscall(SYS_tgkill, c->p->pid, c->tid, SIGSTOP);
+			c->own_sigstop = true;
 			for (;;) {
 				pid_t w = waitpid(c->tid, &status, __WALL);
 
@@ -1329,16 +1656,19 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 		on_status(s, tid, status);
 	}
 	conclude(s);
-	if (s->failed && !res->nthreads)
+	/* names of other processes' threads go into the schedule file */
+	if ((s->failed || (res->failure && s->nprocs > 1)) && !res->nthreads)
 		report_threads(s);
-	if (s->sym_attached)
-		cfg->sym->detach(cfg->sym->ctx);
+	if (s->sym_pid)
+		drop_symbols(s);
 	kill_and_reap(s);
 	setitimer(ITIMER_REAL, &old_it, NULL);
 	sigaction(SIGALRM, &old_sa, NULL);
 
 	read_output(s);
-	if (res->failure == FAIL_CRASH && res->output_len) {
+	if ((res->failure == FAIL_CRASH ||
+	     (res->failure == FAIL_EXIT && s->child_sig)) &&
+	    res->output_len) {
 		/* abort() and assert() say why on stderr: the last line */
 		size_t e = res->output_len;
 
@@ -1349,7 +1679,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 
 		while (b && res->output[b - 1] != '\n')
 			b--;
-		if (e > b && (res->signal == SIGABRT ||
+		if (e > b && (res->signal == SIGABRT || s->child_sig == SIGABRT ||
 			      memmem(res->output + b, e - b, "ssert", 5)))
 			snprintf(res->message, sizeof(res->message), "%.*s",
 				 (int)(e - b), res->output + b);
@@ -1377,12 +1707,9 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	for (int i = 0; i < s->nth; i++)
 		syscall_close_fds(&s->th[i]);
 	free(s->th);
-	free(s->bps);
+	free(s->fdobj);
+	process_free_all(s);
 	futex_destroy(&s->ft);
-	if (s->memfd >= 0)
-		close(s->memfd);
-	if (s->pidfd >= 0)
-		close(s->pidfd);
 	if (s->outfd >= 0)
 		close(s->outfd);
 	return 0;

@@ -13,6 +13,7 @@
 #include <sys/user.h>
 #include "../analysis/disasm.h"
 #include "futex.h"
+#include "process.h"
 #include "sched.h"
 #include "tracer.h"
 
@@ -26,6 +27,7 @@ enum stop_kind {
 	STOP_BP,	/* at a breakpoint: execute the original instruction */
 	STOP_SIGSTOP,	/* a new thread's first stop: suppress it */
 	STOP_SIGNAL,	/* a signal-delivery-stop with t->sig to deliver */
+	STOP_GSTOP,	/* a group-stop (its process is stopped) */
 };
 
 enum block_kind {
@@ -34,13 +36,20 @@ enum block_kind {
 	BLOCK_SLEEP,
 	BLOCK_FD,	/* read/write/accept/connect not ready */
 	BLOCK_POLL,	/* poll/select/epoll_wait with nothing ready */
+	BLOCK_WAIT,	/* wait4/waitid: no child has changed state */
+	BLOCK_STOPPED,	/* its process is in a group-stop (SIGSTOP) */
+	BLOCK_VFORK,	/* vfork parent: until the child execs or exits */
 };
 
 #define POLL_MAX 64
 
 struct thread {
 	int tid;
-	int idx;		/* T-number */
+	int idx;		/* T-number in the whole tree (the trace's) */
+	struct process *p;	/* its process */
+	int ptidx;		/* T-number within its process */
+	bool clone_thread;	/* its pending clone makes a thread */
+	bool own_sigstop;	/* ptloom sent it a SIGSTOP: suppress it */
 	int st;			/* enum sched_state */
 	bool starting;		/* cloned, its first stop not seen yet */
 	int stop;		/* enum stop_kind */
@@ -110,9 +119,13 @@ struct session {
 	const struct session_config *cfg;
 	struct strategy *strat;
 	struct run_result *res;
-	pid_t pid;
-	int memfd;		/* /proc/PID/mem */
-	int pidfd;
+	pid_t pid;		/* P0's leader */
+	struct process **procs;	/* indexed by P-number */
+	int nprocs, capprocs;
+	uint32_t nimg;		/* process images so far */
+	uint64_t *fdobj;	/* pipes met, by (dev, inode): their objects */
+	size_t nfdobj, capfdobj;
+	pid_t sym_pid;		/* the process the symbolizer is attached to */
 	int outfd;		/* memfd with the program's output */
 	struct thread *th;	/* indexed by T-number */
 	int nth, cap;
@@ -129,10 +142,6 @@ struct session {
 	struct decision *dec;
 	size_t ndec, capdec;
 	uint64_t hash;
-	struct bp *bps;		/* sorted by addr */
-	size_t nbps;
-	bool bps_installed;
-	bool sym_attached;
 	pid_t stray[64];	/* stopped tids not yet claimed by a clone */
 	int nstray;
 	pid_t freep[64];	/* the program's own child processes */
@@ -151,18 +160,22 @@ struct session {
 	double resume_cpu;	/* its CPU time then */
 	int seen_ticks;		/* timer ticks already checked */
 	uint64_t observed;	/* accesses reported to the observer */
-	bool observing;		/* observation breakpoints are in place */
 	int live;		/* threads alive */
 	uint64_t switches;	/* times another thread was chosen */
-	uint64_t join_off;	/* pthread_t + join_off = its tid word */
+	/* the last abnormal end of a process other than P0 (a crash or a
+	 * non-zero exit): what a runner's failure most likely reports */
+	int child_thread;	/* T-number, -1 if none */
+	int child_sig, child_status;
+	char child_where[LOC_MAX];
+	char child_label[64];
 	bool handed_over;	/* stop_at reached: no longer ours */
 };
 
 /* tracer/mem.c */
-int mem_read(struct session *s, uint64_t addr, void *buf, size_t len);
-int mem_write(struct session *s, uint64_t addr, const void *buf,
+int mem_read(struct process *p, uint64_t addr, void *buf, size_t len);
+int mem_write(struct process *p, uint64_t addr, const void *buf,
 	      size_t len);
-int mem_access_user(struct session *s, uint64_t addr, void *buf, size_t len,
+int mem_access_user(struct process *p, uint64_t addr, void *buf, size_t len,
 		    bool write);
 int regs_get(struct thread *t);
 int regs_set(struct thread *t);
@@ -177,11 +190,11 @@ double now_seconds(void);
 int session_hand_over(struct session *s);
 
 /* tracer/bp.c */
-int bp_install(struct session *s);
-struct bp *bp_find(struct session *s, uint64_t addr);
+int bp_install(struct session *s, struct process *p);
+struct bp *bp_find(struct process *p, uint64_t addr);
 int bp_step_over(struct session *s, struct thread *t);
-int bp_remove_all_in(struct session *s, pid_t pid);
-int bp_remove_observers(struct session *s);
+int bp_remove_all_in(struct process *p, pid_t pid);
+int bp_remove_observers(struct process *p);
 /* Effective address of the memory operand at breakpoint b for t. */
 uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 		    int *size, bool *write);
@@ -207,5 +220,11 @@ void thread_make_ready(struct session *s, struct thread *t, int kind,
 int session_pick(struct session *s, struct choice *c);
 void session_where(struct session *s, struct thread *t, char *buf,
 		   size_t len);
+struct thread *session_new_thread(struct session *s, pid_t tid,
+				  struct process *p);
+/* Reap every thread of p, which is dying (SIGKILL, exit_group). */
+void session_reap_process(struct session *s, struct process *p);
+/* Symbolise the events of p's current image while p is alive. */
+void session_symbolize_process(struct session *s, struct process *p);
 
 #endif

@@ -55,6 +55,50 @@ static bool handled(void)
 	return false;
 }
 
+/*
+ * Futex waits are keyed by process and address: private futexes of two
+ * processes at one address are different words.  A shared futex in a
+ * MAP_SHARED mapping is keyed by what it maps (device, inode, offset), as
+ * the kernel does, so waiters in two processes meet.
+ */
+static uint64_t fkey_op(struct session *s, struct thread *t, uint64_t addr,
+			int op)
+{
+	char name[64], line[512];
+	uint64_t key = addr ^ ((uint64_t)t->p->idx << 48);
+	FILE *f;
+
+	if ((op & FUTEX_PRIVATE_FLAG) || s->nprocs < 2)
+		return key;
+	snprintf(name, sizeof(name), "/proc/%d/maps", t->p->pid);
+	if (!(f = fopen(name, "re")))
+		return key;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, off, ino;
+		unsigned maj, min;
+		char perm[8];
+
+		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &lo, &hi, perm,
+			   &off, &maj, &min, &ino) != 7 ||
+		    addr < lo || addr >= hi)
+			continue;
+		if (perm[3] == 's') {
+			uint64_t h = 0xcbf29ce484222325ull;
+			uint64_t v[3] = { (uint64_t)maj << 32 | min, ino,
+					  off + (addr - lo) };
+
+			for (int i = 0; i < 3; i++)
+				h = (h ^ v[i]) * 0x100000001b3ull;
+			key = (1ull << 62) | (h & ((1ull << 62) - 1));
+		}
+		break;
+	}
+	fclose(f);
+	return key;
+}
+
+#define fkey(t, addr) fkey_op(s, (t), (addr), (int)(t)->regs.rsi)
+
 static bool point(struct thread *t, int kind, uint64_t obj, int64_t arg)
 {
 	t->kind = (uint8_t)kind;
@@ -66,11 +110,11 @@ static bool point(struct thread *t, int kind, uint64_t obj, int64_t arg)
 	return true;
 }
 
-static int read_ts(struct session *s, uint64_t addr, uint64_t *ns)
+static int read_ts(struct thread *t, uint64_t addr, uint64_t *ns)
 {
 	struct timespec ts;
 
-	if (mem_read(s, addr, &ts, sizeof(ts)))
+	if (mem_read(t->p, addr, &ts, sizeof(ts)))
 		return -EFAULT;
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
 		return -EINVAL;
@@ -107,7 +151,7 @@ static void emulate_clock_gettime(struct session *s, struct thread *t)
 	if (!t->regs.rsi)
 		skip(t, -EFAULT);
 	else
-		skip(t, mem_write(s, t->regs.rsi, &ts, sizeof(ts)) ? -EFAULT
+		skip(t, mem_write(t->p, t->regs.rsi, &ts, sizeof(ts)) ? -EFAULT
 								   : 0);
 }
 
@@ -118,14 +162,14 @@ static void emulate_gettimeofday(struct session *s, struct thread *t)
 	struct timeval tv = { (time_t)(v / 1000000000ull),
 			      (suseconds_t)(v % 1000000000ull / 1000) };
 
-	if (t->regs.rdi && mem_write(s, t->regs.rdi, &tv, sizeof(tv))) {
+	if (t->regs.rdi && mem_write(t->p, t->regs.rdi, &tv, sizeof(tv))) {
 		skip(t, -EFAULT);
 		return;
 	}
 	if (t->regs.rsi) {
 		struct timezone tz = { 0, 0 };
 
-		mem_write(s, t->regs.rsi, &tz, sizeof(tz));
+		mem_write(t->p, t->regs.rsi, &tz, sizeof(tz));
 	}
 	skip(t, 0);
 }
@@ -136,7 +180,7 @@ static void emulate_time(struct session *s, struct thread *t)
 	int64_t v = (int64_t)(clock_now(s, CLOCK_REALTIME) / 1000000000ull);
 
 	if (t->regs.rdi)
-		mem_write(s, t->regs.rdi, &v, sizeof(v));
+		mem_write(t->p, t->regs.rdi, &v, sizeof(v));
 	skip(t, v);
 }
 
@@ -156,7 +200,7 @@ static void emulate_getrandom(struct session *s, struct thread *t)
 
 			memcpy(buf + i, &r, n - i < 8 ? n - i : 8);
 		}
-		if (mem_write(s, addr + done, buf, n)) {
+		if (mem_write(t->p, addr + done, buf, n)) {
 			skip(t, done ? (int64_t)done : -EFAULT);
 			return;
 		}
@@ -166,11 +210,11 @@ static void emulate_getrandom(struct session *s, struct thread *t)
 }
 
 /* Duplicate the tracee's descriptor fd into ours. -1 if it is closed. */
-static int grab_fd(struct session *s, int fd)
+static int grab_fd(struct thread *t, int fd)
 {
-	if (s->pidfd < 0 || fd < 0)
+	if (t->p->pidfd < 0 || fd < 0)
 		return -1;
-	return (int)syscall(SYS_pidfd_getfd, s->pidfd, fd, 0);
+	return (int)syscall(SYS_pidfd_getfd, t->p->pidfd, fd, 0);
 }
 
 /* Descriptors on which a read or write can block: pipes, sockets and
@@ -185,17 +229,38 @@ static bool can_block(int ourfd)
 		 S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode));
 }
 
-static uint64_t fd_object(int ourfd)
+/*
+ * The pipe itself, so both ends are one object; the two ends of a socket
+ * have distinct inodes, so every socket is one object.  A pipe's inode
+ * number is the kernel's (new for every run): the object is the order in
+ * which the run first met it, so the trace stays a function of the
+ * schedule.
+ */
+static uint64_t fd_object(struct session *s, int ourfd)
 {
 	struct stat sb;
 
 	if (fstat(ourfd, &sb) < 0)
 		return 0;
-	/* the pipe itself, so both ends are one object; the two ends of a
-	 * socket have distinct inodes, so every socket is one object */
 	if (S_ISSOCK(sb.st_mode))
 		return (1ull << 63) | 1;
-	return (1ull << 63) | (((uint64_t)sb.st_dev << 40) ^ sb.st_ino);
+	uint64_t key = ((uint64_t)sb.st_dev << 40) ^ sb.st_ino;
+	size_t i;
+
+	for (i = 0; i < s->nfdobj; i++)
+		if (s->fdobj[i] == key)
+			return (1ull << 63) | (i + 2);
+	if (s->nfdobj == s->capfdobj) {
+		size_t cap = s->capfdobj ? s->capfdobj * 2 : 16;
+		uint64_t *n = realloc(s->fdobj, cap * sizeof(*n));
+
+		if (!n)
+			return (1ull << 63) | key;
+		s->fdobj = n;
+		s->capfdobj = cap;
+	}
+	s->fdobj[s->nfdobj++] = key;
+	return (1ull << 63) | (i + 2);
 }
 
 void syscall_close_fds(struct thread *t)
@@ -209,7 +274,7 @@ void syscall_close_fds(struct thread *t)
 static bool fd_point(struct session *s, struct thread *t, int kind,
 		     short events, bool dontwait)
 {
-	int fd = grab_fd(s, (int)t->regs.rdi);
+	int fd = grab_fd(t, (int)t->regs.rdi);
 
 	if (fd < 0)
 		return handled();
@@ -222,7 +287,7 @@ static bool fd_point(struct session *s, struct thread *t, int kind,
 	t->npfd = 1;
 	t->nonblock = dontwait || (fcntl(fd, F_GETFL) & O_NONBLOCK);
 	t->poll_timeout_ms = -1;
-	return point(t, kind, fd_object(fd), (int64_t)t->regs.rdi);
+	return point(t, kind, fd_object(s, fd), (int64_t)t->regs.rdi);
 }
 
 /* poll/ppoll/select/pselect6/epoll_wait: duplicate the descriptors waited
@@ -238,10 +303,10 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 		size_t n = r->rsi;
 
 		if (n > POLL_MAX ||
-		    (n && mem_read(s, r->rdi, p, n * sizeof(p[0]))))
+		    (n && mem_read(t->p, r->rdi, p, n * sizeof(p[0]))))
 			return handled();
 		for (size_t i = 0; i < n; i++) {
-			t->pfd[t->npfd] = p[i].fd >= 0 ? grab_fd(s, p[i].fd)
+			t->pfd[t->npfd] = p[i].fd >= 0 ? grab_fd(t, p[i].fd)
 						       : -1;
 			t->pev[t->npfd++] = p[i].events;
 		}
@@ -250,7 +315,7 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 		} else if (r->rdx) {
 			uint64_t ns;
 
-			tmo = read_ts(s, r->rdx, &ns) ? -1
+			tmo = read_ts(t, r->rdx, &ns) ? -1
 						      : (int64_t)(ns / 1000000);
 		}
 	} else if (nr == SYS_select || nr == SYS_pselect6) {
@@ -263,7 +328,7 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 			return handled();
 		for (int k = 0; k < 3; k++) {
 			FD_ZERO(&sets[k]);
-			if (ptr[k] && mem_read(s, ptr[k], &sets[k],
+			if (ptr[k] && mem_read(t->p, ptr[k], &sets[k],
 					       (size_t)(n + 7) / 8))
 				return handled();
 		}
@@ -275,31 +340,31 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 					e |= ev[k];
 			if (!e)
 				continue;
-			t->pfd[t->npfd] = grab_fd(s, fd);
+			t->pfd[t->npfd] = grab_fd(t, fd);
 			t->pev[t->npfd++] = e;
 		}
 		if (r->r8) {
 			if (nr == SYS_select) {
 				struct timeval tv;
 
-				if (!mem_read(s, r->r8, &tv, sizeof(tv)))
+				if (!mem_read(t->p, r->r8, &tv, sizeof(tv)))
 					tmo = tv.tv_sec * 1000 +
 					      tv.tv_usec / 1000;
 			} else {
 				uint64_t ns;
 
-				if (!read_ts(s, r->r8, &ns))
+				if (!read_ts(t, r->r8, &ns))
 					tmo = (int64_t)(ns / 1000000);
 			}
 		}
 	} else { /* epoll_wait, epoll_pwait, epoll_pwait2 */
-		t->pfd[0] = grab_fd(s, (int)r->rdi);
+		t->pfd[0] = grab_fd(t, (int)r->rdi);
 		t->pev[0] = POLLIN;
 		t->npfd = 1;
 		if (nr == SYS_epoll_pwait2) {
 			uint64_t ns;
 
-			if (r->r10 && !read_ts(s, r->r10, &ns))
+			if (r->r10 && !read_ts(t, r->r10, &ns))
 				tmo = (int64_t)(ns / 1000000);
 		} else {
 			tmo = (int)r->r10 < 0 ? -1 : (int)r->r10;
@@ -307,7 +372,7 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 	}
 	t->poll_timeout_ms = tmo;
 	t->nonblock = tmo == 0;
-	return point(t, OP_POLL, t->npfd ? fd_object(t->pfd[0]) : 0, tmo);
+	return point(t, OP_POLL, t->npfd ? fd_object(s, t->pfd[0]) : 0, tmo);
 }
 
 bool syscall_fd_ready(struct session *s, struct thread *t)
@@ -382,7 +447,7 @@ bool syscall_enter(struct session *s, struct thread *t)
 		if (r->rsi) {
 			struct timespec ts = { 0, 1 };
 
-			mem_write(s, r->rsi, &ts, sizeof(ts));
+			mem_write(t->p, r->rsi, &ts, sizeof(ts));
 		}
 		skip(t, 0);
 		return handled();
@@ -406,21 +471,24 @@ bool syscall_enter(struct session *s, struct thread *t)
 			     "deterministic yet");
 		return true;
 	case SYS_clone:
-		if (!(r->rdi & CLONE_THREAD))
+		t->clone_thread = r->rdi & CLONE_THREAD;
+		if (!t->clone_thread && s->cfg->free_children)
 			return handled(); /* fork: the child runs freely */
 		t->new_ctid = (r->rdi & CLONE_CHILD_CLEARTID) ? r->r10 : 0;
 		return point(t, OP_CLONE, 0, 0);
 	case SYS_clone3: {
 		uint64_t args[8] = { 0 };
 
-		if (mem_read(s, r->rdi, args, sizeof(args)) ||
-		    !(args[0] & CLONE_THREAD))
+		if (mem_read(t->p, r->rdi, args, sizeof(args)))
+			return handled();
+		t->clone_thread = args[0] & CLONE_THREAD;
+		if (!t->clone_thread && s->cfg->free_children)
 			return handled();
 		/* clone_args: child_tid at 16, tls at 56; glibc passes the
 		 * thread's struct pthread as tls and &pd->tid as child_tid */
-		if ((args[0] & CLONE_CHILD_CLEARTID) && args[7] &&
-		    args[2] > args[7])
-			s->join_off = args[2] - args[7];
+		if (t->clone_thread && (args[0] & CLONE_CHILD_CLEARTID) &&
+		    args[7] && args[2] > args[7])
+			t->p->join_off = args[2] - args[7];
 		t->new_ctid = (args[0] & CLONE_CHILD_CLEARTID) ? args[2] : 0;
 		return point(t, OP_CLONE, 0, 0);
 	}
@@ -436,7 +504,7 @@ bool syscall_enter(struct session *s, struct thread *t)
 
 		t->sleep_abs = nr == SYS_clock_nanosleep &&
 			       (r->rsi & TIMER_ABSTIME);
-		if (read_ts(s, addr, &ns))
+		if (read_ts(t, addr, &ns))
 			return handled(); /* the kernel reports the error */
 		if (t->sleep_abs && nr == SYS_clock_nanosleep &&
 		    ((int)r->rdi == CLOCK_REALTIME ||
@@ -544,7 +612,7 @@ static int64_t futex_wake_op(struct session *s, struct thread *t)
 
 	if ((enc >> 28) & 8)
 		oparg = 1 << (oparg & 31);
-	if (mem_read(s, r->r8, &old, 4))
+	if (mem_read(t->p, r->r8, &old, 4))
 		return -EFAULT;
 	switch (op) {
 	case FUTEX_OP_SET: nv = (uint32_t)oparg; break;
@@ -554,9 +622,9 @@ static int64_t futex_wake_op(struct session *s, struct thread *t)
 	case FUTEX_OP_XOR: nv = old ^ (uint32_t)oparg; break;
 	default: return -ENOSYS;
 	}
-	if (mem_write(s, r->r8, &nv, 4))
+	if (mem_write(t->p, r->r8, &nv, 4))
 		return -EFAULT;
-	futex_wake_addr(s, r->rdi, (int)r->rdx, ~0u, &a);
+	futex_wake_addr(s, fkey(t, r->rdi), (int)r->rdx, ~0u, &a);
 	bool c;
 
 	switch (cmp) {
@@ -569,7 +637,7 @@ static int64_t futex_wake_op(struct session *s, struct thread *t)
 	default: return -ENOSYS;
 	}
 	if (c)
-		futex_wake_addr(s, r->r8, (int)r->r10, ~0u, &b);
+		futex_wake_addr(s, fkey(t, r->r8), (int)r->r10, ~0u, &b);
 	return a + b;
 }
 
@@ -602,7 +670,7 @@ static bool futex_execute(struct session *s, struct thread *t)
 			skip(t, -EINVAL);
 			return true;
 		}
-		if (mem_read(s, r->rdi, &val, 4)) {
+		if (mem_read(t->p, r->rdi, &val, 4)) {
 			skip(t, -EFAULT);
 			return true;
 		}
@@ -611,7 +679,7 @@ static bool futex_execute(struct session *s, struct thread *t)
 			return true;
 		}
 		if (timed) {
-			if (read_ts(s, r->r10, &ns)) {
+			if (read_ts(t, r->r10, &ns)) {
 				skip(t, -EINVAL);
 				return true;
 			}
@@ -628,7 +696,7 @@ static bool futex_execute(struct session *s, struct thread *t)
 				return true;
 			}
 		}
-		futex_wait(&s->ft, r->rdi, bitset, t->idx);
+		futex_wait(&s->ft, fkey(t, r->rdi), bitset, t->idx);
 		block(s, t, BLOCK_FUTEX, timed, deadline, -ETIMEDOUT);
 		return false;
 	}
@@ -640,7 +708,7 @@ static bool futex_execute(struct session *s, struct thread *t)
 			skip(t, -EINVAL);
 			return true;
 		}
-		futex_wake_addr(s, r->rdi, (int)r->rdx, bitset, &woken);
+		futex_wake_addr(s, fkey(t, r->rdi), (int)r->rdx, bitset, &woken);
 		skip(t, woken);
 		return true;
 	}
@@ -650,7 +718,7 @@ static bool futex_execute(struct session *s, struct thread *t)
 	case FUTEX_REQUEUE:
 	case FUTEX_CMP_REQUEUE: {
 		if (cmd == FUTEX_CMP_REQUEUE) {
-			if (mem_read(s, r->rdi, &val, 4)) {
+			if (mem_read(t->p, r->rdi, &val, 4)) {
 				skip(t, -EFAULT);
 				return true;
 			}
@@ -659,8 +727,9 @@ static bool futex_execute(struct session *s, struct thread *t)
 				return true;
 			}
 		}
-		futex_wake_addr(s, r->rdi, (int)r->rdx, ~0u, &woken);
-		int moved = futex_requeue(&s->ft, r->rdi, r->r8, (int)r->r10);
+		futex_wake_addr(s, fkey(t, r->rdi), (int)r->rdx, ~0u, &woken);
+		int moved = futex_requeue(&s->ft, fkey(t, r->rdi),
+					  fkey(t, r->r8), (int)r->r10);
 
 		skip(t, cmd == FUTEX_CMP_REQUEUE ? woken + moved : woken);
 		return true;
@@ -681,6 +750,12 @@ bool syscall_execute(struct session *s, struct thread *t)
 		return true;
 	case OP_ANNOTATE:
 		skip(t, 0);
+		return true;
+	case OP_WAIT4:
+		return s->cfg->free_children || process_wait_execute(s, t);
+	case OP_KILL:
+		if (!s->cfg->free_children)
+			process_kill_execute(s, t);
 		return true;
 	case OP_SLEEP: {
 		uint64_t deadline = t->sleep_abs ? t->sleep_ns
@@ -723,7 +798,7 @@ bool syscall_emulate_rdtsc(struct session *s, struct thread *t)
 {
 	uint8_t c[3];
 
-	if (regs_get(t) || mem_read(s, t->regs.rip, c, 3))
+	if (regs_get(t) || mem_read(t->p, t->regs.rip, c, 3))
 		return false;
 	uint64_t tsc = s->now * 3;
 

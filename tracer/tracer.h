@@ -97,6 +97,9 @@ struct session_config {
 	uint64_t clock_quantum_ns; /* virtual time per step, 0 = default */
 	size_t output_max;	/* bytes of output kept, 0 = default */
 	bool symbolize_trace;	/* symbolise the events' code and objects */
+	/* the program's child processes run freely, unscheduled (today's
+	 * --free-children); else every process is under ptloom */
+	bool free_children;
 	/* stop before step stop_step and hand the program over, every
 	 * thread stopped where it is (tracer/detach.c, replay --gdb) */
 	bool stop_at;
@@ -144,6 +147,7 @@ struct run_result {
 	int exit_status;	/* the program's exit status */
 	int thread;		/* failing thread's T-number, -1 if none */
 	char location[LOC_MAX]; /* failing thread's symbolised location */
+	char thread_label[64];	/* "P1 racy T2" outside the first process */
 	char message[MSG_MAX];	/* detail: deadlock report, unsupported op */
 	char *output;		/* captured stdout+stderr tail (malloc) */
 	size_t output_len;

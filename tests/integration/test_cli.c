@@ -7,6 +7,7 @@
  *   issue3  systematic exploration (dfs) with preemption bounding
  *   issue4  schedule files: replay, minimize, show, scripts, bad input
  *   issue5  scheduling points beyond sync: atomics and races
+ *   issue9  the whole process tree: forks, shells, make, CI outputs
  *
  * Every exploration passes a fixed --seed; assertions are on outcomes,
  * never on timing.  Each test runs in its own temporary directory (ptloom's
@@ -135,6 +136,7 @@ TestSuite(issue2, .init = setup, .fini = teardown, .timeout = 120);
 TestSuite(issue3, .init = setup, .fini = teardown, .timeout = 120);
 TestSuite(issue4, .init = setup, .fini = teardown, .timeout = 120);
 TestSuite(issue5, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(issue9, .init = setup, .fini = teardown, .timeout = 120);
 TestSuite(issue11, .init = setup, .fini = teardown, .timeout = 120);
 
 /* --- running a command --------------------------------------------------- */
@@ -2758,5 +2760,193 @@ Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
 		program_lines++;
 	}
 	cr_assert_geq(program_lines, 40, "%d program lines", program_lines);
+/* --- issue 9: the whole process tree ----------------------------------- */
+
+static const char *script(const char *name)
+{
+	static char buf[4][PATH_MAX];
+	static int k;
+	char *p = buf[k++ % 4];
+
+	snprintf(p, PATH_MAX, "%s/tests/targets/%s",
+		 env_or("PTLOOM_SOURCE_ROOT", "."), name);
+	cr_assert(access(p, R_OK) == 0, "%s is missing", p);
+	return p;
+}
+
+/* `ptloom run` with its report in <tmp>/report.json: the options, then
+ * "--" and the command (one NULL-terminated list, "--" included). */
+static struct res run9(const char *first, ...)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "-o";
+	argv[n++] = in_tmp("out");
+	argv[n++] = "--report";
+	argv[n++] = in_tmp("report.json");
+	argv[n++] = "--report-format";
+	argv[n++] = "json";
+	va_start(ap, first);
+	for (const char *a = first; a && n < MAXARGS - 1;
+	     a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_argv(argv, NULL, CMD_TIMEOUT);
+}
+
+#define RUN9(...) run9(__VA_ARGS__, (const char *)NULL)
+
+/* A failure found by r replays exactly (three times) by the printed
+ * command, naming the same process and place. */
+static void replays_exactly(const struct res *r, const char *where)
+{
+	char *line = line_with(r->out, "replay: ");
+	char *rep = report();
+
+	cr_assert_not_null(line, "no replay: line:\n%s", r->out);
+	assert_contains(rep, where, "the run's report");
+	char *cmd = with_report(line + strlen("replay: "),
+				in_tmp("replay.json"));
+
+	for (int i = 0; i < 3; i++) {
+		struct res x = sh(cmd);
+
+		assert_exit(x, 1);
+		char *j = slurp(in_tmp("replay.json"));
+
+		assert_json(j, "exact", "true");
+		cr_assert_str_eq(json_get(j, "location"),
+				 json_get(rep, "location"));
+		assert_contains(summary(&x), where, "the replay's summary");
+		free(j);
+		res_free(&x);
+	}
+	free(cmd);
+	free(rep);
+	free(line);
+}
+
+Test(issue9, bug_in_forked_child_found_and_replayed)
+{
+	struct res r = RUN9("--seed", SEED, "--", target("fork_race"));
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in P1 fork_race T0");
+	assert_contains(summary(&r), "fork_race.c:", "the summary");
+	replays_exactly(&r, "P1 fork_race T0");
+	res_free(&r);
+}
+
+Test(issue9, bug_behind_sh_c_found_and_replayed)
+{
+	struct res r = RUN9("--seed", SEED, "--no-minimize", "--", "sh", "-c",
+			    target("fork_race"));
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in P");
+	assert_contains(summary(&r), "fork_race T0 (worker at fork_race.c:",
+			"the summary");
+	replays_exactly(&r, "fork_race T0");
+	res_free(&r);
+}
+
+Test(issue9, bug_behind_two_level_script_found_and_replayed)
+{
+	struct res r = RUN9("-s", "random", "-n", "50", "--seed", "2",
+			    "--no-minimize", "--", "sh", script("outer.sh"),
+			    target("fork_race"));
+
+	assert_exit(r, 1);
+	assert_contains(summary(&r), "fork_race T0 (worker at fork_race.c:",
+			"the summary");
+	assert_contains(r.out, "inner: ", "the program's output");
+	replays_exactly(&r, "fork_race T0");
+	res_free(&r);
+}
+
+Test(issue9, fixed_twin_behind_shell_passes_complete)
+{
+	struct res r = RUN9("-p", "1", "--seed", SEED, "--", "sh", "-c",
+			    target("fork_race_fixed"));
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	assert_contains(summary(&r), "complete to preemption bound 1",
+			"the summary");
+	res_free(&r);
+}
+
+/* Was a false PASS: the shell's child ran freely. */
+Test(issue9, free_children_says_so)
+{
+	struct res r = RUN9("--free-children", "--seed", SEED, "--", "sh",
+			    "-c", target("fork_race"));
+
+	assert_contains(summary(&r), "(children not explored)", "the summary");
+	res_free(&r);
+}
+
+static char *pipe_order(const char *seed)
+{
+	struct res r = RUN9("-s", "random", "-n", "1", "--seed", seed,
+			    "--output", "--", target("pipe_writers"));
+
+	assert_exit(r, 0);
+	char *l = line_with(r.out, "order ");
+
+	cr_assert_not_null(l, "no order line:\n%s", r.out);
+	res_free(&r);
+	return l;
+}
+
+Test(issue9, pipe_writers_interleave_by_seed)
+{
+	char *first = pipe_order("1");
+	char *again = pipe_order("1");
+	bool differs = false;
+
+	cr_assert_str_eq(first, again, "one seed, two interleavings");
+	for (int k = 2; k <= 6 && !differs; k++) {
+		char seed[8];
+
+		snprintf(seed, sizeof(seed), "%d", k);
+		char *o = pipe_order(seed);
+
+		differs = strcmp(o, first) != 0;
+		free(o);
+	}
+	cr_assert(differs, "seeds 1..6 all gave %s", first);
+	free(first);
+	free(again);
+}
+
+Test(issue9, make_j2_recipes_racing_on_a_file)
+{
+	struct res r = RUN9("--seed", SEED, "-n", "300", "--no-minimize", "--",
+			    "make", "-j2", "-s", "-f", script("race.mk"));
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 2");
+	assert_contains(r.out, "lost update", "make's output");
+	char *line = line_with(r.out, "replay: ");
+
+	cr_assert_not_null(line);
+	char *cmd = with_report(line + strlen("replay: "),
+				in_tmp("replay.json"));
+	struct res x = sh(cmd);
+
+	assert_exit(x, 1);
+	char *j = slurp(in_tmp("replay.json"));
+
+	assert_json(j, "exact", "true");
+	free(j);
+	free(cmd);
+	free(line);
+	res_free(&x);
 	res_free(&r);
 }

@@ -1,0 +1,458 @@
+/*
+ * Processes: creation, exec, death, and what a parent learns about its
+ * children through wait4/waitid.  See process.h.
+ *
+ * Waits never block in the kernel while ptloom holds every other thread
+ * stopped: a wait whose answer is not known yet blocks in ptloom's model
+ * (BLOCK_WAIT) and is woken when a child dies, stops or continues under
+ * ptloom's control.  When it runs, its pid argument is rewritten to name
+ * the one child ptloom chose (a choice when several could be reported), so
+ * the kernel returns exactly that child's status at once.  The kernel
+ * shows a traced child's exit to its real parent only after ptloom has
+ * reaped it, which is when process_died() runs: the rewritten wait never
+ * blocks.  See tests/targets/fork_race.c and tests/targets/stop_handshake.c.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "session_int.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+struct process *process_new(struct session *s, pid_t pid,
+			    struct process *parent)
+{
+	if (s->nprocs == s->capprocs) {
+		int cap = s->capprocs ? s->capprocs * 2 : 8;
+		struct process **n =
+			realloc(s->procs, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		s->procs = n;
+		s->capprocs = cap;
+	}
+	struct process *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->idx = s->nprocs;
+	p->pid = pid;
+	p->parent = parent ? parent->idx : -1;
+	p->memfd = -1;
+	p->pidfd = -1;
+	p->vfork_parent = -1;
+	p->img = parent ? ++s->nimg : 0;
+	p->join_off = parent ? parent->join_off : 720; /* glibc 2.36 */
+	if (parent)
+		memcpy(p->comm, parent->comm, sizeof(p->comm));
+	s->procs[s->nprocs++] = p;
+	return p;
+}
+
+struct process *process_find(struct session *s, pid_t pid)
+{
+	for (int i = s->nprocs - 1; i >= 0; i--)
+		if (s->procs[i]->pid == pid)
+			return s->procs[i];
+	return NULL;
+}
+
+int process_open(struct process *p)
+{
+	char name[64];
+
+	process_close(p);
+	snprintf(name, sizeof(name), "/proc/%d/mem", p->pid);
+	p->memfd = open(name, O_RDWR | O_CLOEXEC);
+	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	return p->memfd < 0 ? -errno : 0;
+}
+
+void process_close(struct process *p)
+{
+	if (p->memfd >= 0)
+		close(p->memfd);
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	p->memfd = -1;
+	p->pidfd = -1;
+}
+
+static void free_bps(struct process *p)
+{
+	for (size_t i = 0; i < p->nbps; i++)
+		free(p->bps[i].insn);
+	free(p->bps);
+	p->bps = NULL;
+	p->nbps = 0;
+	p->bps_installed = false;
+	p->observing = false;
+}
+
+int process_copy_bps(struct process *child, const struct process *parent)
+{
+	free_bps(child);
+	child->bps_installed = parent->bps_installed;
+	child->observing = parent->observing;
+	child->join_off = parent->join_off;
+	if (!parent->nbps)
+		return 0;
+	child->bps = malloc(parent->nbps * sizeof(*child->bps));
+	if (!child->bps)
+		return -ENOMEM;
+	memcpy(child->bps, parent->bps, parent->nbps * sizeof(*child->bps));
+	for (size_t i = 0; i < parent->nbps; i++)
+		child->bps[i].insn = NULL, child->bps[i].decoded = false;
+	child->nbps = parent->nbps;
+	return 0;
+}
+
+static void read_comm(struct process *p)
+{
+	char name[64];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/comm", p->pid);
+	f = fopen(name, "re");
+	if (!f)
+		return;
+	if (fgets(p->comm, sizeof(p->comm), f))
+		p->comm[strcspn(p->comm, "\n")] = 0;
+	fclose(f);
+}
+
+/* Wake every thread that p's state change may answer: the waiters of its
+ * parent process. */
+static void wake_waiters(struct session *s, struct process *p)
+{
+	if (p->parent < 0)
+		return;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		if (t->st != SCHED_BLOCKED || t->block != BLOCK_WAIT ||
+		    t->p->idx != p->parent)
+			continue;
+		/* it runs its wait again and finds the child */
+		t->st = SCHED_ENABLED;
+		t->block = BLOCK_NONE;
+		t->kind = OP_WAIT4;
+	}
+}
+
+static void release_vfork_parent(struct session *s, struct process *p)
+{
+	if (p->vfork_parent < 0 || p->vfork_parent >= s->nth)
+		return;
+	struct thread *t = &s->th[p->vfork_parent];
+
+	p->vfork_parent = -1;
+	if (t->st != SCHED_BLOCKED || t->block != BLOCK_VFORK)
+		return;
+	/* the return from vfork: its own scheduling point */
+	t->st = SCHED_ENABLED;
+	t->block = BLOCK_NONE;
+}
+
+void process_exec(struct session *s, struct process *p)
+{
+	/* P0's first exec is the program itself: image 0 */
+	if (p->exec_seen || p->idx > 0)
+		p->img = ++s->nimg;
+	p->exec_seen = true;
+	free_bps(p);
+	p->join_off = 720;
+	p->symbolized = false;
+	process_open(p);
+	read_comm(p);
+	release_vfork_parent(s, p);
+}
+
+void process_died(struct session *s, struct process *p, int status)
+{
+	p->dead = true;
+	p->status = status;
+	p->stopped = false;
+	process_close(p);
+	release_vfork_parent(s, p);
+	/* its children are reparented, beyond the reach of its waits */
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->parent == p->idx)
+			s->procs[i]->parent = -1;
+	wake_waiters(s, p);
+}
+
+void process_stopped(struct session *s, struct process *p)
+{
+	if (!p->stopped) {
+		p->stopped = true;
+		p->stop_reported = false;
+		p->continued = false;
+	}
+	wake_waiters(s, p);
+}
+
+void process_thread_label(struct session *s, struct thread *t, char *buf,
+			  size_t len)
+{
+	(void)s;
+	if (t->p->idx == 0) /* the trace's own T-number */
+		snprintf(buf, len, "T%d", t->idx);
+	else
+		snprintf(buf, len, "P%d %s T%d", t->p->idx, t->p->comm,
+			 t->ptidx);
+}
+
+/* The wait's parameters, decoded from wait4 or waitid. */
+struct wait_args {
+	int which;	/* 0 any, 1 pid, 2 process group */
+	pid_t id;
+	int options;
+	bool exits, stops, conts;
+};
+
+static bool decode_wait(struct thread *t, struct wait_args *w)
+{
+	struct user_regs_struct *r = &t->regs;
+
+	memset(w, 0, sizeof(*w));
+	if ((long)r->orig_rax == SYS_wait4) {
+		pid_t pid = (pid_t)r->rdi;
+
+		w->options = (int)r->rdx;
+		w->exits = true;
+		w->stops = w->options & WUNTRACED;
+		w->conts = w->options & WCONTINUED;
+		if (pid > 0) {
+			w->which = 1;
+			w->id = pid;
+		} else if (pid == 0) {
+			w->which = 2;
+			w->id = getpgid(t->p->pid);
+		} else if (pid < -1) {
+			w->which = 2;
+			w->id = -pid;
+		}
+		return true;
+	}
+	int idtype = (int)r->rdi;
+
+	w->options = (int)r->r10;
+	w->exits = w->options & WEXITED;
+	w->stops = w->options & WSTOPPED;
+	w->conts = w->options & WCONTINUED;
+	switch (idtype) {
+	case P_ALL:
+		return true;
+	case P_PID:
+		w->which = 1;
+		w->id = (pid_t)r->rsi;
+		return true;
+	case P_PGID:
+		w->which = 2;
+		w->id = r->rsi ? (pid_t)r->rsi : getpgid(t->p->pid);
+		return true;
+	default:
+		return false; /* pidfds: the kernel decides */
+	}
+}
+
+static bool matches(const struct wait_args *w, struct process *q)
+{
+	if (w->which == 1)
+		return q->pid == w->id;
+	if (w->which == 2)
+		return getpgid(q->pid) == w->id;
+	return true;
+}
+
+static bool reportable(const struct wait_args *w, struct process *q)
+{
+	if (q->dead)
+		return w->exits && !q->reaped;
+	if (q->stopped && !q->stop_reported)
+		return w->stops;
+	return q->continued && w->conts;
+}
+
+bool process_wait_execute(struct session *s, struct thread *t)
+{
+	struct wait_args w;
+	struct process *cand[MAX_ALTS];
+	int n = 0, children = 0;
+
+	if (regs_get(t) || !decode_wait(t, &w))
+		return true;
+	for (int i = 0; i < s->nprocs; i++) {
+		struct process *q = s->procs[i];
+
+		if (q->parent != t->p->idx || q->reaped || !matches(&w, q))
+			continue;
+		children++;
+		if (reportable(&w, q) && n < MAX_ALTS)
+			cand[n++] = q;
+	}
+	if (!children)
+		return true; /* ECHILD, or a child ptloom does not know */
+	if (!n) {
+		if (!(w.options & WNOHANG)) {
+			t->st = SCHED_BLOCKED;
+			t->block = BLOCK_WAIT;
+			t->timed = false;
+			return false;
+		}
+		/* nothing to report yet, as the kernel would say */
+		t->skip = true;
+		t->result = 0;
+		if ((long)t->regs.orig_rax == SYS_waitid && t->regs.rdx) {
+			uint8_t zero[32] = { 0 };
+
+			mem_write(t->p, t->regs.rdx, zero, sizeof(zero));
+		}
+		return true;
+	}
+	int pick = 0;
+
+	if (n > 1) {
+		/* which child the wait returns is a choice */
+		struct choice c;
+
+		c.kind = DEC_WAKE;
+		c.current = s->current;
+		c.nalts = 0;
+		for (int i = 0; i < n; i++) {
+			int leader = -1;
+
+			for (int k = 0; k < s->nth && leader < 0; k++)
+				if (s->th[k].p == cand[i])
+					leader = k;
+			c.alts[c.nalts++] = (struct alt){
+				.thread = (uint16_t)(leader < 0 ? 0 : leader),
+				.kind = OP_WAIT4,
+			};
+		}
+		pick = session_pick(s, &c);
+		if (pick < 0) {
+			session_fail(s, FAIL_DIVERGED, NULL,
+				     "the schedule could not be followed at "
+				     "step %llu (a wait)",
+				     (unsigned long long)s->step);
+			return false;
+		}
+	}
+	struct process *q = cand[pick];
+
+	/* name that child, so that the kernel returns it and no other */
+	if ((long)t->regs.orig_rax == SYS_wait4) {
+		t->regs.rdi = (uint64_t)q->pid;
+	} else {
+		t->regs.rdi = P_PID;
+		t->regs.rsi = (uint64_t)q->pid;
+	}
+	t->regs_dirty = true;
+	if (!(w.options & WNOWAIT)) {
+		if (q->dead)
+			q->reaped = true;
+		else if (q->stopped && !q->stop_reported && w.stops)
+			q->stop_reported = true;
+		else
+			q->continued = false;
+	}
+	return true;
+}
+
+static void cont_process(struct session *s, struct process *q)
+{
+	if (!q->stopped)
+		return;
+	q->stopped = false;
+	q->continued = true;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *u = &s->th[i];
+
+		if (u->p == q && u->st == SCHED_BLOCKED &&
+		    u->block == BLOCK_STOPPED)
+			thread_make_ready(s, u, OP_WOKEN, 0);
+	}
+	wake_waiters(s, q);
+}
+
+void process_kill_execute(struct session *s, struct thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+	long nr;
+	pid_t target;
+	int sig;
+
+	if (regs_get(t))
+		return;
+	nr = (long)r->orig_rax;
+	if (nr == SYS_kill) {
+		target = (pid_t)r->rdi;
+		sig = (int)r->rsi;
+	} else if (nr == SYS_tgkill) {
+		target = (pid_t)r->rdi;
+		sig = (int)r->rdx;
+	} else {
+		struct thread *u = NULL;
+
+		for (int i = 0; i < s->nth && !u; i++)
+			if (s->th[i].tid == (pid_t)r->rdi &&
+			    s->th[i].st != SCHED_DEAD)
+				u = &s->th[i];
+		target = u ? u->p->pid : 0;
+		sig = (int)r->rsi;
+		if (!u)
+			return;
+	}
+	if (sig == SIGKILL && target > 0 && target != t->p->pid) {
+		struct process *q = process_find(s, target);
+
+		/*
+		 * The victim dies now, with everyone stopped, so that no later
+		 * event depends on when the kernel reports its death.
+		 */
+		if (q && !q->dead) {
+			t->skip = true;
+			t->result = kill(target, SIGKILL) ? -errno : 0;
+			session_reap_process(s, q);
+		}
+		return;
+	}
+	if (sig != SIGCONT)
+		return;
+	for (int i = 0; i < s->nprocs; i++) {
+		struct process *q = s->procs[i];
+
+		if (q->dead)
+			continue;
+		if (target > 0 ? q->pid == target
+			       : target < -1 ? getpgid(q->pid) == -target
+			       : target == 0 &&
+					 getpgid(q->pid) == getpgid(t->p->pid))
+			cont_process(s, q);
+	}
+}
+
+void process_free_all(struct session *s)
+{
+	for (int i = 0; i < s->nprocs; i++) {
+		process_close(s->procs[i]);
+		free_bps(s->procs[i]);
+		free(s->procs[i]);
+	}
+	free(s->procs);
+	s->procs = NULL;
+	s->nprocs = 0;
+}

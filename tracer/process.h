@@ -1,0 +1,85 @@
+/*
+ * Processes of one execution: every process the program starts (fork,
+ * vfork, clone without CLONE_THREAD) is followed, and its threads are
+ * scheduled in the same world as the first process's, one thread of the
+ * whole tree at a time.
+ *
+ * A process owns what the kernel keeps per address space and per thread
+ * group: /proc/PID/mem, a pidfd, its breakpoints, the join offset glibc
+ * uses, its image (reset at exec), and what its parent may learn through
+ * wait4/waitid (exit, stop, continue).  Waits are emulated: a waiter
+ * blocks in ptloom's model and is woken when a child's state changes under
+ * ptloom's control; which child a wait returns is a choice.
+ */
+#ifndef PTLOOM_PROCESS_H
+#define PTLOOM_PROCESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct session;
+struct thread;
+struct bp;
+
+struct process {
+	int idx;		/* P-number: creation order, P0 is the program */
+	pid_t pid;		/* thread-group id (real, never in the trace) */
+	int parent;		/* P-number of the real parent, -1 if none */
+	int memfd;		/* /proc/PID/mem */
+	int pidfd;
+	uint32_t img;		/* image number: tags its events' addresses */
+	char comm[16];		/* program name */
+	int nthreads;		/* threads created, for its own T-numbers */
+	struct bp *bps;		/* sorted by addr */
+	size_t nbps;
+	bool bps_installed;
+	bool observing;		/* observation breakpoints are in place */
+	uint64_t join_off;	/* pthread_t + join_off = its tid word */
+	bool exec_seen;
+	bool dead;		/* its leader is reaped by ptloom */
+	bool reaped;		/* its parent's wait consumed the exit */
+	int status;		/* wait status at death */
+	bool stopped;		/* in a group-stop its parent may see */
+	bool stop_reported;	/* a wait consumed the stop */
+	bool continued;		/* SIGCONT after a stop, not yet reported */
+	int vfork_parent;	/* T-number of a vfork parent to release, -1 */
+	bool symbolized;	/* its image's events are symbolised */
+	bool reaping;		/* session_reap_process() is collecting it */
+};
+
+/* Tag of a process image in event addresses (P0's first image: 0). */
+static inline uint64_t process_tag(const struct process *p)
+{
+	return (uint64_t)p->img << 48;
+}
+
+/* A new process with leader pid, child of parent (NULL for P0). */
+struct process *process_new(struct session *s, pid_t pid,
+			    struct process *parent);
+struct process *process_find(struct session *s, pid_t pid);
+/* Open /proc/PID/mem and a pidfd (at creation and at exec). */
+int process_open(struct process *p);
+void process_close(struct process *p);
+/* A fork child inherits its parent's breakpoints (and their bytes). */
+int process_copy_bps(struct process *child, const struct process *parent);
+/* At PTRACE_EVENT_EXEC: a new image, no breakpoints yet. */
+void process_exec(struct session *s, struct process *p);
+/* The leader of p was reaped with status: it is dead; wake its waiters. */
+void process_died(struct session *s, struct process *p, int status);
+/* A thread of p reached a group-stop (SIGSTOP delivered). */
+void process_stopped(struct session *s, struct process *p);
+/* "P1 racy T2" (or "T2" for P0) into buf. */
+void process_thread_label(struct session *s, struct thread *t, char *buf,
+			  size_t len);
+
+/* wait4/waitid at its seccomp stop, chosen to run: true if the kernel may
+ * perform it now (possibly rewritten to name one child), false if it
+ * blocked in ptloom's model. */
+bool process_wait_execute(struct session *s, struct thread *t);
+/* kill/tgkill/tkill chosen to run: note a SIGCONT to a stopped child. */
+void process_kill_execute(struct session *s, struct thread *t);
+
+void process_free_all(struct session *s);
+
+#endif
