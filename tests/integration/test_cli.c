@@ -2760,6 +2760,9 @@ Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
 		program_lines++;
 	}
 	cr_assert_geq(program_lines, 40, "%d program lines", program_lines);
+	res_free(&r);
+}
+
 /* --- issue 9: the whole process tree ----------------------------------- */
 
 static const char *script(const char *name)
