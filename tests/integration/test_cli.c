@@ -2760,6 +2760,25 @@ Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
 		program_lines++;
 	}
 	cr_assert_geq(program_lines, 40, "%d program lines", program_lines);
+/* Delay bounding: bank's bug needs one delay; bank_fixed is complete to
+ * delay bound 2; it is serial for now. */
+Test(issue11, delay_bound_finds_and_proves)
+{
+	struct res r = RUN(example("bank"), "--seed", SEED, "--bound", "delay");
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "delay bound 1", "the summary");
+	res_free(&r);
+	r = RUN(example("bank_fixed"), "--seed", SEED, "--bound", "delay");
+	assert_exit(r, 0);
+	assert_contains(r.out, "complete to delay bound 2", "the summary");
+	res_free(&r);
+	r = RUN(example("bank_fixed"), "--seed", SEED, "--bound", "delay", "-j",
+		"2");
+	assert_exit(r, 2);
+	res_free(&r);
+	r = RUN(example("bank_fixed"), "--seed", SEED, "--bound", "sideways");
+	assert_exit(r, 2);
 	res_free(&r);
 }
 
