@@ -2760,6 +2760,9 @@ Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
 		program_lines++;
 	}
 	cr_assert_geq(program_lines, 40, "%d program lines", program_lines);
+	res_free(&r); /* progress_on_a_terminal_... ends */
+}
+
 /* Delay bounding: bank's bug needs one delay; bank_fixed is complete to
  * delay bound 2; it is serial for now. */
 Test(issue11, delay_bound_finds_and_proves)
