@@ -2723,7 +2723,8 @@ Test(issue13, replay_core_writes_the_failing_moment)
  * delay bound 2; it is serial for now. */
 Test(issue11, delay_bound_finds_and_proves)
 {
-	struct res r = RUN(example("bank"), "--seed", SEED, "--bound", "delay");
+	struct res r = RUN(example("bank"), "--seed", SEED, "--bound", "delay",
+			   "--dfs-only");
 
 	assert_exit(r, 1);
 	assert_contains(r.out, "delay bound 1", "the summary");
