@@ -44,6 +44,7 @@ struct item {
 	int score;		/* with an order: higher runs first */
 	uint32_t seq;		/* queue order, to break ties */
 	uint32_t root;		/* the bound-1 item it descends from */
+	int bound;		/* the bound it belongs to */
 };
 
 struct dfs {
@@ -80,6 +81,12 @@ struct dfs {
 	 * together exactly the serial search */
 	int shard, nshards;
 	uint32_t cur_root;	/* root of the item being explored */
+	/* delay bounding: alternative k of a choice in round-robin order
+	 * costs k delays, so an item may belong to a bound beyond the next;
+	 * those wait here until their bound comes */
+	bool delay;
+	struct item *later;
+	size_t nlater, caplater;
 };
 
 static bool push_item(struct dfs *d, int which, struct item it)
@@ -96,6 +103,65 @@ static bool push_item(struct dfs *d, int which, struct item it)
 	it.seq = d->seq++;
 	d->items[which][d->nitems[which]++] = it;
 	return true;
+}
+
+static bool push_later(struct dfs *d, struct item it)
+{
+	if (d->nlater == d->caplater) {
+		size_t cap = d->caplater ? d->caplater * 2 : 64;
+		struct item *n = realloc(d->later, cap * sizeof(*n));
+
+		if (!n) {
+			free(it.sleep);
+			return false;
+		}
+		d->later = n;
+		d->caplater = cap;
+	}
+	it.seq = d->seq++;
+	d->later[d->nlater++] = it;
+	return true;
+}
+
+/*
+ * Delay bounding (Emmi, Qadeer, Rakamaric, POPL 2011): the deterministic
+ * scheduler runs the current thread while it can, then the next one in
+ * round-robin order; a delay skips the thread it would pick.  So
+ * alternative k in round-robin order after the current thread (the
+ * current one first when it can go on) costs k delays.  tracer/sched.c
+ * lists the others in round-robin order when the current thread cannot
+ * go on, and in T-number order when it can; timeouts come last.
+ */
+int dfs_delay_cost(const struct choice *c, int i)
+{
+	const struct alt *a = &c->alts[i];
+	bool cur_runs = c->nalts && c->alts[0].thread == c->current &&
+			!c->alts[0].cost && !c->alts[0].timeout &&
+			!c->alts[0].yield;
+
+	if (!cur_runs || a->timeout || i == 0)
+		return i;
+	uint32_t cur = (uint32_t)c->current, me = a->thread;
+	uint32_t dist = me > cur ? me - cur : me + 65536 - cur;
+	int rank = 1;
+
+	for (int k = 1; k < c->nalts; k++) {
+		const struct alt *b = &c->alts[k];
+		uint32_t t = b->thread;
+
+		if (b->timeout || k == i)
+			continue;
+		if ((t > cur ? t - cur : t + 65536 - cur) < dist)
+			rank++;
+	}
+	return rank;
+}
+
+void dfs_set_delay(struct dfs *d, bool on)
+{
+	d->delay = on;
+	if (on)
+		d->sleep_sets = false;
 }
 
 static int cmp_item(const void *a, const void *b)
@@ -194,7 +260,7 @@ static bool next_item(struct dfs *d)
 			return true;
 		}
 		/* the bound is exhausted: move to the next one */
-		if (d->cur >= d->bound || !d->nitems[1])
+		if (d->cur >= d->bound || (!d->nitems[1] && !d->nlater))
 			return false;
 		free(d->items[0]);
 		d->items[0] = d->items[1];
@@ -204,6 +270,16 @@ static bool next_item(struct dfs *d)
 		d->nitems[1] = d->capitems[1] = 0;
 		d->next_item = 0;
 		d->cur++;
+		/* items waiting for this bound (delay bounding) */
+		size_t k = 0;
+
+		for (size_t j = 0; j < d->nlater; j++) {
+			if (d->later[j].bound == d->cur)
+				push_item(d, 0, d->later[j]);
+			else
+				d->later[k++] = d->later[j];
+		}
+		d->nlater = k;
 		if (d->score)
 			qsort(d->items[0], d->nitems[0], sizeof(struct item),
 			      cmp_item);
@@ -515,6 +591,11 @@ static int dfs_pick(void *ctx, const struct choice *c)
 		return -1;
 	}
 	memcpy(n->alts, c->alts, (size_t)c->nalts * sizeof(struct alt));
+	if (d->delay)
+		for (int i = 0; i < n->nalts; i++)
+			n->alts[i].cost = (uint8_t)(n->kind == DEC_RUN
+							    ? dfs_delay_cost(c, i)
+							    : 0);
 	d->depth++;
 	inherit_sleep(d, n, d->depth > 1 ? &d->stack[d->depth - 2] : NULL);
 	/* asleep alternatives count as explored */
@@ -526,7 +607,8 @@ static int dfs_pick(void *ctx, const struct choice *c)
 	/* costly edges are items of the next bound */
 	if (d->cur < d->bound) {
 		for (int i = 0; i < n->nalts; i++) {
-			if (!n->alts[i].cost || n->done[i])
+			if (!n->alts[i].cost || n->done[i] ||
+			    d->cur + n->alts[i].cost > d->bound)
 				continue;
 			if (d->cur_snap < 0) {
 				if (d->nsnaps == d->capsnaps) {
@@ -548,14 +630,17 @@ static int dfs_pick(void *ctx, const struct choice *c)
 
 			if (d->sleep_sets && n->kind == DEC_RUN)
 				sl = item_sleep(n, i, &nsl);
-			push_item(d, 1,
-				  (struct item){ d->cur_snap, (uint32_t)pos,
-						 (uint16_t)i, n->nalts, sl,
-						 nsl,
-						 d->score ? d->score(d->score_ctx,
-								     c, i)
-							  : 0,
-						 0, d->cur_root });
+			struct item it = { d->cur_snap, (uint32_t)pos,
+					   (uint16_t)i, n->nalts, sl, nsl,
+					   d->score ? d->score(d->score_ctx, c, i)
+						    : 0,
+					   0, d->cur_root,
+					   d->cur + n->alts[i].cost };
+
+			if (it.bound > d->cur + 1)
+				push_later(d, it);
+			else
+				push_item(d, 1, it);
 		}
 	}
 	/* the first free alternative that is awake */
@@ -617,7 +702,8 @@ bool dfs_pruned_run(const struct dfs *d)
 
 size_t dfs_pending(const struct dfs *d)
 {
-	return d->nitems[0] - d->next_item + d->nitems[1] + (d->in_item ? 1 : 0);
+	return d->nitems[0] - d->next_item + d->nitems[1] + d->nlater +
+	       (d->in_item ? 1 : 0);
 }
 
 uint64_t dfs_pruned(const struct dfs *d)
@@ -638,6 +724,9 @@ void dfs_free(struct dfs *d)
 			free(d->items[i][k].sleep);
 		free(d->items[i]);
 	}
+	for (size_t k = 0; k < d->nlater; k++)
+		free(d->later[k].sleep);
+	free(d->later);
 	for (size_t k = 0; k < d->nsnaps; k++)
 		free(d->snaps[k]);
 	free(d->snaps);

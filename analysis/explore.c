@@ -196,6 +196,8 @@ restart:
 			return -1;
 		if (o->nshards > 1)
 			dfs_set_shard(d, o->shard, o->nshards);
+		if (o->delay_bound)
+			dfs_set_delay(d, true);
 		s = dfs_strategy(d);
 		if (o->hybrid && !nhs) {
 			const int *mix = o->nmix ? o->mix : default_mix;

@@ -28,6 +28,7 @@ struct explore_opts {
 	struct session_config cfg; /* base configuration of every run */
 	int strategy;		   /* enum strategy_kind */
 	int bound;		   /* --preemptions */
+	bool delay_bound;	   /* --bound delay: bound delays instead */
 	uint64_t max_runs;	   /* 0 = none */
 	double max_time;	   /* 0 = none */
 	int pct_depth;

@@ -71,6 +71,10 @@ void dfs_set_shard(struct dfs *d, int shard, int nshards);
 /* Where the search is, in the serial order of failures: bound, then the
  * bound-1 item the current item descends from (0 at bound 0). */
 uint64_t dfs_key(const struct dfs *d);
+/* Delay bounding instead of preemption bounding: alternative k in
+ * round-robin order costs k delays (sleep sets off). */
+void dfs_set_delay(struct dfs *d, bool on);
+int dfs_delay_cost(const struct choice *c, int i);
 int dfs_bound(const struct dfs *d);	/* the bound being explored */
 /* The reduction's dependence of two pending operations (tests use it). */
 bool dfs_dependent(const struct alt *a, const struct alt *b);

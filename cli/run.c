@@ -46,6 +46,10 @@ static void usage(FILE *f)
 	      "is dfs's)\n"
 	      "      --hybrid-mix LIST the hybrid's samplers in turn (default "
 	      "pct,surw,pos)\n"
+	      "      --bound KIND      what -p bounds: preemption (default) or "
+	      "delay\n"
+	      "                        (delays of a round-robin scheduler; "
+	      "serial only)\n"
 	      "      --no-minimize     keep the schedule as found\n"
 	      "  -o, --out DIR         where schedule files go (default "
 	      ".ptloom)\n"
@@ -92,6 +96,7 @@ static const struct option long_opts[] = {
 	{ "report-format", required_argument, 0, 'F' },
 	{ "jobs", required_argument, 0, 'j' },
 	{ "shard", required_argument, 0, 'Z' },
+	{ "bound", required_argument, 0, 'B' },
 	{ "env", required_argument, 0, 'e' },
 	{ "keep-env", no_argument, 0, 'K' },
 	{ "free-children", no_argument, 0, 'W' },
@@ -170,6 +175,7 @@ static void smaller_schedule(const struct explore_opts *eo,
 	struct explore_result er;
 
 	o.strategy = STRAT_DFS;
+	o.delay_bound = false; /* fewer preemptions is the goal */
 	o.bound = (int)best->preemptions - 1;
 	o.max_runs = 500;
 	o.hybrid = false;
@@ -233,6 +239,20 @@ int cmd_run(int argc, char **argv)
 				fprintf(stderr, "ptloom: --strategy is dfs, "
 						"random, pct, pos or surw (got "
 						"'%s')\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'B':
+			if (!strcmp(optarg, "delay") ||
+			    !strcmp(optarg, "delays")) {
+				eo.delay_bound = true;
+			} else if (!strcmp(optarg, "preemption") ||
+				   !strcmp(optarg, "preemptions")) {
+				eo.delay_bound = false;
+			} else {
+				fprintf(stderr, "ptloom: --bound is preemption "
+						"or delay (got '%s')\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -329,6 +349,12 @@ int cmd_run(int argc, char **argv)
 			       : 1;
 	}
 	eo.jobs = jobs;
+	if (eo.delay_bound && eo.strategy == STRAT_DFS &&
+	    (jobs > 1 || eo.nshards > 1)) {
+		fprintf(stderr, "ptloom: --bound delay explores serially (no "
+				"-j or --shard yet)\n");
+		return EXIT_USAGE;
+	}
 	if (eo.nshards > 1 && eo.strategy != STRAT_DFS) {
 		/* samplers: shard K runs the sample numbers = K-1 mod N */
 		eo.worker = eo.shard;
@@ -542,7 +568,23 @@ minimized:
 					 : "race-discovery",
 				 er.found_preemptions,
 				 er.found_preemptions == 1 ? "" : "s");
-		if (eo.strategy == STRAT_DFS && (int)pre <= eo.bound)
+		if (eo.strategy == STRAT_DFS && eo.delay_bound &&
+		    er.found_by == FOUND_DFS)
+			snprintf(summary, sizeof(summary),
+				 "ptloom: FAIL %s after %llu run%s, delay bound "
+				 "%d, %u preemption%s",
+				 desc, (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", er.bound, pre,
+				 pre == 1 ? "" : "s");
+		else if (eo.strategy == STRAT_DFS && eo.delay_bound)
+			snprintf(summary, sizeof(summary),
+				 "ptloom: FAIL %s after %llu run%s, %u "
+				 "preemption%s (%s)",
+				 desc, (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", pre,
+				 pre == 1 ? "" : "s",
+				 found[0] ? found : "found by a sample");
+		else if (eo.strategy == STRAT_DFS && (int)pre <= eo.bound)
 			snprintf(summary, sizeof(summary),
 				 "ptloom: FAIL %s after %llu run%s, bound %u%s%s%s",
 				 desc, (unsigned long long)er.runs,
@@ -619,9 +661,11 @@ minimized:
 		if (eo.strategy == STRAT_DFS)
 			snprintf(summary, sizeof(summary),
 				 "ptloom: PASS %llu run%s, complete to "
-				 "preemption bound %d",
+				 "%s bound %d",
 				 (unsigned long long)er.runs,
-				 er.runs == 1 ? "" : "s", eo.bound);
+				 er.runs == 1 ? "" : "s",
+				 eo.delay_bound ? "delay" : "preemption",
+				 eo.bound);
 		else
 			snprintf(summary, sizeof(summary),
 				 "ptloom: PASS %llu run%s (%s, sampled, not "
@@ -661,10 +705,10 @@ minimized:
 		code = EXIT_INCOMPLETE;
 	} else {
 		snprintf(summary, sizeof(summary),
-			 "ptloom: INCOMPLETE %llu run%s, bound %d not "
+			 "ptloom: INCOMPLETE %llu run%s, %sbound %d not "
 			 "exhausted%s; no failure found (a limit is not a pass)",
 			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
-			 er.bound,
+			 eo.delay_bound ? "delay " : "", er.bound,
 			 cli_interrupted ? " (interrupted)" : "");
 		rep.verdict = "incomplete";
 		code = EXIT_INCOMPLETE;

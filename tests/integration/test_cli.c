@@ -2719,6 +2719,28 @@ Test(issue13, replay_core_writes_the_failing_moment)
 	free(sched);
 }
 
+/* Delay bounding: bank's bug needs one delay; bank_fixed is complete to
+ * delay bound 2; it is serial for now. */
+Test(issue11, delay_bound_finds_and_proves)
+{
+	struct res r = RUN(example("bank"), "--seed", SEED, "--bound", "delay");
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "delay bound 1", "the summary");
+	res_free(&r);
+	r = RUN(example("bank_fixed"), "--seed", SEED, "--bound", "delay");
+	assert_exit(r, 0);
+	assert_contains(r.out, "complete to delay bound 2", "the summary");
+	res_free(&r);
+	r = RUN(example("bank_fixed"), "--seed", SEED, "--bound", "delay", "-j",
+		"2");
+	assert_exit(r, 2);
+	res_free(&r);
+	r = RUN(example("bank_fixed"), "--seed", SEED, "--bound", "sideways");
+	assert_exit(r, 2);
+	res_free(&r);
+}
+
 /* --- issue 9: the whole process tree ----------------------------------- */
 
 static const char *script(const char *name)

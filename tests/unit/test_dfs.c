@@ -165,6 +165,8 @@ static void outcome(const struct mstate *s, char *buf, size_t len)
 
 enum run_end { RUN_DONE, RUN_DEADLOCK, RUN_ABANDONED };
 
+static bool walk_delay; /* costs are delays (dfs_delay_cost) */
+
 /* One execution under a strategy, like session_run(): the strategy is
  * asked only where there are at least two alternatives. */
 static enum run_end run_model(const struct model *m, struct strategy *st,
@@ -197,7 +199,9 @@ static enum run_end run_model(const struct model *m, struct strategy *st,
 				return RUN_ABANDONED;
 			cr_assert_lt(idx, c.nalts, "pick out of range");
 		}
-		perform(m, s, c.alts[idx].thread, c.alts[idx].cost);
+		perform(m, s, c.alts[idx].thread,
+			walk_delay ? (unsigned)dfs_delay_cost(&c, idx)
+				   : c.alts[idx].cost);
 		if (st->executed)
 			st->executed(st->ctx, &s->ev[s->len - 1]);
 	}
@@ -268,7 +272,9 @@ static void walk(const struct model *m, const struct mstate *s,
 	for (int i = 0; i < c.nalts; i++) {
 		struct mstate next = *s;
 
-		perform(m, &next, c.alts[i].thread, c.alts[i].cost);
+		perform(m, &next, c.alts[i].thread,
+			walk_delay ? (unsigned)dfs_delay_cost(&c, i)
+				   : c.alts[i].cost);
 		walk(m, &next, all);
 	}
 }
@@ -298,6 +304,8 @@ static void explore_model(const struct model *m, int bound, bool sleep_sets,
 	int last_bound = 0;
 
 	cr_assert_not_null(d);
+	if (walk_delay)
+		dfs_set_delay(d, true);
 	memset(ex, 0, sizeof(*ex));
 	while (dfs_next(d)) {
 		struct mstate s;
@@ -1048,4 +1056,40 @@ Test(dfs, reduction_matches_brute_force_on_generated_programs)
 		    bounded_lost);
 	cr_assert_eq(bounded_lost, 0, "a bounded search lost end states");
 	cr_assert_gt(fewer, 10, "the reduction prunes something");
+}
+
+/* --- delay bounding ----------------------------------------------------- */
+
+/* Every schedule of at most b delays exactly once, bound by bound, with
+ * the delay costs of the brute-force walk. */
+Test(dfs, delay_bounding_runs_each_schedule_once)
+{
+	walk_delay = true;
+	struct model m = steps(3, 2, 0);
+
+	for (int b = 0; b <= 3; b++)
+		check_exactly_once(&m, b);
+	m = locks(3);
+	for (int b = 0; b <= 2; b++)
+		check_exactly_once(&m, b);
+	m = inversion();
+	for (int b = 0; b <= 3; b++)
+		check_exactly_once(&m, b);
+	m = yields(2);
+	for (int b = 0; b <= 2; b++)
+		check_exactly_once(&m, b);
+	walk_delay = false;
+}
+
+/* Bound 0 of delay bounding is the one deterministic round-robin run. */
+Test(dfs, delay_bound_0_is_one_run)
+{
+	walk_delay = true;
+	struct model m = locks(3);
+	struct explored ex;
+
+	explore_model(&m, 0, false, &ex);
+	cr_assert_eq(ex.runs, 1);
+	set_free(&ex.got);
+	walk_delay = false;
 }
