@@ -269,6 +269,7 @@ int discover_races(const struct session_config *base, int runs,
 	if (races_new(&o.rd))
 		return -ENOMEM;
 	cfg.observer = &obs;
+	cfg.checkpoint = NULL; /* the observer sees every run from exec */
 	cfg.points = POINTS_SYNC;
 	cfg.symbolize_trace = false;
 	struct sampler *smp = sampler_new(false, seed, 1);

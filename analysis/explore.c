@@ -184,6 +184,14 @@ static int explore_serial(const struct explore_opts *o0,
 		}
 		o->cfg.points &= ~POINTS_RACES;
 	}
+	/* start-up once per exploration: runs fork from a template */
+	struct checkpoint *cp = NULL;
+
+	if (!o->no_checkpoint && !o->cfg.checkpoint && !o->only_run &&
+	    !getenv("PTLOOM_NO_CHECKPOINT"))
+		cp = checkpoint_new();
+	if (cp)
+		o->cfg.checkpoint = cp;
 restart:
 	post = false;
 	post_until = 0;
@@ -529,6 +537,13 @@ out:
 	r->seconds = now() - t0;
 	if (d && r->verdict == VERDICT_INCOMPLETE)
 		r->complete = false;
+	if (cp) {
+		r->checkpoint_forks = checkpoint_forks(cp);
+		if (checkpoint_note(cp))
+			snprintf(r->checkpoint_note, sizeof(r->checkpoint_note),
+				 "%s", checkpoint_note(cp));
+		checkpoint_free(cp);
+	}
 	dfs_free(d);
 	sampler_free(smp);
 	for (int k = 0; k < nhs; k++)

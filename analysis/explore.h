@@ -48,6 +48,7 @@ struct explore_opts {
 	/* -j dfs: the smallest failure key (dfs_key) any worker found, in
 	 * memory the workers share; a worker past it stops */
 	volatile uint64_t *best_key;
+	bool no_checkpoint;	   /* every run from exec */
 	int discovery_runs;	   /* --points races: discovery executions */
 	uint64_t discovery_budget; /* accesses observed per discovery run */
 };
@@ -90,6 +91,8 @@ struct explore_result {
 	uint64_t bound0_runs;
 	bool stopped;		   /* -j: stopped, another worker's failure
 				      comes first */
+	unsigned checkpoint_forks; /* runs forked from a checkpoint */
+	char checkpoint_note[160]; /* why runs were exec'd, or "" */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

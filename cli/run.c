@@ -739,6 +739,10 @@ minimized:
 						 (double)er.total_steps
 				       : 0,
 			er.filters, er.filters == 1 ? "" : "s");
+	if (!co.quiet && getenv("PTLOOM_STATS"))
+		fprintf(stderr, "ptloom: %u runs forked from a checkpoint%s%s\n",
+			er.checkpoint_forks, er.checkpoint_note[0] ? "; " : "",
+			er.checkpoint_note);
 	explore_result_free(&er);
 	program_free(&prog);
 	return code;

@@ -491,6 +491,12 @@ static void thread_gone(struct session *s, struct thread *t)
 		 * wake the joiners. See tests/targets/join_many. */
 		int woken;
 
+		if (s->from_checkpoint && t->idx == 0) {
+			/* a fork has no clear-child-tid: clear it for it */
+			uint32_t zero = 0;
+
+			mem_write(t->p, t->ctid, &zero, 4);
+		}
 		futex_wake_addr(s, t->ctid ^ ((uint64_t)t->p->idx << 48),
 				INT_MAX, ~0u, &woken);
 	}
@@ -812,6 +818,8 @@ static void on_stop(struct session *s, pid_t tid, int status)
 			resume(s, t, 0);
 			return;
 		}
+		if (s->cfg->checkpoint && checkpoint_at(s, t))
+			return; /* a fork of the template goes on */
 		if (syscall_enter(s, t)) {
 			if (!s->failed)
 				reach_point(s, t);
@@ -1540,26 +1548,29 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	s->t0 = now_seconds();
 	s->resume_time = s->t0;
 	s->resume_cpu = 0;
-	s->outfd = cfg->pass_output ? -1
-				    : memfd_create("ptloom-output", MFD_CLOEXEC);
+	if (!cfg->checkpoint || checkpoint_start(s)) {
+		s->outfd = cfg->pass_output
+				   ? -1
+				   : memfd_create("ptloom-output", MFD_CLOEXEC);
+		r = spawn_program(cfg, s->outfd, &s->pid);
+		if (r) {
+			if (s->outfd >= 0)
+				close(s->outfd);
+			return r;
+		}
+		struct process *p0 = process_new(s, s->pid, NULL);
+		struct thread *t0 =
+			p0 ? session_new_thread(s, s->pid, p0) : NULL;
 
-	r = spawn_program(cfg, s->outfd, &s->pid);
-	if (r) {
-		if (s->outfd >= 0)
-			close(s->outfd);
-		return r;
-	}
-	struct process *p0 = process_new(s, s->pid, NULL);
-	struct thread *t0 = p0 ? session_new_thread(s, s->pid, p0) : NULL;
-
-	if (!t0) {
-		kill(s->pid, SIGKILL);
-		waitpid(s->pid, &status, __WALL);
-		spawn_unregister(s->pid);
-		if (s->outfd >= 0)
-			close(s->outfd);
-		free(s->procs);
-		return -ENOMEM;
+		if (!t0) {
+			kill(s->pid, SIGKILL);
+			waitpid(s->pid, &status, __WALL);
+			spawn_unregister(s->pid);
+			if (s->outfd >= 0)
+				close(s->outfd);
+			free(s->procs);
+			return -ENOMEM;
+		}
 	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, &old_sa);
@@ -1710,7 +1721,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	free(s->fdobj);
 	process_free_all(s);
 	futex_destroy(&s->ft);
-	if (s->outfd >= 0)
+	if (s->outfd >= 0 && !s->outfd_shared)
 		close(s->outfd);
 	return 0;
 }

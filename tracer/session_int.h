@@ -162,6 +162,9 @@ struct session {
 	uint64_t observed;	/* accesses reported to the observer */
 	int live;		/* threads alive */
 	uint64_t switches;	/* times another thread was chosen */
+	uint64_t join_off;	/* pthread_t + join_off = its tid word */
+	bool from_checkpoint;	/* a fork of the template (checkpoint.c) */
+	bool outfd_shared;	/* outfd belongs to the checkpoint */
 	/* the last abnormal end of a process other than P0 (a crash or a
 	 * non-zero exit): what a runner's failure most likely reports */
 	int child_thread;	/* T-number, -1 if none */
@@ -211,6 +214,14 @@ void syscall_close_fds(struct thread *t);
 bool syscall_emulate_rdtsc(struct session *s, struct thread *t);
 void futex_wake_addr(struct session *s, uint64_t addr, int n,
 		     uint32_t bitset, int *woken);
+
+/* tracer/checkpoint.c: at t's seccomp stop, take the checkpoint if this
+ * is the first thread's clone; true when the session now runs a fork of
+ * the template (the stop is not handled further). */
+bool checkpoint_at(struct session *s, struct thread *t);
+/* Start the session from the checkpoint: 0, or 1 when it does not apply
+ * (spawn as usual). */
+int checkpoint_start(struct session *s);
 
 /* tracer/session.c */
 void session_fail(struct session *s, int kind, struct thread *t,

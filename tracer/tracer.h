@@ -97,6 +97,9 @@ struct session_config {
 	uint64_t clock_quantum_ns; /* virtual time per step, 0 = default */
 	size_t output_max;	/* bytes of output kept, 0 = default */
 	bool symbolize_trace;	/* symbolise the events' code and objects */
+	/* runs of an exploration start as forks of one template stopped at
+	 * the first thread's creation (tracer/checkpoint.c); NULL: exec */
+	struct checkpoint *checkpoint;
 	/* the program's child processes run freely, unscheduled (today's
 	 * --free-children); else every process is under ptloom */
 	bool free_children;
@@ -177,6 +180,15 @@ void run_result_free(struct run_result *res);
 
 /* "crash", "exit", ... */
 const char *failure_kind_name(int kind);
+
+/* Fork checkpoints (tracer/checkpoint.c): one per exploration and
+ * process; taken by the first run that reaches the first thread. */
+struct checkpoint;
+struct checkpoint *checkpoint_new(void);
+void checkpoint_free(struct checkpoint *cp); /* ends the template */
+/* Why the exploration runs from exec after all, or NULL. */
+const char *checkpoint_note(const struct checkpoint *cp);
+unsigned checkpoint_forks(const struct checkpoint *cp);
 
 /* Resolve a program name on PATH like a shell. Returns a malloc'd path or
  * NULL (errno set). */

@@ -2517,6 +2517,95 @@ Test(issue13, show_stops_on_sigterm)
 	res_free(&r);
 }
 
+/* PTLOOM_STATS: "ptloom: N runs forked from a checkpoint[; why not]". */
+static long forks_of(const struct res *r)
+{
+	const char *p = strstr(r->err, " runs forked from a checkpoint");
+
+	cr_assert_not_null(p, "no checkpoint stats in: %s", r->err);
+	while (p > r->err && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return atol(p);
+}
+
+Test(issue10, every_run_forks_from_the_checkpoint)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "200", "--seed", SEED,
+							 NULL },
+				 example("bank_fixed"));
+
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 200, "%s", r.err);
+	res_free(&r);
+}
+
+/* The same exploration, from exec and from the checkpoint: the same
+ * summary, and the failure's schedule replays exactly (replay execs). */
+static void checkpoint_agrees(const char *program, const char *strategy)
+{
+	const char *opts[] = { "-s", strategy, "-n", "300", "--seed", SEED,
+			       "--no-minimize", NULL };
+	struct res a = run_stats(opts, program);
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "-o";
+	argv[n++] = in_tmp("exec");
+	for (int i = 0; opts[i]; i++)
+		argv[n++] = (char *)opts[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)program;
+	argv[n] = NULL;
+	struct res b = run_argv(argv, "PTLOOM_NO_CHECKPOINT=1", CMD_TIMEOUT * 2);
+	char *sa = summary(&a), *sb = summary(&b);
+
+	cr_assert_str_eq(sa, sb, "checkpoint: %s\nexec: %s", sa, sb);
+	cr_assert_eq(a.code, b.code);
+	if (a.code == 1) {
+		cr_assert_gt(forks_of(&a), 0, "%s", a.err);
+		char *cmd = line_with(a.out, "replay: ");
+
+		cr_assert_not_null(cmd);
+		struct res rp = sh(cmd + strlen("replay: "));
+
+		assert_exit(rp, 1);
+		assert_contains(rp.out, "identical to the recording",
+				"the replay of a checkpointed run");
+		res_free(&rp);
+		free(cmd);
+	}
+	free(sa);
+	free(sb);
+	res_free(&a);
+	res_free(&b);
+}
+
+Test(issue10, checkpointed_runs_equal_exec_runs)
+{
+	checkpoint_agrees(example("bank"), "dfs");
+	checkpoint_agrees(example("deadlock"), "random");
+	checkpoint_agrees(example("lost_wakeup"), "pct");
+	checkpoint_agrees(target("crash_segv"), "dfs");
+	checkpoint_agrees(target("exit_code"), "random");
+	checkpoint_agrees(example("bank_fixed"), "random");
+}
+
+Test(issue10, no_checkpoint_where_a_file_is_open)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "20", "--seed", SEED,
+							 NULL },
+				 target("file_before_threads"));
+
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 0, "%s", r.err);
+	assert_contains(r.err, "no fork checkpoint: fd 3", "the stats");
+	res_free(&r);
+}
+
 /* gdb, or a skip with a message (scripts/setup.sh installs it). */
 static bool have_gdb(void)
 {

@@ -1,0 +1,488 @@
+/*
+ * Fork checkpoints: start-up paid once per exploration, not once per run.
+ *
+ * Until its second thread exists a program is single-threaded and, under
+ * ptloom, deterministic: ld.so, libc start-up, constructors, an
+ * interpreter's imports.  The first run of an exploration is stopped at
+ * its first thread-creating clone (the seccomp stop, before the clone
+ * runs) and kept there as a *template*, with a copy of the supervisor's
+ * state at that moment.  Every run, the first included, then continues in
+ * a fork of the template: ptloom rewrites the template's pending clone
+ * into clone(CLONE_PARENT|SIGCHLD) (the new process is ptloom's child and,
+ * through PTRACE_O_TRACEFORK, its tracee with the same options and the
+ * same inherited seccomp filter), rewinds both processes to re-issue the
+ * original clone, and restores the copied state in the session, so a run
+ * from the checkpoint is step for step the run an exec would have given
+ * (same events, same trace hash; tests/integration issue10).
+ *
+ * What a fork shares with its template is checked before the template is
+ * kept: open files other than stdin and the output (their offsets would
+ * be shared between runs), writable shared mappings, child processes,
+ * futex waiters, breakpoints.  Where one is found the exploration runs
+ * every execution from exec, and checkpoint_note() says why.  The
+ * template's output so far is kept: each run's output starts with it.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "session_int.h"
+
+struct checkpoint {
+	pid_t pid;		/* the template, 0: none (yet) */
+	bool off;		/* unsafe for this program: exec every run */
+	char note[160];		/* why not, for verbose output */
+	bool at_seccomp;	/* the template waits at its clone's stop */
+	struct user_regs_struct regs; /* its registers there */
+	uint64_t tid_addr;	/* the main thread's pd->tid word */
+	int outfd;		/* the template's output (shared description) */
+	off_t out_len;		/* output written before the checkpoint */
+	/* what the runs must share with the template */
+	uint64_t seed, quantum;
+	int cpu;
+	bool pass_output;
+	char *const *argv, *const *envp;
+	/* the supervisor's state at the checkpoint */
+	struct session snap;
+	struct thread th0;
+	struct process p0;
+	uint64_t *fdobj;
+	struct event *ev;
+	size_t nev;
+	struct decision *dec;
+	size_t ndec;
+	unsigned forks;
+};
+
+struct checkpoint *checkpoint_new(void)
+{
+	struct checkpoint *cp = calloc(1, sizeof(*cp));
+
+	if (cp)
+		cp->outfd = -1;
+	return cp;
+}
+
+void checkpoint_free(struct checkpoint *cp)
+{
+	if (!cp)
+		return;
+	if (cp->pid > 0) {
+		kill(cp->pid, SIGKILL);
+		while (waitpid(cp->pid, NULL, __WALL) < 0 && errno == EINTR)
+			;
+		spawn_unregister(cp->pid);
+	}
+	if (cp->outfd >= 0)
+		close(cp->outfd);
+	free(cp->ev);
+	free(cp->dec);
+	free(cp->fdobj);
+	free(cp);
+}
+
+const char *checkpoint_note(const struct checkpoint *cp)
+{
+	return cp && cp->note[0] ? cp->note : NULL;
+}
+
+unsigned checkpoint_forks(const struct checkpoint *cp)
+{
+	return cp ? cp->forks : 0;
+}
+
+static bool same_strings(char *const *a, char *const *b)
+{
+	if (a == b)
+		return true;
+	for (; a && b && *a && *b; a++, b++)
+		if (strcmp(*a, *b))
+			return false;
+	return (!a || !*a) && (!b || !*b);
+}
+
+/* The run this configuration asks for starts where the template stands. */
+static bool matches(const struct checkpoint *cp,
+		    const struct session_config *cfg)
+{
+	return cp->seed == cfg->seed &&
+	       cp->quantum == cfg->clock_quantum_ns && cp->cpu == cfg->cpu &&
+	       cp->pass_output == cfg->pass_output &&
+	       same_strings(cp->argv, cfg->argv) &&
+	       same_strings(cp->envp, cfg->envp);
+}
+
+static void say_off(struct checkpoint *cp, const char *why)
+{
+	cp->off = true;
+	snprintf(cp->note, sizeof(cp->note), "no fork checkpoint: %s", why);
+}
+
+/* Nothing a fork would share between runs: files, shared memory. */
+static bool template_is_safe(struct checkpoint *cp, pid_t pid, int outfd)
+{
+	char path[64], link[256], line[512];
+	struct stat out, st;
+	DIR *d;
+	struct dirent *e;
+	bool ok = true;
+
+	if (outfd >= 0 && fstat(outfd, &out))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	if (!(d = opendir(path)))
+		return false;
+	while (ok && (e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		char p[300];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/fd/%s", pid, e->d_name);
+		if (stat(p, &st)) {
+			ok = false;
+			break;
+		}
+		if (fd == 0 && S_ISCHR(st.st_mode))
+			continue; /* /dev/null */
+		if ((fd == 1 || fd == 2) &&
+		    (outfd < 0 || (st.st_dev == out.st_dev &&
+				   st.st_ino == out.st_ino)))
+			continue;
+		ssize_t n = readlink(p, link, sizeof(link) - 1);
+
+		link[n > 0 ? n : 0] = 0;
+		snprintf(cp->note, sizeof(cp->note),
+			 "no fork checkpoint: fd %d (%s) is open at the first "
+			 "thread",
+			 fd, link);
+		ok = false;
+	}
+	closedir(d);
+	if (!ok) {
+		cp->off = true;
+		return false;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return false;
+	while (ok && fgets(line, sizeof(line), f)) {
+		char perm[8] = "";
+
+		if (sscanf(line, "%*s %7s", perm) == 1 && perm[1] == 'w' &&
+		    perm[3] == 's') {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(cp->note, sizeof(cp->note),
+				 "no fork checkpoint: a writable shared "
+				 "mapping (%.100s)",
+				 line);
+			cp->off = true;
+			ok = false;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+static int wait_stop(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, __WALL) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFSTOPPED(*status) ? 0 : -ESRCH;
+}
+
+/*
+ * A new process from the template, stopped, rewound to re-issue the
+ * template's clone, its pd->tid set to its own pid, in a process group of
+ * its own.  Returns its pid or -errno.
+ */
+static pid_t fork_template(struct checkpoint *cp)
+{
+	struct user_regs_struct r;
+	pid_t t = cp->pid, c;
+	unsigned long msg;
+	int st;
+
+	if (!cp->at_seccomp) {
+		/* re-issue the clone: back at its seccomp stop */
+		if (ptrace(PTRACE_CONT, t, 0, 0) || wait_stop(t, &st) ||
+		    st >> 16 != PTRACE_EVENT_SECCOMP)
+			return -EIO;
+		cp->at_seccomp = true;
+	}
+	r = cp->regs;
+	r.orig_rax = SYS_clone;
+	r.rdi = CLONE_PARENT | SIGCHLD;
+	r.rsi = r.rdx = r.r10 = r.r8 = 0;
+	if (ptrace(PTRACE_SETREGS, t, 0, &r) ||
+	    ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(t, &st) ||
+	    st >> 16 != PTRACE_EVENT_FORK ||
+	    ptrace(PTRACE_GETEVENTMSG, t, 0, &msg))
+		return -EIO;
+	c = (pid_t)msg;
+	spawn_register(c);
+	/* the template to its syscall exit, then rewound */
+	r = cp->regs;
+	r.rip -= 2;
+	r.rax = cp->regs.orig_rax;
+	if (ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(t, &st) ||
+	    ptrace(PTRACE_SETREGS, t, 0, &r))
+		goto out_kill;
+	cp->at_seccomp = false;
+	/* the child: its first stop, then the same rewind */
+	if (wait_stop(c, &st))
+		goto out_kill;
+	r.orig_rax = (uint64_t)-1;
+	if (ptrace(PTRACE_SETREGS, c, 0, &r))
+		goto out_kill;
+	if (cp->tid_addr) {
+		char mem[64];
+		uint32_t tid = (uint32_t)c;
+
+		snprintf(mem, sizeof(mem), "/proc/%d/mem", c);
+		int fd = open(mem, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0 || pwrite(fd, &tid, 4, (off_t)cp->tid_addr) != 4) {
+			if (fd >= 0)
+				close(fd);
+			goto out_kill;
+		}
+		close(fd);
+	}
+	/* it has not exec'd: its parent (us, by CLONE_PARENT) may */
+	if (setpgid(c, c))
+		goto out_kill;
+	cp->forks++;
+	return c;
+out_kill:
+	kill(c, SIGKILL);
+	while (waitpid(c, &st, __WALL) < 0 && errno == EINTR)
+		;
+	spawn_unregister(c);
+	return -EIO;
+}
+
+/* The session now runs process c, fresh from the template. */
+static void adopt(struct session *s, pid_t c)
+{
+	struct process *p = s->procs[0];
+
+	s->pid = c;
+	p->pid = c;
+	process_open(p);
+	s->th[0].tid = c;
+	s->th[0].regs_valid = false;
+	s->th[0].stop = STOP_NONE;
+	s->th[0].st = SCHED_RUNNING;
+	s->from_checkpoint = true;
+	s->resume_cpu = 0; /* a new process's clock */
+	s->resume_time = now_seconds();
+	ptrace(PTRACE_CONT, c, 0, 0);
+}
+
+/* The clone t stops at creates the first thread (and nothing else makes
+ * a fork unsafe in the supervisor's state). */
+static bool first_thread_clone(struct session *s, struct thread *t,
+			       uint64_t *tid_addr)
+{
+	const struct user_regs_struct *r = &t->regs;
+	uint64_t args[8] = { 0 };
+	uint64_t flags, ctid = 0, tls = 0;
+
+	if (s->nth != 1 || s->nprocs != 1 || s->nfreep || s->nstray ||
+	    s->ft.n || t->p->nbps || s->failed || !s->exec_seen)
+		return false;
+	if (r->orig_rax == SYS_clone3) {
+		if (mem_read(t->p, r->rdi, args, sizeof(args)))
+			return false;
+		flags = args[0];
+		ctid = args[2];
+		tls = args[7];
+	} else if (r->orig_rax == SYS_clone) {
+		flags = r->rdi;
+		ctid = r->r10;
+		tls = r->r8;
+	} else {
+		return false;
+	}
+	if (!(flags & CLONE_THREAD))
+		return false;
+	*tid_addr = 0;
+	if ((flags & CLONE_CHILD_CLEARTID) && tls && ctid > tls &&
+	    ctid - tls < 4096 && r->fs_base) {
+		/* glibc: the new thread's &pd->tid - pd; ours is at the same
+		 * offset from our own pd (fs base), and holds our tid */
+		uint64_t a = r->fs_base + (ctid - tls);
+		uint32_t v = 0;
+
+		if (mem_read(t->p, a, &v, 4) == 0 && v == (uint32_t)s->pid)
+			*tid_addr = a;
+	}
+	return true;
+}
+
+bool checkpoint_at(struct session *s, struct thread *t)
+{
+	struct checkpoint *cp = s->cfg->checkpoint;
+	uint64_t tid_addr;
+
+	if (!cp || cp->off || cp->pid || s->from_checkpoint || regs_get(t) ||
+	    !first_thread_clone(s, t, &tid_addr))
+		return false;
+	if (!tid_addr) {
+		say_off(cp, "the main thread's tid word was not found (not "
+			    "glibc?)");
+		return false;
+	}
+	if (!template_is_safe(cp, s->pid, s->outfd))
+		return false;
+	/* keep the state as it is before this stop is handled */
+	cp->snap = *s;
+	cp->th0 = s->th[0];
+	cp->th0.regs_valid = false;
+	cp->p0 = *s->procs[0];
+	cp->p0.memfd = cp->p0.pidfd = -1;
+	cp->p0.bps = NULL;
+	if (s->nfdobj) {
+		cp->fdobj = malloc(s->nfdobj * sizeof(*s->fdobj));
+		if (!cp->fdobj) {
+			say_off(cp, "out of memory");
+			return false;
+		}
+		memcpy(cp->fdobj, s->fdobj, s->nfdobj * sizeof(*s->fdobj));
+	}
+	cp->ev = s->nev ? malloc(s->nev * sizeof(*s->ev)) : NULL;
+	cp->dec = s->ndec ? malloc(s->ndec * sizeof(*s->dec)) : NULL;
+	if ((s->nev && !cp->ev) || (s->ndec && !cp->dec)) {
+		say_off(cp, "out of memory");
+		return false;
+	}
+	if (s->nev)
+		memcpy(cp->ev, s->ev, s->nev * sizeof(*s->ev));
+	if (s->ndec)
+		memcpy(cp->dec, s->dec, s->ndec * sizeof(*s->dec));
+	cp->nev = s->nev;
+	cp->ndec = s->ndec;
+	cp->regs = t->regs;
+	cp->tid_addr = tid_addr;
+	cp->at_seccomp = true;
+	cp->pid = s->pid;
+	cp->seed = s->cfg->seed;
+	cp->quantum = s->cfg->clock_quantum_ns;
+	cp->cpu = s->cfg->cpu;
+	cp->pass_output = s->cfg->pass_output;
+	cp->argv = s->cfg->argv;
+	cp->envp = s->cfg->envp;
+	cp->outfd = s->outfd; /* the template's now; runs share it */
+	cp->out_len = s->outfd >= 0 ? lseek(s->outfd, 0, SEEK_CUR) : 0;
+	s->outfd_shared = true;
+
+	pid_t c = fork_template(cp);
+
+	if (c < 0) {
+		/* the template stays as it was: run on in it, no checkpoint */
+		cp->pid = 0;
+		cp->outfd = -1;
+		s->outfd_shared = false;
+		say_off(cp, "the template could not fork");
+		return false;
+	}
+	/* the template is the checkpoint's now, not this run's */
+	adopt(s, c);
+	return true;
+}
+
+int checkpoint_start(struct session *s)
+{
+	struct checkpoint *cp = s->cfg->checkpoint;
+	const struct session_config *cfg = s->cfg;
+	struct strategy *strat = s->strat;
+	struct run_result *res = s->res;
+	struct thread *th;
+	struct process *p, **procs;
+	uint64_t *fdobj = NULL;
+	pid_t c;
+
+	if (!cp || cp->off || !cp->pid || !matches(cp, cfg))
+		return 1;
+	th = malloc(64 * sizeof(*th));
+	p = malloc(sizeof(*p));
+	procs = malloc(8 * sizeof(*procs));
+	if (cp->snap.nfdobj)
+		fdobj = malloc(cp->snap.capfdobj * sizeof(*fdobj));
+	if (!th || !p || !procs || (cp->snap.nfdobj && !fdobj)) {
+		free(th);
+		free(p);
+		free(procs);
+		free(fdobj);
+		return 1;
+	}
+	if (cp->outfd >= 0 &&
+	    (ftruncate(cp->outfd, cp->out_len) ||
+	     lseek(cp->outfd, cp->out_len, SEEK_SET) != cp->out_len)) {
+		free(th);
+		free(p);
+		free(procs);
+		free(fdobj);
+		return 1;
+	}
+	c = fork_template(cp);
+	if (c < 0) {
+		free(th);
+		free(p);
+		free(procs);
+		free(fdobj);
+		say_off(cp, "the template could not fork");
+		return 1;
+	}
+	double t0 = s->t0;
+
+	*s = cp->snap;
+	s->cfg = cfg;
+	s->strat = strat;
+	s->res = res;
+	s->t0 = t0;
+	s->th = th;
+	s->cap = 64;
+	s->th[0] = cp->th0;
+	*p = cp->p0;
+	procs[0] = p;
+	s->procs = procs;
+	s->nprocs = 1;
+	s->capprocs = 8;
+	s->th[0].p = p;
+	s->fdobj = fdobj;
+	if (fdobj)
+		memcpy(fdobj, cp->fdobj, cp->snap.nfdobj * sizeof(*fdobj));
+	s->ev = malloc((cp->nev + 1) * sizeof(*s->ev));
+	s->dec = malloc((cp->ndec + 1) * sizeof(*s->dec));
+	s->capev = cp->nev + 1;
+	s->capdec = cp->ndec + 1;
+	if (s->ev && cp->nev)
+		memcpy(s->ev, cp->ev, cp->nev * sizeof(*s->ev));
+	if (s->dec && cp->ndec)
+		memcpy(s->dec, cp->dec, cp->ndec * sizeof(*s->dec));
+	s->nev = s->ev ? cp->nev : 0;
+	s->ndec = s->dec ? cp->ndec : 0;
+	futex_init(&s->ft);
+	s->sym_pid = 0;
+	s->seen_ticks = 0;
+	s->outfd = cp->outfd;
+	s->outfd_shared = true;
+	adopt(s, c);
+	return 0;
+}
