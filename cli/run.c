@@ -653,6 +653,7 @@ minimized:
 		if (co.report && report_write(&rep, co.report_format,
 					      co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n", co.report);
+		github_report(&rep);
 		if (files[1][0])
 			run_result_free(&best);
 	} else if (er.verdict == VERDICT_PASS) {
@@ -720,6 +721,7 @@ minimized:
 		if (co.report && report_write(&rep, co.report_format,
 					      co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n", co.report);
+		github_report(&rep);
 	}
 	if (!co.quiet && isatty(2) && (er.nrace_points || er.nspin_points))
 		fprintf(stderr, "ptloom: %zu racy instructions (%llu accesses "
