@@ -1074,11 +1074,12 @@ Test(issue3, max_time_makes_dfs_incomplete_not_a_pass)
 
 /* Preemption bounding alone: bank needs one preemption.  (With the
  * default races points the discovery runs, sampled without a bound, may
- * find it anyway; that is tested below.) */
+ * find it anyway; that is tested below.  The hybrid's samples, from the
+ * first runs, find it too: --dfs-only.) */
 Test(issue3, bound_0_misses_bank)
 {
 	struct res r = RUN(example("bank"), "--seed", SEED, "-p", "0",
-			   "--points", "sync");
+			   "--points", "sync", "--dfs-only");
 
 	assert_exit(r, 0);
 	assert_summary(&r, "ptloom: PASS ");
@@ -2808,11 +2809,56 @@ Test(issue13, replay_core_writes_the_failing_moment)
 	free(sched);
 }
 
+Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
+{
+	if (access("/usr/bin/script", X_OK)) {
+		skip_note("skipping: no /usr/bin/script to give ptloom a "
+			  "terminal");
+		return;
+	}
+	char line[4096];
+
+	/* script(1) gives ptloom a terminal on stdout and stderr */
+	snprintf(line, sizeof(line),
+		 "/usr/bin/script -qec '%s run --seed " SEED " -s random -n 40 "
+		 "--output -o %s -- %s' /dev/null",
+		 ptloom(), in_tmp("out"), example("bank_fixed"));
+	char *argv[] = { "/bin/sh", "-c", line, NULL };
+	struct res r = run_argv(argv, NULL, CMD_TIMEOUT);
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "race discovery", "the progress lines");
+	assert_contains(r.out, "runs/s", "the progress lines");
+	/* what a terminal shows of each line: what follows its last
+	 * "\r\e[K" (every progress write starts with one) */
+	int program_lines = 0;
+
+	for (char *l = strtok(r.out, "\n"); l; l = strtok(NULL, "\n")) {
+		size_t n = strlen(l);
+
+		if (n && l[n - 1] == '\r')
+			l[--n] = 0;
+		char *v = l, *k;
+
+		while ((k = strstr(v, "\r\033[K")))
+			v = k + 4;
+		if (!*v || (!strncmp(v, "ptloom: ", 8) && !strstr(v, "balance")))
+			continue;
+		cr_assert(!strncmp(v, "balance", 7),
+			  "a program line mixed with progress: \"%s\"", v);
+		cr_assert_null(strstr(v, "runs/s"), "\"%s\"", v);
+		program_lines++;
+	}
+	cr_assert_geq(program_lines, 40, "%d program lines", program_lines);
+	res_free(&r); /* progress_on_a_terminal_... ends */
+}
+
 /* Delay bounding: bank's bug needs one delay; bank_fixed is complete to
  * delay bound 2; it is serial for now. */
 Test(issue11, delay_bound_finds_and_proves)
 {
-	struct res r = RUN(example("bank"), "--seed", SEED, "--bound", "delay");
+	struct res r = RUN(example("bank"), "--seed", SEED, "--bound", "delay",
+			   "--dfs-only");
 
 	assert_exit(r, 1);
 	assert_contains(r.out, "delay bound 1", "the summary");
@@ -3018,5 +3064,294 @@ Test(issue9, make_j2_recipes_racing_on_a_file)
 	free(cmd);
 	free(line);
 	res_free(&x);
+	res_free(&r);
+}
+
+/* JUnit for strict consumers: validated against tests/corpus/junit.xsd. */
+static void junit_validates(const char *xml, const char *want_child)
+{
+	char cmd[3 * PATH_MAX];
+	char *text = slurp(xml);
+
+	assert_contains(text, "timestamp=\"", "the JUnit report");
+	assert_contains(text, "hostname=\"", "the JUnit report");
+	if (want_child)
+		assert_contains(text, want_child, "the JUnit report");
+	snprintf(cmd, sizeof(cmd), "xmllint --noout --schema '%s/junit.xsd' "
+		 "'%s'", env_or("PTLOOM_CORPUS", "tests/corpus"), xml);
+	struct res r = sh(cmd);
+
+	assert_exit(r, 0);
+	res_free(&r);
+	free(text);
+}
+
+Test(issue9, junit_report_validates)
+{
+	if (system("command -v xmllint >/dev/null 2>&1")) {
+		cr_log_warn("xmllint missing (scripts/setup.sh installs it): "
+			    "JUnit schema check skipped");
+		cr_skip_test("xmllint is not installed");
+	}
+	const char *xml = in_tmp("junit.xml");
+	struct res r = PTL("run", "-o", in_tmp("out"), "--seed", SEED,
+			   "--report", xml, "--report-format", "junit", "--",
+			   example("bank"));
+
+	assert_exit(r, 1);
+	junit_validates(xml, "<failure type=\"crash\"");
+	res_free(&r);
+	r = PTL("run", "-o", in_tmp("out"), "-n", "3", "--seed", SEED,
+		"--report", xml, "--report-format", "junit", "--",
+		example("bank_fixed"));
+	assert_exit(r, 3);
+	junit_validates(xml, "<skipped message=\"INCOMPLETE");
+	res_free(&r);
+	r = PTL("run", "-o", in_tmp("out"), "-p", "1", "--seed", SEED,
+		"--report", xml, "--report-format", "junit", "--",
+		example("bank_fixed"));
+	assert_exit(r, 0);
+	junit_validates(xml, "failures=\"0\" errors=\"0\" skipped=\"0\"");
+	res_free(&r);
+}
+
+Test(issue9, github_actions_summary_and_annotation)
+{
+	char cmd[4 * PATH_MAX];
+	const char *root = env_or("PTLOOM_SOURCE_ROOT", ".");
+
+	snprintf(cmd, sizeof(cmd), "GITHUB_ACTIONS=true "
+		 "GITHUB_STEP_SUMMARY='%s' GITHUB_WORKSPACE='%s' ptloom run "
+		 "-o '%s' --seed " SEED " -- '%s'", in_tmp("summary.md"), root,
+		 in_tmp("out"), example("bank"));
+	struct res r = sh(cmd);
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "::error file=examples/bank.c,line=46,"
+			       "title=ptloom::FAIL crash SIGABRT",
+			"the annotation");
+	char *md = slurp(in_tmp("summary.md"));
+
+	assert_contains(md, "## ptloom run: fail", "the job summary");
+	assert_contains(md, "```mermaid\nsequenceDiagram", "the job summary");
+	assert_contains(md, "ptloom replay ", "the job summary");
+	assert_contains(md, "-minimized.pb", "the job summary");
+	free(md);
+	res_free(&r);
+	/* INCOMPLETE is a warning, appended to the same summary */
+	snprintf(cmd, sizeof(cmd), "GITHUB_ACTIONS=true "
+		 "GITHUB_STEP_SUMMARY='%s' ptloom run -o '%s' -n 3 --seed "
+		 SEED " -- '%s'", in_tmp("summary.md"), in_tmp("out"),
+		 example("bank_fixed"));
+	r = sh(cmd);
+	assert_exit(r, 3);
+	assert_contains(r.out, "::warning title=ptloom::INCOMPLETE",
+			"the annotation");
+	md = slurp(in_tmp("summary.md"));
+	assert_contains(md, "## ptloom run: incomplete", "the job summary");
+	assert_contains(md, "## ptloom run: fail", "the earlier summary");
+	free(md);
+	res_free(&r);
+}
+
+/* --- issue 12: Python programs, unmodified, under the GIL --------------- */
+
+TestSuite(issue12, .init = setup, .fini = teardown, .timeout = 420);
+
+#define PYTHON "/usr/bin/python3"
+/* seconds per ptloom command on a Python program (start-up is paid per
+ * run until fork checkpoints) */
+#define PY_TIMEOUT (240 * slowdown())
+
+static void need_python(void)
+{
+	if (access(PYTHON, X_OK))
+		cr_skip_test("no " PYTHON " (Debian's python3): skipped");
+}
+
+static const char *py_example(const char *name)
+{
+	static char buf[8][PATH_MAX];
+	static int k;
+	char *b = buf[k++ % 8];
+
+	snprintf(b, PATH_MAX, "%s/examples/python/%s",
+		 env_or("PTLOOM_SOURCE_ROOT", "."), name);
+	return b;
+}
+
+/* ptloom CMD [opts...] -- python3 ARGS...: opts and args NULL-terminated
+ * lists; run gets -o, --report and --timeout. */
+static struct res py_cmd(const char *cmd, const char *const *opts,
+			 const char *const *args)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = (char *)cmd;
+	if (!strcmp(cmd, "run")) {
+		argv[n++] = "-o";
+		argv[n++] = in_tmp("out");
+		argv[n++] = "--report";
+		argv[n++] = in_tmp("report.json");
+		/* a loaded machine must not turn a slow run into a hang */
+		argv[n++] = "--timeout";
+		argv[n++] = "120";
+		argv[n++] = "--seed";
+		argv[n++] = SEED;
+	}
+	for (int i = 0; opts && opts[i] && n < MAXARGS - 8; i++)
+		argv[n++] = (char *)opts[i];
+	argv[n++] = "--";
+	argv[n++] = PYTHON;
+	for (int i = 0; args && args[i] && n < MAXARGS - 1; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+	return run_argv(argv, NULL, PY_TIMEOUT);
+}
+
+#define PY_RUN(script, ...)                                                 \
+	py_cmd("run", (const char *const[]){ __VA_ARGS__, NULL },          \
+	       (const char *const[]){ py_example(script), NULL })
+
+/*
+ * The bank account race (check and withdraw under two `with lock:`) is
+ * found with default options at <= 2 preemptions, the failing run's
+ * traceback is shown, the minimized schedule replays exactly 10 times out
+ * of 10, and show names the threads and the Python lines.
+ */
+Test(issue12, python_bank_found_replayed_and_shown)
+{
+	need_python();
+	struct res r = PY_RUN("bank.py", "-q");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (main at bank.py:");
+	res_free(&r);
+	r = py_cmd("run", NULL,
+		   (const char *const[]){ py_example("bank.py"), NULL });
+	assert_exit(r, 1);
+	char both[1 << 16];
+
+	snprintf(both, sizeof(both), "%s%s", r.out, r.err);
+	assert_contains(both, "AssertionError: overdrawn", "run's output");
+	assert_contains(both, "Traceback (most recent call last)",
+			"run's output");
+	res_free(&r);
+	char *j = report();
+
+	cr_assert_leq(json_num(j, "preemptions"), 2, "%s", j);
+	char *minimized = strdup(json_get(j, "minimized_file"));
+
+	cr_assert(minimized[0], "%s", j);
+	for (int i = 0; i < 10; i++) {
+		r = py_cmd("replay", (const char *const[]){ minimized, NULL },
+			   (const char *const[]){ py_example("bank.py"),
+						  NULL });
+		assert_exit(r, 1);
+		assert_contains(r.out, "replay exact", "replay's stdout");
+		res_free(&r);
+	}
+	r = PTL("show", minimized);
+	assert_exit(r, 0);
+	assert_contains(r.out, "Lucas", "show");
+	assert_contains(r.out, "Mathieu", "show");
+	assert_contains(r.out, "withdraw at bank.py:", "show");
+	assert_contains(r.out, "preemption", "show");
+	res_free(&r);
+	free(minimized);
+	free(j);
+}
+
+/* The fixed twin (one `with lock:` around check and withdraw) passes,
+ * complete to bound 2. */
+Test(issue12, python_bank_fixed_passes_complete_to_bound_2)
+{
+	need_python();
+	struct res r = PY_RUN("bank_fixed.py", "-q");
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS");
+	assert_contains(r.out, "complete to preemption bound 2", "stdout");
+	res_free(&r);
+}
+
+/* `self.count += 1` spread over two bytecodes with a call between, no
+ * lock: the lost update is found. */
+Test(issue12, python_lost_update_found)
+{
+	need_python();
+	struct res r = PY_RUN("lost_update.py", "-q");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (main at "
+			   "lost_update.py:");
+	res_free(&r);
+	char *j = report();
+
+	assert_contains(j, "lost update: count 1", "report");
+	free(j);
+}
+
+/* Correct programs on queue.Queue, threading.Condition, a
+ * ThreadPoolExecutor and threading.Barrier pass, or run out of their
+ * budget; never fail. */
+Test(issue12, python_correct_programs_never_fail)
+{
+	static const char *progs[] = { "queue_pc.py", "cond_pingpong.py",
+				       "pool_map.py", "barrier.py" };
+
+	need_python();
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct res r = PY_RUN(progs[i], "-q", "-p", "1",
+				      "--max-runs", "40");
+
+		cr_assert(r.code == 0 || r.code == 3,
+			  "%s: exit %d\n%s\n%s", progs[i], r.code, r.out,
+			  r.err);
+		if (r.code == 0)
+			assert_contains(r.out, "complete to preemption bound 1",
+					"stdout");
+		res_free(&r);
+	}
+}
+
+/* python3 -m pytest works the same (pytest does not fork by default). */
+Test(issue12, python_pytest_finds_the_bank_race)
+{
+	char line[PATH_MAX + 64];
+
+	need_python();
+	snprintf(line, sizeof(line), "%s -c 'import pytest' 2>/dev/null",
+		 PYTHON);
+	if (system(line))
+		cr_skip_test("pytest is not installed (scripts/setup.sh "
+			     "installs python3-pytest): skipped");
+	struct res r = py_cmd(
+		"run", (const char *const[]){ "-q", "--no-minimize", NULL },
+		(const char *const[]){ "-m", "pytest", "-q", "-p",
+				       "no:cacheprovider",
+				       py_example("tests/test_bank.py"),
+				       NULL });
+
+	assert_exit(r, 1);
+	/* pytest's own report locates the failure */
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (test_bank.py:22");
+	res_free(&r);
+}
+
+/* Two locks taken in opposite orders: the deadlock is found and each
+ * blocked thread is named with its Python line and threading name. */
+Test(issue12, python_deadlock_found_in_python_terms)
+{
+	need_python();
+	struct res r = PY_RUN("deadlock.py", "-q", "--no-minimize");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL deadlock");
+	assert_contains(r.out, "from migrate_users at deadlock.py:", "stdout");
+	assert_contains(r.out, "(migrate)", "stdout");
+	assert_contains(r.out, "from audit_orders at deadlock.py:", "stdout");
 	res_free(&r);
 }
