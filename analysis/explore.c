@@ -54,8 +54,9 @@ static void progress(const struct explore_opts *o, struct explore_result *r,
 	last = t;
 	double el = t - t0;
 
-	fprintf(stderr, "\r\033[Kptloom: %.1f s, %llu runs, %.0f runs/s", el,
-		(unsigned long long)r->runs, el > 0 ? (double)r->runs / el : 0.0);
+	fprintf(stderr, "\r\033[Kptloom: %.1f s, %llu run%s, %.0f runs/s", el,
+		(unsigned long long)r->runs, r->runs == 1 ? "" : "s",
+		el > 0 ? (double)r->runs / el : 0.0);
 	if (o->strategy == STRAT_DFS)
 		fprintf(stderr, ", bound %d", bound);
 	if (final)

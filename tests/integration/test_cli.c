@@ -2808,6 +2808,50 @@ Test(issue13, replay_core_writes_the_failing_moment)
 	free(sched);
 }
 
+Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
+{
+	if (access("/usr/bin/script", X_OK)) {
+		skip_note("skipping: no /usr/bin/script to give ptloom a "
+			  "terminal");
+		return;
+	}
+	char line[4096];
+
+	/* script(1) gives ptloom a terminal on stdout and stderr */
+	snprintf(line, sizeof(line),
+		 "/usr/bin/script -qec '%s run --seed " SEED " -s random -n 40 "
+		 "--output -o %s -- %s' /dev/null",
+		 ptloom(), in_tmp("out"), example("bank_fixed"));
+	char *argv[] = { "/bin/sh", "-c", line, NULL };
+	struct res r = run_argv(argv, NULL, CMD_TIMEOUT);
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "race discovery", "the progress lines");
+	assert_contains(r.out, "runs/s", "the progress lines");
+	/* what a terminal shows of each line: what follows its last
+	 * "\r\e[K" (every progress write starts with one) */
+	int program_lines = 0;
+
+	for (char *l = strtok(r.out, "\n"); l; l = strtok(NULL, "\n")) {
+		size_t n = strlen(l);
+
+		if (n && l[n - 1] == '\r')
+			l[--n] = 0;
+		char *v = l, *k;
+
+		while ((k = strstr(v, "\r\033[K")))
+			v = k + 4;
+		if (!*v || (!strncmp(v, "ptloom: ", 8) && !strstr(v, "balance")))
+			continue;
+		cr_assert(!strncmp(v, "balance", 7),
+			  "a program line mixed with progress: \"%s\"", v);
+		cr_assert_null(strstr(v, "runs/s"), "\"%s\"", v);
+		program_lines++;
+	}
+	cr_assert_geq(program_lines, 40, "%d program lines", program_lines);
+	res_free(&r); /* progress_on_a_terminal_... ends */
+}
+
 /* Delay bounding: bank's bug needs one delay; bank_fixed is complete to
  * delay bound 2; it is serial for now. */
 Test(issue11, delay_bound_finds_and_proves)
