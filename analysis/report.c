@@ -229,49 +229,7 @@ void report_markdown(FILE *f, const struct report *r)
 			r->divergence ? esc(r->divergence) : "");
 }
 
-static void xml(FILE *f, const char *s)
-{
-	esc_xml(f, s);
-}
-
-void report_junit(FILE *f, const struct report *r)
-{
-	bool fail = r->has_failure || strcmp(r->verdict, "pass");
-
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(f, "<testsuites tests=\"1\" failures=\"%d\" time=\"%.3f\">\n",
-		fail, r->seconds);
-	fprintf(f, "  <testsuite name=\"ptloom\" tests=\"1\" failures=\"%d\" "
-		   "time=\"%.3f\">\n", fail, r->seconds);
-	fprintf(f, "    <testcase classname=\"ptloom.%s\" name=\"",
-		r->command ? r->command : "run");
-	xml(f, r->program);
-	fprintf(f, "\" time=\"%.3f\">\n", r->seconds);
-	if (fail) {
-		fprintf(f, "      <failure type=\"%s\" message=\"",
-			r->has_failure ? r->kind : r->verdict);
-		xml(f, r->summary);
-		fprintf(f, "\">");
-		xml(f, r->message);
-		if (r->location) {
-			fputc('\n', f);
-			xml(f, r->location);
-		}
-		if (r->replay_command) {
-			fprintf(f, "\nreplay: ");
-			xml(f, r->replay_command);
-		}
-		if (r->output) {
-			fputc('\n', f);
-			xml(f, r->output);
-		}
-		fprintf(f, "</failure>\n");
-	}
-	fprintf(f, "      <system-out>");
-	xml(f, r->summary);
-	fprintf(f, "</system-out>\n    </testcase>\n  </testsuite>\n"
-		   "</testsuites>\n");
-}
+/* report_junit(): analysis/report_ci.c */
 
 int write_atomically(const char *path, void (*fn)(FILE *f, const void *arg),
 		     const void *arg)

@@ -190,6 +190,13 @@ int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+/* `show --format markdown` of a schedule file into f; -1 if unreadable. */
+int show_markdown_path(FILE *f, const char *path);
+
+/* cli/github.c: with GITHUB_ACTIONS=true, a job summary appended to
+ * $GITHUB_STEP_SUMMARY and ::error/::warning workflow commands. */
+bool github_enabled(void);
+void github_report(const struct report *r);
 int cmd_races(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 

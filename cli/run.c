@@ -40,12 +40,11 @@ static void usage(FILE *f)
 	      "      --points LIST     sync,atomics,races (default sync,races)\n"
 	      "      --pct-depth D     PCT bug depth (default 3)\n"
 	      "      --no-reduction    dfs without sleep-set reduction\n"
-	      "      --dfs-only        dfs without interleaved samples (after "
-	      "200 runs,\n"
-	      "                        every fourth run samples; the verdict "
-	      "is dfs's)\n"
+	      "      --dfs-only        dfs without interleaved samples (every "
+	      "fourth run\n"
+	      "                        samples; the verdict is dfs's)\n"
 	      "      --hybrid-mix LIST the hybrid's samplers in turn (default "
-	      "pct,surw,pos)\n"
+	      "surw,pos,surw,random)\n"
 	      "      --bound KIND      what -p bounds: preemption (default) or "
 	      "delay\n"
 	      "                        (delays of a round-robin scheduler; "
@@ -654,6 +653,7 @@ minimized:
 		if (co.report && report_write(&rep, co.report_format,
 					      co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n", co.report);
+		github_report(&rep);
 		if (files[1][0])
 			run_result_free(&best);
 	} else if (er.verdict == VERDICT_PASS) {
@@ -721,6 +721,7 @@ minimized:
 		if (co.report && report_write(&rep, co.report_format,
 					      co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n", co.report);
+		github_report(&rep);
 	}
 	if (!co.quiet && isatty(2) && (er.nrace_points || er.nspin_points))
 		fprintf(stderr, "ptloom: %zu racy instructions (%llu accesses "

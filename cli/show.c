@@ -430,6 +430,23 @@ static void show_json(FILE *f, const struct schedule *s)
 	fprintf(f, "\n  ]\n}\n");
 }
 
+/* The Markdown rendering of a schedule file (the GitHub job summary). */
+int show_markdown_path(FILE *f, const char *path)
+{
+	struct schedule s;
+	int r = 0;
+
+	if (load_any_schedule(path, &s))
+		return -1;
+	if (prepare(&s))
+		r = -1;
+	else
+		show_markdown(f, &s, path);
+	unprepare();
+	schedule_free(&s);
+	return r;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const struct option opts[] = {

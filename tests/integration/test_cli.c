@@ -1074,11 +1074,12 @@ Test(issue3, max_time_makes_dfs_incomplete_not_a_pass)
 
 /* Preemption bounding alone: bank needs one preemption.  (With the
  * default races points the discovery runs, sampled without a bound, may
- * find it anyway; that is tested below.) */
+ * find it anyway; that is tested below.  The hybrid's samples, from the
+ * first runs, find it too: --dfs-only.) */
 Test(issue3, bound_0_misses_bank)
 {
 	struct res r = RUN(example("bank"), "--seed", SEED, "-p", "0",
-			   "--points", "sync");
+			   "--points", "sync", "--dfs-only");
 
 	assert_exit(r, 0);
 	assert_summary(&r, "ptloom: PASS ");
@@ -2856,7 +2857,8 @@ Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
  * delay bound 2; it is serial for now. */
 Test(issue11, delay_bound_finds_and_proves)
 {
-	struct res r = RUN(example("bank"), "--seed", SEED, "--bound", "delay");
+	struct res r = RUN(example("bank"), "--seed", SEED, "--bound", "delay",
+			   "--dfs-only");
 
 	assert_exit(r, 1);
 	assert_contains(r.out, "delay bound 1", "the summary");
@@ -3062,5 +3064,92 @@ Test(issue9, make_j2_recipes_racing_on_a_file)
 	free(cmd);
 	free(line);
 	res_free(&x);
+	res_free(&r);
+}
+
+/* JUnit for strict consumers: validated against tests/corpus/junit.xsd. */
+static void junit_validates(const char *xml, const char *want_child)
+{
+	char cmd[3 * PATH_MAX];
+	char *text = slurp(xml);
+
+	assert_contains(text, "timestamp=\"", "the JUnit report");
+	assert_contains(text, "hostname=\"", "the JUnit report");
+	if (want_child)
+		assert_contains(text, want_child, "the JUnit report");
+	snprintf(cmd, sizeof(cmd), "xmllint --noout --schema '%s/junit.xsd' "
+		 "'%s'", env_or("PTLOOM_CORPUS", "tests/corpus"), xml);
+	struct res r = sh(cmd);
+
+	assert_exit(r, 0);
+	res_free(&r);
+	free(text);
+}
+
+Test(issue9, junit_report_validates)
+{
+	if (system("command -v xmllint >/dev/null 2>&1")) {
+		cr_log_warn("xmllint missing (scripts/setup.sh installs it): "
+			    "JUnit schema check skipped");
+		cr_skip_test("xmllint is not installed");
+	}
+	const char *xml = in_tmp("junit.xml");
+	struct res r = PTL("run", "-o", in_tmp("out"), "--seed", SEED,
+			   "--report", xml, "--report-format", "junit", "--",
+			   example("bank"));
+
+	assert_exit(r, 1);
+	junit_validates(xml, "<failure type=\"crash\"");
+	res_free(&r);
+	r = PTL("run", "-o", in_tmp("out"), "-n", "3", "--seed", SEED,
+		"--report", xml, "--report-format", "junit", "--",
+		example("bank_fixed"));
+	assert_exit(r, 3);
+	junit_validates(xml, "<skipped message=\"INCOMPLETE");
+	res_free(&r);
+	r = PTL("run", "-o", in_tmp("out"), "-p", "1", "--seed", SEED,
+		"--report", xml, "--report-format", "junit", "--",
+		example("bank_fixed"));
+	assert_exit(r, 0);
+	junit_validates(xml, "failures=\"0\" errors=\"0\" skipped=\"0\"");
+	res_free(&r);
+}
+
+Test(issue9, github_actions_summary_and_annotation)
+{
+	char cmd[4 * PATH_MAX];
+	const char *root = env_or("PTLOOM_SOURCE_ROOT", ".");
+
+	snprintf(cmd, sizeof(cmd), "GITHUB_ACTIONS=true "
+		 "GITHUB_STEP_SUMMARY='%s' GITHUB_WORKSPACE='%s' ptloom run "
+		 "-o '%s' --seed " SEED " -- '%s'", in_tmp("summary.md"), root,
+		 in_tmp("out"), example("bank"));
+	struct res r = sh(cmd);
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "::error file=examples/bank.c,line=46,"
+			       "title=ptloom::FAIL crash SIGABRT",
+			"the annotation");
+	char *md = slurp(in_tmp("summary.md"));
+
+	assert_contains(md, "## ptloom run: fail", "the job summary");
+	assert_contains(md, "```mermaid\nsequenceDiagram", "the job summary");
+	assert_contains(md, "ptloom replay ", "the job summary");
+	assert_contains(md, "-minimized.pb", "the job summary");
+	free(md);
+	res_free(&r);
+	/* INCOMPLETE is a warning, appended to the same summary */
+	snprintf(cmd, sizeof(cmd), "GITHUB_ACTIONS=true "
+		 "GITHUB_STEP_SUMMARY='%s' ptloom run -o '%s' -n 3 --seed "
+		 SEED " -- '%s'", in_tmp("summary.md"), in_tmp("out"),
+		 example("bank_fixed"));
+	r = sh(cmd);
+	assert_exit(r, 3);
+	assert_contains(r.out, "::warning title=ptloom::INCOMPLETE",
+			"the annotation");
+	md = slurp(in_tmp("summary.md"));
+	assert_contains(md, "## ptloom run: incomplete", "the job summary");
+	assert_contains(md, "## ptloom run: fail", "the earlier summary");
+	free(md);
 	res_free(&r);
 }

@@ -1,0 +1,142 @@
+/*
+ * The JUnit rendering of a report, for strict consumers (Jenkins' and
+ * GitLab's parsers, the Ant XSD): testsuites > testsuite > testcase with
+ * the counts every consumer reads (tests, failures, errors, skipped),
+ * time, an ISO 8601 timestamp and the hostname.  One ptloom command is one
+ * testcase:
+ *
+ *   fail                 <failure type="crash" message="...">details</failure>
+ *   incomplete           <skipped message="..."/>  (a limit is never a pass)
+ *   diverged, error      <error type="..." message="...">details</error>
+ *   pass                 the testcase alone
+ *
+ * tests/integration (issue9, junit_report_validates) checks the output
+ * against tests/corpus/junit.xsd with xmllint.
+ */
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "escape.h"
+#include "report.h"
+
+static void xml(FILE *f, const char *s)
+{
+	esc_xml(f, s ? s : "");
+}
+
+/* The text after "ptloom: " of the summary line. */
+static const char *short_summary(const struct report *r)
+{
+	const char *s = r->summary ? r->summary : "";
+
+	return strncmp(s, "ptloom: ", 8) ? s : s + 8;
+}
+
+static void details(FILE *f, const struct report *r)
+{
+	xml(f, r->summary);
+	if (r->message && r->message[0]) {
+		fputc('\n', f);
+		xml(f, r->message);
+	}
+	if (r->location && r->location[0]) {
+		fprintf(f, "\nat: ");
+		xml(f, r->location);
+	}
+	if (r->replay_command) {
+		fprintf(f, "\nreplay: ");
+		xml(f, r->replay_command);
+	}
+	if (r->schedule_file) {
+		fprintf(f, "\nschedule: ");
+		xml(f, r->schedule_file);
+	}
+	if (r->minimized_file) {
+		fprintf(f, "\nminimized: ");
+		xml(f, r->minimized_file);
+	}
+	if (r->output && r->output[0]) {
+		fprintf(f, "\nprogram output (tail):\n");
+		xml(f, r->output);
+	}
+}
+
+static void property(FILE *f, const char *name, const char *value)
+{
+	if (!value)
+		return;
+	fprintf(f, "      <property name=\"%s\" value=\"", name);
+	xml(f, value);
+	fprintf(f, "\"/>\n");
+}
+
+void report_junit(FILE *f, const struct report *r)
+{
+	const char *v = r->verdict ? r->verdict : "error";
+	bool fail = !strcmp(v, "fail");
+	bool skip = !strcmp(v, "incomplete");
+	bool error = !fail && !skip && strcmp(v, "pass");
+	char host[256] = "localhost", stamp[32] = "1970-01-01T00:00:00";
+	char num[64];
+	time_t start = time(NULL) - (time_t)r->seconds;
+	struct tm tm;
+
+	if (gethostname(host, sizeof(host) - 1) || !host[0])
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = 0;
+	if (gmtime_r(&start, &tm))
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f, "<testsuites name=\"ptloom\" tests=\"1\" failures=\"%d\" "
+		   "errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+		fail, error, skip, r->seconds);
+	fprintf(f, "  <testsuite name=\"ptloom %s\" tests=\"1\" "
+		   "failures=\"%d\" errors=\"%d\" skipped=\"%d\" "
+		   "time=\"%.3f\" timestamp=\"%s\" hostname=\"",
+		r->command ? r->command : "run", fail, error, skip, r->seconds,
+		stamp);
+	xml(f, host);
+	fprintf(f, "\" id=\"0\" package=\"ptloom\">\n    <properties>\n");
+	property(f, "verdict", v);
+	property(f, "strategy", r->strategy);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)r->runs);
+	property(f, "runs", num);
+	snprintf(num, sizeof(num), "%d", r->preemption_bound);
+	property(f, "preemption_bound", num);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)r->seed);
+	property(f, "seed", num);
+	property(f, "replay_command", r->replay_command);
+	property(f, "schedule_file", r->schedule_file);
+	property(f, "minimized_file", r->minimized_file);
+	fprintf(f, "    </properties>\n");
+	fprintf(f, "    <testcase classname=\"ptloom.%s\" name=\"",
+		r->command ? r->command : "run");
+	xml(f, r->program);
+	fprintf(f, "\" time=\"%.3f\">\n", r->seconds);
+	if (fail) {
+		fprintf(f, "      <failure type=\"");
+		xml(f, r->kind ? r->kind : v);
+		fprintf(f, "\" message=\"");
+		xml(f, short_summary(r));
+		fprintf(f, "\">");
+		details(f, r);
+		fprintf(f, "</failure>\n");
+	} else if (skip) {
+		fprintf(f, "      <skipped message=\"");
+		xml(f, short_summary(r));
+		fprintf(f, "\"/>\n");
+	} else if (error) {
+		fprintf(f, "      <error type=\"");
+		xml(f, v);
+		fprintf(f, "\" message=\"");
+		xml(f, short_summary(r));
+		fprintf(f, "\">");
+		details(f, r);
+		fprintf(f, "</error>\n");
+	}
+	fprintf(f, "      <system-out>");
+	xml(f, r->summary);
+	fprintf(f, "</system-out>\n      <system-err></system-err>\n"
+		   "    </testcase>\n  </testsuite>\n</testsuites>\n");
+}
