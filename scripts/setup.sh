@@ -26,6 +26,7 @@ packages=(
 	clang libclang-rt-dev	# tests/fuzz: clang -fsanitize=fuzzer
 	libxml2-utils python3	# tests: xmllint and json.load check reports
 	gdb			# tests: replay --gdb
+	cmake make		# tests (issue9): a ctest project, make -j2
 )
 
 missing=()
