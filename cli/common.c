@@ -15,10 +15,14 @@
 #include <unistd.h>
 #include "cli.h"
 #include "../analysis/escape.h"
+#include "../analysis/python.h"
 #include "../analysis/report.h"
 #include "../analysis/strategy.h"
 
 extern char **environ;
+
+static void python_setup(struct session_config *cfg, const struct program *p,
+			 const struct common_opts *o);
 
 void common_defaults(struct common_opts *o)
 {
@@ -137,6 +141,7 @@ int common_option(struct common_opts *o, int c, const char *arg)
 					"atomics, races (got '%s')\n", arg);
 			return -1;
 		}
+		o->points |= POINTS_CLEVEL; /* asked for: see python.c */
 		return 1;
 	case 'S':
 		if (parse_decimal(arg, UINT64_MAX, &o->seed)) {
@@ -552,6 +557,44 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 	cfg->interrupted = &cli_interrupted;
 	cfg->sym = cli_symbolizer();
 	cfg->spin_ms = 0;
+	python_setup(cfg, p, o);
+}
+
+/*
+ * A CPython program: Python-level scheduling under the GIL (its
+ * eval-breaker checks are the preemption points, analysis/python.c), with
+ * libc's synchronisation calls as non-preemptive points for the trace;
+ * --points adds C-level points.  Said once when it cannot be done.
+ */
+static void python_setup(struct session_config *cfg, const struct program *p,
+			 const struct common_opts *o)
+{
+	static struct python_info pi;
+	static struct sched_policy *pol;
+	static char done[4096];
+	static bool said;
+
+	const char *knob = getenv("PTLOOM_PYTHON");
+
+	if (knob && !strcmp(knob, "off"))
+		return; /* C-level scheduling (bench/python.sh compares) */
+	if (strcmp(done, p->path)) {
+		snprintf(done, sizeof(done), "%s", p->path);
+		python_policy_free(pol);
+		pol = NULL;
+		if (python_detect(p->path, &pi) == 0 && pi.usable)
+			pol = python_policy_new(&pi, o->points & POINTS_CLEVEL);
+	}
+	if (!pol) {
+		if (pi.is_python && pi.why[0] && !said && !o->quiet)
+			fprintf(stderr, "ptloom: %s; using C-level scheduling "
+					"points\n", pi.why);
+		said = true;
+		return;
+	}
+	cfg->policy = pol;
+	if (!(o->points & POINTS_CLEVEL))
+		cfg->points = POINTS_SYNC;
 }
 
 const char *signal_name(int sig)
@@ -901,8 +944,10 @@ static void event_line_raw(const struct event *e,
 				: NULL;
 	const char *where = NULL;
 
-	if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
-	    e->kind == OP_ACCESS || e->kind == OP_SPIN)
+	if (EVENT_PC_IS_POLICY(e->pc)) /* a Python frame */
+		where = sym_find(ix, e->pc, false);
+	else if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
+		 e->kind == OP_ACCESS || e->kind == OP_SPIN)
 		where = sym_find(ix, e->pc + (e->kind != OP_CALL), false);
 	if (o && *o)
 		snprintf(obj, sizeof(obj), "%s%s",
@@ -916,16 +961,24 @@ static void event_line_raw(const struct event *e,
 	const char *op = e->kind == OP_CALL ? call_fn_name(e->fn)
 					     : op_kind_name(e->kind);
 
+	const char *at = where && *where ? " at " : "";
+
+	if (!where)
+		where = "";
 	switch (e->kind) {
 	case OP_START:
 	case OP_WOKEN:
 	case OP_TIMEOUT:
 	case OP_YIELD:
-		snprintf(buf, len, "%s %s", tname,
+		snprintf(buf, len, "%s %s%s%s", tname,
 			 e->kind == OP_START   ? "starts"
 			 : e->kind == OP_WOKEN ? "is woken"
 			 : e->kind == OP_TIMEOUT ? "times out"
-						 : "yields");
+						 : "yields",
+			 at, where);
+		return;
+	case OP_PYCHECK: /* where it may drop the GIL */
+		snprintf(buf, len, "%s python%s%s", tname, at, where);
 		return;
 	case OP_EXIT:
 		snprintf(buf, len, "%s exits", tname);
@@ -944,8 +997,7 @@ static void event_line_raw(const struct event *e,
 	default:
 		break;
 	}
-	snprintf(buf, len, "%s %s(%s)%s%s", tname, op, obj,
-		 where && *where ? " at " : "", where && *where ? where : "");
+	snprintf(buf, len, "%s %s(%s)%s%s", tname, op, obj, at, where);
 }
 
 void event_line(const struct event *e, const struct sym_entry *syms,

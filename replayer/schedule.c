@@ -38,7 +38,8 @@
 
 #define BUILD_ID_MAX sizeof(((struct schedule *)0)->build_id)
 #define SIGNAL_MAX 64
-#define POINTS_ALL (POINTS_SYNC | POINTS_ATOMICS | POINTS_RACES)
+#define POINTS_ALL \
+	(POINTS_SYNC | POINTS_ATOMICS | POINTS_RACES | POINTS_CLEVEL)
 
 /* Top-level field numbers the scan needs (see proto/schedule.proto). */
 enum {

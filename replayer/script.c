@@ -51,6 +51,8 @@ static const struct {
 	{ "sync", POINTS_SYNC },
 	{ "atomics", POINTS_ATOMICS },
 	{ "races", POINTS_RACES },
+	/* --points was given: C-level points under the Python policy */
+	{ "clevel", POINTS_CLEVEL },
 };
 
 #define NPOINT_SETS (sizeof(point_sets) / sizeof(point_sets[0]))
@@ -334,7 +336,7 @@ static int parse_points(struct parser *ps, const char *p, const char *end)
 		if (i == NPOINT_SETS)
 			return fail(ps,
 				    "unknown point set '%s' (expected sync, "
-				    "atomics or races)",
+				    "atomics, races or clevel)",
 				    quote(w, n, q));
 		points |= point_sets[i].bit;
 	}

@@ -373,6 +373,12 @@ int bp_install(struct session *ss, struct process *s)
 		    exe_insn_at(s, ss->cfg->user_points[i].addr))
 			add_bp(s, &cap, ss->cfg->user_points[i].addr,
 			       ss->cfg->user_points[i].kind, 0);
+	/* a policy's points (the Python interpreter's) are the program's */
+	if (ss->cfg->policy && s->idx == 0)
+		for (size_t i = 0; i < ss->cfg->policy->npoints; i++)
+			if (!add_bp(s, &cap, ss->cfg->policy->points[i].addr,
+				    ss->cfg->policy->points[i].kind, 0))
+				s->bps[s->nbps - 1].policy = true;
 	qsort(s->bps, s->nbps, sizeof(s->bps[0]), cmp_bp);
 	/* drop duplicates (two names of one function) */
 	size_t k = 0;

@@ -34,6 +34,7 @@ static const char *const op_names[OP_KIND_MAX] = {
 	[OP_WOKEN] = "woken",
 	[OP_SPIN] = "spin",
 	[OP_SYSCALL] = "syscall",
+	[OP_PYCHECK] = "python",
 };
 
 static const char *const fn_names[FN_MAX] = {

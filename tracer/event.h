@@ -42,6 +42,7 @@ enum op_kind {
 	OP_WOKEN = 22,	    /* a blocked thread was woken and resumes */
 	OP_SPIN = 23,	    /* an adaptive yield point inside a spin loop */
 	OP_SYSCALL = 24,    /* another synchronising syscall */
+	OP_PYCHECK = 25,    /* CPython's eval-breaker check (the GIL) */
 	OP_KIND_MAX
 };
 

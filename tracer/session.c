@@ -145,10 +145,55 @@ static void drop_symbols(struct session *s)
 	s->sym_pid = 0;
 }
 
-/* Where a stopped thread is, in user code: "withdraw at bank.c:23". */
+/* A policy sees the program's own process, P0. */
+int session_peek(struct session *s, uint64_t addr, void *buf, size_t len)
+{
+	if (!s->nprocs || s->procs[0]->dead)
+		return -ESRCH;
+	return mem_read(s->procs[0], addr, buf, len);
+}
+
+int session_poke(struct session *s, uint64_t addr, const void *buf,
+		 size_t len)
+{
+	if (!s->nprocs || s->procs[0]->dead)
+		return -ESRCH;
+	return mem_write(s->procs[0], addr, buf, len);
+}
+
+int session_nthreads(struct session *s)
+{
+	return s->nth;
+}
+
+int session_thread_info(struct session *s, int thread,
+			struct session_thread *out)
+{
+	if (thread < 0 || thread >= s->nth)
+		return -ENOENT;
+	struct thread *t = &s->th[thread];
+
+	*out = (struct session_thread){ .tid = t->tid, .proc = t->p->idx,
+					.state = t->st,
+					.timed = t->st == SCHED_BLOCKED &&
+						 t->timed,
+					.kind = t->kind, .fn = t->fn,
+					.obj = t->obj, .pc = t->pc };
+	return 0;
+}
+
+/* Where a stopped thread is, in user code: "withdraw at bank.c:23" (or
+ * the policy's terms: "withdraw at bank.py:8"). */
 void session_where(struct session *s, struct thread *t, char *buf, size_t len)
 {
+	struct sched_policy *p = s->cfg->policy;
+
 	buf[0] = 0;
+	if (p && p->where && t->p->idx == 0) {
+		p->where(p->ctx, s, t->idx, buf, len);
+		if (buf[0])
+			return;
+	}
 	if (!s->cfg->sym || t->p->dead)
 		return;
 	ensure_symbols(s, t->p);
@@ -216,6 +261,9 @@ static void hash_u64(uint64_t *h, uint64_t v)
 	}
 }
 
+static void policy_locate(struct session *s, struct thread *t,
+			  struct event *e);
+
 static void record_event(struct session *s, struct thread *t, bool preempt,
 			 bool decided)
 {
@@ -256,6 +304,41 @@ static void record_event(struct session *s, struct thread *t, bool preempt,
 	if (e->kind != OP_FUTEX_WAIT && e->kind != OP_FUTEX_WAKE &&
 	    e->kind != OP_FUTEX_REQUEUE)
 		hash_u64(&s->hash, (uint64_t)e->arg);
+	policy_locate(s, t, e);
+}
+
+/* A policy that describes threads in its own terms (a Python frame) names
+ * the event's location: the pc becomes a tagged key of run_result.syms.
+ * Only when symbolising, so the trace hash (over the real pc) is the same
+ * either way. */
+static void policy_locate(struct session *s, struct thread *t,
+			  struct event *e)
+{
+	struct sched_policy *p = s->cfg->policy;
+	struct run_result *r = s->res;
+	char buf[LOC_MAX] = "";
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!p || !p->where || !s->cfg->symbolize_trace)
+		return;
+	p->where(p->ctx, s, t->idx, buf, sizeof(buf));
+	if (!buf[0])
+		return;
+	for (const char *c = buf; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	e->pc = EVENT_PC_POLICY | (h & 0xffffffffffffull);
+	for (size_t i = 0; i < r->nsyms; i++)
+		if (r->syms[i].addr == e->pc && !r->syms[i].data)
+			return;
+	if ((r->nsyms & (r->nsyms - 1)) == 0 || !r->syms) {
+		struct sym_entry *n = realloc(
+			r->syms, (r->nsyms ? r->nsyms * 2 : 16) * sizeof(*n));
+
+		if (!n)
+			return;
+		r->syms = n;
+	}
+	r->syms[r->nsyms++] = (struct sym_entry){ e->pc, 0, strdup(buf) };
 }
 
 int session_pick(struct session *s, struct choice *c)
@@ -766,6 +849,14 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		resume(s, t, 0);
 		return;
 	}
+	if (b->policy) {
+		struct sched_policy *p = s->cfg->policy;
+
+		if (!p->want_point || !p->want_point(p->ctx, s, t->idx)) {
+			resume(s, t, 0);
+			return;
+		}
+	}
 	t->kind = b->kind;
 	t->fn = b->fn;
 	t->yield = b->kind == OP_SPIN || b->fn == FN_SPIN_LOCK;
@@ -785,8 +876,9 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		int size = 0;
 		bool write = false;
 
-		t->obj = b->kind == OP_SPIN ? 0
-					    : bp_operand(s, t, b, &size, &write);
+		t->obj = b->kind == OP_SPIN || b->policy
+				 ? 0
+				 : bp_operand(s, t, b, &size, &write);
 		t->arg = write;
 		t->pc = addr;
 	}
@@ -1055,7 +1147,9 @@ void session_symbolize_process(struct session *s, struct process *p)
 	for (size_t i = 0; i < s->nev; i++) {
 		struct event *e = &s->ev[i];
 
-		if (s->th[e->thread].p != p || (e->pc >> 48) != tag >> 48)
+		/* other images' events, and a policy's (Python) locations */
+		if (s->th[e->thread].p != p || (e->pc >> 48) != tag >> 48 ||
+		    EVENT_PC_IS_POLICY(e->pc))
 			continue;
 		if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
 		    e->kind == OP_ACCESS || e->kind == OP_SPIN)
@@ -1180,6 +1274,11 @@ static void schedule(struct session *s)
 		}
 		build_sched(s, st);
 		sched_alternatives(st, s->nth, s->current, c);
+		if (s->cfg->policy && s->cfg->policy->shape && c->nalts) {
+			c->step = (uint32_t)s->step;
+			c->preemptions = s->preemptions;
+			s->cfg->policy->shape(s->cfg->policy->ctx, s, c);
+		}
 		if (c->nalts == 0) {
 			bool alive = false;
 
@@ -1315,6 +1414,7 @@ static void schedule(struct session *s)
 		case OP_ATOMIC:
 		case OP_ACCESS:
 		case OP_SPIN:
+		case OP_PYCHECK:
 			break;
 		default:
 			runs = syscall_execute(s, t);
@@ -1330,6 +1430,8 @@ static void schedule(struct session *s)
 		}
 		if (!runs)
 			continue; /* it blocked: pick again */
+		if (s->cfg->policy && s->cfg->policy->resume)
+			s->cfg->policy->resume(s->cfg->policy->ctx, s, t->idx);
 		resume(s, t, 0);
 		if (t->kind == OP_EXIT && t->tid == t->p->pid) {
 			/* the leader's exit is reported only with the last
@@ -1374,7 +1476,10 @@ static void report_threads(struct session *s)
 		p->thread = t->idx;
 		snprintf(name, sizeof(name), "/proc/%d/task/%d/comm",
 			 t->p->pid, t->tid);
-		FILE *f = t->st != SCHED_DEAD && t->p->idx == 0
+		if (s->cfg->policy && s->cfg->policy->name && t->p->idx == 0)
+			s->cfg->policy->name(s->cfg->policy->ctx, s, t->idx,
+					     p->name, sizeof(p->name));
+		FILE *f = t->st != SCHED_DEAD && t->p->idx == 0 && !p->name[0]
 				  ? fopen(name, "re")
 				  : NULL;
 
@@ -1574,6 +1679,8 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	s->fatal_thread = -1;
 	s->exit_thread = -1;
 	futex_init(&s->ft);
+	if (cfg->policy && cfg->policy->begin)
+		cfg->policy->begin(cfg->policy->ctx);
 	s->t0 = now_seconds();
 	s->resume_time = s->t0;
 	s->resume_cpu = 0;
@@ -1696,8 +1803,11 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 		on_status(s, tid, status);
 	}
 	conclude(s);
-	/* names of other processes' threads go into the schedule file */
-	if ((s->failed || (res->failure && s->nprocs > 1)) && !res->nthreads)
+	/* names of other processes' threads go into the schedule file, and
+	 * a policy's (Python threading names) */
+	if ((s->failed ||
+	     (res->failure && (s->nprocs > 1 || cfg->policy))) &&
+	    !res->nthreads)
 		report_threads(s);
 	if (s->sym_pid)
 		drop_symbols(s);
@@ -1724,6 +1834,8 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 			snprintf(res->message, sizeof(res->message), "%.*s",
 				 (int)(e - b), res->output + b);
 	}
+	if (cfg->policy && cfg->policy->conclude)
+		cfg->policy->conclude(cfg->policy->ctx, res);
 	if (getenv("PTLOOM_DEBUG_EVENTS"))
 		for (size_t i = 0; i < s->nev; i++)
 			fprintf(stderr, "ev %u T%u k%u f%u o%llx pc%llx a%lld\n",

@@ -111,6 +111,7 @@ struct bp {
 		uint64_t imm;
 	} mov;			/* EMUL_MOV */
 	bool observe;		/* race discovery: observe, not a point */
+	bool policy;		/* a point of cfg->policy */
 	bool decoded;		/* insn is valid */
 	struct insn_info *insn;	/* decoded instruction (user points) */
 };

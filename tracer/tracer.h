@@ -36,6 +36,9 @@ enum {
 	POINTS_SYNC = 1u << 0,
 	POINTS_ATOMICS = 1u << 1,
 	POINTS_RACES = 1u << 2,
+	/* --points was given: under a policy (Python), C-level points
+	 * outside the interpreter stay preemption points */
+	POINTS_CLEVEL = 1u << 3,
 };
 
 /* A code address in the program that is made a scheduling point. */
@@ -59,6 +62,64 @@ struct access_observer {
 	/* the process is about to end and still alive (symbolise now) */
 	void (*alive)(void *ctx, int pid);
 };
+
+/*
+ * A scheduling policy layered over the tracer (may be NULL): a language
+ * runtime's own view of which points matter (analysis/python.c: CPython's
+ * GIL).  The tracer only calls it; the policy reads and writes the tracee
+ * through the session_* accessors below.
+ */
+struct session;
+struct run_result;
+struct sched_policy {
+	void *ctx;
+	/* code points installed with the other breakpoints (first clone);
+	 * kind is the event kind their hits get */
+	const struct user_point *points;
+	size_t npoints;
+	/* a new execution starts (per-run state) */
+	void (*begin)(void *ctx);
+	/* thread hit one of points: true makes it a scheduling point,
+	 * false steps over it */
+	bool (*want_point)(void *ctx, struct session *s, int thread);
+	/* every choice, also with one alternative, before the strategy: may
+	 * drop or reorder alternatives and change their costs; must leave
+	 * at least one */
+	void (*shape)(void *ctx, struct session *s, struct choice *c);
+	/* thread is about to run */
+	void (*resume)(void *ctx, struct session *s, int thread);
+	/* where a stopped thread is, in the policy's terms ("withdraw at
+	 * bank.py:8"), and its name; "" when unknown */
+	void (*where)(void *ctx, struct session *s, int thread, char *buf,
+		      size_t len);
+	void (*name)(void *ctx, struct session *s, int thread, char *buf,
+		     size_t len);
+	/* the run is over (output read): may refine the failure's location */
+	void (*conclude)(void *ctx, struct run_result *res);
+};
+
+/* What a policy may see of a thread. */
+struct session_thread {
+	int tid;
+	int proc;	/* P-number: 0 is the program's own process */
+	int state;	/* enum sched_state (sched.h) */
+	bool timed;	/* blocked with a deadline */
+	uint8_t kind, fn; /* pending operation */
+	uint64_t obj, pc;
+};
+
+/* For policies: the tracee's memory and threads (0 or -errno). */
+int session_peek(struct session *s, uint64_t addr, void *buf, size_t len);
+int session_poke(struct session *s, uint64_t addr, const void *buf,
+		 size_t len);
+int session_thread_info(struct session *s, int thread,
+			struct session_thread *out);
+int session_nthreads(struct session *s);
+
+/* Event pcs with this tag name a policy-described location (a Python
+ * frame): run_result.syms maps them to text. */
+#define EVENT_PC_POLICY (0x7079ull << 48)
+#define EVENT_PC_IS_POLICY(pc) (((pc) >> 48) == 0x7079)
 
 /* Synchronisation kinds passed to access_observer.sync. */
 enum { SYNC_ACQUIRE = 1, SYNC_RELEASE, SYNC_FORK, SYNC_JOIN, SYNC_ACQREL };
@@ -97,6 +158,7 @@ struct session_config {
 	uint64_t clock_quantum_ns; /* virtual time per step, 0 = default */
 	size_t output_max;	/* bytes of output kept, 0 = default */
 	bool symbolize_trace;	/* symbolise the events' code and objects */
+	struct sched_policy *policy; /* may be NULL */
 	/* runs of an exploration start as forks of one template stopped at
 	 * the first thread's creation (tracer/checkpoint.c); NULL: exec */
 	struct checkpoint *checkpoint;

@@ -3190,5 +3190,204 @@ Test(issue9, ctest_project_racy_test_found_and_named)
 		 "--test-dir", in_tmp("fixed"));
 	assert_exit(r, 0);
 	assert_summary(&r, "ptloom: PASS 30 runs");
+/* --- issue 12: Python programs, unmodified, under the GIL --------------- */
+
+TestSuite(issue12, .init = setup, .fini = teardown, .timeout = 420);
+
+#define PYTHON "/usr/bin/python3"
+/* seconds per ptloom command on a Python program (start-up is paid per
+ * run until fork checkpoints) */
+#define PY_TIMEOUT (240 * slowdown())
+
+static void need_python(void)
+{
+	if (access(PYTHON, X_OK))
+		cr_skip_test("no " PYTHON " (Debian's python3): skipped");
+}
+
+static const char *py_example(const char *name)
+{
+	static char buf[8][PATH_MAX];
+	static int k;
+	char *b = buf[k++ % 8];
+
+	snprintf(b, PATH_MAX, "%s/examples/python/%s",
+		 env_or("PTLOOM_SOURCE_ROOT", "."), name);
+	return b;
+}
+
+/* ptloom CMD [opts...] -- python3 ARGS...: opts and args NULL-terminated
+ * lists; run gets -o, --report and --timeout. */
+static struct res py_cmd(const char *cmd, const char *const *opts,
+			 const char *const *args)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = (char *)cmd;
+	if (!strcmp(cmd, "run")) {
+		argv[n++] = "-o";
+		argv[n++] = in_tmp("out");
+		argv[n++] = "--report";
+		argv[n++] = in_tmp("report.json");
+		/* a loaded machine must not turn a slow run into a hang */
+		argv[n++] = "--timeout";
+		argv[n++] = "120";
+		argv[n++] = "--seed";
+		argv[n++] = SEED;
+	}
+	for (int i = 0; opts && opts[i] && n < MAXARGS - 8; i++)
+		argv[n++] = (char *)opts[i];
+	argv[n++] = "--";
+	argv[n++] = PYTHON;
+	for (int i = 0; args && args[i] && n < MAXARGS - 1; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+	return run_argv(argv, NULL, PY_TIMEOUT);
+}
+
+#define PY_RUN(script, ...)                                                 \
+	py_cmd("run", (const char *const[]){ __VA_ARGS__, NULL },          \
+	       (const char *const[]){ py_example(script), NULL })
+
+/*
+ * The bank account race (check and withdraw under two `with lock:`) is
+ * found with default options at <= 2 preemptions, the failing run's
+ * traceback is shown, the minimized schedule replays exactly 10 times out
+ * of 10, and show names the threads and the Python lines.
+ */
+Test(issue12, python_bank_found_replayed_and_shown)
+{
+	need_python();
+	struct res r = PY_RUN("bank.py", "-q");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (main at bank.py:");
+	res_free(&r);
+	r = py_cmd("run", NULL,
+		   (const char *const[]){ py_example("bank.py"), NULL });
+	assert_exit(r, 1);
+	char both[1 << 16];
+
+	snprintf(both, sizeof(both), "%s%s", r.out, r.err);
+	assert_contains(both, "AssertionError: overdrawn", "run's output");
+	assert_contains(both, "Traceback (most recent call last)",
+			"run's output");
+	res_free(&r);
+	char *j = report();
+
+	cr_assert_leq(json_num(j, "preemptions"), 2, "%s", j);
+	char *minimized = strdup(json_get(j, "minimized_file"));
+
+	cr_assert(minimized[0], "%s", j);
+	for (int i = 0; i < 10; i++) {
+		r = py_cmd("replay", (const char *const[]){ minimized, NULL },
+			   (const char *const[]){ py_example("bank.py"),
+						  NULL });
+		assert_exit(r, 1);
+		assert_contains(r.out, "replay exact", "replay's stdout");
+		res_free(&r);
+	}
+	r = PTL("show", minimized);
+	assert_exit(r, 0);
+	assert_contains(r.out, "Lucas", "show");
+	assert_contains(r.out, "Mathieu", "show");
+	assert_contains(r.out, "withdraw at bank.py:", "show");
+	assert_contains(r.out, "preemption", "show");
+	res_free(&r);
+	free(minimized);
+	free(j);
+}
+
+/* The fixed twin (one `with lock:` around check and withdraw) passes,
+ * complete to bound 2. */
+Test(issue12, python_bank_fixed_passes_complete_to_bound_2)
+{
+	need_python();
+	struct res r = PY_RUN("bank_fixed.py", "-q");
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS");
+	assert_contains(r.out, "complete to preemption bound 2", "stdout");
+	res_free(&r);
+}
+
+/* `self.count += 1` spread over two bytecodes with a call between, no
+ * lock: the lost update is found. */
+Test(issue12, python_lost_update_found)
+{
+	need_python();
+	struct res r = PY_RUN("lost_update.py", "-q");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (main at "
+			   "lost_update.py:");
+	res_free(&r);
+	char *j = report();
+
+	assert_contains(j, "lost update: count 1", "report");
+	free(j);
+}
+
+/* Correct programs on queue.Queue, threading.Condition, a
+ * ThreadPoolExecutor and threading.Barrier pass, or run out of their
+ * budget; never fail. */
+Test(issue12, python_correct_programs_never_fail)
+{
+	static const char *progs[] = { "queue_pc.py", "cond_pingpong.py",
+				       "pool_map.py", "barrier.py" };
+
+	need_python();
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct res r = PY_RUN(progs[i], "-q", "-p", "1",
+				      "--max-runs", "40");
+
+		cr_assert(r.code == 0 || r.code == 3,
+			  "%s: exit %d\n%s\n%s", progs[i], r.code, r.out,
+			  r.err);
+		if (r.code == 0)
+			assert_contains(r.out, "complete to preemption bound 1",
+					"stdout");
+		res_free(&r);
+	}
+}
+
+/* python3 -m pytest works the same (pytest does not fork by default). */
+Test(issue12, python_pytest_finds_the_bank_race)
+{
+	char line[PATH_MAX + 64];
+
+	need_python();
+	snprintf(line, sizeof(line), "%s -c 'import pytest' 2>/dev/null",
+		 PYTHON);
+	if (system(line))
+		cr_skip_test("pytest is not installed (scripts/setup.sh "
+			     "installs python3-pytest): skipped");
+	struct res r = py_cmd(
+		"run", (const char *const[]){ "-q", "--no-minimize", NULL },
+		(const char *const[]){ "-m", "pytest", "-q", "-p",
+				       "no:cacheprovider",
+				       py_example("tests/test_bank.py"),
+				       NULL });
+
+	assert_exit(r, 1);
+	/* pytest's own report locates the failure */
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (test_bank.py:22");
+	res_free(&r);
+}
+
+/* Two locks taken in opposite orders: the deadlock is found and each
+ * blocked thread is named with its Python line and threading name. */
+Test(issue12, python_deadlock_found_in_python_terms)
+{
+	need_python();
+	struct res r = PY_RUN("deadlock.py", "-q", "--no-minimize");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL deadlock");
+	assert_contains(r.out, "from migrate_users at deadlock.py:", "stdout");
+	assert_contains(r.out, "(migrate)", "stdout");
+	assert_contains(r.out, "from audit_orders at deadlock.py:", "stdout");
 	res_free(&r);
 }

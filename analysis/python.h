@@ -1,0 +1,52 @@
+/*
+ * Python programs under the GIL (CPython 3.11): detection of the
+ * interpreter, a scheduling policy whose preemptions are GIL hand-offs at
+ * the interpreter's eval-breaker checks, and Python-level descriptions of
+ * threads (threading name, function, file, line) read from the
+ * interpreter's state in the tracee's memory.  docs/python.md explains it.
+ */
+#ifndef PTLOOM_PYTHON_H
+#define PTLOOM_PYTHON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../tracer/tracer.h"
+
+/* What the interpreter's ELF file says (link-time addresses). */
+struct python_info {
+	bool is_python;	    /* a CPython interpreter (it exports _PyRuntime) */
+	bool usable;	    /* Python-level scheduling is possible */
+	unsigned version;   /* PY_VERSION_HEX, 0 if unknown */
+	char path[4096];    /* the interpreter (a script's #! resolved) */
+	uint64_t runtime;   /* &_PyRuntime */
+	uint64_t check_pc;  /* the eval-breaker handler in the eval loop */
+	uint64_t code_type, unicode_type;
+	uint64_t text_lo, text_hi; /* the interpreter's own code */
+	char why[256];	    /* why not usable, one line */
+};
+
+/* Look at the program (an ELF file, or a script whose #! names one).
+ * Returns 0 and fills *pi (pi->is_python false for other programs). */
+int python_detect(const char *path, struct python_info *pi);
+
+/* The policy for session_config.policy; c_points: --points was given, so
+ * C-level points outside the interpreter (C extensions) stay preemption
+ * points.  The policy lives until python_policy_free(). */
+struct sched_policy *python_policy_new(const struct python_info *pi,
+				       bool c_points);
+void python_policy_free(struct sched_policy *p);
+
+/* The last Python traceback in a program's output: its innermost frame as
+ * "withdraw at bank.py:9" and the exception line.  Returns true if one
+ * was found. */
+bool python_traceback(const char *out, size_t len, char *where,
+		      size_t wlen, char *exc, size_t elen);
+
+/* Decode a 3.11 location table (co_linetable) entry for instruction
+ * index idx of a code object starting at firstlineno; -1 if none.
+ * Exposed for tests/unit. */
+int python_line_311(const uint8_t *tab, size_t len, int firstlineno,
+		    int idx);
+
+#endif
