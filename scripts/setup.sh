@@ -28,6 +28,7 @@ packages=(
 	python3-pytest		# tests (cli-issue12): pytest under ptloom
 	gdb			# tests: replay --gdb
 	pigz zstd pbzip2 lbzip2	# tests/real: real multithreaded tools
+	cmake make		# tests (issue9): a ctest project, make -j2
 )
 
 missing=()
