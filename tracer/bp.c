@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -313,6 +314,49 @@ static bool exe_insn_at(struct process *p, uint64_t addr)
 	return false;
 }
 
+/*
+ * libc's synchronisation entry points, looked up once per libc file and
+ * ptloom process: a lookup walks every symbol of the file, which cost more
+ * than the rest of a run once runs fork from a checkpoint.
+ */
+static struct libc_cache {
+	char path[4096];
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	off_t size;
+	int ok;			/* 0: lookup failed */
+	uint64_t vals[NFNS], more[32];
+	int idx[32], nmore;
+} libc_cache;
+
+static const struct libc_cache *libc_lookup(const char *path)
+{
+	struct libc_cache *c = &libc_cache;
+	struct stat st;
+
+	if (stat(path, &st))
+		return NULL;
+	if (c->path[0] && !strcmp(c->path, path) && c->dev == st.st_dev &&
+	    c->ino == st.st_ino && c->size == st.st_size &&
+	    c->mtime.tv_sec == st.st_mtim.tv_sec &&
+	    c->mtime.tv_nsec == st.st_mtim.tv_nsec)
+		return c->ok ? c : NULL;
+	const char *names[NFNS];
+
+	for (size_t i = 0; i < NFNS; i++)
+		names[i] = libc_fns[i].name;
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->dev = st.st_dev;
+	c->ino = st.st_ino;
+	c->size = st.st_size;
+	c->mtime = st.st_mtim;
+	c->nmore = 32;
+	c->ok = elf_symbols_lookup(path, names, NFNS, c->vals, c->more,
+				   c->idx, &c->nmore) == 0;
+	return c->ok ? c : NULL;
+}
+
 int bp_install(struct session *ss, struct process *s)
 {
 	size_t cap = 0;
@@ -324,21 +368,17 @@ int bp_install(struct session *ss, struct process *s)
 	if ((ss->cfg->points & POINTS_SYNC) &&
 	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&
 	    elf_first_vaddr(path, &first) == 0) {
-		const char *names[NFNS];
-		uint64_t vals[NFNS], more[32];
-		int idx[32], nmore = 32;
+		const struct libc_cache *c = libc_lookup(path);
 
-		for (size_t i = 0; i < NFNS; i++)
-			names[i] = libc_fns[i].name;
-		if (elf_symbols_lookup(path, names, NFNS, vals, more, idx,
-				       &nmore) == 0) {
+		if (c) {
 			for (size_t i = 0; i < NFNS; i++)
-				if (vals[i])
-					add_bp(s, &cap, start - first + vals[i],
+				if (c->vals[i])
+					add_bp(s, &cap,
+					       start - first + c->vals[i],
 					       OP_CALL, libc_fns[i].fn);
-			for (int i = 0; i < nmore; i++)
-				add_bp(s, &cap, start - first + more[i],
-				       OP_CALL, libc_fns[idx[i]].fn);
+			for (int i = 0; i < c->nmore; i++)
+				add_bp(s, &cap, start - first + c->more[i],
+				       OP_CALL, libc_fns[c->idx[i]].fn);
 		}
 	}
 	char exe[4096];

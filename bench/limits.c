@@ -1,0 +1,209 @@
+/*
+ * The machine's limits for what ptloom does at every point and every run,
+ * measured the way ptloom does them (bench/speed.sh prints ptloom's own
+ * figures as fractions of these):
+ *
+ *   seccomp   a traced syscall: the RET_TRACE stop, GETREGS, CONT
+ *   int3      a breakpoint hit whose instruction is emulated (no step)
+ *   fork      a new process from a stopped single-threaded tracee, by an
+ *             injected clone(CLONE_PARENT|SIGCHLD), reaped after it exits
+ *   exec      fork + exec + wait of /bin/true under ptrace
+ *
+ * Both processes pinned to one CPU.  Prints "name us" lines.  Not a test.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define N 20000
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void pin(void)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(sched_getcpu(), &s);
+	sched_setaffinity(0, sizeof(s), &s);
+}
+
+static void trap_getppid(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog p = { 4, f };
+
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p);
+}
+
+/* a child that loops on getppid (seccomp) or on an int3 (bp) */
+static pid_t child(int mode)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	ptrace(PTRACE_TRACEME, 0, 0, 0);
+	raise(SIGSTOP);
+	if (mode == 0) {
+		trap_getppid();
+		for (;;)
+			syscall(SYS_getppid);
+	}
+	for (;;)
+		__asm__ volatile("int3\n\tnop");
+}
+
+static double seccomp_stop(void)
+{
+	pid_t c = child(0);
+	int st;
+	struct user_regs_struct r;
+
+	waitpid(c, &st, 0);
+	ptrace(PTRACE_SETOPTIONS, c, 0,
+	       PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL);
+	ptrace(PTRACE_CONT, c, 0, 0);
+	waitpid(c, &st, 0);
+	double t0 = now();
+
+	for (int i = 0; i < N; i++) {
+		ptrace(PTRACE_GETREGS, c, 0, &r);
+		ptrace(PTRACE_CONT, c, 0, 0);
+		waitpid(c, &st, 0);
+	}
+	double us = (now() - t0) / N;
+
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+	return us;
+}
+
+static double int3_hit(void)
+{
+	pid_t c = child(1);
+	int st;
+	struct user_regs_struct r;
+
+	waitpid(c, &st, 0);
+	ptrace(PTRACE_SETOPTIONS, c, 0, PTRACE_O_EXITKILL);
+	ptrace(PTRACE_CONT, c, 0, 0);
+	waitpid(c, &st, 0);
+	double t0 = now();
+
+	for (int i = 0; i < N; i++) {
+		/* the emulated instruction: the nop after the int3 */
+		ptrace(PTRACE_GETREGS, c, 0, &r);
+		r.rip += 1;
+		ptrace(PTRACE_SETREGS, c, 0, &r);
+		ptrace(PTRACE_CONT, c, 0, 0);
+		waitpid(c, &st, 0);
+	}
+	double us = (now() - t0) / N;
+
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+	return us;
+}
+
+static double fork_stopped(void)
+{
+	pid_t c = child(0);
+	int st, n = 2000;
+	struct user_regs_struct r, saved;
+	unsigned long msg;
+
+	waitpid(c, &st, 0);
+	ptrace(PTRACE_SETOPTIONS, c, 0,
+	       PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_EXITKILL);
+	ptrace(PTRACE_CONT, c, 0, 0);
+	waitpid(c, &st, 0); /* at getppid's seccomp stop */
+	ptrace(PTRACE_GETREGS, c, 0, &saved);
+	double t0 = now();
+
+	for (int i = 0; i < n; i++) {
+		r = saved;
+		r.orig_rax = SYS_clone;
+		r.rdi = CLONE_PARENT | SIGCHLD;
+		r.rsi = r.rdx = r.r10 = r.r8 = 0;
+		ptrace(PTRACE_SETREGS, c, 0, &r);
+		ptrace(PTRACE_SYSCALL, c, 0, 0);
+		waitpid(c, &st, __WALL); /* fork event */
+		ptrace(PTRACE_GETEVENTMSG, c, 0, &msg);
+		ptrace(PTRACE_SYSCALL, c, 0, 0);
+		waitpid(c, &st, __WALL); /* syscall exit */
+		r = saved;
+		r.rip -= 2;
+		r.rax = saved.orig_rax;
+		ptrace(PTRACE_SETREGS, c, 0, &r);
+		ptrace(PTRACE_CONT, c, 0, 0);
+		waitpid(c, &st, __WALL); /* back at the seccomp stop */
+		pid_t k = (pid_t)msg;
+
+		waitpid(k, &st, __WALL);
+		kill(k, SIGKILL);
+		waitpid(k, &st, __WALL);
+	}
+	double us = (now() - t0) / n;
+
+	kill(c, SIGKILL);
+	waitpid(c, &st, 0);
+	return us;
+}
+
+static double exec_traced(void)
+{
+	int n = 500, st;
+	double t0 = now();
+
+	for (int i = 0; i < n; i++) {
+		pid_t c = fork();
+
+		if (!c) {
+			ptrace(PTRACE_TRACEME, 0, 0, 0);
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		waitpid(c, &st, 0); /* exec stop */
+		ptrace(PTRACE_CONT, c, 0, 0);
+		waitpid(c, &st, 0);
+	}
+	return (now() - t0) / n;
+}
+
+int main(void)
+{
+	pin();
+	printf("seccomp %.2f\n", seccomp_stop());
+	printf("int3 %.2f\n", int3_hit());
+	printf("fork %.2f\n", fork_stopped());
+	printf("exec %.2f\n", exec_traced());
+	return 0;
+}
