@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "disasm.h"
+#include "../tracer/disasm.h"
 #include "python.h"
 #include "../tracer/sched.h"
 

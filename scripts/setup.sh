@@ -27,6 +27,7 @@ packages=(
 	libxml2-utils python3	# tests: xmllint and json.load check reports
 	python3-pytest		# tests (cli-issue12): pytest under ptloom
 	gdb			# tests: replay --gdb
+	cmake make		# tests (issue9): a ctest project, make -j2
 )
 
 missing=()

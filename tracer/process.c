@@ -179,6 +179,109 @@ void process_exec(struct session *s, struct process *p)
 	release_vfork_parent(s, p);
 }
 
+/* The hex mask after "name:" in a /proc status file, 0 if none. */
+static uint64_t status_mask(const char *path, const char *name)
+{
+	char line[256];
+	uint64_t v = 0;
+	size_t n = strlen(name);
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':') {
+			v = strtoull(line + n + 1, NULL, 16);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static uint64_t sigbit(int sig)
+{
+	return 1ull << (sig - 1);
+}
+
+/* The signals t blocks while it waits: a ppoll/pselect6/epoll_pwait mask
+ * argument, else its own mask. */
+static uint64_t wait_mask(struct thread *t)
+{
+	char path[64];
+	uint64_t m;
+	long nr = (long)t->regs.orig_rax;
+	uint64_t ptr = 0;
+
+	if (nr == SYS_ppoll)
+		ptr = t->regs.r8 ? t->regs.r10 : 0;
+	else if (nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2)
+		ptr = t->regs.r8;
+	else if (nr == SYS_pselect6 && t->regs.r9) {
+		uint64_t pair[2];
+
+		if (!mem_read(t->p, t->regs.r9, pair, sizeof(pair)))
+			ptr = pair[0];
+	}
+	if (ptr && !mem_read(t->p, ptr, &m, sizeof(m)))
+		return m;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->p->pid,
+		 t->tid);
+	return status_mask(path, "SigBlk");
+}
+
+bool process_signal_pending(struct thread *t, int sig)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", t->p->pid);
+	if (status_mask(path, "ShdPnd") & sigbit(sig))
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->p->pid,
+		 t->tid);
+	return status_mask(path, "SigPnd") & sigbit(sig);
+}
+
+/*
+ * The kernel sent SIGCHLD to p's process when ptloom reaped a child.  A
+ * thread of p that catches it and waits in an emulated poll or sleep would
+ * natively be interrupted (poll, select and epoll_wait are never
+ * restarted): the lowest-numbered such thread is made ready to run its
+ * call in the kernel, which returns -EINTR at once and runs the handler
+ * (libuv's and make's child handling).  The minimum for processes; the
+ * signals issue generalises it.
+ */
+static void sigchld(struct session *s, struct process *p)
+{
+	char path[64];
+
+	if (p->dead)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	if (!(status_mask(path, "SigCgt") & sigbit(SIGCHLD)))
+		return;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		if (t->p != p || t->st != SCHED_BLOCKED ||
+		    (t->block != BLOCK_POLL && t->block != BLOCK_SLEEP) ||
+		    t->stop != STOP_SECCOMP || regs_get(t) ||
+		    (wait_mask(t) & sigbit(SIGCHLD)))
+			continue;
+		t->sig_block = t->block;
+		t->sig_timed = t->timed;
+		t->st = SCHED_ENABLED;
+		t->block = BLOCK_NONE;
+		t->timed = false;
+		t->kind = OP_WOKEN;
+		t->fn = 0;
+		t->arg = 0;
+		t->yield = false;
+		t->skip = false; /* the kernel runs the call: EINTR */
+		t->sig_rerun = true;
+		return;
+	}
+}
+
 void process_died(struct session *s, struct process *p, int status)
 {
 	p->dead = true;
@@ -191,6 +294,8 @@ void process_died(struct session *s, struct process *p, int status)
 		if (s->procs[i]->parent == p->idx)
 			s->procs[i]->parent = -1;
 	wake_waiters(s, p);
+	if (p->parent >= 0)
+		sigchld(s, s->procs[p->parent]);
 }
 
 void process_stopped(struct session *s, struct process *p)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <sys/types.h>
 #include <sys/user.h>
-#include "../analysis/disasm.h"
+#include "disasm.h"
 #include "futex.h"
 #include "process.h"
 #include "sched.h"
@@ -50,6 +50,9 @@ struct thread {
 	int ptidx;		/* T-number within its process */
 	bool clone_thread;	/* its pending clone makes a thread */
 	bool own_sigstop;	/* ptloom sent it a SIGSTOP: suppress it */
+	bool sig_rerun;		/* woken by SIGCHLD: the kernel runs its wait */
+	int sig_block;		/* the wait it left, if SIGCHLD is gone */
+	bool sig_timed;
 	int st;			/* enum sched_state */
 	bool starting;		/* cloned, its first stop not seen yet */
 	int stop;		/* enum stop_kind */

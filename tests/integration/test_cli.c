@@ -3359,3 +3359,42 @@ Test(issue12, python_deadlock_found_in_python_terms)
 	assert_contains(r.out, "from audit_orders at deadlock.py:", "stdout");
 	res_free(&r);
 }
+
+/* ctest (cmake from Debian, scripts/setup.sh): the racy test of a project
+ * is found and named; the project of two correct tests passes. */
+Test(issue9, ctest_project_racy_test_found_and_named)
+{
+	char cmd[4 * PATH_MAX];
+
+	if (system("command -v cmake >/dev/null 2>&1 && "
+		   "command -v ctest >/dev/null 2>&1")) {
+		cr_log_warn("cmake/ctest missing (scripts/setup.sh installs "
+			    "them): ctest check skipped");
+		cr_skip_test("cmake is not installed");
+	}
+	for (int k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof(cmd), "cmake -S '%s' -B '%s' -DRACY='%s' "
+			 "-DCORRECT='%s' >/dev/null", script("ctest"),
+			 in_tmp(k ? "fixed" : "racy"),
+			 target(k ? "fork_race_fixed" : "fork_race"),
+			 target("fork_race_fixed"));
+		struct res c = sh(cmd);
+
+		assert_exit(c, 0);
+		res_free(&c);
+	}
+	struct res r = RUN9("-s", "random", "-n", "40", "--seed", "2",
+			    "--no-minimize", "--", "ctest", "--test-dir",
+			    in_tmp("racy"));
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "racy_withdraw (Failed)", "ctest's output");
+	assert_contains(summary(&r), "fork_race T0 (worker at fork_race.c:",
+			"the summary");
+	res_free(&r);
+	r = RUN9("-s", "random", "-n", "30", "--seed", SEED, "--", "ctest",
+		 "--test-dir", in_tmp("fixed"));
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 30 runs");
+	res_free(&r);
+}

@@ -1,5 +1,5 @@
 /*
- * analysis/disasm: decoding of the instructions that become scheduling
+ * tracer/disasm: decoding of the instructions that become scheduling
  * points, their effective addresses, and sweeps of bytes and of ELF files
  * (this test binary itself).
  */
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../analysis/disasm.h"
+#include "../../tracer/disasm.h"
 
 /* Decode the bytes given; they must make exactly one instruction. */
 #define DECODE(in, addr, ...)                                                  \
