@@ -3329,7 +3329,11 @@ Test(issue12, python_pytest_finds_the_bank_race)
 		cr_skip_test("pytest is not installed (scripts/setup.sh "
 			     "installs python3-pytest): skipped");
 	struct res r = py_cmd(
-		"run", (const char *const[]){ "-q", "--no-minimize", NULL },
+		/* no .pyc written into the source tree, and the same
+		 * imports every run */
+		"run", (const char *const[]){ "-q", "--no-minimize", "-e",
+					      "PYTHONDONTWRITEBYTECODE=1",
+					      NULL },
 		(const char *const[]){ "-m", "pytest", "-q", "-p",
 				       "no:cacheprovider",
 				       py_example("tests/test_bank.py"),
