@@ -1644,7 +1644,9 @@ static long filters_of(const struct res *r)
 	return atol(p);
 }
 
-static struct res run_stats(const char *const *opts, const char *program)
+/* ptloom run -o <tmp>/OUT OPTS -- PROGRAM, with env ("K=V" or NULL). */
+static struct res run_out(const char *out, const char *const *opts,
+			  const char *program, const char *env)
 {
 	char *argv[MAXARGS];
 	int n = 0;
@@ -1652,13 +1654,18 @@ static struct res run_stats(const char *const *opts, const char *program)
 	argv[n++] = (char *)ptloom();
 	argv[n++] = "run";
 	argv[n++] = "-o";
-	argv[n++] = in_tmp("out");
+	argv[n++] = in_tmp(out);
 	for (int i = 0; opts[i] && n < MAXARGS - 3; i++)
 		argv[n++] = (char *)opts[i];
 	argv[n++] = "--";
 	argv[n++] = (char *)program;
 	argv[n] = NULL;
-	return run_argv(argv, "PTLOOM_STATS=1", CMD_TIMEOUT * 2);
+	return run_argv(argv, env, CMD_TIMEOUT * 2);
+}
+
+static struct res run_stats(const char *const *opts, const char *program)
+{
+	return run_out("out", opts, program, "PTLOOM_STATS=1");
 }
 
 /*
@@ -2548,19 +2555,7 @@ static void checkpoint_agrees(const char *program, const char *strategy)
 	const char *opts[] = { "-s", strategy, "-n", "300", "--seed", SEED,
 			       "--no-minimize", NULL };
 	struct res a = run_stats(opts, program);
-	char *argv[MAXARGS];
-	int n = 0;
-
-	argv[n++] = (char *)ptloom();
-	argv[n++] = "run";
-	argv[n++] = "-o";
-	argv[n++] = in_tmp("exec");
-	for (int i = 0; opts[i]; i++)
-		argv[n++] = (char *)opts[i];
-	argv[n++] = "--";
-	argv[n++] = (char *)program;
-	argv[n] = NULL;
-	struct res b = run_argv(argv, "PTLOOM_NO_CHECKPOINT=1", CMD_TIMEOUT * 2);
+	struct res b = run_out("exec", opts, program, "PTLOOM_NO_CHECKPOINT=1");
 	char *sa = summary(&a), *sb = summary(&b);
 
 	cr_assert_str_eq(sa, sb, "checkpoint: %s\nexec: %s", sa, sb);
