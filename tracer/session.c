@@ -1122,7 +1122,7 @@ static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
  * test runners' watchdogs of hours or days would otherwise time a test
  * out under random sampling).
  */
-#define TIMEOUT_HORIZON_NS (3600ull * 1000000000ull)
+#define TIMEOUT_HORIZON_NS (10ull * 1000000000ull)
 
 static void build_sched(struct session *s, struct sched_thread *st)
 {
@@ -1649,8 +1649,12 @@ static void kill_and_reap(struct session *s)
 		while (waitpid(s->freep[i], &status, __WALL) > 0 ||
 		       errno == EINTR)
 			;
-	/* a program that left its process group (setsid) */
-	for (int i = 0; i < s->nth; i++)
+	/*
+	 * A program that left its process group (setsid).  Newest first: a
+	 * traced leader is reported only after the other threads of its
+	 * group are reaped, so waiting for it first would block for ever.
+	 */
+	for (int i = s->nth - 1; i >= 0; i--)
 		while (s->th[i].tid > 0 &&
 		       (waitpid(s->th[i].tid, &status, __WALL) > 0 ||
 			errno == EINTR))
