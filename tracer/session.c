@@ -1474,14 +1474,20 @@ static void schedule(struct session *s)
 			}
 			break;
 		case OP_WOKEN:
-			if (!t->sig_rerun)
+			if (!t->sig_rerun) {
+				syscall_close_fds(t);
 				break;
+			}
 			t->sig_rerun = false;
-			if (!process_signal_pending(t, SIGCHLD)) {
-				/* another thread took it: wait on */
+			if (!signal_deliverable(s, t) &&
+			    !(t->sig_block == BLOCK_FD &&
+			      syscall_fd_ready(s, t))) {
+				/* another thread took the signal: wait on; the
+				 * kernel runs the call once it can return */
 				t->st = SCHED_BLOCKED;
 				t->block = t->sig_block;
 				t->timed = t->sig_timed;
+				t->skip = false;
 				runs = false;
 				break;
 			}

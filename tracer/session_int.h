@@ -54,8 +54,8 @@ struct thread {
 	int ptidx;		/* T-number within its process */
 	bool clone_thread;	/* its pending clone makes a thread */
 	bool own_sigstop;	/* ptloom sent it a SIGSTOP: suppress it */
-	bool sig_rerun;		/* woken by SIGCHLD: the kernel runs its wait */
-	int sig_block;		/* the wait it left, if SIGCHLD is gone */
+	bool sig_rerun;		/* woken by a signal: runs if it is still there */
+	int sig_block;		/* the wait it left, if the signal is gone */
 	bool sig_timed;
 	int st;			/* enum sched_state */
 	bool starting;		/* cloned, its first stop not seen yet */

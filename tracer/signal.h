@@ -7,6 +7,7 @@
 #define PTLOOM_SIGNAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct session;
 struct thread;
@@ -27,5 +28,11 @@ bool signal_execute(struct session *s, struct thread *t);
  * pending, when one may have been sent since the last look (or force). */
 void signal_recheck(struct session *s, bool force);
 const char *signal_wait_name(const struct thread *t);
+/* The signals t blocks during its pending call: a ppoll/pselect6/
+ * epoll_pwait mask argument, else its own mask. */
+uint64_t signal_wait_mask(struct thread *t);
+/* A signal t does not block and that interrupts a wait (caught, or fatal
+ * by default) is pending for it (its own queue or its process's). */
+bool signal_deliverable(struct session *s, struct thread *t);
 
 #endif
