@@ -252,6 +252,7 @@ void thread_make_ready(struct session *s, struct thread *t, int kind,
 	t->st = SCHED_ENABLED;
 	t->block = BLOCK_NONE;
 	t->timed = false;
+	t->sig_claim = 0;
 	t->kind = (uint8_t)kind;
 	t->fn = 0;
 	t->arg = 0;

@@ -547,6 +547,14 @@ Test(real, signal_interrupts_sleep_and_read)
 	res_free(&r);
 }
 
+/* a signal to the process interrupts one sleeping thread, not every one */
+Test(real, process_signal_wakes_one_thread)
+{
+	char *prog[] = { (char *)real("sig_one_thread"), NULL };
+
+	never_fails("40", NULL, prog);
+}
+
 Test(real, signal_before_sigwait_found)
 {
 	char *prog[] = { (char *)real("sig_early"), NULL };
