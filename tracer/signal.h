@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct session;
 struct thread;
@@ -34,5 +35,16 @@ uint64_t signal_wait_mask(struct thread *t);
 /* A signal t does not block and that interrupts a wait (caught, or fatal
  * by default) is pending for it (its own queue or its process's). */
 bool signal_deliverable(struct session *s, struct thread *t);
+/* ourfd (ptloom's copy of a descriptor t waits on) is a signalfd, or with
+ * epoll an epoll set holding one, that t would find readable: a signal
+ * it accepts is pending for t.  The kernel cannot say, as a signalfd is
+ * ready for the thread that polls it. */
+bool signal_fd_ready(struct session *s, struct thread *t, int ourfd,
+		     bool epoll);
+/* t could take sig sent to its process now: it does not block it, or it
+ * waits for it in the sigwait family. */
+bool signal_takes(struct session *s, struct thread *t, int sig);
+/* ourfd is an epoll set in which pid registered a signalfd. */
+bool signal_epoll_has_sfd(pid_t pid, int ourfd);
 
 #endif
