@@ -679,7 +679,7 @@ int cmd_replay(int argc, char **argv)
 					: "script: no recorded trace");
 	}
 	printf("%s\n", summary);
-	if (rs.co.report) {
+	if (rs.co.report || github_enabled()) {
 		struct report rep = {
 			.command = "replay",
 			.verdict = code == EXIT_FAIL	   ? "fail"
@@ -704,9 +704,11 @@ int cmd_replay(int argc, char **argv)
 		char signame[32];
 
 		report_failure(&rep, &r, failed, signame, sizeof(signame));
-		if (report_write(&rep, rs.co.report_format, rs.co.report))
+		if (rs.co.report &&
+		    report_write(&rep, rs.co.report_format, rs.co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n",
 				rs.co.report);
+		github_report(&rep);
 	}
 	run_result_free(&r);
 	teardown(&rs);
@@ -811,7 +813,7 @@ int cmd_minimize(int argc, char **argv)
 
 	snprintf(summary, sizeof(summary), "ptloom: FAIL %s (minimized)", desc);
 	printf("%s\n", summary);
-	if (rs.co.report) {
+	if (rs.co.report || github_enabled()) {
 		char cmd[8192];
 
 		snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s", path, quoted);
@@ -834,9 +836,11 @@ int cmd_minimize(int argc, char **argv)
 		char signame[32];
 
 		report_failure(&rep, &best, true, signame, sizeof(signame));
-		if (report_write(&rep, rs.co.report_format, rs.co.report))
+		if (rs.co.report &&
+		    report_write(&rep, rs.co.report_format, rs.co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n",
 				rs.co.report);
+		github_report(&rep);
 	}
 	run_result_free(&best);
 	teardown(&rs);

@@ -3132,6 +3132,26 @@ Test(issue9, github_actions_summary_and_annotation)
 	assert_contains(md, "ptloom replay ", "the job summary");
 	assert_contains(md, "-minimized.pb", "the job summary");
 	free(md);
+	/* the printed replay command, in CI: the same annotation and a
+	 * summary of its own */
+	char *line = line_with(r.out, "replay: ");
+
+	cr_assert_not_null(line, "no replay: line:\n%s", r.out);
+	snprintf(cmd, sizeof(cmd), "GITHUB_ACTIONS=true "
+		 "GITHUB_STEP_SUMMARY='%s' GITHUB_WORKSPACE='%s' %s",
+		 in_tmp("replay.md"), root, line + strlen("replay: "));
+	free(line);
+	res_free(&r);
+	r = sh(cmd);
+	assert_exit(r, 1);
+	assert_contains(r.out, "::error file=examples/bank.c,line=46,"
+			       "title=ptloom::FAIL crash SIGABRT",
+			"the replay's annotation");
+	md = slurp(in_tmp("replay.md"));
+	assert_contains(md, "## ptloom replay: fail", "the replay's summary");
+	assert_contains(md, "```mermaid\nsequenceDiagram",
+			"the replay's summary");
+	free(md);
 	res_free(&r);
 	/* INCOMPLETE is a warning, appended to the same summary */
 	snprintf(cmd, sizeof(cmd), "GITHUB_ACTIONS=true "
