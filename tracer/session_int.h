@@ -166,6 +166,9 @@ struct session {
 	int exit_thread;
 	char exit_where[LOC_MAX];
 	double t0;
+	uint64_t run_len;	/* points the current thread took in a row */
+	int timeout_kind;	/* FAIL_HANG or FAIL_SLOW past --timeout */
+	char timeout_why[MSG_MAX];
 	bool exec_seen;
 	double resume_time;	/* when the current thread was chosen */
 	double resume_cpu;	/* its CPU time then */

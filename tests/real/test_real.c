@@ -435,6 +435,60 @@ Test(real, max_steps_is_incomplete_not_livelock)
 	}
 }
 
+/*
+ * --timeout is wall-clock time: on a loaded machine, or for a long
+ * computation, running past it shows no hang.  Without a faster finished
+ * run to compare with, every strategy calls it INCOMPLETE.
+ */
+Test(real, timeout_without_evidence_is_incomplete)
+{
+	for (int s = 0; s < 3; s++) {
+		struct res r = ptl("run", "-q", "-s", strategies[s], "-n", "3",
+				   "--seed", SEED, "--timeout", "0.3",
+				   "--points", "sync", "--",
+				   real("compute_lock"), "400", NULL);
+
+		cr_expect_eq(r.code, 3, "`%s` exit %d: %s", r.cmd, r.code,
+			     r.out);
+		cr_expect(strstr(r.out, "--timeout") && !strstr(r.out, "FAIL"),
+			  "%s", r.out);
+		res_free(&r);
+	}
+}
+
+/* A worker computing until told to stop, told by main only in one order:
+ * the other order never ends (its CPU time shows it, main waits in join);
+ * the fixed twin always ends, and the fairness rule keeps the bounded
+ * search from starving main while the worker polls. */
+Test(real, hang_shown_by_cpu_time_found)
+{
+	struct res r = ptl("run", "--seed", SEED, "--timeout", "1",
+			   "--no-minimize", "--", real("compute_hang"), NULL);
+
+	cr_assert_eq(r.code, 1, "`%s` exit %d: %s", r.cmd, r.code, r.out);
+	cr_expect(strstr(summary(&r), "FAIL hang"), "%s", r.out);
+	cr_expect(strstr(r.out, "of CPU time"), "%s", r.out);
+	const char *rp = strstr(r.out, "replay: ptloom replay ");
+	char file[PATH_MAX];
+
+	cr_assert(rp && sscanf(rp, "replay: ptloom replay %4095s", file) == 1,
+		  "%s", r.out);
+	struct res p = ptl("replay", "--timeout", "1", file, "--",
+			   real("compute_hang"), NULL);
+
+	cr_expect_eq(p.code, 1, "`%s` exit %d: %s", p.cmd, p.code, p.out);
+	cr_expect(strstr(p.out, "FAIL hang"), "%s", p.out);
+	res_free(&r);
+	res_free(&p);
+}
+
+Test(real, polling_worker_never_fails)
+{
+	char *prog[] = { (char *)real("compute_hang_fixed"), NULL };
+
+	never_fails("8", "sync", prog);
+}
+
 /* --- outside ptloom's control --------------------------------------------- */
 
 Test(real, killed_from_outside_is_not_a_failure)
