@@ -488,11 +488,18 @@ restart:
 			/* the very first, default schedule already exceeds a
 			 * per-run limit: the program is long under ptloom, not
 			 * known to hang; say so rather than report a bug */
-			snprintf(r->error, sizeof(r->error),
-				 "the first run, without any preemption, "
-				 "exceeded %s; raise it for this program",
-				 rr.failure == FAIL_STEPS ? "--max-steps"
-							  : "--timeout");
+			if (rr.failure == FAIL_SLOW && rr.message[0])
+				snprintf(r->error, sizeof(r->error),
+					 "the first run, without any "
+					 "preemption: %s", rr.message);
+			else
+				snprintf(r->error, sizeof(r->error),
+					 "the first run, without any "
+					 "preemption, exceeded %s; raise it for "
+					 "this program",
+					 rr.failure == FAIL_STEPS
+						 ? "--max-steps"
+						 : "--timeout");
 			r->too_long = true;
 			r->verdict = VERDICT_INCOMPLETE;
 			run_result_free(&rr);

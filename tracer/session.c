@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1296,6 +1297,12 @@ static void build_sched(struct session *s, struct sched_thread *st)
 		if (any && st[i].timed &&
 		    t->deadline > s->now + TIMEOUT_HORIZON_NS)
 			st[i].timed = false;
+		/* a wait for the world times out only when real time has
+		 * passed (outside_wait), never as a choice */
+		if (any && st[i].timed &&
+		    (t->block == BLOCK_FD || t->block == BLOCK_POLL) &&
+		    syscall_fd_external(s, t))
+			st[i].timed = false;
 	}
 	/*
 	 * Fairness: a thread that has taken FAIR_STEPS points in a row while
@@ -1468,6 +1475,80 @@ static bool too_many_steps(struct session *s, struct thread *t)
 	return v != LIVELOCK_MAYBE;
 }
 
+/*
+ * Every thread waits, and some wait for the world outside the program (a
+ * server, a FIFO, a terminal: tracer/fdext.c).  Wait for it in real time,
+ * up to the nearest virtual deadline (a timeout then fires as it would
+ * natively) and at most until --timeout.  The virtual clock stands still
+ * meanwhile, so a run stays a function of its schedule and its input.
+ * Returns true when something became ready or the run ended.
+ */
+static bool outside_wait(struct session *s, const struct choice *c)
+{
+	struct pollfd p[4 * POLL_MAX];
+	int n = 0, who = -1;
+
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		if (t->st != SCHED_BLOCKED ||
+		    (t->block != BLOCK_FD && t->block != BLOCK_POLL) ||
+		    !syscall_fd_external(s, t))
+			continue;
+		if (who < 0)
+			who = t->idx;
+		for (int k = 0; k < t->npfd && n < 4 * POLL_MAX; k++)
+			if (t->pfd[k] >= 0)
+				p[n++] = (struct pollfd){ .fd = t->pfd[k],
+							  .events = t->pev[k] };
+	}
+	if (!n)
+		return false;
+	double budget = -1; /* seconds, <0 none */
+
+	for (int i = 0; i < c->nalts; i++) {
+		if (!c->alts[i].timeout)
+			continue;
+		uint64_t d = s->th[c->alts[i].thread].deadline;
+
+		if (d <= s->now)
+			return false;
+		double b = (double)(d - s->now) * 1e-9;
+
+		if (budget < 0 || b < budget)
+			budget = b;
+	}
+	double start = now_seconds();
+
+	for (;;) {
+		if (s->cfg->interrupted && *s->cfg->interrupted) {
+			session_fail(s, FAIL_INTERRUPTED, NULL, "interrupted");
+			return true;
+		}
+		double now = now_seconds(), ms = 200;
+
+		if (budget >= 0 && now - start >= budget)
+			return false; /* the nearest timeout is due */
+		if (s->cfg->timeout > 0 && now - s->t0 >= s->cfg->timeout) {
+			session_fail(s, FAIL_SLOW, NULL,
+				     "the run waited %g s (--timeout) for the "
+				     "world outside the program (T%d waits on a "
+				     "descriptor only another process, a server "
+				     "or a terminal can make ready); raise "
+				     "--timeout",
+				     s->cfg->timeout, who);
+			return true;
+		}
+		if (budget >= 0 && (budget - (now - start)) * 1000 < ms)
+			ms = (budget - (now - start)) * 1000;
+		if (s->cfg->timeout > 0 &&
+		    (s->cfg->timeout - (now - s->t0)) * 1000 < ms)
+			ms = (s->cfg->timeout - (now - s->t0)) * 1000;
+		if (poll(p, (nfds_t)n, ms < 1 ? 1 : (int)ms) > 0)
+			return true;
+	}
+}
+
 /* Choose and execute pending operations until some thread runs. */
 static void schedule(struct session *s)
 {
@@ -1515,6 +1596,14 @@ static void schedule(struct session *s)
 			/* before calling it a deadlock: any signal at all? */
 			sig_forced = true;
 			signal_recheck(s, true);
+			continue;
+		}
+		bool only_timeouts = true;
+
+		for (int i = 0; i < c->nalts; i++)
+			only_timeouts &= c->alts[i].timeout;
+		if (only_timeouts && outside_wait(s, c)) {
+			sig_forced = false;
 			continue;
 		}
 		if (s->cfg->policy && s->cfg->policy->shape && c->nalts) {

@@ -82,6 +82,7 @@ struct thread {
 	int pfd[POLL_MAX];
 	short pev[POLL_MAX];
 	int npfd;
+	bool ext_known, ext;	/* syscall_fd_external() of these, cached */
 	bool nonblock;
 	int64_t poll_timeout_ms; /* <0 infinite */
 	uint64_t ctid;		/* CLONE_CHILD_CLEARTID address */
@@ -230,6 +231,9 @@ bool syscall_execute(struct session *s, struct thread *t);
 /* Re-check a blocked fd/poll wait; true if it became ready. */
 bool syscall_fd_ready(struct session *s, struct thread *t);
 void syscall_close_fds(struct thread *t);
+/* Can the world outside the program make t's descriptors ready?
+ * (tracer/fdext.c) */
+bool syscall_fd_external(struct session *s, struct thread *t);
 bool syscall_emulate_rdtsc(struct session *s, struct thread *t);
 void futex_wake_addr(struct session *s, uint64_t addr, int n,
 		     uint32_t bitset, int *woken);

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -28,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -490,6 +493,84 @@ Test(real, polling_worker_never_fails)
 }
 
 /* --- outside ptloom's control --------------------------------------------- */
+
+/* A server outside the program, a thread of this test: answers every
+ * connection after 0.3 s. */
+static void *serve(void *arg)
+{
+	int l = (int)(intptr_t)arg;
+
+	for (;;) {
+		int c = accept(l, NULL, NULL);
+		char b[8];
+
+		if (c < 0)
+			return NULL; /* shut down */
+		if (read(c, b, sizeof(b)) > 0) {
+			usleep(300000);
+			if (send(c, "pong", 4, MSG_NOSIGNAL) != 4)
+				fprintf(stderr, "server: client gone\n");
+		}
+		close(c);
+	}
+}
+
+static int slow_server(const char *path, pthread_t *th)
+{
+	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	cr_assert(l >= 0 && !bind(l, (struct sockaddr *)&a, sizeof(a)) &&
+		  !listen(l, 16));
+	cr_assert_eq(pthread_create(th, NULL, serve, (void *)(intptr_t)l), 0);
+	return l;
+}
+
+/* A reply that takes real time is waited for: no virtual-clock timeout,
+ * no deadlock (both were false FAILs). */
+Test(real, outside_server_reply_is_waited_for)
+{
+	char *sock = in_tmp("srv.sock");
+	pthread_t th;
+	int l = slow_server(sock, &th);
+	char *prog[] = { (char *)real("outside_client"), sock, NULL };
+
+	never_fails("3", "sync", prog);
+	shutdown(l, SHUT_RDWR);
+	pthread_join(th, NULL);
+	close(l);
+}
+
+/* Waiting for a FIFO whose writer is outside (this test holds it open) is
+ * no deadlock: past --timeout it is INCOMPLETE, naming the world. */
+Test(real, wait_for_outside_writer_is_incomplete)
+{
+	char *fifo = in_tmp("fifo");
+
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	int w = open(fifo, O_RDWR | O_CLOEXEC);
+
+	cr_assert(w >= 0);
+	struct res r = ptl("run", "--seed", SEED, "--timeout", "1", "--",
+			   real("fd_deadlock"), fifo, NULL);
+
+	cr_expect_eq(r.code, 3, "`%s` exit %d: %s", r.cmd, r.code, r.out);
+	cr_expect(strstr(r.out, "world outside"), "%s", r.out);
+	close(w);
+	res_free(&r);
+}
+
+/* The same wait on a pipe or socketpair only the program holds is a
+ * deadlock, found at once and replayed. */
+Test(real, wait_on_own_pipe_is_deadlock)
+{
+	char *pipe_prog[] = { (char *)real("fd_deadlock"), NULL };
+	char *sock_prog[] = { (char *)real("fd_deadlock"), "socketpair", NULL };
+
+	found_and_replayed("FAIL deadlock", pipe_prog, NULL, "sync");
+	found_and_replayed("FAIL deadlock", sock_prog, NULL, "sync");
+}
 
 Test(real, killed_from_outside_is_not_a_failure)
 {
