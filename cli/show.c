@@ -23,7 +23,8 @@ static bool matters(const struct schedule *s, size_t i)
 
 	if (e->preempt || e->kind == OP_START || e->kind == OP_EXIT ||
 	    e->kind == OP_EXIT_GROUP || e->kind == OP_CLONE ||
-	    e->kind == OP_TIMEOUT || e->kind == OP_ANNOTATE)
+	    e->kind == OP_TIMEOUT || e->kind == OP_ANNOTATE ||
+	    e->kind == OP_TIMER)
 		return true;
 	if (i + 6 >= s->nevents)
 		return true;
@@ -204,6 +205,25 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 			    strcmp(s->env[i], PTLOOM_TUNABLES))
 				fprintf(f, "   <-- loader variable: refused "
 					   "on replay unless --trust-env");
+			fprintf(f, "\n");
+		}
+	}
+	if (s->nobjects) {
+		fprintf(f, "loaded objects (%zu):\n", s->nobjects);
+		for (size_t i = 0; i < s->nobjects; i++) {
+			const struct loaded_object *o = &s->objects[i];
+
+			fprintf(f, "  ");
+			esc_fputs(f, o->path, 0);
+			if (o->build_id_len) {
+				fprintf(f, "  build-id ");
+				for (size_t k = 0; k < o->build_id_len; k++)
+					fprintf(f, "%02x", o->build_id[k]);
+			} else {
+				fprintf(f, "  %llu bytes, hash %016llx",
+					(unsigned long long)o->size,
+					(unsigned long long)o->hash);
+			}
 			fprintf(f, "\n");
 		}
 	}
