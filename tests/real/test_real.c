@@ -629,6 +629,13 @@ Test(real, timerfd_and_signalfd_in_poll_epoll_select)
 			"signal ok");
 }
 
+Test(real, signalfd_blocking_read_never_fails)
+{
+	char *prog[] = { (char *)real("signalfd_read"), NULL };
+
+	tool_never_fails(prog[0], "30", 1, prog);
+}
+
 Test(real, alarm_races_worker_found)
 {
 	char *bug[] = { (char *)real("alarm_race"), NULL };
