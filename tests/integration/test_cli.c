@@ -3564,3 +3564,30 @@ Test(issue9, sigchld_reaches_blocked_waits)
 		res_free(&r);
 	}
 }
+
+/* meson test (meson's asyncio runner forks the tests): a project of two
+ * correct tests passes under ptloom. */
+Test(issue9, meson_test_correct_project_passes)
+{
+	char cmd[4 * PATH_MAX];
+
+	if (system("command -v meson >/dev/null 2>&1")) {
+		cr_log_warn("meson missing: meson test check skipped");
+		cr_skip_test("meson is not installed");
+	}
+	snprintf(cmd, sizeof(cmd), "meson setup '%s' '%s' -Dfirst='%s' "
+		 "-Dsecond='%s' >/dev/null", in_tmp("mb"), script("mesontest"),
+		 target("fork_race_fixed"), target("fork_race_fixed"));
+	struct res c = sh(cmd);
+
+	assert_exit(c, 0);
+	res_free(&c);
+	struct res r = RUN9("--timeout", "120", "-s", "random", "-n", "3",
+			    "--seed", SEED, "--output", "--", "meson", "test",
+			    "-C", in_tmp("mb"));
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 3 runs");
+	assert_contains(r.out, "2/2 second", "meson's output");
+	res_free(&r);
+}
