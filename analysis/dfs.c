@@ -343,9 +343,16 @@ void dfs_end_run(struct dfs *d)
  * which wakes its joiners through the tid word: it conflicts with futex
  * operations and other exits.  DEP_ALL: everything else (clone, create,
  * join, cond_wait (it also unlocks its mutex), wake-ups, timeouts, time,
- * signals, polls, spins, unknown calls).
+ * signals, polls, spins, unknown calls).  DEP_WAIT: a wait4/waitid that
+ * may block: its answer changes only when a child dies, stops or
+ * continues, that is at an exit, an exit_group, a signal, a fork (all
+ * DEP_LIFE or DEP_ALL) or another wait; blocking first and being woken
+ * ends where answering later does.  So a shell or runner waiting for its
+ * child commutes with the child's own operations.  A fork's return in the
+ * parent is DEP_NONE, like a thread's first step: the parent's and the
+ * child's memory are apart from there on.
  */
-enum { DEP_NONE, DEP_OBJ, DEP_LIFE, DEP_ALL };
+enum { DEP_NONE, DEP_OBJ, DEP_LIFE, DEP_WAIT, DEP_ALL };
 
 static int dep_class(const struct alt *a)
 {
@@ -356,8 +363,13 @@ static int dep_class(const struct alt *a)
 	case OP_YIELD:
 	case OP_ANNOTATE:
 		return DEP_NONE;
+	case OP_CLONE:
+		/* a fork's parent going on: only its own process */
+		return a->fn == FORK_RETURN ? DEP_NONE : DEP_ALL;
 	case OP_EXIT:
 		return DEP_LIFE;
+	case OP_WAIT4:
+		return a->fn == WAIT_BLOCKING ? DEP_WAIT : DEP_ALL;
 	case OP_FUTEX_WAIT:
 	case OP_FUTEX_WAKE:
 	case OP_FUTEX_REQUEUE:
@@ -405,6 +417,11 @@ bool dfs_dependent(const struct alt *a, const struct alt *b)
 		return true;
 	if (x == DEP_NONE || y == DEP_NONE)
 		return false;
+	if (x == DEP_WAIT || y == DEP_WAIT) {
+		int o = x == DEP_WAIT ? y : x;
+
+		return o == DEP_WAIT || o == DEP_LIFE;
+	}
 	if (x == DEP_LIFE || y == DEP_LIFE) {
 		const struct alt *o = x == DEP_LIFE ? b : a;
 

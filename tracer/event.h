@@ -96,6 +96,13 @@ enum decision_kind {
 	DEC_WAKE = 1,	 /* which waiter a wake of fewer than all picks */
 };
 
+/* alt.fn of an OP_WAIT4 that may block (no WNOHANG): for the reduction,
+ * it depends only on children's deaths, stops and continues. */
+#define WAIT_BLOCKING 1
+/* alt.fn of the OP_CLONE point at which a fork's parent goes on: it acts
+ * on its own process only, like a thread's first step. */
+#define FORK_RETURN 1
+
 /* One alternative at a choice point. */
 struct alt {
 	uint16_t thread;  /* T-number */
@@ -103,7 +110,8 @@ struct alt {
 	uint8_t cost;	  /* 1 if taking it is a preemption */
 	uint8_t kind;	  /* enum op_kind of the thread's pending operation */
 	uint8_t yield;	  /* the pending operation is a yield */
-	uint8_t fn;	  /* enum call_fn of a pending OP_CALL, else 0 */
+	uint8_t fn;	  /* enum call_fn of a pending OP_CALL; WAIT_BLOCKING,
+			     FORK_RETURN */
 	uint64_t obj;	  /* the object that operation touches, 0 if none */
 };
 

@@ -804,6 +804,7 @@ static void on_clone_event(struct session *s, int parent_idx)
 	p = &s->th[parent_idx];
 	p->stop = STOP_NONE;
 	p->kind = OP_CLONE;
+	p->fork_return = false;
 	p->fn = 0;
 	p->yield = false;
 	p->obj = 0;
@@ -851,6 +852,7 @@ static void on_fork_event(struct session *s, int parent_idx, int ev)
 				       SYNC_FORK, 0, c->idx);
 	pt->stop = STOP_NONE;
 	pt->kind = OP_CLONE;
+	pt->fork_return = true;
 	pt->fn = 0;
 	pt->yield = false;
 	pt->obj = 0;
@@ -1288,7 +1290,12 @@ static void build_sched(struct session *s, struct sched_thread *st)
 			.timed = t->st == SCHED_BLOCKED && t->timed,
 			.deadline = t->deadline,
 			.kind = t->kind,
-			.fn = t->kind == OP_CALL ? t->fn : 0,
+			.fn = t->kind == OP_CALL ? t->fn
+			      : t->kind == OP_WAIT4 && !t->wait_nohang
+				      ? WAIT_BLOCKING
+			      : t->kind == OP_CLONE && t->fork_return
+				      ? FORK_RETURN
+				      : 0,
 			.obj = t->obj,
 		};
 		if (t->starting)

@@ -72,6 +72,8 @@ struct thread {
 	bool sig_rerun;		/* woken by a signal: runs if it is still there */
 	int sig_block;		/* the wait it left, if the signal is gone */
 	bool sig_timed;
+	bool wait_nohang;	/* its pending wait4/waitid has WNOHANG */
+	bool fork_return;	/* its pending OP_CLONE is a fork's return */
 	int st;			/* enum sched_state */
 	bool starting;		/* cloned, its first stop not seen yet */
 	int stop;		/* enum stop_kind */

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "session_int.h"
@@ -515,6 +516,7 @@ bool syscall_enter(struct session *s, struct thread *t)
 		if (!t->clone_thread && s->cfg->free_children)
 			return handled(); /* fork: the child runs freely */
 		t->new_ctid = (r->rdi & CLONE_CHILD_CLEARTID) ? r->r10 : 0;
+		t->fork_return = false;
 		return point(t, OP_CLONE, 0, 0);
 	case SYS_clone3: {
 		uint64_t args[8] = { 0 };
@@ -530,6 +532,7 @@ bool syscall_enter(struct session *s, struct thread *t)
 		    args[7] && args[2] > args[7])
 			t->p->join_off = args[2] - args[7];
 		t->new_ctid = (args[0] & CLONE_CHILD_CLEARTID) ? args[2] : 0;
+		t->fork_return = false;
 		return point(t, OP_CLONE, 0, 0);
 	}
 	case SYS_exit:
@@ -584,6 +587,7 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return poll_point(s, t, nr);
 	case SYS_wait4:
 	case SYS_waitid:
+		t->wait_nohang = (nr == SYS_wait4 ? r->rdx : r->r10) & WNOHANG;
 		return point(t, OP_WAIT4, 0, 0);
 	case SYS_kill:
 	case SYS_tgkill:
