@@ -354,23 +354,46 @@ static bool reportable(const struct wait_args *w, struct process *q)
 	return q->continued && w->conts;
 }
 
+/* The children t's wait may report now (at most MAX_ALTS into cand),
+ * and how many children it waits for; -1 if ptloom cannot tell. */
+static int wait_candidates(struct session *s, struct thread *t,
+			   struct wait_args *w, struct process **cand,
+			   int *children)
+{
+	int n = 0;
+
+	*children = 0;
+	if (regs_get(t) || !decode_wait(t, w))
+		return -1;
+	for (int i = 0; i < s->nprocs; i++) {
+		struct process *q = s->procs[i];
+
+		if (q->parent != t->p->idx || q->reaped || !matches(w, q))
+			continue;
+		(*children)++;
+		if (reportable(w, q) && n < MAX_ALTS)
+			cand[n++] = q;
+	}
+	return n;
+}
+
+bool process_wait_blocks(struct session *s, struct thread *t)
+{
+	struct wait_args w;
+	struct process *cand[MAX_ALTS];
+	int children, n = wait_candidates(s, t, &w, cand, &children);
+
+	return n == 0 && children > 0 && !(w.options & WNOHANG);
+}
+
 bool process_wait_execute(struct session *s, struct thread *t)
 {
 	struct wait_args w;
 	struct process *cand[MAX_ALTS];
-	int n = 0, children = 0;
+	int children, n = wait_candidates(s, t, &w, cand, &children);
 
-	if (regs_get(t) || !decode_wait(t, &w))
+	if (n < 0)
 		return true;
-	for (int i = 0; i < s->nprocs; i++) {
-		struct process *q = s->procs[i];
-
-		if (q->parent != t->p->idx || q->reaped || !matches(&w, q))
-			continue;
-		children++;
-		if (reportable(&w, q) && n < MAX_ALTS)
-			cand[n++] = q;
-	}
 	if (!children)
 		return true; /* ECHILD, or a child ptloom does not know */
 	if (!n) {

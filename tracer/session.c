@@ -865,7 +865,16 @@ static void on_fork_event(struct session *s, int parent_idx, int ev)
 		s->need_schedule = true;
 		return;
 	}
-	reach_point(s, pt);
+	/*
+	 * A fork's parent goes on without a scheduling point: from here the
+	 * two address spaces are apart, so the child's first steps commute
+	 * with the parent's until the parent's next point, where the child
+	 * may run (a point there per fork multiplied the schedules behind
+	 * every shell and runner).
+	 */
+	pt->kind = OP_NONE;
+	pt->arg = 0;
+	resume(s, pt, 0);
 }
 
 static void on_breakpoint(struct session *s, struct thread *t)
@@ -1641,6 +1650,22 @@ static void schedule(struct session *s)
 			    syscall_fd_ready(s, t)) {
 				t->st = SCHED_ENABLED;
 				t->block = BLOCK_NONE;
+				t->timed = false;
+			}
+		}
+		/*
+		 * A wait for children none of whom can be reported blocks
+		 * now: taking it later would block the same way until a
+		 * child dies, stops or continues, so it is no alternative
+		 * (a shell waiting for its child multiplied the schedules).
+		 */
+		for (int i = 0; i < s->nth && !s->cfg->free_children; i++) {
+			struct thread *t = &s->th[i];
+
+			if (t->st == SCHED_ENABLED && t->kind == OP_WAIT4 &&
+			    !t->wait_nohang && process_wait_blocks(s, t)) {
+				t->st = SCHED_BLOCKED;
+				t->block = BLOCK_WAIT;
 				t->timed = false;
 			}
 		}
