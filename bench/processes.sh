@@ -16,11 +16,17 @@
 #   sh outer.sh fork_race_fixed   145 runs/s   2.36 x
 #   Criterion --filter            failed before this issue's fix (every run
 #                                 FAILed: see below)
-# After the Criterion fix (see the numbers printed by this script in the
-# issue 9 note): a Criterion run costs about a second under ptloom, against
-# ~10 ms natively; most of it is ~50,000 trapped rdtsc per process start
+# After the Criterion fix, PROC_RUNS=30 PROC_CRIT_RUNS=8, load ~10 (the
+# bare and shell numbers swing 2x with the load):
+#   bare fork_race_fixed          77.5 runs/s  native 105.6 runs/s
+#   sh -c fork_race_fixed        156.1 runs/s  native  99.8 runs/s
+#   sh outer.sh fork_race_fixed   16.8 runs/s  native  22.7 runs/s  1.3 x
+#   criterion --filter suite/locked 0.4 runs/s native 5.8 runs/s   14.5 x
+#   criterion (2 tests)            0.4 runs/s  native  4.4 runs/s  11.0 x
+# Most of a Criterion run is ~50,000 trapped rdtsc per process start-up
 # (mbedtls's HAVEGE entropy init, run by libgit2 from criterion_initialize,
-# in the runner and again in each re-exec'd worker), each a ptrace stop.
+# in the runner and again in each re-exec'd worker), each a ptrace stop;
+# no fork checkpoint (nanomsg's eventfd is open at the first thread).
 #
 #   bench/processes.sh            uses build/ (or $PTLOOM_BUILD)
 #   PROC_RUNS=200 PROC_CRIT_RUNS=20 bench/processes.sh
