@@ -1139,6 +1139,8 @@ struct sched_policy *python_policy_new(const struct python_info *pi,
 		.ctx = p,
 		.points = &p->pt,
 		.npoints = 1,
+		.coverage = "Python-level: GIL switches at the eval-breaker "
+			    "checks of the program's own code",
 		.begin = pol_begin,
 		.want_point = pol_want_point,
 		.shape = pol_shape,
