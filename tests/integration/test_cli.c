@@ -3548,7 +3548,7 @@ Test(issue9, criterion_correct_tests_never_fail)
  * names the worker's threads by process. */
 Test(issue9, criterion_racy_test_found_and_replayed)
 {
-	struct res r = RUN9("--timeout", "120", "-s", "random", "-n", "20",
+	struct res r = RUN9("--timeout", "120", "-s", "surw", "-n", "20",
 			    "--seed", SEED, "--no-minimize", "--",
 			    target("criterion_racy"));
 
