@@ -602,6 +602,28 @@ int bp_remove_observers(struct process *s)
 	return 0;
 }
 
+void bp_lift(struct process *p, struct bp *b)
+{
+	if (!b->lifted && !mem_write(p, b->addr, b->orig, 1)) {
+		b->lifted = true;
+		p->nlifted++;
+	}
+}
+
+void bp_drop_lifts(struct process *p)
+{
+	static const uint8_t int3 = 0xcc;
+
+	for (size_t i = 0; p->nlifted && i < p->nbps; i++)
+		if (p->bps[i].lifted) {
+			mem_write(p, p->bps[i].addr, &int3, 1);
+			p->bps[i].lifted = false;
+			p->bps[i].hits = 0;
+			p->nlifted--;
+		}
+	p->nlifted = 0;
+}
+
 /* A forked child inherits our int3 bytes: put the originals back. */
 int bp_remove_all_in(struct process *s, pid_t pid)
 {

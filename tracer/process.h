@@ -33,6 +33,7 @@ struct process {
 	int nthreads;		/* threads created, for its own T-numbers */
 	struct bp *bps;		/* sorted by addr */
 	size_t nbps;
+	size_t nlifted;		/* of them, lifted (bp_lift) */
 	bool bps_installed;
 	bool observing;		/* observation breakpoints are in place */
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */

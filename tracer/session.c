@@ -866,6 +866,50 @@ static void on_fork_event(struct session *s, int parent_idx, int ev)
 	reach_point(s, pt);
 }
 
+/* A thread that cannot run before some other thread's scheduling point
+ * wakes it: dead, or blocked with no deadline and no descriptor (which the
+ * world could make ready). */
+static bool quiet(const struct thread *o)
+{
+	/* (a vfork parent shares its memory, bytes and all, with the
+	 * child: never lift while one waits) */
+	return o->st == SCHED_DEAD ||
+	       (o->st == SCHED_BLOCKED && !o->timed && !o->starting &&
+		o->block != BLOCK_FD && o->block != BLOCK_POLL &&
+		o->block != BLOCK_VFORK);
+}
+
+/* No thread but t could run: an instruction point of t is no choice. */
+static bool quiet_others(struct session *s, const struct thread *t)
+{
+	if (s->nfreep)
+		return false; /* free children run meanwhile */
+	for (int i = 0; i < s->nth; i++)
+		if (&s->th[i] != t && !quiet(&s->th[i]))
+			return false;
+	return true;
+}
+
+/* Put lifted instruction points back once two threads could run. */
+static void drop_lifts_if_contended(struct session *s)
+{
+	bool any = false;
+	int live = 0;
+
+	for (int i = 0; i < s->nprocs && !any; i++)
+		any = s->procs[i] && !s->procs[i]->dead &&
+		      s->procs[i]->nlifted;
+	if (!any)
+		return;
+	for (int i = 0; i < s->nth; i++)
+		live += !quiet(&s->th[i]);
+	if (live < 2 && !s->nfreep)
+		return;
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i] && !s->procs[i]->dead)
+			bp_drop_lifts(s->procs[i]);
+}
+
 static void on_breakpoint(struct session *s, struct thread *t)
 {
 	if (regs_get(t)) {
@@ -896,9 +940,21 @@ static void on_breakpoint(struct session *s, struct thread *t)
 			o->access(o->ctx, t->idx, addr, ea | process_tag(t->p),
 				  size, write, b->insn && b->insn->is_atomic);
 			s->observed++;
+			/* a hot instruction is sampled, not followed: after
+			 * OBSERVE_PC_CAP observations it stops trapping until
+			 * another thread could run (its accesses are then
+			 * observed afresh) */
+			if (++b->hits >= OBSERVE_PC_CAP)
+				bp_lift(t->p, b);
+		} else if (o && live <= 1) {
+			/* alone in its process: no race yet; back when a
+			 * thread is born */
+			bp_lift(t->p, b);
 		}
+		if (b->lifted)
+			t->stop = STOP_NONE; /* its own byte is back: run it */
 		if (o && o->max_accesses && s->observed >= o->max_accesses) {
-			bp_remove_observers(t->p);
+			bp_remove_observers(t->p); /* (moves b) */
 			t->stop = STOP_NONE;
 		}
 		resume(s, t, 0);
@@ -911,6 +967,15 @@ static void on_breakpoint(struct session *s, struct thread *t)
 			resume(s, t, 0);
 			return;
 		}
+	}
+	if ((b->kind == OP_ACCESS || b->kind == OP_ATOMIC) &&
+	    !s->cfg->observer && !s->cfg->policy && quiet_others(s, t)) {
+		/* nobody could run instead: no choice here, and none until
+		 * another thread could run (schedule() puts it back) */
+		bp_lift(t->p, b);
+		t->stop = STOP_NONE;
+		resume(s, t, 0);
+		return;
 	}
 	t->kind = b->kind;
 	t->fn = b->fn;
@@ -1642,6 +1707,7 @@ static void schedule(struct session *s)
 		int fired = timer_tick(s);
 
 		signal_recheck(s, false);
+		drop_lifts_if_contended(s);
 		build_sched(s, st);
 		sched_alternatives(st, s->nth, s->current, c);
 		timer_alternatives(s, c);

@@ -31,6 +31,9 @@
  */
 #define TIMEOUT_HORIZON_NS (3600ull * 1000000000ull)
 
+/* Observations of one instruction per run in race discovery (sampling). */
+#define OBSERVE_PC_CAP 256
+
 /* How a stopped thread must be resumed. */
 enum stop_kind {
 	STOP_NONE = 0,
@@ -133,6 +136,9 @@ struct bp {
 		uint64_t imm;
 	} mov;			/* EMUL_MOV */
 	bool observe;		/* race discovery: observe, not a point */
+	bool lifted;		/* original byte back while no one could
+				 * preempt (bp_lift) */
+	uint32_t hits;		/* observations since it was last lifted */
 	bool policy;		/* a point of cfg->policy */
 	bool decoded;		/* insn is valid */
 	struct insn_info *insn;	/* decoded instruction (user points) */
@@ -232,6 +238,10 @@ struct bp *bp_find(struct process *p, uint64_t addr);
 int bp_step_over(struct session *s, struct thread *t);
 int bp_remove_all_in(struct process *p, pid_t pid);
 int bp_remove_observers(struct process *p);
+/* An instruction point hit while no other thread could run is no choice:
+ * put its original byte back until another thread could (bp_drop_lifts). */
+void bp_lift(struct process *p, struct bp *b);
+void bp_drop_lifts(struct process *p);
 /* Effective address of the memory operand at breakpoint b for t. */
 uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 		    int *size, bool *write);
