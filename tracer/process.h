@@ -35,6 +35,7 @@ struct process {
 	size_t nbps;
 	size_t nlifted;		/* of them, lifted (bp_lift) */
 	bool bps_installed;
+	bool bps_lifted;	/* lifted while one thread was left (bp.c) */
 	bool observing;		/* observation breakpoints are in place */
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */
 	bool exec_seen;
@@ -80,8 +81,6 @@ void process_thread_label(struct session *s, struct thread *t, char *buf,
 bool process_wait_execute(struct session *s, struct thread *t);
 /* kill/tgkill/tkill chosen to run: note a SIGCONT to a stopped child. */
 void process_kill_execute(struct session *s, struct thread *t);
-/* sig is pending for t (its own or its process's queue). */
-bool process_signal_pending(struct thread *t, int sig);
 
 void process_free_all(struct session *s);
 
