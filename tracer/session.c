@@ -255,6 +255,8 @@ void thread_make_ready(struct session *s, struct thread *t, int kind,
 	t->kind = (uint8_t)kind;
 	t->fn = 0;
 	t->arg = 0;
+	t->obj2 = 0;
+	t->futex_woken = false;
 	t->yield = false;
 	t->skip = true;
 	t->result = result;
@@ -1124,6 +1126,36 @@ static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
  */
 #define TIMEOUT_HORIZON_NS (3600ull * 1000000000ull)
 
+static bool is_cond_wait(int fn)
+{
+	return fn == FN_COND_WAIT || fn == FN_COND_TIMEDWAIT ||
+	       fn == FN_CND_WAIT || fn == FN_CND_TIMEDWAIT;
+}
+
+/*
+ * What the reduction (analysis/dfs.c) needs beyond the pending operation's
+ * object: a second object its stretch of code touches, or that it may
+ * touch anything.  A cond_wait unlocks its mutex and relocks it when woken:
+ * from the call until the thread's next call every point of it also acts
+ * on the mutex.  An exit clears and wakes its tid word.  A thread woken by
+ * a signal or a group-stop's end runs a handler or whatever it was doing:
+ * anything.
+ */
+static void pending_objects(const struct thread *t, struct sched_thread *st)
+{
+	if (t->kind == OP_FUTEX_WAKE || t->kind == OP_FUTEX_REQUEUE)
+		st->obj2 = t->obj2;
+	if (t->kind == OP_CALL ? is_cond_wait(t->fn) : is_cond_wait(t->last_fn)) {
+		if (st->obj2 || !t->cond_mutex)
+			st->global = true;
+		st->obj2 = t->cond_mutex;
+	}
+	if (t->kind == OP_EXIT)
+		st->obj2 = t->ctid;
+	if (t->kind == OP_WOKEN && !t->futex_woken)
+		st->global = true;
+}
+
 static void build_sched(struct session *s, struct sched_thread *st)
 {
 	bool any = false;
@@ -1143,6 +1175,7 @@ static void build_sched(struct session *s, struct sched_thread *st)
 			.fn = t->kind == OP_CALL ? t->fn : 0,
 			.obj = t->obj,
 		};
+		pending_objects(t, &st[i]);
 		if (t->starting)
 			st[i].state = SCHED_BLOCKED;
 		if (any && st[i].timed &&
@@ -1395,6 +1428,12 @@ static void schedule(struct session *s)
 		sig_forced = false;
 		int pick = c->nalts == 1 ? 0 : session_pick(s, c);
 
+		if (c->nalts == 1 && s->strat->single) {
+			c->step = (uint32_t)s->step;
+			c->preemptions = s->preemptions;
+			if (!s->strat->single(s->strat->ctx, c))
+				pick = -1;
+		}
 		if (pick < 0) {
 			session_fail(s, FAIL_DIVERGED, NULL,
 				     "the schedule could not be followed at "

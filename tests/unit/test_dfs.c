@@ -198,6 +198,8 @@ static enum run_end run_model(const struct model *m, struct strategy *st,
 			if (idx < 0)
 				return RUN_ABANDONED;
 			cr_assert_lt(idx, c.nalts, "pick out of range");
+		} else if (st->single && !st->single(st->ctx, &c)) {
+			return RUN_ABANDONED;
 		}
 		perform(m, s, c.alts[idx].thread,
 			walk_delay ? (unsigned)dfs_delay_cost(&c, idx)
