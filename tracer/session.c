@@ -1337,6 +1337,31 @@ static bool too_many_steps(struct session *s, struct thread *t)
 	return v != LIVELOCK_MAYBE;
 }
 
+/*
+ * A spinning thread yields (reach_point, OP_SPIN) so that the others run
+ * first.  Once another thread that is not spinning itself takes a step
+ * (which may write what the spinner reads: the stores between points are
+ * not points), the spinner's re-check is a thread like any other again,
+ * instead of a forced switch to whoever runs: a sampler may choose it
+ * right after the step, e.g. between a producer publishing an index and
+ * writing the slot.  Its next re-check yields again, so a spinner takes
+ * at most one step per step of the others, and spinners alone never
+ * un-yield each other.
+ */
+static void wake_spinners(struct session *s, const struct thread *t)
+{
+	if (t->yield || t->kind == OP_SPIN || t->kind == OP_YIELD ||
+	    (t->kind == OP_ACCESS && !t->arg))
+		return;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *u = &s->th[i];
+
+		if (u != t && u->yield && u->p == t->p &&
+		    u->st == SCHED_ENABLED && u->kind != OP_YIELD)
+			u->yield = false;
+	}
+}
+
 /* Choose and execute pending operations until some thread runs. */
 static void schedule(struct session *s)
 {
@@ -1456,6 +1481,7 @@ static void schedule(struct session *s)
 				timer_read_timeout(s, t);
 		}
 		record_event(s, t, a.cost, c->nalts > 1);
+		wake_spinners(s, t);
 		if (s->strat->executed && s->nev)
 			s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);
 		if (s->cfg->observer)

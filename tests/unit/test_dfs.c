@@ -146,6 +146,7 @@ static void perform(const struct model *m, struct mstate *s, int t,
 					 : 0,
 		.preempt = (uint8_t)cost,
 		.obj = none ? 0 : 0x1000 + (uint64_t)o->obj * 0x100,
+		.arg = o->op == STEP, /* a step writes its object */
 	};
 	s->sched[s->len++] = (char)('0' + t);
 	s->cost += cost;
@@ -662,6 +663,7 @@ static bool lost(const struct mstate *s)
 }
 
 static struct model g_model;
+static bool (*g_fails)(const struct mstate *s) = lost;
 
 /* minimize_strategy_fn over the model */
 static int model_run(void *ctx, struct strategy *st, struct run_result *out)
@@ -680,7 +682,7 @@ static int model_run(void *ctx, struct strategy *st, struct run_result *out)
 		out->failure = FAIL_DIVERGED;
 	else if (e == RUN_DEADLOCK)
 		out->failure = FAIL_DEADLOCK;
-	else if (lost(&s)) {
+	else if (g_fails(&s)) {
 		out->failure = FAIL_CRASH;
 		out->signal = 6;
 		snprintf(out->location, sizeof(out->location), "main");
@@ -1094,4 +1096,100 @@ Test(dfs, delay_bound_0_is_one_run)
 	cr_assert_eq(ex.runs, 1);
 	set_free(&ex.got);
 	walk_delay = false;
+}
+
+/* --- minimisation by reordering (minimize_reorder) ---------------------- */
+
+/* Two threads, k call-point critical sections each: lock; step; unlock;
+ * a third steps on its own object (switches to it are needless). */
+static struct model call_alternation(int k)
+{
+	struct model m = { .nthreads = 3 };
+
+	m.nops[2] = 4;
+	for (int i = 0; i < 4; i++)
+		m.ops[2][i] = (struct mop_s){ STEP, 2 };
+
+	for (int t = 0; t < 2; t++) {
+		m.nops[t] = 3 * k;
+		for (int i = 0; i < k; i++) {
+			m.ops[t][3 * i] = (struct mop_s){ CLOCK, 0 };
+			m.ops[t][3 * i + 1] = (struct mop_s){ STEP, 1 };
+			m.ops[t][3 * i + 2] = (struct mop_s){ CUNLOCK, 0 };
+		}
+	}
+	return m;
+}
+
+static bool alternates_fully(const struct mstate *s)
+{
+	return strictly_alternates(s) && s->nlog[1] == 8;
+}
+
+/* A strict alternation of 4+4 sections sampled with needless preemptions
+ * (a random walk) comes back with one switch per alternation (7 switches,
+ * 6 of them preemptions: the one after a thread's last section is free),
+ * plus at most two around the bystander. */
+Test(minimize_reorder, sampled_alternation_needs_one_switch_each)
+{
+	g_model = call_alternation(4);
+	g_fails = alternates_fully;
+	struct sampler *smp = sampler_new_kind(SAMPLER_RANDOM, 3, 3);
+	struct strategy st = sampler_strategy(smp);
+	struct run_result best;
+	bool found = false;
+
+	for (uint64_t k = 0; k < 20000 && !found; k++) {
+		sampler_begin(smp, k, 30);
+		model_run(&g_model, &st, &best);
+		found = best.failure == FAIL_CRASH && best.preemptions > 9;
+		if (!found)
+			run_result_free(&best);
+	}
+	sampler_free(smp);
+	cr_assert(found, "no sampled alternation with more than 9 switches");
+	unsigned before = best.preemptions;
+	struct minimize_stats ms = { 0 };
+	int p = minimize_reorder(model_run, &g_model, &best, &ms);
+
+	cr_log_info("alternation: %u preemptions -> %u in %u run(s)", before,
+		    best.preemptions, ms.runs);
+	cr_assert_geq(p, 6, "reordered to %d", p);
+	cr_assert_leq(p, 8, "reordered to %d", p);
+	cr_assert_eq(best.preemptions, (unsigned)p);
+	cr_assert_eq(best.failure, FAIL_CRASH);
+	cr_assert_eq(ms.runs, 1);
+	run_result_free(&best);
+	g_fails = lost;
+}
+
+/* A lost update among 4 threads, sampled: the found order of the two
+ * conflicting sections, with the rest run without switches. */
+Test(minimize_reorder, sampled_lost_update_keeps_its_failure)
+{
+	g_model = lost_update(4);
+	g_fails = lost;
+	struct sampler *smp = sampler_new(false, 11, 3);
+	struct strategy st = sampler_strategy(smp);
+	struct run_result best;
+	bool found = false;
+
+	for (uint64_t k = 0; k < 1000 && !found; k++) {
+		sampler_begin(smp, k, 30);
+		model_run(&g_model, &st, &best);
+		found = best.failure == FAIL_CRASH && best.preemptions >= 4;
+		if (!found)
+			run_result_free(&best);
+	}
+	sampler_free(smp);
+	cr_assert(found);
+	unsigned before = best.preemptions;
+	struct minimize_stats ms = { 0 };
+
+	minimize_reorder(model_run, &g_model, &best, &ms);
+	cr_log_info("lost update: %u preemptions -> %u", before,
+		    best.preemptions);
+	cr_assert_eq(best.failure, FAIL_CRASH, "the failure is kept");
+	cr_assert_leq(best.preemptions, before);
+	run_result_free(&best);
 }
