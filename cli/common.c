@@ -986,6 +986,17 @@ static void event_line_raw(const struct event *e,
 						 : "yields",
 			 at, where);
 		return;
+	case OP_TIMER:
+		if (e->arg > 0 && e->arg < 65)
+			snprintf(buf, len, "a timer fires: SIG%s to %s",
+				 sigabbrev_np((int)e->arg)
+					 ? sigabbrev_np((int)e->arg)
+					 : "RT",
+				 tname);
+		else
+			snprintf(buf, len, "a timer fires (%s's process)",
+				 tname);
+		return;
 	case OP_PYCHECK: /* where it may drop the GIL */
 		snprintf(buf, len, "%s python%s%s", tname, at, where);
 		return;

@@ -23,7 +23,8 @@ static bool matters(const struct schedule *s, size_t i)
 
 	if (e->preempt || e->kind == OP_START || e->kind == OP_EXIT ||
 	    e->kind == OP_EXIT_GROUP || e->kind == OP_CLONE ||
-	    e->kind == OP_TIMEOUT || e->kind == OP_ANNOTATE)
+	    e->kind == OP_TIMEOUT || e->kind == OP_ANNOTATE ||
+	    e->kind == OP_TIMER)
 		return true;
 	if (i + 6 >= s->nevents)
 		return true;

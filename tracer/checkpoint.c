@@ -348,6 +348,11 @@ bool checkpoint_at(struct session *s, struct thread *t)
 			    "glibc?)");
 		return false;
 	}
+	if (s->timers) {
+		/* tracer/timer.c keeps them per run and per pid */
+		say_off(cp, "a timer was set before the first thread");
+		return false;
+	}
 	if (!template_is_safe(cp, s->pid, s->outfd))
 		return false;
 	/* keep the state as it is before this stop is handled */

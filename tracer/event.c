@@ -35,6 +35,7 @@ static const char *const op_names[OP_KIND_MAX] = {
 	[OP_SPIN] = "spin",
 	[OP_SYSCALL] = "syscall",
 	[OP_PYCHECK] = "python",
+	[OP_TIMER] = "timer",
 };
 
 static const char *const fn_names[FN_MAX] = {

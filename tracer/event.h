@@ -43,6 +43,7 @@ enum op_kind {
 	OP_SPIN = 23,	    /* an adaptive yield point inside a spin loop */
 	OP_SYSCALL = 24,    /* another synchronising syscall */
 	OP_PYCHECK = 25,    /* CPython's eval-breaker check (the GIL) */
+	OP_TIMER = 26,	    /* a timer expires (alarm, POSIX timer, timerfd) */
 	OP_KIND_MAX
 };
 

@@ -273,8 +273,9 @@ static void hash_u64(uint64_t *h, uint64_t v)
 static void policy_locate(struct session *s, struct thread *t,
 			  struct event *e);
 
-static void record_event(struct session *s, struct thread *t, bool preempt,
-			 bool decided)
+/* Append e (kind, fn, obj, pc, arg filled in) as t's event. */
+static void push_event(struct session *s, struct thread *t,
+		       const struct event *proto, bool preempt, bool decided)
 {
 	if (s->nev == s->capev) {
 		size_t cap = s->capev ? s->capev * 2 : 1024;
@@ -287,22 +288,17 @@ static void record_event(struct session *s, struct thread *t, bool preempt,
 	}
 	struct event *e = &s->ev[s->nev++];
 
-	*e = (struct event){
-		.step = (uint32_t)s->step,
-		.thread = (uint16_t)t->idx,
-		.kind = t->kind,
-		.fn = t->fn,
-		.preempt = preempt,
-		.decided = decided,
-		.obj = t->obj,
-		.pc = t->pc,
-		.arg = t->arg,
-	};
+	*e = *proto;
+	e->step = (uint32_t)s->step;
+	e->thread = (uint16_t)t->idx;
+	e->preempt = preempt;
+	e->decided = decided;
 	/* the same address in two process images is two things */
 	uint64_t tag = process_tag(t->p);
 
-	e->pc |= tag;
-	if (e->obj && !(e->obj >> 63))
+	if (e->kind != OP_TIMER)
+		e->pc |= tag;
+	if (e->obj && !(e->obj >> 63) && e->kind != OP_TIMER)
 		e->obj |= tag;
 	hash_u64(&s->hash, e->thread);
 	hash_u64(&s->hash, (uint64_t)e->kind << 8 | e->fn);
@@ -313,7 +309,22 @@ static void record_event(struct session *s, struct thread *t, bool preempt,
 	if (e->kind != OP_FUTEX_WAIT && e->kind != OP_FUTEX_WAKE &&
 	    e->kind != OP_FUTEX_REQUEUE)
 		hash_u64(&s->hash, (uint64_t)e->arg);
-	policy_locate(s, t, e);
+	if (e->kind != OP_TIMER)
+		policy_locate(s, t, e);
+}
+
+static void record_event(struct session *s, struct thread *t, bool preempt,
+			 bool decided)
+{
+	struct event e = {
+		.kind = t->kind,
+		.fn = t->fn,
+		.obj = t->obj,
+		.pc = t->pc,
+		.arg = t->arg,
+	};
+
+	push_event(s, t, &e, preempt, decided);
 }
 
 /* A policy that describes threads in its own terms (a Python frame) names
@@ -492,6 +503,7 @@ static void on_exec(struct session *s, struct thread *t)
 	hide_vdso(s, t);
 	if (p->idx == 0)
 		s->exec_seen = true;
+	timer_exec(s, p->pid);
 	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
 	if (p->idx > 0 && stat(name, &sb) == 0 &&
 	    (sb.st_mode & (S_ISUID | S_ISGID))) {
@@ -1118,14 +1130,6 @@ static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
 	}
 }
 
-/*
- * A timeout more than this far ahead of the virtual clock is not "the
- * machine was slow": it may expire only when nobody can run (ctest's and
- * test runners' watchdogs of hours or days would otherwise time a test
- * out under random sampling).
- */
-#define TIMEOUT_HORIZON_NS (3600ull * 1000000000ull)
-
 static bool is_cond_wait(int fn)
 {
 	return fn == FN_COND_WAIT || fn == FN_COND_TIMEDWAIT ||
@@ -1368,6 +1372,7 @@ static void schedule(struct session *s)
 	struct sched_thread *st = malloc((size_t)(s->nth + 1) * sizeof(*st));
 	struct choice *c = malloc(sizeof(*c));
 	bool sig_forced = false;
+	int idle_fired = 0; /* timers fired in a row while nobody ran */
 
 	if (!st || !c)
 		goto out_free;
@@ -1401,10 +1406,19 @@ static void schedule(struct session *s)
 		}
 		/* a timer or a signal sent since the last choice may end a
 		 * wait */
-		timer_tick(s);
+		int fired = timer_tick(s);
+
 		signal_recheck(s, false);
 		build_sched(s, st);
 		sched_alternatives(st, s->nth, s->current, c);
+		timer_alternatives(s, c);
+		if (c->nalts == 0 && fired && idle_fired++ < 64) {
+			/* time jumped to a timer: did it wake anyone? */
+			signal_recheck(s, true);
+			continue;
+		}
+		if (c->nalts)
+			idle_fired = 0;
 		if (c->nalts == 0 && !sig_forced) {
 			/* before calling it a deadlock: any signal at all? */
 			sig_forced = true;
@@ -1471,14 +1485,30 @@ static void schedule(struct session *s)
 
 		if (a.cost)
 			s->preemptions++;
+		if (a.timeout && a.kind == OP_TIMER) {
+			/* a timer fires; nobody runs yet */
+			struct event e = {
+				.kind = OP_TIMER,
+				.obj = a.obj,
+				.arg = timer_fire_alt(s, &a),
+			};
+
+			push_event(s, t, &e, a.cost, c->nalts > 1);
+			if (s->strat->executed)
+				s->strat->executed(s->strat->ctx,
+						   &s->ev[s->nev - 1]);
+			s->step++;
+			if (s->cfg->max_steps && s->step > s->cfg->max_steps &&
+			    too_many_steps(s, t))
+				break;
+			continue;
+		}
 		if (a.timeout) {
 			futex_remove(&s->ft, t->idx);
 			syscall_close_fds(t);
 			if (t->deadline > s->now)
 				s->now = t->deadline;
 			thread_make_ready(s, t, OP_TIMEOUT, t->timeout_result);
-			if (t->timer_read)
-				timer_read_timeout(s, t);
 		}
 		record_event(s, t, a.cost, c->nalts > 1);
 		wake_spinners(s, t);

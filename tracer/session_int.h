@@ -23,6 +23,14 @@
 /* The number the annotation in include/ptloom.h uses. */
 #define PTLOOM_SYSCALL_NR 0x7074
 
+/*
+ * A timeout or timer more than this far ahead of the virtual clock is not
+ * "the machine was slow": it may expire only when nobody can run (ctest's
+ * and test runners' watchdogs of hours or days would otherwise time a
+ * test out under random sampling).
+ */
+#define TIMEOUT_HORIZON_NS (3600ull * 1000000000ull)
+
 /* How a stopped thread must be resumed. */
 enum stop_kind {
 	STOP_NONE = 0,
@@ -46,6 +54,11 @@ enum block_kind {
 };
 
 #define POLL_MAX 64
+
+/* Descriptors whose readiness the kernel cannot judge from ptloom's copy:
+ * a signalfd is ready for the thread that reads it, by its pending
+ * signals (tracer/signal.c:signal_fd_ready()). */
+enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL };
 
 struct thread {
 	int tid;
@@ -83,6 +96,7 @@ struct thread {
 	/* descriptors duplicated from the tracee for readiness checks */
 	int pfd[POLL_MAX];
 	short pev[POLL_MAX];
+	uint8_t pkind[POLL_MAX]; /* FDK_*: whose readiness ptloom decides */
 	int npfd;
 	bool nonblock;
 	int64_t poll_timeout_ms; /* <0 infinite */
@@ -96,7 +110,6 @@ struct thread {
 	/* spin recognition: the same point again with nobody else run */
 	struct { uint64_t pc, obj; } spin_ring[4]; /* reads since progress */
 	int nspin;
-	bool timer_read;	/* BLOCK_FD on a timerfd (tracer/timer.c) */
 	int sig_mode;		/* BLOCK_SIGNAL: SIGWAIT_* */
 	uint64_t sig_set;	/* its set or mask */
 	uint64_t cond_mutex;	/* a pthread call's second argument */

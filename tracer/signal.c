@@ -28,11 +28,13 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 #include "session_int.h"
 #include "signal.h"
 
@@ -251,6 +253,104 @@ void signal_recheck(struct session *s, bool force)
 		if (p)
 			interrupt(s, t, !(p & st.caught));
 	}
+}
+
+/* The sigmask of a signalfd from its fdinfo (pid 0: ours). */
+static uint64_t sfd_mask(pid_t pid, int fd)
+{
+	char name[64], line[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (pid)
+		snprintf(name, sizeof(name), "/proc/%d/fdinfo/%d", pid, fd);
+	else
+		snprintf(name, sizeof(name), "/proc/self/fdinfo/%d", fd);
+	if (!(f = fopen(name, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "sigmask: %llx", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static bool is_signalfd(pid_t pid, int fd)
+{
+	char name[64], link[64];
+	ssize_t n;
+
+	snprintf(name, sizeof(name), "/proc/%d/fd/%d", pid, fd);
+	n = readlink(name, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = 0;
+	return strstr(link, "[signalfd]") != NULL;
+}
+
+bool signal_epoll_has_sfd(pid_t pid, int ourfd)
+{
+	char name[64], line[256];
+	bool has = false;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/self/fdinfo/%d", ourfd);
+	if (!(f = fopen(name, "re")))
+		return false;
+	while (!has && fgets(line, sizeof(line), f)) {
+		int tfd;
+
+		if (sscanf(line, "tfd: %d", &tfd) == 1 && is_signalfd(pid, tfd))
+			has = true;
+	}
+	fclose(f);
+	return has;
+}
+
+bool signal_fd_ready(struct session *s, struct thread *t, int ourfd,
+		     bool epoll)
+{
+	struct sigstate st;
+	bool ready = false;
+
+	if (read_sigstate(s, t, &st))
+		return false;
+	if (!epoll)
+		return (st.pending & sfd_mask(0, ourfd)) != 0;
+	/* an epoll set holding a signalfd: never polled itself (its
+	 * signalfd would be judged by ptloom's signals, and the item taken
+	 * off the set's ready list), but member by member, by their numbers
+	 * in the tracee (the one that added them) */
+	char name[64], line[256];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/self/fdinfo/%d", ourfd);
+	if (!(f = fopen(name, "re")))
+		return false;
+	while (!ready && fgets(line, sizeof(line), f)) {
+		int tfd, fd;
+		unsigned ev;
+
+		if (sscanf(line, "tfd: %d events: %x", &tfd, &ev) != 2)
+			continue;
+		if (is_signalfd(t->p->pid, tfd)) {
+			ready = (ev & POLLIN) &&
+				(st.pending & sfd_mask(t->p->pid, tfd));
+			continue;
+		}
+		if (t->p->pidfd < 0 ||
+		    (fd = (int)syscall(SYS_pidfd_getfd, t->p->pidfd, tfd, 0)) <
+			    0)
+			continue;
+		struct pollfd p = { .fd = fd,
+				    .events = (short)(ev & 0xffff) };
+
+		ready = poll(&p, 1, 0) > 0 &&
+			(p.revents & (p.events | POLLERR | POLLHUP));
+		close(fd);
+	}
+	fclose(f);
+	return ready;
 }
 
 const char *signal_wait_name(const struct thread *t)

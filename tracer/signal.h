@@ -7,6 +7,7 @@
 #define PTLOOM_SIGNAL_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct session;
 struct thread;
@@ -27,5 +28,13 @@ bool signal_execute(struct session *s, struct thread *t);
  * pending, when one may have been sent since the last look (or force). */
 void signal_recheck(struct session *s, bool force);
 const char *signal_wait_name(const struct thread *t);
+/* ourfd (ptloom's copy of a descriptor t waits on) is a signalfd, or with
+ * epoll an epoll set holding one, that t would find readable: a signal
+ * it accepts is pending for t.  The kernel cannot say, as a signalfd is
+ * ready for the thread that polls it. */
+bool signal_fd_ready(struct session *s, struct thread *t, int ourfd,
+		     bool epoll);
+/* ourfd is an epoll set in which pid registered a signalfd. */
+bool signal_epoll_has_sfd(pid_t pid, int ourfd);
 
 #endif

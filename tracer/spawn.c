@@ -59,7 +59,8 @@ static const int traced_syscalls[] = {
 	SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_pidfd_send_signal,
 	/* timers on the virtual clock (tracer/timer.c) */
 	SYS_alarm, SYS_setitimer, SYS_getitimer, SYS_timerfd_settime,
-	SYS_timerfd_gettime,
+	SYS_timerfd_gettime, SYS_timer_create, SYS_timer_settime,
+	SYS_timer_gettime, SYS_timer_getoverrun, SYS_timer_delete,
 };
 
 #define NTRACED (sizeof(traced_syscalls) / sizeof(traced_syscalls[0]))

@@ -294,6 +294,9 @@ static uint64_t state_hash(struct session *s)
 	uint64_t h = 0x5054204c4f4f4dull, total = 0;
 	int n;
 
+	if (timer_armed(s))
+		return 0; /* its expiry may end the cycle */
+
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
 

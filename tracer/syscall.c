@@ -265,6 +265,28 @@ static uint64_t fd_object(struct session *s, int ourfd)
 	return (1ull << 63) | (i + 2);
 }
 
+/* FDK_* of one of our copies of the tracee's descriptors. */
+static uint8_t fd_kind(struct thread *t, int ourfd)
+{
+	char name[64], link[64];
+	struct stat sb;
+	ssize_t n;
+
+	if (ourfd < 0 || fstat(ourfd, &sb) < 0 || (sb.st_mode & S_IFMT))
+		return FDK_PLAIN; /* anonymous inodes have no file type */
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", ourfd);
+	n = readlink(name, link, sizeof(link) - 1);
+	if (n <= 0)
+		return FDK_PLAIN;
+	link[n] = 0;
+	if (strstr(link, "[signalfd]"))
+		return FDK_SIGNALFD;
+	if (strstr(link, "[eventpoll]") &&
+	    signal_epoll_has_sfd(t->p->pid, ourfd))
+		return FDK_EPOLL;
+	return FDK_PLAIN;
+}
+
 void syscall_close_fds(struct thread *t)
 {
 	for (int i = 0; i < t->npfd; i++)
@@ -286,6 +308,7 @@ static bool fd_point(struct session *s, struct thread *t, int kind,
 	}
 	t->pfd[0] = fd;
 	t->pev[0] = events;
+	t->pkind[0] = fd_kind(t, fd);
 	t->npfd = 1;
 	t->nonblock = dontwait || (fcntl(fd, F_GETFL) & O_NONBLOCK);
 	t->poll_timeout_ms = -1;
@@ -372,6 +395,8 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 			tmo = (int)r->r10 < 0 ? -1 : (int)r->r10;
 		}
 	}
+	for (int i = 0; i < t->npfd; i++)
+		t->pkind[i] = fd_kind(t, t->pfd[i]);
 	t->poll_timeout_ms = tmo;
 	t->nonblock = tmo == 0;
 	return point(t, OP_POLL, t->npfd ? fd_object(s, t->pfd[0]) : 0, tmo);
@@ -384,13 +409,20 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 
 	(void)s;
 	for (int i = 0; i < t->npfd; i++) {
+		if (t->pkind[i] == FDK_EPOLL)
+			continue; /* judged member by member, below */
 		p[n].fd = t->pfd[i];
 		p[n].events = t->pev[i];
 		p[n++].revents = 0;
 	}
-	if (!n)
-		return false;
-	return poll(p, (nfds_t)n, 0) > 0;
+	if (n && poll(p, (nfds_t)n, 0) > 0)
+		return true;
+	/* ours say "not ready" for a signalfd: ask the model */
+	for (int i = 0; i < t->npfd; i++)
+		if (t->pkind[i] != FDK_PLAIN && (t->pev[i] & POLLIN) &&
+		    signal_fd_ready(s, t, t->pfd[i], t->pkind[i] == FDK_EPOLL))
+			return true;
+	return false;
 }
 
 static bool futex_point(struct session *s, struct thread *t)

@@ -1,26 +1,41 @@
 /*
- * Timers on the virtual clock: alarm, setitimer/getitimer(ITIMER_REAL)
- * and timerfd reads.
+ * Timers on the virtual clock: alarm, setitimer/getitimer(ITIMER_REAL),
+ * POSIX timers (timer_create/settime/gettime/getoverrun/delete) and
+ * timerfds.
  *
- * The kernel never arms these: alarm and ITIMER_REAL are kept here per
- * process, in virtual nanoseconds, and fire (SIGALRM to the process, as
- * the kernel would send it) once the virtual clock reaches them.  Time
- * jumps to the earliest timer when no thread can run and no timed wait
- * ends sooner, as for a sleep.  A timerfd's expiry is kept the same way
- * (timerfd_settime/gettime are answered here); a read of a timerfd
- * blocks in ptloom's model until its virtual expiry and returns the
- * expiration count.
+ * The kernel never arms these: they are kept here per process, in
+ * virtual monotonic nanoseconds.  An armed timer is a deadline like a
+ * futex timeout: while a thread can run, its expiry is an explored
+ * choice (an OP_TIMER alternative that costs a preemption,
+ * timer_alternatives()); when nobody can run, time jumps to the earliest
+ * timer for free (timer_tick()); and once the virtual clock has passed a
+ * deadline the timer has fired (as the kernel's would have).
+ *
+ * Firing sends what the kernel would: SIGALRM to the process for alarm
+ * and ITIMER_REAL; the sigevent's signal with an SI_TIMER siginfo (timer
+ * id, overrun, sigev_value) to the process or, with SIGEV_THREAD_ID, to
+ * one thread (glibc's SIGEV_THREAD is a helper thread in sigwaitinfo
+ * woken that way, see tests/real/posix_timer.c).  A timerfd's
+ * expirations are counted here and read from here; the kernel's own
+ * timerfd is kept readable exactly while the count is non-zero, so poll,
+ * select and epoll see it ready (tests/real/timerfd_poll.c).
+ *
+ * CPU-time timers (ITIMER_VIRTUAL, ITIMER_PROF, the CPU clocks of
+ * timer_create) have no virtual equivalent: arming one ends the run as
+ * `unsupported:`; they never run on the real clock.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 #include "session_int.h"
@@ -28,12 +43,22 @@
 
 #define NS 1000000000ull
 
+enum { PT_ITIMER, PT_POSIX, PT_TIMERFD };
+
 struct ptimer {
 	pid_t pid;		/* the process */
-	int fd;			/* -1: its ITIMER_REAL (alarm), else a timerfd */
+	int kind;		/* PT_* */
+	int id;			/* timerfd: its fd; POSIX: the timer id */
+	bool realtime;		/* absolute times are CLOCK_REALTIME's */
+	int notify;		/* POSIX: SIGEV_SIGNAL, _NONE, _THREAD_ID */
+	int signo;
+	pid_t tid;		/* SIGEV_THREAD_ID: the thread */
+	uint64_t value;		/* sigev_value */
 	uint64_t deadline;	/* virtual monotonic ns, 0 = disarmed */
 	uint64_t interval;
 	uint64_t expired;	/* timerfd: expirations not yet read */
+	int overrun;		/* POSIX: of the last signal sent */
+	bool dead;		/* deleted (or its process exec'd) */
 };
 
 struct timers {
@@ -41,7 +66,8 @@ struct timers {
 	int n, cap;
 };
 
-static struct ptimer *find(struct session *s, pid_t pid, int fd, bool make)
+static struct ptimer *find(struct session *s, pid_t pid, int kind, int id,
+			   bool make)
 {
 	struct timers *tm = s->timers;
 
@@ -50,7 +76,8 @@ static struct ptimer *find(struct session *s, pid_t pid, int fd, bool make)
 			return NULL;
 	}
 	for (int i = 0; i < tm->n; i++)
-		if (tm->t[i].pid == pid && tm->t[i].fd == fd)
+		if (tm->t[i].pid == pid && tm->t[i].kind == kind &&
+		    tm->t[i].id == id && !tm->t[i].dead)
 			return &tm->t[i];
 	if (!make)
 		return NULL;
@@ -63,7 +90,7 @@ static struct ptimer *find(struct session *s, pid_t pid, int fd, bool make)
 		tm->t = n;
 		tm->cap = cap;
 	}
-	tm->t[tm->n] = (struct ptimer){ .pid = pid, .fd = fd };
+	tm->t[tm->n] = (struct ptimer){ .pid = pid, .kind = kind, .id = id };
 	return &tm->t[tm->n++];
 }
 
@@ -90,7 +117,17 @@ static void to_ts(uint64_t ns, struct timespec *ts)
 	ts->tv_nsec = (long)(ns % NS);
 }
 
-static bool is_timerfd(pid_t pid, int fd)
+static bool ts_ok(const struct timespec *ts)
+{
+	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < (long)NS;
+}
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * NS + (uint64_t)ts->tv_nsec;
+}
+
+static bool fd_is(pid_t pid, int fd, const char *what)
 {
 	char name[64], link[64];
 	ssize_t n;
@@ -100,7 +137,323 @@ static bool is_timerfd(pid_t pid, int fd)
 	if (n <= 0)
 		return false;
 	link[n] = 0;
-	return strstr(link, "[timerfd]") != NULL;
+	return strstr(link, what) != NULL;
+}
+
+/* A timerfd's clock, from /proc/PID/fdinfo/FD. */
+static int timerfd_clock(pid_t pid, int fd)
+{
+	char name[64], line[128];
+	int clk = CLOCK_MONOTONIC;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/fdinfo/%d", pid, fd);
+	if (!(f = fopen(name, "re")))
+		return clk;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "clockid: %d", &clk) == 1)
+			break;
+	fclose(f);
+	return clk;
+}
+
+static bool is_realtime(int clk)
+{
+	return clk == CLOCK_REALTIME || clk == CLOCK_REALTIME_ALARM ||
+	       clk == CLOCK_TAI;
+}
+
+static struct process *proc_of(struct session *s, pid_t pid)
+{
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i] && !s->procs[i]->dead &&
+		    s->procs[i]->pid == pid)
+			return s->procs[i];
+	return NULL;
+}
+
+/*
+ * Make the kernel's timerfd readable exactly when expirations are
+ * counted here: a one-nanosecond one-shot arms it (and we wait for it to
+ * fire), a disarm resets its count.  The descriptor is the program's
+ * open file, through pidfd_getfd.
+ */
+static void timerfd_sync(struct session *s, struct ptimer *p)
+{
+	struct process *pr = proc_of(s, p->pid);
+	struct itimerspec its = { { 0, 0 }, { 0, p->expired ? 1 : 0 } };
+	int fd;
+
+	if (!pr || pr->pidfd < 0)
+		return;
+	fd = (int)syscall(SYS_pidfd_getfd, pr->pidfd, p->id, 0);
+	if (fd < 0)
+		return;
+	if (timerfd_settime(fd, 0, &its, NULL) == 0 && p->expired) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+		poll(&pf, 1, 1000);
+	}
+	close(fd);
+}
+
+/* CPU-time timers cannot run on the virtual clock. */
+static bool unsupported(struct session *s, struct thread *t, bool *point,
+			const char *what)
+{
+	session_fail(s, FAIL_UNSUPPORTED, t,
+		     "unsupported: %s (a CPU-time timer: ptloom's clock is "
+		     "virtual, and the real one would make runs differ)",
+		     what);
+	*point = true;
+	return true;
+}
+
+static bool itimer(struct session *s, struct thread *t, long nr, bool *point)
+{
+	struct user_regs_struct *r = &t->regs;
+	pid_t pid = t->p->pid;
+	int which = (int)r->rdi;
+	struct itimerval nv, ov;
+	uint64_t old_addr = nr == SYS_getitimer ? r->rsi : r->rdx;
+	struct ptimer *p = NULL;
+
+	if (which != ITIMER_REAL && which != ITIMER_VIRTUAL &&
+	    which != ITIMER_PROF)
+		return false; /* the kernel says EINVAL */
+	memset(&ov, 0, sizeof(ov));
+	if (which == ITIMER_REAL) {
+		p = find(s, pid, PT_ITIMER, 0, true);
+		to_tv(left(s, p), &ov.it_value);
+		to_tv(p ? p->interval : 0, &ov.it_interval);
+	}
+	if (nr == SYS_setitimer && r->rsi) {
+		if (mem_read(t->p, r->rsi, &nv, sizeof(nv))) {
+			skip(t, -EFAULT);
+			return true;
+		}
+		if (nv.it_value.tv_usec < 0 || nv.it_value.tv_usec >= 1000000 ||
+		    nv.it_interval.tv_usec < 0 ||
+		    nv.it_interval.tv_usec >= 1000000 ||
+		    nv.it_value.tv_sec < 0 || nv.it_interval.tv_sec < 0) {
+			skip(t, -EINVAL);
+			return true;
+		}
+		uint64_t v = (uint64_t)nv.it_value.tv_sec * NS +
+			     (uint64_t)nv.it_value.tv_usec * 1000;
+
+		if (which != ITIMER_REAL) {
+			if (v)
+				return unsupported(
+					s, t, point,
+					which == ITIMER_PROF
+						? "setitimer(ITIMER_PROF)"
+						: "setitimer(ITIMER_VIRTUAL)");
+			/* disarming one never armed: nothing to do */
+		} else if (p) {
+			p->deadline = v ? s->now + v : 0;
+			p->interval = (uint64_t)nv.it_interval.tv_sec * NS +
+				      (uint64_t)nv.it_interval.tv_usec * 1000;
+		}
+	}
+	if (old_addr && mem_write(t->p, old_addr, &ov, sizeof(ov))) {
+		skip(t, -EFAULT);
+		return true;
+	}
+	skip(t, 0);
+	return true;
+}
+
+/* struct sigevent as the kernel reads it */
+struct ksigevent {
+	uint64_t value;
+	int signo;
+	int notify;
+	int tid;
+};
+
+static bool thread_of_process(struct session *s, pid_t pid, pid_t tid)
+{
+	for (int i = 0; i < s->nth; i++)
+		if (s->th[i].tid == tid && s->th[i].p->pid == pid &&
+		    s->th[i].st != SCHED_DEAD)
+			return true;
+	return false;
+}
+
+static int64_t posix_create(struct session *s, struct thread *t, bool *point)
+{
+	struct user_regs_struct *r = &t->regs;
+	int clk = (int)r->rdi;
+	struct ksigevent ev = { 0 };
+	struct timers *tm;
+	struct ptimer *p;
+
+	if (clk < 0 || clk == CLOCK_PROCESS_CPUTIME_ID ||
+	    clk == CLOCK_THREAD_CPUTIME_ID) {
+		unsupported(s, t, point, "timer_create on a CPU-time clock");
+		return 0;
+	}
+	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC &&
+	    clk != CLOCK_BOOTTIME && clk != CLOCK_REALTIME_ALARM &&
+	    clk != CLOCK_BOOTTIME_ALARM && clk != CLOCK_TAI)
+		return -EINVAL;
+	if (r->rsi) {
+		if (mem_read(t->p, r->rsi, &ev, sizeof(ev)))
+			return -EFAULT;
+	} else {
+		ev.notify = SIGEV_SIGNAL;
+		ev.signo = SIGALRM;
+	}
+	switch (ev.notify) {
+	case SIGEV_NONE:
+		break;
+	case SIGEV_SIGNAL | SIGEV_THREAD_ID:
+		if (!thread_of_process(s, t->p->pid, ev.tid))
+			return -EINVAL;
+		/* fall through */
+	case SIGEV_SIGNAL:
+		if (ev.signo <= 0 || ev.signo > 64)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL; /* SIGEV_THREAD is glibc's, not the kernel's */
+	}
+	if (!s->timers && !(s->timers = calloc(1, sizeof(*s->timers))))
+		return -ENOMEM;
+	tm = s->timers;
+	int id = 0;
+
+	/* the kernel's ids: the lowest free one of the process from 0 */
+	for (bool used = true; used; id += used) {
+		used = false;
+		for (int i = 0; i < tm->n; i++)
+			if (tm->t[i].pid == t->p->pid &&
+			    tm->t[i].kind == PT_POSIX && !tm->t[i].dead &&
+			    tm->t[i].id == id)
+				used = true;
+	}
+	int32_t kid = id;
+
+	if (mem_write(t->p, r->rdx, &kid, sizeof(kid)))
+		return -EFAULT;
+	if (!(p = find(s, t->p->pid, PT_POSIX, id, true)))
+		return -ENOMEM;
+	p->realtime = is_realtime(clk);
+	p->notify = ev.notify;
+	p->signo = ev.signo;
+	p->tid = ev.tid;
+	p->value = r->rsi ? ev.value : (uint64_t)id;
+	return 0;
+}
+
+static int64_t posix_call(struct session *s, struct thread *t, long nr,
+			  bool *point)
+{
+	struct user_regs_struct *r = &t->regs;
+	struct ptimer *p;
+	struct itimerspec nv, ov;
+
+	if (nr == SYS_timer_create)
+		return posix_create(s, t, point);
+	p = find(s, t->p->pid, PT_POSIX, (int)r->rdi, false);
+	if (!p)
+		return -EINVAL;
+	switch (nr) {
+	case SYS_timer_delete:
+		p->dead = true;
+		p->deadline = 0;
+		return 0;
+	case SYS_timer_getoverrun:
+		return p->overrun;
+	case SYS_timer_gettime:
+	case SYS_timer_settime: {
+		uint64_t old_addr = nr == SYS_timer_gettime ? r->rsi : r->r10;
+
+		memset(&ov, 0, sizeof(ov));
+		to_ts(left(s, p), &ov.it_value);
+		to_ts(p->interval, &ov.it_interval);
+		if (nr == SYS_timer_settime) {
+			if (mem_read(t->p, r->rdx, &nv, sizeof(nv)))
+				return -EFAULT;
+			if (!ts_ok(&nv.it_value) || !ts_ok(&nv.it_interval))
+				return -EINVAL;
+			uint64_t v = ts_ns(&nv.it_value);
+
+			if (v && (r->rsi & TIMER_ABSTIME)) {
+				if (p->realtime)
+					v = v > s->realtime_base
+						    ? v - s->realtime_base
+						    : 0;
+				/* already past: fires at once */
+				p->deadline = v > s->now ? v : s->now;
+			} else {
+				p->deadline = v ? s->now + v : 0;
+			}
+			p->interval = p->deadline ? ts_ns(&nv.it_interval) : 0;
+			p->overrun = 0;
+		}
+		if (old_addr && mem_write(t->p, old_addr, &ov, sizeof(ov)))
+			return -EFAULT;
+		return 0;
+	}
+	}
+	return -ENOSYS;
+}
+
+static bool timerfd_call(struct session *s, struct thread *t, long nr)
+{
+	struct user_regs_struct *r = &t->regs;
+	pid_t pid = t->p->pid;
+	int fd = (int)r->rdi;
+	struct itimerspec nv, ov;
+	uint64_t old_addr = nr == SYS_timerfd_gettime ? r->rsi : r->r10;
+	struct ptimer *p;
+
+	if (!fd_is(pid, fd, "[timerfd]"))
+		return false; /* the kernel says EBADF/EINVAL */
+	p = find(s, pid, PT_TIMERFD, fd, false);
+	if (!p) {
+		if (!(p = find(s, pid, PT_TIMERFD, fd, true))) {
+			skip(t, -ENOMEM);
+			return true;
+		}
+		p->realtime = is_realtime(timerfd_clock(pid, fd));
+	}
+	memset(&ov, 0, sizeof(ov));
+	to_ts(left(s, p), &ov.it_value);
+	to_ts(p->interval, &ov.it_interval);
+	if (nr == SYS_timerfd_settime) {
+		if (mem_read(t->p, r->rdx, &nv, sizeof(nv))) {
+			skip(t, -EFAULT);
+			return true;
+		}
+		if (!ts_ok(&nv.it_value) || !ts_ok(&nv.it_interval)) {
+			skip(t, -EINVAL);
+			return true;
+		}
+		uint64_t v = ts_ns(&nv.it_value);
+
+		if (v && (r->rsi & TFD_TIMER_ABSTIME)) {
+			if (p->realtime)
+				v = v > s->realtime_base ? v - s->realtime_base
+							 : 0;
+			p->deadline = v > s->now ? v : s->now;
+		} else {
+			p->deadline = v ? s->now + v : 0;
+		}
+		p->interval = p->deadline ? ts_ns(&nv.it_interval) : 0;
+		if (p->expired) {
+			p->expired = 0; /* settime resets the count */
+			timerfd_sync(s, p);
+		}
+	}
+	if (old_addr && mem_write(t->p, old_addr, &ov, sizeof(ov))) {
+		skip(t, -EFAULT);
+		return true;
+	}
+	skip(t, 0);
+	return true;
 }
 
 bool timer_enter(struct session *s, struct thread *t, long nr, bool *point)
@@ -112,7 +465,7 @@ bool timer_enter(struct session *s, struct thread *t, long nr, bool *point)
 	*point = false;
 	switch (nr) {
 	case SYS_alarm: {
-		p = find(s, pid, -1, true);
+		p = find(s, pid, PT_ITIMER, 0, true);
 		uint64_t was = left(s, p);
 
 		if (p) {
@@ -124,84 +477,22 @@ bool timer_enter(struct session *s, struct thread *t, long nr, bool *point)
 		return true;
 	}
 	case SYS_setitimer:
-	case SYS_getitimer: {
-		if ((int)r->rdi != ITIMER_REAL)
-			return false; /* CPU-time timers: the kernel's */
-		p = find(s, pid, -1, true);
-		struct itimerval nv, ov;
-		uint64_t old_addr = nr == SYS_getitimer ? r->rsi : r->rdx;
+	case SYS_getitimer:
+		return itimer(s, t, nr, point);
+	case SYS_timer_create:
+	case SYS_timer_settime:
+	case SYS_timer_gettime:
+	case SYS_timer_getoverrun:
+	case SYS_timer_delete: {
+		int64_t res = posix_call(s, t, nr, point);
 
-		memset(&ov, 0, sizeof(ov));
-		to_tv(left(s, p), &ov.it_value);
-		to_tv(p ? p->interval : 0, &ov.it_interval);
-		if (nr == SYS_setitimer && r->rsi) {
-			if (mem_read(t->p, r->rsi, &nv, sizeof(nv))) {
-				skip(t, -EFAULT);
-				return true;
-			}
-			if (nv.it_value.tv_usec < 0 ||
-			    nv.it_value.tv_usec >= 1000000 ||
-			    nv.it_interval.tv_usec < 0 ||
-			    nv.it_interval.tv_usec >= 1000000) {
-				skip(t, -EINVAL);
-				return true;
-			}
-			uint64_t v = (uint64_t)nv.it_value.tv_sec * NS +
-				     (uint64_t)nv.it_value.tv_usec * 1000;
-
-			if (p) {
-				p->deadline = v ? s->now + v : 0;
-				p->interval =
-					(uint64_t)nv.it_interval.tv_sec * NS +
-					(uint64_t)nv.it_interval.tv_usec * 1000;
-			}
-		}
-		if (old_addr && mem_write(t->p, old_addr, &ov, sizeof(ov))) {
-			skip(t, -EFAULT);
-			return true;
-		}
-		skip(t, 0);
+		if (!*point)
+			skip(t, res);
 		return true;
 	}
 	case SYS_timerfd_settime:
-	case SYS_timerfd_gettime: {
-		int fd = (int)r->rdi;
-
-		if (!is_timerfd(pid, fd))
-			return false; /* the kernel says EBADF/EINVAL */
-		p = find(s, pid, fd, true);
-		struct itimerspec nv, ov;
-		uint64_t old_addr = nr == SYS_timerfd_gettime ? r->rsi : r->r10;
-
-		memset(&ov, 0, sizeof(ov));
-		to_ts(left(s, p), &ov.it_value);
-		to_ts(p ? p->interval : 0, &ov.it_interval);
-		if (nr == SYS_timerfd_settime) {
-			if (mem_read(t->p, r->rdx, &nv, sizeof(nv))) {
-				skip(t, -EFAULT);
-				return true;
-			}
-			uint64_t v = (uint64_t)nv.it_value.tv_sec * NS +
-				     (uint64_t)nv.it_value.tv_nsec;
-
-			if (p) {
-				if (v && (r->rsi & 1 /* TFD_TIMER_ABSTIME */))
-					p->deadline = v; /* monotonic */
-				else
-					p->deadline = v ? s->now + v : 0;
-				p->interval =
-					(uint64_t)nv.it_interval.tv_sec * NS +
-					(uint64_t)nv.it_interval.tv_nsec;
-				p->expired = 0;
-			}
-		}
-		if (old_addr && mem_write(t->p, old_addr, &ov, sizeof(ov))) {
-			skip(t, -EFAULT);
-			return true;
-		}
-		skip(t, 0);
-		return true;
-	}
+	case SYS_timerfd_gettime:
+		return timerfd_call(s, t, nr);
 	default:
 		return false;
 	}
@@ -223,15 +514,172 @@ static uint64_t expire(struct session *s, struct ptimer *p)
 	return n;
 }
 
+/* Whether sig is pending for tid (or, tid 0, for the process pid). */
+static bool pending(pid_t pid, pid_t tid, int sig)
+{
+	char name[64], line[128];
+	unsigned long long v, set = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/task/%d/status", pid,
+		 tid ? tid : pid);
+	if (!(f = fopen(name, "re")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, tid ? "SigPnd: %llx" : "ShdPnd: %llx", &v) ==
+		    1)
+			set = v;
+	fclose(f);
+	return set & (1ull << (sig - 1));
+}
+
+/* The virtual clock reached p: what the kernel would do. */
+static void fire(struct session *s, struct ptimer *p)
+{
+	uint64_t n = expire(s, p);
+
+	if (!n)
+		return;
+	s->sig_maybe = true;
+	switch (p->kind) {
+	case PT_ITIMER:
+		kill(p->pid, SIGALRM);
+		break;
+	case PT_TIMERFD:
+		p->expired += n;
+		timerfd_sync(s, p);
+		break;
+	case PT_POSIX: {
+		pid_t tid = p->notify & SIGEV_THREAD_ID ? p->tid : 0;
+
+		if (p->notify == SIGEV_NONE)
+			break;
+		if (pending(p->pid, tid, p->signo)) {
+			/* its one queued signal is not delivered yet */
+			p->overrun += (int)n;
+			break;
+		}
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		si.si_signo = p->signo;
+		si.si_code = SI_TIMER;
+		si.si_timerid = p->id;
+		si.si_overrun = (int)(n - 1);
+		si.si_value.sival_ptr = (void *)(uintptr_t)p->value;
+		p->overrun = (int)(n - 1);
+		if (tid)
+			syscall(SYS_rt_tgsigqueueinfo, p->pid, tid, p->signo,
+				&si);
+		else
+			syscall(SYS_rt_sigqueueinfo, p->pid, p->signo, &si);
+		break;
+	}
+	}
+}
+
+/* A timer whose expiry anyone could notice. */
+static bool signals(const struct ptimer *p)
+{
+	return p->deadline && !p->dead &&
+	       !(p->kind == PT_POSIX && p->notify == SIGEV_NONE);
+}
+
+/* The thread that stands for p in a choice: the one its signal targets,
+ * else its process's leader, else any live thread of it. */
+static int owner(struct session *s, const struct ptimer *p)
+{
+	int leader = -1, any = -1;
+	bool to_thread = p->kind == PT_POSIX && (p->notify & SIGEV_THREAD_ID);
+
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		if (t->st == SCHED_DEAD || t->p->pid != p->pid)
+			continue;
+		if (to_thread && t->tid == p->tid)
+			return i;
+		if (t->tid == p->pid)
+			leader = i;
+		else if (any < 0)
+			any = i;
+	}
+	/* a thread-directed timer whose thread is gone signals nobody, as
+	 * in the kernel */
+	return to_thread ? -1 : leader >= 0 ? leader : any;
+}
+
+static uint64_t key_of(int i)
+{
+	return (uint64_t)i + 1;
+}
+
+void timer_alternatives(struct session *s, struct choice *c)
+{
+	struct timers *tm = s->timers;
+	bool enabled = false;
+
+	if (!tm || !c->nalts)
+		return;
+	for (int i = 0; i < s->nth; i++)
+		enabled |= !s->th[i].starting &&
+			   (s->th[i].st == SCHED_ENABLED ||
+			    s->th[i].st == SCHED_RUNNING);
+	if (!enabled)
+		return; /* timer_tick() moved time to the earliest */
+	for (int i = 0; i < tm->n && c->nalts < MAX_ALTS; i++) {
+		struct ptimer *p = &tm->t[i];
+		int o;
+
+		if (!signals(p) || p->deadline > s->now + TIMEOUT_HORIZON_NS ||
+		    (o = owner(s, p)) < 0)
+			continue;
+		c->alts[c->nalts++] = (struct alt){
+			.thread = (uint16_t)o,
+			.timeout = 1,
+			.cost = 1,
+			.kind = OP_TIMER,
+			.obj = key_of(i),
+		};
+	}
+}
+
+int timer_fire_alt(struct session *s, const struct alt *a)
+{
+	struct timers *tm = s->timers;
+	int i = (int)a->obj - 1;
+
+	if (!tm || i < 0 || i >= tm->n || !signals(&tm->t[i]))
+		return 0;
+	struct ptimer *p = &tm->t[i];
+	int sig = p->kind == PT_ITIMER ? SIGALRM
+		  : p->kind == PT_POSIX ? p->signo
+					: 0;
+
+	if (p->deadline > s->now)
+		s->now = p->deadline;
+	fire(s, p);
+	return sig;
+}
+
+bool timer_armed(struct session *s)
+{
+	struct timers *tm = s->timers;
+
+	for (int i = 0; tm && i < tm->n; i++)
+		if (signals(&tm->t[i]))
+			return true;
+	return false;
+}
+
 /* A read of a timerfd: answered here.  Returns true if it is one. */
 bool timer_read(struct session *s, struct thread *t, bool *runs)
 {
 	struct user_regs_struct *r = &t->regs;
-	struct ptimer *p = find(s, t->p->pid, (int)r->rdi, false);
+	struct ptimer *p = find(s, t->p->pid, PT_TIMERFD, (int)r->rdi, false);
 
 	if (!p || r->orig_rax != SYS_read)
 		return false;
-	p->expired += expire(s, p);
 	if (p->expired) {
 		if (r->rdx < 8) {
 			skip(t, -EINVAL);
@@ -240,50 +688,33 @@ bool timer_read(struct session *s, struct thread *t, bool *runs)
 		} else {
 			skip(t, 8);
 			p->expired = 0;
+			timerfd_sync(s, p);
 		}
 		*runs = true;
 		return true;
 	}
-	if (t->nonblock || !p->deadline) {
-		/* not armed and blocking: the kernel would wait for ever;
-		 * ptloom's model does too (a deadlock report) */
-		if (t->nonblock) {
-			skip(t, -EAGAIN);
-			*runs = true;
-			return true;
-		}
+	if (t->nonblock) {
+		skip(t, -EAGAIN);
+		*runs = true;
+		return true;
 	}
+	/* until an expiry (timer_alternatives/timer_tick) makes it
+	 * readable; never armed: blocked for ever (a deadlock report) */
 	t->st = SCHED_BLOCKED;
 	t->block = BLOCK_FD;
-	t->timed = p->deadline != 0;
-	t->deadline = p->deadline;
-	t->timer_read = true;
+	t->timed = false;
 	*runs = false;
 	return true;
 }
 
-/* A timerfd read that timed out: its count. */
-void timer_read_timeout(struct session *s, struct thread *t)
-{
-	bool runs;
-
-	t->timer_read = false;
-	if (t->deadline > s->now)
-		s->now = t->deadline;
-	if (!timer_read(s, t, &runs) || !runs)
-		skip(t, -EINTR);
-	t->st = SCHED_ENABLED;
-	t->block = BLOCK_NONE;
-	t->timed = false;
-}
-
-void timer_tick(struct session *s)
+int timer_tick(struct session *s)
 {
 	struct timers *tm = s->timers;
+	int fired = 0;
 
 	if (!tm)
-		return;
-	/* nobody can run: time may jump to the earliest alarm */
+		return 0;
+	/* nobody can run: time may jump to the earliest timer */
 	bool idle = true;
 	uint64_t earliest = UINT64_MAX;
 
@@ -300,21 +731,30 @@ void timer_tick(struct session *s)
 	uint64_t first = UINT64_MAX;
 
 	for (int i = 0; i < tm->n; i++)
-		if (tm->t[i].fd < 0 && tm->t[i].deadline &&
-		    tm->t[i].deadline < first)
+		if (signals(&tm->t[i]) && tm->t[i].deadline < first &&
+		    owner(s, &tm->t[i]) >= 0)
 			first = tm->t[i].deadline;
 	if (idle && first < earliest && first > s->now)
 		s->now = first;
 	for (int i = 0; i < tm->n; i++) {
 		struct ptimer *p = &tm->t[i];
 
-		if (p->fd >= 0 || !p->deadline)
-			continue;
-		if (expire(s, p)) {
-			kill(p->pid, SIGALRM);
-			s->sig_maybe = true;
+		if (signals(p) && p->deadline <= s->now && owner(s, p) >= 0) {
+			fire(s, p);
+			fired++;
 		}
 	}
+	return idle ? fired : 0;
+}
+
+void timer_exec(struct session *s, pid_t pid)
+{
+	struct timers *tm = s->timers;
+
+	/* POSIX timers die with the image; alarm and ITIMER_REAL stay */
+	for (int i = 0; tm && i < tm->n; i++)
+		if (tm->t[i].pid == pid && tm->t[i].kind == PT_POSIX)
+			tm->t[i].dead = true;
 }
 
 void timer_free(struct session *s)

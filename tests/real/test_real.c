@@ -598,6 +598,73 @@ Test(real, exec_from_a_thread_is_followed)
 	prints(prog[0], "exec from a thread");
 }
 
+/* --- POSIX timers, timer expiry as a choice, timerfd/signalfd polls ------ */
+
+static void tool_never_fails(const char *tool, const char *runs, int lines,
+			     char *const args[]);
+
+Test(real, posix_timers_never_fail)
+{
+	char *prog[] = { (char *)real("posix_timer"), NULL };
+
+	/* every run's output is the native one, under every strategy */
+	tool_never_fails(prog[0], "30", 1, prog);
+	prints(prog[0], "ticks 3+, waiter 3, callback ran, disarmed yes");
+}
+
+Test(real, timerfd_and_signalfd_in_poll_epoll_select)
+{
+	char *prog[] = { (char *)real("timerfd_poll"), NULL };
+
+	tool_never_fails(prog[0], "30", 1, prog);
+	prints(prog[0], "poll ticks ok, epoll timer and signal ok, select "
+			"signal ok");
+}
+
+Test(real, alarm_races_worker_found)
+{
+	char *bug[] = { (char *)real("alarm_race"), NULL };
+	char *fixed[] = { (char *)real("alarm_race_fixed"), NULL };
+
+	found_and_replayed("FAIL crash SIGABRT", bug, NULL, "sync");
+	tool_never_fails(fixed[0], "40", 1, fixed);
+}
+
+Test(real, cpu_time_timers_are_unsupported_not_real_time)
+{
+	struct res r = ptl("run", "--seed", SEED, "--", real("itimer_prof"),
+			   "arm", NULL);
+
+	cr_expect_eq(r.code, 1, "`%s` exit %d", r.cmd, r.code);
+	cr_expect(strstr(r.out, "unsupported: setitimer(ITIMER_PROF)") ||
+			  strstr(r.err, "unsupported: setitimer(ITIMER_PROF)"),
+		  "%s%s", r.out, r.err);
+	res_free(&r);
+	/* reading or disarming one is answered */
+	char *query[] = { (char *)real("itimer_prof"), "query", NULL };
+
+	never_fails("5", "sync", query);
+	prints(query[0], "prof timer disarmed");
+}
+
+Test(real, sigchld_handler_reaps_while_threads_run)
+{
+	char *prog[] = { (char *)real("sigchld_reap"), NULL };
+
+	tool_never_fails(prog[0], "20", 1, prog);
+	prints(prog[0], "reaped 3, statuses 6, work 6");
+}
+
+Test(real, cpp_atomics_at_O2)
+{
+	char *prog[] = { (char *)real("cpp_atomic"), NULL };
+	char *racy[] = { (char *)real("cpp_atomic"), "racy", NULL };
+
+	never_fails("30", NULL, prog);
+	tool_never_fails(prog[0], "30", 1, prog);
+	found_and_replayed("FAIL crash SIGABRT", racy, NULL, NULL);
+}
+
 /* --- real Debian tools (scripts/setup.sh installs them) ------------------- */
 
 static bool have(const char *tool)
