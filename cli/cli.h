@@ -106,6 +106,15 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 void schedule_from_run(struct schedule *s, const struct program *p,
 		       const struct common_opts *o, const char *strategy,
 		       int bound, const struct run_result *r);
+/* The identity of the file at path now (build-id, size, mtime; a content
+ * hash without build-id).  0 or -errno. */
+int object_identify(const char *path, struct loaded_object *o);
+/* How many of the schedule's loaded objects changed on disk since the
+ * recording; buf names the first ("" if none). */
+int objects_changed(const struct schedule *s, char *buf, size_t len);
+/* The replay r mapped other objects than the recording: 1 and why. */
+int objects_differ(const struct schedule *s, const struct run_result *r,
+		   char *buf, size_t len);
 void schedule_set_points(struct schedule *s, const struct user_point *p,
 			 size_t n);
 /* Before the first run: can the schedule files (out_dir: o->out_dir) and

@@ -645,6 +645,152 @@ static char *xstrdup(const char *s)
 	return strdup(s ? s : "");
 }
 
+#define LD_SO_CACHE "/etc/ld.so.cache"
+
+int object_identify(const char *path, struct loaded_object *o)
+{
+	struct stat sb;
+	int n;
+
+	memset(o, 0, sizeof(*o));
+	if (stat(path, &sb))
+		return -errno;
+	o->size = (uint64_t)sb.st_size;
+	o->mtime_ns = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull +
+		      (uint64_t)sb.st_mtim.tv_nsec;
+	n = S_ISREG(sb.st_mode) ? symbols_elf_build_id(path, o->build_id,
+							sizeof(o->build_id))
+				: 0;
+	o->build_id_len = n > 0 ? (size_t)n : 0;
+	if (!o->build_id_len && S_ISREG(sb.st_mode)) {
+		uint64_t size;
+
+		schedule_hash_file(path, &o->hash, &size);
+	}
+	return 0;
+}
+
+/* The objects of run r, then /etc/ld.so.cache, with their identity. */
+static void objects_from_run(struct schedule *s, const struct run_result *r)
+{
+	int n = r->nobjects < SCHEDULE_MAX_OBJECTS - 1 ? r->nobjects
+						       : SCHEDULE_MAX_OBJECTS - 1;
+
+	s->objects = calloc((size_t)n + 1, sizeof(*s->objects));
+	if (!s->objects)
+		return;
+	for (int i = 0; i <= n; i++) {
+		const char *path = i < n ? r->objects[i] : LD_SO_CACHE;
+		struct loaded_object *o = &s->objects[s->nobjects];
+
+		if (!path || !*path || strlen(path) > SCHEDULE_MAX_PATH ||
+		    (i == n && (!n || access(path, R_OK))))
+			continue;
+		object_identify(path, o); /* gone: all zero */
+		if ((o->path = strdup(path)))
+			s->nobjects++;
+	}
+}
+
+static void hex8(char *buf, const uint8_t *id, size_t len)
+{
+	size_t k = len < 8 ? len : 8;
+
+	for (size_t i = 0; i < k; i++)
+		sprintf(buf + 2 * i, "%02x", id[i]);
+	buf[2 * k] = 0;
+}
+
+/* How o differs from the file as it is now: "" if it does not. */
+static void object_change(const struct loaded_object *o, char *buf,
+			  size_t len)
+{
+	struct loaded_object now;
+	char a[20], b[20];
+
+	buf[0] = 0;
+	if (object_identify(o->path, &now)) {
+		snprintf(buf, len, "%s is gone", esc(o->path));
+		return;
+	}
+	if (o->build_id_len || now.build_id_len) {
+		if (o->build_id_len != now.build_id_len ||
+		    memcmp(o->build_id, now.build_id, o->build_id_len)) {
+			hex8(a, o->build_id, o->build_id_len);
+			hex8(b, now.build_id, now.build_id_len);
+			snprintf(buf, len, "%s changed (build-id %s%s, now %s%s)",
+				 esc(o->path), a[0] ? a : "none",
+				 o->build_id_len > 8 ? "..." : "",
+				 b[0] ? b : "none",
+				 now.build_id_len > 8 ? "..." : "");
+		}
+		return;
+	}
+	if (o->hash ? o->hash != now.hash
+		    : o->size != now.size || o->mtime_ns != now.mtime_ns)
+		snprintf(buf, len, "%s changed (%llu bytes, now %llu%s)",
+			 esc(o->path), (unsigned long long)o->size,
+			 (unsigned long long)now.size,
+			 o->size == now.size ? ", other content" : "");
+}
+
+int objects_changed(const struct schedule *s, char *buf, size_t len)
+{
+	char one[1200];
+	int n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < s->nobjects; i++) {
+		object_change(&s->objects[i], one, sizeof(one));
+		if (!one[0])
+			continue;
+		if (!n++)
+			snprintf(buf, len, "%s since the recording", one);
+	}
+	if (n > 1) {
+		size_t k = strlen(buf);
+
+		snprintf(buf + k, len - k, " (and %d more loaded object%s)",
+			 n - 1, n > 2 ? "s" : "");
+	}
+	return n;
+}
+
+int objects_differ(const struct schedule *s, const struct run_result *r,
+		   char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (!s->nobjects || !r->objects)
+		return 0;
+	/* mapped now, not then */
+	for (int i = 0; i < r->nobjects; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < s->nobjects && !found; k++)
+			found = !strcmp(s->objects[k].path, r->objects[i]);
+		if (!found) {
+			snprintf(buf, len, "the program now maps %s, which "
+					   "the recording did not",
+				 esc(r->objects[i]));
+			return 1;
+		}
+	}
+	/* mapped then, not now (ld.so.cache is never mapped) */
+	for (size_t k = 0; k < s->nobjects; k++) {
+		bool found = !strcmp(s->objects[k].path, LD_SO_CACHE);
+
+		for (int i = 0; i < r->nobjects && !found; i++)
+			found = !strcmp(s->objects[k].path, r->objects[i]);
+		if (!found) {
+			snprintf(buf, len, "the program no longer maps %s, "
+					   "which the recording did",
+				 esc(s->objects[k].path));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 void schedule_from_run(struct schedule *s, const struct program *p,
 		       const struct common_opts *o, const char *strategy,
 		       int bound, const struct run_result *r)
@@ -711,6 +857,7 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 			s->thread_backtraces[i] = xstrdup(
 				r->threads[i].backtrace);
 	}
+	objects_from_run(s, r);
 }
 
 /* Can files be created in the existing directory dir?  0 or -errno. */

@@ -174,7 +174,7 @@ struct replay_setup {
 	struct program prog;
 	struct session_config cfg;
 	const char *path;
-	char identity[512];	/* why the binary may differ, or "" */
+	char identity[1536];	/* why the run may differ, or "" */
 	bool gdb;		/* --gdb */
 	const char *core;	/* --core FILE */
 	const char *stop_at;	/* --stop-at STEP|failure */
@@ -301,6 +301,19 @@ static int setup(int argc, char **argv, const char *cmd,
 				 "%s is not the recorded binary (its content "
 				 "hash differs)",
 				 rs->prog.display);
+	}
+	/* the libraries it loads: ld.so, libc, ..., and ld.so.cache */
+	char lib[1024];
+
+	if (objects_changed(&rs->sch, lib, sizeof(lib))) {
+		size_t k = strlen(rs->identity);
+
+		snprintf(rs->identity + k, sizeof(rs->identity) - k, "%s%s",
+			 k ? "; " : "", lib);
+		if (!rs->co.quiet)
+			fprintf(stderr, "ptloom: warning: %s: the replay may "
+					"diverge\n",
+				lib);
 	}
 	return 0;
 }
@@ -609,6 +622,8 @@ int cmd_replay(int argc, char **argv)
 		snprintf(div, sizeof(div), "diverged at step %u: %s",
 			 strat.diverged_step, strat.why);
 	}
+	if ((div[0] || r.failure == FAIL_DIVERGED) && !rs.identity[0])
+		objects_differ(&rs.sch, &r, rs.identity, sizeof(rs.identity));
 	bool failed = r.failure != FAIL_NONE && r.failure != FAIL_DIVERGED &&
 		      r.failure != FAIL_KILLED && r.failure != FAIL_STEPS;
 	bool exact = !div[0] && strat.diverged_at < 0 &&

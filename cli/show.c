@@ -208,6 +208,25 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 			fprintf(f, "\n");
 		}
 	}
+	if (s->nobjects) {
+		fprintf(f, "loaded objects (%zu):\n", s->nobjects);
+		for (size_t i = 0; i < s->nobjects; i++) {
+			const struct loaded_object *o = &s->objects[i];
+
+			fprintf(f, "  ");
+			esc_fputs(f, o->path, 0);
+			if (o->build_id_len) {
+				fprintf(f, "  build-id ");
+				for (size_t k = 0; k < o->build_id_len; k++)
+					fprintf(f, "%02x", o->build_id[k]);
+			} else {
+				fprintf(f, "  %llu bytes, hash %016llx",
+					(unsigned long long)o->size,
+					(unsigned long long)o->hash);
+			}
+			fprintf(f, "\n");
+		}
+	}
 	if (s->failure) {
 		describe_schedule_failure(s, buf, sizeof(buf));
 		fprintf(f, "failure: %s\n", buf);

@@ -51,7 +51,8 @@ enum {
 	F_EVENTS = 21,
 	F_THREAD_NAMES = 22,
 	F_SYMBOLS = 23,
-	F_COUNTED = 24,
+	F_OBJECTS = 25,
+	F_COUNTED = 26,
 };
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -239,6 +240,24 @@ static int check_counts(uint64_t nargv, uint64_t nenv, uint64_t ndec,
 	return 0;
 }
 
+static int check_object(size_t i, size_t path_len, size_t build_id_len,
+			char *err, size_t errlen)
+{
+	if (!path_len || path_len > SCHEDULE_MAX_PATH) {
+		seterr(err, errlen, "loaded object %zu has a path of %zu bytes "
+				    "(1 to %u)",
+		       i, path_len, SCHEDULE_MAX_PATH);
+		return -EINVAL;
+	}
+	if (build_id_len > BUILD_ID_MAX) {
+		seterr(err, errlen, "loaded object %zu has a build id of %zu "
+				    "bytes, more than %zu",
+		       i, build_id_len, BUILD_ID_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 {
 	size_t i;
@@ -252,9 +271,23 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 	    (s->nthread_names && !s->thread_names) ||
 	    (s->ndecisions && !s->decisions) ||
 	    (s->nuser_points && !s->user_points) ||
-	    (s->nevents && !s->events) || (s->nsyms && !s->syms)) {
+	    (s->nevents && !s->events) || (s->nsyms && !s->syms) ||
+	    (s->nobjects && !s->objects)) {
 		seterr(err, errlen, "inconsistent counts and arrays");
 		return -EINVAL;
+	}
+	if (s->nobjects > SCHEDULE_MAX_OBJECTS) {
+		seterr(err, errlen, "%zu loaded objects (at most %u)",
+		       s->nobjects, SCHEDULE_MAX_OBJECTS);
+		return -EINVAL;
+	}
+	for (i = 0; i < s->nobjects; i++) {
+		r = check_object(i, s->objects[i].path
+					    ? strlen(s->objects[i].path)
+					    : 0,
+				 s->objects[i].build_id_len, err, errlen);
+		if (r)
+			return r;
 	}
 	r = check_counts((uint64_t)s->argc, (uint64_t)s->nenv, s->ndecisions,
 			 s->nuser_points, s->nevents,
@@ -658,6 +691,35 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 		s->syms[i].addr = y->addr;
 		s->syms[i].data = y->data ? 1 : 0;
 	}
+
+	if (m->n_loaded_objects > SCHEDULE_MAX_OBJECTS) {
+		seterr(err, errlen, "%zu loaded objects (at most %u)",
+		       m->n_loaded_objects, SCHEDULE_MAX_OBJECTS);
+		return -EINVAL;
+	}
+	s->objects = alloc_array(m->n_loaded_objects, sizeof(*s->objects), err,
+				 errlen);
+	if (!s->objects)
+		return -ENOMEM;
+	for (i = 0; i < m->n_loaded_objects; i++) {
+		const Ptloom__LoadedObject *o = m->loaded_objects[i];
+		struct loaded_object *d = &s->objects[i];
+
+		r = check_object(i, o->path.len, o->build_id.len, err, errlen);
+		if (r)
+			return r;
+		r = dup_bytes(&o->path, &d->path, "loaded object", (long)i, err,
+			      errlen);
+		if (r)
+			return r;
+		s->nobjects = i + 1;
+		if (o->build_id.len)
+			memcpy(d->build_id, o->build_id.data, o->build_id.len);
+		d->build_id_len = o->build_id.len;
+		d->size = o->size;
+		d->mtime_ns = o->mtime_ns;
+		d->hash = o->hash;
+	}
 	return 0;
 }
 
@@ -737,6 +799,12 @@ int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
 			 sc.count[F_SYMBOLS], err, errlen);
 	if (r)
 		return r;
+	if (sc.count[F_OBJECTS] > SCHEDULE_MAX_OBJECTS) {
+		seterr(err, errlen, "%llu loaded objects (at most %u)",
+		       (unsigned long long)sc.count[F_OBJECTS],
+		       SCHEDULE_MAX_OBJECTS);
+		return -EINVAL;
+	}
 
 	b.left = 32 * n + (16u << 20);
 	b.exceeded = false;
@@ -886,6 +954,7 @@ struct wire {
 	Ptloom__Schedule m;
 	Ptloom__Failure f;
 	ProtobufCBinaryData *argv, *env, *names, *bts;
+	Ptloom__LoadedObject *obj, **objp;
 	Ptloom__Decision *dec, **decp;
 	Ptloom__UserPoint *up, **upp;
 	Ptloom__Event *ev, **evp;
@@ -894,6 +963,8 @@ struct wire {
 
 static void wire_free(struct wire *w)
 {
+	free(w->obj);
+	free(w->objp);
 	free(w->argv);
 	free(w->env);
 	free(w->names);
@@ -926,6 +997,10 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 	w->evp = calloc(ne + 1, sizeof(*w->evp));
 	w->sym = calloc(ny + 1, sizeof(*w->sym));
 	w->symp = calloc(ny + 1, sizeof(*w->symp));
+	w->obj = calloc(s->nobjects + 1, sizeof(*w->obj));
+	w->objp = calloc(s->nobjects + 1, sizeof(*w->objp));
+	if (!w->obj || !w->objp)
+		return -ENOMEM;
 	if (!w->argv || !w->env || !w->names || !w->dec || !w->decp ||
 	    !w->up || !w->upp || !w->ev || !w->evp || !w->sym || !w->symp)
 		return -ENOMEM;
@@ -1023,6 +1098,20 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 	}
 	w->m.n_symbols = ny;
 	w->m.symbols = w->symp;
+	for (i = 0; i < s->nobjects; i++) {
+		const struct loaded_object *o = &s->objects[i];
+
+		ptloom__loaded_object__init(&w->obj[i]);
+		w->obj[i].path = bin(o->path);
+		w->obj[i].build_id.len = o->build_id_len;
+		w->obj[i].build_id.data = (uint8_t *)(uintptr_t)o->build_id;
+		w->obj[i].size = o->size;
+		w->obj[i].mtime_ns = o->mtime_ns;
+		w->obj[i].hash = o->hash;
+		w->objp[i] = &w->obj[i];
+	}
+	w->m.n_loaded_objects = s->nobjects;
+	w->m.loaded_objects = w->objp;
 	return 0;
 }
 
@@ -1166,6 +1255,9 @@ void schedule_free(struct schedule *s)
 	for (j = 0; s->syms && j < s->nsyms; j++)
 		free(s->syms[j].text);
 	free(s->syms);
+	for (j = 0; s->objects && j < s->nobjects; j++)
+		free(s->objects[j].path);
+	free(s->objects);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -23,7 +23,19 @@
 #define SCHEDULE_MAX_THREADS 65536	    /* T-numbers are 0..65535 */
 #define SCHEDULE_MAX_SYMBOLS (SCHEDULE_MAX_EVENTS * 2) /* syms entries */
 #define SCHEDULE_MAX_SYMBOL_TEXT 4096	    /* bytes of a sym's text */
+#define SCHEDULE_MAX_OBJECTS 4096	    /* loaded objects */
+#define SCHEDULE_MAX_PATH 4096		    /* bytes of an object's path */
 #define SCHEDULE_STEP_UNKNOWN UINT32_MAX  /* decision.step from a script */
+
+/* A file the program mapped (or /etc/ld.so.cache), as it was. */
+struct loaded_object {
+	char *path;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	uint64_t size;
+	uint64_t mtime_ns;
+	uint64_t hash;		/* FNV-1a 64 when there is no build-id */
+};
 
 struct schedule {
 	uint32_t format_version;
@@ -70,6 +82,8 @@ struct schedule {
 	char **thread_backtraces; /* at the failure, index = T-number, one
 				   * frame a line; may be NULL entries */
 	int nthread_backtraces;
+	struct loaded_object *objects; /* may be empty (older files) */
+	size_t nobjects;
 };
 
 /* Returns 0, or -EINVAL/-errno with a one-line reason in err (no newline,

@@ -252,6 +252,7 @@ void thread_make_ready(struct session *s, struct thread *t, int kind,
 	t->st = SCHED_ENABLED;
 	t->block = BLOCK_NONE;
 	t->timed = false;
+	t->sig_claim = 0;
 	t->kind = (uint8_t)kind;
 	t->fn = 0;
 	t->arg = 0;
@@ -1366,6 +1367,57 @@ static void wake_spinners(struct session *s, const struct thread *t)
 	}
 }
 
+/*
+ * The files P0 maps executable, but the program itself: ld.so, libc and
+ * the other shared objects, so that a schedule file can name the one that
+ * changed when a replay diverges.  Once per run.
+ */
+static void collect_objects(struct session *s, struct process *p)
+{
+	struct run_result *r = s->res;
+	char name[64], exe[PATH_MAX], line[PATH_MAX + 128];
+	ssize_t n;
+	FILE *f;
+
+	if (r->objects)
+		return;
+	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
+	n = readlink(name, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	snprintf(name, sizeof(name), "/proc/%d/maps", p->pid);
+	if (!(f = fopen(name, "re")))
+		return;
+	r->objects = calloc(1, sizeof(*r->objects));
+	while (r->objects && fgets(line, sizeof(line), f)) {
+		char perm[8], *path;
+		int off = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%*s %7s %*s %*s %*s%n", perm, &off) != 1 ||
+		    !strchr(perm, 'x'))
+			continue;
+		path = line + off;
+		path += strspn(path, " ");
+		if (path[0] != '/' || !strcmp(path, exe))
+			continue;
+		bool seen = false;
+
+		for (int i = 0; i < r->nobjects && !seen; i++)
+			seen = !strcmp(r->objects[i], path);
+		if (seen)
+			continue;
+		char **m = realloc(r->objects,
+				   (size_t)(r->nobjects + 2) * sizeof(*m));
+
+		if (!m)
+			break;
+		r->objects = m;
+		if ((m[r->nobjects] = strdup(path)))
+			r->nobjects++;
+	}
+	fclose(f);
+}
+
 /* Choose and execute pending operations until some thread runs. */
 static void schedule(struct session *s)
 {
@@ -1534,6 +1586,8 @@ static void schedule(struct session *s)
 			 * inside it */
 			if (t->clone_thread && !t->p->bps_installed)
 				bp_install(s, t->p);
+			if (t->p->idx == 0)
+				collect_objects(s, t->p);
 			break;
 		case OP_CALL:
 			t->last_fn = t->fn;
@@ -1541,6 +1595,8 @@ static void schedule(struct session *s)
 			t->last_site = t->pc;
 			break;
 		case OP_EXIT_GROUP:
+			if (t->p->idx == 0)
+				collect_objects(s, t->p);
 			session_symbolize_process(s, t->p);
 			if (s->cfg->observer && s->cfg->observer->alive) {
 				drop_symbols(s); /* it attaches its own */
@@ -2080,6 +2136,9 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 
 void run_result_free(struct run_result *res)
 {
+	for (int i = 0; i < res->nobjects; i++)
+		free(res->objects[i]);
+	free(res->objects);
 	for (size_t i = 0; i < res->nsyms; i++)
 		free(res->syms[i].text);
 	free(res->syms);

@@ -112,6 +112,7 @@ struct thread {
 	int nspin;
 	int sig_mode;		/* BLOCK_SIGNAL: SIGWAIT_* */
 	uint64_t sig_set;	/* its set or mask */
+	uint64_t sig_claim;	/* woken for these signals of its process */
 	uint64_t cond_mutex;	/* a pthread call's second argument */
 	uint64_t relock;	/* cond_wait's mutex, acquired at the wake */
 	uint64_t spin_switch;

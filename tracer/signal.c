@@ -46,6 +46,7 @@
 
 struct sigstate {
 	uint64_t pending; /* the thread's and the process's */
+	uint64_t shared;  /* the process's alone (ShdPnd) */
 	uint64_t blocked, ignored, caught;
 };
 
@@ -78,6 +79,7 @@ static int read_sigstate(struct session *s, struct thread *t,
 	}
 	fclose(f);
 	st->pending = thr | shd;
+	st->shared = shd & ~thr;
 	return 0;
 }
 
@@ -143,6 +145,35 @@ bool signal_enter(struct session *s, struct thread *t, long nr, bool *point)
 	return true;
 }
 
+/*
+ * A signal sent to the process goes to one thread: the kernel wakes one
+ * that does not block it, and the others never see it.  Those already
+ * handed one (woken, not yet resumed) have these.
+ */
+static uint64_t claimed(struct session *s)
+{
+	uint64_t c = 0;
+
+	for (int i = 0; i < s->nth; i++)
+		if (s->th[i].st == SCHED_ENABLED && s->th[i].kind == OP_WOKEN)
+			c |= s->th[i].sig_claim;
+	return c;
+}
+
+/* The pending signals that make t's sigwait-family call return. */
+static uint64_t sigwait_wants(const struct thread *t, const struct sigstate *st)
+{
+	switch (t->sig_mode) {
+	case SIGWAIT_SET:
+		return (st->pending & t->sig_set) |
+		       interrupting(st, st->blocked | t->sig_set);
+	case SIGWAIT_MASK:
+		return interrupting(st, t->sig_set);
+	default:
+		return interrupting(st, st->blocked);
+	}
+}
+
 /* Whether t's sigwait-family call would return now. */
 static bool sigwait_ready(struct session *s, struct thread *t)
 {
@@ -150,15 +181,11 @@ static bool sigwait_ready(struct session *s, struct thread *t)
 
 	if (read_sigstate(s, t, &st))
 		return true; /* gone: let it go */
-	switch (t->sig_mode) {
-	case SIGWAIT_SET:
-		return (st.pending & t->sig_set) ||
-		       interrupting(&st, st.blocked | t->sig_set);
-	case SIGWAIT_MASK:
-		return interrupting(&st, t->sig_set) != 0;
-	default:
-		return interrupting(&st, st.blocked) != 0;
-	}
+	uint64_t gone = claimed(s) & st.shared;
+
+	st.pending &= ~gone;
+	st.shared &= ~gone;
+	return sigwait_wants(t, &st) != 0;
 }
 
 bool signal_execute(struct session *s, struct thread *t)
@@ -232,6 +259,8 @@ void signal_recheck(struct session *s, bool force)
 	if (!s->sig_maybe && !force)
 		return;
 	s->sig_maybe = false;
+	uint64_t taken = claimed(s);
+
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
 		struct sigstate st;
@@ -239,19 +268,36 @@ void signal_recheck(struct session *s, bool force)
 		if (t->st != SCHED_BLOCKED || t->starting ||
 		    t->block == BLOCK_NONE)
 			continue;
+		if (read_sigstate(s, t, &st))
+			continue;
+		/* the process's signals another thread was woken for are
+		 * not this one's */
+		uint64_t gone = taken & st.shared;
+
+		st.pending &= ~gone;
+		st.shared &= ~gone;
 		if (t->block == BLOCK_SIGNAL) {
-			if (sigwait_ready(s, t)) {
+			uint64_t want = sigwait_wants(t, &st);
+
+			if (want) {
 				thread_make_ready(s, t, OP_WOKEN, 0);
 				t->skip = false;
+				t->sig_claim = want & st.shared;
+				taken |= t->sig_claim;
 			}
 			continue;
 		}
-		if (read_sigstate(s, t, &st))
-			continue;
 		uint64_t p = interrupting(&st, st.blocked);
 
-		if (p)
-			interrupt(s, t, !(p & st.caught));
+		if (p) {
+			/* its own signal first; else one of the process's */
+			uint64_t own = p & ~st.shared;
+			uint64_t one = own ? 0 : p & -p;
+
+			interrupt(s, t, !((own ? own : one) & st.caught));
+			t->sig_claim = one;
+			taken |= one;
+		}
 	}
 }
 
@@ -351,6 +397,22 @@ bool signal_fd_ready(struct session *s, struct thread *t, int ourfd,
 	}
 	fclose(f);
 	return ready;
+}
+
+bool signal_takes(struct session *s, struct thread *t, int sig)
+{
+	struct sigstate st;
+	uint64_t bit = BIT(sig);
+
+	if (t->st == SCHED_DEAD || t->starting || read_sigstate(s, t, &st))
+		return false;
+	if (t->st == SCHED_BLOCKED && t->block == BLOCK_SIGNAL &&
+	    t->sig_mode == SIGWAIT_SET && (t->sig_set & bit))
+		return true;
+	if (t->st == SCHED_BLOCKED && t->block == BLOCK_SIGNAL &&
+	    t->sig_mode == SIGWAIT_MASK)
+		return !(t->sig_set & bit);
+	return !(st.blocked & bit);
 }
 
 const char *signal_wait_name(const struct thread *t)

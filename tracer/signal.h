@@ -34,6 +34,9 @@ const char *signal_wait_name(const struct thread *t);
  * ready for the thread that polls it. */
 bool signal_fd_ready(struct session *s, struct thread *t, int ourfd,
 		     bool epoll);
+/* t could take sig sent to its process now: it does not block it, or it
+ * waits for it in the sigwait family. */
+bool signal_takes(struct session *s, struct thread *t, int sig);
 /* ourfd is an epoll set in which pid registered a signalfd. */
 bool signal_epoll_has_sfd(pid_t pid, int ourfd);
 

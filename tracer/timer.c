@@ -533,8 +533,10 @@ static bool pending(pid_t pid, pid_t tid, int sig)
 	return set & (1ull << (sig - 1));
 }
 
-/* The virtual clock reached p: what the kernel would do. */
-static void fire(struct session *s, struct ptimer *p)
+/* The virtual clock reached p: what the kernel would do.  A signal for
+ * the process goes to thread to when it is not 0 (an explored choice of
+ * the thread that takes it). */
+static void fire_to(struct session *s, struct ptimer *p, pid_t to)
 {
 	uint64_t n = expire(s, p);
 
@@ -543,14 +545,17 @@ static void fire(struct session *s, struct ptimer *p)
 	s->sig_maybe = true;
 	switch (p->kind) {
 	case PT_ITIMER:
-		kill(p->pid, SIGALRM);
+		if (to)
+			syscall(SYS_tgkill, p->pid, to, SIGALRM);
+		else
+			kill(p->pid, SIGALRM);
 		break;
 	case PT_TIMERFD:
 		p->expired += n;
 		timerfd_sync(s, p);
 		break;
 	case PT_POSIX: {
-		pid_t tid = p->notify & SIGEV_THREAD_ID ? p->tid : 0;
+		pid_t tid = p->notify & SIGEV_THREAD_ID ? p->tid : to;
 
 		if (p->notify == SIGEV_NONE)
 			break;
@@ -576,6 +581,21 @@ static void fire(struct session *s, struct ptimer *p)
 		break;
 	}
 	}
+}
+
+static void fire(struct session *s, struct ptimer *p)
+{
+	fire_to(s, p, 0);
+}
+
+/* The signal p sends to its process (not to one thread), else 0. */
+static int process_signal(const struct ptimer *p)
+{
+	if (p->kind == PT_ITIMER)
+		return SIGALRM;
+	if (p->kind == PT_POSIX && p->notify == SIGEV_SIGNAL)
+		return p->signo;
+	return 0;
 }
 
 /* A timer whose expiry anyone could notice. */
@@ -609,9 +629,21 @@ static int owner(struct session *s, const struct ptimer *p)
 	return to_thread ? -1 : leader >= 0 ? leader : any;
 }
 
-static uint64_t key_of(int i)
+/* An alternative's object: the timer's index + 1; bit 32: its signal
+ * goes to the alternative's thread. */
+#define TO_THREAD (1ull << 32)
+
+static void add_alt(struct choice *c, int thread, uint64_t obj)
 {
-	return (uint64_t)i + 1;
+	if (c->nalts >= MAX_ALTS)
+		return;
+	c->alts[c->nalts++] = (struct alt){
+		.thread = (uint16_t)thread,
+		.timeout = 1,
+		.cost = 1,
+		.kind = OP_TIMER,
+		.obj = obj,
+	};
 }
 
 void timer_alternatives(struct session *s, struct choice *c)
@@ -627,27 +659,35 @@ void timer_alternatives(struct session *s, struct choice *c)
 			    s->th[i].st == SCHED_RUNNING);
 	if (!enabled)
 		return; /* timer_tick() moved time to the earliest */
-	for (int i = 0; i < tm->n && c->nalts < MAX_ALTS; i++) {
+	for (int i = 0; i < tm->n; i++) {
 		struct ptimer *p = &tm->t[i];
-		int o;
+		int o, sig, takers = 0;
 
 		if (!signals(p) || p->deadline > s->now + TIMEOUT_HORIZON_NS ||
 		    (o = owner(s, p)) < 0)
 			continue;
-		c->alts[c->nalts++] = (struct alt){
-			.thread = (uint16_t)o,
-			.timeout = 1,
-			.cost = 1,
-			.kind = OP_TIMER,
-			.obj = key_of(i),
-		};
+		/* which thread takes a signal sent to the process is the
+		 * kernel's to choose: every one that could is an
+		 * alternative */
+		if ((sig = process_signal(p)))
+			for (int k = 0; k < s->nth; k++) {
+				struct thread *t = &s->th[k];
+
+				if (t->p->pid != p->pid ||
+				    !signal_takes(s, t, sig))
+					continue;
+				add_alt(c, k, (uint64_t)(i + 1) | TO_THREAD);
+				takers++;
+			}
+		if (!takers)
+			add_alt(c, o, (uint64_t)(i + 1));
 	}
 }
 
 int timer_fire_alt(struct session *s, const struct alt *a)
 {
 	struct timers *tm = s->timers;
-	int i = (int)a->obj - 1;
+	int i = (int)(a->obj & 0xffffffffu) - 1;
 
 	if (!tm || i < 0 || i >= tm->n || !signals(&tm->t[i]))
 		return 0;
@@ -658,7 +698,9 @@ int timer_fire_alt(struct session *s, const struct alt *a)
 
 	if (p->deadline > s->now)
 		s->now = p->deadline;
-	fire(s, p);
+	fire_to(s, p, (a->obj & TO_THREAD) && a->thread < s->nth
+			      ? s->th[a->thread].tid
+			      : 0);
 	return sig;
 }
 

@@ -237,6 +237,11 @@ struct run_result {
 	/* stop_at reached: the pid of the program, detached and left in a
 	 * group-stop (the caller kills it); 0 otherwise */
 	int handed_over;
+	/* the shared objects (executable file mappings other than the
+	 * program) of the first process when it first created a thread, or
+	 * at its exit_group; address order, malloc'd */
+	char **objects;
+	int nobjects;
 };
 
 /* Runs one execution.  Returns 0 and fills *res (see res->failure), or

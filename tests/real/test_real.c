@@ -547,6 +547,14 @@ Test(real, signal_interrupts_sleep_and_read)
 	res_free(&r);
 }
 
+/* a signal to the process interrupts one sleeping thread, not every one */
+Test(real, process_signal_wakes_one_thread)
+{
+	char *prog[] = { (char *)real("sig_one_thread"), NULL };
+
+	never_fails("40", NULL, prog);
+}
+
 Test(real, signal_before_sigwait_found)
 {
 	char *prog[] = { (char *)real("sig_early"), NULL };
@@ -663,6 +671,92 @@ Test(real, cpp_atomics_at_O2)
 	never_fails("30", NULL, prog);
 	tool_never_fails(prog[0], "30", 1, prog);
 	found_and_replayed("FAIL crash SIGABRT", racy, NULL, NULL);
+}
+
+/* --- the identity of loaded libraries in schedule files ------------------ */
+
+/* Copies src to dst (mode 0755); returns the bytes (malloc) and size. */
+static unsigned char *copy_file(const char *src, const char *dst, size_t *len)
+{
+	FILE *f = fopen(src, "rb");
+	unsigned char *b;
+
+	cr_assert_not_null(f, "%s", src);
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	b = malloc(*len + 1);
+	cr_assert_eq(fread(b, 1, *len, f), *len);
+	fclose(f);
+	f = fopen(dst, "wb");
+	cr_assert_not_null(f, "%s", dst);
+	cr_assert_eq(fwrite(b, 1, *len, f), *len);
+	fclose(f);
+	chmod(dst, 0755);
+	return b;
+}
+
+Test(real, changed_library_is_named_on_replay)
+{
+	size_t n, libn;
+	unsigned char *lib;
+
+	/* meson points it at the build's copy of the library */
+	unsetenv("LD_LIBRARY_PATH");
+	free(copy_file(real("uses_lib"), in_tmp("uses_lib"), &n));
+	lib = copy_file(real("libptlx.so"), in_tmp("libptlx.so"), &libn);
+	struct res r = ptl("run", "--seed", SEED, "--points", "sync", "--",
+			   in_tmp("uses_lib"), NULL);
+
+	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+	char file[PATH_MAX];
+	const char *rp = strstr(r.out, "replay: ptloom replay ");
+
+	cr_assert_not_null(rp, "%s", r.out);
+	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
+	res_free(&r);
+
+	/* the file records the library's build-id */
+	r = ptl("show", file, NULL);
+	const char *l = strstr(r.out, "libptlx.so  build-id ");
+
+	cr_assert_not_null(l, "%s", r.out);
+	unsigned char id[64];
+	size_t idn = 0;
+
+	for (l += strlen("libptlx.so  build-id ");
+	     idn < sizeof(id) && sscanf(l, "%2hhx", &id[idn]) == 1; l += 2)
+		idn++;
+	cr_assert_geq(idn, 8);
+	cr_expect(strstr(r.out, "libc.so.6  build-id"), "%s", r.out);
+	cr_expect(strstr(r.out, "/etc/ld.so.cache"), "%s", r.out);
+	res_free(&r);
+
+	/* unchanged: exact, no warning */
+	r = ptl("replay", file, "--", in_tmp("uses_lib"), NULL);
+	cr_expect_eq(r.code, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "replay exact"), "%s", r.out);
+	cr_expect(!strstr(r.err, "warning"), "%s", r.err);
+	res_free(&r);
+
+	/* "rebuilt": another build-id (the loader does not read it) */
+	unsigned char *at = memmem(lib, libn, id, idn);
+
+	cr_assert_not_null(at, "the build-id is not in the file");
+	at[0] ^= 0xff;
+	FILE *f = fopen(in_tmp("libptlx.so"), "wb");
+
+	cr_assert_eq(fwrite(lib, 1, libn, f), libn);
+	fclose(f);
+	free(lib);
+	r = ptl("replay", file, "--", in_tmp("uses_lib"), NULL);
+	cr_expect_eq(r.code, 1, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.err, "warning: ") &&
+			  strstr(r.err, "libptlx.so changed (build-id "),
+		  "%s", r.err);
+	cr_expect(strstr(r.out, "libptlx.so changed (build-id "), "%s",
+		  r.out);
+	res_free(&r);
 }
 
 /* --- real Debian tools (scripts/setup.sh installs them) ------------------- */

@@ -142,6 +142,13 @@ static struct sym_entry syms_full[] = {
 	{ .addr = 0, .data = 1, .text = sym_longest },
 };
 
+static struct loaded_object objs_full[2] = {
+	{ .path = "/usr/lib/x86_64-linux-gnu/libc.so.6", .build_id_len = 20,
+	  .size = 1922136, .mtime_ns = 1700000000123456789ull },
+	{ .path = "/etc/ld.so.cache", .size = 43107, .mtime_ns = 1,
+	  .hash = 0xded737a7747c4953ull },
+};
+
 static void fill_full(struct schedule *s)
 {
 	memset(sym_longest, 's', SCHEDULE_MAX_SYMBOL_TEXT);
@@ -183,6 +190,10 @@ static void fill_full(struct schedule *s)
 	s->nthread_names = 3;
 	s->syms = syms_full;
 	s->nsyms = sizeof(syms_full) / sizeof(syms_full[0]);
+	for (size_t i = 0; i < 20; i++)
+		objs_full[0].build_id[i] = (uint8_t)(0x90 + i);
+	s->objects = objs_full;
+	s->nobjects = 2;
 }
 
 static void assert_same(const struct schedule *a, const struct schedule *b)
@@ -252,6 +263,18 @@ static void assert_same(const struct schedule *a, const struct schedule *b)
 					 a->thread_names[i]);
 		else
 			cr_assert_null(b->thread_names[i]);
+	}
+	cr_assert_eq(b->nobjects, a->nobjects);
+	for (size_t i = 0; i < a->nobjects; i++) {
+		const struct loaded_object *x = &a->objects[i];
+		const struct loaded_object *y = &b->objects[i];
+
+		cr_assert_str_eq(y->path, x->path);
+		cr_assert_eq(y->build_id_len, x->build_id_len);
+		cr_assert_arr_eq(y->build_id, x->build_id, x->build_id_len);
+		cr_assert(y->size == x->size && y->mtime_ns == x->mtime_ns &&
+				  y->hash == x->hash,
+			  "object %zu differs", i);
 	}
 	cr_assert_eq(b->nsyms, a->nsyms);
 	for (size_t i = 0; i < a->nsyms; i++) {
@@ -351,6 +374,18 @@ Test(schedule, save_refuses_what_load_would)
 	cr_assert_eq(schedule_save("/tmp/never-written.pb", &a), -EINVAL);
 	fill_full(&a);
 	a.ndecisions = SCHEDULE_MAX_DECISIONS + 1;
+	cr_assert_eq(schedule_save("/tmp/never-written.pb", &a), -EINVAL);
+	/* loaded objects: a path, a build-id of at most 64 bytes, a bound */
+	struct loaded_object o = { .path = "" };
+
+	fill_full(&a);
+	a.objects = &o;
+	a.nobjects = 1;
+	cr_assert_eq(schedule_save("/tmp/never-written.pb", &a), -EINVAL);
+	o = (struct loaded_object){ .path = "/lib/x.so", .build_id_len = 65 };
+	cr_assert_eq(schedule_save("/tmp/never-written.pb", &a), -EINVAL);
+	o.build_id_len = 64;
+	a.nobjects = SCHEDULE_MAX_OBJECTS + 1;
 	cr_assert_eq(schedule_save("/tmp/never-written.pb", &a), -EINVAL);
 	cr_assert_neq(access("/tmp/never-written.pb", F_OK), 0);
 }
