@@ -721,6 +721,35 @@ static void pol_begin(void *ctx)
 	memset(p->lib, 0, sizeof(p->lib));
 }
 
+/*
+ * The run is a fork of a checkpoint template (tracer/checkpoint.c): the
+ * main thread's state still carries the template's native thread id,
+ * which an exec'd run would not.  It is made the fork's own, so the
+ * interpreter's memory is the exec'd run's.  (The threading module's
+ * int in threading.main_thread().native_id keeps the template's:
+ * docs/python.md.)
+ */
+static void pol_forked(void *ctx, struct session *s, int old_tid)
+{
+	struct pypol *p = ctx;
+	struct session_thread st;
+	uint64_t rt = p->pi.runtime, interp, ts, ntid;
+
+	if (session_thread_info(s, 0, &st))
+		return;
+	interp = rd64(s, rt + RT_INTERP_MAIN);
+	if (!interp || rd64(s, rt + RT_INTERP_HEAD) != interp)
+		return;
+	ts = interp + IS_INITIAL_THREAD;
+	if (rd64(s, ts + TS_INTERP) != interp)
+		return;
+	ntid = rd64(s, ts + TS_NATIVE_TID);
+	if ((int)ntid != old_tid)
+		return;
+	ntid = (uint64_t)st.tid;
+	session_poke(s, ts + TS_NATIVE_TID, &ntid, 8);
+}
+
 /* Could another thread want the GIL: one that can run, or a timed
  * waiter (the GIL's own waits are timed). */
 static bool contended(struct session *s, int thread)
@@ -1086,6 +1115,7 @@ struct sched_policy *python_policy_new(const struct python_info *pi,
 		.want_point = pol_want_point,
 		.shape = pol_shape,
 		.resume = pol_resume,
+		.forked = pol_forked,
 		.where = pol_where,
 		.name = pol_name,
 		.conclude = pol_conclude,

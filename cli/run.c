@@ -383,10 +383,6 @@ int cmd_run(int argc, char **argv)
 	eo.progress = !co.quiet && isatty(2);
 	/* under the GIL a busy thread reaches the eval-breaker checks */
 	eo.spin_ms = eo.cfg.policy ? 0 : 100;
-	/* not yet with the Python policy: a run forked from the template
-	 * diverged from the same schedule exec'd (docs/python.md) */
-	if (eo.cfg.policy)
-		eo.no_checkpoint = true;
 	eo.output = co.output;
 
 	struct explore_result er;

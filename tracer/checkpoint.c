@@ -46,6 +46,8 @@ struct checkpoint {
 	bool at_seccomp;	/* the template waits at its clone's stop */
 	struct user_regs_struct regs; /* its registers there */
 	uint64_t tid_addr;	/* the main thread's pd->tid word */
+	uint64_t robust;	/* its robust-futex list head, 0: none */
+	size_t robust_len;
 	int outfd;		/* the template's output (shared description) */
 	off_t out_len;		/* output written before the checkpoint */
 	/* what the runs must share with the template */
@@ -206,9 +208,44 @@ static int wait_stop(pid_t pid, int *status)
 }
 
 /*
+ * Process c, stopped in its first stop, runs set_robust_list(head, len)
+ * at the template's syscall instruction (rip - 2): a new task has no
+ * robust list, glibc's fork() registers it again, and so do we.  0 or -1.
+ */
+static int robust_list_again(struct checkpoint *cp, pid_t c)
+{
+	struct user_regs_struct r = cp->regs;
+	int st;
+
+	r.rip -= 2;
+	r.rax = r.orig_rax = SYS_set_robust_list;
+	r.rdi = cp->robust;
+	r.rsi = cp->robust_len;
+	if (ptrace(PTRACE_SETREGS, c, 0, &r))
+		return -1;
+	/* entry and exit stops; a seccomp stop may come between them */
+	for (int stops = 0; stops < 2;) {
+		if (ptrace(PTRACE_SYSCALL, c, 0, 0) || wait_stop(c, &st))
+			return -1;
+		if (st >> 16 == PTRACE_EVENT_SECCOMP)
+			continue;
+		if ((WSTOPSIG(st) & 0x7f) != SIGTRAP)
+			return -1; /* a signal: no fork with pending signals */
+		stops++;
+	}
+	return ptrace(PTRACE_GETREGS, c, 0, &r) || r.rax ? -1 : 0;
+}
+
+/*
  * A new process from the template, stopped, rewound to re-issue the
- * template's clone, its pd->tid set to its own pid, in a process group of
- * its own.  Returns its pid or -errno.
+ * template's clone, in a process group of its own.  The clone is the one
+ * glibc's fork() makes: the kernel writes the child's tid into its
+ * pd->tid (CLONE_CHILD_SETTID) and clears it at exit (CLONE_CHILD_CLEARTID),
+ * and its robust list is registered again, so what glibc knows of the
+ * main thread is what an exec'd run has.  The template's thread id is in
+ * whatever else the program stored before its first thread (an
+ * interpreter's thread state): sched_policy.forked may fix that.  Returns
+ * its pid or -errno.
  */
 static pid_t fork_template(struct checkpoint *cp)
 {
@@ -228,6 +265,10 @@ static pid_t fork_template(struct checkpoint *cp)
 	r.orig_rax = SYS_clone;
 	r.rdi = CLONE_PARENT | SIGCHLD;
 	r.rsi = r.rdx = r.r10 = r.r8 = 0;
+	if (cp->tid_addr) {
+		r.rdi |= CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
+		r.r10 = cp->tid_addr;
+	}
 	if (ptrace(PTRACE_SETREGS, t, 0, &r) ||
 	    ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(t, &st) ||
 	    st >> 16 != PTRACE_EVENT_FORK ||
@@ -246,23 +287,11 @@ static pid_t fork_template(struct checkpoint *cp)
 	/* the child: its first stop, then the same rewind */
 	if (wait_stop(c, &st))
 		goto out_kill;
+	if (cp->robust && robust_list_again(cp, c))
+		goto out_kill;
 	r.orig_rax = (uint64_t)-1;
 	if (ptrace(PTRACE_SETREGS, c, 0, &r))
 		goto out_kill;
-	if (cp->tid_addr) {
-		char mem[64];
-		uint32_t tid = (uint32_t)c;
-
-		snprintf(mem, sizeof(mem), "/proc/%d/mem", c);
-		int fd = open(mem, O_RDWR | O_CLOEXEC);
-
-		if (fd < 0 || pwrite(fd, &tid, 4, (off_t)cp->tid_addr) != 4) {
-			if (fd >= 0)
-				close(fd);
-			goto out_kill;
-		}
-		close(fd);
-	}
 	/* it has not exec'd: its parent (us, by CLONE_PARENT) may */
 	if (setpgid(c, c))
 		goto out_kill;
@@ -280,6 +309,7 @@ out_kill:
 static void adopt(struct session *s, pid_t c)
 {
 	struct process *p = s->procs[0];
+	pid_t old = s->pid;
 
 	s->pid = c;
 	p->pid = c;
@@ -290,6 +320,8 @@ static void adopt(struct session *s, pid_t c)
 	s->th[0].st = SCHED_RUNNING;
 	s->from_checkpoint = true;
 	s->resume_cpu = 0; /* a new process's clock */
+	if (s->cfg->policy && s->cfg->policy->forked)
+		s->cfg->policy->forked(s->cfg->policy->ctx, s, old);
 	s->resume_time = now_seconds();
 	ptrace(PTRACE_CONT, c, 0, 0);
 }
@@ -384,6 +416,10 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	cp->ndec = s->ndec;
 	cp->regs = t->regs;
 	cp->tid_addr = tid_addr;
+	cp->robust = 0;
+	if (syscall(SYS_get_robust_list, s->pid, &cp->robust,
+		    &cp->robust_len))
+		cp->robust = 0;
 	cp->at_seccomp = true;
 	cp->pid = s->pid;
 	cp->seed = s->cfg->seed;

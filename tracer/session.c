@@ -634,12 +634,6 @@ static void thread_gone(struct session *s, struct thread *t)
 		 * wake the joiners. See tests/targets/join_many. */
 		int woken;
 
-		if (s->from_checkpoint && t->idx == 0) {
-			/* a fork has no clear-child-tid: clear it for it */
-			uint32_t zero = 0;
-
-			mem_write(t->p, t->ctid, &zero, 4);
-		}
 		futex_wake_addr(s, t->ctid ^ ((uint64_t)t->p->idx << 48),
 				INT_MAX, ~0u, &woken);
 	}

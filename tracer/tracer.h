@@ -97,6 +97,11 @@ struct sched_policy {
 		      size_t len);
 	void (*name)(void *ctx, struct session *s, int thread, char *buf,
 		     size_t len);
+	/* the run goes on in a fork of a checkpoint template
+	 * (checkpoint.c): thread 0 is a copy of the template's thread
+	 * old_tid, and ids the program stored before its first thread are
+	 * old_tid's; may fix them in the tracee (may be NULL) */
+	void (*forked)(void *ctx, struct session *s, int old_tid);
 	/* the run is over (output read): may refine the failure's location */
 	void (*conclude)(void *ctx, struct run_result *res);
 };

@@ -3203,21 +3203,25 @@ static const char *py_example(const char *name)
 	return b;
 }
 
-/* ptloom CMD [opts...] -- python3 ARGS...: opts and args NULL-terminated
- * lists; run gets -o, --report and --timeout. */
-static struct res py_cmd(const char *cmd, const char *const *opts,
-			 const char *const *args)
+/* ptloom CMD [opts...] -- python3 ARGS... with env (NULL or "A=B"):
+ * opts and args NULL-terminated lists; run gets -o OUT, --report
+ * OUT.json, --timeout and --seed. */
+static struct res py_cmd_env(const char *cmd, const char *env,
+			     const char *out, const char *const *opts,
+			     const char *const *args)
 {
-	char *argv[MAXARGS];
+	char *argv[MAXARGS], rep[64];
 	int n = 0;
 
 	argv[n++] = (char *)ptloom();
 	argv[n++] = (char *)cmd;
 	if (!strcmp(cmd, "run")) {
 		argv[n++] = "-o";
-		argv[n++] = in_tmp("out");
+		argv[n++] = in_tmp(out);
 		argv[n++] = "--report";
-		argv[n++] = in_tmp("report.json");
+		snprintf(rep, sizeof(rep), "%s.json",
+			 strcmp(out, "out") ? out : "report");
+		argv[n++] = in_tmp(rep);
 		/* a loaded machine must not turn a slow run into a hang */
 		argv[n++] = "--timeout";
 		argv[n++] = "120";
@@ -3231,7 +3235,13 @@ static struct res py_cmd(const char *cmd, const char *const *opts,
 	for (int i = 0; args && args[i] && n < MAXARGS - 1; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
-	return run_argv(argv, NULL, PY_TIMEOUT);
+	return run_argv(argv, env, PY_TIMEOUT);
+}
+
+static struct res py_cmd(const char *cmd, const char *const *opts,
+			 const char *const *args)
+{
+	return py_cmd_env(cmd, NULL, "out", opts, args);
 }
 
 #define PY_RUN(script, ...)                                                 \
@@ -3381,6 +3391,60 @@ Test(issue12, python_deadlock_found_in_python_terms)
 	assert_contains(r.out, "(migrate)", "stdout");
 	assert_contains(r.out, "from audit_orders at deadlock.py:", "stdout");
 	res_free(&r);
+}
+
+/*
+ * Fork checkpoints in Python mode: the interpreter's start-up runs once,
+ * and every run forks from the template stopped at the first thread's
+ * creation.  The same exploration from exec and from the checkpoint: the
+ * same verdict and run count, and a failure with the same trace hash (the
+ * schedule file is named by it) that an exec'd replay reproduces exactly.
+ */
+static void py_checkpoint_agrees(const char *script, int code)
+{
+	const char *opts[] = { "--no-minimize", NULL };
+	const char *args[] = { py_example(script), NULL };
+	struct res a = py_cmd_env("run", "PTLOOM_STATS=1", "cp", opts, args);
+	struct res b = py_cmd_env("run", "PTLOOM_NO_CHECKPOINT=1", "exec",
+				  opts, args);
+	char *sa = summary(&a), *sb = summary(&b);
+
+	assert_exit(a, code);
+	assert_exit(b, code);
+	cr_assert_str_eq(sa, sb, "%s: checkpoint: %s\nexec: %s", script, sa,
+			 sb);
+	cr_assert_eq(forks_of(&a), atol(strstr(sa, code ? "after " : "PASS ")
+					+ (code ? 6 : 5)),
+		     "%s: every run forks: %s\n%s", script, sa, a.err);
+	if (code == 1) {
+		char *ca = line_with(a.out, "replay: "),
+		     *cb = line_with(b.out, "replay: ");
+
+		cr_assert(ca && cb, "%s\n%s", a.out, b.out);
+		/* .../cp/HASH-original.pb and .../exec/HASH-original.pb */
+		cr_assert_str_eq(strstr(ca, "/cp/") + 4,
+				 strstr(cb, "/exec/") + 6,
+				 "the same trace hash");
+		struct res rp = sh(ca + strlen("replay: "));
+
+		assert_exit(rp, 1);
+		assert_contains(rp.out, "identical to the recording",
+				"the exec'd replay of a checkpointed run");
+		res_free(&rp);
+		free(ca);
+		free(cb);
+	}
+	free(sa);
+	free(sb);
+	res_free(&a);
+	res_free(&b);
+}
+
+Test(issue12, python_checkpointed_runs_equal_exec_runs)
+{
+	need_python();
+	py_checkpoint_agrees("bank.py", 1);
+	py_checkpoint_agrees("bank_fixed.py", 0);
 }
 
 /* ctest (cmake from Debian, scripts/setup.sh): the racy test of a project

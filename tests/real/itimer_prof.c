@@ -18,12 +18,12 @@ static void on_prof(int sig)
 	profs++;
 }
 
+static volatile unsigned long sink;
+
 static void *worker(void *arg)
 {
-	volatile unsigned long x = 0;
-
 	for (unsigned long i = 0; i < 1000000; i++)
-		x += i;
+		sink += i;
 	return arg;
 }
 

@@ -629,6 +629,13 @@ Test(real, timerfd_and_signalfd_in_poll_epoll_select)
 			"signal ok");
 }
 
+Test(real, signalfd_blocking_read_never_fails)
+{
+	char *prog[] = { (char *)real("signalfd_read"), NULL };
+
+	tool_never_fails(prog[0], "30", 1, prog);
+}
+
 Test(real, alarm_races_worker_found)
 {
 	char *bug[] = { (char *)real("alarm_race"), NULL };
@@ -760,6 +767,37 @@ Test(real, changed_library_is_named_on_replay)
 }
 
 /* --- real Debian tools (scripts/setup.sh installs them) ------------------- */
+
+static bool have(const char *tool);
+
+/*
+ * Go's runtime: its own threads (raw clone, no glibc), futexes with
+ * timeouts, sched_yield, nanosleep in sysmon, SIGURG preemption with
+ * tgkill and an epoll netpoller.  golang is not installed by
+ * scripts/setup.sh (335 MB): skipped with a message without `go`.
+ */
+Test(real, go_goroutines_waitgroup_channels)
+{
+	if (!have("go"))
+		cr_skip_test("go is not installed (apt-get install golang-go "
+			     "to run this test; scripts/setup.sh leaves it "
+			     "out: 335 MB)");
+	char cmd[3 * PATH_MAX];
+	const char *src = env_or("PTLOOM_REAL_SRC", "tests/real");
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && GOCACHE='%s/gocache' GOPATH='%s/gopath' "
+		 "GOFLAGS=-mod=mod go build -o '%s/go_wg' '%s/go_wg.go' "
+		 ">'%s/go.log' 2>&1",
+		 tmp, tmp, tmp, tmp, src, tmp);
+	cr_assert_eq(system(cmd), 0, "go build failed (%s/go.log)", tmp);
+	static char bin[2 * PATH_MAX];
+
+	snprintf(bin, sizeof(bin), "%s", in_tmp("go_wg")); /* in_tmp rotates */
+	char *prog[] = { bin, NULL };
+
+	tool_never_fails(prog[0], "10", 1, prog);
+}
 
 static bool have(const char *tool)
 {
