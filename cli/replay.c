@@ -625,7 +625,8 @@ int cmd_replay(int argc, char **argv)
 	if ((div[0] || r.failure == FAIL_DIVERGED) && !rs.identity[0])
 		objects_differ(&rs.sch, &r, rs.identity, sizeof(rs.identity));
 	bool failed = r.failure != FAIL_NONE && r.failure != FAIL_DIVERGED &&
-		      r.failure != FAIL_KILLED && r.failure != FAIL_STEPS;
+		      r.failure != FAIL_KILLED && r.failure != FAIL_STEPS &&
+		      r.failure != FAIL_SLOW;
 	bool exact = !div[0] && strat.diverged_at < 0 &&
 		     (!rs.sch.nevents || r.trace_hash == rs.sch.trace_hash);
 	char hash[32], desc[600], rec[600], summary[1400];
@@ -647,7 +648,8 @@ int cmd_replay(int argc, char **argv)
 			 exact ? "exact, trace " : "not exact",
 			 exact ? hash : same ? "" : "; a different failure");
 		code = EXIT_FAIL;
-	} else if (r.failure == FAIL_KILLED || r.failure == FAIL_STEPS) {
+	} else if (r.failure == FAIL_KILLED || r.failure == FAIL_STEPS ||
+		   r.failure == FAIL_SLOW) {
 		snprintf(summary, sizeof(summary), "ptloom: INCOMPLETE %s",
 			 r.message);
 		code = EXIT_INCOMPLETE;

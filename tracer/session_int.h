@@ -98,6 +98,7 @@ struct thread {
 	short pev[POLL_MAX];
 	uint8_t pkind[POLL_MAX]; /* FDK_*: whose readiness ptloom decides */
 	int npfd;
+	bool ext_known, ext;	/* syscall_fd_external() of these, cached */
 	bool nonblock;
 	int64_t poll_timeout_ms; /* <0 infinite */
 	uint64_t ctid;		/* CLONE_CHILD_CLEARTID address */
@@ -182,6 +183,9 @@ struct session {
 	int exit_thread;
 	char exit_where[LOC_MAX];
 	double t0;
+	uint64_t run_len;	/* points the current thread took in a row */
+	int timeout_kind;	/* FAIL_HANG or FAIL_SLOW past --timeout */
+	char timeout_why[MSG_MAX];
 	bool exec_seen;
 	double resume_time;	/* when the current thread was chosen */
 	double resume_cpu;	/* its CPU time then */
@@ -243,6 +247,9 @@ bool syscall_execute(struct session *s, struct thread *t);
 /* Re-check a blocked fd/poll wait; true if it became ready. */
 bool syscall_fd_ready(struct session *s, struct thread *t);
 void syscall_close_fds(struct thread *t);
+/* Can the world outside the program make t's descriptors ready?
+ * (tracer/fdext.c) */
+bool syscall_fd_external(struct session *s, struct thread *t);
 bool syscall_emulate_rdtsc(struct session *s, struct thread *t);
 void futex_wake_addr(struct session *s, uint64_t addr, int n,
 		     uint32_t bitset, int *woken);
