@@ -681,7 +681,7 @@ int cmd_replay(int argc, char **argv)
 					: "script: no recorded trace");
 	}
 	printf("%s\n", summary);
-	if (rs.co.report) {
+	if (rs.co.report || github_enabled()) {
 		struct report rep = {
 			.command = "replay",
 			.verdict = code == EXIT_FAIL	   ? "fail"
@@ -706,9 +706,11 @@ int cmd_replay(int argc, char **argv)
 		char signame[32];
 
 		report_failure(&rep, &r, failed, signame, sizeof(signame));
-		if (report_write(&rep, rs.co.report_format, rs.co.report))
+		if (rs.co.report &&
+		    report_write(&rep, rs.co.report_format, rs.co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n",
 				rs.co.report);
+		github_report(&rep);
 	}
 	run_result_free(&r);
 	teardown(&rs);
@@ -813,7 +815,7 @@ int cmd_minimize(int argc, char **argv)
 
 	snprintf(summary, sizeof(summary), "ptloom: FAIL %s (minimized)", desc);
 	printf("%s\n", summary);
-	if (rs.co.report) {
+	if (rs.co.report || github_enabled()) {
 		char cmd[8192];
 
 		snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s", path, quoted);
@@ -836,9 +838,11 @@ int cmd_minimize(int argc, char **argv)
 		char signame[32];
 
 		report_failure(&rep, &best, true, signame, sizeof(signame));
-		if (report_write(&rep, rs.co.report_format, rs.co.report))
+		if (rs.co.report &&
+		    report_write(&rep, rs.co.report_format, rs.co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n",
 				rs.co.report);
+		github_report(&rep);
 	}
 	run_result_free(&best);
 	teardown(&rs);

@@ -1874,14 +1874,20 @@ static void schedule(struct session *s)
 			}
 			break;
 		case OP_WOKEN:
-			if (!t->sig_rerun)
+			if (!t->sig_rerun) {
+				syscall_close_fds(t);
 				break;
+			}
 			t->sig_rerun = false;
-			if (!process_signal_pending(t, SIGCHLD)) {
-				/* another thread took it: wait on */
+			if (!signal_deliverable(s, t) &&
+			    !(t->sig_block == BLOCK_FD &&
+			      syscall_fd_ready(s, t))) {
+				/* another thread took the signal: wait on; the
+				 * kernel runs the call once it can return */
 				t->st = SCHED_BLOCKED;
 				t->block = t->sig_block;
 				t->timed = t->sig_timed;
+				t->skip = false;
 				runs = false;
 				break;
 			}
@@ -2049,8 +2055,12 @@ static void kill_and_reap(struct session *s)
 		while (waitpid(s->freep[i], &status, __WALL) > 0 ||
 		       errno == EINTR)
 			;
-	/* a program that left its process group (setsid) */
-	for (int i = 0; i < s->nth; i++)
+	/*
+	 * A program that left its process group (setsid).  Newest first: a
+	 * traced leader is reported only after the other threads of its
+	 * group are reaped, so waiting for it first would block for ever.
+	 */
+	for (int i = s->nth - 1; i >= 0; i--)
 		while (s->th[i].tid > 0 &&
 		       (waitpid(s->th[i].tid, &status, __WALL) > 0 ||
 			errno == EINTR))
