@@ -997,6 +997,66 @@ static bool outcomes_within(const struct sched_set *a,
 	return true;
 }
 
+struct reduction_stats {
+	unsigned on_runs, off_runs, fewer, bounded_lost;
+};
+
+/* One program: with the reduction, the unbounded search reaches exactly
+ * brute force's end states in no more runs; at bounds 0-3 the same end
+ * states as without it (counted in bounded_lost), in no more runs. */
+static void check_reduction(const struct model *m, uint64_t seed,
+			    struct reduction_stats *rs)
+{
+	struct sched_set all;
+	struct explored off, on;
+	const char *miss = NULL;
+
+	all_schedules(m, &all);
+	explore_model(m, 20, false, &off);
+	explore_model(m, 20, true, &on);
+	cr_assert(outcomes_within(&all, &on.got, &miss),
+		  "program %llu: end state %s lost by the reduction",
+		  (unsigned long long)seed, miss);
+	cr_assert(outcomes_within(&on.got, &all, &miss),
+		  "program %llu: end state %s invented",
+		  (unsigned long long)seed, miss);
+	cr_assert(outcomes_within(&all, &off.got, &miss));
+	cr_assert_leq(on.runs, off.runs, "program %llu",
+		      (unsigned long long)seed);
+	rs->on_runs += on.runs;
+	rs->off_runs += off.runs;
+	rs->fewer += on.runs < off.runs;
+	for (int b = 0; b <= 3; b++) {
+		struct explored bo, bf;
+
+		explore_model(m, b, true, &bo);
+		explore_model(m, b, false, &bf);
+		cr_assert(outcomes_within(&bo.got, &all, &miss));
+		/* bounded too: the same end states as without the
+		 * reduction (the sleep sets are bound-safe) */
+		if (!outcomes_within(&bf.got, &bo.got, &miss)) {
+			rs->bounded_lost++;
+			cr_log_error("program %llu bound %d: end state %s "
+				     "lost", (unsigned long long)seed, b,
+				     miss);
+		}
+		cr_assert_leq(bo.runs, bf.runs);
+		set_free(&bo.got);
+		set_free(&bf.got);
+	}
+	set_free(&all);
+	set_free(&off.got);
+	set_free(&on.got);
+}
+
+static uint64_t programs(void)
+{
+	/* PTLOOM_DFS_PROGRAMS=600 for a longer check */
+	return getenv("PTLOOM_DFS_PROGRAMS")
+		       ? strtoull(getenv("PTLOOM_DFS_PROGRAMS"), NULL, 10)
+		       : 80;
+}
+
 /*
  * On 80 generated programs (2-3 threads; start, steps, futex- and
  * call-point locks, exit): with the reduction, the unbounded search
@@ -1006,60 +1066,65 @@ static bool outcomes_within(const struct sched_set *a,
  */
 Test(dfs, reduction_matches_brute_force_on_generated_programs)
 {
-	unsigned on_runs = 0, off_runs = 0, fewer = 0, bounded_lost = 0;
-	/* PTLOOM_DFS_PROGRAMS=600 for a longer check */
-	uint64_t nprog = getenv("PTLOOM_DFS_PROGRAMS")
-				 ? strtoull(getenv("PTLOOM_DFS_PROGRAMS"), NULL, 10)
-				 : 80;
+	struct reduction_stats rs = { 0 };
+	uint64_t nprog = programs();
 
 	for (uint64_t seed = 1; seed <= nprog; seed++) {
 		struct model m = generated(seed);
-		struct sched_set all;
-		struct explored off, on;
-		const char *miss = NULL;
 
-		all_schedules(&m, &all);
-		explore_model(&m, 20, false, &off);
-		explore_model(&m, 20, true, &on);
-		cr_assert(outcomes_within(&all, &on.got, &miss),
-			  "program %llu: end state %s lost by the reduction",
-			  (unsigned long long)seed, miss);
-		cr_assert(outcomes_within(&on.got, &all, &miss),
-			  "program %llu: end state %s invented",
-			  (unsigned long long)seed, miss);
-		cr_assert(outcomes_within(&all, &off.got, &miss));
-		cr_assert_leq(on.runs, off.runs, "program %llu",
-			      (unsigned long long)seed);
-		on_runs += on.runs;
-		off_runs += off.runs;
-		fewer += on.runs < off.runs;
-		for (int b = 0; b <= 3; b++) {
-			struct explored bo;
-
-			struct explored bf;
-
-			explore_model(&m, b, true, &bo);
-			explore_model(&m, b, false, &bf);
-			cr_assert(outcomes_within(&bo.got, &all, &miss));
-			/* bounded too: the same end states as without the
-			 * reduction (the sleep sets are bound-safe) */
-			if (!outcomes_within(&bf.got, &bo.got, &miss))
-				bounded_lost++;
-			cr_assert_leq(bo.runs, bf.runs);
-			set_free(&bo.got);
-			set_free(&bf.got);
-		}
-		set_free(&all);
-		set_free(&off.got);
-		set_free(&on.got);
+		check_reduction(&m, seed, &rs);
 	}
 	cr_log_info("generated programs: %u runs with the reduction, %u "
 		    "without; fewer on %u of %llu; bounds 0-3: %u searches "
 		    "reach fewer end states than without it",
-		    on_runs, off_runs, fewer, (unsigned long long)nprog,
-		    bounded_lost);
-	cr_assert_eq(bounded_lost, 0, "a bounded search lost end states");
-	cr_assert_gt(fewer, 10, "the reduction prunes something");
+		    rs.on_runs, rs.off_runs, rs.fewer,
+		    (unsigned long long)nprog, rs.bounded_lost);
+	cr_assert_eq(rs.bounded_lost, 0, "a bounded search lost end states");
+	cr_assert_gt(rs.fewer, 10, "the reduction prunes something");
+}
+
+/*
+ * Three threads that exit, one with a critical section, two with a step
+ * or a yield: runs cut short where the only thread left to run is asleep
+ * (choice points with one alternative), exits waking sleepers, yields'
+ * costs.  Same checks.
+ */
+static struct model generated_exits(uint64_t seed)
+{
+	struct model m = { .nthreads = 3 };
+
+	gen_rng = seed * 0xd1b54a32d192ed03ull + 7;
+	gen_thread(&m, 0, 1, true);
+	for (int t = 1; t < 3; t++) {
+		int k = 0;
+
+		m.ops[t][k++] = (struct mop_s){ START, 0 };
+		if (gen(3) == 0)
+			m.ops[t][k++] = (struct mop_s){ YIELD, 0 };
+		else
+			m.ops[t][k++] = (struct mop_s){ STEP, 1 + (int)gen(3) };
+		m.ops[t][k++] = (struct mop_s){ EXIT, 0 };
+		m.nops[t] = k;
+	}
+	return m;
+}
+
+Test(dfs, reduction_matches_brute_force_with_exits_and_yields)
+{
+	struct reduction_stats rs = { 0 };
+	uint64_t nprog = programs();
+
+	for (uint64_t seed = 1; seed <= nprog; seed++) {
+		struct model m = generated_exits(seed);
+
+		check_reduction(&m, seed, &rs);
+	}
+	cr_log_info("programs with exits: %u runs with the reduction, %u "
+		    "without; fewer on %u of %llu; bounds 0-3: %u lost",
+		    rs.on_runs, rs.off_runs, rs.fewer,
+		    (unsigned long long)nprog, rs.bounded_lost);
+	cr_assert_eq(rs.bounded_lost, 0, "a bounded search lost end states");
+	cr_assert_gt(rs.fewer, 10, "the reduction prunes something");
 }
 
 /* --- delay bounding ----------------------------------------------------- */
