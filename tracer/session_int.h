@@ -85,6 +85,8 @@ struct thread {
 	uint8_t kind, fn;
 	bool yield;
 	uint64_t obj, pc;
+	uint64_t obj2;		/* FUTEX_WAKE_OP/REQUEUE: the second word */
+	bool futex_woken;	/* OP_WOKEN by a futex wake (not a signal) */
 	int64_t arg;
 	/* syscall emulation: on resume, skip the syscall returning result */
 	bool skip;
