@@ -1230,7 +1230,7 @@ static double tree_cpu(struct session *s)
  * the limit: not covered, never a failure.  Sets s->timeout_kind and
  * s->timeout_why; false to go on waiting.
  */
-#define TIMEOUT_SLOW_FACTOR 6
+#define TIMEOUT_SLOW_FACTOR 20
 
 /*
  * A thread other than the running one that could still go on if it had its
