@@ -336,7 +336,13 @@ int discover_races(const struct session_config *base, int runs,
 			d->nfail_points = d->fail_points ? d->nspin : 0;
 			continue;
 		}
+		bool too_long = r.failure == FAIL_SLOW ||
+				r.failure == FAIL_HANG ||
+				r.failure == FAIL_STEPS;
+
 		run_result_free(&r);
+		if (too_long)
+			break; /* each further run would wait as long */
 	}
 	sampler_free(smp);
 	races_free(o.rd);

@@ -152,6 +152,7 @@ static int explore_serial(const struct explore_opts *o0,
 	struct user_point *disc_points = NULL;
 	size_t ndisc_points = 0;
 	uint64_t first_run = 1;	/* the first run since the last restart */
+	double fastest = -1;	/* wall seconds of the fastest finished run */
 
 	memset(r, 0, sizeof(*r));
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
@@ -433,6 +434,17 @@ restart:
 			first_run = r->runs + 1;
 			goto restart;
 		}
+		if (rr.failure == FAIL_HANG &&
+		    !(fastest >= 0 && fastest * 4 <= o->cfg.timeout)) {
+			/* a hang is this schedule running on where another
+			 * finished in a quarter of --timeout; with no such run
+			 * the program may just be long: not covered */
+			rr.failure = FAIL_SLOW;
+		}
+		if (rr.failure == FAIL_NONE || rr.failure == FAIL_CRASH ||
+		    rr.failure == FAIL_EXIT || rr.failure == FAIL_DEADLOCK)
+			if (fastest < 0 || rr.seconds < fastest)
+				fastest = rr.seconds;
 		if (rr.failure == FAIL_INTERRUPTED) {
 			run_result_free(&rr);
 			r->verdict = VERDICT_INCOMPLETE;
@@ -457,25 +469,37 @@ restart:
 			run_result_free(&rr);
 			break;
 		}
-		if (rr.failure == FAIL_STEPS &&
+		if ((rr.failure == FAIL_STEPS || rr.failure == FAIL_SLOW) &&
 		    (r->runs > first_run || sample || rr.preemptions)) {
 			/* this run is too long for --max-steps, no proof
-			 * of a livelock: it is not covered, go on */
-			r->steps_runs++;
+			 * of a livelock, or too slow for --timeout while
+			 * still running: it is not covered, go on */
+			if (rr.failure == FAIL_SLOW)
+				r->slow_runs++;
+			else
+				r->steps_runs++;
 			run_result_free(&rr);
 			progress(o, r, t0, r->bound, false);
 			continue;
 		}
-		if ((rr.failure == FAIL_HANG || rr.failure == FAIL_STEPS) &&
+		if ((rr.failure == FAIL_HANG || rr.failure == FAIL_STEPS ||
+		     rr.failure == FAIL_SLOW) &&
 		    r->runs == first_run && !rr.preemptions && !sample) {
 			/* the very first, default schedule already exceeds a
 			 * per-run limit: the program is long under ptloom, not
 			 * known to hang; say so rather than report a bug */
-			snprintf(r->error, sizeof(r->error),
-				 "the first run, without any preemption, "
-				 "exceeded %s; raise it for this program",
-				 rr.failure == FAIL_HANG ? "--timeout"
-							 : "--max-steps");
+			if (rr.failure == FAIL_SLOW && rr.message[0])
+				snprintf(r->error, sizeof(r->error),
+					 "the first run, without any "
+					 "preemption: %s", rr.message);
+			else
+				snprintf(r->error, sizeof(r->error),
+					 "the first run, without any "
+					 "preemption, exceeded %s; raise it for "
+					 "this program",
+					 rr.failure == FAIL_STEPS
+						 ? "--max-steps"
+						 : "--timeout");
 			r->too_long = true;
 			r->verdict = VERDICT_INCOMPLETE;
 			run_result_free(&rr);
@@ -562,17 +586,27 @@ out:
 	if (have_disc_fail)
 		run_result_free(&disc_fail);
 	free(disc_points);
-	if (r->steps_runs && (r->verdict == VERDICT_PASS ||
-			      r->verdict == VERDICT_INCOMPLETE) &&
+	if ((r->steps_runs || r->slow_runs) &&
+	    (r->verdict == VERDICT_PASS ||
+	     r->verdict == VERDICT_INCOMPLETE) &&
 	    !r->too_long && !r->killed) {
-		/* a run cut by --max-steps was not covered: no pass */
-		snprintf(r->error, sizeof(r->error),
-			 "%llu runs, %llu of them longer than --max-steps "
-			 "(%llu) without a livelock; raise --max-steps; no "
-			 "failure found",
-			 (unsigned long long)r->runs,
-			 (unsigned long long)r->steps_runs,
-			 (unsigned long long)o->cfg.max_steps);
+		/* a run cut by a per-run limit was not covered: no pass */
+		if (r->steps_runs)
+			snprintf(r->error, sizeof(r->error),
+				 "%llu runs, %llu of them longer than "
+				 "--max-steps (%llu) without a livelock; raise "
+				 "--max-steps; no failure found",
+				 (unsigned long long)r->runs,
+				 (unsigned long long)r->steps_runs,
+				 (unsigned long long)o->cfg.max_steps);
+		else
+			snprintf(r->error, sizeof(r->error),
+				 "%llu runs, %llu of them past --timeout (%g "
+				 "s) with no hang shown; raise --timeout; no "
+				 "failure found",
+				 (unsigned long long)r->runs,
+				 (unsigned long long)r->slow_runs,
+				 o->cfg.timeout);
 		r->too_long = true;
 		r->verdict = VERDICT_INCOMPLETE;
 	}

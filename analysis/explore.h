@@ -85,6 +85,7 @@ struct explore_result {
 	uint64_t profile_runs;	   /* surw: the default run it learns from */
 	bool too_long;		   /* a run hit a per-run limit (error says) */
 	uint64_t steps_runs;	   /* runs cut by --max-steps, no livelock */
+	uint64_t slow_runs;	   /* runs cut by --timeout, still running */
 	bool killed;		   /* a run was SIGKILLed from outside */
 	unsigned filters;	   /* seccomp filters installed (all workers) */
 	/* sharded dfs: where the failure lies in the serial order

@@ -625,7 +625,8 @@ int cmd_replay(int argc, char **argv)
 	if ((div[0] || r.failure == FAIL_DIVERGED) && !rs.identity[0])
 		objects_differ(&rs.sch, &r, rs.identity, sizeof(rs.identity));
 	bool failed = r.failure != FAIL_NONE && r.failure != FAIL_DIVERGED &&
-		      r.failure != FAIL_KILLED && r.failure != FAIL_STEPS;
+		      r.failure != FAIL_KILLED && r.failure != FAIL_STEPS &&
+		      r.failure != FAIL_SLOW;
 	bool exact = !div[0] && strat.diverged_at < 0 &&
 		     (!rs.sch.nevents || r.trace_hash == rs.sch.trace_hash);
 	char hash[32], desc[600], rec[600], summary[1400];
@@ -647,7 +648,8 @@ int cmd_replay(int argc, char **argv)
 			 exact ? "exact, trace " : "not exact",
 			 exact ? hash : same ? "" : "; a different failure");
 		code = EXIT_FAIL;
-	} else if (r.failure == FAIL_KILLED || r.failure == FAIL_STEPS) {
+	} else if (r.failure == FAIL_KILLED || r.failure == FAIL_STEPS ||
+		   r.failure == FAIL_SLOW) {
 		snprintf(summary, sizeof(summary), "ptloom: INCOMPLETE %s",
 			 r.message);
 		code = EXIT_INCOMPLETE;
@@ -679,7 +681,7 @@ int cmd_replay(int argc, char **argv)
 					: "script: no recorded trace");
 	}
 	printf("%s\n", summary);
-	if (rs.co.report) {
+	if (rs.co.report || github_enabled()) {
 		struct report rep = {
 			.command = "replay",
 			.verdict = code == EXIT_FAIL	   ? "fail"
@@ -704,9 +706,11 @@ int cmd_replay(int argc, char **argv)
 		char signame[32];
 
 		report_failure(&rep, &r, failed, signame, sizeof(signame));
-		if (report_write(&rep, rs.co.report_format, rs.co.report))
+		if (rs.co.report &&
+		    report_write(&rep, rs.co.report_format, rs.co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n",
 				rs.co.report);
+		github_report(&rep);
 	}
 	run_result_free(&r);
 	teardown(&rs);
@@ -811,7 +815,7 @@ int cmd_minimize(int argc, char **argv)
 
 	snprintf(summary, sizeof(summary), "ptloom: FAIL %s (minimized)", desc);
 	printf("%s\n", summary);
-	if (rs.co.report) {
+	if (rs.co.report || github_enabled()) {
 		char cmd[8192];
 
 		snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s", path, quoted);
@@ -834,9 +838,11 @@ int cmd_minimize(int argc, char **argv)
 		char signame[32];
 
 		report_failure(&rep, &best, true, signame, sizeof(signame));
-		if (report_write(&rep, rs.co.report_format, rs.co.report))
+		if (rs.co.report &&
+		    report_write(&rep, rs.co.report_format, rs.co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n",
 				rs.co.report);
+		github_report(&rep);
 	}
 	run_result_free(&best);
 	teardown(&rs);

@@ -203,44 +203,6 @@ static uint64_t sigbit(int sig)
 	return 1ull << (sig - 1);
 }
 
-/* The signals t blocks while it waits: a ppoll/pselect6/epoll_pwait mask
- * argument, else its own mask. */
-static uint64_t wait_mask(struct thread *t)
-{
-	char path[64];
-	uint64_t m;
-	long nr = (long)t->regs.orig_rax;
-	uint64_t ptr = 0;
-
-	if (nr == SYS_ppoll)
-		ptr = t->regs.r8 ? t->regs.r10 : 0;
-	else if (nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2)
-		ptr = t->regs.r8;
-	else if (nr == SYS_pselect6 && t->regs.r9) {
-		uint64_t pair[2];
-
-		if (!mem_read(t->p, t->regs.r9, pair, sizeof(pair)))
-			ptr = pair[0];
-	}
-	if (ptr && !mem_read(t->p, ptr, &m, sizeof(m)))
-		return m;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->p->pid,
-		 t->tid);
-	return status_mask(path, "SigBlk");
-}
-
-bool process_signal_pending(struct thread *t, int sig)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/status", t->p->pid);
-	if (status_mask(path, "ShdPnd") & sigbit(sig))
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->p->pid,
-		 t->tid);
-	return status_mask(path, "SigPnd") & sigbit(sig);
-}
-
 /*
  * The kernel sent SIGCHLD to p's process when ptloom reaped a child.  A
  * thread of p that catches it and waits in an emulated poll or sleep would
@@ -265,7 +227,7 @@ static void sigchld(struct session *s, struct process *p)
 		if (t->p != p || t->st != SCHED_BLOCKED ||
 		    (t->block != BLOCK_POLL && t->block != BLOCK_SLEEP) ||
 		    t->stop != STOP_SECCOMP || regs_get(t) ||
-		    (wait_mask(t) & sigbit(SIGCHLD)))
+		    (signal_wait_mask(t) & sigbit(SIGCHLD)))
 			continue;
 		t->sig_block = t->block;
 		t->sig_timed = t->timed;

@@ -79,8 +79,6 @@ void process_thread_label(struct session *s, struct thread *t, char *buf,
 bool process_wait_execute(struct session *s, struct thread *t);
 /* kill/tgkill/tkill chosen to run: note a SIGCONT to a stopped child. */
 void process_kill_execute(struct session *s, struct thread *t);
-/* sig is pending for t (its own or its process's queue). */
-bool process_signal_pending(struct thread *t, int sig);
 
 void process_free_all(struct session *s);
 

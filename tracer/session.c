@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -60,6 +61,7 @@ const char *failure_kind_name(int kind)
 		[FAIL_INTERNAL] = "internal", [FAIL_SPIN] = "spin",
 		[FAIL_INTERRUPTED] = "interrupted",
 		[FAIL_STEPS] = "too long", [FAIL_KILLED] = "killed",
+		[FAIL_SLOW] = "too slow",
 	};
 
 	if (kind < 0 || kind >= (int)(sizeof(names) / sizeof(names[0])))
@@ -1071,6 +1073,149 @@ static double process_cpu(pid_t pid)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * The kernel's state letter of task tid ('R' running or runnable, 'S', 'D',
+ * 't' traced, ...), or 0 when it is gone.
+ */
+static char task_state(pid_t tid)
+{
+	char nm[64], buf[512];
+
+	snprintf(nm, sizeof(nm), "/proc/%d/stat", (int)tid);
+	int fd = open(nm, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *e = strrchr(buf, ')'); /* the name may hold spaces and ')' */
+
+	return e && e[1] == ' ' ? e[2] : 0;
+}
+
+/*
+ * Past --timeout, a hang is shown only when nothing of the program could
+ * go on: every thread ptloom let run sleeps in the kernel (state S).  One
+ * still running or waiting for a CPU (R), in disk I/O (D) or stopped with
+ * an event ptloom has not read yet (t) means a loaded machine or a long
+ * computation: that run is too slow for the limit, not known to hang.
+ * Returns such a task, or 0.
+ */
+static pid_t runnable_task(struct session *s)
+{
+	for (int i = 0; i < s->nth; i++) {
+		if (s->th[i].st != SCHED_RUNNING)
+			continue;
+		char c = task_state(s->th[i].tid);
+
+		if (c == 'R' || c == 'D' || c == 't' || c == 'T')
+			return s->th[i].tid;
+	}
+	for (int i = 0; i < s->nfreep; i++) {
+		char c = task_state(s->freep[i]);
+
+		if (c == 'R' || c == 'D')
+			return s->freep[i];
+	}
+	return 0;
+}
+
+/* CPU seconds the program's processes have used in this run. */
+static double tree_cpu(struct session *s)
+{
+	double sum = 0;
+
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i] && !s->procs[i]->dead)
+			sum += process_cpu(s->procs[i]->pid);
+	for (int i = 0; i < s->nfreep; i++)
+		sum += process_cpu(s->freep[i]);
+	return sum;
+}
+
+/*
+ * Past --timeout of wall-clock time: is that a hang?  Wall time alone shows
+ * nothing on a loaded machine, so a hang needs the program itself to have
+ * run --timeout seconds of CPU time in this run (an endless computation or
+ * a spin no point caught).  While something of it could still run (waits
+ * for a CPU, for ptloom, or computes) and has used less, the run goes on, up
+ * to TIMEOUT_SLOW_FACTOR times --timeout; then, or when every thread sleeps
+ * in the kernel in a wait ptloom does not model, the run is too slow for
+ * the limit: not covered, never a failure.  Sets s->timeout_kind and
+ * s->timeout_why; false to go on waiting.
+ */
+#define TIMEOUT_SLOW_FACTOR 6
+
+/*
+ * A thread other than the running one that could still go on if it had its
+ * turn: enabled, in a timed wait (virtual time only moves at points) or
+ * waiting for a descriptor.  Its T-number, or -1.
+ */
+static int other_could_run(struct session *s)
+{
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		if (i == s->current || t->st == SCHED_DEAD)
+			continue;
+		if (t->st == SCHED_ENABLED || t->st == SCHED_RUNNING ||
+		    (t->st == SCHED_BLOCKED &&
+		     (t->timed || t->block == BLOCK_FD ||
+		      t->block == BLOCK_POLL)))
+			return t->idx;
+	}
+	return -1;
+}
+
+static bool timeout_reached(struct session *s)
+{
+	double wall = now_seconds() - s->t0, cpu = tree_cpu(s);
+	double lim = s->cfg->timeout;
+	pid_t rt = runnable_task(s);
+
+	int waiting = other_could_run(s);
+
+	if (cpu >= lim && waiting >= 0) {
+		s->timeout_kind = FAIL_SLOW;
+		snprintf(s->timeout_why, sizeof(s->timeout_why),
+			 "the program used %.1f s of CPU time in this run "
+			 "(--timeout %g) while T%d waited for its turn (one "
+			 "thread runs at a time and the running one reached "
+			 "no point); raise --timeout",
+			 cpu, lim, waiting);
+		return true;
+	}
+	if (cpu >= lim) {
+		s->timeout_kind = FAIL_HANG;
+		snprintf(s->timeout_why, sizeof(s->timeout_why),
+			 "hang: the program used %.1f s of CPU time in this "
+			 "run (--timeout %g) without finishing",
+			 cpu, lim);
+		return true;
+	}
+	if (rt && wall < lim * TIMEOUT_SLOW_FACTOR)
+		return false;
+	s->timeout_kind = FAIL_SLOW;
+	if (rt)
+		snprintf(s->timeout_why, sizeof(s->timeout_why),
+			 "the run took %.0f s of wall-clock time but the "
+			 "program only %.1f s of CPU (--timeout %g): the "
+			 "machine is too loaded or ptloom too slow for this "
+			 "run; raise --timeout",
+			 wall, cpu, lim);
+	else
+		snprintf(s->timeout_why, sizeof(s->timeout_why),
+			 "the run took longer than %g s (--timeout) with "
+			 "every running thread asleep in the kernel, in a "
+			 "wait ptloom does not model; raise --timeout",
+			 lim);
+	return true;
+}
+
 /* Wait for the next stop; -ETIMEDOUT when --timeout passed, -EINTR when
  * interrupted, -ECHILD when nothing is left. */
 /* The limits checked on every timer tick: Ctrl-C, --timeout, a spin. */
@@ -1078,7 +1223,8 @@ static int check_limits(struct session *s, pid_t only)
 {
 	if (s->cfg->interrupted && *s->cfg->interrupted)
 		return -EINTR;
-	if (s->cfg->timeout > 0 && now_seconds() - s->t0 > s->cfg->timeout)
+	if (s->cfg->timeout > 0 && now_seconds() - s->t0 > s->cfg->timeout &&
+	    timeout_reached(s))
 		return -ETIMEDOUT;
 	if (s->cfg->spin_ms > 0 && only == -1 && s->current >= 0 &&
 	    s->current < s->nth && s->th[s->current].st == SCHED_RUNNING &&
@@ -1123,6 +1269,9 @@ static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
 	}
 }
 
+/* Points in a row after which a thread yields to the others (fairness). */
+#define FAIR_STEPS 1000
+
 static void build_sched(struct session *s, struct sched_thread *st)
 {
 	bool any = false;
@@ -1147,7 +1296,29 @@ static void build_sched(struct session *s, struct sched_thread *st)
 		if (any && st[i].timed &&
 		    t->deadline > s->now + TIMEOUT_HORIZON_NS)
 			st[i].timed = false;
+		/* a wait for the world times out only when real time has
+		 * passed (outside_wait), never as a choice */
+		if (any && st[i].timed &&
+		    (t->block == BLOCK_FD || t->block == BLOCK_POLL) &&
+		    syscall_fd_external(s, t))
+			st[i].timed = false;
 	}
+	/*
+	 * Fairness: a thread that has taken FAIR_STEPS points in a row while
+	 * another could run yields, so leaving it is free and staying costs a
+	 * preemption.  Without this a thread polling a flag between points
+	 * (a worker loop until "stop") runs forever once the preemption bound
+	 * is spent, a hang of the search and not of the program.
+	 */
+	int cur = s->current;
+
+	if (cur >= 0 && cur < s->nth && s->run_len >= FAIR_STEPS &&
+	    st[cur].state == SCHED_ENABLED)
+		for (int i = 0; i < s->nth; i++)
+			if (i != cur && st[i].state == SCHED_ENABLED) {
+				st[cur].yield = true;
+				break;
+			}
 }
 
 static void report_threads(struct session *s);
@@ -1304,6 +1475,80 @@ static bool too_many_steps(struct session *s, struct thread *t)
 }
 
 /*
+ * Every thread waits, and some wait for the world outside the program (a
+ * server, a FIFO, a terminal: tracer/fdext.c).  Wait for it in real time,
+ * up to the nearest virtual deadline (a timeout then fires as it would
+ * natively) and at most until --timeout.  The virtual clock stands still
+ * meanwhile, so a run stays a function of its schedule and its input.
+ * Returns true when something became ready or the run ended.
+ */
+static bool outside_wait(struct session *s, const struct choice *c)
+{
+	struct pollfd p[4 * POLL_MAX];
+	int n = 0, who = -1;
+
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		if (t->st != SCHED_BLOCKED ||
+		    (t->block != BLOCK_FD && t->block != BLOCK_POLL) ||
+		    !syscall_fd_external(s, t))
+			continue;
+		if (who < 0)
+			who = t->idx;
+		for (int k = 0; k < t->npfd && n < 4 * POLL_MAX; k++)
+			if (t->pfd[k] >= 0)
+				p[n++] = (struct pollfd){ .fd = t->pfd[k],
+							  .events = t->pev[k] };
+	}
+	if (!n)
+		return false;
+	double budget = -1; /* seconds, <0 none */
+
+	for (int i = 0; i < c->nalts; i++) {
+		if (!c->alts[i].timeout)
+			continue;
+		uint64_t d = s->th[c->alts[i].thread].deadline;
+
+		if (d <= s->now)
+			return false;
+		double b = (double)(d - s->now) * 1e-9;
+
+		if (budget < 0 || b < budget)
+			budget = b;
+	}
+	double start = now_seconds();
+
+	for (;;) {
+		if (s->cfg->interrupted && *s->cfg->interrupted) {
+			session_fail(s, FAIL_INTERRUPTED, NULL, "interrupted");
+			return true;
+		}
+		double now = now_seconds(), ms = 200;
+
+		if (budget >= 0 && now - start >= budget)
+			return false; /* the nearest timeout is due */
+		if (s->cfg->timeout > 0 && now - s->t0 >= s->cfg->timeout) {
+			session_fail(s, FAIL_SLOW, NULL,
+				     "the run waited %g s (--timeout) for the "
+				     "world outside the program (T%d waits on a "
+				     "descriptor only another process, a server "
+				     "or a terminal can make ready); raise "
+				     "--timeout",
+				     s->cfg->timeout, who);
+			return true;
+		}
+		if (budget >= 0 && (budget - (now - start)) * 1000 < ms)
+			ms = (budget - (now - start)) * 1000;
+		if (s->cfg->timeout > 0 &&
+		    (s->cfg->timeout - (now - s->t0)) * 1000 < ms)
+			ms = (s->cfg->timeout - (now - s->t0)) * 1000;
+		if (poll(p, (nfds_t)n, ms < 1 ? 1 : (int)ms) > 0)
+			return true;
+	}
+}
+
+/*
  * The files P0 maps executable, but the program itself: ld.so, libc and
  * the other shared objects, so that a schedule file can name the one that
  * changed when a replay diverges.  Once per run.
@@ -1413,6 +1658,14 @@ static void schedule(struct session *s)
 			signal_recheck(s, true);
 			continue;
 		}
+		bool only_timeouts = true;
+
+		for (int i = 0; i < c->nalts; i++)
+			only_timeouts &= c->alts[i].timeout;
+		if (only_timeouts && outside_wait(s, c)) {
+			sig_forced = false;
+			continue;
+		}
 		if (s->cfg->policy && s->cfg->policy->shape && c->nalts) {
 			c->step = (uint32_t)s->step;
 			c->preemptions = s->preemptions;
@@ -1436,11 +1689,10 @@ static void schedule(struct session *s)
 				if (w > 0)
 					on_status(s, w, status);
 				if (s->cfg->timeout > 0 &&
-				    now_seconds() - s->t0 > s->cfg->timeout) {
-					session_fail(s, FAIL_HANG, NULL,
-						     "hang: no thread could run "
-						     "for %.0f s",
-						     s->cfg->timeout);
+				    now_seconds() - s->t0 > s->cfg->timeout &&
+				    timeout_reached(s)) {
+					session_fail(s, s->timeout_kind, NULL,
+						     "%s", s->timeout_why);
 					break;
 				}
 				continue;
@@ -1499,8 +1751,11 @@ static void schedule(struct session *s)
 			observe_sync(s, t);
 		s->step++;
 		s->now += s->quantum;
-		if (s->current != t->idx)
+		if (s->current != t->idx) {
 			s->switches++;
+			s->run_len = 0;
+		}
+		s->run_len++;
 		s->resume_time = now_seconds();
 		s->resume_cpu = process_cpu(t->p->pid); /* spin detection */
 		s->current = t->idx;
@@ -1554,14 +1809,20 @@ static void schedule(struct session *s)
 			}
 			break;
 		case OP_WOKEN:
-			if (!t->sig_rerun)
+			if (!t->sig_rerun) {
+				syscall_close_fds(t);
 				break;
+			}
 			t->sig_rerun = false;
-			if (!process_signal_pending(t, SIGCHLD)) {
-				/* another thread took it: wait on */
+			if (!signal_deliverable(s, t) &&
+			    !(t->sig_block == BLOCK_FD &&
+			      syscall_fd_ready(s, t))) {
+				/* another thread took the signal: wait on; the
+				 * kernel runs the call once it can return */
 				t->st = SCHED_BLOCKED;
 				t->block = t->sig_block;
 				t->timed = t->sig_timed;
+				t->skip = false;
 				runs = false;
 				break;
 			}
@@ -1729,8 +1990,12 @@ static void kill_and_reap(struct session *s)
 		while (waitpid(s->freep[i], &status, __WALL) > 0 ||
 		       errno == EINTR)
 			;
-	/* a program that left its process group (setsid) */
-	for (int i = 0; i < s->nth; i++)
+	/*
+	 * A program that left its process group (setsid).  Newest first: a
+	 * traced leader is reported only after the other threads of its
+	 * group are reaped, so waiting for it first would block for ever.
+	 */
+	for (int i = s->nth - 1; i >= 0; i--)
 		while (s->th[i].tid > 0 &&
 		       (waitpid(s->th[i].tid, &status, __WALL) > 0 ||
 			errno == EINTR))
@@ -1907,10 +2172,8 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 				if (WIFSTOPPED(status))
 					c->st = SCHED_ENABLED;
 			}
-			session_fail(s, FAIL_HANG, c,
-				     "hang: the run took longer than %g s "
-				     "(--timeout)",
-				     cfg->timeout);
+			session_fail(s, s->timeout_kind, c, "%s",
+				     s->timeout_why);
 			break;
 		}
 		if (r == -EAGAIN) {

@@ -92,6 +92,36 @@ static uint64_t interrupting(const struct sigstate *st, uint64_t mask)
 	return p & (st->caught | ~DEFAULT_IGNORED);
 }
 
+uint64_t signal_wait_mask(struct thread *t)
+{
+	long nr = (long)t->regs.orig_rax;
+	uint64_t ptr = 0, m;
+	struct sigstate st;
+
+	if (nr == SYS_ppoll)
+		ptr = t->regs.r8 ? t->regs.r10 : 0;
+	else if (nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2)
+		ptr = t->regs.r8;
+	else if (nr == SYS_pselect6 && t->regs.r9) {
+		uint64_t pair[2];
+
+		if (!mem_read(t->p, t->regs.r9, pair, sizeof(pair)))
+			ptr = pair[0];
+	}
+	if (ptr && !mem_read(t->p, ptr, &m, sizeof(m)))
+		return m;
+	return read_sigstate(NULL, t, &st) ? 0 : st.blocked;
+}
+
+bool signal_deliverable(struct session *s, struct thread *t)
+{
+	struct sigstate st;
+
+	if (read_sigstate(s, t, &st))
+		return true; /* gone: let it go */
+	return interrupting(&st, signal_wait_mask(t)) != 0;
+}
+
 bool signal_enter(struct session *s, struct thread *t, long nr, bool *point)
 {
 	struct user_regs_struct *r = &t->regs;
@@ -226,22 +256,35 @@ bool signal_execute(struct session *s, struct thread *t)
 	return false;
 }
 
-/* End t's emulated wait because of a pending signal. */
+/*
+ * End t's emulated wait because of a pending signal.  A signal sent to the
+ * process goes to whichever of its threads leaves a ptrace stop first, so
+ * the wait is ended provisionally (sig_rerun): if another thread has taken
+ * the signal by the time t is chosen to run, t waits on (session.c), with
+ * its descriptors still open, instead of entering a call that would block
+ * in the kernel (a hang) or failing it with a spurious EINTR.
+ */
 static void interrupt(struct session *s, struct thread *t, bool fatal)
 {
 	int block = t->block;
+	bool timed = t->timed;
 	uint64_t left = t->deadline > s->now ? t->deadline - s->now : 0;
 
 	futex_remove(&s->ft, t->idx);
 	thread_make_ready(s, t, OP_WOKEN, -EINTR);
+	if (block != BLOCK_FUTEX) {
+		/* a futex wait may fail with EINTR at any time: glibc
+		 * retries, and the thread left ptloom's futex queue */
+		t->sig_rerun = true;
+		t->sig_block = block;
+		t->sig_timed = timed;
+	}
 	if (fatal || block == BLOCK_FD || block == BLOCK_SIGNAL) {
 		/* the kernel runs the call with the signal pending: the
 		 * handler, SA_RESTART, or the process's death, as usual */
 		t->skip = false;
-		syscall_close_fds(t);
 		return;
 	}
-	syscall_close_fds(t);
 	if (block == BLOCK_SLEEP && !t->sleep_abs) {
 		/* nanosleep's rem, clock_nanosleep's (relative only) */
 		uint64_t rem = t->regs.orig_rax == SYS_nanosleep ? t->regs.rsi
@@ -287,7 +330,7 @@ void signal_recheck(struct session *s, bool force)
 			}
 			continue;
 		}
-		uint64_t p = interrupting(&st, st.blocked);
+		uint64_t p = interrupting(&st, signal_wait_mask(t));
 
 		if (p) {
 			/* its own signal first; else one of the process's */

@@ -7,6 +7,7 @@
 #define PTLOOM_SIGNAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct session;
@@ -28,6 +29,12 @@ bool signal_execute(struct session *s, struct thread *t);
  * pending, when one may have been sent since the last look (or force). */
 void signal_recheck(struct session *s, bool force);
 const char *signal_wait_name(const struct thread *t);
+/* The signals t blocks during its pending call: a ppoll/pselect6/
+ * epoll_pwait mask argument, else its own mask. */
+uint64_t signal_wait_mask(struct thread *t);
+/* A signal t does not block and that interrupts a wait (caught, or fatal
+ * by default) is pending for it (its own queue or its process's). */
+bool signal_deliverable(struct session *s, struct thread *t);
 /* ourfd (ptloom's copy of a descriptor t waits on) is a signalfd, or with
  * epoll an epoll set holding one, that t would find readable: a signal
  * it accepts is pending for t.  The kernel cannot say, as a signalfd is

@@ -293,6 +293,7 @@ void syscall_close_fds(struct thread *t)
 		if (t->pfd[i] >= 0)
 			close(t->pfd[i]);
 	t->npfd = 0;
+	t->ext_known = false;
 }
 
 static bool fd_point(struct session *s, struct thread *t, int kind,
@@ -310,6 +311,7 @@ static bool fd_point(struct session *s, struct thread *t, int kind,
 	t->pev[0] = events;
 	t->pkind[0] = fd_kind(t, fd);
 	t->npfd = 1;
+	t->ext_known = false;
 	t->nonblock = dontwait || (fcntl(fd, F_GETFL) & O_NONBLOCK);
 	t->poll_timeout_ms = -1;
 	return point(t, kind, fd_object(s, fd), (int64_t)t->regs.rdi);
@@ -323,6 +325,7 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 	int64_t tmo = -1;
 
 	t->npfd = 0;
+	t->ext_known = false;
 	if (nr == SYS_poll || nr == SYS_ppoll) {
 		struct pollfd p[POLL_MAX];
 		size_t n = r->rsi;

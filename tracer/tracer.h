@@ -190,6 +190,8 @@ enum failure_kind {
 	FAIL_INTERRUPTED, /* ptloom was interrupted (Ctrl-C) */
 	FAIL_STEPS,	  /* past --max-steps, no livelock shown: too long */
 	FAIL_KILLED,	  /* SIGKILLed by someone else: not the program's */
+	FAIL_SLOW,	  /* past --timeout while a thread could still run:
+			   * the machine or the program is slow, no hang */
 };
 
 #define LOC_MAX 256

@@ -3132,6 +3132,26 @@ Test(issue9, github_actions_summary_and_annotation)
 	assert_contains(md, "ptloom replay ", "the job summary");
 	assert_contains(md, "-minimized.pb", "the job summary");
 	free(md);
+	/* the printed replay command, in CI: the same annotation and a
+	 * summary of its own */
+	char *line = line_with(r.out, "replay: ");
+
+	cr_assert_not_null(line, "no replay: line:\n%s", r.out);
+	snprintf(cmd, sizeof(cmd), "GITHUB_ACTIONS=true "
+		 "GITHUB_STEP_SUMMARY='%s' GITHUB_WORKSPACE='%s' %s",
+		 in_tmp("replay.md"), root, line + strlen("replay: "));
+	free(line);
+	res_free(&r);
+	r = sh(cmd);
+	assert_exit(r, 1);
+	assert_contains(r.out, "::error file=examples/bank.c,line=46,"
+			       "title=ptloom::FAIL crash SIGABRT",
+			"the replay's annotation");
+	md = slurp(in_tmp("replay.md"));
+	assert_contains(md, "## ptloom replay: fail", "the replay's summary");
+	assert_contains(md, "```mermaid\nsequenceDiagram",
+			"the replay's summary");
+	free(md);
 	res_free(&r);
 	/* INCOMPLETE is a warning, appended to the same summary */
 	snprintf(cmd, sizeof(cmd), "GITHUB_ACTIONS=true "
@@ -3456,4 +3476,91 @@ Test(issue9, ctest_project_racy_test_found_and_named)
 	assert_exit(r, 0);
 	assert_summary(&r, "ptloom: PASS 30 runs");
 	res_free(&r);
+	/* dfs: no false deadlock (libuv's SIGCHLD handling in a poll) */
+	r = RUN9("-n", "30", "--seed", SEED, "--", "ctest", "--test-dir",
+		 in_tmp("fixed"));
+	cr_assert(r.code == 0 || r.code == 3, "exit %d\n%s\n%s", r.code,
+		  r.out, r.err);
+	res_free(&r);
+}
+
+/*
+ * A Criterion test binary: Criterion forks and re-execs a worker per test,
+ * stops it with SIGSTOP handshakes and talks to it over nanomsg.  Its
+ * correct tests never fail under ptloom (they did: nanomsg's 60 s request
+ * resend fired as a "slow machine" preemption and the runner saw a test
+ * phase twice), whole and through --filter.
+ */
+Test(issue9, criterion_correct_tests_never_fail)
+{
+	struct res r = RUN9("--timeout", "120", "-n", "4", "--seed", SEED,
+			    "--", target("criterion_tests"));
+
+	cr_assert(r.code == 0 || r.code == 3, "exit %d\n%s\n%s", r.code,
+		  r.out, r.err);
+	res_free(&r);
+	r = RUN9("--timeout", "120", "-n", "3", "--seed", SEED, "--",
+		 target("criterion_tests"), "--filter", "suite/locked");
+	cr_assert(r.code == 0 || r.code == 3, "exit %d\n%s\n%s", r.code,
+		  r.out, r.err);
+	res_free(&r);
+}
+
+/* A lost update between two threads of one Criterion test is found
+ * through Criterion's own worker, saved and replayed exactly; the report
+ * names the worker's threads by process. */
+Test(issue9, criterion_racy_test_found_and_replayed)
+{
+	struct res r = RUN9("--timeout", "120", "-s", "random", "-n", "20",
+			    "--seed", SEED, "--no-minimize", "--",
+			    target("criterion_racy"));
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1");
+	assert_contains(r.out, "lost update: counter 1", "Criterion's output");
+	char *rep = report();
+
+	assert_contains(rep, "P1 criterion_racy T1", "the report");
+	free(rep);
+	char *line = line_with(r.out, "replay: ");
+
+	cr_assert_not_null(line, "no replay: line:\n%s", r.out);
+	char *cmd = with_report(line + strlen("replay: "),
+				in_tmp("replay.json"));
+	struct res x = sh(cmd);
+
+	assert_exit(x, 1);
+	char *j = slurp(in_tmp("replay.json"));
+
+	assert_json(j, "exact", "true");
+	free(j);
+	free(cmd);
+	free(line);
+	res_free(&x);
+	res_free(&r);
+}
+
+/*
+ * SIGCHLD reaches a thread blocked in an emulated poll, read, sem_wait or
+ * epoll_wait, and its handler runs, while another thread is blocked too
+ * (the signal may go to either: the one that does not take it waits on;
+ * a read handed to the kernel without the signal hung).
+ */
+Test(issue9, sigchld_reaches_blocked_waits)
+{
+	static const char *modes[] = { "poll", "read", "sem", "epoll" };
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct res r = RUN9("-q", "-p", "1", "--seed", SEED, "--",
+				    target("sigchld_wait"), modes[i], "t");
+
+		assert_exit(r, 0);
+		assert_contains(summary(&r), "complete to preemption bound 1",
+				modes[i]);
+		res_free(&r);
+		r = RUN9("-q", "-s", "random", "-n", "20", "--seed", SEED,
+			 "--", target("sigchld_wait"), modes[i], "t");
+		assert_exit(r, 0);
+		res_free(&r);
+	}
 }

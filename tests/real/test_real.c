@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -28,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -435,7 +438,139 @@ Test(real, max_steps_is_incomplete_not_livelock)
 	}
 }
 
+/*
+ * --timeout is wall-clock time: on a loaded machine, or for a long
+ * computation, running past it shows no hang.  Without a faster finished
+ * run to compare with, every strategy calls it INCOMPLETE.
+ */
+Test(real, timeout_without_evidence_is_incomplete)
+{
+	for (int s = 0; s < 3; s++) {
+		struct res r = ptl("run", "-q", "-s", strategies[s], "-n", "3",
+				   "--seed", SEED, "--timeout", "0.3",
+				   "--points", "sync", "--",
+				   real("compute_lock"), "400", NULL);
+
+		cr_expect_eq(r.code, 3, "`%s` exit %d: %s", r.cmd, r.code,
+			     r.out);
+		cr_expect(strstr(r.out, "--timeout") && !strstr(r.out, "FAIL"),
+			  "%s", r.out);
+		res_free(&r);
+	}
+}
+
+/* A worker computing until told to stop, told by main only in one order:
+ * the other order never ends (its CPU time shows it, main waits in join);
+ * the fixed twin always ends, and the fairness rule keeps the bounded
+ * search from starving main while the worker polls. */
+Test(real, hang_shown_by_cpu_time_found)
+{
+	struct res r = ptl("run", "--seed", SEED, "--timeout", "1",
+			   "--no-minimize", "--", real("compute_hang"), NULL);
+
+	cr_assert_eq(r.code, 1, "`%s` exit %d: %s", r.cmd, r.code, r.out);
+	cr_expect(strstr(summary(&r), "FAIL hang"), "%s", r.out);
+	cr_expect(strstr(r.out, "of CPU time"), "%s", r.out);
+	const char *rp = strstr(r.out, "replay: ptloom replay ");
+	char file[PATH_MAX];
+
+	cr_assert(rp && sscanf(rp, "replay: ptloom replay %4095s", file) == 1,
+		  "%s", r.out);
+	struct res p = ptl("replay", "--timeout", "1", file, "--",
+			   real("compute_hang"), NULL);
+
+	cr_expect_eq(p.code, 1, "`%s` exit %d: %s", p.cmd, p.code, p.out);
+	cr_expect(strstr(p.out, "FAIL hang"), "%s", p.out);
+	res_free(&r);
+	res_free(&p);
+}
+
+Test(real, polling_worker_never_fails)
+{
+	char *prog[] = { (char *)real("compute_hang_fixed"), NULL };
+
+	never_fails("8", "sync", prog);
+}
+
 /* --- outside ptloom's control --------------------------------------------- */
+
+/* A server outside the program, a thread of this test: answers every
+ * connection after 0.3 s. */
+static void *serve(void *arg)
+{
+	int l = (int)(intptr_t)arg;
+
+	for (;;) {
+		int c = accept(l, NULL, NULL);
+		char b[8];
+
+		if (c < 0)
+			return NULL; /* shut down */
+		if (read(c, b, sizeof(b)) > 0) {
+			usleep(300000);
+			if (send(c, "pong", 4, MSG_NOSIGNAL) != 4)
+				fprintf(stderr, "server: client gone\n");
+		}
+		close(c);
+	}
+}
+
+static int slow_server(const char *path, pthread_t *th)
+{
+	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	cr_assert(l >= 0 && !bind(l, (struct sockaddr *)&a, sizeof(a)) &&
+		  !listen(l, 16));
+	cr_assert_eq(pthread_create(th, NULL, serve, (void *)(intptr_t)l), 0);
+	return l;
+}
+
+/* A reply that takes real time is waited for: no virtual-clock timeout,
+ * no deadlock (both were false FAILs). */
+Test(real, outside_server_reply_is_waited_for)
+{
+	char *sock = in_tmp("srv.sock");
+	pthread_t th;
+	int l = slow_server(sock, &th);
+	char *prog[] = { (char *)real("outside_client"), sock, NULL };
+
+	never_fails("3", "sync", prog);
+	shutdown(l, SHUT_RDWR);
+	pthread_join(th, NULL);
+	close(l);
+}
+
+/* Waiting for a FIFO whose writer is outside (this test holds it open) is
+ * no deadlock: past --timeout it is INCOMPLETE, naming the world. */
+Test(real, wait_for_outside_writer_is_incomplete)
+{
+	char *fifo = in_tmp("fifo");
+
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	int w = open(fifo, O_RDWR | O_CLOEXEC);
+
+	cr_assert(w >= 0);
+	struct res r = ptl("run", "--seed", SEED, "--timeout", "1", "--",
+			   real("fd_deadlock"), fifo, NULL);
+
+	cr_expect_eq(r.code, 3, "`%s` exit %d: %s", r.cmd, r.code, r.out);
+	cr_expect(strstr(r.out, "world outside"), "%s", r.out);
+	close(w);
+	res_free(&r);
+}
+
+/* The same wait on a pipe or socketpair only the program holds is a
+ * deadlock, found at once and replayed. */
+Test(real, wait_on_own_pipe_is_deadlock)
+{
+	char *pipe_prog[] = { (char *)real("fd_deadlock"), NULL };
+	char *sock_prog[] = { (char *)real("fd_deadlock"), "socketpair", NULL };
+
+	found_and_replayed("FAIL deadlock", pipe_prog, NULL, "sync");
+	found_and_replayed("FAIL deadlock", sock_prog, NULL, "sync");
+}
 
 Test(real, killed_from_outside_is_not_a_failure)
 {

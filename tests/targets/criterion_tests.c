@@ -1,0 +1,61 @@
+/*
+ * A Criterion test binary (Criterion forks and re-execs one worker per
+ * test, talks to it over nanomsg, and stops it with SIGSTOP handshakes).
+ * Correct: suite/locked (two threads add under a mutex) and suite/plain.
+ * -DRACY: suite/racy, a lost update across two threads in one test
+ * (`v = counter; counter = v + 1;` unlocked); natively it nearly always
+ * passes.
+ */
+#include <criterion/criterion.h>
+#include <pthread.h>
+
+static volatile int counter;
+
+#ifdef RACY
+static void *add_racy(void *arg)
+{
+	(void)arg;
+	int v = counter;
+
+	counter = v + 1;
+	return NULL;
+}
+
+Test(suite, racy)
+{
+	pthread_t a, b;
+
+	pthread_create(&a, NULL, add_racy, NULL);
+	pthread_create(&b, NULL, add_racy, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	cr_assert_eq(counter, 2, "lost update: counter %d", counter);
+}
+#else
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *add_locked(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	counter = counter + 1;
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+Test(suite, locked)
+{
+	pthread_t a, b;
+
+	pthread_create(&a, NULL, add_locked, NULL);
+	pthread_create(&b, NULL, add_locked, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	cr_assert_eq(counter, 2, "counter %d", counter);
+}
+
+Test(suite, plain)
+{
+	cr_assert_eq(1 + 1, 2);
+}
+#endif
