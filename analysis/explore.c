@@ -690,10 +690,12 @@ static int explore_parallel(const struct explore_opts *o,
 			FILE *f = fdopen(fds[k][1], "w");
 
 			if (f) {
-				fprintf(f, "%d %llu %llu %zu %u\n", wr.verdict,
+				fprintf(f, "%d %llu %llu %zu %u %u\n",
+					wr.verdict,
 					(unsigned long long)wr.runs,
 					(unsigned long long)wr.fail_run,
-					wr.npoints, tracer_filters_installed());
+					wr.npoints, tracer_filters_installed(),
+					wr.checkpoint_forks);
 				for (size_t i = 0; i < wr.npoints; i++)
 					fprintf(f, "%llx %u\n",
 						(unsigned long long)
@@ -716,12 +718,13 @@ static int explore_parallel(const struct explore_opts *o,
 		int v = VERDICT_ERROR;
 		unsigned long long runs = 0, fr = 0;
 		size_t np = 0;
-		unsigned nf = 0;
+		unsigned nf = 0, nforks = 0;
 
-		if (f && fscanf(f, "%d %llu %llu %zu %u", &v, &runs, &fr, &np,
-				&nf) == 5) {
+		if (f && fscanf(f, "%d %llu %llu %zu %u %u", &v, &runs, &fr,
+				&np, &nf, &nforks) == 6) {
 			r->runs += runs;
 			r->filters += nf;
+			r->checkpoint_forks += nforks;
 			struct user_point *pts = calloc(np + 1, sizeof(*pts));
 
 			for (size_t i = 0; pts && i < np; i++) {
@@ -788,14 +791,15 @@ static void put_result(FILE *f, const struct explore_result *wr)
 	const struct run_result *fr = &wr->fail;
 	bool fail = wr->verdict == VERDICT_FAIL;
 
-	fprintf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u %llu %d\n",
+	fprintf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u %llu %d %u\n",
 		wr->verdict, (unsigned long long)wr->runs,
 		(unsigned long long)wr->bound0_runs, wr->complete, wr->bound,
 		(unsigned long long)wr->fail_key,
 		(unsigned long long)wr->fail_run, wr->found_by,
 		wr->found_preemptions, fail ? fr->ndecisions : 0, wr->npoints,
 		tracer_filters_installed(),
-		(unsigned long long)wr->pruned, wr->stopped);
+		(unsigned long long)wr->pruned, wr->stopped,
+		wr->checkpoint_forks);
 	fprintf(f, "%s\n", wr->error);
 	for (size_t i = 0; fail && i < fr->ndecisions; i++) {
 		const struct decision *c = &fr->decisions[i];
@@ -817,10 +821,11 @@ static bool get_result(FILE *f, struct explore_result *w)
 
 	memset(w, 0, sizeof(*w));
 	if (!f || fscanf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u "
-			    "%llu %d",
+			    "%llu %d %u",
 			 &w->verdict, &runs, &b0, &complete, &w->bound, &key,
 			 &frun, &w->found_by, &w->found_preemptions, &ndec, &np,
-			 &w->filters, &pruned, &stopped) != 14 ||
+			 &w->filters, &pruned, &stopped,
+			 &w->checkpoint_forks) != 15 ||
 	    ndec > (1u << 26) || np > (1u << 20))
 		return false;
 	w->runs = runs;
@@ -959,6 +964,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		r->runs += w->runs - (k ? w->bound0_runs : 0);
 		r->pruned += w->pruned;
 		r->filters += w->filters;
+		r->checkpoint_forks += w->checkpoint_forks;
 		if (w->bound > r->bound)
 			r->bound = w->bound;
 		if (w->verdict == VERDICT_FAIL &&

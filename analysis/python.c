@@ -347,6 +347,8 @@ int python_detect(const char *path, struct python_info *pi)
 		return 0; /* a shell script, not an interpreter */
 	if (r)
 		return r;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
 	if (!syms[0].value) {
 		if (shared || syms[5].value) {
 			pi->is_python = true;
@@ -355,6 +357,19 @@ int python_detect(const char *path, struct python_info *pi)
 				 "Python-level scheduling needs the "
 				 "interpreter linked into the executable "
 				 "(planned)",
+				 path);
+		} else if (!strncmp(base, "pypy", 4)) {
+			pi->is_python = true;
+			snprintf(pi->why, sizeof(pi->why),
+				 "%s: PyPy is not supported (Python-level "
+				 "scheduling needs CPython 3.11)",
+				 path);
+		} else if (!strncmp(base, "python", 6)) {
+			pi->is_python = true;
+			snprintf(pi->why, sizeof(pi->why),
+				 "%s has no _PyRuntime symbol (not CPython, "
+				 "or its dynamic symbols are stripped): "
+				 "Python-level scheduling needs CPython 3.11",
 				 path);
 		}
 		return 0;
@@ -368,6 +383,19 @@ int python_detect(const char *path, struct python_info *pi)
 
 		if (elf_read_at(path, syms[4].value, &v, sizeof(v)) == 0)
 			pi->version = (unsigned)v;
+	}
+	size_t bl = strlen(base);
+
+	if (!strncmp(base, "python", 6) && bl > 7 && base[bl - 1] == 't' &&
+	    base[bl - 2] >= '0' &&
+	    base[bl - 2] <= '9') {
+		/* python3.13t: PEP 703's build, no GIL to hand over */
+		snprintf(pi->why, sizeof(pi->why),
+			 "%s is a free-threaded CPython build (no GIL): "
+			 "Python-level scheduling needs the GIL (CPython "
+			 "3.11)",
+			 path);
+		return 0;
 	}
 	if ((pi->version >> 16) != 0x030b) {
 		snprintf(pi->why, sizeof(pi->why),
@@ -1111,6 +1139,8 @@ struct sched_policy *python_policy_new(const struct python_info *pi,
 		.ctx = p,
 		.points = &p->pt,
 		.npoints = 1,
+		.coverage = "Python-level: GIL switches at the eval-breaker "
+			    "checks of the program's own code",
 		.begin = pol_begin,
 		.want_point = pol_want_point,
 		.shape = pol_shape,

@@ -658,7 +658,7 @@ minimized:
 		if (files[1][0])
 			run_result_free(&best);
 	} else if (er.verdict == VERDICT_PASS) {
-		if (eo.strategy == STRAT_DFS)
+		if (eo.strategy == STRAT_DFS) {
 			snprintf(summary, sizeof(summary),
 				 "ptloom: PASS %llu run%s, complete to "
 				 "%s bound %d",
@@ -666,12 +666,21 @@ minimized:
 				 er.runs == 1 ? "" : "s",
 				 eo.delay_bound ? "delay" : "preemption",
 				 eo.bound);
-		else
+			/* what a policy's bound counts (Python: GIL
+			 * switches in the program's own code) */
+			if (eo.cfg.policy && eo.cfg.policy->coverage) {
+				size_t k = strlen(summary);
+
+				snprintf(summary + k, sizeof(summary) - k,
+					 " (%s)", eo.cfg.policy->coverage);
+			}
+		} else {
 			snprintf(summary, sizeof(summary),
 				 "ptloom: PASS %llu run%s (%s, sampled, not "
 				 "exhaustive)",
 				 (unsigned long long)er.runs,
 				 er.runs == 1 ? "" : "s", sname);
+		}
 		rep.verdict = "pass";
 		code = EXIT_PASS;
 	} else if (er.killed) {

@@ -365,6 +365,7 @@ int bp_install(struct session *ss, struct process *s)
 	int r;
 
 	s->bps_installed = true;
+	s->bps_lifted = false;
 	if ((ss->cfg->points & POINTS_SYNC) &&
 	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&
 	    elf_first_vaddr(path, &first) == 0) {
@@ -598,6 +599,25 @@ int bp_remove_observers(struct process *s)
 		s->bps[k++] = s->bps[i];
 	}
 	s->nbps = k;
+	s->observing = false;
+	return 0;
+}
+
+/*
+ * One thread is left and has passed many breakpoints with nobody to
+ * interleave (session.c, sole_thread): every breakpoint is lifted, as
+ * before the program's first thread, until its next clone installs them
+ * again.
+ */
+int bp_lift_all(struct process *s)
+{
+	for (size_t i = 0; i < s->nbps; i++) {
+		mem_write(s, s->bps[i].addr, s->bps[i].orig, 1);
+		free(s->bps[i].insn);
+	}
+	s->nbps = 0;
+	s->bps_installed = false;
+	s->bps_lifted = true;
 	s->observing = false;
 	return 0;
 }

@@ -97,6 +97,7 @@ static void free_bps(struct process *p)
 	p->bps = NULL;
 	p->nbps = 0;
 	p->bps_installed = false;
+	p->bps_lifted = false;
 	p->observing = false;
 }
 
@@ -104,6 +105,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 {
 	free_bps(child);
 	child->bps_installed = parent->bps_installed;
+	child->bps_lifted = parent->bps_lifted;
 	child->observing = parent->observing;
 	child->join_off = parent->join_off;
 	if (!parent->nbps)

@@ -34,6 +34,7 @@ struct process {
 	struct bp *bps;		/* sorted by addr */
 	size_t nbps;
 	bool bps_installed;
+	bool bps_lifted;	/* lifted while one thread was left (bp.c) */
 	bool observing;		/* observation breakpoints are in place */
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */
 	bool exec_seen;

@@ -1218,6 +1218,42 @@ static bool timeout_reached(struct session *s)
 
 /* Wait for the next stop; -ETIMEDOUT when --timeout passed, -EINTR when
  * interrupted, -ECHILD when nothing is left. */
+/*
+ * A sole thread's breakpoints are trace, not choices: with one thread in
+ * one process, no timer armed and no observer, nothing can run between
+ * its steps.  After SOLE_LIFT breakpoint stops in a row like that (a
+ * program's shutdown after its last join: an interpreter's finalisation
+ * is hundreds), they are lifted, as they were before its first thread,
+ * and its next clone installs them again.  A few
+ * in a gap between a join and the next create cost less than the lift.
+ */
+#define SOLE_LIFT 32
+
+static bool sole_thread(struct session *s, const struct thread *t)
+{
+	if (s->nprocs != 1 || s->nfreep || s->cfg->observer ||
+	    t->p->observing || timer_armed(s))
+		return false;
+	for (int i = 0; i < s->nth; i++)
+		if (i != t->idx && s->th[i].st != SCHED_DEAD)
+			return false;
+	return true;
+}
+
+static void lift_when_alone(struct session *s, struct thread *t)
+{
+	if (!t->p->bps_installed || !t->p->nbps || t->stop != STOP_BP)
+		return;
+	if (!sole_thread(s, t)) {
+		s->sole_bps = 0;
+	} else if (++s->sole_bps >= SOLE_LIFT) {
+		/* resume() finds no breakpoint to step over: the thread
+		 * runs the original instruction itself */
+		bp_lift_all(t->p);
+		s->sole_bps = 0;
+	}
+}
+
 /* The limits checked on every timer tick: Ctrl-C, --timeout, a spin. */
 static int check_limits(struct session *s, pid_t only)
 {
@@ -1764,11 +1800,14 @@ static void schedule(struct session *s)
 			break;
 		bool runs = true;
 
+		lift_when_alone(s, t);
 		switch (t->kind) {
 		case OP_CLONE:
 			/* the first thread of a process: now choices exist
-			 * inside it */
-			if (t->clone_thread && !t->p->bps_installed)
+			 * inside it; or a thread or process after the
+			 * breakpoints were lifted */
+			if ((t->clone_thread || t->p->bps_lifted) &&
+			    !t->p->bps_installed)
 				bp_install(s, t->p);
 			if (t->p->idx == 0)
 				collect_objects(s, t->p);

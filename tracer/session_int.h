@@ -200,6 +200,7 @@ struct session {
 	struct timers *timers;	/* virtual alarms, timerfds (timer.c) */
 	struct livelock ll;	/* past --max-steps (tracer/spin.c) */
 	bool from_checkpoint;	/* a fork of the template (checkpoint.c) */
+	unsigned sole_bps;	/* breakpoint stops of a sole thread in a row */
 	bool outfd_shared;	/* outfd belongs to the checkpoint */
 	/* the last abnormal end of a process other than P0 (a crash or a
 	 * non-zero exit): what a runner's failure most likely reports */
@@ -234,6 +235,7 @@ struct bp *bp_find(struct process *p, uint64_t addr);
 int bp_step_over(struct session *s, struct thread *t);
 int bp_remove_all_in(struct process *p, pid_t pid);
 int bp_remove_observers(struct process *p);
+int bp_lift_all(struct process *p);
 /* Effective address of the memory operand at breakpoint b for t. */
 uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 		    int *size, bool *write);

@@ -77,6 +77,9 @@ struct sched_policy {
 	 * kind is the event kind their hits get */
 	const struct user_point *points;
 	size_t npoints;
+	/* what "complete to bound N" covers under this policy, for the
+	 * verdict ("GIL switches in ..."); NULL: every point */
+	const char *coverage;
 	/* a new execution starts (per-run state) */
 	void (*begin)(void *ctx);
 	/* thread hit one of points: true makes it a scheduling point,

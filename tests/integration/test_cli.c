@@ -3439,6 +3439,43 @@ Test(issue12, python_checkpointed_runs_equal_exec_runs)
 	py_checkpoint_agrees("bank_fixed.py", 0);
 }
 
+/* An interpreter Python mode does not support is named, and the run is
+ * scheduled at the C level: PyPy, a python without CPython's symbols, a
+ * free-threaded build (copies named like them). */
+Test(issue12, python_unsupported_interpreters_say_so)
+{
+	static const struct {
+		const char *name, *from, *code, *says;
+	} cases[] = {
+		{ "pypy3", "/bin/dash", ":", "PyPy is not supported" },
+		{ "python3.9", "/bin/dash", ":", "has no _PyRuntime symbol" },
+		{ "python3.13t", PYTHON, "pass",
+		  "a free-threaded CPython build" },
+	};
+	char line[3 * PATH_MAX];
+
+	need_python();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *copy = in_tmp(cases[i].name);
+
+		snprintf(line, sizeof(line), "cp -L %s %s", cases[i].from,
+			 copy);
+		cr_assert_eq(system(line), 0, "%s", line);
+		char *argv[] = { (char *)ptloom(), "run", "--seed", SEED,
+				 "-o", in_tmp("out"), "--timeout", "120",
+				 "--max-runs", "3", "--", copy, "-c",
+				 (char *)cases[i].code, NULL };
+		struct res r = run_argv(argv, NULL, PY_TIMEOUT);
+
+		cr_assert(r.code == 0 || r.code == 3, "%s: exit %d\n%s\n%s",
+			  cases[i].name, r.code, r.out, r.err);
+		assert_contains(r.err, cases[i].says, cases[i].name);
+		assert_contains(r.err, "using C-level scheduling points",
+				cases[i].name);
+		res_free(&r);
+	}
+}
+
 /* ctest (cmake from Debian, scripts/setup.sh): the racy test of a project
  * is found and named; the project of two correct tests passes. */
 Test(issue9, ctest_project_racy_test_found_and_named)
