@@ -63,6 +63,12 @@ struct dfs {
 	uint32_t plen;
 	struct alt *root_sleep;	/* the item's sleep set */
 	int nroot_sleep;
+	/* the sleep set now, updated at every step of the run (the chosen
+	 * ones and those with one alternative, dfs_single); live once the
+	 * item's prefix is behind */
+	struct alt *run_sleep;
+	int nrun_sleep;
+	bool live;
 	struct node *stack;	/* nodes at depth >= plen */
 	size_t depth, cap;
 	size_t pos;		/* decisions taken in the current run */
@@ -88,6 +94,8 @@ struct dfs {
 	struct item *later;
 	size_t nlater, caplater;
 };
+
+static void set_run_sleep(struct dfs *d, const struct alt *set, int k);
 
 static bool push_item(struct dfs *d, int which, struct item it)
 {
@@ -295,6 +303,7 @@ bool dfs_next(struct dfs *d)
 	d->pos = 0;
 	d->diverged = false;
 	d->pruned_run = false;
+	set_run_sleep(d, NULL, 0);
 	if (d->in_item && d->placement) {
 		truncate_stack(d, 0);
 		d->in_item = false;
@@ -313,6 +322,7 @@ bool dfs_next(struct dfs *d)
 			if (next >= 0) {
 				n->chosen = (uint16_t)next;
 				n->done[next] = 1;
+				d->live = d->plen == 0;
 				return true;
 			}
 			free_node(n);
@@ -322,6 +332,7 @@ bool dfs_next(struct dfs *d)
 	}
 	if (!next_item(d))
 		return false;
+	d->live = d->plen == 0;
 	return true;
 }
 
@@ -333,23 +344,24 @@ void dfs_end_run(struct dfs *d)
 }
 
 /*
- * Dependence from what the supervisor knows of a pending operation.
+ * Dependence from what the supervisor knows of a pending operation: the
+ * stretch of the thread's code from this point to its next one.
  * DEP_NONE: commutes with every other thread's operation (a thread's first
  * step, a yield: they change no shared state the next points see; the code
  * between points is covered only where it is race-free, as everywhere in
- * the reduction).  DEP_OBJ: acts on its object only; two of them conflict
- * when their objects lie within 64 bytes (a pthread object and its
- * internal futex words, overlapping accesses).  DEP_LIFE: a thread's exit,
- * which wakes its joiners through the tid word: it conflicts with futex
- * operations and other exits.  DEP_ALL: everything else (clone, create,
- * join, cond_wait (it also unlocks its mutex), wake-ups, timeouts, time,
- * signals, polls, spins, unknown calls).
+ * the reduction).  DEP_OBJ: acts on its objects only (struct span); two of
+ * them conflict when their byte ranges overlap.  DEP_LIFE: a thread's
+ * exit, which clears and wakes its tid word: it conflicts with futex
+ * operations on that word (on any word when it is not known) and with
+ * other exits.  DEP_ALL: everything else (clone, create, join, timed
+ * waits, timeouts, time, signals, polls, spins, pthread_once (it runs the
+ * init routine), unknown calls, a wake-up by a signal).
  */
 enum { DEP_NONE, DEP_OBJ, DEP_LIFE, DEP_ALL };
 
 static int dep_class(const struct alt *a)
 {
-	if (a->timeout)
+	if (a->timeout || a->global)
 		return DEP_ALL;
 	switch (a->kind) {
 	case OP_START:
@@ -361,6 +373,7 @@ static int dep_class(const struct alt *a)
 	case OP_FUTEX_WAIT:
 	case OP_FUTEX_WAKE:
 	case OP_FUTEX_REQUEUE:
+	case OP_WOKEN:
 	case OP_READ:
 	case OP_WRITE:
 	case OP_ACCEPT:
@@ -370,16 +383,19 @@ static int dep_class(const struct alt *a)
 		return a->obj ? DEP_OBJ : DEP_ALL;
 	case OP_CALL:
 		switch (a->fn) {
-		case FN_COND_WAIT:
 		case FN_COND_TIMEDWAIT:
-		case FN_CND_WAIT:
 		case FN_CND_TIMEDWAIT:
 		case FN_MUTEX_TIMEDLOCK:
 		case FN_RWLOCK_TIMEDRDLOCK:
 		case FN_RWLOCK_TIMEDWRLOCK:
 		case FN_SEM_TIMEDWAIT:
 		case FN_MTX_TIMEDLOCK:
+		case FN_ONCE:
 			return DEP_ALL;
+		case FN_COND_WAIT:
+		case FN_CND_WAIT:
+			/* it unlocks its mutex too: the tracer names it */
+			return a->obj && a->obj2 ? DEP_OBJ : DEP_ALL;
 		default:
 			return a->obj && op_is_local(OP_CALL, a->fn) ? DEP_OBJ
 								     : DEP_ALL;
@@ -389,10 +405,115 @@ static int dep_class(const struct alt *a)
 	}
 }
 
+/*
+ * The bytes a call's object spans (glibc x86-64: its internal futex words
+ * lie inside it), 64 for calls whose object size is not known here.
+ */
+static uint64_t call_span(int fn)
+{
+	switch (fn) {
+	case FN_MUTEX_LOCK:
+	case FN_MUTEX_TRYLOCK:
+	case FN_MUTEX_TIMEDLOCK:
+	case FN_MUTEX_UNLOCK:
+	case FN_MTX_LOCK:
+	case FN_MTX_TRYLOCK:
+	case FN_MTX_TIMEDLOCK:
+	case FN_MTX_UNLOCK:
+		return 40; /* pthread_mutex_t */
+	case FN_COND_WAIT:
+	case FN_COND_TIMEDWAIT:
+	case FN_COND_SIGNAL:
+	case FN_COND_BROADCAST:
+	case FN_CND_WAIT:
+	case FN_CND_TIMEDWAIT:
+	case FN_CND_SIGNAL:
+	case FN_CND_BROADCAST:
+		return 48; /* pthread_cond_t */
+	case FN_RWLOCK_RDLOCK:
+	case FN_RWLOCK_WRLOCK:
+	case FN_RWLOCK_TRYRDLOCK:
+	case FN_RWLOCK_TRYWRLOCK:
+	case FN_RWLOCK_TIMEDRDLOCK:
+	case FN_RWLOCK_TIMEDWRLOCK:
+	case FN_RWLOCK_UNLOCK:
+		return 56; /* pthread_rwlock_t */
+	case FN_SEM_WAIT:
+	case FN_SEM_TRYWAIT:
+	case FN_SEM_TIMEDWAIT:
+	case FN_SEM_POST:
+	case FN_BARRIER_WAIT:
+		return 32; /* sem_t, pthread_barrier_t */
+	case FN_SPIN_LOCK:
+	case FN_SPIN_TRYLOCK:
+	case FN_SPIN_UNLOCK:
+		return 4;
+	default:
+		return 64;
+	}
+}
+
+struct span {
+	uint64_t lo, hi; /* [lo, hi) */
+};
+
+/* The byte ranges a DEP_OBJ operation acts on; returns how many. */
+static int spans(const struct alt *a, struct span *sp)
+{
+	uint64_t len1, len2 = 4;
+
+	if (a->obj >> 63) {
+		len1 = 1; /* a descriptor's object: an identity */
+	} else {
+		switch (a->kind) {
+		case OP_CALL:
+			len1 = call_span(a->fn);
+			len2 = call_span(FN_MUTEX_LOCK); /* cond_wait's */
+			break;
+		case OP_FUTEX_WAIT:
+		case OP_FUTEX_WAKE:
+		case OP_FUTEX_REQUEUE:
+		case OP_WOKEN:
+			len1 = 4; /* a futex word */
+			break;
+		case OP_ATOMIC:
+			len1 = 16; /* up to cmpxchg16b */
+			break;
+		default:
+			len1 = 64; /* a racy access: up to a 64-byte vector */
+			break;
+		}
+	}
+	int n = 0;
+
+	sp[n++] = (struct span){ a->obj, a->obj + len1 };
+	if (a->obj2 && a->kind != OP_EXIT)
+		sp[n++] = (struct span){ a->obj2, a->obj2 + len2 };
+	return n;
+}
+
 static bool is_futex(int kind)
 {
 	return kind == OP_FUTEX_WAIT || kind == OP_FUTEX_WAKE ||
-	       kind == OP_FUTEX_REQUEUE;
+	       kind == OP_FUTEX_REQUEUE || kind == OP_WOKEN;
+}
+
+/* Does exit e (its tid word in obj2, 0: unknown) touch o's futex words? */
+static bool exit_touches(const struct alt *e, const struct alt *o)
+{
+	if (dep_class(o) == DEP_LIFE)
+		return true;
+	if (!is_futex(o->kind) && !(o->kind == OP_CALL && o->obj2))
+		return false;
+	if (!e->obj2)
+		return is_futex(o->kind);
+	struct span sp[2];
+	int n = spans(o, sp);
+
+	for (int i = 0; i < n; i++)
+		if (e->obj2 < sp[i].hi && sp[i].lo < e->obj2 + 4)
+			return true;
+	return false;
 }
 
 bool dfs_dependent(const struct alt *a, const struct alt *b)
@@ -405,14 +526,18 @@ bool dfs_dependent(const struct alt *a, const struct alt *b)
 		return true;
 	if (x == DEP_NONE || y == DEP_NONE)
 		return false;
-	if (x == DEP_LIFE || y == DEP_LIFE) {
-		const struct alt *o = x == DEP_LIFE ? b : a;
+	if (x == DEP_LIFE)
+		return exit_touches(a, b);
+	if (y == DEP_LIFE)
+		return exit_touches(b, a);
+	struct span sa[2], sb[2];
+	int na = spans(a, sa), nb = spans(b, sb);
 
-		return dep_class(o) == DEP_LIFE || is_futex(o->kind);
-	}
-	uint64_t d = a->obj > b->obj ? a->obj - b->obj : b->obj - a->obj;
-
-	return d < 64;
+	for (int i = 0; i < na; i++)
+		for (int j = 0; j < nb; j++)
+			if (sa[i].lo < sb[j].hi && sb[j].lo < sa[i].hi)
+				return true;
+	return false;
 }
 
 static bool independent(const struct alt *a, const struct alt *b)
@@ -448,66 +573,105 @@ static bool asleep(const struct node *n, const struct alt *a)
 	return false;
 }
 
-/* The sleep set of a child of parent reached by its chosen edge. */
-static void inherit_sleep(struct dfs *d, struct node *child,
-			  const struct node *parent)
+static bool same_op(const struct alt *a, const struct alt *b)
 {
-	if (!d->sleep_sets || child->kind != DEC_RUN)
-		return;
-	if (!parent) {
-		/* an item's first node: the set computed when it was queued */
-		if (!d->nroot_sleep)
-			return;
-		child->sleep = malloc((size_t)d->nroot_sleep *
-				      sizeof(struct alt));
-		if (!child->sleep)
-			return;
-		memcpy(child->sleep, d->root_sleep,
-		       (size_t)d->nroot_sleep * sizeof(struct alt));
-		child->nsleep = d->nroot_sleep;
-		goto filter;
-	}
-	if (parent->kind != DEC_RUN)
-		return;
-	const struct alt *via = &parent->alts[parent->chosen];
-	int cap = parent->nsleep + parent->nalts;
+	return a->thread == b->thread && a->obj == b->obj &&
+	       a->obj2 == b->obj2 && a->kind == b->kind && a->fn == b->fn &&
+	       a->timeout == b->timeout && a->global == b->global;
+}
 
-	child->sleep = malloc((size_t)cap * sizeof(struct alt));
-	if (!child->sleep)
-		return;
-	for (int i = 0; i < parent->nsleep; i++)
-		if (independent(&parent->sleep[i], via))
-			child->sleep[child->nsleep++] = parent->sleep[i];
-	for (int i = 0; i < parent->nalts; i++) {
-		const struct alt *a = &parent->alts[i];
+/* The running sleep set becomes (k alternatives of) set. */
+static void set_run_sleep(struct dfs *d, const struct alt *set, int k)
+{
+	struct alt *n = k ? malloc((size_t)k * sizeof(*n)) : NULL;
 
-		/* explored siblings before the chosen one */
-		if (i == parent->chosen || !parent->done[i] || a->cost)
-			continue;
-		if (i > parent->chosen)
-			continue;
-		if (independent(a, via) && bound_safe(a, via))
-			child->sleep[child->nsleep++] = *a;
+	if (k && !n)
+		k = 0; /* an empty set is always safe */
+	if (k)
+		memcpy(n, set, (size_t)k * sizeof(*n));
+	free(d->run_sleep);
+	d->run_sleep = n;
+	d->nrun_sleep = k;
+}
+
+/*
+ * After node n's chosen edge: what is asleep at n and commutes with it,
+ * and the explored free siblings before it that commute with it and may
+ * sleep (bound_safe).  A wake or wait choice clears the set.
+ */
+static void sleep_after(struct dfs *d, const struct node *n)
+{
+	if (!d->sleep_sets || n->kind != DEC_RUN) {
+		set_run_sleep(d, NULL, 0);
+		return;
 	}
-filter:;
-	/* a sleeping thread is identified by the operation it is at: keep
-	 * it asleep only while the child offers it the same operation */
+	const struct alt *via = &n->alts[n->chosen];
+	struct alt *sl = malloc((size_t)(n->nsleep + n->nalts) * sizeof(*sl));
 	int k = 0;
 
-	for (int i = 0; i < child->nsleep; i++) {
-		bool same = false;
-
-		for (int j = 0; j < child->nalts; j++)
-			if (child->alts[j].thread == child->sleep[i].thread &&
-			    child->alts[j].obj == child->sleep[i].obj &&
-			    child->alts[j].kind == child->sleep[i].kind &&
-			    child->alts[j].fn == child->sleep[i].fn &&
-			    child->alts[j].timeout == child->sleep[i].timeout)
-				same = true;
-		if (same)
-			child->sleep[k++] = child->sleep[i];
+	if (!sl) {
+		set_run_sleep(d, NULL, 0);
+		return;
 	}
-	child->nsleep = k;
+	for (int i = 0; i < n->nsleep; i++)
+		if (independent(&n->sleep[i], via))
+			sl[k++] = n->sleep[i];
+	for (int i = 0; i < n->chosen; i++) {
+		const struct alt *a = &n->alts[i];
+
+		if (!n->done[i] || a->cost || asleep(n, a))
+			continue;
+		if (independent(a, via) && bound_safe(a, via))
+			sl[k++] = *a;
+	}
+	set_run_sleep(d, sl, k);
+	free(sl);
+}
+
+/* A fresh node's sleep set: the running one, each sleeper kept only
+ * while the node offers its thread the same operation. */
+static void node_sleep(struct dfs *d, struct node *n)
+{
+	if (!d->sleep_sets || n->kind != DEC_RUN || !d->live ||
+	    !d->nrun_sleep)
+		return;
+	n->sleep = malloc((size_t)d->nrun_sleep * sizeof(struct alt));
+	if (!n->sleep)
+		return;
+	for (int i = 0; i < d->nrun_sleep; i++)
+		for (int j = 0; j < n->nalts; j++)
+			if (same_op(&n->alts[j], &d->run_sleep[i])) {
+				n->sleep[n->nsleep++] = d->run_sleep[i];
+				break;
+			}
+}
+
+/*
+ * A choice point with one alternative, which the supervisor takes without
+ * asking pick: if that thread is asleep every continuation ran elsewhere
+ * (cut the run short: false); otherwise its operation wakes the sleepers
+ * it conflicts with.
+ */
+static bool dfs_single(void *ctx, const struct choice *c)
+{
+	struct dfs *d = ctx;
+
+	if (!d->sleep_sets || !d->live || !d->nrun_sleep || c->nalts != 1)
+		return true;
+	const struct alt *a = &c->alts[0];
+	int k = 0;
+
+	for (int i = 0; i < d->nrun_sleep; i++) {
+		if (same_op(&d->run_sleep[i], a)) {
+			d->pruned_run = true;
+			d->pruned++;
+			return false;
+		}
+		if (independent(&d->run_sleep[i], a))
+			d->run_sleep[k++] = d->run_sleep[i];
+	}
+	d->nrun_sleep = k;
+	return true;
 }
 
 /*
@@ -552,6 +716,11 @@ static int dfs_pick(void *ctx, const struct choice *c)
 			d->diverged = true;
 			return -1;
 		}
+		if (pos + 1 == d->plen) {
+			/* the item's costly edge: its sleep set from here */
+			set_run_sleep(d, d->root_sleep, d->nroot_sleep);
+			d->live = true;
+		}
 		return idx;
 	}
 	size_t depth = pos - d->plen;
@@ -564,6 +733,7 @@ static int dfs_pick(void *ctx, const struct choice *c)
 			d->diverged = true;
 			return -1;
 		}
+		sleep_after(d, n);
 		return n->chosen;
 	}
 	/* 3. a fresh node */
@@ -597,7 +767,7 @@ static int dfs_pick(void *ctx, const struct choice *c)
 							    ? dfs_delay_cost(c, i)
 							    : 0);
 	d->depth++;
-	inherit_sleep(d, n, d->depth > 1 ? &d->stack[d->depth - 2] : NULL);
+	node_sleep(d, n);
 	/* asleep alternatives count as explored */
 	for (int i = 0; i < n->nalts; i++)
 		if (asleep(n, &n->alts[i])) {
@@ -648,6 +818,7 @@ static int dfs_pick(void *ctx, const struct choice *c)
 		if (!n->alts[i].cost && !n->done[i]) {
 			n->chosen = (uint16_t)i;
 			n->done[i] = 1;
+			sleep_after(d, n);
 			return i;
 		}
 	/* every free alternative is asleep: this run is redundant */
@@ -657,7 +828,8 @@ static int dfs_pick(void *ctx, const struct choice *c)
 
 struct strategy dfs_strategy(struct dfs *d)
 {
-	return (struct strategy){ .ctx = d, .pick = dfs_pick };
+	return (struct strategy){ .ctx = d, .pick = dfs_pick,
+				  .single = dfs_single };
 }
 
 void dfs_set_placement(struct dfs *d, bool on)
@@ -719,6 +891,7 @@ void dfs_free(struct dfs *d)
 	free(d->stack);
 	free(d->prefix);
 	free(d->root_sleep);
+	free(d->run_sleep);
 	for (int i = 0; i < 2; i++) {
 		for (size_t k = 0; k < d->nitems[i]; k++)
 			free(d->items[i][k].sleep);

@@ -217,3 +217,256 @@ int minimize_search(minimize_strategy_fn run, void *ctx,
 	}
 	return found;
 }
+
+/*
+ * Reordering: the same order of effects with as few switches as possible.
+ * The effects of a run are its calls, racy accesses, atomics and pipe
+ * reads and writes (not the futex and wake-up mechanics under them, which
+ * follow from the schedule).  Each effect may run once the effects it
+ * depends on (other threads', earlier in the found run, on objects within
+ * 64 bytes, not two reads) have run; a mutex's critical sections keep
+ * their order: a lock call waits for the other threads' unlocks of that
+ * mutex that came before the unlock closing its own section.  The run
+ * keeps the current thread while its next effect may run and otherwise
+ * switches to the thread whose next effect came first.  One run; the
+ * caller keeps it only if it fails the same way with fewer preemptions.
+ */
+struct reorder {
+	int nth;
+	size_t n;		/* effects of the found run */
+	int *thread;		/* per effect */
+	size_t *local;		/* its index among its thread's effects */
+	uint32_t *need;		/* n x nth: effects of each thread first */
+	size_t **order;		/* per thread: its effects' indices */
+	size_t *count;		/* per thread: how many it has */
+	size_t *done;		/* per thread: how many ran in this run */
+};
+
+static bool mutex_fn(int fn, bool *unlock)
+{
+	*unlock = fn == FN_MUTEX_UNLOCK || fn == FN_MTX_UNLOCK;
+	return *unlock || fn == FN_MUTEX_LOCK || fn == FN_MUTEX_TRYLOCK ||
+	       fn == FN_MUTEX_TIMEDLOCK || fn == FN_MTX_LOCK ||
+	       fn == FN_MTX_TRYLOCK || fn == FN_MTX_TIMEDLOCK;
+}
+
+static bool is_effect(int kind, int fn)
+{
+	switch (kind) {
+	case OP_CALL:
+		return fn != FN_CREATE && fn != FN_JOIN && fn != FN_ONCE &&
+		       fn != FN_THRD_CREATE && fn != FN_THRD_JOIN &&
+		       fn != FN_USLEEP && fn > FN_NONE && fn < FN_MAX;
+	case OP_ACCESS:
+	case OP_ATOMIC:
+	case OP_READ:
+	case OP_WRITE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool effects_conflict(const struct event *a, const struct event *b)
+{
+	bool ua, ub;
+
+	if (!a->obj || !b->obj)
+		return true;
+	uint64_t d = a->obj > b->obj ? a->obj - b->obj : b->obj - a->obj;
+
+	if ((a->obj >> 63) != (b->obj >> 63) || d >= 64)
+		return false;
+	if (a->kind == OP_ACCESS && b->kind == OP_ACCESS && !a->arg && !b->arg)
+		return false; /* two reads */
+	/* mutex sections are ordered at their lock calls */
+	if (a->kind == OP_CALL && b->kind == OP_CALL && mutex_fn(a->fn, &ua) &&
+	    mutex_fn(b->fn, &ub))
+		return false;
+	return true;
+}
+
+static void reorder_free(struct reorder *ro)
+{
+	if (ro->order)
+		for (int t = 0; t < ro->nth; t++)
+			free(ro->order[t]);
+	free(ro->order);
+	free(ro->count);
+	free(ro->done);
+	free(ro->thread);
+	free(ro->local);
+	free(ro->need);
+	memset(ro, 0, sizeof(*ro));
+}
+
+static int reorder_init(struct reorder *ro, const struct run_result *r)
+{
+	const struct event **ef;
+
+	memset(ro, 0, sizeof(*ro));
+	for (size_t i = 0; i < r->nevents; i++)
+		if (r->events[i].thread >= ro->nth)
+			ro->nth = r->events[i].thread + 1;
+	if (!ro->nth || ro->nth > 64)
+		return -1;
+	ef = malloc((r->nevents + 1) * sizeof(*ef));
+	ro->thread = malloc((r->nevents + 1) * sizeof(int));
+	ro->local = malloc((r->nevents + 1) * sizeof(size_t));
+	ro->count = calloc((size_t)ro->nth, sizeof(size_t));
+	ro->done = calloc((size_t)ro->nth, sizeof(size_t));
+	ro->order = calloc((size_t)ro->nth, sizeof(size_t *));
+	if (!ef || !ro->thread || !ro->local || !ro->count || !ro->done ||
+	    !ro->order)
+		goto fail;
+	for (size_t i = 0; i < r->nevents; i++) {
+		const struct event *e = &r->events[i];
+
+		if (!is_effect(e->kind, e->fn))
+			continue;
+		ef[ro->n] = e;
+		ro->thread[ro->n] = e->thread;
+		ro->local[ro->n] = ro->count[e->thread]++;
+		ro->n++;
+	}
+	for (int t = 0; t < ro->nth; t++) {
+		ro->order[t] = malloc((ro->count[t] + 1) * sizeof(size_t));
+		if (!ro->order[t])
+			goto fail;
+		ro->count[t] = 0;
+	}
+	for (size_t j = 0; j < ro->n; j++)
+		ro->order[ro->thread[j]][ro->count[ro->thread[j]]++] = j;
+	ro->need = calloc(ro->n * (size_t)ro->nth + 1, sizeof(uint32_t));
+	if (!ro->need)
+		goto fail;
+	for (size_t j = 0; j < ro->n; j++) {
+		const struct event *e = ef[j];
+		uint32_t *need = &ro->need[j * (size_t)ro->nth];
+		bool unlock;
+		size_t upto = j; /* effects before this one may constrain it */
+
+		if (e->kind == OP_CALL && mutex_fn(e->fn, &unlock) && !unlock) {
+			/* a lock call: up to the unlock closing its section */
+			for (size_t k = j + 1; k < ro->n; k++)
+				if (ro->thread[k] == e->thread &&
+				    ef[k]->kind == OP_CALL &&
+				    mutex_fn(ef[k]->fn, &unlock) && unlock &&
+				    ef[k]->obj == e->obj) {
+					upto = k;
+					break;
+				}
+			for (size_t i = 0; i < upto; i++)
+				if (ro->thread[i] != e->thread &&
+				    ef[i]->kind == OP_CALL &&
+				    mutex_fn(ef[i]->fn, &unlock) && unlock &&
+				    ef[i]->obj == e->obj &&
+				    need[ro->thread[i]] < ro->local[i] + 1)
+					need[ro->thread[i]] =
+						(uint32_t)ro->local[i] + 1;
+		}
+		for (size_t i = 0; i < j; i++)
+			if (ro->thread[i] != e->thread &&
+			    effects_conflict(ef[i], e) &&
+			    need[ro->thread[i]] < ro->local[i] + 1)
+				need[ro->thread[i]] = (uint32_t)ro->local[i] + 1;
+	}
+	free(ef);
+	return 0;
+fail:
+	free(ef);
+	reorder_free(ro);
+	return -1;
+}
+
+/* The found run's index of thread t's next effect; n when none is left. */
+static size_t next_effect(const struct reorder *ro, int t)
+{
+	if (t < 0 || t >= ro->nth || ro->done[t] >= ro->count[t])
+		return ro->n;
+	return ro->order[t][ro->done[t]];
+}
+
+static bool may_run(const struct reorder *ro, const struct alt *a)
+{
+	size_t j = next_effect(ro, a->thread);
+
+	if (a->timeout)
+		return false;
+	if (!is_effect(a->kind, a->fn) || j >= ro->n)
+		return true;
+	const uint32_t *need = &ro->need[j * (size_t)ro->nth];
+
+	for (int t = 0; t < ro->nth; t++)
+		if (ro->done[t] < need[t])
+			return false;
+	return true;
+}
+
+static int reorder_pick(void *ctx, const struct choice *c)
+{
+	struct reorder *ro = ctx;
+	int best = -1, any = -1;
+	size_t bj = 0, aj = 0;
+
+	if (c->kind != DEC_RUN)
+		return 0;
+	for (int i = 0; i < c->nalts; i++) {
+		const struct alt *a = &c->alts[i];
+
+		if (a->timeout)
+			continue;
+		if (a->thread == c->current && !a->yield && may_run(ro, a))
+			return i;
+		size_t j = next_effect(ro, a->thread);
+
+		if (any < 0 || j < aj) {
+			any = i;
+			aj = j;
+		}
+		if (may_run(ro, a) && (best < 0 || j < bj)) {
+			best = i;
+			bj = j;
+		}
+	}
+	return best >= 0 ? best : any >= 0 ? any : 0;
+}
+
+static void reorder_executed(void *ctx, const struct event *e)
+{
+	struct reorder *ro = ctx;
+
+	if (e->thread < ro->nth && is_effect(e->kind, e->fn))
+		ro->done[e->thread]++;
+}
+
+int minimize_reorder(minimize_strategy_fn run, void *ctx,
+		     struct run_result *best, struct minimize_stats *st)
+{
+	struct reorder ro;
+	struct run_result rr;
+
+	if (best->preemptions < 2 || reorder_init(&ro, best))
+		return -1;
+	struct strategy s = { .ctx = &ro, .pick = reorder_pick,
+			      .executed = reorder_executed };
+
+	st->runs++;
+	int e = run(ctx, &s, &rr);
+
+	reorder_free(&ro);
+	if (e)
+		return -1;
+	if (rr.failure != FAIL_NONE && rr.failure != FAIL_DIVERGED &&
+	    rr.failure != FAIL_INTERNAL && rr.failure != FAIL_INTERRUPTED &&
+	    rr.failure != FAIL_SPIN && fingerprint_equal(&rr, best) &&
+	    rr.preemptions < best->preemptions) {
+		run_result_free(best);
+		*best = rr;
+		st->preemptions_after = best->preemptions;
+		st->decisions_after = minimize_count_decisions(best);
+		return (int)best->preemptions;
+	}
+	run_result_free(&rr);
+	return -1;
+}

@@ -47,6 +47,17 @@ typedef int (*minimize_strategy_fn)(void *ctx, struct strategy *s,
 int minimize_search(minimize_strategy_fn run, void *ctx,
 		    struct run_result *best, unsigned max_runs,
 		    struct minimize_stats *st);
+/*
+ * The same order of effects (calls, racy accesses, atomics, pipe I/O; a
+ * mutex's critical sections in their order) with fewer switches: one run
+ * that keeps the current thread while its next effect may come and
+ * otherwise goes to the thread whose next effect came first in *best.
+ * A deep alternation sampled with many needless preemptions comes back
+ * with one switch per alternation.  On success (the same failure, fewer
+ * preemptions) *best is replaced and its preemptions returned, else -1.
+ */
+int minimize_reorder(minimize_strategy_fn run, void *ctx,
+		     struct run_result *best, struct minimize_stats *st);
 /* Non-default decisions of a run (index != 0). */
 size_t minimize_count_decisions(const struct run_result *r);
 

@@ -159,6 +159,17 @@ static void smaller_schedule(const struct explore_opts *eo,
 {
 	struct minimize_stats more = { 0 };
 
+	/* the found order of effects with fewer switches, to a fixed point */
+	while (best->preemptions > 1 &&
+	       minimize_reorder(run_with_strategy, cfg, best, &more) >= 0) {
+		ms->runs += more.runs;
+		more.runs = 0;
+		minimize(run_by_step, cfg, best, 200, &more);
+		ms->preemptions_after = best->preemptions;
+		ms->decisions_after = more.decisions_after;
+	}
+	ms->runs += more.runs;
+	more.runs = 0;
 	if (minimize_search(run_with_strategy, cfg, best, 400, &more) >= 0) {
 		ms->runs += more.runs;
 		more.runs = 0;

@@ -603,6 +603,28 @@ int bp_remove_observers(struct process *s)
 	return 0;
 }
 
+void bp_lift(struct process *p, struct bp *b)
+{
+	if (!b->lifted && !mem_write(p, b->addr, b->orig, 1)) {
+		b->lifted = true;
+		p->nlifted++;
+	}
+}
+
+void bp_drop_lifts(struct process *p)
+{
+	static const uint8_t int3 = 0xcc;
+
+	for (size_t i = 0; p->nlifted && i < p->nbps; i++)
+		if (p->bps[i].lifted) {
+			mem_write(p, p->bps[i].addr, &int3, 1);
+			p->bps[i].lifted = false;
+			p->bps[i].hits = 0;
+			p->nlifted--;
+		}
+	p->nlifted = 0;
+}
+
 /*
  * One thread is left and has passed many breakpoints with nobody to
  * interleave (session.c, sole_thread): every breakpoint is lifted, as
@@ -618,6 +640,7 @@ int bp_lift_all(struct process *s)
 	s->nbps = 0;
 	s->bps_installed = false;
 	s->bps_lifted = true;
+	s->nlifted = 0;
 	s->observing = false;
 	return 0;
 }

@@ -104,7 +104,10 @@ struct alt {
 	uint8_t kind;	  /* enum op_kind of the thread's pending operation */
 	uint8_t yield;	  /* the pending operation is a yield */
 	uint8_t fn;	  /* enum call_fn of a pending OP_CALL, else 0 */
+	uint8_t global;	  /* it may touch anything (a signal's handler) */
 	uint64_t obj;	  /* the object that operation touches, 0 if none */
+	uint64_t obj2;	  /* a second one: cond_wait's mutex, the tid word
+			   * an exit clears, FUTEX_WAKE_OP's second word */
 };
 
 #define MAX_ALTS 256

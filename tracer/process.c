@@ -96,6 +96,7 @@ static void free_bps(struct process *p)
 	free(p->bps);
 	p->bps = NULL;
 	p->nbps = 0;
+	p->nlifted = 0;
 	p->bps_installed = false;
 	p->bps_lifted = false;
 	p->observing = false;
@@ -117,6 +118,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	for (size_t i = 0; i < parent->nbps; i++)
 		child->bps[i].insn = NULL, child->bps[i].decoded = false;
 	child->nbps = parent->nbps;
+	child->nlifted = parent->nlifted; /* and so are its bytes */
 	return 0;
 }
 

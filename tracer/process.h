@@ -33,6 +33,7 @@ struct process {
 	int nthreads;		/* threads created, for its own T-numbers */
 	struct bp *bps;		/* sorted by addr */
 	size_t nbps;
+	size_t nlifted;		/* of them, lifted (bp_lift) */
 	bool bps_installed;
 	bool bps_lifted;	/* lifted while one thread was left (bp.c) */
 	bool observing;		/* observation breakpoints are in place */

@@ -18,7 +18,9 @@ static void add(struct choice *c, int t, const struct sched_thread *st,
 		.kind = timeout ? OP_TIMEOUT : st->kind,
 		.yield = st->yield,
 		.fn = timeout ? 0 : st->fn,
+		.global = st->global,
 		.obj = st->obj,
+		.obj2 = timeout ? 0 : st->obj2,
 	};
 }
 

@@ -35,7 +35,9 @@ struct sched_thread {
 	uint64_t deadline; /* virtual ns */
 	uint8_t kind;	  /* pending operation */
 	uint8_t fn;	  /* its enum call_fn (OP_CALL) */
+	bool global;	  /* the operation may touch anything */
 	uint64_t obj;
+	uint64_t obj2;	  /* a second object (struct alt) */
 };
 
 /* Fill c->alts for a DEC_RUN choice.  th is indexed by T-number; current

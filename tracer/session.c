@@ -258,6 +258,8 @@ void thread_make_ready(struct session *s, struct thread *t, int kind,
 	t->kind = (uint8_t)kind;
 	t->fn = 0;
 	t->arg = 0;
+	t->obj2 = 0;
+	t->futex_woken = false;
 	t->yield = false;
 	t->skip = true;
 	t->result = result;
@@ -866,6 +868,50 @@ static void on_fork_event(struct session *s, int parent_idx, int ev)
 	reach_point(s, pt);
 }
 
+/* A thread that cannot run before some other thread's scheduling point
+ * wakes it: dead, or blocked with no deadline and no descriptor (which the
+ * world could make ready). */
+static bool quiet(const struct thread *o)
+{
+	/* (a vfork parent shares its memory, bytes and all, with the
+	 * child: never lift while one waits) */
+	return o->st == SCHED_DEAD ||
+	       (o->st == SCHED_BLOCKED && !o->timed && !o->starting &&
+		o->block != BLOCK_FD && o->block != BLOCK_POLL &&
+		o->block != BLOCK_VFORK);
+}
+
+/* No thread but t could run: an instruction point of t is no choice. */
+static bool quiet_others(struct session *s, const struct thread *t)
+{
+	if (s->nfreep)
+		return false; /* free children run meanwhile */
+	for (int i = 0; i < s->nth; i++)
+		if (&s->th[i] != t && !quiet(&s->th[i]))
+			return false;
+	return true;
+}
+
+/* Put lifted instruction points back once two threads could run. */
+static void drop_lifts_if_contended(struct session *s)
+{
+	bool any = false;
+	int live = 0;
+
+	for (int i = 0; i < s->nprocs && !any; i++)
+		any = s->procs[i] && !s->procs[i]->dead &&
+		      s->procs[i]->nlifted;
+	if (!any)
+		return;
+	for (int i = 0; i < s->nth; i++)
+		live += !quiet(&s->th[i]);
+	if (live < 2 && !s->nfreep)
+		return;
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i] && !s->procs[i]->dead)
+			bp_drop_lifts(s->procs[i]);
+}
+
 static void on_breakpoint(struct session *s, struct thread *t)
 {
 	if (regs_get(t)) {
@@ -896,9 +942,21 @@ static void on_breakpoint(struct session *s, struct thread *t)
 			o->access(o->ctx, t->idx, addr, ea | process_tag(t->p),
 				  size, write, b->insn && b->insn->is_atomic);
 			s->observed++;
+			/* a hot instruction is sampled, not followed: after
+			 * OBSERVE_PC_CAP observations it stops trapping until
+			 * another thread could run (its accesses are then
+			 * observed afresh) */
+			if (++b->hits >= OBSERVE_PC_CAP)
+				bp_lift(t->p, b);
+		} else if (o && live <= 1) {
+			/* alone in its process: no race yet; back when a
+			 * thread is born */
+			bp_lift(t->p, b);
 		}
+		if (b->lifted)
+			t->stop = STOP_NONE; /* its own byte is back: run it */
 		if (o && o->max_accesses && s->observed >= o->max_accesses) {
-			bp_remove_observers(t->p);
+			bp_remove_observers(t->p); /* (moves b) */
 			t->stop = STOP_NONE;
 		}
 		resume(s, t, 0);
@@ -911,6 +969,15 @@ static void on_breakpoint(struct session *s, struct thread *t)
 			resume(s, t, 0);
 			return;
 		}
+	}
+	if ((b->kind == OP_ACCESS || b->kind == OP_ATOMIC) &&
+	    !s->cfg->observer && !s->cfg->policy && quiet_others(s, t)) {
+		/* nobody could run instead: no choice here, and none until
+		 * another thread could run (schedule() puts it back) */
+		bp_lift(t->p, b);
+		t->stop = STOP_NONE;
+		resume(s, t, 0);
+		return;
 	}
 	t->kind = b->kind;
 	t->fn = b->fn;
@@ -1305,6 +1372,36 @@ static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
 	}
 }
 
+static bool is_cond_wait(int fn)
+{
+	return fn == FN_COND_WAIT || fn == FN_COND_TIMEDWAIT ||
+	       fn == FN_CND_WAIT || fn == FN_CND_TIMEDWAIT;
+}
+
+/*
+ * What the reduction (analysis/dfs.c) needs beyond the pending operation's
+ * object: a second object its stretch of code touches, or that it may
+ * touch anything.  A cond_wait unlocks its mutex and relocks it when woken:
+ * from the call until the thread's next call every point of it also acts
+ * on the mutex.  An exit clears and wakes its tid word.  A thread woken by
+ * a signal or a group-stop's end runs a handler or whatever it was doing:
+ * anything.
+ */
+static void pending_objects(const struct thread *t, struct sched_thread *st)
+{
+	if (t->kind == OP_FUTEX_WAKE || t->kind == OP_FUTEX_REQUEUE)
+		st->obj2 = t->obj2;
+	if (t->kind == OP_CALL ? is_cond_wait(t->fn) : is_cond_wait(t->last_fn)) {
+		if (st->obj2 || !t->cond_mutex)
+			st->global = true;
+		st->obj2 = t->cond_mutex;
+	}
+	if (t->kind == OP_EXIT)
+		st->obj2 = t->ctid;
+	if (t->kind == OP_WOKEN && !t->futex_woken)
+		st->global = true;
+}
+
 /* Points in a row after which a thread yields to the others (fairness). */
 #define FAIR_STEPS 1000
 
@@ -1327,6 +1424,7 @@ static void build_sched(struct session *s, struct sched_thread *st)
 			.fn = t->kind == OP_CALL ? t->fn : 0,
 			.obj = t->obj,
 		};
+		pending_objects(t, &st[i]);
 		if (t->starting)
 			st[i].state = SCHED_BLOCKED;
 		if (any && st[i].timed &&
@@ -1511,6 +1609,31 @@ static bool too_many_steps(struct session *s, struct thread *t)
 }
 
 /*
+ * A spinning thread yields (reach_point, OP_SPIN) so that the others run
+ * first.  Once another thread that is not spinning itself takes a step
+ * (which may write what the spinner reads: the stores between points are
+ * not points), the spinner's re-check is a thread like any other again,
+ * instead of a forced switch to whoever runs: a sampler may choose it
+ * right after the step, e.g. between a producer publishing an index and
+ * writing the slot.  Its next re-check yields again, so a spinner takes
+ * at most one step per step of the others, and spinners alone never
+ * un-yield each other.
+ */
+static void wake_spinners(struct session *s, const struct thread *t)
+{
+	if (t->yield || t->kind == OP_SPIN || t->kind == OP_YIELD ||
+	    (t->kind == OP_ACCESS && !t->arg))
+		return;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *u = &s->th[i];
+
+		if (u != t && u->yield && u->p == t->p &&
+		    u->st == SCHED_ENABLED && u->kind != OP_YIELD)
+			u->yield = false;
+	}
+}
+
+/*
  * Every thread waits, and some wait for the world outside the program (a
  * server, a FIFO, a terminal: tracer/fdext.c).  Wait for it in real time,
  * up to the nearest virtual deadline (a timeout then fires as it would
@@ -1678,6 +1801,7 @@ static void schedule(struct session *s)
 		int fired = timer_tick(s);
 
 		signal_recheck(s, false);
+		drop_lifts_if_contended(s);
 		build_sched(s, st);
 		sched_alternatives(st, s->nth, s->current, c);
 		timer_alternatives(s, c);
@@ -1743,6 +1867,12 @@ static void schedule(struct session *s)
 		sig_forced = false;
 		int pick = c->nalts == 1 ? 0 : session_pick(s, c);
 
+		if (c->nalts == 1 && s->strat->single) {
+			c->step = (uint32_t)s->step;
+			c->preemptions = s->preemptions;
+			if (!s->strat->single(s->strat->ctx, c))
+				pick = -1;
+		}
 		if (pick < 0) {
 			session_fail(s, FAIL_DIVERGED, NULL,
 				     "the schedule could not be followed at "
@@ -1781,6 +1911,7 @@ static void schedule(struct session *s)
 			thread_make_ready(s, t, OP_TIMEOUT, t->timeout_result);
 		}
 		record_event(s, t, a.cost, c->nalts > 1);
+		wake_spinners(s, t);
 		if (s->strat->executed && s->nev)
 			s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);
 		if (s->cfg->observer)

@@ -33,6 +33,9 @@
  */
 #define TIMEOUT_HORIZON_NS (10ull * 1000000000ull)
 
+/* Observations of one instruction per run in race discovery (sampling). */
+#define OBSERVE_PC_CAP 256
+
 /* How a stopped thread must be resumed. */
 enum stop_kind {
 	STOP_NONE = 0,
@@ -82,6 +85,8 @@ struct thread {
 	uint8_t kind, fn;
 	bool yield;
 	uint64_t obj, pc;
+	uint64_t obj2;		/* FUTEX_WAKE_OP/REQUEUE: the second word */
+	bool futex_woken;	/* OP_WOKEN by a futex wake (not a signal) */
 	int64_t arg;
 	/* syscall emulation: on resume, skip the syscall returning result */
 	bool skip;
@@ -135,6 +140,9 @@ struct bp {
 		uint64_t imm;
 	} mov;			/* EMUL_MOV */
 	bool observe;		/* race discovery: observe, not a point */
+	bool lifted;		/* original byte back while no one could
+				 * preempt (bp_lift) */
+	uint32_t hits;		/* observations since it was last lifted */
 	bool policy;		/* a point of cfg->policy */
 	bool decoded;		/* insn is valid */
 	struct insn_info *insn;	/* decoded instruction (user points) */
@@ -235,6 +243,10 @@ struct bp *bp_find(struct process *p, uint64_t addr);
 int bp_step_over(struct session *s, struct thread *t);
 int bp_remove_all_in(struct process *p, pid_t pid);
 int bp_remove_observers(struct process *p);
+/* An instruction point hit while no other thread could run is no choice:
+ * put its original byte back until another thread could (bp_drop_lifts). */
+void bp_lift(struct process *p, struct bp *b);
+void bp_drop_lifts(struct process *p);
 int bp_lift_all(struct process *p);
 /* Effective address of the memory operand at breakpoint b for t. */
 uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,

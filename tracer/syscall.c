@@ -104,6 +104,8 @@ static bool point(struct thread *t, int kind, uint64_t obj, int64_t arg)
 	t->kind = (uint8_t)kind;
 	t->fn = 0;
 	t->obj = obj;
+	t->obj2 = 0;
+	t->futex_woken = false;
 	t->arg = arg;
 	t->pc = t->regs.rip;
 	t->yield = kind == OP_YIELD;
@@ -441,12 +443,16 @@ static bool futex_point(struct session *s, struct thread *t)
 		return point(t, OP_FUTEX_WAIT, t->regs.rdi, (int64_t)t->regs.rdx);
 	case FUTEX_WAKE:
 	case FUTEX_WAKE_BITSET:
-	case FUTEX_WAKE_OP:
 		return point(t, OP_FUTEX_WAKE, t->regs.rdi, (int64_t)t->regs.rdx);
+	case FUTEX_WAKE_OP:
+		point(t, OP_FUTEX_WAKE, t->regs.rdi, (int64_t)t->regs.rdx);
+		t->obj2 = t->regs.r8; /* uaddr2, changed too */
+		return true;
 	case FUTEX_REQUEUE:
 	case FUTEX_CMP_REQUEUE:
-		return point(t, OP_FUTEX_REQUEUE, t->regs.rdi,
-			     (int64_t)t->regs.rdx);
+		point(t, OP_FUTEX_REQUEUE, t->regs.rdi, (int64_t)t->regs.rdx);
+		t->obj2 = t->regs.r8; /* waiters move there */
+		return true;
 	default: {
 		static const char *const names[] = {
 			[FUTEX_FD] = "FUTEX_FD",
@@ -642,6 +648,7 @@ void futex_wake_addr(struct session *s, uint64_t addr, int n, uint32_t bitset,
 	for (int i = 0; i < k && i < n; i++) {
 		futex_remove(&s->ft, w[i]);
 		thread_make_ready(s, &s->th[w[i]], OP_WOKEN, 0);
+		s->th[w[i]].futex_woken = true;
 		(*woken)++;
 	}
 }

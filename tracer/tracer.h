@@ -29,6 +29,9 @@ struct strategy {
 	int (*pick)(void *ctx, const struct choice *c);
 	/* Optional: told of every event as it is recorded, chosen or not. */
 	void (*executed)(void *ctx, const struct event *e);
+	/* Optional: asked at a run choice with one alternative before it is
+	 * taken; false abandons the run (a reduction saw it is redundant). */
+	bool (*single)(void *ctx, const struct choice *c);
 };
 
 /* Scheduling-point sets (--points). */

@@ -1950,7 +1950,35 @@ Test(issue11, strict_alternation_found_with_default_options)
 	assert_contains(s, "sample", "the summary");
 	assert_contains(s, "beyond bound 2", "the summary");
 	free(s);
+	/* minimised to about one switch per alternation (2K-1 = 9 at most;
+	 * 8 when the first switch is free), not the sample's 15-25 */
+	char *j = report();
+	int p = json_num(j, "preemptions");
+
+	cr_assert(p >= 1 && p <= 9, "minimised to %d preemptions: %s", p, j);
+	free(j);
 	res_free(&r);
+}
+
+/* The SPSC ring's consumer busy-waits: its re-check must not be a forced
+ * switch that only runs when the producer stops, or the window between
+ * the producer's two stores is out of reach of priority samplers. */
+Test(issue11, spinning_consumer_window_reached_by_pos_and_pct)
+{
+	const char *strategies[] = { "pos", "pct" };
+
+	for (int k = 0; k < 2; k++) {
+		struct res r = RUN(target("spsc_ring"), "-s", strategies[k],
+				   "--seed", SEED, "-n", "1000");
+
+		assert_exit(r, 1);
+		char *s = line_with(r.out, "ptloom: FAIL");
+
+		cr_assert_not_null(s, "%s: %s", strategies[k], r.out);
+		assert_contains(s, "spsc_ring.c", "the summary");
+		free(s);
+		res_free(&r);
+	}
 }
 
 /* --- issue 13: hardening: untrusted files, safe output, clean stops ---- */

@@ -29,7 +29,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&lock);
 		if (done)
 			break;
-		for (int i = 0; i < 100000; i++)
+		for (int i = 0; i < 1000000; i++)
 			work++;
 	}
 	return NULL;

@@ -146,6 +146,7 @@ static void perform(const struct model *m, struct mstate *s, int t,
 					 : 0,
 		.preempt = (uint8_t)cost,
 		.obj = none ? 0 : 0x1000 + (uint64_t)o->obj * 0x100,
+		.arg = o->op == STEP, /* a step writes its object */
 	};
 	s->sched[s->len++] = (char)('0' + t);
 	s->cost += cost;
@@ -198,6 +199,8 @@ static enum run_end run_model(const struct model *m, struct strategy *st,
 			if (idx < 0)
 				return RUN_ABANDONED;
 			cr_assert_lt(idx, c.nalts, "pick out of range");
+		} else if (st->single && !st->single(st->ctx, &c)) {
+			return RUN_ABANDONED;
 		}
 		perform(m, s, c.alts[idx].thread,
 			walk_delay ? (unsigned)dfs_delay_cost(&c, idx)
@@ -660,6 +663,7 @@ static bool lost(const struct mstate *s)
 }
 
 static struct model g_model;
+static bool (*g_fails)(const struct mstate *s) = lost;
 
 /* minimize_strategy_fn over the model */
 static int model_run(void *ctx, struct strategy *st, struct run_result *out)
@@ -678,7 +682,7 @@ static int model_run(void *ctx, struct strategy *st, struct run_result *out)
 		out->failure = FAIL_DIVERGED;
 	else if (e == RUN_DEADLOCK)
 		out->failure = FAIL_DEADLOCK;
-	else if (lost(&s)) {
+	else if (g_fails(&s)) {
 		out->failure = FAIL_CRASH;
 		out->signal = 6;
 		snprintf(out->location, sizeof(out->location), "main");
@@ -993,6 +997,66 @@ static bool outcomes_within(const struct sched_set *a,
 	return true;
 }
 
+struct reduction_stats {
+	unsigned on_runs, off_runs, fewer, bounded_lost;
+};
+
+/* One program: with the reduction, the unbounded search reaches exactly
+ * brute force's end states in no more runs; at bounds 0-3 the same end
+ * states as without it (counted in bounded_lost), in no more runs. */
+static void check_reduction(const struct model *m, uint64_t seed,
+			    struct reduction_stats *rs)
+{
+	struct sched_set all;
+	struct explored off, on;
+	const char *miss = NULL;
+
+	all_schedules(m, &all);
+	explore_model(m, 20, false, &off);
+	explore_model(m, 20, true, &on);
+	cr_assert(outcomes_within(&all, &on.got, &miss),
+		  "program %llu: end state %s lost by the reduction",
+		  (unsigned long long)seed, miss);
+	cr_assert(outcomes_within(&on.got, &all, &miss),
+		  "program %llu: end state %s invented",
+		  (unsigned long long)seed, miss);
+	cr_assert(outcomes_within(&all, &off.got, &miss));
+	cr_assert_leq(on.runs, off.runs, "program %llu",
+		      (unsigned long long)seed);
+	rs->on_runs += on.runs;
+	rs->off_runs += off.runs;
+	rs->fewer += on.runs < off.runs;
+	for (int b = 0; b <= 3; b++) {
+		struct explored bo, bf;
+
+		explore_model(m, b, true, &bo);
+		explore_model(m, b, false, &bf);
+		cr_assert(outcomes_within(&bo.got, &all, &miss));
+		/* bounded too: the same end states as without the
+		 * reduction (the sleep sets are bound-safe) */
+		if (!outcomes_within(&bf.got, &bo.got, &miss)) {
+			rs->bounded_lost++;
+			cr_log_error("program %llu bound %d: end state %s "
+				     "lost", (unsigned long long)seed, b,
+				     miss);
+		}
+		cr_assert_leq(bo.runs, bf.runs);
+		set_free(&bo.got);
+		set_free(&bf.got);
+	}
+	set_free(&all);
+	set_free(&off.got);
+	set_free(&on.got);
+}
+
+static uint64_t programs(void)
+{
+	/* PTLOOM_DFS_PROGRAMS=600 for a longer check */
+	return getenv("PTLOOM_DFS_PROGRAMS")
+		       ? strtoull(getenv("PTLOOM_DFS_PROGRAMS"), NULL, 10)
+		       : 80;
+}
+
 /*
  * On 80 generated programs (2-3 threads; start, steps, futex- and
  * call-point locks, exit): with the reduction, the unbounded search
@@ -1002,60 +1066,65 @@ static bool outcomes_within(const struct sched_set *a,
  */
 Test(dfs, reduction_matches_brute_force_on_generated_programs)
 {
-	unsigned on_runs = 0, off_runs = 0, fewer = 0, bounded_lost = 0;
-	/* PTLOOM_DFS_PROGRAMS=600 for a longer check */
-	uint64_t nprog = getenv("PTLOOM_DFS_PROGRAMS")
-				 ? strtoull(getenv("PTLOOM_DFS_PROGRAMS"), NULL, 10)
-				 : 80;
+	struct reduction_stats rs = { 0 };
+	uint64_t nprog = programs();
 
 	for (uint64_t seed = 1; seed <= nprog; seed++) {
 		struct model m = generated(seed);
-		struct sched_set all;
-		struct explored off, on;
-		const char *miss = NULL;
 
-		all_schedules(&m, &all);
-		explore_model(&m, 20, false, &off);
-		explore_model(&m, 20, true, &on);
-		cr_assert(outcomes_within(&all, &on.got, &miss),
-			  "program %llu: end state %s lost by the reduction",
-			  (unsigned long long)seed, miss);
-		cr_assert(outcomes_within(&on.got, &all, &miss),
-			  "program %llu: end state %s invented",
-			  (unsigned long long)seed, miss);
-		cr_assert(outcomes_within(&all, &off.got, &miss));
-		cr_assert_leq(on.runs, off.runs, "program %llu",
-			      (unsigned long long)seed);
-		on_runs += on.runs;
-		off_runs += off.runs;
-		fewer += on.runs < off.runs;
-		for (int b = 0; b <= 3; b++) {
-			struct explored bo;
-
-			struct explored bf;
-
-			explore_model(&m, b, true, &bo);
-			explore_model(&m, b, false, &bf);
-			cr_assert(outcomes_within(&bo.got, &all, &miss));
-			/* bounded too: the same end states as without the
-			 * reduction (the sleep sets are bound-safe) */
-			if (!outcomes_within(&bf.got, &bo.got, &miss))
-				bounded_lost++;
-			cr_assert_leq(bo.runs, bf.runs);
-			set_free(&bo.got);
-			set_free(&bf.got);
-		}
-		set_free(&all);
-		set_free(&off.got);
-		set_free(&on.got);
+		check_reduction(&m, seed, &rs);
 	}
 	cr_log_info("generated programs: %u runs with the reduction, %u "
 		    "without; fewer on %u of %llu; bounds 0-3: %u searches "
 		    "reach fewer end states than without it",
-		    on_runs, off_runs, fewer, (unsigned long long)nprog,
-		    bounded_lost);
-	cr_assert_eq(bounded_lost, 0, "a bounded search lost end states");
-	cr_assert_gt(fewer, 10, "the reduction prunes something");
+		    rs.on_runs, rs.off_runs, rs.fewer,
+		    (unsigned long long)nprog, rs.bounded_lost);
+	cr_assert_eq(rs.bounded_lost, 0, "a bounded search lost end states");
+	cr_assert_gt(rs.fewer, 10, "the reduction prunes something");
+}
+
+/*
+ * Three threads that exit, one with a critical section, two with a step
+ * or a yield: runs cut short where the only thread left to run is asleep
+ * (choice points with one alternative), exits waking sleepers, yields'
+ * costs.  Same checks.
+ */
+static struct model generated_exits(uint64_t seed)
+{
+	struct model m = { .nthreads = 3 };
+
+	gen_rng = seed * 0xd1b54a32d192ed03ull + 7;
+	gen_thread(&m, 0, 1, true);
+	for (int t = 1; t < 3; t++) {
+		int k = 0;
+
+		m.ops[t][k++] = (struct mop_s){ START, 0 };
+		if (gen(3) == 0)
+			m.ops[t][k++] = (struct mop_s){ YIELD, 0 };
+		else
+			m.ops[t][k++] = (struct mop_s){ STEP, 1 + (int)gen(3) };
+		m.ops[t][k++] = (struct mop_s){ EXIT, 0 };
+		m.nops[t] = k;
+	}
+	return m;
+}
+
+Test(dfs, reduction_matches_brute_force_with_exits_and_yields)
+{
+	struct reduction_stats rs = { 0 };
+	uint64_t nprog = programs();
+
+	for (uint64_t seed = 1; seed <= nprog; seed++) {
+		struct model m = generated_exits(seed);
+
+		check_reduction(&m, seed, &rs);
+	}
+	cr_log_info("programs with exits: %u runs with the reduction, %u "
+		    "without; fewer on %u of %llu; bounds 0-3: %u lost",
+		    rs.on_runs, rs.off_runs, rs.fewer,
+		    (unsigned long long)nprog, rs.bounded_lost);
+	cr_assert_eq(rs.bounded_lost, 0, "a bounded search lost end states");
+	cr_assert_gt(rs.fewer, 10, "the reduction prunes something");
 }
 
 /* --- delay bounding ----------------------------------------------------- */
@@ -1092,4 +1161,100 @@ Test(dfs, delay_bound_0_is_one_run)
 	cr_assert_eq(ex.runs, 1);
 	set_free(&ex.got);
 	walk_delay = false;
+}
+
+/* --- minimisation by reordering (minimize_reorder) ---------------------- */
+
+/* Two threads, k call-point critical sections each: lock; step; unlock;
+ * a third steps on its own object (switches to it are needless). */
+static struct model call_alternation(int k)
+{
+	struct model m = { .nthreads = 3 };
+
+	m.nops[2] = 4;
+	for (int i = 0; i < 4; i++)
+		m.ops[2][i] = (struct mop_s){ STEP, 2 };
+
+	for (int t = 0; t < 2; t++) {
+		m.nops[t] = 3 * k;
+		for (int i = 0; i < k; i++) {
+			m.ops[t][3 * i] = (struct mop_s){ CLOCK, 0 };
+			m.ops[t][3 * i + 1] = (struct mop_s){ STEP, 1 };
+			m.ops[t][3 * i + 2] = (struct mop_s){ CUNLOCK, 0 };
+		}
+	}
+	return m;
+}
+
+static bool alternates_fully(const struct mstate *s)
+{
+	return strictly_alternates(s) && s->nlog[1] == 8;
+}
+
+/* A strict alternation of 4+4 sections sampled with needless preemptions
+ * (a random walk) comes back with one switch per alternation (7 switches,
+ * 6 of them preemptions: the one after a thread's last section is free),
+ * plus at most two around the bystander. */
+Test(minimize_reorder, sampled_alternation_needs_one_switch_each)
+{
+	g_model = call_alternation(4);
+	g_fails = alternates_fully;
+	struct sampler *smp = sampler_new_kind(SAMPLER_RANDOM, 3, 3);
+	struct strategy st = sampler_strategy(smp);
+	struct run_result best;
+	bool found = false;
+
+	for (uint64_t k = 0; k < 20000 && !found; k++) {
+		sampler_begin(smp, k, 30);
+		model_run(&g_model, &st, &best);
+		found = best.failure == FAIL_CRASH && best.preemptions > 9;
+		if (!found)
+			run_result_free(&best);
+	}
+	sampler_free(smp);
+	cr_assert(found, "no sampled alternation with more than 9 switches");
+	unsigned before = best.preemptions;
+	struct minimize_stats ms = { 0 };
+	int p = minimize_reorder(model_run, &g_model, &best, &ms);
+
+	cr_log_info("alternation: %u preemptions -> %u in %u run(s)", before,
+		    best.preemptions, ms.runs);
+	cr_assert_geq(p, 6, "reordered to %d", p);
+	cr_assert_leq(p, 8, "reordered to %d", p);
+	cr_assert_eq(best.preemptions, (unsigned)p);
+	cr_assert_eq(best.failure, FAIL_CRASH);
+	cr_assert_eq(ms.runs, 1);
+	run_result_free(&best);
+	g_fails = lost;
+}
+
+/* A lost update among 4 threads, sampled: the found order of the two
+ * conflicting sections, with the rest run without switches. */
+Test(minimize_reorder, sampled_lost_update_keeps_its_failure)
+{
+	g_model = lost_update(4);
+	g_fails = lost;
+	struct sampler *smp = sampler_new(false, 11, 3);
+	struct strategy st = sampler_strategy(smp);
+	struct run_result best;
+	bool found = false;
+
+	for (uint64_t k = 0; k < 1000 && !found; k++) {
+		sampler_begin(smp, k, 30);
+		model_run(&g_model, &st, &best);
+		found = best.failure == FAIL_CRASH && best.preemptions >= 4;
+		if (!found)
+			run_result_free(&best);
+	}
+	sampler_free(smp);
+	cr_assert(found);
+	unsigned before = best.preemptions;
+	struct minimize_stats ms = { 0 };
+
+	minimize_reorder(model_run, &g_model, &best, &ms);
+	cr_log_info("lost update: %u preemptions -> %u", before,
+		    best.preemptions);
+	cr_assert_eq(best.failure, FAIL_CRASH, "the failure is kept");
+	cr_assert_leq(best.preemptions, before);
+	run_result_free(&best);
 }
