@@ -63,7 +63,7 @@ enum block_kind {
 /* Descriptors whose readiness the kernel cannot judge from ptloom's copy:
  * a signalfd is ready for the thread that reads it, by its pending
  * signals (tracer/signal.c:signal_fd_ready()). */
-enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL };
+enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD };
 
 struct thread {
 	int tid;
