@@ -611,6 +611,17 @@ void bp_lift(struct process *p, struct bp *b)
 	}
 }
 
+void bp_retire(struct process *p, struct bp *b)
+{
+	if (b->lifted) {
+		b->lifted = false; /* its byte is back already */
+		p->nlifted--;
+	} else if (!b->retired) {
+		mem_write(p, b->addr, b->orig, 1);
+	}
+	b->retired = true;
+}
+
 void bp_drop_lifts(struct process *p)
 {
 	static const uint8_t int3 = 0xcc;
@@ -619,7 +630,6 @@ void bp_drop_lifts(struct process *p)
 		if (p->bps[i].lifted) {
 			mem_write(p, p->bps[i].addr, &int3, 1);
 			p->bps[i].lifted = false;
-			p->bps[i].hits = 0;
 			p->nlifted--;
 		}
 	p->nlifted = 0;

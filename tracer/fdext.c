@@ -241,21 +241,25 @@ static bool external(struct session *s, struct thread *t, int ourfd,
 		    acc)
 			return true; /* listening: only the world connects */
 		long peer = unix_peer(sb.st_ino);
+		struct sockaddr_un a;
 
+		if (peer > 0) {
+			char want[64];
+
+			snprintf(want, sizeof(want), "socket:[%ld]", peer);
+			return !held(s, want, true);
+		}
+		/* connected to a named server that has not accepted yet (its
+		 * end has no inode): the server's */
+		l = sizeof(a);
+		if (!getpeername(ourfd, (struct sockaddr *)&a, &l))
+			return l > sizeof(sa_family_t) || peer < 0;
 		if (peer < 0)
 			return true;
-		if (peer == 0) {
-			/* unconnected: named, anyone may send to it */
-			struct sockaddr_un a;
-
-			l = sizeof(a);
-			return getsockname(ourfd, (struct sockaddr *)&a, &l) ||
-			       l > sizeof(sa_family_t);
-		}
-		char want[64];
-
-		snprintf(want, sizeof(want), "socket:[%ld]", peer);
-		return !held(s, want, true);
+		/* unconnected: named, anyone may send to it */
+		l = sizeof(a);
+		return getsockname(ourfd, (struct sockaddr *)&a, &l) ||
+		       l > sizeof(sa_family_t);
 	}
 	if (!strncmp(link, "anon_inode:", 11)) {
 		const char *k = link + 11;

@@ -953,18 +953,23 @@ static void on_breakpoint(struct session *s, struct thread *t)
 			o->access(o->ctx, t->idx, addr, ea | process_tag(t->p),
 				  size, write, b->insn && b->insn->is_atomic);
 			s->observed++;
-			/* a hot instruction is sampled, not followed: after
-			 * OBSERVE_PC_CAP observations it stops trapping until
-			 * another thread could run (its accesses are then
-			 * observed afresh) */
-			if (++b->hits >= OBSERVE_PC_CAP)
-				bp_lift(t->p, b);
+			/* a hot instruction is sampled, not followed: once two
+			 * threads ran it OBSERVE_PC_CAP times (one thread 16
+			 * times that), it stops trapping for the run (the
+			 * budget below ended every observation before) */
+			if (b->hits == 0)
+				b->first_tid = t->idx;
+			else if (b->first_tid != t->idx)
+				b->shared = true;
+			if (++b->hits >= (b->shared ? OBSERVE_PC_CAP
+						    : 16 * OBSERVE_PC_CAP))
+				bp_retire(t->p, b);
 		} else if (o && live <= 1) {
 			/* alone in its process: no race yet; back when a
 			 * thread is born */
 			bp_lift(t->p, b);
 		}
-		if (b->lifted)
+		if (b->lifted || b->retired)
 			t->stop = STOP_NONE; /* its own byte is back: run it */
 		if (o && o->max_accesses && s->observed >= o->max_accesses) {
 			bp_remove_observers(t->p); /* (moves b) */
@@ -1202,6 +1207,16 @@ static pid_t runnable_task(struct session *s)
 	return 0;
 }
 
+/* CPU seconds ptloom itself has used. */
+static double self_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* CPU seconds the program's processes have used in this run. */
 static double tree_cpu(struct session *s)
 {
@@ -1226,7 +1241,7 @@ static double tree_cpu(struct session *s)
  * the limit: not covered, never a failure.  Sets s->timeout_kind and
  * s->timeout_why; false to go on waiting.
  */
-#define TIMEOUT_SLOW_FACTOR 6
+#define TIMEOUT_SLOW_FACTOR 20
 
 /*
  * A thread other than the running one that could still go on if it had its
@@ -1275,15 +1290,22 @@ static bool timeout_reached(struct session *s)
 			 cpu, lim);
 		return true;
 	}
-	if (rt && wall < lim * TIMEOUT_SLOW_FACTOR)
+	/* starved (neither the program nor ptloom got half the wall time of
+	 * CPU: a loaded machine), or computing more than ptloom works (its
+	 * CPU time will show a hang soon): give it longer.  A run where
+	 * ptloom's own work dominates is just too slow for the limit. */
+	double self = self_cpu() - s->self_cpu0;
+
+	if (rt && (cpu + self < wall / 2 || cpu >= self) &&
+	    wall < lim * TIMEOUT_SLOW_FACTOR)
 		return false;
 	s->timeout_kind = FAIL_SLOW;
 	if (rt)
 		snprintf(s->timeout_why, sizeof(s->timeout_why),
-			 "the run took %.0f s of wall-clock time but the "
-			 "program only %.1f s of CPU (--timeout %g): the "
-			 "machine is too loaded or ptloom too slow for this "
-			 "run; raise --timeout",
+			 "the run took %.0f s of wall-clock time, the "
+			 "program %.1f s of CPU (--timeout %g): the machine "
+			 "is too loaded or ptloom too slow for this run; "
+			 "raise --timeout",
 			 wall, cpu, lim);
 	else
 		snprintf(s->timeout_why, sizeof(s->timeout_why),
@@ -2321,6 +2343,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	if (cfg->policy && cfg->policy->begin)
 		cfg->policy->begin(cfg->policy->ctx);
 	s->t0 = now_seconds();
+	s->self_cpu0 = self_cpu();
 	s->resume_time = s->t0;
 	s->resume_cpu = 0;
 	if (!cfg->checkpoint || checkpoint_start(s)) {

@@ -63,7 +63,7 @@ enum block_kind {
 /* Descriptors whose readiness the kernel cannot judge from ptloom's copy:
  * a signalfd is ready for the thread that reads it, by its pending
  * signals (tracer/signal.c:signal_fd_ready()). */
-enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL };
+enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD };
 
 struct thread {
 	int tid;
@@ -144,7 +144,10 @@ struct bp {
 	bool observe;		/* race discovery: observe, not a point */
 	bool lifted;		/* original byte back while no one could
 				 * preempt (bp_lift) */
-	uint32_t hits;		/* observations since it was last lifted */
+	bool retired;		/* original byte back for the run */
+	bool shared;		/* observed in two threads */
+	int first_tid;
+	uint32_t hits;		/* observations this run */
 	bool policy;		/* a point of cfg->policy */
 	bool decoded;		/* insn is valid */
 	struct insn_info *insn;	/* decoded instruction (user points) */
@@ -193,6 +196,7 @@ struct session {
 	int exit_thread;
 	char exit_where[LOC_MAX];
 	double t0;
+	double self_cpu0;	/* ptloom's CPU seconds at the start */
 	uint64_t run_len;	/* points the current thread took in a row */
 	int timeout_kind;	/* FAIL_HANG or FAIL_SLOW past --timeout */
 	char timeout_why[MSG_MAX];
@@ -249,6 +253,8 @@ int bp_remove_observers(struct process *p);
  * put its original byte back until another thread could (bp_drop_lifts). */
 void bp_lift(struct process *p, struct bp *b);
 void bp_drop_lifts(struct process *p);
+/* A sampled observation point done for the run: never traps again. */
+void bp_retire(struct process *p, struct bp *b);
 int bp_lift_all(struct process *p);
 /* Effective address of the memory operand at breakpoint b for t. */
 uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,

@@ -282,6 +282,8 @@ static uint8_t fd_kind(struct thread *t, int ourfd)
 	link[n] = 0;
 	if (strstr(link, "[signalfd]"))
 		return FDK_SIGNALFD;
+	if (strstr(link, "[timerfd]"))
+		return FDK_TIMERFD; /* ours is kept readable (timer.c) */
 	if (strstr(link, "[eventpoll]") &&
 	    signal_epoll_has_sfd(t->p->pid, ourfd))
 		return FDK_EPOLL;
@@ -423,7 +425,9 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 		return true;
 	/* ours say "not ready" for a signalfd: ask the model */
 	for (int i = 0; i < t->npfd; i++)
-		if (t->pkind[i] != FDK_PLAIN && (t->pev[i] & POLLIN) &&
+		if ((t->pkind[i] == FDK_SIGNALFD ||
+		     t->pkind[i] == FDK_EPOLL) &&
+		    (t->pev[i] & POLLIN) &&
 		    signal_fd_ready(s, t, t->pfd[i], t->pkind[i] == FDK_EPOLL))
 			return true;
 	return false;

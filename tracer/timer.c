@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <linux/kcmp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@ struct ptimer {
 	uint64_t expired;	/* timerfd: expirations not yet read */
 	int overrun;		/* POSIX: of the last signal sent */
 	bool dead;		/* deleted (or its process exec'd) */
+	int file;		/* timerfd: our descriptor of its open file */
 };
 
 struct timers {
@@ -90,7 +92,8 @@ static struct ptimer *find(struct session *s, pid_t pid, int kind, int id,
 		tm->t = n;
 		tm->cap = cap;
 	}
-	tm->t[tm->n] = (struct ptimer){ .pid = pid, .kind = kind, .id = id };
+	tm->t[tm->n] = (struct ptimer){ .pid = pid, .kind = kind, .id = id,
+					.file = -1 };
 	return &tm->t[tm->n++];
 }
 
@@ -163,38 +166,53 @@ static bool is_realtime(int clk)
 	       clk == CLOCK_TAI;
 }
 
-static struct process *proc_of(struct session *s, pid_t pid)
-{
-	for (int i = 0; i < s->nprocs; i++)
-		if (s->procs[i] && !s->procs[i]->dead &&
-		    s->procs[i]->pid == pid)
-			return s->procs[i];
-	return NULL;
-}
-
 /*
  * Make the kernel's timerfd readable exactly when expirations are
  * counted here: a one-nanosecond one-shot arms it (and we wait for it to
- * fire), a disarm resets its count.  The descriptor is the program's
- * open file, through pidfd_getfd.
+ * fire), a disarm resets its count.  Through our descriptor of the
+ * program's open file.
  */
 static void timerfd_sync(struct session *s, struct ptimer *p)
 {
-	struct process *pr = proc_of(s, p->pid);
 	struct itimerspec its = { { 0, 0 }, { 0, p->expired ? 1 : 0 } };
-	int fd;
 
-	if (!pr || pr->pidfd < 0)
-		return;
-	fd = (int)syscall(SYS_pidfd_getfd, pr->pidfd, p->id, 0);
-	if (fd < 0)
-		return;
-	if (timerfd_settime(fd, 0, &its, NULL) == 0 && p->expired) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
+	(void)s;
+	if (p->file >= 0 && timerfd_settime(p->file, 0, &its, NULL) == 0 &&
+	    p->expired) {
+		struct pollfd pf = { .fd = p->file, .events = POLLIN };
 
 		poll(&pf, 1, 1000);
 	}
-	close(fd);
+}
+
+/*
+ * The timerfd whose open file ours (our descriptor of a tracee's fd)
+ * is: a timerfd is its open file, shared by dup and fork, so entries are
+ * matched with kcmp, never by descriptor number (which a close and a new
+ * timerfd_create reuse).  make: a new entry keeps ours; else ours stays
+ * the caller's.
+ */
+static struct ptimer *find_timerfd(struct session *s, pid_t pid, int fd,
+				   int ours, bool make)
+{
+	struct timers *tm = s->timers;
+	pid_t me = getpid();
+
+	for (int i = 0; tm && i < tm->n; i++)
+		if (tm->t[i].kind == PT_TIMERFD && tm->t[i].file >= 0 &&
+		    syscall(SYS_kcmp, me, me, KCMP_FILE, tm->t[i].file, ours) ==
+			    0)
+			return &tm->t[i];
+	if (!make)
+		return NULL;
+	/* find() would match a stale entry of the same number */
+	struct ptimer *p = find(s, pid, PT_TIMERFD, -2, true);
+
+	if (p) {
+		p->id = fd;
+		p->file = ours;
+	}
+	return p;
 }
 
 /* CPU-time timers cannot run on the virtual clock. */
@@ -410,11 +428,18 @@ static bool timerfd_call(struct session *s, struct thread *t, long nr)
 	uint64_t old_addr = nr == SYS_timerfd_gettime ? r->rsi : r->r10;
 	struct ptimer *p;
 
-	if (!fd_is(pid, fd, "[timerfd]"))
+	if (!fd_is(pid, fd, "[timerfd]") || t->p->pidfd < 0)
 		return false; /* the kernel says EBADF/EINVAL */
-	p = find(s, pid, PT_TIMERFD, fd, false);
-	if (!p) {
-		if (!(p = find(s, pid, PT_TIMERFD, fd, true))) {
+	int ours = (int)syscall(SYS_pidfd_getfd, t->p->pidfd, fd, 0);
+
+	if (ours < 0)
+		return false;
+	p = find_timerfd(s, pid, fd, ours, false);
+	if (p) {
+		close(ours);
+	} else {
+		if (!(p = find_timerfd(s, pid, fd, ours, true))) {
+			close(ours);
 			skip(t, -ENOMEM);
 			return true;
 		}
@@ -626,7 +651,13 @@ static int owner(struct session *s, const struct ptimer *p)
 	}
 	/* a thread-directed timer whose thread is gone signals nobody, as
 	 * in the kernel */
-	return to_thread ? -1 : leader >= 0 ? leader : any;
+	if (to_thread)
+		return -1;
+	if (leader < 0 && any < 0 && p->kind == PT_TIMERFD)
+		for (int i = 0; i < s->nth; i++)
+			if (s->th[i].st != SCHED_DEAD)
+				return i; /* its file lives on elsewhere */
+	return leader >= 0 ? leader : any;
 }
 
 /* An alternative's object: the timer's index + 1; bit 32: its signal
@@ -718,9 +749,11 @@ bool timer_armed(struct session *s)
 bool timer_read(struct session *s, struct thread *t, bool *runs)
 {
 	struct user_regs_struct *r = &t->regs;
-	struct ptimer *p = find(s, t->p->pid, PT_TIMERFD, (int)r->rdi, false);
+	struct ptimer *p;
 
-	if (!p || r->orig_rax != SYS_read)
+	if (r->orig_rax != SYS_read || t->npfd != 1 ||
+	    t->pkind[0] != FDK_TIMERFD ||
+	    !(p = find_timerfd(s, t->p->pid, (int)r->rdi, t->pfd[0], false)))
 		return false;
 	if (p->expired) {
 		if (r->rdx < 8) {
@@ -803,6 +836,9 @@ void timer_free(struct session *s)
 {
 	struct timers *tm = s->timers;
 
+	for (int i = 0; tm && i < tm->n; i++)
+		if (tm->t[i].file >= 0)
+			close(tm->t[i].file);
 	if (tm)
 		free(tm->t);
 	free(tm);

@@ -764,6 +764,15 @@ Test(real, timerfd_and_signalfd_in_poll_epoll_select)
 			"signal ok");
 }
 
+Test(real, timerfd_is_its_open_file)
+{
+	char *prog[] = { (char *)real("timerfd_shared"), NULL };
+
+	tool_never_fails(prog[0], "10", 1, prog);
+	prints(prog[0], "number reused yes, unarmed read EAGAIN");
+	prints(prog[0], "the child read it: yes");
+}
+
 Test(real, signalfd_blocking_read_never_fails)
 {
 	char *prog[] = { (char *)real("signalfd_read"), NULL };
