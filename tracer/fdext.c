@@ -36,10 +36,10 @@
 
 static bool in_tree(struct session *s, pid_t pid)
 {
-	for (int i = 0; i < s->nprocs; i++)
-		if (s->procs[i] && !s->procs[i]->dead &&
-		    s->procs[i]->pid == pid)
-			return true;
+	struct process *p = process_find(s, pid);
+
+	if (p && !p->dead)
+		return true;
 	for (int i = 0; i < s->nfreep; i++)
 		if (s->freep[i] == pid)
 			return true;
@@ -49,23 +49,11 @@ static bool in_tree(struct session *s, pid_t pid)
 /* Its parent, from /proc/PID/stat; 0 if unknown. */
 static pid_t parent_of(pid_t pid)
 {
-	char nm[64], buf[512];
-
-	snprintf(nm, sizeof(nm), "/proc/%d/stat", (int)pid);
-	int fd = open(nm, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	char *e = strrchr(buf, ')');
+	char buf[512];
+	const char *t = proc_stat_tail(pid, buf, sizeof(buf));
 	int ppid = 0;
 
-	if (!e || sscanf(e + 1, " %*c %d", &ppid) != 1)
+	if (!t || sscanf(t, "%*c %d", &ppid) != 1)
 		return 0;
 	return ppid;
 }

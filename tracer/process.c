@@ -102,6 +102,26 @@ static void free_bps(struct process *p)
 	p->observing = false;
 }
 
+const char *proc_stat_tail(pid_t pid, char *buf, size_t len)
+{
+	char nm[64];
+
+	snprintf(nm, sizeof(nm), "/proc/%d/stat", (int)pid);
+	int fd = open(nm, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	ssize_t n = read(fd, buf, len - 1);
+
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	char *e = strrchr(buf, ')'); /* the name may hold spaces and ')' */
+
+	return e && e[1] == ' ' ? e + 2 : NULL;
+}
+
 int process_copy_bps(struct process *child, const struct process *parent)
 {
 	free_bps(child);

@@ -63,6 +63,9 @@ struct process *process_find(struct session *s, pid_t pid);
 /* Open /proc/PID/mem and a pidfd (at creation and at exec). */
 int process_open(struct process *p);
 void process_close(struct process *p);
+/* /proc/PID/stat past the program name: "S 1234 ..." (state, parent, ...)
+ * in buf, or NULL when the task is gone. */
+const char *proc_stat_tail(pid_t pid, char *buf, size_t len);
 /* A fork child inherits its parent's breakpoints (and their bytes). */
 int process_copy_bps(struct process *child, const struct process *parent);
 /* At PTRACE_EVENT_EXEC: a new image, no breakpoints yet. */

@@ -1162,22 +1162,10 @@ static double process_cpu(pid_t pid)
  */
 static char task_state(pid_t tid)
 {
-	char nm[64], buf[512];
+	char buf[512];
+	const char *t = proc_stat_tail(tid, buf, sizeof(buf));
 
-	snprintf(nm, sizeof(nm), "/proc/%d/stat", (int)tid);
-	int fd = open(nm, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	char *e = strrchr(buf, ')'); /* the name may hold spaces and ')' */
-
-	return e && e[1] == ' ' ? e[2] : 0;
+	return t ? t[0] : 0;
 }
 
 /*
@@ -1231,22 +1219,10 @@ static double tree_cpu(struct session *s)
 }
 
 /*
- * Past --timeout of wall-clock time: is that a hang?  Wall time alone shows
- * nothing on a loaded machine, so a hang needs the program itself to have
- * run --timeout seconds of CPU time in this run (an endless computation or
- * a spin no point caught).  While something of it could still run (waits
- * for a CPU, for ptloom, or computes) and has used less, the run goes on, up
- * to TIMEOUT_SLOW_FACTOR times --timeout; then, or when every thread sleeps
- * in the kernel in a wait ptloom does not model, the run is too slow for
- * the limit: not covered, never a failure.  Sets s->timeout_kind and
- * s->timeout_why; false to go on waiting.
- */
-#define TIMEOUT_SLOW_FACTOR 20
-
-/*
  * A thread other than the running one that could still go on if it had its
  * turn: enabled, in a timed wait (virtual time only moves at points) or
- * waiting for a descriptor.  Its T-number, or -1.
+ * waiting for a descriptor.  Its T-number, or -1.  (Narrower than
+ * !quiet(): starting threads and vfork parents are left out.)
  */
 static int other_could_run(struct session *s)
 {
@@ -1263,6 +1239,19 @@ static int other_could_run(struct session *s)
 	}
 	return -1;
 }
+
+/*
+ * Past --timeout of wall-clock time: is that a hang?  Wall time alone shows
+ * nothing on a loaded machine, so a hang needs the program itself to have
+ * run --timeout seconds of CPU time in this run (an endless computation or
+ * a spin no point caught).  While something of it could still run (waits
+ * for a CPU, for ptloom, or computes) and has used less, the run goes on, up
+ * to TIMEOUT_SLOW_FACTOR times --timeout; then, or when every thread sleeps
+ * in the kernel in a wait ptloom does not model, the run is too slow for
+ * the limit: not covered, never a failure.  Sets s->timeout_kind and
+ * s->timeout_why; false to go on waiting.
+ */
+#define TIMEOUT_SLOW_FACTOR 20
 
 static bool timeout_reached(struct session *s)
 {
