@@ -69,6 +69,66 @@ static int lane_y(unsigned t)
 	return TOP + (int)t * LANE_H + LANE_H / 2;
 }
 
+/* The process of thread t: the tracer names a thread of another process
+ * than the first "P<n> <comm> T<k>" (process_thread_label); P0 otherwise. */
+static long process_of(const struct schedule *s, int t)
+{
+	const char *n = t < s->nthread_names ? s->thread_names[t] : NULL;
+	char *end;
+	long p;
+
+	if (!n || n[0] != 'P' || n[1] < '0' || n[1] > '9')
+		return 0;
+	p = strtol(n + 1, &end, 10);
+	return *end == ' ' && p > 0 && p < SCHEDULE_MAX_THREADS ? p : 0;
+}
+
+/* A strip at the left of each lane, one group per process, so that the
+ * lanes of one process read as one: <g class="process" id="process-P1">. */
+static void processes(FILE *f, const struct schedule *s, int nthreads)
+{
+	static const char *const colour[] = { "#3569c8", "#2a9d3a", "#8a4fbf",
+					      "#c8a035", "#c8356f" };
+	/* next[t]: the next thread of t's process; last[p]: its last one */
+	int *next = malloc(((size_t)nthreads + 1) * sizeof(*next));
+	int *last = malloc(SCHEDULE_MAX_THREADS * sizeof(*last));
+	int *first = malloc(((size_t)nthreads + 1) * sizeof(*first));
+
+	if (!next || !last || !first)
+		goto out;
+	for (long p = 0; p < SCHEDULE_MAX_THREADS; p++)
+		last[p] = -1;
+	for (int t = 0; t < nthreads; t++) {
+		long p = process_of(s, t);
+
+		first[t] = last[p] < 0;
+		next[t] = -1;
+		if (last[p] >= 0)
+			next[last[p]] = t;
+		last[p] = t;
+	}
+	for (int t = 0; t < nthreads; t++) {
+		long p = process_of(s, t);
+
+		if (!first[t])
+			continue;
+		fprintf(f, "<g class=\"process\" id=\"process-P%ld\" "
+			   "fill=\"%s\"><title>process P%ld:", p,
+			colour[p % 5], p);
+		for (int u = t; u >= 0; u = next[u])
+			fprintf(f, " T%d", u);
+		fprintf(f, "</title>");
+		for (int u = t; u >= 0; u = next[u])
+			fprintf(f, "<rect x=\"0\" y=\"%d\" width=\"4\" "
+				   "height=\"%d\"/>", TOP + u * LANE_H, LANE_H);
+		fprintf(f, "</g>\n");
+	}
+out:
+	free(next);
+	free(last);
+	free(first);
+}
+
 void show_html(FILE *f, const struct schedule *s, const char *path,
 	       const struct sym_index *ix, int nthreads)
 {
@@ -170,7 +230,9 @@ void show_html(FILE *f, const struct schedule *s, const char *path,
 		}
 		fprintf(f, "</text></g>\n");
 	}
-	fprintf(f, "</g>\n<g id=\"marks\">\n");
+	fprintf(f, "</g>\n");
+	processes(f, s, nthreads);
+	fprintf(f, "<g id=\"marks\">\n");
 	long wake_at = -1; /* the latest futex wake: who woke a waiter */
 
 	for (size_t i = 0; i < n && !cli_interrupted; i++) {
