@@ -2499,6 +2499,14 @@ Test(issue13, races_that_observed_nothing_is_incomplete)
 	res_free(&r);
 }
 
+/* The number after what in a PTLOOM_SHOW_STATS line, -1 if none. */
+static long stat_after(const char *err, const char *what)
+{
+	const char *p = strstr(err, what);
+
+	return p ? strtol(p + strlen(what), NULL, 10) : -1;
+}
+
 Test(issue13, show_is_linear_on_a_large_file)
 {
 	/* 200,000 events, each with its own symbol: a scan per event
@@ -2528,6 +2536,49 @@ Test(issue13, show_is_linear_on_a_large_file)
 		cr_assert(probes > 0 && probes <= 10L * 200000,
 			  "%s: %ld symbol probes for 200000 events", fmts[i],
 			  probes);
+		/* bounded: the file (mapped) and its 200,000 symbols, not
+		 * its events (decoded whole, it was 7x the file) */
+		long file = stat_after(r.err, "event reads, ");
+		long rss = stat_after(r.err, "peak RSS ") * 1024;
+
+		cr_assert(file > 0 && rss > 0, "%s", r.err);
+		cr_assert_leq(rss, 3 * file + (24L << 20),
+			      "%s: peak RSS %ld for a %ld-byte file", fmts[i],
+			      rss, file);
+		res_free(&r);
+	}
+}
+
+Test(issue13, show_reads_events_one_at_a_time)
+{
+	/* 1,000,000 events (23 MB) and no symbols: show holds a few events
+	 * at a time, so its memory is the mapped file and a constant */
+	char *big = in_tmp("events.pb");
+	char *argv[] = { (char *)schedtool(), "-", big, "bigevents",
+			 "1000000", NULL };
+	struct res r = run_argv(argv, NULL, 60);
+
+	assert_exit(r, 0);
+	res_free(&r);
+	static const char *const fmts[] = { "text", "html", "script" };
+	for (size_t i = 0; i < 3; i++) {
+		char *sargv[] = { (char *)ptloom(), "show", "--format",
+				  (char *)fmts[i], big, NULL };
+
+		r = run_argv(sargv, "PTLOOM_SHOW_STATS=1", CMD_TIMEOUT);
+		assert_exit(r, 0);
+		long file = stat_after(r.err, "event reads, ");
+		long rss = stat_after(r.err, "peak RSS ") * 1024;
+		long reads = stat_after(r.err, "probes, ");
+
+		cr_assert(file > 20000000 && rss > 0, "%s", r.err);
+		cr_assert_leq(rss, file + file / 2 + (24L << 20),
+			      "%s: peak RSS %ld for a %ld-byte file", fmts[i],
+			      rss, file);
+		/* each event decoded a few times (a pass per use), never
+		 * once per other event */
+		cr_assert(reads >= 1000000 && reads <= 4L * 1000000,
+			  "%s: %ld event reads", fmts[i], reads);
 		res_free(&r);
 	}
 }
