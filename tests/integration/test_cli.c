@@ -2965,7 +2965,15 @@ Test(issue13, replay_core_writes_the_failing_moment)
 	free(sched);
 }
 
-Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
+/*
+ * ptloom run OPTS --output on a terminal (script(1) gives it one on
+ * stdout and stderr): the progress line shows what must, every line of
+ * the program's output stands alone (what a terminal shows of a line is
+ * what follows its last "\r\e[K", which starts every progress write),
+ * and the line is cleared before the verdict.
+ */
+static void progress_beside_output(const char *opts, const char *must,
+				   int min_lines)
 {
 	if (access("/usr/bin/script", X_OK)) {
 		skip_note("skipping: no /usr/bin/script to give ptloom a "
@@ -2974,20 +2982,18 @@ Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
 	}
 	char line[4096];
 
-	/* script(1) gives ptloom a terminal on stdout and stderr */
 	snprintf(line, sizeof(line),
-		 "/usr/bin/script -qec '%s run --seed " SEED " -s random -n 40 "
-		 "--output -o %s -- %s' /dev/null",
-		 ptloom(), in_tmp("out"), example("bank_fixed"));
+		 "/usr/bin/script -qec '%s run --seed " SEED " %s --output -o "
+		 "%s -- %s' /dev/null",
+		 ptloom(), opts, in_tmp("out"), example("bank_fixed"));
 	char *argv[] = { "/bin/sh", "-c", line, NULL };
 	struct res r = run_argv(argv, NULL, CMD_TIMEOUT);
 
 	assert_exit(r, 0);
-	assert_contains(r.out, "race discovery", "the progress lines");
+	assert_contains(r.out, must, "the progress lines");
 	assert_contains(r.out, "runs/s", "the progress lines");
-	/* what a terminal shows of each line: what follows its last
-	 * "\r\e[K" (every progress write starts with one) */
 	int program_lines = 0;
+	bool verdict = false;
 
 	for (char *l = strtok(r.out, "\n"); l; l = strtok(NULL, "\n")) {
 		size_t n = strlen(l);
@@ -2998,6 +3004,8 @@ Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
 
 		while ((k = strstr(v, "\r\033[K")))
 			v = k + 4;
+		if (!strncmp(v, "ptloom: PASS", 12))
+			verdict = true;
 		if (!*v || (!strncmp(v, "ptloom: ", 8) && !strstr(v, "balance")))
 			continue;
 		cr_assert(!strncmp(v, "balance", 7),
@@ -3005,8 +3013,35 @@ Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
 		cr_assert_null(strstr(v, "runs/s"), "\"%s\"", v);
 		program_lines++;
 	}
-	cr_assert_geq(program_lines, 40, "%d program lines", program_lines);
-	res_free(&r); /* progress_on_a_terminal_... ends */
+	cr_assert(verdict, "no verdict line of its own");
+	cr_assert_geq(program_lines, min_lines, "%d program lines",
+		      program_lines);
+	res_free(&r);
+}
+
+Test(issue13, progress_on_a_terminal_never_mixes_with_program_output)
+{
+	progress_beside_output("-s random -n 40", "race discovery", 40);
+}
+
+/* -j N: the parent draws the workers' line; their output never on it */
+Test(issue13, progress_of_j_workers_beside_their_output)
+{
+	progress_beside_output("-j 2 -s random -n 60", "% of 60, 2 workers",
+			       60);
+	progress_beside_output("-j 2", "of its items done), 2 workers", 100);
+}
+
+/* Not a terminal: not a byte of progress */
+Test(issue13, no_progress_when_not_a_terminal)
+{
+	struct res r = RUN(example("bank_fixed"), "--seed", SEED, "-j", "2",
+			   "-s", "random", "-n", "30");
+
+	assert_exit(r, 0);
+	cr_assert_null(strstr(r.err, "runs/s"), "%s", r.err);
+	cr_assert_null(strchr(r.err, '\r'), "%s", r.err);
+	res_free(&r);
 }
 
 /* Delay bounding: bank's bug needs one delay; bank_fixed is complete to
