@@ -2716,6 +2716,9 @@ Test(issue13, replay_gdb_shows_every_thread_at_the_stop)
 	assert_contains(r.out, "main ()", "gdb's backtraces");
 	assert_contains(r.out, "Thread 3 ", "gdb's backtraces");
 	assert_contains(r.err, "stopped before step", "stderr");
+	/* the limit, said where it matters */
+	assert_contains(r.err, "for inspection only", "stderr");
+	assert_contains(r.err, "fail with ENOSYS", "stderr");
 	res_free(&r);	/* run_argv checked that nothing is left behind */
 
 	/* an early step: only main exists yet */
