@@ -207,6 +207,8 @@ static struct explore_shared *shared_new(void)
 		return NULL;
 	}
 	pthread_mutexattr_destroy(&a);
+	/* the caller's own line may be there (race discovery's) */
+	sh->line_shown = 1;
 	return sh;
 }
 

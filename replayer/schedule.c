@@ -11,7 +11,11 @@
  *      anything is decoded and counts the repeated fields, so that a file
  *      of another version is named as such and a small file cannot make
  *      us allocate gigabytes;
- *   3. protobuf-c decodes the message, with an allocator that has a budget;
+ *   3. protobuf-c decodes the message, with an allocator that has a budget,
+ *      all but its decisions, events and symbols, which are most of a large
+ *      file: those are decoded one element at a time straight into their
+ *      compact arrays, within the same budget (decode_streamed; a view, for
+ *      `ptloom show`, checks its events and leaves them in the file);
  *   4. every value is checked against what ptloom can produce while it is
  *      copied into struct schedule.
  *
@@ -794,6 +798,17 @@ static int decode_streamed(const uint8_t *p, size_t len,
 	unsigned wt;
 	int k, r;
 
+	/* the budget of the whole-message unpack, for the compact arrays
+	 * (a symbol's text: one small allocation each) */
+	uint64_t need = sc->count[F_DECISIONS] * sizeof(struct decision) +
+			(keep_events ? sc->count[F_EVENTS] * sizeof(struct event)
+				     : 0) +
+			sc->count[F_SYMBOLS] * (sizeof(struct sym_entry) + 32);
+
+	if (need > 32 * (uint64_t)len + (16u << 20)) {
+		seterr(err, errlen, "schedule needs too much memory to decode");
+		return -EINVAL;
+	}
 	free(s->decisions);
 	free(s->events);
 	free(s->syms);
