@@ -421,6 +421,7 @@ static void resume(struct session *s, struct thread *t, int sig)
 		sig = t->sig;
 	}
 	regs_set(t);
+	t->sig_sent = 0; /* a handler runs now */
 	t->skip = false;
 	t->stop = STOP_NONE;
 	t->regs_valid = false;
@@ -1128,6 +1129,7 @@ static void on_stop(struct session *s, pid_t tid, int status)
 				report_threads(s); /* all stopped: their stacks */
 		}
 		s->sig_maybe = true; /* signals are about */
+		signal_delivering(s, t, sig);
 		resume(s, t, sig);
 	}
 }
@@ -1420,7 +1422,7 @@ static void pending_objects(const struct thread *t, struct sched_thread *st)
 	}
 	if (t->kind == OP_EXIT)
 		st->obj2 = t->ctid;
-	if (t->kind == OP_WOKEN && !t->futex_woken)
+	if ((t->kind == OP_WOKEN && !t->futex_woken) || t->sig_sent)
 		st->global = true;
 }
 

@@ -570,9 +570,11 @@ static void fire_to(struct session *s, struct ptimer *p, pid_t to)
 	s->sig_maybe = true;
 	switch (p->kind) {
 	case PT_ITIMER:
-		if (to)
+		if (to) {
 			syscall(SYS_tgkill, p->pid, to, SIGALRM);
-		else
+			/* the kernel's SIGALRM comes from the kernel */
+			signal_directed(s, to, SIGALRM, SI_KERNEL, 0);
+		} else
 			kill(p->pid, SIGALRM);
 		break;
 	case PT_TIMERFD:
@@ -598,10 +600,11 @@ static void fire_to(struct session *s, struct ptimer *p, pid_t to)
 		si.si_overrun = (int)(n - 1);
 		si.si_value.sival_ptr = (void *)(uintptr_t)p->value;
 		p->overrun = (int)(n - 1);
-		if (tid)
+		if (tid) {
 			syscall(SYS_rt_tgsigqueueinfo, p->pid, tid, p->signo,
 				&si);
-		else
+			signal_directed(s, tid, p->signo, SI_TKILL, 0);
+		} else
 			syscall(SYS_rt_sigqueueinfo, p->pid, p->signo, &si);
 		break;
 	}
@@ -692,24 +695,18 @@ void timer_alternatives(struct session *s, struct choice *c)
 		return; /* timer_tick() moved time to the earliest */
 	for (int i = 0; i < tm->n; i++) {
 		struct ptimer *p = &tm->t[i];
-		int o, sig, takers = 0;
+		int o, sig, takers = 0, who[MAX_ALTS];
 
 		if (!signals(p) || p->deadline > s->now + TIMEOUT_HORIZON_NS ||
 		    (o = owner(s, p)) < 0)
 			continue;
 		/* which thread takes a signal sent to the process is the
 		 * kernel's to choose: every one that could is an
-		 * alternative */
+		 * alternative (signal.c, as for a kill) */
 		if ((sig = process_signal(p)))
-			for (int k = 0; k < s->nth; k++) {
-				struct thread *t = &s->th[k];
-
-				if (t->p->pid != p->pid ||
-				    !signal_takes(s, t, sig))
-					continue;
-				add_alt(c, k, (uint64_t)(i + 1) | TO_THREAD);
-				takers++;
-			}
+			takers = signal_takers(s, p->pid, sig, who, MAX_ALTS);
+		for (int k = 0; k < takers; k++)
+			add_alt(c, who[k], (uint64_t)(i + 1) | TO_THREAD);
 		if (!takers)
 			add_alt(c, o, (uint64_t)(i + 1));
 	}

@@ -287,6 +287,7 @@ static const char *summary(const struct res *r)
 }
 
 static const char *const strategies[] = { "dfs", "random", "pct" };
+static void prints(const char *prog, const char *want);
 
 /* A correct program: PASS or INCOMPLETE under every strategy, never
  * FAIL, never a hang. */
@@ -695,6 +696,24 @@ Test(real, signal_before_sigwait_found)
 	char *prog[] = { (char *)real("sig_early"), NULL };
 
 	found_and_replayed("FAIL crash SIGUSR1", prog, NULL, NULL);
+}
+
+/*
+ * A signal sent to the process (kill, sigqueue) may be taken by any thread
+ * that does not block it: a handler written for the main thread deadlocks
+ * when the worker takes it under the lock.  Before, the sender always took
+ * it and the bug got a PASS "complete to bound 2".
+ */
+Test(real, process_signal_taken_by_any_thread)
+{
+	char *bug[] = { (char *)real("sig_wrong_thread"), NULL };
+	char *queue[] = { (char *)real("sig_wrong_thread"), "queue", NULL };
+	char *fixed[] = { (char *)real("sig_wrong_thread_fixed"), NULL };
+
+	found_and_replayed("FAIL deadlock", bug, NULL, NULL);
+	found_and_replayed("FAIL deadlock", queue, NULL, NULL);
+	never_fails("40", NULL, fixed);
+	prints(fixed[0], "stats 2 reports 1");
 }
 
 /* --- timers on the virtual clock, eventfd, exec ------------------------- */
