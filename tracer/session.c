@@ -1746,7 +1746,7 @@ static void collect_objects(struct session *s, struct process *p)
 	ssize_t n;
 	FILE *f;
 
-	if (r->objects)
+	if (r->objects || (p->idx == 0 && checkpoint_objects(s, r)))
 		return;
 	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
 	n = readlink(name, exe, sizeof(exe) - 1);
@@ -1783,6 +1783,8 @@ static void collect_objects(struct session *s, struct process *p)
 			r->nobjects++;
 	}
 	fclose(f);
+	if (p->idx == 0)
+		checkpoint_keep_objects(s, r);
 }
 
 /* Choose and execute pending operations until some thread runs. */
