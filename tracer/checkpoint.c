@@ -487,6 +487,7 @@ static void adopt(struct session *s, pid_t c)
 	s->th[0].stop = STOP_NONE;
 	s->th[0].st = SCHED_RUNNING;
 	s->from_checkpoint = true;
+	s->stops = 0; /* the template's were paid once, not by this run */
 	s->resume_cpu = 0; /* a new process's clock */
 	if (s->cfg->policy && s->cfg->policy->forked)
 		s->cfg->policy->forked(s->cfg->policy->ctx, s, old);

@@ -370,6 +370,8 @@ int session_pick(struct session *s, struct choice *c)
 	c->preemptions = s->preemptions;
 	int i = s->strat->pick(s->strat->ctx, c);
 
+	s->choices++;
+
 	if (i < 0 || i >= c->nalts)
 		return -1;
 	if (s->ndec == s->capdec) {
@@ -1387,6 +1389,7 @@ static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
 
 		if (w > 0) {
 			*tid = w;
+			s->stops++;
 			return 0;
 		}
 		if (errno != EINTR)
@@ -2524,6 +2527,8 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	res->preemptions = s->preemptions;
 	res->trace_hash = s->hash;
 	res->steps = s->step;
+	res->stops = s->stops;
+	res->choices = s->choices;
 	res->seconds = now_seconds() - s->t0;
 	if (!s->exec_seen && !s->failed) {
 		res->failure = FAIL_INTERNAL;

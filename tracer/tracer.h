@@ -238,6 +238,10 @@ struct run_result {
 	uint32_t preemptions;
 	uint64_t trace_hash;
 	uint64_t steps;
+	/* the tracee stops ptloom handled (a wait that reported one), and
+	 * the decisions among two or more alternatives: how many stops a run
+	 * really needs against how many it takes (PTLOOM_STATS) */
+	uint64_t stops, choices;
 	uint64_t spin_pc;	/* FAIL_SPIN: where a thread spins */
 	struct thread_report *threads; /* per-thread state at the end */
 	int nthreads;
