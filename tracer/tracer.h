@@ -80,6 +80,10 @@ struct sched_policy {
 	 * kind is the event kind their hits get */
 	const struct user_point *points;
 	size_t npoints;
+	/* its points replace the libc synchronisation calls' in the first
+	 * process: the calls would never be choices under this policy, so
+	 * their breakpoints are not installed there (each hit is a stop) */
+	bool own_points;
 	/* what "complete to bound N" covers under this policy, for the
 	 * verdict ("GIL switches in ..."); NULL: every point */
 	const char *coverage;
