@@ -1356,8 +1356,17 @@ static int check_limits(struct session *s, pid_t only)
 	if (s->cfg->spin_ms > 0 && only == -1 && s->current >= 0 &&
 	    s->current < s->nth && s->th[s->current].st == SCHED_RUNNING &&
 	    (now_seconds() - s->resume_time) * 1000 > s->spin_ms &&
-	    (process_cpu(s->th[s->current].p->pid) - s->resume_cpu) * 1000 >
-		    s->spin_ms) {
+	    s->resume_cpu < 0) {
+		/* a long step: its CPU time counts from now */
+		s->resume_cpu = process_cpu(s->th[s->current].p->pid);
+		s->resume_time = now_seconds();
+	} else if (s->cfg->spin_ms > 0 && only == -1 && s->current >= 0 &&
+		   s->current < s->nth &&
+		   s->th[s->current].st == SCHED_RUNNING &&
+		   (now_seconds() - s->resume_time) * 1000 > s->spin_ms &&
+		   (process_cpu(s->th[s->current].p->pid) - s->resume_cpu) *
+				   1000 >
+			   s->spin_ms) {
 		/* only another thread can end a spin */
 		int live = 0;
 
@@ -1972,7 +1981,9 @@ static void schedule(struct session *s)
 		}
 		s->run_len++;
 		s->resume_time = now_seconds();
-		s->resume_cpu = process_cpu(t->p->pid); /* spin detection */
+		/* spin detection samples the CPU clock (a syscall) only once
+		 * the step has taken spin_ms of wall time: check_limits */
+		s->resume_cpu = -1;
 		s->current = t->idx;
 		if (s->cfg->max_steps && s->step > s->cfg->max_steps &&
 		    too_many_steps(s, t))

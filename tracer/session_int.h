@@ -204,7 +204,7 @@ struct session {
 	char timeout_why[MSG_MAX];
 	bool exec_seen;
 	double resume_time;	/* when the current thread was chosen */
-	double resume_cpu;	/* its CPU time then */
+	double resume_cpu;	/* its CPU time then, < 0: not sampled yet */
 	int seen_ticks;		/* timer ticks already checked */
 	uint64_t observed;	/* accesses reported to the observer */
 	int live;		/* threads alive */
