@@ -260,9 +260,10 @@ bool signal_execute(struct session *s, struct thread *t)
  * End t's emulated wait because of a pending signal.  A signal sent to the
  * process goes to whichever of its threads leaves a ptrace stop first, so
  * the wait is ended provisionally (sig_rerun): if another thread has taken
- * the signal by the time t is chosen to run, t waits on (session.c), with
- * its descriptors still open, instead of entering a call that would block
- * in the kernel (a hang) or failing it with a spurious EINTR.
+ * the signal by the time t is chosen to run, t waits on (world.c:
+ * schedule), with its descriptors still open, instead of entering a call
+ * that would block in the kernel (a hang) or failing it with a spurious
+ * EINTR.
  */
 static void interrupt(struct session *s, struct thread *t, bool fatal)
 {

@@ -3,7 +3,7 @@
  * instead of a tracee: a few threads, each a list of operations (a step on
  * an object, lock, unlock, yield), run by a tiny supervisor that builds
  * every choice point with the real run queue (tracer/sched.c) and asks the
- * dfs strategy, exactly as tracer/session.c does.  Each run is determined
+ * dfs strategy, exactly as tracer/world.c does.  Each run is determined
  * by the picks, so a brute-force walk of the same tree gives every
  * schedule and its preemption cost, and we check that dfs at bound b
  * produces each schedule costing at most b exactly once, bound by bound.
