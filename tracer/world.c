@@ -485,7 +485,7 @@ static void pending_objects(const struct thread *t, struct sched_thread *st)
 	}
 	if (t->kind == OP_EXIT)
 		st->obj2 = t->ctid;
-	if (t->kind == OP_WOKEN && !t->futex_woken)
+	if ((t->kind == OP_WOKEN && !t->futex_woken) || t->sig_sent)
 		st->global = true;
 }
 
