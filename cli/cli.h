@@ -171,9 +171,14 @@ struct sym_index {
 	const struct sym_entry *syms;
 	size_t n, cap;
 	uint32_t *slot;	/* index into syms, UINT32_MAX empty */
+	/* or the symbols of a view, left in its file: slot = offset */
+	const struct schedule_view *view;
 };
 int sym_index_build(struct sym_index *ix, const struct sym_entry *syms,
 		    size_t n);
+/* The index of a view's symbols (ptloom show): only the slots are in
+ * memory, a lookup reads its symbol from the file. */
+int sym_index_build_view(struct sym_index *ix, const struct schedule_view *v);
 void sym_index_free(struct sym_index *ix);
 extern uint64_t sym_probes;
 /* event_line() with an index. */

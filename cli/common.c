@@ -1061,15 +1061,69 @@ int sym_index_build(struct sym_index *ix, const struct sym_entry *syms,
 	return 0;
 }
 
+int sym_index_build_view(struct sym_index *ix, const struct schedule_view *v)
+{
+	size_t cap = 32, at = v->syms_at, where, w2;
+	uint64_t addr, a2;
+	bool data, d2;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->view = v;
+	ix->n = v->s.nsyms;
+	while (cap < 2 * ix->n)
+		cap *= 2;
+	ix->slot = malloc(cap * sizeof(*ix->slot));
+	if (!ix->slot)
+		return -ENOMEM; /* no names then */
+	memset(ix->slot, 0xff, cap * sizeof(*ix->slot));
+	ix->cap = cap;
+	while (schedule_view_symbol(v, &at, &where, &addr, &data, NULL, 0) >
+	       0) {
+		size_t k = sym_hash(addr, data) & (cap - 1);
+
+		while (ix->slot[k] != UINT32_MAX) {
+			size_t o = ix->slot[k];
+
+			if (schedule_view_symbol(v, &o, &w2, &a2, &d2, NULL,
+						 0) > 0 &&
+			    a2 == addr && d2 == data)
+				break; /* the first one wins, as in a scan */
+			k = (k + 1) & (cap - 1);
+		}
+		if (ix->slot[k] == UINT32_MAX)
+			ix->slot[k] = (uint32_t)where;
+	}
+	return 0;
+}
+
 void sym_index_free(struct sym_index *ix)
 {
 	free(ix->slot);
 	memset(ix, 0, sizeof(*ix));
 }
 
+/* The text of the symbol of addr (data: an object), or NULL; a view's
+ * into buf. */
 static const char *sym_find(const struct sym_index *ix, uint64_t addr,
-			    bool data)
+			    bool data, char *buf, size_t len)
 {
+	if (ix->view) {
+		for (size_t k = sym_hash(addr, data) & (ix->cap - 1);
+		     ix->slot; k = (k + 1) & (ix->cap - 1)) {
+			size_t at = ix->slot[k], where;
+			uint64_t a;
+			bool d;
+
+			sym_probes++;
+			if (at == UINT32_MAX ||
+			    schedule_view_symbol(ix->view, &at, &where, &a, &d,
+						 buf, len) <= 0)
+				return NULL;
+			if (a == addr && d == data)
+				return buf;
+		}
+		return NULL;
+	}
 	if (!ix->slot) {
 		for (size_t i = 0; i < ix->n; i++) {
 			sym_probes++;
@@ -1095,16 +1149,18 @@ static void event_line_raw(const struct event *e,
 			   const struct sym_index *ix, char *buf, size_t len)
 {
 	char obj[160] = "", tname[48];
+	char ob[SCHEDULE_MAX_SYMBOL_TEXT + 1], wb[SCHEDULE_MAX_SYMBOL_TEXT + 1];
 	const char *o = e->obj && !(e->obj >> 63)
-				? sym_find(ix, e->obj, true)
+				? sym_find(ix, e->obj, true, ob, sizeof(ob))
 				: NULL;
 	const char *where = NULL;
 
 	if (EVENT_PC_IS_POLICY(e->pc)) /* a Python frame */
-		where = sym_find(ix, e->pc, false);
+		where = sym_find(ix, e->pc, false, wb, sizeof(wb));
 	else if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
 		 e->kind == OP_ACCESS || e->kind == OP_SPIN)
-		where = sym_find(ix, e->pc + (e->kind != OP_CALL), false);
+		where = sym_find(ix, e->pc + (e->kind != OP_CALL), false, wb,
+				 sizeof(wb));
 	if (o && *o)
 		snprintf(obj, sizeof(obj), "%s%s",
 			 o[0] == '0' ? "" : "&", o);

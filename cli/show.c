@@ -80,7 +80,10 @@ static int prepare(const struct schedule_view *v)
 	cur_v = v;
 	cur_changed = false;
 	events_read = 0;
-	sym_index_build(&cur_ix, s->syms, s->nsyms);
+	if (v->msg)
+		sym_index_build_view(&cur_ix, v);
+	else
+		sym_index_build(&cur_ix, s->syms, s->nsyms);
 	if (!head)
 		return -1;
 	for (size_t t = 0; t < SCHEDULE_MAX_THREADS; t++)

@@ -782,14 +782,15 @@ static int decode_symbol(const uint8_t *d, size_t dl, size_t i,
 }
 
 /*
- * The second pass over the top-level fields: decisions and symbols into
- * s (whose placeholder arrays convert left empty), events into s->events
- * when keep_events, else only checked; *events_at is the offset of the
- * first event (len if none).
+ * The second pass over the top-level fields: decisions into s (whose
+ * placeholder arrays convert left empty), and events and symbols into
+ * s->events and s->syms when keep, else (a view) only checked and counted;
+ * first_at[0] and [1] are the offsets of the first event and the first
+ * symbol (len if none).
  */
 static int decode_streamed(const uint8_t *p, size_t len,
 			   const struct scan *sc, struct schedule *s,
-			   bool keep_events, size_t *events_at, char *err,
+			   bool keep, size_t *first_at, char *err,
 			   size_t errlen)
 {
 	size_t pos = 0, at, dlen, nd = 0, ne = 0, ny = 0;
@@ -801,9 +802,10 @@ static int decode_streamed(const uint8_t *p, size_t len,
 	/* the budget of the whole-message unpack, for the compact arrays
 	 * (a symbol's text: one small allocation each) */
 	uint64_t need = sc->count[F_DECISIONS] * sizeof(struct decision) +
-			(keep_events ? sc->count[F_EVENTS] * sizeof(struct event)
-				     : 0) +
-			sc->count[F_SYMBOLS] * (sizeof(struct sym_entry) + 32);
+			(keep ? sc->count[F_EVENTS] * sizeof(struct event) +
+					sc->count[F_SYMBOLS] *
+						(sizeof(struct sym_entry) + 32)
+			      : 0);
 
 	if (need > 32 * (uint64_t)len + (16u << 20)) {
 		seterr(err, errlen, "schedule needs too much memory to decode");
@@ -814,14 +816,15 @@ static int decode_streamed(const uint8_t *p, size_t len,
 	free(s->syms);
 	s->decisions = alloc_array(sc->count[F_DECISIONS],
 				   sizeof(*s->decisions), err, errlen);
-	s->events = keep_events ? alloc_array(sc->count[F_EVENTS],
-					      sizeof(*s->events), err, errlen)
-				: NULL;
-	s->syms = alloc_array(sc->count[F_SYMBOLS], sizeof(*s->syms), err,
-			      errlen);
-	if (!s->decisions || !s->syms || (keep_events && !s->events))
+	s->events = keep ? alloc_array(sc->count[F_EVENTS], sizeof(*s->events),
+				       err, errlen)
+			 : NULL;
+	s->syms = keep ? alloc_array(sc->count[F_SYMBOLS], sizeof(*s->syms),
+				     err, errlen)
+		       : NULL;
+	if (!s->decisions || (keep && (!s->syms || !s->events)))
 		return -ENOMEM;
-	*events_at = len;
+	first_at[0] = first_at[1] = len;
 	for (at = pos; (k = next_field(p, len, &pos, &field, &wt, &v, &data,
 				       &dlen)) > 0; at = pos) {
 		if (!streamed(field))
@@ -848,34 +851,44 @@ static int decode_streamed(const uint8_t *p, size_t len,
 			if (ne >= sc->count[F_EVENTS])
 				return not_decoded("event", ne, err, errlen);
 			if (!ne)
-				*events_at = at;
+				first_at[0] = at;
 			r = decode_event(data, dlen, ne,
-					 keep_events ? &s->events[ne] : &e,
-					 err, errlen);
+					 keep ? &s->events[ne] : &e, err,
+					 errlen);
 			if (r)
 				return r;
 			ne++;
-			if (keep_events)
+			if (keep)
 				s->nevents = ne;
 		} else {
+			struct sym_entry y;
+
 			if (ny >= sc->count[F_SYMBOLS])
 				return not_decoded("symbol", ny, err, errlen);
-			r = decode_symbol(data, dlen, ny, &s->syms[ny], err,
+			if (!ny)
+				first_at[1] = at;
+			r = decode_symbol(data, dlen, ny,
+					  keep ? &s->syms[ny] : &y, err,
 					  errlen);
 			if (r)
 				return r;
-			s->nsyms = ++ny;
+			if (!keep)
+				free(y.text);
+			ny++;
+			if (keep)
+				s->nsyms = ny;
 		}
 	}
 	if (k < 0)
 		return not_decoded("field at byte", at + SCHEDULE_MAGIC_LEN,
 				   err, errlen);
 	s->nevents = ne;
+	s->nsyms = ny;
 	return 0;
 }
 
 static int decode(const uint8_t *buf, size_t len, struct schedule *s,
-		  bool keep_events, size_t *events_at, char *err, size_t errlen)
+		  bool keep, size_t *first_at, char *err, size_t errlen)
 {
 	struct budget b;
 	ProtobufCAllocator a = {
@@ -992,11 +1005,10 @@ static int decode(const uint8_t *buf, size_t len, struct schedule *s,
 	r = convert(m, s, err, errlen);
 	ptloom__schedule__free_unpacked(m, &a);
 	if (!r)
-		r = decode_streamed(p, n, &sc, s, keep_events, events_at, err,
-				    errlen);
+		r = decode_streamed(p, n, &sc, s, keep, first_at, err, errlen);
 	if (r) {
-		if (!keep_events)
-			s->nevents = 0;
+		if (!keep)
+			s->nevents = s->nsyms = 0;
 		schedule_free(s);
 		return r;
 	}
@@ -1006,9 +1018,9 @@ static int decode(const uint8_t *buf, size_t len, struct schedule *s,
 int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
 		    char *err, size_t errlen)
 {
-	size_t at;
+	size_t at[2];
 
-	return decode(buf, len, s, true, &at, err, errlen);
+	return decode(buf, len, s, true, at, err, errlen);
 }
 
 /* Reads at most max + 1 bytes, so an oversized file is seen as such.
@@ -1123,9 +1135,13 @@ int schedule_view_decode(const uint8_t *buf, size_t len,
 	int r;
 
 	memset(v, 0, sizeof(*v));
-	r = decode(buf, len, &v->s, false, &v->events_at, err, errlen);
+	size_t at[2];
+
+	r = decode(buf, len, &v->s, false, at, err, errlen);
 	if (r)
 		return r;
+	v->events_at = at[0];
+	v->syms_at = at[1];
 	v->msg = buf + SCHEDULE_MAGIC_LEN;
 	v->msglen = len - SCHEDULE_MAGIC_LEN;
 	return 0;
@@ -1190,11 +1206,55 @@ void schedule_view_of(struct schedule_view *v, struct schedule *s)
 
 void schedule_view_close(struct schedule_view *v)
 {
-	v->s.nevents = 0;
+	v->s.nevents = v->s.nsyms = 0;
 	schedule_free(&v->s);
 	if (v->map)
 		munmap(v->map, v->maplen);
 	memset(v, 0, sizeof(*v));
+}
+
+int schedule_view_symbol(const struct schedule_view *v, size_t *at,
+			 size_t *where, uint64_t *addr, bool *data, char *text,
+			 size_t len)
+{
+	size_t pos = *at, dlen;
+	const uint8_t *d;
+	uint64_t field, val;
+	unsigned wt;
+	char err[160];
+	int k;
+
+	if (!v->msg)
+		return 0;
+	while ((k = next_field(v->msg, v->msglen, at, &field, &wt, &val, &d,
+			       &dlen)) > 0) {
+		if (field != F_SYMBOLS) {
+			pos = *at;
+			continue;
+		}
+		Ptloom__Symbol *m = wt == 2 ? ptloom__symbol__unpack(NULL, dlen,
+								      d)
+					    : NULL;
+
+		if (!m || check_symbol(0, m->text.len, err, sizeof(err))) {
+			if (m)
+				ptloom__symbol__free_unpacked(m, NULL);
+			return -EINVAL;
+		}
+		*where = pos;
+		*addr = m->addr;
+		*data = m->data;
+		if (len) {
+			size_t n = m->text.len < len ? m->text.len : len - 1;
+
+			if (n)
+				memcpy(text, m->text.data, n);
+			text[n] = 0; /* a NUL inside (changed file): cut */
+		}
+		ptloom__symbol__free_unpacked(m, NULL);
+		return 1;
+	}
+	return k < 0 ? -EINVAL : 0;
 }
 
 void event_cursor_start(struct event_cursor *c, const struct schedule_view *v)

@@ -6,6 +6,7 @@
 #ifndef PTLOOM_SCHEDULE_H
 #define PTLOOM_SCHEDULE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -99,8 +100,9 @@ int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
 /*
  * A schedule file read to explain it without holding its trace (ptloom
  * show): the file mapped read-only, everything but the events decoded into
- * s (s.events is NULL, s.nevents their count), the events read one at a
- * time with an event_cursor.  Opening checks the whole file as
+ * s (s.events is NULL, s.nevents their count; s.syms NULL, s.nsyms their
+ * count), the events read one at a time with an event_cursor, the symbols
+ * with schedule_view_symbol.  Opening checks the whole file as
  * schedule_load does and refuses what it refuses.  The mapping is read
  * again by the cursor, which checks every event anew (the file may change
  * underneath; a file cut short underneath raises SIGBUS, which the caller
@@ -113,6 +115,7 @@ struct schedule_view {
 	const uint8_t *msg;	/* the message, after the magic */
 	size_t msglen;
 	size_t events_at;	/* offset in msg of the first event */
+	size_t syms_at;		/* and of the first symbol */
 };
 struct event_cursor {
 	const struct schedule_view *v;
@@ -136,6 +139,13 @@ void event_cursor_at(struct event_cursor *c, const struct schedule_view *v,
 /* 1 with *e the next event, 0 after the last, -EINVAL if the bytes are
  * not what the view checked (the file changed). */
 int event_cursor_next(struct event_cursor *c, struct event *e);
+/* The view's symbol at or after offset *at (start: v->syms_at), which
+ * moves past it: 1 with its offset in *where, its address, data flag and
+ * text (NUL-terminated, cut to len), 0 after the last, -EINVAL if the
+ * bytes changed. */
+int schedule_view_symbol(const struct schedule_view *v, size_t *at,
+			 size_t *where, uint64_t *addr, bool *data, char *text,
+			 size_t len);
 
 /* Writes atomically (temp file in the same directory, fsync, rename); the
  * directory must exist.  Returns 0, -EINVAL if s holds values a load would

@@ -8,7 +8,7 @@
  * the rest of ptloom relies on:
  *   - the view `ptloom show` reads (schedule_view_decode, its events one
  *     at a time) accepts exactly what schedule_decode accepts, with the
- *     same events;
+ *     same events and symbols;
  *   - a refusal is -EINVAL (or -ENOMEM) with one non-empty line in err;
  *   - whatever is accepted can be saved again, and reads back the same
  *     (so ptloom never writes a file it would refuse);
@@ -110,6 +110,22 @@ static void same_view(const uint8_t *data, size_t size,
 			abort();
 	}
 	if (r || i != s->nevents)
+		abort();
+	/* and its symbols, read from the bytes, are the decoded ones */
+	size_t at = v.syms_at, where;
+	uint64_t addr;
+	bool is_data;
+	char text[SCHEDULE_MAX_SYMBOL_TEXT + 1];
+
+	for (i = 0; (r = schedule_view_symbol(&v, &at, &where, &addr,
+					      &is_data, text,
+					      sizeof(text))) > 0;
+	     i++)
+		if (i >= s->nsyms || addr != s->syms[i].addr ||
+		    is_data != (s->syms[i].data != 0) ||
+		    strcmp(text, s->syms[i].text))
+			abort();
+	if (r || i != s->nsyms)
 		abort();
 	schedule_view_close(&v);
 }
