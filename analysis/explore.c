@@ -364,6 +364,9 @@ restart:
 		struct run_result rr;
 		int e = session_run(&o->cfg, &hstrat, &rr);
 
+		if (!e && rr.seconds > r->longest_run)
+			r->longest_run = rr.seconds;
+
 		if (e && o->cfg.interrupted && *o->cfg.interrupted) {
 			/* killed while starting: the interrupt, not the
 			 * program, is why */
