@@ -179,6 +179,7 @@ static int explore_serial(const struct explore_opts *o0,
 					r, disc.spin[i].addr, OP_SPIN);
 			r->accesses = disc.accesses;
 			r->discovery_seconds = disc.seconds;
+			r->longest_run = disc.longest_run;
 			if (disc.have_fail) {
 				/* keep it for after the exploration */
 				disc_fail = disc.fail;

@@ -88,10 +88,13 @@ if verdict == "FAIL":
 n = re.search(r"(\d+) runs?", line)
 runs = int(n.group(1)) if n else 0
 # discovery runs print too: whole copies, at least one per run
-same = len(native) > 0 and len(body) >= runs * len(native) and \
-    len(body) % len(native) == 0 and \
-    all(body[i:i + len(native)] == native
-        for i in range(0, len(body), len(native)))
+if not native:
+    same = runs > 0 and not body
+else:
+    same = len(body) >= runs * len(native) and \
+        len(body) % len(native) == 0 and \
+        all(body[i:i + len(native)] == native
+            for i in range(0, len(body), len(native)))
 print(verdict, runs, "yes" if same else "no")
 EOF
 }
