@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -43,25 +44,172 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * The progress line: elapsed time, runs, runs/s, and how far the work is:
+ * dfs's bound with the share of its work items started (frac < 0:
+ * unknown), or the share of -n's runs.  jobs > 1: the sum of -j workers.
+ */
+static void progress_line(const struct explore_opts *o, double el,
+			  uint64_t runs, int bound, double frac, int jobs)
+{
+	fprintf(stderr, "\r\033[Kptloom: %.1f s, %llu run%s, %.0f runs/s", el,
+		(unsigned long long)runs, runs == 1 ? "" : "s",
+		el > 0 ? (double)runs / el : 0.0);
+	if (o->strategy == STRAT_DFS) {
+		fprintf(stderr, ", bound %d", bound);
+		if (frac >= 0)
+			fprintf(stderr, " (%.0f%% of its items done)",
+				100 * frac);
+	} else if (o->max_runs) {
+		fprintf(stderr, ", %.0f%% of %llu",
+			runs >= o->max_runs ? 100.0
+					    : 100.0 * (double)runs /
+						      (double)o->max_runs,
+			(unsigned long long)o->max_runs);
+	}
+	if (jobs > 1)
+		fprintf(stderr, ", %d workers", jobs);
+	fflush(stderr);
+}
+
+static void lock_terminal(struct explore_shared *sh)
+{
+	if (pthread_mutex_lock(&sh->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&sh->lock); /* a killed worker's */
+}
+
 static void progress(const struct explore_opts *o, struct explore_result *r,
-		     double t0, int bound, bool final)
+		     double t0, const struct dfs *d, bool final)
 {
 	static double last;
+	size_t done = 0, total = 0;
 	double t = now();
 
+	if (d)
+		dfs_progress(d, &done, &total);
+	if (o->tally) {
+		o->tally->runs = r->runs;
+		o->tally->bound0_runs = r->bound0_runs;
+		o->tally->bound = r->bound;
+		o->tally->done = (uint32_t)done;
+		o->tally->total = (uint32_t)total;
+	}
 	if (!o->progress || (!final && t - last < 0.2))
 		return;
 	last = t;
-	double el = t - t0;
-
-	fprintf(stderr, "\r\033[Kptloom: %.1f s, %llu run%s, %.0f runs/s", el,
-		(unsigned long long)r->runs, r->runs == 1 ? "" : "s",
-		el > 0 ? (double)r->runs / el : 0.0);
-	if (o->strategy == STRAT_DFS)
-		fprintf(stderr, ", bound %d", bound);
+	progress_line(o, t - t0, r->runs, r->bound,
+		      total ? (double)done / (double)total : -1, 1);
 	if (final)
 		fputs("\r\033[K", stderr);
 	fflush(stderr);
+}
+
+/* --output: a run's output, never on the progress line (a -j worker
+ * clears the parent's under the terminal lock). */
+static void pass_output(const struct explore_opts *o, const char *out,
+			size_t len)
+{
+	if (o->shared)
+		lock_terminal(o->shared);
+	if (o->progress || (o->shared && o->shared->line_shown)) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	fwrite(out, 1, len, stdout);
+	fflush(stdout);
+	if (o->shared) {
+		o->shared->line_shown = 0;
+		pthread_mutex_unlock(&o->shared->lock);
+	}
+}
+
+/*
+ * -j: the parent waits for worker fd to finish, drawing every 0.2 s the
+ * progress line of all of them from their tallies (dfs: bound 0 ran in
+ * each, counted once; the lowest bound still explored, with the mean
+ * share of it done).
+ */
+static void wait_worker(const struct explore_opts *o, struct explore_shared *sh,
+			int jobs, int fd, double t0)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (!sh || !o->progress)
+		return;
+	for (;;) {
+		int n = poll(&p, 1, 200);
+
+		if (n > 0 || (n < 0 && errno != EINTR))
+			break;
+		uint64_t runs = 0;
+		int bound = INT32_MAX;
+		double frac = 0;
+		int at = 0;
+
+		for (int k = 0; k < jobs; k++) {
+			runs += sh->w[k].runs - (k ? sh->w[k].bound0_runs : 0);
+			if (sh->w[k].bound < bound)
+				bound = sh->w[k].bound;
+		}
+		for (int k = 0; k < jobs; k++) {
+			uint32_t dn = sh->w[k].done, tt = sh->w[k].total;
+
+			at++;
+			if (sh->w[k].bound > bound)
+				frac += 1;
+			else if (tt)
+				frac += (double)(dn < tt ? dn : tt) / tt;
+			else
+				at--;
+		}
+		lock_terminal(sh);
+		progress_line(o, now() - t0, runs, bound == INT32_MAX ? 0 : bound,
+			      at ? frac / at : -1, jobs);
+		sh->line_shown = 1;
+		pthread_mutex_unlock(&sh->lock);
+	}
+}
+
+/* -j: the line cleared for good (the summary follows). */
+static void end_progress(const struct explore_opts *o,
+			 struct explore_shared *sh)
+{
+	if (!sh)
+		return;
+	if (o->progress) {
+		lock_terminal(sh);
+		if (sh->line_shown)
+			fputs("\r\033[K", stderr);
+		fflush(stderr);
+		sh->line_shown = 0;
+		pthread_mutex_unlock(&sh->lock);
+	}
+	pthread_mutex_destroy(&sh->lock);
+	munmap(sh, sizeof(*sh));
+}
+
+/* -j: the tallies and the terminal lock, shared with the workers; NULL
+ * when they cannot be had (then no line). */
+static struct explore_shared *shared_new(void)
+{
+	struct explore_shared *sh = mmap(NULL, sizeof(*sh),
+					 PROT_READ | PROT_WRITE,
+					 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t a;
+
+	if (sh == MAP_FAILED)
+		return NULL;
+	if (pthread_mutexattr_init(&a) ||
+	    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) ||
+	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) ||
+	    pthread_mutex_init(&sh->lock, &a)) {
+		munmap(sh, sizeof(*sh));
+		return NULL;
+	}
+	pthread_mutexattr_destroy(&a);
+	/* the caller's own line may be there (race discovery's) */
+	sh->line_shown = 1;
+	return sh;
 }
 
 static int cmp_point(const void *a, const void *b)
@@ -386,19 +534,14 @@ restart:
 		if (d && !sample && dfs_bound(d) == 0)
 			r->bound0_runs++;
 		r->total_steps += rr.steps;
+		r->total_stops += rr.stops;
+		r->total_choices += rr.choices;
 		if (rr.steps > est_steps)
 			est_steps = rr.steps;
 		if (d)
 			r->bound = dfs_bound(d);
-		if (o->output && rr.output_len) {
-			if (o->progress) {
-				/* never on the progress line: clear it */
-				fputs("\r\033[K", stderr);
-				fflush(stderr);
-			}
-			fwrite(rr.output, 1, rr.output_len, stdout);
-			fflush(stdout);
-		}
+		if (o->output && rr.output_len)
+			pass_output(o, rr.output, rr.output_len);
 		if (sample && rr.failure == FAIL_DIVERGED) {
 			run_result_free(&rr);
 			continue;
@@ -406,7 +549,7 @@ restart:
 		if (d && rr.failure == FAIL_DIVERGED && dfs_pruned_run(d)) {
 			r->pruned++;
 			run_result_free(&rr);
-			progress(o, r, t0, r->bound, false);
+			progress(o, r, t0, d, false);
 			continue;
 		}
 		if (d && rr.failure == FAIL_DIVERGED) {
@@ -483,7 +626,7 @@ restart:
 			else
 				r->steps_runs++;
 			run_result_free(&rr);
-			progress(o, r, t0, r->bound, false);
+			progress(o, r, t0, d, false);
 			continue;
 		}
 		if ((rr.failure == FAIL_HANG || rr.failure == FAIL_STEPS ||
@@ -537,7 +680,7 @@ restart:
 			run_result_free(&r->pass);
 		r->pass = rr;
 		r->have_pass = true;
-		progress(o, r, t0, r->bound, false);
+		progress(o, r, t0, d, false);
 	}
 	if (have_disc_fail && (r->verdict == VERDICT_PASS ||
 			       r->verdict == VERDICT_INCOMPLETE) &&
@@ -615,7 +758,7 @@ out:
 		r->verdict = VERDICT_INCOMPLETE;
 	}
 	r->runs += r->profile_runs;
-	progress(o, r, t0, r->bound, true);
+	progress(o, r, t0, d, true);
 	r->seconds = now() - t0;
 	if (d && r->verdict == VERDICT_INCOMPLETE)
 		r->complete = false;
@@ -656,6 +799,8 @@ static int explore_parallel(const struct explore_opts *o,
 	cpu_set_t set;
 	int cpus[64], ncpu = 0;
 	pid_t parent = getpid();
+	double t0 = now();
+	struct explore_shared *sh = o->progress ? shared_new() : NULL;
 
 	if (jobs > 64)
 		jobs = 64;
@@ -664,11 +809,16 @@ static int explore_parallel(const struct explore_opts *o,
 			if (CPU_ISSET(i, &set))
 				cpus[ncpu++] = i;
 	for (int k = 0; k < jobs; k++) {
-		if (pipe(fds[k]))
+		if (pipe(fds[k]) || (pids[k] = fork()) < 0) {
+			/* serially, after the workers started so far */
+			for (int j = 0; j < k; j++) {
+				kill(pids[j], SIGKILL);
+				waitpid(pids[j], NULL, 0);
+				close(fds[j][0]);
+			}
+			end_progress(o, sh);
 			return explore_serial(o, r);
-		pids[k] = fork();
-		if (pids[k] < 0)
-			return explore_serial(o, r);
+		}
 		if (pids[k] == 0) {
 			struct explore_opts w = *o;
 			struct explore_result wr;
@@ -684,6 +834,8 @@ static int explore_parallel(const struct explore_opts *o,
 			w.worker = o->worker + k * (o->stride ? o->stride : 1);
 			w.stride = jobs * (o->stride ? o->stride : 1);
 			w.progress = false;
+			w.tally = sh ? &sh->w[k] : NULL;
+			w.shared = sh;
 			if (ncpu) {
 				w.cfg.cpu = cpus[k % ncpu];
 				CPU_ZERO(&one);
@@ -718,6 +870,7 @@ static int explore_parallel(const struct explore_opts *o,
 	size_t nfail_points = 0;
 
 	for (int k = 0; k < jobs; k++) {
+		wait_worker(o, sh, jobs, fds[k][0], t0);
 		FILE *f = fdopen(fds[k][0], "r");
 		int v = VERDICT_ERROR;
 		unsigned long long runs = 0, fr = 0;
@@ -766,6 +919,7 @@ static int explore_parallel(const struct explore_opts *o,
 	}
 	for (int k = 0; k < jobs; k++)
 		waitpid(pids[k], NULL, 0);
+	end_progress(o, sh);
 	if (fail_run == UINT64_MAX) {
 		free(fail_points);
 		return 0;
@@ -795,7 +949,8 @@ static void put_result(FILE *f, const struct explore_result *wr)
 	const struct run_result *fr = &wr->fail;
 	bool fail = wr->verdict == VERDICT_FAIL;
 
-	fprintf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u %llu %d %u\n",
+	fprintf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u %llu %d %u "
+		   "%llu %llu %llu\n",
 		wr->verdict, (unsigned long long)wr->runs,
 		(unsigned long long)wr->bound0_runs, wr->complete, wr->bound,
 		(unsigned long long)wr->fail_key,
@@ -803,7 +958,9 @@ static void put_result(FILE *f, const struct explore_result *wr)
 		wr->found_preemptions, fail ? fr->ndecisions : 0, wr->npoints,
 		tracer_filters_installed(),
 		(unsigned long long)wr->pruned, wr->stopped,
-		wr->checkpoint_forks);
+		wr->checkpoint_forks, (unsigned long long)wr->total_steps,
+		(unsigned long long)wr->total_stops,
+		(unsigned long long)wr->total_choices);
 	fprintf(f, "%s\n", wr->error);
 	for (size_t i = 0; fail && i < fr->ndecisions; i++) {
 		const struct decision *c = &fr->decisions[i];
@@ -820,16 +977,16 @@ static void put_result(FILE *f, const struct explore_result *wr)
 static bool get_result(FILE *f, struct explore_result *w)
 {
 	int complete, stopped;
-	unsigned long long runs, b0, key, frun, pruned;
+	unsigned long long runs, b0, key, frun, pruned, steps, stops, choices;
 	size_t ndec, np;
 
 	memset(w, 0, sizeof(*w));
 	if (!f || fscanf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u "
-			    "%llu %d %u",
+			    "%llu %d %u %llu %llu %llu",
 			 &w->verdict, &runs, &b0, &complete, &w->bound, &key,
 			 &frun, &w->found_by, &w->found_preemptions, &ndec, &np,
 			 &w->filters, &pruned, &stopped,
-			 &w->checkpoint_forks) != 15 ||
+			 &w->checkpoint_forks, &steps, &stops, &choices) != 18 ||
 	    ndec > (1u << 26) || np > (1u << 20))
 		return false;
 	w->runs = runs;
@@ -839,6 +996,9 @@ static bool get_result(FILE *f, struct explore_result *w)
 	w->fail_run = frun;
 	w->pruned = pruned;
 	w->stopped = stopped;
+	w->total_steps = steps;
+	w->total_stops = stops;
+	w->total_choices = choices;
 	if (fgetc(f) != '\n' || !fgets(w->error, sizeof(w->error), f))
 		return false;
 	w->error[strcspn(w->error, "\n")] = 0;
@@ -887,6 +1047,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	cpu_set_t set;
 	int cpus[64], ncpu = 0;
 	pid_t parent = getpid();
+	double t0 = now();
+	struct explore_shared *sh = NULL;
 	volatile uint64_t *best = mmap(NULL, sizeof(*best),
 				       PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -894,6 +1056,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	if (best == MAP_FAILED)
 		return explore_serial(o, r);
 	*best = UINT64_MAX;
+	if (o->progress)
+		sh = shared_new();
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
 		for (int i = 0; i < CPU_SETSIZE && ncpu < 64; i++)
 			if (CPU_ISSET(i, &set))
@@ -922,6 +1086,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;
 			w.best_key = best;
 			w.progress = false;
+			w.tally = sh ? &sh->w[k] : NULL;
+			w.shared = sh;
 			if (o->max_runs)
 				w.max_runs = o->max_runs / (uint64_t)jobs +
 					     ((uint64_t)k <
@@ -952,6 +1118,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	struct explore_result ws[64];
 
 	for (int k = 0; k < jobs; k++) {
+		wait_worker(o, sh, jobs, fds[k][0], t0);
 		FILE *f = fdopen(fds[k][0], "r");
 		struct explore_result *w = &ws[k];
 
@@ -967,6 +1134,9 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		/* bound 0 ran in every worker: count it once */
 		r->runs += w->runs - (k ? w->bound0_runs : 0);
 		r->pruned += w->pruned;
+		r->total_steps += w->total_steps;
+		r->total_stops += w->total_stops;
+		r->total_choices += w->total_choices;
 		r->filters += w->filters;
 		r->checkpoint_forks += w->checkpoint_forks;
 		if (w->bound > r->bound)
@@ -986,6 +1156,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		if (!w->complete)
 			r->complete = false;
 	}
+	end_progress(o, sh);
+	sh = NULL;
 	if (win >= 0 && r->verdict != VERDICT_ERROR) {
 		/* the winner once more, here, for its whole result */
 		struct explore_result *w = &ws[win];
@@ -1036,6 +1208,7 @@ out_reap:
 	for (int k = 0; k < jobs; k++)
 		while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
 			;
+	end_progress(o, sh);
 	munmap((void *)best, sizeof(*best));
 	return 0;
 }
