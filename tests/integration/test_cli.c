@@ -3572,8 +3572,10 @@ Test(issue9, criterion_correct_tests_never_fail)
 }
 
 /* A lost update between two threads of one Criterion test is found
- * through Criterion's own worker, saved and replayed exactly; the report
- * names the worker's threads by process. */
+ * through Criterion's own worker, saved and replayed exactly; the summary
+ * names the worker's thread that failed the assertion and its line (the
+ * worker reports it over a socket and exits 0: the runner's exit status
+ * is the command's), the report the worker's threads by process. */
 Test(issue9, criterion_racy_test_found_and_replayed)
 {
 	struct res r = RUN9("--timeout", "120", "-s", "surw", "-n", "20",
@@ -3581,7 +3583,8 @@ Test(issue9, criterion_racy_test_found_and_replayed)
 			    target("criterion_racy"));
 
 	assert_exit(r, 1);
-	assert_summary(&r, "ptloom: FAIL exit status 1");
+	assert_summary(&r, "ptloom: FAIL exit status 1 in P1 criterion_racy "
+			   "T0 (criterion_tests.c:32)");
 	assert_contains(r.out, "lost update: counter 1", "Criterion's output");
 	char *rep = report();
 
@@ -3595,6 +3598,8 @@ Test(issue9, criterion_racy_test_found_and_replayed)
 	struct res x = sh(cmd);
 
 	assert_exit(x, 1);
+	assert_contains(x.out, "P1 criterion_racy T0 (criterion_tests.c:32)",
+			"the replay");
 	char *j = slurp(in_tmp("replay.json"));
 
 	assert_json(j, "exact", "true");
@@ -3654,5 +3659,33 @@ Test(issue9, meson_test_correct_project_passes)
 	assert_exit(r, 0);
 	assert_summary(&r, "ptloom: PASS 3 runs");
 	assert_contains(r.out, "2/2 second", "meson's output");
+	res_free(&r);
+}
+
+/*
+ * A process that traces another (a debugger, strace, a hand-written
+ * PTRACE_TRACEME child): ptloom is already the tracer of every process, so
+ * the kernel would refuse it; the run says so, naming the process, instead
+ * of a run unlike the native one (it was a false "exit status 4").
+ */
+Test(issue9, a_process_that_ptraces_is_unsupported)
+{
+	struct res r = RUN9("--no-minimize", "--seed", SEED, "--",
+			    target("ptrace_child"));
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "unsupported: P1 ptrace_child uses ptrace",
+			"the output");
+	assert_summary(&r, "ptloom: FAIL unsupported in P1 ptrace_child T0");
+	res_free(&r);
+	if (system("command -v strace >/dev/null 2>&1")) {
+		cr_log_warn("strace missing: its check skipped");
+		return;
+	}
+	r = RUN9("--no-minimize", "--seed", SEED, "--", "strace", "-f", "-o",
+		 "/dev/null", "true");
+	assert_exit(r, 1);
+	assert_contains(r.out, "unsupported: P0 strace uses ptrace",
+			"the output");
 	res_free(&r);
 }
