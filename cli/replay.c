@@ -54,7 +54,7 @@ static void usage(FILE *f, const char *cmd)
 		"      --timeout SEC     per-run wall-clock cap (default 10)\n"
 		"  -o, --out DIR         where new schedule files go (minimize)\n"
 		"      --report FILE     write a report; --report-format "
-		"json|markdown|junit\n"
+		"json|markdown|junit|sarif\n"
 		"  -e, --env NAME=VALUE  set in the program's environment "
 		"(overrides the\n"
 		"                        recorded entry)\n"
@@ -746,7 +746,7 @@ int cmd_minimize(int argc, char **argv)
 	}
 	cli_test_interrupt("minimize");
 	cli_progress_begin("minimizing", !rs.co.quiet);
-	minimize(run_by_step, &rs.cfg, &best, 500, &ms);
+	minimize_reorder_first(&rs.cfg, &best, 500, &ms);
 	cli_progress_end();
 	/* once more, exactly, with names */
 	struct replay_strategy exact;

@@ -610,7 +610,7 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return true;
 	case SYS_ptrace:
 		/*
-		 * A debugger, strace, a sanitizer's stop-the-world: every
+		 * A debugger, strace, a PTRACE_TRACEME child: every
 		 * process is ptloom's tracee already, so the kernel would
 		 * refuse (EPERM) what natively works, a different run.
 		 */

@@ -1,7 +1,7 @@
 /*
- * A program that traces its own child, as a debugger, strace or a
- * sanitizer's stop-the-world does: the child asks to be traced
- * (PTRACE_TRACEME) and stops; the parent sees the stop and lets it go on.
+ * A program that traces its own child, as a debugger or strace does: the
+ * child asks to be traced (PTRACE_TRACEME) and stops; the parent sees the
+ * stop and lets it go on.
  * Under ptloom every process is ptloom's tracee already, so the kernel
  * would refuse the program's own tracing: ptloom says so (unsupported:)
  * instead of running something else than natively.
