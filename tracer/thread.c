@@ -120,6 +120,7 @@ void resume(struct session *s, struct thread *t, int sig)
 		sig = t->sig;
 	}
 	regs_set(t);
+	t->sig_sent = 0; /* a handler runs now */
 	t->skip = false;
 	t->stop = STOP_NONE;
 	t->regs_valid = false;
@@ -494,6 +495,7 @@ void on_stop(struct session *s, pid_t tid, int status)
 				report_threads(s); /* all stopped: their stacks */
 		}
 		s->sig_maybe = true; /* signals are about */
+		signal_delivering(s, t, sig);
 		resume(s, t, sig);
 	}
 }

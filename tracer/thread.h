@@ -103,6 +103,10 @@ struct thread {
 	int sig_mode;		/* BLOCK_SIGNAL: SIGWAIT_* */
 	uint64_t sig_set;	/* its set or mask */
 	uint64_t sig_claim;	/* woken for these signals of its process */
+	uint64_t sig_sent;	/* ptloom directed these to it since it ran */
+	uint64_t sig_fix;	/* to be delivered with this siginfo: */
+	int sig_fix_code;
+	pid_t sig_fix_pid;
 	uint64_t cond_mutex;	/* a pthread call's second argument */
 	uint64_t relock;	/* cond_wait's mutex, acquired at the wake */
 	uint64_t spin_switch;
