@@ -329,15 +329,16 @@ static bool code_in(const char *text, const char *base, char *func,
 }
 
 /*
- * The command failed with a non-zero exit and none of its processes
- * crashed or exited non-zero, but its output reports a failed assertion at
- * a source line: a test runner reports what one of its workers found
+ * The command failed with a non-zero exit, it started other processes and
+ * none of them crashed or exited non-zero, but its output reports a failed
+ * assertion at a source line: a test runner reports what one of its workers found
  * (Criterion's worker sends the failure over a socket and exits 0).  The
  * failure is at that line.  When the trace is symbolised, the thread is
  * named too: of the functions of that file the trace met, the one with an
  * event nearest above the line encloses it, and its last thread there is
  * the one that failed.  The location depends on the output alone, so that
- * runs with and without a symbolised trace have the same failure.
+ * runs with and without a symbolised trace have the same failure.  (A
+ * policy, Python's, describes failures in its own terms.)
  */
 void describe_output_failure(struct session *s)
 {
@@ -346,7 +347,7 @@ void describe_output_failure(struct session *s)
 	int line, best_line = 0, who = -1;
 
 	if (r->failure != FAIL_EXIT || s->child_sig || s->child_status ||
-	    !r->output ||
+	    s->nprocs < 2 || s->cfg->policy || !r->output ||
 	    !output_assertion(r->output, r->output_len, base, sizeof(base),
 			      &line))
 		return;
