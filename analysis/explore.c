@@ -136,9 +136,8 @@ static void wait_worker(const struct explore_opts *o, struct explore_shared *sh,
 
 	if (!sh || !o->progress)
 		return;
-	for (;;) {
-		int n = poll(&p, 1, 200);
-
+	/* drawn at once, then every 0.2 s */
+	for (int n = 0;; n = poll(&p, 1, 200)) {
 		if (n > 0 || (n < 0 && errno != EINTR))
 			break;
 		uint64_t runs = 0;
