@@ -54,6 +54,7 @@ static const int traced_syscalls[] = {
 	SYS_tgkill, SYS_tkill, SYS_clock_gettime, SYS_gettimeofday, SYS_time,
 	SYS_getrandom, SYS_set_tid_address, SYS_futex_waitv,
 	SYS_clock_getres, PTLOOM_SYSCALL_NR,
+	SYS_ptrace, /* refused: ptloom is every process's tracer */
 	/* signals (tracer/signal.c) */
 	SYS_rt_sigtimedwait, SYS_rt_sigsuspend, SYS_pause,
 	SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_pidfd_send_signal,
