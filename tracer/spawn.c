@@ -74,6 +74,7 @@ static struct {
 	uint64_t key;	/* its syscalls' sixth argument */
 } L = { .sock = -1 };
 static unsigned filters_installed;
+static pid_t filters_pid;	/* the process that counted them */
 
 /* A request: this header, then argc + envc NUL-terminated strings. */
 struct launch_req {
@@ -354,13 +355,18 @@ static int launcher_ensure(void)
 	close(sv[1]);
 	L.pid = pid;
 	L.sock = sv[0];
+	if (filters_pid != L.owner) {
+		/* a -j worker: what its parent installed is not its own */
+		filters_pid = L.owner;
+		filters_installed = 0;
+	}
 	filters_installed++;
 	return 0;
 }
 
 unsigned tracer_filters_installed(void)
 {
-	return filters_installed;
+	return filters_pid == getpid() ? filters_installed : 0;
 }
 
 /* Ask the launcher for a new process; its pid, or -errno. */
