@@ -736,6 +736,7 @@ Test(issue2, same_seed_gives_byte_identical_output)
 
 	assert_contains(a, "log=", "determinism's output");
 	assert_contains(a, "getrandom=", "determinism's output");
+	assert_contains(a, "at_random=", "determinism's output");
 	cr_assert_str_eq(a, b, "two runs with --seed 3 differ");
 	free(a);
 	free(b);
