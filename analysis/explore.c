@@ -214,6 +214,8 @@ restart:
 			dfs_set_shard(d, o->shard, o->nshards);
 		if (o->delay_bound)
 			dfs_set_delay(d, true);
+		if (o->state_cache)
+			dfs_set_state_cache(d, true);
 		s = dfs_strategy(d);
 		if (o->hybrid && !nhs) {
 			const int *mix = o->nmix ? o->mix : default_mix;

@@ -40,6 +40,9 @@ static void usage(FILE *f)
 	      "      --points LIST     sync,atomics,races (default sync,races)\n"
 	      "      --pct-depth D     PCT bug depth (default 3)\n"
 	      "      --no-reduction    dfs without sleep-set reduction\n"
+	      "      --state-cache     dfs prunes program states it reached "
+	      "before\n"
+	      "      --no-state-cache  dfs without state caching\n"
 	      "      --dfs-only        dfs without interleaved samples (every "
 	      "fourth run\n"
 	      "                        samples; the verdict is dfs's)\n"
@@ -87,6 +90,8 @@ static const struct option long_opts[] = {
 	{ "points", required_argument, 0, 'P' },
 	{ "pct-depth", required_argument, 0, 'D' },
 	{ "no-reduction", no_argument, 0, 'N' },
+	{ "state-cache", no_argument, 0, 'C' + 256 },
+	{ "no-state-cache", no_argument, 0, 'c' + 256 },
 	{ "no-minimize", no_argument, 0, 'm' },
 	{ "dfs-only", no_argument, 0, 'Y' },
 	{ "hybrid-mix", required_argument, 0, 'H' },
@@ -316,6 +321,12 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'N':
 			eo.reduction = false;
+			break;
+		case 'C' + 256:
+			eo.state_cache = true;
+			break;
+		case 'c' + 256:
+			eo.state_cache = false;
 			break;
 		case 'm':
 			minimize_on = false;

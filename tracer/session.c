@@ -368,6 +368,9 @@ int session_pick(struct session *s, struct choice *c)
 {
 	c->step = (uint32_t)s->step;
 	c->preemptions = s->preemptions;
+	c->state = s->strat->want_state && c->kind == DEC_RUN
+			   ? session_state_key(s)
+			   : 0;
 	int i = s->strat->pick(s->strat->ctx, c);
 
 	if (i < 0 || i >= c->nalts)

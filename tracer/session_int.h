@@ -223,6 +223,12 @@ struct session {
 	char child_where[LOC_MAX];
 	char child_label[64];
 	bool handed_over;	/* stop_at reached: no longer ours */
+	struct {		/* state keys (tracer/state.c) */
+		bool off;	/* beyond the key for the rest of the run */
+		bool based;
+		size_t scanned;	/* events checked */
+		long long wchar0, out0;
+	} key;
 };
 
 /* tracer/mem.c */
@@ -283,6 +289,9 @@ bool checkpoint_at(struct session *s, struct thread *t);
 /* Start the session from the checkpoint: 0, or 1 when it does not apply
  * (spawn as usual). */
 int checkpoint_start(struct session *s);
+
+/* tracer/state.c: the state at a choice point (0: unknown) */
+uint64_t session_state_key(struct session *s);
 
 /* tracer/session.c */
 void session_fail(struct session *s, int kind, struct thread *t,
