@@ -965,11 +965,21 @@ static int dfs_pick(void *ctx, const struct choice *c)
 	return -1;
 }
 
+/* Only a fresh node's state is looked up: ask for it there. */
+static bool dfs_want_state(void *ctx)
+{
+	const struct dfs *d = ctx;
+
+	return d->cache && !d->placement && d->nshards <= 1 &&
+	       d->pos >= d->plen && d->pos - d->plen >= d->depth;
+}
+
 struct strategy dfs_strategy(struct dfs *d)
 {
 	return (struct strategy){ .ctx = d, .pick = dfs_pick,
 				  .single = dfs_single,
-				  .want_state = d->cache };
+				  .want_state = d->cache ? dfs_want_state
+							 : NULL };
 }
 
 void dfs_set_state_cache(struct dfs *d, bool on)

@@ -637,7 +637,7 @@ void bp_drop_lifts(struct process *p)
 
 /*
  * One thread is left and has passed many breakpoints with nobody to
- * interleave (session.c, sole_thread): every breakpoint is lifted, as
+ * interleave (thread.c, sole_thread): every breakpoint is lifted, as
  * before the program's first thread, until its next clone installs them
  * again.
  */

@@ -17,9 +17,12 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -570,4 +573,439 @@ void process_free_all(struct session *s)
 	free(s->procs);
 	s->procs = NULL;
 	s->nprocs = 0;
+}
+
+/*
+ * The events of a process's life as the world sees them: free children
+ * (--free-children), exec (a new image: breakpoints, vDSO, setuid), a
+ * fork's new process, its end and reaping, and the end of the run (kill
+ * and reap everything).
+ */
+
+bool is_free_process(struct session *s, pid_t pid)
+{
+	for (int i = 0; i < s->nfreep; i++)
+		if (s->freep[i] == pid)
+			return true;
+	return false;
+}
+
+static void drop_free_process(struct session *s, pid_t pid)
+{
+	for (int i = 0; i < s->nfreep; i++)
+		if (s->freep[i] == pid) {
+			s->freep[i] = s->freep[--s->nfreep];
+			return;
+		}
+}
+
+/* Rewrite AT_SYSINFO_EHDR to AT_IGNORE so that glibc makes real clock
+ * syscalls instead of using the vDSO. */
+static void hide_vdso(struct session *s, struct thread *t)
+{
+	uint64_t sp, argc, w[2];
+
+	(void)s;
+	if (regs_get(t))
+		return;
+	sp = t->regs.rsp;
+	if (mem_read(t->p, sp, &argc, 8))
+		return;
+	sp += 8 * (argc + 2); /* argc, argv[], NULL */
+	for (int i = 0; i < 100000; i++, sp += 8) {
+		if (mem_read(t->p, sp, w, 8))
+			return;
+		if (!w[0])
+			break;
+	}
+	for (sp += 8; !mem_read(t->p, sp, w, 16) && w[0]; sp += 16)
+		if (w[0] == 33 /* AT_SYSINFO_EHDR */) {
+			uint64_t ignore = 1; /* AT_IGNORE */
+
+			mem_write(t->p, sp, &ignore, 8);
+		}
+}
+
+void on_exec(struct session *s, struct thread *t)
+{
+	struct process *p = t->p;
+	char name[64];
+	struct stat sb;
+
+	if (s->sym_pid == p->pid)
+		drop_symbols(s); /* a new image */
+	process_exec(s, p);
+	hide_vdso(s, t);
+	if (p->idx == 0)
+		s->exec_seen = true;
+	timer_exec(s, p->pid);
+	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
+	if (p->idx > 0 && stat(name, &sb) == 0 &&
+	    (sb.st_mode & (S_ISUID | S_ISGID))) {
+		char label[64];
+
+		process_thread_label(s, t, label, sizeof(label));
+		session_fail(s, FAIL_UNSUPPORTED, t,
+			     "unsupported: %s execs a set-user-ID or "
+			     "set-group-ID program (ptloom runs it without "
+			     "its privileges)",
+			     label);
+	}
+}
+
+/*
+ * execve from a thread that is not its process's leader: the kernel ended
+ * every other thread and gave the exec'ing one the leader's tid (the
+ * event message holds its former tid).  Follow it: the others are gone,
+ * and the exec'ing thread goes on as the leader.  See
+ * tests/real/exec_thread.c.
+ */
+
+struct thread *exec_from_thread(struct session *s, struct thread *t)
+{
+	unsigned long former;
+	struct thread *x;
+
+	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &former) < 0 ||
+	    (pid_t)former == t->tid ||
+	    !(x = find_thread(s, (pid_t)former)) || x->p != t->p)
+		return t;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *o = &s->th[i];
+
+		if (o->p != x->p || o == x || o->st == SCHED_DEAD)
+			continue;
+		o->ctid = 0; /* no joiner of theirs survives the exec */
+		thread_gone(s, o);
+		if (o->idx == s->current)
+			s->current = x->idx;
+	}
+	t->tid = -1; /* the old leader's entry: never matched again */
+	x->tid = t->p->pid;
+	x->ctid = 0;
+	x->stop = STOP_NONE;
+	x->st = SCHED_RUNNING;
+	x->regs_valid = false;
+	s->current = x->idx;
+	return x;
+}
+
+/* Stops of the program's own child processes: they run freely. */
+void free_process_stop(struct session *s, pid_t pid, int status)
+{
+	int sig = WSTOPSIG(status), ev = status >> 16;
+	unsigned long msg;
+
+	if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
+	    ev == PTRACE_EVENT_CLONE) {
+		if (ptrace(PTRACE_GETEVENTMSG, pid, 0, &msg) == 0 &&
+		    s->nfreep < 64) {
+			s->freep[s->nfreep++] = (pid_t)msg;
+			if (take_stray(s, (pid_t)msg))
+				ptrace(PTRACE_CONT, (pid_t)msg, 0, 0);
+		}
+		sig = 0;
+	} else if (ev || sig == SIGSTOP || sig == SIGTRAP) {
+		sig = 0;
+	} else if (sig == SIGSEGV) {
+		/* rdtsc: PR_SET_TSC is inherited; answer from the clock */
+		struct user_regs_struct r;
+		char name[64];
+
+		snprintf(name, sizeof(name), "/proc/%d/mem", pid);
+		int fd = open(name, O_RDONLY | O_CLOEXEC);
+
+		uint8_t c3[3] = { 0 };
+
+		if (fd >= 0 && ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 &&
+		    pread(fd, c3, 3, (off_t)r.rip) >= 2 && c3[0] == 0x0f &&
+		    (c3[1] == 0x31 || (c3[1] == 0x01 && c3[2] == 0xf9))) {
+			/* not ours to make deterministic: the real counter,
+			 * so the child's vDSO clock runs as it should */
+			uint32_t lo, hi;
+
+			__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+			if (c3[1] == 0x31) {
+				r.rip += 2;
+			} else {
+				r.rip += 3;
+				r.rcx = 0;
+			}
+			r.rax = lo;
+			r.rdx = hi;
+			ptrace(PTRACE_SETREGS, pid, 0, &r);
+			sig = 0;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	ptrace(PTRACE_CONT, pid, 0, sig);
+}
+
+/* The leader of a process other than P0 was reaped. */
+static void process_end(struct session *s, struct process *p, int status)
+{
+	for (int i = 0; i < s->nth; i++)
+		if (s->th[i].p == p) {
+			if (s->th[i].idx == s->current)
+				s->need_schedule = true;
+			thread_gone(s, &s->th[i]);
+		}
+	if (WIFSIGNALED(status) && !s->child_sig) {
+		/* what a runner reports as its failure, most likely: the
+		 * first crash (a parent's exit status often passes it on) */
+		s->child_thread = -1;
+		s->child_sig = WTERMSIG(status);
+		s->child_status = 0;
+		s->child_where[0] = s->child_label[0] = 0;
+		if (s->fatal_thread >= 0 && s->fatal_thread < s->nth &&
+		    s->th[s->fatal_thread].p == p &&
+		    s->fatal_sig == WTERMSIG(status)) {
+			s->child_thread = s->fatal_thread;
+			snprintf(s->child_where, sizeof(s->child_where), "%s",
+				 s->fatal_where);
+			process_thread_label(s, &s->th[s->fatal_thread],
+					     s->child_label,
+					     sizeof(s->child_label));
+		} else {
+			snprintf(s->child_label, sizeof(s->child_label),
+				 "P%d %s", p->idx, p->comm);
+		}
+	}
+	if (s->sym_pid == p->pid)
+		drop_symbols(s);
+	process_died(s, p, status);
+}
+
+/*
+ * Reap every thread of p, which is dying.  The leader is reported only
+ * after every other thread, those ptloom has not met yet included (a
+ * thread cloned just before the end), so the rest is collected with
+ * waitpid(-1) and dispatched as usual until the leader is gone.  Ctrl-C
+ * and --timeout still end the wait.
+ */
+void session_reap_process(struct session *s, struct process *p)
+{
+	int st;
+
+	if (p->dead || p->reaping)
+		return;
+	p->reaping = true;
+	for (int i = 0; i < s->nth && !p->dead; i++) {
+		struct thread *u = &s->th[i];
+
+		if (u->p != p || u->st == SCHED_DEAD || u->tid == p->pid)
+			continue;
+		for (;;) {
+			pid_t w = waitpid(u->tid, &st, __WALL);
+
+			if (w < 0 && errno == EINTR) {
+				if (check_limits(s, 0))
+					goto out;
+				continue;
+			}
+			if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
+				thread_gone(s, u);
+				break;
+			}
+			/* a stop of a thread that is not dying after all */
+			on_status(s, w, st);
+			goto out;
+		}
+	}
+	while (!p->dead && !s->ended) {
+		pid_t w = waitpid(-1, &st, __WALL);
+
+		if (w < 0 && errno == EINTR) {
+			if (check_limits(s, 0))
+				break;
+			continue;
+		}
+		if (w < 0) {
+			process_end(s, p, 0);
+			break;
+		}
+		on_status(s, w, st);
+	}
+out:
+	p->reaping = false;
+}
+
+void on_death(struct session *s, pid_t tid, int status)
+{
+	struct thread *t = find_thread(s, tid);
+
+	if (tid == s->pid) {
+		s->ended = true;
+		if (WIFEXITED(status)) {
+			s->res->exit_status = WEXITSTATUS(status);
+		} else {
+			s->res->signal = WTERMSIG(status);
+			s->res->exit_status = 128 + WTERMSIG(status);
+		}
+		for (int i = 0; i < s->nth; i++)
+			s->th[i].st = SCHED_DEAD;
+		s->procs[0]->dead = true;
+		return;
+	}
+	if (!t) {
+		drop_free_process(s, tid);
+		s->sig_maybe = true; /* its SIGCHLD */
+		return;
+	}
+	struct process *p = t->p;
+	bool was_current = t->idx == s->current;
+	/* a thread's own exit, not its process's end */
+	bool own_exit = t->kind == OP_EXIT && t->st == SCHED_RUNNING;
+
+	if (tid == p->pid) {
+		if (!p->dead)
+			process_end(s, p, status);
+		return;
+	}
+	thread_gone(s, t);
+	if (was_current)
+		s->need_schedule = true;
+	if (!own_exit)
+		session_reap_process(s, p);
+}
+
+/*
+ * fork, vfork, clone without CLONE_THREAD: a new process in the same
+ * world.  Its first thread starts like a new thread; a fork child inherits
+ * the int3 bytes of its parent, so it gets the same breakpoints.  A vfork
+ * parent cannot run before the child execs or exits.
+ */
+void on_fork_event(struct session *s, int parent_idx, int ev)
+{
+	unsigned long msg;
+	struct thread *pt = &s->th[parent_idx];
+
+	if (ptrace(PTRACE_GETEVENTMSG, pt->tid, 0, &msg) < 0) {
+		resume(s, pt, 0);
+		return;
+	}
+	struct process *q = process_new(s, (pid_t)msg, pt->p);
+	struct thread *c = q ? session_new_thread(s, (pid_t)msg, q) : NULL;
+
+	if (!c) {
+		kill((pid_t)msg, SIGKILL);
+		session_fail(s, FAIL_INTERNAL, pt, "out of memory");
+		return;
+	}
+	pt = &s->th[parent_idx];
+	process_open(q);
+	process_copy_bps(q, pt->p);
+	q->exec_seen = pt->p->exec_seen;
+	pt = thread_born(s, c, parent_idx, true);
+	if (ev == PTRACE_EVENT_VFORK) {
+		q->vfork_parent = pt->idx;
+		pt->st = SCHED_BLOCKED;
+		pt->block = BLOCK_VFORK;
+		pt->timed = false;
+		s->need_schedule = true;
+		return;
+	}
+	/*
+	 * A fork's parent goes on without a scheduling point: from here the
+	 * two address spaces are apart, so the child's first steps commute
+	 * with the parent's until the parent's next point, where the child
+	 * may run (a point there per fork multiplied the schedules behind
+	 * every shell and runner).
+	 */
+	pt->kind = OP_NONE;
+	pt->arg = 0;
+	resume(s, pt, 0);
+}
+
+/*
+ * The files P0 maps executable, but the program itself: ld.so, libc and
+ * the other shared objects, so that a schedule file can name the one that
+ * changed when a replay diverges.  Once per run.
+ */
+void collect_objects(struct session *s, struct process *p)
+{
+	struct run_result *r = s->res;
+	char name[64], exe[PATH_MAX], line[PATH_MAX + 128];
+	ssize_t n;
+	FILE *f;
+
+	if (r->objects)
+		return;
+	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
+	n = readlink(name, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	snprintf(name, sizeof(name), "/proc/%d/maps", p->pid);
+	if (!(f = fopen(name, "re")))
+		return;
+	r->objects = calloc(1, sizeof(*r->objects));
+	while (r->objects && fgets(line, sizeof(line), f)) {
+		char perm[8], *path;
+		int off = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%*s %7s %*s %*s %*s%n", perm, &off) != 1 ||
+		    !strchr(perm, 'x'))
+			continue;
+		path = line + off;
+		path += strspn(path, " ");
+		if (path[0] != '/' || !strcmp(path, exe))
+			continue;
+		bool seen = false;
+
+		for (int i = 0; i < r->nobjects && !seen; i++)
+			seen = !strcmp(r->objects[i], path);
+		if (seen)
+			continue;
+		char **m = realloc(r->objects,
+				   (size_t)(r->nobjects + 2) * sizeof(*m));
+
+		if (!m)
+			break;
+		r->objects = m;
+		if ((m[r->nobjects] = strdup(path)))
+			r->nobjects++;
+	}
+	fclose(f);
+}
+
+/* Kill the process group and reap everything, so nothing is left behind. */
+void kill_and_reap(struct session *s)
+{
+	int status;
+
+	if (s->handed_over)
+		return; /* the caller's now, stopped; it kills it */
+	kill(-s->pid, SIGKILL);
+	kill(s->pid, SIGKILL);
+	for (int i = 0; i < s->nfreep; i++)
+		kill(s->freep[i], SIGKILL);
+	/* every process of the tree, in whatever group it moved to */
+	for (int i = 0; i < s->nprocs; i++)
+		if (!s->procs[i]->dead)
+			kill(s->procs[i]->pid, SIGKILL);
+	/*
+	 * Reap the run's threads and processes: its process group, then the
+	 * children that left it.  Not waitpid(-1): the launcher (spawn.c) is
+	 * our child too and lives on.
+	 */
+	while (waitpid(-s->pid, &status, __WALL) > 0 || errno == EINTR)
+		;
+	for (int i = 0; i < s->nfreep; i++)
+		while (waitpid(s->freep[i], &status, __WALL) > 0 ||
+		       errno == EINTR)
+			;
+	/*
+	 * A program that left its process group (setsid).  Newest first: a
+	 * traced leader is reported only after the other threads of its
+	 * group are reaped, so waiting for it first would block for ever.
+	 */
+	for (int i = s->nth - 1; i >= 0; i--)
+		while (s->th[i].tid > 0 &&
+		       (waitpid(s->th[i].tid, &status, __WALL) > 0 ||
+			errno == EINTR))
+			;
+	while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
+		;
+	spawn_unregister(s->pid);
 }

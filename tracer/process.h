@@ -88,6 +88,25 @@ bool process_wait_blocks(struct session *s, struct thread *t);
 /* kill/tgkill/tkill chosen to run: note a SIGCONT to a stopped child. */
 void process_kill_execute(struct session *s, struct thread *t);
 
+/* Reap every thread of p, which is dying (SIGKILL, exit_group). */
+void session_reap_process(struct session *s, struct process *p);
+/* The program's own child processes under --free-children. */
+bool is_free_process(struct session *s, pid_t pid);
+/* PTRACE_EVENT_FORK/VFORK/CLONE of a new process by thread parent_idx. */
+void on_fork_event(struct session *s, int parent_idx, int ev);
+/* PTRACE_EVENT_EXEC: the thread that goes on as the leader, then its new
+ * image. */
+struct thread *exec_from_thread(struct session *s, struct thread *t);
+void on_exec(struct session *s, struct thread *t);
+/* A stop of a free child process: it goes on. */
+void free_process_stop(struct session *s, pid_t pid, int status);
+/* tid exited or was killed. */
+void on_death(struct session *s, pid_t tid, int status);
+/* P0's shared objects into the run's result (once). */
+void collect_objects(struct session *s, struct process *p);
+/* Kill the process group and reap everything, so nothing is left behind. */
+void kill_and_reap(struct session *s);
+
 void process_free_all(struct session *s);
 
 #endif

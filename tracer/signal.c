@@ -32,9 +32,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "process.h"
 #include "session_int.h"
 #include "signal.h"
 
@@ -260,9 +262,10 @@ bool signal_execute(struct session *s, struct thread *t)
  * End t's emulated wait because of a pending signal.  A signal sent to the
  * process goes to whichever of its threads leaves a ptrace stop first, so
  * the wait is ended provisionally (sig_rerun): if another thread has taken
- * the signal by the time t is chosen to run, t waits on (session.c), with
- * its descriptors still open, instead of entering a call that would block
- * in the kernel (a hang) or failing it with a spurious EINTR.
+ * the signal by the time t is chosen to run, t waits on (world.c:
+ * schedule), with its descriptors still open, instead of entering a call
+ * that would block in the kernel (a hang) or failing it with a spurious
+ * EINTR.
  */
 static void interrupt(struct session *s, struct thread *t, bool fatal)
 {
@@ -465,4 +468,143 @@ const char *signal_wait_name(const struct thread *t)
 	case SIGWAIT_MASK: return "sigsuspend";
 	default: return "pause";
 	}
+}
+
+/*
+ * Which thread takes a signal sent to a process is the kernel's to choose
+ * (complete_signal(): any thread that does not block it, whichever
+ * dequeues it first), so ptloom explores it: signal_takers() lists the
+ * candidates for timers (timer.c) and for kill/sigqueue from the program
+ * (signal_route()), and the chosen one is sent the signal as a
+ * thread-directed one.
+ */
+int signal_takers(struct session *s, pid_t pid, int sig, int *out, int max)
+{
+	struct sigstate st;
+	uint64_t bit = BIT(sig);
+	bool read = false, sigwaiter = false;
+	int n = 0;
+
+	if (sig <= 0 || sig > 64 || sig == SIGKILL || sig == SIGSTOP)
+		return 0;
+	for (int i = 0; i < s->nth && n < max; i++) {
+		struct thread *t = &s->th[i];
+
+		if (t->p->pid != pid || !signal_takes(s, t, sig))
+			continue;
+		if (!read && !read_sigstate(s, t, &st))
+			read = true; /* dispositions are the process's */
+		sigwaiter |= t->st == SCHED_BLOCKED &&
+			     t->block == BLOCK_SIGNAL &&
+			     t->sig_mode == SIGWAIT_SET && (t->sig_set & bit);
+		out[n++] = i;
+	}
+	/* neither caught nor waited for: ignored, or the process dies the
+	 * same way whoever takes it */
+	if (!read || (!(st.caught & bit) && !sigwaiter))
+		return 0;
+	return n;
+}
+
+void signal_directed(struct session *s, pid_t tid, int sig, int code,
+		     pid_t from)
+{
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		if (t->tid != tid || t->st == SCHED_DEAD)
+			continue;
+		t->sig_sent |= BIT(sig);
+		if (code != SI_TKILL && !(t->sig_fix & BIT(sig))) {
+			/* a standard signal queued twice is one: the first
+			 * one's siginfo is the one delivered */
+			t->sig_fix |= BIT(sig);
+			t->sig_fix_code = code;
+			t->sig_fix_pid = from;
+		}
+	}
+	s->sig_maybe = true;
+}
+
+void signal_delivering(struct session *s, struct thread *t, int sig)
+{
+	siginfo_t si;
+
+	(void)s;
+	if (sig <= 0 || sig > 64 || !(t->sig_fix & BIT(sig)))
+		return;
+	t->sig_fix &= ~BIT(sig);
+	/* our tgkill's SI_TKILL becomes what the kernel would have sent */
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) || si.si_code != SI_TKILL)
+		return;
+	si.si_code = t->sig_fix_code;
+	si.si_pid = t->sig_fix_pid;
+	si.si_uid = t->sig_fix_code == SI_USER ? getuid() : 0;
+	ptrace(PTRACE_SETSIGINFO, t->tid, 0, &si);
+}
+
+void signal_route(struct session *s, struct thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+	long nr = (long)r->orig_rax;
+	pid_t pid = (pid_t)r->rdi;
+	int sig = (int)r->rsi, code = SI_USER;
+	int takers[MAX_ALTS], n, pick = 0;
+	struct process *q;
+
+	if (nr == SYS_rt_sigqueueinfo) {
+		/* the kernel refuses a forged SI_USER/SI_TKILL to another
+		 * thread: leave those to it */
+		if (mem_read(t->p, r->rdx + 8, &code, sizeof(code)) ||
+		    code >= 0 || code == SI_TKILL)
+			return;
+	} else if (nr != SYS_kill) {
+		return; /* to one thread already, or through a pidfd */
+	}
+	if (pid <= 0 || !(q = process_find(s, pid)) || q->dead)
+		return;
+	n = signal_takers(s, pid, sig, takers, MAX_ALTS);
+	if (n < 2)
+		return; /* the kernel's own choice is the only one */
+	struct choice c;
+
+	c.kind = DEC_WAKE;
+	c.current = s->current;
+	c.nalts = 0;
+	/* the default: the sender takes its own signal on its way back, as
+	 * the kernel does when no other thread runs */
+	for (int i = 0; i < n; i++)
+		if (takers[i] == t->idx)
+			c.alts[c.nalts++] = (struct alt){
+				.thread = (uint16_t)t->idx, .kind = OP_KILL };
+	for (int i = 0; i < n; i++)
+		if (takers[i] != t->idx)
+			c.alts[c.nalts++] = (struct alt){
+				.thread = (uint16_t)takers[i], .kind = OP_KILL };
+	pick = session_pick(s, &c);
+	if (pick < 0) {
+		session_fail(s, FAIL_DIVERGED, NULL,
+			     "the schedule could not be followed at step %llu "
+			     "(a signal's thread)",
+			     (unsigned long long)s->step);
+		return;
+	}
+	struct thread *to = &s->th[c.alts[pick].thread];
+
+	if (to == t)
+		return; /* the kernel does just that */
+	/* the sender sends it to that thread: same sender, same siginfo
+	 * (SI_QUEUE's value), but thread-directed */
+	if (nr == SYS_rt_sigqueueinfo) {
+		r->r10 = r->rdx;
+		r->orig_rax = SYS_rt_tgsigqueueinfo;
+	} else {
+		r->orig_rax = SYS_tgkill;
+	}
+	r->rdx = (uint64_t)sig;
+	r->rsi = (uint64_t)to->tid;
+	r->rdi = (uint64_t)pid;
+	t->regs_dirty = true;
+	signal_directed(s, to->tid, sig, code == SI_USER ? SI_USER : SI_TKILL,
+			t->p->pid);
 }

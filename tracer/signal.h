@@ -44,6 +44,22 @@ bool signal_fd_ready(struct session *s, struct thread *t, int ourfd,
 /* t could take sig sent to its process now: it does not block it, or it
  * waits for it in the sigwait family. */
 bool signal_takes(struct session *s, struct thread *t, int sig);
+/* The threads of process pid (T-numbers in out) that could take sig sent
+ * to the process, when it matters which one does (the signal is caught,
+ * or a thread sigwaits for it); else 0. */
+int signal_takers(struct session *s, pid_t pid, int sig, int *out, int max);
+/* A kill or sigqueue the current thread t is about to make to a process
+ * of the program: which thread takes it is a choice (DEC_WAKE) when
+ * several could; the call is rewritten to send it to the chosen one. */
+void signal_route(struct session *s, struct thread *t);
+/* ptloom directed sig to thread tid in place of a process-directed one:
+ * its handler may run at the thread's next step (the reduction sees it),
+ * and at delivery the siginfo says code (SI_USER, SI_KERNEL) from pid
+ * from, as the kernel's would (SI_TKILL: the siginfo is right). */
+void signal_directed(struct session *s, pid_t tid, int sig, int code,
+		     pid_t from);
+/* At t's signal-delivery-stop for sig: fix the siginfo (above). */
+void signal_delivering(struct session *s, struct thread *t, int sig);
 /* ourfd is an epoll set in which pid registered a signalfd. */
 bool signal_epoll_has_sfd(pid_t pid, int ourfd);
 

@@ -6,9 +6,11 @@
  * The key covers what the future of the run depends on:
  * - every thread's registers and ptloom's view of it (its pending
  *   operation, blocking, spin recognition, a skipped syscall's result);
- * - all writable memory of the process, except a thread stack's dead part
- *   below its stack pointer (and the 128-byte red zone) in the mappings
- *   that hold glibc's thread stacks or the main [stack];
+ * - all writable memory of the process (the pages in memory or swap: one
+ *   never touched is the zero page or the file's), except a thread
+ *   stack's dead part below its stack pointer (and the 128-byte red
+ *   zone) in the mappings that hold glibc's thread stacks or the main
+ *   [stack];
  * - the futex queues, the virtual clock, getrandom's stream, the thread
  *   that ran last and how long it has run (fairness), breakpoint lifting.
  * Thread ids differ from run to run (each run is a new process): a
@@ -18,8 +20,9 @@
  * Kernel state ptloom does not see is not in memory: pending signals,
  * armed timers, other processes, descriptors' contents and positions.
  * The key is therefore 0 (unknown: no caching) while a signal may be
- * pending, a timer is armed, more than one process exists or a thread
- * waits on descriptors; and for the rest of the run once the program has
+ * pending, a timer is armed, more than one process exists, a thread
+ * waits on descriptors, a policy (Python) keeps its own state or race
+ * discovery observes; and for the rest of the run once the program has
  * written anything but its output (/proc/PID/io's wchar against the
  * output's size) or performed a descriptor, poll, signal or wait
  * operation.  A program that reads back its own output, or changes the
@@ -38,7 +41,7 @@
 
 struct kmap {
 	uint64_t lo, hi;
-	bool writable, anon, stack;
+	bool writable, shared, anon, stack;
 };
 
 static int key_maps(pid_t pid, struct kmap *m, int max)
@@ -65,6 +68,7 @@ static int key_maps(pid_t pid, struct kmap *m, int max)
 			.lo = lo,
 			.hi = hi,
 			.writable = perm[1] == 'w',
+			.shared = perm[3] == 's',
 			.anon = ino == 0 && (*path == '\n' || !*path),
 			.stack = !strncmp(path, "[stack]", 7),
 		};
@@ -122,14 +126,12 @@ static void key_u64(struct keyer *k, uint64_t v)
 }
 
 /* Fold the component hashed so far into the key, start the next one. */
-static void key_part(struct keyer *k, uint64_t *key, const char *what)
+static void key_part(struct keyer *k, uint64_t *key)
 {
 	uint64_t h = k->h[0];
 
 	for (int l = 1; l < 4; l++)
 		kmix(&h, k->h[l]);
-	if (getenv("PTLOOM_KEY_DEBUG"))
-		fprintf(stderr, " %s=%llx", what, (unsigned long long)h);
 	kmix(key, h);
 	k->h[0] = 0x5054204c4f4f4dull;
 	k->h[1] = 1;
@@ -245,18 +247,13 @@ static void key_thread(struct keyer *k, struct session *s,
 
 	for (size_t i = 0; i < sizeof(t->regs) / 8; i++)
 		key_u64(k, norm(k, r[i]));
-	if (getenv("PTLOOM_KEY_DEBUG2") && t->idx == 0) {
-		fprintf(stderr, " T0:st%d,bl%d,k%d,fn%d,stop%d,y%d,sk%d,obj%llx,pc%llx,arg%lld,res%lld,nspin%d,rep%d,sw%d,timed%d,sig%d", t->st, t->block, t->kind, t->fn, t->stop, t->yield, t->skip, (unsigned long long)t->obj, (unsigned long long)t->pc, (long long)t->arg, (long long)t->result, t->nspin, t->repeats, t->spin_switch == s->switches, t->timed, t->sig);
-		for (size_t i = 0; i < sizeof(t->regs) / 8; i++)
-			fprintf(stderr, ",r%zu:%llx", i, (unsigned long long)norm(k, r[i]));
-	}
 }
 
 /* Hash [lo, hi) of p: only its pages in memory or swap (a page never
  * touched is the zero page or the file's, the same in every run), each
  * run of them with its address. */
 static bool key_range(struct keyer *k, struct process *p, int pagemap,
-		      uint64_t lo, uint64_t hi, uint64_t *total)
+		      uint64_t lo, uint64_t hi, bool all, uint64_t *total)
 {
 	static uint64_t buf[8192], ent[512];
 	uint64_t page = 4096, first = lo / page, last = (hi + page - 1) / page;
@@ -268,6 +265,9 @@ static bool key_range(struct keyer *k, struct process *p, int pagemap,
 		if (got <= 0)
 			return false;
 		n = (size_t)got / 8;
+		if (all)
+			for (size_t i = 0; i < n; i++)
+				ent[i] |= 1ull << 63;
 		for (size_t i = 0; i < n;) {
 			if (!(ent[i] >> 62)) {
 				i++;
@@ -295,13 +295,8 @@ static bool key_range(struct keyer *k, struct process *p, int pagemap,
 						  (off_t)a);
 
 				if (r <= 0)
-					break; /* [vvar] and the like */
+					return false; /* unreadable */
 				key_words(k, buf, (size_t)r / 8);
-				if (getenv("PTLOOM_KEY_DUMP") && a >= strtoull(getenv("PTLOOM_KEY_DUMP"), NULL, 16) && a < strtoull(getenv("PTLOOM_KEY_DUMP"), NULL, 16) + 0x2000) {
-					fprintf(stderr, " D=");
-					for (size_t q = 0; q < (size_t)r / 8; q++)
-						if (buf[q]) fprintf(stderr, "%llx:%llx,", (unsigned long long)(a + q * 8), (unsigned long long)norm(k, buf[q]));
-				}
 				a += (uint64_t)r;
 			}
 			i = j;
@@ -348,14 +343,14 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 		}
 		key_u64(k, m->lo);
 		key_u64(k, m->hi);
-		if (!key_range(k, p, pagemap, lo, m->hi, &total)) {
+		/* a shared file mapping's page out of memory may have been
+		 * written back: read them all */
+		if (!key_range(k, p, pagemap, lo, m->hi, m->shared && !m->anon,
+			       &total)) {
 			close(pagemap);
 			return 0;
 		}
-		char what[32];
-
-		snprintf(what, sizeof(what), "m%llx", (unsigned long long)m->lo);
-		key_part(k, key, what);
+		key_part(k, key);
 	}
 	close(pagemap);
 	return 1;
@@ -384,7 +379,7 @@ uint64_t session_state_key(struct session *s)
 		return 0;
 	}
 	if (s->nfreep || p->observing || s->sig_maybe || timer_armed(s) ||
-	    s->nth > 64 || s->cfg->observer)
+	    s->nth > 64 || s->cfg->observer || s->cfg->policy)
 		return 0;
 	for (int i = 0; i < s->nth; i++) {
 		uint32_t tid = (uint32_t)s->th[i].tid;
@@ -397,8 +392,6 @@ uint64_t session_state_key(struct session *s)
 	}
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
-		char what[16];
-
 		if (t->st != SCHED_DEAD &&
 		    (t->st == SCHED_RUNNING || t->starting || t->npfd ||
 		     regs_get(t)))
@@ -407,21 +400,20 @@ uint64_t session_state_key(struct session *s)
 			key_u64(&k, 0xdead);
 		else
 			key_thread(&k, s, t);
-		snprintf(what, sizeof(what), "t%d", i);
-		key_part(&k, &key, what);
+		key_part(&k, &key);
 	}
 	for (size_t i = 0; i < s->ft.n; i++) {
 		key_u64(&k, (uint64_t)s->ft.w[i].thread << 32 |
 				    s->ft.w[i].bitset);
 		key_u64(&k, s->ft.w[i].addr);
 	}
-	key_part(&k, &key, "futex");
+	key_part(&k, &key);
 	key_u64(&k, (uint64_t)s->current);
-	key_part(&k, &key, "current");
+	key_part(&k, &key);
 	key_u64(&k, s->run_len < 1000 ? s->run_len : 1000);
-	key_part(&k, &key, "run_len");
+	key_part(&k, &key);
 	key_u64(&k, s->now);
-	key_part(&k, &key, "now");
+	key_part(&k, &key);
 	key_u64(&k, s->rng);
 	key_u64(&k, (uint64_t)s->sole_bps << 32 | (uint64_t)s->live);
 	key_u64(&k, (uint64_t)p->nlifted << 8 | (uint64_t)p->bps_lifted << 1 |
@@ -430,10 +422,8 @@ uint64_t session_state_key(struct session *s)
 		for (size_t i = 0; i < p->nbps; i++)
 			if (p->bps[i].lifted)
 				key_u64(&k, p->bps[i].addr);
-	key_part(&k, &key, "misc");
+	key_part(&k, &key);
 	if (!key_memory(&k, &key, s, p))
 		return 0;
-	if (getenv("PTLOOM_KEY_DEBUG"))
-		fprintf(stderr, "\n");
 	return key ? key : 1;
 }

@@ -814,6 +814,8 @@ bool syscall_execute(struct session *s, struct thread *t)
 		return s->cfg->free_children || process_wait_execute(s, t);
 	case OP_KILL:
 		s->sig_maybe = true; /* the kernel sends it now */
+		if (!regs_get(t))
+			signal_route(s, t);
 		if (!s->cfg->free_children)
 			process_kill_execute(s, t);
 		return true;

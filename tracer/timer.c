@@ -27,6 +27,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <linux/kcmp.h>
 #include <poll.h>
@@ -39,6 +40,7 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+#include "process.h"
 #include "session_int.h"
 #include "timer.h"
 
@@ -61,6 +63,7 @@ struct ptimer {
 	int overrun;		/* POSIX: of the last signal sent */
 	bool dead;		/* deleted (or its process exec'd) */
 	int file;		/* timerfd: our descriptor of its open file */
+	uint64_t checked;	/* timerfd: step + 1 its holders were checked */
 };
 
 struct timers {
@@ -570,9 +573,11 @@ static void fire_to(struct session *s, struct ptimer *p, pid_t to)
 	s->sig_maybe = true;
 	switch (p->kind) {
 	case PT_ITIMER:
-		if (to)
+		if (to) {
 			syscall(SYS_tgkill, p->pid, to, SIGALRM);
-		else
+			/* the kernel's SIGALRM comes from the kernel */
+			signal_directed(s, to, SIGALRM, SI_KERNEL, 0);
+		} else
 			kill(p->pid, SIGALRM);
 		break;
 	case PT_TIMERFD:
@@ -598,10 +603,11 @@ static void fire_to(struct session *s, struct ptimer *p, pid_t to)
 		si.si_overrun = (int)(n - 1);
 		si.si_value.sival_ptr = (void *)(uintptr_t)p->value;
 		p->overrun = (int)(n - 1);
-		if (tid)
+		if (tid) {
 			syscall(SYS_rt_tgsigqueueinfo, p->pid, tid, p->signo,
 				&si);
-		else
+			signal_directed(s, tid, p->signo, SI_TKILL, 0);
+		} else
 			syscall(SYS_rt_sigqueueinfo, p->pid, p->signo, &si);
 		break;
 	}
@@ -623,9 +629,85 @@ static int process_signal(const struct ptimer *p)
 	return 0;
 }
 
-/* A timer whose expiry anyone could notice. */
-static bool signals(const struct ptimer *p)
+static bool same_file(pid_t pid, int fd, int ours)
 {
+	pid_t me = getpid();
+
+	return syscall(SYS_kcmp, me, pid, KCMP_FILE, ours, fd) == 0;
+}
+
+/* Some descriptor of a live process of the program is p's file: the one
+ * it was last seen at, else any (dup, fork, SCM_RIGHTS received). */
+static bool tfd_held(struct session *s, struct ptimer *p)
+{
+	struct process *q = process_find(s, p->pid);
+
+	if (q && !q->dead && same_file(p->pid, p->id, p->file))
+		return true;
+	for (int i = 0; i < s->nprocs; i++) {
+		char name[64];
+		struct dirent *e;
+		DIR *d;
+
+		if ((q = s->procs[i])->dead)
+			continue;
+		snprintf(name, sizeof(name), "/proc/%d/fd", q->pid);
+		if (!(d = opendir(name)))
+			continue;
+		while ((e = readdir(d))) {
+			int fd = atoi(e->d_name);
+
+			if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
+			    !same_file(q->pid, fd, p->file))
+				continue;
+			p->pid = q->pid;
+			p->id = fd;
+			closedir(d);
+			return true;
+		}
+		closedir(d);
+	}
+	/* a read or poll in progress holds the file too (ptloom keeps it
+	 * parked before the call: its copy stands for the call's) */
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		if (t->st != SCHED_BLOCKED ||
+		    (t->block != BLOCK_FD && t->block != BLOCK_POLL))
+			continue;
+		for (int k = 0; k < t->npfd; k++)
+			if (t->pkind[k] == FDK_TIMERFD &&
+			    same_file(getpid(), t->pfd[k], p->file))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The kernel releases a timerfd with its last descriptor, and with it
+ * the timer: an armed one closed fires nothing (no choice for nothing,
+ * no deadline that keeps a run going).  Checked once per step while it
+ * is armed or counting; our own descriptor of it is closed then.
+ */
+static void tfd_check(struct session *s, struct ptimer *p)
+{
+	if (p->kind != PT_TIMERFD || p->dead || p->file < 0 ||
+	    (!p->deadline && !p->expired) || p->checked == s->step + 1)
+		return;
+	p->checked = s->step + 1;
+	if (tfd_held(s, p))
+		return;
+	p->deadline = 0;
+	p->expired = 0;
+	p->dead = true;
+	close(p->file);
+	p->file = -1;
+}
+
+/* A timer whose expiry anyone could notice. */
+static bool signals(struct session *s, struct ptimer *p)
+{
+	tfd_check(s, p);
 	return p->deadline && !p->dead &&
 	       !(p->kind == PT_POSIX && p->notify == SIGEV_NONE);
 }
@@ -692,24 +774,18 @@ void timer_alternatives(struct session *s, struct choice *c)
 		return; /* timer_tick() moved time to the earliest */
 	for (int i = 0; i < tm->n; i++) {
 		struct ptimer *p = &tm->t[i];
-		int o, sig, takers = 0;
+		int o, sig, takers = 0, who[MAX_ALTS];
 
-		if (!signals(p) || p->deadline > s->now + TIMEOUT_HORIZON_NS ||
+		if (!signals(s, p) || p->deadline > s->now + TIMEOUT_HORIZON_NS ||
 		    (o = owner(s, p)) < 0)
 			continue;
 		/* which thread takes a signal sent to the process is the
 		 * kernel's to choose: every one that could is an
-		 * alternative */
+		 * alternative (signal.c, as for a kill) */
 		if ((sig = process_signal(p)))
-			for (int k = 0; k < s->nth; k++) {
-				struct thread *t = &s->th[k];
-
-				if (t->p->pid != p->pid ||
-				    !signal_takes(s, t, sig))
-					continue;
-				add_alt(c, k, (uint64_t)(i + 1) | TO_THREAD);
-				takers++;
-			}
+			takers = signal_takers(s, p->pid, sig, who, MAX_ALTS);
+		for (int k = 0; k < takers; k++)
+			add_alt(c, who[k], (uint64_t)(i + 1) | TO_THREAD);
 		if (!takers)
 			add_alt(c, o, (uint64_t)(i + 1));
 	}
@@ -720,7 +796,7 @@ int timer_fire_alt(struct session *s, const struct alt *a)
 	struct timers *tm = s->timers;
 	int i = (int)(a->obj & 0xffffffffu) - 1;
 
-	if (!tm || i < 0 || i >= tm->n || !signals(&tm->t[i]))
+	if (!tm || i < 0 || i >= tm->n || !signals(s, &tm->t[i]))
 		return 0;
 	struct ptimer *p = &tm->t[i];
 	int sig = p->kind == PT_ITIMER ? SIGALRM
@@ -740,7 +816,7 @@ bool timer_armed(struct session *s)
 	struct timers *tm = s->timers;
 
 	for (int i = 0; tm && i < tm->n; i++)
-		if (signals(&tm->t[i]))
+		if (signals(s, &tm->t[i]))
 			return true;
 	return false;
 }
@@ -806,7 +882,7 @@ int timer_tick(struct session *s)
 	uint64_t first = UINT64_MAX;
 
 	for (int i = 0; i < tm->n; i++)
-		if (signals(&tm->t[i]) && tm->t[i].deadline < first &&
+		if (signals(s, &tm->t[i]) && tm->t[i].deadline < first &&
 		    owner(s, &tm->t[i]) >= 0)
 			first = tm->t[i].deadline;
 	if (idle && first < earliest && first > s->now)
@@ -814,7 +890,7 @@ int timer_tick(struct session *s)
 	for (int i = 0; i < tm->n; i++) {
 		struct ptimer *p = &tm->t[i];
 
-		if (signals(p) && p->deadline <= s->now && owner(s, p) >= 0) {
+		if (signals(s, p) && p->deadline <= s->now && owner(s, p) >= 0) {
 			fire(s, p);
 			fired++;
 		}

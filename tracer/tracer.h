@@ -33,8 +33,9 @@ struct strategy {
 	 * taken; false abandons the run (a reduction saw it is redundant). */
 	bool (*single)(void *ctx, const struct choice *c);
 	/* Set choice.state at run choices (tracer/state.c; it costs a
-	 * read of the program's writable memory). */
-	bool want_state;
+	 * read of the program's writable memory) where want_state says
+	 * so; NULL: never. */
+	bool (*want_state)(void *ctx);
 };
 
 /* Scheduling-point sets (--points). */

@@ -1,0 +1,263 @@
+/*
+ * How a run is described: where a stopped thread is in user code (or in a
+ * policy's terms), data addresses by name, the names of the trace's code
+ * and objects (taken while each process is alive), and the report of every
+ * thread at a failure (state, what it blocks in, where, its stack).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "session_int.h"
+
+/* The symbolizer looks at one process at a time. */
+static void ensure_symbols(struct session *s, struct process *p)
+{
+	if (!s->cfg->sym || s->sym_pid == p->pid || p->dead)
+		return;
+	if (s->sym_pid)
+		s->cfg->sym->detach(s->cfg->sym->ctx);
+	s->cfg->sym->attach(s->cfg->sym->ctx, p->pid);
+	s->sym_pid = p->pid;
+}
+
+void drop_symbols(struct session *s)
+{
+	if (s->sym_pid)
+		s->cfg->sym->detach(s->cfg->sym->ctx);
+	s->sym_pid = 0;
+}
+
+/* Where a stopped thread is, in user code: "withdraw at bank.c:23" (or
+ * the policy's terms: "withdraw at bank.py:8"). */
+void session_where(struct session *s, struct thread *t, char *buf, size_t len)
+{
+	struct sched_policy *p = s->cfg->policy;
+
+	buf[0] = 0;
+	if (p && p->where && t->p->idx == 0) {
+		p->where(p->ctx, s, t->idx, buf, len);
+		if (buf[0])
+			return;
+	}
+	if (!s->cfg->sym || t->p->dead)
+		return;
+	ensure_symbols(s, t->p);
+	s->cfg->sym->location(s->cfg->sym->ctx, t->tid, buf, len);
+}
+
+static void describe_data(struct session *s, struct process *p, uint64_t addr,
+			  char *buf, size_t len)
+{
+	if (s->cfg->sym && !p->dead) {
+		ensure_symbols(s, p);
+		s->cfg->sym->data(s->cfg->sym->ctx, addr, buf, len);
+	} else {
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	}
+}
+
+void session_describe_data(struct session *s, struct process *p,
+			   uint64_t addr, char *buf, size_t len)
+{
+	describe_data(s, p, addr, buf, len);
+}
+
+/* A new entry of r->syms for (addr, data), to fill in and count; NULL
+ * when it is there already or memory ran out. */
+static struct sym_entry *sym_slot(struct run_result *r, uint64_t addr,
+				  bool data)
+{
+	for (size_t i = 0; i < r->nsyms; i++)
+		if (r->syms[i].addr == addr && r->syms[i].data == data)
+			return NULL;
+	if ((r->nsyms & (r->nsyms - 1)) == 0 || !r->syms) {
+		struct sym_entry *n = realloc(
+			r->syms, (r->nsyms ? r->nsyms * 2 : 16) * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		r->syms = n;
+	}
+	return &r->syms[r->nsyms];
+}
+
+/* Name one address of the trace; addr carries its image's tag. */
+static void add_sym(struct session *s, uint64_t addr, bool data)
+{
+	struct run_result *r = s->res;
+	char buf[LOC_MAX];
+	uint64_t raw = addr & ((1ull << 48) - 1);
+	struct sym_entry *slot;
+
+	if (!raw)
+		return;
+	if (!(slot = sym_slot(r, addr, data)))
+		return;
+	buf[0] = 0;
+	if (data)
+		s->cfg->sym->data(s->cfg->sym->ctx, raw, buf, sizeof(buf));
+	else
+		s->cfg->sym->code(s->cfg->sym->ctx, raw - 1, buf, sizeof(buf));
+	*slot = (struct sym_entry){ addr, data, strdup(buf) };
+	r->nsyms++;
+}
+
+/* A policy that describes threads in its own terms (a Python frame) names
+ * the event's location: the pc becomes a tagged key of run_result.syms.
+ * Only when symbolising, so the trace hash (over the real pc) is the same
+ * either way. */
+void policy_locate(struct session *s, struct thread *t,
+			  struct event *e)
+{
+	struct sched_policy *p = s->cfg->policy;
+	struct run_result *r = s->res;
+	char buf[LOC_MAX] = "";
+	uint64_t h = 0xcbf29ce484222325ull;
+	struct sym_entry *slot;
+
+	if (!p || !p->where || !s->cfg->symbolize_trace)
+		return;
+	p->where(p->ctx, s, t->idx, buf, sizeof(buf));
+	if (!buf[0])
+		return;
+	for (const char *c = buf; *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	e->pc = EVENT_PC_POLICY | (h & 0xffffffffffffull);
+	if (!(slot = sym_slot(r, e->pc, false)))
+		return;
+	*slot = (struct sym_entry){ e->pc, 0, strdup(buf) };
+	r->nsyms++;
+}
+
+/* While the process is still alive: name the code and objects of its
+ * image's events, so the trace can be explained after the run. */
+void session_symbolize_process(struct session *s, struct process *p)
+{
+	uint64_t tag = process_tag(p);
+
+	if (!s->cfg->symbolize_trace || !s->cfg->sym || p->symbolized ||
+	    p->dead)
+		return;
+	p->symbolized = true;
+	ensure_symbols(s, p);
+	for (size_t i = 0; i < s->nev; i++) {
+		struct event *e = &s->ev[i];
+
+		/* other images' events, and a policy's (Python) locations */
+		if (s->th[e->thread].p != p || (e->pc >> 48) != tag >> 48 ||
+		    EVENT_PC_IS_POLICY(e->pc))
+			continue;
+		if (e->kind == OP_CALL || e->kind == OP_ATOMIC ||
+		    e->kind == OP_ACCESS || e->kind == OP_SPIN)
+			add_sym(s, e->pc + (e->kind != OP_CALL), false);
+		if (e->obj && !(e->obj >> 63))
+			add_sym(s, e->obj, true);
+	}
+}
+
+void symbolize_trace(struct session *s)
+{
+	for (int i = 0; i < s->nprocs; i++)
+		session_symbolize_process(s, s->procs[i]);
+}
+
+static const char *block_name(struct thread *t)
+{
+	switch (t->block) {
+	case BLOCK_SLEEP: return "sleep";
+	case BLOCK_FD: return "read/write";
+	case BLOCK_POLL: return "poll";
+	case BLOCK_SIGNAL: return signal_wait_name(t);
+	case BLOCK_WAIT: return "wait";
+	case BLOCK_STOPPED: return "stopped";
+	case BLOCK_VFORK: return "vfork";
+	default: return "futex_wait";
+	}
+}
+
+void report_threads(struct session *s)
+{
+	struct run_result *r = s->res;
+
+	free(r->threads);
+	r->threads = calloc((size_t)s->nth + 1, sizeof(*r->threads));
+	r->nthreads = 0;
+	if (!r->threads)
+		return;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+		struct thread_report *p = &r->threads[r->nthreads++];
+		char name[64], obj[128];
+
+		p->thread = t->idx;
+		snprintf(name, sizeof(name), "/proc/%d/task/%d/comm",
+			 t->p->pid, t->tid);
+		if (s->cfg->policy && s->cfg->policy->name && t->p->idx == 0)
+			s->cfg->policy->name(s->cfg->policy->ctx, s, t->idx,
+					     p->name, sizeof(p->name));
+		FILE *f = t->st != SCHED_DEAD && t->p->idx == 0 && !p->name[0]
+				  ? fopen(name, "re")
+				  : NULL;
+
+		if (f) {
+			if (fgets(p->name, sizeof(p->name), f))
+				p->name[strcspn(p->name, "\n")] = 0;
+			fclose(f);
+		}
+		if (t->p->idx > 0) /* "P1 racy T2" */
+			process_thread_label(s, t, p->name, sizeof(p->name));
+		if (t->st == SCHED_DEAD) {
+			snprintf(p->state, sizeof(p->state), "exited");
+			continue;
+		}
+		snprintf(p->state, sizeof(p->state), "%s",
+			 t->st == SCHED_BLOCKED ? "blocked"
+			 : t->st == SCHED_RUNNING ? "running"
+						  : "ready");
+		if (t->st == SCHED_BLOCKED && t->block == BLOCK_FUTEX &&
+		    t->last_fn) {
+			describe_data(s, t->p, t->last_obj, obj, sizeof(obj));
+			if (t->last_fn == FN_JOIN || t->last_fn == FN_THRD_JOIN) {
+				int j = -1;
+
+				for (int k = 0; k < s->nth; k++)
+					if (s->th[k].ctid && s->th[k].p == t->p &&
+					    s->th[k].ctid == t->last_obj)
+						j = k;
+				if (j >= 0)
+					process_thread_label(s, &s->th[j], obj,
+							     sizeof(obj));
+			}
+			snprintf(p->what, sizeof(p->what), "%s(%s%s)",
+				 call_fn_name(t->last_fn),
+				 obj[0] == '0' || obj[0] == 'T' ? "" : "&",
+				 obj);
+		} else if (t->st == SCHED_BLOCKED) {
+			if (t->block == BLOCK_WAIT || t->block == BLOCK_STOPPED ||
+			    t->block == BLOCK_VFORK || t->block == BLOCK_SIGNAL)
+				obj[0] = 0;
+			else if (t->block == BLOCK_FD)
+				/* the descriptor, not its encoded object */
+				timer_describe_fd(t->p->pid, (int)t->arg, obj,
+						  sizeof(obj));
+			else
+				describe_data(s, t->p, t->obj, obj, sizeof(obj));
+			snprintf(p->what, sizeof(p->what), "%s(%s)",
+				 block_name(t), obj);
+		} else {
+			snprintf(p->what, sizeof(p->what), "%s",
+				 op_kind_name(t->kind));
+		}
+		if (t->st != SCHED_RUNNING)
+			session_where(s, t, p->where, sizeof(p->where));
+		/* every stopped thread's frames, for the failure report */
+		if (t->st != SCHED_RUNNING && s->cfg->symbolize_trace &&
+		    s->cfg->sym && s->cfg->sym->backtrace)
+			s->cfg->sym->backtrace(s->cfg->sym->ctx, t->tid,
+					       p->backtrace,
+					       sizeof(p->backtrace));
+	}
+}

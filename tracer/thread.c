@@ -1,0 +1,537 @@
+/*
+ * A thread: its stops, how it is resumed, and its pending operation.
+ *
+ * A traced thread stops (on_stop) at a seccomp stop of a syscall ptloom
+ * handles, an int3 of a breakpoint (on_breakpoint), a signal, a group-stop
+ * or a ptrace event.  At a scheduling point (reach_point) its operation
+ * becomes its pending operation and it stays stopped until the world
+ * (tracer/world.c) chooses it; resume() then applies what ptloom decided
+ * (a skipped syscall's result, the instruction under a breakpoint, a
+ * signal to deliver) and lets it run.  A signal reaches a thread here as a
+ * signal-delivery-stop; whether it is deliverable to a thread blocked in
+ * ptloom's model is tracer/signal.c's.  Fork and exec events go on in
+ * tracer/process.c, a new thread of the same process (clone) here.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include "session_int.h"
+
+/* Observations of one instruction per run in race discovery (sampling). */
+#define OBSERVE_PC_CAP 256
+
+struct thread *find_thread(struct session *s, pid_t tid)
+{
+	/* newest first: recently created threads are the busy ones */
+	for (int i = s->nth - 1; i >= 0; i--)
+		if (s->th[i].tid == tid)
+			return &s->th[i];
+	return NULL;
+}
+
+struct thread *session_new_thread(struct session *s, pid_t tid,
+				  struct process *p)
+{
+	if (s->nth == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 64;
+		struct thread *n = realloc(s->th, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		s->th = n;
+		s->cap = cap;
+	}
+	struct thread *t = &s->th[s->nth];
+
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->idx = s->nth++;
+	t->p = p;
+	t->ptidx = p->nthreads++;
+	t->st = SCHED_RUNNING;
+	return t;
+}
+
+bool take_stray(struct session *s, pid_t tid)
+{
+	for (int i = 0; i < s->nstray; i++)
+		if (s->stray[i] == tid) {
+			s->stray[i] = s->stray[--s->nstray];
+			return true;
+		}
+	return false;
+}
+
+void thread_make_ready(struct session *s, struct thread *t, int kind,
+		       int64_t result)
+{
+	(void)s;
+	t->st = SCHED_ENABLED;
+	t->block = BLOCK_NONE;
+	t->timed = false;
+	t->sig_claim = 0;
+	t->kind = (uint8_t)kind;
+	t->fn = 0;
+	t->arg = 0;
+	t->obj2 = 0;
+	t->futex_woken = false;
+	t->yield = false;
+	t->skip = true;
+	t->result = result;
+}
+
+static bool fatal_signal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE ||
+	       sig == SIGILL || sig == SIGABRT || sig == SIGSYS ||
+	       sig == SIGTRAP;
+}
+
+/* Resume a stopped thread: apply a skipped syscall's result, step over a
+ * breakpoint, deliver a pending signal. */
+void resume(struct session *s, struct thread *t, int sig)
+{
+	if (t->stop == STOP_SECCOMP && t->skip) {
+		if (!regs_get(t)) {
+			t->regs.orig_rax = (uint64_t)-1;
+			t->regs.rax = (uint64_t)t->result;
+			t->regs_dirty = true;
+		}
+	} else if (t->stop == STOP_BP) {
+		t->stop = STOP_NONE;
+		if (bp_step_over(s, t) == 0 && t->stop == STOP_SIGNAL) {
+			sig = t->sig;
+			/* the instruction under the breakpoint faulted */
+			if (fatal_signal(sig)) {
+				s->fatal_thread = t->idx;
+				s->fatal_sig = sig;
+				session_where(s, t, s->fatal_where,
+					      sizeof(s->fatal_where));
+				symbolize_trace(s);
+			}
+		}
+	} else if (t->stop == STOP_SIGNAL && !sig) {
+		sig = t->sig;
+	}
+	regs_set(t);
+	t->sig_sent = 0; /* a handler runs now */
+	t->skip = false;
+	t->stop = STOP_NONE;
+	t->regs_valid = false;
+	t->st = SCHED_RUNNING;
+	if (ptrace(PTRACE_CONT, t->tid, 0, sig) < 0 && errno == ESRCH)
+		t->st = SCHED_DEAD; /* killed meanwhile; its exit follows */
+}
+
+static void reach_point(struct session *s, struct thread *t)
+{
+	/*
+	 * A thread that reaches the same read or trylock on the same object
+	 * again, with only reads in between and no other thread run, is
+	 * spinning (a busy-wait on flags, a trylock loop): treat the point as a yield, so the others run
+	 * first and the spin cannot starve them.  See tests/targets/peterson.
+	 */
+	bool passive = (t->kind == OP_ACCESS && !t->arg) ||
+		       (t->kind == OP_CALL &&
+			(t->fn == FN_MUTEX_TRYLOCK || t->fn == FN_SPIN_TRYLOCK ||
+			 t->fn == FN_RWLOCK_TRYRDLOCK ||
+			 t->fn == FN_RWLOCK_TRYWRLOCK ||
+			 t->fn == FN_SEM_TRYWAIT || t->fn == FN_MTX_TRYLOCK));
+
+	if (!passive || s->switches != t->spin_switch) {
+		t->nspin = 0; /* it wrote, or someone else ran: progress */
+		t->repeats = 0;
+	}
+	if (passive) {
+		bool again = false;
+
+		for (int i = 0; i < t->nspin; i++)
+			again |= t->spin_ring[i].pc == t->pc &&
+				 t->spin_ring[i].obj == t->obj;
+		if (again) {
+			if (++t->repeats >= 2)
+				t->yield = true;
+		} else if (t->nspin < 4) {
+			t->spin_ring[t->nspin].pc = t->pc;
+			t->spin_ring[t->nspin++].obj = t->obj;
+		}
+	}
+	t->spin_switch = s->switches;
+	t->st = SCHED_ENABLED;
+	s->need_schedule = true;
+}
+
+/* A thread is gone: off every queue, its joiners woken. */
+void thread_gone(struct session *s, struct thread *t)
+{
+	if (t->st == SCHED_DEAD && t->block == BLOCK_NONE && !t->npfd)
+		return;
+	t->st = SCHED_DEAD;
+	t->block = BLOCK_NONE;
+	syscall_close_fds(t);
+	futex_remove(&s->ft, t->idx);
+	if (t->ctid && s->cfg->observer)
+		s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
+				       SYNC_RELEASE, t->ctid | process_tag(t->p),
+				       -1);
+	if (t->ctid) {
+		/* The kernel cleared the tid word and woke nobody we model:
+		 * wake the joiners. See tests/targets/join_many. */
+		int woken;
+
+		futex_wake_addr(s, t->ctid ^ ((uint64_t)t->p->idx << 48),
+				INT_MAX, ~0u, &woken);
+	}
+}
+
+/*
+ * c was just created by the clone or fork of thread parent_idx: it is not
+ * schedulable before its first stop (unless that stop came first, a
+ * stray), and the parent's pending operation is the clone's return.
+ * Returns the parent.
+ */
+struct thread *thread_born(struct session *s, struct thread *c,
+			   int parent_idx, bool fork)
+{
+	struct thread *p;
+
+	c->st = SCHED_BLOCKED; /* not schedulable before its first stop */
+	c->starting = true;
+	if (take_stray(s, c->tid)) {
+		c->starting = false;
+		c->st = SCHED_ENABLED;
+		c->kind = OP_START;
+		c->stop = STOP_SIGSTOP;
+	}
+	if (s->cfg->observer && s->cfg->observer->sync)
+		s->cfg->observer->sync(s->cfg->observer->ctx, parent_idx,
+				       SYNC_FORK, 0, c->idx);
+	p = &s->th[parent_idx];
+	p->stop = STOP_NONE;
+	p->kind = OP_CLONE;
+	p->fork_return = fork;
+	p->fn = 0;
+	p->yield = false;
+	p->obj = 0;
+	p->arg = c->idx;
+	return p;
+}
+
+static void on_clone_event(struct session *s, int parent_idx)
+{
+	unsigned long msg;
+	struct thread *p = &s->th[parent_idx];
+
+	if (ptrace(PTRACE_GETEVENTMSG, p->tid, 0, &msg) < 0)
+		return;
+	uint64_t ctid = p->new_ctid;
+	struct thread *c = session_new_thread(s, (pid_t)msg, p->p);
+
+	if (!c)
+		return;
+	c->ctid = ctid;
+	p = thread_born(s, c, parent_idx, false);
+	/*
+	 * The return from clone is a scheduling point too: the new thread
+	 * may run before its creator goes on (an order violation: the
+	 * creator initialises what the thread reads only after
+	 * pthread_create).  See tests/targets/order_violation.c.
+	 */
+	reach_point(s, p);
+}
+
+/* A thread that cannot run before some other thread's scheduling point
+ * wakes it: dead, or blocked with no deadline and no descriptor (which the
+ * world could make ready). */
+static bool quiet(const struct thread *o)
+{
+	/* (a vfork parent shares its memory, bytes and all, with the
+	 * child: never lift while one waits) */
+	return o->st == SCHED_DEAD ||
+	       (o->st == SCHED_BLOCKED && !o->timed && !o->starting &&
+		o->block != BLOCK_FD && o->block != BLOCK_POLL &&
+		o->block != BLOCK_VFORK);
+}
+
+/* No thread but t could run: an instruction point of t is no choice. */
+static bool quiet_others(struct session *s, const struct thread *t)
+{
+	if (s->nfreep)
+		return false; /* free children run meanwhile */
+	for (int i = 0; i < s->nth; i++)
+		if (&s->th[i] != t && !quiet(&s->th[i]))
+			return false;
+	return true;
+}
+
+/* Put lifted instruction points back once two threads could run. */
+void drop_lifts_if_contended(struct session *s)
+{
+	bool any = false;
+	int live = 0;
+
+	for (int i = 0; i < s->nprocs && !any; i++)
+		any = s->procs[i] && !s->procs[i]->dead &&
+		      s->procs[i]->nlifted;
+	if (!any)
+		return;
+	for (int i = 0; i < s->nth; i++)
+		live += !quiet(&s->th[i]);
+	if (live < 2 && !s->nfreep)
+		return;
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i] && !s->procs[i]->dead)
+			bp_drop_lifts(s->procs[i]);
+}
+
+static void on_breakpoint(struct session *s, struct thread *t)
+{
+	if (regs_get(t)) {
+		resume(s, t, 0);
+		return;
+	}
+	uint64_t addr = t->regs.rip - 1;
+	struct bp *b = bp_find(t->p, addr);
+
+	if (!b) {
+		/* not ours: the program's own int3 or a single-step trap */
+		resume(s, t, SIGTRAP);
+		return;
+	}
+	t->regs.rip = addr;
+	t->regs_dirty = true;
+	t->stop = STOP_BP;
+	t->bp_addr = addr;
+	if (b->observe) {
+		struct access_observer *o = s->cfg->observer;
+		int size = 0, live = 0;
+		bool write = false;
+		uint64_t ea = bp_operand(s, t, b, &size, &write);
+
+		for (int i = 0; i < s->nth; i++)
+			live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
+		if (o && ea && live > 1) {
+			o->access(o->ctx, t->idx, addr, ea | process_tag(t->p),
+				  size, write, b->insn && b->insn->is_atomic);
+			s->observed++;
+			/* a hot instruction is sampled, not followed: once two
+			 * threads ran it OBSERVE_PC_CAP times (one thread 16
+			 * times that), it stops trapping for the run (the
+			 * budget below ended every observation before) */
+			if (b->hits == 0)
+				b->first_tid = t->idx;
+			else if (b->first_tid != t->idx)
+				b->shared = true;
+			if (++b->hits >= (b->shared ? OBSERVE_PC_CAP
+						    : 16 * OBSERVE_PC_CAP))
+				bp_retire(t->p, b);
+		} else if (o && live <= 1) {
+			/* alone in its process: no race yet; back when a
+			 * thread is born */
+			bp_lift(t->p, b);
+		}
+		if (b->lifted || b->retired)
+			t->stop = STOP_NONE; /* its own byte is back: run it */
+		if (o && o->max_accesses && s->observed >= o->max_accesses) {
+			bp_remove_observers(t->p); /* (moves b) */
+			t->stop = STOP_NONE;
+		}
+		resume(s, t, 0);
+		return;
+	}
+	if (b->policy) {
+		struct sched_policy *p = s->cfg->policy;
+
+		if (!p->want_point || !p->want_point(p->ctx, s, t->idx)) {
+			resume(s, t, 0);
+			return;
+		}
+	}
+	if ((b->kind == OP_ACCESS || b->kind == OP_ATOMIC) &&
+	    !s->cfg->observer && !s->cfg->policy && quiet_others(s, t)) {
+		/* nobody could run instead: no choice here, and none until
+		 * another thread could run (schedule() puts it back) */
+		bp_lift(t->p, b);
+		t->stop = STOP_NONE;
+		resume(s, t, 0);
+		return;
+	}
+	t->kind = b->kind;
+	t->fn = b->fn;
+	t->yield = b->kind == OP_SPIN || b->fn == FN_SPIN_LOCK;
+	t->arg = 0;
+	if (b->kind == OP_CALL) {
+		uint64_t ret = 0;
+
+		mem_read(t->p, t->regs.rsp, &ret, 8);
+		t->obj = t->regs.rdi;
+		t->cond_mutex = t->regs.rsi; /* for pthread_cond_wait */
+		t->pc = ret;
+		if (b->fn == FN_JOIN || b->fn == FN_THRD_JOIN) {
+			/* join's object is the joined thread's tid word */
+			t->obj = t->regs.rdi + t->p->join_off;
+		}
+	} else {
+		int size = 0;
+		bool write = false;
+
+		t->obj = b->kind == OP_SPIN || b->policy
+				 ? 0
+				 : bp_operand(s, t, b, &size, &write);
+		t->arg = write;
+		t->pc = addr;
+	}
+	reach_point(s, t);
+}
+
+static bool stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+void on_stop(struct session *s, pid_t tid, int status)
+{
+	struct thread *t = find_thread(s, tid);
+	int sig = WSTOPSIG(status), ev = status >> 16;
+
+	if (!t) {
+		if (is_free_process(s, tid))
+			free_process_stop(s, tid, status);
+		else if (s->nstray < 64)
+			s->stray[s->nstray++] = tid;
+		return;
+	}
+	t->regs_valid = false;
+	if (ev == PTRACE_EVENT_SECCOMP) {
+		t->stop = STOP_SECCOMP;
+		if (regs_get(t)) {
+			resume(s, t, 0);
+			return;
+		}
+		if (s->cfg->checkpoint && checkpoint_at(s, t))
+			return; /* a fork of the template goes on */
+		if (syscall_enter(s, t)) {
+			if (!s->failed)
+				reach_point(s, t);
+		} else {
+			resume(s, t, 0);
+		}
+	} else if (!s->cfg->free_children &&
+		   (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
+		    (ev == PTRACE_EVENT_CLONE && !t->clone_thread))) {
+		on_fork_event(s, t->idx, ev);
+	} else if (ev == PTRACE_EVENT_CLONE) {
+		on_clone_event(s, t->idx);
+	} else if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) {
+		unsigned long msg;
+
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 &&
+		    s->nfreep < 64) {
+			s->freep[s->nfreep++] = (pid_t)msg;
+			if (ev == PTRACE_EVENT_FORK && t->p->nbps)
+				bp_remove_all_in(t->p, (pid_t)msg);
+			if (take_stray(s, (pid_t)msg))
+				ptrace(PTRACE_CONT, (pid_t)msg, 0, 0);
+		}
+		resume(s, t, 0);
+	} else if (ev == PTRACE_EVENT_EXEC) {
+		t = exec_from_thread(s, t);
+		on_exec(s, t);
+		resume(s, t, 0);
+	} else if (ev) {
+		resume(s, t, 0);
+	} else if (sig == SIGTRAP) {
+		on_breakpoint(s, t);
+	} else if (sig == SIGSTOP && t->starting) {
+		t->starting = false;
+		t->st = SCHED_ENABLED;
+		t->kind = OP_START;
+		t->obj = 0;
+		t->stop = STOP_SIGSTOP;
+	} else if (sig == SIGSTOP && t->own_sigstop) {
+		t->own_sigstop = false;
+		resume(s, t, 0);
+	} else if (stop_signal(sig) && !s->cfg->free_children &&
+		   t->p->idx > 0) {
+		siginfo_t si;
+
+		if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0) {
+			/* deliver it: the process stops as natively */
+			resume(s, t, sig);
+			return;
+		}
+		/*
+		 * A group-stop: the process is stopped, its parent may see it
+		 * (WUNTRACED); it stays stopped until a SIGCONT.  See
+		 * tests/targets/stop_handshake.c.
+		 */
+		t->stop = STOP_GSTOP;
+		t->st = SCHED_BLOCKED;
+		t->block = BLOCK_STOPPED;
+		t->timed = false;
+		process_stopped(s, t->p);
+		if (t->idx == s->current)
+			s->need_schedule = true;
+	} else if (sig == SIGSTOP) {
+		resume(s, t, 0);
+	} else if (sig == SIGSEGV && syscall_emulate_rdtsc(s, t)) {
+		resume(s, t, 0);
+	} else {
+		if (fatal_signal(sig)) {
+			s->fatal_thread = t->idx;
+			s->fatal_sig = sig;
+			t->st = SCHED_ENABLED; /* stopped, for the unwinder */
+			session_where(s, t, s->fatal_where,
+				      sizeof(s->fatal_where));
+			symbolize_trace(s);
+			if (s->cfg->symbolize_trace)
+				report_threads(s); /* all stopped: their stacks */
+		}
+		s->sig_maybe = true; /* signals are about */
+		signal_delivering(s, t, sig);
+		resume(s, t, sig);
+	}
+}
+
+/*
+ * A sole thread's breakpoints are trace, not choices: with one thread in
+ * one process, no timer armed and no observer, nothing can run between
+ * its steps.  After SOLE_LIFT breakpoint stops in a row like that (a
+ * program's shutdown after its last join: an interpreter's finalisation
+ * is hundreds), they are lifted, as they were before its first thread,
+ * and its next clone installs them again.  A few
+ * in a gap between a join and the next create cost less than the lift.
+ */
+#define SOLE_LIFT 32
+
+static bool sole_thread(struct session *s, const struct thread *t)
+{
+	if (s->nprocs != 1 || s->nfreep || s->cfg->observer ||
+	    t->p->observing || timer_armed(s))
+		return false;
+	for (int i = 0; i < s->nth; i++)
+		if (i != t->idx && s->th[i].st != SCHED_DEAD)
+			return false;
+	return true;
+}
+
+void lift_when_alone(struct session *s, struct thread *t)
+{
+	if (!t->p->bps_installed || !t->p->nbps || t->stop != STOP_BP)
+		return;
+	if (!sole_thread(s, t)) {
+		s->sole_bps = 0;
+	} else if (++s->sole_bps >= SOLE_LIFT) {
+		/* resume() finds no breakpoint to step over: the thread
+		 * runs the original instruction itself */
+		bp_lift_all(t->p);
+		s->sole_bps = 0;
+	}
+}

@@ -1,0 +1,139 @@
+/*
+ * A traced thread (tracer/thread.c): its registers, its pending operation
+ * at a scheduling point, how it is stopped and must be resumed, what it
+ * blocks on, and its signal state.  Everything that happens at one of its
+ * ptrace stops starts in on_stop(): a seccomp stop becomes a scheduling
+ * point, an int3 a breakpoint's operation, a signal is delivered or taken
+ * as a group-stop; fork, clone and exec events go on in tracer/process.c.
+ */
+#ifndef PTLOOM_THREAD_H
+#define PTLOOM_THREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include "tracer.h"
+
+struct session;
+struct process;
+
+/* How a stopped thread must be resumed. */
+enum stop_kind {
+	STOP_NONE = 0,
+	STOP_SECCOMP,	/* at a syscall's seccomp stop: run or skip it */
+	STOP_BP,	/* at a breakpoint: execute the original instruction */
+	STOP_SIGSTOP,	/* a new thread's first stop: suppress it */
+	STOP_SIGNAL,	/* a signal-delivery-stop with t->sig to deliver */
+	STOP_GSTOP,	/* a group-stop (its process is stopped) */
+};
+
+enum block_kind {
+	BLOCK_NONE = 0,
+	BLOCK_FUTEX,
+	BLOCK_SLEEP,
+	BLOCK_FD,	/* read/write/accept/connect not ready */
+	BLOCK_POLL,	/* poll/select/epoll_wait with nothing ready */
+	BLOCK_SIGNAL,	/* sigwait family (tracer/signal.c) */
+	BLOCK_WAIT,	/* wait4/waitid: no child has changed state */
+	BLOCK_STOPPED,	/* its process is in a group-stop (SIGSTOP) */
+	BLOCK_VFORK,	/* vfork parent: until the child execs or exits */
+};
+
+#define POLL_MAX 64
+
+/* Descriptors whose readiness the kernel cannot judge from ptloom's copy:
+ * a signalfd is ready for the thread that reads it, by its pending
+ * signals (tracer/signal.c:signal_fd_ready()). */
+enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD };
+
+struct thread {
+	int tid;
+	int idx;		/* T-number in the whole tree (the trace's) */
+	struct process *p;	/* its process */
+	int ptidx;		/* T-number within its process */
+	bool clone_thread;	/* its pending clone makes a thread */
+	bool own_sigstop;	/* ptloom sent it a SIGSTOP: suppress it */
+	bool sig_rerun;		/* woken by a signal: runs if it is still there */
+	int sig_block;		/* the wait it left, if the signal is gone */
+	bool sig_timed;
+	bool wait_nohang;	/* its pending wait4/waitid has WNOHANG */
+	bool fork_return;	/* its pending OP_CLONE is a fork's return */
+	int st;			/* enum sched_state */
+	bool starting;		/* cloned, its first stop not seen yet */
+	int stop;		/* enum stop_kind */
+	int sig;		/* STOP_SIGNAL: signal to deliver */
+	struct user_regs_struct regs;
+	bool regs_valid, regs_dirty;
+	/* the pending operation (at a scheduling point) */
+	uint8_t kind, fn;
+	bool yield;
+	uint64_t obj, pc;
+	uint64_t obj2;		/* FUTEX_WAKE_OP/REQUEUE: the second word */
+	bool futex_woken;	/* OP_WOKEN by a futex wake (not a signal) */
+	int64_t arg;
+	/* syscall emulation: on resume, skip the syscall returning result */
+	bool skip;
+	int64_t result;
+	/* blocking */
+	int block;		/* enum block_kind */
+	bool timed;
+	uint64_t deadline;	/* virtual monotonic ns */
+	int64_t timeout_result;
+	uint64_t sleep_ns;	/* OP_SLEEP: requested duration */
+	bool sleep_abs;
+	/* descriptors duplicated from the tracee for readiness checks */
+	int pfd[POLL_MAX];
+	short pev[POLL_MAX];
+	uint8_t pkind[POLL_MAX]; /* FDK_*: whose readiness ptloom decides */
+	int npfd;
+	bool ext_known, ext;	/* syscall_fd_external() of these, cached */
+	bool nonblock;
+	int64_t poll_timeout_ms; /* <0 infinite */
+	uint64_t ctid;		/* CLONE_CHILD_CLEARTID address */
+	uint64_t new_ctid;	/* ctid for the thread this one creates */
+	uint64_t bp_addr;	/* STOP_BP */
+	/* the last synchronisation call entered, for deadlock reports */
+	uint8_t last_fn;
+	uint64_t last_obj, last_site;
+	char where[LOC_MAX];
+	/* spin recognition: the same point again with nobody else run */
+	struct { uint64_t pc, obj; } spin_ring[4]; /* reads since progress */
+	int nspin;
+	int sig_mode;		/* BLOCK_SIGNAL: SIGWAIT_* */
+	uint64_t sig_set;	/* its set or mask */
+	uint64_t sig_claim;	/* woken for these signals of its process */
+	uint64_t sig_sent;	/* ptloom directed these to it since it ran */
+	uint64_t sig_fix;	/* to be delivered with this siginfo: */
+	int sig_fix_code;
+	pid_t sig_fix_pid;
+	uint64_t cond_mutex;	/* a pthread call's second argument */
+	uint64_t relock;	/* cond_wait's mutex, acquired at the wake */
+	uint64_t spin_switch;
+	int repeats;
+};
+
+struct thread *session_new_thread(struct session *s, pid_t tid,
+				  struct process *p);
+struct thread *find_thread(struct session *s, pid_t tid);
+/* A stopped tid met before the clone that made it: claim it. */
+bool take_stray(struct session *s, pid_t tid);
+/* c was created by thread parent_idx's clone (fork: a new process's first
+ * thread): it waits for its first stop; the parent is at the clone's
+ * return.  Returns the parent. */
+struct thread *thread_born(struct session *s, struct thread *c,
+			   int parent_idx, bool fork);
+/* Back from a wait at a point: t is enabled with its syscall's result. */
+void thread_make_ready(struct session *s, struct thread *t, int kind,
+		       int64_t result);
+/* Resume a stopped thread (sig: a signal to deliver, or 0). */
+void resume(struct session *s, struct thread *t, int sig);
+/* A thread is gone: off every queue, its joiners woken. */
+void thread_gone(struct session *s, struct thread *t);
+/* A ptrace stop of tid (traced or not met yet). */
+void on_stop(struct session *s, pid_t tid, int status);
+/* Instruction points that are no choice (see thread.c). */
+void drop_lifts_if_contended(struct session *s);
+void lift_when_alone(struct session *s, struct thread *t);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * The world (tracer/world.c): one scheduling world per run.  Every
+ * process and thread of the program's tree is in it, one thread of the
+ * whole tree runs at a time, and it holds what a run shares: the virtual
+ * clock, the futex queues, the trace and the decisions, the limits
+ * (--timeout, --max-steps, spins, Ctrl-C) and the run's verdict.
+ */
+#ifndef PTLOOM_WORLD_H
+#define PTLOOM_WORLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "futex.h"
+#include "spin.h"
+#include "tracer.h"
+
+struct process;
+struct thread;
+
+/*
+ * A timeout or timer more than this far ahead of the virtual clock is not
+ * "the machine was slow": it may expire only when nobody can run.  A stall
+ * that long is what ptloom's own default --timeout calls a hang; protocol
+ * resend timers (nanomsg's 60 s request resend under Criterion: the runner
+ * saw a test phase twice) and test runners' watchdogs (ctest's, under
+ * random sampling) would otherwise make correct programs fail.
+ */
+#define TIMEOUT_HORIZON_NS (10ull * 1000000000ull)
+
+struct session {
+	const struct session_config *cfg;
+	struct strategy *strat;
+	struct run_result *res;
+	pid_t pid;		/* P0's leader */
+	struct process **procs;	/* indexed by P-number */
+	int nprocs, capprocs;
+	uint32_t nimg;		/* process images so far */
+	uint64_t *fdobj;	/* pipes met, by (dev, inode): their objects */
+	size_t nfdobj, capfdobj;
+	pid_t sym_pid;		/* the process the symbolizer is attached to */
+	int outfd;		/* memfd with the program's output */
+	struct thread *th;	/* indexed by T-number */
+	int nth, cap;
+	int current;		/* T-number that runs or ran last, -1 */
+	struct futex_table ft;
+	uint64_t now;		/* virtual monotonic ns */
+	uint64_t realtime_base;	/* realtime = realtime_base + now */
+	uint64_t quantum;
+	uint64_t rng;		/* getrandom's stream */
+	uint64_t step;
+	uint32_t preemptions;
+	struct event *ev;
+	size_t nev, capev;
+	struct decision *dec;
+	size_t ndec, capdec;
+	uint64_t hash;
+	pid_t stray[64];	/* stopped tids not yet claimed by a clone */
+	int nstray;
+	pid_t freep[64];	/* the program's own child processes */
+	int nfreep;
+	bool ended;		/* the process is gone */
+	bool failed;		/* res->failure is set; kill and stop */
+	bool need_schedule;
+	int fatal_thread;	/* thread that got the last fatal signal */
+	int fatal_sig;
+	char fatal_where[LOC_MAX];
+	int exit_thread;
+	char exit_where[LOC_MAX];
+	double t0;
+	double self_cpu0;	/* ptloom's CPU seconds at the start */
+	uint64_t run_len;	/* points the current thread took in a row */
+	int timeout_kind;	/* FAIL_HANG or FAIL_SLOW past --timeout */
+	char timeout_why[MSG_MAX];
+	bool exec_seen;
+	double resume_time;	/* when the current thread was chosen */
+	double resume_cpu;	/* its CPU time then */
+	int seen_ticks;		/* timer ticks already checked */
+	uint64_t observed;	/* accesses reported to the observer */
+	int live;		/* threads alive */
+	uint64_t switches;	/* times another thread was chosen */
+	uint64_t join_off;	/* pthread_t + join_off = its tid word */
+	int spin_ms;		/* CPU ms before the next spin probe */
+	bool self_kill;		/* the program sent a SIGKILL itself */
+	bool sig_maybe;		/* a signal may have been sent */
+	struct timers *timers;	/* virtual alarms, timerfds (timer.c) */
+	struct livelock ll;	/* past --max-steps (tracer/spin.c) */
+	bool from_checkpoint;	/* a fork of the template (checkpoint.c) */
+	unsigned sole_bps;	/* breakpoint stops of a sole thread in a row */
+	bool outfd_shared;	/* outfd belongs to the checkpoint */
+	/* the last abnormal end of a process other than P0 (a crash or a
+	 * non-zero exit): what a runner's failure most likely reports */
+	int child_thread;	/* T-number, -1 if none */
+	int child_sig, child_status;
+	char child_where[LOC_MAX];
+	char child_label[64];
+	bool handed_over;	/* stop_at reached: no longer ours */
+	struct {		/* state keys (tracer/state.c) */
+		bool off;	/* beyond the key for the rest of the run */
+		bool based;
+		size_t scanned;	/* events checked */
+		long long wchar0, out0;
+	} key;
+};
+
+/* tracer/state.c: the program's state at a choice point, 0: unknown */
+uint64_t session_state_key(struct session *s);
+
+void session_fail(struct session *s, int kind, struct thread *t,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int session_pick(struct session *s, struct choice *c);
+/* A wait status of tid: its death or one of its stops. */
+void on_status(struct session *s, pid_t tid, int status);
+/* The limits checked on every timer tick (0, -EINTR, -ETIMEDOUT,
+ * -EAGAIN). */
+int check_limits(struct session *s, pid_t only);
+
+#endif
