@@ -40,9 +40,10 @@ static void usage(FILE *f)
 	      "      --points LIST     sync,atomics,races (default sync,races)\n"
 	      "      --pct-depth D     PCT bug depth (default 3)\n"
 	      "      --no-reduction    dfs without sleep-set reduction\n"
-	      "      --state-cache     dfs prunes program states it reached "
-	      "before\n"
-	      "      --no-state-cache  dfs without state caching\n"
+	      "      --no-state-cache  dfs without state caching (by default a "
+	      "serial dfs\n"
+	      "                        skips a program state it reached "
+	      "before)\n"
 	      "      --dfs-only        dfs without interleaved samples (every "
 	      "fourth run\n"
 	      "                        samples; the verdict is dfs's)\n"
@@ -90,8 +91,8 @@ static const struct option long_opts[] = {
 	{ "points", required_argument, 0, 'P' },
 	{ "pct-depth", required_argument, 0, 'D' },
 	{ "no-reduction", no_argument, 0, 'N' },
-	{ "state-cache", no_argument, 0, 'C' + 256 },
 	{ "no-state-cache", no_argument, 0, 'c' + 256 },
+	{ "state-cache", no_argument, 0, 'C' + 256 },
 	{ "no-minimize", no_argument, 0, 'm' },
 	{ "dfs-only", no_argument, 0, 'Y' },
 	{ "hybrid-mix", required_argument, 0, 'H' },
@@ -228,6 +229,7 @@ int cmd_run(int argc, char **argv)
 	eo.max_runs = 10000;
 	eo.pct_depth = 3;
 	eo.reduction = true;
+	eo.state_cache = true;
 	eo.hybrid = true;
 	optind = 1;
 	opterr = 0;
