@@ -384,6 +384,8 @@ restart:
 		if (d && !sample && dfs_bound(d) == 0)
 			r->bound0_runs++;
 		r->total_steps += rr.steps;
+		r->total_stops += rr.stops;
+		r->total_choices += rr.choices;
 		if (rr.steps > est_steps)
 			est_steps = rr.steps;
 		if (d)
@@ -793,7 +795,8 @@ static void put_result(FILE *f, const struct explore_result *wr)
 	const struct run_result *fr = &wr->fail;
 	bool fail = wr->verdict == VERDICT_FAIL;
 
-	fprintf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u %llu %d %u\n",
+	fprintf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u %llu %d %u "
+		   "%llu %llu %llu\n",
 		wr->verdict, (unsigned long long)wr->runs,
 		(unsigned long long)wr->bound0_runs, wr->complete, wr->bound,
 		(unsigned long long)wr->fail_key,
@@ -801,7 +804,9 @@ static void put_result(FILE *f, const struct explore_result *wr)
 		wr->found_preemptions, fail ? fr->ndecisions : 0, wr->npoints,
 		tracer_filters_installed(),
 		(unsigned long long)wr->pruned, wr->stopped,
-		wr->checkpoint_forks);
+		wr->checkpoint_forks, (unsigned long long)wr->total_steps,
+		(unsigned long long)wr->total_stops,
+		(unsigned long long)wr->total_choices);
 	fprintf(f, "%s\n", wr->error);
 	for (size_t i = 0; fail && i < fr->ndecisions; i++) {
 		const struct decision *c = &fr->decisions[i];
@@ -818,16 +823,16 @@ static void put_result(FILE *f, const struct explore_result *wr)
 static bool get_result(FILE *f, struct explore_result *w)
 {
 	int complete, stopped;
-	unsigned long long runs, b0, key, frun, pruned;
+	unsigned long long runs, b0, key, frun, pruned, steps, stops, choices;
 	size_t ndec, np;
 
 	memset(w, 0, sizeof(*w));
 	if (!f || fscanf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u "
-			    "%llu %d %u",
+			    "%llu %d %u %llu %llu %llu",
 			 &w->verdict, &runs, &b0, &complete, &w->bound, &key,
 			 &frun, &w->found_by, &w->found_preemptions, &ndec, &np,
 			 &w->filters, &pruned, &stopped,
-			 &w->checkpoint_forks) != 15 ||
+			 &w->checkpoint_forks, &steps, &stops, &choices) != 18 ||
 	    ndec > (1u << 26) || np > (1u << 20))
 		return false;
 	w->runs = runs;
@@ -837,6 +842,9 @@ static bool get_result(FILE *f, struct explore_result *w)
 	w->fail_run = frun;
 	w->pruned = pruned;
 	w->stopped = stopped;
+	w->total_steps = steps;
+	w->total_stops = stops;
+	w->total_choices = choices;
 	if (fgetc(f) != '\n' || !fgets(w->error, sizeof(w->error), f))
 		return false;
 	w->error[strcspn(w->error, "\n")] = 0;
@@ -965,6 +973,9 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		/* bound 0 ran in every worker: count it once */
 		r->runs += w->runs - (k ? w->bound0_runs : 0);
 		r->pruned += w->pruned;
+		r->total_steps += w->total_steps;
+		r->total_stops += w->total_stops;
+		r->total_choices += w->total_choices;
 		r->filters += w->filters;
 		r->checkpoint_forks += w->checkpoint_forks;
 		if (w->bound > r->bound)

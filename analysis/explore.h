@@ -71,6 +71,7 @@ struct explore_result {
 	struct run_result pass;	   /* the last passing run, if any */
 	bool have_pass;
 	uint64_t total_steps;
+	uint64_t total_stops, total_choices; /* run_result.stops, .choices */
 	char error[512];
 	/* user points the runs used: racy accesses and adaptive spin points
 	 * (schedule files record them) */

@@ -1139,6 +1139,9 @@ struct sched_policy *python_policy_new(const struct python_info *pi,
 		.ctx = p,
 		.points = &p->pt,
 		.npoints = 1,
+		/* without C-level points a libc call point of the
+		 * interpreter is never a choice (pol_shape) */
+		.own_points = !c_points,
 		.coverage = "Python-level: GIL switches at the eval-breaker "
 			    "checks of the program's own code",
 		.begin = pol_begin,

@@ -777,6 +777,12 @@ minimized:
 						 (double)er.total_steps
 				       : 0,
 			er.filters, er.filters == 1 ? "" : "s");
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs)
+		fprintf(stderr, "ptloom: per run %.1f stops, %.1f steps, %.1f "
+				"choices (decisions among two or more)\n",
+			(double)er.total_stops / (double)er.runs,
+			(double)er.total_steps / (double)er.runs,
+			(double)er.total_choices / (double)er.runs);
 	if (!co.quiet && getenv("PTLOOM_STATS"))
 		fprintf(stderr, "ptloom: %u runs forked from a checkpoint%s%s\n",
 			er.checkpoint_forks, er.checkpoint_note[0] ? "; " : "",

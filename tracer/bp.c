@@ -367,6 +367,7 @@ int bp_install(struct session *ss, struct process *s)
 	s->bps_installed = true;
 	s->bps_lifted = false;
 	if ((ss->cfg->points & POINTS_SYNC) &&
+	    !(ss->cfg->policy && ss->cfg->policy->own_points && s->idx == 0) &&
 	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&
 	    elf_first_vaddr(path, &first) == 0) {
 		const struct libc_cache *c = libc_lookup(path);

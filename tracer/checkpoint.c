@@ -65,6 +65,21 @@ struct checkpoint {
 	struct decision *dec;
 	size_t ndec;
 	unsigned forks;
+	/* the template's breakpoints, installed once for the points a run
+	 * asks for and inherited by every fork (bp_key() says for which) */
+	int memfd;		/* the template's /proc/PID/mem, -1: none */
+	bool have_bps;
+	unsigned bp_points;
+	bool bp_observe;
+	struct user_point *bp_user;
+	size_t bp_nuser;
+	const struct sched_policy *bp_policy;
+	struct bp *bps;
+	size_t nbps;
+	bool observing;
+	/* the program's mapped objects at the checkpoint (run_result) */
+	char **objects;
+	int nobjects;
 };
 
 struct checkpoint *checkpoint_new(void)
@@ -72,7 +87,7 @@ struct checkpoint *checkpoint_new(void)
 	struct checkpoint *cp = calloc(1, sizeof(*cp));
 
 	if (cp)
-		cp->outfd = -1;
+		cp->outfd = cp->memfd = -1;
 	return cp;
 }
 
@@ -88,6 +103,13 @@ void checkpoint_free(struct checkpoint *cp)
 	}
 	if (cp->outfd >= 0)
 		close(cp->outfd);
+	if (cp->memfd >= 0)
+		close(cp->memfd);
+	free(cp->bps);
+	free(cp->bp_user);
+	for (int i = 0; i < cp->nobjects; i++)
+		free(cp->objects[i]);
+	free(cp->objects);
 	free(cp->ev);
 	free(cp->dec);
 	free(cp->fdobj);
@@ -247,6 +269,152 @@ static int robust_list_again(struct checkpoint *cp, pid_t c)
  * interpreter's thread state): sched_policy.forked may fix that.  Returns
  * its pid or -errno.
  */
+/* The template's breakpoints are the ones this configuration's runs
+ * install at their first thread. */
+static bool bps_match(const struct checkpoint *cp,
+		      const struct session_config *cfg)
+{
+	return cp->have_bps && cp->bp_points == cfg->points &&
+	       cp->bp_observe == (cfg->observer != NULL) &&
+	       cp->bp_policy == cfg->policy &&
+	       cp->bp_nuser == cfg->nuser_points &&
+	       (!cfg->nuser_points ||
+		!memcmp(cp->bp_user, cfg->user_points,
+			cfg->nuser_points * sizeof(*cfg->user_points)));
+}
+
+/*
+ * Put the breakpoints a run installs at its first thread (bp_install)
+ * into the template itself, once per kind of run: every fork then
+ * inherits their bytes, and a run starts with them in place instead of
+ * reading /proc/PID/maps, the libraries' symbols and every original byte
+ * again (two syscalls a breakpoint).  The run's first clone would install
+ * the same set at the same moment, before any instruction of the program
+ * runs, so the runs are unchanged.  False: the runs install their own.
+ */
+static bool template_bps(struct checkpoint *cp, struct session *s)
+{
+	const struct session_config *cfg = s->cfg;
+	struct process tp;
+
+	if (bps_match(cp, cfg))
+		return true;
+	if (cp->memfd < 0) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "/proc/%d/mem", cp->pid);
+		cp->memfd = open(name, O_RDWR | O_CLOEXEC);
+		if (cp->memfd < 0)
+			return false;
+	}
+	/* the bytes of another kind of run's breakpoints go back first */
+	for (size_t i = 0; i < cp->nbps; i++)
+		if (pwrite(cp->memfd, cp->bps[i].orig, 1,
+			   (off_t)cp->bps[i].addr) != 1)
+			goto fail;
+	free(cp->bps);
+	cp->bps = NULL;
+	cp->nbps = 0;
+	cp->have_bps = false;
+	tp = cp->p0;
+	tp.pid = cp->pid;
+	tp.memfd = cp->memfd;
+	tp.pidfd = -1;
+	tp.bps = NULL;
+	tp.nbps = tp.nlifted = 0;
+	if (bp_install(s, &tp)) {
+		/* bytes it wrote go back; the runs install their own */
+		for (size_t i = 0; i < tp.nbps; i++)
+			pwrite(cp->memfd, tp.bps[i].orig, 1,
+			       (off_t)tp.bps[i].addr);
+		free(tp.bps);
+		goto fail;
+	}
+	free(cp->bp_user);
+	cp->bp_user = NULL;
+	if (cfg->nuser_points) {
+		size_t n = cfg->nuser_points * sizeof(*cfg->user_points);
+
+		if (!(cp->bp_user = malloc(n))) {
+			for (size_t i = 0; i < tp.nbps; i++)
+				pwrite(cp->memfd, tp.bps[i].orig, 1,
+				       (off_t)tp.bps[i].addr);
+			free(tp.bps);
+			goto fail;
+		}
+		memcpy(cp->bp_user, cfg->user_points, n);
+	}
+	cp->bps = tp.bps;
+	cp->nbps = tp.nbps;
+	cp->observing = tp.observing;
+	cp->bp_points = cfg->points;
+	cp->bp_observe = cfg->observer != NULL;
+	cp->bp_policy = cfg->policy;
+	cp->bp_nuser = cfg->nuser_points;
+	cp->have_bps = true;
+	return true;
+fail:
+	/* a template whose bytes are unknown cannot be forked from */
+	say_off(cp, "the template's breakpoints could not be set");
+	return false;
+}
+
+/* A run forked from the template has its breakpoints already. */
+static void inherit_bps(const struct checkpoint *cp, struct process *p)
+{
+	struct process tp = cp->p0;
+
+	if (!cp->have_bps)
+		return;
+	tp.bps = cp->bps;
+	tp.nbps = cp->nbps;
+	tp.nlifted = 0;
+	tp.bps_installed = true;
+	tp.bps_lifted = false;
+	tp.observing = cp->observing;
+	if (process_copy_bps(p, &tp)) {
+		/* without the array the inherited bytes would be stray
+		 * traps: take them out */
+		for (size_t i = 0; i < cp->nbps; i++)
+			mem_write(p, cp->bps[i].addr, cp->bps[i].orig, 1);
+		p->bps_installed = false;
+		p->nbps = 0;
+	}
+}
+
+/* The mapped objects of a run from the checkpoint, as collected at its
+ * first thread: the template's (same mappings).  False: not known yet. */
+bool checkpoint_objects(struct session *s, struct run_result *r)
+{
+	struct checkpoint *cp = s->cfg->checkpoint;
+
+	if (!s->from_checkpoint || !cp || !cp->objects)
+		return false;
+	r->objects = calloc((size_t)cp->nobjects + 1, sizeof(*r->objects));
+	if (!r->objects)
+		return false;
+	r->nobjects = 0;
+	for (int i = 0; i < cp->nobjects; i++)
+		if ((r->objects[r->nobjects] = strdup(cp->objects[i])))
+			r->nobjects++;
+	return true;
+}
+
+/* Keep what the first run from the template collected, for the others. */
+void checkpoint_keep_objects(struct session *s, const struct run_result *r)
+{
+	struct checkpoint *cp = s->cfg->checkpoint;
+
+	if (!s->from_checkpoint || !cp || cp->objects || !r->objects)
+		return;
+	cp->objects = calloc((size_t)r->nobjects + 1, sizeof(*cp->objects));
+	if (!cp->objects)
+		return;
+	for (int i = 0; i < r->nobjects; i++)
+		if ((cp->objects[cp->nobjects] = strdup(r->objects[i])))
+			cp->nobjects++;
+}
+
 static pid_t fork_template(struct checkpoint *cp)
 {
 	struct user_regs_struct r;
@@ -319,6 +487,7 @@ static void adopt(struct session *s, pid_t c)
 	s->th[0].stop = STOP_NONE;
 	s->th[0].st = SCHED_RUNNING;
 	s->from_checkpoint = true;
+	s->stops = 0; /* the template's were paid once, not by this run */
 	s->resume_cpu = 0; /* a new process's clock */
 	if (s->cfg->policy && s->cfg->policy->forked)
 		s->cfg->policy->forked(s->cfg->policy->ctx, s, old);
@@ -432,18 +601,22 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	cp->out_len = s->outfd >= 0 ? lseek(s->outfd, 0, SEEK_CUR) : 0;
 	s->outfd_shared = true;
 
-	pid_t c = fork_template(cp);
+	pid_t c = template_bps(cp, s) ? fork_template(cp) : -EIO;
 
 	if (c < 0) {
 		/* the template stays as it was: run on in it, no checkpoint */
 		cp->pid = 0;
 		cp->outfd = -1;
 		s->outfd_shared = false;
-		say_off(cp, "the template could not fork");
+		/* its breakpoints are this run's now */
+		inherit_bps(cp, s->procs[0]);
+		if (!cp->off)
+			say_off(cp, "the template could not fork");
 		return false;
 	}
 	/* the template is the checkpoint's now, not this run's */
 	adopt(s, c);
+	inherit_bps(cp, s->procs[0]);
 	return true;
 }
 
@@ -481,13 +654,14 @@ int checkpoint_start(struct session *s)
 		free(fdobj);
 		return 1;
 	}
-	c = fork_template(cp);
+	c = template_bps(cp, s) ? fork_template(cp) : -EIO;
 	if (c < 0) {
 		free(th);
 		free(p);
 		free(procs);
 		free(fdobj);
-		say_off(cp, "the template could not fork");
+		if (!cp->off)
+			say_off(cp, "the template could not fork");
 		return 1;
 	}
 	double t0 = s->t0;
@@ -525,5 +699,6 @@ int checkpoint_start(struct session *s)
 	s->outfd = cp->outfd;
 	s->outfd_shared = true;
 	adopt(s, c);
+	inherit_bps(cp, p);
 	return 0;
 }

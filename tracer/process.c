@@ -930,7 +930,7 @@ void collect_objects(struct session *s, struct process *p)
 	ssize_t n;
 	FILE *f;
 
-	if (r->objects)
+	if (r->objects || (p->idx == 0 && checkpoint_objects(s, r)))
 		return;
 	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
 	n = readlink(name, exe, sizeof(exe) - 1);
@@ -967,6 +967,8 @@ void collect_objects(struct session *s, struct process *p)
 			r->nobjects++;
 	}
 	fclose(f);
+	if (p->idx == 0)
+		checkpoint_keep_objects(s, r);
 }
 
 /* Kill the process group and reap everything, so nothing is left behind. */

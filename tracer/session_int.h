@@ -114,5 +114,9 @@ bool checkpoint_at(struct session *s, struct thread *t);
 /* Start the session from the checkpoint: 0, or 1 when it does not apply
  * (spawn as usual). */
 int checkpoint_start(struct session *s);
+/* The mapped objects of a run from the checkpoint (the template's), and
+ * keeping the first such run's for the others. */
+bool checkpoint_objects(struct session *s, struct run_result *r);
+void checkpoint_keep_objects(struct session *s, const struct run_result *r);
 
 #endif

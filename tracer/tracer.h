@@ -84,6 +84,10 @@ struct sched_policy {
 	 * kind is the event kind their hits get */
 	const struct user_point *points;
 	size_t npoints;
+	/* its points replace the libc synchronisation calls' in the first
+	 * process: the calls would never be choices under this policy, so
+	 * their breakpoints are not installed there (each hit is a stop) */
+	bool own_points;
 	/* what "complete to bound N" covers under this policy, for the
 	 * verdict ("GIL switches in ..."); NULL: every point */
 	const char *coverage;
@@ -242,6 +246,10 @@ struct run_result {
 	uint32_t preemptions;
 	uint64_t trace_hash;
 	uint64_t steps;
+	/* the tracee stops ptloom handled (a wait that reported one), and
+	 * the decisions among two or more alternatives: how many stops a run
+	 * really needs against how many it takes (PTLOOM_STATS) */
+	uint64_t stops, choices;
 	uint64_t spin_pc;	/* FAIL_SPIN: where a thread spins */
 	struct thread_report *threads; /* per-thread state at the end */
 	int nthreads;

@@ -205,6 +205,8 @@ int session_pick(struct session *s, struct choice *c)
 			   : 0;
 	int i = s->strat->pick(s->strat->ctx, c);
 
+	s->choices++;
+
 	if (i < 0 || i >= c->nalts)
 		return -1;
 	if (s->ndec == s->capdec) {
@@ -411,8 +413,17 @@ int check_limits(struct session *s, pid_t only)
 	if (s->cfg->spin_ms > 0 && only == -1 && s->current >= 0 &&
 	    s->current < s->nth && s->th[s->current].st == SCHED_RUNNING &&
 	    (now_seconds() - s->resume_time) * 1000 > s->spin_ms &&
-	    (process_cpu(s->th[s->current].p->pid) - s->resume_cpu) * 1000 >
-		    s->spin_ms) {
+	    s->resume_cpu < 0) {
+		/* a long step: its CPU time counts from now */
+		s->resume_cpu = process_cpu(s->th[s->current].p->pid);
+		s->resume_time = now_seconds();
+	} else if (s->cfg->spin_ms > 0 && only == -1 && s->current >= 0 &&
+		   s->current < s->nth &&
+		   s->th[s->current].st == SCHED_RUNNING &&
+		   (now_seconds() - s->resume_time) * 1000 > s->spin_ms &&
+		   (process_cpu(s->th[s->current].p->pid) - s->resume_cpu) *
+				   1000 >
+			   s->spin_ms) {
 		/* only another thread can end a spin */
 		int live = 0;
 
@@ -444,6 +455,7 @@ static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
 
 		if (w > 0) {
 			*tid = w;
+			s->stops++;
 			return 0;
 		}
 		if (errno != EINTR)
@@ -911,7 +923,9 @@ static void schedule(struct session *s)
 		}
 		s->run_len++;
 		s->resume_time = now_seconds();
-		s->resume_cpu = process_cpu(t->p->pid); /* spin detection */
+		/* spin detection samples the CPU clock (a syscall) only once
+		 * the step has taken spin_ms of wall time: check_limits */
+		s->resume_cpu = -1;
 		s->current = t->idx;
 		if (s->cfg->max_steps && s->step > s->cfg->max_steps &&
 		    too_many_steps(s, t))
@@ -1327,6 +1341,8 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	res->preemptions = s->preemptions;
 	res->trace_hash = s->hash;
 	res->steps = s->step;
+	res->stops = s->stops;
+	res->choices = s->choices;
 	res->seconds = now_seconds() - s->t0;
 	if (!s->exec_seen && !s->failed) {
 		res->failure = FAIL_INTERNAL;

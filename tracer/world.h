@@ -49,6 +49,8 @@ struct session {
 	uint64_t quantum;
 	uint64_t rng;		/* getrandom's stream */
 	uint64_t step;
+	uint64_t stops;		/* tracee stops reported by a wait */
+	uint64_t choices;	/* session_pick()s: two or more alts */
 	uint32_t preemptions;
 	struct event *ev;
 	size_t nev, capev;
@@ -74,7 +76,7 @@ struct session {
 	char timeout_why[MSG_MAX];
 	bool exec_seen;
 	double resume_time;	/* when the current thread was chosen */
-	double resume_cpu;	/* its CPU time then */
+	double resume_cpu;	/* its CPU time then, < 0: not sampled yet */
 	int seen_ticks;		/* timer ticks already checked */
 	uint64_t observed;	/* accesses reported to the observer */
 	int live;		/* threads alive */
