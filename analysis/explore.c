@@ -390,7 +390,12 @@ restart:
 			est_steps = rr.steps;
 		if (d)
 			r->bound = dfs_bound(d);
-		if (o->output && rr.output_len) {
+		/* a run the reduction cut short is no whole execution: its
+		 * output would be a fragment */
+		bool cut_short = d && !sample && rr.failure == FAIL_DIVERGED &&
+				 dfs_pruned_run(d);
+
+		if (o->output && rr.output_len && !cut_short) {
 			if (o->progress) {
 				/* never on the progress line: clear it */
 				fputs("\r\033[K", stderr);
@@ -403,7 +408,7 @@ restart:
 			run_result_free(&rr);
 			continue;
 		}
-		if (d && rr.failure == FAIL_DIVERGED && dfs_pruned_run(d)) {
+		if (cut_short) {
 			r->pruned++;
 			run_result_free(&rr);
 			progress(o, r, t0, r->bound, false);

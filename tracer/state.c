@@ -25,7 +25,8 @@
  * discovery observes; and for the rest of the run once the program has
  * written anything but its output (/proc/PID/io's wchar against the
  * output's size) or performed a descriptor, poll, signal or wait
- * operation.  A program that reads back its own output, or changes the
+ * operation.  A program with more than KEY_MEM_MAX of such memory gets no
+ * key, nor the rest of a run whose keys have read KEY_RUN_MAX.  A program that reads back its own output, or changes the
  * file system without writing (rename, unlink), is beyond the key.
  */
 #include <fcntl.h>
@@ -36,7 +37,12 @@
 #include "session_int.h"
 
 #define KEY_MAPS 512
-#define KEY_MEM_MAX (64ull << 20) /* writable memory hashed at most */
+/* What a key may cost, in bytes of memory hashed: a larger program gets
+ * no key (it would cost more than the runs it saves), nor does a run once
+ * its keys have hashed KEY_RUN_MAX.  Bytes, not time, so that the same
+ * exploration prunes the same runs on any machine. */
+#define KEY_MEM_MAX (4ull << 20)
+#define KEY_RUN_MAX (64ull << 20)
 #define RED_ZONE 128
 
 struct kmap {
@@ -348,11 +354,15 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 		if (!key_range(k, p, pagemap, lo, m->hi, m->shared && !m->anon,
 			       &total)) {
 			close(pagemap);
+			s->key.hashed += total;
+			if (total > KEY_MEM_MAX)
+				s->key.off = true; /* memory seldom shrinks */
 			return 0;
 		}
 		key_part(k, key);
 	}
 	close(pagemap);
+	s->key.hashed += total;
 	return 1;
 }
 
@@ -362,8 +372,10 @@ uint64_t session_state_key(struct session *s)
 			   .tmin = UINT32_MAX };
 	uint64_t key = 0x6b6579;
 
-	if (s->key.off)
+	if (s->key.off || s->key.hashed > KEY_RUN_MAX) {
+		s->key.off = true;
 		return 0;
+	}
 	for (; s->key.scanned < s->nev; s->key.scanned++)
 		if (beyond(s->ev[s->key.scanned].kind)) {
 			s->key.off = true;

@@ -102,6 +102,7 @@ struct session {
 		bool based;
 		size_t scanned;	/* events checked */
 		long long wchar0, out0;
+		uint64_t hashed; /* bytes of memory hashed this run */
 	} key;
 };
 
