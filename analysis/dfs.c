@@ -1038,6 +1038,12 @@ size_t dfs_pending(const struct dfs *d)
 	       (d->in_item ? 1 : 0);
 }
 
+void dfs_progress(const struct dfs *d, size_t *done, size_t *total)
+{
+	*done = d->next_item - (d->in_item && d->next_item ? 1 : 0);
+	*total = d->nitems[0];
+}
+
 uint64_t dfs_pruned(const struct dfs *d)
 {
 	return d->pruned;

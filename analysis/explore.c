@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -43,25 +44,172 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * The progress line: elapsed time, runs, runs/s, and how far the work is:
+ * dfs's bound with the share of its work items started (frac < 0:
+ * unknown), or the share of -n's runs.  jobs > 1: the sum of -j workers.
+ */
+static void progress_line(const struct explore_opts *o, double el,
+			  uint64_t runs, int bound, double frac, int jobs)
+{
+	fprintf(stderr, "\r\033[Kptloom: %.1f s, %llu run%s, %.0f runs/s", el,
+		(unsigned long long)runs, runs == 1 ? "" : "s",
+		el > 0 ? (double)runs / el : 0.0);
+	if (o->strategy == STRAT_DFS) {
+		fprintf(stderr, ", bound %d", bound);
+		if (frac >= 0)
+			fprintf(stderr, " (%.0f%% of its items done)",
+				100 * frac);
+	} else if (o->max_runs) {
+		fprintf(stderr, ", %.0f%% of %llu",
+			runs >= o->max_runs ? 100.0
+					    : 100.0 * (double)runs /
+						      (double)o->max_runs,
+			(unsigned long long)o->max_runs);
+	}
+	if (jobs > 1)
+		fprintf(stderr, ", %d workers", jobs);
+	fflush(stderr);
+}
+
+static void lock_terminal(struct explore_shared *sh)
+{
+	if (pthread_mutex_lock(&sh->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&sh->lock); /* a killed worker's */
+}
+
 static void progress(const struct explore_opts *o, struct explore_result *r,
-		     double t0, int bound, bool final)
+		     double t0, const struct dfs *d, bool final)
 {
 	static double last;
+	size_t done = 0, total = 0;
 	double t = now();
 
+	if (d)
+		dfs_progress(d, &done, &total);
+	if (o->tally) {
+		o->tally->runs = r->runs;
+		o->tally->bound0_runs = r->bound0_runs;
+		o->tally->bound = r->bound;
+		o->tally->done = (uint32_t)done;
+		o->tally->total = (uint32_t)total;
+	}
 	if (!o->progress || (!final && t - last < 0.2))
 		return;
 	last = t;
-	double el = t - t0;
-
-	fprintf(stderr, "\r\033[Kptloom: %.1f s, %llu run%s, %.0f runs/s", el,
-		(unsigned long long)r->runs, r->runs == 1 ? "" : "s",
-		el > 0 ? (double)r->runs / el : 0.0);
-	if (o->strategy == STRAT_DFS)
-		fprintf(stderr, ", bound %d", bound);
+	progress_line(o, t - t0, r->runs, r->bound,
+		      total ? (double)done / (double)total : -1, 1);
 	if (final)
 		fputs("\r\033[K", stderr);
 	fflush(stderr);
+}
+
+/* --output: a run's output, never on the progress line (a -j worker
+ * clears the parent's under the terminal lock). */
+static void pass_output(const struct explore_opts *o, const char *out,
+			size_t len)
+{
+	if (o->shared)
+		lock_terminal(o->shared);
+	if (o->progress || (o->shared && o->shared->line_shown)) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	fwrite(out, 1, len, stdout);
+	fflush(stdout);
+	if (o->shared) {
+		o->shared->line_shown = 0;
+		pthread_mutex_unlock(&o->shared->lock);
+	}
+}
+
+/*
+ * -j: the parent waits for worker fd to finish, drawing every 0.2 s the
+ * progress line of all of them from their tallies (dfs: bound 0 ran in
+ * each, counted once; the lowest bound still explored, with the mean
+ * share of it done).
+ */
+static void wait_worker(const struct explore_opts *o, struct explore_shared *sh,
+			int jobs, int fd, double t0)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (!sh || !o->progress)
+		return;
+	for (;;) {
+		int n = poll(&p, 1, 200);
+
+		if (n > 0 || (n < 0 && errno != EINTR))
+			break;
+		uint64_t runs = 0;
+		int bound = INT32_MAX;
+		double frac = 0;
+		int at = 0;
+
+		for (int k = 0; k < jobs; k++) {
+			runs += sh->w[k].runs - (k ? sh->w[k].bound0_runs : 0);
+			if (sh->w[k].bound < bound)
+				bound = sh->w[k].bound;
+		}
+		for (int k = 0; k < jobs; k++) {
+			uint32_t dn = sh->w[k].done, tt = sh->w[k].total;
+
+			at++;
+			if (sh->w[k].bound > bound)
+				frac += 1;
+			else if (tt)
+				frac += (double)(dn < tt ? dn : tt) / tt;
+			else
+				at--;
+		}
+		lock_terminal(sh);
+		progress_line(o, now() - t0, runs, bound == INT32_MAX ? 0 : bound,
+			      at ? frac / at : -1, jobs);
+		sh->line_shown = 1;
+		pthread_mutex_unlock(&sh->lock);
+	}
+}
+
+/* -j: the line cleared for good (the summary follows). */
+static void end_progress(const struct explore_opts *o,
+			 struct explore_shared *sh)
+{
+	if (!sh)
+		return;
+	if (o->progress) {
+		lock_terminal(sh);
+		if (sh->line_shown)
+			fputs("\r\033[K", stderr);
+		fflush(stderr);
+		sh->line_shown = 0;
+		pthread_mutex_unlock(&sh->lock);
+	}
+	pthread_mutex_destroy(&sh->lock);
+	munmap(sh, sizeof(*sh));
+}
+
+/* -j: the tallies and the terminal lock, shared with the workers; NULL
+ * when they cannot be had (then no line). */
+static struct explore_shared *shared_new(void)
+{
+	struct explore_shared *sh = mmap(NULL, sizeof(*sh),
+					 PROT_READ | PROT_WRITE,
+					 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t a;
+
+	if (sh == MAP_FAILED)
+		return NULL;
+	if (pthread_mutexattr_init(&a) ||
+	    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) ||
+	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) ||
+	    pthread_mutex_init(&sh->lock, &a)) {
+		munmap(sh, sizeof(*sh));
+		return NULL;
+	}
+	pthread_mutexattr_destroy(&a);
+	/* the caller's own line may be there (race discovery's) */
+	sh->line_shown = 1;
+	return sh;
 }
 
 static int cmp_point(const void *a, const void *b)
@@ -395,15 +543,8 @@ restart:
 		bool cut_short = d && !sample && rr.failure == FAIL_DIVERGED &&
 				 dfs_pruned_run(d);
 
-		if (o->output && rr.output_len && !cut_short) {
-			if (o->progress) {
-				/* never on the progress line: clear it */
-				fputs("\r\033[K", stderr);
-				fflush(stderr);
-			}
-			fwrite(rr.output, 1, rr.output_len, stdout);
-			fflush(stdout);
-		}
+		if (o->output && rr.output_len && !cut_short)
+			pass_output(o, rr.output, rr.output_len);
 		if (sample && rr.failure == FAIL_DIVERGED) {
 			run_result_free(&rr);
 			continue;
@@ -411,7 +552,7 @@ restart:
 		if (cut_short) {
 			r->pruned++;
 			run_result_free(&rr);
-			progress(o, r, t0, r->bound, false);
+			progress(o, r, t0, d, false);
 			continue;
 		}
 		if (d && rr.failure == FAIL_DIVERGED) {
@@ -488,7 +629,7 @@ restart:
 			else
 				r->steps_runs++;
 			run_result_free(&rr);
-			progress(o, r, t0, r->bound, false);
+			progress(o, r, t0, d, false);
 			continue;
 		}
 		if ((rr.failure == FAIL_HANG || rr.failure == FAIL_STEPS ||
@@ -542,7 +683,7 @@ restart:
 			run_result_free(&r->pass);
 		r->pass = rr;
 		r->have_pass = true;
-		progress(o, r, t0, r->bound, false);
+		progress(o, r, t0, d, false);
 	}
 	if (have_disc_fail && (r->verdict == VERDICT_PASS ||
 			       r->verdict == VERDICT_INCOMPLETE) &&
@@ -620,7 +761,7 @@ out:
 		r->verdict = VERDICT_INCOMPLETE;
 	}
 	r->runs += r->profile_runs;
-	progress(o, r, t0, r->bound, true);
+	progress(o, r, t0, d, true);
 	r->seconds = now() - t0;
 	if (d && r->verdict == VERDICT_INCOMPLETE)
 		r->complete = false;
@@ -661,6 +802,8 @@ static int explore_parallel(const struct explore_opts *o,
 	cpu_set_t set;
 	int cpus[64], ncpu = 0;
 	pid_t parent = getpid();
+	double t0 = now();
+	struct explore_shared *sh = o->progress ? shared_new() : NULL;
 
 	if (jobs > 64)
 		jobs = 64;
@@ -669,11 +812,16 @@ static int explore_parallel(const struct explore_opts *o,
 			if (CPU_ISSET(i, &set))
 				cpus[ncpu++] = i;
 	for (int k = 0; k < jobs; k++) {
-		if (pipe(fds[k]))
+		if (pipe(fds[k]) || (pids[k] = fork()) < 0) {
+			/* serially, after the workers started so far */
+			for (int j = 0; j < k; j++) {
+				kill(pids[j], SIGKILL);
+				waitpid(pids[j], NULL, 0);
+				close(fds[j][0]);
+			}
+			end_progress(o, sh);
 			return explore_serial(o, r);
-		pids[k] = fork();
-		if (pids[k] < 0)
-			return explore_serial(o, r);
+		}
 		if (pids[k] == 0) {
 			struct explore_opts w = *o;
 			struct explore_result wr;
@@ -689,6 +837,8 @@ static int explore_parallel(const struct explore_opts *o,
 			w.worker = o->worker + k * (o->stride ? o->stride : 1);
 			w.stride = jobs * (o->stride ? o->stride : 1);
 			w.progress = false;
+			w.tally = sh ? &sh->w[k] : NULL;
+			w.shared = sh;
 			if (ncpu) {
 				w.cfg.cpu = cpus[k % ncpu];
 				CPU_ZERO(&one);
@@ -723,6 +873,7 @@ static int explore_parallel(const struct explore_opts *o,
 	size_t nfail_points = 0;
 
 	for (int k = 0; k < jobs; k++) {
+		wait_worker(o, sh, jobs, fds[k][0], t0);
 		FILE *f = fdopen(fds[k][0], "r");
 		int v = VERDICT_ERROR;
 		unsigned long long runs = 0, fr = 0;
@@ -771,6 +922,7 @@ static int explore_parallel(const struct explore_opts *o,
 	}
 	for (int k = 0; k < jobs; k++)
 		waitpid(pids[k], NULL, 0);
+	end_progress(o, sh);
 	if (fail_run == UINT64_MAX) {
 		free(fail_points);
 		return 0;
@@ -898,6 +1050,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	cpu_set_t set;
 	int cpus[64], ncpu = 0;
 	pid_t parent = getpid();
+	double t0 = now();
+	struct explore_shared *sh = NULL;
 	volatile uint64_t *best = mmap(NULL, sizeof(*best),
 				       PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -905,6 +1059,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	if (best == MAP_FAILED)
 		return explore_serial(o, r);
 	*best = UINT64_MAX;
+	if (o->progress)
+		sh = shared_new();
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
 		for (int i = 0; i < CPU_SETSIZE && ncpu < 64; i++)
 			if (CPU_ISSET(i, &set))
@@ -933,6 +1089,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;
 			w.best_key = best;
 			w.progress = false;
+			w.tally = sh ? &sh->w[k] : NULL;
+			w.shared = sh;
 			if (o->max_runs)
 				w.max_runs = o->max_runs / (uint64_t)jobs +
 					     ((uint64_t)k <
@@ -963,6 +1121,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	struct explore_result ws[64];
 
 	for (int k = 0; k < jobs; k++) {
+		wait_worker(o, sh, jobs, fds[k][0], t0);
 		FILE *f = fdopen(fds[k][0], "r");
 		struct explore_result *w = &ws[k];
 
@@ -1000,6 +1159,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		if (!w->complete)
 			r->complete = false;
 	}
+	end_progress(o, sh);
+	sh = NULL;
 	if (win >= 0 && r->verdict != VERDICT_ERROR) {
 		/* the winner once more, here, for its whole result */
 		struct explore_result *w = &ws[win];
@@ -1050,6 +1211,7 @@ out_reap:
 	for (int k = 0; k < jobs; k++)
 		while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
 			;
+	end_progress(o, sh);
 	munmap((void *)best, sizeof(*best));
 	return 0;
 }

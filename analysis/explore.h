@@ -6,6 +6,7 @@
 #ifndef PTLOOM_EXPLORE_H
 #define PTLOOM_EXPLORE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "../tracer/tracer.h"
@@ -23,6 +24,23 @@ enum strategy_kind { STRAT_DFS, STRAT_RANDOM, STRAT_PCT, STRAT_POS, STRAT_SURW }
 #define HYBRID_MIX_MAX 8
 
 enum found_by { FOUND_DFS, FOUND_SAMPLE, FOUND_HYBRID, FOUND_DISCOVERY };
+
+/*
+ * What a -j worker has done so far, in memory it shares with the parent,
+ * which prints the progress line for all of them.  lock guards the
+ * terminal: the parent holds it to draw the line (line_shown), a worker
+ * to clear it before it passes program output through (--output).
+ */
+struct explore_tally {
+	volatile uint64_t runs, bound0_runs;
+	volatile int bound;		/* dfs: the bound being explored */
+	volatile uint32_t done, total;	/* dfs: its work items */
+};
+struct explore_shared {
+	pthread_mutex_t lock;		/* process-shared, robust */
+	volatile int line_shown;
+	struct explore_tally w[64];
+};
 
 struct explore_opts {
 	struct session_config cfg; /* base configuration of every run */
@@ -49,6 +67,9 @@ struct explore_opts {
 	/* -j dfs: the smallest failure key (dfs_key) any worker found, in
 	 * memory the workers share; a worker past it stops */
 	volatile uint64_t *best_key;
+	/* -j: this worker's tally and the terminal's lock, or NULL */
+	struct explore_tally *tally;
+	struct explore_shared *shared;
 	bool no_checkpoint;	   /* every run from exec */
 	int discovery_runs;	   /* --points races: discovery executions */
 	uint64_t discovery_budget; /* accesses observed per discovery run */

@@ -84,6 +84,9 @@ int dfs_bound(const struct dfs *d);	/* the bound being explored */
 bool dfs_dependent(const struct alt *a, const struct alt *b);
 bool dfs_diverged(const struct dfs *d); /* last run left its prefix */
 size_t dfs_pending(const struct dfs *d);
+/* Of the work items of the bound being explored: how many are done, of
+ * how many (progress lines). */
+void dfs_progress(const struct dfs *d, size_t *done, size_t *total);
 uint64_t dfs_pruned(const struct dfs *d);
 void dfs_free(struct dfs *d);
 

@@ -191,8 +191,24 @@ int shell_split(const char *s, char ***argv);
 /* Shell-quote argv into buf (for the replay command). */
 void shell_join(char *buf, size_t len, char *const *argv, int argc);
 
+/*
+ * ptloom show reads the trace one event at a time (cli/show.c): a window
+ * holds the event at i (e[1]) with the one before (e[0], when i > 0) and
+ * the two after (e[2], e[3], when there are); k counts the preemptions
+ * before i.  win_next is false at the end, on SIGINT/SIGTERM and when the
+ * file changed underneath (show_stopped).
+ */
+struct win {
+	struct event_cursor c;
+	struct event e[4];
+	size_t i, n, k;
+};
+void win_start(struct win *w);
+bool win_next(struct win *w);
+bool show_stopped(void);
+
 /* show --format html: a self-contained timeline page (cli/show_html.c). */
-void show_html(FILE *f, const struct schedule *s, const char *path,
+void show_html(FILE *f, const struct schedule_view *v, const char *path,
 	       const struct sym_index *ix, int nthreads);
 
 int cmd_run(int argc, char **argv);

@@ -545,6 +545,9 @@ static int replay_gdb(struct replay_setup *rs)
 			"thread where the schedule left it); %s takes over, "
 			"and the program is killed when it exits\n",
 		rs->prog.display, (unsigned long long)step, pid, esc(argv[0]));
+	fprintf(stderr, "ptloom: note: for inspection only: ptloom's seccomp "
+			"filter stays, so if the program is continued, the "
+			"system calls it traps fail with ENOSYS\n");
 	fflush(stdout);
 	fflush(stderr);
 	signal(SIGPIPE, SIG_DFL);

@@ -3,10 +3,15 @@
  * in which order, where each preemption happened.  Boring stretches of
  * one thread collapse into "T1 runs 37 steps".
  */
+#include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 #include "../analysis/escape.h"
 #include "../analysis/report.h"
@@ -14,26 +19,6 @@
 int load_any_schedule(const char *path, struct schedule *s);
 
 enum { FMT_TEXT, FMT_JSON, FMT_MARKDOWN, FMT_SCRIPT, FMT_HTML };
-
-/* Does event i matter?  Preemptions, decided choices, thread lifecycle,
- * and the last few events before the end. */
-static bool matters(const struct schedule *s, size_t i)
-{
-	const struct event *e = &s->events[i];
-
-	if (e->preempt || e->kind == OP_START || e->kind == OP_EXIT ||
-	    e->kind == OP_EXIT_GROUP || e->kind == OP_CLONE ||
-	    e->kind == OP_TIMEOUT || e->kind == OP_ANNOTATE ||
-	    e->kind == OP_TIMER)
-		return true;
-	if (i + 6 >= s->nevents)
-		return true;
-	if (i == 0 || s->events[i - 1].thread != e->thread)
-		return true; /* a switch */
-	if (i + 1 < s->nevents && s->events[i + 1].thread != e->thread)
-		return true;
-	return false;
-}
 
 static const char *tname(const struct schedule *s, unsigned t, char *buf,
 			 size_t len)
@@ -53,114 +38,224 @@ static char *const *bt_names(const struct schedule *s)
 							  : NULL;
 }
 
-static int nthreads(const struct schedule *s)
-{
-	int n = 0;
+/*
+ * The schedule under explanation, read one event at a time from its file
+ * (struct schedule_view), and what makes explaining it linear and bounded:
+ * a symbol index, the number of threads, and for each preemption the file
+ * offset of the stopped thread's next event (UINT32_MAX: none), found in
+ * one pass with a pending list per thread.  Nothing else grows with the
+ * trace.
+ */
+static const struct schedule_view *cur_v;
+static struct sym_index cur_ix;
+static int cur_nthreads;
+static uint32_t *victim_at;
+static size_t nvictims;
+static bool cur_changed;	/* the file changed underneath: stop */
+static uint64_t events_read;	/* PTLOOM_SHOW_STATS */
 
-	for (size_t i = 0; i < s->nevents; i++)
-		if (s->events[i].thread + 1 > n)
-			n = s->events[i].thread + 1;
-	return n;
+#define NONE UINT32_MAX
+
+static bool read_event(struct event_cursor *c, struct event *e)
+{
+	int k = event_cursor_next(c, e);
+
+	if (k < 0)
+		cur_changed = true;
+	events_read += k > 0;
+	return k > 0;
 }
 
-
-/* The schedule under explanation and what makes explaining it linear: a
- * symbol index, and for each event the index of its thread's next event
- * (SIZE_MAX: none). */
-static const struct schedule *cur_sched;
-static struct sym_index cur_ix;
-static size_t *next_same;
-static int cur_nthreads;
-
-static int prepare(const struct schedule *s)
+static int prepare(const struct schedule_view *v)
 {
-	cur_sched = s;
+	const struct schedule *s = &v->s;
+	struct event_cursor c;
+	struct event e;
+	uint32_t *head = malloc(SCHEDULE_MAX_THREADS * sizeof(*head));
+	uint32_t *link = NULL;
+	size_t cap = 0, i = 0;
+	unsigned prev = 0;
+	int r = -1;
+
+	cur_v = v;
+	cur_changed = false;
+	events_read = 0;
 	sym_index_build(&cur_ix, s->syms, s->nsyms);
-	cur_nthreads = nthreads(s);
-	next_same = malloc((s->nevents + 1) * sizeof(*next_same));
-	size_t *last = calloc((size_t)cur_nthreads + 1, sizeof(*last));
-
-	if (!next_same || !last) {
-		free(last);
+	if (!head)
 		return -1;
-	}
-	for (size_t i = s->nevents; i-- > 0;) {
-		unsigned t = s->events[i].thread;
+	for (size_t t = 0; t < SCHEDULE_MAX_THREADS; t++)
+		head[t] = NONE;
+	cur_nthreads = 0;
+	event_cursor_start(&c, v);
+	for (; read_event(&c, &e); i++) {
+		/* the preemptions that stopped this thread: it goes on here */
+		for (uint32_t k = head[e.thread]; k != NONE; k = link[k])
+			victim_at[k] = (uint32_t)c.last_at;
+		head[e.thread] = NONE;
+		if (e.thread + 1 > cur_nthreads)
+			cur_nthreads = e.thread + 1;
+		if (e.preempt && i > 0) {
+			if (nvictims == cap) {
+				size_t nc = cap ? 2 * cap : 1024;
+				uint32_t *a = realloc(victim_at,
+						      nc * sizeof(*a));
+				uint32_t *b = a ? realloc(link, nc * sizeof(*b))
+						: NULL;
 
-		next_same[i] = last[t] ? last[t] - 1 : SIZE_MAX;
-		last[t] = i + 1;
+				if (a)
+					victim_at = a;
+				if (!a || !b)
+					goto out;
+				link = b;
+				cap = nc;
+			}
+			victim_at[nvictims] = NONE;
+			if (prev != e.thread) {
+				link[nvictims] = head[prev];
+				head[prev] = (uint32_t)nvictims;
+			}
+			nvictims++;
+		}
+		prev = e.thread;
 	}
-	free(last);
-	return 0;
+	r = cur_changed ? -1 : 0;
+out:
+	free(head);
+	free(link);
+	return r;
 }
 
 static void unprepare(void)
 {
 	sym_index_free(&cur_ix);
-	free(next_same);
-	next_same = NULL;
-	cur_sched = NULL;
+	free(victim_at);
+	victim_at = NULL;
+	nvictims = 0;
+	cur_v = NULL;
 }
 
-/* SIGINT/SIGTERM stop the explanation where it is (cmd_show says so). */
+/* SIGINT/SIGTERM stop the explanation where it is (cmd_show says so), and
+ * so does a file that changed underneath. */
+bool show_stopped(void)
+{
+	return cli_interrupted != 0 || cur_changed;
+}
+
 static bool stop(void)
 {
-	return cli_interrupted != 0;
+	return show_stopped();
 }
 
-/* Calls f for each line of the collapsed trace. */
-static void walk(const struct schedule *s,
-		 void (*f)(void *ctx, const struct event *e, const char *text,
-			   size_t collapsed, unsigned who),
-		 void *ctx)
+void win_start(struct win *w)
 {
-	char line[600];
+	memset(w, 0, sizeof(*w));
+	w->n = cur_v->s.nevents;
+	event_cursor_start(&w->c, cur_v);
+	for (int d = 1; d < 4; d++)
+		if ((size_t)d - 1 < w->n)
+			read_event(&w->c, &w->e[d]);
+}
 
-	for (size_t i = 0; i < s->nevents && !stop();) {
-		if (!matters(s, i)) {
-			size_t j = i;
+/* Moves to the next event; false at the end (or on a stop). */
+bool win_next(struct win *w)
+{
+	if (w->e[1].preempt && w->i > 0)
+		w->k++;
+	memmove(&w->e[0], &w->e[1], 3 * sizeof(w->e[0]));
+	w->i++;
+	if (w->i + 2 < w->n)
+		read_event(&w->c, &w->e[3]);
+	return w->i < w->n && !stop();
+}
 
-			while (j < s->nevents && !matters(s, j) &&
-			       s->events[j].thread == s->events[i].thread)
-				j++;
-			if (j - i > 1) {
-				f(ctx, &s->events[i], NULL, j - i,
-				  s->events[i].thread);
-				i = j;
-				continue;
-			}
-		}
-		event_line_ix(&s->events[i], &cur_ix, line, sizeof(line));
-		f(ctx, &s->events[i], line, 0, s->events[i].thread);
-		i++;
-	}
+static bool win_has(const struct win *w, int d)
+{
+	return d < 0 ? w->i > 0 : w->i + (size_t)d < w->n;
+}
+
+/* Does the event at the window matter?  Preemptions, decided choices,
+ * thread lifecycle, and the last few events before the end. */
+static bool matters(const struct win *w)
+{
+	const struct event *e = &w->e[1];
+
+	if (e->preempt || e->kind == OP_START || e->kind == OP_EXIT ||
+	    e->kind == OP_EXIT_GROUP || e->kind == OP_CLONE ||
+	    e->kind == OP_TIMEOUT || e->kind == OP_ANNOTATE ||
+	    e->kind == OP_TIMER)
+		return true;
+	if (w->i + 6 >= w->n)
+		return true;
+	if (w->i == 0 || w->e[0].thread != e->thread)
+		return true; /* a switch */
+	if (win_has(w, 1) && w->e[2].thread != e->thread)
+		return true;
+	return false;
 }
 
 /* At a preemption: which thread was stopped and what it was about to do
  * (its next event), e.g. "T1 access(&counter) at counter_race.c:20". */
-static void preempted(const struct event *e, char *buf, size_t len)
+static void preempted(const struct win *w, char *buf, size_t len)
 {
-	const struct schedule *s = cur_sched;
-	size_t i = (size_t)(e - s->events);
+	struct event_cursor c;
+	struct event v;
 
 	buf[0] = 0;
-	if (!s || i == 0 || i >= s->nevents)
+	if (!w->e[1].preempt || w->i == 0 || w->k >= nvictims ||
+	    victim_at[w->k] == NONE)
 		return;
-	unsigned victim = s->events[i - 1].thread;
+	event_cursor_at(&c, cur_v, victim_at[w->k]);
+	if (read_event(&c, &v))
+		event_line_ix(&v, &cur_ix, buf, len);
+}
 
-	if (victim == e->thread)
+/* Calls f for each line of the collapsed trace: a stretch of one thread's
+ * events that do not matter is one line ("T1 runs 37 steps"); was is what
+ * a preemption stopped. */
+static void walk(void (*f)(void *ctx, const struct event *e,
+			   const char *text, size_t collapsed, unsigned who,
+			   const char *was),
+		 void *ctx)
+{
+	char line[600], was[600];
+	struct event first;
+	size_t run = 0;
+	struct win w;
+
+	if (!cur_v->s.nevents)
 		return;
-	size_t j = next_same[i - 1]; /* after i: event i is not victim's */
+	win_start(&w);
+	do {
+		const struct event *e = &w.e[1];
 
-	if (j != SIZE_MAX)
-		event_line_ix(&s->events[j], &cur_ix, buf, len);
+		if (!matters(&w)) {
+			if (!run++)
+				first = *e;
+			continue;
+		}
+		if (run > 1) {
+			f(ctx, &first, NULL, run, first.thread, "");
+		} else if (run) {
+			event_line_ix(&first, &cur_ix, line, sizeof(line));
+			f(ctx, &first, line, 0, first.thread, "");
+		}
+		run = 0;
+		event_line_ix(e, &cur_ix, line, sizeof(line));
+		preempted(&w, was, sizeof(was));
+		f(ctx, e, line, 0, e->thread, was);
+	} while (win_next(&w));
+	if (run > 1 && !stop()) {
+		f(ctx, &first, NULL, run, first.thread, "");
+	} else if (run && !stop()) {
+		event_line_ix(&first, &cur_ix, line, sizeof(line));
+		f(ctx, &first, line, 0, first.thread, "");
+	}
 }
 
 static void text_line(void *ctx, const struct event *e, const char *text,
-		      size_t collapsed, unsigned who)
+		      size_t collapsed, unsigned who, const char *was)
 {
 	FILE *f = ctx;
-	char was[600];
 
 	if (collapsed) {
 		fprintf(f, "         T%u runs %zu steps\n", who, collapsed);
@@ -170,7 +265,6 @@ static void text_line(void *ctx, const struct event *e, const char *text,
 		fprintf(f, "  %5u  %s\n", e->step, text);
 		return;
 	}
-	preempted(e, was, sizeof(was));
 	fprintf(f, "  %5u  %s    <-- preemption%s%s%s\n", e->step, text,
 		was[0] ? " (stops " : "", was, was[0] ? ")" : "");
 }
@@ -254,11 +348,11 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 		return;
 	}
 	fprintf(f, "\n   step  event\n");
-	walk(s, text_line, f);
+	walk(text_line, f);
 }
 
 static void md_line(void *ctx, const struct event *e, const char *text,
-		    size_t collapsed, unsigned who)
+		    size_t collapsed, unsigned who, const char *stopped)
 {
 	FILE *f = ctx;
 
@@ -282,7 +376,7 @@ static void md_line(void *ctx, const struct event *e, const char *text,
 	if (e->preempt) {
 		char was[600];
 
-		preempted(e, was, sizeof(was));
+		snprintf(was, sizeof(was), "%s", stopped);
 		for (char *c = was; *c; c++)
 			if (*c == ';' || *c == '#' || *c == '<' || *c == '>')
 				*c = ',';
@@ -293,9 +387,9 @@ static void md_line(void *ctx, const struct event *e, const char *text,
 }
 
 static void text_collect(void *ctx, const struct event *e, const char *text,
-			 size_t collapsed, unsigned who)
+			 size_t collapsed, unsigned who, const char *was)
 {
-	text_line(ctx, e, text, collapsed, who);
+	text_line(ctx, e, text, collapsed, who, was);
 }
 
 /* Untrusted text as a Markdown code span: escaped, and without a backtick
@@ -364,10 +458,10 @@ static void show_markdown(FILE *f, const struct schedule *s, const char *path)
 	for (int t = 0; t < cur_nthreads && !stop(); t++)
 		fprintf(f, "    participant T%d as %s\n", t,
 			tname(s, (unsigned)t, tn, sizeof(tn)));
-	walk(s, md_line, f);
+	walk(md_line, f);
 	fprintf(f, "```\n\n<details><summary>Trace as text</summary>\n\n"
 		   "```\n");
-	walk(s, text_collect, f);
+	walk(text_collect, f);
 	fprintf(f, "```\n</details>\n");
 }
 
@@ -423,15 +517,19 @@ static void show_json(FILE *f, const struct schedule *s)
 			d->timeout ? "true" : "false", d->index, d->nalts);
 	}
 	fprintf(f, "\n  ],\n  \"events\": [");
-	for (size_t i = 0; i < s->nevents && !stop(); i++) {
-		const struct event *e = &s->events[i];
+	struct win w;
+
+	if (s->nevents)
+		win_start(&w);
+	for (bool more = s->nevents && !stop(); more; more = win_next(&w)) {
+		const struct event *e = &w.e[1];
 
 		event_line_ix(e, &cur_ix, line, sizeof(line));
 		fprintf(f, "%s\n    { \"step\": %u, \"thread\": \"T%u\", "
 			   "\"op\": \"%s\", \"object\": \"0x%llx\", "
 			   "\"pc\": \"0x%llx\", \"preemption\": %s, "
 			   "\"text\": ",
-			i ? "," : "", e->step, e->thread,
+			w.i ? "," : "", e->step, e->thread,
 			e->kind == OP_CALL ? call_fn_name(e->fn)
 					   : op_kind_name(e->kind),
 			(unsigned long long)e->obj,
@@ -441,7 +539,7 @@ static void show_json(FILE *f, const struct schedule *s)
 		if (e->preempt) {
 			char was[600];
 
-			preempted(e, was, sizeof(was));
+			preempted(&w, was, sizeof(was));
 			fprintf(f, ", \"preempted\": ");
 			json_string(f, was[0] ? was : NULL);
 		}
@@ -450,20 +548,63 @@ static void show_json(FILE *f, const struct schedule *s)
 	fprintf(f, "\n  ]\n}\n");
 }
 
+/* A schedule file as a view, or a script parsed; prints the error.  0 or
+ * -1. */
+static int load_view(const char *path, struct schedule_view *v)
+{
+	char head[6], err[512];
+	struct schedule s;
+	struct stat st;
+	ssize_t n = -1;
+	int fd;
+
+	memset(v, 0, sizeof(*v));
+	if (!stat(path, &st) && S_ISREG(st.st_mode) &&
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) >=
+		    0) {
+		n = read(fd, head, sizeof(head));
+		close(fd);
+	}
+	if (n == (ssize_t)sizeof(head) && !memcmp(head, "PTLOOM", 6)) {
+		if (schedule_view_open(path, v, err, sizeof(err))) {
+			fprintf(stderr, "ptloom: %s: %s\n", esc(path), err);
+			return -1;
+		}
+		return 0;
+	}
+	if (load_any_schedule(path, &s))
+		return -1;
+	schedule_view_of(v, &s);
+	return 0;
+}
+
+/* A file cut short while mapped: the one line, and out (exit 2). */
+static void on_sigbus(int sig)
+{
+	static const char msg[] = "ptloom: show: the schedule file was cut "
+				  "short while it was being read\n";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to say */
+	}
+	_exit(EXIT_USAGE);
+}
+
 /* The Markdown rendering of a schedule file (the GitHub job summary). */
 int show_markdown_path(FILE *f, const char *path)
 {
-	struct schedule s;
+	struct schedule_view v;
 	int r = 0;
 
-	if (load_any_schedule(path, &s))
+	if (load_view(path, &v))
 		return -1;
-	if (prepare(&s))
+	if (prepare(&v))
 		r = -1;
 	else
-		show_markdown(f, &s, path);
+		show_markdown(f, &v.s, path);
 	unprepare();
-	schedule_free(&s);
+	schedule_view_close(&v);
 	return r;
 }
 
@@ -518,41 +659,61 @@ int cmd_show(int argc, char **argv)
 				"ptloom show [--format F] SCHEDULE)\n");
 		return EXIT_USAGE;
 	}
-	struct schedule s;
+	struct schedule_view v;
+	struct sigaction sa = { .sa_handler = on_sigbus };
 
-	if (load_any_schedule(argv[optind], &s))
+	sigaction(SIGBUS, &sa, NULL);
+	if (load_view(argv[optind], &v))
 		return EXIT_USAGE;
-	if (prepare(&s)) {
-		fprintf(stderr, "ptloom: %s: out of memory\n",
-			esc(argv[optind]));
+	const struct schedule *s = &v.s;
+
+	if (prepare(&v)) {
+		fprintf(stderr, "ptloom: %s: %s\n", esc(argv[optind]),
+			cur_changed ? "the file changed while it was being read"
+				    : "out of memory");
 		unprepare();
-		schedule_free(&s);
+		schedule_view_close(&v);
 		return EXIT_USAGE;
 	}
 	switch (fmt) {
 	case FMT_TEXT:
-		show_text(stdout, &s, argv[optind]);
+		show_text(stdout, s, argv[optind]);
 		break;
 	case FMT_JSON:
-		show_json(stdout, &s);
+		show_json(stdout, s);
 		break;
 	case FMT_MARKDOWN:
-		show_markdown(stdout, &s, argv[optind]);
+		show_markdown(stdout, s, argv[optind]);
 		break;
 	case FMT_SCRIPT:
-		schedule_write_script(stdout, &s);
+		schedule_view_write_script(stdout, &v);
 		break;
 	case FMT_HTML:
-		show_html(stdout, &s, argv[optind], &cur_ix, cur_nthreads);
+		show_html(stdout, &v, argv[optind], &cur_ix, cur_nthreads);
 		break;
 	}
 	fflush(stdout);
-	if (getenv("PTLOOM_SHOW_STATS"))
+	bool changed = cur_changed;
+
+	if (getenv("PTLOOM_SHOW_STATS")) {
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
 		fprintf(stderr, "ptloom: show: %zu events, %zu symbols, %llu "
-				"symbol probes\n", s.nevents, s.nsyms,
-			(unsigned long long)sym_probes);
+				"symbol probes, %llu event reads, %zu-byte "
+				"file, peak RSS %ld KiB\n", s->nevents, s->nsyms,
+			(unsigned long long)sym_probes,
+			(unsigned long long)events_read, v.maplen,
+			ru.ru_maxrss);
+	}
 	unprepare();
-	schedule_free(&s);
+	schedule_view_close(&v);
+	if (changed) {
+		fprintf(stderr, "ptloom: %s: the file changed while it was "
+				"being read; the output above is incomplete\n",
+			esc(argv[optind]));
+		return EXIT_USAGE;
+	}
 	if (cli_interrupted) {
 		fprintf(stderr, "ptloom: show interrupted by %s; the output "
 				"above is incomplete\n",

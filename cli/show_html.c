@@ -47,21 +47,39 @@ static void html(FILE *f, const char *s)
 	html_lines(f, s, 0);
 }
 
-/* Worth a mark of its own? */
-static bool notable(const struct schedule *s, size_t i)
+/* Worth a mark of its own?  e with the events before (pv, when i > 0) and
+ * after it (nx, when i + 1 < n). */
+static bool notable(const struct event *pv, const struct event *e,
+		    const struct event *nx, size_t i, size_t n)
 {
-	const struct event *e = &s->events[i];
-
 	if (e->preempt || e->decided || e->kind == OP_START ||
 	    e->kind == OP_EXIT || e->kind == OP_EXIT_GROUP ||
 	    e->kind == OP_CLONE || e->kind == OP_WOKEN ||
 	    e->kind == OP_TIMEOUT || e->kind == OP_ANNOTATE ||
 	    e->kind == OP_FUTEX_WAKE || e->kind == OP_CALL)
 		return true;
-	if (i + 8 >= s->nevents || i == 0 ||
-	    s->events[i - 1].thread != e->thread)
+	if (i + 8 >= n || i == 0 || pv->thread != e->thread)
 		return true;
-	return i + 1 < s->nevents && s->events[i + 1].thread != e->thread;
+	return i + 1 < n && nx->thread != e->thread;
+}
+
+/* Columns: a notable event each; a quiet stretch shares one.  Does the
+ * event at the window start a column (prev_notable: the one before was
+ * notable), and is it notable? */
+static bool new_col(const struct win *w, bool prev_notable, bool *is_notable)
+{
+	*is_notable = notable(&w->e[0], &w->e[1], &w->e[2], w->i, w->n);
+	return *is_notable || w->i == 0 || prev_notable ||
+	       w->e[0].thread != w->e[1].thread;
+}
+
+/* Does the event after the window's start a column? */
+static bool next_new_col(const struct win *w, bool is_notable)
+{
+	if (w->i + 1 >= w->n)
+		return true;
+	return is_notable || w->e[1].thread != w->e[2].thread ||
+	       notable(&w->e[1], &w->e[2], &w->e[3], w->i + 1, w->n);
 }
 
 static int lane_y(unsigned t)
@@ -69,22 +87,83 @@ static int lane_y(unsigned t)
 	return TOP + (int)t * LANE_H + LANE_H / 2;
 }
 
-void show_html(FILE *f, const struct schedule *s, const char *path,
+/* The process of thread t: the tracer names a thread of another process
+ * than the first "P<n> <comm> T<k>" (process_thread_label); P0 otherwise. */
+static long process_of(const struct schedule *s, int t)
+{
+	const char *n = t < s->nthread_names ? s->thread_names[t] : NULL;
+	char *end;
+	long p;
+
+	if (!n || n[0] != 'P' || n[1] < '0' || n[1] > '9')
+		return 0;
+	p = strtol(n + 1, &end, 10);
+	return *end == ' ' && p > 0 && p < SCHEDULE_MAX_THREADS ? p : 0;
+}
+
+/* A strip at the left of each lane, one group per process, so that the
+ * lanes of one process read as one: <g class="process" id="process-P1">. */
+static void processes(FILE *f, const struct schedule *s, int nthreads)
+{
+	static const char *const colour[] = { "#3569c8", "#2a9d3a", "#8a4fbf",
+					      "#c8a035", "#c8356f" };
+	/* next[t]: the next thread of t's process; last[p]: its last one */
+	int *next = malloc(((size_t)nthreads + 1) * sizeof(*next));
+	int *last = malloc(SCHEDULE_MAX_THREADS * sizeof(*last));
+	int *first = malloc(((size_t)nthreads + 1) * sizeof(*first));
+
+	if (!next || !last || !first)
+		goto out;
+	for (long p = 0; p < SCHEDULE_MAX_THREADS; p++)
+		last[p] = -1;
+	for (int t = 0; t < nthreads; t++) {
+		long p = process_of(s, t);
+
+		first[t] = last[p] < 0;
+		next[t] = -1;
+		if (last[p] >= 0)
+			next[last[p]] = t;
+		last[p] = t;
+	}
+	for (int t = 0; t < nthreads; t++) {
+		long p = process_of(s, t);
+
+		if (!first[t])
+			continue;
+		fprintf(f, "<g class=\"process\" id=\"process-P%ld\" "
+			   "fill=\"%s\"><title>process P%ld:", p,
+			colour[p % 5], p);
+		for (int u = t; u >= 0; u = next[u])
+			fprintf(f, " T%d", u);
+		fprintf(f, "</title>");
+		for (int u = t; u >= 0; u = next[u])
+			fprintf(f, "<rect x=\"0\" y=\"%d\" width=\"4\" "
+				   "height=\"%d\"/>", TOP + u * LANE_H, LANE_H);
+		fprintf(f, "</g>\n");
+	}
+out:
+	free(next);
+	free(last);
+	free(first);
+}
+
+void show_html(FILE *f, const struct schedule_view *v, const char *path,
 	       const struct sym_index *ix, int nthreads)
 {
+	const struct schedule *s = &v->s;
 	size_t n = s->nevents;
-	int *col = malloc((n + 1) * sizeof(*col));
-	char line[700], desc[800];
+	char line[700], desc[800] = "";
+	bool nb = false, pnb = false;
 	int ncols = 0;
+	struct win w;
 
-	if (!col)
-		return;
-	/* columns: a notable event each; a quiet stretch shares one */
-	for (size_t i = 0; i < n; i++) {
-		if (notable(s, i) || i == 0 || notable(s, i - 1) ||
-		    s->events[i - 1].thread != s->events[i].thread)
-			ncols++;
-		col[i] = ncols - 1;
+	/* a first pass counts the columns, for the page's width */
+	if (n) {
+		win_start(&w);
+		do {
+			pnb = nb;
+			ncols += new_col(&w, pnb, &nb);
+		} while (win_next(&w));
 	}
 	int drawn = ncols < MAX_COLS ? ncols : MAX_COLS;
 	int width = LABEL_W + (drawn + 2) * COL_W;
@@ -170,38 +249,58 @@ void show_html(FILE *f, const struct schedule *s, const char *path,
 		}
 		fprintf(f, "</text></g>\n");
 	}
-	fprintf(f, "</g>\n<g id=\"marks\">\n");
-	long wake_at = -1; /* the latest futex wake: who woke a waiter */
+	fprintf(f, "</g>\n");
+	processes(f, s, nthreads);
+	fprintf(f, "<g id=\"marks\">\n");
+	/* the latest futex wake drawn: who woke a waiter */
+	int wake_col = -1, prev_col = -1, col = -1;
+	unsigned wake_thread = 0;
+	/* a quiet stretch being drawn as one bar */
+	struct {
+		uint32_t step, end;
+		unsigned thread;
+		size_t count;
+		int x, y;
+	} bar = { 0 };
 
-	for (size_t i = 0; i < n && !cli_interrupted; i++) {
-		const struct event *e = &s->events[i];
+	nb = false;
+	if (n)
+		win_start(&w);
+	for (bool more = n && !show_stopped(); more;
+	     more = win_next(&w), prev_col = col) {
+		const struct event *e = &w.e[1];
+		size_t i = w.i;
 
-		if (col[i] >= drawn)
+		pnb = nb;
+		bool first = new_col(&w, pnb, &nb);
+
+		col += first;
+		if (col >= drawn)
 			break;
-		int x = LABEL_W + (col[i] + 1) * COL_W, y = lane_y(e->thread);
-		bool first = i == 0 || col[i - 1] != col[i];
-		bool last = i + 1 >= n || col[i + 1] != col[i];
+		int x = LABEL_W + (col + 1) * COL_W, y = lane_y(e->thread);
+		bool last = next_new_col(&w, nb);
 
-		if (!first)
-			continue;
-		if (!last) {
-			/* a quiet stretch: one bar */
-			size_t j = i;
-
-			while (j + 1 < n && col[j + 1] == col[i])
-				j++;
-			fprintf(f, "<g class=\"run\"><rect x=\"%d\" y=\"%d\" "
-				   "width=\"%d\" height=\"8\" rx=\"3\"/><title>"
-				   "steps %u-%u: T%u runs %zu steps</title></g>\n",
-				x - COL_W / 2 + 2, y - 4, COL_W - 4, e->step,
-				s->events[j].step, e->thread, j - i + 1);
+		if (!first || !last) {
+			if (first)
+				bar.count = 0, bar.step = e->step,
+				bar.thread = e->thread, bar.x = x, bar.y = y;
+			bar.count++;
+			bar.end = e->step;
+			if (last)
+				fprintf(f, "<g class=\"run\"><rect x=\"%d\" "
+					   "y=\"%d\" width=\"%d\" height=\"8\" "
+					   "rx=\"3\"/><title>steps %u-%u: T%u "
+					   "runs %zu steps</title></g>\n",
+					bar.x - COL_W / 2 + 2, bar.y - 4,
+					COL_W - 4, bar.step, bar.end,
+					bar.thread, bar.count);
 			continue;
 		}
 		bool failing = s->failure && i + 1 == n;
 
 		if (e->preempt && i > 0) {
-			int py = lane_y(s->events[i - 1].thread);
-			int px = LABEL_W + (col[i - 1] + 1) * COL_W;
+			int py = lane_y(w.e[0].thread);
+			int px = LABEL_W + (prev_col + 1) * COL_W;
 
 			fprintf(f, "<path class=\"arrow preempt\" d=\"M%d,%d "
 				   "L%d,%d\" marker-end=\"url(#head-preempt)\">"
@@ -209,20 +308,21 @@ void show_html(FILE *f, const struct schedule *s, const char *path,
 				   "\n", px, py, x - 5, y + (py < y ? -5 : 5),
 				e->step);
 		}
-		if (e->kind == OP_WOKEN && wake_at >= 0 &&
-		    s->events[wake_at].thread != e->thread) {
-			const struct event *w = &s->events[wake_at];
-			int wy = lane_y(w->thread);
-			int wx = LABEL_W + (col[wake_at] + 1) * COL_W;
+		if (e->kind == OP_WOKEN && wake_col >= 0 &&
+		    wake_thread != e->thread) {
+			int wy = lane_y(wake_thread);
+			int wx = LABEL_W + (wake_col + 1) * COL_W;
 
 			fprintf(f, "<path class=\"arrow wake\" d=\"M%d,%d "
 				   "L%d,%d\" marker-end=\"url(#head-wake)\">"
 				   "<title>T%u wakes T%u</title></path>\n",
-				wx, wy, x - 5, y + (wy < y ? -5 : 5), w->thread,
-				e->thread);
+				wx, wy, x - 5, y + (wy < y ? -5 : 5),
+				wake_thread, e->thread);
 		}
-		if (e->kind == OP_FUTEX_WAKE)
-			wake_at = (long)i;
+		if (e->kind == OP_FUTEX_WAKE) {
+			wake_col = col;
+			wake_thread = e->thread;
+		}
 		event_line_ix(e, ix, line, sizeof(line));
 		fprintf(f, "<g class=\"mark%s%s\" id=\"step-%u\"><circle "
 			   "cx=\"%d\" cy=\"%d\" r=\"5\"/><title>step %u: ",
@@ -241,5 +341,4 @@ void show_html(FILE *f, const struct schedule *s, const char *path,
 		   "its step, call and source line. Orange: preemptions; green "
 		   "dashes: wakes; red: the failing step.</p>\n</body>\n"
 		   "</html>\n");
-	free(col);
 }

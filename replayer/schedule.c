@@ -11,7 +11,11 @@
  *      anything is decoded and counts the repeated fields, so that a file
  *      of another version is named as such and a small file cannot make
  *      us allocate gigabytes;
- *   3. protobuf-c decodes the message, with an allocator that has a budget;
+ *   3. protobuf-c decodes the message, with an allocator that has a budget,
+ *      all but its decisions, events and symbols, which are most of a large
+ *      file: those are decoded one element at a time straight into their
+ *      compact arrays, within the same budget (decode_streamed; a view, for
+ *      `ptloom show`, checks its events and leaves them in the file);
  *   4. every value is checked against what ptloom can produce while it is
  *      copied into struct schedule.
  *
@@ -30,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -370,58 +375,83 @@ static bool get_varint(const uint8_t *p, size_t len, size_t *pos,
 }
 
 /*
+ * One top-level field from *pos: its number, wire type and, for a
+ * length-delimited one, its bytes.  *pos moves past it.  1, or 0 at the
+ * end, or -1 for bytes that are no field (*pos unchanged).
+ */
+static int next_field(const uint8_t *p, size_t len, size_t *pos,
+		      uint64_t *field, unsigned *wt, uint64_t *value,
+		      const uint8_t **data, size_t *dlen)
+{
+	size_t at = *pos;
+	uint64_t tag, v = 0;
+
+	if (at >= len)
+		return 0;
+	if (!get_varint(p, len, &at, &tag))
+		return -1;
+	*field = tag >> 3;
+	*wt = tag & 7;
+	*data = NULL;
+	*dlen = 0;
+	if (!*field || *field > 0x1fffffff)
+		return -1;
+	switch (*wt) {
+	case 0: /* varint */
+		if (!get_varint(p, len, &at, &v))
+			return -1;
+		break;
+	case 1: /* 64-bit */
+		if (len - at < 8)
+			return -1;
+		at += 8;
+		break;
+	case 2: /* length-delimited */
+		if (!get_varint(p, len, &at, &v) || v > len - at)
+			return -1;
+		*data = p + at;
+		*dlen = v;
+		at += v;
+		break;
+	case 5: /* 32-bit */
+		if (len - at < 4)
+			return -1;
+		at += 4;
+		break;
+	default: /* groups (3, 4) are not used; 6, 7 do not exist */
+		return -1;
+	}
+	*value = v;
+	*pos = at;
+	return 1;
+}
+
+/*
  * Walks the top-level fields without decoding them: finds format_version
  * and counts the elements of each repeated field.  Nested messages are
  * left to protobuf-c.
  */
 static void scan_fields(const uint8_t *p, size_t len, struct scan *sc)
 {
-	size_t pos = 0;
+	size_t pos = 0, dlen;
+	const uint8_t *data;
+	uint64_t field, v;
+	unsigned wt;
+	int k;
 
 	memset(sc, 0, sizeof(*sc));
-	while (pos < len) {
-		size_t start = pos;
-		uint64_t tag, v, field;
-
-		if (!get_varint(p, len, &pos, &tag))
-			goto bad;
-		field = tag >> 3;
-		if (!field || field > 0x1fffffff)
-			goto bad;
-		switch (tag & 7) {
-		case 0: /* varint */
-			if (!get_varint(p, len, &pos, &v))
-				goto bad;
-			if (field == F_FORMAT_VERSION) {
-				sc->has_version = true;
-				sc->version = v;
-			}
-			break;
-		case 1: /* 64-bit */
-			if (len - pos < 8)
-				goto bad;
-			pos += 8;
-			break;
-		case 2: /* length-delimited */
-			if (!get_varint(p, len, &pos, &v) || v > len - pos)
-				goto bad;
-			pos += v;
-			break;
-		case 5: /* 32-bit */
-			if (len - pos < 4)
-				goto bad;
-			pos += 4;
-			break;
-		default: /* groups (3, 4) are not used; 6, 7 do not exist */
-			goto bad;
+	while ((k = next_field(p, len, &pos, &field, &wt, &v, &data,
+			       &dlen)) > 0) {
+		if (field == F_FORMAT_VERSION && wt == 0) {
+			sc->has_version = true;
+			sc->version = v;
 		}
 		if (field < F_COUNTED)
 			sc->count[field]++;
-		continue;
-bad:
+	}
+	if (k < 0) {
 		sc->bad = true;
-		sc->bad_at = start;
-		return;
+		sc->bad_at = pos;
 	}
 }
 
@@ -559,28 +589,6 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 	    (r = dup_str(m->ptloom_version, &s->ptloom_version, err, errlen)))
 		return r;
 
-	s->decisions = alloc_array(m->n_decisions, sizeof(*s->decisions), err,
-				   errlen);
-	if (!s->decisions)
-		return -ENOMEM;
-	s->ndecisions = m->n_decisions;
-	for (i = 0; i < m->n_decisions; i++) {
-		const Ptloom__Decision *d = m->decisions[i];
-
-		r = check_decision(i, d->kind, d->timeout != 0, d->thread,
-				   d->index, d->nalts, err, errlen);
-		if (r)
-			return r;
-		s->decisions[i] = (struct decision){
-			.step = d->step,
-			.kind = (uint8_t)d->kind,
-			.timeout = d->timeout ? 1 : 0,
-			.thread = (uint16_t)d->thread,
-			.index = (uint16_t)d->index,
-			.nalts = (uint16_t)d->nalts,
-		};
-	}
-
 	s->user_points = alloc_array(m->n_user_points, sizeof(*s->user_points),
 				     err, errlen);
 	if (!s->user_points)
@@ -614,29 +622,6 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 		return r;
 	s->preemptions = m->preemptions;
 	s->trace_hash = m->trace_hash;
-
-	s->events = alloc_array(m->n_events, sizeof(*s->events), err, errlen);
-	if (!s->events)
-		return -ENOMEM;
-	s->nevents = m->n_events;
-	for (i = 0; i < m->n_events; i++) {
-		const Ptloom__Event *e = m->events[i];
-
-		r = check_event(i, e->thread, e->kind, e->fn, err, errlen);
-		if (r)
-			return r;
-		s->events[i] = (struct event){
-			.step = e->step,
-			.thread = (uint16_t)e->thread,
-			.kind = (uint8_t)e->kind,
-			.fn = (uint8_t)e->fn,
-			.preempt = e->preempt ? 1 : 0,
-			.decided = e->decided ? 1 : 0,
-			.obj = e->obj,
-			.pc = e->pc,
-			.arg = e->arg,
-		};
-	}
 
 	/* an empty name is "no name": NULL, as the tracer leaves it */
 	s->thread_names = alloc_array(m->n_thread_names,
@@ -674,24 +659,6 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 			return r;
 	}
 
-	s->syms = alloc_array(m->n_symbols, sizeof(*s->syms), err, errlen);
-	if (!s->syms)
-		return -ENOMEM;
-	s->nsyms = m->n_symbols;
-	for (i = 0; i < m->n_symbols; i++) {
-		const Ptloom__Symbol *y = m->symbols[i];
-
-		r = check_symbol(i, y->text.len, err, errlen);
-		if (r)
-			return r;
-		r = dup_bytes(&y->text, &s->syms[i].text, "symbol", (long)i,
-			      err, errlen);
-		if (r)
-			return r;
-		s->syms[i].addr = y->addr;
-		s->syms[i].data = y->data ? 1 : 0;
-	}
-
 	if (m->n_loaded_objects > SCHEDULE_MAX_OBJECTS) {
 		seterr(err, errlen, "%zu loaded objects (at most %u)",
 		       m->n_loaded_objects, SCHEDULE_MAX_OBJECTS);
@@ -723,8 +690,192 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 	return 0;
 }
 
-int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
-		    char *err, size_t errlen)
+/* --- the large repeated fields, one element at a time ------------------ */
+
+/*
+ * Decisions, events and symbols are most of a large file.  protobuf-c's
+ * unpack of the whole message would hold each as a ~90-byte struct behind
+ * a pointer, next to our copy: ~7x the file.  They are left out of that
+ * unpack and decoded here one element at a time, each straight into its
+ * compact struct (or, for a view, an event only checked and dropped).
+ */
+static bool streamed(uint64_t field)
+{
+	return field == F_DECISIONS || field == F_EVENTS ||
+	       field == F_SYMBOLS;
+}
+
+static int not_decoded(const char *what, size_t i, char *err, size_t errlen)
+{
+	seterr(err, errlen,
+	       "damaged or truncated schedule: %s %zu does not decode", what,
+	       i);
+	return -EINVAL;
+}
+
+static int decode_decision(const uint8_t *d, size_t dl, size_t i,
+			   struct decision *out, char *err, size_t errlen)
+{
+	Ptloom__Decision *m = ptloom__decision__unpack(NULL, dl, d);
+	int r;
+
+	if (!m)
+		return not_decoded("decision", i, err, errlen);
+	r = check_decision(i, m->kind, m->timeout != 0, m->thread, m->index,
+			   m->nalts, err, errlen);
+	if (!r)
+		*out = (struct decision){
+			.step = m->step,
+			.kind = (uint8_t)m->kind,
+			.timeout = m->timeout ? 1 : 0,
+			.thread = (uint16_t)m->thread,
+			.index = (uint16_t)m->index,
+			.nalts = (uint16_t)m->nalts,
+		};
+	ptloom__decision__free_unpacked(m, NULL);
+	return r;
+}
+
+static int decode_event(const uint8_t *d, size_t dl, size_t i,
+			struct event *out, char *err, size_t errlen)
+{
+	Ptloom__Event *m = ptloom__event__unpack(NULL, dl, d);
+	int r;
+
+	if (!m)
+		return not_decoded("event", i, err, errlen);
+	r = check_event(i, m->thread, m->kind, m->fn, err, errlen);
+	if (!r)
+		*out = (struct event){
+			.step = m->step,
+			.thread = (uint16_t)m->thread,
+			.kind = (uint8_t)m->kind,
+			.fn = (uint8_t)m->fn,
+			.preempt = m->preempt ? 1 : 0,
+			.decided = m->decided ? 1 : 0,
+			.obj = m->obj,
+			.pc = m->pc,
+			.arg = m->arg,
+		};
+	ptloom__event__free_unpacked(m, NULL);
+	return r;
+}
+
+static int decode_symbol(const uint8_t *d, size_t dl, size_t i,
+			 struct sym_entry *out, char *err, size_t errlen)
+{
+	Ptloom__Symbol *m = ptloom__symbol__unpack(NULL, dl, d);
+	int r;
+
+	if (!m)
+		return not_decoded("symbol", i, err, errlen);
+	r = check_symbol(i, m->text.len, err, errlen);
+	if (!r)
+		r = dup_bytes(&m->text, &out->text, "symbol", (long)i, err,
+			      errlen);
+	if (!r) {
+		out->addr = m->addr;
+		out->data = m->data ? 1 : 0;
+	}
+	ptloom__symbol__free_unpacked(m, NULL);
+	return r;
+}
+
+/*
+ * The second pass over the top-level fields: decisions and symbols into
+ * s (whose placeholder arrays convert left empty), events into s->events
+ * when keep_events, else only checked; *events_at is the offset of the
+ * first event (len if none).
+ */
+static int decode_streamed(const uint8_t *p, size_t len,
+			   const struct scan *sc, struct schedule *s,
+			   bool keep_events, size_t *events_at, char *err,
+			   size_t errlen)
+{
+	size_t pos = 0, at, dlen, nd = 0, ne = 0, ny = 0;
+	const uint8_t *data;
+	uint64_t field, v;
+	unsigned wt;
+	int k, r;
+
+	/* the budget of the whole-message unpack, for the compact arrays
+	 * (a symbol's text: one small allocation each) */
+	uint64_t need = sc->count[F_DECISIONS] * sizeof(struct decision) +
+			(keep_events ? sc->count[F_EVENTS] * sizeof(struct event)
+				     : 0) +
+			sc->count[F_SYMBOLS] * (sizeof(struct sym_entry) + 32);
+
+	if (need > 32 * (uint64_t)len + (16u << 20)) {
+		seterr(err, errlen, "schedule needs too much memory to decode");
+		return -EINVAL;
+	}
+	free(s->decisions);
+	free(s->events);
+	free(s->syms);
+	s->decisions = alloc_array(sc->count[F_DECISIONS],
+				   sizeof(*s->decisions), err, errlen);
+	s->events = keep_events ? alloc_array(sc->count[F_EVENTS],
+					      sizeof(*s->events), err, errlen)
+				: NULL;
+	s->syms = alloc_array(sc->count[F_SYMBOLS], sizeof(*s->syms), err,
+			      errlen);
+	if (!s->decisions || !s->syms || (keep_events && !s->events))
+		return -ENOMEM;
+	*events_at = len;
+	for (at = pos; (k = next_field(p, len, &pos, &field, &wt, &v, &data,
+				       &dlen)) > 0; at = pos) {
+		if (!streamed(field))
+			continue;
+		if (wt != 2)
+			return not_decoded(field == F_EVENTS	  ? "event"
+					   : field == F_SYMBOLS ? "symbol"
+								: "decision",
+					   field == F_EVENTS    ? ne
+					   : field == F_SYMBOLS ? ny
+								: nd,
+					   err, errlen);
+		if (field == F_DECISIONS) {
+			if (nd >= sc->count[F_DECISIONS])
+				return not_decoded("decision", nd, err, errlen);
+			r = decode_decision(data, dlen, nd, &s->decisions[nd],
+					    err, errlen);
+			if (r)
+				return r;
+			s->ndecisions = ++nd;
+		} else if (field == F_EVENTS) {
+			struct event e;
+
+			if (ne >= sc->count[F_EVENTS])
+				return not_decoded("event", ne, err, errlen);
+			if (!ne)
+				*events_at = at;
+			r = decode_event(data, dlen, ne,
+					 keep_events ? &s->events[ne] : &e,
+					 err, errlen);
+			if (r)
+				return r;
+			ne++;
+			if (keep_events)
+				s->nevents = ne;
+		} else {
+			if (ny >= sc->count[F_SYMBOLS])
+				return not_decoded("symbol", ny, err, errlen);
+			r = decode_symbol(data, dlen, ny, &s->syms[ny], err,
+					  errlen);
+			if (r)
+				return r;
+			s->nsyms = ++ny;
+		}
+	}
+	if (k < 0)
+		return not_decoded("field at byte", at + SCHEDULE_MAGIC_LEN,
+				   err, errlen);
+	s->nevents = ne;
+	return 0;
+}
+
+static int decode(const uint8_t *buf, size_t len, struct schedule *s,
+		  bool keep_events, size_t *events_at, char *err, size_t errlen)
 {
 	struct budget b;
 	ProtobufCAllocator a = {
@@ -806,9 +957,28 @@ int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
 		return -EINVAL;
 	}
 
-	b.left = 32 * n + (16u << 20);
+	/* the rest of the message, without the fields decode_streamed reads */
+	uint8_t *rest = malloc(n);
+	size_t pos = 0, at = 0, nrest = 0, dlen;
+	const uint8_t *data;
+	uint64_t field, v;
+	unsigned wt;
+
+	if (!rest) {
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	while (next_field(p, n, &pos, &field, &wt, &v, &data, &dlen) > 0) {
+		if (!streamed(field)) {
+			memcpy(rest + nrest, p + at, pos - at);
+			nrest += pos - at;
+		}
+		at = pos;
+	}
+	b.left = 32 * nrest + (16u << 20);
 	b.exceeded = false;
-	m = ptloom__schedule__unpack(&a, n, p);
+	m = ptloom__schedule__unpack(&a, nrest, rest);
+	free(rest);
 	if (!m) {
 		if (b.exceeded)
 			seterr(err, errlen,
@@ -821,11 +991,24 @@ int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
 	}
 	r = convert(m, s, err, errlen);
 	ptloom__schedule__free_unpacked(m, &a);
+	if (!r)
+		r = decode_streamed(p, n, &sc, s, keep_events, events_at, err,
+				    errlen);
 	if (r) {
+		if (!keep_events)
+			s->nevents = 0;
 		schedule_free(s);
 		return r;
 	}
 	return 0;
+}
+
+int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
+		    char *err, size_t errlen)
+{
+	size_t at;
+
+	return decode(buf, len, s, true, &at, err, errlen);
 }
 
 /* Reads at most max + 1 bytes, so an oversized file is seen as such.
@@ -930,6 +1113,131 @@ int schedule_load(const char *path, struct schedule *s, char *err,
 	r = schedule_decode(buf, len, s, err, errlen);
 	free(buf);
 	return r;
+}
+
+/* --- views: the events read one at a time ----------------------------- */
+
+int schedule_view_decode(const uint8_t *buf, size_t len,
+			 struct schedule_view *v, char *err, size_t errlen)
+{
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	r = decode(buf, len, &v->s, false, &v->events_at, err, errlen);
+	if (r)
+		return r;
+	v->msg = buf + SCHEDULE_MAGIC_LEN;
+	v->msglen = len - SCHEDULE_MAGIC_LEN;
+	return 0;
+}
+
+int schedule_view_open(const char *path, struct schedule_view *v, char *err,
+		       size_t errlen)
+{
+	struct stat st;
+	void *map;
+	int fd, r;
+
+	memset(v, 0, sizeof(*v));
+	r = open_regular(path, &fd, &st);
+	if (r == -EINVAL) {
+		seterr(err, errlen, "not a regular file");
+		return r;
+	}
+	if (r) {
+		seterr(err, errlen, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	if ((uint64_t)st.st_size > SCHEDULE_MAX_BYTES || !st.st_size) {
+		close(fd);
+		if (st.st_size)
+			seterr(err, errlen,
+			       "schedule of %llu bytes is larger than the "
+			       "limit of %u MiB",
+			       (unsigned long long)st.st_size,
+			       SCHEDULE_MAX_BYTES >> 20);
+		else
+			seterr(err, errlen,
+			       "empty file, not a ptloom schedule");
+		return -EINVAL;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	r = errno;
+	close(fd);
+	if (map == MAP_FAILED) {
+		seterr(err, errlen, "cannot read: %s", strerror(r));
+		return -r;
+	}
+	r = schedule_view_decode(map, (size_t)st.st_size, v, err, errlen);
+	if (r) {
+		munmap(map, (size_t)st.st_size);
+		return r;
+	}
+	v->map = map;
+	v->maplen = (size_t)st.st_size;
+	return 0;
+}
+
+void schedule_view_of(struct schedule_view *v, struct schedule *s)
+{
+	memset(v, 0, sizeof(*v));
+	v->s = *s;
+	memset(s, 0, sizeof(*s));
+	v->s.nevents = 0;
+	free(v->s.events);
+	v->s.events = NULL;
+}
+
+void schedule_view_close(struct schedule_view *v)
+{
+	v->s.nevents = 0;
+	schedule_free(&v->s);
+	if (v->map)
+		munmap(v->map, v->maplen);
+	memset(v, 0, sizeof(*v));
+}
+
+void event_cursor_start(struct event_cursor *c, const struct schedule_view *v)
+{
+	event_cursor_at(c, v, v->events_at);
+	c->index = 0;
+}
+
+void event_cursor_at(struct event_cursor *c, const struct schedule_view *v,
+		     size_t at)
+{
+	c->v = v;
+	c->pos = at;
+	c->index = 0;
+	c->last_at = at;
+}
+
+int event_cursor_next(struct event_cursor *c, struct event *e)
+{
+	const struct schedule_view *v = c->v;
+	size_t at = c->pos, dlen;
+	const uint8_t *data;
+	uint64_t field, val;
+	unsigned wt;
+	char err[160];
+	int k;
+
+	if (c->index >= v->s.nevents || !v->msg)
+		return 0;
+	while ((k = next_field(v->msg, v->msglen, &c->pos, &field, &wt, &val,
+			       &data, &dlen)) > 0) {
+		if (field != F_EVENTS) {
+			at = c->pos;
+			continue;
+		}
+		if (wt != 2 || decode_event(data, dlen, c->index, e, err,
+					    sizeof(err)))
+			return -EINVAL;
+		c->last_at = at;
+		c->index++;
+		return 1;
+	}
+	return -EINVAL; /* fewer events than at the check */
 }
 
 /* --- encoding ------------------------------------------------------------ */

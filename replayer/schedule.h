@@ -96,6 +96,47 @@ int schedule_load(const char *path, struct schedule *s, char *err,
 /* Decode from memory (used by schedule_load and the fuzzer). */
 int schedule_decode(const uint8_t *buf, size_t len, struct schedule *s,
 		    char *err, size_t errlen);
+/*
+ * A schedule file read to explain it without holding its trace (ptloom
+ * show): the file mapped read-only, everything but the events decoded into
+ * s (s.events is NULL, s.nevents their count), the events read one at a
+ * time with an event_cursor.  Opening checks the whole file as
+ * schedule_load does and refuses what it refuses.  The mapping is read
+ * again by the cursor, which checks every event anew (the file may change
+ * underneath; a file cut short underneath raises SIGBUS, which the caller
+ * handles).
+ */
+struct schedule_view {
+	struct schedule s;
+	void *map;		/* the mapping (NULL: a buffer or a script) */
+	size_t maplen;
+	const uint8_t *msg;	/* the message, after the magic */
+	size_t msglen;
+	size_t events_at;	/* offset in msg of the first event */
+};
+struct event_cursor {
+	const struct schedule_view *v;
+	size_t pos;		/* offset in msg of the next field */
+	size_t index;		/* events returned so far */
+	size_t last_at;		/* offset of the last event returned */
+};
+int schedule_view_open(const char *path, struct schedule_view *v, char *err,
+		       size_t errlen);
+/* The same over bytes in memory, which must outlive v (the fuzzer). */
+int schedule_view_decode(const uint8_t *buf, size_t len,
+			 struct schedule_view *v, char *err, size_t errlen);
+/* A view of a schedule already in memory (a parsed script, no events):
+ * takes s over. */
+void schedule_view_of(struct schedule_view *v, struct schedule *s);
+void schedule_view_close(struct schedule_view *v);
+/* From the first event; or from the event whose offset last_at gave. */
+void event_cursor_start(struct event_cursor *c, const struct schedule_view *v);
+void event_cursor_at(struct event_cursor *c, const struct schedule_view *v,
+		     size_t at);
+/* 1 with *e the next event, 0 after the last, -EINVAL if the bytes are
+ * not what the view checked (the file changed). */
+int event_cursor_next(struct event_cursor *c, struct event *e);
+
 /* Writes atomically (temp file in the same directory, fsync, rename); the
  * directory must exist.  Returns 0, -EINVAL if s holds values a load would
  * refuse, -EFBIG if it encodes to more than SCHEDULE_MAX_BYTES, or -errno. */
@@ -114,6 +155,8 @@ void schedule_free(struct schedule *s);
 int schedule_write_script(FILE *f, const struct schedule *s);
 int schedule_parse_script(const char *text, size_t len, struct schedule *s,
 			  char *err, size_t errlen);
+/* schedule_write_script of a view (its events read one at a time). */
+int schedule_view_write_script(FILE *f, const struct schedule_view *v);
 
 /* 64-bit FNV-1a of a file's bytes and its size; 0 or -errno. */
 int schedule_hash_file(const char *path, uint64_t *hash, uint64_t *size);

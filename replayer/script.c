@@ -88,10 +88,31 @@ static void put_event(FILE *f, const struct event *e)
 	fputc('\n', f);
 }
 
-int schedule_write_script(FILE *f, const struct schedule *s)
+/* The events of a schedule in memory, or of a view read one at a time. */
+struct events_src {
+	const struct schedule *s;
+	size_t next;
+	struct event_cursor c;
+	bool view;
+};
+
+static bool src_next(struct events_src *src, struct event *e)
+{
+	if (src->view)
+		return event_cursor_next(&src->c, e) > 0;
+	if (src->next >= src->s->nevents)
+		return false;
+	*e = src->s->events[src->next++];
+	return true;
+}
+
+static int write_script(FILE *f, const struct schedule *s,
+			struct events_src *src)
 {
 	const char *sep = "";
-	size_t i, ev = 0;
+	struct event e;
+	bool have;
+	size_t i;
 	int a;
 
 	fprintf(f, "%s%d\n", SCRIPT_HEADER, SCRIPT_VERSION);
@@ -129,21 +150,37 @@ int schedule_write_script(FILE *f, const struct schedule *s)
 	fputs(*sep ? "\n" : "none\n", f);
 
 	/* events and decisions are both in step order: merge them */
+	have = src_next(src, &e);
 	for (i = 0; i < s->ndecisions; i++) {
 		const struct decision *d = &s->decisions[i];
 		const char *verb = d->kind == DEC_WAKE ? "wake" :
 				   d->timeout	       ? "timeout" :
 							 "run";
 
-		while (ev < s->nevents && s->events[ev].step < d->step)
-			ev++;
-		if (ev < s->nevents && s->events[ev].step == d->step)
-			put_event(f, &s->events[ev]);
+		while (have && e.step < d->step)
+			have = src_next(src, &e);
+		if (have && e.step == d->step)
+			put_event(f, &e);
 		fprintf(f, "%s T%u\n", verb, (unsigned)d->thread);
 	}
 	if (fflush(f) || ferror(f))
 		return -EIO;
 	return 0;
+}
+
+int schedule_write_script(FILE *f, const struct schedule *s)
+{
+	struct events_src src = { .s = s };
+
+	return write_script(f, s, &src);
+}
+
+int schedule_view_write_script(FILE *f, const struct schedule_view *v)
+{
+	struct events_src src = { .s = &v->s, .view = true };
+
+	event_cursor_start(&src.c, v);
+	return write_script(f, &v->s, &src);
 }
 
 /* --- parsing ------------------------------------------------------------- */

@@ -3,10 +3,15 @@
 #
 #   bash scripts/setup.sh
 #
+#   bash scripts/setup.sh --tests    # also what only the tests use
+#
 # Installs, with apt-get and only when missing, the build tools and
 # libraries (meson, ninja, a C/C++ compiler, libelf, libdw, capstone,
-# protobuf-c, json-c, Criterion) and clang with libFuzzer for tests/fuzz.  That
-# needs root; without it, the missing packages are named and we stop.
+# protobuf-c, json-c, Criterion) and clang with libFuzzer for tests/fuzz;
+# with --tests (scripts/test.sh) also chromium, for the headless-browser
+# test of `ptloom show --format html` (about 20 s of apt-get in CI; the
+# demo does not wait for it).  That needs root; without it, the missing
+# packages are named and we stop.
 # Then configures build/ (once) and builds everything.
 # $PTLOOM_BUILD names another build directory.
 set -euo pipefail
@@ -30,6 +35,11 @@ packages=(
 	pigz zstd pbzip2 lbzip2	# tests/real: real multithreaded tools
 	cmake make		# tests (issue9): a ctest project, make -j2
 )
+# only for the tests, and not fatal: a test that needs one skips, saying why
+optional=()
+if [ "${1:-}" = --tests ]; then
+	optional+=(chromium)	# tests (issue13): show --format html rendered
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -48,8 +58,26 @@ if ((${#missing[@]})); then
 	log "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
+	updated=1
 	apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+for p in "${optional[@]}"; do
+	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		grep -q 'install ok installed'; then
+		continue
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		log "not installing $p (not root): the tests that need it skip"
+		continue
+	fi
+	log "installing $p (for the tests)"
+	if ! { [ -n "${updated:-}" ] || apt-get update -qq; } ||
+		! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends "$p"; then
+		log "could not install $p: the tests that need it skip"
+	fi
+done
 
 # a configured build directory regenerates itself when meson.build changes
 if [ ! -e "$build/build.ninja" ]; then

@@ -16,7 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${PTLOOM_BUILD:-build}
 cd "$root"
 
-bash scripts/setup.sh || exit 1
+bash scripts/setup.sh --tests || exit 1
 meson test -C "$build" --print-errorlogs --num-processes 2 "$@"
 status=$?
 

@@ -6,6 +6,9 @@
  *
  * Besides "never crash, never hang, never leak", it checks the contracts
  * the rest of ptloom relies on:
+ *   - the view `ptloom show` reads (schedule_view_decode, its events one
+ *     at a time) accepts exactly what schedule_decode accepts, with the
+ *     same events;
  *   - a refusal is -EINVAL (or -ENOMEM) with one non-empty line in err;
  *   - whatever is accepted can be saved again, and reads back the same
  *     (so ptloom never writes a file it would refuse);
@@ -74,6 +77,43 @@ static void script_round_trip(const struct schedule *s)
 	free(text);
 }
 
+/* The view `show` reads (events one at a time) accepts what the decoder
+ * accepts, and its events are the decoded ones, in order. */
+static void same_view(const uint8_t *data, size_t size,
+		      const struct schedule *s, int decoded)
+{
+	struct schedule_view v;
+	struct event_cursor c;
+	struct event e;
+	char err[256];
+	size_t i = 0;
+	int r = schedule_view_decode(data, size, &v, err, sizeof(err));
+
+	if ((r == 0) != (decoded == 0))
+		abort();
+	if (r) {
+		check_refusal(r, err);
+		schedule_view_close(&v);
+		return;
+	}
+	if (v.s.nevents != s->nevents || v.s.ndecisions != s->ndecisions ||
+	    v.s.nsyms != s->nsyms || v.s.events)
+		abort();
+	event_cursor_start(&c, &v);
+	while ((r = event_cursor_next(&c, &e)) > 0) {
+		const struct event *x = &s->events[i++];
+
+		if (e.step != x->step || e.thread != x->thread ||
+		    e.kind != x->kind || e.fn != x->fn ||
+		    e.preempt != x->preempt || e.obj != x->obj ||
+		    e.pc != x->pc || e.arg != x->arg)
+			abort();
+	}
+	if (r || i != s->nevents)
+		abort();
+	schedule_view_close(&v);
+}
+
 static void fuzz_file(const uint8_t *data, size_t size)
 {
 	struct schedule s, t;
@@ -83,6 +123,7 @@ static void fuzz_file(const uint8_t *data, size_t size)
 	int r;
 
 	r = schedule_decode(data, size, &s, err, sizeof(err));
+	same_view(data, size, &s, r);
 	if (r) {
 		check_refusal(r, err);
 		schedule_free(&s);

@@ -7,6 +7,8 @@
  *                                     UTF-8 in every string a file holds
  *   schedtool - OUT big N             a schedule of N events over 4
  *                                     threads, each with its own symbol
+ *   schedtool - OUT bigevents N       the same without symbols
+ *   schedtool - OUT random N SEED     N events of random shapes
  *
  * The files are written with schedule_save(), so they load: only their
  * content is hostile.
@@ -103,15 +105,74 @@ static void big(struct schedule *s, size_t n)
 	s->nsyms = n;
 }
 
+/* n events of random kinds, threads and flags (some with symbols): every
+ * shape show draws, from seed */
+static void random_trace(struct schedule *s, size_t n, unsigned long seed)
+{
+	static const uint8_t kinds[] = { OP_CALL, OP_FUTEX_WAIT, OP_FUTEX_WAKE,
+					 OP_WOKEN, OP_ATOMIC, OP_ACCESS,
+					 OP_START, OP_EXIT, OP_YIELD, OP_SPIN };
+	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+	unsigned t = 0;
+
+	big(s, 0);
+	s->events = calloc(n + 1, sizeof(*s->events));
+	s->syms = calloc(n + 1, sizeof(*s->syms));
+	s->failure = FAIL_CRASH;
+	s->signal = 6;
+	if (!s->events || !s->syms)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		struct event *e = &s->events[i];
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (x % 5 == 0)
+			t = (unsigned)(x >> 8) % 5;
+		e->step = (uint32_t)i;
+		e->thread = (uint16_t)t;
+		e->kind = kinds[(x >> 16) % (x % 3 ? 6 : sizeof(kinds))];
+		if (x % 4 == 0)
+			e->kind = OP_ATOMIC; /* quiet stretches */
+		e->fn = e->kind == OP_CALL ? 1 : 0;
+		e->preempt = x % 11 == 0;
+		e->decided = x % 13 == 0;
+		e->obj = 0x1000 + 8 * ((x >> 24) % 16);
+		e->pc = 0x400000 + 16 * ((x >> 32) % 64);
+		if (x % 7 == 0) {
+			char text[64];
+
+			snprintf(text, sizeof(text), "fn_%zu at r.c:%zu", i, i);
+			s->syms[s->nsyms].addr = e->pc;
+			s->syms[s->nsyms++].text = strdup(text);
+		}
+	}
+	s->nevents = n;
+}
+
+/* n events and no symbols: almost all of the file is its trace */
+static void big_events(struct schedule *s, size_t n)
+{
+	big(s, n);
+	for (size_t i = 0; i < s->nsyms; i++)
+		free(s->syms[i].text);
+	s->nsyms = 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct schedule s;
 	char err[512];
 
 	if (argc < 4)
-		die("usage: schedtool IN OUT env KV | hostile | big N");
+		die("usage: schedtool IN OUT env KV | hostile | big N | "
+		    "bigevents N | random N SEED");
 	if (!strcmp(argv[3], "big") && argc == 5) {
 		big(&s, strtoul(argv[4], NULL, 10));
+	} else if (!strcmp(argv[3], "bigevents") && argc == 5) {
+		big_events(&s, strtoul(argv[4], NULL, 10));
+	} else if (!strcmp(argv[3], "random") && argc == 6) {
+		random_trace(&s, strtoul(argv[4], NULL, 10),
+			     strtoul(argv[5], NULL, 10));
 	} else {
 		if (schedule_load(argv[1], &s, err, sizeof(err)))
 			die(err);
