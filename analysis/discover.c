@@ -279,9 +279,16 @@ int discover_races(const struct session_config *base, int runs,
 		return -ENOMEM;
 	}
 	struct strategy s = sampler_strategy(smp);
+	/* runs in a row that spent the whole budget and found no new race:
+	 * a program whose accesses are too many to observe whole, where
+	 * more runs of the same cost (zstd: 25 s each) keep finding
+	 * nothing; two of them end the discovery */
+	int idle = 0;
 
 	for (int i = 0; i < runs; i++) {
 		struct run_result r;
+		uint64_t acc0 = d->accesses;
+		size_t races0 = d->nraces;
 
 		if (base->interrupted && *base->interrupted)
 			break;
@@ -343,6 +350,14 @@ int discover_races(const struct session_config *base, int runs,
 		run_result_free(&r);
 		if (too_long)
 			break; /* each further run would wait as long */
+		if (d->accesses - acc0 >= budget && d->nraces == races0) {
+			if (++idle >= 2 && i + 1 < runs) {
+				d->cut_short = true;
+				break;
+			}
+		} else {
+			idle = 0;
+		}
 	}
 	sampler_free(smp);
 	races_free(o.rd);

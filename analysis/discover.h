@@ -28,6 +28,8 @@ struct discovery {
 	uint64_t accesses;	/* accesses observed in all */
 	double seconds;
 	int failed_runs;	/* discovery runs that failed */
+	bool cut_short;		/* ended early: two runs spent the budget
+				 * and found no new race */
 	uint64_t *extra_pcs;	/* other instructions touching racy data */
 	size_t nextra;
 	uint64_t *atomic_pcs;	/* instructions on atomics shared by threads */

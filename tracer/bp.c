@@ -86,80 +86,14 @@ struct bp *bp_find(struct process *p, uint64_t addr)
 	return bsearch(&key, p->bps, p->nbps, sizeof(key), cmp_bp);
 }
 
-/*
- * A plain 32/64-bit mov the supervisor can perform itself: mov $imm, %reg;
- * mov %reg, %reg; mov disp(%base), %reg and mov %reg, disp(%base) with
- * base a register or rip, no SIB.  Fills b->mov; false otherwise.
- */
-static bool classify_mov(struct bp *b)
-{
-	const uint8_t *p = b->orig;
-	uint8_t rex = 0;
-
-	if ((p[0] & 0xf0) == 0x40) {
-		rex = p[0];
-		p++;
-	}
-	bool w = rex & 8;
-
-	if (p[0] >= 0xb8 && p[0] <= 0xbf) {
-		b->mov.kind = MOV_IMM;
-		b->mov.reg = (uint8_t)((p[0] - 0xb8) | (rex & 1) << 3);
-		b->mov.wide = w;
-		if (w)
-			memcpy(&b->mov.imm, p + 1, 8);
-		else {
-			uint32_t v;
-
-			memcpy(&v, p + 1, 4);
-			b->mov.imm = v;
-		}
-		b->len = (uint8_t)((p - b->orig) + 1 + (w ? 8 : 4));
-		return true;
-	}
-	if (p[0] != 0x8b && p[0] != 0x89)
-		return false;
-	uint8_t modrm = p[1], mod = modrm >> 6, rm = modrm & 7;
-	int len = (int)(p - b->orig) + 2;
-
-	b->mov.reg = (uint8_t)(((modrm >> 3) & 7) | (rex & 4) << 1);
-	b->mov.wide = w;
-	if (mod == 3) {
-		b->mov.kind = p[0] == 0x8b ? MOV_RR_LOAD : MOV_RR_STORE;
-		b->mov.base = (uint8_t)(rm | (rex & 1) << 3);
-		b->len = (uint8_t)len;
-		return true;
-	}
-	if (rm == 4)
-		return false; /* SIB */
-	int32_t disp = 0;
-
-	if (mod == 0 && rm == 5) {
-		memcpy(&disp, p + 2, 4);
-		len += 4;
-		b->mov.rip = true;
-	} else if (mod == 1) {
-		disp = (int8_t)p[2];
-		len += 1;
-	} else if (mod == 2) {
-		memcpy(&disp, p + 2, 4);
-		len += 4;
-	}
-	b->mov.base = (uint8_t)(rm | (rex & 1) << 3);
-	b->mov.disp = disp;
-	b->mov.kind = p[0] == 0x8b ? MOV_LOAD : MOV_STORE;
-	b->len = (uint8_t)len;
-	return true;
-}
-
 /* Decide how to execute the instruction under the int3 without stepping. */
 static void classify(struct bp *b)
 {
 	const uint8_t *c = b->orig;
 
 	b->emul = EMUL_STEP;
-	if (classify_mov(b)) {
-		b->emul = EMUL_MOV;
+	if (emul_decode(b->orig, sizeof(b->orig), &b->ei)) {
+		b->emul = EMUL_INSN;
 		return;
 	}
 	if (c[0] >= 0x50 && c[0] <= 0x57) {
@@ -445,28 +379,6 @@ int bp_install(struct session *ss, struct process *s)
 	return 0;
 }
 
-static uint64_t *reg_ptr(struct user_regs_struct *r, int n)
-{
-	switch (n) {
-	case 0: return (uint64_t *)&r->rax;
-	case 1: return (uint64_t *)&r->rcx;
-	case 2: return (uint64_t *)&r->rdx;
-	case 3: return (uint64_t *)&r->rbx;
-	case 4: return (uint64_t *)&r->rsp;
-	case 5: return (uint64_t *)&r->rbp;
-	case 6: return (uint64_t *)&r->rsi;
-	case 7: return (uint64_t *)&r->rdi;
-	case 8: return (uint64_t *)&r->r8;
-	case 9: return (uint64_t *)&r->r9;
-	case 10: return (uint64_t *)&r->r10;
-	case 11: return (uint64_t *)&r->r11;
-	case 12: return (uint64_t *)&r->r12;
-	case 13: return (uint64_t *)&r->r13;
-	case 14: return (uint64_t *)&r->r14;
-	default: return (uint64_t *)&r->r15;
-	}
-}
-
 /*
  * Execute the original instruction of the breakpoint t stopped at: emulate
  * it when it is a push or endbr64, else lift the int3 for one single-step.
@@ -485,7 +397,7 @@ int bp_step_over(struct session *ss, struct thread *t)
 	if ((r = regs_get(t)))
 		return r;
 	if (b->emul == EMUL_PUSH) {
-		uint64_t v = *reg_ptr(&t->regs, b->emul_reg);
+		uint64_t v = *emul_reg(&t->regs, b->emul_reg);
 
 		t->regs.rsp -= 8;
 		if ((r = mem_write(s, t->regs.rsp, &v, 8)))
@@ -494,38 +406,24 @@ int bp_step_over(struct session *ss, struct thread *t)
 		t->regs_dirty = true;
 		return regs_set(t);
 	}
-	if (b->emul == EMUL_MOV) {
-		uint64_t *dst = reg_ptr(&t->regs, b->mov.reg), v = 0;
-		uint64_t next = b->addr + b->len;
-		uint64_t ea = (b->mov.rip ? next : *reg_ptr(&t->regs, b->mov.base)) +
-			      (uint64_t)(int64_t)b->mov.disp;
-		size_t n = b->mov.wide ? 8 : 4;
+	if (b->emul == EMUL_INSN) {
+		/* as the program would: through page protection, so that a
+		 * fault is left to the CPU (process_vm_readv/writev) */
+		struct user_regs_struct nr = t->regs;
+		uint64_t mem = 0, a = emul_addr(&b->ei, &nr, b->addr);
 
-		switch (b->mov.kind) {
-		case MOV_IMM:
-			*dst = b->mov.imm;
-			break;
-		case MOV_RR_LOAD: /* 8b: reg <- rm */
-			v = *reg_ptr(&t->regs, b->mov.base);
-			*dst = b->mov.wide ? v : (uint32_t)v;
-			break;
-		case MOV_RR_STORE: /* 89: rm <- reg */
-			v = *dst;
-			*reg_ptr(&t->regs, b->mov.base) =
-				b->mov.wide ? v : (uint32_t)v;
-			break;
-		case MOV_LOAD:
-			if (mem_access_user(s, ea, &v, n, false))
-				goto step; /* let the CPU fault for real */
-			*dst = v;
-			break;
-		case MOV_STORE:
-			v = *dst;
-			if (mem_access_user(s, ea, &v, n, true))
-				goto step;
-			break;
-		}
-		t->regs.rip = next;
+		if ((emul_reads(&b->ei) || emul_writes(&b->ei)) &&
+		    (a & 4095) + b->ei.size > 4096)
+			goto step; /* across pages: all or nothing is the CPU's */
+		if (emul_reads(&b->ei) &&
+		    mem_access_user(s, a, &mem, b->ei.size, false))
+			goto step;
+		nr.rip = b->addr;
+		emul_run(&b->ei, &nr, &mem);
+		if (emul_writes(&b->ei) &&
+		    mem_access_user(s, a, &mem, b->ei.size, true))
+			goto step;
+		t->regs = nr;
 		t->regs_dirty = true;
 		return regs_set(t);
 	}

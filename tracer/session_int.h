@@ -16,6 +16,7 @@
 #include "describe.h"
 #include "disasm.h"
 #include "futex.h"
+#include "emul.h"
 #include "process.h"
 #include "sched.h"
 #include "signal.h"
@@ -36,12 +37,7 @@ struct bp {
 	uint8_t emul;		/* how to execute the original instruction */
 	uint8_t emul_reg;	/* EMUL_PUSH: register */
 	uint8_t len;		/* instruction length when emulated */
-	struct {
-		uint8_t kind, reg, base;
-		bool wide, rip;
-		int32_t disp;
-		uint64_t imm;
-	} mov;			/* EMUL_MOV */
+	struct emul_insn ei;	/* EMUL_INSN */
 	bool observe;		/* race discovery: observe, not a point */
 	bool lifted;		/* original byte back while no one could
 				 * preempt (bp_lift) */
@@ -54,8 +50,7 @@ struct bp {
 	struct insn_info *insn;	/* decoded instruction (user points) */
 };
 
-enum { EMUL_STEP = 0, EMUL_PUSH, EMUL_SKIP, EMUL_MOV };
-enum { MOV_IMM = 1, MOV_RR_LOAD, MOV_RR_STORE, MOV_LOAD, MOV_STORE };
+enum { EMUL_STEP = 0, EMUL_PUSH, EMUL_SKIP, EMUL_INSN };
 /* tracer/mem.c */
 int mem_read(struct process *p, uint64_t addr, void *buf, size_t len);
 int mem_write(struct process *p, uint64_t addr, const void *buf,

@@ -1600,6 +1600,20 @@ Test(issue5, races_command_names_the_racy_source)
 	res_free(&r);
 }
 
+/* More accesses than discovery can observe and no race: two runs that
+ * each spend the whole budget end the discovery (six would cost three
+ * times as much for nothing); the verdict stays PASS. */
+Test(issue5, races_discovery_ends_after_two_full_runs_without_news)
+{
+	struct res r = PTL("races", "--seed", SEED, "--",
+			   target("busy_private"));
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "2 runs, 400000 accesses",
+			"ptloom races' summary");
+	res_free(&r);
+}
+
 Test(issue5, races_command_passes_a_locked_program)
 {
 	struct res r = PTL("races", "--seed", SEED, "--",
