@@ -1952,6 +1952,32 @@ Test(issue10, sigkill_of_ptloom_stops_every_worker)
 		check_leftovers("ptloom run -j 2, killed");
 	}
 }
+/* State caching: the barrier example (3 threads, 2 rounds, all on one
+ * pthread_barrier_t) completes preemption bound 2 with the default options
+ * and budget (over 20,000 runs without caching). */
+Test(issue11, barrier_completes_bound_2_by_default)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "-o";
+	argv[n++] = in_tmp("out");
+	argv[n++] = "--seed";
+	argv[n++] = SEED;
+	argv[n++] = "--";
+	argv[n++] = (char *)example("barrier");
+	argv[n] = NULL;
+	struct res r = run_argv(argv, NULL, 300 * slowdown());
+	char *s = summary(&r);
+
+	assert_exit(r, 0);
+	assert_contains(s, "complete to preemption bound 2", "the summary");
+	free(s);
+	res_free(&r);
+}
+
 /* Two threads strictly alternating 5+5 updates: about 9 preemptions, far
  * beyond the default bound 2, found by the hybrid's samples with default
  * options; the summary says a sample found it beyond the bound. */
