@@ -300,6 +300,8 @@ int discover_races(const struct session_config *base, int runs,
 		cfg.spin_ms = d->nspin < 16 ? 100 : 0;
 		int e = session_run(&cfg, &s, &r);
 
+		if (!e && r.seconds > d->longest_run)
+			d->longest_run = r.seconds;
 		if (e && base->interrupted && *base->interrupted)
 			break; /* killed while starting: keep what was seen */
 		if (!e && r.failure == FAIL_INTERRUPTED) {

@@ -27,6 +27,7 @@ struct discovery {
 	int runs;
 	uint64_t accesses;	/* accesses observed in all */
 	double seconds;
+	double longest_run;	/* wall seconds of the longest run */
 	int failed_runs;	/* discovery runs that failed */
 	bool cut_short;		/* ended early: two runs spent the budget
 				 * and found no new race */

@@ -327,6 +327,7 @@ static int explore_serial(const struct explore_opts *o0,
 					r, disc.spin[i].addr, OP_SPIN);
 			r->accesses = disc.accesses;
 			r->discovery_seconds = disc.seconds;
+			r->longest_run = disc.longest_run;
 			if (disc.have_fail) {
 				/* keep it for after the exploration */
 				disc_fail = disc.fail;
@@ -513,6 +514,9 @@ restart:
 		struct strategy hstrat = sample ? sampler_strategy(h) : s;
 		struct run_result rr;
 		int e = session_run(&o->cfg, &hstrat, &rr);
+
+		if (!e && rr.seconds > r->longest_run)
+			r->longest_run = rr.seconds;
 
 		if (e && o->cfg.interrupted && *o->cfg.interrupted) {
 			/* killed while starting: the interrupt, not the

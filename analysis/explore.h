@@ -82,6 +82,8 @@ struct explore_result {
 	bool complete;		   /* dfs: the bound was exhausted */
 	int bound;		   /* dfs: highest bound reached */
 	double seconds;
+	double longest_run;	   /* wall seconds of the longest run (race
+				    * discovery's included) */
 	struct run_result fail;	   /* the failing run, if any */
 	uint64_t fail_run;	   /* its number (0-based) */
 	/* who found it: FOUND_DFS (the bounded search itself), a sample of

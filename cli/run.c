@@ -770,10 +770,12 @@ minimized:
 			er.nrace_points, (unsigned long long)er.accesses,
 			er.discovery_seconds, er.nspin_points);
 	if (!co.quiet && getenv("PTLOOM_STATS"))
-		fprintf(stderr, "ptloom: %llu runs, %llu pruned, %.3f s, %.1f "
-				"runs/s, %.1f us/step, %u seccomp filter%s\n",
+		fprintf(stderr, "ptloom: %llu runs, %llu pruned, %.3f s "
+				"(longest run %.3f s), %.1f runs/s, %.1f us/step, "
+				"%u seccomp filter%s\n",
 			(unsigned long long)er.runs,
 			(unsigned long long)er.pruned, er.seconds,
+			er.longest_run,
 			er.seconds > 0 ? (double)er.runs / er.seconds : 0,
 			er.total_steps ? er.seconds * 1e6 /
 						 (double)er.total_steps
