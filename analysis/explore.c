@@ -853,12 +853,15 @@ static int explore_parallel(const struct explore_opts *o,
 			FILE *f = fdopen(fds[k][1], "w");
 
 			if (f) {
-				fprintf(f, "%d %llu %llu %zu %u %u\n",
+				fprintf(f, "%d %llu %llu %zu %u %u %llu %llu %llu\n",
 					wr.verdict,
 					(unsigned long long)wr.runs,
 					(unsigned long long)wr.fail_run,
 					wr.npoints, tracer_filters_installed(),
-					wr.checkpoint_forks);
+					wr.checkpoint_forks,
+					(unsigned long long)wr.total_steps,
+					(unsigned long long)wr.total_stops,
+					(unsigned long long)wr.total_choices);
 				for (size_t i = 0; i < wr.npoints; i++)
 					fprintf(f, "%llx %u\n",
 						(unsigned long long)
@@ -880,13 +883,17 @@ static int explore_parallel(const struct explore_opts *o,
 		wait_worker(o, sh, jobs, fds[k][0], t0);
 		FILE *f = fdopen(fds[k][0], "r");
 		int v = VERDICT_ERROR;
-		unsigned long long runs = 0, fr = 0;
+		unsigned long long runs = 0, fr = 0, steps = 0, stops = 0, ch = 0;
 		size_t np = 0;
 		unsigned nf = 0, nforks = 0;
 
-		if (f && fscanf(f, "%d %llu %llu %zu %u %u", &v, &runs, &fr,
-				&np, &nf, &nforks) == 6) {
+		if (f && fscanf(f, "%d %llu %llu %zu %u %u %llu %llu %llu", &v,
+				&runs, &fr, &np, &nf, &nforks, &steps, &stops,
+				&ch) == 9) {
 			r->runs += runs;
+			r->total_steps += steps;
+			r->total_stops += stops;
+			r->total_choices += ch;
 			r->filters += nf;
 			r->checkpoint_forks += nforks;
 			struct user_point *pts = calloc(np + 1, sizeof(*pts));

@@ -27,21 +27,22 @@ static bool preempts(const struct run_result *r, const struct decision *d)
 	return false;
 }
 
-/* Candidate: best's decisions without number `drop`. */
-static bool try_without(minimize_run_fn run, void *ctx, struct run_result *best,
-			size_t drop, struct minimize_stats *st, bool need_fewer)
+/* Candidate: best's decisions without those marked in drop. */
+static bool try_dropping(minimize_run_fn run, void *ctx,
+			 struct run_result *best, const bool *drop,
+			 struct minimize_stats *st, bool need_fewer)
 {
-	size_t n = best->ndecisions;
+	size_t n = best->ndecisions, k = 0;
 	struct decision *dec = malloc((n ? n : 1) * sizeof(*dec));
 	struct run_result rr;
 
 	if (!dec)
 		return false;
-	memcpy(dec, best->decisions, drop * sizeof(*dec));
-	memcpy(dec + drop, best->decisions + drop + 1,
-	       (n - drop - 1) * sizeof(*dec));
+	for (size_t i = 0; i < n; i++)
+		if (!drop[i])
+			dec[k++] = best->decisions[i];
 	st->runs++;
-	int e = run(ctx, dec, n - 1, &rr);
+	int e = run(ctx, dec, k, &rr);
 
 	free(dec);
 	if (e)
@@ -61,6 +62,79 @@ static bool try_without(minimize_run_fn run, void *ctx, struct run_result *best,
 	return better;
 }
 
+/* Candidate: best's decisions without number `drop`. */
+static bool try_without(minimize_run_fn run, void *ctx, struct run_result *best,
+			size_t drop, struct minimize_stats *st, bool need_fewer)
+{
+	bool *mask = calloc(best->ndecisions ? best->ndecisions : 1, 1);
+	bool better;
+
+	if (!mask)
+		return false;
+	mask[drop] = true;
+	better = try_dropping(run, ctx, best, mask, st, need_fewer);
+	free(mask);
+	return better;
+}
+
+/* Below this many preemptions they are dropped one at a time only. */
+#define CHUNK_MIN 16
+
+/*
+ * Many preemptions (a sample through a test runner carries hundreds, most
+ * in the runner's own threads): drop them in chunks first, as delta
+ * debugging does: halves, then quarters, ..., the later chunks first,
+ * keeping the granularity after a success.  One at a time costs a run per
+ * needless preemption; chunks cost about two runs per needed one per
+ * halving.
+ */
+static void drop_chunks(minimize_run_fn run, void *ctx, struct run_result *best,
+			unsigned max_runs, struct minimize_stats *st)
+{
+	size_t parts = 2;
+
+	while (st->runs < max_runs) {
+		size_t n = best->ndecisions, npre = 0;
+		size_t *pre = malloc((n ? n : 1) * sizeof(*pre));
+		bool *mask = calloc(n ? n : 1, 1);
+		bool dropped = false;
+
+		if (!pre || !mask) {
+			free(pre);
+			free(mask);
+			return;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (preempts(best, &best->decisions[i]))
+				pre[npre++] = i;
+		if (npre < CHUNK_MIN || parts > npre / 2) {
+			free(pre);
+			free(mask);
+			return;
+		}
+		size_t size = (npre + parts - 1) / parts;
+
+		for (size_t c = parts; c-- > 0 && !dropped &&
+				       st->runs < max_runs;) {
+			size_t a = c * size, b = a + size < npre ? a + size
+								  : npre;
+
+			if (a >= b)
+				continue;
+			memset(mask, 0, n);
+			for (size_t k = a; k < b; k++)
+				mask[pre[k]] = true;
+			dropped = try_dropping(run, ctx, best, mask, st, true);
+		}
+		free(pre);
+		free(mask);
+		if (!dropped)
+			parts *= 2;
+		else if (parts > 2)
+			parts--;
+	}
+}
+
 int minimize(minimize_run_fn run, void *ctx, struct run_result *best,
 	     unsigned max_runs, struct minimize_stats *st)
 {
@@ -68,7 +142,9 @@ int minimize(minimize_run_fn run, void *ctx, struct run_result *best,
 	st->preemptions_before = best->preemptions;
 	st->decisions_before = minimize_count_decisions(best);
 
-	/* 1. fewer preemptions, to a fixed point */
+	/* 1. fewer preemptions: in chunks while there are many, then one at
+	 * a time, to a fixed point */
+	drop_chunks(run, ctx, best, max_runs, st);
 	for (bool again = true; again && st->runs < max_runs;) {
 		again = false;
 		for (size_t i = best->ndecisions; i-- > 0;) {

@@ -1,6 +1,7 @@
 /*
  * Minimisation (ploom's "the same failure with fewer preemptions"): first
- * drop preemptions one at a time while the run still fails with the same
+ * drop preemptions (in chunks while there are 16 or more, delta-debugging
+ * style, then one at a time) while the run still fails with the same
  * fingerprint, to a fixed point; then drop the remaining non-default
  * decisions one at a time (the last first) under the same rule.
  *

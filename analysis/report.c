@@ -287,8 +287,10 @@ static void render(FILE *f, const void *arg)
 		report_json(f, w->r);
 	else if (w->format == 1)
 		report_markdown(f, w->r);
-	else
+	else if (w->format == 2)
 		report_junit(f, w->r);
+	else
+		report_sarif(f, w->r);
 }
 
 int report_write(const struct report *r, const char *format, const char *path)
@@ -301,6 +303,8 @@ int report_write(const struct report *r, const char *format, const char *path)
 		w.format = 1;
 	else if (!strcmp(format, "junit"))
 		w.format = 2;
+	else if (!strcmp(format, "sarif"))
+		w.format = 3;
 	else
 		return -EINVAL;
 	return write_atomically(path, render, &w);

@@ -1,5 +1,5 @@
 /*
- * Reports for CI: JSON, Markdown and JUnit renderings of one ptloom
+ * Reports for CI: JSON, Markdown, JUnit and SARIF renderings of one ptloom
  * command's outcome (../shared/CONTRACT.md lists the JSON fields).
  */
 #ifndef PTLOOM_REPORT_H
@@ -53,13 +53,16 @@ struct report {
 	uint64_t bound0_runs;	  /* runs every shard repeats */
 };
 
-/* format: "json", "markdown", "junit".  Written atomically to path.
+/* format: "json", "markdown", "junit", "sarif".  Written atomically to path.
  * Returns 0 or -errno (-EINVAL for an unknown format). */
 int report_write(const struct report *r, const char *format,
 		 const char *path);
 void report_json(FILE *f, const struct report *r);
 void report_markdown(FILE *f, const struct report *r);
 void report_junit(FILE *f, const struct report *r);
+void report_sarif(FILE *f, const struct report *r);
+/* The first "name.ext:LINE" in a location ("withdraw at bank.c:23"). */
+bool report_source_line(const char *loc, char *file, size_t len, int *line);
 /* "threads": [{ "thread": "T0", "name": ..., "backtrace": [frames] }]
  * (shared with `show --format json`). */
 void report_json_threads(FILE *f, const char *const *bts,

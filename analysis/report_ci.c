@@ -1,4 +1,6 @@
 /*
+ * The CI renderings of a report: JUnit and SARIF.
+ *
  * The JUnit rendering of a report, for strict consumers (Jenkins' and
  * GitLab's parsers, the Ant XSD): testsuites > testsuite > testcase with
  * the counts every consumer reads (tests, failures, errors, skipped),
@@ -12,13 +14,41 @@
  *
  * tests/integration (issue9, junit_report_validates) checks the output
  * against tests/corpus/junit.xsd with xmllint.
+ *
+ * SARIF 2.1.0 (code scanning): one run of the tool "ptloom" with one
+ * result per failure (ruleId "ptloom/KIND", level error; INCOMPLETE is a
+ * note, never an error), at the failing thread's source line when the
+ * location names one; the message is the summary and the replay command.
+ * tests/integration (issue9, sarif_report_shape) checks its JSON shape.
  */
+#include <ctype.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "escape.h"
 #include "report.h"
+
+/* The first "name.ext:LINE" in a location ("withdraw at bank.c:23"). */
+bool report_source_line(const char *loc, char *file, size_t len, int *line)
+{
+	for (const char *p = loc; p && *p; p++) {
+		if (*p != ':' || !isdigit((unsigned char)p[1]))
+			continue;
+		const char *b = p;
+
+		while (b > loc && !isspace((unsigned char)b[-1]) && b[-1] != '(')
+			b--;
+		if (!memchr(b, '.', (size_t)(p - b)) || (size_t)(p - b) >= len)
+			continue;
+		memcpy(file, b, (size_t)(p - b));
+		file[p - b] = 0;
+		*line = atoi(p + 1);
+		return *line > 0;
+	}
+	return false;
+}
 
 static void xml(FILE *f, const char *s)
 {
@@ -139,4 +169,77 @@ void report_junit(FILE *f, const struct report *r)
 	xml(f, r->summary);
 	fprintf(f, "</system-out>\n      <system-err></system-err>\n"
 		   "    </testcase>\n  </testsuite>\n</testsuites>\n");
+}
+
+void report_sarif(FILE *f, const struct report *r)
+{
+	const char *v = r->verdict ? r->verdict : "error";
+	bool fail = !strcmp(v, "fail") || !strcmp(v, "diverged");
+	bool note = !strcmp(v, "incomplete");
+	const char *kind = r->has_failure && r->kind ? r->kind : v;
+	char file[256], id[64];
+	int line = 0;
+
+	snprintf(id, sizeof(id), "ptloom/%s", kind);
+
+	fprintf(f, "{\n  \"$schema\": \"https://json.schemastore.org/"
+		   "sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n"
+		   "  \"runs\": [\n    {\n      \"tool\": {\n"
+		   "        \"driver\": {\n          \"name\": \"ptloom\",\n"
+		   "          \"version\": \"" PTLOOM_VERSION "\",\n"
+		   "          \"rules\": [");
+	if (fail || note) {
+		fprintf(f, "\n            { \"id\": ");
+		json_string(f, id);
+		fprintf(f, ", \"shortDescription\": { \"text\": ");
+		json_string(f, kind);
+		fprintf(f, " } }\n          ");
+	}
+	fprintf(f, "]\n        }\n      },\n      \"results\": [");
+	if (fail || note) {
+		fprintf(f, "\n        {\n          \"ruleId\": ");
+		json_string(f, id);
+		fprintf(f, ",\n          \"level\": \"%s\",\n"
+			   "          \"message\": { \"text\": ",
+			fail ? "error" : "note");
+		char *text = NULL;
+		size_t tlen = 0;
+		FILE *m = open_memstream(&text, &tlen);
+
+		if (m) {
+			fputs(r->summary ? r->summary : v, m);
+			if (r->message && r->message[0])
+				fprintf(m, "\n%s", r->message);
+			if (r->replay_command)
+				fprintf(m, "\nreplay: %s", r->replay_command);
+			fclose(m);
+		}
+		json_string(f, text ? text : v);
+		free(text);
+		fprintf(f, " }");
+		if (r->location &&
+		    report_source_line(r->location, file, sizeof(file),
+				       &line)) {
+			fprintf(f, ",\n          \"locations\": [\n"
+				   "            { \"physicalLocation\": {\n"
+				   "                \"artifactLocation\": "
+				   "{ \"uri\": ");
+			json_string(f, file);
+			fprintf(f, " },\n                \"region\": "
+				   "{ \"startLine\": %d } } }\n          ]",
+				line);
+		}
+		fprintf(f, ",\n          \"properties\": { \"verdict\": ");
+		json_string(f, v);
+		if (r->schedule_file) {
+			fprintf(f, ", \"schedule_file\": ");
+			json_string(f, r->schedule_file);
+		}
+		if (r->minimized_file) {
+			fprintf(f, ", \"minimized_file\": ");
+			json_string(f, r->minimized_file);
+		}
+		fprintf(f, " }\n        }\n      ");
+	}
+	fprintf(f, "]\n    }\n  ]\n}\n");
 }

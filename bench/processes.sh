@@ -1,28 +1,28 @@
 #!/usr/bin/env bash
-# Cost per run of what stands in front of a program (issue 9): the same
-# 2-thread program (tests/targets/fork_race_fixed: a worker process with two
-# threads) bare, behind `sh -c`, behind the two-level script
-# tests/targets/outer.sh, and the Criterion test binary
-# tests/targets/criterion_tests.c (one test through --filter, and both
-# tests; Criterion forks and re-execs a worker per test).  Random strategy,
-# fixed seed, sync points; prints ptloom's runs/s, native runs/s of the
-# same command, the slowdown against native, and the cost per run against
-# the bare program under ptloom.  Asserts nothing.
+# Cost per run of what stands in front of a program (issue 9), one table in
+# one invocation: the 2-thread program tests/targets/fork_race_fixed (a
+# worker process with two threads) bare, behind `sh -c` and behind the
+# two-level script tests/targets/outer.sh; and the Criterion test binary
+# tests/targets/criterion_tests.c (one test through --filter, and both;
+# Criterion forks and re-execs a worker per test) against the same two test
+# bodies in one plain process (criterion_bare, -DBARE).  Random strategy,
+# fixed seed, sync points.  Columns: ptloom's seconds per run, native
+# seconds per run of the same command, their ratio, and the cost per run
+# against its bare program under ptloom.  Asserts nothing.
 #
-# Measured on the 2-core VM (load ~10 from other work), PROC_RUNS=50
-# (Criterion: PROC_CRIT_RUNS=10):
-#   bare fork_race_fixed          343 runs/s
-#   sh -c fork_race_fixed         254 runs/s   1.34 x the bare cost per run
-#   sh outer.sh fork_race_fixed   145 runs/s   2.36 x
-#   Criterion --filter            failed before this issue's fix (every run
-#                                 FAILed: see below)
-# After the Criterion fix, PROC_RUNS=30 PROC_CRIT_RUNS=8, load ~10 (the
-# bare and shell numbers swing 2x with the load):
-#   bare fork_race_fixed          77.5 runs/s  native 105.6 runs/s
-#   sh -c fork_race_fixed        156.1 runs/s  native  99.8 runs/s
-#   sh outer.sh fork_race_fixed   16.8 runs/s  native  22.7 runs/s  1.3 x
-#   criterion --filter suite/locked 0.4 runs/s native 5.8 runs/s   14.5 x
-#   criterion (2 tests)            0.4 runs/s  native  4.4 runs/s  11.0 x
+# 2-core VM, load ~8-11 from other work, PROC_RUNS=30 PROC_CRIT_RUNS=6
+# (the sub-10 ms rows swing 2-5x with the load; a bare run under ptloom
+# is a fork of a checkpoint, cheaper than a native fork + exec):
+#                                        ptloom     native  ptloom /   x bare
+#   command                               s/run      s/run    native     cost
+#   bare fork_race_fixed                  .0042      .0023      1.7x       1x
+#   sh -c fork_race_fixed                 .0251      .0085      2.9x    5.97x
+#   sh outer.sh fork_race_fixed           .0112      .0087      1.2x    2.66x
+#   bare test bodies (no Criterion)       .0013      .0040       .3x       1x
+#   criterion --filter suite/locked      1.6666      .1923      8.6x 1207.33x
+#   criterion (2 tests, 2 workers)       2.5000      .1886     13.2x 1811.00x
+# Earlier (before the Criterion fix every Criterion run failed): sh -c
+# 1.34x and outer.sh 2.36x the bare cost at load ~10.
 # Most of a Criterion run is ~50,000 trapped rdtsc per process start-up
 # (mbedtls's HAVEGE entropy init, run by libgit2 from criterion_initialize,
 # in the runner and again in each re-exec'd worker), each a ptrace stop;
@@ -63,29 +63,40 @@ native() {
 	echo "scale=1; $n / ($t1 - $t0)" | bc
 }
 
-bare=$(rate "$RUNS" "$T/fork_race_fixed")
-printf "%-34s %8s runs/s  native %8s runs/s\n" "bare fork_race_fixed" "$bare" \
-	"$(native "$RUNS" "$T/fork_race_fixed")"
-for what in sh outer crit1 crit; do
-	n=$RUNS
-	case $what in
-	sh) name="sh -c fork_race_fixed"; cmd=(sh -c "$T/fork_race_fixed") ;;
-	outer) name="sh outer.sh fork_race_fixed"
-	       cmd=(sh "$ROOT/tests/targets/outer.sh" "$T/fork_race_fixed") ;;
-	crit1) name="criterion --filter suite/locked"; n=$CRIT_RUNS
-	       cmd=("$T/criterion_tests" --filter suite/locked) ;;
-	crit) name="criterion (2 tests)"; n=$CRIT_RUNS
-	      cmd=("$T/criterion_tests") ;;
-	esac
-	[ -x "${cmd[0]}" ] || [ "${cmd[0]}" = sh ] ||
-		{ printf "%-34s   not built\n" "$name"; continue; }
-	r=$(rate "$n" "${cmd[@]}")
-	nat=$(native "$n" "${cmd[@]}")
-	if [ -n "$r" ] && [ -n "$bare" ]; then
-		printf "%-34s %8s runs/s  native %8s runs/s  %6s x native  %6s x the bare cost\n" \
-			"$name" "$r" "$nat" "$(echo "scale=1; $nat / $r" | bc)" \
-			"$(echo "scale=2; $bare / $r" | bc)"
-	else
+# one row: ptloom's and native seconds per run, ptloom against native,
+# and the cost per run against its bare program under ptloom
+printf "%-34s %10s %10s %9s %8s\n" "" "ptloom" "native" "ptloom /" "x bare"
+printf "%-34s %10s %10s %9s %8s\n" "command" "s/run" "s/run" "native" "cost"
+row() {
+	local name=$1 n=$2 base=$3 r nat
+	shift 3
+	r=$(rate "$n" "$@")
+	nat=$(native "$n" "$@")
+	if [ -z "$r" ]; then
 		printf "%-34s   failed (see ptloom run output)\n" "$name"
+		return
 	fi
-done
+	printf "%-34s %10s %10s %8sx %7sx\n" "$name" \
+		"$(echo "scale=4; 1 / $r" | bc)" "$(echo "scale=4; 1 / $nat" | bc)" \
+		"$(echo "scale=1; $nat / $r" | bc)" \
+		"$( [ -n "$base" ] && echo "scale=2; $base / $r" | bc || echo 1)"
+	last=$r
+}
+
+row "bare fork_race_fixed" "$RUNS" "" "$T/fork_race_fixed"
+bare=$last
+row "sh -c fork_race_fixed" "$RUNS" "$bare" sh -c "$T/fork_race_fixed"
+row "sh outer.sh fork_race_fixed" "$RUNS" "$bare" \
+	sh "$ROOT/tests/targets/outer.sh" "$T/fork_race_fixed"
+# Criterion's runner and its fork + re-exec of a worker per test, against
+# the same two test bodies in one plain process (criterion_bare)
+if [ -x "$T/criterion_tests" ] && [ -x "$T/criterion_bare" ]; then
+	row "bare test bodies (no Criterion)" "$RUNS" "" "$T/criterion_bare"
+	cbare=$last
+	row "criterion --filter suite/locked" "$CRIT_RUNS" "$cbare" \
+		"$T/criterion_tests" --filter suite/locked
+	row "criterion (2 tests, 2 workers)" "$CRIT_RUNS" "$cbare" \
+		"$T/criterion_tests"
+else
+	echo "criterion targets not built"
+fi

@@ -87,6 +87,37 @@ if [ -x /usr/bin/python3 ]; then
 else
 	echo "python3: not installed, skipped"
 fi
+# compiled runtimes: a Rust std::thread program and a Go program with
+# goroutines, a WaitGroup and a channel (tests/real/go_wg.go), each built
+# here when its compiler is installed
+if command -v rustc >/dev/null &&
+	rustc -O -o "$OUT/rs_threads" "$ROOT/bench/rs_threads.rs" 2>/dev/null; then
+	nat=$(native_us "$OUT/rs_threads")
+	for mode in exec checkpoint; do
+		case $mode in
+		exec) r=$(explore PTLOOM_NO_CHECKPOINT=1 -s random -n 100 --seed 1 -- "$OUT/rs_threads") ;;
+		checkpoint) r=$(explore X=1 -s random -n 100 --seed 1 -- "$OUT/rs_threads") ;;
+		esac
+		row "rust rs_threads" "$nat" "$mode" $r
+	done
+else
+	echo "rust: rustc not installed, skipped"
+fi
+if command -v go >/dev/null &&
+	(cd "$OUT" && cp "$ROOT/tests/real/go_wg.go" . &&
+	 GOCACHE=$OUT/gocache GOPATH=$OUT/gopath GOFLAGS=-mod=mod \
+		 go build -o go_wg go_wg.go) >/dev/null 2>&1; then
+	nat=$(native_us "$OUT/go_wg")
+	for mode in exec checkpoint; do
+		case $mode in
+		exec) r=$(explore PTLOOM_NO_CHECKPOINT=1 -s random -n 20 --seed 1 -- "$OUT/go_wg") ;;
+		checkpoint) r=$(explore X=1 -s random -n 20 --seed 1 -- "$OUT/go_wg") ;;
+		esac
+		row "go go_wg" "$nat" "$mode" $r
+	done
+else
+	echo "go: not installed, skipped"
+fi
 echo
 echo "us/sched: exploration time per schedule; ratio_nat: that over one native run"
 echo "(goal <= 0.5); us/point: whole-run time per scheduling point; pt/seccomp:"

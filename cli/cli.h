@@ -141,6 +141,16 @@ int run_by_step(void *cfg, const struct decision *dec, size_t n,
 		struct run_result *out);
 /* minimize_strategy_fn over session_run(); ctx is a struct session_config */
 int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out);
+/*
+ * Minimise *best: the found order of effects with fewer switches first
+ * (minimize_reorder, one run each, to a fixed point), then preemptions and
+ * decisions dropped one at a time (minimize, at most max_runs runs).  A
+ * sample through a runner carries hundreds of needless preemptions: one
+ * by one they cost a run each, at a second a run behind Criterion.
+ */
+struct minimize_stats;
+void minimize_reorder_first(struct session_config *cfg, struct run_result *best,
+			    unsigned max_runs, struct minimize_stats *ms);
 
 /* The failure's message (unless the output holds it) and, with_output,
  * the tail of the program's output. */

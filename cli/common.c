@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "../analysis/escape.h"
+#include "../analysis/minimize.h"
 #include "../analysis/python.h"
 #include "../analysis/report.h"
 #include "../analysis/strategy.h"
@@ -183,9 +184,10 @@ int common_option(struct common_opts *o, int c, const char *arg)
 		return 1;
 	case 'F':
 		if (strcmp(arg, "json") && strcmp(arg, "markdown") &&
-		    strcmp(arg, "junit")) {
+		    strcmp(arg, "junit") && strcmp(arg, "sarif")) {
 			fprintf(stderr, "ptloom: --report-format is json, "
-					"markdown or junit (got '%s')\n", arg);
+					"markdown, junit or sarif (got '%s')\n",
+				arg);
 			return -1;
 		}
 		o->report_format = (char *)arg;
@@ -1321,6 +1323,22 @@ int run_by_step(void *cfg, const struct decision *dec, size_t n,
 int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out)
 {
 	return session_run(cfg, s, out);
+}
+
+void minimize_reorder_first(struct session_config *cfg, struct run_result *best,
+			    unsigned max_runs, struct minimize_stats *ms)
+{
+	struct minimize_stats more = { 0 };
+	unsigned pb = best->preemptions;
+	size_t db = minimize_count_decisions(best);
+
+	while (best->preemptions > 1 && !cli_interrupted &&
+	       minimize_reorder(run_with_strategy, cfg, best, &more) >= 0)
+		;
+	minimize(run_by_step, cfg, best, max_runs, ms);
+	ms->runs += more.runs;
+	ms->preemptions_before = pb;
+	ms->decisions_before = db;
 }
 
 void print_backtraces(FILE *f, char *const *bts, char *const *names, int n,

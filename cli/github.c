@@ -57,26 +57,6 @@ static void gh_escape(FILE *f, const char *s, bool property)
 	}
 }
 
-/* The first "name.ext:LINE" in a location ("withdraw at bank.c:23"). */
-static bool source_line(const char *loc, char *file, size_t len, int *line)
-{
-	for (const char *p = loc; p && *p; p++) {
-		if (*p != ':' || !isdigit((unsigned char)p[1]))
-			continue;
-		const char *b = p;
-
-		while (b > loc && !isspace((unsigned char)b[-1]) && b[-1] != '(')
-			b--;
-		if (!memchr(b, '.', (size_t)(p - b)) || (size_t)(p - b) >= len)
-			continue;
-		memcpy(file, b, (size_t)(p - b));
-		file[p - b] = 0;
-		*line = atoi(p + 1);
-		return *line > 0;
-	}
-	return false;
-}
-
 /* Find a file named base below dir (depth-first, a few levels, no hidden
  * or ptloom directories); its path into out. */
 static bool find_below(const char *dir, const char *base, int depth,
@@ -140,8 +120,8 @@ static void annotate(const struct report *r)
 		sum += 8;
 	if (!strcmp(r->verdict, "fail") || !strcmp(r->verdict, "diverged")) {
 		fputs("::error ", stdout);
-		if (r->location && source_line(r->location, file, sizeof(file),
-					       &line) &&
+		if (r->location && report_source_line(r->location, file,
+						      sizeof(file), &line) &&
 		    annotation_path(file, path, sizeof(path))) {
 			fputs("file=", stdout);
 			gh_escape(stdout, path, true);

@@ -20,7 +20,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: ptloom merge [--report FILE] [--report-format "
-	      "json|markdown|junit] REPORT...\n"
+	      "json|markdown|junit|sarif] REPORT...\n"
 	      "\n"
 	      "Combines the JSON reports of `ptloom run --shard K/N` into one "
 	      "verdict:\n"
@@ -140,9 +140,10 @@ int cmd_merge(int argc, char **argv)
 			break;
 		case 'F':
 			if (strcmp(optarg, "json") && strcmp(optarg, "markdown") &&
-			    strcmp(optarg, "junit")) {
+			    strcmp(optarg, "junit") && strcmp(optarg, "sarif")) {
 				fprintf(stderr, "ptloom: --report-format is "
-						"json, markdown or junit\n");
+						"json, markdown, junit or "
+						"sarif\n");
 				return EXIT_USAGE;
 			}
 			format = optarg;

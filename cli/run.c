@@ -57,7 +57,7 @@ static void usage(FILE *f)
 	      "  -o, --out DIR         where schedule files go (default "
 	      ".ptloom)\n"
 	      "      --report FILE     write a report; --report-format "
-	      "json|markdown|junit\n"
+	      "json|markdown|junit|sarif\n"
 	      "  -j, --jobs N          parallel workers, one per CPU, for "
 	      "every strategy; the\n"
 	      "                        result does not depend on N (default "
@@ -482,7 +482,8 @@ int cmd_run(int argc, char **argv)
 			if (run_by_step(&eo.cfg, orig->decisions,
 					orig->ndecisions, &best) == 0 &&
 			    fingerprint_equal(&best, orig)) {
-				minimize(run_by_step, &eo.cfg, &best, 300, &ms);
+				minimize_reorder_first(&eo.cfg, &best, 300,
+						       &ms);
 				unsigned before = ms.preemptions_before;
 				size_t dbefore = ms.decisions_before;
 

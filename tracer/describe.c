@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,4 +261,131 @@ void report_threads(struct session *s)
 					       p->backtrace,
 					       sizeof(p->backtrace));
 	}
+}
+
+/*
+ * The last line of the output tail that reports a failed assertion or
+ * test at a source line: "[----] tests/x.c:32: Assertion Failed"
+ * (Criterion), "x.cc:32: Failure" (googletest), "x.c:12:test_a:FAIL"
+ * (Unity).  Its file's base name and the line, or false.
+ */
+static bool output_assertion(const char *out, size_t len, char *file,
+			     size_t flen, int *line)
+{
+	size_t e = len, seen = 0;
+
+	while (e > 0 && seen++ < 64) {
+		size_t b = e;
+
+		while (b > 0 && out[b - 1] != '\n')
+			b--;
+		const char *l = out + b, *end = out + e;
+		bool says = memmem(l, (size_t)(end - l), "ssert", 5) ||
+			    memmem(l, (size_t)(end - l), "ail", 3) ||
+			    memmem(l, (size_t)(end - l), "AIL", 3);
+
+		for (const char *p = l; says && p < end; p++) {
+			if (*p != ':' || p + 1 >= end ||
+			    !isdigit((unsigned char)p[1]))
+				continue;
+			const char *q = p + 1, *w = p;
+
+			while (q < end && isdigit((unsigned char)*q))
+				q++;
+			if (q >= end || *q != ':')
+				continue;
+			while (w > l && !isspace((unsigned char)w[-1]) &&
+			       w[-1] != '/' && w[-1] != '(' && w[-1] != ']')
+				w--;
+			if (!memchr(w, '.', (size_t)(p - w)) || w == p ||
+			    (size_t)(p - w) >= flen)
+				continue;
+			memcpy(file, w, (size_t)(p - w));
+			file[p - w] = 0;
+			*line = atoi(p + 1);
+			if (*line > 0)
+				return true;
+		}
+		e = b ? b - 1 : 0;
+	}
+	return false;
+}
+
+/* "func at file.c:12" (the symbolizer's code form): func and the line when
+ * file is base. */
+static bool code_in(const char *text, const char *base, char *func,
+		    size_t len, int *line)
+{
+	const char *at = strstr(text, " at ");
+	size_t n = strlen(base);
+
+	if (!at || strncmp(at + 4, base, n) || at[4 + n] != ':' ||
+	    (size_t)(at - text) >= len)
+		return false;
+	memcpy(func, text, (size_t)(at - text));
+	func[at - text] = 0;
+	*line = atoi(at + 5 + n);
+	return *line > 0;
+}
+
+/*
+ * The command failed with a non-zero exit, it started other processes and
+ * none of them crashed or exited non-zero, but its output reports a failed
+ * assertion at a source line: a test runner reports what one of its workers found
+ * (Criterion's worker sends the failure over a socket and exits 0).  The
+ * failure is at that line.  When the trace is symbolised, the thread is
+ * named too: of the functions of that file the trace met, the one with an
+ * event nearest above the line encloses it, and its last thread there is
+ * the one that failed.  The location depends on the output alone, so that
+ * runs with and without a symbolised trace have the same failure.  (A
+ * policy, Python's, describes failures in its own terms.)
+ */
+void describe_output_failure(struct session *s)
+{
+	struct run_result *r = s->res;
+	char base[128], func[LOC_MAX], best_func[LOC_MAX] = "";
+	int line, best_line = 0, who = -1;
+
+	if (r->failure != FAIL_EXIT || s->child_sig || s->child_status ||
+	    s->nprocs < 2 || s->cfg->policy || !r->output ||
+	    !output_assertion(r->output, r->output_len, base, sizeof(base),
+			      &line))
+		return;
+	snprintf(r->location, sizeof(r->location), "%s:%d", base, line);
+	r->thread = -1;
+	r->thread_label[0] = 0;
+	if (!s->cfg->symbolize_trace)
+		return;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->nev; i++) {
+			const struct event *e = &s->ev[i];
+			const char *text = NULL;
+			int l;
+
+			if (e->kind != OP_CALL && e->kind != OP_ATOMIC &&
+			    e->kind != OP_ACCESS && e->kind != OP_SPIN)
+				continue;
+			uint64_t key = e->pc + (e->kind != OP_CALL);
+
+			for (size_t k = 0; k < r->nsyms && !text; k++)
+				if (r->syms[k].addr == key && !r->syms[k].data)
+					text = r->syms[k].text;
+			if (!text ||
+			    !code_in(text, base, func, sizeof(func), &l) ||
+			    l > line)
+				continue;
+			if (pass == 0 && l > best_line) {
+				best_line = l;
+				snprintf(best_func, sizeof(best_func), "%s",
+					 func);
+			} else if (pass == 1 && !strcmp(func, best_func)) {
+				who = e->thread;
+			}
+		}
+	if (who < 0 || who >= s->nth)
+		return;
+	r->thread = who;
+	if (s->th[who].p->idx > 0)
+		process_thread_label(s, &s->th[who], r->thread_label,
+				     sizeof(r->thread_label));
 }

@@ -30,5 +30,7 @@ void symbolize_trace(struct session *s);
 void drop_symbols(struct session *s);
 /* res->threads: every thread's state, place and stack. */
 void report_threads(struct session *s);
+/* A runner's failure its output places at a source line (describe.c). */
+void describe_output_failure(struct session *s);
 
 #endif

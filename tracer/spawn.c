@@ -54,6 +54,7 @@ static const int traced_syscalls[] = {
 	SYS_tgkill, SYS_tkill, SYS_clock_gettime, SYS_gettimeofday, SYS_time,
 	SYS_getrandom, SYS_set_tid_address, SYS_futex_waitv,
 	SYS_clock_getres, PTLOOM_SYSCALL_NR,
+	SYS_ptrace, /* refused: ptloom is every process's tracer */
 	/* signals (tracer/signal.c) */
 	SYS_rt_sigtimedwait, SYS_rt_sigsuspend, SYS_pause,
 	SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_pidfd_send_signal,
@@ -73,6 +74,7 @@ static struct {
 	uint64_t key;	/* its syscalls' sixth argument */
 } L = { .sock = -1 };
 static unsigned filters_installed;
+static pid_t filters_pid;	/* the process that counted them */
 
 /* A request: this header, then argc + envc NUL-terminated strings. */
 struct launch_req {
@@ -353,13 +355,18 @@ static int launcher_ensure(void)
 	close(sv[1]);
 	L.pid = pid;
 	L.sock = sv[0];
+	if (filters_pid != L.owner) {
+		/* a -j worker: what its parent installed is not its own */
+		filters_pid = L.owner;
+		filters_installed = 0;
+	}
 	filters_installed++;
 	return 0;
 }
 
 unsigned tracer_filters_installed(void)
 {
-	return filters_installed;
+	return filters_pid == getpid() ? filters_installed : 0;
 }
 
 /* Ask the launcher for a new process; its pid, or -errno. */

@@ -608,6 +608,17 @@ bool syscall_enter(struct session *s, struct thread *t)
 	case PTLOOM_SYSCALL_NR:
 		point(t, OP_ANNOTATE, r->rdi, 0);
 		return true;
+	case SYS_ptrace:
+		/*
+		 * A debugger, strace, a PTRACE_TRACEME child: every
+		 * process is ptloom's tracee already, so the kernel would
+		 * refuse (EPERM) what natively works, a different run.
+		 */
+		session_fail(s, FAIL_UNSUPPORTED, t,
+			     "unsupported: P%d %s uses ptrace (ptloom is the "
+			     "tracer of every process it runs)",
+			     t->p->idx, t->p->comm);
+		return true;
 	default:
 		return handled();
 	}

@@ -1307,6 +1307,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	sigaction(SIGALRM, &old_sa, NULL);
 
 	read_output(s);
+	describe_output_failure(s);
 	if ((res->failure == FAIL_CRASH ||
 	     (res->failure == FAIL_EXIT && s->child_sig)) &&
 	    res->output_len) {

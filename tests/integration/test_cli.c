@@ -3352,6 +3352,74 @@ Test(issue9, junit_report_validates)
 	res_free(&r);
 }
 
+/* python3 checks a SARIF file's shape: version 2.1.0, one run of the
+ * tool "ptloom", `results` results of `level`, the first at file:line. */
+static void sarif_shape(const char *path, int results, const char *level,
+			const char *file, int line)
+{
+	char cmd[4 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 - '%s' %d '%s' '%s' %d <<'EOF'\n"
+		 "import json, sys\n"
+		 "d = json.load(open(sys.argv[1]))\n"
+		 "n, level, file, line = int(sys.argv[2]), sys.argv[3], "
+		 "sys.argv[4], int(sys.argv[5])\n"
+		 "assert d['version'] == '2.1.0', d['version']\n"
+		 "assert 'sarif-2.1.0' in d['$schema']\n"
+		 "assert len(d['runs']) == 1\n"
+		 "run = d['runs'][0]\n"
+		 "assert run['tool']['driver']['name'] == 'ptloom'\n"
+		 "ids = [r['id'] for r in run['tool']['driver']['rules']]\n"
+		 "res = run['results']\n"
+		 "assert len(res) == n, res\n"
+		 "for r in res:\n"
+		 "    assert r['level'] == level, r\n"
+		 "    assert r['ruleId'] in ids, (r['ruleId'], ids)\n"
+		 "    assert r['message']['text'].startswith('ptloom: ')\n"
+		 "if file:\n"
+		 "    loc = res[0]['locations'][0]['physicalLocation']\n"
+		 "    assert loc['artifactLocation']['uri'] == file, loc\n"
+		 "    assert loc['region']['startLine'] == line, loc\n"
+		 "EOF",
+		 path, results, level, file, line);
+	struct res r = sh(cmd);
+
+	cr_assert(r.code == 0, "SARIF shape of %s:\n%s%s\n%s", path, r.out,
+		  r.err, slurp(path));
+	res_free(&r);
+}
+
+/* --report-format sarif: one result per failure at its source line, a
+ * note for INCOMPLETE, no result for a pass. */
+Test(issue9, sarif_report_shape)
+{
+	if (system("command -v python3 >/dev/null 2>&1")) {
+		cr_log_warn("python3 missing: SARIF shape check skipped");
+		cr_skip_test("python3 is not installed");
+	}
+	const char *out = in_tmp("report.sarif");
+	struct res r = PTL("run", "-o", in_tmp("out"), "--seed", SEED,
+			   "--report", out, "--report-format", "sarif", "--",
+			   "sh", "-c", target("fork_race"));
+
+	assert_exit(r, 1);
+	sarif_shape(out, 1, "error", "fork_race.c", 49);
+	res_free(&r);
+	r = PTL("run", "-o", in_tmp("out"), "-n", "3", "--seed", SEED,
+		"--report", out, "--report-format", "sarif", "--",
+		example("bank_fixed"));
+	assert_exit(r, 3);
+	sarif_shape(out, 1, "note", "", 0);
+	res_free(&r);
+	r = PTL("run", "-o", in_tmp("out"), "-p", "1", "--seed", SEED,
+		"--report", out, "--report-format", "sarif", "--",
+		example("bank_fixed"));
+	assert_exit(r, 0);
+	sarif_shape(out, 0, "error", "", 0);
+	res_free(&r);
+}
+
 Test(issue9, github_actions_summary_and_annotation)
 {
 	char cmd[4 * PATH_MAX];
@@ -3786,8 +3854,10 @@ Test(issue9, criterion_correct_tests_never_fail)
 }
 
 /* A lost update between two threads of one Criterion test is found
- * through Criterion's own worker, saved and replayed exactly; the report
- * names the worker's threads by process. */
+ * through Criterion's own worker, saved and replayed exactly; the summary
+ * names the worker's thread that failed the assertion and its line (the
+ * worker reports it over a socket and exits 0: the runner's exit status
+ * is the command's), the report the worker's threads by process. */
 Test(issue9, criterion_racy_test_found_and_replayed)
 {
 	struct res r = RUN9("--timeout", "120", "-s", "surw", "-n", "20",
@@ -3795,7 +3865,8 @@ Test(issue9, criterion_racy_test_found_and_replayed)
 			    target("criterion_racy"));
 
 	assert_exit(r, 1);
-	assert_summary(&r, "ptloom: FAIL exit status 1");
+	assert_summary(&r, "ptloom: FAIL exit status 1 in P1 criterion_racy "
+			   "T0 (criterion_tests.c:");
 	assert_contains(r.out, "lost update: counter 1", "Criterion's output");
 	char *rep = report();
 
@@ -3809,6 +3880,8 @@ Test(issue9, criterion_racy_test_found_and_replayed)
 	struct res x = sh(cmd);
 
 	assert_exit(x, 1);
+	assert_contains(x.out, "P1 criterion_racy T0 (criterion_tests.c:",
+			"the replay");
 	char *j = slurp(in_tmp("replay.json"));
 
 	assert_json(j, "exact", "true");
@@ -3868,5 +3941,33 @@ Test(issue9, meson_test_correct_project_passes)
 	assert_exit(r, 0);
 	assert_summary(&r, "ptloom: PASS 3 runs");
 	assert_contains(r.out, "2/2 second", "meson's output");
+	res_free(&r);
+}
+
+/*
+ * A process that traces another (a debugger, strace, a hand-written
+ * PTRACE_TRACEME child): ptloom is already the tracer of every process, so
+ * the kernel would refuse it; the run says so, naming the process, instead
+ * of a run unlike the native one (it was a false "exit status 4").
+ */
+Test(issue9, a_process_that_ptraces_is_unsupported)
+{
+	struct res r = RUN9("--no-minimize", "--seed", SEED, "--",
+			    target("ptrace_child"));
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "unsupported: P1 ptrace_child uses ptrace",
+			"the output");
+	assert_summary(&r, "ptloom: FAIL unsupported in P1 ptrace_child T0");
+	res_free(&r);
+	if (system("command -v strace >/dev/null 2>&1")) {
+		cr_log_warn("strace missing: its check skipped");
+		return;
+	}
+	r = RUN9("--no-minimize", "--seed", SEED, "--", "strace", "-f", "-o",
+		 "/dev/null", "true");
+	assert_exit(r, 1);
+	assert_contains(r.out, "unsupported: P0 strace uses ptrace",
+			"the output");
 	res_free(&r);
 }

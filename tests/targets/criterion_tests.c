@@ -4,9 +4,21 @@
  * Correct: suite/locked (two threads add under a mutex) and suite/plain.
  * -DRACY: suite/racy, a lost update across two threads in one test
  * (`v = counter; counter = v + 1;` unlocked); natively it nearly always
- * passes.
+ * passes.  -DBARE: the correct tests without Criterion, one after the
+ * other in main (what Criterion's fork costs, bench/processes.sh).
  */
+#ifdef BARE
+/* the same test bodies in one plain process, for bench/processes.sh */
+#include <stdlib.h>
+#define Test(suite, name) static void suite##_##name(void)
+#define cr_assert_eq(a, b, ...)                                               \
+	do {                                                                  \
+		if ((a) != (b))                                               \
+			abort();                                              \
+	} while (0)
+#else
 #include <criterion/criterion.h>
+#endif
 #include <pthread.h>
 
 static volatile int counter;
@@ -57,5 +69,15 @@ Test(suite, locked)
 Test(suite, plain)
 {
 	cr_assert_eq(1 + 1, 2);
+}
+#endif
+
+#ifdef BARE
+int main(void)
+{
+	suite_locked();
+	counter = 0;
+	suite_plain();
+	return 0;
 }
 #endif

@@ -14,7 +14,7 @@
 
 #include "../../analysis/minimize.h"
 
-#define NSTEPS 12
+#define NSTEPS 80
 
 struct fake {
 	/* fill out->failure/signal/location from which steps took T1 */
@@ -126,6 +126,35 @@ Test(minimize, drops_every_preemption_not_needed)
 	cr_assert_eq(st.decisions_before, 5);
 	cr_assert_eq(st.decisions_after, 1);
 	cr_assert_eq(st.runs, f.calls, "every candidate run is counted");
+	run_result_free(&best);
+}
+
+/* Fails iff T1 preempts at steps 5 and 61. */
+static void needs_5_and_61(const bool *t1, struct run_result *out)
+{
+	if (t1[5] && t1[61])
+		crash_at(out, SIGABRT, BANK);
+}
+
+/* A sample through a runner: 40 preemptions, two needed.  They are
+ * dropped in chunks, in fewer runs than one at a time would take (one per
+ * needless preemption). */
+Test(minimize, drops_many_preemptions_in_chunks)
+{
+	struct fake f = { .verdict = needs_5_and_61 };
+	int steps[40];
+
+	for (int i = 0; i < 40; i++)
+		steps[i] = 2 * i + 1;
+	struct run_result best = start(&f, steps, 40);
+	struct minimize_stats st;
+
+	cr_assert_eq(best.preemptions, 40);
+	minimize(fake_run, &f, &best, 1000, &st);
+	cr_assert_eq(best.preemptions, 2);
+	cr_assert(took(&best, 5) && took(&best, 61));
+	cr_assert_lt(st.runs, 38, "%u runs", st.runs);
+	cr_assert_eq(st.runs, f.calls);
 	run_result_free(&best);
 }
 
