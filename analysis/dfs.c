@@ -93,6 +93,18 @@ struct dfs {
 	bool delay;
 	struct item *later;
 	size_t nlater, caplater;
+	/* state caching: the choice points' states seen, each with the
+	 * least cost it was reached at and what was asleep there */
+	bool cache;
+	struct cached *seen;
+	size_t nseen, capseen;
+	uint64_t cache_hits;
+};
+
+struct cached {
+	uint64_t key;		/* 0: an empty slot */
+	uint64_t sleep;		/* asleep there: bit 2*thread + timeout */
+	uint8_t cost;
 };
 
 static void set_run_sleep(struct dfs *d, const struct alt *set, int k);
@@ -719,6 +731,106 @@ static struct alt *item_sleep(const struct node *n, int i, int *count)
 	return sl;
 }
 
+/*
+ * State caching (Godefroid's state matching, under a bound): a choice
+ * point whose program state (choice.state, tracer/state.c) and
+ * alternatives equal those of a node met before, at a cost no higher and
+ * with no more asleep there, has no future that node's subtree does not
+ * have: its free edges ran below it and its costly ones are queued, with
+ * at least as much of the bound left.  A node that is not pruned is
+ * remembered.  Sound for reaching failures and end states when the state
+ * covers everything the future depends on; tests/unit/test_dfs.c checks
+ * it against brute force at every bound.
+ */
+static uint64_t cache_key(const struct choice *c)
+{
+	uint64_t h = c->state ^ 0x6a09e667f3bcc909ull;
+
+	h = (h ^ ((uint64_t)c->kind << 32 | (uint32_t)c->nalts)) *
+	    0x9e3779b97f4a7c15ull;
+	h = (h ^ (uint64_t)(uint32_t)c->current) * 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < c->nalts; i++) {
+		const struct alt *a = &c->alts[i];
+
+		h = (h ^ ((uint64_t)a->thread << 48 | (uint64_t)a->timeout << 40 |
+			  (uint64_t)a->cost << 32 | (uint64_t)a->kind << 24 |
+			  (uint64_t)a->yield << 16 | (uint64_t)a->fn << 8 |
+			  a->global)) *
+		    0x9e3779b97f4a7c15ull;
+		h = (h ^ a->obj) * 0x9e3779b97f4a7c15ull;
+		h = (h ^ a->obj2) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 31;
+	}
+	return h ? h : 1;
+}
+
+static bool cache_grow(struct dfs *d)
+{
+	size_t cap = d->capseen ? d->capseen * 2 : 4096;
+	struct cached *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return false;
+	for (size_t i = 0; i < d->capseen; i++) {
+		struct cached *e = &d->seen[i];
+
+		if (!e->key)
+			continue;
+		size_t k = e->key & (cap - 1);
+
+		while (n[k].key)
+			k = (k + 1) & (cap - 1);
+		n[k] = *e;
+	}
+	free(d->seen);
+	d->seen = n;
+	d->capseen = cap;
+	return true;
+}
+
+static bool seen_before(struct dfs *d, const struct choice *c,
+			const struct node *n)
+{
+	uint64_t key = cache_key(c), sleep = 0;
+	bool all = true; /* every sleeper fits the mask */
+
+	for (int i = 0; i < n->nalts; i++)
+		if (asleep(n, &n->alts[i])) {
+			unsigned bit = 2u * n->alts[i].thread +
+				       n->alts[i].timeout;
+
+			if (bit < 64)
+				sleep |= 1ull << bit;
+			else
+				all = false;
+		}
+	if (2 * (d->nseen + 1) > d->capseen && !cache_grow(d))
+		return false;
+	size_t k = key & (d->capseen - 1);
+
+	while (d->seen[k].key && d->seen[k].key != key)
+		k = (k + 1) & (d->capseen - 1);
+	struct cached *e = &d->seen[k];
+	uint8_t cost = (uint8_t)(d->cur < 255 ? d->cur : 255);
+
+	if (e->key) {
+		if (e->cost <= cost && !(e->sleep & ~sleep))
+			return true;
+		/* keep the entry that covers more */
+		if (all && (cost < e->cost ||
+			    (cost == e->cost && !(sleep & ~e->sleep)))) {
+			e->cost = cost;
+			e->sleep = sleep;
+		}
+		return false;
+	}
+	if (all) {
+		*e = (struct cached){ key, sleep, cost };
+		d->nseen++;
+	}
+	return false;
+}
+
 static int dfs_pick(void *ctx, const struct choice *c)
 {
 	struct dfs *d = ctx;
@@ -784,6 +896,17 @@ static int dfs_pick(void *ctx, const struct choice *c)
 							    : 0);
 	d->depth++;
 	node_sleep(d, n);
+	if (d->cache && c->state && !d->placement && d->nshards <= 1 &&
+	    n->kind == DEC_RUN && seen_before(d, c, n)) {
+		/* the same state was reached before at no higher cost: its
+		 * futures ran (or are queued) from there */
+		free_node(n);
+		d->depth--;
+		d->cache_hits++;
+		d->pruned++;
+		d->pruned_run = true;
+		return -1;
+	}
 	/* asleep alternatives count as explored */
 	for (int i = 0; i < n->nalts; i++)
 		if (asleep(n, &n->alts[i])) {
@@ -842,10 +965,31 @@ static int dfs_pick(void *ctx, const struct choice *c)
 	return -1;
 }
 
+/* Only a fresh node's state is looked up: ask for it there. */
+static bool dfs_want_state(void *ctx)
+{
+	const struct dfs *d = ctx;
+
+	return d->cache && !d->placement && d->nshards <= 1 &&
+	       d->pos >= d->plen && d->pos - d->plen >= d->depth;
+}
+
 struct strategy dfs_strategy(struct dfs *d)
 {
 	return (struct strategy){ .ctx = d, .pick = dfs_pick,
-				  .single = dfs_single };
+				  .single = dfs_single,
+				  .want_state = d->cache ? dfs_want_state
+							 : NULL };
+}
+
+void dfs_set_state_cache(struct dfs *d, bool on)
+{
+	d->cache = on;
+}
+
+uint64_t dfs_cache_hits(const struct dfs *d)
+{
+	return d->cache_hits;
 }
 
 void dfs_set_placement(struct dfs *d, bool on)
@@ -925,5 +1069,6 @@ void dfs_free(struct dfs *d)
 	for (size_t k = 0; k < d->nsnaps; k++)
 		free(d->snaps[k]);
 	free(d->snaps);
+	free(d->seen);
 	free(d);
 }

@@ -362,6 +362,8 @@ restart:
 			dfs_set_shard(d, o->shard, o->nshards);
 		if (o->delay_bound)
 			dfs_set_delay(d, true);
+		if (o->state_cache)
+			dfs_set_state_cache(d, true);
 		s = dfs_strategy(d);
 		if (o->hybrid && !nhs) {
 			const int *mix = o->nmix ? o->mix : default_mix;
@@ -539,13 +541,18 @@ restart:
 			est_steps = rr.steps;
 		if (d)
 			r->bound = dfs_bound(d);
-		if (o->output && rr.output_len)
+		/* a run the reduction cut short is no whole execution: its
+		 * output would be a fragment */
+		bool cut_short = d && !sample && rr.failure == FAIL_DIVERGED &&
+				 dfs_pruned_run(d);
+
+		if (o->output && rr.output_len && !cut_short)
 			pass_output(o, rr.output, rr.output_len);
 		if (sample && rr.failure == FAIL_DIVERGED) {
 			run_result_free(&rr);
 			continue;
 		}
-		if (d && rr.failure == FAIL_DIVERGED && dfs_pruned_run(d)) {
+		if (cut_short) {
 			r->pruned++;
 			run_result_free(&rr);
 			progress(o, r, t0, d, false);

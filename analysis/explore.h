@@ -51,6 +51,7 @@ struct explore_opts {
 	double max_time;	   /* 0 = none */
 	int pct_depth;
 	bool reduction;		   /* sleep sets (dfs) */
+	bool state_cache;	   /* dfs: prune states seen before */
 	bool progress;		   /* a progress line on stderr */
 	bool output;		   /* --output: show every run's output */
 	int spin_ms;		   /* spin detection, 0 = off */

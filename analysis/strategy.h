@@ -75,6 +75,10 @@ uint64_t dfs_key(const struct dfs *d);
  * round-robin order costs k delays (sleep sets off). */
 void dfs_set_delay(struct dfs *d, bool on);
 int dfs_delay_cost(const struct choice *c, int i);
+/* State caching: prune a choice point whose program state was reached
+ * before at no higher cost (choice.state; call before dfs_strategy). */
+void dfs_set_state_cache(struct dfs *d, bool on);
+uint64_t dfs_cache_hits(const struct dfs *d);
 int dfs_bound(const struct dfs *d);	/* the bound being explored */
 /* The reduction's dependence of two pending operations (tests use it). */
 bool dfs_dependent(const struct alt *a, const struct alt *b);

@@ -40,6 +40,10 @@ static void usage(FILE *f)
 	      "      --points LIST     sync,atomics,races (default sync,races)\n"
 	      "      --pct-depth D     PCT bug depth (default 3)\n"
 	      "      --no-reduction    dfs without sleep-set reduction\n"
+	      "      --no-state-cache  dfs without state caching (by default a "
+	      "serial dfs\n"
+	      "                        skips a program state it reached "
+	      "before)\n"
 	      "      --dfs-only        dfs without interleaved samples (every "
 	      "fourth run\n"
 	      "                        samples; the verdict is dfs's)\n"
@@ -68,7 +72,9 @@ static void usage(FILE *f)
 	      "      --free-children   let child processes run unscheduled "
 	      "(today's\n"
 	      "                        behaviour; the verdict says so)\n"
-	      "      --output          pass every run's output through\n"
+	      "      --output          pass every run's output through (not "
+	      "that of runs\n"
+	      "                        the reduction cuts short)\n"
 	      "  -q, --quiet           print the summary line only\n"
 	      "\n"
 	      "exit: 0 pass, 1 failure, 2 usage/input error, 3 incomplete (a "
@@ -87,6 +93,8 @@ static const struct option long_opts[] = {
 	{ "points", required_argument, 0, 'P' },
 	{ "pct-depth", required_argument, 0, 'D' },
 	{ "no-reduction", no_argument, 0, 'N' },
+	{ "no-state-cache", no_argument, 0, 'c' + 256 },
+	{ "state-cache", no_argument, 0, 'C' + 256 },
 	{ "no-minimize", no_argument, 0, 'm' },
 	{ "dfs-only", no_argument, 0, 'Y' },
 	{ "hybrid-mix", required_argument, 0, 'H' },
@@ -223,6 +231,7 @@ int cmd_run(int argc, char **argv)
 	eo.max_runs = 10000;
 	eo.pct_depth = 3;
 	eo.reduction = true;
+	eo.state_cache = true;
 	eo.hybrid = true;
 	optind = 1;
 	opterr = 0;
@@ -316,6 +325,12 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'N':
 			eo.reduction = false;
+			break;
+		case 'C' + 256:
+			eo.state_cache = true;
+			break;
+		case 'c' + 256:
+			eo.state_cache = false;
 			break;
 		case 'm':
 			minimize_on = false;

@@ -126,6 +126,8 @@ struct choice {
 	uint8_t kind;	     /* enum decision_kind */
 	int current;	     /* T-number of the thread that ran last, -1 */
 	uint32_t preemptions; /* preemptions taken so far in this run */
+	uint64_t state;	     /* the program's state, if the strategy asks
+				(strategy.want_state); 0: unknown */
 	int nalts;
 	struct alt alts[MAX_ALTS]; /* default choice first */
 };

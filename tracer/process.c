@@ -599,13 +599,18 @@ static void drop_free_process(struct session *s, pid_t pid)
 		}
 }
 
-/* Rewrite AT_SYSINFO_EHDR to AT_IGNORE so that glibc makes real clock
- * syscalls instead of using the vDSO. */
+/*
+ * The new image's auxiliary vector: AT_SYSINFO_EHDR becomes AT_IGNORE so
+ * that glibc makes real clock syscalls instead of using the vDSO; the 16
+ * bytes AT_RANDOM points to (the kernel's fresh randomness at every exec:
+ * glibc's stack guard, Go's fastrand seed, which steers its scheduler)
+ * become a function of the seed and the image number, as getrandom's
+ * stream is, so that a run stays a function of its schedule.
+ */
 static void hide_vdso(struct session *s, struct thread *t)
 {
 	uint64_t sp, argc, w[2];
 
-	(void)s;
 	if (regs_get(t))
 		return;
 	sp = t->regs.rsp;
@@ -623,6 +628,12 @@ static void hide_vdso(struct session *s, struct thread *t)
 			uint64_t ignore = 1; /* AT_IGNORE */
 
 			mem_write(t->p, sp, &ignore, 8);
+		} else if (w[0] == 25 /* AT_RANDOM */ && w[1]) {
+			uint64_t x = s->cfg->seed ^ 0x41545f52414e44ull ^
+				     (uint64_t)t->p->img << 40,
+				 b[2] = { splitmix(&x), splitmix(&x) };
+
+			mem_write(t->p, w[1], b, sizeof(b));
 		}
 }
 

@@ -88,6 +88,9 @@ uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 
 /* tracer/syscall.c: classify a seccomp stop; returns true when it is a
  * scheduling point (t's pending operation is set), false when handled. */
+/* tracer/syscall.c: the deterministic stream behind getrandom and
+ * AT_RANDOM */
+uint64_t splitmix(uint64_t *x);
 bool syscall_enter(struct session *s, struct thread *t);
 /* Execute t's pending operation. Returns true if t now runs, false if it
  * blocked (the scheduler picks again). */

@@ -35,7 +35,7 @@
 #define CLONE_CHILD_CLEARTID 0x00200000
 #endif
 
-static uint64_t splitmix(uint64_t *x)
+uint64_t splitmix(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
 

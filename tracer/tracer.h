@@ -32,6 +32,10 @@ struct strategy {
 	/* Optional: asked at a run choice with one alternative before it is
 	 * taken; false abandons the run (a reduction saw it is redundant). */
 	bool (*single)(void *ctx, const struct choice *c);
+	/* Set choice.state at run choices (tracer/state.c; it costs a
+	 * read of the program's writable memory) where want_state says
+	 * so; NULL: never. */
+	bool (*want_state)(void *ctx);
 };
 
 /* Scheduling-point sets (--points). */

@@ -97,7 +97,17 @@ struct session {
 	char child_where[LOC_MAX];
 	char child_label[64];
 	bool handed_over;	/* stop_at reached: no longer ours */
+	struct {		/* state keys (tracer/state.c) */
+		bool off;	/* beyond the key for the rest of the run */
+		bool based;
+		size_t scanned;	/* events checked */
+		long long wchar0, out0;
+		uint64_t hashed; /* bytes of memory hashed this run */
+	} key;
 };
+
+/* tracer/state.c: the program's state at a choice point, 0: unknown */
+uint64_t session_state_key(struct session *s);
 
 void session_fail(struct session *s, int kind, struct thread *t,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -736,6 +736,7 @@ Test(issue2, same_seed_gives_byte_identical_output)
 
 	assert_contains(a, "log=", "determinism's output");
 	assert_contains(a, "getrandom=", "determinism's output");
+	assert_contains(a, "at_random=", "determinism's output");
 	cr_assert_str_eq(a, b, "two runs with --seed 3 differ");
 	free(a);
 	free(b);
@@ -1774,7 +1775,10 @@ Test(issue11, pct_deadlock_minimized_to_one_preemption)
 /* -j 2 dfs: the same verdict and schedules as the serial search. */
 static void same_with_two_jobs(const char *program, int want)
 {
-	struct res a = RUN(program, "--dfs-only", "--seed", SEED);
+	/* shards do not cache states (a serial dfs prunes by what it saw):
+	 * the same set as the serial search without caching */
+	struct res a = RUN(program, "--dfs-only", "--no-state-cache", "--seed",
+			   SEED);
 	struct res b = RUN(program, "--dfs-only", "-j", "2", "--seed", SEED);
 	char *sa = summary(&a), *sb = summary(&b);
 
@@ -1838,8 +1842,8 @@ static struct res shard(const char *program, const char *k_of_n,
 
 Test(issue10, shards_together_explore_exactly_the_serial_set)
 {
-	struct res serial = RUN(example("bank_fixed"), "--dfs-only", "--seed",
-				SEED);
+	struct res serial = RUN(example("bank_fixed"), "--dfs-only",
+				"--no-state-cache", "--seed", SEED);
 	struct res a = shard(example("bank_fixed"), "1/2", "s1.json");
 	struct res b = shard(example("bank_fixed"), "2/2", "s2.json");
 
@@ -1949,6 +1953,32 @@ Test(issue10, sigkill_of_ptloom_stops_every_worker)
 		check_leftovers("ptloom run -j 2, killed");
 	}
 }
+/* State caching: the barrier example (3 threads, 2 rounds, all on one
+ * pthread_barrier_t) completes preemption bound 2 with the default options
+ * and budget (over 20,000 runs without caching). */
+Test(issue11, barrier_completes_bound_2_by_default)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "-o";
+	argv[n++] = in_tmp("out");
+	argv[n++] = "--seed";
+	argv[n++] = SEED;
+	argv[n++] = "--";
+	argv[n++] = (char *)example("barrier");
+	argv[n] = NULL;
+	struct res r = run_argv(argv, NULL, 300 * slowdown());
+	char *s = summary(&r);
+
+	assert_exit(r, 0);
+	assert_contains(s, "complete to preemption bound 2", "the summary");
+	free(s);
+	res_free(&r);
+}
+
 /* Two threads strictly alternating 5+5 updates: about 9 preemptions, far
  * beyond the default bound 2, found by the hybrid's samples with default
  * options; the summary says a sample found it beyond the bound. */

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/random.h>
 #include <sys/time.h>
 #include <time.h>
@@ -61,6 +62,15 @@ int main(void)
 	printf("getrandom=");
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		printf("%02x", rnd[i]);
+	printf("\n");
+
+	/* the kernel's 16 random bytes of every exec (glibc's stack guard,
+	 * Go's scheduler seed) */
+	const unsigned char *at = (const unsigned char *)getauxval(AT_RANDOM);
+
+	printf("at_random=");
+	for (int i = 0; at && i < 16; i++)
+		printf("%02x", at[i]);
 	printf("\n");
 
 	block = malloc(64);

@@ -153,13 +153,59 @@ static void perform(const struct model *m, struct mstate *s, int t,
 	s->current = t;
 }
 
+/* State caching: runs give their choices a state (model_state) and dfs
+ * caches them; with model_sums a step adds to its object (the state and
+ * the outcome count each thread's steps, not their order), so that
+ * different orders reach the same state. */
+static bool model_cache, model_sums;
+
+static unsigned steps_of(const struct mstate *s, int obj, int t)
+{
+	unsigned n = 0;
+
+	for (int i = 0; i < s->nlog[obj]; i++)
+		n += s->log[obj][i] == '0' + t;
+	return n;
+}
+
+static uint64_t model_state(const struct model *m, const struct mstate *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
+	for (int t = 0; t < m->nthreads; t++)
+		MIX(s->pc[t]);
+	for (int o = 0; o < MAXOBJ; o++) {
+		MIX(s->holder[o] + 1);
+		if (model_sums) {
+			for (int t = 0; t < m->nthreads; t++)
+				MIX(steps_of(s, o, t));
+			continue;
+		}
+		MIX(s->nlog[o]);
+		for (int i = 0; i < s->nlog[o]; i++)
+			MIX(s->log[o][i]);
+	}
+	MIX(s->current + 1);
+#undef MIX
+	return h ? h : 1;
+}
+
 /* The end state, for comparing outcomes: each object's log. */
 static void outcome(const struct mstate *s, char *buf, size_t len)
 {
 	size_t k = 0;
 
-	for (int i = 0; i < MAXOBJ; i++)
+	for (int i = 0; i < MAXOBJ; i++) {
+		if (model_sums) {
+			for (int t = 0; t < MAXT; t++)
+				k += (size_t)snprintf(buf + k, len - k, "%u,",
+						      steps_of(s, i, t));
+			k += (size_t)snprintf(buf + k, len - k, "/");
+			continue;
+		}
 		k += (size_t)snprintf(buf + k, len - k, "%s/", s->log[i]);
+	}
 	if (s->deadlocked)
 		snprintf(buf + k, len - k, "deadlock");
 }
@@ -192,6 +238,9 @@ static enum run_end run_model(const struct model *m, struct strategy *st,
 		}
 		c.step = step;
 		c.preemptions = s->cost;
+		if (model_cache && st->want_state &&
+		    st->want_state(st->ctx))
+			c.state = model_state(m, s);
 		int idx = 0;
 
 		if (c.nalts > 1) {
@@ -309,6 +358,11 @@ static void explore_model(const struct model *m, int bound, bool sleep_sets,
 	cr_assert_not_null(d);
 	if (walk_delay)
 		dfs_set_delay(d, true);
+	if (model_cache) {
+		dfs_set_state_cache(d, true);
+		st = dfs_strategy(d);
+		cr_assert(st.want_state);
+	}
 	memset(ex, 0, sizeof(*ex));
 	while (dfs_next(d)) {
 		struct mstate s;
@@ -322,8 +376,9 @@ static void explore_model(const struct model *m, int bound, bool sleep_sets,
 		cr_assert_leq(dfs_bound(d), bound < 0 ? 0 : bound);
 		last_bound = dfs_bound(d);
 		if (e == RUN_ABANDONED) {
-			cr_assert(sleep_sets, "run %u abandoned without "
-					      "sleep sets (diverged=%d)",
+			cr_assert(sleep_sets || model_cache,
+				  "run %u abandoned without "
+				  "sleep sets (diverged=%d)",
 				  ex->runs, dfs_diverged(d));
 			cr_assert_not(dfs_diverged(d));
 			ex->abandoned++;
@@ -1125,6 +1180,147 @@ Test(dfs, reduction_matches_brute_force_with_exits_and_yields)
 		    (unsigned long long)nprog, rs.bounded_lost);
 	cr_assert_eq(rs.bounded_lost, 0, "a bounded search lost end states");
 	cr_assert_gt(rs.fewer, 10, "the reduction prunes something");
+}
+
+/* --- state caching against brute force ---------------------------------- */
+
+/* Every end state of a schedule in a costing at most bound is in b. */
+static bool outcomes_within_cost(const struct sched_set *a, unsigned bound,
+				 const struct sched_set *b, const char **missing)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		bool found = false;
+
+		if (a->cost[i] > bound)
+			continue;
+		for (size_t j = 0; j < b->n && !found; j++)
+			found = !strcmp(a->out[i], b->out[j]);
+		if (!found) {
+			*missing = a->out[i];
+			return false;
+		}
+	}
+	return true;
+}
+
+struct cache_stats {
+	unsigned cached_runs, plain_runs, fewer;
+};
+
+/* At bounds 0-3 and unbounded, with and without sleep sets: the search
+ * with state caching reaches exactly the end states (and deadlocks) of
+ * brute force's schedules within the bound, in no more runs than the
+ * same search without caching. */
+static void check_cache(const struct model *m, uint64_t seed,
+			struct cache_stats *cs)
+{
+	static const int bounds[] = { 0, 1, 2, 3, 20 };
+	struct sched_set all;
+	const char *miss = NULL;
+
+	all_schedules(m, &all);
+	for (int sl = 0; sl < 2; sl++)
+		for (size_t b = 0; b < sizeof(bounds) / sizeof(bounds[0]); b++) {
+			struct explored on, off;
+			unsigned bound = (unsigned)bounds[b];
+
+			model_cache = true;
+			explore_model(m, bounds[b], sl, &on);
+			model_cache = false;
+			explore_model(m, bounds[b], sl, &off);
+			cr_assert(outcomes_within_cost(&all, bound, &on.got,
+						       &miss),
+				  "program %llu, bound %u, sleep sets %d, "
+				  "sums %d: end state %s lost by caching",
+				  (unsigned long long)seed, bound, sl,
+				  model_sums, miss);
+			cr_assert(outcomes_within(&on.got, &all, &miss),
+				  "program %llu: end state %s invented",
+				  (unsigned long long)seed, miss);
+			cr_assert_leq(on.runs, off.runs,
+				      "program %llu bound %u sleep sets %d",
+				      (unsigned long long)seed, bound, sl);
+			cs->cached_runs += on.runs;
+			cs->plain_runs += off.runs;
+			cs->fewer += on.runs < off.runs;
+			set_free(&on.got);
+			set_free(&off.got);
+		}
+	set_free(&all);
+}
+
+/*
+ * The generated programs of the reduction's checks, twice: with each
+ * object's log as state (orders of steps on one object stay apart) and
+ * with sums (steps commute, so states meet far more often).
+ */
+Test(dfs, state_cache_matches_brute_force_on_generated_programs)
+{
+	/* 30 programs of each kind unless PTLOOM_DFS_PROGRAMS says */
+	uint64_t nprog = getenv("PTLOOM_DFS_PROGRAMS") ? programs() : 30;
+
+	for (int sums = 0; sums < 2; sums++) {
+		struct cache_stats cs = { 0 };
+
+		model_sums = sums;
+		for (uint64_t seed = 1; seed <= nprog; seed++) {
+			struct model m = generated(seed);
+
+			check_cache(&m, seed, &cs);
+			m = generated_exits(seed);
+			check_cache(&m, seed, &cs);
+		}
+		cr_log_info("state caching (%s): %u runs, %u without; fewer "
+			    "in %u searches",
+			    sums ? "sums" : "logs", cs.cached_runs,
+			    cs.plain_runs, cs.fewer);
+		cr_assert_gt(cs.fewer, 20, "caching prunes something");
+	}
+	model_sums = false;
+}
+
+/* Two threads each adding k times to one counter under one lock: every
+ * order of the critical sections ends in the same state, and the cached
+ * search needs far fewer runs at every bound. */
+Test(dfs, state_cache_merges_commuting_critical_sections)
+{
+	struct model m = { .nthreads = 3 };
+	struct sched_set all;
+	const char *miss = NULL;
+
+	for (int t = 0; t < 3; t++) {
+		int k = 0;
+
+		for (int i = 0; i < 3; i++) {
+			m.ops[t][k++] = (struct mop_s){ CLOCK, 0 };
+			m.ops[t][k++] = (struct mop_s){ STEP, 1 };
+			m.ops[t][k++] = (struct mop_s){ CUNLOCK, 0 };
+		}
+		m.nops[t] = k;
+	}
+	model_sums = true;
+	all_schedules(&m, &all);
+	for (int b = 0; b <= 3; b++) {
+		struct explored on, off;
+
+		model_cache = true;
+		explore_model(&m, b, true, &on);
+		model_cache = false;
+		explore_model(&m, b, true, &off);
+		cr_assert(outcomes_within_cost(&all, (unsigned)b, &on.got,
+					       &miss));
+		cr_log_info("bound %d: %u runs cached, %u without", b, on.runs,
+			    off.runs);
+		cr_assert_leq(on.runs, off.runs);
+		if (b >= 2)
+			cr_assert_lt(on.runs, off.runs,
+				     "bound %d: %u cached vs %u", b, on.runs,
+				     off.runs);
+		set_free(&on.got);
+		set_free(&off.got);
+	}
+	set_free(&all);
+	model_sums = false;
 }
 
 /* --- delay bounding ----------------------------------------------------- */

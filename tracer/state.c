@@ -1,0 +1,441 @@
+/*
+ * The program's state at a choice point, as one 64-bit key, for state
+ * caching (analysis/dfs.c): two schedule prefixes that reach equal keys
+ * have the same futures, so a search may explore only one of them.
+ *
+ * The key covers what the future of the run depends on:
+ * - every thread's registers and ptloom's view of it (its pending
+ *   operation, blocking, spin recognition, a skipped syscall's result);
+ * - all writable memory of the process (the pages in memory or swap: one
+ *   never touched is the zero page or the file's), except a thread
+ *   stack's dead part below its stack pointer (and the 128-byte red
+ *   zone) in the mappings that hold glibc's thread stacks or the main
+ *   [stack];
+ * - the futex queues, the virtual clock, getrandom's stream, the thread
+ *   that ran last and how long it has run (fairness), breakpoint lifting.
+ * Thread ids differ from run to run (each run is a new process): a
+ * 32-bit word equal to one of the run's thread ids is hashed as its
+ * T-number, so that equal states of two runs get equal keys.
+ *
+ * Kernel state ptloom does not see is not in memory: pending signals,
+ * armed timers, other processes, descriptors' contents and positions.
+ * The key is therefore 0 (unknown: no caching) while a signal may be
+ * pending, a timer is armed, more than one process exists, a thread
+ * waits on descriptors, a policy (Python) keeps its own state or race
+ * discovery observes; and for the rest of the run once the program has
+ * written anything but its output (/proc/PID/io's wchar against the
+ * output's size) or performed a descriptor, poll, signal or wait
+ * operation.  A program with more than KEY_MEM_MAX of such memory gets no
+ * key, nor the rest of a run whose keys have read KEY_RUN_MAX.  A program that reads back its own output, or changes the
+ * file system without writing (rename, unlink), is beyond the key.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "session_int.h"
+
+#define KEY_MAPS 512
+/* What a key may cost, in bytes of memory hashed: a larger program gets
+ * no key (it would cost more than the runs it saves), nor does a run once
+ * its keys have hashed KEY_RUN_MAX.  Bytes, not time, so that the same
+ * exploration prunes the same runs on any machine. */
+#define KEY_MEM_MAX (4ull << 20)
+#define KEY_RUN_MAX (64ull << 20)
+#define RED_ZONE 128
+
+struct kmap {
+	uint64_t lo, hi;
+	bool writable, shared, anon, stack;
+};
+
+static int key_maps(pid_t pid, struct kmap *m, int max)
+{
+	char name[64], line[512];
+	int n = 0;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	FILE *f = fopen(name, "re");
+
+	if (!f)
+		return -1;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off, ino;
+		char perm[8], dev[16];
+		int used = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %n", &lo, &hi,
+			   perm, &off, dev, &ino, &used) < 6)
+			continue;
+		const char *path = line + used;
+
+		m[n++] = (struct kmap){
+			.lo = lo,
+			.hi = hi,
+			.writable = perm[1] == 'w',
+			.shared = perm[3] == 's',
+			.anon = ino == 0 && (*path == '\n' || !*path),
+			.stack = !strncmp(path, "[stack]", 7),
+		};
+	}
+	if (n == max && fgets(line, sizeof(line), f))
+		n = -1; /* too many to hash */
+	fclose(f);
+	return n;
+}
+
+struct keyer {
+	uint64_t h[4];
+	uint32_t tid[64], tmin, tmax;
+	int ntid;
+};
+
+static uint32_t norm32(const struct keyer *k, uint32_t v)
+{
+	if (v < k->tmin || v > k->tmax)
+		return v;
+	for (int i = 0; i < k->ntid; i++)
+		if (v == k->tid[i])
+			return 0x7fd10000u | (uint32_t)i;
+	return v;
+}
+
+static uint64_t norm(const struct keyer *k, uint64_t w)
+{
+	return (uint64_t)norm32(k, (uint32_t)(w >> 32)) << 32 |
+	       norm32(k, (uint32_t)w);
+}
+
+static void kmix(uint64_t *h, uint64_t v)
+{
+	*h ^= v;
+	*h *= 0x9e3779b97f4a7c15ull;
+	*h ^= *h >> 29;
+}
+
+static void key_words(struct keyer *k, const uint64_t *w, size_t n)
+{
+	size_t i = 0;
+
+	/* four lanes: the multiplications overlap */
+	for (; i + 4 <= n; i += 4)
+		for (int l = 0; l < 4; l++)
+			kmix(&k->h[l], norm(k, w[i + (size_t)l]));
+	for (; i < n; i++)
+		kmix(&k->h[0], norm(k, w[i]));
+}
+
+static void key_u64(struct keyer *k, uint64_t v)
+{
+	kmix(&k->h[0], v);
+}
+
+/* Fold the component hashed so far into the key, start the next one. */
+static void key_part(struct keyer *k, uint64_t *key)
+{
+	uint64_t h = k->h[0];
+
+	for (int l = 1; l < 4; l++)
+		kmix(&h, k->h[l]);
+	kmix(key, h);
+	k->h[0] = 0x5054204c4f4f4dull;
+	k->h[1] = 1;
+	k->h[2] = 2;
+	k->h[3] = 3;
+}
+
+/* The run has done something whose effect the key cannot see. */
+static bool beyond(int kind)
+{
+	switch (kind) {
+	case OP_READ:
+	case OP_WRITE:
+	case OP_POLL:
+	case OP_ACCEPT:
+	case OP_CONNECT:
+	case OP_WAIT4:
+	case OP_KILL:
+	case OP_SYSCALL:
+	case OP_PYCHECK:
+	case OP_TIMER:
+	case OP_EXIT_GROUP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Bytes written by the process (all its threads), -1 if unknown. */
+static long long proc_wchar(pid_t pid)
+{
+	char name[64], buf[512];
+	long long v = -1;
+
+	snprintf(name, sizeof(name), "/proc/%d/io", pid);
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	const char *p = strstr(buf, "wchar:");
+
+	if (p)
+		v = strtoll(p + 6, NULL, 10);
+	return v;
+}
+
+static long long out_size(struct session *s)
+{
+	struct stat st;
+
+	if (s->outfd < 0 || fstat(s->outfd, &st))
+		return -1;
+	return (long long)st.st_size;
+}
+
+/* Has the program written elsewhere than to its output this run? */
+static bool wrote_elsewhere(struct session *s, pid_t pid)
+{
+	long long w = proc_wchar(pid), o = out_size(s);
+
+	if (w < 0 || o < 0)
+		return true;
+	if (!s->key.based) {
+		s->key.based = true;
+		s->key.wchar0 = w;
+		s->key.out0 = o;
+		return false;
+	}
+	return w - s->key.wchar0 != o - s->key.out0;
+}
+
+static void key_thread(struct keyer *k, struct session *s,
+		       const struct thread *t)
+{
+	key_u64(k, (uint64_t)t->st << 40 | (uint64_t)t->block << 32 |
+			   (uint64_t)t->kind << 24 | (uint64_t)t->fn << 16 |
+			   (uint64_t)t->stop << 8 | (uint64_t)t->yield << 1 |
+			   t->skip);
+	key_u64(k, t->obj);
+	key_u64(k, t->obj2);
+	key_u64(k, t->pc);
+	key_u64(k, norm(k, (uint64_t)t->arg));
+	key_u64(k, t->skip ? norm(k, (uint64_t)t->result) : 0);
+	key_u64(k, (uint64_t)t->sig << 32 | (uint64_t)t->sig_block << 8 |
+			   (uint64_t)t->futex_woken << 4 |
+			   (uint64_t)t->sig_rerun << 3 |
+			   (uint64_t)t->clone_thread << 2 |
+			   (uint64_t)t->wait_nohang << 1 | t->fork_return);
+	key_u64(k, (uint64_t)t->sig_mode);
+	key_u64(k, t->sig_set);
+	key_u64(k, t->sig_claim);
+	key_u64(k, t->cond_mutex);
+	key_u64(k, t->relock);
+	key_u64(k, t->ctid);
+	key_u64(k, t->new_ctid);
+	key_u64(k, t->bp_addr);
+	key_u64(k, t->timed ? t->deadline : 0);
+	key_u64(k, t->sleep_ns << 1 | t->sleep_abs);
+	/* spin recognition */
+	key_u64(k, (uint64_t)t->nspin << 32 | (uint64_t)t->repeats << 1 |
+			   (t->spin_switch == s->switches));
+	for (int i = 0; i < t->nspin && i < 4; i++) {
+		key_u64(k, t->spin_ring[i].pc);
+		key_u64(k, t->spin_ring[i].obj);
+	}
+	const uint64_t *r = (const uint64_t *)&t->regs;
+
+	for (size_t i = 0; i < sizeof(t->regs) / 8; i++)
+		key_u64(k, norm(k, r[i]));
+}
+
+/* Hash [lo, hi) of p: only its pages in memory or swap (a page never
+ * touched is the zero page or the file's, the same in every run), each
+ * run of them with its address. */
+static bool key_range(struct keyer *k, struct process *p, int pagemap,
+		      uint64_t lo, uint64_t hi, bool all, uint64_t *total)
+{
+	static uint64_t buf[8192], ent[512];
+	uint64_t page = 4096, first = lo / page, last = (hi + page - 1) / page;
+
+	for (uint64_t pg = first; pg < last;) {
+		size_t n = last - pg < 512 ? (size_t)(last - pg) : 512;
+		ssize_t got = pread(pagemap, ent, n * 8, (off_t)(pg * 8));
+
+		if (got <= 0)
+			return false;
+		n = (size_t)got / 8;
+		if (all)
+			for (size_t i = 0; i < n; i++)
+				ent[i] |= 1ull << 63;
+		for (size_t i = 0; i < n;) {
+			if (!(ent[i] >> 62)) {
+				i++;
+				continue;
+			}
+			size_t j = i;
+
+			while (j < n && ent[j] >> 62)
+				j++;
+			uint64_t a = (pg + i) * page, b = (pg + j) * page;
+
+			if (a < lo)
+				a = lo;
+			if (b > hi)
+				b = hi;
+			key_u64(k, a);
+			*total += b - a;
+			if (*total > KEY_MEM_MAX)
+				return false;
+			while (a < b) {
+				size_t len = b - a < sizeof(buf)
+						     ? (size_t)(b - a)
+						     : sizeof(buf);
+				ssize_t r = pread(p->memfd, buf, len,
+						  (off_t)a);
+
+				if (r <= 0)
+					return false; /* unreadable */
+				key_words(k, buf, (size_t)r / 8);
+				a += (uint64_t)r;
+			}
+			i = j;
+		}
+		pg += n;
+	}
+	return true;
+}
+
+static uint64_t key_memory(struct keyer *k, uint64_t *key,
+			   struct session *s, struct process *p)
+{
+	static struct kmap maps[KEY_MAPS];
+	uint64_t total = 0;
+	int n = key_maps(p->pid, maps, KEY_MAPS);
+	char name[64];
+
+	if (n < 0)
+		return 0;
+	snprintf(name, sizeof(name), "/proc/%d/pagemap", p->pid);
+	int pagemap = open(name, O_RDONLY | O_CLOEXEC);
+
+	if (pagemap < 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		struct kmap *m = &maps[i];
+		uint64_t lo = m->lo;
+
+		if (!m->writable)
+			continue;
+		/* a stack's dead part: glibc's thread stacks (the thread's
+		 * descriptor, at fs_base, lies at their top) and [stack] */
+		for (int j = 0; j < s->nth; j++) {
+			const struct thread *t = &s->th[j];
+			uint64_t sp = t->regs.rsp;
+
+			if (t->st == SCHED_DEAD || t->p != p || sp < m->lo ||
+			    sp >= m->hi)
+				continue;
+			if (m->stack || (m->anon && t->regs.fs_base >= m->lo &&
+					 t->regs.fs_base < m->hi))
+				if (sp - RED_ZONE > lo)
+					lo = (sp - RED_ZONE) & ~7ull;
+		}
+		key_u64(k, m->lo);
+		key_u64(k, m->hi);
+		/* a shared file mapping's page out of memory may have been
+		 * written back: read them all */
+		if (!key_range(k, p, pagemap, lo, m->hi, m->shared && !m->anon,
+			       &total)) {
+			close(pagemap);
+			s->key.hashed += total;
+			if (total > KEY_MEM_MAX)
+				s->key.off = true; /* memory seldom shrinks */
+			return 0;
+		}
+		key_part(k, key);
+	}
+	close(pagemap);
+	s->key.hashed += total;
+	return 1;
+}
+
+uint64_t session_state_key(struct session *s)
+{
+	struct keyer k = { .h = { 0x5054204c4f4f4dull, 1, 2, 3 },
+			   .tmin = UINT32_MAX };
+	uint64_t key = 0x6b6579;
+
+	if (s->key.off || s->key.hashed > KEY_RUN_MAX) {
+		s->key.off = true;
+		return 0;
+	}
+	for (; s->key.scanned < s->nev; s->key.scanned++)
+		if (beyond(s->ev[s->key.scanned].kind)) {
+			s->key.off = true;
+			return 0;
+		}
+	if (s->nprocs != 1 || !s->procs[0] || s->procs[0]->dead ||
+	    s->procs[0]->memfd < 0)
+		return 0;
+	struct process *p = s->procs[0];
+
+	if (wrote_elsewhere(s, p->pid)) {
+		s->key.off = true;
+		return 0;
+	}
+	if (s->nfreep || p->observing || s->sig_maybe || timer_armed(s) ||
+	    s->nth > 64 || s->cfg->observer || s->cfg->policy)
+		return 0;
+	for (int i = 0; i < s->nth; i++) {
+		uint32_t tid = (uint32_t)s->th[i].tid;
+
+		k.tid[k.ntid++] = tid;
+		if (tid < k.tmin)
+			k.tmin = tid;
+		if (tid > k.tmax)
+			k.tmax = tid;
+	}
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+		if (t->st != SCHED_DEAD &&
+		    (t->st == SCHED_RUNNING || t->starting || t->npfd ||
+		     regs_get(t)))
+			return 0;
+		if (t->st == SCHED_DEAD)
+			key_u64(&k, 0xdead);
+		else
+			key_thread(&k, s, t);
+		key_part(&k, &key);
+	}
+	for (size_t i = 0; i < s->ft.n; i++) {
+		key_u64(&k, (uint64_t)s->ft.w[i].thread << 32 |
+				    s->ft.w[i].bitset);
+		key_u64(&k, s->ft.w[i].addr);
+	}
+	key_part(&k, &key);
+	key_u64(&k, (uint64_t)s->current);
+	key_part(&k, &key);
+	key_u64(&k, s->run_len < 1000 ? s->run_len : 1000);
+	key_part(&k, &key);
+	key_u64(&k, s->now);
+	key_part(&k, &key);
+	key_u64(&k, s->rng);
+	key_u64(&k, (uint64_t)s->sole_bps << 32 | (uint64_t)s->live);
+	key_u64(&k, (uint64_t)p->nlifted << 8 | (uint64_t)p->bps_lifted << 1 |
+			    p->bps_installed);
+	if (p->nlifted)
+		for (size_t i = 0; i < p->nbps; i++)
+			if (p->bps[i].lifted)
+				key_u64(&k, p->bps[i].addr);
+	key_part(&k, &key);
+	if (!key_memory(&k, &key, s, p))
+		return 0;
+	return key ? key : 1;
+}
