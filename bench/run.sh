@@ -51,7 +51,7 @@ pt() { PTLOOM_STATS=1 timeout -k 5 "$@"; }
 
 # "ptloom: N runs, P pruned, S s, R runs/s, U us/step" -> "N P S R U"
 stats_of() {
-	sed -n 's/^ptloom: \([0-9]*\) runs, \([0-9]*\) pruned, \([0-9.]*\) s, \([0-9.]*\) runs\/s, \([0-9.]*\) us\/step.*/\1 \2 \3 \4 \5/p' "$1" | tail -1
+	sed -n 's/^ptloom: \([0-9]*\) runs, \([0-9]*\) pruned, \([0-9.]*\) s[^,]*, \([0-9.]*\) runs\/s, \([0-9.]*\) us\/step.*/\1 \2 \3 \4 \5/p' "$1" | tail -1
 }
 
 echo "ptloom bench  $(date -u '+%Y-%m-%d %H:%M:%SZ')  $(nproc) CPUs  load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -47,7 +47,7 @@ explore() {
 	shift
 	env $env PTLOOM_STATS=1 timeout -k 5 600 "$PTLOOM" run -o "$OUT/s" "$@" \
 		>/dev/null 2>"$OUT/err"
-	sed -n 's/^ptloom: [0-9]* runs, [0-9]* pruned, [0-9.]* s, \([0-9.]*\) runs\/s, \([0-9.]*\) us\/step.*/\1 \2/p' "$OUT/err" | tail -1
+	sed -n 's/^ptloom: [0-9]* runs, [0-9]* pruned, [0-9.]* s[^,]*, \([0-9.]*\) runs\/s, \([0-9.]*\) us\/step.*/\1 \2/p' "$OUT/err" | tail -1
 }
 
 echo
