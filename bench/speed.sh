@@ -74,16 +74,22 @@ for prog in examples/bank_fixed examples/mutex_condvar; do
 		row "${prog##*/}" "$nat" "$mode" $r
 	done
 done
-if [ -x /usr/bin/python3 ]; then
-	py="/usr/bin/python3 $ROOT/bench/py_threads.py"
-	nat=$(native_us /usr/bin/python3 "$ROOT/bench/py_threads.py")
+# rows of a sampled (-s random) program, from exec and from the checkpoint:
+# sampled_rows NAME RUNS COMMAND...
+sampled_rows() {
+	local name=$1 n=$2 nat mode r
+	shift 2
+	nat=$(native_us "$@")
 	for mode in exec checkpoint; do
 		case $mode in
-		exec) r=$(explore PTLOOM_NO_CHECKPOINT=1 -s random -n 100 --seed 1 -- $py) ;;
-		checkpoint) r=$(explore X=1 -s random -n 100 --seed 1 -- $py) ;;
+		exec) r=$(explore PTLOOM_NO_CHECKPOINT=1 -s random -n "$n" --seed 1 -- "$@") ;;
+		checkpoint) r=$(explore X=1 -s random -n "$n" --seed 1 -- "$@") ;;
 		esac
-		row "python3 py_threads.py" "$nat" "$mode" $r
+		row "$name" "$nat" "$mode" $r
 	done
+}
+if [ -x /usr/bin/python3 ]; then
+	sampled_rows "python3 py_threads.py" 100 /usr/bin/python3 "$ROOT/bench/py_threads.py"
 else
 	echo "python3: not installed, skipped"
 fi
@@ -92,14 +98,7 @@ fi
 # here when its compiler is installed
 if command -v rustc >/dev/null &&
 	rustc -O -o "$OUT/rs_threads" "$ROOT/bench/rs_threads.rs" 2>/dev/null; then
-	nat=$(native_us "$OUT/rs_threads")
-	for mode in exec checkpoint; do
-		case $mode in
-		exec) r=$(explore PTLOOM_NO_CHECKPOINT=1 -s random -n 100 --seed 1 -- "$OUT/rs_threads") ;;
-		checkpoint) r=$(explore X=1 -s random -n 100 --seed 1 -- "$OUT/rs_threads") ;;
-		esac
-		row "rust rs_threads" "$nat" "$mode" $r
-	done
+	sampled_rows "rust rs_threads" 100 "$OUT/rs_threads"
 else
 	echo "rust: rustc not installed, skipped"
 fi
@@ -107,14 +106,7 @@ if command -v go >/dev/null &&
 	(cd "$OUT" && cp "$ROOT/tests/real/go_wg.go" . &&
 	 GOCACHE=$OUT/gocache GOPATH=$OUT/gopath GOFLAGS=-mod=mod \
 		 go build -o go_wg go_wg.go) >/dev/null 2>&1; then
-	nat=$(native_us "$OUT/go_wg")
-	for mode in exec checkpoint; do
-		case $mode in
-		exec) r=$(explore PTLOOM_NO_CHECKPOINT=1 -s random -n 20 --seed 1 -- "$OUT/go_wg") ;;
-		checkpoint) r=$(explore X=1 -s random -n 20 --seed 1 -- "$OUT/go_wg") ;;
-		esac
-		row "go go_wg" "$nat" "$mode" $r
-	done
+	sampled_rows "go go_wg" 20 "$OUT/go_wg"
 else
 	echo "go: not installed, skipped"
 fi
