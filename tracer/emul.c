@@ -70,8 +70,8 @@ static int64_t imm(struct cursor *c, int size)
 	return (int64_t)sext(v, size);
 }
 
-/* ModRM (and SIB, displacement) of a memory operand; false for a register
- * operand (mod 3) unless reg_ok. */
+/* ModRM, and SIB and displacement for a memory operand; *is_reg for a
+ * register operand (mod 3, its number in e->base).  False: cut short. */
 static bool modrm(struct cursor *c, uint8_t rex, struct emul_insn *e,
 		  uint8_t *regfield, bool *is_reg)
 {
@@ -181,7 +181,7 @@ bool emul_decode(const uint8_t *code, size_t n, struct emul_insn *e)
 		e->has_imm = true;
 		e->len = (uint8_t)(c.p - code);
 		e->op = EMU_LOAD;
-		e->base = 0xff; /* no memory operand */
+		e->form = EF_IMM;
 		return c.ok && !lock;
 	}
 	switch (b) {
@@ -254,7 +254,7 @@ bool emul_decode(const uint8_t *code, size_t n, struct emul_insn *e)
 			return false;
 		e->op = b == 0x89 ? EMU_STORE : EMU_LOAD;
 		e->len = (uint8_t)(c.p - code);
-		e->index = 0xff; /* marks the register form: base is rm */
+		e->form = EF_REG; /* base is rm */
 		return !lock;
 	}
 	switch (b) {
@@ -303,23 +303,13 @@ done:
 
 /* ---- execution ----------------------------------------------------- */
 
-static bool reg_form(const struct emul_insn *e)
-{
-	return e->index == 0xff && !e->has_index;
-}
-
-static bool imm_form(const struct emul_insn *e)
-{
-	return e->base == 0xff;
-}
-
 uint64_t emul_addr(const struct emul_insn *e,
 		   const struct user_regs_struct *r, uint64_t rip)
 {
 	struct user_regs_struct c = *r;
 	uint64_t a = (uint64_t)(int64_t)e->disp;
 
-	if (reg_form(e) || imm_form(e))
+	if (e->form != EF_MEM)
 		return 0;
 	if (e->rip)
 		a += rip + e->len;
@@ -336,14 +326,14 @@ uint64_t emul_addr(const struct emul_insn *e,
 
 bool emul_reads(const struct emul_insn *e)
 {
-	if (reg_form(e) || imm_form(e))
+	if (e->form != EF_MEM)
 		return false;
 	return e->op != EMU_STORE && e->op != EMU_STORE_IMM;
 }
 
 bool emul_writes(const struct emul_insn *e)
 {
-	if (reg_form(e) || imm_form(e))
+	if (e->form != EF_MEM)
 		return false;
 	switch (e->op) {
 	case EMU_STORE: case EMU_STORE_IMM: case EMU_XCHG: case EMU_CMPXCHG:
@@ -453,11 +443,11 @@ void emul_run(const struct emul_insn *e, struct user_regs_struct *r,
 	uint64_t f, v, m = *mem & mask(sz);
 
 	r->rip += e->len;
-	if (imm_form(e)) {
+	if (e->form == EF_IMM) {
 		put(r, e->reg, false, e->rsize, (uint64_t)e->imm);
 		return;
 	}
-	if (reg_form(e)) {
+	if (e->form == EF_REG) {
 		if (e->op == EMU_LOAD)
 			put(r, e->reg, false, sz, get(r, e->base, false, sz));
 		else

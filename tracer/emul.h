@@ -36,11 +36,17 @@ enum emul_op {
 };
 
 /* x86's own numbering (opcode bits 3-5, the /digit of 80/81/83) */
+/* Where the operand other than the register is: memory (the covered
+ * instructions), another register (a plain mov at a function's entry),
+ * or an immediate loaded into the register (mov $imm, %reg). */
+enum emul_form { EF_MEM = 0, EF_REG, EF_IMM };
+
 enum emul_alu { EA_ADD, EA_OR, EA_ADC, EA_SBB, EA_AND, EA_SUB, EA_XOR, EA_CMP,
 		EA_TEST };
 
 struct emul_insn {
 	uint8_t op;		/* enum emul_op */
+	uint8_t form;		/* enum emul_form */
 	uint8_t alu;		/* EMU_ALU / EMU_ALU_LOAD: enum emul_alu */
 	uint8_t len;		/* instruction length */
 	uint8_t size;		/* memory operand size: 1, 2, 4, 8 */
