@@ -410,20 +410,17 @@ int check_limits(struct session *s, pid_t only)
 	if (s->cfg->timeout > 0 && now_seconds() - s->t0 > s->cfg->timeout &&
 	    timeout_reached(s))
 		return -ETIMEDOUT;
-	if (s->cfg->spin_ms > 0 && only == -1 && s->current >= 0 &&
-	    s->current < s->nth && s->th[s->current].st == SCHED_RUNNING &&
-	    (now_seconds() - s->resume_time) * 1000 > s->spin_ms &&
-	    s->resume_cpu < 0) {
+	if (s->cfg->spin_ms <= 0 || only != -1 || s->current < 0 ||
+	    s->current >= s->nth || s->th[s->current].st != SCHED_RUNNING ||
+	    (now_seconds() - s->resume_time) * 1000 <= s->spin_ms)
+		return 0;
+	pid_t pid = s->th[s->current].p->pid;
+
+	if (s->resume_cpu < 0) {
 		/* a long step: its CPU time counts from now */
-		s->resume_cpu = process_cpu(s->th[s->current].p->pid);
+		s->resume_cpu = process_cpu(pid);
 		s->resume_time = now_seconds();
-	} else if (s->cfg->spin_ms > 0 && only == -1 && s->current >= 0 &&
-		   s->current < s->nth &&
-		   s->th[s->current].st == SCHED_RUNNING &&
-		   (now_seconds() - s->resume_time) * 1000 > s->spin_ms &&
-		   (process_cpu(s->th[s->current].p->pid) - s->resume_cpu) *
-				   1000 >
-			   s->spin_ms) {
+	} else if ((process_cpu(pid) - s->resume_cpu) * 1000 > s->spin_ms) {
 		/* only another thread can end a spin */
 		int live = 0;
 
