@@ -791,6 +791,9 @@ void explore_result_free(struct explore_result *r)
 		run_result_free(&r->pass);
 }
 
+static void put_result(FILE *f, const struct explore_result *wr);
+static bool get_result(FILE *f, struct explore_result *w);
+
 /*
  * -j N for the samplers: worker k runs samples k, k+N, k+2N, ... (each a
  * pure function of the seed and its number) and reports the first failing
@@ -852,20 +855,7 @@ static int explore_parallel(const struct explore_opts *o,
 			FILE *f = fdopen(fds[k][1], "w");
 
 			if (f) {
-				fprintf(f, "%d %llu %llu %zu %u %u %llu %llu %llu\n",
-					wr.verdict,
-					(unsigned long long)wr.runs,
-					(unsigned long long)wr.fail_run,
-					wr.npoints, tracer_filters_installed(),
-					wr.checkpoint_forks,
-					(unsigned long long)wr.total_steps,
-					(unsigned long long)wr.total_stops,
-					(unsigned long long)wr.total_choices);
-				for (size_t i = 0; i < wr.npoints; i++)
-					fprintf(f, "%llx %u\n",
-						(unsigned long long)
-							wr.points[i].addr,
-						wr.points[i].kind);
+				put_result(f, &wr);
 				fclose(f);
 			}
 			_exit(0);
@@ -881,47 +871,34 @@ static int explore_parallel(const struct explore_opts *o,
 	for (int k = 0; k < jobs; k++) {
 		wait_worker(o, sh, jobs, fds[k][0], t0);
 		FILE *f = fdopen(fds[k][0], "r");
-		int v = VERDICT_ERROR;
-		unsigned long long runs = 0, fr = 0, steps = 0, stops = 0, ch = 0;
-		size_t np = 0;
-		unsigned nf = 0, nforks = 0;
+		struct explore_result w;
 
-		if (f && fscanf(f, "%d %llu %llu %zu %u %u %llu %llu %llu", &v,
-				&runs, &fr, &np, &nf, &nforks, &steps, &stops,
-				&ch) == 9) {
-			r->runs += runs;
-			r->total_steps += steps;
-			r->total_stops += stops;
-			r->total_choices += ch;
-			r->filters += nf;
-			r->checkpoint_forks += nforks;
-			struct user_point *pts = calloc(np + 1, sizeof(*pts));
-
-			for (size_t i = 0; pts && i < np; i++) {
-				unsigned long long a;
-				unsigned kind;
-
-				if (fscanf(f, "%llx %u", &a, &kind) == 2)
-					pts[i] = (struct user_point){ a,
-								      (uint8_t)kind };
-			}
-			if (v == VERDICT_FAIL && fr < fail_run) {
-				fail_run = fr;
+		if (get_result(f, &w)) {
+			r->runs += w.runs;
+			r->total_steps += w.total_steps;
+			r->total_stops += w.total_stops;
+			r->total_choices += w.total_choices;
+			r->filters += w.filters;
+			r->checkpoint_forks += w.checkpoint_forks;
+			if (w.verdict == VERDICT_FAIL && w.fail_run < fail_run) {
+				fail_run = w.fail_run;
 				free(fail_points);
-				fail_points = pts;
-				nfail_points = np;
+				fail_points = w.points;
+				nfail_points = w.npoints;
+				w.points = NULL;
 				/* the others need not go on */
 				for (int j = 0; j < jobs; j++)
 					if (j != k)
 						kill(pids[j], SIGTERM);
 			} else {
-				free(pts);
-				if (v == VERDICT_INCOMPLETE &&
+				if (w.verdict == VERDICT_INCOMPLETE &&
 				    r->verdict == VERDICT_PASS)
 					r->verdict = VERDICT_INCOMPLETE;
-				if (v == VERDICT_ERROR)
+				if (w.verdict == VERDICT_ERROR)
 					r->verdict = VERDICT_ERROR;
 			}
+			free(w.points);
+			free(w.fail.decisions);
 		} else if (r->verdict == VERDICT_PASS && fail_run == UINT64_MAX) {
 			r->verdict = VERDICT_ERROR;
 			snprintf(r->error, sizeof(r->error),
