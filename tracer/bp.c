@@ -564,8 +564,19 @@ int bp_remove_all_in(struct process *s, pid_t pid)
 
 	if (fd < 0)
 		return -errno;
-	for (size_t i = 0; i < s->nbps; i++)
-		pwrite(fd, s->bps[i].orig, 1, (off_t)s->bps[i].addr);
+	bp_restore_bytes(fd, s->bps, s->nbps);
 	close(fd);
 	return 0;
+}
+
+/* The original bytes of bps back through memfd (/proc/PID/mem): 0, or
+ * -EIO if one could not be written (the others are written still). */
+int bp_restore_bytes(int memfd, const struct bp *bps, size_t n)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (pwrite(memfd, bps[i].orig, 1, (off_t)bps[i].addr) != 1)
+			r = -EIO;
+	return r;
 }

@@ -308,14 +308,21 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 			return false;
 	}
 	/* the bytes of another kind of run's breakpoints go back first */
-	for (size_t i = 0; i < cp->nbps; i++)
-		if (pwrite(cp->memfd, cp->bps[i].orig, 1,
-			   (off_t)cp->bps[i].addr) != 1)
-			goto fail;
+	if (bp_restore_bytes(cp->memfd, cp->bps, cp->nbps))
+		goto fail;
 	free(cp->bps);
 	cp->bps = NULL;
 	cp->nbps = 0;
 	cp->have_bps = false;
+	free(cp->bp_user);
+	cp->bp_user = NULL;
+	if (cfg->nuser_points) {
+		size_t n = cfg->nuser_points * sizeof(*cfg->user_points);
+
+		if (!(cp->bp_user = malloc(n)))
+			goto fail;
+		memcpy(cp->bp_user, cfg->user_points, n);
+	}
 	tp = cp->p0;
 	tp.pid = cp->pid;
 	tp.memfd = cp->memfd;
@@ -324,25 +331,9 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	tp.nbps = tp.nlifted = 0;
 	if (bp_install(s, &tp)) {
 		/* bytes it wrote go back; the runs install their own */
-		for (size_t i = 0; i < tp.nbps; i++)
-			pwrite(cp->memfd, tp.bps[i].orig, 1,
-			       (off_t)tp.bps[i].addr);
+		bp_restore_bytes(cp->memfd, tp.bps, tp.nbps);
 		free(tp.bps);
 		goto fail;
-	}
-	free(cp->bp_user);
-	cp->bp_user = NULL;
-	if (cfg->nuser_points) {
-		size_t n = cfg->nuser_points * sizeof(*cfg->user_points);
-
-		if (!(cp->bp_user = malloc(n))) {
-			for (size_t i = 0; i < tp.nbps; i++)
-				pwrite(cp->memfd, tp.bps[i].orig, 1,
-				       (off_t)tp.bps[i].addr);
-			free(tp.bps);
-			goto fail;
-		}
-		memcpy(cp->bp_user, cfg->user_points, n);
 	}
 	cp->bps = tp.bps;
 	cp->nbps = tp.nbps;
@@ -375,11 +366,23 @@ static void inherit_bps(const struct checkpoint *cp, struct process *p)
 	if (process_copy_bps(p, &tp)) {
 		/* without the array the inherited bytes would be stray
 		 * traps: take them out */
-		for (size_t i = 0; i < cp->nbps; i++)
-			mem_write(p, cp->bps[i].addr, cp->bps[i].orig, 1);
+		bp_restore_bytes(p->memfd, cp->bps, cp->nbps);
 		p->bps_installed = false;
 		p->nbps = 0;
 	}
+}
+
+/* A copy of n strings (the strings that could not be copied left out),
+ * or NULL. */
+static char **copy_strings(char *const *from, int n, int *copied)
+{
+	char **to = calloc((size_t)n + 1, sizeof(*to));
+
+	*copied = 0;
+	for (int i = 0; to && i < n; i++)
+		if ((to[*copied] = strdup(from[i])))
+			(*copied)++;
+	return to;
 }
 
 /* The mapped objects of a run from the checkpoint, as collected at its
@@ -390,14 +393,8 @@ bool checkpoint_objects(struct session *s, struct run_result *r)
 
 	if (!s->from_checkpoint || !cp || !cp->objects)
 		return false;
-	r->objects = calloc((size_t)cp->nobjects + 1, sizeof(*r->objects));
-	if (!r->objects)
-		return false;
-	r->nobjects = 0;
-	for (int i = 0; i < cp->nobjects; i++)
-		if ((r->objects[r->nobjects] = strdup(cp->objects[i])))
-			r->nobjects++;
-	return true;
+	r->objects = copy_strings(cp->objects, cp->nobjects, &r->nobjects);
+	return r->objects != NULL;
 }
 
 /* Keep what the first run from the template collected, for the others. */
@@ -407,12 +404,7 @@ void checkpoint_keep_objects(struct session *s, const struct run_result *r)
 
 	if (!s->from_checkpoint || !cp || cp->objects || !r->objects)
 		return;
-	cp->objects = calloc((size_t)r->nobjects + 1, sizeof(*cp->objects));
-	if (!cp->objects)
-		return;
-	for (int i = 0; i < r->nobjects; i++)
-		if ((cp->objects[cp->nobjects] = strdup(r->objects[i])))
-			cp->nobjects++;
+	cp->objects = copy_strings(r->objects, r->nobjects, &cp->nobjects);
 }
 
 static pid_t fork_template(struct checkpoint *cp)

@@ -105,6 +105,41 @@ static void free_bps(struct process *p)
 	p->observing = false;
 }
 
+int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more)
+{
+	char name[64], line[512];
+	int n = 0;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	FILE *f = fopen(name, "re");
+
+	if (!f)
+		return -1;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off, ino;
+		char perm[8], dev[16];
+		int used = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %n", &lo, &hi,
+			   perm, &off, dev, &ino, &used) < 6)
+			continue;
+		const char *path = line + used;
+
+		m[n++] = (struct proc_map){
+			.lo = lo,
+			.hi = hi,
+			.writable = perm[1] == 'w',
+			.shared = perm[3] == 's',
+			.anon = ino == 0 && (*path == '\n' || !*path),
+			.stack = !strncmp(path, "[stack]", 7),
+		};
+	}
+	if (more)
+		*more = n == max && fgets(line, sizeof(line), f);
+	fclose(f);
+	return n;
+}
+
 const char *proc_stat_tail(pid_t pid, char *buf, size_t len)
 {
 	char nm[64];

@@ -66,6 +66,16 @@ void process_close(struct process *p);
 /* /proc/PID/stat past the program name: "S 1234 ..." (state, parent, ...)
  * in buf, or NULL when the task is gone. */
 const char *proc_stat_tail(pid_t pid, char *buf, size_t len);
+/* One line of /proc/PID/maps. */
+struct proc_map {
+	uint64_t lo, hi;
+	bool writable, shared;
+	bool anon;		/* no file behind it */
+	bool stack;		/* the main thread's [stack] */
+};
+/* The first max mappings of pid into m: their number, -1 if the file
+ * cannot be read; *more (may be NULL) says whether there were others. */
+int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more);
 /* A fork child inherits its parent's breakpoints (and their bytes). */
 int process_copy_bps(struct process *child, const struct process *parent);
 /* At PTRACE_EVENT_EXEC: a new image, no breakpoints yet. */

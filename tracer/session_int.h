@@ -74,6 +74,7 @@ int bp_install(struct session *s, struct process *p);
 struct bp *bp_find(struct process *p, uint64_t addr);
 int bp_step_over(struct session *s, struct thread *t);
 int bp_remove_all_in(struct process *p, pid_t pid);
+int bp_restore_bytes(int memfd, const struct bp *bps, size_t n);
 int bp_remove_observers(struct process *p);
 /* An instruction point hit while no other thread could run is no choice:
  * put its original byte back until another thread could (bp_drop_lifts). */
@@ -91,6 +92,13 @@ uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 /* tracer/syscall.c: the deterministic stream behind getrandom and
  * AT_RANDOM */
 uint64_t splitmix(uint64_t *x);
+/* One word into a running hash (the livelock state, the state key). */
+static inline void hash_mix(uint64_t *h, uint64_t v)
+{
+	*h ^= v;
+	*h *= 0x9e3779b97f4a7c15ull;
+	*h ^= *h >> 29;
+}
 bool syscall_enter(struct session *s, struct thread *t);
 /* Execute t's pending operation. Returns true if t now runs, false if it
  * blocked (the scheduler picks again). */

@@ -39,34 +39,8 @@
 #define PROBE_PCS 512
 #define MAX_MAPS 512
 
-struct map {
-	uint64_t lo, hi;
-	bool writable;
-};
-
-static int read_maps(pid_t pid, struct map *m, int max)
-{
-	char name[64], line[512];
-	int n = 0;
-
-	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
-	FILE *f = fopen(name, "re");
-
-	if (!f)
-		return 0;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi;
-		char perm[8];
-
-		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perm) != 3)
-			continue;
-		m[n++] = (struct map){ lo, hi, perm[1] == 'w' };
-	}
-	fclose(f);
-	return n;
-}
-
-static const struct map *find_map(const struct map *m, int n, uint64_t a)
+static const struct proc_map *find_map(const struct proc_map *m, int n,
+				       uint64_t a)
 {
 	for (int i = 0; i < n; i++)
 		if (a >= m[i].lo && a < m[i].hi)
@@ -133,17 +107,19 @@ static bool must_run(struct process *p, uint64_t pc, const uint8_t *code)
 int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 	       int *status)
 {
-	struct map maps[MAX_MAPS];
+	struct proc_map maps[MAX_MAPS];
 	int step = 0;
 	int nmaps, shared_loads = 0, loops = 0, last_new = 0, rereads = 0;
 	uint64_t loads[PROBE_LOADS];
 	static struct pcs p;
-	const struct map *stack;
+	const struct proc_map *stack;
 
 	*spin_pc = 0;
 	if (!someone_else(s, t))
 		COMPUTE("L139"); /* nobody else could end it */
-	nmaps = read_maps(t->p->pid, maps, MAX_MAPS);
+	nmaps = proc_maps(t->p->pid, maps, MAX_MAPS, NULL);
+	if (nmaps < 0)
+		nmaps = 0;
 	t->regs_valid = false;
 	if (regs_get(t))
 		COMPUTE("L143");
@@ -188,7 +164,7 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 			}
 			if (!m->read)
 				continue;
-			const struct map *mp = find_map(maps, nmaps, a);
+			const struct proc_map *mp = find_map(maps, nmaps, a);
 
 			/* a constant, or the thread's own stack: no other
 			 * thread changes it */
@@ -276,20 +252,13 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 
 /* ---- livelock: the same state twice ------------------------------------ */
 
-static void mix(uint64_t *h, uint64_t v)
-{
-	*h ^= v;
-	*h *= 0x9e3779b97f4a7c15ull;
-	*h ^= *h >> 29;
-}
-
 #define STATE_MEM_MAX (256ull << 20) /* writable memory hashed at most */
 
 /* A hash of everything the future of the run depends on, or 0 when it
  * cannot be taken (too much memory, a thread not stopped). */
 static uint64_t state_hash(struct session *s)
 {
-	static struct map maps[MAX_MAPS];
+	static struct proc_map maps[MAX_MAPS];
 	static uint64_t buf[8192];
 	uint64_t h = 0x5054204c4f4f4dull, total = 0;
 	int n;
@@ -300,35 +269,35 @@ static uint64_t state_hash(struct session *s)
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
 
-		mix(&h, (uint64_t)t->st << 32 | (uint64_t)t->block << 16 |
+		hash_mix(&h, (uint64_t)t->st << 32 | (uint64_t)t->block << 16 |
 				(uint64_t)t->kind << 8 | t->fn);
 		if (t->st == SCHED_DEAD)
 			continue;
 		if (t->st == SCHED_RUNNING || t->timed || t->starting)
 			return 0;
-		mix(&h, t->obj);
-		mix(&h, t->pc);
-		mix(&h, (uint64_t)t->arg);
-		mix(&h, (uint64_t)t->skip << 1 | t->yield);
+		hash_mix(&h, t->obj);
+		hash_mix(&h, t->pc);
+		hash_mix(&h, (uint64_t)t->arg);
+		hash_mix(&h, (uint64_t)t->skip << 1 | t->yield);
 		if (t->skip)
-			mix(&h, (uint64_t)t->result);
+			hash_mix(&h, (uint64_t)t->result);
 		if (regs_get(t))
 			return 0;
 		const uint64_t *r = (const uint64_t *)&t->regs;
 
 		for (size_t k = 0; k < sizeof(t->regs) / 8; k++)
-			mix(&h, r[k]);
+			hash_mix(&h, r[k]);
 	}
 	for (size_t i = 0; i < s->ft.n; i++) {
-		mix(&h, (uint64_t)s->ft.w[i].thread);
-		mix(&h, s->ft.w[i].addr);
+		hash_mix(&h, (uint64_t)s->ft.w[i].thread);
+		hash_mix(&h, s->ft.w[i].addr);
 	}
 	for (int k = 0; k < s->nprocs; k++) {
 		struct process *p = s->procs[k];
 
 		if (!p || p->dead || p->memfd < 0)
 			continue;
-		n = read_maps(p->pid, maps, MAX_MAPS);
+		n = proc_maps(p->pid, maps, MAX_MAPS, NULL);
 		for (int i = 0; i < n; i++) {
 			if (!maps[i].writable)
 				continue;
@@ -345,7 +314,7 @@ static uint64_t state_hash(struct session *s)
 				if (got <= 0)
 					break; /* [vvar] and the like */
 				for (size_t j = 0; j < (size_t)got / 8; j++)
-					mix(&h, buf[j]);
+					hash_mix(&h, buf[j]);
 				a += (uint64_t)got;
 			}
 		}

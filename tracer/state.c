@@ -45,46 +45,6 @@
 #define KEY_RUN_MAX (64ull << 20)
 #define RED_ZONE 128
 
-struct kmap {
-	uint64_t lo, hi;
-	bool writable, shared, anon, stack;
-};
-
-static int key_maps(pid_t pid, struct kmap *m, int max)
-{
-	char name[64], line[512];
-	int n = 0;
-
-	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
-	FILE *f = fopen(name, "re");
-
-	if (!f)
-		return -1;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, off, ino;
-		char perm[8], dev[16];
-		int used = 0;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %n", &lo, &hi,
-			   perm, &off, dev, &ino, &used) < 6)
-			continue;
-		const char *path = line + used;
-
-		m[n++] = (struct kmap){
-			.lo = lo,
-			.hi = hi,
-			.writable = perm[1] == 'w',
-			.shared = perm[3] == 's',
-			.anon = ino == 0 && (*path == '\n' || !*path),
-			.stack = !strncmp(path, "[stack]", 7),
-		};
-	}
-	if (n == max && fgets(line, sizeof(line), f))
-		n = -1; /* too many to hash */
-	fclose(f);
-	return n;
-}
-
 struct keyer {
 	uint64_t h[4];
 	uint32_t tid[64], tmin, tmax;
@@ -107,13 +67,6 @@ static uint64_t norm(const struct keyer *k, uint64_t w)
 	       norm32(k, (uint32_t)w);
 }
 
-static void kmix(uint64_t *h, uint64_t v)
-{
-	*h ^= v;
-	*h *= 0x9e3779b97f4a7c15ull;
-	*h ^= *h >> 29;
-}
-
 static void key_words(struct keyer *k, const uint64_t *w, size_t n)
 {
 	size_t i = 0;
@@ -121,14 +74,14 @@ static void key_words(struct keyer *k, const uint64_t *w, size_t n)
 	/* four lanes: the multiplications overlap */
 	for (; i + 4 <= n; i += 4)
 		for (int l = 0; l < 4; l++)
-			kmix(&k->h[l], norm(k, w[i + (size_t)l]));
+			hash_mix(&k->h[l], norm(k, w[i + (size_t)l]));
 	for (; i < n; i++)
-		kmix(&k->h[0], norm(k, w[i]));
+		hash_mix(&k->h[0], norm(k, w[i]));
 }
 
 static void key_u64(struct keyer *k, uint64_t v)
 {
-	kmix(&k->h[0], v);
+	hash_mix(&k->h[0], v);
 }
 
 /* Fold the component hashed so far into the key, start the next one. */
@@ -137,8 +90,8 @@ static void key_part(struct keyer *k, uint64_t *key)
 	uint64_t h = k->h[0];
 
 	for (int l = 1; l < 4; l++)
-		kmix(&h, k->h[l]);
-	kmix(key, h);
+		hash_mix(&h, k->h[l]);
+	hash_mix(key, h);
 	k->h[0] = 0x5054204c4f4f4dull;
 	k->h[1] = 1;
 	k->h[2] = 2;
@@ -315,20 +268,21 @@ static bool key_range(struct keyer *k, struct process *p, int pagemap,
 static uint64_t key_memory(struct keyer *k, uint64_t *key,
 			   struct session *s, struct process *p)
 {
-	static struct kmap maps[KEY_MAPS];
+	static struct proc_map maps[KEY_MAPS];
 	uint64_t total = 0;
-	int n = key_maps(p->pid, maps, KEY_MAPS);
+	bool more;
+	int n = proc_maps(p->pid, maps, KEY_MAPS, &more);
 	char name[64];
 
-	if (n < 0)
-		return 0;
+	if (n < 0 || more)
+		return 0; /* unreadable, or too many to hash */
 	snprintf(name, sizeof(name), "/proc/%d/pagemap", p->pid);
 	int pagemap = open(name, O_RDONLY | O_CLOEXEC);
 
 	if (pagemap < 0)
 		return 0;
 	for (int i = 0; i < n; i++) {
-		struct kmap *m = &maps[i];
+		struct proc_map *m = &maps[i];
 		uint64_t lo = m->lo;
 
 		if (!m->writable)
