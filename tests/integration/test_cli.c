@@ -2009,9 +2009,9 @@ Test(issue11, strict_alternation_found_with_default_options)
  * the producer's two stores is out of reach of priority samplers. */
 Test(issue11, spinning_consumer_window_reached_by_pos_and_pct)
 {
-	const char *strategies[] = { "pos", "pct" };
+	const char *strategies[] = { "pos", "pct", "surw", "random" };
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 4; k++) {
 		struct res r = RUN(target("spsc_ring"), "-s", strategies[k],
 				   "--seed", SEED, "-n", "1000");
 
