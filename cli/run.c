@@ -39,7 +39,12 @@ static void usage(FILE *f)
 	      "0)\n"
 	      "      --points LIST     sync,atomics,races (default sync,races)\n"
 	      "      --pct-depth D     PCT bug depth (default 3)\n"
-	      "      --no-reduction    dfs without sleep-set reduction\n"
+	      "      --reduction KIND  dfs's reduction: sleep (sleep sets, "
+	      "the default),\n"
+	      "                        dpor (source-set DPOR with bounded "
+	      "POR; serial, no\n"
+	      "                        state cache) or none\n"
+	      "      --no-reduction    the same as --reduction none\n"
 	      "      --no-state-cache  dfs without state caching (by default a "
 	      "serial dfs\n"
 	      "                        skips a program state it reached "
@@ -93,6 +98,7 @@ static const struct option long_opts[] = {
 	{ "points", required_argument, 0, 'P' },
 	{ "pct-depth", required_argument, 0, 'D' },
 	{ "no-reduction", no_argument, 0, 'N' },
+	{ "reduction", required_argument, 0, 'r' + 256 },
 	{ "no-state-cache", no_argument, 0, 'c' + 256 },
 	{ "state-cache", no_argument, 0, 'C' + 256 },
 	{ "no-minimize", no_argument, 0, 'm' },
@@ -403,6 +409,22 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'N':
 			eo.reduction = false;
+			eo.dpor = false;
+			break;
+		case 'r' + 256:
+			if (!strcmp(optarg, "dpor")) {
+				eo.reduction = eo.dpor = true;
+			} else if (!strcmp(optarg, "sleep")) {
+				eo.reduction = true;
+				eo.dpor = false;
+			} else if (!strcmp(optarg, "none")) {
+				eo.reduction = eo.dpor = false;
+			} else {
+				fprintf(stderr, "ptloom: --reduction takes "
+						"dpor, sleep or none (got "
+						"'%s')\n", esc(optarg));
+				return EXIT_USAGE;
+			}
 			break;
 		case 'C' + 256:
 			eo.state_cache = true;
