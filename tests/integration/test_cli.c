@@ -1772,14 +1772,17 @@ Test(issue11, pct_deadlock_minimized_to_one_preemption)
 	res_free(&r);
 }
 
-/* -j 2 dfs: the same verdict and schedules as the serial search. */
-static void same_with_two_jobs(const char *program, int want)
+/* -j 2 dfs: the same verdict and schedules as the serial search, with
+ * either kind of bound. */
+static void same_with_two_jobs_bound(const char *program, int want,
+				     const char *bound)
 {
 	/* shards do not cache states (a serial dfs prunes by what it saw):
 	 * the same set as the serial search without caching */
 	struct res a = RUN(program, "--dfs-only", "--no-state-cache", "--seed",
-			   SEED);
-	struct res b = RUN(program, "--dfs-only", "-j", "2", "--seed", SEED);
+			   SEED, "--bound", bound);
+	struct res b = RUN(program, "--dfs-only", "-j", "2", "--seed", SEED,
+			   "--bound", bound);
 	char *sa = summary(&a), *sb = summary(&b);
 
 	assert_exit(a, want);
@@ -1798,6 +1801,20 @@ static void same_with_two_jobs(const char *program, int want)
 	free(sb);
 	res_free(&a);
 	res_free(&b);
+}
+
+static void same_with_two_jobs(const char *program, int want)
+{
+	same_with_two_jobs_bound(program, want, "preemption");
+}
+
+/* Delay bounding deals the items that bound 0 makes for bounds beyond 1
+ * out to the shards as well (they were explored by every shard). */
+Test(issue10, delay_bound_dfs_with_two_jobs_equals_serial)
+{
+	same_with_two_jobs_bound(example("bank_fixed"), 0, "delay");
+	same_with_two_jobs_bound(example("rwlock"), 0, "delay");
+	same_with_two_jobs_bound(example("lost_wakeup"), 1, "delay");
 }
 
 Test(issue10, dfs_with_two_jobs_equals_serial_on_correct_examples)
