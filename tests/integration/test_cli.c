@@ -1817,6 +1817,29 @@ Test(issue10, delay_bound_dfs_with_two_jobs_equals_serial)
 	same_with_two_jobs_bound(example("lost_wakeup"), 1, "delay");
 }
 
+/* The default hybrid: after the search, samples go on to twice its runs;
+ * the shards' bound-0 runs count once there too, so -j 2 reports the
+ * serial count. */
+Test(issue10, hybrid_with_two_jobs_counts_the_serial_runs)
+{
+	const char *progs[] = { example("bank_fixed"),
+				example("deadlock_fixed") };
+
+	for (int i = 0; i < 2; i++) {
+		struct res a = RUN(progs[i], "--no-state-cache", "--seed", SEED);
+		struct res b = RUN(progs[i], "-j", "2", "--seed", SEED);
+		char *sa = summary(&a), *sb = summary(&b);
+
+		assert_exit(a, 0);
+		assert_exit(b, 0);
+		cr_assert_str_eq(sb, sa, "-j 2: %s\nserial: %s", sb, sa);
+		free(sa);
+		free(sb);
+		res_free(&a);
+		res_free(&b);
+	}
+}
+
 Test(issue10, dfs_with_two_jobs_equals_serial_on_correct_examples)
 {
 	same_with_two_jobs(example("bank_fixed"), 0);
