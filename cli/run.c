@@ -788,6 +788,14 @@ minimized:
 			(double)er.total_stops / (double)er.runs,
 			(double)er.total_steps / (double)er.runs,
 			(double)er.total_choices / (double)er.runs);
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_runs)
+		fprintf(stderr, "ptloom: race discovery %d runs, %.3f s, "
+				"%llu accesses observed, %llu observation "
+				"stops, %llu single-steps\n",
+			er.discovery_runs, er.discovery_seconds,
+			(unsigned long long)er.accesses,
+			(unsigned long long)er.discovery_stops,
+			(unsigned long long)er.discovery_steps);
 	if (!co.quiet && getenv("PTLOOM_STATS"))
 		fprintf(stderr, "ptloom: %u runs forked from a checkpoint%s%s\n",
 			er.checkpoint_forks, er.checkpoint_note[0] ? "; " : "",
