@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "dpor.h"
 #include "explore.h"
 #include <errno.h>
 #include <sched.h>
@@ -387,6 +388,8 @@ restart:
 			dfs_set_delay(d, true);
 		if (o->state_cache)
 			dfs_set_state_cache(d, true);
+		if (o->dpor && o->reduction)
+			dfs_set_dpor(d, true, DPOR_DEFAULT);
 		s = dfs_strategy(d);
 		if (o->hybrid && !nhs) {
 			const int *mix = o->nmix ? o->mix : default_mix;

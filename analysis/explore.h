@@ -51,6 +51,10 @@ struct explore_opts {
 	double max_time;	   /* 0 = none */
 	int pct_depth;
 	bool reduction;		   /* sleep sets (dfs) */
+	/* dfs: source-set DPOR with bounded POR (analysis/dpor.c) over
+	 * the sleep sets; serial only (-j, --shard and --bound delay keep
+	 * sleep sets), and without the state cache */
+	bool dpor;
 	bool state_cache;	   /* dfs: prune states seen before */
 	bool progress;		   /* a progress line on stderr */
 	bool output;		   /* --output: show every run's output */

@@ -107,6 +107,7 @@ static inline void hash_mix(uint64_t *h, uint64_t v)
 	*h ^= *h >> 29;
 }
 bool syscall_enter(struct session *s, struct thread *t);
+void spinners_wake(struct session *s, const struct thread *t);
 /* Execute t's pending operation. Returns true if t now runs, false if it
  * blocked (the scheduler picks again). */
 bool syscall_execute(struct session *s, struct thread *t);

@@ -84,6 +84,7 @@ void thread_make_ready(struct session *s, struct thread *t, int kind,
 	t->obj2 = 0;
 	t->futex_woken = false;
 	t->yield = false;
+	t->wake_due = false;
 	t->skip = true;
 	t->result = result;
 }
@@ -165,6 +166,11 @@ static void reach_point(struct session *s, struct thread *t)
 		}
 	}
 	t->spin_switch = s->switches;
+	if (t->wake_due) {
+		t->wake_due = false;
+		if (!passive && !t->yield && t->kind != OP_SPIN)
+			spinners_wake(s, t);
+	}
 	t->st = SCHED_ENABLED;
 	s->need_schedule = true;
 }
