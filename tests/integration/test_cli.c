@@ -1602,15 +1602,16 @@ Test(issue5, races_command_names_the_racy_source)
 }
 
 /* More accesses than discovery can observe and no race: two runs that
- * each spend the whole budget end the discovery (six would cost three
- * times as much for nothing); the verdict stays PASS. */
+ * each spend the whole budget (50,000 observation stops, no single-step:
+ * the loads are emulated) end the discovery (six would cost three times
+ * as much for nothing); the verdict stays PASS. */
 Test(issue5, races_discovery_ends_after_two_full_runs_without_news)
 {
 	struct res r = PTL("races", "--seed", SEED, "--",
 			   target("busy_private"));
 
 	assert_exit(r, 0);
-	assert_contains(r.out, "2 runs, 400000 accesses",
+	assert_contains(r.out, "2 runs, 100000 accesses",
 			"ptloom races' summary");
 	res_free(&r);
 }
@@ -2000,6 +2001,38 @@ Test(issue11, strict_alternation_found_with_default_options)
 	int p = json_num(j, "preemptions");
 
 	cr_assert(p >= 1 && p <= 9, "minimised to %d preemptions: %s", p, j);
+	/* bound p-1 cannot be explored completely in the minimiser's
+	 * budget: the summary must not call it minimal */
+	assert_contains(j, "\"minimum_proven\": false", "the report");
+	free(j);
+	s = line_with(r.out, "ptloom: FAIL");
+	assert_contains(s, "minimum not proven", "the summary");
+	free(s);
+	res_free(&r);
+}
+
+/* A sampled failure minimised to 1 preemption, with bound 0 explored
+ * completely by the minimiser: the summary and the report say the
+ * minimum holds. */
+Test(issue11, sampled_minimum_proven_by_the_bound_below)
+{
+	struct res r = RUN(target("bank_nolock"), "--seed", SEED, "-p", "0");
+
+	assert_exit(r, 1);
+	char *s = line_with(r.out, "ptloom: FAIL");
+
+	cr_assert_not_null(s, "%s", r.out);
+	assert_contains(s, "sample", "the summary");
+	assert_contains(s, ", minimal;", "the summary");
+	free(s);
+	s = line_with(r.out, "minimized:");
+	cr_assert_not_null(s, "%s", r.out);
+	assert_contains(s, "bound 0 explored completely", "the minimized line");
+	free(s);
+	char *j = report();
+
+	cr_assert_eq(json_num(j, "preemptions"), 1, "%s", j);
+	assert_contains(j, "\"minimum_proven\": true", "the report");
 	free(j);
 	res_free(&r);
 }
@@ -2009,9 +2042,9 @@ Test(issue11, strict_alternation_found_with_default_options)
  * the producer's two stores is out of reach of priority samplers. */
 Test(issue11, spinning_consumer_window_reached_by_pos_and_pct)
 {
-	const char *strategies[] = { "pos", "pct" };
+	const char *strategies[] = { "pos", "pct", "surw", "random" };
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 4; k++) {
 		struct res r = RUN(target("spsc_ring"), "-s", strategies[k],
 				   "--seed", SEED, "-n", "1000");
 
