@@ -23,6 +23,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "dpor.h"
 #include "strategy.h"
 
 struct node {
@@ -33,6 +34,19 @@ struct node {
 	uint8_t *done;		/* explored (or asleep) free alternatives */
 	struct alt *sleep;	/* asleep at this node */
 	int nsleep;
+	/* DPOR: free alternatives a race asked for, not yet explored */
+	uint8_t *todo;
+	uint64_t hash;		/* the path to it (edge_key) */
+	int cost;		/* the preemptions on that path */
+};
+
+/* DPOR: a choice point of the current run */
+struct rpick {
+	size_t off;		/* its alternatives in dfs.ralts */
+	uint16_t nalts;
+	uint8_t kind;
+	int cost;		/* preemptions before it */
+	uint64_t hash;		/* the path to it */
 };
 
 struct item {
@@ -100,6 +114,23 @@ struct dfs {
 	struct cached *seen;
 	size_t nseen, capseen;
 	uint64_t cache_hits;
+	/* DPOR (analysis/dpor.c): the current run's steps and choice
+	 * points, analysed when it ends; and every edge of the tree that
+	 * was explored, queued or asleep, by the hash of its path */
+	bool dpor;
+	unsigned dpor_flags;
+	struct dpor_step *rsteps;
+	size_t nrsteps, caprsteps;
+	struct rpick *rpicks;
+	size_t nrpicks, caprpicks;
+	struct alt *ralts;
+	size_t nralts, capralts;
+	uint64_t path_hash;
+	int path_cost;
+	uint64_t *edges;
+	size_t nedges, capedges;
+	uint64_t dpor_points;	/* backtrack points races added */
+	bool dpor_failed;	/* an analysis ran out of memory */
 };
 
 struct cached {
@@ -232,6 +263,7 @@ static void free_node(struct node *n)
 	free(n->alts);
 	free(n->done);
 	free(n->sleep);
+	free(n->todo);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -317,8 +349,19 @@ static bool next_item(struct dfs *d)
 	}
 }
 
+static void dpor_end_run(struct dfs *d);
+static void edge_add(struct dfs *d, uint64_t key);
+static uint64_t edge_key(uint64_t path, int idx, int nalts);
+
+static bool dpor_active(const struct dfs *d)
+{
+	return d->dpor && !d->placement && !d->delay && d->nshards <= 1;
+}
+
 bool dfs_next(struct dfs *d)
 {
+	if (dpor_active(d))
+		dpor_end_run(d); /* may queue items on this run's path */
 	snapshot(d);
 	d->pos = 0;
 	d->diverged = false;
@@ -335,13 +378,17 @@ bool dfs_next(struct dfs *d)
 			int next = -1;
 
 			for (int i = 0; i < n->nalts; i++)
-				if (!n->done[i] && !n->alts[i].cost) {
+				if (!n->done[i] && !n->alts[i].cost &&
+				    (!n->todo || n->todo[i])) {
 					next = i;
 					break;
 				}
 			if (next >= 0) {
 				n->chosen = (uint16_t)next;
 				n->done[next] = 1;
+				if (dpor_active(d))
+					edge_add(d, edge_key(n->hash, next,
+							     n->nalts));
 				d->live = d->plen == 0;
 				return true;
 			}
@@ -382,8 +429,16 @@ void dfs_end_run(struct dfs *d)
  * woken ends where answering later does.  So a shell or runner waiting
  * for its child commutes with the child's own operations.  A fork's
  * return in the parent is DEP_NONE, like a thread's first step.
+ * DEP_JOIN: a join whose object is the joined thread's tid word (the
+ * tracer knows its offset from the clone), or a create's call (up to its
+ * clone: it allocates the stack and writes the pthread_t at its object):
+ * it conflicts with operations on those bytes, with every exit, join and
+ * create (the tid word; glibc's cache of thread stacks, which joins and
+ * exits of detached threads fill and creates take from), and with
+ * DEP_ALL (clones).  What the joiner does after the join is ordered
+ * after the joined thread's steps through the exit.
  */
-enum { DEP_NONE, DEP_OBJ, DEP_LIFE, DEP_WAIT, DEP_ALL };
+enum { DEP_NONE, DEP_OBJ, DEP_LIFE, DEP_WAIT, DEP_JOIN, DEP_ALL };
 
 static int dep_class(const struct alt *a)
 {
@@ -427,6 +482,11 @@ static int dep_class(const struct alt *a)
 		case FN_CND_WAIT:
 			/* it unlocks its mutex too: the tracer names it */
 			return a->obj && a->obj2 ? DEP_OBJ : DEP_ALL;
+		case FN_JOIN:
+		case FN_THRD_JOIN:
+		case FN_CREATE:
+		case FN_THRD_CREATE:
+			return a->obj ? DEP_JOIN : DEP_ALL;
 		default:
 			return a->obj && op_is_local(OP_CALL, a->fn) ? DEP_OBJ
 								     : DEP_ALL;
@@ -557,6 +617,25 @@ bool dfs_dependent(const struct alt *a, const struct alt *b)
 		return true;
 	if (x == DEP_NONE || y == DEP_NONE)
 		return false;
+	if (x == DEP_JOIN || y == DEP_JOIN) {
+		const struct alt *j = x == DEP_JOIN ? a : b;
+		const struct alt *o = x == DEP_JOIN ? b : a;
+		int k = x == DEP_JOIN ? y : x;
+
+		if (k == DEP_JOIN || k == DEP_LIFE)
+			return true;
+		if (k != DEP_OBJ)
+			return false;
+		struct span so[2];
+		int no = spans(o, so);
+		/* the tid word, or the pthread_t a create writes */
+		uint64_t len = j->fn == FN_JOIN || j->fn == FN_THRD_JOIN ? 4 : 8;
+
+		for (int i = 0; i < no; i++)
+			if (j->obj < so[i].hi && so[i].lo < j->obj + len)
+				return true;
+		return false;
+	}
 	if (x == DEP_WAIT || y == DEP_WAIT) {
 		int o = x == DEP_WAIT ? y : x;
 
@@ -688,10 +767,8 @@ static void node_sleep(struct dfs *d, struct node *n)
  * (cut the run short: false); otherwise its operation wakes the sleepers
  * it conflicts with.
  */
-static bool dfs_single(void *ctx, const struct choice *c)
+static bool single_sleep(struct dfs *d, const struct choice *c)
 {
-	struct dfs *d = ctx;
-
 	if (!d->sleep_sets || !d->live || !d->nrun_sleep || c->nalts != 1)
 		return true;
 	const struct alt *a = &c->alts[0];
@@ -708,6 +785,19 @@ static bool dfs_single(void *ctx, const struct choice *c)
 	}
 	d->nrun_sleep = k;
 	return true;
+}
+
+static bool rec_step(struct dfs *d, const struct alt *a, int32_t node);
+
+static bool dfs_single(void *ctx, const struct choice *c)
+{
+	struct dfs *d = ctx;
+	bool go = single_sleep(d, c);
+
+	if (go && c->nalts == 1 && dpor_active(d) &&
+	    !rec_step(d, &c->alts[0], -1))
+		d->dpor_failed = true;
+	return go;
 }
 
 /*
@@ -729,7 +819,8 @@ static struct alt *item_sleep(const struct node *n, int i, int *count)
 			sl[k++] = n->sleep[j];
 	for (int j = 0; j < i; j++)
 		if (!asleep(n, &n->alts[j]) && independent(&n->alts[j], via) &&
-		    bound_safe(&n->alts[j], via))
+		    bound_safe(&n->alts[j], via) &&
+		    (!n->todo || n->done[j] || n->todo[j]))
 			sl[k++] = n->alts[j];
 	*count = k;
 	if (!k) {
@@ -839,9 +930,246 @@ static bool seen_before(struct dfs *d, const struct choice *c,
 	return false;
 }
 
-static int dfs_pick(void *ctx, const struct choice *c)
+/* This run's path, kept when it ends (snapshot) for items to refer to. */
+static long run_snap(struct dfs *d)
+{
+	if (d->cur_snap >= 0)
+		return d->cur_snap;
+	if (d->nsnaps == d->capsnaps) {
+		size_t cap = d->capsnaps ? d->capsnaps * 2 : 64;
+		uint16_t **ns = realloc(d->snaps, cap * sizeof(*ns));
+
+		if (!ns)
+			return -1;
+		d->snaps = ns;
+		d->capsnaps = cap;
+	}
+	d->snaps[d->nsnaps] = NULL;
+	d->cur_snap = (long)d->nsnaps++;
+	return d->cur_snap;
+}
+
+/*
+ * DPOR (source sets with bounded POR's extra points; analysis/dpor.c
+ * finds the races).  A run choice explores its first free awake
+ * alternative; when the run ends, every race it contains asks a choice
+ * point on its path to explore one alternative that reverses it.  An
+ * edge of the tree is named by the hash of its path (edge_key), and the
+ * set `edges` holds every edge explored, queued or asleep, so no edge
+ * runs twice whichever run asks for it.  A free alternative of a node on
+ * the current item's stack is explored by backtracking (todo); any other
+ * (costly, or at a node of the item's prefix) becomes an item of the
+ * bound its path costs: the current one (possibly below it: a race found
+ * at a higher bound may need a cheaper reversal) or the next.  Beyond
+ * the bound it is dropped; bounded POR's extra point at the start of the
+ * racing thread's run of steps covers what that reversal would.  The
+ * item of an alternative at a prefix node gets no sleep set (we no
+ * longer know that node's); one at a stack node sleeps the earlier
+ * alternatives explored or asked for there (item_sleep).
+ */
+static uint64_t edge_key(uint64_t path, int idx, int nalts)
+{
+	uint64_t h = (path ^ ((uint64_t)(uint16_t)idx << 16 |
+			      (uint16_t)nalts)) * 0x9e3779b97f4a7c15ull;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return h ? h : 1;
+}
+
+static bool edge_has(const struct dfs *d, uint64_t key)
+{
+	if (!d->capedges)
+		return false;
+	for (size_t k = key & (d->capedges - 1); d->edges[k];
+	     k = (k + 1) & (d->capedges - 1))
+		if (d->edges[k] == key)
+			return true;
+	return false;
+}
+
+static void edge_add(struct dfs *d, uint64_t key)
+{
+	if (2 * (d->nedges + 1) > d->capedges) {
+		size_t cap = d->capedges ? d->capedges * 2 : 4096;
+		uint64_t *n = calloc(cap, sizeof(*n));
+
+		if (!n) {
+			d->dpor_failed = true;
+			return;
+		}
+		for (size_t i = 0; i < d->capedges; i++) {
+			if (!d->edges[i])
+				continue;
+			size_t k = d->edges[i] & (cap - 1);
+
+			while (n[k])
+				k = (k + 1) & (cap - 1);
+			n[k] = d->edges[i];
+		}
+		free(d->edges);
+		d->edges = n;
+		d->capedges = cap;
+	}
+	size_t k = key & (d->capedges - 1);
+
+	while (d->edges[k] && d->edges[k] != key)
+		k = (k + 1) & (d->capedges - 1);
+	if (!d->edges[k]) {
+		d->edges[k] = key;
+		d->nedges++;
+	}
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t c = *cap ? *cap : 256;
+
+	while (c < need)
+		c *= 2;
+	void *n = realloc(*p, c * size);
+
+	if (!n)
+		return false;
+	*p = n;
+	*cap = c;
+	return true;
+}
+
+static bool rec_pick(struct dfs *d, const struct choice *c)
+{
+	if (!grow((void **)&d->rpicks, &d->caprpicks, d->nrpicks + 1,
+		  sizeof(*d->rpicks)) ||
+	    !grow((void **)&d->ralts, &d->capralts,
+		  d->nralts + (size_t)c->nalts, sizeof(*d->ralts)))
+		return false;
+	memcpy(d->ralts + d->nralts, c->alts,
+	       (size_t)c->nalts * sizeof(*d->ralts));
+	d->rpicks[d->nrpicks++] = (struct rpick){
+		d->nralts, (uint16_t)c->nalts, c->kind, d->path_cost,
+		d->path_hash
+	};
+	d->nralts += (size_t)c->nalts;
+	return true;
+}
+
+static bool rec_step(struct dfs *d, const struct alt *a, int32_t node)
+{
+	if (!grow((void **)&d->rsteps, &d->caprsteps, d->nrsteps + 1,
+		  sizeof(*d->rsteps)))
+		return false;
+	d->rsteps[d->nrsteps++] = (struct dpor_step){ *a, node };
+	return true;
+}
+
+/* Queue alternative i of the choice at decision pos of this run. */
+static void dpor_queue(struct dfs *d, size_t pos, int i, int nalts, int cost,
+		       struct alt *sl, int nsl)
+{
+	struct item it = { run_snap(d), (uint32_t)pos, (uint16_t)i,
+			   (uint16_t)nalts, sl, nsl, 0, 0, d->cur_root, cost };
+
+	if (it.snap < 0 || !push_item(d, cost <= d->cur ? 0 : 1, it)) {
+		free(sl);
+		d->dpor_failed = true;
+	}
+}
+
+/* Alternative i of stack node n (decision pos) is to be explored. */
+static void dpor_add(struct dfs *d, struct node *n, size_t pos, int i)
+{
+	int cost = n->cost + n->alts[i].cost, nsl = 0;
+
+	if (cost > d->bound)
+		return;
+	edge_add(d, edge_key(n->hash, i, n->nalts));
+	d->dpor_points++;
+	if (!n->alts[i].cost) {
+		n->todo[i] = 1;
+		return;
+	}
+	n->todo[i] = 2;
+	struct alt *sl = d->sleep_sets ? item_sleep(n, i, &nsl) : NULL;
+
+	dpor_queue(d, pos, i, n->nalts, cost, sl, nsl);
+}
+
+/* A race asks choice point `node` (a decision index of this run) for one
+ * of cand[]: nothing if one is explored, queued or asleep there; else
+ * the cheapest within the bound. */
+static void dpor_request(void *ctx, int node, const int *cand, int nc)
 {
 	struct dfs *d = ctx;
+	const struct rpick *rp = &d->rpicks[node];
+	const struct alt *alts = d->ralts + rp->off;
+	size_t pos = (size_t)node;
+	int best = -1;
+
+	for (int k = 0; k < nc; k++) {
+		int a = cand[k];
+
+		if (edge_has(d, edge_key(rp->hash, a, rp->nalts)))
+			return;
+		if (rp->cost + alts[a].cost <= d->bound &&
+		    (best < 0 || alts[a].cost < alts[best].cost))
+			best = a;
+	}
+	if (best < 0)
+		return;
+	if (pos >= d->plen && pos - d->plen < d->depth) {
+		dpor_add(d, &d->stack[pos - d->plen], pos, best);
+		return;
+	}
+	/* a node of the prefix: its earlier alternatives that are
+	 * explored, queued or asleep may sleep (not knowing its own sleep
+	 * set, we keep only those the bound allows) */
+	struct alt *sl = NULL;
+	int nsl = 0;
+
+	if (d->sleep_sets && rp->kind == DEC_RUN && best &&
+	    (sl = malloc((size_t)best * sizeof(*sl))))
+		for (int j = 0; j < best; j++)
+			if (edge_has(d, edge_key(rp->hash, j, rp->nalts)) &&
+			    independent(&alts[j], &alts[best]) &&
+			    bound_safe(&alts[j], &alts[best]))
+				sl[nsl++] = alts[j];
+	if (!nsl) {
+		free(sl);
+		sl = NULL;
+	}
+	edge_add(d, edge_key(rp->hash, best, rp->nalts));
+	d->dpor_points++;
+	dpor_queue(d, pos, best, rp->nalts, rp->cost + alts[best].cost, sl,
+		   nsl);
+}
+
+/* The run has ended: its races add backtrack points; forget it. */
+static void dpor_end_run(struct dfs *d)
+{
+	if (d->nrsteps && !d->diverged) {
+		struct dpor_node *nodes =
+			malloc((d->nrpicks + 1) * sizeof(*nodes));
+
+		for (size_t k = 0; nodes && k < d->nrpicks; k++)
+			nodes[k] = (struct dpor_node){
+				d->ralts + d->rpicks[k].off, d->rpicks[k].nalts
+			};
+		if (!nodes || dpor_races(d->rsteps, d->nrsteps, nodes,
+					 dfs_dependent, d->dpor_flags,
+					 dpor_request, d))
+			d->dpor_failed = true;
+		free(nodes);
+	}
+	d->nrsteps = d->nrpicks = d->nralts = 0;
+	d->path_hash = 0x243f6a8885a308d3ull;
+	d->path_cost = 0;
+}
+
+static int pick_inner(struct dfs *d, const struct choice *c)
+{
 	size_t pos = d->pos++;
 
 	/* 1. the item's prefix */
@@ -903,9 +1231,19 @@ static int dfs_pick(void *ctx, const struct choice *c)
 							    ? dfs_delay_cost(c, i)
 							    : 0);
 	d->depth++;
+	n->hash = d->path_hash;
+	n->cost = d->path_cost;
+	/* DPOR: a run choice explores its first free alternative, and the
+	 * others only when a race asks for them (dpor_request) */
+	bool dp = dpor_active(d) && n->kind == DEC_RUN;
+
+	if (dp && !(n->todo = calloc((size_t)c->nalts, 1))) {
+		d->diverged = true;
+		return -1;
+	}
 	node_sleep(d, n);
 	if (d->cache && c->state && !d->placement && d->nshards <= 1 &&
-	    n->kind == DEC_RUN && seen_before(d, c, n)) {
+	    !dpor_active(d) && n->kind == DEC_RUN && seen_before(d, c, n)) {
 		/* the same state was reached before at no higher cost: its
 		 * futures ran (or are queued) from there */
 		free_node(n);
@@ -920,28 +1258,17 @@ static int dfs_pick(void *ctx, const struct choice *c)
 		if (asleep(n, &n->alts[i])) {
 			n->done[i] = 1;
 			d->pruned++;
+			if (dpor_active(d))
+				edge_add(d, edge_key(n->hash, i, n->nalts));
 		}
 	/* costly edges are items of the next bound */
-	if (d->cur < d->bound) {
+	if (d->cur < d->bound && !dp) {
 		for (int i = 0; i < n->nalts; i++) {
 			if (!n->alts[i].cost || n->done[i] ||
 			    d->cur + n->alts[i].cost > d->bound)
 				continue;
-			if (d->cur_snap < 0) {
-				if (d->nsnaps == d->capsnaps) {
-					size_t cap = d->capsnaps ? d->capsnaps * 2
-								 : 64;
-					uint16_t **ns = realloc(
-						d->snaps, cap * sizeof(*ns));
-
-					if (!ns)
-						break;
-					d->snaps = ns;
-					d->capsnaps = cap;
-				}
-				d->snaps[d->nsnaps] = NULL;
-				d->cur_snap = (long)d->nsnaps++;
-			}
+			if (run_snap(d) < 0)
+				break;
 			struct alt *sl = NULL;
 			int nsl = 0;
 
@@ -954,6 +1281,8 @@ static int dfs_pick(void *ctx, const struct choice *c)
 					   0, d->cur_root,
 					   d->cur + n->alts[i].cost };
 
+			if (dpor_active(d))
+				edge_add(d, edge_key(n->hash, i, n->nalts));
 			if (it.bound > d->cur + 1)
 				push_later(d, it);
 			else
@@ -965,12 +1294,42 @@ static int dfs_pick(void *ctx, const struct choice *c)
 		if (!n->alts[i].cost && !n->done[i]) {
 			n->chosen = (uint16_t)i;
 			n->done[i] = 1;
+			if (dpor_active(d))
+				edge_add(d, edge_key(n->hash, i, n->nalts));
 			sleep_after(d, n);
 			return i;
 		}
-	/* every free alternative is asleep: this run is redundant */
+	/* every free alternative is asleep: this run is redundant.  Under
+	 * DPOR the node still needs one alternative explored: the first
+	 * awake costly one, in a later item */
+	for (int i = 0; dp && i < n->nalts; i++)
+		if (n->alts[i].cost && !n->done[i]) {
+			dpor_add(d, n, pos, i);
+			break;
+		}
 	d->pruned_run = true;
 	return -1;
+}
+
+static int dfs_pick(void *ctx, const struct choice *c)
+{
+	struct dfs *d = ctx;
+	bool dp = dpor_active(d);
+
+	if (dp && !rec_pick(d, c)) {
+		d->diverged = true;
+		return -1;
+	}
+	int i = pick_inner(d, c);
+
+	if (dp && i >= 0) {
+		d->path_hash = edge_key(d->path_hash, i, c->nalts);
+		d->path_cost += c->alts[i].cost;
+		if (c->kind == DEC_RUN &&
+		    !rec_step(d, &c->alts[i], (int32_t)(d->nrpicks - 1)))
+			d->dpor_failed = true;
+	}
+	return i;
 }
 
 /* Only a fresh node's state is looked up: ask for it there. */
@@ -979,7 +1338,7 @@ static bool dfs_want_state(void *ctx)
 	const struct dfs *d = ctx;
 
 	return d->cache && !d->placement && d->nshards <= 1 &&
-	       d->pos >= d->plen && d->pos - d->plen >= d->depth;
+	       !dpor_active(d) && d->pos >= d->plen && d->pos - d->plen >= d->depth;
 }
 
 struct strategy dfs_strategy(struct dfs *d)
@@ -988,6 +1347,24 @@ struct strategy dfs_strategy(struct dfs *d)
 				  .single = dfs_single,
 				  .want_state = d->cache ? dfs_want_state
 							 : NULL };
+}
+
+void dfs_set_dpor(struct dfs *d, bool on, unsigned flags)
+{
+	d->dpor = on;
+	d->dpor_flags = flags;
+	if (on)
+		dpor_end_run(d); /* the first run's path hash */
+}
+
+uint64_t dfs_dpor_points(const struct dfs *d)
+{
+	return d->dpor_points;
+}
+
+bool dfs_dpor(const struct dfs *d)
+{
+	return dpor_active(d);
 }
 
 void dfs_set_state_cache(struct dfs *d, bool on)
@@ -1031,7 +1408,8 @@ int dfs_bound(const struct dfs *d)
 
 bool dfs_diverged(const struct dfs *d)
 {
-	return d->diverged;
+	/* an analysis that failed leaves the search incomplete */
+	return d->diverged || d->dpor_failed;
 }
 
 bool dfs_pruned_run(const struct dfs *d);
@@ -1078,5 +1456,9 @@ void dfs_free(struct dfs *d)
 		free(d->snaps[k]);
 	free(d->snaps);
 	free(d->seen);
+	free(d->rsteps);
+	free(d->rpicks);
+	free(d->ralts);
+	free(d->edges);
 	free(d);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "dpor.h"
 #include "explore.h"
 #include <errno.h>
 #include <sched.h>
@@ -299,6 +300,7 @@ static int explore_serial(const struct explore_opts *o0,
 	struct user_point *disc_points = NULL;
 	size_t ndisc_points = 0;
 	uint64_t first_run = 1;	/* the first run since the last restart */
+	char disc_why[400] = "";	/* a discovery run hit a limit */
 	double fastest = -1;	/* wall seconds of the fastest finished run */
 
 	memset(r, 0, sizeof(*r));
@@ -313,7 +315,7 @@ static int explore_serial(const struct explore_opts *o0,
 							       : 6,
 				   o->cfg.seed,
 				   o->discovery_budget ? o->discovery_budget
-						       : 200000,
+						       : DISCOVERY_BUDGET,
 				   &disc) == 0) {
 			size_t n = discovery_points(&disc, &pts);
 
@@ -326,6 +328,28 @@ static int explore_serial(const struct explore_opts *o0,
 					r, disc.spin[i].addr, OP_SPIN);
 			r->accesses = disc.accesses;
 			r->discovery_seconds = disc.seconds;
+			r->discovery_runs = disc.runs;
+			r->discovery_stops = disc.obs_stops;
+			r->discovery_steps = disc.obs_steps;
+			if (disc.limit_kind) {
+				r->discovery_limit = disc.limit_kind;
+				snprintf(disc_why, sizeof(disc_why),
+					 "race discovery's run %d %s",
+					 disc.limit_run,
+					 disc.limit_kind == FAIL_STEPS
+						 ? "went past --max-steps"
+						 : "went past --timeout");
+				char *cut = strstr(disc.limit_why,
+						   "; raise --");
+
+				if (cut)
+					*cut = 0; /* said below */
+				if (disc.limit_why[0])
+					snprintf(disc_why + strlen(disc_why),
+						 sizeof(disc_why) -
+							 strlen(disc_why),
+						 " (%s)", disc.limit_why);
+			}
 			r->longest_run = disc.longest_run;
 			if (disc.have_fail) {
 				/* keep it for after the exploration */
@@ -364,6 +388,8 @@ restart:
 			dfs_set_delay(d, true);
 		if (o->state_cache)
 			dfs_set_state_cache(d, true);
+		if (o->dpor && o->reduction)
+			dfs_set_dpor(d, true, DPOR_DEFAULT);
 		s = dfs_strategy(d);
 		if (o->hybrid && !nhs) {
 			const int *mix = o->nmix ? o->mix : default_mix;
@@ -770,6 +796,19 @@ out:
 				 (unsigned long long)r->runs,
 				 (unsigned long long)r->slow_runs,
 				 o->cfg.timeout);
+		r->too_long = true;
+		r->verdict = VERDICT_INCOMPLETE;
+	}
+	if (r->discovery_limit && !r->too_long && !r->killed &&
+	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
+		/* its race points may be missing: not covered, no pass */
+		snprintf(r->error, sizeof(r->error),
+			 "%s, so the race points may be incomplete; %s; no "
+			 "failure found",
+			 disc_why,
+			 r->discovery_limit == FAIL_STEPS
+				 ? "raise --max-steps"
+				 : "raise --timeout (or --points sync)");
 		r->too_long = true;
 		r->verdict = VERDICT_INCOMPLETE;
 	}

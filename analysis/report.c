@@ -94,6 +94,9 @@ void report_json(FILE *f, const struct report *r)
 	json_string(f, r->minimized_file);
 	fprintf(f, ",\n  \"minimized\": ");
 	json_string(f, r->minimized_note);
+	if (r->minimum_proven)
+		fprintf(f, ",\n  \"minimum_proven\": %s",
+			r->minimum_proven == 2 ? "true" : "false");
 	fprintf(f, ",\n  \"replay_command\": ");
 	json_string(f, r->replay_command);
 	if (r->nshards)

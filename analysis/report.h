@@ -39,6 +39,9 @@ struct report {
 	const char *minimized_file;
 	const char *replay_command;
 	const char *minimized_note;
+	int minimum_proven;	/* minimised: 2 the fewest preemptions (every
+				 * bound below explored), 1 not proven, 0 not
+				 * said */
 	const char *departure;	  /* first departure from a passing run */
 	/* replay (has_replay) */
 	bool has_replay;

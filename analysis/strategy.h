@@ -75,6 +75,13 @@ uint64_t dfs_key(const struct dfs *d);
  * round-robin order costs k delays (sleep sets off). */
 void dfs_set_delay(struct dfs *d, bool on);
 int dfs_delay_cost(const struct choice *c, int i);
+/* DPOR (analysis/dpor.h; flags DPOR_*): a run choice explores its first
+ * free alternative and those the races of the runs ask for.  Serial
+ * preemption bounding only: ignored under placement, delay bounding and
+ * sharding, which keep sleep sets; the state cache is off under it. */
+void dfs_set_dpor(struct dfs *d, bool on, unsigned flags);
+bool dfs_dpor(const struct dfs *d);	/* DPOR is in use */
+uint64_t dfs_dpor_points(const struct dfs *d); /* backtrack points added */
 /* State caching: prune a choice point whose program state was reached
  * before at no higher cost (choice.state; call before dfs_strategy). */
 void dfs_set_state_cache(struct dfs *d, bool on);

@@ -39,7 +39,12 @@ static void usage(FILE *f)
 	      "0)\n"
 	      "      --points LIST     sync,atomics,races (default sync,races)\n"
 	      "      --pct-depth D     PCT bug depth (default 3)\n"
-	      "      --no-reduction    dfs without sleep-set reduction\n"
+	      "      --reduction KIND  dfs's reduction: sleep (sleep sets, "
+	      "the default),\n"
+	      "                        dpor (source-set DPOR with bounded "
+	      "POR; serial, no\n"
+	      "                        state cache) or none\n"
+	      "      --no-reduction    the same as --reduction none\n"
 	      "      --no-state-cache  dfs without state caching (by default a "
 	      "serial dfs\n"
 	      "                        skips a program state it reached "
@@ -93,6 +98,7 @@ static const struct option long_opts[] = {
 	{ "points", required_argument, 0, 'P' },
 	{ "pct-depth", required_argument, 0, 'D' },
 	{ "no-reduction", no_argument, 0, 'N' },
+	{ "reduction", required_argument, 0, 'r' + 256 },
 	{ "no-state-cache", no_argument, 0, 'c' + 256 },
 	{ "state-cache", no_argument, 0, 'C' + 256 },
 	{ "no-minimize", no_argument, 0, 'm' },
@@ -154,16 +160,99 @@ static const char *strategy_names[] = { "dfs", "random", "pct", "pos",
 					"surw" };
 
 /*
+ * How many bounds a finished exploration explored completely without any
+ * failure (bounds 0 .. n-1): a dfs searches bound by bound and stops at
+ * the first failure, so the bounds below the one it was at had none.  Only
+ * a serial preemption-bounded dfs (alone or in the hybrid) tells; a failure
+ * found by the dfs at bound b, or by a sample while it explored bound b,
+ * gives b; a sample after the dfs finished gives the whole bound + 1.
+ */
+static int bounds_clear(const struct explore_opts *eo,
+			const struct explore_result *er)
+{
+	if (eo->strategy != STRAT_DFS || eo->delay_bound || eo->jobs > 1 ||
+	    eo->nshards > 1 || er->restarts)
+		return 0;
+	if (er->found_by == FOUND_DFS)
+		return er->bound;
+	if (er->found_by == FOUND_HYBRID)
+		return er->dfs_runs ? eo->bound + 1 : er->bound;
+	return 0;
+}
+
+/* The bounded search for a smaller schedule: at most max_runs runs of dfs
+ * at bound, serial; its outcome raises *clear (bounds with no failure). */
+static int bounded_search(const struct explore_opts *eo, int bound,
+			  unsigned max_runs, struct explore_result *er,
+			  int *clear)
+{
+	struct explore_opts o = *eo;
+
+	o.strategy = STRAT_DFS;
+	o.delay_bound = false; /* fewer preemptions is the goal */
+	o.bound = bound;
+	o.max_runs = max_runs;
+	o.hybrid = false;
+	o.progress = false;
+	o.output = false;
+	o.jobs = 1;
+	o.nshards = 0;
+	o.shard = 0;
+	if (explore(&o, er))
+		return -1;
+	int c = er->verdict == VERDICT_PASS && er->complete ? bound + 1
+		: er->restarts					  ? 0
+								  : er->bound;
+
+	if (er->verdict != VERDICT_PASS && er->verdict != VERDICT_FAIL &&
+	    er->verdict != VERDICT_INCOMPLETE)
+		c = 0;
+	if (c > *clear)
+		*clear = c;
+	return 0;
+}
+
+/* What the minimised count is worth: proven the fewest when every bound
+ * below it was explored completely without a failure. */
+static void minimum_note(char *note, size_t len, unsigned pre, int clear)
+{
+	size_t off = strlen(note);
+
+	if (off >= len)
+		return;
+	if (!pre)
+		snprintf(note + off, len - off, "; minimal");
+	else if (clear >= (int)pre)
+		snprintf(note + off, len - off,
+			 "; minimal: bound %u explored completely, no failure",
+			 pre - 1);
+	else if (clear > 1)
+		snprintf(note + off, len - off,
+			 "; not proven minimal: bounds 0-%d explored "
+			 "completely, bound %d not", clear - 1, clear);
+	else if (clear == 1)
+		snprintf(note + off, len - off,
+			 "; not proven minimal: bound 0 explored completely, "
+			 "bound 1 not");
+	else
+		snprintf(note + off, len - off,
+			 "; not proven minimal: bound 0 not explored "
+			 "completely");
+}
+
+/*
  * A schedule found by a sample (or by greedy dropping) may carry more
  * preemptions than the bug needs: search systematically below its count,
  * first by placing preemptions on default paths, seeded with the found
  * schedule's own preemptions (cheap even with many threads), then by the
  * whole bounded search; on success *best is replaced (minimised again).
+ * *clear counts the bounds known to hold no failure at all (0 .. *clear-1):
+ * the minimum is proven when it reaches best's preemptions.
  */
 static void smaller_schedule(const struct explore_opts *eo,
 			     struct session_config *cfg,
 			     struct run_result *best,
-			     struct minimize_stats *ms)
+			     struct minimize_stats *ms, int *clear)
 {
 	struct minimize_stats more = { 0 };
 
@@ -186,21 +275,16 @@ static void smaller_schedule(const struct explore_opts *eo,
 		ms->decisions_after = more.decisions_after;
 	}
 	ms->runs += more.runs;
-	if (best->preemptions <= 1)
+	more.runs = 0;
+	if (!best->preemptions || *clear >= (int)best->preemptions)
 		return;
 
-	struct explore_opts o = *eo;
 	struct explore_result er;
 
-	o.strategy = STRAT_DFS;
-	o.delay_bound = false; /* fewer preemptions is the goal */
-	o.bound = (int)best->preemptions - 1;
-	o.max_runs = 500;
-	o.hybrid = false;
-	o.progress = false;
-	o.output = false;
-	o.jobs = 1;
-	if (explore(&o, &er))
+	/* bound 0 alone is cheap to prove; a deeper one is also the search
+	 * for the same failure with fewer preemptions */
+	if (bounded_search(eo, (int)best->preemptions - 1,
+			   best->preemptions > 1 ? 500 : 200, &er, clear))
 		return;
 	if (er.verdict == VERDICT_FAIL && fingerprint_equal(&er.fail, best) &&
 	    er.fail.preemptions < best->preemptions) {
@@ -325,6 +409,22 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'N':
 			eo.reduction = false;
+			eo.dpor = false;
+			break;
+		case 'r' + 256:
+			if (!strcmp(optarg, "dpor")) {
+				eo.reduction = eo.dpor = true;
+			} else if (!strcmp(optarg, "sleep")) {
+				eo.reduction = true;
+				eo.dpor = false;
+			} else if (!strcmp(optarg, "none")) {
+				eo.reduction = eo.dpor = false;
+			} else {
+				fprintf(stderr, "ptloom: --reduction takes "
+						"dpor, sleep or none (got "
+						"'%s')\n", esc(optarg));
+				return EXIT_USAGE;
+			}
 			break;
 		case 'C' + 256:
 			eo.state_cache = true;
@@ -471,6 +571,9 @@ int cmd_run(int argc, char **argv)
 		if (minimize_on && cli_interrupted)
 			snprintf(mnote, sizeof(mnote), "not done (interrupted)");
 		cli_progress_begin("minimizing", eo.progress);
+		int clear = bounds_clear(&eo, &er);
+		bool proven = false;
+
 		if (minimize_on && !cli_interrupted) {
 			/* minimise a copy: replay the original by step */
 			if (run_by_step(&eo.cfg, orig->decisions,
@@ -484,9 +587,9 @@ int cmd_run(int argc, char **argv)
 				/* a sample's schedule may need more
 				 * preemptions than the bug: look for the same
 				 * failure systematically below its count */
-				if (best.preemptions > 1)
+				if ((int)best.preemptions > clear)
 					smaller_schedule(&eo, &eo.cfg, &best,
-							 &ms);
+							 &ms, &clear);
 				ms.preemptions_before = before;
 				ms.decisions_before = dbefore;
 				struct run_result ex;
@@ -530,6 +633,9 @@ int cmd_run(int argc, char **argv)
 					 ms.decisions_after,
 					 ms.decisions_after == 1 ? "" : "s",
 					 ms.decisions_before);
+				minimum_note(mnote, sizeof(mnote),
+					     best.preemptions, clear);
+				proven = clear >= (int)best.preemptions;
 			} else if (best.events || best.output) {
 				run_result_free(&best);
 				memset(&best, 0, sizeof(best));
@@ -589,6 +695,12 @@ minimized:
 					 : "race-discovery",
 				 er.found_preemptions,
 				 er.found_preemptions == 1 ? "" : "s");
+		if (found[0] && files[1][0]) {
+			size_t l = strlen(found);
+
+			snprintf(found + l, sizeof(found) - l, ", %s",
+				 proven ? "minimal" : "minimum not proven");
+		}
 		if (eo.strategy == STRAT_DFS && eo.delay_bound &&
 		    er.found_by == FOUND_DFS)
 			snprintf(summary, sizeof(summary),
@@ -655,6 +767,7 @@ minimized:
 		rep.minimized_file = files[1][0] ? files[1] : NULL;
 		rep.replay_command = cmd[0] ? cmd : NULL;
 		rep.minimized_note = mnote[0] ? mnote : NULL;
+		rep.minimum_proven = files[1][0] ? (proven ? 2 : 1) : 0;
 		rep.departure = depart[0] ? depart : NULL;
 		code = EXIT_FAIL;
 		if (cli_interrupted) {
@@ -782,6 +895,14 @@ minimized:
 			(double)er.total_stops / (double)er.runs,
 			(double)er.total_steps / (double)er.runs,
 			(double)er.total_choices / (double)er.runs);
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_runs)
+		fprintf(stderr, "ptloom: race discovery %d runs, %.3f s, "
+				"%llu accesses observed, %llu observation "
+				"stops, %llu single-steps\n",
+			er.discovery_runs, er.discovery_seconds,
+			(unsigned long long)er.accesses,
+			(unsigned long long)er.discovery_stops,
+			(unsigned long long)er.discovery_steps);
 	if (!co.quiet && getenv("PTLOOM_STATS"))
 		fprintf(stderr, "ptloom: %u runs forked from a checkpoint%s%s\n",
 			er.checkpoint_forks, er.checkpoint_note[0] ? "; " : "",

@@ -183,6 +183,7 @@ static void key_thread(struct keyer *k, struct session *s,
 	key_u64(k, (uint64_t)t->sig << 32 | (uint64_t)t->sig_block << 8 |
 			   (uint64_t)t->futex_woken << 4 |
 			   (uint64_t)t->sig_rerun << 3 |
+			   (uint64_t)t->wake_due << 7 |
 			   (uint64_t)t->clone_thread << 2 |
 			   (uint64_t)t->wait_nohang << 1 | t->fork_return);
 	key_u64(k, (uint64_t)t->sig_mode);

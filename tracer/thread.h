@@ -111,6 +111,9 @@ struct thread {
 	uint64_t relock;	/* cond_wait's mutex, acquired at the wake */
 	uint64_t spin_switch;
 	int repeats;
+	/* it left a spin, yield or read point: where it stops next, if that
+	 * is an active point, the spinners may re-check (spinners_wake) */
+	bool wake_due;
 };
 
 struct thread *session_new_thread(struct session *s, pid_t tid,

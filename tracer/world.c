@@ -649,12 +649,28 @@ static bool too_many_steps(struct session *s, struct thread *t)
  * writing the slot.  Its next re-check yields again, so a spinner takes
  * at most one step per step of the others, and spinners alone never
  * un-yield each other.
+ *
+ * A step from a spin, yield or read point is not known to write when it
+ * is taken; if it ends at an active point (not a read, spin or yield
+ * point: the thread left its loop, e.g. a producer past its "full" check
+ * that stored the index on the way), it may have written, and the
+ * spinners are woken there (reach_point, wake_due).  A loop of reads and
+ * spin points never ends at an active point, so spinners still cannot
+ * un-yield each other forever.
  */
-static void wake_spinners(struct session *s, const struct thread *t)
+static void wake_spinners(struct session *s, struct thread *t)
 {
 	if (t->yield || t->kind == OP_SPIN || t->kind == OP_YIELD ||
-	    (t->kind == OP_ACCESS && !t->arg))
+	    (t->kind == OP_ACCESS && !t->arg)) {
+		t->wake_due = true;
 		return;
+	}
+	t->wake_due = false;
+	spinners_wake(s, t);
+}
+
+void spinners_wake(struct session *s, const struct thread *t)
+{
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *u = &s->th[i];
 
@@ -917,6 +933,8 @@ static void schedule(struct session *s)
 		if (s->current != t->idx) {
 			s->switches++;
 			s->run_len = 0;
+			if (t->p->ndormant)
+				bp_wake_dormant(t->p, t->idx);
 		}
 		s->run_len++;
 		s->resume_time = now_seconds();
@@ -1342,6 +1360,9 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	res->stops = s->stops;
 	res->choices = s->choices;
 	res->seconds = now_seconds() - s->t0;
+	res->observed = s->observed;
+	res->obs_stops = s->obs_stops;
+	res->obs_steps = s->obs_steps;
 	if (!s->exec_seen && !s->failed) {
 		res->failure = FAIL_INTERNAL;
 		snprintf(res->message, sizeof(res->message),

@@ -1602,15 +1602,16 @@ Test(issue5, races_command_names_the_racy_source)
 }
 
 /* More accesses than discovery can observe and no race: two runs that
- * each spend the whole budget end the discovery (six would cost three
- * times as much for nothing); the verdict stays PASS. */
+ * each spend the whole budget (50,000 observation stops, no single-step:
+ * the loads are emulated) end the discovery (six would cost three times
+ * as much for nothing); the verdict stays PASS. */
 Test(issue5, races_discovery_ends_after_two_full_runs_without_news)
 {
 	struct res r = PTL("races", "--seed", SEED, "--",
 			   target("busy_private"));
 
 	assert_exit(r, 0);
-	assert_contains(r.out, "2 runs, 400000 accesses",
+	assert_contains(r.out, "2 runs, 100000 accesses",
 			"ptloom races' summary");
 	res_free(&r);
 }
@@ -2040,6 +2041,38 @@ Test(issue11, strict_alternation_found_with_default_options)
 	int p = json_num(j, "preemptions");
 
 	cr_assert(p >= 1 && p <= 9, "minimised to %d preemptions: %s", p, j);
+	/* bound p-1 cannot be explored completely in the minimiser's
+	 * budget: the summary must not call it minimal */
+	assert_contains(j, "\"minimum_proven\": false", "the report");
+	free(j);
+	s = line_with(r.out, "ptloom: FAIL");
+	assert_contains(s, "minimum not proven", "the summary");
+	free(s);
+	res_free(&r);
+}
+
+/* A sampled failure minimised to 1 preemption, with bound 0 explored
+ * completely by the minimiser: the summary and the report say the
+ * minimum holds. */
+Test(issue11, sampled_minimum_proven_by_the_bound_below)
+{
+	struct res r = RUN(target("bank_nolock"), "--seed", SEED, "-p", "0");
+
+	assert_exit(r, 1);
+	char *s = line_with(r.out, "ptloom: FAIL");
+
+	cr_assert_not_null(s, "%s", r.out);
+	assert_contains(s, "sample", "the summary");
+	assert_contains(s, ", minimal;", "the summary");
+	free(s);
+	s = line_with(r.out, "minimized:");
+	cr_assert_not_null(s, "%s", r.out);
+	assert_contains(s, "bound 0 explored completely", "the minimized line");
+	free(s);
+	char *j = report();
+
+	cr_assert_eq(json_num(j, "preemptions"), 1, "%s", j);
+	assert_contains(j, "\"minimum_proven\": true", "the report");
 	free(j);
 	res_free(&r);
 }
@@ -2049,9 +2082,9 @@ Test(issue11, strict_alternation_found_with_default_options)
  * the producer's two stores is out of reach of priority samplers. */
 Test(issue11, spinning_consumer_window_reached_by_pos_and_pct)
 {
-	const char *strategies[] = { "pos", "pct" };
+	const char *strategies[] = { "pos", "pct", "surw", "random" };
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 4; k++) {
 		struct res r = RUN(target("spsc_ring"), "-s", strategies[k],
 				   "--seed", SEED, "-n", "1000");
 
@@ -3153,6 +3186,65 @@ Test(issue11, delay_bound_finds_and_proves)
 	r = RUN(example("bank_fixed"), "--seed", SEED, "--bound", "sideways");
 	assert_exit(r, 2);
 	res_free(&r);
+}
+
+/* The runs of a PASS summary ("ptloom: PASS N runs, ..."), -1 if none. */
+static long pass_runs(const struct res *r)
+{
+	char *s = summary(r);
+	long n = -1;
+
+	if (sscanf(s, "ptloom: PASS %ld runs", &n) != 1)
+		n = -1;
+	free(s);
+	return n;
+}
+
+/* DPOR (--reduction dpor) proves bound 2 of deadlock_fixed in fewer runs
+ * than sleep sets alone (both without the state cache, which DPOR turns
+ * off), with the same verdict; -j 2 keeps sleep sets and equals the
+ * serial sleep-set search. */
+Test(issue11, dpor_completes_bound_2_in_fewer_runs)
+{
+	const char *p = example("deadlock_fixed");
+	struct res dp = RUN(p, "--seed", SEED, "--dfs-only", "--reduction",
+			    "dpor");
+	struct res sl = RUN(p, "--seed", SEED, "--dfs-only", "--reduction",
+			    "sleep", "--no-state-cache");
+	struct res pj = RUN(p, "--seed", SEED, "--dfs-only", "--reduction",
+			    "dpor", "-j", "2");
+
+	assert_exit(dp, 0);
+	assert_exit(sl, 0);
+	assert_exit(pj, 0);
+	assert_contains(dp.out, "complete to preemption bound 2", "DPOR");
+	cr_log_info("deadlock_fixed bound 2: DPOR %ld runs, sleep sets %ld",
+		    pass_runs(&dp), pass_runs(&sl));
+	cr_assert_lt(pass_runs(&dp), pass_runs(&sl), "DPOR saves runs");
+	cr_assert_eq(pass_runs(&pj), pass_runs(&sl), "-j 2 is sleep sets");
+	res_free(&dp);
+	res_free(&sl);
+	res_free(&pj);
+	struct res bad = RUN(p, "--seed", SEED, "--reduction", "optimal");
+
+	assert_exit(bad, 2);
+	res_free(&bad);
+}
+
+/* Every buggy example is still found by the systematic search with DPOR. */
+Test(issue11, dpor_finds_every_buggy_example)
+{
+	static const char *const bugs[] = { "bank", "deadlock", "lost_wakeup" };
+
+	for (size_t i = 0; i < sizeof(bugs) / sizeof(bugs[0]); i++) {
+		struct res r = RUN(example(bugs[i]), "--seed", SEED,
+				   "--dfs-only", "--no-minimize", "--reduction",
+				   "dpor");
+
+		assert_exit(r, 1);
+		assert_contains(r.out, "ptloom: FAIL", bugs[i]);
+		res_free(&r);
+	}
 }
 
 /* --- issue 9: the whole process tree ----------------------------------- */
