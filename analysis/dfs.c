@@ -96,7 +96,8 @@ struct dfs {
 	void *score_ctx;
 	uint32_t seq;
 	/* sharding (-j, --shard): bound 0 runs in every shard; the items
-	 * of bound 1 are dealt out by index, and each shard explores the
+	 * bound 0 made are dealt out by index (with delay bounding some of
+	 * them wait for a bound beyond 1), and each shard explores the
 	 * whole subtree of its own, so the shards are disjoint and
 	 * together exactly the serial search */
 	int shard, nshards;
@@ -280,7 +281,7 @@ static bool next_item(struct dfs *d)
 			struct item *it = &d->items[0][d->next_item++];
 			uint32_t len = it->snap < 0 ? 0 : it->len + 1;
 
-			if (d->nshards > 1 && d->cur == 1 &&
+			if (d->nshards > 1 && d->cur >= 1 &&
 			    it->root % (uint32_t)d->nshards !=
 				    (uint32_t)d->shard) {
 				free(it->sleep);
@@ -335,9 +336,16 @@ static bool next_item(struct dfs *d)
 		if (d->score)
 			qsort(d->items[0], d->nitems[0], sizeof(struct item),
 			      cmp_item);
-		if (d->cur == 1)
+		/* the roots that shards are dealt: the items bound 0 made,
+		 * those of bound 1 first, then (delay bounding) the ones
+		 * waiting for a later bound; every other item inherits the
+		 * root of the item whose run made it */
+		if (d->cur == 1) {
 			for (size_t i = 0; i < d->nitems[0]; i++)
 				d->items[0][i].root = (uint32_t)i;
+			for (size_t j = 0; j < d->nlater; j++)
+				d->later[j].root = (uint32_t)(d->nitems[0] + j);
+		}
 	}
 }
 
@@ -421,8 +429,16 @@ void dfs_end_run(struct dfs *d)
  * woken ends where answering later does.  So a shell or runner waiting
  * for its child commutes with the child's own operations.  A fork's
  * return in the parent is DEP_NONE, like a thread's first step.
+ * DEP_JOIN: a join whose object is the joined thread's tid word (the
+ * tracer knows its offset from the clone), or a create's call (up to its
+ * clone: it allocates the stack and writes the pthread_t at its object):
+ * it conflicts with operations on those bytes, with every exit, join and
+ * create (the tid word; glibc's cache of thread stacks, which joins and
+ * exits of detached threads fill and creates take from), and with
+ * DEP_ALL (clones).  What the joiner does after the join is ordered
+ * after the joined thread's steps through the exit.
  */
-enum { DEP_NONE, DEP_OBJ, DEP_LIFE, DEP_WAIT, DEP_ALL };
+enum { DEP_NONE, DEP_OBJ, DEP_LIFE, DEP_WAIT, DEP_JOIN, DEP_ALL };
 
 static int dep_class(const struct alt *a)
 {
@@ -466,6 +482,11 @@ static int dep_class(const struct alt *a)
 		case FN_CND_WAIT:
 			/* it unlocks its mutex too: the tracer names it */
 			return a->obj && a->obj2 ? DEP_OBJ : DEP_ALL;
+		case FN_JOIN:
+		case FN_THRD_JOIN:
+		case FN_CREATE:
+		case FN_THRD_CREATE:
+			return a->obj ? DEP_JOIN : DEP_ALL;
 		default:
 			return a->obj && op_is_local(OP_CALL, a->fn) ? DEP_OBJ
 								     : DEP_ALL;
@@ -596,6 +617,25 @@ bool dfs_dependent(const struct alt *a, const struct alt *b)
 		return true;
 	if (x == DEP_NONE || y == DEP_NONE)
 		return false;
+	if (x == DEP_JOIN || y == DEP_JOIN) {
+		const struct alt *j = x == DEP_JOIN ? a : b;
+		const struct alt *o = x == DEP_JOIN ? b : a;
+		int k = x == DEP_JOIN ? y : x;
+
+		if (k == DEP_JOIN || k == DEP_LIFE)
+			return true;
+		if (k != DEP_OBJ)
+			return false;
+		struct span so[2];
+		int no = spans(o, so);
+		/* the tid word, or the pthread_t a create writes */
+		uint64_t len = j->fn == FN_JOIN || j->fn == FN_THRD_JOIN ? 4 : 8;
+
+		for (int i = 0; i < no; i++)
+			if (j->obj < so[i].hi && so[i].lo < j->obj + len)
+				return true;
+		return false;
+	}
 	if (x == DEP_WAIT || y == DEP_WAIT) {
 		int o = x == DEP_WAIT ? y : x;
 

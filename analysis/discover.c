@@ -7,6 +7,7 @@
  * race, never invent one.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -287,7 +288,6 @@ int discover_races(const struct session_config *base, int runs,
 
 	for (int i = 0; i < runs; i++) {
 		struct run_result r;
-		uint64_t acc0 = d->accesses;
 		size_t races0 = d->nraces;
 
 		if (base->interrupted && *base->interrupted)
@@ -331,6 +331,9 @@ int discover_races(const struct session_config *base, int runs,
 		}
 		d->runs++;
 		d->failed_runs += r.failure != FAIL_NONE;
+		d->obs_stops += r.obs_stops;
+		d->obs_steps += r.obs_steps;
+		bool spent = r.obs_stops + r.obs_steps >= budget;
 		collect(&o, 0);
 		if (!d->have_fail && (r.failure == FAIL_CRASH ||
 				      r.failure == FAIL_EXIT ||
@@ -349,10 +352,21 @@ int discover_races(const struct session_config *base, int runs,
 				r.failure == FAIL_HANG ||
 				r.failure == FAIL_STEPS;
 
+		if (too_long) {
+			d->limit_kind = r.failure;
+			d->limit_run = i + 1;
+			snprintf(d->limit_why, sizeof(d->limit_why), "%s",
+				 r.message);
+		}
 		run_result_free(&r);
 		if (too_long)
 			break; /* each further run would wait as long */
-		if (d->accesses - acc0 >= budget && d->nraces == races0) {
+		if (d->obs_stops + d->obs_steps >= DISCOVERY_TOTAL * budget &&
+		    i + 1 < runs) {
+			d->cut_short = true; /* spent what the runs may */
+			break;
+		}
+		if (spent && d->nraces == races0) {
 			if (++idle >= 2 && i + 1 < runs) {
 				d->cut_short = true;
 				break;

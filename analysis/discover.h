@@ -31,6 +31,14 @@ struct discovery {
 	int failed_runs;	/* discovery runs that failed */
 	bool cut_short;		/* ended early: two runs spent the budget
 				 * and found no new race */
+	uint64_t obs_stops;	/* observation stops, all runs */
+	uint64_t obs_steps;	/* single-steps over them */
+	/* a run cut by --timeout or --max-steps ended the discovery (it
+	 * did not observe the program to its end): its failure kind and
+	 * why, 0 if none */
+	int limit_kind;
+	int limit_run;		/* its number, 1-based */
+	char limit_why[MSG_MAX];
 	uint64_t *extra_pcs;	/* other instructions touching racy data */
 	size_t nextra;
 	uint64_t *atomic_pcs;	/* instructions on atomics shared by threads */
@@ -46,8 +54,21 @@ struct discovery {
 	size_t nfail_points;
 };
 
+/*
+ * The default budget of a discovery run: stops at observation points
+ * plus single-steps over them (each is a ptrace round trip, ~25 us on an
+ * idle machine, several times that on a loaded one), so that a discovery
+ * run costs about a second more than a run with sync points alone,
+ * whatever the program.  The whole discovery ends once its runs spent
+ * DISCOVERY_TOTAL budgets.
+ */
+#define DISCOVERY_BUDGET 50000
+#define DISCOVERY_TOTAL 4
+
 /* base: the configuration of every run (points are ignored).  runs:
- * executions; budget: accesses observed per run.  0 or -errno. */
+ * executions; budget: per run, the stops at observation points plus the
+ * single-steps over them (then the run goes on unobserved).  0 or
+ * -errno. */
 int discover_races(const struct session_config *base, int runs,
 		   uint64_t seed, uint64_t budget, struct discovery *d);
 void discovery_free(struct discovery *d);

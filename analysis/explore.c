@@ -300,6 +300,7 @@ static int explore_serial(const struct explore_opts *o0,
 	struct user_point *disc_points = NULL;
 	size_t ndisc_points = 0;
 	uint64_t first_run = 1;	/* the first run since the last restart */
+	char disc_why[400] = "";	/* a discovery run hit a limit */
 	double fastest = -1;	/* wall seconds of the fastest finished run */
 
 	memset(r, 0, sizeof(*r));
@@ -314,7 +315,7 @@ static int explore_serial(const struct explore_opts *o0,
 							       : 6,
 				   o->cfg.seed,
 				   o->discovery_budget ? o->discovery_budget
-						       : 200000,
+						       : DISCOVERY_BUDGET,
 				   &disc) == 0) {
 			size_t n = discovery_points(&disc, &pts);
 
@@ -327,6 +328,28 @@ static int explore_serial(const struct explore_opts *o0,
 					r, disc.spin[i].addr, OP_SPIN);
 			r->accesses = disc.accesses;
 			r->discovery_seconds = disc.seconds;
+			r->discovery_runs = disc.runs;
+			r->discovery_stops = disc.obs_stops;
+			r->discovery_steps = disc.obs_steps;
+			if (disc.limit_kind) {
+				r->discovery_limit = disc.limit_kind;
+				snprintf(disc_why, sizeof(disc_why),
+					 "race discovery's run %d %s",
+					 disc.limit_run,
+					 disc.limit_kind == FAIL_STEPS
+						 ? "went past --max-steps"
+						 : "went past --timeout");
+				char *cut = strstr(disc.limit_why,
+						   "; raise --");
+
+				if (cut)
+					*cut = 0; /* said below */
+				if (disc.limit_why[0])
+					snprintf(disc_why + strlen(disc_why),
+						 sizeof(disc_why) -
+							 strlen(disc_why),
+						 " (%s)", disc.limit_why);
+			}
 			r->longest_run = disc.longest_run;
 			if (disc.have_fail) {
 				/* keep it for after the exploration */
@@ -482,7 +505,17 @@ restart:
 		if (!sample && d && !dfs_next(d)) {
 			if (nhs && !post) {
 				post = true;
-				post_until = 2 * (r->runs - r->samples);
+				/* a shard after the first counts its bound-0
+				 * runs once, not twice: every shard runs
+				 * bound 0 and the merge counts it once, so
+				 * the shards' runs add up to the serial
+				 * search's (-j N equals -j 1) */
+				uint64_t sys = r->runs - r->samples;
+				uint64_t dup = o->nshards > 1 && o->shard > 0
+						       ? r->bound0_runs
+						       : 0;
+
+				post_until = 2 * (sys - dup) + dup;
 				if (post_until < r->runs)
 					post_until = r->runs;
 				if (o->max_runs && post_until > o->max_runs)
@@ -763,6 +796,19 @@ out:
 				 (unsigned long long)r->runs,
 				 (unsigned long long)r->slow_runs,
 				 o->cfg.timeout);
+		r->too_long = true;
+		r->verdict = VERDICT_INCOMPLETE;
+	}
+	if (r->discovery_limit && !r->too_long && !r->killed &&
+	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
+		/* its race points may be missing: not covered, no pass */
+		snprintf(r->error, sizeof(r->error),
+			 "%s, so the race points may be incomplete; %s; no "
+			 "failure found",
+			 disc_why,
+			 r->discovery_limit == FAIL_STEPS
+				 ? "raise --max-steps"
+				 : "raise --timeout (or --points sync)");
 		r->too_long = true;
 		r->verdict = VERDICT_INCOMPLETE;
 	}

@@ -76,7 +76,8 @@ struct explore_opts {
 	struct explore_shared *shared;
 	bool no_checkpoint;	   /* every run from exec */
 	int discovery_runs;	   /* --points races: discovery executions */
-	uint64_t discovery_budget; /* accesses observed per discovery run */
+	uint64_t discovery_budget; /* per discovery run: observation stops
+				    * and single-steps (discover.h) */
 };
 
 struct explore_result {
@@ -107,6 +108,12 @@ struct explore_result {
 	size_t nrace_points, nspin_points;
 	uint64_t accesses;	   /* observed by race discovery */
 	double discovery_seconds;
+	int discovery_runs;
+	uint64_t discovery_stops;  /* its observation stops */
+	uint64_t discovery_steps;  /* and single-steps over them */
+	/* a discovery run cut by --timeout or --max-steps: the discovery
+	 * did not see the program to its end (error says), 0 if none */
+	int discovery_limit;
 	int restarts;		   /* explorations restarted for a spin */
 	uint64_t samples;	   /* hybrid samples among the runs */
 	int found_sampler;	   /* FOUND_HYBRID: its enum sampler_kind */

@@ -36,8 +36,10 @@ static void usage(FILE *f)
 	      "happens-before (thread create/join,\nlocks, futexes, atomics).\n"
 	      "\n"
 	      "      --runs N          executions observed (default 6)\n"
-	      "      --budget N        accesses observed per execution "
-	      "(default 200000)\n"
+	      "      --budget N        per execution, stops at observed "
+	      "accesses and\n"
+	      "                        single-steps over them "
+	      "(default 50000)\n"
 	      "      --seed N          seed of the schedules (default 0)\n"
 	      "      --format F        text or json (default text)\n"
 	      "  -e, --env NAME=VALUE  add to the program's environment\n"
@@ -53,7 +55,7 @@ int cmd_races(int argc, char **argv)
 {
 	struct common_opts co;
 	int c, runs = 6;
-	uint64_t budget = 200000;
+	uint64_t budget = DISCOVERY_BUDGET;
 	bool json = false;
 
 	common_defaults(&co);

@@ -474,12 +474,6 @@ int cmd_run(int argc, char **argv)
 			       : 1;
 	}
 	eo.jobs = jobs;
-	if (eo.delay_bound && eo.strategy == STRAT_DFS &&
-	    (jobs > 1 || eo.nshards > 1)) {
-		fprintf(stderr, "ptloom: --bound delay explores serially (no "
-				"-j or --shard yet)\n");
-		return EXIT_USAGE;
-	}
 	if (eo.nshards > 1 && eo.strategy != STRAT_DFS) {
 		/* samplers: shard K runs the sample numbers = K-1 mod N */
 		eo.worker = eo.shard;
@@ -901,6 +895,14 @@ minimized:
 			(double)er.total_stops / (double)er.runs,
 			(double)er.total_steps / (double)er.runs,
 			(double)er.total_choices / (double)er.runs);
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_runs)
+		fprintf(stderr, "ptloom: race discovery %d runs, %.3f s, "
+				"%llu accesses observed, %llu observation "
+				"stops, %llu single-steps\n",
+			er.discovery_runs, er.discovery_seconds,
+			(unsigned long long)er.accesses,
+			(unsigned long long)er.discovery_stops,
+			(unsigned long long)er.discovery_steps);
 	if (!co.quiet && getenv("PTLOOM_STATS"))
 		fprintf(stderr, "ptloom: %u runs forked from a checkpoint%s%s\n",
 			er.checkpoint_forks, er.checkpoint_note[0] ? "; " : "",

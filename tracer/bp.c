@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/ptrace.h>
@@ -390,8 +391,6 @@ int bp_step_over(struct session *ss, struct thread *t)
 	struct bp *b = bp_find(s, t->bp_addr);
 	int r, st;
 
-	(void)ss;
-
 	if (!b)
 		return -ENOENT;
 	if ((r = regs_get(t)))
@@ -433,6 +432,8 @@ int bp_step_over(struct session *ss, struct thread *t)
 		return regs_set(t);
 	}
 step:
+	if (b->observe)
+		ss->obs_steps++; /* counts against discovery's budget */
 	t->regs.rip = b->addr;
 	t->regs_dirty = true;
 	if ((r = regs_set(t)))
@@ -489,6 +490,8 @@ int bp_remove_observers(struct process *s)
 {
 	size_t k = 0;
 
+	s->ndormant = 0;
+
 	for (size_t i = 0; i < s->nbps; i++) {
 		if (s->bps[i].observe) {
 			mem_write(s, s->bps[i].addr, s->bps[i].orig, 1);
@@ -521,6 +524,50 @@ void bp_retire(struct process *p, struct bp *b)
 	b->retired = true;
 }
 
+void bp_doze(struct process *p, struct bp *b)
+{
+	if (b->lifted || b->retired || b->dormant)
+		return;
+	if (p->ndormant == p->capdormant) {
+		size_t nc = p->capdormant ? 2 * p->capdormant : 64;
+		uint64_t *d = realloc(p->dormant, nc * sizeof(*d));
+
+		if (!d) {
+			bp_retire(p, b);
+			return;
+		}
+		p->dormant = d;
+		p->capdormant = nc;
+	}
+	if (mem_write(p, b->addr, b->orig, 1))
+		return;
+	b->dormant = true;
+	p->dormant[p->ndormant++] = b->addr;
+}
+
+/* thread is about to run: the points dozing for other threads trap
+ * again (its own stay asleep) */
+void bp_wake_dormant(struct process *p, int thread)
+{
+	static const uint8_t int3 = 0xcc;
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->ndormant; i++) {
+		struct bp *b = bp_find(p, p->dormant[i]);
+
+		if (!b || !b->dormant)
+			continue;
+		if (b->first_tid == thread) {
+			p->dormant[k++] = p->dormant[i];
+			continue;
+		}
+		b->dormant = false;
+		b->wakes++;
+		mem_write(p, b->addr, &int3, 1);
+	}
+	p->ndormant = k;
+}
+
 void bp_drop_lifts(struct process *p)
 {
 	static const uint8_t int3 = 0xcc;
@@ -550,6 +597,7 @@ int bp_lift_all(struct process *s)
 	s->bps_installed = false;
 	s->bps_lifted = true;
 	s->nlifted = 0;
+	s->ndormant = 0;
 	s->observing = false;
 	return 0;
 }

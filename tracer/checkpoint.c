@@ -329,6 +329,8 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	tp.pidfd = -1;
 	tp.bps = NULL;
 	tp.nbps = tp.nlifted = 0;
+	tp.dormant = NULL;
+	tp.ndormant = tp.capdormant = 0;
 	if (bp_install(s, &tp)) {
 		/* bytes it wrote go back; the runs install their own */
 		bp_restore_bytes(cp->memfd, tp.bps, tp.nbps);
@@ -360,6 +362,8 @@ static void inherit_bps(const struct checkpoint *cp, struct process *p)
 	tp.bps = cp->bps;
 	tp.nbps = cp->nbps;
 	tp.nlifted = 0;
+	tp.dormant = NULL;
+	tp.ndormant = tp.capdormant = 0;
 	tp.bps_installed = true;
 	tp.bps_lifted = false;
 	tp.observing = cp->observing;

@@ -100,6 +100,9 @@ static void free_bps(struct process *p)
 	p->bps = NULL;
 	p->nbps = 0;
 	p->nlifted = 0;
+	free(p->dormant);
+	p->dormant = NULL;
+	p->ndormant = p->capdormant = 0;
 	p->bps_installed = false;
 	p->bps_lifted = false;
 	p->observing = false;
@@ -177,6 +180,14 @@ int process_copy_bps(struct process *child, const struct process *parent)
 		child->bps[i].insn = NULL, child->bps[i].decoded = false;
 	child->nbps = parent->nbps;
 	child->nlifted = parent->nlifted; /* and so are its bytes */
+	if (parent->ndormant) {
+		child->dormant = malloc(parent->ndormant * sizeof(uint64_t));
+		if (!child->dormant)
+			return -ENOMEM;
+		memcpy(child->dormant, parent->dormant,
+		       parent->ndormant * sizeof(uint64_t));
+		child->ndormant = child->capdormant = parent->ndormant;
+	}
 	return 0;
 }
 

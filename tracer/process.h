@@ -34,6 +34,8 @@ struct process {
 	struct bp *bps;		/* sorted by addr */
 	size_t nbps;
 	size_t nlifted;		/* of them, lifted (bp_lift) */
+	uint64_t *dormant;	/* addresses of dormant ones (bp_doze) */
+	size_t ndormant, capdormant;
 	bool bps_installed;
 	bool bps_lifted;	/* lifted while one thread was left (bp.c) */
 	bool observing;		/* observation breakpoints are in place */

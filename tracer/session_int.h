@@ -43,6 +43,9 @@ struct bp {
 				 * preempt (bp_lift) */
 	bool retired;		/* original byte back for the run */
 	bool shared;		/* observed in two threads */
+	bool dormant;		/* race discovery: hot in one thread, original
+				 * byte back until another thread runs */
+	uint8_t wakes;		/* times re-armed from dormant */
 	int first_tid;
 	uint32_t hits;		/* observations this run */
 	bool policy;		/* a point of cfg->policy */
@@ -82,6 +85,10 @@ void bp_lift(struct process *p, struct bp *b);
 void bp_drop_lifts(struct process *p);
 /* A sampled observation point done for the run: never traps again. */
 void bp_retire(struct process *p, struct bp *b);
+/* An observation point hot in one thread: it stops trapping until
+ * bp_wake_dormant() for another thread. */
+void bp_doze(struct process *p, struct bp *b);
+void bp_wake_dormant(struct process *p, int thread);
 int bp_lift_all(struct process *p);
 /* Effective address of the memory operand at breakpoint b for t. */
 uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,

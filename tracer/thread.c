@@ -23,8 +23,10 @@
 #include <sys/wait.h>
 #include "session_int.h"
 
-/* Observations of one instruction per run in race discovery (sampling). */
+/* Observations of one instruction per run in race discovery (sampling),
+ * and how often one that dozed is woken (observe_hit). */
 #define OBSERVE_PC_CAP 256
+#define OBSERVE_WAKES 8
 
 struct thread *find_thread(struct session *s, pid_t tid)
 {
@@ -296,6 +298,66 @@ void drop_lifts_if_contended(struct session *s)
 			bp_drop_lifts(s->procs[i]);
 }
 
+/*
+ * Race discovery's observation breakpoint b, hit by t at addr: report the
+ * access and step over it.  Every such stop, and every single-step over
+ * one, counts against the run's budget (cfg->observer->max_accesses):
+ * once it is spent, no observation point traps again in any process and
+ * the run goes on at the speed of a sync-points run, so a discovery run
+ * costs at most the budget's stops more than one.  A hot instruction is
+ * sampled, not followed: after OBSERVE_PC_CAP observations it stops
+ * trapping, for the run when two threads ran it; when only one thread
+ * did, it dozes until another thread of its process is scheduled (which
+ * may race with the first one's last access), at most OBSERVE_WAKES
+ * times.  All of it counts stops, never time: a run's observations are a
+ * function of its schedule.
+ */
+static void observe_hit(struct session *s, struct thread *t, struct bp *b,
+			uint64_t addr)
+{
+	struct access_observer *o = s->cfg->observer;
+	int size = 0, live = 0;
+	bool write = false;
+	uint64_t ea = bp_operand(s, t, b, &size, &write);
+
+	for (int i = 0; i < s->nth; i++)
+		live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
+	s->obs_stops++;
+	if (o && ea && live > 1) {
+		o->access(o->ctx, t->idx, addr, ea | process_tag(t->p), size,
+			  write, b->insn && b->insn->is_atomic);
+		s->observed++;
+		if (b->hits == 0)
+			b->first_tid = t->idx;
+		else if (b->first_tid != t->idx)
+			b->shared = true;
+		if (++b->hits >= OBSERVE_PC_CAP) {
+			if (b->shared || b->wakes >= OBSERVE_WAKES)
+				bp_retire(t->p, b);
+			else
+				bp_doze(t->p, b);
+		}
+	} else if (o && live <= 1) {
+		/* alone in its process: no race yet; back when a thread is
+		 * born */
+		bp_lift(t->p, b);
+	} else if (o && !ea) {
+		bp_retire(t->p, b); /* no operand to observe */
+	}
+	if (b->lifted || b->retired || b->dormant)
+		t->stop = STOP_NONE; /* its own byte is back: run it */
+	if (o && o->max_accesses &&
+	    s->obs_stops + s->obs_steps >= o->max_accesses) {
+		/* (moves b) */
+		for (int i = 0; i < s->nprocs; i++)
+			if (s->procs[i] && !s->procs[i]->dead &&
+			    s->procs[i]->observing)
+				bp_remove_observers(s->procs[i]);
+		t->stop = STOP_NONE;
+	}
+	resume(s, t, 0);
+}
+
 static void on_breakpoint(struct session *s, struct thread *t)
 {
 	if (regs_get(t)) {
@@ -315,40 +377,7 @@ static void on_breakpoint(struct session *s, struct thread *t)
 	t->stop = STOP_BP;
 	t->bp_addr = addr;
 	if (b->observe) {
-		struct access_observer *o = s->cfg->observer;
-		int size = 0, live = 0;
-		bool write = false;
-		uint64_t ea = bp_operand(s, t, b, &size, &write);
-
-		for (int i = 0; i < s->nth; i++)
-			live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
-		if (o && ea && live > 1) {
-			o->access(o->ctx, t->idx, addr, ea | process_tag(t->p),
-				  size, write, b->insn && b->insn->is_atomic);
-			s->observed++;
-			/* a hot instruction is sampled, not followed: once two
-			 * threads ran it OBSERVE_PC_CAP times (one thread 16
-			 * times that), it stops trapping for the run (the
-			 * budget below ended every observation before) */
-			if (b->hits == 0)
-				b->first_tid = t->idx;
-			else if (b->first_tid != t->idx)
-				b->shared = true;
-			if (++b->hits >= (b->shared ? OBSERVE_PC_CAP
-						    : 16 * OBSERVE_PC_CAP))
-				bp_retire(t->p, b);
-		} else if (o && live <= 1) {
-			/* alone in its process: no race yet; back when a
-			 * thread is born */
-			bp_lift(t->p, b);
-		}
-		if (b->lifted || b->retired)
-			t->stop = STOP_NONE; /* its own byte is back: run it */
-		if (o && o->max_accesses && s->observed >= o->max_accesses) {
-			bp_remove_observers(t->p); /* (moves b) */
-			t->stop = STOP_NONE;
-		}
-		resume(s, t, 0);
+		observe_hit(s, t, b, addr);
 		return;
 	}
 	if (b->policy) {

@@ -250,6 +250,9 @@ struct run_result {
 	 * the decisions among two or more alternatives: how many stops a run
 	 * really needs against how many it takes (PTLOOM_STATS) */
 	uint64_t stops, choices;
+	/* race discovery: accesses observed, stops at observation points
+	 * and single-steps over them (the budget counts the last two) */
+	uint64_t observed, obs_stops, obs_steps;
 	uint64_t spin_pc;	/* FAIL_SPIN: where a thread spins */
 	struct thread_report *threads; /* per-thread state at the end */
 	int nthreads;

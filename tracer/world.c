@@ -933,6 +933,8 @@ static void schedule(struct session *s)
 		if (s->current != t->idx) {
 			s->switches++;
 			s->run_len = 0;
+			if (t->p->ndormant)
+				bp_wake_dormant(t->p, t->idx);
 		}
 		s->run_len++;
 		s->resume_time = now_seconds();
@@ -1358,6 +1360,9 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	res->stops = s->stops;
 	res->choices = s->choices;
 	res->seconds = now_seconds() - s->t0;
+	res->observed = s->observed;
+	res->obs_stops = s->obs_stops;
+	res->obs_steps = s->obs_steps;
 	if (!s->exec_seen && !s->failed) {
 		res->failure = FAIL_INTERNAL;
 		snprintf(res->message, sizeof(res->message),

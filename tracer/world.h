@@ -79,6 +79,8 @@ struct session {
 	double resume_cpu;	/* its CPU time then, < 0: not sampled yet */
 	int seen_ticks;		/* timer ticks already checked */
 	uint64_t observed;	/* accesses reported to the observer */
+	uint64_t obs_stops;	/* race discovery's observation stops */
+	uint64_t obs_steps;	/* and single-steps over them */
 	int live;		/* threads alive */
 	uint64_t switches;	/* times another thread was chosen */
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */

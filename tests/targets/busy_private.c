@@ -1,9 +1,9 @@
 /* Correct and access-heavy: two threads each read a private heap array
- * through 100 distinct load instructions, many times (each instruction
- * executes 5,000 times a thread: more observed accesses a run than race
- * discovery's 200k budget, even with hot instructions retired).  The
- * main thread reads both results after join.  No race: discovery must
- * end early, not repeat six runs for nothing. */
+ * through 1,000 distinct load instructions, many times (each instruction
+ * executes 5,000 times a thread: even with each hot instruction sampled
+ * only 256 times, more observation stops a run than race discovery's
+ * budget).  The main thread reads both results after join.  No race:
+ * discovery must end early, not repeat six runs for nothing. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #define X s += a[(__COUNTER__ * 7) % N];
 #define X10 X X X X X X X X X X
 #define X100 X10 X10 X10 X10 X10 X10 X10 X10 X10 X10
+#define X1000 X100 X100 X100 X100 X100 X100 X100 X100 X100 X100
 
 static void *sum(void *arg)
 {
@@ -20,7 +21,7 @@ static void *sum(void *arg)
 	long s = 0;
 
 	for (int r = 0; r < ROUNDS; r++) {
-		X100
+		X1000
 	}
 	a[0] = s;
 	return NULL;
