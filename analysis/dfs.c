@@ -354,6 +354,12 @@ bool dfs_next(struct dfs *d)
 {
 	if (dpor_active(d))
 		dpor_end_run(d); /* may queue items on this run's path */
+	if (d->dpor_failed) {
+		/* out of memory: the next run is abandoned at once, and
+		 * never counts as covered (dfs_diverged) */
+		d->pruned_run = false;
+		return true;
+	}
 	snapshot(d);
 	d->pos = 0;
 	d->diverged = false;
@@ -784,6 +790,9 @@ static bool rec_step(struct dfs *d, const struct alt *a, int32_t node);
 static bool dfs_single(void *ctx, const struct choice *c)
 {
 	struct dfs *d = ctx;
+
+	if (d->dpor_failed)
+		return false;
 	bool go = single_sleep(d, c);
 
 	if (go && c->nalts == 1 && dpor_active(d) &&
@@ -1308,6 +1317,8 @@ static int dfs_pick(void *ctx, const struct choice *c)
 	struct dfs *d = ctx;
 	bool dp = dpor_active(d);
 
+	if (d->dpor_failed)
+		return -1;
 	if (dp && !rec_pick(d, c)) {
 		d->diverged = true;
 		return -1;

@@ -1473,6 +1473,7 @@ Test(minimize_reorder, sampled_lost_update_keeps_its_failure)
 
 struct dpor_stats {
 	unsigned dpor_runs, sleep_runs, brute_runs, fewer, searches;
+	unsigned by_bound[5][3]; /* DPOR, sleep sets, brute force */
 };
 
 static unsigned within(const struct sched_set *a, unsigned bound)
@@ -1522,6 +1523,9 @@ static void check_dpor(const struct model *m, uint64_t seed, const char *kind,
 			all.seen[i] = 0;
 		cr_assert_leq(dp.runs, brute, "%s program %llu bound %u",
 			      kind, (unsigned long long)seed, bound);
+		ds->by_bound[b][0] += dp.runs;
+		ds->by_bound[b][1] += sl.runs;
+		ds->by_bound[b][2] += brute;
 		ds->dpor_runs += dp.runs;
 		ds->sleep_runs += sl.runs;
 		ds->brute_runs += brute;
@@ -1555,6 +1559,14 @@ static void dpor_programs(unsigned flags, const char *name)
 		    "runs, sleep sets %u, brute force %u; fewer in %u of %u",
 		    name, (unsigned long long)nprog, ex.dpor_runs,
 		    ex.sleep_runs, ex.brute_runs, ex.fewer, ex.searches);
+	for (int b = 0; b < 5; b++)
+		cr_log_info("bound %s: DPOR %u + %u runs, sleep sets %u + %u, "
+			    "brute force %u + %u (generated + exits)",
+			    b < 4 ? (const char[][2]){ "0", "1", "2", "3" }[b]
+				  : "unbounded",
+			    gen.by_bound[b][0], ex.by_bound[b][0],
+			    gen.by_bound[b][1], ex.by_bound[b][1],
+			    gen.by_bound[b][2], ex.by_bound[b][2]);
 	cr_assert_lt(gen.dpor_runs, gen.brute_runs, "DPOR prunes something");
 	model_dpor_flags = DPOR_DEFAULT;
 }
