@@ -421,8 +421,16 @@ void dfs_end_run(struct dfs *d)
  * woken ends where answering later does.  So a shell or runner waiting
  * for its child commutes with the child's own operations.  A fork's
  * return in the parent is DEP_NONE, like a thread's first step.
+ * DEP_JOIN: a join whose object is the joined thread's tid word (the
+ * tracer knows its offset from the clone), or a create's call (up to its
+ * clone: it allocates the stack and writes the pthread_t at its object):
+ * it conflicts with operations on those bytes, with every exit, join and
+ * create (the tid word; glibc's cache of thread stacks, which joins and
+ * exits of detached threads fill and creates take from), and with
+ * DEP_ALL (clones).  What the joiner does after the join is ordered
+ * after the joined thread's steps through the exit.
  */
-enum { DEP_NONE, DEP_OBJ, DEP_LIFE, DEP_WAIT, DEP_ALL };
+enum { DEP_NONE, DEP_OBJ, DEP_LIFE, DEP_WAIT, DEP_JOIN, DEP_ALL };
 
 static int dep_class(const struct alt *a)
 {
@@ -466,6 +474,11 @@ static int dep_class(const struct alt *a)
 		case FN_CND_WAIT:
 			/* it unlocks its mutex too: the tracer names it */
 			return a->obj && a->obj2 ? DEP_OBJ : DEP_ALL;
+		case FN_JOIN:
+		case FN_THRD_JOIN:
+		case FN_CREATE:
+		case FN_THRD_CREATE:
+			return a->obj ? DEP_JOIN : DEP_ALL;
 		default:
 			return a->obj && op_is_local(OP_CALL, a->fn) ? DEP_OBJ
 								     : DEP_ALL;
@@ -596,6 +609,25 @@ bool dfs_dependent(const struct alt *a, const struct alt *b)
 		return true;
 	if (x == DEP_NONE || y == DEP_NONE)
 		return false;
+	if (x == DEP_JOIN || y == DEP_JOIN) {
+		const struct alt *j = x == DEP_JOIN ? a : b;
+		const struct alt *o = x == DEP_JOIN ? b : a;
+		int k = x == DEP_JOIN ? y : x;
+
+		if (k == DEP_JOIN || k == DEP_LIFE)
+			return true;
+		if (k != DEP_OBJ)
+			return false;
+		struct span so[2];
+		int no = spans(o, so);
+		/* the tid word, or the pthread_t a create writes */
+		uint64_t len = j->fn == FN_JOIN || j->fn == FN_THRD_JOIN ? 4 : 8;
+
+		for (int i = 0; i < no; i++)
+			if (j->obj < so[i].hi && so[i].lo < j->obj + len)
+				return true;
+		return false;
+	}
 	if (x == DEP_WAIT || y == DEP_WAIT) {
 		int o = x == DEP_WAIT ? y : x;
 
