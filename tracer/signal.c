@@ -612,6 +612,14 @@ bool signal_redirect(struct session *s, struct thread *t, int sig)
 	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) ||
 	    !to_process(s, t, sig, &si))
 		return false;
+	/* t's call was interrupted to be restarted by restart_syscall
+	 * (poll, nanosleep, a timed futex wait: ERESTART_RESTARTBLOCK),
+	 * which ptloom does not trap: without the signal it would block in
+	 * the kernel with everyone else stopped.  The kernel's taker keeps
+	 * it. */
+	if (!regs_get(t) && (long long)t->regs.orig_rax >= 0 &&
+	    (long long)t->regs.rax == -516)
+		return false;
 	if (si.si_code == SI_USER && si.si_pid == getpid() &&
 	    t->p->pd_from[sig]) {
 		/* ptloom sent it for the program (kill -1) */
@@ -630,12 +638,21 @@ bool signal_redirect(struct session *s, struct thread *t, int sig)
 		/* the default: the thread the kernel gave it to */
 		c.alts[c.nalts++] = (struct alt){ .thread = (uint16_t)t->idx,
 						  .kind = OP_KILL };
-		for (int i = 0; i < n; i++)
-			if (takers[i] != t->idx)
-				c.alts[c.nalts++] = (struct alt){
-					.thread = (uint16_t)takers[i],
-					.kind = OP_KILL };
-		pick = session_pick(s, &c);
+		for (int i = 0; i < n; i++) {
+			struct thread *u = &s->th[takers[i]];
+
+			/* not a sigwaiter: its sigwaitinfo would return
+			 * ptloom's SI_TKILL siginfo, with no delivery-stop to
+			 * put the kernel's back at */
+			if (u == t || (u->st == SCHED_BLOCKED &&
+				       u->block == BLOCK_SIGNAL &&
+				       u->sig_mode == SIGWAIT_SET))
+				continue;
+			c.alts[c.nalts++] = (struct alt){
+				.thread = (uint16_t)takers[i],
+				.kind = OP_KILL };
+		}
+		pick = c.nalts < 2 ? 0 : session_pick(s, &c);
 		if (pick < 0) {
 			session_fail(s, FAIL_DIVERGED, NULL,
 				     "the schedule could not be followed at "
