@@ -96,7 +96,8 @@ struct dfs {
 	void *score_ctx;
 	uint32_t seq;
 	/* sharding (-j, --shard): bound 0 runs in every shard; the items
-	 * of bound 1 are dealt out by index, and each shard explores the
+	 * bound 0 made are dealt out by index (with delay bounding some of
+	 * them wait for a bound beyond 1), and each shard explores the
 	 * whole subtree of its own, so the shards are disjoint and
 	 * together exactly the serial search */
 	int shard, nshards;
@@ -280,7 +281,7 @@ static bool next_item(struct dfs *d)
 			struct item *it = &d->items[0][d->next_item++];
 			uint32_t len = it->snap < 0 ? 0 : it->len + 1;
 
-			if (d->nshards > 1 && d->cur == 1 &&
+			if (d->nshards > 1 && d->cur >= 1 &&
 			    it->root % (uint32_t)d->nshards !=
 				    (uint32_t)d->shard) {
 				free(it->sleep);
@@ -335,9 +336,16 @@ static bool next_item(struct dfs *d)
 		if (d->score)
 			qsort(d->items[0], d->nitems[0], sizeof(struct item),
 			      cmp_item);
-		if (d->cur == 1)
+		/* the roots that shards are dealt: the items bound 0 made,
+		 * those of bound 1 first, then (delay bounding) the ones
+		 * waiting for a later bound; every other item inherits the
+		 * root of the item whose run made it */
+		if (d->cur == 1) {
 			for (size_t i = 0; i < d->nitems[0]; i++)
 				d->items[0][i].root = (uint32_t)i;
+			for (size_t j = 0; j < d->nlater; j++)
+				d->later[j].root = (uint32_t)(d->nitems[0] + j);
+		}
 	}
 }
 

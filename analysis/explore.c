@@ -505,7 +505,17 @@ restart:
 		if (!sample && d && !dfs_next(d)) {
 			if (nhs && !post) {
 				post = true;
-				post_until = 2 * (r->runs - r->samples);
+				/* a shard after the first counts its bound-0
+				 * runs once, not twice: every shard runs
+				 * bound 0 and the merge counts it once, so
+				 * the shards' runs add up to the serial
+				 * search's (-j N equals -j 1) */
+				uint64_t sys = r->runs - r->samples;
+				uint64_t dup = o->nshards > 1 && o->shard > 0
+						       ? r->bound0_runs
+						       : 0;
+
+				post_until = 2 * (sys - dup) + dup;
 				if (post_until < r->runs)
 					post_until = r->runs;
 				if (o->max_runs && post_until > o->max_runs)

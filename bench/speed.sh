@@ -47,20 +47,31 @@ explore() {
 	shift
 	env $env PTLOOM_STATS=1 timeout -k 5 600 "$PTLOOM" run -o "$OUT/s" "$@" \
 		>/dev/null 2>"$OUT/err"
-	sed -n 's/^ptloom: [0-9]* runs, [0-9]* pruned, [0-9.]* s[^,]*, \([0-9.]*\) runs\/s, \([0-9.]*\) us\/step.*/\1 \2/p' "$OUT/err" | tail -1
+	local rs stops
+	rs=$(sed -n 's/^ptloom: [0-9]* runs, [0-9]* pruned, [0-9.]* s[^,]*, \([0-9.]*\) runs\/s, \([0-9.]*\) us\/step.*/\1 \2/p' "$OUT/err" | tail -1)
+	stops=$(sed -n 's/^ptloom: per run \([0-9.]*\) stops.*/\1/p' "$OUT/err" | tail -1)
+	echo "$rs ${stops:-0}"
 }
 
 echo
-printf '%-26s %9s %14s %8s %9s %10s %9s %10s\n' program native_us mode runs/s us/sched ratio_nat us/point pt/seccomp
-row() { # name native mode runs/s us/step
-	awk -v n="$1" -v nat="$2" -v m="$3" -v rs="$4" -v us="$5" -v sc="$SECCOMP" 'BEGIN {
+printf '%-26s %9s %14s %8s %9s %10s %9s %10s %7s %8s %7s\n' program native_us mode runs/s us/sched ratio_nat us/point pt/seccomp stops floor_us x_floor
+# floor_us: what one schedule costs at the machine's limits alone: its
+# stops at one seccomp stop each, plus one fork of the stopped template
+# (checkpoint) or one traced fork+exec (exec), over 2 CPUs for -j 2
+row() { # name native mode runs/s us/step stops/run
+	awk -v n="$1" -v nat="$2" -v m="$3" -v rs="$4" -v us="$5" -v st="${6:-0}" \
+		-v sc="$SECCOMP" -v fk="$FORK" -v ex="$EXEC" 'BEGIN {
 		per = rs > 0 ? 1e6 / rs : 0
 		rn = (nat > 0) ? per / nat : 0
 		rp = (sc > 0) ? us / sc : 0
+		fl = st * sc + (m ~ /^exec/ ? ex : fk)
+		if (m ~ /j2/)
+			fl /= 2
+		xf = fl > 0 ? per / fl : 0
 		if (us > 0)
-			printf "%-26s %9d %14s %8.1f %9.0f %10.2f %9.1f %10.1f\n", n, nat, m, rs, per, rn, us, rp
+			printf "%-26s %9d %14s %8.1f %9.0f %10.2f %9.1f %10.1f %7.1f %8.0f %7.1f\n", n, nat, m, rs, per, rn, us, rp, st, fl, xf
 		else
-			printf "%-26s %9d %14s %8.1f %9.0f %10.2f %9s %10s\n", n, nat, m, rs, per, rn, "-", "-" }'
+			printf "%-26s %9d %14s %8.1f %9.0f %10.2f %9s %10s %7s %8s %7s\n", n, nat, m, rs, per, rn, "-", "-", "-", "-", "-" }'
 }
 for prog in examples/bank_fixed examples/mutex_condvar; do
 	bin=$BUILD/$prog
@@ -113,4 +124,7 @@ fi
 echo
 echo "us/sched: exploration time per schedule; ratio_nat: that over one native run"
 echo "(goal <= 0.5); us/point: whole-run time per scheduling point; pt/seccomp:"
-echo "us/point as a multiple of one seccomp stop (the floor of a point)."
+echo "us/point as a multiple of one seccomp stop (the floor of a point); stops:"
+echo "tracee stops per run (PTLOOM_STATS); floor_us: those stops at one seccomp"
+echo "stop each plus one fork of the template (or one traced fork+exec), halved"
+echo "for -j 2; x_floor: us/sched over floor_us."

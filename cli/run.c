@@ -474,12 +474,6 @@ int cmd_run(int argc, char **argv)
 			       : 1;
 	}
 	eo.jobs = jobs;
-	if (eo.delay_bound && eo.strategy == STRAT_DFS &&
-	    (jobs > 1 || eo.nshards > 1)) {
-		fprintf(stderr, "ptloom: --bound delay explores serially (no "
-				"-j or --shard yet)\n");
-		return EXIT_USAGE;
-	}
 	if (eo.nshards > 1 && eo.strategy != STRAT_DFS) {
 		/* samplers: shard K runs the sample numbers = K-1 mod N */
 		eo.worker = eo.shard;

@@ -1773,14 +1773,17 @@ Test(issue11, pct_deadlock_minimized_to_one_preemption)
 	res_free(&r);
 }
 
-/* -j 2 dfs: the same verdict and schedules as the serial search. */
-static void same_with_two_jobs(const char *program, int want)
+/* -j 2 dfs: the same verdict and schedules as the serial search, with
+ * either kind of bound. */
+static void same_with_two_jobs_bound(const char *program, int want,
+				     const char *bound)
 {
 	/* shards do not cache states (a serial dfs prunes by what it saw):
 	 * the same set as the serial search without caching */
 	struct res a = RUN(program, "--dfs-only", "--no-state-cache", "--seed",
-			   SEED);
-	struct res b = RUN(program, "--dfs-only", "-j", "2", "--seed", SEED);
+			   SEED, "--bound", bound);
+	struct res b = RUN(program, "--dfs-only", "-j", "2", "--seed", SEED,
+			   "--bound", bound);
 	char *sa = summary(&a), *sb = summary(&b);
 
 	assert_exit(a, want);
@@ -1799,6 +1802,43 @@ static void same_with_two_jobs(const char *program, int want)
 	free(sb);
 	res_free(&a);
 	res_free(&b);
+}
+
+static void same_with_two_jobs(const char *program, int want)
+{
+	same_with_two_jobs_bound(program, want, "preemption");
+}
+
+/* Delay bounding deals the items that bound 0 makes for bounds beyond 1
+ * out to the shards as well (they were explored by every shard). */
+Test(issue10, delay_bound_dfs_with_two_jobs_equals_serial)
+{
+	same_with_two_jobs_bound(example("bank_fixed"), 0, "delay");
+	same_with_two_jobs_bound(example("rwlock"), 0, "delay");
+	same_with_two_jobs_bound(example("lost_wakeup"), 1, "delay");
+}
+
+/* The default hybrid: after the search, samples go on to twice its runs;
+ * the shards' bound-0 runs count once there too, so -j 2 reports the
+ * serial count. */
+Test(issue10, hybrid_with_two_jobs_counts_the_serial_runs)
+{
+	const char *progs[] = { example("bank_fixed"),
+				example("deadlock_fixed") };
+
+	for (int i = 0; i < 2; i++) {
+		struct res a = RUN(progs[i], "--no-state-cache", "--seed", SEED);
+		struct res b = RUN(progs[i], "-j", "2", "--seed", SEED);
+		char *sa = summary(&a), *sb = summary(&b);
+
+		assert_exit(a, 0);
+		assert_exit(b, 0);
+		cr_assert_str_eq(sb, sa, "-j 2: %s\nserial: %s", sb, sa);
+		free(sa);
+		free(sb);
+		res_free(&a);
+		res_free(&b);
+	}
 }
 
 Test(issue10, dfs_with_two_jobs_equals_serial_on_correct_examples)
@@ -3139,9 +3179,11 @@ Test(issue11, delay_bound_finds_and_proves)
 	assert_exit(r, 0);
 	assert_contains(r.out, "complete to delay bound 2", "the summary");
 	res_free(&r);
+	/* -j splits a delay-bounded search too (issue 10) */
 	r = RUN(example("bank_fixed"), "--seed", SEED, "--bound", "delay", "-j",
 		"2");
-	assert_exit(r, 2);
+	assert_exit(r, 0);
+	assert_contains(r.out, "complete to delay bound 2", "the -j 2 summary");
 	res_free(&r);
 	r = RUN(example("bank_fixed"), "--seed", SEED, "--bound", "sideways");
 	assert_exit(r, 2);
