@@ -362,6 +362,12 @@ bool dfs_next(struct dfs *d)
 {
 	if (dpor_active(d))
 		dpor_end_run(d); /* may queue items on this run's path */
+	if (d->dpor_failed) {
+		/* out of memory: the next run is abandoned at once, and
+		 * never counts as covered (dfs_diverged) */
+		d->pruned_run = false;
+		return true;
+	}
 	snapshot(d);
 	d->pos = 0;
 	d->diverged = false;
@@ -434,9 +440,10 @@ void dfs_end_run(struct dfs *d)
  * clone: it allocates the stack and writes the pthread_t at its object):
  * it conflicts with operations on those bytes, with every exit, join and
  * create (the tid word; glibc's cache of thread stacks, which joins and
- * exits of detached threads fill and creates take from), and with
- * DEP_ALL (clones).  What the joiner does after the join is ordered
- * after the joined thread's steps through the exit.
+ * exits of detached threads fill and creates take from; a thread
+ * clone, which has no object), and with DEP_ALL.  What the joiner does
+ * after the join is ordered after the joined thread's steps through the
+ * exit.
  */
 enum { DEP_NONE, DEP_OBJ, DEP_LIFE, DEP_WAIT, DEP_JOIN, DEP_ALL };
 
@@ -450,8 +457,13 @@ static int dep_class(const struct alt *a)
 	case OP_ANNOTATE:
 		return DEP_NONE;
 	case OP_CLONE:
-		/* a fork's parent going on: only its own process */
-		return a->fn == FORK_RETURN ? DEP_NONE : DEP_ALL;
+		/* a fork's parent going on: only its own process; a thread
+		 * made or the parent going on after it: the threads'
+		 * bookkeeping (the new thread's first step is ordered after
+		 * it by dpor.c; sleep sets never see the two together) */
+		return a->fn == FORK_RETURN    ? DEP_NONE
+		       : a->fn == THREAD_CLONE ? DEP_JOIN
+					       : DEP_ALL;
 	case OP_EXIT:
 		return DEP_LIFE;
 	case OP_WAIT4:
@@ -624,7 +636,7 @@ bool dfs_dependent(const struct alt *a, const struct alt *b)
 
 		if (k == DEP_JOIN || k == DEP_LIFE)
 			return true;
-		if (k != DEP_OBJ)
+		if (k != DEP_OBJ || !j->obj)
 			return false;
 		struct span so[2];
 		int no = spans(o, so);
@@ -792,6 +804,9 @@ static bool rec_step(struct dfs *d, const struct alt *a, int32_t node);
 static bool dfs_single(void *ctx, const struct choice *c)
 {
 	struct dfs *d = ctx;
+
+	if (d->dpor_failed)
+		return false;
 	bool go = single_sleep(d, c);
 
 	if (go && c->nalts == 1 && dpor_active(d) &&
@@ -1316,6 +1331,8 @@ static int dfs_pick(void *ctx, const struct choice *c)
 	struct dfs *d = ctx;
 	bool dp = dpor_active(d);
 
+	if (d->dpor_failed)
+		return -1;
 	if (dp && !rec_pick(d, c)) {
 		d->diverged = true;
 		return -1;

@@ -91,7 +91,7 @@ int dpor_races(const struct dpor_step *steps, size_t n,
 	       unsigned flags, dpor_fn fn, void *ctx)
 {
 	struct ctx c = { .st = steps, .n = n };
-	int32_t *last = NULL, *vck = NULL, *vcr = NULL;
+	int32_t *last = NULL, *vck = NULL, *vcr = NULL, *creator = NULL;
 	int maxalts = 1, rc = -1;
 
 	if (!n)
@@ -116,8 +116,33 @@ int dpor_races(const struct dpor_step *steps, size_t n,
 	vcr = malloc((size_t)c.nt * sizeof(*vcr));
 	c.firstv = malloc((size_t)c.nt * sizeof(*c.firstv));
 	c.cand = malloc((size_t)(maxalts + c.nt) * sizeof(*c.cand));
-	if (!c.vc || !last || !vck || !vcr || !c.firstv || !c.cand)
+	creator = malloc((size_t)c.nt * sizeof(*creator));
+	if (!c.vc || !last || !vck || !vcr || !c.firstv || !c.cand ||
+	    !creator)
 		goto out;
+	/* a thread made by a thread clone is there (tracer/world.c waits
+	 * for its first stop) from the choice right after the clone's
+	 * step: its first step is ordered after that step */
+	for (int t = 0; t < c.nt; t++)
+		last[t] = creator[t] = -1;
+	for (size_t k = 0; k < n; k++) {
+		const struct dpor_node *nd =
+			steps[k].node >= 0 ? &nodes[steps[k].node] : NULL;
+		bool after_clone = k > 0 && steps[k - 1].op.kind == OP_CLONE &&
+				   steps[k - 1].op.fn == THREAD_CLONE;
+
+		for (int a = 0; a <= (nd ? nd->nalts : 0); a++) {
+			uint16_t th = a < (nd ? nd->nalts : 0) ? nd->alts[a].thread
+							       : steps[k].op.thread;
+			int t = c.tix[th];
+
+			if (t == 0xffff || last[t] >= 0)
+				continue;
+			last[t] = (int32_t)k; /* seen */
+			if (after_clone)
+				creator[t] = (int32_t)(k - 1);
+		}
+	}
 	for (int t = 0; t < c.nt; t++)
 		last[t] = -1;
 	for (size_t k = 0; k < n; k++) {
@@ -126,6 +151,9 @@ int dpor_races(const struct dpor_step *steps, size_t n,
 
 		if (last[p] >= 0) {
 			memcpy(vck, vc_of(&c, (size_t)last[p]),
+			       (size_t)c.nt * sizeof(*vck));
+		} else if (creator[p] >= 0) {
+			memcpy(vck, vc_of(&c, (size_t)creator[p]),
 			       (size_t)c.nt * sizeof(*vck));
 		} else {
 			for (int t = 0; t < c.nt; t++)
@@ -179,5 +207,6 @@ out:
 	free(vcr);
 	free(c.firstv);
 	free(c.cand);
+	free(creator);
 	return rc;
 }

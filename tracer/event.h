@@ -102,6 +102,11 @@ enum decision_kind {
 /* alt.fn of the OP_CLONE point at which a fork's parent goes on: it acts
  * on its own process only, like a thread's first step. */
 #define FORK_RETURN 1
+/* alt.fn of an OP_CLONE that makes a thread (CLONE_THREAD), at the
+ * syscall and at its return in the parent: for the reduction, it acts on
+ * the threads' bookkeeping only (analysis/dfs.c DEP_JOIN); the new
+ * thread's first step follows it (analysis/dpor.c). */
+#define THREAD_CLONE 2
 
 /* One alternative at a choice point. */
 struct alt {

@@ -602,10 +602,10 @@ void process_kill_execute(struct session *s, struct thread *t)
 
 		if (q->dead)
 			continue;
-		if (target > 0 ? q->pid == target
-			       : target < -1 ? getpgid(q->pid) == -target
-			       : target == 0 &&
-					 getpgid(q->pid) == getpgid(t->p->pid))
+		if (target > 0	  ? q->pid == target
+		    : target < -1 ? getpgid(q->pid) == -target
+		    : target == -1 ? q != t->p /* as far as ptloom goes */
+				   : getpgid(q->pid) == getpgid(t->p->pid))
 			cont_process(s, q);
 	}
 }

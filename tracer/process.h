@@ -39,6 +39,12 @@ struct process {
 	bool bps_installed;
 	bool bps_lifted;	/* lifted while one thread was left (bp.c) */
 	bool observing;		/* observation breakpoints are in place */
+	/* signals the program sent to its process group (kill 0, -pgrp,
+	 * -1) or through a pidfd, not yet delivered: which thread takes
+	 * one is explored at its delivery (signal_redirect); pd_from: who
+	 * sent it when ptloom sent it on the program's behalf (kill -1) */
+	uint64_t pd_open;
+	pid_t pd_from[65];
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */
 	bool exec_seen;
 	bool dead;		/* its leader is reaped by ptloom */

@@ -27,8 +27,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -526,11 +529,170 @@ void signal_directed(struct session *s, pid_t tid, int sig, int code,
 	s->sig_maybe = true;
 }
 
+/* The entry of t->sig_moved for sig, or -1. */
+static int moved_slot(const struct thread *t, int sig)
+{
+	for (int i = 0; i < t->nsig_moved; i++)
+		if (t->sig_moved[i].sig == sig)
+			return i;
+	return -1;
+}
+
+/* A descriptor of p has a thread as its owner (F_SETOWN_EX F_OWNER_TID):
+ * its SIGIO/SIGURG are thread-directed.  Read through ptloom's copies of
+ * the descriptors, which share the open file and so its owner. */
+static bool owner_is_thread(struct process *p)
+{
+	char name[64];
+	DIR *d;
+	struct dirent *e;
+	bool found = false;
+	int n = 0;
+
+	snprintf(name, sizeof(name), "/proc/%d/fd", p->pid);
+	if (p->pidfd < 0 || !(d = opendir(name)))
+		return true; /* cannot tell: leave it to the kernel */
+	while (!found && (e = readdir(d)) && n++ < 1024) {
+		struct f_owner_ex o;
+		int fd;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		fd = (int)syscall(SYS_pidfd_getfd, p->pidfd, atoi(e->d_name), 0);
+		if (fd < 0)
+			continue;
+		found = fcntl(fd, F_GETOWN_EX, &o) == 0 &&
+			o.type == F_OWNER_TID && o.pid > 0;
+		close(fd);
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * sig, with siginfo si, is being delivered to t: was it sent to t's whole
+ * process, so that the kernel could have given it to another thread?
+ * SIGCHLD from a child's change of state (CLD_*), SIGIO/SIGURG (or the
+ * F_SETSIG signal) for an owner process, a signal the program sent to a
+ * process group or through a pidfd (pd_open), one from a process outside
+ * ptloom (SI_USER).  Not: what ptloom directed itself (sig_fix,
+ * sig_moved), tkill/tgkill (SI_TKILL), and a kill ptloom routed already
+ * (signal_route; its sender is one of the program's processes).
+ */
+static bool to_process(struct session *s, struct thread *t, int sig,
+		       const siginfo_t *si)
+{
+	uint64_t bit = BIT(sig);
+	int code = si->si_code;
+
+	if (code == SI_TKILL)
+		return false;
+	if (t->p->pd_open & bit) {
+		t->p->pd_open &= ~bit;
+		return code <= 0; /* SI_USER, SI_QUEUE, ... (not SI_TKILL) */
+	}
+	if (sig == SIGCHLD)
+		return code >= CLD_EXITED && code <= CLD_CONTINUED;
+	if (sig == SIGIO || sig == SIGURG || sig >= 32)
+		if (code == SI_KERNEL || (code >= POLL_IN && code <= POLL_HUP))
+			return !owner_is_thread(t->p);
+	return code == SI_USER && si->si_pid != getpid() &&
+	       !process_find(s, si->si_pid);
+}
+
+bool signal_redirect(struct session *s, struct thread *t, int sig)
+{
+	siginfo_t si;
+	int takers[MAX_ALTS], n;
+	bool fixed = false;
+	struct thread *to = t;
+
+	if (sig <= 0 || sig > 64 || s->cfg->free_children ||
+	    (t->sig_fix & BIT(sig)) || moved_slot(t, sig) >= 0 ||
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) ||
+	    !to_process(s, t, sig, &si))
+		return false;
+	/* t's call was interrupted to be restarted by restart_syscall
+	 * (poll, nanosleep, a timed futex wait: ERESTART_RESTARTBLOCK),
+	 * which ptloom does not trap: without the signal it would block in
+	 * the kernel with everyone else stopped.  The kernel's taker keeps
+	 * it. */
+	if (!regs_get(t) && (long long)t->regs.orig_rax >= 0 &&
+	    (long long)t->regs.rax == -516)
+		return false;
+	if (si.si_code == SI_USER && si.si_pid == getpid() &&
+	    t->p->pd_from[sig]) {
+		/* ptloom sent it for the program (kill -1) */
+		si.si_pid = t->p->pd_from[sig];
+		si.si_uid = getuid();
+		fixed = true;
+	}
+	n = signal_takers(s, t->p->pid, sig, takers, MAX_ALTS);
+	if (n >= 2) {
+		struct choice c;
+		int pick;
+
+		c.kind = DEC_WAKE;
+		c.current = s->current;
+		c.nalts = 0;
+		/* the default: the thread the kernel gave it to */
+		c.alts[c.nalts++] = (struct alt){ .thread = (uint16_t)t->idx,
+						  .kind = OP_KILL };
+		for (int i = 0; i < n; i++) {
+			struct thread *u = &s->th[takers[i]];
+
+			/* not a sigwaiter: its sigwaitinfo would return
+			 * ptloom's SI_TKILL siginfo, with no delivery-stop to
+			 * put the kernel's back at */
+			if (u == t || (u->st == SCHED_BLOCKED &&
+				       u->block == BLOCK_SIGNAL &&
+				       u->sig_mode == SIGWAIT_SET))
+				continue;
+			c.alts[c.nalts++] = (struct alt){
+				.thread = (uint16_t)takers[i],
+				.kind = OP_KILL };
+		}
+		pick = c.nalts < 2 ? 0 : session_pick(s, &c);
+		if (pick < 0) {
+			session_fail(s, FAIL_DIVERGED, NULL,
+				     "the schedule could not be followed at "
+				     "step %llu (a signal's thread)",
+				     (unsigned long long)s->step);
+			return false;
+		}
+		to = &s->th[c.alts[pick].thread];
+	}
+	if (to != t && to->nsig_moved < 4 &&
+	    !syscall(SYS_tgkill, t->p->pid, to->tid, sig)) {
+		/* t goes on without it; to takes it at its next step, with
+		 * this siginfo (signal_delivering) */
+		to->sig_moved[to->nsig_moved].sig = sig;
+		to->sig_moved[to->nsig_moved++].si = si;
+		to->sig_sent |= BIT(sig);
+		s->sig_maybe = true;
+		resume(s, t, 0);
+		return true;
+	}
+	if (fixed)
+		ptrace(PTRACE_SETSIGINFO, t->tid, 0, &si);
+	return false;
+}
+
 void signal_delivering(struct session *s, struct thread *t, int sig)
 {
 	siginfo_t si;
+	int k;
 
 	(void)s;
+	if (sig > 0 && sig <= 64 && (k = moved_slot(t, sig)) >= 0) {
+		/* moved here by signal_redirect: the kernel's siginfo */
+		if (!ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) &&
+		    si.si_code == SI_TKILL)
+			ptrace(PTRACE_SETSIGINFO, t->tid, 0,
+			       &t->sig_moved[k].si);
+		t->sig_moved[k] = t->sig_moved[--t->nsig_moved];
+		return;
+	}
 	if (sig <= 0 || sig > 64 || !(t->sig_fix & BIT(sig)))
 		return;
 	t->sig_fix &= ~BIT(sig);
@@ -541,6 +703,78 @@ void signal_delivering(struct session *s, struct thread *t, int sig)
 	si.si_pid = t->sig_fix_pid;
 	si.si_uid = t->sig_fix_code == SI_USER ? getuid() : 0;
 	ptrace(PTRACE_SETSIGINFO, t->tid, 0, &si);
+}
+
+/*
+ * kill(0, sig), kill(-pgrp, sig), kill(-1, sig) from t: every process of
+ * the group gets sig for the whole process, and which of its threads
+ * takes it is explored at the delivery (signal_redirect).  The kernel
+ * sends to a process group itself (ptloom is not in the program's);
+ * kill(-1) would reach every process of the machine, ptloom's own
+ * included, so ptloom sends it to the program's processes but t's own,
+ * in P-number order, and answers the call (the rest of the machine is
+ * not the program's to signal under ptloom).
+ */
+static void route_group(struct session *s, struct thread *t, pid_t pid,
+			int sig)
+{
+	pid_t own = getpgid(t->p->pid);
+
+	if (sig < 0 || sig > 64)
+		return; /* EINVAL: the kernel says so */
+	for (int i = 0; i < s->nprocs; i++) {
+		struct process *q = s->procs[i];
+
+		if (q->dead || (pid == -1 ? q == t->p
+					  : getpgid(q->pid) !=
+						    (pid ? -pid : own)))
+			continue;
+		if (pid != -1) {
+			if (sig)
+				q->pd_open |= BIT(sig);
+			continue;
+		}
+		if (!sig || kill(q->pid, sig))
+			continue;
+		if (sig == SIGKILL) {
+			session_reap_process(s, q); /* as for kill(pid) */
+			continue;
+		}
+		q->pd_open |= BIT(sig);
+		q->pd_from[sig] = t->p->pid;
+		s->sig_maybe = true;
+	}
+	if (pid == -1) {
+		/* process_kill_execute() continues the stopped ones;
+		 * natively there is always another process: ptloom */
+		t->skip = true;
+		t->result = 0;
+	}
+}
+
+/* pidfd_send_signal(fd, sig, info, 0) to one of the program's processes:
+ * for the whole process, like a kill; its taker is explored at the
+ * delivery.  The pid is the descriptor's (fdinfo). */
+static void route_pidfd(struct session *s, struct thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+	int sig = (int)r->rsi;
+	char name[64], line[128];
+	pid_t pid = 0;
+	struct process *q;
+	FILE *f;
+
+	if (r->r10 || sig <= 0 || sig > 64)
+		return; /* a flag: the kernel's (PIDFD_SIGNAL_THREAD, ...) */
+	snprintf(name, sizeof(name), "/proc/%d/fdinfo/%d", t->tid, (int)r->rdi);
+	if (!(f = fopen(name, "re")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pid: %d", &pid) == 1)
+			break;
+	fclose(f);
+	if (pid > 0 && (q = process_find(s, pid)) && !q->dead)
+		q->pd_open |= BIT(sig);
 }
 
 void signal_route(struct session *s, struct thread *t)
@@ -558,10 +792,17 @@ void signal_route(struct session *s, struct thread *t)
 		if (mem_read(t->p, r->rdx + 8, &code, sizeof(code)) ||
 		    code >= 0 || code == SI_TKILL)
 			return;
+	} else if (nr == SYS_pidfd_send_signal) {
+		route_pidfd(s, t);
+		return;
 	} else if (nr != SYS_kill) {
-		return; /* to one thread already, or through a pidfd */
+		return; /* to one thread already */
 	}
-	if (pid <= 0 || !(q = process_find(s, pid)) || q->dead)
+	if (pid <= 0) {
+		route_group(s, t, pid, sig);
+		return;
+	}
+	if (!(q = process_find(s, pid)) || q->dead)
 		return;
 	n = signal_takers(s, pid, sig, takers, MAX_ALTS);
 	if (n < 2)

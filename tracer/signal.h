@@ -58,6 +58,12 @@ void signal_route(struct session *s, struct thread *t);
  * from, as the kernel's would (SI_TKILL: the siginfo is right). */
 void signal_directed(struct session *s, pid_t tid, int sig, int code,
 		     pid_t from);
+/* At t's signal-delivery-stop for sig, first: a signal sent to t's whole
+ * process (by the kernel: SIGCHLD, SIGIO, SIGURG; to a process group;
+ * through a pidfd; from outside) may be taken by any of its threads that
+ * does not block it: a choice (DEC_WAKE, t first) when several could.
+ * True when it went to another thread (t was resumed without it). */
+bool signal_redirect(struct session *s, struct thread *t, int sig);
 /* At t's signal-delivery-stop for sig: fix the siginfo (above). */
 void signal_delivering(struct session *s, struct thread *t, int sig);
 /* ourfd is an epoll set in which pid registered a signalfd. */

@@ -518,6 +518,8 @@ void on_stop(struct session *s, pid_t tid, int status)
 		resume(s, t, 0);
 	} else if (sig == SIGSEGV && syscall_emulate_rdtsc(s, t)) {
 		resume(s, t, 0);
+	} else if (signal_redirect(s, t, sig)) {
+		return; /* another thread takes it */
 	} else {
 		if (fatal_signal(sig)) {
 			s->fatal_thread = t->idx;

@@ -9,6 +9,7 @@
 #ifndef PTLOOM_THREAD_H
 #define PTLOOM_THREAD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -107,6 +108,10 @@ struct thread {
 	uint64_t sig_fix;	/* to be delivered with this siginfo: */
 	int sig_fix_code;
 	pid_t sig_fix_pid;
+	/* process-directed signals ptloom moved to it (signal_redirect):
+	 * their whole siginfo, put back at delivery */
+	struct { int sig; siginfo_t si; } sig_moved[4];
+	int nsig_moved;
 	uint64_t cond_mutex;	/* a pthread call's second argument */
 	uint64_t relock;	/* cond_wait's mutex, acquired at the wake */
 	uint64_t spin_switch;

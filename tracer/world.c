@@ -514,6 +514,8 @@ static void build_sched(struct session *s, struct sched_thread *st)
 				      ? WAIT_BLOCKING
 			      : t->kind == OP_CLONE && t->fork_return
 				      ? FORK_RETURN
+			      : t->kind == OP_CLONE && t->clone_thread
+				      ? THREAD_CLONE
 				      : 0,
 			.obj = t->obj,
 		};

@@ -6,12 +6,15 @@
  * lock (across its slow "I/O"), the handler waits for the lock its own
  * thread holds, and the program deadlocks.  With FIXED the worker is
  * created with SIGUSR1 blocked, so only main can take it.
- * argv[1] "queue": sigqueue instead of kill.
+ * argv[1] how the signal is sent to the process: "queue" sigqueue,
+ * "zero" kill(0, ...) (its process group), "pgrp" kill(-pgrp, ...),
+ * "pidfd" pidfd_send_signal; else kill(getpid(), ...).
  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -53,10 +56,23 @@ int main(int argc, char **argv)
 #ifdef FIXED
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 #endif
-	if (argc > 1 && !strcmp(argv[1], "queue"))
+	const char *how = argc > 1 ? argv[1] : "kill";
+
+	if (!strcmp(how, "queue")) {
 		sigqueue(getpid(), SIGUSR1, (union sigval){ .sival_int = 7 });
-	else
+	} else if (!strcmp(how, "zero")) {
+		kill(0, SIGUSR1);
+	} else if (!strcmp(how, "pgrp")) {
+		kill(-getpgrp(), SIGUSR1);
+	} else if (!strcmp(how, "pidfd")) {
+		int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+
+		if (fd < 0 || syscall(SYS_pidfd_send_signal, fd, SIGUSR1, NULL, 0))
+			perror("pidfd_send_signal");
+		close(fd);
+	} else {
 		kill(getpid(), SIGUSR1); /* ask for a report */
+	}
 	pthread_join(t, NULL);
 	printf("stats %ld reports %ld\n", stats, reports);
 	return 0;

@@ -288,6 +288,7 @@ static const char *summary(const struct res *r)
 
 static const char *const strategies[] = { "dfs", "random", "pct" };
 static void prints(const char *prog, const char *want);
+static void prints2(char *const prog[], const char *want);
 
 static bool copies_of(const char *out, size_t len, const char *native,
 		      size_t n, int *copies);
@@ -344,6 +345,9 @@ static void never_fails_as(const char *runs, const char *points,
 			  r.err);
 		cr_expect(!strstr(r.out, "FAIL") && !strstr(r.out, "hang"),
 			  "`%s`: %s", r.cmd, r.out);
+		/* no run waited out --timeout (the INCOMPLETE would say) */
+		cr_expect(!strstr(summary(&r), "--timeout"), "`%s`: %s",
+			  r.cmd, summary(&r));
 		if (native) {
 			size_t len = strlen(r.out), cut = len;
 			int copies;
@@ -756,6 +760,71 @@ Test(real, process_signal_taken_by_any_thread)
 	prints(fixed[0], "stats 2 reports 1");
 }
 
+/* The same through kill(0), kill(-pgrp) and pidfd_send_signal: which
+ * thread takes it is explored at its delivery (before: a PASS). */
+Test(real, group_and_pidfd_signal_taken_by_any_thread)
+{
+	static const char *const how[] = { "zero", "pgrp", "pidfd" };
+
+	for (int i = 0; i < 3; i++) {
+		char *bug[] = { (char *)real("sig_wrong_thread"),
+				(char *)how[i], NULL };
+		char *fixed[] = { (char *)real("sig_wrong_thread_fixed"),
+				  (char *)how[i], NULL };
+
+		found_and_replayed("FAIL deadlock", bug, NULL, NULL);
+		never_fails("20", NULL, fixed);
+	}
+}
+
+/* kill(-1) reaches the program's other processes and no further (never
+ * ptloom: SIGURG is ignored by default, but a handler sees it); kill(0)
+ * and kill(-pgrp) from a child reach its parent too.  kill(-1) is never
+ * run natively here: it would signal every process of the machine. */
+Test(real, kill_minus_one_stays_in_the_program)
+{
+	static const char *const how[] = { "all", "zero", "pgrp" };
+
+	for (int i = 0; i < 3; i++) {
+		char *prog[] = { (char *)real("sig_all"), (char *)how[i], NULL };
+		char want[64];
+
+		never_fails_as("10", NULL, prog, i > 0);
+		snprintf(want, sizeof(want),
+			 "%s: parent got 1 from the child 1, child status 0",
+			 how[i]);
+		prints2(prog, want);
+	}
+}
+
+/* SIGIO for an owner process: either thread may take it (a choice); with
+ * a thread owner (F_OWNER_TID) only that thread. */
+Test(real, sigio_for_the_owner_process)
+{
+	char *prog[] = { (char *)real("sigio_owner"), NULL };
+	char *tid[] = { (char *)real("sigio_owner"), "tid", NULL };
+
+	never_fails("20", NULL, prog);
+	never_fails("20", NULL, tid);
+	prints(prog[0], "sigio 1");
+}
+
+/*
+ * SIGCHLD is sent by the kernel to the whole process: any thread that
+ * does not block it may take it.  A handler that locks what the worker
+ * holds deadlocks when the worker takes it; before, main always did and
+ * the bug got a PASS.
+ */
+Test(real, sigchld_taken_by_any_thread)
+{
+	char *bug[] = { (char *)real("sigchld_thread"), NULL };
+	char *fixed[] = { (char *)real("sigchld_thread_fixed"), NULL };
+
+	found_and_replayed("FAIL deadlock", bug, NULL, NULL);
+	never_fails("40", NULL, fixed);
+	prints(fixed[0], "reaped 1, work 2");
+}
+
 /* --- timers on the virtual clock, eventfd, exec ------------------------- */
 
 /* Each run's output, checked once with --output -n 1. */
@@ -763,6 +832,16 @@ static void prints(const char *prog, const char *want)
 {
 	struct res r = ptl("run", "-q", "--output", "-n", "1", "--seed", SEED,
 			   "--", prog, NULL);
+
+	cr_expect(strstr(r.out, want), "`%s`: %s", r.cmd, r.out);
+	res_free(&r);
+}
+
+/* The same with one argument. */
+static void prints2(char *const prog[], const char *want)
+{
+	struct res r = ptl("run", "-q", "--output", "-n", "1", "--seed", SEED,
+			   "--", prog[0], prog[1], NULL);
 
 	cr_expect(strstr(r.out, want), "`%s`: %s", r.cmd, r.out);
 	res_free(&r);

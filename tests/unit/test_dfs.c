@@ -23,7 +23,11 @@
 #define MAXOBJ 4
 #define MAXLEN (MAXT * MAXOPS + 1)
 
-enum mop { STEP, LOCK, UNLOCK, YIELD, CLOCK, CUNLOCK, START, EXIT };
+/* SPAWN makes thread obj (a thread clone), SPAWN_RET is the parent's
+ * return from it; a thread of `spawned` exists only after its SPAWN */
+enum mop {
+	STEP, LOCK, UNLOCK, YIELD, CLOCK, CUNLOCK, START, EXIT, SPAWN, SPAWN_RET
+};
 
 struct mop_s {
 	enum mop op;
@@ -32,6 +36,7 @@ struct mop_s {
 
 struct model {
 	int nthreads;
+	bool spawned[MAXT];
 	int nops[MAXT];
 	struct mop_s ops[MAXT][MAXOPS];
 };
@@ -47,6 +52,7 @@ struct mstate {
 	int len;
 	unsigned cost;
 	bool deadlocked;
+	bool created[MAXT];	  /* a spawned thread exists */
 	struct event ev[MAXLEN];  /* what ran, for minimisation's seeds */
 };
 
@@ -63,7 +69,8 @@ static void threads_of(const struct model *m, const struct mstate *s,
 {
 	memset(th, 0, MAXT * sizeof(*th));
 	for (int t = 0; t < m->nthreads; t++) {
-		if (s->pc[t] >= m->nops[t]) {
+		if (s->pc[t] >= m->nops[t] ||
+		    (m->spawned[t] && !s->created[t])) {
 			th[t].state = SCHED_DEAD;
 			continue;
 		}
@@ -106,6 +113,12 @@ static void threads_of(const struct model *m, const struct mstate *s,
 			th[t].kind = OP_EXIT;
 			th[t].obj = 0;
 			break;
+		case SPAWN:
+		case SPAWN_RET:
+			th[t].kind = OP_CLONE;
+			th[t].fn = THREAD_CLONE;
+			th[t].obj = 0;
+			break;
 		}
 	}
 }
@@ -113,7 +126,8 @@ static void threads_of(const struct model *m, const struct mstate *s,
 static const uint8_t mop_kind[] = {
 	[STEP] = OP_ACCESS, [LOCK] = OP_FUTEX_WAIT, [UNLOCK] = OP_FUTEX_WAKE,
 	[YIELD] = OP_YIELD, [CLOCK] = OP_CALL,	    [CUNLOCK] = OP_CALL,
-	[START] = OP_START, [EXIT] = OP_EXIT,
+	[START] = OP_START, [EXIT] = OP_EXIT,	    [SPAWN] = OP_CLONE,
+	[SPAWN_RET] = OP_CLONE,
 };
 
 /* Thread t performs its next operation. */
@@ -134,10 +148,14 @@ static void perform(const struct model *m, struct mstate *s, int t,
 	case CUNLOCK:
 		s->holder[o->obj] = -1;
 		break;
+	case SPAWN:
+		s->created[o->obj] = true;
+		break;
 	default:
 		break;
 	}
-	bool none = o->op == YIELD || o->op == START || o->op == EXIT;
+	bool none = o->op == YIELD || o->op == START || o->op == EXIT ||
+		    o->op == SPAWN || o->op == SPAWN_RET;
 
 	s->ev[s->len] = (struct event){
 		.step = (uint32_t)s->len, .thread = (uint16_t)t,
@@ -1473,6 +1491,7 @@ Test(minimize_reorder, sampled_lost_update_keeps_its_failure)
 
 struct dpor_stats {
 	unsigned dpor_runs, sleep_runs, brute_runs, fewer, searches;
+	unsigned by_bound[5][3]; /* DPOR, sleep sets, brute force */
 };
 
 static unsigned within(const struct sched_set *a, unsigned bound)
@@ -1522,6 +1541,9 @@ static void check_dpor(const struct model *m, uint64_t seed, const char *kind,
 			all.seen[i] = 0;
 		cr_assert_leq(dp.runs, brute, "%s program %llu bound %u",
 			      kind, (unsigned long long)seed, bound);
+		ds->by_bound[b][0] += dp.runs;
+		ds->by_bound[b][1] += sl.runs;
+		ds->by_bound[b][2] += brute;
 		ds->dpor_runs += dp.runs;
 		ds->sleep_runs += sl.runs;
 		ds->brute_runs += brute;
@@ -1555,8 +1577,76 @@ static void dpor_programs(unsigned flags, const char *name)
 		    "runs, sleep sets %u, brute force %u; fewer in %u of %u",
 		    name, (unsigned long long)nprog, ex.dpor_runs,
 		    ex.sleep_runs, ex.brute_runs, ex.fewer, ex.searches);
+	for (int b = 0; b < 5; b++)
+		cr_log_info("bound %s: DPOR %u + %u runs, sleep sets %u + %u, "
+			    "brute force %u + %u (generated + exits)",
+			    b < 4 ? (const char[][2]){ "0", "1", "2", "3" }[b]
+				  : "unbounded",
+			    gen.by_bound[b][0], ex.by_bound[b][0],
+			    gen.by_bound[b][1], ex.by_bound[b][1],
+			    gen.by_bound[b][2], ex.by_bound[b][2]);
 	cr_assert_lt(gen.dpor_runs, gen.brute_runs, "DPOR prunes something");
 	model_dpor_flags = DPOR_DEFAULT;
+}
+
+/* T0 spawns T1 and T2 (a thread clone and its return each), then a step,
+ * a critical section or nothing, and exits; the children start and do
+ * one block (a step, or one in a critical section). */
+static struct model generated_spawn(uint64_t seed)
+{
+	struct model m = { .nthreads = 3 };
+	int k = 0;
+
+	gen_rng = seed * 0x94d049bb133111ebull + 3;
+	for (int c = 1; c <= 2; c++) {
+		m.ops[0][k++] = (struct mop_s){ SPAWN, c };
+		m.ops[0][k++] = (struct mop_s){ SPAWN_RET, 0 };
+	}
+	switch (gen(3)) {
+	case 0:
+		m.ops[0][k++] = (struct mop_s){ STEP, 1 + (int)gen(3) };
+		break;
+	case 1: {
+		int l = (int)gen(2);
+
+		m.ops[0][k++] = (struct mop_s){ CLOCK, l };
+		m.ops[0][k++] = (struct mop_s){ STEP, 1 + (int)gen(3) };
+		m.ops[0][k++] = (struct mop_s){ CUNLOCK, l };
+		break;
+	}
+	default:
+		break;
+	}
+	m.ops[0][k++] = (struct mop_s){ EXIT, 0 };
+	m.nops[0] = k;
+	for (int t = 1; t < 3; t++) {
+		m.spawned[t] = true;
+		gen_thread(&m, t, 1, false);
+	}
+	return m;
+}
+
+/* Thread clones (THREAD_CLONE: bookkeeping only, the child's first step
+ * ordered after its clone) against brute force: sleep sets and DPOR. */
+Test(dpor, thread_clones_match_brute_force)
+{
+	struct reduction_stats rs = { 0 };
+	struct dpor_stats ds = { 0 };
+	uint64_t nprog = programs();
+
+	for (uint64_t seed = 1; seed <= nprog; seed++) {
+		struct model m = generated_spawn(seed);
+
+		check_reduction(&m, seed, &rs);
+		check_dpor(&m, seed, "spawn", &ds);
+	}
+	cr_log_info("%llu programs with thread clones: sleep sets %u runs "
+		    "unbounded (%u without); DPOR %u runs at bounds 0-3,inf, "
+		    "sleep sets %u, brute force %u",
+		    (unsigned long long)nprog, rs.on_runs, rs.off_runs,
+		    ds.dpor_runs, ds.sleep_runs, ds.brute_runs);
+	cr_assert_eq(rs.bounded_lost, 0, "a bounded search lost end states");
+	cr_assert_lt(ds.dpor_runs, ds.sleep_runs, "DPOR prunes more");
 }
 
 Test(dpor, matches_brute_force_on_generated_programs)
