@@ -132,6 +132,7 @@ int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more)
 			.lo = lo,
 			.hi = hi,
 			.writable = perm[1] == 'w',
+			.none = !strncmp(perm, "---", 3),
 			.shared = perm[3] == 's',
 			.anon = ino == 0 && (*path == '\n' || !*path),
 			.stack = !strncmp(path, "[stack]", 7),

@@ -79,6 +79,7 @@ struct proc_map {
 	uint64_t lo, hi;
 	bool writable, shared;
 	bool anon;		/* no file behind it */
+	bool none;		/* no access at all (a guard) */
 	bool stack;		/* the main thread's [stack] */
 };
 /* The first max mappings of pid into m: their number, -1 if the file

@@ -10,7 +10,8 @@
  *   never touched is the zero page or the file's), except a thread
  *   stack's dead part below its stack pointer (and the 128-byte red
  *   zone) in the mappings that hold glibc's thread stacks or the main
- *   [stack];
+ *   [stack], and an exited thread's frames (below the last stack pointer
+ *   it had) in its glibc stack while no live thread runs on it;
  * - the futex queues, the virtual clock, getrandom's stream, the thread
  *   that ran last and how long it has run (fairness), breakpoint lifting.
  * Thread ids differ from run to run (each run is a new process): a
@@ -44,6 +45,10 @@
 #define KEY_MEM_MAX (4ull << 20)
 #define KEY_RUN_MAX (64ull << 20)
 #define RED_ZONE 128
+/* glibc puts a thread's descriptor (struct pthread, about 2.3 KiB in
+ * glibc 2.36) at the top of the stack it allocates, less the static TLS
+ * alignment */
+#define GLIBC_TCB_SLACK (64u << 10)
 
 struct keyer {
 	uint64_t h[4];
@@ -209,6 +214,19 @@ static void key_thread(struct keyer *k, struct session *s,
 		key_u64(k, norm(k, r[i]));
 }
 
+/* Is m a stack glibc allocated for a thread whose descriptor is at tp:
+ * an anonymous mapping right above its own guard page, the descriptor at
+ * its top.  A stack the program gave (pthread_attr_setstack) has no guard
+ * of glibc's and is the program's memory again once the thread is gone. */
+static bool glibc_stack(const struct proc_map *maps, int i, uint64_t tp)
+{
+	const struct proc_map *m = &maps[i];
+
+	return i > 0 && m->anon && maps[i - 1].anon && maps[i - 1].none &&
+	       maps[i - 1].hi == m->lo && tp >= m->lo && tp < m->hi &&
+	       m->hi - tp <= GLIBC_TCB_SLACK;
+}
+
 /* Hash [lo, hi) of p: only its pages in memory or swap (a page never
  * touched is the zero page or the file's, the same in every run), each
  * run of them with its address. */
@@ -285,6 +303,7 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 	for (int i = 0; i < n; i++) {
 		struct proc_map *m = &maps[i];
 		uint64_t lo = m->lo;
+		bool live = false;
 
 		if (!m->writable)
 			continue;
@@ -294,13 +313,34 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 			const struct thread *t = &s->th[j];
 			uint64_t sp = t->regs.rsp;
 
-			if (t->st == SCHED_DEAD || t->p != p || sp < m->lo ||
-			    sp >= m->hi)
+			if (t->st == SCHED_DEAD || t->p != p)
 				continue;
+			if (t->regs.fs_base >= m->lo && t->regs.fs_base < m->hi)
+				live = true;
+			if (sp < m->lo || sp >= m->hi)
+				continue;
+			live = true;
 			if (m->stack || (m->anon && t->regs.fs_base >= m->lo &&
 					 t->regs.fs_base < m->hi))
 				if (sp - RED_ZONE > lo)
 					lo = (sp - RED_ZONE) & ~7ull;
+		}
+		/* an exited thread's glibc stack that no live thread uses
+		 * (none was started on it from glibc's stack cache): its
+		 * frames are all dead, only its descriptor and TLS, at the
+		 * top above any stack pointer it had, are still read (by a
+		 * join, by glibc); below its last known stack pointer lies
+		 * nothing a program without undefined behaviour reads */
+		for (int j = 0; j < s->nth && !live; j++) {
+			const struct thread *t = &s->th[j];
+			uint64_t sp = t->regs.rsp;
+
+			if (t->st != SCHED_DEAD || t->p != p || sp < m->lo ||
+			    sp >= m->hi ||
+			    !glibc_stack(maps, i, t->regs.fs_base))
+				continue;
+			if (sp - RED_ZONE > lo)
+				lo = (sp - RED_ZONE) & ~7ull;
 		}
 		key_u64(k, m->lo);
 		key_u64(k, m->hi);
