@@ -350,6 +350,7 @@ static bool next_item(struct dfs *d)
 }
 
 static void dpor_end_run(struct dfs *d);
+static int first_free(const struct node *n);
 static void edge_add(struct dfs *d, uint64_t key);
 static uint64_t edge_key(uint64_t path, int idx, int nalts);
 
@@ -1276,6 +1277,15 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 			if (dpor_active(d))
 				edge_add(d, edge_key(n->hash, i, n->nalts));
 		}
+	/* DPOR: a timeout (or a timer's expiry) is no step that a race
+	 * could reverse: the wake that preempts it happens before the woken
+	 * step, so no race ever asks for it (tests/targets/timedlock_abort
+	 * was a false PASS).  Every one within the bound is explored, as
+	 * the plain search does. */
+	for (int i = 0; dp && i < n->nalts; i++)
+		if (n->alts[i].timeout && !n->done[i] && !n->todo[i] &&
+		    i != first_free(n))
+			dpor_add(d, n, pos, i);
 	/* costly edges are items of the next bound */
 	if (d->cur < d->bound && !dp) {
 		for (int i = 0; i < n->nalts; i++) {
@@ -1323,6 +1333,15 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 			break;
 		}
 	d->pruned_run = true;
+	return -1;
+}
+
+/* The alternative a fresh node takes itself: its first free awake one. */
+static int first_free(const struct node *n)
+{
+	for (int i = 0; i < n->nalts; i++)
+		if (!n->alts[i].cost && !n->done[i])
+			return i;
 	return -1;
 }
 

@@ -3268,6 +3268,25 @@ Test(issue11, dpor_finds_every_buggy_example)
 	}
 }
 
+/* ... and the buggy targets: a timeout no race can ask for
+ * (timedlock_abort was a false PASS under DPOR), a lock-free ABA, an
+ * order violation, a lost update. */
+Test(issue11, dpor_finds_the_buggy_targets)
+{
+	static const char *const bugs[] = { "timedlock_abort", "treiber_aba",
+					    "order_violation", "counter_race" };
+
+	for (size_t i = 0; i < sizeof(bugs) / sizeof(bugs[0]); i++) {
+		struct res r = RUN(target(bugs[i]), "--seed", SEED,
+				   "--dfs-only", "--no-minimize", "--reduction",
+				   "dpor");
+
+		assert_exit(r, 1);
+		assert_contains(r.out, "ptloom: FAIL", bugs[i]);
+		res_free(&r);
+	}
+}
+
 /* --- issue 9: the whole process tree ----------------------------------- */
 
 static const char *script(const char *name)
