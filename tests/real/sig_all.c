@@ -38,12 +38,20 @@ int main(int argc, char **argv)
 	int st, p[2];
 	char b;
 
+	sigset_t urg;
+
 	sigaction(SIGURG, &sa, NULL);
 	if (pipe(p))
 		return 2;
+	/* the parent takes SIGURG only once it knows the child's pid (else
+	 * a native run's handler may compare against 0) */
+	sigemptyset(&urg);
+	sigaddset(&urg, SIGURG);
+	sigprocmask(SIG_BLOCK, &urg, NULL);
 	child = fork();
 	if (child == 0) {
 		signal(SIGURG, on_urg_child);
+		sigprocmask(SIG_UNBLOCK, &urg, NULL);
 		if (!strcmp(how, "all"))
 			kill(-1, SIGURG);
 		else if (!strcmp(how, "zero"))
@@ -53,6 +61,7 @@ int main(int argc, char **argv)
 		/* its own: none with -1, one with 0 and -pgrp */
 		_exit(child_got == (strcmp(how, "all") ? 1 : 0) ? 0 : 3);
 	}
+	sigprocmask(SIG_UNBLOCK, &urg, NULL);
 	close(p[1]);
 	if (read(p[0], &b, 1) != 0) /* the child's end closed at its exit */
 		return 4;
