@@ -507,14 +507,9 @@ bool process_wait_execute(struct session *s, struct thread *t)
 				.kind = OP_WAIT4,
 			};
 		}
-		pick = session_pick(s, &c);
-		if (pick < 0) {
-			session_fail(s, FAIL_DIVERGED, NULL,
-				     "the schedule could not be followed at "
-				     "step %llu (a wait)",
-				     (unsigned long long)s->step);
+		pick = session_pick_or_fail(s, &c, "a wait");
+		if (pick < 0)
 			return false;
-		}
 	}
 	struct process *q = cand[pick];
 

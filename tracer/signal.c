@@ -652,14 +652,11 @@ bool signal_redirect(struct session *s, struct thread *t, int sig)
 				.thread = (uint16_t)takers[i],
 				.kind = OP_KILL };
 		}
-		pick = c.nalts < 2 ? 0 : session_pick(s, &c);
-		if (pick < 0) {
-			session_fail(s, FAIL_DIVERGED, NULL,
-				     "the schedule could not be followed at "
-				     "step %llu (a signal's thread)",
-				     (unsigned long long)s->step);
+		pick = c.nalts < 2 ? 0
+				   : session_pick_or_fail(s, &c,
+							  "a signal's thread");
+		if (pick < 0)
 			return false;
-		}
 		to = &s->th[c.alts[pick].thread];
 	}
 	if (to != t && to->nsig_moved < 4 &&
@@ -822,14 +819,9 @@ void signal_route(struct session *s, struct thread *t)
 		if (takers[i] != t->idx)
 			c.alts[c.nalts++] = (struct alt){
 				.thread = (uint16_t)takers[i], .kind = OP_KILL };
-	pick = session_pick(s, &c);
-	if (pick < 0) {
-		session_fail(s, FAIL_DIVERGED, NULL,
-			     "the schedule could not be followed at step %llu "
-			     "(a signal's thread)",
-			     (unsigned long long)s->step);
+	pick = session_pick_or_fail(s, &c, "a signal's thread");
+	if (pick < 0)
 		return;
-	}
 	struct thread *to = &s->th[c.alts[pick].thread];
 
 	if (to == t)

@@ -648,15 +648,10 @@ void futex_wake_addr(struct session *s, uint64_t addr, int n, uint32_t bitset,
 				.thread = (uint16_t)x->idx, .kind = OP_WOKEN,
 				.obj = addr };
 		}
-		int pick = session_pick(s, &c);
+		int pick = session_pick_or_fail(s, &c, "a wake");
 
-		if (pick < 0) {
-			session_fail(s, FAIL_DIVERGED, NULL,
-				     "the schedule could not be followed at "
-				     "step %llu (a wake)",
-				     (unsigned long long)s->step);
+		if (pick < 0)
 			return;
-		}
 		w[0] = w[pick];
 		k = 1;
 	}

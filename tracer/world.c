@@ -229,6 +229,19 @@ int session_pick(struct session *s, struct choice *c)
 	return i;
 }
 
+int session_pick_or_fail(struct session *s, struct choice *c,
+			 const char *what)
+{
+	int pick = session_pick(s, c);
+
+	if (pick < 0)
+		session_fail(s, FAIL_DIVERGED, NULL,
+			     "the schedule could not be followed at step %llu "
+			     "(%s)",
+			     (unsigned long long)s->step, what);
+	return pick;
+}
+
 void on_status(struct session *s, pid_t tid, int status)
 {
 	if (WIFEXITED(status) || WIFSIGNALED(status))

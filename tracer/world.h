@@ -114,6 +114,10 @@ uint64_t session_state_key(struct session *s);
 void session_fail(struct session *s, int kind, struct thread *t,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int session_pick(struct session *s, struct choice *c);
+/* session_pick at a choice of `what` ("a wake"); when the strategy cannot
+ * follow its schedule there, the run fails as diverged and -1 returns. */
+int session_pick_or_fail(struct session *s, struct choice *c,
+			 const char *what);
 /* A wait status of tid: its death or one of its stops. */
 void on_status(struct session *s, pid_t tid, int status);
 /* The limits checked on every timer tick (0, -EINTR, -ETIMEDOUT,
