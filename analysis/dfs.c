@@ -350,7 +350,16 @@ static bool next_item(struct dfs *d)
 }
 
 static void dpor_end_run(struct dfs *d);
-static int first_free(const struct node *n);
+
+/* The alternative a fresh node takes itself: its first free awake one. */
+static int first_free(const struct node *n)
+{
+	for (int i = 0; i < n->nalts; i++)
+		if (!n->alts[i].cost && !n->done[i])
+			return i;
+	return -1;
+}
+
 static void edge_add(struct dfs *d, uint64_t key);
 static uint64_t edge_key(uint64_t path, int idx, int nalts);
 
@@ -1282,9 +1291,11 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 	 * step, so no race ever asks for it (tests/targets/timedlock_abort
 	 * was a false PASS).  Every one within the bound is explored, as
 	 * the plain search does. */
+	int first = first_free(n);
+
 	for (int i = 0; dp && i < n->nalts; i++)
 		if (n->alts[i].timeout && !n->done[i] && !n->todo[i] &&
-		    i != first_free(n))
+		    i != first)
 			dpor_add(d, n, pos, i);
 	/* costly edges are items of the next bound */
 	if (d->cur < d->bound && !dp) {
@@ -1314,16 +1325,16 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 				push_item(d, 1, it);
 		}
 	}
-	/* the first free alternative that is awake */
-	for (int i = 0; i < n->nalts; i++)
-		if (!n->alts[i].cost && !n->done[i]) {
-			n->chosen = (uint16_t)i;
-			n->done[i] = 1;
-			if (dpor_active(d))
-				edge_add(d, edge_key(n->hash, i, n->nalts));
-			sleep_after(d, n);
-			return i;
-		}
+	/* the first free alternative that is awake (the costly edges above
+	 * are only queued: first is still it) */
+	if (first >= 0) {
+		n->chosen = (uint16_t)first;
+		n->done[first] = 1;
+		if (dpor_active(d))
+			edge_add(d, edge_key(n->hash, first, n->nalts));
+		sleep_after(d, n);
+		return first;
+	}
 	/* every free alternative is asleep: this run is redundant.  Under
 	 * DPOR the node still needs one alternative explored: the first
 	 * awake costly one, in a later item */
@@ -1333,15 +1344,6 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 			break;
 		}
 	d->pruned_run = true;
-	return -1;
-}
-
-/* The alternative a fresh node takes itself: its first free awake one. */
-static int first_free(const struct node *n)
-{
-	for (int i = 0; i < n->nalts; i++)
-		if (!n->alts[i].cost && !n->done[i])
-			return i;
 	return -1;
 }
 
