@@ -1337,8 +1337,13 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 	}
 	/* every free alternative is asleep: this run is redundant.  Under
 	 * DPOR the node still needs one alternative explored: the first
-	 * awake costly one, in a later item */
+	 * awake costly one, in a later item (none if the timeout rule above
+	 * queued one already) */
+	bool queued = false;
+
 	for (int i = 0; dp && i < n->nalts; i++)
+		queued |= n->todo[i] != 0;
+	for (int i = 0; dp && !queued && i < n->nalts; i++)
 		if (n->alts[i].cost && !n->done[i]) {
 			dpor_add(d, n, pos, i);
 			break;
