@@ -29,6 +29,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "../tracer/disasm.h"
+#include "../tracer/elf.h"
 #include "python.h"
 #include "../tracer/sched.h"
 
@@ -110,10 +112,12 @@ struct py_thread {
 
 struct pypol {
 	struct sched_policy pol;
-	struct python_info pi;
+	struct python_info rel;	/* as detected (offsets, with an object) */
+	struct python_info pi;	/* this run's addresses */
 	struct user_point pt;
 	bool c_points;
 	/* per run */
+	bool located;		/* pi is relocated (or needs no base) */
 	bool checked, bad;
 	uint64_t interp;
 	int checks_thread;
@@ -286,10 +290,42 @@ static bool shebang(const char *path, char *out, size_t len)
  * The eval loop's eval-breaker handler: in 3.11, handle_eval_breaker
  * (eval_frame_handle_pending() inlined) starts by loading
  * _PyRuntime.ceval.signals_pending, and every CHECK_EVAL_BREAKER() jumps
- * there.  Exactly one such load, targeted by several jumps, or none.
+ * there.  Exactly one such load, targeted by several jumps, or none.  In
+ * a libpython built with semantic interposition the load goes through
+ * the GOT: `mov got(%rip), %reg` (got: _PyRuntime's slot) shortly before
+ * `mov signals_pending(%reg), %e..`, and the jumps target the first.
  */
+static bool is_signals_load(const struct insn_info *in, int k, uint64_t at,
+			    bool based)
+{
+	const struct disasm_mem *m = &in->mem[k];
+
+	return m->read && !m->write && m->index == DISASM_REG_NONE &&
+	       (based ? m->base != DISASM_REG_NONE
+		      : m->base == DISASM_REG_NONE) &&
+	       (uint64_t)m->disp == at && m->size == 4 && !in->is_call;
+}
+
+/* Within the next three instructions, with no branch before it, a load
+ * of signals_pending from a register (the one the GOT load set). */
+static bool based_load_follows(const uint8_t *code, size_t len, uint64_t lo,
+			       size_t off)
+{
+	struct insn_info in;
+
+	for (int n = 0; n < 3 && off < len; n++, off += in.len) {
+		if (disasm_decode(code + off, len - off, lo + off, &in) ||
+		    !in.len || in.is_jump || in.is_call || in.is_ret)
+			return false;
+		for (int k = 0; k < in.nmem; k++)
+			if (is_signals_load(&in, k, RT_SIGNALS_PENDING, true))
+				return true;
+	}
+	return false;
+}
+
 static uint64_t find_check(const uint8_t *code, size_t len, uint64_t lo,
-			   uint64_t signals)
+			   uint64_t signals, uint64_t got)
 {
 	uint64_t found = 0;
 	int loads = 0, jumps = 0;
@@ -301,15 +337,21 @@ static uint64_t find_check(const uint8_t *code, size_t len, uint64_t lo,
 			off++;
 			continue;
 		}
-		for (int k = 0; k < in.nmem; k++)
-			if (in.mem[k].read && !in.mem[k].write &&
-			    in.mem[k].base == DISASM_REG_NONE &&
-			    in.mem[k].index == DISASM_REG_NONE &&
-			    (uint64_t)in.mem[k].disp == signals &&
-			    in.mem[k].size == 4 && !in.is_call) {
+		for (int k = 0; k < in.nmem; k++) {
+			const struct disasm_mem *m = &in.mem[k];
+
+			if (is_signals_load(&in, k, signals, false)) {
+				loads++;
+				found = in.addr;
+			} else if (got && m->read && !m->write &&
+				   m->base == DISASM_REG_NONE &&
+				   m->index == DISASM_REG_NONE &&
+				   (uint64_t)m->disp == got && m->size == 8 &&
+				   based_load_follows(code, len, lo, off + in.len)) {
 				loads++;
 				found = in.addr;
 			}
+		}
 		off += in.len;
 	}
 	if (loads != 1)
@@ -324,6 +366,143 @@ static uint64_t find_check(const uint8_t *code, size_t len, uint64_t lo,
 		off += in.len;
 	}
 	return jumps >= 2 ? found : 0;
+}
+
+/* The GOT slot the dynamic loader fills with a symbol's address
+ * (R_X86_64_GLOB_DAT), 0 if none. */
+static uint64_t got_slot(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t slot = 0;
+	Elf_Scn *scn = NULL;
+	Elf *e;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && !slot && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh, symsh;
+		Elf_Scn *symscn;
+		Elf_Data *d, *sd;
+		GElf_Rela rela;
+		GElf_Sym sym;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !(symscn = elf_getscn(e, sh.sh_link)) ||
+		    !gelf_getshdr(symscn, &symsh) ||
+		    !(d = elf_getdata(scn, NULL)) ||
+		    !(sd = elf_getdata(symscn, NULL)))
+			continue;
+		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+
+		for (size_t i = 0; i < n && !slot; i++) {
+			const char *nm;
+
+			if (!gelf_getrela(d, (int)i, &rela) ||
+			    GELF_R_TYPE(rela.r_info) != R_X86_64_GLOB_DAT ||
+			    !gelf_getsym(sd, (int)GELF_R_SYM(rela.r_info),
+					 &sym))
+				continue;
+			nm = elf_strptr(e, symsh.sh_link, sym.st_name);
+			if (nm && !strcmp(nm, name))
+				slot = rela.r_offset;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return slot;
+}
+
+/* One directory of a DT_RUNPATH/DT_RPATH list, $ORIGIN expanded. */
+static bool lib_in(const char *dir, size_t dlen, const char *origin,
+		   const char *name, char *out, size_t len)
+{
+	char d[4096], f[8192];
+
+	if (dlen >= 7 && !strncmp(dir, "$ORIGIN", 7))
+		snprintf(d, sizeof(d), "%s%.*s", origin, (int)(dlen - 7),
+			 dir + 7);
+	else if (dlen >= 9 && !strncmp(dir, "${ORIGIN}", 9))
+		snprintf(d, sizeof(d), "%s%.*s", origin, (int)(dlen - 9),
+			 dir + 9);
+	else
+		snprintf(d, sizeof(d), "%.*s", (int)dlen, dir);
+	snprintf(f, sizeof(f), "%s/%s", d, name);
+	if (access(f, R_OK) || !realpath(f, d))
+		return false;
+	snprintf(out, len, "%s", d);
+	return true;
+}
+
+/*
+ * The libpython an executable loads, as the dynamic loader finds it:
+ * DT_RPATH (without DT_RUNPATH), DT_RUNPATH, then the system's library
+ * directories (LD_LIBRARY_PATH is not in the program's fixed
+ * environment).  Its real path, as /proc/PID/maps names it.  0 or -errno.
+ */
+static int find_libpython(const char *exe, char *out, size_t len)
+{
+	static const char *const sys[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+		"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
+	};
+	char name[256] = "", rpath[4096] = "", runpath[4096] = "";
+	char origin[4096];
+	int fd = open(exe, O_RDONLY | O_CLOEXEC), r = -ENOENT;
+	Elf *e;
+	Elf_Scn *scn = NULL;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		GElf_Dyn dyn;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (int i = 0; d && gelf_getdyn(d, i, &dyn); i++) {
+			const char *v = elf_strptr(e, sh.sh_link,
+						   dyn.d_un.d_val);
+
+			if (!v)
+				continue;
+			if (dyn.d_tag == DT_NEEDED &&
+			    !strncmp(v, "libpython", 9) && !name[0])
+				snprintf(name, sizeof(name), "%s", v);
+			else if (dyn.d_tag == DT_RPATH)
+				snprintf(rpath, sizeof(rpath), "%s", v);
+			else if (dyn.d_tag == DT_RUNPATH)
+				snprintf(runpath, sizeof(runpath), "%s", v);
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	if (!name[0] || strchr(name, '/'))
+		return -ENOENT;
+	if (!realpath(exe, origin))
+		return -errno;
+	*strrchr(origin, '/') = 0;
+	const char *lists[] = { runpath[0] ? "" : rpath, runpath };
+
+	for (int l = 0; l < 2 && r; l++)
+		for (const char *p = lists[l]; *p && r;) {
+			size_t n = strcspn(p, ":");
+
+			if (n && lib_in(p, n, origin, name, out, len))
+				r = 0;
+			p += n + (p[n] == ':');
+		}
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]) && r; i++)
+		if (lib_in(sys[i], strlen(sys[i]), origin, name, out, len))
+			r = 0;
+	return r;
 }
 
 int python_detect(const char *path, struct python_info *pi)
@@ -349,14 +528,27 @@ int python_detect(const char *path, struct python_info *pi)
 		return r;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 
+	/* the file with the interpreter's symbols and code */
+	const char *file = path;
+
+	if (!syms[0].value && shared &&
+	    find_libpython(path, pi->object, sizeof(pi->object)) == 0) {
+		/* the interpreter is in the libpython it loads */
+		for (int i = 0; i < 6; i++)
+			syms[i].value = syms[i].size = 0;
+		r = elf_scan(pi->object, syms, 6, 0, 0, NULL, NULL, NULL, NULL);
+		if (r || !syms[0].value)
+			pi->object[0] = 0;
+		else
+			file = pi->object;
+	}
 	if (!syms[0].value) {
 		if (shared || syms[5].value) {
 			pi->is_python = true;
 			snprintf(pi->why, sizeof(pi->why),
-				 "%s uses libpython as a shared library: "
-				 "Python-level scheduling needs the "
-				 "interpreter linked into the executable "
-				 "(planned)",
+				 "%s uses a libpython that was not found "
+				 "(searched its RUNPATH and the system's "
+				 "library directories)",
 				 path);
 		} else if (!strncmp(base, "pypy", 4)) {
 			pi->is_python = true;
@@ -381,7 +573,7 @@ int python_detect(const char *path, struct python_info *pi)
 	if (syms[4].value) {
 		uint64_t v = 0;
 
-		if (elf_read_at(path, syms[4].value, &v, sizeof(v)) == 0)
+		if (elf_read_at(file, syms[4].value, &v, sizeof(v)) == 0)
 			pi->version = (unsigned)v;
 	}
 	size_t bl = strlen(base);
@@ -411,11 +603,14 @@ int python_detect(const char *path, struct python_info *pi)
 			 path);
 		return 0;
 	}
-	r = elf_scan(path, syms, 0, syms[1].value, syms[1].size, &code,
+	r = elf_scan(file, syms, 0, syms[1].value, syms[1].size, &code,
 		     &pi->text_lo, &pi->text_hi, NULL);
 	if (!r && code)
 		pi->check_pc = find_check(code, syms[1].size, syms[1].value,
-					  pi->runtime + RT_SIGNALS_PENDING);
+					  pi->runtime + RT_SIGNALS_PENDING,
+					  pi->object[0]
+						  ? got_slot(file, "_PyRuntime")
+						  : 0);
 	free(code);
 	if (!pi->check_pc) {
 		snprintf(pi->why, sizeof(pi->why),
@@ -424,8 +619,55 @@ int python_detect(const char *path, struct python_info *pi)
 			 path);
 		return 0;
 	}
+	if (pi->object[0]) {
+		/* offsets from the first mapping (sched_policy.object) */
+		uint64_t first = 0;
+
+		if (elf_first_vaddr(file, &first)) {
+			snprintf(pi->why, sizeof(pi->why),
+				 "%s: its load segments are unreadable", file);
+			return 0;
+		}
+		pi->runtime -= first;
+		pi->code_type -= first;
+		pi->unicode_type -= first;
+		pi->text_lo -= first;
+		pi->text_hi -= first;
+		pi->check_pc -= first;
+	}
 	pi->usable = true;
 	return 0;
+}
+
+static int first_alternative(void *ctx, const struct choice *c)
+{
+	(void)ctx;
+	(void)c;
+	return 0;
+}
+
+int python_probe(const struct session_config *cfg, char *exe, size_t len)
+{
+	struct session_config c = *cfg;
+	struct strategy st = { .pick = first_alternative };
+	struct run_result res;
+	int r;
+
+	c.policy = NULL;
+	c.checkpoint = NULL;
+	c.observer = NULL;
+	c.points = POINTS_SYNC;
+	c.nuser_points = 0;
+	c.user_points = NULL;
+	c.pass_output = false;
+	c.stop_at = false;
+	if ((r = session_run(&c, &st, &res)))
+		return r;
+	r = res.exe ? 0 : -ENOENT;
+	if (!r)
+		snprintf(exe, len, "%s", res.exe);
+	run_result_free(&res);
+	return r;
 }
 
 /* ---- the tracee's Python state ----------------------------------- */
@@ -709,11 +951,36 @@ static bool validate(struct pypol *p, struct session *s)
 	return true;
 }
 
+/* This run's addresses: a libpython's offsets plus where it is mapped
+ * (the same in every run unless the program's process changed). */
+static bool locate(struct pypol *p, struct session *s)
+{
+	uint64_t at;
+
+	if (p->located)
+		return true;
+	if (!p->rel.object[0]) {
+		p->located = true;
+		return true;
+	}
+	if (!(at = session_object_start(s, p->rel.object)))
+		return false;
+	p->pi = p->rel;
+	p->pi.runtime += at;
+	p->pi.code_type += at;
+	p->pi.unicode_type += at;
+	p->pi.text_lo += at;
+	p->pi.text_hi += at;
+	p->pi.check_pc += at;
+	p->located = true;
+	return true;
+}
+
 static bool ready(struct pypol *p, struct session *s)
 {
 	if (!p->checked && session_nthreads(s) > 1) {
 		p->checked = true;
-		p->bad = !validate(p, s);
+		p->bad = !locate(p, s) || !validate(p, s);
 	}
 	return p->checked && !p->bad;
 }
@@ -740,6 +1007,7 @@ static void pol_begin(void *ctx)
 	struct pypol *p = ctx;
 
 	p->checked = p->bad = false;
+	p->located = false;
 	p->interp = 0;
 	p->checks_thread = -1;
 	p->checks = 0;
@@ -763,8 +1031,9 @@ static void pol_forked(void *ctx, struct session *s, int old_tid)
 	struct session_thread st;
 	uint64_t rt = p->pi.runtime, interp, ts, ntid;
 
-	if (session_thread_info(s, 0, &st))
+	if (session_thread_info(s, 0, &st) || !locate(p, s))
 		return;
+	rt = p->pi.runtime;
 	interp = rd64(s, rt + RT_INTERP_MAIN);
 	if (!interp || rd64(s, rt + RT_INTERP_HEAD) != interp)
 		return;
@@ -1094,6 +1363,8 @@ static void pol_conclude(void *ctx, struct run_result *r)
 	char where[LOC_MAX], exc[LOC_MAX];
 	uint64_t gil = p->pi.runtime + RT_GIL;
 
+	if (!p->located)
+		gil = 0; /* no base this run: no interpreter objects named */
 	if ((r->failure == FAIL_EXIT || r->failure == FAIL_CRASH) &&
 	    r->output &&
 	    python_traceback(r->output, r->output_len, where, sizeof(where),
@@ -1108,7 +1379,8 @@ static void pol_conclude(void *ctx, struct run_result *r)
 		const char *n = NULL;
 		uint64_t a = e->addr - p->pi.runtime;
 
-		if (!e->data || e->addr < gil || e->addr >= gil + RT_GIL_END - RT_GIL)
+		if (!gil || !e->data || e->addr < gil ||
+		    e->addr >= gil + RT_GIL_END - RT_GIL)
 			continue;
 		n = a >= RT_GIL_SWITCH_MUTEX ? "GIL.switch_mutex"
 		    : a >= RT_GIL_SWITCH_COND ? "GIL.switch_cond"
@@ -1131,8 +1403,9 @@ struct sched_policy *python_policy_new(const struct python_info *pi,
 
 	if (!pi->usable || !(p = calloc(1, sizeof(*p))))
 		return NULL;
-	p->pi = *pi;
+	p->pi = p->rel = *pi;
 	p->c_points = c_points;
+	/* an offset in the libpython when there is one (.object) */
 	p->pt = (struct user_point){ pi->check_pc, OP_PYCHECK };
 	p->checks_thread = -1;
 	p->pol = (struct sched_policy){
@@ -1142,6 +1415,7 @@ struct sched_policy *python_policy_new(const struct python_info *pi,
 		/* without C-level points a libc call point of the
 		 * interpreter is never a choice (pol_shape) */
 		.own_points = !c_points,
+		.object = p->rel.object[0] ? p->rel.object : NULL,
 		.coverage = "Python-level: GIL switches at the eval-breaker "
 			    "checks of the program's own code",
 		.begin = pol_begin,

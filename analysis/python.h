@@ -23,12 +23,24 @@ struct python_info {
 	uint64_t check_pc;  /* the eval-breaker handler in the eval loop */
 	uint64_t code_type, unicode_type;
 	uint64_t text_lo, text_hi; /* the interpreter's own code */
+	/* "" when the interpreter is linked into the executable; else the
+	 * libpython it loads (pyenv's, Fedora's builds): every address
+	 * above is then an offset from that object's first mapping, which
+	 * each run finds in the process (sched_policy.object) */
+	char object[4096];
 	char why[256];	    /* why not usable, one line */
 };
 
 /* Look at the program (an ELF file, or a script whose #! names one).
  * Returns 0 and fills *pi (pi->is_python false for other programs). */
 int python_detect(const char *path, struct python_info *pi);
+
+/* What a program that is not itself an interpreter (a shell shim such
+ * as pyenv's `python3`) runs as its first process once it creates a
+ * thread: one run with the first alternative at every choice, sync
+ * points, no policy and no checkpoint.  0 and exe filled, or -errno
+ * (-ENOENT: it created no thread). */
+int python_probe(const struct session_config *cfg, char *exe, size_t len);
 
 /* The policy for session_config.policy; c_points: --points was given, so
  * C-level points outside the interpreter (C extensions) stay preemption

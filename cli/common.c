@@ -577,6 +577,19 @@ void session_config_init(struct session_config *cfg, const struct program *p,
  * libc's synchronisation calls as non-preemptive points for the trace;
  * --points adds C-level points.  Said once when it cannot be done.
  */
+static bool is_script(const char *path)
+{
+	char b[2] = "";
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return false;
+	bool yes = fread(b, 1, 2, f) == 2 && b[0] == '#' && b[1] == '!';
+
+	fclose(f);
+	return yes;
+}
+
 static void python_setup(struct session_config *cfg, const struct program *p,
 			 const struct common_opts *o)
 {
@@ -590,10 +603,17 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 	if (knob && !strcmp(knob, "off"))
 		return; /* C-level scheduling (bench/python.sh compares) */
 	if (strcmp(done, p->path)) {
+		char exe[4096];
+
 		snprintf(done, sizeof(done), "%s", p->path);
 		python_policy_free(pol);
 		pol = NULL;
-		if (python_detect(p->path, &pi) == 0 && pi.usable)
+		/* a script that is no Python script (a pyenv shim): what it
+		 * runs once it has threads, found by running it once */
+		if (python_detect(p->path, &pi) == 0 && !pi.is_python &&
+		    is_script(p->path) && python_probe(cfg, exe, sizeof(exe)) == 0)
+			python_detect(exe, &pi);
+		if (pi.usable)
 			pol = python_policy_new(&pi, o->points & POINTS_CLEVEL);
 	}
 	if (!pol) {

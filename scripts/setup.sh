@@ -31,6 +31,7 @@ packages=(
 	clang libclang-rt-dev	# tests/fuzz: clang -fsanitize=fuzzer
 	libxml2-utils python3	# tests: xmllint and json.load check reports
 	python3-pytest		# tests (cli-issue12): pytest under ptloom
+	python3-dev		# tests (cli-issue12): a shared-libpython python
 	gdb			# tests: replay --gdb
 	pigz zstd pbzip2 lbzip2	# tests/real: real multithreaded tools
 	cmake make		# tests (issue9): a ctest project, make -j2

@@ -152,6 +152,17 @@ static int find_mapping(pid_t pid, const char *exact, char *path, size_t len,
 	return r;
 }
 
+uint64_t session_object_start(struct session *s, const char *path)
+{
+	char found[4096];
+	uint64_t at = 0;
+
+	if (!s->nprocs || s->procs[0]->dead ||
+	    find_mapping(s->procs[0]->pid, path, found, sizeof(found), &at))
+		return 0;
+	return at;
+}
+
 static int add_bp(struct process *s, size_t *cap, uint64_t addr,
 		  uint8_t kind, uint8_t fn)
 {
@@ -296,11 +307,17 @@ int bp_install(struct session *ss, struct process *s)
 {
 	size_t cap = 0;
 	char path[4096];
-	uint64_t start = 0, first = 0;
+	uint64_t start = 0, first = 0, at = 0;
 	int r;
 
 	s->bps_installed = true;
 	s->bps_lifted = false;
+	/* the policy's points are offsets in a shared object: no run
+	 * without them (the caller says unsupported) */
+	if (ss->cfg->policy && ss->cfg->policy->object && s->idx == 0 &&
+	    find_mapping(s->pid, ss->cfg->policy->object, path, sizeof(path),
+			 &at))
+		return -ENOENT;
 	if ((ss->cfg->points & POINTS_SYNC) &&
 	    !(ss->cfg->policy && ss->cfg->policy->own_points && s->idx == 0) &&
 	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&
@@ -351,11 +368,14 @@ int bp_install(struct session *ss, struct process *s)
 			add_bp(s, &cap, ss->cfg->user_points[i].addr,
 			       ss->cfg->user_points[i].kind, 0);
 	/* a policy's points (the Python interpreter's) are the program's */
-	if (ss->cfg->policy && s->idx == 0)
-		for (size_t i = 0; i < ss->cfg->policy->npoints; i++)
-			if (!add_bp(s, &cap, ss->cfg->policy->points[i].addr,
-				    ss->cfg->policy->points[i].kind, 0))
+	if (ss->cfg->policy && s->idx == 0) {
+		const struct sched_policy *pol = ss->cfg->policy;
+
+		for (size_t i = 0; i < pol->npoints; i++)
+			if (!add_bp(s, &cap, at + pol->points[i].addr,
+				    pol->points[i].kind, 0))
 				s->bps[s->nbps - 1].policy = true;
+	}
 	qsort(s->bps, s->nbps, sizeof(s->bps[0]), cmp_bp);
 	/* drop duplicates (two names of one function) */
 	size_t k = 0;

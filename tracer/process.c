@@ -1024,6 +1024,22 @@ void collect_objects(struct session *s, struct process *p)
 		checkpoint_keep_objects(s, r);
 }
 
+/* The first process's executable when it creates its first thread. */
+void note_exe(struct session *s, struct process *p)
+{
+	char name[64], exe[PATH_MAX];
+	ssize_t n;
+
+	if (p->idx || s->res->exe)
+		return;
+	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
+	n = readlink(name, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		s->res->exe = strdup(exe);
+	}
+}
+
 /* Kill the process group and reap everything, so nothing is left behind. */
 void kill_and_reap(struct session *s)
 {

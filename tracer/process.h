@@ -123,6 +123,7 @@ void free_process_stop(struct session *s, pid_t pid, int status);
 void on_death(struct session *s, pid_t tid, int status);
 /* P0's shared objects into the run's result (once). */
 void collect_objects(struct session *s, struct process *p);
+void note_exe(struct session *s, struct process *p);
 /* Kill the process group and reap everything, so nothing is left behind. */
 void kill_and_reap(struct session *s);
 

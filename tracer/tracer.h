@@ -88,6 +88,13 @@ struct sched_policy {
 	 * process: the calls would never be choices under this policy, so
 	 * their breakpoints are not installed there (each hit is a stop) */
 	bool own_points;
+	/* NULL: points[].addr are addresses.  Else the path (as
+	 * /proc/PID/maps names it) of a shared object the points are in:
+	 * each addr is an offset from the start of that object's first
+	 * mapping in the program's process (a libpython), added when the
+	 * points are installed; not mapped there at the first thread: the
+	 * run is unsupported (never a run without the policy's points) */
+	const char *object;
 	/* what "complete to bound N" covers under this policy, for the
 	 * verdict ("GIL switches in ..."); NULL: every point */
 	const char *coverage;
@@ -134,6 +141,10 @@ int session_poke(struct session *s, uint64_t addr, const void *buf,
 int session_thread_info(struct session *s, int thread,
 			struct session_thread *out);
 int session_nthreads(struct session *s);
+/* Where the first mapping of the shared object at `path` (as
+ * /proc/PID/maps names it) starts in the program's process; 0: not
+ * mapped (or the process is gone).  Reads /proc/PID/maps. */
+uint64_t session_object_start(struct session *s, const char *path);
 
 /* Event pcs with this tag name a policy-described location (a Python
  * frame): run_result.syms maps them to text. */
@@ -267,6 +278,10 @@ struct run_result {
 	 * at its exit_group; address order, malloc'd */
 	char **objects;
 	int nobjects;
+	/* the first process's executable when it created its first thread
+	 * (after the execs a shell shim makes); NULL if it created none, and
+	 * in a run forked from a checkpoint */
+	char *exe;
 };
 
 /* Runs one execution.  Returns 0 and fills *res (see res->failure), or

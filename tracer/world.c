@@ -969,10 +969,18 @@ static void schedule(struct session *s)
 			 * inside it; or a thread or process after the
 			 * breakpoints were lifted */
 			if ((t->clone_thread || t->p->bps_lifted) &&
-			    !t->p->bps_installed)
-				bp_install(s, t->p);
+			    !t->p->bps_installed &&
+			    bp_install(s, t->p) == -ENOENT)
+				session_fail(s, FAIL_UNSUPPORTED, t,
+					     "%s is not mapped in the program "
+					     "at its first thread: the "
+					     "scheduling policy's points are "
+					     "in it",
+					     s->cfg->policy->object);
 			if (t->p->idx == 0)
 				collect_objects(s, t->p);
+			if (t->clone_thread && !s->from_checkpoint)
+				note_exe(s, t->p);
 			break;
 		case OP_CALL:
 			t->last_fn = t->fn;
@@ -1400,6 +1408,7 @@ void run_result_free(struct run_result *res)
 	for (int i = 0; i < res->nobjects; i++)
 		free(res->objects[i]);
 	free(res->objects);
+	free(res->exe);
 	for (size_t i = 0; i < res->nsyms; i++)
 		free(res->syms[i].text);
 	free(res->syms);

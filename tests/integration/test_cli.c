@@ -3960,6 +3960,73 @@ Test(issue12, python_unsupported_interpreters_say_so)
 	}
 }
 
+/*
+ * A python whose interpreter is a shared libpython (pyenv's, Fedora's
+ * builds; here Debian's libpython3.11 behind a two-line Py_BytesMain):
+ * Python-level scheduling finds the eval loop in the library, so the
+ * bank race is found at Python-level bound 1 and its twin passes
+ * complete to bound 2 at the Python level, as with /usr/bin/python3.
+ */
+Test(issue12, python_shared_libpython_is_scheduled_at_python_level)
+{
+	const char *py = target("pyembed");
+
+	need_python();
+	if (access(py, X_OK)) {
+		cr_log_warn("no python3-embed (python3-dev, scripts/setup.sh): "
+			    "shared-libpython check skipped");
+		cr_skip_test("python3-dev is not installed");
+	}
+	for (int fixed = 0; fixed < 2; fixed++) {
+		char *argv[] = { (char *)ptloom(), "run", "-q", "--seed", SEED,
+				 "-o", in_tmp("out"), "--timeout", "120", "--",
+				 (char *)py,
+				 (char *)py_example(fixed ? "bank_fixed.py"
+							  : "bank.py"),
+				 NULL };
+		struct res r = run_argv(argv, NULL, PY_TIMEOUT);
+
+		assert_exit(r, fixed ? 0 : 1);
+		assert_summary(&r, fixed ? "ptloom: PASS "
+					 : "ptloom: FAIL exit status 1 in T0 "
+					   "(main at bank.py:");
+		char *sum = summary(&r);
+
+		assert_contains(sum,
+				fixed ? "complete to preemption bound 2 "
+					"(Python-level"
+				      : "bound 1",
+				"pyembed");
+		free(sum);
+		res_free(&r);
+	}
+}
+
+/*
+ * A shell shim that execs the interpreter (as pyenv's `python3` does, at
+ * the end of its chain): ptloom runs it once to see what it becomes, and
+ * schedules that python at the Python level.
+ */
+Test(issue12, python_behind_a_shell_shim_is_scheduled_at_python_level)
+{
+	char *shim = in_tmp("python3-shim");
+	FILE *f;
+
+	need_python();
+	cr_assert((f = fopen(shim, "w")));
+	fprintf(f, "#!/bin/sh\nexec %s \"$@\"\n", PYTHON);
+	fclose(f);
+	cr_assert_eq(chmod(shim, 0755), 0);
+	char *argv[] = { (char *)ptloom(), "run", "-q", "--seed", SEED,
+			 "-o", in_tmp("out"), "--timeout", "120", "--", shim,
+			 (char *)py_example("bank.py"), NULL };
+	struct res r = run_argv(argv, NULL, PY_TIMEOUT);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (main at bank.py:");
+	res_free(&r);
+}
+
 /* ctest (cmake from Debian, scripts/setup.sh): the racy test of a project
  * is found and named; the project of two correct tests passes. */
 Test(issue9, ctest_project_racy_test_found_and_named)
