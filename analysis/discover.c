@@ -237,11 +237,78 @@ static void on_alive(void *ctx, int pid)
 	collect(ctx, pid);
 }
 
+/* Discovery's runs from this one on interleave at the racy instructions
+ * found by the runs before (feedback_points). */
+#define FEEDBACK_FROM 3
+
 static int cmp_point(const void *a, const void *b)
 {
 	const struct user_point *x = a, *y = b;
 
 	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The points a later discovery run interleaves at: the spin points and
+ * every instruction seen touching a racy 8-byte granule so far.  A race
+ * that only an interleaving of racy accesses exposes (a steal that
+ * succeeds only when the owner is preempted between two plain stores)
+ * shows in no run with synchronisation points alone.  Returns the count;
+ * *out is malloc'd.
+ */
+static size_t feedback_points(const struct obs_ctx *o,
+			      const struct discovery *d,
+			      struct user_point **out)
+{
+	uint64_t *gran = malloc((d->nraces + 1) * sizeof(*gran));
+	struct user_point *p = NULL;
+	size_t n = 0, cap = d->nspin + 16;
+
+	*out = NULL;
+	if (!gran)
+		return 0;
+	for (size_t k = 0; k < d->nraces; k++)
+		gran[k] = d->races[k].pair.addr & ~7ull;
+	qsort(gran, d->nraces, sizeof(*gran), cmp_u64);
+	p = malloc(cap * sizeof(*p));
+	for (size_t i = 0; p && i < d->nspin; i++)
+		p[n++] = d->spin[i];
+	for (size_t i = 0; p && d->nraces && i < o->seen.cap; i++) {
+		uint64_t a = o->seen.addr[i];
+
+		if (!o->seen.pc[i] ||
+		    !bsearch(&a, gran, d->nraces, sizeof(*gran), cmp_u64))
+			continue;
+		if (n == cap) {
+			struct user_point *np = realloc(p, 2 * cap * sizeof(*p));
+
+			if (!np)
+				break;
+			p = np;
+			cap *= 2;
+		}
+		p[n++] = (struct user_point){ o->seen.pc[i], OP_ACCESS };
+	}
+	free(gran);
+	if (!p)
+		return 0;
+	qsort(p, n, sizeof(*p), cmp_point);
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!k || p[k - 1].addr != p[i].addr)
+			p[k++] = p[i];
+		else if (p[i].kind == OP_SPIN)
+			p[k - 1].kind = OP_SPIN; /* a spin stays a yield */
+	*out = p;
+	return k;
 }
 
 static double now(void)
@@ -285,6 +352,8 @@ int discover_races(const struct session_config *base, int runs,
 	 * more runs of the same cost (zstd: 25 s each) keep finding
 	 * nothing; two of them end the discovery */
 	int idle = 0;
+	struct user_point *pts = NULL;
+	size_t npts = 0;
 
 	for (int i = 0; i < runs; i++) {
 		struct run_result r;
@@ -295,8 +364,13 @@ int discover_races(const struct session_config *base, int runs,
 		/* seeded random samples */
 		sampler_begin(smp, (uint64_t)i, 100);
 		races_reset_execution(o.rd);
-		cfg.user_points = d->spin;
-		cfg.nuser_points = d->nspin;
+		free(pts);
+		pts = NULL;
+		npts = 0;
+		if (i >= FEEDBACK_FROM)
+			npts = feedback_points(&o, d, &pts);
+		cfg.user_points = pts ? pts : d->spin;
+		cfg.nuser_points = pts ? npts : d->nspin;
 		cfg.spin_ms = d->nspin < 16 ? 100 : 0;
 		int e = session_run(&cfg, &s, &r);
 
@@ -309,6 +383,7 @@ int discover_races(const struct session_config *base, int runs,
 			break; /* not a run that observed the program */
 		}
 		if (e) {
+			free(pts);
 			sampler_free(smp);
 			races_free(o.rd);
 			return e;
@@ -340,12 +415,15 @@ int discover_races(const struct session_config *base, int runs,
 				      r.failure == FAIL_DEADLOCK)) {
 			d->fail = r;
 			d->have_fail = true;
-			d->fail_points = malloc((d->nspin + 1) *
+			/* the points it ran with replay it */
+			d->fail_points = malloc((cfg.nuser_points + 1) *
 						sizeof(*d->fail_points));
-			if (d->fail_points && d->nspin)
-				memcpy(d->fail_points, d->spin,
-				       d->nspin * sizeof(*d->spin));
-			d->nfail_points = d->fail_points ? d->nspin : 0;
+			if (d->fail_points && cfg.nuser_points)
+				memcpy(d->fail_points, cfg.user_points,
+				       cfg.nuser_points *
+					       sizeof(*d->fail_points));
+			d->nfail_points =
+				d->fail_points ? cfg.nuser_points : 0;
 			continue;
 		}
 		bool too_long = r.failure == FAIL_SLOW ||
@@ -375,6 +453,7 @@ int discover_races(const struct session_config *base, int runs,
 			idle = 0;
 		}
 	}
+	free(pts);
 	sampler_free(smp);
 	races_free(o.rd);
 	/* the instructions that touched a racy address */

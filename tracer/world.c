@@ -623,7 +623,10 @@ static void observe_sync(struct session *s, struct thread *t)
 		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, t->relock, -1);
 		t->relock = 0;
 	}
-	if (t->obj && !(t->obj >> 63))
+	/* an access or atomic point's object is data, observed as an
+	 * access (thread.c observe_point), no synchronisation */
+	if (t->obj && !(t->obj >> 63) && t->kind != OP_ACCESS &&
+	    t->kind != OP_ATOMIC)
 		o->sync(o->ctx, t->idx, SYNC_ACQREL, t->obj, -1);
 	if (t->kind == OP_CALL &&
 	    (t->fn == FN_COND_WAIT || t->fn == FN_COND_TIMEDWAIT ||
