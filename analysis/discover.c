@@ -56,7 +56,15 @@ static bool seen_add(struct seen *h, uint64_t pc, uint64_t addr)
 	return true;
 }
 
+/* The synchronisation objects calls named: [lo, hi), sorted by lo,
+ * disjoint (a newer object replaces the ones it overlaps). */
+struct objects {
+	uint64_t *lo, *hi;
+	size_t n, cap;
+};
+
 struct obs_ctx {
+	struct objects objs;
 	uint64_t *atomics;	/* open-addressing set of 8-byte blocks */
 	int *atomic_thr;	/* its first thread + 1, or -1 for several */
 	size_t atomics_cap, natomics;
@@ -161,20 +169,89 @@ static void on_access(void *ctx, int thread, uint64_t pc, uint64_t addr,
 	o->d->accesses++;
 }
 
+/* The index of the last object starting at or below a, or -1. */
+static long object_below(const struct objects *t, uint64_t a)
+{
+	size_t l = 0, h = t->n;
+
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (t->lo[m] <= a)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return (long)l - 1;
+}
+
+static void object_add(struct objects *t, uint64_t lo, uint64_t size)
+{
+	uint64_t hi = lo + size;
+	long i = object_below(t, lo);
+
+	if (i >= 0 && t->lo[i] == lo && t->hi[i] == hi)
+		return;
+	/* drop what it overlaps: [first, last) */
+	size_t first = i >= 0 && t->hi[i] > lo ? (size_t)i : (size_t)(i + 1);
+	size_t last = (size_t)(i + 1);
+
+	while (last < t->n && t->lo[last] < hi)
+		last++;
+	if (first == last && t->n == t->cap) {
+		size_t nc = t->cap ? 2 * t->cap : 64;
+		uint64_t *nlo = realloc(t->lo, nc * sizeof(*nlo));
+
+		if (!nlo)
+			return;
+		t->lo = nlo;
+		uint64_t *nhi = realloc(t->hi, nc * sizeof(*nhi));
+
+		if (!nhi)
+			return;
+		t->hi = nhi;
+		t->cap = nc;
+	}
+	/* one slot at first, the overlapped ones gone */
+	size_t tail = t->n - last;
+
+	memmove(t->lo + first + 1, t->lo + last, tail * sizeof(*t->lo));
+	memmove(t->hi + first + 1, t->hi + last, tail * sizeof(*t->hi));
+	t->lo[first] = lo;
+	t->hi[first] = hi;
+	t->n = first + 1 + tail;
+}
+
 /*
  * A pthread object and the futex words inside it are one sync object: a
  * waiter is woken on an internal word (a condvar's sequence, an rwlock's
- * readers) while the call entry names the object.  Keying by the 64-byte
- * block merges them (and, rarely, two neighbouring objects: more
- * happens-before, which can hide a race, never invent one).
+ * readers) while the call entry names the object.  An address inside an
+ * object a call named is keyed by that object's start; any other by its
+ * 64-byte block (which may merge two neighbouring objects: more
+ * happens-before, which can hide a race, never invent one).  Before, every
+ * address was keyed by its block, and two mutexes next to each other (a
+ * program taking the wrong one of two) were one: its race was hidden.
  */
-#define SYNC_KEY(obj) ((obj) & ~63ull)
+static uint64_t sync_key(const struct obs_ctx *o, uint64_t obj)
+{
+	long i = object_below(&o->objs, obj);
+
+	if (i >= 0 && obj < o->objs.hi[i])
+		return o->objs.lo[i];
+	return obj & ~63ull;
+}
+
+#define SYNC_KEY(obj) sync_key(o, (obj))
 
 static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 {
 	struct obs_ctx *o = ctx;
 
 	switch (kind) {
+	case SYNC_OBJECT:
+		if (other > 0)
+			object_add(&o->objs, obj, (uint64_t)other);
+		break;
 	case SYNC_FORK:
 		races_thread_create(o->rd, thread, other);
 		break;
@@ -384,6 +461,8 @@ int discover_races(const struct session_config *base, int runs,
 		}
 		if (e) {
 			free(pts);
+			free(o.objs.lo);
+			free(o.objs.hi);
 			sampler_free(smp);
 			races_free(o.rd);
 			return e;
@@ -495,6 +574,8 @@ int discover_races(const struct session_config *base, int runs,
 	free(o.seen.addr);
 	free(o.atomics);
 	free(o.atomic_thr);
+	free(o.objs.lo);
+	free(o.objs.hi);
 	d->seconds = now() - t0;
 	return 0;
 }

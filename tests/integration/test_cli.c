@@ -4210,3 +4210,17 @@ Test(issue11corpus, work_stealing_race_found_through_discovery_feedback)
 	corpus_found(target("wsq_O2"), "crash", "wsq.c");
 	corpus_passes(target("wsq_fixed_O2"));
 }
+
+/*
+ * SCTBench's wronglock: threads guard one counter with two different
+ * mutexes.  At -O2 the two mutexes lie next to each other in one 64-byte
+ * block, which race discovery keyed as one synchronisation object: the
+ * lost update's race was hidden by happens-before through "both" locks,
+ * no race point, no failure within 2000 runs.  Discovery keys an address
+ * by the object a call named that contains it.
+ */
+Test(issue11corpus, wrong_lock_race_seen_between_neighbouring_mutexes)
+{
+	corpus_found(target("wronglock_O2"), "crash", "wronglock.c");
+	corpus_found(target("wronglock_O0"), "crash", "wronglock.c");
+}
