@@ -317,6 +317,8 @@ static void on_alive(void *ctx, int pid)
 /* Discovery's runs from this one on interleave at the racy instructions
  * found by the runs before (feedback_points). */
 #define FEEDBACK_FROM 3
+/* at most this many racy instructions become such points (else none) */
+#define FEEDBACK_MAX 256
 
 static int cmp_point(const void *a, const void *b)
 {
@@ -374,6 +376,10 @@ static size_t feedback_points(const struct obs_ctx *o,
 		p[n++] = (struct user_point){ o->seen.pc[i], OP_ACCESS };
 	}
 	free(gran);
+	if (p && n - d->nspin > FEEDBACK_MAX) {
+		free(p); /* a program with this many is not interleaved here */
+		p = NULL;
+	}
 	if (!p)
 		return 0;
 	qsort(p, n, sizeof(*p), cmp_point);
@@ -431,6 +437,7 @@ int discover_races(const struct session_config *base, int runs,
 	int idle = 0;
 	struct user_point *pts = NULL;
 	size_t npts = 0;
+	bool no_feedback = false;
 
 	for (int i = 0; i < runs; i++) {
 		struct run_result r;
@@ -444,7 +451,7 @@ int discover_races(const struct session_config *base, int runs,
 		free(pts);
 		pts = NULL;
 		npts = 0;
-		if (i >= FEEDBACK_FROM)
+		if (i >= FEEDBACK_FROM && !no_feedback)
 			npts = feedback_points(&o, d, &pts);
 		cfg.user_points = pts ? pts : d->spin;
 		cfg.nuser_points = pts ? npts : d->nspin;
@@ -509,6 +516,14 @@ int discover_races(const struct session_config *base, int runs,
 				r.failure == FAIL_HANG ||
 				r.failure == FAIL_STEPS;
 
+		if (too_long && pts) {
+			/* the extra points made it too long (a real program
+			 * with hot racy loops): what it saw counts, the limit
+			 * is the points', not the program's; plain runs on */
+			no_feedback = true;
+			run_result_free(&r);
+			continue;
+		}
 		if (too_long) {
 			d->limit_kind = r.failure;
 			d->limit_run = i + 1;
