@@ -65,6 +65,7 @@ struct checkpoint {
 	struct decision *dec;
 	size_t ndec;
 	unsigned forks;
+	unsigned fork_stops;	/* stops the last fork_template() took */
 	/* the template's breakpoints, installed once for the points a run
 	 * asks for and inherited by every fork (bp_key() says for which) */
 	int memfd;		/* the template's /proc/PID/mem, -1: none */
@@ -221,11 +222,12 @@ static bool template_is_safe(struct checkpoint *cp, pid_t pid, int outfd)
 	return ok;
 }
 
-static int wait_stop(pid_t pid, int *status)
+static int wait_stop(struct checkpoint *cp, pid_t pid, int *status)
 {
 	while (waitpid(pid, status, __WALL) < 0)
 		if (errno != EINTR)
 			return -errno;
+	cp->fork_stops++;
 	return WIFSTOPPED(*status) ? 0 : -ESRCH;
 }
 
@@ -247,7 +249,7 @@ static int robust_list_again(struct checkpoint *cp, pid_t c)
 		return -1;
 	/* entry and exit stops; a seccomp stop may come between them */
 	for (int stops = 0; stops < 2;) {
-		if (ptrace(PTRACE_SYSCALL, c, 0, 0) || wait_stop(c, &st))
+		if (ptrace(PTRACE_SYSCALL, c, 0, 0) || wait_stop(cp, c, &st))
 			return -1;
 		if (st >> 16 == PTRACE_EVENT_SECCOMP)
 			continue;
@@ -418,9 +420,10 @@ static pid_t fork_template(struct checkpoint *cp)
 	unsigned long msg;
 	int st;
 
+	cp->fork_stops = 0;
 	if (!cp->at_seccomp) {
 		/* re-issue the clone: back at its seccomp stop */
-		if (ptrace(PTRACE_CONT, t, 0, 0) || wait_stop(t, &st) ||
+		if (ptrace(PTRACE_CONT, t, 0, 0) || wait_stop(cp, t, &st) ||
 		    st >> 16 != PTRACE_EVENT_SECCOMP)
 			return -EIO;
 		cp->at_seccomp = true;
@@ -434,7 +437,7 @@ static pid_t fork_template(struct checkpoint *cp)
 		r.r10 = cp->tid_addr;
 	}
 	if (ptrace(PTRACE_SETREGS, t, 0, &r) ||
-	    ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(t, &st) ||
+	    ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(cp, t, &st) ||
 	    st >> 16 != PTRACE_EVENT_FORK ||
 	    ptrace(PTRACE_GETEVENTMSG, t, 0, &msg))
 		return -EIO;
@@ -444,12 +447,12 @@ static pid_t fork_template(struct checkpoint *cp)
 	r = cp->regs;
 	r.rip -= 2;
 	r.rax = cp->regs.orig_rax;
-	if (ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(t, &st) ||
+	if (ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(cp, t, &st) ||
 	    ptrace(PTRACE_SETREGS, t, 0, &r))
 		goto out_kill;
 	cp->at_seccomp = false;
 	/* the child: its first stop, then the same rewind */
-	if (wait_stop(c, &st))
+	if (wait_stop(cp, c, &st))
 		goto out_kill;
 	if (cp->robust && robust_list_again(cp, c))
 		goto out_kill;
@@ -484,6 +487,8 @@ static void adopt(struct session *s, pid_t c)
 	s->th[0].st = SCHED_RUNNING;
 	s->from_checkpoint = true;
 	s->stops = 0; /* the template's were paid once, not by this run */
+	memset(s->stop_kinds, 0, sizeof(s->stop_kinds));
+	s->stop_kinds[STOPK_FORK] = s->cfg->checkpoint->fork_stops;
 	s->resume_cpu = 0; /* a new process's clock */
 	if (s->cfg->policy && s->cfg->policy->forked)
 		s->cfg->policy->forked(s->cfg->policy->ctx, s, old);

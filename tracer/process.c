@@ -888,6 +888,7 @@ void on_death(struct session *s, pid_t tid, int status)
 {
 	struct thread *t = find_thread(s, tid);
 
+	s->stop_kinds[STOPK_DEATH]++;
 	if (tid == s->pid) {
 		s->ended = true;
 		if (WIFEXITED(status)) {

@@ -50,6 +50,7 @@ struct session {
 	uint64_t rng;		/* getrandom's stream */
 	uint64_t step;
 	uint64_t stops;		/* tracee stops reported by a wait */
+	uint64_t stop_kinds[STOPK_N]; /* every handled stop, by kind */
 	uint64_t choices;	/* session_pick()s: two or more alts */
 	uint32_t preemptions;
 	struct event *ev;
