@@ -39,12 +39,22 @@
 #include <unistd.h>
 #include "session_int.h"
 
+#define STUB_MAX 80
+
 struct checkpoint {
 	pid_t pid;		/* the template, 0: none (yet) */
 	bool off;		/* unsafe for this program: exec every run */
 	char note[160];		/* why not, for verbose output */
 	bool at_seccomp;	/* the template waits at its clone's stop */
-	struct user_regs_struct regs; /* its registers there */
+	bool armed;		/* or at its fork's exit, set to fork again */
+	struct user_regs_struct regs; /* its registers at the clone's stop */
+	uint64_t key;		/* the launcher's key (tracer/spawn.c) */
+	/* the child's start (robust_list_again() in its own code): a stub
+	 * in the template's vDSO, which glibc never calls (its address is
+	 * hidden from it); each run puts the original bytes back */
+	uint64_t stub;		/* its address, 0: none */
+	uint8_t stub_orig[STUB_MAX];
+	size_t stub_len;
 	uint64_t tid_addr;	/* the main thread's pd->tid word */
 	uint64_t robust;	/* its robust-futex list head, 0: none */
 	size_t robust_len;
@@ -413,6 +423,101 @@ void checkpoint_keep_objects(struct session *s, const struct run_result *r)
 	cp->objects = copy_strings(r->objects, r->nobjects, &cp->nobjects);
 }
 
+/* The clone glibc's fork() makes, at the template's syscall instruction:
+ * rip at the syscall (a syscall exit resumes into it) and the launcher's
+ * key as the sixth argument, so the seccomp filter lets it run without a
+ * stop. */
+static struct user_regs_struct fork_regs(const struct checkpoint *cp)
+{
+	struct user_regs_struct r = cp->regs;
+
+	r.rip -= 2;
+	r.rax = r.orig_rax = SYS_clone;
+	r.rdi = CLONE_PARENT | SIGCHLD;
+	r.rsi = r.rdx = r.r10 = r.r8 = 0;
+	if (cp->tid_addr) {
+		r.rdi |= CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
+		r.r10 = cp->tid_addr;
+	}
+	r.r9 = cp->key;
+	return r;
+}
+
+/*
+ * The child's start as a stub in the template's vDSO: set_robust_list
+ * (a new task has none; glibc's fork() registers it again), then the
+ * registers the program's clone had, and a jump to its syscall
+ * instruction.  rcx and r11 are the syscall instruction's own, so at the
+ * clone's seccomp stop the child is exactly where robust_list_again()
+ * leaves it, in one stop (its first SIGSTOP) instead of three.  The
+ * bytes are written once into the template; each run puts the vDSO's
+ * own back at its first stop (checkpoint_child_started()).  False: no
+ * vDSO, or it cannot be written: the child is set up by ptrace.
+ */
+static bool put_stub(struct checkpoint *cp)
+{
+	char path[64], line[512];
+	uint64_t lo = 0, hi = 0;
+	uint8_t b[STUB_MAX];
+	size_t n = 0;
+	FILE *f;
+
+#define EMIT1(x) (b[n++] = (uint8_t)(x))
+#define EMIT8(v)                                                 \
+	do {                                                     \
+		uint64_t v_ = (v);                               \
+		for (int i_ = 0; i_ < 8; i_++)                   \
+			b[n++] = (uint8_t)(v_ >> (8 * i_));      \
+	} while (0)
+	if (!cp->robust || cp->memfd < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/maps", cp->pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+		else
+			lo = hi = 0;
+	fclose(f);
+	if (!lo || hi - lo < 4096)
+		return false;
+	EMIT1(0x48); EMIT1(0xb8); EMIT8(SYS_set_robust_list); /* mov rax */
+	EMIT1(0x48); EMIT1(0xbf); EMIT8(cp->robust);	      /* mov rdi */
+	EMIT1(0x48); EMIT1(0xbe); EMIT8(cp->robust_len);      /* mov rsi */
+	EMIT1(0x0f); EMIT1(0x05);			      /* syscall */
+	EMIT1(0x48); EMIT1(0xb8); EMIT8(cp->regs.orig_rax);   /* mov rax */
+	EMIT1(0x48); EMIT1(0xbf); EMIT8(cp->regs.rdi);	      /* mov rdi */
+	EMIT1(0x48); EMIT1(0xbe); EMIT8(cp->regs.rsi);	      /* mov rsi */
+	EMIT1(0xff); EMIT1(0x25); EMIT1(0); EMIT1(0); EMIT1(0); EMIT1(0);
+	EMIT8(cp->regs.rip - 2);	      /* jmp [rip]: to the syscall */
+#undef EMIT1
+#undef EMIT8
+	cp->stub = hi - 128;	/* the tail of the last page */
+	cp->stub_len = n;
+	if (pread(cp->memfd, cp->stub_orig, n, (off_t)cp->stub) != (ssize_t)n ||
+	    pwrite(cp->memfd, b, n, (off_t)cp->stub) != (ssize_t)n) {
+		cp->stub = 0;
+		return false;
+	}
+	return true;
+}
+
+/* The first stop of a run's child from the template (its clone's
+ * seccomp stop, after the stub): the vDSO's own bytes go back. */
+void checkpoint_child_started(struct session *s, struct thread *t)
+{
+	struct checkpoint *cp = s->cfg->checkpoint;
+
+	/* only once it is out of the stub, at the clone's syscall */
+	if (!cp || t->idx != 0 || t->regs.rip != cp->regs.rip)
+		return;
+	s->stub_pending = false;
+	if (cp->stub)
+		mem_write(t->p, cp->stub, cp->stub_orig, cp->stub_len);
+}
+
 static pid_t fork_template(struct checkpoint *cp)
 {
 	struct user_regs_struct r;
@@ -421,42 +526,45 @@ static pid_t fork_template(struct checkpoint *cp)
 	int st;
 
 	cp->fork_stops = 0;
-	if (!cp->at_seccomp) {
-		/* re-issue the clone: back at its seccomp stop */
-		if (ptrace(PTRACE_CONT, t, 0, 0) || wait_stop(cp, t, &st) ||
-		    st >> 16 != PTRACE_EVENT_SECCOMP)
+	if (cp->armed) {
+		/* at the last fork's exit, set to fork again: no seccomp
+		 * stop (the key), straight to the fork event */
+		if (ptrace(PTRACE_CONT, t, 0, 0))
 			return -EIO;
-		cp->at_seccomp = true;
+	} else {
+		if (!cp->at_seccomp)
+			return -EIO;
+		/* at the clone's seccomp stop: the syscall becomes the fork */
+		r = fork_regs(cp);
+		r.rip = cp->regs.rip;
+		if (ptrace(PTRACE_SETREGS, t, 0, &r) ||
+		    ptrace(PTRACE_SYSCALL, t, 0, 0))
+			return -EIO;
 	}
-	r = cp->regs;
-	r.orig_rax = SYS_clone;
-	r.rdi = CLONE_PARENT | SIGCHLD;
-	r.rsi = r.rdx = r.r10 = r.r8 = 0;
-	if (cp->tid_addr) {
-		r.rdi |= CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
-		r.r10 = cp->tid_addr;
-	}
-	if (ptrace(PTRACE_SETREGS, t, 0, &r) ||
-	    ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(cp, t, &st) ||
-	    st >> 16 != PTRACE_EVENT_FORK ||
+	cp->armed = cp->at_seccomp = false;
+	if (wait_stop(cp, t, &st) || st >> 16 != PTRACE_EVENT_FORK ||
 	    ptrace(PTRACE_GETEVENTMSG, t, 0, &msg))
 		return -EIO;
 	c = (pid_t)msg;
 	spawn_register(c);
-	/* the template to its syscall exit, then rewound */
-	r = cp->regs;
-	r.rip -= 2;
-	r.rax = cp->regs.orig_rax;
+	/* the template to its syscall exit, set to fork again */
+	r = fork_regs(cp);
 	if (ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(cp, t, &st) ||
 	    ptrace(PTRACE_SETREGS, t, 0, &r))
 		goto out_kill;
-	cp->at_seccomp = false;
-	/* the child: its first stop, then the same rewind */
+	cp->armed = true;
+	/* the child: its first stop, then rewound to re-issue the clone */
 	if (wait_stop(cp, c, &st))
 		goto out_kill;
-	if (cp->robust && robust_list_again(cp, c))
-		goto out_kill;
+	r = cp->regs;
+	r.rip -= 2;
+	r.rax = cp->regs.orig_rax;
 	r.orig_rax = (uint64_t)-1;
+	if (cp->stub) {
+		r.rip = cp->stub;
+	} else if (cp->robust && robust_list_again(cp, c)) {
+		goto out_kill;
+	}
 	if (ptrace(PTRACE_SETREGS, c, 0, &r))
 		goto out_kill;
 	/* it has not exec'd: its parent (us, by CLONE_PARENT) may */
@@ -486,6 +594,7 @@ static void adopt(struct session *s, pid_t c)
 	s->th[0].stop = STOP_NONE;
 	s->th[0].st = SCHED_RUNNING;
 	s->from_checkpoint = true;
+	s->stub_pending = s->cfg->checkpoint->stub != 0;
 	s->stops = 0; /* the template's were paid once, not by this run */
 	memset(s->stop_kinds, 0, sizeof(s->stop_kinds));
 	s->stop_kinds[STOPK_FORK] = s->cfg->checkpoint->fork_stops;
@@ -591,6 +700,8 @@ bool checkpoint_at(struct session *s, struct thread *t)
 		    &cp->robust_len))
 		cp->robust = 0;
 	cp->at_seccomp = true;
+	cp->armed = false;
+	cp->key = spawn_key();
 	cp->pid = s->pid;
 	cp->seed = s->cfg->seed;
 	cp->quantum = s->cfg->clock_quantum_ns;
@@ -602,9 +713,26 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	cp->out_len = s->outfd >= 0 ? lseek(s->outfd, 0, SEEK_CUR) : 0;
 	s->outfd_shared = true;
 
-	pid_t c = template_bps(cp, s) ? fork_template(cp) : -EIO;
+	bool ok = template_bps(cp, s);
+
+	if (ok && !put_stub(cp))
+		cp->stub = 0;
+	pid_t c = ok ? fork_template(cp) : -EIO;
 
 	if (c < 0) {
+		if (cp->stub && cp->memfd >= 0)
+			pwrite(cp->memfd, cp->stub_orig, cp->stub_len,
+			       (off_t)cp->stub);
+		cp->stub = 0;
+		if (cp->armed) {
+			/* not set to fork any more: to re-issue its clone */
+			struct user_regs_struct r = cp->regs;
+
+			r.rip -= 2;
+			r.rax = r.orig_rax;
+			ptrace(PTRACE_SETREGS, cp->pid, 0, &r);
+			cp->armed = false;
+		}
 		/* the template stays as it was: run on in it, no checkpoint */
 		cp->pid = 0;
 		cp->outfd = -1;

@@ -564,6 +564,8 @@ void on_stop(struct session *s, pid_t tid, int status)
 			return;
 		}
 		s->stop_kinds[syscall_stop_kind(t)]++;
+		if (s->stub_pending && t->idx == 0)
+			checkpoint_child_started(s, t);
 		if (s->cfg->checkpoint && checkpoint_at(s, t))
 			return; /* a fork of the template goes on */
 		if (syscall_enter(s, t)) {
