@@ -91,6 +91,7 @@ struct session {
 	struct timers *timers;	/* virtual alarms, timerfds (timer.c) */
 	struct livelock ll;	/* past --max-steps (tracer/spin.c) */
 	bool from_checkpoint;	/* a fork of the template (checkpoint.c) */
+	bool leader_reaped;	/* P0's leader's end was reported */
 	bool stub_pending;	/* its start-up stub's bytes are still in */
 	unsigned sole_bps;	/* breakpoint stops of a sole thread in a row */
 	bool outfd_shared;	/* outfd belongs to the checkpoint */
