@@ -51,6 +51,8 @@ struct bp {
 	bool policy;		/* a point of cfg->policy */
 	bool decoded;		/* insn is valid */
 	struct insn_info *insn;	/* decoded instruction (user points) */
+	bool rmw;		/* insn reads and writes one memory operand
+				 * without a lock prefix (bp_split_rmw) */
 };
 
 enum { EMUL_STEP = 0, EMUL_PUSH, EMUL_SKIP, EMUL_INSN };
@@ -94,6 +96,7 @@ void bp_doze(struct process *p, struct bp *b);
 void bp_wake_dormant(struct process *p, int thread);
 int bp_lift_all(struct process *p);
 /* Effective address of the memory operand at breakpoint b for t. */
+bool bp_split_rmw(struct thread *t);
 uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 		    int *size, bool *write);
 

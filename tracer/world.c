@@ -1029,11 +1029,16 @@ static void schedule(struct session *s)
 			}
 			syscall_close_fds(t);
 			break;
+		case OP_ACCESS:
+			/* a plain read-modify-write: its load now, its store
+			 * is the next point (bp.c) */
+			if (bp_split_rmw(t))
+				runs = false;
+			break;
 		case OP_START:
 		case OP_TIMEOUT:
 		case OP_EXIT:
 		case OP_ATOMIC:
-		case OP_ACCESS:
 		case OP_SPIN:
 		case OP_PYCHECK:
 			break;

@@ -4183,3 +4183,50 @@ Test(issue9, a_process_that_ptraces_is_unsupported)
 			"the output");
 	res_free(&r);
 }
+
+/* --- benchmark-corpus classes (bench/CORPUS.md) --------------------------- */
+
+TestSuite(issue11corpus, .init = setup, .fini = teardown, .timeout = 240);
+
+/* A corpus program with default options: FAIL of the given kind at where,
+ * and the printed replay reproduces it exactly. */
+static void corpus_found(const char *program, const char *kind,
+			 const char *where)
+{
+	struct res r = RUN(program, "--seed", SEED);
+
+	assert_exit(r, 1);
+	char *j = report();
+
+	assert_json(j, "kind", kind);
+	assert_contains(json_get(j, "location"), where, "the location");
+	free(j);
+	replays_exactly(&r, where);
+	res_free(&r);
+}
+
+static void corpus_passes(const char *program)
+{
+	struct res r = RUN(program, "--seed", SEED);
+
+	assert_exit(r, 0);
+	assert_contains(summary(&r), "complete to preemption bound 2",
+			"the summary");
+	res_free(&r);
+}
+
+/*
+ * gcc -O2 makes `count++` on a plain global one `addl $1, count(%rip)`:
+ * not atomic (no lock prefix), so two CPUs can lose an update, but one
+ * instruction.  Executed whole, no schedule lost it: a false "PASS
+ * complete to bound 2".  The access point splits it into its load and
+ * its store; the atomic increment (-DFIXED, `lock addl`) is not split and
+ * passes.
+ */
+Test(issue11corpus, plain_increment_lost_at_O2)
+{
+	corpus_found(target("plain_inc_O2"), "crash", "plain_inc.c");
+	corpus_found(target("plain_inc_O0"), "crash", "plain_inc.c");
+	corpus_passes(target("plain_inc_fixed_O2"));
+	corpus_passes(target("plain_inc_fixed_O0"));
+}
