@@ -611,12 +611,15 @@ static pid_t area_fork(struct checkpoint *cp, pid_t t,
 	if (st >> 8 != SIGTRAP || ptrace(PTRACE_GETREGS, t, 0, &q) ||
 	    q.rip != cp->area + AREA_GADGET + 3)
 		goto out_kill; /* not at the int3: unknown */
-	if (!c)
-		return (long long)q.rax < 0 ? (pid_t)q.rax : -EIO;
+	long long ret = (long long)q.rax;
+
+	/* back at the int3, fork or not: set to fork again */
 	q = *r;
 	if (ptrace(PTRACE_SETREGS, t, 0, &q))
 		goto out_kill;
 	cp->armed = true;
+	if (!c)
+		return ret < 0 ? (pid_t)ret : -EIO;
 	return c;
 out_kill:
 	if (c > 0) {
@@ -670,11 +673,13 @@ static int same_tid_template(struct checkpoint *cp)
 		return -1;
 	if (wait_stop(cp, x, &st) || setpgid(x, x))
 		goto no;
-	/* X's first stop: set it to fork, then ask while T lives */
+	/* X's first stop: set it to fork, then ask while T lives
+	 * (PTLOOM_NO_SET_TID=1: as if the kernel said no, for tests) */
 	cp->same_tid = true;
 	r = fork_regs(cp, FORK_RUN);
 	r.orig_rax = (uint64_t)-1;
-	pid_t probe = area_fork(cp, x, &r, false);
+	pid_t probe = getenv("PTLOOM_NO_SET_TID") ? -EPERM
+						  : area_fork(cp, x, &r, false);
 
 	if (probe != -EEXIST) {
 		cp->same_tid = false;
