@@ -996,6 +996,25 @@ Test(real, cpp_atomics_at_O2)
 	found_and_replayed("FAIL crash SIGABRT", racy, NULL, NULL);
 }
 
+/* A program whose runs differ (a file an earlier run left; the JVM's
+ * /tmp/hsperfdata cleanup is one) cannot be searched systematically:
+ * INCOMPLETE with the reason, exit 3, never a FAIL (before: "internal
+ * error", exit 2). */
+Test(real, program_that_does_not_repeat_itself_is_incomplete)
+{
+	struct res r = ptl("run", "--seed", SEED, "--points", "sync", "--",
+			   real("not_repeatable"), NULL);
+
+	cr_expect_eq(r.code, 3, "`%s` exit %d: %s%s", r.cmd, r.code, r.out,
+		     r.err);
+	cr_expect(strstr(summary(&r), "INCOMPLETE") &&
+			  strstr(summary(&r), "does not repeat itself"),
+		  "%s%s", r.out, r.err);
+	cr_expect(!strstr(r.out, "FAIL") && !strstr(r.err, "internal error"),
+		  "%s%s", r.out, r.err);
+	res_free(&r);
+}
+
 /* --- the identity of loaded libraries in schedule files ------------------ */
 
 /* Copies src to dst (mode 0755); returns the bytes (malloc) and size. */
