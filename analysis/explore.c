@@ -573,6 +573,8 @@ restart:
 		r->total_steps += rr.steps;
 		r->total_stops += rr.stops;
 		r->total_choices += rr.choices;
+		for (int k = 0; k < STOPK_N; k++)
+			r->stop_kinds[k] += rr.stop_kinds[k];
 		if (rr.steps > est_steps)
 			est_steps = rr.steps;
 		if (d)
@@ -937,6 +939,8 @@ static int explore_parallel(const struct explore_opts *o,
 			r->total_steps += w.total_steps;
 			r->total_stops += w.total_stops;
 			r->total_choices += w.total_choices;
+			for (int i = 0; i < STOPK_N; i++)
+				r->stop_kinds[i] += w.stop_kinds[i];
 			r->filters += w.filters;
 			r->checkpoint_forks += w.checkpoint_forks;
 			if (w.verdict == VERDICT_FAIL && w.fail_run < fail_run) {
@@ -1010,6 +1014,9 @@ static void put_result(FILE *f, const struct explore_result *wr)
 		wr->checkpoint_forks, (unsigned long long)wr->total_steps,
 		(unsigned long long)wr->total_stops,
 		(unsigned long long)wr->total_choices);
+	for (int i = 0; i < STOPK_N; i++)
+		fprintf(f, "%llu%c", (unsigned long long)wr->stop_kinds[i],
+			i + 1 < STOPK_N ? ' ' : '\n');
 	fprintf(f, "%s\n", wr->error);
 	for (size_t i = 0; fail && i < fr->ndecisions; i++) {
 		const struct decision *c = &fr->decisions[i];
@@ -1048,6 +1055,13 @@ static bool get_result(FILE *f, struct explore_result *w)
 	w->total_steps = steps;
 	w->total_stops = stops;
 	w->total_choices = choices;
+	for (int i = 0; i < STOPK_N; i++) {
+		unsigned long long v;
+
+		if (fscanf(f, "%llu", &v) != 1)
+			return false;
+		w->stop_kinds[i] = v;
+	}
 	if (fgetc(f) != '\n' || !fgets(w->error, sizeof(w->error), f))
 		return false;
 	w->error[strcspn(w->error, "\n")] = 0;
@@ -1186,6 +1200,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		r->total_steps += w->total_steps;
 		r->total_stops += w->total_stops;
 		r->total_choices += w->total_choices;
+		for (int i = 0; i < STOPK_N; i++)
+			r->stop_kinds[i] += w->stop_kinds[i];
 		r->filters += w->filters;
 		r->checkpoint_forks += w->checkpoint_forks;
 		if (w->bound > r->bound)

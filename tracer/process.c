@@ -78,8 +78,16 @@ int process_open(struct process *p)
 	process_close(p);
 	snprintf(name, sizeof(name), "/proc/%d/mem", p->pid);
 	p->memfd = open(name, O_RDWR | O_CLOEXEC);
-	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
 	return p->memfd < 0 ? -errno : 0;
+}
+
+int process_pidfd(struct process *p)
+{
+	if (p->pidfd < 0 && !p->pidfd_tried && !p->dead) {
+		p->pidfd_tried = true;
+		p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	}
+	return p->pidfd;
 }
 
 void process_close(struct process *p)
@@ -90,6 +98,7 @@ void process_close(struct process *p)
 		close(p->pidfd);
 	p->memfd = -1;
 	p->pidfd = -1;
+	p->pidfd_tried = false;
 }
 
 static void free_bps(struct process *p)
@@ -888,8 +897,10 @@ void on_death(struct session *s, pid_t tid, int status)
 {
 	struct thread *t = find_thread(s, tid);
 
+	s->stop_kinds[STOPK_DEATH]++;
 	if (tid == s->pid) {
 		s->ended = true;
+		s->leader_reaped = true;
 		if (WIFEXITED(status)) {
 			s->res->exit_status = WEXITSTATUS(status);
 		} else {
@@ -1031,6 +1042,17 @@ void kill_and_reap(struct session *s)
 
 	if (s->handed_over)
 		return; /* the caller's now, stopped; it kills it */
+	/*
+	 * One process, its leader reaped: the kernel reports a traced
+	 * leader's end only once its other threads are reaped, and the
+	 * process made no other process ptloom did not see (a fork stops
+	 * at its event first, and nothing else ran meanwhile): nothing is
+	 * left to kill or reap.
+	 */
+	if (s->leader_reaped && s->nprocs == 1 && !s->nfreep && !s->nstray) {
+		spawn_unregister(s->pid);
+		return;
+	}
 	kill(-s->pid, SIGKILL);
 	kill(s->pid, SIGKILL);
 	for (int i = 0; i < s->nfreep; i++)

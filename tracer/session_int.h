@@ -68,6 +68,9 @@ int regs_set(struct thread *t);
 /* tracer/spawn.c */
 int spawn_program(const struct session_config *cfg, int outfd, pid_t *pid);
 void spawn_register(pid_t pid);
+/* The key that lets a syscall of the launcher's children pass the seccomp
+ * filter untraced (its sixth argument). */
+uint64_t spawn_key(void);
 void spawn_unregister(pid_t pid);
 double now_seconds(void);
 
@@ -131,6 +134,9 @@ bool checkpoint_at(struct session *s, struct thread *t);
 /* Start the session from the checkpoint: 0, or 1 when it does not apply
  * (spawn as usual). */
 int checkpoint_start(struct session *s);
+/* A run's child from the template reached its clone's seccomp stop: the
+ * vDSO bytes its start-up stub borrowed go back. */
+void checkpoint_child_started(struct session *s, struct thread *t);
 /* The mapped objects of a run from the checkpoint (the template's), and
  * keeping the first such run's for the others. */
 bool checkpoint_objects(struct session *s, struct run_result *r);

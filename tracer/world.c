@@ -1378,6 +1378,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	res->trace_hash = s->hash;
 	res->steps = s->step;
 	res->stops = s->stops;
+	memcpy(res->stop_kinds, s->stop_kinds, sizeof(res->stop_kinds));
 	res->choices = s->choices;
 	res->seconds = now_seconds() - s->t0;
 	res->observed = s->observed;

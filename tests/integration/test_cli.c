@@ -2805,6 +2805,44 @@ Test(issue10, checkpointed_runs_equal_exec_runs)
 	checkpoint_agrees(example("bank_fixed"), "random");
 }
 
+/* A run from the checkpoint registers the main thread's robust list
+ * again (the start-up stub in the template's vDSO): its death marks a
+ * robust mutex it holds OWNER_DIED as in an exec'd run; and the fork
+ * costs at most 3 stops (template: fork event and syscall exit; child:
+ * its first stop). */
+Test(issue10, forked_runs_have_the_robust_list)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "50", "--seed", SEED,
+							 NULL },
+				 target("robust_main_exit"));
+
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 50, "%s", r.err);
+	assert_contains(r.err, "template-fork 3.0", "the stats");
+	res_free(&r);
+}
+
+/* A recursive mutex the main thread holds at the checkpoint names it as
+ * its owner: runs from the checkpoint get the template's pid (clone3
+ * set_tid) so that the main thread still owns it, or, where the kernel
+ * does not allow that, every run execs; never a false deadlock. */
+Test(issue10, a_lock_held_at_the_checkpoint_stays_the_main_threads)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "100", "--seed", SEED,
+							 NULL },
+				 target("lock_before_thread"));
+
+	assert_exit(r, 0);
+	cr_assert(forks_of(&r) == 100 ||
+			  strstr(r.err, "the main thread's id is in the "
+					"program's memory"),
+		  "%s", r.err);
+	res_free(&r);
+	checkpoint_agrees(target("lock_before_thread"), "dfs");
+}
+
 Test(issue10, no_checkpoint_where_a_file_is_open)
 {
 	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
