@@ -1015,6 +1015,60 @@ Test(real, program_that_does_not_repeat_itself_is_incomplete)
 	res_free(&r);
 }
 
+/* --- runtimes and libraries nobody here wrote ----------------------------- */
+
+/* A program tests/real/meson.build builds only when its compiler or
+ * library was there when meson configured: skipped, saying so, if not. */
+static const char *built_or_skip(const char *name, const char *needs)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s",
+		 env_or("PTLOOM_REAL", "build/tests/real"), name);
+	if (access(p, X_OK))
+		cr_skip_test("%s is not built: it needs %s when meson "
+			     "configures (scripts/setup.sh installs it)",
+			     name, needs);
+	return real(name);
+}
+
+/* libgomp: a pool reused across parallel regions, its own locks and
+ * spin-then-futex barriers, tasks; the racy parallel for is found. */
+Test(real, openmp_regions_reduction_critical_tasks)
+{
+	char *prog[] = { (char *)built_or_skip("omp_work", "OpenMP (gcc)"),
+			 NULL };
+	char *racy[] = { prog[0], "racy", NULL };
+
+	never_fails("20", NULL, prog);
+	found_and_replayed("FAIL crash SIGABRT", racy, NULL, NULL);
+}
+
+/* libstdc++'s C++20 waits (futexes on atomics and its waiter pool),
+ * latch, barrier, semaphores, jthread, async, shared_mutex,
+ * condition_variable_any; a missing wait is found. */
+Test(real, cpp20_atomic_wait_latch_barrier_semaphore)
+{
+	char *prog[] = { (char *)built_or_skip("cpp20_sync", "C++20 <latch>"),
+			 NULL };
+	char *bug[] = { prog[0], "bug", NULL };
+
+	never_fails("30", NULL, prog);
+	found_and_replayed("FAIL crash SIGABRT", bug, NULL, NULL);
+}
+
+/* glib's GThreadPool, GAsyncQueue, GMutex and GCond (its own futex
+ * locks, no pthread entry points); the unlocked counter is found. */
+Test(real, glib_thread_pool_queue_mutex_cond)
+{
+	char *prog[] = { (char *)built_or_skip("glib_pool", "libglib2.0-dev"),
+			 NULL };
+	char *racy[] = { prog[0], "racy", NULL };
+
+	never_fails("20", NULL, prog);
+	found_and_replayed("FAIL exit status 1", racy, NULL, NULL);
+}
+
 /* --- the identity of loaded libraries in schedule files ------------------ */
 
 /* Copies src to dst (mode 0755); returns the bytes (malloc) and size. */
