@@ -11,7 +11,8 @@
 # Knobs: CORPUS_SEEDS ("1 2 3"), CORPUS_CAP (2000 runs), CORPUS_BUGS
 # (names, default every bench/bugs/*.c), CORPUS_OPT ("0 2"),
 # CORPUS_FIXED (1: also run the -DFIXED variants), CORPUS_ARGS (extra
-# ptloom options, e.g. "-s random").
+# ptloom options, e.g. "-s random --no-minimize"), CORPUS_REPLAY (1: replay
+# each failure's printed command).
 set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,6 +23,7 @@ CAP=${CORPUS_CAP:-2000}
 OPTS=${CORPUS_OPT:-0 2}
 FIXED=${CORPUS_FIXED:-1}
 ARGS=${CORPUS_ARGS:-}
+REPLAY=${CORPUS_REPLAY:-1}
 PTLOOM=$BUILD/ptloom
 BIN=$(mktemp -d /tmp/ptloom-corpus.XXXXXX)
 trap 'rm -rf "$BIN"' EXIT
@@ -51,7 +53,7 @@ explore() { # name binary seed
 	by=$(echo "$out" | tail -1 | grep -o "found by an* [a-z]*" |
 		sed "s/found by an* //")
 	rp=-
-	if [ "$verdict" = fail ]; then
+	if [ "$verdict" = fail ] && [ "$REPLAY" = 1 ]; then
 		local cmd
 		cmd=$(echo "$out" | sed -n 's/^replay: ptloom replay \([^ ]*\) .*/\1/p')
 		(cd "$BIN" && "$PTLOOM" replay -q "$cmd" -- "$bin") \

@@ -364,6 +364,33 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 	resume(s, t, 0);
 }
 
+/*
+ * Race discovery with access points (its later runs interleave at the
+ * racy instructions found so far): a point's access is observed too, when
+ * the thread reaches it.  Its thread runs nothing until the access, so
+ * the detector sees it with the clock it happens at.
+ */
+static void observe_point(struct session *s, struct thread *t, struct bp *b)
+{
+	struct access_observer *o = s->cfg->observer;
+	int size = 0, live = 0;
+	bool write = false;
+
+	if (!o || !t->p->observing ||
+	    (b->kind != OP_ACCESS && b->kind != OP_ATOMIC))
+		return;
+	uint64_t ea = bp_operand(s, t, b, &size, &write);
+
+	for (int i = 0; i < s->nth; i++)
+		live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
+	if (!ea || live <= 1)
+		return;
+	s->obs_stops++;
+	o->access(o->ctx, t->idx, b->addr, ea | process_tag(t->p), size, write,
+		  b->kind == OP_ATOMIC || (b->insn && b->insn->is_atomic));
+	s->observed++;
+}
+
 static void on_breakpoint(struct session *s, struct thread *t)
 {
 	if (regs_get(t)) {
@@ -393,6 +420,8 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		observe_hit(s, t, b, addr);
 		return;
 	}
+	if (!b->policy)
+		observe_point(s, t, b);
 	if (b->policy) {
 		struct sched_policy *p = s->cfg->policy;
 

@@ -140,8 +140,17 @@ int session_nthreads(struct session *s);
 #define EVENT_PC_POLICY (0x7079ull << 48)
 #define EVENT_PC_IS_POLICY(pc) (((pc) >> 48) == 0x7079)
 
-/* Synchronisation kinds passed to access_observer.sync. */
-enum { SYNC_ACQUIRE = 1, SYNC_RELEASE, SYNC_FORK, SYNC_JOIN, SYNC_ACQREL };
+/* Synchronisation kinds passed to access_observer.sync.  SYNC_OBJECT is
+ * none: a call names a synchronisation object of other_thread bytes at obj
+ * (its futex words lie inside it). */
+enum {
+	SYNC_ACQUIRE = 1,
+	SYNC_RELEASE,
+	SYNC_FORK,
+	SYNC_JOIN,
+	SYNC_ACQREL,
+	SYNC_OBJECT
+};
 
 /* Symbolisation of a live tracee, provided by the caller (analysis/). */
 struct symbolizer {

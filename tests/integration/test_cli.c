@@ -4230,3 +4230,35 @@ Test(issue11corpus, plain_increment_lost_at_O2)
 	corpus_passes(target("plain_inc_fixed_O2"));
 	corpus_passes(target("plain_inc_fixed_O0"));
 }
+
+/*
+ * Chess-style work-stealing queue: the steal tests head < tail before
+ * advancing head, so on a one-element queue the owner's lock-free pop and
+ * the steal take one item twice.  The preemption the bug needs lies
+ * between two accesses (the steal's read of the item, its store to head)
+ * that race in no run with synchronisation points alone: the thief's
+ * steals succeed only when it interleaves with the owner's plain stores.
+ * Race discovery's later runs interleave at the racy instructions found
+ * by the earlier ones, which shows the race on the items (before: a false
+ * "PASS complete to bound 2").
+ */
+Test(issue11corpus, work_stealing_race_found_through_discovery_feedback)
+{
+	corpus_found(target("wsq_O0"), "crash", "wsq.c");
+	corpus_found(target("wsq_O2"), "crash", "wsq.c");
+	corpus_passes(target("wsq_fixed_O2"));
+}
+
+/*
+ * SCTBench's wronglock: threads guard one counter with two different
+ * mutexes.  At -O2 the two mutexes lie next to each other in one 64-byte
+ * block, which race discovery keyed as one synchronisation object: the
+ * lost update's race was hidden by happens-before through "both" locks,
+ * no race point, no failure within 2000 runs.  Discovery keys an address
+ * by the object a call named that contains it.
+ */
+Test(issue11corpus, wrong_lock_race_seen_between_neighbouring_mutexes)
+{
+	corpus_found(target("wronglock_O2"), "crash", "wronglock.c");
+	corpus_found(target("wronglock_O0"), "crash", "wronglock.c");
+}
