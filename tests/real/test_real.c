@@ -1069,6 +1069,30 @@ Test(real, glib_thread_pool_queue_mutex_cond)
 	found_and_replayed("FAIL exit status 1", racy, NULL, NULL);
 }
 
+/* /dev/urandom and /dev/random read from --seed: every run and every
+ * ptloom reads the same bytes. */
+Test(real, urandom_reads_come_from_the_seed)
+{
+	struct res a = ptl("run", "-q", "--output", "-s", "random", "-n", "3",
+			   "--seed", SEED, "--points", "sync", "--",
+			   real("urandom_read"), NULL);
+	struct res b = ptl("run", "-q", "--output", "-s", "random", "-n", "1",
+			   "--seed", SEED, "--points", "sync", "--",
+			   real("urandom_read"), NULL);
+
+	cr_assert_eq(a.code, 0, "%s%s", a.out, a.err);
+	cr_assert_eq(b.code, 0, "%s%s", b.out, b.err);
+	size_t line = strcspn(b.out, "\n") + 1, two = 2 * line;
+
+	cr_assert_eq(line, 17, "%s", b.out);
+	cr_expect(strlen(a.out) > 3 * two, "%s", a.out);
+	for (int i = 0; i < 3; i++)
+		cr_expect(!memcmp(a.out + i * two, b.out, two),
+			  "run %d read other bytes:\n%s\n%s", i, a.out, b.out);
+	res_free(&a);
+	res_free(&b);
+}
+
 /* --- the identity of loaded libraries in schedule files ------------------ */
 
 /* Copies src to dst (mode 0755); returns the bytes (malloc) and size. */
@@ -1360,4 +1384,32 @@ Test(real, sort_parallel)
 
 	tool_never_fails("sort", "3", 150000, args);
 	tool_check("sort", "2", NULL, 150000, args); /* default points */
+}
+
+/* Perl ithreads (threads, threads::shared, Thread::Queue): the
+ * interpreter's own locks are pthread mutexes and condvars. */
+Test(real, perl_ithreads_queue)
+{
+	if (!have("perl") ||
+	    system("perl -Mthreads -MThread::Queue -e 1 2>/dev/null"))
+		cr_skip_test("perl with threads and Thread::Queue is not "
+			     "installed");
+	static char script[PATH_MAX];
+
+	snprintf(script, sizeof(script), "%s/perl_threads.pl",
+		 env_or("PTLOOM_REAL_SRC", "tests/real"));
+	char *prog[] = { "perl", script, NULL };
+	char *racy[] = { "perl", script, "racy", NULL };
+
+	never_fails("8", "sync", prog);
+	found_and_replayed("FAIL exit status 1", racy, NULL, "sync");
+}
+
+Test(real, xz_threads)
+{
+	/* 32 KiB blocks: several blocks, so several threads, on 300 KiB */
+	char *args[] = { "xz", "-T4", "--block-size=32KiB", "-c", "in.txt",
+			 NULL };
+
+	tool_never_fails("xz", "5", 8000, args);
 }
