@@ -66,6 +66,9 @@ struct checkpoint {
 	bool same_tid;		/* runs get the template's pid (set_tid) */
 	pid_t tid0;		/* that pid: the program's first process */
 	uint64_t tid_addr;	/* the main thread's pd->tid word */
+	/* without one (not glibc): the word its set_tid_address() named,
+	 * cleared at its exit; runs need the template's pid then */
+	uint64_t clear_addr;
 	uint64_t robust;	/* its robust-futex list head, 0: none */
 	size_t robust_len;
 	int outfd;		/* the template's output (shared description) */
@@ -529,11 +532,12 @@ static bool put_area(struct checkpoint *cp)
 		return false;
 	/* struct clone_args, CLONE_ARGS_SIZE_VER1 */
 	n = AREA_ARGS;
-	EMIT8(CLONE_PARENT | (cp->tid_addr ? CLONE_CHILD_SETTID |
-						     CLONE_CHILD_CLEARTID
-					   : 0));     /* flags */
+	EMIT8(CLONE_PARENT |
+	      (cp->tid_addr ? CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID
+	       : cp->clear_addr ? CLONE_CHILD_CLEARTID
+				: 0));		      /* flags */
 	EMIT8(0);				      /* pidfd */
-	EMIT8(cp->tid_addr);			      /* child_tid */
+	EMIT8(cp->tid_addr ? cp->tid_addr : cp->clear_addr); /* child_tid */
 	EMIT8(0);				      /* parent_tid */
 	EMIT8(0); /* exit_signal: CLONE_PARENT takes the template's */
 	EMIT8(0);				      /* stack */
@@ -607,12 +611,15 @@ static pid_t area_fork(struct checkpoint *cp, pid_t t,
 	if (st >> 8 != SIGTRAP || ptrace(PTRACE_GETREGS, t, 0, &q) ||
 	    q.rip != cp->area + AREA_GADGET + 3)
 		goto out_kill; /* not at the int3: unknown */
-	if (!c)
-		return (long long)q.rax < 0 ? (pid_t)q.rax : -EIO;
+	long long ret = (long long)q.rax;
+
+	/* back at the int3, fork or not: set to fork again */
 	q = *r;
 	if (ptrace(PTRACE_SETREGS, t, 0, &q))
 		goto out_kill;
 	cp->armed = true;
+	if (!c)
+		return ret < 0 ? (pid_t)ret : -EIO;
 	return c;
 out_kill:
 	if (c > 0) {
@@ -666,11 +673,13 @@ static int same_tid_template(struct checkpoint *cp)
 		return -1;
 	if (wait_stop(cp, x, &st) || setpgid(x, x))
 		goto no;
-	/* X's first stop: set it to fork, then ask while T lives */
+	/* X's first stop: set it to fork, then ask while T lives
+	 * (PTLOOM_NO_SET_TID=1: as if the kernel said no, for tests) */
 	cp->same_tid = true;
 	r = fork_regs(cp, FORK_RUN);
 	r.orig_rax = (uint64_t)-1;
-	pid_t probe = area_fork(cp, x, &r, false);
+	pid_t probe = getenv("PTLOOM_NO_SET_TID") ? -EPERM
+						  : area_fork(cp, x, &r, false);
 
 	if (probe != -EEXIST) {
 		cp->same_tid = false;
@@ -894,11 +903,8 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	if (!cp || cp->off || cp->pid || s->from_checkpoint || regs_get(t) ||
 	    !first_thread_clone(s, t, &tid_addr))
 		return false;
-	if (!tid_addr) {
-		say_off(cp, "the main thread's tid word was not found (not "
-			    "glibc?)");
-		return false;
-	}
+	/* no pd->tid word (not glibc): only a run with the template's own
+	 * pid is the exec'd run (same_tid_template() below) */
 	if (s->timers) {
 		/* tracer/timer.c keeps them per run and per pid */
 		say_off(cp, "a timer was set before the first thread");
@@ -935,6 +941,7 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	cp->ndec = s->ndec;
 	cp->regs = t->regs;
 	cp->tid_addr = tid_addr;
+	cp->clear_addr = s->th[0].ctid;
 	cp->robust = 0;
 	if (syscall(SYS_get_robust_list, s->pid, &cp->robust,
 		    &cp->robust_len))
@@ -959,6 +966,12 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	cp->same_tid = false;
 	if (ok && put_area(cp) && (same = same_tid_template(cp)) < 0)
 		ok = false;
+	if (ok && same == 0 && !cp->tid_addr) {
+		say_off(cp, "the main thread's tid word was not found (not "
+			    "glibc?) and the kernel does not let ptloom give "
+			    "runs the template's pid");
+		ok = false;
+	}
 	if (ok && same == 0 && tid_in_memory(cp)) {
 		/* runs with another pid would hold a stale thread id */
 		say_off(cp, "the main thread's id is in the program's memory "

@@ -2843,6 +2843,34 @@ Test(issue10, a_lock_held_at_the_checkpoint_stays_the_main_threads)
 	checkpoint_agrees(target("lock_before_thread"), "dfs");
 }
 
+/* Where the kernel refuses set_tid, runs get new pids: a template whose
+ * tid is in its memory beyond pd->tid is refused, one whose is not
+ * still forks, and its runs equal exec'd ones. */
+Test(issue10, without_set_tid_a_stale_tid_refuses_the_checkpoint)
+{
+	char line[3 * PATH_MAX];
+	struct res r;
+
+	snprintf(line, sizeof(line),
+		 "PTLOOM_NO_SET_TID=1 PTLOOM_STATS=1 %s run -o noset -s random "
+		 "-n 50 --seed %s -- %s",
+		 ptloom(), SEED, target("lock_before_thread"));
+	r = sh(line);
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 0, "%s", r.err);
+	assert_contains(r.err, "the main thread's id is in the program's "
+			       "memory", "the stats");
+	res_free(&r);
+	snprintf(line, sizeof(line),
+		 "PTLOOM_NO_SET_TID=1 PTLOOM_STATS=1 %s run -o noset -s random "
+		 "-n 50 --seed %s -- %s",
+		 ptloom(), SEED, example("bank_fixed"));
+	r = sh(line);
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 50, "%s", r.err);
+	res_free(&r);
+}
+
 Test(issue10, no_checkpoint_where_a_file_is_open)
 {
 	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
