@@ -1066,7 +1066,8 @@ Test(real, glib_thread_pool_queue_mutex_cond)
 	char *racy[] = { prog[0], "racy", NULL };
 
 	never_fails("20", NULL, prog);
-	found_and_replayed("FAIL exit status 1", racy, NULL, NULL);
+	found_and_replayed("FAIL crash SIGABRT in T0 (main at glib_pool.c:",
+			   racy, NULL, NULL);
 }
 
 /* /dev/urandom and /dev/random read from --seed: every run and every
