@@ -597,12 +597,21 @@ restart:
 			continue;
 		}
 		if (d && rr.failure == FAIL_DIVERGED) {
+			/* the program did not repeat itself: what the search
+			 * has not run yet is not covered (a large runtime,
+			 * the JVM, whose threads depend on what ptloom does
+			 * not control); no failure, no pass */
 			snprintf(r->error, sizeof(r->error),
-				 "internal error: run %llu did not follow the "
-				 "schedule prefix it was given (nondeterminism "
-				 "ptloom does not control yet)",
+				 "run %llu did not follow the schedule prefix "
+				 "it was given (%s): the program does not "
+				 "repeat itself under ptloom (nondeterminism "
+				 "it does not control), so the search cannot "
+				 "go on; no failure found in %llu runs",
+				 (unsigned long long)r->runs,
+				 rr.message[0] ? rr.message : "diverged",
 				 (unsigned long long)r->runs);
-			r->verdict = VERDICT_ERROR;
+			r->nondeterministic = true;
+			r->verdict = VERDICT_INCOMPLETE;
 			run_result_free(&rr);
 			break;
 		}
@@ -780,7 +789,7 @@ out:
 	if ((r->steps_runs || r->slow_runs) &&
 	    (r->verdict == VERDICT_PASS ||
 	     r->verdict == VERDICT_INCOMPLETE) &&
-	    !r->too_long && !r->killed) {
+	    !r->too_long && !r->killed && !r->nondeterministic) {
 		/* a run cut by a per-run limit was not covered: no pass */
 		if (r->steps_runs)
 			snprintf(r->error, sizeof(r->error),
@@ -802,6 +811,7 @@ out:
 		r->verdict = VERDICT_INCOMPLETE;
 	}
 	if (r->discovery_limit && !r->too_long && !r->killed &&
+	    !r->nondeterministic &&
 	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
 		/* its race points may be missing: not covered, no pass */
 		snprintf(r->error, sizeof(r->error),

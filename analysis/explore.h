@@ -124,6 +124,8 @@ struct explore_result {
 	uint64_t steps_runs;	   /* runs cut by --max-steps, no livelock */
 	uint64_t slow_runs;	   /* runs cut by --timeout, still running */
 	bool killed;		   /* a run was SIGKILLed from outside */
+	bool nondeterministic;	   /* dfs: a run left the prefix it was
+				    * given; the search stopped (error) */
 	unsigned filters;	   /* seccomp filters installed (all workers) */
 	/* sharded dfs: where the failure lies in the serial order
 	 * (dfs_key), and the bound-0 runs every shard repeats */

@@ -817,7 +817,7 @@ minimized:
 		}
 		rep.verdict = "pass";
 		code = EXIT_PASS;
-	} else if (er.killed) {
+	} else if (er.killed || er.nondeterministic) {
 		snprintf(summary, sizeof(summary), "ptloom: INCOMPLETE %s",
 			 er.error);
 		rep.verdict = "incomplete";
