@@ -518,54 +518,6 @@ static int dep_class(const struct alt *a)
 	}
 }
 
-/*
- * The bytes a call's object spans (glibc x86-64: its internal futex words
- * lie inside it), 64 for calls whose object size is not known here.
- */
-static uint64_t call_span(int fn)
-{
-	switch (fn) {
-	case FN_MUTEX_LOCK:
-	case FN_MUTEX_TRYLOCK:
-	case FN_MUTEX_TIMEDLOCK:
-	case FN_MUTEX_UNLOCK:
-	case FN_MTX_LOCK:
-	case FN_MTX_TRYLOCK:
-	case FN_MTX_TIMEDLOCK:
-	case FN_MTX_UNLOCK:
-		return 40; /* pthread_mutex_t */
-	case FN_COND_WAIT:
-	case FN_COND_TIMEDWAIT:
-	case FN_COND_SIGNAL:
-	case FN_COND_BROADCAST:
-	case FN_CND_WAIT:
-	case FN_CND_TIMEDWAIT:
-	case FN_CND_SIGNAL:
-	case FN_CND_BROADCAST:
-		return 48; /* pthread_cond_t */
-	case FN_RWLOCK_RDLOCK:
-	case FN_RWLOCK_WRLOCK:
-	case FN_RWLOCK_TRYRDLOCK:
-	case FN_RWLOCK_TRYWRLOCK:
-	case FN_RWLOCK_TIMEDRDLOCK:
-	case FN_RWLOCK_TIMEDWRLOCK:
-	case FN_RWLOCK_UNLOCK:
-		return 56; /* pthread_rwlock_t */
-	case FN_SEM_WAIT:
-	case FN_SEM_TRYWAIT:
-	case FN_SEM_TIMEDWAIT:
-	case FN_SEM_POST:
-	case FN_BARRIER_WAIT:
-		return 32; /* sem_t, pthread_barrier_t */
-	case FN_SPIN_LOCK:
-	case FN_SPIN_TRYLOCK:
-	case FN_SPIN_UNLOCK:
-		return 4;
-	default:
-		return 64;
-	}
-}
-
 struct span {
 	uint64_t lo, hi; /* [lo, hi) */
 };
@@ -580,8 +532,8 @@ static int spans(const struct alt *a, struct span *sp)
 	} else {
 		switch (a->kind) {
 		case OP_CALL:
-			len1 = call_span(a->fn);
-			len2 = call_span(FN_MUTEX_LOCK); /* cond_wait's */
+			len1 = call_object_size(a->fn);
+			len2 = call_object_size(FN_MUTEX_LOCK); /* cond_wait's */
 			break;
 		case OP_FUTEX_WAIT:
 		case OP_FUTEX_WAKE:

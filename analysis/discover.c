@@ -56,7 +56,15 @@ static bool seen_add(struct seen *h, uint64_t pc, uint64_t addr)
 	return true;
 }
 
+/* The synchronisation objects calls named: [lo, hi), sorted by lo,
+ * disjoint (a newer object replaces the ones it overlaps). */
+struct objects {
+	uint64_t *lo, *hi;
+	size_t n, cap;
+};
+
 struct obs_ctx {
+	struct objects objs;
 	uint64_t *atomics;	/* open-addressing set of 8-byte blocks */
 	int *atomic_thr;	/* its first thread + 1, or -1 for several */
 	size_t atomics_cap, natomics;
@@ -161,20 +169,89 @@ static void on_access(void *ctx, int thread, uint64_t pc, uint64_t addr,
 	o->d->accesses++;
 }
 
+/* The index of the last object starting at or below a, or -1. */
+static long object_below(const struct objects *t, uint64_t a)
+{
+	size_t l = 0, h = t->n;
+
+	while (l < h) {
+		size_t m = (l + h) / 2;
+
+		if (t->lo[m] <= a)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return (long)l - 1;
+}
+
+static void object_add(struct objects *t, uint64_t lo, uint64_t size)
+{
+	uint64_t hi = lo + size;
+	long i = object_below(t, lo);
+
+	if (i >= 0 && t->lo[i] == lo && t->hi[i] == hi)
+		return;
+	/* drop what it overlaps: [first, last) */
+	size_t first = i >= 0 && t->hi[i] > lo ? (size_t)i : (size_t)(i + 1);
+	size_t last = (size_t)(i + 1);
+
+	while (last < t->n && t->lo[last] < hi)
+		last++;
+	if (first == last && t->n == t->cap) {
+		size_t nc = t->cap ? 2 * t->cap : 64;
+		uint64_t *nlo = realloc(t->lo, nc * sizeof(*nlo));
+
+		if (!nlo)
+			return;
+		t->lo = nlo;
+		uint64_t *nhi = realloc(t->hi, nc * sizeof(*nhi));
+
+		if (!nhi)
+			return;
+		t->hi = nhi;
+		t->cap = nc;
+	}
+	/* one slot at first, the overlapped ones gone */
+	size_t tail = t->n - last;
+
+	memmove(t->lo + first + 1, t->lo + last, tail * sizeof(*t->lo));
+	memmove(t->hi + first + 1, t->hi + last, tail * sizeof(*t->hi));
+	t->lo[first] = lo;
+	t->hi[first] = hi;
+	t->n = first + 1 + tail;
+}
+
 /*
  * A pthread object and the futex words inside it are one sync object: a
  * waiter is woken on an internal word (a condvar's sequence, an rwlock's
- * readers) while the call entry names the object.  Keying by the 64-byte
- * block merges them (and, rarely, two neighbouring objects: more
- * happens-before, which can hide a race, never invent one).
+ * readers) while the call entry names the object.  An address inside an
+ * object a call named is keyed by that object's start; any other by its
+ * 64-byte block (which may merge two neighbouring objects: more
+ * happens-before, which can hide a race, never invent one).  Before, every
+ * address was keyed by its block, and two mutexes next to each other (a
+ * program taking the wrong one of two) were one: its race was hidden.
  */
-#define SYNC_KEY(obj) ((obj) & ~63ull)
+static uint64_t sync_key(const struct obs_ctx *o, uint64_t obj)
+{
+	long i = object_below(&o->objs, obj);
+
+	if (i >= 0 && obj < o->objs.hi[i])
+		return o->objs.lo[i];
+	return obj & ~63ull;
+}
+
+#define SYNC_KEY(obj) sync_key(o, (obj))
 
 static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 {
 	struct obs_ctx *o = ctx;
 
 	switch (kind) {
+	case SYNC_OBJECT:
+		if (other > 0)
+			object_add(&o->objs, obj, (uint64_t)other);
+		break;
 	case SYNC_FORK:
 		races_thread_create(o->rd, thread, other);
 		break;
@@ -237,11 +314,84 @@ static void on_alive(void *ctx, int pid)
 	collect(ctx, pid);
 }
 
+/* Discovery's runs from this one on interleave at the racy instructions
+ * found by the runs before (feedback_points). */
+#define FEEDBACK_FROM 3
+/* at most this many racy instructions become such points (else none) */
+#define FEEDBACK_MAX 256
+
 static int cmp_point(const void *a, const void *b)
 {
 	const struct user_point *x = a, *y = b;
 
 	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The points a later discovery run interleaves at: the spin points and
+ * every instruction seen touching a racy 8-byte granule so far.  A race
+ * that only an interleaving of racy accesses exposes (a steal that
+ * succeeds only when the owner is preempted between two plain stores)
+ * shows in no run with synchronisation points alone.  Returns the count;
+ * *out is malloc'd.
+ */
+static size_t feedback_points(const struct obs_ctx *o,
+			      const struct discovery *d,
+			      struct user_point **out)
+{
+	uint64_t *gran = malloc((d->nraces + 1) * sizeof(*gran));
+	struct user_point *p = NULL;
+	size_t n = 0, cap = d->nspin + 16;
+
+	*out = NULL;
+	if (!gran)
+		return 0;
+	for (size_t k = 0; k < d->nraces; k++)
+		gran[k] = d->races[k].pair.addr & ~7ull;
+	qsort(gran, d->nraces, sizeof(*gran), cmp_u64);
+	p = malloc(cap * sizeof(*p));
+	for (size_t i = 0; p && i < d->nspin; i++)
+		p[n++] = d->spin[i];
+	for (size_t i = 0; p && d->nraces && i < o->seen.cap; i++) {
+		uint64_t a = o->seen.addr[i];
+
+		if (!o->seen.pc[i] ||
+		    !bsearch(&a, gran, d->nraces, sizeof(*gran), cmp_u64))
+			continue;
+		if (n == cap) {
+			struct user_point *np = realloc(p, 2 * cap * sizeof(*p));
+
+			if (!np)
+				break;
+			p = np;
+			cap *= 2;
+		}
+		p[n++] = (struct user_point){ o->seen.pc[i], OP_ACCESS };
+	}
+	free(gran);
+	if (p && n - d->nspin > FEEDBACK_MAX) {
+		free(p); /* a program with this many is not interleaved here */
+		p = NULL;
+	}
+	if (!p)
+		return 0;
+	qsort(p, n, sizeof(*p), cmp_point);
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!k || p[k - 1].addr != p[i].addr)
+			p[k++] = p[i];
+		else if (p[i].kind == OP_SPIN)
+			p[k - 1].kind = OP_SPIN; /* a spin stays a yield */
+	*out = p;
+	return k;
 }
 
 static double now(void)
@@ -285,6 +435,9 @@ int discover_races(const struct session_config *base, int runs,
 	 * more runs of the same cost (zstd: 25 s each) keep finding
 	 * nothing; two of them end the discovery */
 	int idle = 0;
+	struct user_point *pts = NULL;
+	size_t npts = 0;
+	bool no_feedback = false;
 
 	for (int i = 0; i < runs; i++) {
 		struct run_result r;
@@ -295,8 +448,13 @@ int discover_races(const struct session_config *base, int runs,
 		/* seeded random samples */
 		sampler_begin(smp, (uint64_t)i, 100);
 		races_reset_execution(o.rd);
-		cfg.user_points = d->spin;
-		cfg.nuser_points = d->nspin;
+		free(pts);
+		pts = NULL;
+		npts = 0;
+		if (i >= FEEDBACK_FROM && !no_feedback)
+			npts = feedback_points(&o, d, &pts);
+		cfg.user_points = pts ? pts : d->spin;
+		cfg.nuser_points = pts ? npts : d->nspin;
 		cfg.spin_ms = d->nspin < 16 ? 100 : 0;
 		int e = session_run(&cfg, &s, &r);
 
@@ -309,6 +467,9 @@ int discover_races(const struct session_config *base, int runs,
 			break; /* not a run that observed the program */
 		}
 		if (e) {
+			free(pts);
+			free(o.objs.lo);
+			free(o.objs.hi);
 			sampler_free(smp);
 			races_free(o.rd);
 			return e;
@@ -340,18 +501,29 @@ int discover_races(const struct session_config *base, int runs,
 				      r.failure == FAIL_DEADLOCK)) {
 			d->fail = r;
 			d->have_fail = true;
-			d->fail_points = malloc((d->nspin + 1) *
+			/* the points it ran with replay it */
+			d->fail_points = malloc((cfg.nuser_points + 1) *
 						sizeof(*d->fail_points));
-			if (d->fail_points && d->nspin)
-				memcpy(d->fail_points, d->spin,
-				       d->nspin * sizeof(*d->spin));
-			d->nfail_points = d->fail_points ? d->nspin : 0;
+			if (d->fail_points && cfg.nuser_points)
+				memcpy(d->fail_points, cfg.user_points,
+				       cfg.nuser_points *
+					       sizeof(*d->fail_points));
+			d->nfail_points =
+				d->fail_points ? cfg.nuser_points : 0;
 			continue;
 		}
 		bool too_long = r.failure == FAIL_SLOW ||
 				r.failure == FAIL_HANG ||
 				r.failure == FAIL_STEPS;
 
+		if (too_long && pts) {
+			/* the extra points made it too long (a real program
+			 * with hot racy loops): what it saw counts, the limit
+			 * is the points', not the program's; plain runs on */
+			no_feedback = true;
+			run_result_free(&r);
+			continue;
+		}
 		if (too_long) {
 			d->limit_kind = r.failure;
 			d->limit_run = i + 1;
@@ -375,6 +547,7 @@ int discover_races(const struct session_config *base, int runs,
 			idle = 0;
 		}
 	}
+	free(pts);
 	sampler_free(smp);
 	races_free(o.rd);
 	/* the instructions that touched a racy address */
@@ -416,6 +589,8 @@ int discover_races(const struct session_config *base, int runs,
 	free(o.seen.addr);
 	free(o.atomics);
 	free(o.atomic_thr);
+	free(o.objs.lo);
+	free(o.objs.hi);
 	d->seconds = now() - t0;
 	return 0;
 }

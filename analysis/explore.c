@@ -573,6 +573,8 @@ restart:
 		r->total_steps += rr.steps;
 		r->total_stops += rr.stops;
 		r->total_choices += rr.choices;
+		for (int k = 0; k < STOPK_N; k++)
+			r->stop_kinds[k] += rr.stop_kinds[k];
 		if (rr.steps > est_steps)
 			est_steps = rr.steps;
 		if (d)
@@ -595,12 +597,21 @@ restart:
 			continue;
 		}
 		if (d && rr.failure == FAIL_DIVERGED) {
+			/* the program did not repeat itself: what the search
+			 * has not run yet is not covered (a large runtime,
+			 * the JVM, whose threads depend on what ptloom does
+			 * not control); no failure, no pass */
 			snprintf(r->error, sizeof(r->error),
-				 "internal error: run %llu did not follow the "
-				 "schedule prefix it was given (nondeterminism "
-				 "ptloom does not control yet)",
+				 "run %llu did not follow the schedule prefix "
+				 "it was given (%s): the program does not "
+				 "repeat itself under ptloom (nondeterminism "
+				 "it does not control), so the search cannot "
+				 "go on; no failure found in %llu runs",
+				 (unsigned long long)r->runs,
+				 rr.message[0] ? rr.message : "diverged",
 				 (unsigned long long)r->runs);
-			r->verdict = VERDICT_ERROR;
+			r->nondeterministic = true;
+			r->verdict = VERDICT_INCOMPLETE;
 			run_result_free(&rr);
 			break;
 		}
@@ -778,7 +789,7 @@ out:
 	if ((r->steps_runs || r->slow_runs) &&
 	    (r->verdict == VERDICT_PASS ||
 	     r->verdict == VERDICT_INCOMPLETE) &&
-	    !r->too_long && !r->killed) {
+	    !r->too_long && !r->killed && !r->nondeterministic) {
 		/* a run cut by a per-run limit was not covered: no pass */
 		if (r->steps_runs)
 			snprintf(r->error, sizeof(r->error),
@@ -800,6 +811,7 @@ out:
 		r->verdict = VERDICT_INCOMPLETE;
 	}
 	if (r->discovery_limit && !r->too_long && !r->killed &&
+	    !r->nondeterministic &&
 	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
 		/* its race points may be missing: not covered, no pass */
 		snprintf(r->error, sizeof(r->error),
@@ -927,6 +939,8 @@ static int explore_parallel(const struct explore_opts *o,
 			r->total_steps += w.total_steps;
 			r->total_stops += w.total_stops;
 			r->total_choices += w.total_choices;
+			for (int i = 0; i < STOPK_N; i++)
+				r->stop_kinds[i] += w.stop_kinds[i];
 			r->filters += w.filters;
 			r->checkpoint_forks += w.checkpoint_forks;
 			if (w.verdict == VERDICT_FAIL && w.fail_run < fail_run) {
@@ -1000,6 +1014,9 @@ static void put_result(FILE *f, const struct explore_result *wr)
 		wr->checkpoint_forks, (unsigned long long)wr->total_steps,
 		(unsigned long long)wr->total_stops,
 		(unsigned long long)wr->total_choices);
+	for (int i = 0; i < STOPK_N; i++)
+		fprintf(f, "%llu%c", (unsigned long long)wr->stop_kinds[i],
+			i + 1 < STOPK_N ? ' ' : '\n');
 	fprintf(f, "%s\n", wr->error);
 	for (size_t i = 0; fail && i < fr->ndecisions; i++) {
 		const struct decision *c = &fr->decisions[i];
@@ -1038,6 +1055,13 @@ static bool get_result(FILE *f, struct explore_result *w)
 	w->total_steps = steps;
 	w->total_stops = stops;
 	w->total_choices = choices;
+	for (int i = 0; i < STOPK_N; i++) {
+		unsigned long long v;
+
+		if (fscanf(f, "%llu", &v) != 1)
+			return false;
+		w->stop_kinds[i] = v;
+	}
 	if (fgetc(f) != '\n' || !fgets(w->error, sizeof(w->error), f))
 		return false;
 	w->error[strcspn(w->error, "\n")] = 0;
@@ -1176,6 +1200,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		r->total_steps += w->total_steps;
 		r->total_stops += w->total_stops;
 		r->total_choices += w->total_choices;
+		for (int i = 0; i < STOPK_N; i++)
+			r->stop_kinds[i] += w->stop_kinds[i];
 		r->filters += w->filters;
 		r->checkpoint_forks += w->checkpoint_forks;
 		if (w->bound > r->bound)

@@ -100,6 +100,7 @@ struct explore_result {
 	bool have_pass;
 	uint64_t total_steps;
 	uint64_t total_stops, total_choices; /* run_result.stops, .choices */
+	uint64_t stop_kinds[STOPK_N];	   /* run_result.stop_kinds summed */
 	char error[512];
 	/* user points the runs used: racy accesses and adaptive spin points
 	 * (schedule files record them) */
@@ -123,6 +124,8 @@ struct explore_result {
 	uint64_t steps_runs;	   /* runs cut by --max-steps, no livelock */
 	uint64_t slow_runs;	   /* runs cut by --timeout, still running */
 	bool killed;		   /* a run was SIGKILLed from outside */
+	bool nondeterministic;	   /* dfs: a run left the prefix it was
+				    * given; the search stopped (error) */
 	unsigned filters;	   /* seccomp filters installed (all workers) */
 	/* sharded dfs: where the failure lies in the serial order
 	 * (dfs_key), and the bound-0 runs every shard repeats */

@@ -796,18 +796,41 @@ int symbols_backtrace(struct symbols *s, int tid, uint64_t *pcs, int max)
 	return s->unwind_err ? s->unwind_err : -EIO;
 }
 
+/*
+ * A shared library the system installed (glib, libgomp, libjvm): a
+ * failure inside it, an assertion helper's abort, is the program's
+ * caller's to name when there is one.
+ */
+static bool system_library(const char *modname)
+{
+	static const char *const dirs[] = { "/usr/lib/", "/lib/",
+					    "/usr/lib64/", "/lib64/" };
+
+	if (!modname || !strstr(base_name(modname), ".so"))
+		return false;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (starts_with(modname, dirs[i]))
+			return true;
+	return false;
+}
+
 void symbols_user_location(struct symbols *s, int tid, char *buf, size_t len)
 {
 	uint64_t pcs[UNWIND_MAX];
 	int n = symbols_backtrace(s, tid, pcs, UNWIND_MAX);
 
-	for (int i = 0; i < n; i++) {
-		uint64_t pc = i ? pcs[i] - 1 : pcs[i];
-		Dwfl_Module *mod = code_module(s, pc);
+	/* the program's own frame first, else any but the C runtime's */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < n; i++) {
+			uint64_t pc = i ? pcs[i] - 1 : pcs[i];
+			Dwfl_Module *mod = code_module(s, pc);
+			const char *name = mod ? module_name(mod) : NULL;
 
-		if (mod && !runtime_name(module_name(mod))) {
-			symbols_describe_code(s, pc, buf, len);
-			return;
+			if (mod && !runtime_name(name) &&
+			    (pass || !system_library(name))) {
+				symbols_describe_code(s, pc, buf, len);
+				return;
+			}
 		}
 	}
 	if (n > 0)

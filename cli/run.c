@@ -817,7 +817,7 @@ minimized:
 		}
 		rep.verdict = "pass";
 		code = EXIT_PASS;
-	} else if (er.killed) {
+	} else if (er.killed || er.nondeterministic) {
 		snprintf(summary, sizeof(summary), "ptloom: INCOMPLETE %s",
 			 er.error);
 		rep.verdict = "incomplete";
@@ -895,6 +895,16 @@ minimized:
 			(double)er.total_stops / (double)er.runs,
 			(double)er.total_steps / (double)er.runs,
 			(double)er.total_choices / (double)er.runs);
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs) {
+		/* where the stops go: the kinds above 0.05 a run */
+		fprintf(stderr, "ptloom: stops per run by kind:");
+		for (int k = 0; k < STOPK_N; k++)
+			if (er.stop_kinds[k] * 20 >= er.runs)
+				fprintf(stderr, " %s %.1f", stop_kind_name(k),
+					(double)er.stop_kinds[k] /
+						(double)er.runs);
+		fputc('\n', stderr);
+	}
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_runs)
 		fprintf(stderr, "ptloom: race discovery %d runs, %.3f s, "
 				"%llu accesses observed, %llu observation "

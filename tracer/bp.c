@@ -505,6 +505,56 @@ uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 	return disasm_effective_addr(b->insn, &t->regs);
 }
 
+/*
+ * A memory-destination read-modify-write without a lock prefix (`addl $1,
+ * count(%rip)`, what gcc -O2 makes of `count++`) is one instruction but
+ * two accesses: on two CPUs another store can fall between its load and
+ * its store, and is then lost.  Executed whole it could never be, so such
+ * an instruction at an access point is two points.  At the first (t was
+ * picked at it) the load happens: the operand's value is kept in t and
+ * true is returned (t stays at the point, as the store's point).  At the
+ * second the kept value is put back if someone changed it meanwhile, and
+ * the instruction runs on it: its result and flags are those of the value
+ * loaded at the first point, and a store that came between is overwritten,
+ * as on the hardware.  Returns false when t should run now.
+ */
+bool bp_split_rmw(struct thread *t)
+{
+	struct bp *b;
+	uint64_t v = 0;
+
+	if (t->stop != STOP_BP || t->kind != OP_ACCESS)
+		return false;
+	if (t->split) {
+		t->split = false;
+		if (!mem_read(t->p, t->split_addr, &v, t->split_size) &&
+		    v != t->split_val)
+			mem_write(t->p, t->split_addr, &t->split_val,
+				  t->split_size);
+		return false;
+	}
+	b = bp_find(t->p, t->bp_addr);
+	if (!b || !b->decoded || !b->insn || b->policy)
+		return false;
+	if (!b->rmw) {
+		const struct insn_info *in = b->insn;
+
+		if (in->nmem != 1 || !in->mem[0].read || !in->mem[0].write ||
+		    in->is_atomic || in->is_string_op || in->vsib ||
+		    in->size > 8)
+			return false;
+		b->rmw = true;
+	}
+	if (!t->obj || (t->obj & 4095) + b->insn->size > 4096 ||
+	    mem_read(t->p, t->obj, &v, b->insn->size))
+		return false; /* across pages or unreadable: the CPU's */
+	t->split = true;
+	t->split_addr = t->obj;
+	t->split_size = b->insn->size;
+	t->split_val = v;
+	return true;
+}
+
 /* The access budget is spent: lift every observation breakpoint. */
 int bp_remove_observers(struct process *s)
 {

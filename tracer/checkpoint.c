@@ -35,17 +35,40 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "session_int.h"
+
+/* The area in the vDSO: "syscall; int3" where the template forks, the
+ * child's start-up stub, clone3's arguments and the pid a run asks for. */
+enum {
+	AREA_GADGET = 0,
+	AREA_STUB = 8,
+	AREA_ARGS = 88,
+	AREA_TID = 176,
+	AREA_LEN = 184
+};
 
 struct checkpoint {
 	pid_t pid;		/* the template, 0: none (yet) */
 	bool off;		/* unsafe for this program: exec every run */
 	char note[160];		/* why not, for verbose output */
 	bool at_seccomp;	/* the template waits at its clone's stop */
-	struct user_regs_struct regs; /* its registers there */
+	bool armed;		/* or at the area's int3, set to fork again */
+	struct user_regs_struct regs; /* registers at the clone's stop */
+	uint64_t key;		/* the launcher's key (tracer/spawn.c) */
+	/* code and data of the fork in the template's vDSO, which glibc
+	 * never calls (its address is hidden from it): put_area() */
+	uint64_t area;		/* its address, 0: none */
+	uint8_t area_orig[AREA_LEN];
+	bool child_stub;	/* a child starts in the area's stub */
+	bool same_tid;		/* runs get the template's pid (set_tid) */
+	pid_t tid0;		/* that pid: the program's first process */
 	uint64_t tid_addr;	/* the main thread's pd->tid word */
+	/* without one (not glibc): the word its set_tid_address() named,
+	 * cleared at its exit; runs need the template's pid then */
+	uint64_t clear_addr;
 	uint64_t robust;	/* its robust-futex list head, 0: none */
 	size_t robust_len;
 	int outfd;		/* the template's output (shared description) */
@@ -65,6 +88,7 @@ struct checkpoint {
 	struct decision *dec;
 	size_t ndec;
 	unsigned forks;
+	unsigned fork_stops;	/* stops the last fork_template() took */
 	/* the template's breakpoints, installed once for the points a run
 	 * asks for and inherited by every fork (bp_key() says for which) */
 	int memfd;		/* the template's /proc/PID/mem, -1: none */
@@ -221,11 +245,12 @@ static bool template_is_safe(struct checkpoint *cp, pid_t pid, int outfd)
 	return ok;
 }
 
-static int wait_stop(pid_t pid, int *status)
+static int wait_stop(struct checkpoint *cp, pid_t pid, int *status)
 {
 	while (waitpid(pid, status, __WALL) < 0)
 		if (errno != EINTR)
 			return -errno;
+	cp->fork_stops++;
 	return WIFSTOPPED(*status) ? 0 : -ESRCH;
 }
 
@@ -247,7 +272,7 @@ static int robust_list_again(struct checkpoint *cp, pid_t c)
 		return -1;
 	/* entry and exit stops; a seccomp stop may come between them */
 	for (int stops = 0; stops < 2;) {
-		if (ptrace(PTRACE_SYSCALL, c, 0, 0) || wait_stop(c, &st))
+		if (ptrace(PTRACE_SYSCALL, c, 0, 0) || wait_stop(cp, c, &st))
 			return -1;
 		if (st >> 16 == PTRACE_EVENT_SECCOMP)
 			continue;
@@ -411,6 +436,332 @@ void checkpoint_keep_objects(struct session *s, const struct run_result *r)
 	cp->objects = copy_strings(r->objects, r->nobjects, &cp->nobjects);
 }
 
+enum { FORK_PLAIN, FORK_RUN };
+
+/*
+ * The registers of the template's fork.  FORK_RUN: the clone glibc's
+ * fork() makes (the kernel writes the child's tid into its pd->tid and
+ * clears it at exit), or with same_tid a clone3 asking for the template's
+ * pid (its arguments in the area).  FORK_PLAIN: a bare
+ * clone(CLONE_PARENT|SIGCHLD).  Both at the area's syscall instruction,
+ * or the template's own without an area, with the launcher's key as the
+ * sixth argument so that the seccomp filter lets them run untraced.
+ */
+static struct user_regs_struct fork_regs(const struct checkpoint *cp,
+					 int how)
+{
+	struct user_regs_struct r = cp->regs;
+
+	r.rip = cp->area ? cp->area + AREA_GADGET : cp->regs.rip - 2;
+	r.r9 = cp->key;
+	if (how == FORK_RUN && cp->same_tid) {
+		r.rax = r.orig_rax = SYS_clone3;
+		r.rdi = cp->area + AREA_ARGS;
+		r.rsi = 80; /* CLONE_ARGS_SIZE_VER1: set_tid */
+		return r;
+	}
+	r.rax = r.orig_rax = SYS_clone;
+	r.rdi = CLONE_PARENT | SIGCHLD;
+	r.rsi = r.rdx = r.r10 = r.r8 = 0;
+	if (how == FORK_RUN && cp->tid_addr) {
+		r.rdi |= CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
+		r.r10 = cp->tid_addr;
+	}
+	return r;
+}
+
+/*
+ * The area, written once into the template's vDSO (in its last page's
+ * tail): "syscall; int3", where the template forks and stops again at
+ * the int3 whether the clone worked or not (never running on into the
+ * program); the child's start-up stub: set_robust_list (a new task has
+ * none; glibc's fork() registers it again), then the registers the
+ * program's clone had and a jump to its syscall instruction, so the child
+ * reaches the clone's seccomp stop exactly where robust_list_again()
+ * leaves it (rcx and r11 are the syscall instruction's own), in one stop
+ * instead of three; clone3's arguments and the pid a same_tid run asks
+ * for.  Each run puts the vDSO's bytes back at its first stop
+ * (checkpoint_child_started()).  False: no vDSO, or not writable.
+ */
+static bool put_area(struct checkpoint *cp)
+{
+	char path[64], line[512];
+	unsigned long lo = 0, hi = 0;
+	uint8_t b[AREA_LEN] = { 0 };
+	size_t n;
+	FILE *f;
+
+	cp->area = 0;
+	cp->child_stub = false;
+	if (cp->memfd < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/maps", cp->pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+		lo = hi = 0;
+	}
+	fclose(f);
+	if (!lo || hi - lo < 4096)
+		return false;
+	uint64_t a = hi - 256;
+
+#define EMIT1(x) (b[n++] = (uint8_t)(x))
+#define EMIT8(v)                                            \
+	do {                                                \
+		uint64_t v_ = (v);                          \
+		for (int i_ = 0; i_ < 8; i_++)              \
+			b[n++] = (uint8_t)(v_ >> (8 * i_)); \
+	} while (0)
+	n = AREA_GADGET;
+	EMIT1(0x0f); EMIT1(0x05); EMIT1(0xcc);		      /* syscall; int3 */
+	n = AREA_STUB;
+	EMIT1(0x48); EMIT1(0xb8); EMIT8(SYS_set_robust_list); /* mov rax */
+	EMIT1(0x48); EMIT1(0xbf); EMIT8(cp->robust);	      /* mov rdi */
+	EMIT1(0x48); EMIT1(0xbe); EMIT8(cp->robust_len);      /* mov rsi */
+	EMIT1(0x0f); EMIT1(0x05);			      /* syscall */
+	EMIT1(0x48); EMIT1(0xb8); EMIT8(cp->regs.orig_rax);   /* mov rax */
+	EMIT1(0x48); EMIT1(0xbf); EMIT8(cp->regs.rdi);	      /* mov rdi */
+	EMIT1(0x48); EMIT1(0xbe); EMIT8(cp->regs.rsi);	      /* mov rsi */
+	EMIT1(0xff); EMIT1(0x25); EMIT1(0); EMIT1(0); EMIT1(0); EMIT1(0);
+	EMIT8(cp->regs.rip - 2);	      /* jmp [rip]: to the syscall */
+	if (n > AREA_ARGS)
+		return false;
+	/* struct clone_args, CLONE_ARGS_SIZE_VER1 */
+	n = AREA_ARGS;
+	EMIT8(CLONE_PARENT |
+	      (cp->tid_addr ? CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID
+	       : cp->clear_addr ? CLONE_CHILD_CLEARTID
+				: 0));		      /* flags */
+	EMIT8(0);				      /* pidfd */
+	EMIT8(cp->tid_addr ? cp->tid_addr : cp->clear_addr); /* child_tid */
+	EMIT8(0);				      /* parent_tid */
+	EMIT8(0); /* exit_signal: CLONE_PARENT takes the template's */
+	EMIT8(0);				      /* stack */
+	EMIT8(0);				      /* stack_size */
+	EMIT8(0);				      /* tls */
+	EMIT8(a + AREA_TID);			      /* set_tid */
+	EMIT8(1);				      /* set_tid_size */
+	n = AREA_TID;
+	EMIT8((uint64_t)(uint32_t)cp->pid);	      /* the pid wanted */
+#undef EMIT1
+#undef EMIT8
+	if (pread(cp->memfd, cp->area_orig, AREA_LEN, (off_t)a) != AREA_LEN ||
+	    pwrite(cp->memfd, b, AREA_LEN, (off_t)a) != AREA_LEN)
+		return false;
+	cp->area = a;
+	cp->child_stub = cp->robust != 0;
+	return true;
+}
+
+/* The template's vDSO bytes back (no checkpoint after all). */
+static void take_area_back(struct checkpoint *cp)
+{
+	if (cp->area && cp->memfd >= 0)
+		pwrite(cp->memfd, cp->area_orig, AREA_LEN, (off_t)cp->area);
+	cp->area = 0;
+	cp->child_stub = false;
+}
+
+/* The first stop of a run's child from the template (its clone's
+ * seccomp stop, after the stub): the vDSO's own bytes go back. */
+void checkpoint_child_started(struct session *s, struct thread *t)
+{
+	struct checkpoint *cp = s->cfg->checkpoint;
+
+	/* only once it is out of the stub, at the clone's syscall */
+	if (!cp || t->idx != 0 || t->regs.rip != cp->regs.rip)
+		return;
+	s->stub_pending = false;
+	if (cp->area)
+		mem_write(t->p, cp->area, cp->area_orig, AREA_LEN);
+}
+
+/*
+ * The template t, stopped, forks with the area's "syscall; int3" and
+ * registers r (at a seccomp stop: r's syscall runs and returns to the
+ * int3).  Back at the int3 it is set to fork again (armed).  Returns the
+ * child's pid, stopped but not yet waited for, or -errno of the clone.
+ */
+static pid_t area_fork(struct checkpoint *cp, pid_t t,
+		       const struct user_regs_struct *r, bool at_seccomp)
+{
+	struct user_regs_struct q = *r;
+	unsigned long msg;
+	pid_t c = 0;
+	int st;
+
+	if (at_seccomp)
+		q.rip += 2;
+	if (ptrace(PTRACE_SETREGS, t, 0, &q) || ptrace(PTRACE_CONT, t, 0, 0) ||
+	    wait_stop(cp, t, &st))
+		return -EIO;
+	/* clone3 with CLONE_PARENT and no exit signal is a "clone" */
+	if (st >> 16 == PTRACE_EVENT_FORK || st >> 16 == PTRACE_EVENT_CLONE) {
+		if (ptrace(PTRACE_GETEVENTMSG, t, 0, &msg))
+			return -EIO;
+		c = (pid_t)msg;
+		spawn_register(c);
+		if (ptrace(PTRACE_CONT, t, 0, 0) || wait_stop(cp, t, &st))
+			goto out_kill;
+	}
+	if (st >> 8 != SIGTRAP || ptrace(PTRACE_GETREGS, t, 0, &q) ||
+	    q.rip != cp->area + AREA_GADGET + 3)
+		goto out_kill; /* not at the int3: unknown */
+	long long ret = (long long)q.rax;
+
+	/* back at the int3, fork or not: set to fork again */
+	q = *r;
+	if (ptrace(PTRACE_SETREGS, t, 0, &q))
+		goto out_kill;
+	cp->armed = true;
+	if (!c)
+		return ret < 0 ? (pid_t)ret : -EIO;
+	return c;
+out_kill:
+	if (c > 0) {
+		kill(c, SIGKILL);
+		while (waitpid(c, &st, __WALL) < 0 && errno == EINTR)
+			;
+		spawn_unregister(c);
+	}
+	return -EIO;
+}
+
+/* SIGKILL and reap process pid, ours. */
+static void kill_reap(pid_t pid)
+{
+	int st;
+
+	kill(pid, SIGKILL);
+	for (;;) {
+		pid_t w = waitpid(pid, &st, __WALL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 || WIFEXITED(st) || WIFSIGNALED(st))
+			break;
+	}
+	spawn_unregister(pid);
+}
+
+/*
+ * Runs from the template with the template's own pid (clone3's set_tid),
+ * so that every thread id the program stored before its first thread (a
+ * mutex's owner, an interpreter's thread state) is the main thread's in
+ * every run, as in an exec'd run.  That pid must be free: the template
+ * becomes a plain fork X of the program's process T, T is killed, and
+ * each run asks for T's pid.  The kernel allows set_tid only with
+ * CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) in the pid namespace: X first
+ * asks for it while T lives, where EEXIST says it may and EPERM that it
+ * may not (T stays the template then).  1: X is the template, 0: T still
+ * is (armed), -1: neither.
+ */
+static int same_tid_template(struct checkpoint *cp)
+{
+	struct user_regs_struct r;
+	pid_t t = cp->pid, x;
+	char name[64];
+	int st, memfd;
+
+	r = fork_regs(cp, FORK_PLAIN);
+	x = area_fork(cp, t, &r, true);
+	if (x < 0)
+		return -1;
+	if (wait_stop(cp, x, &st) || setpgid(x, x))
+		goto no;
+	/* X's first stop: set it to fork, then ask while T lives
+	 * (PTLOOM_NO_SET_TID=1: as if the kernel said no, for tests) */
+	cp->same_tid = true;
+	r = fork_regs(cp, FORK_RUN);
+	r.orig_rax = (uint64_t)-1;
+	pid_t probe = getenv("PTLOOM_NO_SET_TID") ? -EPERM
+						  : area_fork(cp, x, &r, false);
+
+	if (probe != -EEXIST) {
+		cp->same_tid = false;
+		if (probe > 0)
+			kill_reap(probe);
+		goto no;
+	}
+	if (ptrace(PTRACE_SETREGS, x, 0, &r))
+		goto no;
+	snprintf(name, sizeof(name), "/proc/%d/mem", x);
+	if ((memfd = open(name, O_RDWR | O_CLOEXEC)) < 0)
+		goto no;
+	kill_reap(t);
+	close(cp->memfd);
+	cp->memfd = memfd;
+	cp->pid = x;
+	cp->tid0 = t;
+	cp->armed = true;
+	return 1;
+no:
+	cp->same_tid = false;
+	kill_reap(x);
+	/* T, at the int3, is the template: set to fork runs */
+	r = fork_regs(cp, FORK_RUN);
+	return ptrace(PTRACE_SETREGS, t, 0, &r) ? -1 : 0;
+}
+
+/*
+ * Does the template's tid appear in its writable memory or registers
+ * anywhere but its pd->tid?  A run with another pid would then hold a
+ * stale thread id (a mutex the main thread locked before its first
+ * thread: its owner) where an exec'd run holds its own.  Aligned 32-bit
+ * words of the private writable mappings.  True also when it cannot
+ * tell.
+ */
+static bool tid_in_memory(const struct checkpoint *cp)
+{
+	char path[64], line[512];
+	static uint32_t buf[1 << 16];
+	uint32_t tid = (uint32_t)cp->pid;
+	const struct user_regs_struct *r = &cp->regs;
+	const unsigned long long regs[] = { r->rbx, r->rbp, r->r12, r->r13,
+					    r->r14, r->r15, r->rdx, r->rsi,
+					    r->rdi, r->r8, r->r9, r->r10 };
+	bool found = false;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if ((uint32_t)regs[i] == tid || (regs[i] >> 32) == tid)
+			return true;
+	snprintf(path, sizeof(path), "/proc/%d/maps", cp->pid);
+	if (!(f = fopen(path, "re")))
+		return true;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char perm[8];
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3 ||
+		    perm[1] != 'w' || perm[3] != 'p')
+			continue;
+		for (unsigned long a = lo; !found && a < hi;) {
+			size_t len = hi - a < sizeof(buf) ? hi - a : sizeof(buf);
+			struct iovec l = { buf, len }, rv = { (void *)a, len };
+			ssize_t got = process_vm_readv(cp->pid, &l, 1, &rv, 1, 0);
+
+			if (got <= 0) {
+				a += 4096; /* unreadable (guard) page */
+				continue;
+			}
+			for (size_t i = 0; i < (size_t)got / 4; i++)
+				if (buf[i] == tid &&
+				    a + 4 * i != cp->tid_addr) {
+					found = true;
+					break;
+				}
+			a += (unsigned long)got;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
 static pid_t fork_template(struct checkpoint *cp)
 {
 	struct user_regs_struct r;
@@ -418,42 +769,54 @@ static pid_t fork_template(struct checkpoint *cp)
 	unsigned long msg;
 	int st;
 
-	if (!cp->at_seccomp) {
-		/* re-issue the clone: back at its seccomp stop */
-		if (ptrace(PTRACE_CONT, t, 0, 0) || wait_stop(t, &st) ||
-		    st >> 16 != PTRACE_EVENT_SECCOMP)
+	cp->fork_stops = 0;
+	if (cp->area) {
+		/* armed: straight to the fork event, no seccomp stop */
+		if (!cp->armed && !cp->at_seccomp)
 			return -EIO;
-		cp->at_seccomp = true;
+		r = fork_regs(cp, FORK_RUN);
+		c = area_fork(cp, t, &r, !cp->armed);
+		cp->at_seccomp = false;
+		if (c < 0)
+			return c;
+	} else {
+		if (!cp->at_seccomp) {
+			/* re-issue the clone: back at its seccomp stop */
+			if (ptrace(PTRACE_CONT, t, 0, 0) ||
+			    wait_stop(cp, t, &st) ||
+			    st >> 16 != PTRACE_EVENT_SECCOMP)
+				return -EIO;
+			cp->at_seccomp = true;
+		}
+		r = fork_regs(cp, FORK_RUN);
+		r.rip = cp->regs.rip;
+		if (ptrace(PTRACE_SETREGS, t, 0, &r) ||
+		    ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(cp, t, &st) ||
+		    st >> 16 != PTRACE_EVENT_FORK ||
+		    ptrace(PTRACE_GETEVENTMSG, t, 0, &msg))
+			return -EIO;
+		c = (pid_t)msg;
+		spawn_register(c);
+		/* the template to its syscall exit, then rewound */
+		r = cp->regs;
+		r.rip -= 2;
+		r.rax = cp->regs.orig_rax;
+		if (ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(cp, t, &st) ||
+		    ptrace(PTRACE_SETREGS, t, 0, &r))
+			goto out_kill;
+		cp->at_seccomp = false;
 	}
-	r = cp->regs;
-	r.orig_rax = SYS_clone;
-	r.rdi = CLONE_PARENT | SIGCHLD;
-	r.rsi = r.rdx = r.r10 = r.r8 = 0;
-	if (cp->tid_addr) {
-		r.rdi |= CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
-		r.r10 = cp->tid_addr;
-	}
-	if (ptrace(PTRACE_SETREGS, t, 0, &r) ||
-	    ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(t, &st) ||
-	    st >> 16 != PTRACE_EVENT_FORK ||
-	    ptrace(PTRACE_GETEVENTMSG, t, 0, &msg))
-		return -EIO;
-	c = (pid_t)msg;
-	spawn_register(c);
-	/* the template to its syscall exit, then rewound */
+	/* the child: its first stop, then rewound to re-issue the clone */
+	if (wait_stop(cp, c, &st))
+		goto out_kill;
 	r = cp->regs;
 	r.rip -= 2;
 	r.rax = cp->regs.orig_rax;
-	if (ptrace(PTRACE_SYSCALL, t, 0, 0) || wait_stop(t, &st) ||
-	    ptrace(PTRACE_SETREGS, t, 0, &r))
-		goto out_kill;
-	cp->at_seccomp = false;
-	/* the child: its first stop, then the same rewind */
-	if (wait_stop(c, &st))
-		goto out_kill;
-	if (cp->robust && robust_list_again(cp, c))
-		goto out_kill;
 	r.orig_rax = (uint64_t)-1;
+	if (cp->child_stub)
+		r.rip = cp->area + AREA_STUB;
+	else if (cp->robust && robust_list_again(cp, c))
+		goto out_kill;
 	if (ptrace(PTRACE_SETREGS, c, 0, &r))
 		goto out_kill;
 	/* it has not exec'd: its parent (us, by CLONE_PARENT) may */
@@ -462,10 +825,7 @@ static pid_t fork_template(struct checkpoint *cp)
 	cp->forks++;
 	return c;
 out_kill:
-	kill(c, SIGKILL);
-	while (waitpid(c, &st, __WALL) < 0 && errno == EINTR)
-		;
-	spawn_unregister(c);
+	kill_reap(c);
 	return -EIO;
 }
 
@@ -483,7 +843,10 @@ static void adopt(struct session *s, pid_t c)
 	s->th[0].stop = STOP_NONE;
 	s->th[0].st = SCHED_RUNNING;
 	s->from_checkpoint = true;
+	s->stub_pending = s->cfg->checkpoint->area != 0;
 	s->stops = 0; /* the template's were paid once, not by this run */
+	memset(s->stop_kinds, 0, sizeof(s->stop_kinds));
+	s->stop_kinds[STOPK_FORK] = s->cfg->checkpoint->fork_stops;
 	s->resume_cpu = 0; /* a new process's clock */
 	if (s->cfg->policy && s->cfg->policy->forked)
 		s->cfg->policy->forked(s->cfg->policy->ctx, s, old);
@@ -540,11 +903,8 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	if (!cp || cp->off || cp->pid || s->from_checkpoint || regs_get(t) ||
 	    !first_thread_clone(s, t, &tid_addr))
 		return false;
-	if (!tid_addr) {
-		say_off(cp, "the main thread's tid word was not found (not "
-			    "glibc?)");
-		return false;
-	}
+	/* no pd->tid word (not glibc): only a run with the template's own
+	 * pid is the exec'd run (same_tid_template() below) */
 	if (s->timers) {
 		/* tracer/timer.c keeps them per run and per pid */
 		say_off(cp, "a timer was set before the first thread");
@@ -581,11 +941,14 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	cp->ndec = s->ndec;
 	cp->regs = t->regs;
 	cp->tid_addr = tid_addr;
+	cp->clear_addr = s->th[0].ctid;
 	cp->robust = 0;
 	if (syscall(SYS_get_robust_list, s->pid, &cp->robust,
 		    &cp->robust_len))
 		cp->robust = 0;
 	cp->at_seccomp = true;
+	cp->armed = false;
+	cp->key = spawn_key();
 	cp->pid = s->pid;
 	cp->seed = s->cfg->seed;
 	cp->quantum = s->cfg->clock_quantum_ns;
@@ -597,9 +960,50 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	cp->out_len = s->outfd >= 0 ? lseek(s->outfd, 0, SEEK_CUR) : 0;
 	s->outfd_shared = true;
 
-	pid_t c = template_bps(cp, s) ? fork_template(cp) : -EIO;
+	bool ok = template_bps(cp, s);
+	int same = 0;
 
+	cp->same_tid = false;
+	if (ok && put_area(cp) && (same = same_tid_template(cp)) < 0)
+		ok = false;
+	if (ok && same == 0 && !cp->tid_addr) {
+		say_off(cp, "the main thread's tid word was not found (not "
+			    "glibc?) and the kernel does not let ptloom give "
+			    "runs the template's pid");
+		ok = false;
+	}
+	if (ok && same == 0 && tid_in_memory(cp)) {
+		/* runs with another pid would hold a stale thread id */
+		say_off(cp, "the main thread's id is in the program's memory "
+			    "(a lock held at the first thread?) and the "
+			    "kernel does not let ptloom give runs that pid");
+		ok = false;
+	}
+	pid_t c = ok ? fork_template(cp) : -EIO;
+
+	if (c < 0 && cp->same_tid) {
+		/* T is gone: nothing to run on in */
+		say_off(cp, "the template could not fork");
+		cp->pid = 0;
+		cp->outfd = -1;
+		s->outfd_shared = false;
+		s->failed = true;
+		s->res->failure = FAIL_INTERNAL;
+		snprintf(s->res->message, sizeof(s->res->message),
+			 "the fork checkpoint's template could not fork");
+		return true;
+	}
 	if (c < 0) {
+		take_area_back(cp);
+		if (cp->armed) {
+			/* not set to fork any more: to re-issue its clone */
+			struct user_regs_struct r = cp->regs;
+
+			r.rip -= 2;
+			r.rax = r.orig_rax;
+			ptrace(PTRACE_SETREGS, cp->pid, 0, &r);
+			cp->armed = false;
+		}
 		/* the template stays as it was: run on in it, no checkpoint */
 		cp->pid = 0;
 		cp->outfd = -1;

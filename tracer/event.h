@@ -164,5 +164,8 @@ const char *op_kind_name(int kind);
 const char *call_fn_name(int fn);
 /* True for operations that only touch their object (commute otherwise). */
 bool op_is_local(int kind, int fn);
+/* The bytes a call's object spans (glibc x86-64: its internal futex words
+ * lie inside it), 64 for calls whose object size is not known. */
+uint64_t call_object_size(int fn);
 
 #endif

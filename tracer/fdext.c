@@ -185,9 +185,9 @@ static bool epoll_external(struct session *s, struct thread *t, int ourfd,
 
 		if (sscanf(line, "tfd: %d", &tfd) != 1)
 			continue;
-		int fd = t->p->pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd,
-							 t->p->pidfd, tfd, 0)
-					  : -1;
+		int pfd = process_pidfd(t->p);
+		int fd = pfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pfd, tfd, 0)
+				  : -1;
 
 		if (fd < 0) {
 			ext = true;

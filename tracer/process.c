@@ -78,8 +78,16 @@ int process_open(struct process *p)
 	process_close(p);
 	snprintf(name, sizeof(name), "/proc/%d/mem", p->pid);
 	p->memfd = open(name, O_RDWR | O_CLOEXEC);
-	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
 	return p->memfd < 0 ? -errno : 0;
+}
+
+int process_pidfd(struct process *p)
+{
+	if (p->pidfd < 0 && !p->pidfd_tried && !p->dead) {
+		p->pidfd_tried = true;
+		p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	}
+	return p->pidfd;
 }
 
 void process_close(struct process *p)
@@ -90,6 +98,7 @@ void process_close(struct process *p)
 		close(p->pidfd);
 	p->memfd = -1;
 	p->pidfd = -1;
+	p->pidfd_tried = false;
 }
 
 static void free_bps(struct process *p)
@@ -108,39 +117,127 @@ static void free_bps(struct process *p)
 	p->observing = false;
 }
 
+/* The hex number at *p (advanced past it); *ok false when none. */
+static unsigned long long hex_at(const char **p, bool *ok)
+{
+	unsigned long long v = 0;
+	const char *q = *p;
+
+	for (;; q++) {
+		int d = *q >= '0' && *q <= '9'	 ? *q - '0'
+			: *q >= 'a' && *q <= 'f' ? *q - 'a' + 10
+						 : -1;
+
+		if (d < 0)
+			break;
+		v = v << 4 | (unsigned)d;
+	}
+	if (q == *p)
+		*ok = false;
+	*p = q;
+	return v;
+}
+
+/* One line of /proc/PID/maps, "lo-hi perm off dev ino   path", into m. */
+static bool parse_map(const char *l, const char *end, struct proc_map *m)
+{
+	bool ok = true;
+	unsigned long long lo, hi, ino = 0;
+	const char *perm;
+
+	lo = hex_at(&l, &ok);
+	if (!ok || *l++ != '-')
+		return false;
+	hi = hex_at(&l, &ok);
+	if (!ok || *l++ != ' ' || end - l < 5)
+		return false;
+	perm = l;
+	l += 4;
+	if (*l++ != ' ')
+		return false;
+	hex_at(&l, &ok); /* offset */
+	if (!ok || *l++ != ' ')
+		return false;
+	while (l < end && *l != ' ') /* device */
+		l++;
+	if (l >= end || *l++ != ' ' || *l < '0' || *l > '9')
+		return false;
+	while (*l >= '0' && *l <= '9')
+		ino = ino * 10 + (unsigned)(*l++ - '0');
+	while (l < end && *l == ' ')
+		l++;
+	*m = (struct proc_map){
+		.lo = lo,
+		.hi = hi,
+		.writable = perm[1] == 'w',
+		.none = !strncmp(perm, "---", 3),
+		.shared = perm[3] == 's',
+		.anon = ino == 0 && l >= end,
+		.stack = end - l >= 7 && !strncmp(l, "[stack]", 7),
+	};
+	return true;
+}
+
+/*
+ * The whole file in one buffer (a few reads, not one per KiB) and parsed
+ * by hand: a state key reads the maps at every choice, and sscanf was a
+ * few per cent of all CPU.
+ */
 int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more)
 {
-	char name[64], line[512];
-	int n = 0;
+	static char *buf;
+	static size_t cap;
+	char name[64];
+	size_t len = 0;
+	int n = 0, fd;
 
 	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
-	FILE *f = fopen(name, "re");
-
-	if (!f)
+	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, off, ino;
-		char perm[8], dev[16];
-		int used = 0;
+	for (;;) {
+		if (cap - len < 4096) {
+			size_t c = cap ? cap * 2 : 1 << 16;
+			char *b = realloc(buf, c);
 
-		if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %n", &lo, &hi,
-			   perm, &off, dev, &ino, &used) < 6)
+			if (!b) {
+				close(fd);
+				return -1;
+			}
+			buf = b;
+			cap = c;
+		}
+		ssize_t got = read(fd, buf + len, cap - len - 1);
+
+		if (got < 0 && errno == EINTR)
 			continue;
-		const char *path = line + used;
-
-		m[n++] = (struct proc_map){
-			.lo = lo,
-			.hi = hi,
-			.writable = perm[1] == 'w',
-			.none = !strncmp(perm, "---", 3),
-			.shared = perm[3] == 's',
-			.anon = ino == 0 && (*path == '\n' || !*path),
-			.stack = !strncmp(path, "[stack]", 7),
-		};
+		if (got < 0) {
+			close(fd);
+			return -1;
+		}
+		if (got == 0)
+			break;
+		len += (size_t)got;
 	}
+	close(fd);
+	buf[len] = 0;
 	if (more)
-		*more = n == max && fgets(line, sizeof(line), f);
-	fclose(f);
+		*more = false;
+	for (const char *l = buf; l < buf + len;) {
+		const char *e = memchr(l, '\n', (size_t)(buf + len - l));
+		struct proc_map pm;
+
+		if (!e)
+			e = buf + len;
+		if (parse_map(l, e, &pm)) {
+			if (n == max) {
+				if (more)
+					*more = true;
+				break;
+			}
+			m[n++] = pm;
+		}
+		l = e + 1;
+	}
 	return n;
 }
 
@@ -888,8 +985,10 @@ void on_death(struct session *s, pid_t tid, int status)
 {
 	struct thread *t = find_thread(s, tid);
 
+	s->stop_kinds[STOPK_DEATH]++;
 	if (tid == s->pid) {
 		s->ended = true;
+		s->leader_reaped = true;
 		if (WIFEXITED(status)) {
 			s->res->exit_status = WEXITSTATUS(status);
 		} else {
@@ -1047,6 +1146,17 @@ void kill_and_reap(struct session *s)
 
 	if (s->handed_over)
 		return; /* the caller's now, stopped; it kills it */
+	/*
+	 * One process, its leader reaped: the kernel reports a traced
+	 * leader's end only once its other threads are reaped, and the
+	 * process made no other process ptloom did not see (a fork stops
+	 * at its event first, and nothing else ran meanwhile): nothing is
+	 * left to kill or reap.
+	 */
+	if (s->leader_reaped && s->nprocs == 1 && !s->nfreep && !s->nstray) {
+		spawn_unregister(s->pid);
+		return;
+	}
 	kill(-s->pid, SIGKILL);
 	kill(s->pid, SIGKILL);
 	for (int i = 0; i < s->nfreep; i++)

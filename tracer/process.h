@@ -27,7 +27,8 @@ struct process {
 	pid_t pid;		/* thread-group id (real, never in the trace) */
 	int parent;		/* P-number of the real parent, -1 if none */
 	int memfd;		/* /proc/PID/mem */
-	int pidfd;
+	int pidfd;		/* process_pidfd() */
+	bool pidfd_tried;
 	uint32_t img;		/* image number: tags its events' addresses */
 	char comm[16];		/* program name */
 	int nthreads;		/* threads created, for its own T-numbers */
@@ -68,8 +69,10 @@ static inline uint64_t process_tag(const struct process *p)
 struct process *process_new(struct session *s, pid_t pid,
 			    struct process *parent);
 struct process *process_find(struct session *s, pid_t pid);
-/* Open /proc/PID/mem and a pidfd (at creation and at exec). */
+/* Open /proc/PID/mem (at creation and at exec). */
 int process_open(struct process *p);
+/* Its pidfd (for pidfd_getfd), opened when first asked for; -1: none. */
+int process_pidfd(struct process *p);
 void process_close(struct process *p);
 /* /proc/PID/stat past the program name: "S 1234 ..." (state, parent, ...)
  * in buf, or NULL when the task is gone. */

@@ -51,6 +51,8 @@ struct bp {
 	bool policy;		/* a point of cfg->policy */
 	bool decoded;		/* insn is valid */
 	struct insn_info *insn;	/* decoded instruction (user points) */
+	bool rmw;		/* insn reads and writes one memory operand
+				 * without a lock prefix (bp_split_rmw) */
 };
 
 enum { EMUL_STEP = 0, EMUL_PUSH, EMUL_SKIP, EMUL_INSN };
@@ -66,6 +68,9 @@ int regs_set(struct thread *t);
 /* tracer/spawn.c */
 int spawn_program(const struct session_config *cfg, int outfd, pid_t *pid);
 void spawn_register(pid_t pid);
+/* The key that lets a syscall of the launcher's children pass the seccomp
+ * filter untraced (its sixth argument). */
+uint64_t spawn_key(void);
 void spawn_unregister(pid_t pid);
 double now_seconds(void);
 
@@ -91,6 +96,7 @@ void bp_doze(struct process *p, struct bp *b);
 void bp_wake_dormant(struct process *p, int thread);
 int bp_lift_all(struct process *p);
 /* Effective address of the memory operand at breakpoint b for t. */
+bool bp_split_rmw(struct thread *t);
 uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 		    int *size, bool *write);
 
@@ -128,6 +134,9 @@ bool checkpoint_at(struct session *s, struct thread *t);
 /* Start the session from the checkpoint: 0, or 1 when it does not apply
  * (spawn as usual). */
 int checkpoint_start(struct session *s);
+/* A run's child from the template reached its clone's seccomp stop: the
+ * vDSO bytes its start-up stub borrowed go back. */
+void checkpoint_child_started(struct session *s, struct thread *t);
 /* The mapped objects of a run from the checkpoint (the template's), and
  * keeping the first such run's for the others. */
 bool checkpoint_objects(struct session *s, struct run_result *r);

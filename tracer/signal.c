@@ -433,7 +433,7 @@ bool signal_fd_ready(struct session *s, struct thread *t, int ourfd,
 				(st.pending & sfd_mask(t->p->pid, tfd));
 			continue;
 		}
-		if (t->p->pidfd < 0 ||
+		if (process_pidfd(t->p) < 0 ||
 		    (fd = (int)syscall(SYS_pidfd_getfd, t->p->pidfd, tfd, 0)) <
 			    0)
 			continue;
@@ -550,7 +550,7 @@ static bool owner_is_thread(struct process *p)
 	int n = 0;
 
 	snprintf(name, sizeof(name), "/proc/%d/fd", p->pid);
-	if (p->pidfd < 0 || !(d = opendir(name)))
+	if (process_pidfd(p) < 0 || !(d = opendir(name)))
 		return true; /* cannot tell: leave it to the kernel */
 	while (!found && (e = readdir(d)) && n++ < 1024) {
 		struct f_owner_ex o;

@@ -488,6 +488,11 @@ int spawn_program(const struct session_config *cfg, int outfd, pid_t *out)
 /* The processes alive now, for tracer_kill_all(). */
 static volatile pid_t live[64];
 
+uint64_t spawn_key(void)
+{
+	return L.key;
+}
+
 void spawn_register(pid_t pid)
 {
 	for (int i = 0; i < 64; i++)

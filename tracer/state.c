@@ -199,6 +199,10 @@ static void key_thread(struct keyer *k, struct session *s,
 	key_u64(k, t->ctid);
 	key_u64(k, t->new_ctid);
 	key_u64(k, t->bp_addr);
+	/* a split read-modify-write's loaded value is the thread's */
+	key_u64(k, t->split ? t->split_addr ^ (uint64_t)t->split_size << 56
+			    : 0);
+	key_u64(k, t->split ? norm(k, t->split_val) : 0);
 	key_u64(k, t->timed ? t->deadline : 0);
 	key_u64(k, t->sleep_ns << 1 | t->sleep_abs);
 	/* spin recognition */

@@ -21,6 +21,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -187,10 +188,11 @@ static void emulate_time(struct session *s, struct thread *t)
 	skip(t, v);
 }
 
-static void emulate_getrandom(struct session *s, struct thread *t)
+/* len bytes of the --seed stream to addr: the call's result */
+static void emulate_random(struct session *s, struct thread *t,
+			   uint64_t addr, size_t len)
 {
-	uint64_t addr = t->regs.rdi;
-	size_t len = t->regs.rsi, done = 0;
+	size_t done = 0;
 	uint8_t buf[256];
 
 	if (len > (1u << 25))
@@ -212,10 +214,32 @@ static void emulate_getrandom(struct session *s, struct thread *t)
 	skip(t, (int64_t)len);
 }
 
+static void emulate_getrandom(struct session *s, struct thread *t)
+{
+	emulate_random(s, t, t->regs.rdi, t->regs.rsi);
+}
+
+/*
+ * A read of /dev/urandom or /dev/random is getrandom by another name
+ * (perl seeds its hashes so, after getrandom): answered from --seed too,
+ * or a replay, a fresh exec, would hash differently from the runs forked
+ * past the read.
+ */
+static bool read_of_random(const struct thread *t, int fd)
+{
+	char name[64];
+	struct stat sb;
+
+	snprintf(name, sizeof(name), "/proc/%d/task/%d/fd/%d", t->p->pid,
+		 t->tid, fd);
+	return fd >= 0 && stat(name, &sb) == 0 && S_ISCHR(sb.st_mode) &&
+	       (sb.st_rdev == makedev(1, 8) || sb.st_rdev == makedev(1, 9));
+}
+
 /* Duplicate the tracee's descriptor fd into ours. -1 if it is closed. */
 static int grab_fd(struct thread *t, int fd)
 {
-	if (t->p->pidfd < 0 || fd < 0)
+	if (fd < 0 || process_pidfd(t->p) < 0)
 		return -1;
 	return (int)syscall(SYS_pidfd_getfd, t->p->pidfd, fd, 0);
 }
@@ -299,9 +323,30 @@ void syscall_close_fds(struct thread *t)
 	t->ext_known = false;
 }
 
+/*
+ * A descriptor of a file or device, on which a read or write never
+ * blocks, from its /proc entry: one stat instead of duplicating it,
+ * fstat and close (the output, at every write).  False: a pipe, a
+ * socket, an anonymous inode, or cannot tell.
+ */
+static bool never_blocks(const struct thread *t, int fd)
+{
+	char name[64];
+	struct stat sb;
+
+	snprintf(name, sizeof(name), "/proc/%d/task/%d/fd/%d", t->p->pid,
+		 t->tid, fd);
+	if (fd < 0 || stat(name, &sb) < 0)
+		return false;
+	return S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode) ||
+	       S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode);
+}
+
 static bool fd_point(struct session *s, struct thread *t, int kind,
 		     short events, bool dontwait)
 {
+	if (never_blocks(t, (int)t->regs.rdi))
+		return handled();
 	int fd = grab_fd(t, (int)t->regs.rdi);
 
 	if (fd < 0)
@@ -567,6 +612,11 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return point(t, OP_SLEEP, 0, (int64_t)ns);
 	}
 	case SYS_read:
+		if (read_of_random(t, (int)r->rdi)) {
+			emulate_random(s, t, r->rsi, r->rdx);
+			return handled();
+		}
+		return fd_point(s, t, OP_READ, POLLIN, false);
 	case SYS_readv:
 		return fd_point(s, t, OP_READ, POLLIN, false);
 	case SYS_recvfrom:

@@ -19,9 +19,15 @@
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "session_int.h"
+
+#ifndef FUTEX_LOCK_PI2
+#define FUTEX_LOCK_PI2 13
+#endif
 
 /* Observations of one instruction per run in race discovery (sampling),
  * and how often one that dozed is woken (observe_hit). */
@@ -358,6 +364,33 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 	resume(s, t, 0);
 }
 
+/*
+ * Race discovery with access points (its later runs interleave at the
+ * racy instructions found so far): a point's access is observed too, when
+ * the thread reaches it.  Its thread runs nothing until the access, so
+ * the detector sees it with the clock it happens at.
+ */
+static void observe_point(struct session *s, struct thread *t, struct bp *b)
+{
+	struct access_observer *o = s->cfg->observer;
+	int size = 0, live = 0;
+	bool write = false;
+
+	if (!o || !t->p->observing ||
+	    (b->kind != OP_ACCESS && b->kind != OP_ATOMIC))
+		return;
+	uint64_t ea = bp_operand(s, t, b, &size, &write);
+
+	for (int i = 0; i < s->nth; i++)
+		live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
+	if (!ea || live <= 1)
+		return;
+	s->obs_stops++;
+	o->access(o->ctx, t->idx, b->addr, ea | process_tag(t->p), size, write,
+		  b->kind == OP_ATOMIC || (b->insn && b->insn->is_atomic));
+	s->observed++;
+}
+
 static void on_breakpoint(struct session *s, struct thread *t)
 {
 	if (regs_get(t)) {
@@ -369,6 +402,7 @@ static void on_breakpoint(struct session *s, struct thread *t)
 
 	if (!b) {
 		/* not ours: the program's own int3 or a single-step trap */
+		s->stop_kinds[STOPK_TRAP]++;
 		resume(s, t, SIGTRAP);
 		return;
 	}
@@ -376,10 +410,18 @@ static void on_breakpoint(struct session *s, struct thread *t)
 	t->regs_dirty = true;
 	t->stop = STOP_BP;
 	t->bp_addr = addr;
+	s->stop_kinds[b->observe ? STOPK_OBSERVE
+		      : b->policy ? STOPK_POLICY
+		      : b->kind == OP_CALL ? STOPK_CALL
+		      : b->kind == OP_ATOMIC ? STOPK_ATOMIC
+		      : b->kind == OP_SPIN ? STOPK_SPIN
+					   : STOPK_ACCESS]++;
 	if (b->observe) {
 		observe_hit(s, t, b, addr);
 		return;
 	}
+	if (!b->policy)
+		observe_point(s, t, b);
 	if (b->policy) {
 		struct sched_policy *p = s->cfg->policy;
 
@@ -425,6 +467,104 @@ static void on_breakpoint(struct session *s, struct thread *t)
 	reach_point(s, t);
 }
 
+/* What a seccomp stop of t is (PTLOOM_STATS), by its syscall. */
+static int syscall_stop_kind(const struct thread *t)
+{
+	uint64_t nr = t->regs.orig_rax;
+	int op = (int)(t->regs.rsi & 0x7f); /* FUTEX_CMD_MASK */
+
+	switch (nr) {
+	case SYS_futex:
+		return op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET ||
+			       op == FUTEX_LOCK_PI || op == FUTEX_LOCK_PI2 ||
+			       op == FUTEX_WAIT_REQUEUE_PI
+			       ? STOPK_FUTEX_WAIT
+			       : STOPK_FUTEX_WAKE;
+#ifdef SYS_futex_waitv
+	case SYS_futex_waitv:
+		return STOPK_FUTEX_WAIT;
+#endif
+	case SYS_sched_yield:
+	case PTLOOM_SYSCALL_NR:
+		return STOPK_YIELD;
+	case SYS_nanosleep:
+	case SYS_clock_nanosleep:
+		return STOPK_SLEEP;
+	case SYS_clock_gettime:
+	case SYS_clock_getres:
+	case SYS_gettimeofday:
+	case SYS_time:
+	case SYS_getrandom:
+		return STOPK_CLOCK;
+	case SYS_read:
+	case SYS_readv:
+	case SYS_write:
+	case SYS_writev:
+	case SYS_recvfrom:
+	case SYS_recvmsg:
+	case SYS_sendto:
+	case SYS_sendmsg:
+	case SYS_accept:
+	case SYS_accept4:
+	case SYS_connect:
+		return STOPK_IO;
+	case SYS_poll:
+	case SYS_ppoll:
+	case SYS_select:
+	case SYS_pselect6:
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
+		return STOPK_POLL;
+	case SYS_clone:
+	case SYS_clone3:
+		return STOPK_CLONE;
+	case SYS_exit:
+	case SYS_exit_group:
+		return STOPK_EXIT;
+	case SYS_wait4:
+	case SYS_waitid:
+	case SYS_kill:
+	case SYS_tgkill:
+	case SYS_tkill:
+		return STOPK_PROC;
+	default:
+		return STOPK_SYSCALL;
+	}
+}
+
+const char *stop_kind_name(int kind)
+{
+	static const char *const names[STOPK_N] = {
+		[STOPK_FUTEX_WAIT] = "futex-wait",
+		[STOPK_FUTEX_WAKE] = "futex-wake",
+		[STOPK_YIELD] = "yield",
+		[STOPK_SLEEP] = "sleep",
+		[STOPK_CLOCK] = "clock",
+		[STOPK_IO] = "io",
+		[STOPK_POLL] = "poll",
+		[STOPK_CLONE] = "clone",
+		[STOPK_EXIT] = "exit",
+		[STOPK_PROC] = "wait/kill",
+		[STOPK_SYSCALL] = "other-syscall",
+		[STOPK_CALL] = "sync-call",
+		[STOPK_ATOMIC] = "atomic",
+		[STOPK_ACCESS] = "racy-access",
+		[STOPK_SPIN] = "spin",
+		[STOPK_POLICY] = "policy",
+		[STOPK_OBSERVE] = "observation",
+		[STOPK_TRAP] = "other-trap",
+		[STOPK_EVENT] = "ptrace-event",
+		[STOPK_START] = "thread-start",
+		[STOPK_SIGNAL] = "signal",
+		[STOPK_DEATH] = "death",
+		[STOPK_CHILD] = "free-child",
+		[STOPK_FORK] = "template-fork",
+	};
+
+	return kind >= 0 && kind < STOPK_N && names[kind] ? names[kind] : "?";
+}
+
 static bool stop_signal(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
@@ -437,6 +577,7 @@ void on_stop(struct session *s, pid_t tid, int status)
 	int sig = WSTOPSIG(status), ev = status >> 16;
 
 	if (!t) {
+		s->stop_kinds[STOPK_CHILD]++;
 		if (is_free_process(s, tid))
 			free_process_stop(s, tid, status);
 		else if (s->nstray < 64)
@@ -447,9 +588,13 @@ void on_stop(struct session *s, pid_t tid, int status)
 	if (ev == PTRACE_EVENT_SECCOMP) {
 		t->stop = STOP_SECCOMP;
 		if (regs_get(t)) {
+			s->stop_kinds[STOPK_SYSCALL]++;
 			resume(s, t, 0);
 			return;
 		}
+		s->stop_kinds[syscall_stop_kind(t)]++;
+		if (s->stub_pending && t->idx == 0)
+			checkpoint_child_started(s, t);
 		if (s->cfg->checkpoint && checkpoint_at(s, t))
 			return; /* a fork of the template goes on */
 		if (syscall_enter(s, t)) {
@@ -458,7 +603,17 @@ void on_stop(struct session *s, pid_t tid, int status)
 		} else {
 			resume(s, t, 0);
 		}
-	} else if (!s->cfg->free_children &&
+		return;
+	}
+	if (ev)
+		s->stop_kinds[STOPK_EVENT]++;
+	else if (sig == SIGTRAP)
+		; /* on_breakpoint() counts it */
+	else if (sig == SIGSTOP && t->starting)
+		s->stop_kinds[STOPK_START]++;
+	else
+		s->stop_kinds[STOPK_SIGNAL]++;
+	if (!s->cfg->free_children &&
 		   (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
 		    (ev == PTRACE_EVENT_CLONE && !t->clone_thread))) {
 		on_fork_event(s, t->idx, ev);

@@ -119,6 +119,11 @@ struct thread {
 	/* it left a spin, yield or read point: where it stops next, if that
 	 * is an active point, the spinners may re-check (spinners_wake) */
 	bool wake_due;
+	/* a plain read-modify-write of memory (`addl $1, x`) split into
+	 * its load and its store (bp_split_rmw): the value it loaded */
+	bool split;
+	uint8_t split_size;
+	uint64_t split_addr, split_val;
 };
 
 struct thread *session_new_thread(struct session *s, pid_t tid,

@@ -431,7 +431,7 @@ static bool timerfd_call(struct session *s, struct thread *t, long nr)
 	uint64_t old_addr = nr == SYS_timerfd_gettime ? r->rsi : r->r10;
 	struct ptimer *p;
 
-	if (!fd_is(pid, fd, "[timerfd]") || t->p->pidfd < 0)
+	if (!fd_is(pid, fd, "[timerfd]") || process_pidfd(t->p) < 0)
 		return false; /* the kernel says EBADF/EINVAL */
 	int ours = (int)syscall(SYS_pidfd_getfd, t->p->pidfd, fd, 0);
 

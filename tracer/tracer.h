@@ -151,8 +151,17 @@ uint64_t session_object_start(struct session *s, const char *path);
 #define EVENT_PC_POLICY (0x7079ull << 48)
 #define EVENT_PC_IS_POLICY(pc) (((pc) >> 48) == 0x7079)
 
-/* Synchronisation kinds passed to access_observer.sync. */
-enum { SYNC_ACQUIRE = 1, SYNC_RELEASE, SYNC_FORK, SYNC_JOIN, SYNC_ACQREL };
+/* Synchronisation kinds passed to access_observer.sync.  SYNC_OBJECT is
+ * none: a call names a synchronisation object of other_thread bytes at obj
+ * (its futex words lie inside it). */
+enum {
+	SYNC_ACQUIRE = 1,
+	SYNC_RELEASE,
+	SYNC_FORK,
+	SYNC_JOIN,
+	SYNC_ACQREL,
+	SYNC_OBJECT
+};
 
 /* Symbolisation of a live tracee, provided by the caller (analysis/). */
 struct symbolizer {
@@ -240,6 +249,43 @@ struct sym_entry {
 	char *text;
 };
 
+/*
+ * What a tracee stop was, for PTLOOM_STATS: where a runtime's stops go.
+ * Every stop the session handles (a wait that reported one) counts once,
+ * by what it turned out to be; STOPK_FORK counts the stops of forking a
+ * run from the checkpoint's template, which run_result.stops leaves out.
+ */
+enum stop_count_kind {
+	STOPK_FUTEX_WAIT,	/* futex wait, futex_waitv, lock_pi */
+	STOPK_FUTEX_WAKE,	/* futex wake, wake_op, requeue */
+	STOPK_YIELD,		/* sched_yield, ptloom_yield */
+	STOPK_SLEEP,		/* nanosleep, clock_nanosleep */
+	STOPK_CLOCK,		/* clock_gettime, gettimeofday, time, getrandom */
+	STOPK_IO,		/* read, write, send, recv, accept, connect */
+	STOPK_POLL,		/* poll, select, epoll_wait */
+	STOPK_CLONE,		/* clone, clone3 (threads and forks) */
+	STOPK_EXIT,		/* exit, exit_group */
+	STOPK_PROC,		/* wait4, waitid, kill, tgkill, tkill */
+	STOPK_SYSCALL,		/* another trapped syscall (set_tid_address) */
+	STOPK_CALL,		/* breakpoint at a libc sync function */
+	STOPK_ATOMIC,		/* breakpoint at an atomic instruction */
+	STOPK_ACCESS,		/* breakpoint at a racy access */
+	STOPK_SPIN,		/* breakpoint at a spin's yield point */
+	STOPK_POLICY,		/* a scheduling policy's breakpoint (Python) */
+	STOPK_OBSERVE,		/* race discovery's observation point */
+	STOPK_TRAP,		/* a SIGTRAP not at a breakpoint of ptloom's */
+	STOPK_EVENT,		/* clone, fork, vfork, exec events */
+	STOPK_START,		/* a new thread's first SIGSTOP */
+	STOPK_SIGNAL,		/* any other signal, a group-stop */
+	STOPK_DEATH,		/* a task's exit reported by a wait */
+	STOPK_CHILD,		/* a stop of a free child process or a stray */
+	STOPK_FORK,		/* forking the run from the template */
+	STOPK_N
+};
+
+/* The short name of a stop kind ("futex-wait"), for PTLOOM_STATS. */
+const char *stop_kind_name(int kind);
+
 struct run_result {
 	int failure;		/* enum failure_kind */
 	int signal;		/* for FAIL_CRASH */
@@ -261,6 +307,8 @@ struct run_result {
 	 * the decisions among two or more alternatives: how many stops a run
 	 * really needs against how many it takes (PTLOOM_STATS) */
 	uint64_t stops, choices;
+	/* every handled stop by kind (enum stop_count_kind) */
+	uint64_t stop_kinds[STOPK_N];
 	/* race discovery: accesses observed, stops at observation points
 	 * and single-steps over them (the budget counts the last two) */
 	uint64_t observed, obs_stops, obs_steps;

@@ -623,7 +623,19 @@ static void observe_sync(struct session *s, struct thread *t)
 		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, t->relock, -1);
 		t->relock = 0;
 	}
-	if (t->obj && !(t->obj >> 63))
+	if (t->kind == OP_CALL && t->obj && !(t->obj >> 63) &&
+	    call_object_size(t->fn) < 64)
+		o->sync(o->ctx, t->idx, SYNC_OBJECT, t->obj,
+			(int)call_object_size(t->fn));
+	if (t->kind == OP_CALL && t->cond_mutex && !(t->cond_mutex >> 63) &&
+	    (t->fn == FN_COND_WAIT || t->fn == FN_COND_TIMEDWAIT ||
+	     t->fn == FN_CND_WAIT || t->fn == FN_CND_TIMEDWAIT))
+		o->sync(o->ctx, t->idx, SYNC_OBJECT, t->cond_mutex,
+			(int)call_object_size(FN_MUTEX_LOCK));
+	/* an access or atomic point's object is data, observed as an
+	 * access (thread.c observe_point), no synchronisation */
+	if (t->obj && !(t->obj >> 63) && t->kind != OP_ACCESS &&
+	    t->kind != OP_ATOMIC)
 		o->sync(o->ctx, t->idx, SYNC_ACQREL, t->obj, -1);
 	if (t->kind == OP_CALL &&
 	    (t->fn == FN_COND_WAIT || t->fn == FN_COND_TIMEDWAIT ||
@@ -1037,11 +1049,16 @@ static void schedule(struct session *s)
 			}
 			syscall_close_fds(t);
 			break;
+		case OP_ACCESS:
+			/* a plain read-modify-write: its load now, its store
+			 * is the next point (bp.c) */
+			if (bp_split_rmw(t))
+				runs = false;
+			break;
 		case OP_START:
 		case OP_TIMEOUT:
 		case OP_EXIT:
 		case OP_ATOMIC:
-		case OP_ACCESS:
 		case OP_SPIN:
 		case OP_PYCHECK:
 			break;
@@ -1381,6 +1398,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	res->trace_hash = s->hash;
 	res->steps = s->step;
 	res->stops = s->stops;
+	memcpy(res->stop_kinds, s->stop_kinds, sizeof(res->stop_kinds));
 	res->choices = s->choices;
 	res->seconds = now_seconds() - s->t0;
 	res->observed = s->observed;

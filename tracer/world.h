@@ -50,6 +50,7 @@ struct session {
 	uint64_t rng;		/* getrandom's stream */
 	uint64_t step;
 	uint64_t stops;		/* tracee stops reported by a wait */
+	uint64_t stop_kinds[STOPK_N]; /* every handled stop, by kind */
 	uint64_t choices;	/* session_pick()s: two or more alts */
 	uint32_t preemptions;
 	struct event *ev;
@@ -90,6 +91,8 @@ struct session {
 	struct timers *timers;	/* virtual alarms, timerfds (timer.c) */
 	struct livelock ll;	/* past --max-steps (tracer/spin.c) */
 	bool from_checkpoint;	/* a fork of the template (checkpoint.c) */
+	bool leader_reaped;	/* P0's leader's end was reported */
+	bool stub_pending;	/* its start-up stub's bytes are still in */
 	unsigned sole_bps;	/* breakpoint stops of a sole thread in a row */
 	bool outfd_shared;	/* outfd belongs to the checkpoint */
 	/* the last abnormal end of a process other than P0 (a crash or a

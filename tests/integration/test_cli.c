@@ -2805,6 +2805,72 @@ Test(issue10, checkpointed_runs_equal_exec_runs)
 	checkpoint_agrees(example("bank_fixed"), "random");
 }
 
+/* A run from the checkpoint registers the main thread's robust list
+ * again (the start-up stub in the template's vDSO): its death marks a
+ * robust mutex it holds OWNER_DIED as in an exec'd run; and the fork
+ * costs at most 3 stops (template: fork event and syscall exit; child:
+ * its first stop). */
+Test(issue10, forked_runs_have_the_robust_list)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "50", "--seed", SEED,
+							 NULL },
+				 target("robust_main_exit"));
+
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 50, "%s", r.err);
+	assert_contains(r.err, "template-fork 3.0", "the stats");
+	res_free(&r);
+}
+
+/* A recursive mutex the main thread holds at the checkpoint names it as
+ * its owner: runs from the checkpoint get the template's pid (clone3
+ * set_tid) so that the main thread still owns it, or, where the kernel
+ * does not allow that, every run execs; never a false deadlock. */
+Test(issue10, a_lock_held_at_the_checkpoint_stays_the_main_threads)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "100", "--seed", SEED,
+							 NULL },
+				 target("lock_before_thread"));
+
+	assert_exit(r, 0);
+	cr_assert(forks_of(&r) == 100 ||
+			  strstr(r.err, "the main thread's id is in the "
+					"program's memory"),
+		  "%s", r.err);
+	res_free(&r);
+	checkpoint_agrees(target("lock_before_thread"), "dfs");
+}
+
+/* Where the kernel refuses set_tid, runs get new pids: a template whose
+ * tid is in its memory beyond pd->tid is refused, one whose is not
+ * still forks, and its runs equal exec'd ones. */
+Test(issue10, without_set_tid_a_stale_tid_refuses_the_checkpoint)
+{
+	char line[3 * PATH_MAX];
+	struct res r;
+
+	snprintf(line, sizeof(line),
+		 "PTLOOM_NO_SET_TID=1 PTLOOM_STATS=1 %s run -o noset -s random "
+		 "-n 50 --seed %s -- %s",
+		 ptloom(), SEED, target("lock_before_thread"));
+	r = sh(line);
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 0, "%s", r.err);
+	assert_contains(r.err, "the main thread's id is in the program's "
+			       "memory", "the stats");
+	res_free(&r);
+	snprintf(line, sizeof(line),
+		 "PTLOOM_NO_SET_TID=1 PTLOOM_STATS=1 %s run -o noset -s random "
+		 "-n 50 --seed %s -- %s",
+		 ptloom(), SEED, example("bank_fixed"));
+	r = sh(line);
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 50, "%s", r.err);
+	res_free(&r);
+}
+
 Test(issue10, no_checkpoint_where_a_file_is_open)
 {
 	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
@@ -4210,5 +4276,106 @@ Test(issue9, a_process_that_ptraces_is_unsupported)
 	assert_exit(r, 1);
 	assert_contains(r.out, "unsupported: P0 strace uses ptrace",
 			"the output");
+	res_free(&r);
+}
+
+/* --- benchmark-corpus classes (bench/CORPUS.md) --------------------------- */
+
+TestSuite(issue11corpus, .init = setup, .fini = teardown, .timeout = 240);
+
+/* A corpus program with default options: FAIL of the given kind at where,
+ * and the printed replay reproduces it exactly. */
+static void corpus_found(const char *program, const char *kind,
+			 const char *where)
+{
+	struct res r = RUN(program, "--seed", SEED);
+
+	assert_exit(r, 1);
+	char *j = report();
+
+	assert_json(j, "kind", kind);
+	assert_contains(json_get(j, "location"), where, "the location");
+	free(j);
+	replays_exactly(&r, where);
+	res_free(&r);
+}
+
+static void corpus_passes(const char *program)
+{
+	struct res r = RUN(program, "--seed", SEED);
+
+	assert_exit(r, 0);
+	assert_contains(summary(&r), "complete to preemption bound 2",
+			"the summary");
+	res_free(&r);
+}
+
+/*
+ * gcc -O2 makes `count++` on a plain global one `addl $1, count(%rip)`:
+ * not atomic (no lock prefix), so two CPUs can lose an update, but one
+ * instruction.  Executed whole, no schedule lost it: a false "PASS
+ * complete to bound 2".  The access point splits it into its load and
+ * its store; the atomic increment (-DFIXED, `lock addl`) is not split and
+ * passes.
+ */
+Test(issue11corpus, plain_increment_lost_at_O2)
+{
+	corpus_found(target("plain_inc_O2"), "crash", "plain_inc.c");
+	corpus_found(target("plain_inc_O0"), "crash", "plain_inc.c");
+	corpus_passes(target("plain_inc_fixed_O2"));
+	corpus_passes(target("plain_inc_fixed_O0"));
+}
+
+/*
+ * Chess-style work-stealing queue: the steal tests head < tail before
+ * advancing head, so on a one-element queue the owner's lock-free pop and
+ * the steal take one item twice.  The preemption the bug needs lies
+ * between two accesses (the steal's read of the item, its store to head)
+ * that race in no run with synchronisation points alone: the thief's
+ * steals succeed only when it interleaves with the owner's plain stores.
+ * Race discovery's later runs interleave at the racy instructions found
+ * by the earlier ones, which shows the race on the items (before: a false
+ * "PASS complete to bound 2").
+ */
+Test(issue11corpus, work_stealing_race_found_through_discovery_feedback)
+{
+	corpus_found(target("wsq_O0"), "crash", "wsq.c");
+	corpus_found(target("wsq_O2"), "crash", "wsq.c");
+	corpus_passes(target("wsq_fixed_O2"));
+}
+
+/*
+ * SCTBench's wronglock: threads guard one counter with two different
+ * mutexes.  At -O2 the two mutexes lie next to each other in one 64-byte
+ * block, which race discovery keyed as one synchronisation object: the
+ * lost update's race was hidden by happens-before through "both" locks,
+ * no race point, no failure within 2000 runs.  Discovery keys an address
+ * by the object a call named that contains it.
+ */
+Test(issue11corpus, wrong_lock_race_seen_between_neighbouring_mutexes)
+{
+	corpus_found(target("wronglock_O2"), "crash", "wronglock.c");
+	corpus_found(target("wronglock_O0"), "crash", "wronglock.c");
+}
+
+/*
+ * SCTBench's twostage among 8 workers: a sample finds the reader between
+ * a worker's two stages with 13 preemptions; one is enough (the first
+ * worker preempted between its stages, the reader next).  The minimiser's
+ * placements of one preemption are many (every point of 10 threads times
+ * every other thread) and those switching to the failing thread now come
+ * first among equal resemblance; before, the 400 it tries ran out and the
+ * report said 7 or 8 preemptions.
+ */
+Test(issue11corpus, two_stage_reader_minimized_to_one_preemption)
+{
+	struct res r = RUN(target("twostage_O0"), "--seed", "2");
+
+	assert_exit(r, 1);
+	char *j = report();
+
+	cr_assert_eq(json_num(j, "preemptions"), 1, "%s", j);
+	free(j);
+	replays_exactly(&r, "twostage.c");
 	res_free(&r);
 }

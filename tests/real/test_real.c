@@ -996,6 +996,104 @@ Test(real, cpp_atomics_at_O2)
 	found_and_replayed("FAIL crash SIGABRT", racy, NULL, NULL);
 }
 
+/* A program whose runs differ (a file an earlier run left; the JVM's
+ * /tmp/hsperfdata cleanup is one) cannot be searched systematically:
+ * INCOMPLETE with the reason, exit 3, never a FAIL (before: "internal
+ * error", exit 2). */
+Test(real, program_that_does_not_repeat_itself_is_incomplete)
+{
+	struct res r = ptl("run", "--seed", SEED, "--points", "sync", "--",
+			   real("not_repeatable"), NULL);
+
+	cr_expect_eq(r.code, 3, "`%s` exit %d: %s%s", r.cmd, r.code, r.out,
+		     r.err);
+	cr_expect(strstr(summary(&r), "INCOMPLETE") &&
+			  strstr(summary(&r), "does not repeat itself"),
+		  "%s%s", r.out, r.err);
+	cr_expect(!strstr(r.out, "FAIL") && !strstr(r.err, "internal error"),
+		  "%s%s", r.out, r.err);
+	res_free(&r);
+}
+
+/* --- runtimes and libraries nobody here wrote ----------------------------- */
+
+/* A program tests/real/meson.build builds only when its compiler or
+ * library was there when meson configured: skipped, saying so, if not. */
+static const char *built_or_skip(const char *name, const char *needs)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s",
+		 env_or("PTLOOM_REAL", "build/tests/real"), name);
+	if (access(p, X_OK))
+		cr_skip_test("%s is not built: it needs %s when meson "
+			     "configures (scripts/setup.sh installs it)",
+			     name, needs);
+	return real(name);
+}
+
+/* libgomp: a pool reused across parallel regions, its own locks and
+ * spin-then-futex barriers, tasks; the racy parallel for is found. */
+Test(real, openmp_regions_reduction_critical_tasks)
+{
+	char *prog[] = { (char *)built_or_skip("omp_work", "OpenMP (gcc)"),
+			 NULL };
+	char *racy[] = { prog[0], "racy", NULL };
+
+	never_fails("20", NULL, prog);
+	found_and_replayed("FAIL crash SIGABRT", racy, NULL, NULL);
+}
+
+/* libstdc++'s C++20 waits (futexes on atomics and its waiter pool),
+ * latch, barrier, semaphores, jthread, async, shared_mutex,
+ * condition_variable_any; a missing wait is found. */
+Test(real, cpp20_atomic_wait_latch_barrier_semaphore)
+{
+	char *prog[] = { (char *)built_or_skip("cpp20_sync", "C++20 <latch>"),
+			 NULL };
+	char *bug[] = { prog[0], "bug", NULL };
+
+	never_fails("30", NULL, prog);
+	found_and_replayed("FAIL crash SIGABRT", bug, NULL, NULL);
+}
+
+/* glib's GThreadPool, GAsyncQueue, GMutex and GCond (its own futex
+ * locks, no pthread entry points); the unlocked counter is found. */
+Test(real, glib_thread_pool_queue_mutex_cond)
+{
+	char *prog[] = { (char *)built_or_skip("glib_pool", "libglib2.0-dev"),
+			 NULL };
+	char *racy[] = { prog[0], "racy", NULL };
+
+	never_fails("20", NULL, prog);
+	found_and_replayed("FAIL crash SIGABRT in T0 (main at glib_pool.c:",
+			   racy, NULL, NULL);
+}
+
+/* /dev/urandom and /dev/random read from --seed: every run and every
+ * ptloom reads the same bytes. */
+Test(real, urandom_reads_come_from_the_seed)
+{
+	struct res a = ptl("run", "-q", "--output", "-s", "random", "-n", "3",
+			   "--seed", SEED, "--points", "sync", "--",
+			   real("urandom_read"), NULL);
+	struct res b = ptl("run", "-q", "--output", "-s", "random", "-n", "1",
+			   "--seed", SEED, "--points", "sync", "--",
+			   real("urandom_read"), NULL);
+
+	cr_assert_eq(a.code, 0, "%s%s", a.out, a.err);
+	cr_assert_eq(b.code, 0, "%s%s", b.out, b.err);
+	size_t line = strcspn(b.out, "\n") + 1, two = 2 * line;
+
+	cr_assert_eq(line, 17, "%s", b.out);
+	cr_expect(strlen(a.out) > 3 * two, "%s", a.out);
+	for (int i = 0; i < 3; i++)
+		cr_expect(!memcmp(a.out + i * two, b.out, two),
+			  "run %d read other bytes:\n%s\n%s", i, a.out, b.out);
+	res_free(&a);
+	res_free(&b);
+}
+
 /* --- the identity of loaded libraries in schedule files ------------------ */
 
 /* Copies src to dst (mode 0755); returns the bytes (malloc) and size. */
@@ -1287,4 +1385,32 @@ Test(real, sort_parallel)
 
 	tool_never_fails("sort", "3", 150000, args);
 	tool_check("sort", "2", NULL, 150000, args); /* default points */
+}
+
+/* Perl ithreads (threads, threads::shared, Thread::Queue): the
+ * interpreter's own locks are pthread mutexes and condvars. */
+Test(real, perl_ithreads_queue)
+{
+	if (!have("perl") ||
+	    system("perl -Mthreads -MThread::Queue -e 1 2>/dev/null"))
+		cr_skip_test("perl with threads and Thread::Queue is not "
+			     "installed");
+	static char script[PATH_MAX];
+
+	snprintf(script, sizeof(script), "%s/perl_threads.pl",
+		 env_or("PTLOOM_REAL_SRC", "tests/real"));
+	char *prog[] = { "perl", script, NULL };
+	char *racy[] = { "perl", script, "racy", NULL };
+
+	never_fails("8", "sync", prog);
+	found_and_replayed("FAIL exit status 1", racy, NULL, "sync");
+}
+
+Test(real, xz_threads)
+{
+	/* 32 KiB blocks: several blocks, so several threads, on 300 KiB */
+	char *args[] = { "xz", "-T4", "--block-size=32KiB", "-c", "in.txt",
+			 NULL };
+
+	tool_never_fails("xz", "5", 8000, args);
 }
