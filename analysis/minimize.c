@@ -189,6 +189,7 @@ struct seed {
 struct seeds {
 	struct seed *s;
 	size_t n;
+	int failing; /* the failing thread, -1 if none */
 };
 
 static int seed_score(void *ctx, const struct choice *c, int i)
@@ -211,12 +212,15 @@ static int seed_score(void *ctx, const struct choice *c, int i)
 		if (v > best)
 			best = v;
 	}
-	return best;
+	/* the thread that fails must see the state go wrong: running it
+	 * early is the likelier preemption (a reader among many writers) */
+	return best + (a->thread == ss->failing);
 }
 
 static void seeds_of(const struct run_result *r, struct seeds *ss)
 {
 	ss->n = 0;
+	ss->failing = r->thread;
 	ss->s = calloc(r->nevents ? r->nevents : 1, sizeof(*ss->s));
 	if (!ss->s)
 		return;
