@@ -1414,3 +1414,19 @@ Test(real, xz_threads)
 
 	tool_never_fails("xz", "5", 8000, args);
 }
+
+Test(real, git_grep_threads)
+{
+	if (!have("git"))
+		cr_skip_test("git is not installed");
+	char cmd[2 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && git init -q . && for i in $(seq 1 30); do "
+		 "seq $i 200 > f$i.txt; done && git add f*.txt && "
+		 "git -c user.email=t@t -c user.name=t commit -qm x", tmp);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	char *args[] = { "git", "grep", "--threads=4", "-c", "17", NULL };
+
+	tool_never_fails("git", "5", 10, args);
+}
