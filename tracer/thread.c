@@ -181,6 +181,50 @@ static void reach_point(struct session *s, struct thread *t)
 	s->need_schedule = true;
 }
 
+/*
+ * Thread t's exit runs now: what the kernel does with its robust list as
+ * it dies, done here first (the kernel then finds nothing of t's).  Each
+ * futex t owns gets FUTEX_OWNER_DIED, and where FUTEX_WAITERS was set one
+ * waiter is woken: the kernel would wake one of its own waiters, and it
+ * has none (ptloom holds them), so the waiter would wait forever, a false
+ * deadlock.  Done before the exit runs, it is the same in every run.  The
+ * list as the kernel reads it (struct robust_list_head: next,
+ * futex_offset, list_op_pending), at most ROBUST_LIST_LIMIT entries.
+ */
+void robust_release(struct session *s, struct thread *t)
+{
+	struct process *p = t->p;
+	uint64_t head[3], e, tag = (uint64_t)p->idx << 48, addr = 0;
+	size_t len = 0;
+
+	if (syscall(SYS_get_robust_list, t->tid, &addr, &len) || !addr ||
+	    mem_read(p, addr, head, sizeof(head)))
+		return;
+	e = head[0];
+	for (int n = 0; n <= 2048; n++) {
+		bool pending = n == 2048 || e == addr;
+		uint64_t entry = pending ? head[2] : e, next = 0;
+		uint32_t word;
+		int woken;
+
+		if (!pending && e == head[2])
+			head[2] = 0; /* in the list: not twice */
+		if (entry && !mem_read(p, entry + head[1], &word, 4) &&
+		    (word & FUTEX_TID_MASK) == (uint32_t)t->tid) {
+			uint32_t dead = (word & FUTEX_WAITERS) |
+					FUTEX_OWNER_DIED;
+
+			if (!mem_write(p, entry + head[1], &dead, 4) &&
+			    (word & FUTEX_WAITERS))
+				futex_wake_addr(s, (entry + head[1]) ^ tag, 1,
+						~0u, &woken);
+		}
+		if (pending || mem_read(p, e, &next, 8))
+			break;
+		e = next;
+	}
+}
+
 /* A thread is gone: off every queue, its joiners woken. */
 void thread_gone(struct session *s, struct thread *t)
 {

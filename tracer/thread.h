@@ -143,6 +143,8 @@ void thread_make_ready(struct session *s, struct thread *t, int kind,
 void resume(struct session *s, struct thread *t, int sig);
 /* A thread is gone: off every queue, its joiners woken. */
 void thread_gone(struct session *s, struct thread *t);
+/* t's exit runs: its robust futexes are marked OWNER_DIED, a waiter woken. */
+void robust_release(struct session *s, struct thread *t);
 /* A ptrace stop of tid (traced or not met yet). */
 void on_stop(struct session *s, pid_t tid, int status);
 /* Instruction points that are no choice (see thread.c). */

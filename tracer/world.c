@@ -1055,9 +1055,11 @@ static void schedule(struct session *s)
 			if (bp_split_rmw(t))
 				runs = false;
 			break;
+		case OP_EXIT:
+			robust_release(s, t);
+			break;
 		case OP_START:
 		case OP_TIMEOUT:
-		case OP_EXIT:
 		case OP_ATOMIC:
 		case OP_SPIN:
 		case OP_PYCHECK:

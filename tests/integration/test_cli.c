@@ -2823,6 +2823,28 @@ Test(issue10, forked_runs_have_the_robust_list)
 	res_free(&r);
 }
 
+/* A thread that dies holding a robust mutex another thread waits for (a
+ * worker returning, the main thread's pthread_exit): the kernel's wake of
+ * a waiter it does not have is ptloom's to make, and the waiter gets
+ * EOWNERDEAD.  Before, both were a false "FAIL deadlock" at bound 0. */
+Test(issue10, robust_owner_death_wakes_its_waiter)
+{
+	static const char *const progs[] = { "robust_owner_dies",
+					     "robust_main_dies" };
+
+	for (int i = 0; i < 2; i++) {
+		struct res r = run_opts(target(progs[i]),
+					(const char *const[]){ "--seed", SEED,
+							       "--output",
+							       NULL });
+
+		assert_exit(r, 0);
+		assert_summary(&r, "ptloom: PASS ");
+		assert_contains(r.out, "lock: EOWNERDEAD", progs[i]);
+		res_free(&r);
+	}
+}
+
 /* A recursive mutex the main thread holds at the checkpoint names it as
  * its owner: runs from the checkpoint get the template's pid (clone3
  * set_tid) so that the main thread still owns it, or, where the kernel
