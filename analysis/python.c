@@ -141,7 +141,7 @@ struct elf_sym {
  * [lo, lo + len) into *code when code is not NULL. */
 static int elf_scan(const char *path, struct elf_sym *syms, int n,
 		    uint64_t lo, size_t len, uint8_t **code,
-		    uint64_t *text_lo, uint64_t *text_hi, bool *shared_py)
+		    uint64_t *text_lo, uint64_t *text_hi)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
@@ -177,20 +177,6 @@ static int elf_scan(const char *path, struct elf_sym *syms, int n,
 							       (lo - sh.sh_addr),
 						       len);
 				}
-			}
-		}
-		if (sh.sh_type == SHT_DYNAMIC && shared_py) {
-			Elf_Data *d = elf_getdata(scn, NULL);
-			GElf_Dyn dyn;
-
-			for (int i = 0; d && gelf_getdyn(d, i, &dyn); i++) {
-				const char *nm;
-
-				if (dyn.d_tag != DT_NEEDED)
-					continue;
-				nm = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
-				if (nm && !strncmp(nm, "libpython", 9))
-					*shared_py = true;
 			}
 		}
 		if (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB)
@@ -440,7 +426,9 @@ static bool lib_in(const char *dir, size_t dlen, const char *origin,
  * The libpython an executable loads, as the dynamic loader finds it:
  * DT_RPATH (without DT_RUNPATH), DT_RUNPATH, then the system's library
  * directories (LD_LIBRARY_PATH is not in the program's fixed
- * environment).  Its real path, as /proc/PID/maps names it.  0 or -errno.
+ * environment).  Its real path, as /proc/PID/maps names it.  0,
+ * -ENOENT when the executable needs no libpython, -ESRCH when the one it
+ * names was not found, or -errno.
  */
 static int find_libpython(const char *exe, char *out, size_t len)
 {
@@ -450,7 +438,7 @@ static int find_libpython(const char *exe, char *out, size_t len)
 	};
 	char name[256] = "", rpath[4096] = "", runpath[4096] = "";
 	char origin[4096];
-	int fd = open(exe, O_RDONLY | O_CLOEXEC), r = -ENOENT;
+	int fd = open(exe, O_RDONLY | O_CLOEXEC), r = -ESRCH;
 	Elf *e;
 	Elf_Scn *scn = NULL;
 
@@ -484,8 +472,10 @@ static int find_libpython(const char *exe, char *out, size_t len)
 	if (e)
 		elf_end(e);
 	close(fd);
-	if (!name[0] || strchr(name, '/'))
+	if (!name[0])
 		return -ENOENT;
+	if (strchr(name, '/'))
+		return -ESRCH;
 	if (!realpath(exe, origin))
 		return -errno;
 	*strrchr(origin, '/') = 0;
@@ -513,7 +503,6 @@ int python_detect(const char *path, struct python_info *pi)
 		{ "PyCode_Type", 0, 0 },   { "PyUnicode_Type", 0, 0 },
 		{ "Py_Version", 0, 0 },	   { "Py_GetVersion", 0, 0 },
 	};
-	bool shared = false;
 	uint8_t *code = NULL;
 	int r;
 
@@ -521,22 +510,25 @@ int python_detect(const char *path, struct python_info *pi)
 	if (shebang(path, interp, sizeof(interp)))
 		path = interp;
 	snprintf(pi->path, sizeof(pi->path), "%s", path);
-	r = elf_scan(path, syms, 6, 0, 0, NULL, NULL, NULL, &shared);
+	r = elf_scan(path, syms, 6, 0, 0, NULL, NULL, NULL);
 	if (r == -ENOEXEC)
 		return 0; /* a shell script, not an interpreter */
 	if (r)
 		return r;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 
-	/* the file with the interpreter's symbols and code */
+	/* the file with the interpreter's symbols and code: the libpython
+	 * it loads, when it is not linked in */
 	const char *file = path;
+	int lib = syms[0].value ? -ENOENT
+				: find_libpython(path, pi->object,
+						 sizeof(pi->object));
+	bool shared = lib != -ENOENT;
 
-	if (!syms[0].value && shared &&
-	    find_libpython(path, pi->object, sizeof(pi->object)) == 0) {
-		/* the interpreter is in the libpython it loads */
+	if (lib == 0) {
 		for (int i = 0; i < 6; i++)
 			syms[i].value = syms[i].size = 0;
-		r = elf_scan(pi->object, syms, 6, 0, 0, NULL, NULL, NULL, NULL);
+		r = elf_scan(pi->object, syms, 6, 0, 0, NULL, NULL, NULL);
 		if (r || !syms[0].value)
 			pi->object[0] = 0;
 		else
@@ -604,7 +596,7 @@ int python_detect(const char *path, struct python_info *pi)
 		return 0;
 	}
 	r = elf_scan(file, syms, 0, syms[1].value, syms[1].size, &code,
-		     &pi->text_lo, &pi->text_hi, NULL);
+		     &pi->text_lo, &pi->text_hi);
 	if (!r && code)
 		pi->check_pc = find_check(code, syms[1].size, syms[1].value,
 					  pi->runtime + RT_SIGNALS_PENDING,
