@@ -821,6 +821,33 @@ static void usage_error(struct res r)
 	res_free(&r);
 }
 
+/*
+ * A statically linked program: glibc's pthread and abort code live in the
+ * executable.  The bug is found, the failure is named by the program's
+ * line (not by __pthread_kill_implementation, the C library's frame in
+ * the same executable), the replay is exact, and the correct twin passes
+ * complete.
+ */
+static void replays_exactly(const struct res *r, const char *where);
+
+Test(issue2, static_executable_found_named_and_proven)
+{
+	struct res r = RUN(target("bank_nolock_static"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT in T0 (main at "
+			   "bank_nolock.c:");
+	replays_exactly(&r, "bank_nolock.c");
+	res_free(&r);
+	r = RUN(target("bank_locked_static"), "--seed", SEED);
+	assert_exit(r, 0);
+	char *s = summary(&r);
+
+	assert_contains(s, "complete to preemption bound 2", "the summary");
+	free(s);
+	res_free(&r);
+}
+
 Test(issue2, missing_program_is_a_usage_error)
 {
 	usage_error(PTL("run", "--seed", SEED, "--", "/nonexistent/program"));
