@@ -622,7 +622,7 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 			python_detect(exe, &pi);
 		if (pi.usable)
 			pol = python_policy_new(&pi, o->points & POINTS_CLEVEL);
-		if (!pol || !pe.argv) {
+		if (!pi.is_python || !pe.argv) {
 			free_strings(pe.argv);
 			free_strings(pe.envp);
 			pe.argv = pe.envp = NULL;
@@ -642,7 +642,7 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 				"run starts at that exec (PTLOOM_WRAPPER=keep "
 				"runs the wrapper in every run)\n",
 				p->path, pe.argv[0]);
-		else if (pol && pe.why[0] && !o->quiet)
+		else if (pi.is_python && pe.why[0] && !o->quiet)
 			fprintf(stderr,
 				"ptloom: %s: runs start with the wrapper: "
 				"at its last exec %s\n",
