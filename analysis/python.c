@@ -657,9 +657,10 @@ int python_probe(const struct session_config *cfg, char *exe, size_t len,
 	c.note_execs = pe != NULL;
 	if ((r = session_run(&c, &st, &res)))
 		return r;
-	r = res.exe ? 0 : -ENOENT;
-	if (!r)
-		snprintf(exe, len, "%s", res.exe);
+	r = res.exe || res.exec_argv ? 0 : -ENOENT;
+	if (!r) /* a program with no thread: what its wrapper exec'd */
+		snprintf(exe, len, "%s",
+			 res.exe ? res.exe : res.exec_argv[0]);
 	if (pe) {
 		pe->argv = res.exec_argv;
 		pe->envp = res.exec_envp;

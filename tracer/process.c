@@ -916,9 +916,17 @@ static void note_root_exec(struct session *s, struct process *p)
 {
 	char *ctx = exec_context(p->pid);
 
+	char exe[PATH_MAX], name[64];
+	ssize_t n;
+
 	s->root_execs++;
 	free(s->root_cmd);
 	free(s->root_env);
+	free(s->root_exe);
+	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
+	n = readlink(name, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	s->root_exe = n > 0 ? strdup(exe) : NULL;
 	s->root_cmd = proc_file(p->pid, "cmdline", &s->root_cmd_len);
 	s->root_env = proc_file(p->pid, "environ", &s->root_env_len);
 	s->root_why[0] = 0;
@@ -1014,6 +1022,13 @@ static void note_last_exec(struct session *s, const char *exe)
 		free(a0);
 		res->exec_argv[0] = e;
 	}
+}
+
+void process_note_last_exec(struct session *s)
+{
+	if (s->cfg->note_execs && s->root_exe && !s->res->exec_argv &&
+	    !s->res->exec_why[0])
+		note_last_exec(s, s->root_exe);
 }
 
 void on_exec(struct session *s, struct thread *t)

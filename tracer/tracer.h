@@ -333,8 +333,9 @@ struct run_result {
 	 * (after the execs a shell shim makes); NULL if it created none, and
 	 * in a run forked from a checkpoint */
 	char *exe;
-	/* when P0 had exec'd more than once by then (a wrapper script that
-	 * ends by exec'ing the program): the last exec's argv and
+	/* when P0 had exec'd more than once by then, or by its end if it
+	 * created no thread (a wrapper script that ends by exec'ing the
+	 * program), and session_config.note_execs: the last exec's argv and
 	 * environment, NULL-terminated, malloc'd, so that a run can start
 	 * there; NULL with exec_why saying why it cannot */
 	char **exec_argv, **exec_envp;

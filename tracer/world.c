@@ -1415,7 +1415,9 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 		syscall_close_fds(&s->th[i]);
 	free(s->th);
 	free(s->fdobj);
+	process_note_last_exec(s);
 	free(s->root_ctx);
+	free(s->root_exe);
 	free(s->root_cmd);
 	free(s->root_env);
 	process_free_all(s);

@@ -82,7 +82,7 @@ struct session {
 	 * the last could not be started directly ("" if it could) */
 	int root_execs;
 	char *root_ctx;
-	char *root_cmd, *root_env;
+	char *root_cmd, *root_env, *root_exe;
 	size_t root_cmd_len, root_env_len;
 	char root_why[MSG_MAX];
 	double resume_time;	/* when the current thread was chosen */

@@ -4154,7 +4154,7 @@ static char *py_wrapper(const char *name, const char *script)
 		   "d=$(dirname \"$0\")\n"
 		   "export SHIM_VERSION=\"$v\" SHIM_DIR=\"$d\"\n"
 		   "exec %s '%s'\n",
-		   PYTHON, py_example(script));
+		   PYTHON, script);
 	fclose(f);
 	cr_assert_eq(chmod(w, 0755), 0);
 	return w;
@@ -4174,7 +4174,7 @@ static char *py_wrapper(const char *name, const char *script)
 Test(issue12, python_wrapper_with_processes_starts_runs_at_its_exec)
 {
 	need_python();
-	char *w = py_wrapper("python3-wrapper", "bank.py");
+	char *w = py_wrapper("python3-wrapper", py_example("bank.py"));
 	struct res r = RUN(w, "--seed", SEED);
 
 	assert_exit(r, 1);
@@ -4184,7 +4184,7 @@ Test(issue12, python_wrapper_with_processes_starts_runs_at_its_exec)
 	replays_exactly(&r, "bank.py");
 	res_free(&r);
 
-	w = py_wrapper("python3-wrapper-fixed", "bank_fixed.py");
+	w = py_wrapper("python3-wrapper-fixed", py_example("bank_fixed.py"));
 	r = RUN(w, "--seed", SEED);
 	assert_exit(r, 0);
 	char *s = summary(&r);
@@ -4197,6 +4197,24 @@ Test(issue12, python_wrapper_with_processes_starts_runs_at_its_exec)
 			 "-o", in_tmp("out"), "--", w, NULL };
 	r = run_argv(argv, "PTLOOM_WRAPPER=keep", PY_TIMEOUT);
 	cr_assert(!strstr(r.err, "is a wrapper"), "%s", r.err);
+	res_free(&r);
+
+	/* a script with no thread: bound 0 of the wrapper's processes did
+	 * not end in 2 minutes (374 runs); from the exec, 2 runs */
+	char *one = in_tmp("single.py");
+	FILE *f;
+
+	cr_assert((f = fopen(one, "w")));
+	fprintf(f, "print('alone')\n");
+	fclose(f);
+	w = py_wrapper("python3-wrapper-single", one);
+	r = RUN(w, "--seed", SEED);
+	assert_exit(r, 0);
+	assert_contains(r.err, "is a wrapper that execs " PYTHON,
+			"ptloom's stderr");
+	s = summary(&r);
+	assert_contains(s, "complete to preemption bound 2", "the summary");
+	free(s);
 	res_free(&r);
 }
 
