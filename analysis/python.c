@@ -1074,12 +1074,18 @@ static bool in_library(struct pypol *p, struct session *s, int thread)
 	if (session_thread_info(s, thread, &st) || st.proc != 0)
 		return false;
 	/* the thread at a check holds the GIL: it is the current one */
-	uint64_t ts = rd64(s, p->pi.runtime + RT_TSTATE_CURRENT);
+	uint64_t ts = rd64(s, p->pi.runtime + RT_TSTATE_CURRENT), cf, ntid;
+	/* its frame pointer and native id in one read */
+	uint8_t tsb[TS_NATIVE_TID + 8 - TS_CFRAME];
 
-	if (!ts || (thread == 0 ? ts != p->interp + IS_INITIAL_THREAD
-				: (int)rd64(s, ts + TS_NATIVE_TID) != st.tid))
+	if (!ts || rd(s, ts + TS_CFRAME, tsb, sizeof(tsb)))
 		return false;
-	uint64_t f = rd64(s, rd64(s, ts + TS_CFRAME) + CF_CURRENT_FRAME);
+	memcpy(&cf, tsb, 8);
+	memcpy(&ntid, tsb + TS_NATIVE_TID - TS_CFRAME, 8);
+	if (thread == 0 ? ts != p->interp + IS_INITIAL_THREAD
+			: (int)ntid != st.tid)
+		return false;
+	uint64_t f = rd64(s, cf + CF_CURRENT_FRAME);
 	uint64_t code = f ? rd64(s, f + FR_CODE) : 0;
 	char file[160];
 

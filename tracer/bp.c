@@ -157,8 +157,14 @@ uint64_t session_object_start(struct session *s, const char *path)
 	char found[4096];
 	uint64_t at = 0;
 
-	if (!s->nprocs || s->procs[0]->dead ||
-	    find_mapping(s->procs[0]->pid, path, found, sizeof(found), &at))
+	if (!s->nprocs || s->procs[0]->dead)
+		return 0;
+	/* the policy's object stays mapped while its points are in it */
+	if (s->procs[0]->policy_at && s->procs[0]->bps_installed &&
+	    s->cfg->policy && s->cfg->policy->object &&
+	    !strcmp(path, s->cfg->policy->object))
+		return s->procs[0]->policy_at;
+	if (find_mapping(s->procs[0]->pid, path, found, sizeof(found), &at))
 		return 0;
 	return at;
 }
@@ -314,10 +320,13 @@ int bp_install(struct session *ss, struct process *s)
 	s->bps_lifted = false;
 	/* the policy's points are offsets in a shared object: no run
 	 * without them (the caller says unsupported) */
-	if (ss->cfg->policy && ss->cfg->policy->object && s->idx == 0 &&
-	    find_mapping(s->pid, ss->cfg->policy->object, path, sizeof(path),
-			 &at))
-		return -ENOENT;
+	s->policy_at = 0;
+	if (ss->cfg->policy && ss->cfg->policy->object && s->idx == 0) {
+		if (find_mapping(s->pid, ss->cfg->policy->object, path,
+				 sizeof(path), &at))
+			return -ENOENT;
+		s->policy_at = at;
+	}
 	if ((ss->cfg->points & POINTS_SYNC) &&
 	    !(ss->cfg->policy && ss->cfg->policy->own_points && s->idx == 0) &&
 	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&

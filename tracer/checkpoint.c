@@ -100,6 +100,7 @@ struct checkpoint {
 	const struct sched_policy *bp_policy;
 	struct bp *bps;
 	size_t nbps;
+	uint64_t policy_at;	/* process.h policy_at of the template */
 	bool observing;
 	/* the program's mapped objects at the checkpoint (run_result) */
 	char **objects;
@@ -364,6 +365,7 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	}
 	cp->bps = tp.bps;
 	cp->nbps = tp.nbps;
+	cp->policy_at = tp.policy_at;
 	cp->observing = tp.observing;
 	cp->bp_points = cfg->points;
 	cp->bp_observe = cfg->observer != NULL;
@@ -391,6 +393,7 @@ static void inherit_bps(const struct checkpoint *cp, struct process *p)
 	tp.ndormant = tp.capdormant = 0;
 	tp.bps_installed = true;
 	tp.bps_lifted = false;
+	tp.policy_at = cp->policy_at;
 	tp.observing = cp->observing;
 	if (process_copy_bps(p, &tp)) {
 		/* without the array the inherited bytes would be stray

@@ -116,6 +116,7 @@ static void free_bps(struct process *p)
 	p->ndormant = p->capdormant = 0;
 	p->bps_installed = false;
 	p->bps_lifted = false;
+	p->policy_at = 0;
 	p->observing = false;
 }
 
@@ -269,6 +270,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->bps_installed = parent->bps_installed;
 	child->bps_lifted = parent->bps_lifted;
 	child->observing = parent->observing;
+	child->policy_at = parent->policy_at;
 	child->join_off = parent->join_off;
 	if (!parent->nbps)
 		return 0;

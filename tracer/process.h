@@ -39,6 +39,10 @@ struct process {
 	size_t ndormant, capdormant;
 	bool bps_installed;
 	bool bps_lifted;	/* lifted while one thread was left (bp.c) */
+	/* where the scheduling policy's shared object starts, found when
+	 * its points were installed (0: not known); the policy's own
+	 * session_object_start() gets it without reading the maps again */
+	uint64_t policy_at;
 	bool observing;		/* observation breakpoints are in place */
 	/* signals the program sent to its process group (kill 0, -pgrp,
 	 * -1) or through a pidfd, not yet delivered: which thread takes
