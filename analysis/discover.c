@@ -258,6 +258,13 @@ static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 	case SYNC_JOIN:
 		races_thread_join(o->rd, thread, other);
 		break;
+	case SYNC_ATOMIC:
+	case SYNC_ATOMIC_FREE:
+		/* keyed as the program's own atomics (on_access) */
+		atomic_addr(o, obj, thread, true);
+		races_touch_unseen(o->rd, thread, (1ull << 62) | (obj & ~7ull),
+				   kind == SYNC_ATOMIC);
+		break;
 	case SYNC_ACQUIRE:
 		races_acquire(o->rd, thread, SYNC_KEY(obj));
 		break;

@@ -233,6 +233,125 @@ static struct scan_cache *scan_exe(const char *path, int mode)
 	return c;
 }
 
+/* Atomic instructions of the shared objects, scanned once per ptloom
+ * process (race discovery). */
+#define LIB_SCANS 64
+static struct lib_scan {
+	char path[4096];
+	struct insn_info *insns;
+	int n;
+	uint64_t min_vaddr;
+} lib_scans[LIB_SCANS];
+static int nlib_scans;
+
+static struct lib_scan *scan_lib(const char *path)
+{
+	struct disasm_elf_info info;
+	struct lib_scan *c;
+
+	for (int i = 0; i < nlib_scans; i++)
+		if (!strcmp(lib_scans[i].path, path))
+			return &lib_scans[i];
+	if (nlib_scans == LIB_SCANS)
+		return NULL;
+	c = &lib_scans[nlib_scans++];
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->n = disasm_scan_elf(path, DISASM_ATOMICS, &c->insns, &info);
+	if (c->n < 0) {
+		c->n = 0;
+		c->insns = NULL;
+	}
+	c->min_vaddr = info.min_vaddr;
+	return c;
+}
+
+/* Every shared object but the loader's own (whose locks order only its
+ * own data); libc's too: its calls are points already, but malloc's free
+ * lists are how memory a thread freed reaches another, and without their
+ * atomics every reuse of a heap block would be a race. */
+static bool is_libc(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5);
+}
+
+static bool lib_observed(const char *path, const char *exe)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return strcmp(path, exe) && strncmp(base, "ld-", 3) &&
+	       !strstr(path, " (deleted)");
+}
+
+/*
+ * Race discovery: the atomic read-modify-writes of every shared object the
+ * process has mapped (libgomp's, glib's, libstdc++'s locks, barriers and
+ * reference counts: an uncontended lock is one such instruction and no
+ * call ptloom knows) become synchronisation-only observation points, so
+ * that the program's accesses they order are not reported as races.
+ */
+static void add_lib_atomics(struct process *s, size_t *cap, const char *exe)
+{
+	char name[64], line[4096];
+	struct {
+		char path[4096];
+		uint64_t start;
+	} *libs = NULL;
+	size_t nlibs = 0;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", s->pid);
+	FILE *f = fopen(name, "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, off;
+		char perms[8];
+		char *p = strchr(line, '/');
+		size_t i;
+
+		if (!p || sscanf(line, "%lx-%*x %7s %lx", &lo, perms, &off) != 3)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		for (i = 0; i < nlibs && strcmp(libs[i].path, p); i++)
+			;
+		if (i == nlibs) {
+			void *n = realloc(libs, (nlibs + 1) * sizeof(*libs));
+
+			if (!n)
+				break;
+			libs = n;
+			snprintf(libs[nlibs].path, sizeof(libs[0].path), "%s",
+				 p);
+			libs[nlibs++].start = off == 0 ? lo : 0;
+		} else if (off == 0 && !libs[i].start) {
+			libs[i].start = lo;
+		}
+	}
+	fclose(f);
+	for (size_t i = 0; i < nlibs; i++) {
+		struct lib_scan *c;
+
+		if (!libs[i].start || !lib_observed(libs[i].path, exe) ||
+		    !(c = scan_lib(libs[i].path)))
+			continue;
+		for (int k = 0; k < c->n; k++) {
+			if (!c->insns[k].is_atomic ||
+			    add_bp(s, cap, libs[i].start - c->min_vaddr +
+						   c->insns[k].addr,
+				   OP_ACCESS, 0))
+				continue;
+			s->bps[s->nbps - 1].observe = true;
+			s->bps[s->nbps - 1].sync = true;
+			s->bps[s->nbps - 1].sync_precise = is_libc(libs[i].path);
+		}
+	}
+	free(libs);
+}
+
 /* An instruction of p's executable at addr, by the scan of that file:
  * user points recorded in another process image must never split an
  * instruction of this one. */
@@ -360,6 +479,8 @@ int bp_install(struct session *ss, struct process *s)
 			s->bps[s->nbps - 1].observe =
 				!(want_atomics && in->is_atomic);
 		}
+		if (want_observe)
+			add_lib_atomics(s, &cap, exe);
 		s->observing = want_observe;
 	}
 	for (size_t i = 0; i < ss->cfg->nuser_points; i++)

@@ -39,6 +39,9 @@ struct bp {
 	uint8_t len;		/* instruction length when emulated */
 	struct emul_insn ei;	/* EMUL_INSN */
 	bool observe;		/* race discovery: observe, not a point */
+	bool sync;		/* observe: an atomic of a shared object, only
+				 * synchronisation, never sampled out */
+	bool sync_precise;	/* sync in libc: its unlocks are atomic */
 	bool lifted;		/* original byte back while no one could
 				 * preempt (bp_lift) */
 	bool retired;		/* original byte back for the run */

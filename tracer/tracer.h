@@ -160,7 +160,14 @@ enum {
 	SYNC_FORK,
 	SYNC_JOIN,
 	SYNC_ACQREL,
-	SYNC_OBJECT
+	SYNC_OBJECT,
+	/* an atomic read-modify-write at obj by a shared object's code,
+	 * whose other accesses are not observed (a lock's), after which
+	 * the word is not 0: its thread may release it later by a plain
+	 * store nobody sees (SYNC_ATOMIC), or it is 0 (SYNC_ATOMIC_FREE:
+	 * a lock's release, or libc's, whose unlocks are all atomic) */
+	SYNC_ATOMIC,
+	SYNC_ATOMIC_FREE
 };
 
 /* Symbolisation of a live tracee, provided by the caller (analysis/). */
