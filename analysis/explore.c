@@ -331,6 +331,7 @@ static int explore_serial(const struct explore_opts *o0,
 			r->discovery_runs = disc.runs;
 			r->discovery_stops = disc.obs_stops;
 			r->discovery_steps = disc.obs_steps;
+			r->discovery_sync = disc.obs_sync;
 			if (disc.limit_kind) {
 				r->discovery_limit = disc.limit_kind;
 				snprintf(disc_why, sizeof(disc_why),

@@ -522,6 +522,38 @@ found:
 	return &page->cells[((addr >> 3) & (PAGE_GRANULES - 1)) * CELLS];
 }
 
+void races_forget(struct race_detector *r, uint64_t addr, uint64_t size)
+{
+	uint64_t end = addr + size;
+
+	if (end < addr)
+		end = UINT64_MAX;
+	for (uint64_t g = addr & ~(uint64_t)(GRANULE - 1); g < end;) {
+		uint64_t pageno = g >> PAGE_SHIFT;
+		uint32_t i = map_get(&r->page_map, pageno);
+		uint64_t next_page = (pageno + 1) << PAGE_SHIFT;
+
+		if (!i) {
+			if (next_page <= g)
+				break;
+			g = next_page; /* nothing seen in this page */
+			continue;
+		}
+		struct cell *cells = &r->pages[i - 1]->cells[
+			((g >> 3) & (PAGE_GRANULES - 1)) * CELLS];
+		unsigned int lo = addr > g ? (unsigned int)(addr - g) : 0;
+		unsigned int hi = end - g < GRANULE ? (unsigned int)(end - g) :
+						      GRANULE;
+		uint8_t mask = (uint8_t)(((1u << hi) - 1) & ~((1u << lo) - 1));
+
+		for (int k = 0; k < CELLS; k++)
+			cells[k].mask &= (uint8_t)~mask;
+		if (g + GRANULE < g)
+			break;
+		g += GRANULE;
+	}
+}
+
 void races_access(struct race_detector *r, int thread, uint64_t pc,
 		  uint64_t addr, int size, bool write, bool atomic)
 {

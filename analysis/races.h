@@ -58,6 +58,10 @@ void races_release(struct race_detector *r, int thread, uint64_t obj);
  * everything this thread did up to that acquire (races.c lazy_join). */
 void races_touch_unseen(struct race_detector *r, int thread, uint64_t obj,
 			bool held);
+/* [addr, addr + size) was freed: its accesses so far are forgotten, so
+ * that whoever gets the memory next does not race with its last owner (a
+ * race with an access after the free is missed, none is invented). */
+void races_forget(struct race_detector *r, uint64_t addr, uint64_t size);
 /* An access of size bytes at [addr, addr + size) by the instruction at
  * pc (a rep string operation may pass its whole extent).  Sizes below 1
  * count as 1; accesses are cut at RACES_MAX_ACCESS bytes. */

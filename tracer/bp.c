@@ -265,25 +265,68 @@ static struct lib_scan *scan_lib(const char *path)
 	return c;
 }
 
-/* Every shared object but the loader's own (whose locks order only its
- * own data); libc's too: its calls are points already, but malloc's free
- * lists are how memory a thread freed reaches another, and without their
- * atomics every reuse of a heap block would be a race. */
-static bool is_libc(const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5);
-}
-
+/*
+ * Every shared object but libc and the loader.  What libc promises to
+ * synchronise is seen at its calls (libc_fns); its internal atomics order
+ * more than POSIX does (the thread count a thread's exit decrements and
+ * the next pthread_create increments would order every exited thread
+ * before every later one: races hidden), and the one thing they carry
+ * that matters, a heap block one thread freed and another gets, is
+ * modelled at free() instead (add_free_hooks).
+ */
 static bool lib_observed(const char *path, const char *exe)
 {
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
 	return strcmp(path, exe) && strncmp(base, "ld-", 3) &&
+	       strncmp(base, "libc.so", 7) && strncmp(base, "libc-", 5) &&
 	       !strstr(path, " (deleted)");
+}
+
+/* libc's free and realloc, looked up once per ptloom process */
+static struct {
+	char path[4096];
+	uint64_t vals[3], more[8];
+	int idx[8], nmore;
+	bool ok;
+} frees;
+
+/*
+ * Race discovery: free() and realloc() in libc are observation points
+ * too: the block they are given is forgotten by the race detector
+ * (SYNC_FREE), so that the next owner of its memory does not race with
+ * the last one (malloc hands a block one thread freed to another through
+ * its own atomics, which are not observed).
+ */
+static void add_free_hooks(struct process *s, size_t *cap)
+{
+	static const char *const names[] = { "free", "realloc", "cfree" };
+	char path[4096];
+	uint64_t start = 0, first = 0;
+
+	if (find_mapping(s->pid, NULL, path, sizeof(path), &start) ||
+	    elf_first_vaddr(path, &first))
+		return;
+	if (strcmp(frees.path, path)) {
+		memset(&frees, 0, sizeof(frees));
+		snprintf(frees.path, sizeof(frees.path), "%s", path);
+		frees.nmore = 8;
+		frees.ok = elf_symbols_lookup(path, names, 3, frees.vals,
+					      frees.more, frees.idx,
+					      &frees.nmore) == 0;
+	}
+	if (!frees.ok)
+		return;
+	for (int i = 0; i < 3 + frees.nmore; i++) {
+		uint64_t v = i < 3 ? frees.vals[i] : frees.more[i - 3];
+
+		if (!v || add_bp(s, cap, start - first + v, OP_ACCESS, 0))
+			continue;
+		s->bps[s->nbps - 1].observe = true;
+		s->bps[s->nbps - 1].sync = true;
+		s->bps[s->nbps - 1].freeing = true;
+	}
 }
 
 /*
@@ -346,10 +389,55 @@ static void add_lib_atomics(struct process *s, size_t *cap, const char *exe)
 				continue;
 			s->bps[s->nbps - 1].observe = true;
 			s->bps[s->nbps - 1].sync = true;
-			s->bps[s->nbps - 1].sync_precise = is_libc(libs[i].path);
 		}
 	}
 	free(libs);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return a && b && !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
+}
+
+/* Link-time addr is in the sorted pairs r[0..2n). */
+static bool in_ranges(const uint64_t *r, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (addr < r[2 * m])
+			hi = m;
+		else if (addr >= r[2 * m + 1])
+			lo = m + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+/* The observation points in the executable's atomic operations by their
+ * source (cfg->atomic_code) are atomics. */
+static void mark_src_atomic(struct process *s, const struct session_config *cfg,
+			    uint64_t bias, const struct scan_cache *c)
+{
+	if (!cfg->natomic_code || !c->n)
+		return;
+	uint64_t lo = c->insns[0].addr + bias,
+		 hi = c->insns[c->n - 1].addr + bias + 16;
+
+	for (size_t i = 0; i < s->nbps; i++) {
+		struct bp *b = &s->bps[i];
+
+		if (b->addr >= lo && b->addr < hi && !b->sync)
+			b->src_atomic = in_ranges(cfg->atomic_code,
+						  cfg->natomic_code,
+						  b->addr - bias);
+	}
 }
 
 /* An instruction of p's executable at addr, by the scan of that file:
@@ -458,6 +546,8 @@ int bp_install(struct session *ss, struct process *s)
 	uint64_t exe_start = 0;
 	bool want_atomics = ss->cfg->points & POINTS_ATOMICS;
 	bool want_observe = ss->cfg->observer != NULL;
+	struct scan_cache *exe_scan = NULL;
+	uint64_t exe_bias = 0;
 
 	if ((want_atomics || want_observe) &&
 	    find_exe(s->pid, exe, sizeof(exe), &exe_start) == 0) {
@@ -479,9 +569,15 @@ int bp_install(struct session *ss, struct process *s)
 			s->bps[s->nbps - 1].observe =
 				!(want_atomics && in->is_atomic);
 		}
-		if (want_observe)
+		if (want_observe) {
 			add_lib_atomics(s, &cap, exe);
+			add_free_hooks(s, &cap);
+		}
 		s->observing = want_observe;
+		if (want_observe && same_file(exe, ss->cfg->atomic_exe)) {
+			exe_scan = c;
+			exe_bias = bias;
+		}
 	}
 	for (size_t i = 0; i < ss->cfg->nuser_points; i++)
 		if (s->img == 0 ||
@@ -497,6 +593,8 @@ int bp_install(struct session *ss, struct process *s)
 				    pol->points[i].kind, 0))
 				s->bps[s->nbps - 1].policy = true;
 	}
+	if (exe_scan)
+		mark_src_atomic(s, ss->cfg, exe_bias, exe_scan);
 	qsort(s->bps, s->nbps, sizeof(s->bps[0]), cmp_bp);
 	/* drop duplicates (two names of one function) */
 	size_t k = 0;
@@ -573,7 +671,9 @@ int bp_step_over(struct session *ss, struct thread *t)
 		return regs_set(t);
 	}
 step:
-	if (b->observe)
+	if (b->sync)
+		ss->obs_sync++;
+	else if (b->observe)
 		ss->obs_steps++; /* counts against discovery's budget */
 	t->regs.rip = b->addr;
 	t->regs_dirty = true;

@@ -41,7 +41,8 @@ struct bp {
 	bool observe;		/* race discovery: observe, not a point */
 	bool sync;		/* observe: an atomic of a shared object, only
 				 * synchronisation, never sampled out */
-	bool sync_precise;	/* sync in libc: its unlocks are atomic */
+	bool freeing;		/* sync: libc's free or realloc */
+	bool src_atomic;	/* in cfg->atomic_code: an atomic operation */
 	bool lifted;		/* original byte back while no one could
 				 * preempt (bp_lift) */
 	bool retired;		/* original byte back for the run */

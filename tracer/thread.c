@@ -382,6 +382,22 @@ static bool atomic_leaves_zero(struct thread *t, struct bp *b)
 	return mem == 0;
 }
 
+/* At free(p) or realloc(p, n): the bytes malloc gave p (its chunk's
+ * size less the header, as malloc_usable_size), 0 for NULL or a header
+ * that cannot be read. */
+static int64_t block_size(struct thread *t)
+{
+	uint64_t p, hdr = 0, size;
+
+	if (regs_get(t) || !(p = t->regs.rdi) || p < 16 || (p & 15) ||
+	    mem_read(t->p, p - 8, &hdr, 8))
+		return 0;
+	size = hdr & ~7ull;
+	if (size < 16 || size > (1ull << 30))
+		return 0;
+	return (int64_t)(size - (hdr & 2 ? 16 : 8));
+}
+
 static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 			uint64_t addr)
 {
@@ -389,12 +405,21 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 	int size = 0, live = 0;
 	bool write = false;
 	uint64_t ea = bp_operand(s, t, b, &size, &write);
-	bool atomic = b->insn && b->insn->is_atomic;
+	bool atomic = (b->insn && b->insn->is_atomic) || b->src_atomic;
 
 	for (int i = 0; i < s->nth; i++)
 		live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
-	s->obs_stops++;
-	if (o && ea && b->sync) {
+	if (b->sync)
+		s->obs_sync++;
+	else
+		s->obs_stops++;
+	if (o && b->freeing) {
+		int64_t size = block_size(t);
+
+		if (size > 0)
+			o->sync(o->ctx, t->idx, SYNC_FREE,
+				t->regs.rdi | process_tag(t->p), (int)size);
+	} else if (o && ea && b->sync) {
 		/* a shared object's lock: synchronisation only, and never
 		 * sampled out (a lock seen 256 times and then no more would
 		 * leave what it orders unordered: races invented), not even
@@ -402,9 +427,8 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 		 * have exited (malloc's free lists) orders their accesses
 		 * before the ones it makes once a new thread runs */
 		o->sync(o->ctx, t->idx,
-			b->sync_precise || atomic_leaves_zero(t, b)
-				? SYNC_ATOMIC_FREE
-				: SYNC_ATOMIC,
+			atomic_leaves_zero(t, b) ? SYNC_ATOMIC_FREE
+						 : SYNC_ATOMIC,
 			ea | process_tag(t->p), -1);
 	} else if (o && ea && (live > 1 || atomic)) {
 		o->access(o->ctx, t->idx, addr, ea | process_tag(t->p), size,
@@ -431,7 +455,8 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 	if (b->lifted || b->retired || b->dormant)
 		t->stop = STOP_NONE; /* its own byte is back: run it */
 	if (o && o->max_accesses &&
-	    s->obs_stops + s->obs_steps >= o->max_accesses) {
+	    (s->obs_stops + s->obs_steps >= o->max_accesses ||
+	     s->obs_sync >= o->max_accesses)) {
 		/* (moves b) */
 		for (int i = 0; i < s->nprocs; i++)
 			if (s->procs[i] && !s->procs[i]->dead &&
@@ -465,7 +490,8 @@ static void observe_point(struct session *s, struct thread *t, struct bp *b)
 		return;
 	s->obs_stops++;
 	o->access(o->ctx, t->idx, b->addr, ea | process_tag(t->p), size, write,
-		  b->kind == OP_ATOMIC || (b->insn && b->insn->is_atomic));
+		  b->kind == OP_ATOMIC || (b->insn && b->insn->is_atomic) ||
+			  b->src_atomic);
 	s->observed++;
 }
 
