@@ -915,6 +915,11 @@ minimized:
 			(unsigned long long)er.discovery_stops,
 			(unsigned long long)er.discovery_steps,
 			(unsigned long long)er.discovery_sync);
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_costly)
+		fprintf(stderr, "ptloom: race discovery: %zu races its "
+				"feedback runs found are no points (too "
+				"costly)\n",
+			er.discovery_costly);
 	if (!co.quiet && getenv("PTLOOM_STATS"))
 		fprintf(stderr, "ptloom: %u runs forked from a checkpoint%s%s\n",
 			er.checkpoint_forks, er.checkpoint_note[0] ? "; " : "",
