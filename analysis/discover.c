@@ -319,6 +319,20 @@ static void on_alive(void *ctx, int pid)
 #define FEEDBACK_FROM 3
 /* at most this many racy instructions become such points (else none) */
 #define FEEDBACK_MAX 256
+/*
+ * The cost guard on the races feedback runs found.  Runs with racy points
+ * run differently (Go's run longer in virtual time, so its runtime's
+ * monitor thread preempts goroutines), and what they find can be data hot
+ * code touches: Go's stack guard, read in every function's prologue, and
+ * the scheduler's fields.  As points those multiplied a Go run's stops by
+ * 4.6 (3,589 to 16,516).  So when a feedback run whose points include
+ * feedback-found races makes more than FEEDBACK_STEPS steps more than the
+ * first feedback run (whose points are the plain runs' races) and more than
+ * twice as many, the feedback ends and no race found in a feedback run
+ * becomes a point (d->feedback_costly; `ptloom races` still reports them).
+ * The work-stealing queue's steal race costs 4 steps.
+ */
+#define FEEDBACK_STEPS 256
 
 static int cmp_point(const void *a, const void *b)
 {
@@ -394,6 +408,12 @@ static size_t feedback_points(const struct obs_ctx *o,
 	return k;
 }
 
+/* A race whose instructions are no points (the feedback's cost guard). */
+static bool race_left_out(const struct discovery *d, size_t i)
+{
+	return d->feedback_costly && d->races[i].by_feedback;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -438,6 +458,12 @@ int discover_races(const struct session_config *base, int runs,
 	struct user_point *pts = NULL;
 	size_t npts = 0;
 	bool no_feedback = false;
+	/* the feedback's cost guard: the races the plain runs found, the
+	 * steps of the first run with them as points, and whether the next
+	 * run's points include what feedback runs found */
+	size_t plain_races = 0;
+	uint64_t ref_steps = 0;
+	bool fb_points = false;
 
 	for (int i = 0; i < runs; i++) {
 		struct run_result r;
@@ -496,6 +522,19 @@ int discover_races(const struct session_config *base, int runs,
 		d->obs_steps += r.obs_steps;
 		bool spent = r.obs_stops + r.obs_steps >= budget;
 		collect(&o, 0);
+		for (size_t k = races0; k < d->nraces; k++)
+			d->races[k].by_feedback = pts != NULL;
+		if (pts && !fb_points) {
+			ref_steps = r.steps; /* at the plain runs' races */
+		} else if (pts && r.steps > ref_steps + FEEDBACK_STEPS &&
+			   r.steps > 2 * ref_steps) {
+			/* the feedback's races are in hot code */
+			no_feedback = true;
+			d->feedback_costly = true;
+		}
+		fb_points = fb_points || (pts && d->nraces > plain_races);
+		if (!pts && !no_feedback)
+			plain_races = d->nraces;
 		if (!d->have_fail && (r.failure == FAIL_CRASH ||
 				      r.failure == FAIL_EXIT ||
 				      r.failure == FAIL_DEADLOCK)) {
@@ -557,7 +596,7 @@ int discover_races(const struct session_config *base, int runs,
 		for (size_t k = 0; k < d->nraces; k++) {
 			uint64_t a = d->races[k].pair.addr & ~7ull;
 
-			if (o.seen.addr[i] != a)
+			if (o.seen.addr[i] != a || race_left_out(d, k))
 				continue;
 			uint64_t *n = realloc(d->extra_pcs,
 					      (d->nextra + 1) * sizeof(*n));
@@ -618,7 +657,7 @@ size_t discovery_points(const struct discovery *d, struct user_point **out)
 	if (!p)
 		return 0;
 	for (size_t i = 0; i < d->nraces; i++)
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < 2 && !race_left_out(d, i); k++)
 			p[n++] = (struct user_point){ d->races[i].pair.pc[k],
 						      OP_ACCESS };
 	for (size_t i = 0; i < d->nextra; i++)

@@ -19,6 +19,7 @@ struct race_entry {
 	struct race_pair pair;
 	char where[2][LOC_MAX]; /* "worker at counter_race.c:20" */
 	char what[LOC_MAX];	/* "counter" */
+	bool by_feedback;	/* found in a run with racy points */
 };
 
 struct discovery {
@@ -43,6 +44,9 @@ struct discovery {
 	size_t nextra;
 	uint64_t *atomic_pcs;	/* instructions on atomics shared by threads */
 	size_t natomic;
+	/* the races feedback runs found cost too many steps as points
+	 * (discover.c FEEDBACK_STEPS): they are no points */
+	bool feedback_costly;
 	struct user_point *spin; /* yield points found in spins */
 	size_t nspin;
 	/* the first discovery run that crashed, exited non-zero or

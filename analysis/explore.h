@@ -112,6 +112,9 @@ struct explore_result {
 	int discovery_runs;
 	uint64_t discovery_stops;  /* its observation stops */
 	uint64_t discovery_steps;  /* and single-steps over them */
+	/* races feedback runs found that are no points: too costly
+	 * (discover.c FEEDBACK_STEPS) */
+	size_t discovery_costly;
 	/* a discovery run cut by --timeout or --max-steps: the discovery
 	 * did not see the program to its end (error says), 0 if none */
 	int discovery_limit;

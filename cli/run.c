@@ -913,6 +913,11 @@ minimized:
 			(unsigned long long)er.accesses,
 			(unsigned long long)er.discovery_stops,
 			(unsigned long long)er.discovery_steps);
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_costly)
+		fprintf(stderr, "ptloom: race discovery: %zu races its "
+				"feedback runs found are no points (too "
+				"costly)\n",
+			er.discovery_costly);
 	if (!co.quiet && getenv("PTLOOM_STATS"))
 		fprintf(stderr, "ptloom: %u runs forked from a checkpoint%s%s\n",
 			er.checkpoint_forks, er.checkpoint_note[0] ? "; " : "",
