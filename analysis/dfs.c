@@ -836,7 +836,8 @@ static struct alt *item_sleep(const struct dfs *d, const struct node *n,
 		if (independent(d, &n->sleep[j], via))
 			sl[k++] = n->sleep[j];
 	for (int j = 0; j < i; j++)
-		if (!asleep(n, &n->alts[j]) && independent(d, &n->alts[j], via) &&
+		if (!asleep(n, &n->alts[j]) &&
+		    independent(d, &n->alts[j], via) &&
 		    bound_safe(&n->alts[j], via) &&
 		    (!n->todo || n->done[j] || n->todo[j]))
 			sl[k++] = n->alts[j];

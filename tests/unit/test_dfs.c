@@ -206,7 +206,8 @@ static void perform(const struct model *m, struct mstate *s, int t,
 			     o->op != WRWAIT && s->rw_writer != t;
 
 		if (!quiet)
-			s->rwlog[s->nrwlog++] = (char)('a' + 4 * t + (o->op - RDLOCK));
+			s->rwlog[s->nrwlog++] =
+				(char)('a' + 4 * t + (o->op - RDLOCK));
 		if (o->op == RDLOCK)
 			s->rw_count++;
 		else if (o->op == WRREQ)
@@ -1378,7 +1379,8 @@ static void gen_rw_block(struct model *m, int t, int *k, bool big)
 	} else {
 		m->ops[t][(*k)++] = (struct mop_s){ RDLOCK, RWOBJ };
 		if (gen(2))
-			m->ops[t][(*k)++] = (struct mop_s){ STEP, 1 + (int)gen(2) };
+			m->ops[t][(*k)++] =
+				(struct mop_s){ STEP, 1 + (int)gen(2) };
 	}
 	if (big && kind == 2 && gen(2))
 		m->ops[t][(*k)++] = (struct mop_s){ STEP, 1 + (int)gen(2) };
@@ -1386,7 +1388,7 @@ static void gen_rw_block(struct model *m, int t, int *k, bool big)
 }
 
 /* 2 threads with 1-2 blocks and maybe an exit, or 3 with one block: at
- * most 8 + 8 or 4 + 4 + 4 operations, so brute force stays small. */
+ * most 8 + 8 or 5 + 5 + 5 operations, so brute force stays small. */
 static struct model generated_rw(uint64_t seed)
 {
 	struct model m = { 0 };
