@@ -638,7 +638,8 @@ static int first_alternative(void *ctx, const struct choice *c)
 	return 0;
 }
 
-int python_probe(const struct session_config *cfg, char *exe, size_t len)
+int python_probe(const struct session_config *cfg, char *exe, size_t len,
+		 struct probe_exec *pe)
 {
 	struct session_config c = *cfg;
 	struct strategy st = { .pick = first_alternative };
@@ -653,11 +654,19 @@ int python_probe(const struct session_config *cfg, char *exe, size_t len)
 	c.user_points = NULL;
 	c.pass_output = false;
 	c.stop_at = false;
+	c.note_execs = pe != NULL;
 	if ((r = session_run(&c, &st, &res)))
 		return r;
-	r = res.exe ? 0 : -ENOENT;
-	if (!r)
-		snprintf(exe, len, "%s", res.exe);
+	r = res.exe || res.exec_argv ? 0 : -ENOENT;
+	if (!r) /* a program with no thread: what its wrapper exec'd */
+		snprintf(exe, len, "%s",
+			 res.exe ? res.exe : res.exec_argv[0]);
+	if (pe) {
+		pe->argv = res.exec_argv;
+		pe->envp = res.exec_envp;
+		res.exec_argv = res.exec_envp = NULL;
+		snprintf(pe->why, sizeof(pe->why), "%s", res.exec_why);
+	}
 	run_result_free(&res);
 	return r;
 }

@@ -35,12 +35,22 @@ struct python_info {
  * Returns 0 and fills *pi (pi->is_python false for other programs). */
 int python_detect(const char *path, struct python_info *pi);
 
+/* The last exec before the first thread, when the program exec'd more
+ * than once (a wrapper's): argv/envp malloc'd (free_strings), NULL with
+ * why saying why a run cannot start there. */
+struct probe_exec {
+	char **argv, **envp;
+	char why[128];
+};
+
 /* What a program that is not itself an interpreter (a shell shim such
  * as pyenv's `python3`) runs as its first process once it creates a
  * thread: one run with the first alternative at every choice, sync
  * points, no policy and no checkpoint.  0 and exe filled, or -errno
- * (-ENOENT: it created no thread). */
-int python_probe(const struct session_config *cfg, char *exe, size_t len);
+ * (-ENOENT: it created no thread); *pe (if not NULL) filled too. */
+
+int python_probe(const struct session_config *cfg, char *exe, size_t len,
+		 struct probe_exec *pe);
 
 /* The policy for session_config.policy; c_points: --points was given, so
  * C-level points outside the interpreter (C extensions) stay preemption

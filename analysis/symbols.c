@@ -814,6 +814,34 @@ static bool system_library(const char *modname)
 	return false;
 }
 
+/*
+ * The C library's own failure path linked into a static executable
+ * (abort, raise, the assertion and fortify helpers, the start code):
+ * the frame that called it names the failure, as it does where the same
+ * functions are in libc.so.
+ */
+static bool runtime_function(Dwfl_Module *mod, uint64_t pc)
+{
+	static const char *const prefixes[] = {
+		"__pthread_kill", "pthread_kill", "raise", "abort",
+		"__assert_fail", "__assert_perror_fail", "__libc_message",
+		"__libc_fatal", "__fortify_fail", "__chk_fail",
+		"__stack_chk_fail", "malloc_printerr", "__malloc_assert",
+		"__libc_start", "_start",
+	};
+	GElf_Off off;
+	GElf_Sym esym;
+	const char *sym = dwfl_module_addrinfo(mod, pc, &off, &esym, NULL,
+					       NULL, NULL);
+
+	if (!sym)
+		return false;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (starts_with(sym, prefixes[i]))
+			return true;
+	return false;
+}
+
 void symbols_user_location(struct symbols *s, int tid, char *buf, size_t len)
 {
 	uint64_t pcs[UNWIND_MAX];
@@ -827,7 +855,8 @@ void symbols_user_location(struct symbols *s, int tid, char *buf, size_t len)
 			const char *name = mod ? module_name(mod) : NULL;
 
 			if (mod && !runtime_name(name) &&
-			    (pass || !system_library(name))) {
+			    (pass || (!system_library(name) &&
+				      !runtime_function(mod, pc)))) {
 				symbols_describe_code(s, pc, buf, len);
 				return;
 			}

@@ -10,7 +10,9 @@
 #
 # Knobs: CORPUS_SEEDS ("1 2 3"), CORPUS_CAP (2000 runs), CORPUS_BUGS
 # (names, default every bench/bugs/*.c), CORPUS_OPT ("0 2"),
-# CORPUS_FIXED (1: also run the -DFIXED variants), CORPUS_ARGS (extra
+# CORPUS_FIXED (1: also run the -DFIXED variants), CORPUS_CC (gcc; e.g.
+# "clang"), CORPUS_CFLAGS (-g; e.g. "-s" for stripped binaries or
+# "-g -static"), CORPUS_ARGS (extra
 # ptloom options, e.g. "-s random --no-minimize"), CORPUS_REPLAY (1: replay
 # each failure's printed command).
 set -u -o pipefail
@@ -24,6 +26,8 @@ OPTS=${CORPUS_OPT:-0 2}
 FIXED=${CORPUS_FIXED:-1}
 ARGS=${CORPUS_ARGS:-}
 REPLAY=${CORPUS_REPLAY:-1}
+CC=${CORPUS_CC:-gcc}
+CFLAGS=${CORPUS_CFLAGS:--g}
 PTLOOM=$BUILD/ptloom
 BIN=$(mktemp -d /tmp/ptloom-corpus.XXXXXX)
 trap 'rm -rf "$BIN"' EXIT
@@ -71,12 +75,14 @@ explore() { # name binary seed
 
 for b in $BUGS; do
 	for o in $OPTS; do
-		gcc -O"$o" -g -pthread -o "$BIN/$b.O$o" "$ROOT/bench/bugs/$b.c" ||
+		# shellcheck disable=SC2086
+		$CC -O"$o" $CFLAGS -pthread -o "$BIN/$b.O$o" "$ROOT/bench/bugs/$b.c" ||
 			die "cannot build $b"
 		for s in $SEEDS; do explore "$b -O$o" "$BIN/$b.O$o" "$s"; done
 		[ "$FIXED" = 1 ] || continue
 		grep -q FIXED "$ROOT/bench/bugs/$b.c" || continue
-		gcc -O"$o" -g -pthread -DFIXED -o "$BIN/$b.fixed.O$o" \
+		# shellcheck disable=SC2086
+		$CC -O"$o" $CFLAGS -pthread -DFIXED -o "$BIN/$b.fixed.O$o" \
 			"$ROOT/bench/bugs/$b.c" || die "cannot build $b -DFIXED"
 		explore "$b.fixed -O$o" "$BIN/$b.fixed.O$o" 1
 	done

@@ -597,24 +597,60 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 	static struct sched_policy *pol;
 	static char done[4096];
 	static bool said;
+	static struct probe_exec pe;
 
 	const char *knob = getenv("PTLOOM_PYTHON");
+	const char *wrap = getenv("PTLOOM_WRAPPER");
 
 	if (knob && !strcmp(knob, "off"))
 		return; /* C-level scheduling (bench/python.sh compares) */
 	if (strcmp(done, p->path)) {
 		char exe[4096];
+		bool keep = wrap && !strcmp(wrap, "keep");
 
 		snprintf(done, sizeof(done), "%s", p->path);
 		python_policy_free(pol);
 		pol = NULL;
+		free_strings(pe.argv);
+		free_strings(pe.envp);
+		memset(&pe, 0, sizeof(pe));
 		/* a script that is no Python script (a pyenv shim): what it
 		 * runs once it has threads, found by running it once */
 		if (python_detect(p->path, &pi) == 0 && !pi.is_python &&
-		    is_script(p->path) && python_probe(cfg, exe, sizeof(exe)) == 0)
+		    is_script(p->path) &&
+		    python_probe(cfg, exe, sizeof(exe), keep ? NULL : &pe) == 0)
 			python_detect(exe, &pi);
 		if (pi.usable)
 			pol = python_policy_new(&pi, o->points & POINTS_CLEVEL);
+		if (!pi.is_python || !pe.argv) {
+			free_strings(pe.argv);
+			free_strings(pe.envp);
+			pe.argv = pe.envp = NULL;
+		}
+		/*
+		 * The wrapper (pyenv's shim runs some 40 processes of bash
+		 * and coreutils before its last exec) ends by exec'ing the
+		 * interpreter with nothing else left running and nothing
+		 * else changed but argv and the environment: every run
+		 * starts at that exec.  The wrapper's own processes ran in
+		 * the probe; exploring their orders would be most of every
+		 * run and of every bound, and none of the program's.
+		 */
+		if (pe.argv && !o->quiet)
+			fprintf(stderr,
+				"ptloom: %s is a wrapper that execs %s; each "
+				"run starts at that exec (PTLOOM_WRAPPER=keep "
+				"runs the wrapper in every run)\n",
+				p->path, pe.argv[0]);
+		else if (pi.is_python && pe.why[0] && !o->quiet)
+			fprintf(stderr,
+				"ptloom: %s: runs start with the wrapper: "
+				"at its last exec %s\n",
+				p->path, pe.why);
+	}
+	if (pe.argv) {
+		cfg->argv = pe.argv;
+		cfg->envp = pe.envp;
 	}
 	if (!pol) {
 		if (pi.is_python && pi.why[0] && !said && !o->quiet)

@@ -15,11 +15,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
@@ -778,6 +780,259 @@ static void hide_vdso(struct session *s, struct thread *t)
 		}
 }
 
+/* /proc/PID/NAME whole, malloc'd, NUL-terminated; NULL if unreadable */
+static char *proc_file(pid_t pid, const char *name, size_t *len)
+{
+	char path[64];
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !buf) {
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (n + 1 >= cap) {
+			char *nb = cap < (64u << 20) ? realloc(buf, 2 * cap)
+						     : NULL;
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r < 0) {
+				free(buf);
+				buf = NULL;
+			}
+			break;
+		}
+		n += (size_t)r;
+	}
+	close(fd);
+	if (buf) {
+		buf[n] = 0;
+		if (len)
+			*len = n;
+	}
+	return buf;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void free_strings(char **v)
+{
+	for (char **x = v; x && *x; x++)
+		free(*x);
+	free(v);
+}
+
+/*
+ * What an exec'd image inherits besides its argv and environment, as text:
+ * each open descriptor and what it names, the ignored and blocked signals,
+ * the working directory, the umask.  Equal for P0's first and last exec:
+ * the last image can be started directly with the same result.
+ */
+static char *exec_context(pid_t pid)
+{
+	char path[64], link[PATH_MAX], *out = NULL;
+	size_t olen = 0;
+	FILE *f = open_memstream(&out, &olen);
+	char *st = proc_file(pid, "status", NULL);
+	ssize_t n;
+
+	if (!f) {
+		free(st);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	char **fds = NULL;
+	size_t nfds = 0;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%.16s", pid,
+			 de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		link[n > 0 ? n : 0] = 0;
+		char **nf = realloc(fds, (nfds + 1) * sizeof(*fds));
+
+		if (!nf)
+			break;
+		fds = nf;
+		if (asprintf(&fds[nfds], "fd %s %s", de->d_name, link) < 0)
+			break;
+		nfds++;
+	}
+	if (d)
+		closedir(d);
+	qsort(fds, nfds, sizeof(*fds), cmp_str);
+	for (size_t i = 0; i < nfds; i++) {
+		fprintf(f, "%s\n", fds[i]);
+		free(fds[i]);
+	}
+	free(fds);
+	for (char *l = st; l && *l;) {
+		char *e = strchr(l, '\n');
+
+		if (e)
+			*e = 0;
+		if (!strncmp(l, "SigIgn:", 7) || !strncmp(l, "SigBlk:", 7) ||
+		    !strncmp(l, "Umask:", 6) || !strncmp(l, "NoNewPrivs:", 11))
+			fprintf(f, "%s\n", l);
+		l = e ? e + 1 : NULL;
+	}
+	free(st);
+	snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
+	n = readlink(path, link, sizeof(link) - 1);
+	link[n > 0 ? n : 0] = 0;
+	fprintf(f, "cwd %s\n", link);
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* P0 exec'd (see struct session's root_*). */
+static void note_root_exec(struct session *s, struct process *p)
+{
+	char *ctx = exec_context(p->pid);
+
+	char exe[PATH_MAX], name[64];
+	ssize_t n;
+
+	s->root_execs++;
+	free(s->root_cmd);
+	free(s->root_env);
+	free(s->root_exe);
+	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
+	n = readlink(name, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	s->root_exe = n > 0 ? strdup(exe) : NULL;
+	s->root_cmd = proc_file(p->pid, "cmdline", &s->root_cmd_len);
+	s->root_env = proc_file(p->pid, "environ", &s->root_env_len);
+	s->root_why[0] = 0;
+	if (s->root_execs == 1) {
+		free(s->root_ctx);
+		s->root_ctx = ctx;
+		return;
+	}
+	int others = s->nfreep + s->nstray;
+
+	for (int i = 1; i < s->nprocs; i++)
+		others += !s->procs[i]->dead;
+	if (others)
+		snprintf(s->root_why, sizeof(s->root_why),
+			 "%d other process%s of it still ran", others,
+			 others > 1 ? "es" : "");
+	else if (!ctx || !s->root_ctx || strcmp(ctx, s->root_ctx))
+		snprintf(s->root_why, sizeof(s->root_why),
+			 "it changed what the program inherits (descriptors, "
+			 "signals, directory or umask)");
+	else if (!s->root_cmd || !s->root_env || !s->root_cmd_len)
+		snprintf(s->root_why, sizeof(s->root_why),
+			 "its command line was unreadable");
+	free(ctx);
+}
+
+/* A NUL-separated list as a NULL-terminated vector (malloc'd, one block
+ * of pointers and each string strdup'd), NULL on failure. */
+static char **split_list(const char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += !buf[i];
+	if (len && buf[len - 1])
+		n++;
+	char **v = calloc(n + 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	size_t k = 0;
+
+	for (size_t i = 0; i < len && k < n; k++) {
+		v[k] = strndup(buf + i, len - i);
+		if (!v[k]) {
+			free_strings(v);
+			return NULL;
+		}
+		i += strlen(v[k]) + 1;
+	}
+	return v;
+}
+
+/* At P0's first thread: the last exec, when there was a wrapper before it
+ * (run_result's exec_argv). */
+static void note_last_exec(struct session *s, const char *exe)
+{
+	struct run_result *res = s->res;
+	struct stat a, b;
+
+	if (s->root_execs < 2)
+		return;
+	if (s->root_why[0]) {
+		snprintf(res->exec_why, sizeof(res->exec_why), "%s",
+			 s->root_why);
+		return;
+	}
+	res->exec_argv = split_list(s->root_cmd, s->root_cmd_len);
+	res->exec_envp = split_list(s->root_env, s->root_env_len);
+	if (!res->exec_argv || !res->exec_envp || !res->exec_argv[0]) {
+		free_strings(res->exec_argv);
+		free_strings(res->exec_envp);
+		res->exec_argv = res->exec_envp = NULL;
+		snprintf(res->exec_why, sizeof(res->exec_why), "out of memory");
+		return;
+	}
+	/* argv[0] is what the run execs: the executable itself unless it
+	 * already names that file */
+	char *a0 = res->exec_argv[0];
+
+	if (a0[0] != '/' || stat(a0, &a) || stat(exe, &b) ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		char *e = strdup(exe);
+
+		if (!e) {
+			snprintf(res->exec_why, sizeof(res->exec_why),
+				 "out of memory");
+			free_strings(res->exec_argv);
+			free_strings(res->exec_envp);
+			res->exec_argv = res->exec_envp = NULL;
+			return;
+		}
+		free(a0);
+		res->exec_argv[0] = e;
+	}
+}
+
+void process_note_last_exec(struct session *s)
+{
+	if (s->cfg->note_execs && s->root_exe && !s->res->exec_argv &&
+	    !s->res->exec_why[0])
+		note_last_exec(s, s->root_exe);
+}
+
 void on_exec(struct session *s, struct thread *t)
 {
 	struct process *p = t->p;
@@ -788,8 +1043,11 @@ void on_exec(struct session *s, struct thread *t)
 		drop_symbols(s); /* a new image */
 	process_exec(s, p);
 	hide_vdso(s, t);
-	if (p->idx == 0)
+	if (p->idx == 0) {
 		s->exec_seen = true;
+		if (s->cfg->note_execs)
+			note_root_exec(s, p);
+	}
 	timer_exec(s, p->pid);
 	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
 	if (p->idx > 0 && stat(name, &sb) == 0 &&
@@ -1138,6 +1396,7 @@ void note_exe(struct session *s, struct process *p)
 	if (n > 0) {
 		exe[n] = 0;
 		s->res->exe = strdup(exe);
+		note_last_exec(s, exe);
 	}
 }
 

@@ -134,4 +134,8 @@ void kill_and_reap(struct session *s);
 
 void process_free_all(struct session *s);
 
+/* At the end of a run that noted P0's execs (session_config.note_execs)
+ * and created no thread: run_result's exec_argv from its last exec. */
+void process_note_last_exec(struct session *s);
+
 #endif

@@ -198,6 +198,9 @@ struct session_config {
 	size_t output_max;	/* bytes of output kept, 0 = default */
 	bool symbolize_trace;	/* symbolise the events' code and objects */
 	struct sched_policy *policy; /* may be NULL */
+	/* note P0's execs for run_result's exec_argv (costs /proc reads at
+	 * each of them: for one probing run) */
+	bool note_execs;
 	/* runs of an exploration start as forks of one template stopped at
 	 * the first thread's creation (tracer/checkpoint.c); NULL: exec */
 	struct checkpoint *checkpoint;
@@ -330,6 +333,13 @@ struct run_result {
 	 * (after the execs a shell shim makes); NULL if it created none, and
 	 * in a run forked from a checkpoint */
 	char *exe;
+	/* when P0 had exec'd more than once by then, or by its end if it
+	 * created no thread (a wrapper script that ends by exec'ing the
+	 * program), and session_config.note_execs: the last exec's argv and
+	 * environment, NULL-terminated, malloc'd, so that a run can start
+	 * there; NULL with exec_why saying why it cannot */
+	char **exec_argv, **exec_envp;
+	char exec_why[128];
 };
 
 /* Runs one execution.  Returns 0 and fills *res (see res->failure), or
@@ -337,6 +347,9 @@ struct run_result {
 int session_run(const struct session_config *cfg, struct strategy *s,
 		struct run_result *res);
 void run_result_free(struct run_result *res);
+
+/* Frees a NULL-terminated vector of malloc'd strings (and NULL). */
+void free_strings(char **v);
 
 /* "crash", "exit", ... */
 const char *failure_kind_name(int kind);

@@ -1445,6 +1445,11 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 		syscall_close_fds(&s->th[i]);
 	free(s->th);
 	free(s->fdobj);
+	process_note_last_exec(s);
+	free(s->root_ctx);
+	free(s->root_exe);
+	free(s->root_cmd);
+	free(s->root_env);
 	process_free_all(s);
 	timer_free(s);
 	futex_destroy(&s->ft);
@@ -1459,6 +1464,8 @@ void run_result_free(struct run_result *res)
 		free(res->objects[i]);
 	free(res->objects);
 	free(res->exe);
+	free_strings(res->exec_argv);
+	free_strings(res->exec_envp);
 	for (size_t i = 0; i < res->nsyms; i++)
 		free(res->syms[i].text);
 	free(res->syms);

@@ -76,6 +76,15 @@ struct session {
 	int timeout_kind;	/* FAIL_HANG or FAIL_SLOW past --timeout */
 	char timeout_why[MSG_MAX];
 	bool exec_seen;
+	/* P0's execs (process.c on_exec): what its first one inherited
+	 * (descriptors, signal dispositions and mask, directory), and its
+	 * last one's command line and environment, NUL-separated, with why
+	 * the last could not be started directly ("" if it could) */
+	int root_execs;
+	char *root_ctx;
+	char *root_cmd, *root_env, *root_exe;
+	size_t root_cmd_len, root_env_len;
+	char root_why[MSG_MAX];
 	double resume_time;	/* when the current thread was chosen */
 	double resume_cpu;	/* its CPU time then, < 0: not sampled yet */
 	int seen_ticks;		/* timer ticks already checked */

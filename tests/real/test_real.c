@@ -1211,6 +1211,25 @@ Test(real, go_goroutines_waitgroup_channels)
 	char *prog[] = { bin, NULL };
 
 	tool_never_fails(prog[0], "10", 1, prog);
+	/* default points: race discovery's feedback runs find Go's stack
+	 * guard and scheduler fields racy; as points they took a run from
+	 * ~3,600 stops to 16,516, so the cost guard leaves them out */
+	setenv("PTLOOM_STATS", "1", 1);
+	struct res r = ptl("run", "-s", "random", "-n", "2", "--seed", SEED,
+			   "-o", in_tmp("go_out"), "--", bin, NULL);
+	unsetenv("PTLOOM_STATS");
+	const char *per = strstr(r.err ? r.err : "", "ptloom: per run ");
+	double stops = 0;
+
+	cr_expect(r.code == 0 || r.code == 3, "`%s` exit %d: %s", r.cmd,
+		  r.code, r.err);
+	cr_expect(strstr(r.err ? r.err : "", "are no points (too costly)"),
+		  "the feedback's races were points: %s", r.err);
+	cr_expect(per && sscanf(per, "ptloom: per run %lf stops", &stops) == 1 &&
+			  stops < 8000,
+		  "%.0f stops per run (16,516 without the cost guard): %s",
+		  stops, r.err);
+	res_free(&r);
 }
 
 static bool have(const char *tool)
