@@ -317,11 +317,15 @@ static bool quiet(const struct thread *o)
 		o->block != BLOCK_VFORK);
 }
 
-/* No thread but t could run: an instruction point of t is no choice. */
+/* No thread but t could run and no timer can fire: an instruction point
+ * of t is no choice (an armed timer's expiry is an alternative at every
+ * point, tests/targets/alarm_between_stores.c). */
 static bool quiet_others(struct session *s, const struct thread *t)
 {
 	if (s->nfreep)
 		return false; /* free children run meanwhile */
+	if (timer_armed(s))
+		return false;
 	for (int i = 0; i < s->nth; i++)
 		if (&s->th[i] != t && !quiet(&s->th[i]))
 			return false;
@@ -341,7 +345,7 @@ void drop_lifts_if_contended(struct session *s)
 		return;
 	for (int i = 0; i < s->nth; i++)
 		live += !quiet(&s->th[i]);
-	if (live < 2 && !s->nfreep)
+	if (live < 2 && !s->nfreep && !timer_armed(s))
 		return;
 	for (int i = 0; i < s->nprocs; i++)
 		if (s->procs[i] && !s->procs[i]->dead)

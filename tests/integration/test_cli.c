@@ -2901,6 +2901,28 @@ Test(issue10, robust_owner_death_wakes_its_waiter)
 	}
 }
 
+/* An instruction point is lifted while no other thread could run, but an
+ * armed timer's expiry is an alternative at every point: the alarm that
+ * fires between the worker's two stores (main waits in join) is a bound-1
+ * schedule, which the dfs missed while those points were lifted (found
+ * only by a race-discovery sample, "beyond bound 1"). */
+Test(issue10, an_armed_timer_keeps_instruction_points)
+{
+	struct res r = run_opts(target("alarm_between_stores"),
+				(const char *const[]){ "--seed", SEED,
+						       "--dfs-only", "-p",
+						       "1", NULL });
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+	char *s = summary(&r);
+
+	cr_assert(strstr(s, ", bound 1") && !strstr(s, "beyond"),
+		  "not found by the dfs within bound 1: %s", s);
+	free(s);
+	res_free(&r);
+}
+
 /* A recursive mutex the main thread holds at the checkpoint names it as
  * its owner: runs from the checkpoint get the template's pid (clone3
  * set_tid) so that the main thread still owns it, or, where the kernel
