@@ -225,6 +225,45 @@ static int cmp_item(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/*
+ * A path is pairs (index, nalts) with, in nalts' high bits, a print of
+ * the alternatives there (1..127; 0: not known).  A run given a prefix
+ * must meet, where the prefix's run met them, the same alternatives, not
+ * only as many: as many with other threads or operations behind them is a
+ * program that did not repeat itself (tests/real/not_repeatable_ops.c),
+ * and following the indices would explore a tree that is not the
+ * program's while counting it as covered.
+ */
+#define NALTS_MASK 0x1ff /* MAX_ALTS fits */
+#define PRINT_SHIFT 9
+
+static uint16_t alts_print(const struct alt *a, int n, int kind)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)kind;
+
+	for (int i = 0; i < n; i++)
+		h = (h ^ (a[i].thread | (uint64_t)a[i].kind << 16 |
+			  (uint64_t)a[i].fn << 24 |
+			  (uint64_t)a[i].timeout << 32)) *
+		    0x100000001b3ull;
+	h ^= h >> 29;
+	return (uint16_t)(1 + h % 127);
+}
+
+/* The alternatives of a replayed node are those it was made with. */
+static bool same_alts(const struct node *n, const struct choice *c)
+{
+	if (n->nalts != c->nalts || n->kind != c->kind)
+		return false;
+	for (int i = 0; i < c->nalts; i++)
+		if (n->alts[i].thread != c->alts[i].thread ||
+		    n->alts[i].kind != c->alts[i].kind ||
+		    n->alts[i].fn != c->alts[i].fn ||
+		    n->alts[i].timeout != c->alts[i].timeout)
+			return false;
+	return true;
+}
+
 /* Keep the path of the run that just ended if items refer to it. */
 static void snapshot(struct dfs *d)
 {
@@ -238,7 +277,12 @@ static void snapshot(struct dfs *d)
 			memcpy(p, d->prefix, 2 * d->plen * sizeof(*p));
 		for (size_t k = 0; k < d->depth; k++) {
 			p[2 * (d->plen + k)] = d->stack[k].chosen;
-			p[2 * (d->plen + k) + 1] = d->stack[k].nalts;
+			p[2 * (d->plen + k) + 1] =
+				(uint16_t)(d->stack[k].nalts |
+					   alts_print(d->stack[k].alts,
+						      d->stack[k].nalts,
+						      d->stack[k].kind)
+						   << PRINT_SHIFT);
 		}
 	}
 	d->snaps[d->cur_snap] = p;
@@ -1193,9 +1237,13 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 
 	/* 1. the item's prefix */
 	if (pos < d->plen) {
-		uint16_t idx = d->prefix[2 * pos], nalts = d->prefix[2 * pos + 1];
+		uint16_t idx = d->prefix[2 * pos],
+			 nalts = d->prefix[2 * pos + 1] & NALTS_MASK,
+			 print = d->prefix[2 * pos + 1] >> PRINT_SHIFT;
 
-		if (nalts != c->nalts || idx >= c->nalts) {
+		if (nalts != c->nalts || idx >= c->nalts ||
+		    (print && print != alts_print(c->alts, c->nalts,
+						  c->kind))) {
 			d->diverged = true;
 			return -1;
 		}
@@ -1212,7 +1260,7 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 	if (depth < d->depth) {
 		struct node *n = &d->stack[depth];
 
-		if (n->nalts != c->nalts) {
+		if (!same_alts(n, c)) {
 			d->diverged = true;
 			return -1;
 		}

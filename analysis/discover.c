@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include "discover.h"
+#include "symbols.h"
 #include "strategy.h"
 
 /* Every (instruction, address) pair observed, so that every instruction
@@ -258,6 +259,16 @@ static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 	case SYNC_JOIN:
 		races_thread_join(o->rd, thread, other);
 		break;
+	case SYNC_ATOMIC:
+	case SYNC_ATOMIC_FREE:
+		/* keyed as the program's own atomics (on_access) */
+		atomic_addr(o, obj, thread, true);
+		races_touch_unseen(o->rd, thread, (1ull << 62) | (obj & ~7ull),
+				   kind == SYNC_ATOMIC);
+		break;
+	case SYNC_FREE:
+		races_forget(o->rd, obj, (uint64_t)other);
+		break;
 	case SYNC_ACQUIRE:
 		races_acquire(o->rd, thread, SYNC_KEY(obj));
 		break;
@@ -441,12 +452,25 @@ int discover_races(const struct session_config *base, int runs,
 		return -ENOMEM;
 	cfg.observer = &obs;
 	cfg.checkpoint = NULL; /* the observer sees every run from exec */
+	/* std::atomic's plain movs are atomics (the program's own
+	 * executable, when built with DWARF) */
+	uint64_t *acode = NULL;
+	int nacode = base->argv && base->argv[0]
+			     ? symbols_elf_atomic_code(base->argv[0], &acode)
+			     : 0;
+
+	if (nacode > 0) {
+		cfg.atomic_exe = base->argv[0];
+		cfg.atomic_code = acode;
+		cfg.natomic_code = (size_t)nacode;
+	}
 	cfg.points = POINTS_SYNC;
 	cfg.symbolize_trace = false;
 	struct sampler *smp = sampler_new(false, seed, 1);
 
 	if (!smp) {
 		races_free(o.rd);
+		free(acode);
 		return -ENOMEM;
 	}
 	struct strategy s = sampler_strategy(smp);
@@ -498,6 +522,7 @@ int discover_races(const struct session_config *base, int runs,
 			free(o.objs.hi);
 			sampler_free(smp);
 			races_free(o.rd);
+			free(acode);
 			return e;
 		}
 		if (r.failure == FAIL_SPIN && r.spin_pc) {
@@ -520,7 +545,10 @@ int discover_races(const struct session_config *base, int runs,
 		d->failed_runs += r.failure != FAIL_NONE;
 		d->obs_stops += r.obs_stops;
 		d->obs_steps += r.obs_steps;
-		bool spent = r.obs_stops + r.obs_steps >= budget;
+		d->obs_sync += r.obs_sync;
+		/* either budget spent ends the run's observation */
+		bool spent = r.obs_stops + r.obs_steps >= budget ||
+			     r.obs_sync >= budget;
 		collect(&o, 0);
 		for (size_t k = races0; k < d->nraces; k++)
 			d->races[k].by_feedback = pts != NULL;
@@ -589,6 +617,7 @@ int discover_races(const struct session_config *base, int runs,
 	free(pts);
 	sampler_free(smp);
 	races_free(o.rd);
+	free(acode);
 	/* the instructions that touched a racy address */
 	for (size_t i = 0; i < o.seen.cap; i++) {
 		if (!o.seen.pc[i])

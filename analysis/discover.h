@@ -34,6 +34,7 @@ struct discovery {
 				 * and found no new race */
 	uint64_t obs_stops;	/* observation stops, all runs */
 	uint64_t obs_steps;	/* single-steps over them */
+	uint64_t obs_sync;	/* stops and steps at shared objects' atomics */
 	/* a run cut by --timeout or --max-steps ended the discovery (it
 	 * did not observe the program to its end): its failure kind and
 	 * why, 0 if none */

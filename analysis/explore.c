@@ -331,6 +331,7 @@ static int explore_serial(const struct explore_opts *o0,
 			r->discovery_runs = disc.runs;
 			r->discovery_stops = disc.obs_stops;
 			r->discovery_steps = disc.obs_steps;
+			r->discovery_sync = disc.obs_sync;
 			for (size_t i = 0; disc.feedback_costly &&
 					   i < disc.nraces; i++)
 				r->discovery_costly += disc.races[i].by_feedback;

@@ -63,6 +63,7 @@ struct race_detector {
 	uint32_t nthreads;
 
 	struct vclock *locks; /* release clocks, by u64map value - 1 */
+	uint64_t *lazy;	      /* per lock: races_touch_unseen threads */
 	uint32_t nlocks, locks_cap;
 	struct u64map lock_map;
 
@@ -286,6 +287,30 @@ void races_thread_join(struct race_detector *r, int joiner, int joined)
 	tick(dv, joined);
 }
 
+/*
+ * The threads of mask (bit 63: any thread from 63 on) may have released
+ * the object since their last seen touch, by a store nobody observed (an
+ * unlock that is a plain store in a shared object): thread joins their
+ * clocks as they are now, and they start a new epoch, so that what they
+ * do later is not taken to happen before it.  More happens-before than
+ * there may be: a race can be missed, none is invented.
+ */
+static void lazy_join(struct race_detector *r, int thread, uint64_t mask)
+{
+	for (uint32_t u = 0; mask && u < r->nthreads; u++) {
+		struct vclock *uv = &r->threads[u];
+
+		if ((int)u == thread || !vc_get(uv, u) ||
+		    !(mask & (1ull << (u < 63 ? u : 63))))
+			continue;
+		if (vc_join(&r->threads[thread], uv)) {
+			fail(r, -ENOMEM);
+			return;
+		}
+		tick(uv, (int)u);
+	}
+}
+
 void races_acquire(struct race_detector *r, int thread, uint64_t obj)
 {
 	struct vclock *v = thread_clock(r, thread);
@@ -294,8 +319,11 @@ void races_acquire(struct race_detector *r, int thread, uint64_t obj)
 	if (!v)
 		return;
 	i = map_get(&r->lock_map, obj);
-	if (i && vc_join(v, &r->locks[i - 1]))
+	if (!i)
+		return;
+	if (vc_join(v, &r->locks[i - 1]))
 		fail(r, -ENOMEM);
+	lazy_join(r, thread, r->lazy[i - 1]);
 }
 
 void races_release(struct race_detector *r, int thread, uint64_t obj)
@@ -316,6 +344,13 @@ void races_release(struct race_detector *r, int thread, uint64_t obj)
 				return;
 			}
 			r->locks = a;
+			uint64_t *z = realloc(r->lazy, cap * sizeof(*z));
+
+			if (!z) {
+				fail(r, -ENOMEM);
+				return;
+			}
+			r->lazy = z;
 			r->locks_cap = cap;
 		}
 		if (map_put(&r->lock_map, obj, r->nlocks + 1)) {
@@ -323,6 +358,7 @@ void races_release(struct race_detector *r, int thread, uint64_t obj)
 			return;
 		}
 		memset(&r->locks[r->nlocks], 0, sizeof(*r->locks));
+		r->lazy[r->nlocks] = 0;
 		i = ++r->nlocks;
 	}
 	if (vc_join(&r->locks[i - 1], v)) {
@@ -330,6 +366,23 @@ void races_release(struct race_detector *r, int thread, uint64_t obj)
 		return;
 	}
 	tick(v, thread);
+}
+
+void races_touch_unseen(struct race_detector *r, int thread, uint64_t obj,
+			bool held)
+{
+	uint32_t i;
+	uint64_t bit = 1ull << (thread < 63 ? thread : 63);
+
+	races_acquire(r, thread, obj);
+	races_release(r, thread, obj); /* creates the entry */
+	i = map_get(&r->lock_map, obj);
+	if (!i || thread < 0)
+		return;
+	if (held)
+		r->lazy[i - 1] |= bit;
+	else if (thread < 63)
+		r->lazy[i - 1] &= ~bit;
 }
 
 /* ---- race pairs ---- */
@@ -469,6 +522,38 @@ found:
 	return &page->cells[((addr >> 3) & (PAGE_GRANULES - 1)) * CELLS];
 }
 
+void races_forget(struct race_detector *r, uint64_t addr, uint64_t size)
+{
+	uint64_t end = addr + size;
+
+	if (end < addr)
+		end = UINT64_MAX;
+	for (uint64_t g = addr & ~(uint64_t)(GRANULE - 1); g < end;) {
+		uint64_t pageno = g >> PAGE_SHIFT;
+		uint32_t i = map_get(&r->page_map, pageno);
+		uint64_t next_page = (pageno + 1) << PAGE_SHIFT;
+
+		if (!i) {
+			if (next_page <= g)
+				break;
+			g = next_page; /* nothing seen in this page */
+			continue;
+		}
+		struct cell *cells = &r->pages[i - 1]->cells[
+			((g >> 3) & (PAGE_GRANULES - 1)) * CELLS];
+		unsigned int lo = addr > g ? (unsigned int)(addr - g) : 0;
+		unsigned int hi = end - g < GRANULE ? (unsigned int)(end - g) :
+						      GRANULE;
+		uint8_t mask = (uint8_t)(((1u << hi) - 1) & ~((1u << lo) - 1));
+
+		for (int k = 0; k < CELLS; k++)
+			cells[k].mask &= (uint8_t)~mask;
+		if (g + GRANULE < g)
+			break;
+		g += GRANULE;
+	}
+}
+
 void races_access(struct race_detector *r, int thread, uint64_t pc,
 		  uint64_t addr, int size, bool write, bool atomic)
 {
@@ -576,6 +661,7 @@ void races_free(struct race_detector *r)
 		free(r->threads[i].c);
 	free(r->threads);
 	free(r->locks);
+	free(r->lazy);
 	map_free(&r->lock_map);
 	for (uint32_t i = 0; i < r->npages; i++)
 		free(r->pages[i]);

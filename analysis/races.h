@@ -50,6 +50,18 @@ void races_acquire(struct race_detector *r, int thread, uint64_t obj);
 /* Unlock, futex wake, sem post, atomic write.  Releases accumulate: an
  * acquire sees all earlier releases of obj, whoever made them. */
 void races_release(struct race_detector *r, int thread, uint64_t obj);
+/* An atomic read-modify-write on obj by code whose other accesses are not
+ * observed (a lock in a shared object): acquire and release now.  held:
+ * obj is left nonzero (a lock taken), and that code's unlock may be a
+ * plain store nobody sees, so until the thread's next touch that leaves
+ * it 0 (held false), a later acquire of obj by another thread also sees
+ * everything this thread did up to that acquire (races.c lazy_join). */
+void races_touch_unseen(struct race_detector *r, int thread, uint64_t obj,
+			bool held);
+/* [addr, addr + size) was freed: its accesses so far are forgotten, so
+ * that whoever gets the memory next does not race with its last owner (a
+ * race with an access after the free is missed, none is invented). */
+void races_forget(struct race_detector *r, uint64_t addr, uint64_t size);
 /* An access of size bytes at [addr, addr + size) by the instruction at
  * pc (a rep string operation may pass its whole extent).  Sizes below 1
  * count as 1; accesses are cut at RACES_MAX_ACCESS bytes. */

@@ -1028,3 +1028,130 @@ int symbols_elf_text(const char *path, struct elf_text *out, int max)
 	elf_close(fd, elf);
 	return n;
 }
+
+/* ---- atomic operations by their source (symbols_elf_atomic_code) ---- */
+
+/* The headers whose functions are the C++ library's atomic operations. */
+static bool atomic_header(const char *file)
+{
+	static const char *const names[] = {
+		"atomic", "atomic_base.h", "atomic_wait.h",
+		"atomic_timed_wait.h", "atomic_futex.h", "atomic_lockfree_defines.h",
+		"shared_ptr_atomic.h", "atomic_word.h", "atomicity.h",
+	};
+	const char *b = file ? strrchr(file, '/') : NULL;
+
+	b = b ? b + 1 : file;
+	if (!b)
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(b, names[i]))
+			return true;
+	return false;
+}
+
+struct ranges {
+	uint64_t *v; /* pairs */
+	size_t n, cap;
+};
+
+static int ranges_add(struct ranges *r, uint64_t lo, uint64_t hi)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 256;
+		uint64_t *v = realloc(r->v, 2 * cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[2 * r->n] = lo;
+	r->v[2 * r->n + 1] = hi;
+	r->n++;
+	return 0;
+}
+
+static int atomic_walk(Dwarf_Die *die, struct ranges *r, int depth)
+{
+	Dwarf_Die child;
+	int err = 0;
+
+	if (depth > 64)
+		return 0;
+	do {
+		int tag = dwarf_tag(die);
+
+		if ((tag == DW_TAG_inlined_subroutine ||
+		     tag == DW_TAG_subprogram) &&
+		    atomic_header(dwarf_decl_file(die))) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+
+			while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) >
+			       0)
+				if (hi > lo && (err = ranges_add(r, lo, hi)))
+					return err;
+			continue; /* what it inlines is inside */
+		}
+		if (dwarf_child(die, &child) == 0 &&
+		    (err = atomic_walk(&child, r, depth + 1)))
+			return err;
+	} while (dwarf_siblingof(die, die) == 0);
+	return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+int symbols_elf_atomic_code(const char *path, uint64_t **out)
+{
+	struct ranges r = { 0 };
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int fd, err = 0;
+	Dwarf *dw;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	if (!dw) {
+		close(fd);
+		return 0; /* no DWARF: nothing known */
+	}
+	while (!err && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL,
+				    NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &cu) == 0)
+			err = atomic_walk(&cu, &r, 0);
+		off = next;
+	}
+	dwarf_end(dw);
+	close(fd);
+	if (err) {
+		free(r.v);
+		return err;
+	}
+	qsort(r.v, r.n, 2 * sizeof(uint64_t), cmp_range);
+	size_t k = 0;
+
+	for (size_t i = 0; i < r.n; i++) {
+		if (k && r.v[2 * i] <= r.v[2 * k - 1]) {
+			if (r.v[2 * i + 1] > r.v[2 * k - 1])
+				r.v[2 * k - 1] = r.v[2 * i + 1];
+			continue;
+		}
+		r.v[2 * k] = r.v[2 * i];
+		r.v[2 * k + 1] = r.v[2 * i + 1];
+		k++;
+	}
+	*out = r.v;
+	return (int)k;
+}

@@ -94,6 +94,17 @@ int symbols_elf_lookup(const char *path, const char *name, uint64_t *values,
  * -ENOENT if it has none, -ENOSPC if `len` is too small, or -errno. */
 int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len);
 
+/*
+ * The code of the ELF file (link-time addresses, pairs [lo, hi), sorted,
+ * disjoint) that its DWARF says is the body, inlined or not, of a function
+ * of the C++ library's atomic headers (<atomic>, bits/atomic_base.h,
+ * bits/atomic_wait.h, ...).  On x86 an atomic load or release store is a
+ * plain mov, so without this a std::atomic flag handing data over would
+ * be a race.  Returns the number of ranges (0 without DWARF) or -errno;
+ * *out is malloc'd.
+ */
+int symbols_elf_atomic_code(const char *path, uint64_t **out);
+
 /* An executable PT_LOAD segment, as in the program headers. */
 struct elf_text {
 	uint64_t vaddr, offset, size; /* size is p_filesz */

@@ -545,6 +545,23 @@ static int replay_gdb(struct replay_setup *rs)
 			"thread where the schedule left it); %s takes over, "
 			"and the program is killed when it exits\n",
 		rs->prog.display, (unsigned long long)step, pid, esc(argv[0]));
+	for (const char *l = r.split_note; *l;) {
+		int th = 0;
+		unsigned long long addr = 0, val = 0;
+		unsigned size = 0;
+
+		if (sscanf(l, "T%d %llx %u %llu", &th, &addr, &size, &val) == 4)
+			fprintf(stderr,
+				"ptloom: note: T%d stopped between the load and "
+				"the store of its read-modify-write of %u bytes "
+				"at %#llx: it has read %llu (ptloom keeps it), "
+				"so the memory there may hold another thread's "
+				"store since; continued, the instruction would "
+				"read memory again\n",
+				th, size, addr, val);
+		l = strchr(l, '\n');
+		l = l ? l + 1 : "";
+	}
 	fprintf(stderr, "ptloom: note: for inspection only: ptloom's seccomp "
 			"filter stays, so if the program is continued, the "
 			"system calls it traps fail with ENOSYS\n");

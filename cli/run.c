@@ -908,11 +908,13 @@ minimized:
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_runs)
 		fprintf(stderr, "ptloom: race discovery %d runs, %.3f s, "
 				"%llu accesses observed, %llu observation "
-				"stops, %llu single-steps\n",
+				"stops, %llu single-steps, %llu stops at "
+				"shared objects' atomics and free()\n",
 			er.discovery_runs, er.discovery_seconds,
 			(unsigned long long)er.accesses,
 			(unsigned long long)er.discovery_stops,
-			(unsigned long long)er.discovery_steps);
+			(unsigned long long)er.discovery_steps,
+			(unsigned long long)er.discovery_sync);
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_costly)
 		fprintf(stderr, "ptloom: race discovery: %zu races its "
 				"feedback runs found are no points (too "

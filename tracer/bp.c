@@ -233,6 +233,213 @@ static struct scan_cache *scan_exe(const char *path, int mode)
 	return c;
 }
 
+/* Atomic instructions of the shared objects, scanned once per ptloom
+ * process (race discovery). */
+#define LIB_SCANS 64
+static struct lib_scan {
+	char path[4096];
+	struct insn_info *insns;
+	int n;
+	uint64_t min_vaddr;
+} lib_scans[LIB_SCANS];
+static int nlib_scans;
+
+static struct lib_scan *scan_lib(const char *path)
+{
+	struct disasm_elf_info info;
+	struct lib_scan *c;
+
+	for (int i = 0; i < nlib_scans; i++)
+		if (!strcmp(lib_scans[i].path, path))
+			return &lib_scans[i];
+	if (nlib_scans == LIB_SCANS)
+		return NULL;
+	c = &lib_scans[nlib_scans++];
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->n = disasm_scan_elf(path, DISASM_ATOMICS, &c->insns, &info);
+	if (c->n < 0) {
+		c->n = 0;
+		c->insns = NULL;
+	}
+	c->min_vaddr = info.min_vaddr;
+	return c;
+}
+
+/*
+ * Every shared object but libc and the loader.  What libc promises to
+ * synchronise is seen at its calls (libc_fns); its internal atomics order
+ * more than POSIX does (the thread count a thread's exit decrements and
+ * the next pthread_create increments would order every exited thread
+ * before every later one: races hidden), and the one thing they carry
+ * that matters, a heap block one thread freed and another gets, is
+ * modelled at free() instead (add_free_hooks).
+ */
+static bool lib_observed(const char *path, const char *exe)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return strcmp(path, exe) && strncmp(base, "ld-", 3) &&
+	       strncmp(base, "libc.so", 7) && strncmp(base, "libc-", 5) &&
+	       !strstr(path, " (deleted)");
+}
+
+/* libc's free and realloc, looked up once per ptloom process */
+static struct {
+	char path[4096];
+	uint64_t vals[3], more[8];
+	int idx[8], nmore;
+	bool ok;
+} frees;
+
+/*
+ * Race discovery: free() and realloc() in libc are observation points
+ * too: the block they are given is forgotten by the race detector
+ * (SYNC_FREE), so that the next owner of its memory does not race with
+ * the last one (malloc hands a block one thread freed to another through
+ * its own atomics, which are not observed).
+ */
+static void add_free_hooks(struct process *s, size_t *cap)
+{
+	static const char *const names[] = { "free", "realloc", "cfree" };
+	char path[4096];
+	uint64_t start = 0, first = 0;
+
+	if (find_mapping(s->pid, NULL, path, sizeof(path), &start) ||
+	    elf_first_vaddr(path, &first))
+		return;
+	if (strcmp(frees.path, path)) {
+		memset(&frees, 0, sizeof(frees));
+		snprintf(frees.path, sizeof(frees.path), "%s", path);
+		frees.nmore = 8;
+		frees.ok = elf_symbols_lookup(path, names, 3, frees.vals,
+					      frees.more, frees.idx,
+					      &frees.nmore) == 0;
+	}
+	if (!frees.ok)
+		return;
+	for (int i = 0; i < 3 + frees.nmore; i++) {
+		uint64_t v = i < 3 ? frees.vals[i] : frees.more[i - 3];
+
+		if (!v || add_bp(s, cap, start - first + v, OP_ACCESS, 0))
+			continue;
+		s->bps[s->nbps - 1].observe = true;
+		s->bps[s->nbps - 1].sync = true;
+		s->bps[s->nbps - 1].freeing = true;
+	}
+}
+
+/*
+ * Race discovery: the atomic read-modify-writes of every shared object the
+ * process has mapped (libgomp's, glib's, libstdc++'s locks, barriers and
+ * reference counts: an uncontended lock is one such instruction and no
+ * call ptloom knows) become synchronisation-only observation points, so
+ * that the program's accesses they order are not reported as races.
+ */
+static void add_lib_atomics(struct process *s, size_t *cap, const char *exe)
+{
+	char name[64], line[4096];
+	struct {
+		char path[4096];
+		uint64_t start;
+	} *libs = NULL;
+	size_t nlibs = 0;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", s->pid);
+	FILE *f = fopen(name, "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, off;
+		char perms[8];
+		char *p = strchr(line, '/');
+		size_t i;
+
+		if (!p || sscanf(line, "%lx-%*x %7s %lx", &lo, perms, &off) != 3)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		for (i = 0; i < nlibs && strcmp(libs[i].path, p); i++)
+			;
+		if (i == nlibs) {
+			void *n = realloc(libs, (nlibs + 1) * sizeof(*libs));
+
+			if (!n)
+				break;
+			libs = n;
+			snprintf(libs[nlibs].path, sizeof(libs[0].path), "%s",
+				 p);
+			libs[nlibs++].start = off == 0 ? lo : 0;
+		} else if (off == 0 && !libs[i].start) {
+			libs[i].start = lo;
+		}
+	}
+	fclose(f);
+	for (size_t i = 0; i < nlibs; i++) {
+		struct lib_scan *c;
+
+		if (!libs[i].start || !lib_observed(libs[i].path, exe) ||
+		    !(c = scan_lib(libs[i].path)))
+			continue;
+		for (int k = 0; k < c->n; k++) {
+			if (!c->insns[k].is_atomic ||
+			    add_bp(s, cap, libs[i].start - c->min_vaddr +
+						   c->insns[k].addr,
+				   OP_ACCESS, 0))
+				continue;
+			s->bps[s->nbps - 1].observe = true;
+			s->bps[s->nbps - 1].sync = true;
+		}
+	}
+	free(libs);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return a && b && !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
+}
+
+/* Link-time addr is in the sorted pairs r[0..2n). */
+static bool in_ranges(const uint64_t *r, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (addr < r[2 * m])
+			hi = m;
+		else if (addr >= r[2 * m + 1])
+			lo = m + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+/* The observation points in the executable's atomic operations by their
+ * source (cfg->atomic_code) are atomics. */
+static void mark_src_atomic(struct process *s, const struct session_config *cfg,
+			    uint64_t bias, const struct scan_cache *c)
+{
+	if (!cfg->natomic_code || !c->n)
+		return;
+	uint64_t lo = c->insns[0].addr + bias,
+		 hi = c->insns[c->n - 1].addr + bias + 16;
+
+	for (size_t i = 0; i < s->nbps; i++) {
+		struct bp *b = &s->bps[i];
+
+		if (b->addr >= lo && b->addr < hi && !b->sync)
+			b->src_atomic = in_ranges(cfg->atomic_code,
+						  cfg->natomic_code,
+						  b->addr - bias);
+	}
+}
+
 /* An instruction of p's executable at addr, by the scan of that file:
  * user points recorded in another process image must never split an
  * instruction of this one. */
@@ -350,6 +557,8 @@ int bp_install(struct session *ss, struct process *s)
 	uint64_t exe_start = 0;
 	bool want_atomics = ss->cfg->points & POINTS_ATOMICS;
 	bool want_observe = ss->cfg->observer != NULL;
+	struct scan_cache *exe_scan = NULL;
+	uint64_t exe_bias = 0;
 
 	if ((want_atomics || want_observe) &&
 	    find_exe(s->pid, exe, sizeof(exe), &exe_start) == 0) {
@@ -371,7 +580,15 @@ int bp_install(struct session *ss, struct process *s)
 			s->bps[s->nbps - 1].observe =
 				!(want_atomics && in->is_atomic);
 		}
+		if (want_observe) {
+			add_lib_atomics(s, &cap, exe);
+			add_free_hooks(s, &cap);
+		}
 		s->observing = want_observe;
+		if (want_observe && same_file(exe, ss->cfg->atomic_exe)) {
+			exe_scan = c;
+			exe_bias = bias;
+		}
 	}
 	for (size_t i = 0; i < ss->cfg->nuser_points; i++)
 		if (s->img == 0 ||
@@ -387,6 +604,8 @@ int bp_install(struct session *ss, struct process *s)
 				    pol->points[i].kind, 0))
 				s->bps[s->nbps - 1].policy = true;
 	}
+	if (exe_scan)
+		mark_src_atomic(s, ss->cfg, exe_bias, exe_scan);
 	qsort(s->bps, s->nbps, sizeof(s->bps[0]), cmp_bp);
 	/* drop duplicates (two names of one function) */
 	size_t k = 0;
@@ -463,7 +682,9 @@ int bp_step_over(struct session *ss, struct thread *t)
 		return regs_set(t);
 	}
 step:
-	if (b->observe)
+	if (b->sync)
+		ss->obs_sync++;
+	else if (b->observe)
 		ss->obs_steps++; /* counts against discovery's budget */
 	t->regs.rip = b->addr;
 	t->regs_dirty = true;

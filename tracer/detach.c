@@ -53,6 +53,25 @@ static void unpark(struct session *s, struct thread *t)
 
 int session_hand_over(struct session *s)
 {
+	size_t off = 0;
+
+	/* what the unpark below cannot give the debugger: a thread between
+	 * the two points of a split read-modify-write has loaded a value
+	 * ptloom holds, and continued it would load again */
+	s->res->split_note[0] = 0;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		if (t->st == SCHED_DEAD || !t->split ||
+		    off >= sizeof(s->res->split_note))
+			continue;
+		off += (size_t)snprintf(s->res->split_note + off,
+					sizeof(s->res->split_note) - off,
+					"T%d %#llx %u %llu\n", t->idx,
+					(unsigned long long)t->split_addr,
+					t->split_size,
+					(unsigned long long)t->split_val);
+	}
 	for (int i = 0; i < s->nprocs; i++)
 		if (!s->procs[i]->dead && s->procs[i]->nbps)
 			bp_remove_all_in(s->procs[i], s->procs[i]->pid);

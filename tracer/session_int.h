@@ -39,6 +39,10 @@ struct bp {
 	uint8_t len;		/* instruction length when emulated */
 	struct emul_insn ei;	/* EMUL_INSN */
 	bool observe;		/* race discovery: observe, not a point */
+	bool sync;		/* observe: an atomic of a shared object, only
+				 * synchronisation, never sampled out */
+	bool freeing;		/* sync: libc's free or realloc */
+	bool src_atomic;	/* in cfg->atomic_code: an atomic operation */
 	bool lifted;		/* original byte back while no one could
 				 * preempt (bp_lift) */
 	bool retired;		/* original byte back for the run */

@@ -366,6 +366,42 @@ void drop_lifts_if_contended(struct session *s)
  * times.  All of it counts stops, never time: a run's observations are a
  * function of its schedule.
  */
+/* The word an atomic at b is about to change is 0 after it (a lock's
+ * release: xchg of 0, a decrement to 0), computed by emulating it on a
+ * copy of t's registers; false when that cannot be told. */
+static bool atomic_leaves_zero(struct thread *t, struct bp *b)
+{
+	struct user_regs_struct r = t->regs;
+	uint64_t mem = 0, a;
+
+	if (b->emul != EMUL_INSN || !emul_writes(&b->ei) || b->ei.size > 8)
+		return false;
+	r.rip = b->addr;
+	a = emul_addr(&b->ei, &r, b->addr);
+	if (mem_read(t->p, a, &mem, b->ei.size))
+		return false;
+	emul_run(&b->ei, &r, &mem);
+	if (b->ei.size < 8)
+		mem &= (1ull << (8 * b->ei.size)) - 1;
+	return mem == 0;
+}
+
+/* At free(p) or realloc(p, n): the bytes malloc gave p (its chunk's
+ * size less the header, as malloc_usable_size), 0 for NULL or a header
+ * that cannot be read. */
+static int64_t block_size(struct thread *t)
+{
+	uint64_t p, hdr = 0, size;
+
+	if (regs_get(t) || !(p = t->regs.rdi) || p < 16 || (p & 15) ||
+	    mem_read(t->p, p - 8, &hdr, 8))
+		return 0;
+	size = hdr & ~7ull;
+	if (size < 16 || size > (1ull << 30))
+		return 0;
+	return (int64_t)(size - (hdr & 2 ? 16 : 8));
+}
+
 static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 			uint64_t addr)
 {
@@ -373,19 +409,41 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 	int size = 0, live = 0;
 	bool write = false;
 	uint64_t ea = bp_operand(s, t, b, &size, &write);
+	bool atomic = (b->insn && b->insn->is_atomic) || b->src_atomic;
 
 	for (int i = 0; i < s->nth; i++)
 		live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
-	s->obs_stops++;
-	if (o && ea && live > 1) {
+	if (b->sync)
+		s->obs_sync++;
+	else
+		s->obs_stops++;
+	if (o && b->freeing) {
+		int64_t size = block_size(t);
+
+		if (size > 0)
+			o->sync(o->ctx, t->idx, SYNC_FREE,
+				t->regs.rdi | process_tag(t->p), (int)size);
+	} else if (o && ea && b->sync) {
+		/* a shared object's lock: synchronisation only, and never
+		 * sampled out (a lock seen 256 times and then no more would
+		 * leave what it orders unordered: races invented), not even
+		 * while its thread is alone: what it takes from threads that
+		 * have exited (malloc's free lists) orders their accesses
+		 * before the ones it makes once a new thread runs */
+		o->sync(o->ctx, t->idx,
+			atomic_leaves_zero(t, b) ? SYNC_ATOMIC_FREE
+						 : SYNC_ATOMIC,
+			ea | process_tag(t->p), -1);
+	} else if (o && ea && (live > 1 || atomic)) {
 		o->access(o->ctx, t->idx, addr, ea | process_tag(t->p), size,
-			  write, b->insn && b->insn->is_atomic);
+			  write, atomic);
 		s->observed++;
 		if (b->hits == 0)
 			b->first_tid = t->idx;
 		else if (b->first_tid != t->idx)
 			b->shared = true;
-		if (++b->hits >= OBSERVE_PC_CAP) {
+		/* an atomic orders what it is seen with: never sampled */
+		if (++b->hits >= OBSERVE_PC_CAP && !atomic) {
 			if (b->shared || b->wakes >= OBSERVE_WAKES)
 				bp_retire(t->p, b);
 			else
@@ -401,7 +459,8 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 	if (b->lifted || b->retired || b->dormant)
 		t->stop = STOP_NONE; /* its own byte is back: run it */
 	if (o && o->max_accesses &&
-	    s->obs_stops + s->obs_steps >= o->max_accesses) {
+	    (s->obs_stops + s->obs_steps >= o->max_accesses ||
+	     s->obs_sync >= o->max_accesses)) {
 		/* (moves b) */
 		for (int i = 0; i < s->nprocs; i++)
 			if (s->procs[i] && !s->procs[i]->dead &&
@@ -435,7 +494,8 @@ static void observe_point(struct session *s, struct thread *t, struct bp *b)
 		return;
 	s->obs_stops++;
 	o->access(o->ctx, t->idx, b->addr, ea | process_tag(t->p), size, write,
-		  b->kind == OP_ATOMIC || (b->insn && b->insn->is_atomic));
+		  b->kind == OP_ATOMIC || (b->insn && b->insn->is_atomic) ||
+			  b->src_atomic);
 	s->observed++;
 }
 

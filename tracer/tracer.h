@@ -160,7 +160,17 @@ enum {
 	SYNC_FORK,
 	SYNC_JOIN,
 	SYNC_ACQREL,
-	SYNC_OBJECT
+	SYNC_OBJECT,
+	/* an atomic read-modify-write at obj by a shared object's code,
+	 * whose other accesses are not observed (a lock's), after which
+	 * the word is not 0: its thread may release it later by a plain
+	 * store nobody sees (SYNC_ATOMIC), or it is 0 (SYNC_ATOMIC_FREE:
+	 * a lock's release) */
+	SYNC_ATOMIC,
+	SYNC_ATOMIC_FREE,
+	/* free() or realloc() of the heap block at obj, other_thread bytes
+	 * long: whoever gets its memory next is a new owner */
+	SYNC_FREE
 };
 
 /* Symbolisation of a live tracee, provided by the caller (analysis/). */
@@ -211,6 +221,14 @@ struct session_config {
 	 * thread stopped where it is (tracer/detach.c, replay --gdb) */
 	bool stop_at;
 	uint64_t stop_step;
+	/* race discovery: the code of the executable atomic_exe whose
+	 * memory accesses are atomic operations by their source (a
+	 * std::atomic's load or release store is a plain mov;
+	 * symbols_elf_atomic_code), link-time pairs [lo, hi), sorted: its
+	 * observed accesses are atomic */
+	const char *atomic_exe;
+	const uint64_t *atomic_code;
+	size_t natomic_code;
 };
 
 enum failure_kind {
@@ -315,6 +333,9 @@ struct run_result {
 	/* race discovery: accesses observed, stops at observation points
 	 * and single-steps over them (the budget counts the last two) */
 	uint64_t observed, obs_stops, obs_steps;
+	/* stops and steps at shared objects' atomics and free() (their own
+	 * budget, as large) */
+	uint64_t obs_sync;
 	uint64_t spin_pc;	/* FAIL_SPIN: where a thread spins */
 	struct thread_report *threads; /* per-thread state at the end */
 	int nthreads;
@@ -324,6 +345,11 @@ struct run_result {
 	/* stop_at reached: the pid of the program, detached and left in a
 	 * group-stop (the caller kills it); 0 otherwise */
 	int handed_over;
+	/* with handed_over: the threads stopped between the load and the
+	 * store of a split read-modify-write (bp_split_rmw), one a line
+	 * ("T1 0x5555... 4 0"), thread, address, size and the value its
+	 * load took; "" if none */
+	char split_note[512];
 	/* the shared objects (executable file mappings other than the
 	 * program) of the first process when it first created a thread, or
 	 * at its exit_group; address order, malloc'd */

@@ -540,13 +540,12 @@ static void build_sched(struct session *s, struct sched_thread *st)
 	bool any = false;
 
 	for (int i = 0; i < s->nth; i++)
-		any |= !s->th[i].starting && (s->th[i].st == SCHED_ENABLED ||
-					      s->th[i].st == SCHED_RUNNING);
+		any |= !s->th[i].starting && s->th[i].st == SCHED_ENABLED;
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
 
 		st[i] = (struct sched_thread){
-			.state = t->st == SCHED_RUNNING ? SCHED_ENABLED : t->st,
+			.state = t->st,
 			.yield = t->yield,
 			.timed = t->st == SCHED_BLOCKED && t->timed,
 			.deadline = t->deadline,
@@ -638,6 +637,36 @@ static void deadlock(struct session *s)
 	snprintf(s->res->location, sizeof(s->res->location), "%s", loc);
 }
 
+static void release_pending_wakes(struct session *s, struct thread *t)
+{
+	struct access_observer *o = s->cfg->observer;
+
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *u = &s->th[i];
+
+		if (u == t || u->p != t->p || u->st != SCHED_ENABLED ||
+		    (u->kind != OP_FUTEX_WAKE && u->kind != OP_FUTEX_REQUEUE) ||
+		    (u->obj != t->obj && u->obj2 != t->obj))
+			continue;
+		o->sync(o->ctx, u->idx, SYNC_RELEASE, t->obj, -1);
+	}
+}
+
+static void acquire_everyone(struct session *s, struct thread *t)
+{
+	struct access_observer *o = s->cfg->observer;
+	/* a key of t's own, no address (bit 62: atomics' keys) */
+	uint64_t key = (1ull << 61) | ((uint64_t)t->idx << 6);
+
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *u = &s->th[i];
+
+		if (u != t && u->p == t->p && u->st != SCHED_DEAD)
+			o->sync(o->ctx, u->idx, SYNC_RELEASE, key, -1);
+	}
+	o->sync(o->ctx, t->idx, SYNC_ACQUIRE, key, -1);
+}
+
 /*
  * Happens-before for race discovery: every operation acquires and
  * releases its object.  pthread_cond_wait also releases its mutex at the
@@ -662,6 +691,17 @@ static void observe_sync(struct session *s, struct thread *t)
 	     t->fn == FN_CND_WAIT || t->fn == FN_CND_TIMEDWAIT))
 		o->sync(o->ctx, t->idx, SYNC_OBJECT, t->cond_mutex,
 			(int)call_object_size(FN_MUTEX_LOCK));
+	/* what a wait or a spin reads may have been stored by code nobody
+	 * observes (libgomp's barrier stores its generation with a plain
+	 * mov, then wakes): a thread stopped at a wake of the word has
+	 * stored it, so it releases now; a spinner's re-check may see
+	 * anything any thread stored, so it acquires everyone's (more
+	 * happens-before than there may be, never less) */
+	if (t->obj && !(t->obj >> 63) && t->kind != OP_ACCESS &&
+	    t->kind != OP_ATOMIC)
+		release_pending_wakes(s, t);
+	if (t->kind == OP_SPIN)
+		acquire_everyone(s, t);
 	/* an access or atomic point's object is data, observed as an
 	 * access (thread.c observe_point), no synchronisation */
 	if (t->obj && !(t->obj >> 63) && t->kind != OP_ACCESS &&
@@ -871,6 +911,19 @@ static void schedule(struct session *s)
 
 		signal_recheck(s, false);
 		drop_lifts_if_contended(s);
+		/* a choice is made only while every thread is stopped: one
+		 * still running would be offered as able to run its pending
+		 * operation (build_sched), which it has not reached.  Never
+		 * seen (the whole suite, logged); if it ever happens the run
+		 * is ptloom's error, never a verdict */
+		for (int i = 0; i < s->nth && !s->failed; i++)
+			if (!s->th[i].starting &&
+			    s->th[i].st == SCHED_RUNNING)
+				session_fail(s, FAIL_INTERNAL, &s->th[i],
+					     "internal error: T%d runs while "
+					     "the next thread is chosen", i);
+		if (s->failed)
+			break;
 		build_sched(s, st);
 		sched_alternatives(st, s->nth, s->current, c);
 		timer_alternatives(s, c);
@@ -1436,6 +1489,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	res->observed = s->observed;
 	res->obs_stops = s->obs_stops;
 	res->obs_steps = s->obs_steps;
+	res->obs_sync = s->obs_sync;
 	if (!s->exec_seen && !s->failed) {
 		res->failure = FAIL_INTERNAL;
 		snprintf(res->message, sizeof(res->message),

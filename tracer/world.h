@@ -91,6 +91,10 @@ struct session {
 	uint64_t observed;	/* accesses reported to the observer */
 	uint64_t obs_stops;	/* race discovery's observation stops */
 	uint64_t obs_steps;	/* and single-steps over them */
+	/* stops and steps at the shared objects' atomics (bp.sync): a
+	 * budget of their own, as large, so that the accesses' stays the
+	 * accesses' */
+	uint64_t obs_sync;
 	int live;		/* threads alive */
 	uint64_t switches;	/* times another thread was chosen */
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */

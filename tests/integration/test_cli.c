@@ -3047,6 +3047,64 @@ Test(issue13, replay_gdb_shows_every_thread_at_the_stop)
 	free(sched);
 }
 
+/*
+ * `count++` at -O2 is one `addl $1, count(%rip)`, explored as two points
+ * (its load, its store: bp_split_rmw).  Stopped between them, the thread
+ * sits at the instruction, whose load ptloom already made: replay --gdb
+ * says so, with the value it read, instead of showing a thread that
+ * continued would read memory again and lose nothing.
+ */
+Test(issue13, replay_gdb_between_the_halves_of_a_split_increment)
+{
+	if (!have_gdb())
+		return;
+	struct res r = RUN(target("plain_inc_O2"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	char *j = report(), *sched = strdup(json_get(j, "minimized_file"));
+
+	free(j);
+	res_free(&r);
+	r = PTL("show", sched);
+	/* the first thread's two access points: its load, then its store */
+	const char *a = strstr(r.out, " access(");
+	cr_assert_not_null(a, "%s", r.out);
+	const char *ln = a;
+
+	while (ln > r.out && ln[-1] != '\n')
+		ln--;
+	unsigned long s1 = 0, s2 = 0;
+	int th = -1;
+
+	cr_assert_eq(sscanf(ln, " %lu T%d", &s1, &th), 2, "%.80s", ln);
+	char pat[32];
+
+	snprintf(pat, sizeof(pat), "  T%d access(", th);
+	const char *b = strstr(a + 1, pat);
+
+	cr_assert_not_null(b, "%s", r.out);
+	for (ln = b; ln > r.out && ln[-1] != '\n'; ln--)
+		;
+	cr_assert_eq(sscanf(ln, " %lu", &s2), 1, "%.80s", ln);
+	cr_assert_gt(s2, s1 + 1, "%s", r.out);
+	res_free(&r);
+	char step[32];
+
+	snprintf(step, sizeof(step), "%lu", s2);
+	char *argv[] = { (char *)ptloom(), "replay", "--gdb", "--stop-at",
+			 step, sched, "--", (char *)target("plain_inc_O2"),
+			 NULL };
+
+	r = run_argv(argv, "PTLOOM_GDB=gdb -batch -ex 'info threads'",
+		     CMD_TIMEOUT);
+	assert_exit(r, 0);
+	snprintf(pat, sizeof(pat), "T%d stopped between the load", th);
+	assert_contains(r.err, pat, "stderr");
+	assert_contains(r.err, "it has read 0", "stderr");
+	res_free(&r);
+	free(sched);
+}
+
 Test(issue13, failure_reports_carry_every_threads_backtrace)
 {
 	struct res r = RUN(example("deadlock"), "--seed", SEED);

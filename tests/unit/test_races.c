@@ -320,3 +320,36 @@ Test(races, million_accesses, .timeout = 60)
 	races_access(r, 2, 0x2008, 0x10000000, 8, true, false);
 	cr_assert_eq(npairs(NULL), 1);
 }
+
+/* A lock in a shared object taken by an atomic and released by a plain
+ * store nobody observes (a spinlock's `movl $0`): the next taker's atomic
+ * orders everything the holder did before it, the unlock included. */
+Test(races, unseen_plain_store_release_orders_the_holder)
+{
+	races_thread_create(r, 0, 1);
+	races_thread_create(r, 0, 2);
+	races_touch_unseen(r, 1, LOCK, true); /* lock: word left nonzero */
+	races_access(r, 1, 0x100, X, 4, true, false);
+	/* T1's unlock: a plain store, not seen */
+	races_touch_unseen(r, 2, LOCK, true);
+	races_access(r, 2, 0x200, X, 4, true, false);
+	cr_assert_eq(npairs(NULL), 0);
+}
+
+/* A release the detector did see (an xchg of 0): the holder's accesses
+ * after it are not ordered before the next taker's, so a race right after
+ * an unlock is still found. */
+Test(races, seen_atomic_release_does_not_hide_later_access)
+{
+	races_thread_create(r, 0, 1);
+	races_thread_create(r, 0, 2);
+	races_touch_unseen(r, 1, LOCK, true);
+	races_access(r, 1, 0x100, X, 4, true, false);
+	races_touch_unseen(r, 1, LOCK, false); /* unlock: word left 0 */
+	races_access(r, 1, 0x110, X + 8, 4, true, false); /* unlocked */
+	races_touch_unseen(r, 2, LOCK, true);
+	races_access(r, 2, 0x200, X, 4, true, false);
+	cr_assert_eq(npairs(NULL), 0);
+	races_access(r, 2, 0x210, X + 8, 4, true, false);
+	cr_assert_eq(npairs(NULL), 1);
+}
