@@ -102,6 +102,7 @@ struct checkpoint {
 	size_t nbps;
 	uint64_t policy_at;	/* process.h policy_at of the template */
 	bool observing;
+	bool rwlock_known; /* struct process */
 	/* the program's mapped objects at the checkpoint (run_result) */
 	char **objects;
 	int nobjects;
@@ -367,6 +368,7 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	cp->nbps = tp.nbps;
 	cp->policy_at = tp.policy_at;
 	cp->observing = tp.observing;
+	cp->rwlock_known = tp.rwlock_known;
 	cp->bp_points = cfg->points;
 	cp->bp_observe = cfg->observer != NULL;
 	cp->bp_policy = cfg->policy;
@@ -395,6 +397,7 @@ static void inherit_bps(const struct checkpoint *cp, struct process *p)
 	tp.bps_lifted = false;
 	tp.policy_at = cp->policy_at;
 	tp.observing = cp->observing;
+	tp.rwlock_known = cp->rwlock_known;
 	if (process_copy_bps(p, &tp)) {
 		/* without the array the inherited bytes would be stray
 		 * traps: take them out */

@@ -118,6 +118,7 @@ static void free_bps(struct process *p)
 	p->bps_lifted = false;
 	p->policy_at = 0;
 	p->observing = false;
+	p->rwlock_known = false;
 }
 
 /* The hex number at *p (advanced past it); *ok false when none. */
@@ -271,6 +272,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->bps_lifted = parent->bps_lifted;
 	child->observing = parent->observing;
 	child->policy_at = parent->policy_at;
+	child->rwlock_known = parent->rwlock_known;
 	child->join_off = parent->join_off;
 	if (!parent->nbps)
 		return 0;
