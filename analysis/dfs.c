@@ -673,9 +673,49 @@ bool dfs_dependent(const struct alt *a, const struct alt *b)
 	return false;
 }
 
-static bool independent(const struct alt *a, const struct alt *b)
+static bool reader_call(const struct alt *a)
 {
-	return !dfs_dependent(a, b);
+	return a->kind == OP_CALL && !a->timeout && !a->global &&
+	       (a->fn == FN_RWLOCK_RDLOCK || a->fn == FN_RWLOCK_UNLOCK);
+}
+
+/*
+ * Two readers' calls on one pthread rwlock that commute at the state
+ * where b is offered: the tracer read the lock there (struct alt readers,
+ * tracer/world.c rwlock_readers) with no writer and no waiting reader, so
+ * each rdlock is a fetch-and-add returning 0 and each unlock a decrement
+ * waking nobody, and neither changes that.  With at least as many readers
+ * as there are unlocks among the two, no count wraps in either order (an
+ * unlock by a thread that holds no read lock could otherwise make the
+ * rdlock fail in one order only).  The code after either call up to its
+ * thread's next point is covered as everywhere in the reduction.
+ *
+ * This is independence at that state, not everywhere (conditional
+ * independence, which sleep sets allow: a sleeper is kept past a step only
+ * if it commutes with that step at the state the step is taken in).  a is
+ * a thread's pending operation there (a sleeper stays where it was, so
+ * its operation is the one recorded, but its readers are of an older
+ * state and are not used).  DPOR's races are computed on the recorded run
+ * with the unconditional relation, so with DPOR on this is not used.
+ */
+static bool readers_commute(const struct alt *a, const struct alt *b)
+{
+	if (!reader_call(a) || !reader_call(b) || !b->readers ||
+	    a->obj != b->obj || a->thread == b->thread)
+		return false;
+	int unlocks = (a->fn == FN_RWLOCK_UNLOCK) + (b->fn == FN_RWLOCK_UNLOCK);
+
+	return b->readers - 1 >= unlocks;
+}
+
+/* Independence for the sleep sets of dfs d, at the state where b is
+ * offered: b is always the step taken there or a sibling of it. */
+static bool independent(const struct dfs *d, const struct alt *a,
+			const struct alt *b)
+{
+	if (!dfs_dependent(a, b))
+		return true;
+	return !dpor_active(d) && readers_commute(a, b);
 }
 
 /*
@@ -747,14 +787,14 @@ static void sleep_after(struct dfs *d, const struct node *n)
 		return;
 	}
 	for (int i = 0; i < n->nsleep; i++)
-		if (independent(&n->sleep[i], via))
+		if (independent(d, &n->sleep[i], via))
 			sl[k++] = n->sleep[i];
 	for (int i = 0; i < n->chosen; i++) {
 		const struct alt *a = &n->alts[i];
 
 		if (!n->done[i] || a->cost || asleep(n, a))
 			continue;
-		if (independent(a, via) && bound_safe(a, via))
+		if (independent(d, a, via) && bound_safe(a, via))
 			sl[k++] = *a;
 	}
 	set_run_sleep(d, sl, k);
@@ -798,7 +838,7 @@ static bool single_sleep(struct dfs *d, const struct choice *c)
 			d->pruned++;
 			return false;
 		}
-		if (independent(&d->run_sleep[i], a))
+		if (independent(d, &d->run_sleep[i], a))
 			d->run_sleep[k++] = d->run_sleep[i];
 	}
 	d->nrun_sleep = k;
@@ -827,7 +867,8 @@ static bool dfs_single(void *ctx, const struct choice *c)
  * free ones in this bound, the costly ones queued before it), as long as
  * it commutes with alternative i.
  */
-static struct alt *item_sleep(const struct node *n, int i, int *count)
+static struct alt *item_sleep(const struct dfs *d, const struct node *n,
+			       int i, int *count)
 {
 	const struct alt *via = &n->alts[i];
 	struct alt *sl = malloc((size_t)(n->nsleep + n->nalts) * sizeof(*sl));
@@ -836,10 +877,11 @@ static struct alt *item_sleep(const struct node *n, int i, int *count)
 	if (!sl)
 		return NULL;
 	for (int j = 0; j < n->nsleep; j++)
-		if (independent(&n->sleep[j], via))
+		if (independent(d, &n->sleep[j], via))
 			sl[k++] = n->sleep[j];
 	for (int j = 0; j < i; j++)
-		if (!asleep(n, &n->alts[j]) && independent(&n->alts[j], via) &&
+		if (!asleep(n, &n->alts[j]) &&
+		    independent(d, &n->alts[j], via) &&
 		    bound_safe(&n->alts[j], via) &&
 		    (!n->todo || n->done[j] || n->todo[j]))
 			sl[k++] = n->alts[j];
@@ -1113,7 +1155,7 @@ static void dpor_add(struct dfs *d, struct node *n, size_t pos, int i)
 		return;
 	}
 	n->todo[i] = 2;
-	struct alt *sl = d->sleep_sets ? item_sleep(n, i, &nsl) : NULL;
+	struct alt *sl = d->sleep_sets ? item_sleep(d, n, i, &nsl) : NULL;
 
 	dpor_queue(d, pos, i, n->nalts, cost, sl, nsl);
 }
@@ -1154,7 +1196,7 @@ static void dpor_request(void *ctx, int node, const int *cand, int nc)
 	    (sl = malloc((size_t)best * sizeof(*sl))))
 		for (int j = 0; j < best; j++)
 			if (edge_has(d, edge_key(rp->hash, j, rp->nalts)) &&
-			    independent(&alts[j], &alts[best]) &&
+			    independent(d, &alts[j], &alts[best]) &&
 			    bound_safe(&alts[j], &alts[best]))
 				sl[nsl++] = alts[j];
 	if (!nsl) {
@@ -1309,7 +1351,7 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 			int nsl = 0;
 
 			if (d->sleep_sets && n->kind == DEC_RUN)
-				sl = item_sleep(n, i, &nsl);
+				sl = item_sleep(d, n, i, &nsl);
 			struct item it = { d->cur_snap, (uint32_t)pos,
 					   (uint16_t)i, n->nalts, sl, nsl,
 					   d->score ? d->score(d->score_ctx, c, i)

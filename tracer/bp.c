@@ -481,6 +481,7 @@ static struct libc_cache {
 	int ok;			/* 0: lookup failed */
 	uint64_t vals[NFNS], more[32];
 	int idx[32], nmore;
+	bool rwlock_known; /* struct process */
 } libc_cache;
 
 static const struct libc_cache *libc_lookup(const char *path)
@@ -507,6 +508,14 @@ static const struct libc_cache *libc_lookup(const char *path)
 	c->nmore = 32;
 	c->ok = elf_symbols_lookup(path, names, NFNS, c->vals, c->more,
 				   c->idx, &c->nmore) == 0;
+	/* glibc 2.30 added pthread_rwlock_clockrdlock; its rwlock is the
+	 * one of 2.25 on (musl and older glibc have another) */
+	uint64_t v;
+
+	c->rwlock_known =
+		c->ok &&
+		elf_symbol_values(path, "gnu_get_libc_version", &v, 1) > 0 &&
+		elf_symbol_values(path, "pthread_rwlock_clockrdlock", &v, 1) > 0;
 	return c->ok ? c : NULL;
 }
 
@@ -519,6 +528,7 @@ int bp_install(struct session *ss, struct process *s)
 
 	s->bps_installed = true;
 	s->bps_lifted = false;
+	s->rwlock_known = false;
 	/* the policy's points are offsets in a shared object: no run
 	 * without them (the caller says unsupported) */
 	if (ss->cfg->policy && ss->cfg->policy->object && s->idx == 0 &&
@@ -536,6 +546,7 @@ int bp_install(struct session *ss, struct process *s)
 		const struct libc_cache *c = libc_lookup(path);
 
 		if (c) {
+			s->rwlock_known = c->rwlock_known;
 			for (size_t i = 0; i < NFNS; i++)
 				if (c->vals[i])
 					add_bp(s, &cap,

@@ -101,6 +101,7 @@ struct checkpoint {
 	struct bp *bps;
 	size_t nbps;
 	bool observing;
+	bool rwlock_known; /* struct process */
 	/* the program's mapped objects at the checkpoint (run_result) */
 	char **objects;
 	int nobjects;
@@ -365,6 +366,7 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	cp->bps = tp.bps;
 	cp->nbps = tp.nbps;
 	cp->observing = tp.observing;
+	cp->rwlock_known = tp.rwlock_known;
 	cp->bp_points = cfg->points;
 	cp->bp_observe = cfg->observer != NULL;
 	cp->bp_policy = cfg->policy;
@@ -392,6 +394,7 @@ static void inherit_bps(const struct checkpoint *cp, struct process *p)
 	tp.bps_installed = true;
 	tp.bps_lifted = false;
 	tp.observing = cp->observing;
+	tp.rwlock_known = cp->rwlock_known;
 	if (process_copy_bps(p, &tp)) {
 		/* without the array the inherited bytes would be stray
 		 * traps: take them out */

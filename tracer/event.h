@@ -118,6 +118,12 @@ struct alt {
 	uint8_t fn;	  /* enum call_fn of a pending OP_CALL; WAIT_BLOCKING,
 			     FORK_RETURN */
 	uint8_t global;	  /* it may touch anything (a signal's handler) */
+	uint8_t readers;  /* a pending glibc pthread_rwlock_rdlock or _unlock
+			     call and its lock as read at this point: 1 +
+			     its readers (at most 254) when no writer holds
+			     or waits as primary and no reader waits; else
+			     0 (state, not the operation: same_op ignores
+			     it) */
 	uint64_t obj;	  /* the object that operation touches, 0 if none */
 	uint64_t obj2;	  /* a second one: cond_wait's mutex, the tid word
 			   * an exit clears, FUTEX_WAKE_OP's second word */

@@ -117,6 +117,7 @@ static void free_bps(struct process *p)
 	p->bps_installed = false;
 	p->bps_lifted = false;
 	p->observing = false;
+	p->rwlock_known = false;
 }
 
 /* The hex number at *p (advanced past it); *ok false when none. */
@@ -269,6 +270,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->bps_installed = parent->bps_installed;
 	child->bps_lifted = parent->bps_lifted;
 	child->observing = parent->observing;
+	child->rwlock_known = parent->rwlock_known;
 	child->join_off = parent->join_off;
 	if (!parent->nbps)
 		return 0;

@@ -40,6 +40,8 @@ struct process {
 	bool bps_installed;
 	bool bps_lifted;	/* lifted while one thread was left (bp.c) */
 	bool observing;		/* observation breakpoints are in place */
+	bool rwlock_known;	/* its libc is a glibc whose pthread_rwlock_t
+				 * world.c rwlock_readers reads (>= 2.30) */
 	/* signals the program sent to its process group (kill 0, -pgrp,
 	 * -1) or through a pidfd, not yet delivered: which thread takes
 	 * one is explored at its delivery (signal_redirect); pd_from: who

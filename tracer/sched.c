@@ -19,6 +19,7 @@ static void add(struct choice *c, int t, const struct sched_thread *st,
 		.yield = st->yield,
 		.fn = timeout ? 0 : st->fn,
 		.global = st->global,
+		.readers = timeout ? 0 : st->readers,
 		.obj = st->obj,
 		.obj2 = timeout ? 0 : st->obj2,
 	};

@@ -503,6 +503,35 @@ static void pending_objects(const struct thread *t, struct sched_thread *st)
 		st->global = true;
 }
 
+/*
+ * A reader's pending rwlock call (rdlock, or an unlock where no writer
+ * holds the lock) and the lock as it is now, for the reduction
+ * (struct alt readers, analysis/dfs.c): glibc's pthread_rwlock_t (2.25 on)
+ * keeps in __readers (offset 0) the readers << 3 and the bits WRPHASE 1,
+ * WRLOCKED 2, RWAITING 4, and the write owner's tid in __cur_writer (24).
+ * With all three bits clear and no owner, rdlock is a fetch-and-add that
+ * returns at once and a reader's unlock a decrement that wakes nobody (it
+ * sets WRPHASE only under WRLOCKED and wakes only on RWAITING or WRPHASE):
+ * any two of them commute and leave the bits clear.  0 when not so, not
+ * readable, or not that glibc.
+ */
+static uint8_t rwlock_readers(const struct thread *t)
+{
+	uint32_t w[7];
+
+	if (t->kind != OP_CALL || !t->p->rwlock_known || !t->obj ||
+	    (t->st != SCHED_ENABLED && t->st != SCHED_RUNNING) ||
+	    (t->fn != FN_RWLOCK_RDLOCK && t->fn != FN_RWLOCK_UNLOCK))
+		return 0;
+	if (mem_read(t->p, t->obj, w, sizeof(w)))
+		return 0;
+	uint32_t n = w[0] >> 3;
+
+	if ((w[0] & 7) || w[6] || n >= 1u << 27)
+		return 0;
+	return (uint8_t)(1 + (n < 254 ? n : 254));
+}
+
 /* Points in a row after which a thread yields to the others (fairness). */
 #define FAIR_STEPS 1000
 
@@ -532,6 +561,7 @@ static void build_sched(struct session *s, struct sched_thread *st)
 			.obj = t->obj,
 		};
 		pending_objects(t, &st[i]);
+		st[i].readers = rwlock_readers(t);
 		if (t->starting)
 			st[i].state = SCHED_BLOCKED;
 		if (any && st[i].timed &&
