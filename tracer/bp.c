@@ -544,8 +544,12 @@ int bp_install(struct session *ss, struct process *s)
 			return -ENOENT;
 		s->policy_at = at;
 	}
+	/* race discovery needs the calls under a policy too: without them
+	 * the interpreter's lock handoffs (CPython's GIL: a pthread mutex
+	 * and condvar) order nothing, and every object it touches races */
 	if ((ss->cfg->points & POINTS_SYNC) &&
-	    !(ss->cfg->policy && ss->cfg->policy->own_points && s->idx == 0) &&
+	    !(ss->cfg->policy && ss->cfg->policy->own_points && s->idx == 0 &&
+	      !ss->cfg->observer) &&
 	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&
 	    elf_first_vaddr(path, &first) == 0) {
 		const struct libc_cache *c = libc_lookup(path);

@@ -1108,13 +1108,19 @@ static void races_says(char *const prog[], int want_code, const char *only)
 	struct res r = run_argv(argv, 200);
 
 	cr_log_info("%s: %s", r.cmd, summary(&r));
-	cr_expect_eq(r.code, want_code, "`%s` exit %d:\n%s%s", r.cmd, r.code,
-		     r.out, r.err);
+	if (want_code >= 0)
+		cr_expect_eq(r.code, want_code, "`%s` exit %d:\n%s%s", r.cmd,
+			     r.code, r.out, r.err);
+	else
+		cr_expect(r.code == 0 || r.code == 1, "`%s` exit %d:\n%s%s",
+			  r.cmd, r.code, r.out, r.err);
 	if (only) {
 		char want[128];
 		int races = 0;
 
-		snprintf(want, sizeof(want), "race on %s ", only);
+		/* a name ending in '+' is a prefix ("_PyRuntime+") */
+		snprintf(want, sizeof(want), "race on %s%s", only,
+			 only[strlen(only) - 1] == '+' ? "" : " ");
 		for (const char *p = strstr(r.out, "race on "); p;
 		     p = strstr(p + 1, "race on ")) {
 			races++;
@@ -1122,7 +1128,8 @@ static void races_says(char *const prog[], int want_code, const char *only)
 				  "`%s`: a race not on %s: %.80s", r.cmd, only,
 				  p);
 		}
-		cr_expect_gt(races, 0, "`%s`: %s", r.cmd, r.out);
+		if (want_code > 0)
+			cr_expect_gt(races, 0, "`%s`: %s", r.cmd, r.out);
 	}
 	res_free(&r);
 }
@@ -1146,6 +1153,27 @@ Test(real, races_through_locks_in_shared_objects)
 	races_says(omp_racy, 1, "racy_count");
 	races_says(glib, 0, NULL);
 	races_says(glib_racy, 1, "counter");
+}
+
+/* CPython (Debian's python3, scheduled at the Python level): race
+ * discovery sees the interpreter's lock calls (its GIL is a pthread mutex
+ * and condvar) though the policy makes them no points.  Before, it did
+ * not, and two threads counting under a threading.Lock gave 1,586 races
+ * on Python objects (None's reference count, ...); what is left is the
+ * interpreter's own relaxed atomics in _PyRuntime (plain movs in a
+ * binary without DWARF), 12 with seed 1. */
+Test(real, races_in_python_threads_are_the_interpreters_own_atomics_only)
+{
+	const char *py = "/usr/bin/python3";
+	char script[PATH_MAX];
+
+	if (access(py, X_OK))
+		cr_skip_test("%s is not installed", py);
+	snprintf(script, sizeof(script), "%s/../../bench/py_threads.py",
+		 env_or("PTLOOM_REAL_SRC", "tests/real"));
+	char *prog[] = { (char *)py, script, NULL };
+
+	races_says(prog, -1, "_PyRuntime+");
 }
 
 /* /dev/urandom and /dev/random read from --seed: every run and every
