@@ -1139,7 +1139,8 @@ int symbols_elf_atomic_code(const char *path, uint64_t **out)
 		free(r.v);
 		return err;
 	}
-	qsort(r.v, r.n, 2 * sizeof(uint64_t), cmp_range);
+	if (r.n) /* qsort(NULL, 0) is undefined */
+		qsort(r.v, r.n, 2 * sizeof(uint64_t), cmp_range);
 	size_t k = 0;
 
 	for (size_t i = 0; i < r.n; i++) {
