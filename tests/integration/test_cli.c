@@ -2021,10 +2021,9 @@ Test(issue10, sigkill_of_ptloom_stops_every_worker)
 		check_leftovers("ptloom run -j 2, killed");
 	}
 }
-/* State caching: the barrier example (3 threads, 2 rounds, all on one
- * pthread_barrier_t) completes preemption bound 2 with the default options
- * and budget (over 20,000 runs without caching). */
-Test(issue11, barrier_completes_bound_2_by_default)
+/* The example (with opt, if any) is PASS complete to preemption bound 2
+ * within the default budget. */
+static void example_completes_bound_2(const char *name, const char *opt)
 {
 	char *argv[MAXARGS];
 	int n = 0;
@@ -2033,10 +2032,12 @@ Test(issue11, barrier_completes_bound_2_by_default)
 	argv[n++] = "run";
 	argv[n++] = "-o";
 	argv[n++] = in_tmp("out");
+	if (opt)
+		argv[n++] = (char *)opt;
 	argv[n++] = "--seed";
 	argv[n++] = SEED;
 	argv[n++] = "--";
-	argv[n++] = (char *)example("barrier");
+	argv[n++] = (char *)example(name);
 	argv[n] = NULL;
 	struct res r = run_argv(argv, NULL, 300 * slowdown());
 	char *s = summary(&r);
@@ -2047,6 +2048,14 @@ Test(issue11, barrier_completes_bound_2_by_default)
 	res_free(&r);
 }
 
+/* State caching: the barrier example (3 threads, 2 rounds, all on one
+ * pthread_barrier_t) completes preemption bound 2 with the default options
+ * and budget (over 20,000 runs without caching). */
+Test(issue11, barrier_completes_bound_2_by_default)
+{
+	example_completes_bound_2("barrier", NULL);
+}
+
 /* mutex_condvar (a producer and consumers on one mutex and condvar)
  * completes preemption bound 2 within the default budget of 10,000 runs
  * (dfs alone: 3,683 runs with --seed 1; before state caching it did not
@@ -2054,26 +2063,7 @@ Test(issue11, barrier_completes_bound_2_by_default)
  * hybrid the samples after dfs double the runs. */
 Test(issue11, mutex_condvar_completes_bound_2_within_the_budget)
 {
-	char *argv[MAXARGS];
-	int n = 0;
-
-	argv[n++] = (char *)ptloom();
-	argv[n++] = "run";
-	argv[n++] = "-o";
-	argv[n++] = in_tmp("out");
-	argv[n++] = "--dfs-only";
-	argv[n++] = "--seed";
-	argv[n++] = SEED;
-	argv[n++] = "--";
-	argv[n++] = (char *)example("mutex_condvar");
-	argv[n] = NULL;
-	struct res r = run_argv(argv, NULL, 300 * slowdown());
-	char *s = summary(&r);
-
-	assert_exit(r, 0);
-	assert_contains(s, "complete to preemption bound 2", "the summary");
-	free(s);
-	res_free(&r);
+	example_completes_bound_2("mutex_condvar", "--dfs-only");
 }
 
 /* Two threads strictly alternating 5+5 updates: about 9 preemptions, far
