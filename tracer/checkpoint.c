@@ -924,6 +924,7 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	cp->th0.regs_valid = false;
 	cp->p0 = *s->procs[0];
 	cp->p0.memfd = cp->p0.pidfd = -1;
+	cp->p0.mapsfd = cp->p0.pagemapfd = cp->p0.iofd = -1;
 	cp->p0.bps = NULL;
 	if (s->nfdobj) {
 		cp->fdobj = malloc(s->nfdobj * sizeof(*s->fdobj));

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -56,6 +57,7 @@ struct process *process_new(struct session *s, pid_t pid,
 	p->parent = parent ? parent->idx : -1;
 	p->memfd = -1;
 	p->pidfd = -1;
+	p->mapsfd = p->pagemapfd = p->iofd = -1;
 	p->vfork_parent = -1;
 	p->img = parent ? ++s->nimg : 0;
 	p->join_off = parent ? parent->join_off : 720; /* glibc 2.36 */
@@ -98,8 +100,15 @@ void process_close(struct process *p)
 		close(p->memfd);
 	if (p->pidfd >= 0)
 		close(p->pidfd);
+	if (p->mapsfd >= 0)
+		close(p->mapsfd);
+	if (p->pagemapfd >= 0)
+		close(p->pagemapfd);
+	if (p->iofd >= 0)
+		close(p->iofd);
 	p->memfd = -1;
 	p->pidfd = -1;
+	p->mapsfd = p->pagemapfd = p->iofd = -1;
 	p->pidfd_tried = false;
 }
 
@@ -187,45 +196,56 @@ static bool parse_map(const char *l, const char *end, struct proc_map *m)
  * by hand: a state key reads the maps at every choice, and sscanf was a
  * few per cent of all CPU.
  */
+static int proc_maps_fd(int fd, struct proc_map *m, int max, bool *more,
+			bool writable);
+
 int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more)
 {
-	static char *buf;
-	static size_t cap;
 	char name[64];
-	size_t len = 0;
-	int n = 0, fd;
+	int n, fd;
 
 	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
 	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
+	n = proc_maps_fd(fd, m, max, more, false);
+	close(fd);
+	return n;
+}
+
+static int proc_maps_fd(int fd, struct proc_map *m, int max, bool *more,
+			bool writable)
+{
+	static char *buf;
+	static size_t cap;
+	size_t len = 0;
+	int n = 0;
+
 	for (;;) {
 		if (cap - len < 4096) {
 			size_t c = cap ? cap * 2 : 1 << 16;
 			char *b = realloc(buf, c);
 
-			if (!b) {
-				close(fd);
+			if (!b)
 				return -1;
-			}
 			buf = b;
 			cap = c;
 		}
-		ssize_t got = read(fd, buf + len, cap - len - 1);
+		/* pread: an open maps file is read again from its start */
+		ssize_t got = pread(fd, buf + len, cap - len - 1, (off_t)len);
 
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0) {
-			close(fd);
+		if (got < 0)
 			return -1;
-		}
 		if (got == 0)
 			break;
 		len += (size_t)got;
 	}
-	close(fd);
 	buf[len] = 0;
 	if (more)
 		*more = false;
+	struct proc_map prev = { 0 };
+
 	for (const char *l = buf; l < buf + len;) {
 		const char *e = memchr(l, '\n', (size_t)(buf + len - l));
 		struct proc_map pm;
@@ -233,6 +253,13 @@ int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more)
 		if (!e)
 			e = buf + len;
 		if (parse_map(l, e, &pm)) {
+			pm.guard_below = prev.anon && prev.none &&
+					 prev.hi == pm.lo;
+			prev = pm;
+			if (writable && !pm.writable) {
+				l = e + 1;
+				continue;
+			}
 			if (n == max) {
 				if (more)
 					*more = true;
@@ -243,6 +270,97 @@ int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more)
 		l = e + 1;
 	}
 	return n;
+}
+
+/* linux/fs.h of Linux 6.11, which Debian 12's headers predate */
+struct ptloom_procmap_query {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset;
+	uint64_t inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PTLOOM_PROCMAP_QUERY _IOWR('f', 17, struct ptloom_procmap_query)
+enum {
+	PMQ_READABLE = 0x01,
+	PMQ_WRITABLE = 0x02,
+	PMQ_EXECUTABLE = 0x04,
+	PMQ_SHARED = 0x08,
+	PMQ_COVERING_OR_NEXT = 0x10,
+};
+
+/* The mapping at (or, next, after) addr with the query's flags: 0, or
+ * -errno (-ENOENT: none). */
+static int map_query(int fd, uint64_t addr, uint64_t flags,
+		     struct proc_map *pm)
+{
+	static char name[PATH_MAX];
+	struct ptloom_procmap_query q = {
+		.size = sizeof(q),
+		.query_flags = flags,
+		.query_addr = addr,
+		.vma_name_size = sizeof(name),
+		.vma_name_addr = (uint64_t)(uintptr_t)name,
+	};
+
+	if (ioctl(fd, PTLOOM_PROCMAP_QUERY, &q))
+		return -errno;
+	/* what parse_map() makes of the same line */
+	*pm = (struct proc_map){
+		.lo = q.vma_start,
+		.hi = q.vma_end,
+		.writable = q.vma_flags & PMQ_WRITABLE,
+		.none = !(q.vma_flags &
+			  (PMQ_READABLE | PMQ_WRITABLE | PMQ_EXECUTABLE)),
+		.shared = q.vma_flags & PMQ_SHARED,
+		.anon = q.inode == 0 && q.vma_name_size == 0,
+		.stack = q.vma_name_size && !strcmp(name, "[stack]"),
+	};
+	return 0;
+}
+
+/*
+ * PROCMAP_QUERY asks for each writable mapping in turn (and, for an
+ * anonymous one, the mapping below it) instead of the kernel printing
+ * every mapping with its path: a state key reads them at every fresh
+ * choice.
+ */
+int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more)
+{
+	static bool no_query;
+	struct proc_map pm, below;
+	uint64_t addr = 0;
+	int n = 0, e;
+
+	if (more)
+		*more = false;
+	while (!no_query) {
+		e = map_query(fd, addr, PMQ_WRITABLE | PMQ_COVERING_OR_NEXT,
+			      &pm);
+		if (e == -ENOENT)
+			return n;
+		if (e == -ENOTTY || e == -EINVAL || e == -EOPNOTSUPP) {
+			no_query = true; /* an older kernel: read the file */
+			break;
+		}
+		if (e)
+			return -1;
+		if (pm.anon && pm.lo) {
+			e = map_query(fd, pm.lo - 1, 0, &below);
+			if (e && e != -ENOENT)
+				return -1;
+			pm.guard_below = !e && below.anon && below.none &&
+					 below.hi == pm.lo;
+		}
+		if (n == max) {
+			if (more)
+				*more = true;
+			return n;
+		}
+		m[n++] = pm;
+		addr = pm.hi;
+	}
+	return proc_maps_fd(fd, m, max, more, true);
 }
 
 const char *proc_stat_tail(pid_t pid, char *buf, size_t len)

@@ -28,6 +28,9 @@ struct process {
 	int parent;		/* P-number of the real parent, -1 if none */
 	int memfd;		/* /proc/PID/mem */
 	int pidfd;		/* process_pidfd() */
+	/* /proc/PID/maps, pagemap and io, opened by the run's first state
+	 * key (tracer/state.c) and read again at each: -1, not yet */
+	int mapsfd, pagemapfd, iofd;
 	bool pidfd_tried;
 	uint32_t img;		/* image number: tags its events' addresses */
 	char comm[16];		/* program name */
@@ -90,10 +93,17 @@ struct proc_map {
 	bool anon;		/* no file behind it */
 	bool none;		/* no access at all (a guard) */
 	bool stack;		/* the main thread's [stack] */
+	/* right above an anonymous mapping with no access (a guard page:
+	 * glibc's thread stacks have one) */
+	bool guard_below;
 };
 /* The first max mappings of pid into m: their number, -1 if the file
  * cannot be read; *more (may be NULL) says whether there were others. */
 int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more);
+/* The writable ones only, from an open /proc/PID/maps (the kernel's
+ * PROCMAP_QUERY where it has one, else the file read again from its
+ * start). */
+int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more);
 /* A fork child inherits its parent's breakpoints (and their bytes). */
 int process_copy_bps(struct process *child, const struct process *parent);
 /* At PTRACE_EVENT_EXEC: a new image, no breakpoints yet. */

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "session_int.h"
 
@@ -72,14 +73,36 @@ static uint64_t norm(const struct keyer *k, uint64_t w)
 	       norm32(k, (uint32_t)w);
 }
 
+/* Could a half of w be a thread id (in [tmin, tmax])? */
+static inline bool maybe_tid(const struct keyer *k, uint64_t w)
+{
+	uint32_t span = k->tmax - k->tmin;
+
+	return (uint32_t)w - k->tmin <= span ||
+	       (uint32_t)(w >> 32) - k->tmin <= span;
+}
+
 static void key_words(struct keyer *k, const uint64_t *w, size_t n)
 {
 	size_t i = 0;
 
-	/* four lanes: the multiplications overlap */
-	for (; i + 4 <= n; i += 4)
-		for (int l = 0; l < 4; l++)
-			hash_mix(&k->h[l], norm(k, w[i + (size_t)l]));
+	/* four lanes: the multiplications overlap; norm() only where a
+	 * word may hold a thread id (few do) */
+	for (; i + 4 <= n; i += 4) {
+		uint64_t v0 = w[i], v1 = w[i + 1], v2 = w[i + 2], v3 = w[i + 3];
+
+		if (maybe_tid(k, v0) || maybe_tid(k, v1) || maybe_tid(k, v2) ||
+		    maybe_tid(k, v3)) {
+			v0 = norm(k, v0);
+			v1 = norm(k, v1);
+			v2 = norm(k, v2);
+			v3 = norm(k, v3);
+		}
+		hash_mix(&k->h[0], v0);
+		hash_mix(&k->h[1], v1);
+		hash_mix(&k->h[2], v2);
+		hash_mix(&k->h[3], v3);
+	}
 	for (; i < n; i++)
 		hash_mix(&k->h[0], norm(k, w[i]));
 }
@@ -124,27 +147,36 @@ static bool beyond(int kind)
 	}
 }
 
-/* Bytes written by the process (all its threads), -1 if unknown. */
-static long long proc_wchar(pid_t pid)
+/* /proc/PID/<what> of p, opened once a run and kept in *fd. */
+static int key_fd(struct process *p, int *fd, const char *what)
 {
-	char name[64], buf[512];
-	long long v = -1;
+	char name[64];
 
-	snprintf(name, sizeof(name), "/proc/%d/io", pid);
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		snprintf(name, sizeof(name), "/proc/%d/%s", p->pid, what);
+		*fd = open(name, O_RDONLY | O_CLOEXEC);
+	}
+	return *fd;
+}
+
+/* Bytes written by the process (all its threads), -1 if unknown. */
+static long long proc_wchar(struct process *p)
+{
+	char buf[512];
+	long long v = -1;
+	int fd = key_fd(p, &p->iofd, "io");
 
 	if (fd < 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 
-	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
-	const char *p = strstr(buf, "wchar:");
+	const char *q = strstr(buf, "wchar:");
 
-	if (p)
-		v = strtoll(p + 6, NULL, 10);
+	if (q)
+		v = strtoll(q + 6, NULL, 10);
 	return v;
 }
 
@@ -158,9 +190,9 @@ static long long out_size(struct session *s)
 }
 
 /* Has the program written elsewhere than to its output this run? */
-static bool wrote_elsewhere(struct session *s, pid_t pid)
+static bool wrote_elsewhere(struct session *s, struct process *p)
 {
-	long long w = proc_wchar(pid), o = out_size(s);
+	long long w = proc_wchar(p), o = out_size(s);
 
 	if (w < 0 || o < 0)
 		return true;
@@ -222,22 +254,54 @@ static void key_thread(struct keyer *k, struct session *s,
  * an anonymous mapping right above its own guard page, the descriptor at
  * its top.  A stack the program gave (pthread_attr_setstack) has no guard
  * of glibc's and is the program's memory again once the thread is gone. */
-static bool glibc_stack(const struct proc_map *maps, int i, uint64_t tp)
+static bool glibc_stack(const struct proc_map *m, uint64_t tp)
 {
-	const struct proc_map *m = &maps[i];
-
-	return i > 0 && m->anon && maps[i - 1].anon && maps[i - 1].none &&
-	       maps[i - 1].hi == m->lo && tp >= m->lo && tp < m->hi &&
+	return m->anon && m->guard_below && tp >= m->lo && tp < m->hi &&
 	       m->hi - tp <= GLIBC_TCB_SLACK;
 }
 
-/* Hash [lo, hi) of p: only its pages in memory or swap (a page never
- * touched is the zero page or the file's, the same in every run), each
- * run of them with its address. */
-static bool key_range(struct keyer *k, struct process *p, int pagemap,
-		      uint64_t lo, uint64_t hi, bool all, uint64_t *total)
+/*
+ * What a key hashes of the memory, planned before anything is read: per
+ * writable mapping its bounds (a map entry), then the runs of its pages
+ * in memory or swap (a page never touched is the zero page or the
+ * file's, the same in every run), each with its address.  The bytes of
+ * all runs are then read in one process_vm_readv per IOV_MAX of them
+ * instead of one read of /proc/PID/mem per run.
+ */
+struct key_span {
+	uint64_t a, b;
+	bool map;	/* a mapping's bounds, not bytes to read */
+};
+
+struct key_plan {
+	struct key_span *sp;
+	size_t n, cap;
+	uint64_t bytes;	/* of the runs */
+};
+
+static bool plan_add(struct key_plan *pl, uint64_t a, uint64_t b, bool map)
 {
-	static uint64_t buf[8192], ent[512];
+	if (pl->n == pl->cap) {
+		size_t cap = pl->cap ? pl->cap * 2 : 256;
+		struct key_span *n = realloc(pl->sp, cap * sizeof(*n));
+
+		if (!n)
+			return false;
+		pl->sp = n;
+		pl->cap = cap;
+	}
+	pl->sp[pl->n++] = (struct key_span){ a, b, map };
+	if (!map)
+		pl->bytes += b - a;
+	return true;
+}
+
+/* The runs of [lo, hi) of p's pages in memory or swap (all: every page),
+ * in batches of 512 pagemap entries as they are read. */
+static bool plan_range(struct key_plan *pl, int pagemap, uint64_t lo,
+		       uint64_t hi, bool all, uint64_t *total)
+{
+	static uint64_t ent[512];
 	uint64_t page = 4096, first = lo / page, last = (hi + page - 1) / page;
 
 	for (uint64_t pg = first; pg < last;) {
@@ -265,25 +329,76 @@ static bool key_range(struct keyer *k, struct process *p, int pagemap,
 				a = lo;
 			if (b > hi)
 				b = hi;
-			key_u64(k, a);
 			*total += b - a;
-			if (*total > KEY_MEM_MAX)
+			if (*total > KEY_MEM_MAX || !plan_add(pl, a, b, false))
 				return false;
-			while (a < b) {
-				size_t len = b - a < sizeof(buf)
-						     ? (size_t)(b - a)
-						     : sizeof(buf);
-				ssize_t r = pread(p->memfd, buf, len,
-						  (off_t)a);
-
-				if (r <= 0)
-					return false; /* unreadable */
-				key_words(k, buf, (size_t)r / 8);
-				a += (uint64_t)r;
-			}
 			i = j;
 		}
 		pg += n;
+	}
+	return true;
+}
+
+/* The bytes of the plan's runs into buf, in order. */
+static bool plan_read(const struct key_plan *pl, struct process *p,
+		      uint8_t *buf)
+{
+	struct iovec local, remote[1024];
+	size_t i = 0;
+
+	while (i < pl->n) {
+		size_t nr = 0, first = i;
+		uint64_t want = 0;
+
+		for (; i < pl->n && nr < 1024; i++) {
+			const struct key_span *sp = &pl->sp[i];
+
+			if (sp->map)
+				continue;
+			remote[nr].iov_base = (void *)(uintptr_t)sp->a;
+			remote[nr].iov_len = sp->b - sp->a;
+			want += sp->b - sp->a;
+			nr++;
+		}
+		local.iov_base = buf;
+		local.iov_len = want;
+		ssize_t got = nr ? process_vm_readv(p->pid, &local, 1, remote,
+						    nr, 0)
+				 : 0;
+
+		if (got < 0)
+			got = 0;
+		if ((uint64_t)got == want) {
+			buf += want;
+			continue;
+		}
+		/* the rest through /proc/PID/mem, which reads what
+		 * process_vm_readv may not (a write-only mapping) */
+		uint64_t skip = (uint64_t)got;
+
+		for (size_t j = first; j < i; j++) {
+			const struct key_span *sp = &pl->sp[j];
+			uint64_t a = sp->a, len = sp->map ? 0 : sp->b - sp->a;
+
+			if (skip >= len) {
+				skip -= len;
+				buf += len;
+				continue;
+			}
+			a += skip;
+			buf += skip;
+			len -= skip;
+			skip = 0;
+			while (len) {
+				ssize_t r = pread(p->memfd, buf, len, (off_t)a);
+
+				if (r <= 0)
+					return false; /* unreadable */
+				a += (uint64_t)r;
+				buf += r;
+				len -= (uint64_t)r;
+			}
+		}
 	}
 	return true;
 }
@@ -292,25 +407,24 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 			   struct session *s, struct process *p)
 {
 	static struct proc_map maps[KEY_MAPS];
+	static struct key_plan pl;
+	static uint8_t *buf;
+	static size_t cap;
 	uint64_t total = 0;
 	bool more;
-	int n = proc_maps(p->pid, maps, KEY_MAPS, &more);
-	char name[64];
+	int mfd = key_fd(p, &p->mapsfd, "maps");
+	int n = mfd < 0 ? -1 : proc_maps_writable(mfd, maps, KEY_MAPS, &more);
+	int pagemap = key_fd(p, &p->pagemapfd, "pagemap");
 
-	if (n < 0 || more)
+	if (n < 0 || more || pagemap < 0)
 		return 0; /* unreadable, or too many to hash */
-	snprintf(name, sizeof(name), "/proc/%d/pagemap", p->pid);
-	int pagemap = open(name, O_RDONLY | O_CLOEXEC);
-
-	if (pagemap < 0)
-		return 0;
+	pl.n = 0;
+	pl.bytes = 0;
 	for (int i = 0; i < n; i++) {
 		struct proc_map *m = &maps[i];
 		uint64_t lo = m->lo;
 		bool live = false;
 
-		if (!m->writable)
-			continue;
 		/* a stack's dead part: glibc's thread stacks (the thread's
 		 * descriptor, at fs_base, lies at their top) and [stack] */
 		for (int j = 0; j < s->nth; j++) {
@@ -341,27 +455,62 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 
 			if (t->st != SCHED_DEAD || t->p != p || sp < m->lo ||
 			    sp >= m->hi ||
-			    !glibc_stack(maps, i, t->regs.fs_base))
+			    !glibc_stack(m, t->regs.fs_base))
 				continue;
 			if (sp - RED_ZONE > lo)
 				lo = (sp - RED_ZONE) & ~7ull;
 		}
-		key_u64(k, m->lo);
-		key_u64(k, m->hi);
 		/* a shared file mapping's page out of memory may have been
 		 * written back: read them all */
-		if (!key_range(k, p, pagemap, lo, m->hi, m->shared && !m->anon,
-			       &total)) {
-			close(pagemap);
+		if (!plan_add(&pl, m->lo, m->hi, true) ||
+		    !plan_range(&pl, pagemap, lo, m->hi, m->shared && !m->anon,
+				&total)) {
 			s->key.hashed += total;
 			if (total > KEY_MEM_MAX)
 				s->key.off = true; /* memory seldom shrinks */
 			return 0;
 		}
-		key_part(k, key);
 	}
-	close(pagemap);
 	s->key.hashed += total;
+	if (pl.bytes > cap) {
+		uint8_t *b = realloc(buf, pl.bytes);
+
+		if (!b)
+			return 0;
+		buf = b;
+		cap = pl.bytes;
+	}
+	if (!plan_read(&pl, p, buf))
+		return 0;
+	/* hashed as the reads of 64 KiB each were before */
+	const uint8_t *at = buf;
+	bool open = false;
+
+	for (size_t i = 0; i < pl.n; i++) {
+		const struct key_span *sp = &pl.sp[i];
+
+		if (sp->map) {
+			if (open)
+				key_part(k, key);
+			key_u64(k, sp->a);
+			key_u64(k, sp->b);
+			open = true;
+			continue;
+		}
+		key_u64(k, sp->a);
+		for (uint64_t len = sp->b - sp->a; len;) {
+			uint64_t piece = len < 65536 ? len : 65536;
+
+			/* 8-aligned: every run starts at a page or at a
+			 * stack's dead part, rounded down to 8 */
+			key_words(k, (const uint64_t *)(const void *)at,
+				  (size_t)piece / 8);
+			at += piece;
+			len -= piece;
+		}
+	}
+	if (open)
+		key_part(k, key);
 	return 1;
 }
 
@@ -385,7 +534,7 @@ uint64_t session_state_key(struct session *s)
 		return 0;
 	struct process *p = s->procs[0];
 
-	if (wrote_elsewhere(s, p->pid)) {
+	if (wrote_elsewhere(s, p)) {
 		s->key.off = true;
 		return 0;
 	}
