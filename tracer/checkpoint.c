@@ -41,14 +41,22 @@
 #include "session_int.h"
 
 /* The area in the vDSO: "syscall; int3" where the template forks, the
- * child's start-up stub, clone3's arguments and the pid a run asks for. */
+ * child's start-up stub, clone3's arguments, the pid a run asks for, and
+ * "mov eax, NR; syscall; int3" for clone3 and clone, where a template
+ * stopped at its last fork's event forks again (the kernel writes that
+ * fork's result into rax as it resumes). */
 enum {
 	AREA_GADGET = 0,
 	AREA_STUB = 8,
 	AREA_ARGS = 88,
 	AREA_TID = 176,
-	AREA_LEN = 184
+	AREA_REFORK3 = 184,
+	AREA_REFORK = 192,
+	AREA_LEN = 200
 };
+
+/* Where the template stands (area_fork) */
+enum { AT_SECCOMP, AT_INT3, AT_EVENT };
 
 struct checkpoint {
 	pid_t pid;		/* the template, 0: none (yet) */
@@ -56,6 +64,7 @@ struct checkpoint {
 	char note[160];		/* why not, for verbose output */
 	bool at_seccomp;	/* the template waits at its clone's stop */
 	bool armed;		/* or at the area's int3, set to fork again */
+	bool at_event;		/* or at its last fork's event stop */
 	struct user_regs_struct regs; /* registers at the clone's stop */
 	uint64_t key;		/* the launcher's key (tracer/spawn.c) */
 	/* code and data of the fork in the template's vDSO, which glibc
@@ -553,6 +562,13 @@ static bool put_area(struct checkpoint *cp)
 	EMIT8(1);				      /* set_tid_size */
 	n = AREA_TID;
 	EMIT8((uint64_t)(uint32_t)cp->pid);	      /* the pid wanted */
+	n = AREA_REFORK3;
+	EMIT1(0xb8); EMIT1(SYS_clone3 & 0xff); EMIT1(SYS_clone3 >> 8);
+	EMIT1(0); EMIT1(0);			      /* mov eax, clone3 */
+	EMIT1(0x0f); EMIT1(0x05); EMIT1(0xcc);	      /* syscall; int3 */
+	n = AREA_REFORK;
+	EMIT1(0xb8); EMIT1(SYS_clone); EMIT1(0); EMIT1(0); EMIT1(0);
+	EMIT1(0x0f); EMIT1(0x05); EMIT1(0xcc);	      /* mov eax, clone... */
 #undef EMIT1
 #undef EMIT8
 	if (pread(cp->memfd, cp->area_orig, AREA_LEN, (off_t)a) != AREA_LEN ||
@@ -586,22 +602,38 @@ void checkpoint_child_started(struct session *s, struct thread *t)
 		mem_write(t->p, cp->area, cp->area_orig, AREA_LEN);
 }
 
+/* Where the template stands now */
+static void set_at(struct checkpoint *cp, int at)
+{
+	cp->at_seccomp = at == AT_SECCOMP;
+	cp->armed = at == AT_INT3;
+	cp->at_event = at == AT_EVENT;
+}
+
 /*
- * The template t, stopped, forks with the area's "syscall; int3" and
- * registers r (at a seccomp stop: r's syscall runs and returns to the
- * int3).  Back at the int3 it is set to fork again (armed).  Returns the
- * child's pid, stopped but not yet waited for, or -errno of the clone.
+ * The template t, stopped at `at`, forks with registers r: at a seccomp
+ * stop r's syscall runs and returns to the area's int3; at the int3 the
+ * area's "syscall; int3" runs it; at its last fork's event stop (whose
+ * result the kernel writes into rax as it resumes) the area's "mov eax,
+ * NR; syscall; int3".  A fork leaves t at the fork's event stop (*now
+ * AT_EVENT): the next fork starts there, one stop a run instead of the
+ * event and the int3 after it.  No fork: back at the int3, set to fork
+ * again with r (AT_INT3).  Returns the child's pid, stopped but not yet
+ * waited for, or -errno of the clone.
  */
 static pid_t area_fork(struct checkpoint *cp, pid_t t,
-		       const struct user_regs_struct *r, bool at_seccomp)
+		       const struct user_regs_struct *r, int at, int *now)
 {
 	struct user_regs_struct q = *r;
 	unsigned long msg;
 	pid_t c = 0;
 	int st;
 
-	if (at_seccomp)
+	if (at == AT_SECCOMP)
 		q.rip += 2;
+	else if (at == AT_EVENT)
+		q.rip = cp->area +
+			(r->rax == SYS_clone3 ? AREA_REFORK3 : AREA_REFORK);
 	if (ptrace(PTRACE_SETREGS, t, 0, &q) || ptrace(PTRACE_CONT, t, 0, 0) ||
 	    wait_stop(cp, t, &st))
 		return -EIO;
@@ -611,30 +643,43 @@ static pid_t area_fork(struct checkpoint *cp, pid_t t,
 			return -EIO;
 		c = (pid_t)msg;
 		spawn_register(c);
-		if (ptrace(PTRACE_CONT, t, 0, 0) || wait_stop(cp, t, &st))
-			goto out_kill;
+		*now = AT_EVENT;
+		return c;
 	}
+	/* the int3 after the syscall: the clone failed */
 	if (st >> 8 != SIGTRAP || ptrace(PTRACE_GETREGS, t, 0, &q) ||
-	    q.rip != cp->area + AREA_GADGET + 3)
-		goto out_kill; /* not at the int3: unknown */
+	    (q.rip != cp->area + AREA_GADGET + 3 &&
+	     q.rip != cp->area + AREA_REFORK3 + 8 &&
+	     q.rip != cp->area + AREA_REFORK + 8))
+		return -EIO; /* not at the int3: unknown */
 	long long ret = (long long)q.rax;
 
-	/* back at the int3, fork or not: set to fork again */
+	/* set to fork again */
 	q = *r;
 	if (ptrace(PTRACE_SETREGS, t, 0, &q))
-		goto out_kill;
+		return -EIO;
+	*now = AT_INT3;
+	return ret < 0 ? (pid_t)ret : -EIO;
+}
+
+/* The template, stopped at its last fork's event, on to the int3 after
+ * that fork (where its registers may be set to anything).  0 or -1. */
+static int event_to_int3(struct checkpoint *cp)
+{
+	struct user_regs_struct q;
+	int st;
+
+	if (!cp->at_event)
+		return 0;
+	cp->at_event = false;
+	if (ptrace(PTRACE_CONT, cp->pid, 0, 0) || wait_stop(cp, cp->pid, &st) ||
+	    st >> 8 != SIGTRAP || ptrace(PTRACE_GETREGS, cp->pid, 0, &q) ||
+	    (q.rip != cp->area + AREA_GADGET + 3 &&
+	     q.rip != cp->area + AREA_REFORK3 + 8 &&
+	     q.rip != cp->area + AREA_REFORK + 8))
+		return -1;
 	cp->armed = true;
-	if (!c)
-		return ret < 0 ? (pid_t)ret : -EIO;
-	return c;
-out_kill:
-	if (c > 0) {
-		kill(c, SIGKILL);
-		while (waitpid(c, &st, __WALL) < 0 && errno == EINTR)
-			;
-		spawn_unregister(c);
-	}
-	return -EIO;
+	return 0;
 }
 
 /* SIGKILL and reap process pid, ours. */
@@ -671,10 +716,11 @@ static int same_tid_template(struct checkpoint *cp)
 	struct user_regs_struct r;
 	pid_t t = cp->pid, x;
 	char name[64];
-	int st, memfd;
+	int st, memfd, now = AT_SECCOMP, xnow = AT_INT3;
 
 	r = fork_regs(cp, FORK_PLAIN);
-	x = area_fork(cp, t, &r, true);
+	x = area_fork(cp, t, &r, AT_SECCOMP, &now);
+	set_at(cp, now);
 	if (x < 0)
 		return -1;
 	if (wait_stop(cp, x, &st) || setpgid(x, x))
@@ -684,8 +730,9 @@ static int same_tid_template(struct checkpoint *cp)
 	cp->same_tid = true;
 	r = fork_regs(cp, FORK_RUN);
 	r.orig_rax = (uint64_t)-1;
-	pid_t probe = getenv("PTLOOM_NO_SET_TID") ? -EPERM
-						  : area_fork(cp, x, &r, false);
+	pid_t probe = getenv("PTLOOM_NO_SET_TID")
+			      ? -EPERM
+			      : area_fork(cp, x, &r, AT_INT3, &xnow);
 
 	if (probe != -EEXIST) {
 		cp->same_tid = false;
@@ -703,14 +750,14 @@ static int same_tid_template(struct checkpoint *cp)
 	cp->memfd = memfd;
 	cp->pid = x;
 	cp->tid0 = t;
-	cp->armed = true;
+	set_at(cp, xnow); /* at the int3, set to fork */
 	return 1;
 no:
 	cp->same_tid = false;
 	kill_reap(x);
-	/* T, at the int3, is the template: set to fork runs */
-	r = fork_regs(cp, FORK_RUN);
-	return ptrace(PTRACE_SETREGS, t, 0, &r) ? -1 : 0;
+	/* T, at its fork's event, is the template: the next fork
+	 * (area_fork) sets its registers */
+	return 0;
 }
 
 /*
@@ -777,12 +824,18 @@ static pid_t fork_template(struct checkpoint *cp)
 
 	cp->fork_stops = 0;
 	if (cp->area) {
-		/* armed: straight to the fork event, no seccomp stop */
-		if (!cp->armed && !cp->at_seccomp)
+		/* armed or at the last fork's event: straight to the fork
+		 * event, no seccomp stop */
+		int now = cp->at_event ? AT_EVENT
+			  : cp->armed  ? AT_INT3
+			  : cp->at_seccomp ? AT_SECCOMP
+					   : -1;
+
+		if (now < 0)
 			return -EIO;
 		r = fork_regs(cp, FORK_RUN);
-		c = area_fork(cp, t, &r, !cp->armed);
-		cp->at_seccomp = false;
+		c = area_fork(cp, t, &r, now, &now);
+		set_at(cp, c == -EIO ? -1 : now);
 		if (c < 0)
 			return c;
 	} else {
@@ -1001,6 +1054,8 @@ bool checkpoint_at(struct session *s, struct thread *t)
 		return true;
 	}
 	if (c < 0) {
+		/* at the int3 the registers may be set */
+		event_to_int3(cp);
 		take_area_back(cp);
 		if (cp->armed) {
 			/* not set to fork any more: to re-issue its clone */
