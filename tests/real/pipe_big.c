@@ -5,6 +5,8 @@
  * a stream socketpair ("socket").  Correct: the reader gets every byte.
  * Natively the writer sleeps in the kernel until the reader drains the
  * pipe; under ptloom that must be a wait the reader can end.
+ * "racy" is "threads" with a bug: the reader expects a flag the writer
+ * sets only after closing its end (exit status 1 when it is not yet).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -20,7 +22,8 @@
 
 static unsigned char *buf;
 static int fds[2];
-static int use_send;
+static int use_send, racy, flag;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void fill(void)
 {
@@ -55,6 +58,9 @@ static void *producer(void *arg)
 {
 	(void)arg;
 	produce(fds[1]);
+	pthread_mutex_lock(&mu);
+	flag = 1;
+	pthread_mutex_unlock(&mu);
 	return NULL;
 }
 
@@ -105,10 +111,15 @@ int main(int argc, char **argv)
 	} else if (pipe(fds)) {
 		return 2;
 	}
+	racy = !strcmp(mode, "racy");
 	pthread_t th;
 
 	pthread_create(&th, NULL, producer, NULL);
 	consume(fds[0]);
+	pthread_mutex_lock(&mu);
+	int seen = flag;
+
+	pthread_mutex_unlock(&mu);
 	pthread_join(th, NULL);
-	return 0;
+	return racy && !seen;
 }

@@ -1555,3 +1555,68 @@ Test(real, git_grep_threads)
 
 	tool_never_fails("git", "5", 10, args);
 }
+
+/* --- writes larger than a pipe's buffer ---------------------------------- */
+
+/* A complete dfs to bound 1 (-p 1) of prog is a PASS. */
+static void complete_to_bound_1(char *const prog[])
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "-q";
+	argv[n++] = "-p";
+	argv[n++] = "1";
+	argv[n++] = "--seed";
+	argv[n++] = SEED;
+	argv[n++] = "--points";
+	argv[n++] = "sync";
+	argv[n++] = "--";
+	for (int i = 0; prog[i] && n < MAXARGS - 1; i++)
+		argv[n++] = prog[i];
+	argv[n] = NULL;
+	struct res r = run_argv(argv, 200);
+
+	cr_expect_eq(r.code, 0, "`%s` exit %d: %s%s", r.cmd, r.code, r.out,
+		     r.err);
+	cr_expect(strstr(summary(&r), "complete to preemption bound 1"),
+		  "`%s`: %s", r.cmd, summary(&r));
+	res_free(&r);
+}
+
+/*
+ * A 1 MiB write, writev and send in one call each, read by another
+ * process or thread: the writer fills the pipe and would sleep in the
+ * kernel while ptloom holds the reader (before: every run waited out
+ * --timeout, INCOMPLETE).  Now PASS, complete to bound 1, every run's
+ * output the native one, and a failure found behind such writes replays
+ * exactly.
+ */
+Test(real, writes_larger_than_the_pipe_buffer)
+{
+	static const char *const modes[] = { "procs", "threads", "socket" };
+
+	for (int i = 0; i < 3; i++) {
+		char *prog[] = { (char *)real("pipe_big"), (char *)modes[i],
+				 NULL };
+
+		complete_to_bound_1(prog);
+		never_fails("6", "sync", prog);
+	}
+	char *racy[] = { (char *)real("pipe_big"), "racy", NULL };
+
+	found_and_replayed("FAIL exit status 1", racy, NULL, "sync");
+}
+
+/* The same through a shell pipeline of Debian tools (about 1 MiB). */
+Test(real, shell_pipeline_larger_than_the_pipe_buffer)
+{
+	char *args[] = { "sh", "-c", "cat in.txt | md5sum", NULL };
+
+	tool_never_fails("md5sum", "5", 60000, args);
+	char *prog[] = { "sh", "-c", "cat in.txt | md5sum", NULL };
+
+	complete_to_bound_1(prog);
+}
