@@ -56,6 +56,9 @@ struct common_opts {
 	bool keep_env;
 	bool free_children;	/* --free-children: today's free child runs */
 	bool trust_env;	   /* --trust-env: a file's loader variables too */
+	/* the virtual CLOCK_REALTIME at every run's start: the real time
+	 * when the command started (run, races), a replayed file's own */
+	uint64_t clock_realtime_ns;
 };
 
 /* Seconds options take at most this many seconds. */
