@@ -1620,3 +1620,105 @@ Test(real, shell_pipeline_larger_than_the_pipe_buffer)
 
 	complete_to_bound_1(prog);
 }
+
+/* --- the virtual clock's start -------------------------------------------- */
+
+/*
+ * make compares the files' mtimes with the time: with the virtual clock
+ * at a fixed 2026-01-01 every file was in the future ("Clock skew
+ * detected", and the build's decisions differed from a native make's).
+ * It starts at the real time taken when ptloom starts now.
+ */
+Test(real, make_sees_no_clock_skew)
+{
+	if (!have("make"))
+		cr_skip_test("make is not installed (scripts/setup.sh "
+			     "installs it)");
+	FILE *f = fopen(in_tmp("Makefile"), "w");
+
+	cr_assert_not_null(f);
+	fputs("all: out.txt\nout.txt: in.txt\n\tcp in.txt out.txt\n"
+	      "clean:\n\trm -f out.txt\n", f);
+	fclose(f);
+	f = fopen(in_tmp("in.txt"), "w");
+	cr_assert_not_null(f);
+	fputs("in\n", f);
+	fclose(f);
+	struct res r = ptl("run", "-q", "--output", "-n", "4", "--seed", SEED,
+			   "--", "sh", "-c", "make clean; make", NULL);
+
+	cr_expect(r.code == 0 || r.code == 3, "`%s` exit %d: %s%s", r.cmd,
+		  r.code, r.out, r.err);
+	cr_expect(strstr(r.out, "cp in.txt out.txt"), "%s", r.out);
+	cr_expect(!strstr(r.out, "skew") && !strstr(r.err, "skew") &&
+			  !strstr(r.err, "in the future"),
+		  "`%s`: %s%s", r.cmd, r.out, r.err);
+	res_free(&r);
+}
+
+/* The first number on the line after "program output (tail):". */
+static double printed_time(const char *out)
+{
+	const char *p = strstr(out ? out : "", "program output (tail):\n");
+	double t = -1;
+
+	if (p)
+		sscanf(p + strlen("program output (tail):\n"), "%lf", &t);
+	return t;
+}
+
+/*
+ * The clock's start is the schedule's: a failure that prints the time
+ * replays it to the nanosecond, later; a file from before (no such
+ * field read: 2026-01-01) replays as it was run; one out of range is
+ * refused with one line.
+ */
+Test(real, replay_keeps_the_recorded_clock)
+{
+	char *prog[] = { "sh", "-c", "date +%s.%N; exit 3", NULL };
+	time_t before = time(NULL);
+	struct res r = ptl("run", "--seed", SEED, "-o", in_tmp("clk"), "--",
+			   prog[0], prog[1], prog[2], NULL);
+	char file[PATH_MAX], old[PATH_MAX + 8], bad[PATH_MAX + 8];
+	const char *rp = strstr(r.out, "replay: ptloom replay ");
+	double t = printed_time(r.out);
+
+	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+	cr_assert_not_null(rp, "%s", r.out);
+	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
+	cr_expect(t >= (double)before && t < (double)before + 600,
+		  "the program's time %.9f, ptloom started at %lld", t,
+		  (long long)before);
+	sleep(1);
+	struct res p = ptl("replay", file, "--", prog[0], prog[1], prog[2],
+			   NULL);
+
+	cr_expect_eq(p.code, 1, "%s%s", p.out, p.err);
+	cr_expect(strstr(p.out, "replay exact"), "%s", p.out);
+	cr_expect_eq(printed_time(p.out), t, "replayed %.9f, ran %.9f",
+		     printed_time(p.out), t);
+	res_free(&p);
+
+	snprintf(old, sizeof(old), "%s.old", file);
+	snprintf(bad, sizeof(bad), "%s.bad", file);
+	char cmd[3 * PATH_MAX + 64];
+	const char *tool = env_or("PTLOOM_SCHEDTOOL", "schedtool");
+
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' clock 1767225600000000000",
+		 tool, file, old);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' clock 5", tool, file, bad);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	p = ptl("replay", old, "--", prog[0], prog[1], prog[2], NULL);
+	cr_expect_eq(p.code, 1, "%s%s", p.out, p.err);
+	cr_expect(strstr(p.out, "replay exact"), "%s", p.out);
+	cr_expect(printed_time(p.out) >= 1767225600.0 &&
+			  printed_time(p.out) < 1767225601.0,
+		  "%s", p.out);
+	res_free(&p);
+	p = ptl("replay", bad, "--", prog[0], prog[1], prog[2], NULL);
+	cr_expect_eq(p.code, 2, "%s%s", p.out, p.err);
+	cr_expect(strstr(p.err, "clock_start_realtime_ns"), "%s", p.err);
+	res_free(&p);
+	res_free(&r);
+}
