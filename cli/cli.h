@@ -61,6 +61,8 @@ struct common_opts {
 	uint64_t clock_realtime_ns;
 };
 
+/* --clock-start's getopt value (run, races) */
+#define CLOCK_START_OPT ('k' + 256)
 /* Seconds options take at most this many seconds. */
 #define SECONDS_MAX 100000000
 /* The tunable ptloom adds to every program's environment. */

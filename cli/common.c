@@ -221,6 +221,23 @@ int common_option(struct common_opts *o, int c, const char *arg)
 	case 'U':
 		o->trust_env = true;
 		return 1;
+	case CLOCK_START_OPT: {
+		uint64_t sec;
+
+		if (parse_decimal(arg, CLOCK_REALTIME_MAX_NS / 1000000000ull,
+				  &sec) ||
+		    sec < CLOCK_REALTIME_MIN_NS / 1000000000ull) {
+			fprintf(stderr, "ptloom: --clock-start takes seconds "
+					"since 1970, a decimal number from "
+					"%llu to %llu (got '%s')\n",
+				CLOCK_REALTIME_MIN_NS / 1000000000ull,
+				CLOCK_REALTIME_MAX_NS / 1000000000ull,
+				esc(arg));
+			return -1;
+		}
+		o->clock_realtime_ns = sec * 1000000000ull;
+		return 1;
+	}
 	}
 	return 0;
 }

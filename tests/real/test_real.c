@@ -1744,5 +1744,19 @@ Test(real, replay_keeps_the_recorded_clock)
 	cr_expect_eq(p.code, 2, "%s%s", p.out, p.err);
 	cr_expect(strstr(p.err, "clock_start_realtime_ns"), "%s", p.err);
 	res_free(&p);
+	/* --clock-start fixes it; a start outside 1000..2100-01-01 is a
+	 * usage error */
+	p = ptl("run", "--clock-start", "2000000000", "--seed", SEED, "-o",
+		in_tmp("clk2"), "--", prog[0], prog[1], prog[2], NULL);
+	cr_expect_eq(p.code, 1, "%s%s", p.out, p.err);
+	cr_expect(printed_time(p.out) >= 2000000000.0 &&
+			  printed_time(p.out) < 2000000001.0,
+		  "%s", p.out);
+	res_free(&p);
+	p = ptl("run", "--clock-start", "5", "--", prog[0], prog[1], prog[2],
+		NULL);
+	cr_expect_eq(p.code, 2, "%s%s", p.out, p.err);
+	cr_expect(strstr(p.err, "--clock-start"), "%s", p.err);
+	res_free(&p);
 	res_free(&r);
 }
