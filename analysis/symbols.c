@@ -28,11 +28,13 @@
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1108,6 +1110,82 @@ static int cmp_range(const void *a, const void *b)
 	return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
+/* The DWARF of path, or of the file with its debug information (Debian's
+ * -dbgsym packages, `objcopy --only-keep-debug`): by build id under
+ * /usr/lib/debug/.build-id, then by .gnu_debuglink beside it, in its
+ * .debug directory or under /usr/lib/debug.  A separate file must carry
+ * the same build id where path has one.  *fd is path opened; it becomes
+ * the file the DWARF is read from.  NULL if there is none. */
+static Dwarf *dwarf_of(const char *path, int *fd)
+{
+	const void *id = NULL, *did = NULL;
+	ssize_t idlen = -1;
+	char cand[4][PATH_MAX];
+	int nc = 0;
+	Dwarf *dw;
+	Elf *e;
+
+	if ((dw = dwarf_begin(*fd, DWARF_C_READ)))
+		return dw;
+	elf_version(EV_CURRENT);
+	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (e) {
+		const unsigned char *b;
+		GElf_Word crc;
+		const char *link = dwelf_elf_gnu_debuglink(e, &crc);
+		const char *slash = strrchr(path, '/');
+		int dl = slash ? (int)(slash - path) : 1;
+		const char *dir = slash ? path : ".";
+		int n = 0;
+
+		idlen = dwelf_elf_gnu_build_id(e, &id);
+		b = id;
+		if (idlen >= 2) {
+			n = snprintf(cand[nc], PATH_MAX,
+				     "/usr/lib/debug/.build-id/%02x/", b[0]);
+			for (ssize_t i = 1; i < idlen && n < PATH_MAX - 8; i++)
+				n += snprintf(cand[nc] + n, PATH_MAX - n,
+					      "%02x", b[i]);
+			snprintf(cand[nc] + n, PATH_MAX - n, ".debug");
+			nc++;
+		}
+		if (link && !strchr(link, '/')) {
+			snprintf(cand[nc++], PATH_MAX, "%.*s/%s", dl, dir,
+				 link);
+			snprintf(cand[nc++], PATH_MAX, "%.*s/.debug/%s", dl,
+				 dir, link);
+			snprintf(cand[nc++], PATH_MAX, "/usr/lib/debug%.*s/%s",
+				 path[0] == '/' ? dl : 0, dir, link);
+		}
+	}
+	for (int i = 0; i < nc && !dw; i++) {
+		int dfd = open(cand[i], O_RDONLY | O_CLOEXEC);
+		Elf *de;
+
+		if (dfd < 0 || !strcmp(cand[i], path)) {
+			if (dfd >= 0)
+				close(dfd);
+			continue;
+		}
+		de = elf_begin(dfd, ELF_C_READ_MMAP, NULL);
+		bool same = de && (idlen <= 0 ||
+				   (dwelf_elf_gnu_build_id(de, &did) ==
+					    idlen &&
+				    !memcmp(did, id, (size_t)idlen)));
+		if (de)
+			elf_end(de);
+		if (same && (dw = dwarf_begin(dfd, DWARF_C_READ))) {
+			close(*fd);
+			*fd = dfd;
+		} else {
+			close(dfd);
+		}
+	}
+	if (e)
+		elf_end(e);
+	return dw;
+}
+
 int symbols_elf_atomic_code(const char *path, uint64_t **out)
 {
 	struct ranges r = { 0 };
@@ -1120,7 +1198,7 @@ int symbols_elf_atomic_code(const char *path, uint64_t **out)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	dw = dwarf_begin(fd, DWARF_C_READ);
+	dw = dwarf_of(path, &fd);
 	if (!dw) {
 		close(fd);
 		return 0; /* no DWARF: nothing known */
@@ -1129,7 +1207,8 @@ int symbols_elf_atomic_code(const char *path, uint64_t **out)
 				    NULL) == 0) {
 		Dwarf_Die cu;
 
-		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &cu) == 0)
+		if (dwarf_offdie(dw, off + hsize, &cu) &&
+		    dwarf_child(&cu, &cu) == 0)
 			err = atomic_walk(&cu, &r, 0);
 		off = next;
 	}

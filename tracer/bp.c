@@ -187,10 +187,119 @@ static int add_bp(struct process *s, size_t *cap, uint64_t addr,
 	b->addr = addr;
 	b->kind = kind;
 	b->fn = fn;
-	if (mem_read(s, addr, b->orig, sizeof(b->orig)))
-		return -EFAULT;
-	s->nbps++;
+	s->nbps++; /* its bytes are read by arm_bps */
 	return 0;
+}
+
+/*
+ * Breakpoints by the thousand (race discovery plants one on every memory
+ * access of the executable: millions in a large program) cost a syscall
+ * each when written one by one.  Sorted breakpoints less than a page apart
+ * are read and written as one span instead: every page of a span holds a
+ * breakpoint, so no page is copied that single writes would not copy.
+ */
+#define SPAN_GAP 4096
+#define SPAN_MAX (256 * 1024)
+
+static size_t span_end(const struct bp *bps, size_t i, size_t n)
+{
+	size_t j = i + 1;
+
+	while (j < n && bps[j].addr - bps[j - 1].addr < SPAN_GAP &&
+	       bps[j].addr - bps[i].addr < SPAN_MAX)
+		j++;
+	return j;
+}
+
+/* Read every breakpoint's original bytes, then write its int3; a
+ * breakpoint whose bytes cannot be read is dropped.  0 or -errno. */
+static int arm_bps(struct process *s)
+{
+	static const uint8_t int3 = 0xcc;
+	static uint8_t buf[SPAN_MAX + sizeof(((struct bp *)0)->orig)];
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nbps;) {
+		size_t j = span_end(s->bps, i, s->nbps);
+		uint64_t lo = s->bps[i].addr;
+		size_t len = s->bps[j - 1].addr - lo + sizeof(buf) - SPAN_MAX;
+		bool whole = j - i > 1 && mem_read(s, lo, buf, len) == 0;
+
+		for (size_t m = i; m < j; m++) {
+			struct bp *b = &s->bps[m];
+
+			if (whole)
+				memcpy(b->orig, buf + (b->addr - lo),
+				       sizeof(b->orig));
+			else if (mem_read(s, b->addr, b->orig,
+					  sizeof(b->orig)))
+				continue;
+			classify(b);
+			if (whole)
+				buf[b->addr - lo] = int3;
+			else if (mem_write(s, b->addr, &int3, 1))
+				return -EFAULT;
+			s->bps[k++] = *b;
+		}
+		if (whole) {
+			size_t wl = s->bps[k - 1].addr - lo + 1;
+			int r = mem_write(s, lo, buf, wl);
+
+			if (r)
+				return r;
+		}
+		i = j;
+	}
+	s->nbps = k;
+	return 0;
+}
+
+/* The original byte back (an int3 when arm) at every breakpoint of
+ * bps[0..n) that want selects (all when NULL), through memfd: 0, or -EIO
+ * if one could not be written (the others are written still). */
+static int patch_bps(int memfd, const struct bp *bps, size_t n,
+		     bool (*want)(const struct bp *), bool arm)
+{
+	static uint8_t buf[SPAN_MAX + 1];
+	int r = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && want && !want(&bps[j]))
+			j++; /* the first selected */
+		if (j == n)
+			break;
+		i = j;
+		size_t e = i + 1;
+
+		while (e < n && bps[e].addr - bps[e - 1].addr < SPAN_GAP &&
+		       bps[e].addr - bps[i].addr < SPAN_MAX &&
+		       (!want || want(&bps[e])))
+			e++;
+		uint64_t lo = bps[i].addr;
+		size_t len = bps[e - 1].addr - lo + 1;
+
+		if (e - i > 1 && pread(memfd, buf, len, (off_t)lo) ==
+					 (ssize_t)len) {
+			for (size_t m = i; m < e; m++)
+				buf[bps[m].addr - lo] =
+					arm ? 0xcc : bps[m].orig[0];
+			if (pwrite(memfd, buf, len, (off_t)lo) ==
+			    (ssize_t)len) {
+				i = e;
+				continue;
+			}
+		}
+		for (size_t m = i; m < e; m++) {
+			uint8_t c = arm ? 0xcc : bps[m].orig[0];
+
+			if (pwrite(memfd, &c, 1, (off_t)bps[m].addr) != 1)
+				r = -EIO;
+		}
+		i = e;
+	}
+	return r;
 }
 
 /* The program's own executable: path and load address, from the maps. */
@@ -530,7 +639,6 @@ int bp_install(struct session *ss, struct process *s)
 	size_t cap = 0;
 	char path[4096];
 	uint64_t start = 0, first = 0, at = 0;
-	int r;
 
 	s->bps_installed = true;
 	s->bps_lifted = false;
@@ -632,15 +740,7 @@ int bp_install(struct session *ss, struct process *s)
 		s->bps[k++] = s->bps[i];
 	}
 	s->nbps = k;
-	for (size_t i = 0; i < s->nbps; i++) {
-		static const uint8_t int3 = 0xcc;
-
-		classify(&s->bps[i]);
-		r = mem_write(s, s->bps[i].addr, &int3, 1);
-		if (r)
-			return r;
-	}
-	return 0;
+	return arm_bps(s);
 }
 
 /*
@@ -800,6 +900,16 @@ bool bp_split_rmw(struct thread *t)
 	return true;
 }
 
+static bool is_observer(const struct bp *b)
+{
+	return b->observe;
+}
+
+static bool is_lifted(const struct bp *b)
+{
+	return b->lifted;
+}
+
 /* The access budget is spent: lift every observation breakpoint. */
 int bp_remove_observers(struct process *s)
 {
@@ -807,9 +917,9 @@ int bp_remove_observers(struct process *s)
 
 	s->ndormant = 0;
 
+	patch_bps(s->memfd, s->bps, s->nbps, is_observer, false);
 	for (size_t i = 0; i < s->nbps; i++) {
 		if (s->bps[i].observe) {
-			mem_write(s, s->bps[i].addr, s->bps[i].orig, 1);
 			free(s->bps[i].insn);
 			continue;
 		}
@@ -885,14 +995,11 @@ void bp_wake_dormant(struct process *p, int thread)
 
 void bp_drop_lifts(struct process *p)
 {
-	static const uint8_t int3 = 0xcc;
-
-	for (size_t i = 0; p->nlifted && i < p->nbps; i++)
-		if (p->bps[i].lifted) {
-			mem_write(p, p->bps[i].addr, &int3, 1);
-			p->bps[i].lifted = false;
-			p->nlifted--;
-		}
+	if (!p->nlifted)
+		return;
+	patch_bps(p->memfd, p->bps, p->nbps, is_lifted, true);
+	for (size_t i = 0; i < p->nbps; i++)
+		p->bps[i].lifted = false;
 	p->nlifted = 0;
 }
 
@@ -904,10 +1011,9 @@ void bp_drop_lifts(struct process *p)
  */
 int bp_lift_all(struct process *s)
 {
-	for (size_t i = 0; i < s->nbps; i++) {
-		mem_write(s, s->bps[i].addr, s->bps[i].orig, 1);
+	patch_bps(s->memfd, s->bps, s->nbps, NULL, false);
+	for (size_t i = 0; i < s->nbps; i++)
 		free(s->bps[i].insn);
-	}
 	s->nbps = 0;
 	s->bps_installed = false;
 	s->bps_lifted = true;
@@ -936,10 +1042,5 @@ int bp_remove_all_in(struct process *s, pid_t pid)
  * -EIO if one could not be written (the others are written still). */
 int bp_restore_bytes(int memfd, const struct bp *bps, size_t n)
 {
-	int r = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (pwrite(memfd, bps[i].orig, 1, (off_t)bps[i].addr) != 1)
-			r = -EIO;
-	return r;
+	return patch_bps(memfd, bps, n, NULL, false);
 }

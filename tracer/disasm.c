@@ -314,12 +314,14 @@ static void describe(const cs_insn *ci, bool frame_pointer, struct insn_info *o)
 		if (sk != STR_NONE) {
 			write = sk == STR_STORE && m->base == DISASM_REG_RDI;
 		} else {
-			write = (op->access & CS_AC_WRITE) ||
-				(i == 0 && x->op_count >= 2 &&
-				 !compares_only(ci->id)) ||
-				stores_only(ci->id) ||
-				ci->id == X86_INS_CMPXCHG8B ||
-				ci->id == X86_INS_CMPXCHG16B;
+			/* capstone 4 reports test's memory operand as
+			 * written when the other one is an immediate */
+			write = !compares_only(ci->id) &&
+				((op->access & CS_AC_WRITE) ||
+				 (i == 0 && x->op_count >= 2) ||
+				 stores_only(ci->id) ||
+				 ci->id == X86_INS_CMPXCHG8B ||
+				 ci->id == X86_INS_CMPXCHG16B);
 		}
 		m->write = write;
 		m->read = !write || (op->access & CS_AC_READ) ||

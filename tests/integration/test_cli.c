@@ -1643,6 +1643,18 @@ Test(issue5, races_discovery_ends_after_two_full_runs_without_news)
 	res_free(&r);
 }
 
+/* `test $imm, mem` only reads (capstone 4 reports its operand written):
+ * two threads testing one flag do not race. */
+Test(issue5, races_command_two_threads_testing_one_flag)
+{
+	struct res r = PTL("races", "--seed", SEED, "--",
+			   target("flag_readers"));
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "0 data races", "ptloom races' summary");
+	res_free(&r);
+}
+
 Test(issue5, races_command_passes_a_locked_program)
 {
 	struct res r = PTL("races", "--seed", SEED, "--",

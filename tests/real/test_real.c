@@ -1134,6 +1134,30 @@ static void races_says(char *const prog[], int want_code, const char *only)
 	res_free(&r);
 }
 
+/* Debian ships a program's DWARF apart (-dbgsym packages under
+ * /usr/lib/debug, found by build id or .gnu_debuglink): C++ atomics are
+ * known from it as from DWARF in the executable.  Before, the stripped
+ * copy of cpp20_sync gave 8 false races (its atomics' plain loads and
+ * stores, and what they order). */
+Test(real, cpp_atomics_known_from_separate_debug_info)
+{
+	const char *src = built_or_skip("cpp20_sync", "C++20 <latch>");
+	char dst[PATH_MAX], cmd[3 * PATH_MAX + 200];
+
+	snprintf(dst, sizeof(dst), "%s/cpp20_sync", tmp);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && objcopy --only-keep-debug '%s' cpp20_sync.debug "
+		 "&& objcopy --strip-debug --add-gnu-debuglink=cpp20_sync.debug"
+		 " '%s' cpp20_sync && ! readelf -S cpp20_sync | "
+		 "grep -q debug_info",
+		 tmp, src, src);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+
+	char *prog[] = { dst, NULL };
+
+	races_says(prog, 0, NULL);
+}
+
 /* Locks that live in shared objects and are no pthread call (libgomp's
  * critical sections, omp locks and barriers; glib's GMutex, GCond and
  * GAsyncQueue; malloc handing a block one thread freed to another) order

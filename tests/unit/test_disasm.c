@@ -186,6 +186,14 @@ Test(disasm, stores_capstone_misreports)
 	cr_assert(in.mem_read && !in.mem_write);
 	DECODE(&in, 0, 0x0f, 0xa3, 0x07); /* bt %eax,(%rdi) */
 	cr_assert(!in.mem_write);
+	/* capstone 4 calls these operands written: two threads testing one
+	 * flag would race */
+	DECODE(&in, 0, 0x41, 0xf6, 0x06, 0x05); /* testb $5,(%r14) */
+	cr_assert(in.mem_read && !in.mem_write);
+	DECODE(&in, 0, 0xf7, 0x07, 0x01, 0x00, 0x00, 0x00); /* testl $1,(%rdi) */
+	cr_assert(in.mem_read && !in.mem_write);
+	DECODE(&in, 0, 0x81, 0x3f, 0x00, 0x01, 0x00, 0x00); /* cmpl $256,(%rdi) */
+	cr_assert(in.mem_read && !in.mem_write);
 }
 
 Test(disasm, address_without_access)
