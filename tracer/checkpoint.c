@@ -88,7 +88,7 @@ struct checkpoint {
 	} *files;
 	int nfiles;
 	/* what the runs must share with the template */
-	uint64_t seed, quantum;
+	uint64_t seed, quantum, realtime;
 	int cpu;
 	bool pass_output;
 	char *const *argv, *const *envp;
@@ -186,7 +186,8 @@ static bool matches(const struct checkpoint *cp,
 		    const struct session_config *cfg)
 {
 	return cp->seed == cfg->seed &&
-	       cp->quantum == cfg->clock_quantum_ns && cp->cpu == cfg->cpu &&
+	       cp->quantum == cfg->clock_quantum_ns &&
+	       cp->realtime == cfg->clock_realtime_ns && cp->cpu == cfg->cpu &&
 	       cp->pass_output == cfg->pass_output &&
 	       same_strings(cp->argv, cfg->argv) &&
 	       same_strings(cp->envp, cfg->envp);
@@ -1076,6 +1077,7 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	cp->pid = s->pid;
 	cp->seed = s->cfg->seed;
 	cp->quantum = s->cfg->clock_quantum_ns;
+	cp->realtime = s->cfg->clock_realtime_ns;
 	cp->cpu = s->cfg->cpu;
 	cp->pass_output = s->cfg->pass_output;
 	cp->argv = s->cfg->argv;
