@@ -1777,4 +1777,13 @@ Test(real, races_after_cond_wait_are_ordered_by_its_mutex)
 	races_says(prog, 0, NULL);
 	races_says(racy, 1, "tail");
 	never_fails("10", NULL, prog);
+	/* a budget that ends the observation early is a limit, not a pass
+	 * (before: "PASS 0 data races found" after 20 accesses a run) */
+	struct res r = ptl("races", "--seed", SEED, "--budget", "20", "--",
+			   prog[0], NULL);
+
+	cr_expect_eq(r.code, 3, "`%s` exit %d: %s", r.cmd, r.code, r.out);
+	cr_expect(strstr(summary(&r), "INCOMPLETE the observation budget"),
+		  "`%s`: %s", r.cmd, r.out);
+	res_free(&r);
 }
