@@ -56,8 +56,13 @@ struct common_opts {
 	bool keep_env;
 	bool free_children;	/* --free-children: today's free child runs */
 	bool trust_env;	   /* --trust-env: a file's loader variables too */
+	/* the virtual CLOCK_REALTIME at every run's start: the real time
+	 * when the command started (run, races), a replayed file's own */
+	uint64_t clock_realtime_ns;
 };
 
+/* --clock-start's getopt value (run, races) */
+#define CLOCK_START_OPT ('k' + 256)
 /* Seconds options take at most this many seconds. */
 #define SECONDS_MAX 100000000
 /* The tunable ptloom adds to every program's environment. */

@@ -36,6 +36,16 @@ void common_defaults(struct common_opts *o)
 	o->timeout = 10;
 	o->out_dir = ".ptloom";
 	o->report_format = "json";
+	/* taken once: every run of the exploration starts at the same
+	 * virtual time, and no file the program sees is in its future */
+	struct timespec ts;
+
+	if (!clock_gettime(CLOCK_REALTIME, &ts))
+		o->clock_realtime_ns = (uint64_t)ts.tv_sec * 1000000000ull +
+				       (uint64_t)ts.tv_nsec;
+	if (o->clock_realtime_ns < CLOCK_REALTIME_MIN_NS ||
+	    o->clock_realtime_ns > CLOCK_REALTIME_MAX_NS)
+		o->clock_realtime_ns = CLOCK_REALTIME_DEFAULT_NS;
 }
 
 int parse_points(const char *s, unsigned *out)
@@ -211,6 +221,23 @@ int common_option(struct common_opts *o, int c, const char *arg)
 	case 'U':
 		o->trust_env = true;
 		return 1;
+	case CLOCK_START_OPT: {
+		uint64_t sec;
+
+		if (parse_decimal(arg, CLOCK_REALTIME_MAX_NS / 1000000000ull,
+				  &sec) ||
+		    sec < CLOCK_REALTIME_MIN_NS / 1000000000ull) {
+			fprintf(stderr, "ptloom: --clock-start takes seconds "
+					"since 1970, a decimal number from "
+					"%llu to %llu (got '%s')\n",
+				CLOCK_REALTIME_MIN_NS / 1000000000ull,
+				CLOCK_REALTIME_MAX_NS / 1000000000ull,
+				esc(arg));
+			return -1;
+		}
+		o->clock_realtime_ns = sec * 1000000000ull;
+		return 1;
+	}
 	}
 	return 0;
 }
@@ -543,6 +570,7 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 	cfg->max_steps = o->max_steps;
 	cfg->timeout = o->timeout;
 	cfg->free_children = o->free_children;
+	cfg->clock_realtime_ns = o->clock_realtime_ns;
 	cfg->cpu = -1;
 	cpu_set_t set;
 
@@ -872,8 +900,10 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 	s->seed = o->seed;
 	s->strategy = xstrdup(strategy);
 	s->preemption_bound = (uint32_t)bound;
-	s->clock_start_realtime_ns = 1767225600ull * 1000000000ull;
-	s->clock_start_monotonic_ns = 1000ull * 1000000000ull;
+	s->clock_start_realtime_ns = o->clock_realtime_ns
+					     ? o->clock_realtime_ns
+					     : CLOCK_REALTIME_DEFAULT_NS;
+	s->clock_start_monotonic_ns = CLOCK_MONOTONIC_START_NS;
 	s->clock_quantum_ns = 1000;
 	s->ptloom_version = xstrdup(PTLOOM_VERSION);
 	if (r->ndecisions) {

@@ -21,6 +21,7 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, 0, 'f' },
 	{ "env", required_argument, 0, 'e' },
 	{ "free-children", no_argument, 0, 'W' },
+	{ "clock-start", required_argument, 0, CLOCK_START_OPT },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
@@ -43,6 +44,8 @@ static void usage(FILE *f)
 	      "      --seed N          seed of the schedules (default 0)\n"
 	      "      --format F        text or json (default text)\n"
 	      "  -e, --env NAME=VALUE  add to the program's environment\n"
+	      "      --clock-start SEC the virtual CLOCK_REALTIME at the "
+	      "start (default now)\n"
 	      "\n"
 	      "exit: 0 no race found, 1 races found, 2 usage or input "
 	      "error,\n"

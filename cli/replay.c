@@ -234,6 +234,10 @@ static int setup(int argc, char **argv, const char *cmd,
 		return EXIT_USAGE;
 	rs->co.seed = rs->sch.seed;
 	rs->co.points = rs->sch.points ? rs->sch.points : POINTS_SYNC;
+	/* the recorded start (files before this one: 2026-01-01 too) */
+	rs->co.clock_realtime_ns = rs->sch.clock_start_realtime_ns
+					   ? rs->sch.clock_start_realtime_ns
+					   : CLOCK_REALTIME_DEFAULT_NS;
 	if (optind >= argc) {
 		fprintf(stderr, "ptloom: %s: no program given (usage: ptloom "
 				"%s SCHEDULE -- PROGRAM [ARGS...])\n", cmd, cmd);

@@ -77,6 +77,10 @@ static void usage(FILE *f)
 	      "      --free-children   let child processes run unscheduled "
 	      "(today's\n"
 	      "                        behaviour; the verdict says so)\n"
+	      "      --clock-start SEC the virtual CLOCK_REALTIME at every "
+	      "run's start, in\n"
+	      "                        seconds since 1970 (default: the real "
+	      "time now)\n"
 	      "      --output          pass every run's output through (not "
 	      "that of runs\n"
 	      "                        the reduction cuts short)\n"
@@ -113,6 +117,7 @@ static const struct option long_opts[] = {
 	{ "env", required_argument, 0, 'e' },
 	{ "keep-env", no_argument, 0, 'K' },
 	{ "free-children", no_argument, 0, 'W' },
+	{ "clock-start", required_argument, 0, CLOCK_START_OPT },
 	{ "output", no_argument, 0, 'O' },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },

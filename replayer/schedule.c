@@ -582,6 +582,17 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 	s->points = m->points;
 	s->seed = m->seed;
 	s->preemption_bound = m->preemption_bound;
+	/* 0: not recorded (a script, a hand-made file): the default */
+	if (m->clock_start_realtime_ns &&
+	    (m->clock_start_realtime_ns < CLOCK_REALTIME_MIN_NS ||
+	     m->clock_start_realtime_ns > CLOCK_REALTIME_MAX_NS)) {
+		seterr(err, errlen,
+		       "clock_start_realtime_ns %llu outside %llu..%llu",
+		       (unsigned long long)m->clock_start_realtime_ns,
+		       (unsigned long long)CLOCK_REALTIME_MIN_NS,
+		       (unsigned long long)CLOCK_REALTIME_MAX_NS);
+		return -EINVAL;
+	}
 	s->clock_start_realtime_ns = m->clock_start_realtime_ns;
 	s->clock_start_monotonic_ns = m->clock_start_monotonic_ns;
 	s->clock_quantum_ns = m->clock_quantum_ns;

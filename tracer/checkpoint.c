@@ -16,8 +16,11 @@
  * (same events, same trace hash; tests/integration issue10).
  *
  * What a fork shares with its template is checked before the template is
- * kept: open files other than stdin and the output (their offsets would
- * be shared between runs), writable shared mappings, child processes,
+ * kept: open files other than stdin, the output, stateless devices, files
+ * open read-only and small deleted files (their offsets, and a deleted
+ * file's contents, are put back before each run; other files' offsets
+ * and contents would be shared between runs), writable shared mappings,
+ * child processes,
  * futex waiters, breakpoints.  Where one is found the exploration runs
  * every execution from exec, and checkpoint_note() says why.  The
  * template's output so far is kept: each run's output starts with it.
@@ -33,8 +36,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <linux/kcmp.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,8 +78,17 @@ struct checkpoint {
 	size_t robust_len;
 	int outfd;		/* the template's output (shared description) */
 	off_t out_len;		/* output written before the checkpoint */
+	/* the template's other files, whose descriptions (offsets, and a
+	 * deleted file's contents) the runs share: put back for each run */
+	struct cp_file {
+		int ours;	/* the description, through pidfd_getfd */
+		off_t pos;
+		char *data;	/* a deleted file's contents, or NULL */
+		off_t size;
+	} *files;
+	int nfiles;
 	/* what the runs must share with the template */
-	uint64_t seed, quantum;
+	uint64_t seed, quantum, realtime;
 	int cpu;
 	bool pass_output;
 	char *const *argv, *const *envp;
@@ -131,6 +145,11 @@ void checkpoint_free(struct checkpoint *cp)
 		close(cp->outfd);
 	if (cp->memfd >= 0)
 		close(cp->memfd);
+	for (int i = 0; i < cp->nfiles; i++) {
+		close(cp->files[i].ours);
+		free(cp->files[i].data);
+	}
+	free(cp->files);
 	free(cp->bps);
 	free(cp->bp_user);
 	for (int i = 0; i < cp->nobjects; i++)
@@ -167,7 +186,8 @@ static bool matches(const struct checkpoint *cp,
 		    const struct session_config *cfg)
 {
 	return cp->seed == cfg->seed &&
-	       cp->quantum == cfg->clock_quantum_ns && cp->cpu == cfg->cpu &&
+	       cp->quantum == cfg->clock_quantum_ns &&
+	       cp->realtime == cfg->clock_realtime_ns && cp->cpu == cfg->cpu &&
 	       cp->pass_output == cfg->pass_output &&
 	       same_strings(cp->argv, cfg->argv) &&
 	       same_strings(cp->envp, cfg->envp);
@@ -179,7 +199,96 @@ static void say_off(struct checkpoint *cp, const char *why)
 	snprintf(cp->note, sizeof(cp->note), "no fork checkpoint: %s", why);
 }
 
-/* Nothing a fork would share between runs: files, shared memory. */
+/* A deleted file's contents are copied up to this size (an unnamed
+ * capture file: pytest's); larger, the runs start from exec. */
+#define CP_FILE_MAX (1 << 20)
+
+/*
+ * A file whose state a run can put back before it starts: a regular file
+ * or directory open read-only (its offset), or a deleted regular file of
+ * at most CP_FILE_MAX bytes open for writing (its offset and contents;
+ * nothing but the template and its runs can reach it).  Keeps the
+ * template's description, st is what fd refers to.  False if the run
+ * could not be given the template's state of it.
+ */
+static bool keep_file(struct checkpoint *cp, pid_t pid, int pidfd, int fd,
+		      const struct stat *st)
+{
+	char path[64], info[256];
+	long long pos = -1;
+	unsigned flags = 0;
+	FILE *f;
+
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (fgets(info, sizeof(info), f)) {
+		sscanf(info, "pos: %lld", &pos);
+		sscanf(info, "flags: %o", &flags);
+	}
+	fclose(f);
+	bool ro = (flags & O_ACCMODE) == O_RDONLY;
+
+	if (pos < 0 || (!ro && (!S_ISREG(st->st_mode) || st->st_nlink ||
+				st->st_size > CP_FILE_MAX)))
+		return false;
+	struct cp_file *n = realloc(cp->files,
+				    (cp->nfiles + 1) * sizeof(*n));
+
+	if (!n)
+		return false;
+	cp->files = n;
+	struct cp_file *k = &cp->files[cp->nfiles];
+	int ours = pidfd < 0 ? -1
+			     : (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+
+	if (ours < 0)
+		return false;
+	k->ours = ours;
+	k->pos = (off_t)pos;
+	k->data = NULL;
+	k->size = st->st_size;
+	if (!ro && k->size &&
+	    (!(k->data = malloc((size_t)k->size)) ||
+	     pread(ours, k->data, (size_t)k->size, 0) != k->size)) {
+		free(k->data);
+		close(ours);
+		return false;
+	}
+	cp->nfiles++;
+	return true;
+}
+
+/* Each run starts with the template's files as they were (keep_file). */
+static bool put_files_back(const struct checkpoint *cp)
+{
+	for (int i = 0; i < cp->nfiles; i++) {
+		const struct cp_file *k = &cp->files[i];
+
+		if (k->data && (pwrite(k->ours, k->data, (size_t)k->size, 0) !=
+					k->size ||
+				ftruncate(k->ours, k->size)))
+			return false;
+		if (lseek(k->ours, k->pos, SEEK_SET) != k->pos)
+			return false;
+	}
+	return true;
+}
+
+/* Devices without state a run could leave behind. */
+static bool stateless_device(const struct stat *st)
+{
+	/* mem: null 1:3, zero 1:5, full 1:7, random 1:8, urandom 1:9 */
+	unsigned mj = major(st->st_rdev), mn = minor(st->st_rdev);
+
+	return S_ISCHR(st->st_mode) && mj == 1 &&
+	       (mn == 3 || mn == 5 || mn == 7 || mn == 8 || mn == 9);
+}
+
+/* Nothing a fork would share between runs but what can be put back:
+ * files, shared memory. */
 static bool template_is_safe(struct checkpoint *cp, pid_t pid, int outfd)
 {
 	char path[64], link[256], line[512];
@@ -193,6 +302,8 @@ static bool template_is_safe(struct checkpoint *cp, pid_t pid, int outfd)
 	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
 	if (!(d = opendir(path)))
 		return false;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	pid_t me = getpid();
 	while (ok && (e = readdir(d))) {
 		int fd = atoi(e->d_name);
 		char p[300];
@@ -210,6 +321,12 @@ static bool template_is_safe(struct checkpoint *cp, pid_t pid, int outfd)
 		    (outfd < 0 || (st.st_dev == out.st_dev &&
 				   st.st_ino == out.st_ino)))
 			continue;
+		/* the output under another number (a saved stdout) */
+		if (outfd >= 0 && syscall(SYS_kcmp, me, pid, KCMP_FILE, outfd,
+					  fd) == 0)
+			continue;
+		if (stateless_device(&st) || keep_file(cp, pid, pidfd, fd, &st))
+			continue;
 		ssize_t n = readlink(p, link, sizeof(link) - 1);
 
 		link[n > 0 ? n : 0] = 0;
@@ -220,6 +337,8 @@ static bool template_is_safe(struct checkpoint *cp, pid_t pid, int outfd)
 		ok = false;
 	}
 	closedir(d);
+	if (pidfd >= 0)
+		close(pidfd);
 	if (!ok) {
 		cp->off = true;
 		return false;
@@ -958,6 +1077,7 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	cp->pid = s->pid;
 	cp->seed = s->cfg->seed;
 	cp->quantum = s->cfg->clock_quantum_ns;
+	cp->realtime = s->cfg->clock_realtime_ns;
 	cp->cpu = s->cfg->cpu;
 	cp->pass_output = s->cfg->pass_output;
 	cp->argv = s->cfg->argv;
@@ -1051,9 +1171,10 @@ int checkpoint_start(struct session *s)
 		free(fdobj);
 		return 1;
 	}
-	if (cp->outfd >= 0 &&
-	    (ftruncate(cp->outfd, cp->out_len) ||
-	     lseek(cp->outfd, cp->out_len, SEEK_SET) != cp->out_len)) {
+	if ((cp->outfd >= 0 &&
+	     (ftruncate(cp->outfd, cp->out_len) ||
+	      lseek(cp->outfd, cp->out_len, SEEK_SET) != cp->out_len)) ||
+	    !put_files_back(cp)) {
 		free(th);
 		free(p);
 		free(procs);

@@ -127,6 +127,12 @@ void syscall_close_fds(struct thread *t);
 /* Can the world outside the program make t's descriptors ready?
  * (tracer/fdext.c) */
 bool syscall_fd_external(struct session *s, struct thread *t);
+/* A blocking write of more than PIPE_BUF bytes to a pipe or stream socket
+ * (tracer/bigwrite.c): prepare marks it (t->wbig), step writes what fits
+ * without blocking. */
+enum { BIGWRITE_DONE, BIGWRITE_BLOCKED, BIGWRITE_KERNEL };
+void bigwrite_prepare(struct thread *t);
+int bigwrite_step(struct thread *t);
 bool syscall_emulate_rdtsc(struct session *s, struct thread *t);
 void futex_wake_addr(struct session *s, uint64_t addr, int n,
 		     uint32_t bitset, int *woken);

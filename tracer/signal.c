@@ -277,6 +277,13 @@ static void interrupt(struct session *s, struct thread *t, bool fatal)
 	uint64_t left = t->deadline > s->now ? t->deadline - s->now : 0;
 
 	futex_remove(&s->ft, t->idx);
+	if (block == BLOCK_FD && t->wbig && t->wdone) {
+		/* ptloom wrote part of it (bigwrite.c): it returns that
+		 * much, as an interrupted write does, and the handler runs */
+		thread_make_ready(s, t, OP_WOKEN, (int64_t)t->wdone);
+		t->sig_rerun = false;
+		return;
+	}
 	thread_make_ready(s, t, OP_WOKEN, -EINTR);
 	if (block != BLOCK_FUTEX) {
 		/* a futex wait may fail with EINTR at any time: glibc

@@ -111,6 +111,8 @@ static bool point(struct thread *t, int kind, uint64_t obj, int64_t arg)
 	t->arg = arg;
 	t->pc = t->regs.rip;
 	t->yield = kind == OP_YIELD;
+	t->wbig = false;
+	t->wdone = 0;
 	return true;
 }
 
@@ -362,7 +364,10 @@ static bool fd_point(struct session *s, struct thread *t, int kind,
 	t->ext_known = false;
 	t->nonblock = dontwait || (fcntl(fd, F_GETFL) & O_NONBLOCK);
 	t->poll_timeout_ms = -1;
-	return point(t, kind, fd_object(s, fd), (int64_t)t->regs.rdi);
+	point(t, kind, fd_object(s, fd), (int64_t)t->regs.rdi);
+	if (kind == OP_WRITE)
+		bigwrite_prepare(t);
+	return true;
 }
 
 /* poll/ppoll/select/pselect6/epoll_wait: duplicate the descriptors waited
@@ -897,6 +902,20 @@ bool syscall_execute(struct session *s, struct thread *t)
 	}
 	/* fall through */
 	case OP_WRITE:
+		if (t->kind == OP_WRITE && t->wbig) {
+			int w = bigwrite_step(t);
+
+			if (w == BIGWRITE_BLOCKED) {
+				block(s, t, BLOCK_FD, false, 0, 0);
+				return false;
+			}
+			if (w == BIGWRITE_DONE) {
+				skip(t, (int64_t)t->wdone);
+				syscall_close_fds(t);
+				return true;
+			}
+		}
+	/* fall through */
 	case OP_ACCEPT:
 	case OP_CONNECT:
 		/* ready (or non-blocking): the kernel performs it */

@@ -90,6 +90,10 @@ struct thread {
 	int npfd;
 	bool ext_known, ext;	/* syscall_fd_external() of these, cached */
 	bool nonblock;
+	/* a blocking write too large for a pipe's room, performed by
+	 * ptloom in pieces (tracer/bigwrite.c): bytes written so far */
+	bool wbig;
+	uint64_t wdone;
 	int64_t poll_timeout_ms; /* <0 infinite */
 	uint64_t ctid;		/* CLONE_CHILD_CLEARTID address */
 	uint64_t new_ctid;	/* ctid for the thread this one creates */

@@ -193,6 +193,15 @@ struct symbolizer {
 	void (*data)(void *ctx, uint64_t addr, char *buf, size_t len);
 };
 
+/* The virtual clocks at a run's start: CLOCK_MONOTONIC reads 1000 s;
+ * CLOCK_REALTIME what the configuration says, by default 2026-01-01 (a
+ * schedule file records it, schedule-format.md), never earlier than the
+ * monotonic clock nor later than 2100-01-01. */
+#define CLOCK_MONOTONIC_START_NS (1000ull * 1000000000ull)
+#define CLOCK_REALTIME_DEFAULT_NS (1767225600ull * 1000000000ull)
+#define CLOCK_REALTIME_MIN_NS CLOCK_MONOTONIC_START_NS
+#define CLOCK_REALTIME_MAX_NS (4102444800ull * 1000000000ull)
+
 struct session_config {
 	char *const *argv;	/* argv[0] is the resolved program path */
 	char *const *envp;	/* the environment given to the program */
@@ -211,6 +220,9 @@ struct session_config {
 	volatile int *interrupted; /* set asynchronously to stop the run */
 	struct symbolizer *sym;	/* may be NULL */
 	uint64_t clock_quantum_ns; /* virtual time per step, 0 = default */
+	/* CLOCK_REALTIME at the start of the run (ns since the epoch), at
+	 * least CLOCK_REALTIME_MIN; 0 = the built-in 2026-01-01 */
+	uint64_t clock_realtime_ns;
 	size_t output_max;	/* bytes of output kept, 0 = default */
 	bool symbolize_trace;	/* symbolise the events' code and objects */
 	struct sched_policy *policy; /* may be NULL */

@@ -39,8 +39,7 @@
 #include <unistd.h>
 #include "session_int.h"
 
-#define REALTIME_BASE_NS (1767225600ull * 1000000000ull) /* 2026-01-01 */
-#define MONOTONIC_BASE_NS (1000ull * 1000000000ull)
+#define MONOTONIC_BASE_NS CLOCK_MONOTONIC_START_NS
 #define DEFAULT_QUANTUM_NS 1000ull
 #define DEFAULT_OUTPUT_MAX (1u << 20)
 
@@ -1337,7 +1336,12 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	s->current = 0;
 	s->child_thread = -1;
 	s->now = MONOTONIC_BASE_NS;
-	s->realtime_base = REALTIME_BASE_NS - MONOTONIC_BASE_NS;
+	s->realtime_base = (cfg->clock_realtime_ns >= CLOCK_REALTIME_MIN_NS &&
+					    cfg->clock_realtime_ns <=
+						    CLOCK_REALTIME_MAX_NS
+				    ? cfg->clock_realtime_ns
+				    : CLOCK_REALTIME_DEFAULT_NS) -
+			   MONOTONIC_BASE_NS;
 	s->quantum = cfg->clock_quantum_ns ? cfg->clock_quantum_ns
 					   : DEFAULT_QUANTUM_NS;
 	s->rng = cfg->seed ^ 0x5054204c4f4f4dull;

@@ -9,6 +9,7 @@
  *                                     threads, each with its own symbol
  *   schedtool - OUT bigevents N       the same without symbols
  *   schedtool - OUT random N SEED     N events of random shapes
+ *   schedtool IN OUT clock NS         IN starting CLOCK_REALTIME at NS
  *
  * The files are written with schedule_save(), so they load: only their
  * content is hostile.
@@ -165,7 +166,7 @@ int main(int argc, char **argv)
 
 	if (argc < 4)
 		die("usage: schedtool IN OUT env KV | hostile | big N | "
-		    "bigevents N | random N SEED");
+		    "bigevents N | random N SEED | clock NS");
 	if (!strcmp(argv[3], "big") && argc == 5) {
 		big(&s, strtoul(argv[4], NULL, 10));
 	} else if (!strcmp(argv[3], "bigevents") && argc == 5) {
@@ -180,6 +181,9 @@ int main(int argc, char **argv)
 			add_env(&s, argv[4]);
 		else if (!strcmp(argv[3], "hostile"))
 			hostile(&s);
+		else if (!strcmp(argv[3], "clock") && argc == 5)
+			s.clock_start_realtime_ns =
+				strtoull(argv[4], NULL, 10);
 		else
 			die("unknown operation");
 	}

@@ -717,8 +717,11 @@ Test(issue2, correct_example_passes_pct)
 
 static char *determinism_output(const char *seed)
 {
+	/* the virtual clock starts at the real time unless fixed: with one
+	 * start, the same seed prints the same times */
 	struct res r = RUN(target("determinism"), "--output", "-s", "random",
-			   "-n", "1", "--seed", seed);
+			   "-n", "1", "--seed", seed, "--clock-start",
+			   "1767225600");
 
 	assert_exit(r, 0);
 	cr_assert(strstr(r.out, "log="), "`%s` lost the program's output:\n"
@@ -2973,12 +2976,32 @@ Test(issue10, without_set_tid_a_stale_tid_refuses_the_checkpoint)
 	res_free(&r);
 }
 
-Test(issue10, no_checkpoint_where_a_file_is_open)
+/* Files open at the first thread: a read-only one's offset, and a deleted
+ * one's offset and contents (pytest's capture files), are put back for
+ * every run, which then forks from the checkpoint (before: every run from
+ * exec, "no fork checkpoint: fd 3"); every run sees the file as one from
+ * exec does (the programs assert it), and both kinds of runs agree.  A
+ * named file open for writing still means exec. */
+Test(issue10, checkpoint_puts_back_files_open_at_the_first_thread)
 {
+	static const char *const kept[] = { "file_before_threads",
+					    "file_before_threads_tmp" };
+
+	for (int i = 0; i < 2; i++) {
+		struct res r = run_stats(
+			(const char *const[]){ "-s", "random", "-n", "20",
+					       "--seed", SEED, NULL },
+			target(kept[i]));
+
+		assert_exit(r, 0);
+		cr_assert_eq(forks_of(&r), 20, "%s: %s", kept[i], r.err);
+		res_free(&r);
+		checkpoint_agrees(target(kept[i]), "dfs");
+	}
 	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
 							 "20", "--seed", SEED,
 							 NULL },
-				 target("file_before_threads"));
+				 target("file_before_threads_named"));
 
 	assert_exit(r, 0);
 	cr_assert_eq(forks_of(&r), 0, "%s", r.err);
@@ -4052,7 +4075,10 @@ Test(issue12, python_correct_programs_never_fail)
 	}
 }
 
-/* python3 -m pytest works the same (pytest does not fork by default). */
+/* python3 -m pytest works the same (pytest does not fork by default),
+ * and its runs fork from the checkpoint: the deleted files pytest
+ * captures output in are put back for each run (before, every run was
+ * from exec: "fd 1 (/tmp/#... (deleted)) is open at the first thread"). */
 Test(issue12, python_pytest_finds_the_bank_race)
 {
 	char line[PATH_MAX + 64];
@@ -4063,10 +4089,11 @@ Test(issue12, python_pytest_finds_the_bank_race)
 	if (system(line))
 		cr_skip_test("pytest is not installed (scripts/setup.sh "
 			     "installs python3-pytest): skipped");
-	struct res r = py_cmd(
+	struct res r = py_cmd_env(
 		/* no .pyc written into the source tree, and the same
 		 * imports every run */
-		"run", (const char *const[]){ "-q", "--no-minimize", "-e",
+		"run", "PTLOOM_STATS=1", "out",
+		(const char *const[]){ "--no-minimize", "-e",
 					      "PYTHONDONTWRITEBYTECODE=1",
 					      NULL },
 		(const char *const[]){ "-m", "pytest", "-q", "-p",
@@ -4077,6 +4104,7 @@ Test(issue12, python_pytest_finds_the_bank_race)
 	assert_exit(r, 1);
 	/* pytest's own report locates the failure */
 	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (test_bank.py:22");
+	cr_assert_gt(forks_of(&r), 0, "%s", r.err);
 	res_free(&r);
 }
 

@@ -1579,3 +1579,184 @@ Test(real, git_grep_threads)
 
 	tool_never_fails("git", "5", 10, args);
 }
+
+/* --- writes larger than a pipe's buffer ---------------------------------- */
+
+/* A complete dfs to bound 1 (-p 1) of prog is a PASS. */
+static void complete_to_bound_1(char *const prog[])
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "-q";
+	argv[n++] = "-p";
+	argv[n++] = "1";
+	argv[n++] = "--seed";
+	argv[n++] = SEED;
+	argv[n++] = "--points";
+	argv[n++] = "sync";
+	argv[n++] = "--";
+	for (int i = 0; prog[i] && n < MAXARGS - 1; i++)
+		argv[n++] = prog[i];
+	argv[n] = NULL;
+	struct res r = run_argv(argv, 200);
+
+	cr_expect_eq(r.code, 0, "`%s` exit %d: %s%s", r.cmd, r.code, r.out,
+		     r.err);
+	cr_expect(strstr(summary(&r), "complete to preemption bound 1"),
+		  "`%s`: %s", r.cmd, summary(&r));
+	res_free(&r);
+}
+
+/*
+ * A 1 MiB write, writev and send in one call each, read by another
+ * process or thread: the writer fills the pipe and would sleep in the
+ * kernel while ptloom holds the reader (before: every run waited out
+ * --timeout, INCOMPLETE).  Now PASS, complete to bound 1, every run's
+ * output the native one, and a failure found behind such writes replays
+ * exactly.
+ */
+Test(real, writes_larger_than_the_pipe_buffer)
+{
+	static const char *const modes[] = { "procs", "threads", "socket" };
+
+	for (int i = 0; i < 3; i++) {
+		char *prog[] = { (char *)real("pipe_big"), (char *)modes[i],
+				 NULL };
+
+		complete_to_bound_1(prog);
+		never_fails("6", "sync", prog);
+	}
+	char *racy[] = { (char *)real("pipe_big"), "racy", NULL };
+
+	found_and_replayed("FAIL exit status 1", racy, NULL, "sync");
+}
+
+/* The same through a shell pipeline of Debian tools (about 1 MiB). */
+Test(real, shell_pipeline_larger_than_the_pipe_buffer)
+{
+	char *args[] = { "sh", "-c", "cat in.txt | md5sum", NULL };
+
+	tool_never_fails("md5sum", "5", 60000, args);
+	char *prog[] = { "sh", "-c", "cat in.txt | md5sum", NULL };
+
+	complete_to_bound_1(prog);
+}
+
+/* --- the virtual clock's start -------------------------------------------- */
+
+/*
+ * make compares the files' mtimes with the time: with the virtual clock
+ * at a fixed 2026-01-01 every file was in the future ("Clock skew
+ * detected", and the build's decisions differed from a native make's).
+ * It starts at the real time taken when ptloom starts now.
+ */
+Test(real, make_sees_no_clock_skew)
+{
+	if (!have("make"))
+		cr_skip_test("make is not installed (scripts/setup.sh "
+			     "installs it)");
+	FILE *f = fopen(in_tmp("Makefile"), "w");
+
+	cr_assert_not_null(f);
+	fputs("all: out.txt\nout.txt: in.txt\n\tcp in.txt out.txt\n"
+	      "clean:\n\trm -f out.txt\n", f);
+	fclose(f);
+	f = fopen(in_tmp("in.txt"), "w");
+	cr_assert_not_null(f);
+	fputs("in\n", f);
+	fclose(f);
+	struct res r = ptl("run", "-q", "--output", "-n", "4", "--seed", SEED,
+			   "--", "sh", "-c", "make clean; make", NULL);
+
+	cr_expect(r.code == 0 || r.code == 3, "`%s` exit %d: %s%s", r.cmd,
+		  r.code, r.out, r.err);
+	cr_expect(strstr(r.out, "cp in.txt out.txt"), "%s", r.out);
+	cr_expect(!strstr(r.out, "skew") && !strstr(r.err, "skew") &&
+			  !strstr(r.err, "in the future"),
+		  "`%s`: %s%s", r.cmd, r.out, r.err);
+	res_free(&r);
+}
+
+/* The first number on the line after "program output (tail):". */
+static double printed_time(const char *out)
+{
+	const char *p = strstr(out ? out : "", "program output (tail):\n");
+	double t = -1;
+
+	if (p)
+		sscanf(p + strlen("program output (tail):\n"), "%lf", &t);
+	return t;
+}
+
+/*
+ * The clock's start is the schedule's: a failure that prints the time
+ * replays it to the nanosecond, later; a file from before (no such
+ * field read: 2026-01-01) replays as it was run; one out of range is
+ * refused with one line.
+ */
+Test(real, replay_keeps_the_recorded_clock)
+{
+	char *prog[] = { "sh", "-c", "date +%s.%N; exit 3", NULL };
+	time_t before = time(NULL);
+	struct res r = ptl("run", "--seed", SEED, "-o", in_tmp("clk"), "--",
+			   prog[0], prog[1], prog[2], NULL);
+	char file[PATH_MAX], old[PATH_MAX + 8], bad[PATH_MAX + 8];
+	const char *rp = strstr(r.out, "replay: ptloom replay ");
+	double t = printed_time(r.out);
+
+	cr_assert_eq(r.code, 1, "%s%s", r.out, r.err);
+	cr_assert_not_null(rp, "%s", r.out);
+	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
+	cr_expect(t >= (double)before && t < (double)before + 600,
+		  "the program's time %.9f, ptloom started at %lld", t,
+		  (long long)before);
+	sleep(1);
+	struct res p = ptl("replay", file, "--", prog[0], prog[1], prog[2],
+			   NULL);
+
+	cr_expect_eq(p.code, 1, "%s%s", p.out, p.err);
+	cr_expect(strstr(p.out, "replay exact"), "%s", p.out);
+	cr_expect_eq(printed_time(p.out), t, "replayed %.9f, ran %.9f",
+		     printed_time(p.out), t);
+	res_free(&p);
+
+	snprintf(old, sizeof(old), "%s.old", file);
+	snprintf(bad, sizeof(bad), "%s.bad", file);
+	char cmd[3 * PATH_MAX + 64];
+	const char *tool = env_or("PTLOOM_SCHEDTOOL", "schedtool");
+
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' clock 1767225600000000000",
+		 tool, file, old);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' clock 5", tool, file, bad);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	p = ptl("replay", old, "--", prog[0], prog[1], prog[2], NULL);
+	cr_expect_eq(p.code, 1, "%s%s", p.out, p.err);
+	cr_expect(strstr(p.out, "replay exact"), "%s", p.out);
+	cr_expect(printed_time(p.out) >= 1767225600.0 &&
+			  printed_time(p.out) < 1767225601.0,
+		  "%s", p.out);
+	res_free(&p);
+	p = ptl("replay", bad, "--", prog[0], prog[1], prog[2], NULL);
+	cr_expect_eq(p.code, 2, "%s%s", p.out, p.err);
+	cr_expect(strstr(p.err, "clock_start_realtime_ns"), "%s", p.err);
+	res_free(&p);
+	/* --clock-start fixes it; a start outside 1000..2100-01-01 is a
+	 * usage error */
+	p = ptl("run", "--clock-start", "2000000000", "--seed", SEED, "-o",
+		in_tmp("clk2"), "--", prog[0], prog[1], prog[2], NULL);
+	cr_expect_eq(p.code, 1, "%s%s", p.out, p.err);
+	cr_expect(printed_time(p.out) >= 2000000000.0 &&
+			  printed_time(p.out) < 2000000001.0,
+		  "%s", p.out);
+	res_free(&p);
+	p = ptl("run", "--clock-start", "5", "--", prog[0], prog[1], prog[2],
+		NULL);
+	cr_expect_eq(p.code, 2, "%s%s", p.out, p.err);
+	cr_expect(strstr(p.err, "--clock-start"), "%s", p.err);
+	res_free(&p);
+	res_free(&r);
+}
