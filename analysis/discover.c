@@ -555,6 +555,8 @@ int discover_races(const struct session_config *base, int runs,
 		/* either budget spent ends the run's observation */
 		bool spent = r.obs_stops + r.obs_steps >= budget ||
 			     r.obs_sync >= budget;
+
+		d->spent_runs += spent;
 		collect(&o, 0);
 		for (size_t k = races0; k < d->nraces; k++)
 			d->races[k].by_feedback = pts != NULL;

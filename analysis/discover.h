@@ -30,6 +30,9 @@ struct discovery {
 	double seconds;
 	double longest_run;	/* wall seconds of the longest run */
 	int failed_runs;	/* discovery runs that failed */
+	/* runs whose observation the budget ended before the program's end
+	 * (what they ran after it was not observed) */
+	int spent_runs;
 	bool cut_short;		/* ended early: two runs spent the budget
 				 * and found no new race */
 	uint64_t obs_stops;	/* observation stops, all runs */

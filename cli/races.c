@@ -191,6 +191,14 @@ int cmd_races(int argc, char **argv)
 					   "its end (%d of %d run%s failed: "
 					   "it crashed, hung or was refused)",
 			 d.failed_runs, d.runs, d.runs == 1 ? "" : "s");
+	else if (!d.nraces && d.spent_runs)
+		/* a limit is not a pass: what ran past it was not seen */
+		snprintf(why, sizeof(why), "the observation budget (--budget "
+					   "%llu) ended the observation of %d "
+					   "of %d run%s before the program's "
+					   "end; raise --budget",
+			 (unsigned long long)budget, d.spent_runs, d.runs,
+			 d.runs == 1 ? "" : "s");
 	int code = d.nraces ? EXIT_FAIL : why[0] ? EXIT_INCOMPLETE : EXIT_PASS;
 
 	if (cli_interrupted)

@@ -82,6 +82,7 @@ struct checkpoint {
 	 * deleted file's contents) the runs share: put back for each run */
 	struct cp_file {
 		int ours;	/* the description, through pidfd_getfd */
+		int fl;		/* its status flags (F_GETFL) */
 		off_t pos;
 		char *data;	/* a deleted file's contents, or NULL */
 		off_t size;
@@ -207,7 +208,8 @@ static void say_off(struct checkpoint *cp, const char *why)
  * A file whose state a run can put back before it starts: a regular file
  * or directory open read-only (its offset), or a deleted regular file of
  * at most CP_FILE_MAX bytes open for writing (its offset and contents;
- * nothing but the template and its runs can reach it).  Keeps the
+ * nothing but the template and its runs can reach it); and its status
+ * flags (fcntl F_SETFL) for both.  Keeps the
  * template's description, st is what fd refers to.  False if the run
  * could not be given the template's state of it.
  */
@@ -247,6 +249,7 @@ static bool keep_file(struct checkpoint *cp, pid_t pid, int pidfd, int fd,
 	if (ours < 0)
 		return false;
 	k->ours = ours;
+	k->fl = fcntl(ours, F_GETFL);
 	k->pos = (off_t)pos;
 	k->data = NULL;
 	k->size = st->st_size;
@@ -270,6 +273,10 @@ static bool put_files_back(const struct checkpoint *cp)
 		if (k->data && (pwrite(k->ours, k->data, (size_t)k->size, 0) !=
 					k->size ||
 				ftruncate(k->ours, k->size)))
+			return false;
+		/* O_APPEND, O_NONBLOCK, ... are the description's too */
+		if (fcntl(k->ours, F_GETFL) != k->fl &&
+		    fcntl(k->ours, F_SETFL, k->fl))
 			return false;
 		if (lseek(k->ours, k->pos, SEEK_SET) != k->pos)
 			return false;

@@ -402,6 +402,24 @@ static int64_t block_size(struct thread *t)
 	return (int64_t)(size - (hdr & 2 ? 16 : 8));
 }
 
+/*
+ * A pthread_cond_wait that found a signal already there returns without a
+ * futex wait, and glibc relocks its mutex inside, out of sight: world.c
+ * takes that relock at the thread's next operation, which is after what
+ * the thread reads under the mutex first (a consumer's queue: races
+ * invented).  An observed access by the thread is past the return, so the
+ * relock is taken before it.
+ */
+static void relock_before_access(struct session *s, struct thread *t)
+{
+	struct access_observer *o = s->cfg->observer;
+
+	if (o && t->relock) {
+		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, t->relock, -1);
+		t->relock = 0;
+	}
+}
+
 static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 			uint64_t addr)
 {
@@ -411,6 +429,7 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 	uint64_t ea = bp_operand(s, t, b, &size, &write);
 	bool atomic = (b->insn && b->insn->is_atomic) || b->src_atomic;
 
+	relock_before_access(s, t);
 	for (int i = 0; i < s->nth; i++)
 		live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
 	if (b->sync)
@@ -492,6 +511,7 @@ static void observe_point(struct session *s, struct thread *t, struct bp *b)
 		live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
 	if (!ea || live <= 1)
 		return;
+	relock_before_access(s, t);
 	s->obs_stops++;
 	o->access(o->ctx, t->idx, b->addr, ea | process_tag(t->p), size, write,
 		  b->kind == OP_ATOMIC || (b->insn && b->insn->is_atomic) ||

@@ -720,9 +720,18 @@ static bool observe_rwlock(struct session *s, struct thread *t)
 
 /*
  * Happens-before for race discovery: every operation acquires and
- * releases its object (rwlock calls: observe_rwlock).  pthread_cond_wait also releases its mutex at the
- * call and acquires it again at the thread's next operation (the wake),
- * since glibc unlocks and relocks it internally, out of our sight.
+ * releases its object (rwlock calls: observe_rwlock).  pthread_cond_wait
+ * also releases its mutex at the call and acquires it again, since glibc
+ * unlocks and relocks it internally, out of our sight: at every operation
+ * of the thread until the call is known to be over, that is until its
+ * next libc call or an access of its own code (thread.c
+ * relock_before_access).  The operations inside
+ * the call (the mutex's FUTEX_WAKE as glibc unlocks it, the wait, the
+ * wake) come before the relock, and what they acquire was released before
+ * it: true happens-before.  Before, the first of them took the relock and
+ * the relock after the wait was lost: a consumer reading a queue after a
+ * cond_wait that found its signal already there raced with the producer's
+ * last push (races invented on every condvar queue).
  */
 static void observe_sync(struct session *s, struct thread *t)
 {
@@ -737,7 +746,8 @@ static void observe_sync(struct session *s, struct thread *t)
 	/* not at the futex wait inside cond_wait: only once it is over */
 	if (t->relock && t->kind != OP_FUTEX_WAIT) {
 		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, t->relock, -1);
-		t->relock = 0;
+		if (t->kind == OP_CALL)
+			t->relock = 0; /* the program's next call: it returned */
 	}
 	if (t->kind == OP_CALL && t->obj && !(t->obj >> 63) &&
 	    call_object_size(t->fn) < 64)
@@ -1207,14 +1217,13 @@ static void schedule(struct session *s)
 		default:
 			runs = syscall_execute(s, t);
 			/* cond_wait's futex wait returned at once: the mutex
-			 * is taken again from here on */
+			 * is taken again from here on (and again where the
+			 * call is known to be over: observe_sync) */
 			if (runs && t->kind == OP_FUTEX_WAIT && t->relock &&
-			    s->cfg->observer) {
+			    s->cfg->observer)
 				s->cfg->observer->sync(s->cfg->observer->ctx,
 						       t->idx, SYNC_ACQUIRE,
 						       t->relock, -1);
-				t->relock = 0;
-			}
 		}
 		if (!runs)
 			continue; /* it blocked: pick again */

@@ -30,6 +30,11 @@ static void *worker(void *arg)
 
 	(void)arg;
 	pthread_mutex_lock(&lock);
+	/* the description's flags are the template's too: the first
+	 * worker of every run finds them as the program left them */
+	if (total == 0)
+		assert(!(fcntl(fd, F_GETFL) & O_NONBLOCK));
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 #if defined(TMPFILE) || defined(NAMED)
 	memset(buf, 'w', sizeof(buf));
 	n = write(fd, buf, sizeof(buf));
