@@ -275,6 +275,12 @@ static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 	case SYNC_RELEASE:
 		races_release(o->rd, thread, SYNC_KEY(obj));
 		break;
+	case SYNC_ACQUIRE_READERS:
+		races_acquire(o->rd, thread, (1ull << 60) | SYNC_KEY(obj));
+		break;
+	case SYNC_RELEASE_READERS:
+		races_release(o->rd, thread, (1ull << 60) | SYNC_KEY(obj));
+		break;
 	default:
 		races_acquire(o->rd, thread, SYNC_KEY(obj));
 		races_release(o->rd, thread, SYNC_KEY(obj));

@@ -118,6 +118,9 @@ struct thread {
 	int nsig_moved;
 	uint64_t cond_mutex;	/* a pthread call's second argument */
 	uint64_t relock;	/* cond_wait's mutex, acquired at the wake */
+	/* the rwlock of a pending write lock: its futex points acquire the
+	 * readers' side (race discovery, world.c observe_rwlock) */
+	uint64_t rw_writing;
 	uint64_t spin_switch;
 	int repeats;
 	/* it left a spin, yield or read point: where it stops next, if that

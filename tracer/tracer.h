@@ -170,7 +170,13 @@ enum {
 	SYNC_ATOMIC_FREE,
 	/* free() or realloc() of the heap block at obj, other_thread bytes
 	 * long: whoever gets its memory next is a new owner */
-	SYNC_FREE
+	SYNC_FREE,
+	/* a pthread rwlock's readers' side: a read unlock releases into
+	 * it, a write lock acquires it (as it acquires the lock object,
+	 * which only write unlocks release): two read sections are not
+	 * ordered by the lock */
+	SYNC_RELEASE_READERS,
+	SYNC_ACQUIRE_READERS
 };
 
 /* Symbolisation of a live tracee, provided by the caller (analysis/). */

@@ -667,12 +667,65 @@ static void acquire_everyone(struct session *s, struct thread *t)
 }
 
 /*
+ * A call on a glibc pthread_rwlock_t (rwlock_known: the layout of
+ * rwlock_readers): readers are not ordered with each other, so that a
+ * write under a read lock is a race even in runs whose read sections do
+ * not overlap (bench/bugs/rdlock_write.c: before, each reader's unlock
+ * ordered it before the next reader's rdlock, and discovery never saw
+ * the race).  A read lock acquires what write unlocks released (the lock
+ * object); a write lock acquires that and what read unlocks released
+ * (the readers' side).  An unlock is a writer's when __cur_writer
+ * (offset 24) is set: glibc's test is that it is the caller's tid, and a
+ * reader's unlock finds it 0, as no writer holds the lock while a reader
+ * does.  A writer that finds readers inside waits on a futex word of the
+ * lock until the last one leaves, and readers may leave after its call
+ * point: each futex point of its call (a wait, the wake-up) acquires the
+ * readers' side again (rw_writing, until its next other point).  The futex words inside the lock still acquire and release the
+ * object (more order than readers have, which can hide a race, never
+ * invent one).  False: not such a call (the usual acquire and release).
+ */
+static bool observe_rwlock(struct session *s, struct thread *t)
+{
+	struct access_observer *o = s->cfg->observer;
+	uint32_t w[7];
+
+	if (t->kind != OP_CALL || !t->p->rwlock_known || !t->obj ||
+	    (t->obj >> 63))
+		return false;
+	switch (t->fn) {
+	case FN_RWLOCK_RDLOCK:
+	case FN_RWLOCK_TRYRDLOCK:
+	case FN_RWLOCK_TIMEDRDLOCK:
+		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, t->obj, -1);
+		return true;
+	case FN_RWLOCK_WRLOCK:
+	case FN_RWLOCK_TRYWRLOCK:
+	case FN_RWLOCK_TIMEDWRLOCK:
+		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, t->obj, -1);
+		o->sync(o->ctx, t->idx, SYNC_ACQUIRE_READERS, t->obj, -1);
+		t->rw_writing = t->obj;
+		return true;
+	case FN_RWLOCK_UNLOCK:
+		if (mem_read(t->p, t->obj, w, sizeof(w)))
+			return false;
+		/* a writer's (any owner: never less order than there is) */
+		if (w[6])
+			o->sync(o->ctx, t->idx, SYNC_RELEASE, t->obj, -1);
+		o->sync(o->ctx, t->idx, SYNC_RELEASE_READERS, t->obj, -1);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * Happens-before for race discovery: every operation acquires and
- * releases its object.  pthread_cond_wait also releases its mutex at the
- * call and acquires it again, since glibc unlocks and relocks it
- * internally, out of our sight: at every operation of the thread until the
- * call is known to be over, that is until its next libc call or an access
- * of its own code (thread.c relock_before_access).  The operations inside
+ * releases its object (rwlock calls: observe_rwlock).  pthread_cond_wait
+ * also releases its mutex at the call and acquires it again, since glibc
+ * unlocks and relocks it internally, out of our sight: at every operation
+ * of the thread until the call is known to be over, that is until its
+ * next libc call or an access of its own code (thread.c
+ * relock_before_access).  The operations inside
  * the call (the mutex's FUTEX_WAKE as glibc unlocks it, the wait, the
  * wake) come before the relock, and what they acquire was released before
  * it: true happens-before.  Before, the first of them took the relock and
@@ -684,6 +737,12 @@ static void observe_sync(struct session *s, struct thread *t)
 {
 	struct access_observer *o = s->cfg->observer;
 
+	if (t->rw_writing && (t->kind == OP_FUTEX_WAIT || t->kind == OP_WOKEN ||
+			      t->kind == OP_FUTEX_WAKE))
+		o->sync(o->ctx, t->idx, SYNC_ACQUIRE_READERS, t->rw_writing,
+			-1);
+	else
+		t->rw_writing = 0;
 	/* not at the futex wait inside cond_wait: only once it is over */
 	if (t->relock && t->kind != OP_FUTEX_WAIT) {
 		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, t->relock, -1);
@@ -713,7 +772,7 @@ static void observe_sync(struct session *s, struct thread *t)
 	/* an access or atomic point's object is data, observed as an
 	 * access (thread.c observe_point), no synchronisation */
 	if (t->obj && !(t->obj >> 63) && t->kind != OP_ACCESS &&
-	    t->kind != OP_ATOMIC)
+	    t->kind != OP_ATOMIC && !observe_rwlock(s, t))
 		o->sync(o->ctx, t->idx, SYNC_ACQREL, t->obj, -1);
 	if (t->kind == OP_CALL &&
 	    (t->fn == FN_COND_WAIT || t->fn == FN_COND_TIMEDWAIT ||

@@ -4649,6 +4649,46 @@ Test(issue11corpus, rwlock_recheck_found_with_readers_commuting)
 }
 
 /*
+ * Readers that count visits in a shared counter holding only the read
+ * lock: race discovery no longer orders one reader's unlock before the
+ * next reader's rdlock (tracer/world.c observe_rwlock), so the counter's
+ * accesses race even in runs whose read sections never overlap, become
+ * points, and the lost update is found with default options (before: no
+ * race, INCOMPLETE at 10,000 runs), -O0 and -O2.  Readers are still
+ * ordered after writers and writers after readers: the fixed twin and
+ * examples/rwlock (reads under the read lock, writes under the write
+ * lock) have no race.
+ */
+Test(issue11corpus, write_under_read_lock_found_as_a_race)
+{
+	static const char *const progs[] = { "rdlock_write_O0",
+					     "rdlock_write_O2" };
+	static const char *const clean[] = { "rdlock_write_fixed_O0",
+					     "rdlock_write_fixed_O2" };
+
+	for (int i = 0; i < 2; i++) {
+		corpus_found(target(progs[i]), "crash", "rdlock_write.c");
+		struct res r = PTL("races", "--seed", SEED, "--",
+				   target(progs[i]));
+
+		assert_exit(r, 1);
+		assert_contains(r.out, "race on visits", "ptloom races");
+		res_free(&r);
+		r = PTL("races", "--seed", SEED, "--runs", "30", "--",
+			target(clean[i]));
+		assert_exit(r, 0);
+		assert_contains(r.out, "0 data races", "ptloom races");
+		res_free(&r);
+	}
+	struct res r = PTL("races", "--seed", SEED, "--runs", "30", "--",
+			   example("rwlock"));
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "0 data races", "ptloom races on rwlock");
+	res_free(&r);
+}
+
+/*
  * SCTBench's twostage among 8 workers: a sample finds the reader between
  * a worker's two stages with 13 preemptions; one is enough (the first
  * worker preempted between its stages, the reader next).  The minimiser's

@@ -181,7 +181,7 @@ static void threads_of(const struct model *m, const struct mstate *s,
 	}
 }
 
-static const uint8_t mop_kind[] = {
+static const uint8_t mop_kind[FUNLOCK + 1] = {
 	[STEP] = OP_ACCESS, [LOCK] = OP_FUTEX_WAIT, [UNLOCK] = OP_FUTEX_WAKE,
 	[YIELD] = OP_YIELD, [CLOCK] = OP_CALL,	    [CUNLOCK] = OP_CALL,
 	[START] = OP_START, [EXIT] = OP_EXIT,	    [SPAWN] = OP_CLONE,
@@ -190,7 +190,7 @@ static const uint8_t mop_kind[] = {
 	[FLOCK] = OP_FUTEX_WAIT, [FUNLOCK] = OP_FUTEX_WAKE,
 };
 
-static const uint8_t mop_fn[] = {
+static const uint8_t mop_fn[FUNLOCK + 1] = {
 	[CLOCK] = FN_MUTEX_LOCK,	 [CUNLOCK] = FN_MUTEX_UNLOCK,
 	[RDLOCK] = FN_RWLOCK_RDLOCK, [WRREQ] = FN_RWLOCK_WRLOCK,
 	[RWUNLOCK] = FN_RWLOCK_UNLOCK,
