@@ -1114,8 +1114,10 @@ static int cmp_range(const void *a, const void *b)
  * -dbgsym packages, `objcopy --only-keep-debug`): by build id under
  * /usr/lib/debug/.build-id, then by .gnu_debuglink beside it, in its
  * .debug directory or under /usr/lib/debug.  A separate file must carry
- * the same build id where path has one.  *fd is path opened; it becomes
- * the file the DWARF is read from.  NULL if there is none. */
+ * the same build id where path has one.  (Not libdwfl's standard search:
+ * it would also ask a debuginfod server, see the top of this file.)  *fd
+ * is path opened; it becomes the file the DWARF is read from.  NULL if
+ * there is none. */
 static Dwarf *dwarf_of(const char *path, int *fd)
 {
 	const void *id = NULL, *did = NULL;

@@ -201,12 +201,20 @@ static int add_bp(struct process *s, size_t *cap, uint64_t addr,
 #define SPAN_GAP 4096
 #define SPAN_MAX (256 * 1024)
 
-static size_t span_end(const struct bp *bps, size_t i, size_t n)
+/* one span's bytes (and the last breakpoint's original bytes after it) */
+static uint8_t span_buf[SPAN_MAX + sizeof(((struct bp *)0)->orig)];
+
+/* The end of the span that starts at bps[i]: the breakpoints after it
+ * that want selects (all when NULL), each less than a page from the one
+ * before. */
+static size_t span_end(const struct bp *bps, size_t i, size_t n,
+		       bool (*want)(const struct bp *))
 {
 	size_t j = i + 1;
 
 	while (j < n && bps[j].addr - bps[j - 1].addr < SPAN_GAP &&
-	       bps[j].addr - bps[i].addr < SPAN_MAX)
+	       bps[j].addr - bps[i].addr < SPAN_MAX &&
+	       (!want || want(&bps[j])))
 		j++;
 	return j;
 }
@@ -216,13 +224,14 @@ static size_t span_end(const struct bp *bps, size_t i, size_t n)
 static int arm_bps(struct process *s)
 {
 	static const uint8_t int3 = 0xcc;
-	static uint8_t buf[SPAN_MAX + sizeof(((struct bp *)0)->orig)];
+	uint8_t *buf = span_buf;
 	size_t k = 0;
 
 	for (size_t i = 0; i < s->nbps;) {
-		size_t j = span_end(s->bps, i, s->nbps);
+		size_t j = span_end(s->bps, i, s->nbps, NULL);
 		uint64_t lo = s->bps[i].addr;
-		size_t len = s->bps[j - 1].addr - lo + sizeof(buf) - SPAN_MAX;
+		size_t len = s->bps[j - 1].addr - lo + sizeof(span_buf) -
+			     SPAN_MAX;
 		bool whole = j - i > 1 && mem_read(s, lo, buf, len) == 0;
 
 		for (size_t m = i; m < j; m++) {
@@ -260,23 +269,15 @@ static int arm_bps(struct process *s)
 static int patch_bps(int memfd, const struct bp *bps, size_t n,
 		     bool (*want)(const struct bp *), bool arm)
 {
-	static uint8_t buf[SPAN_MAX + 1];
+	uint8_t *buf = span_buf;
 	int r = 0;
 
 	for (size_t i = 0; i < n;) {
-		size_t j = i;
-
-		while (j < n && want && !want(&bps[j]))
-			j++; /* the first selected */
-		if (j == n)
+		while (i < n && want && !want(&bps[i]))
+			i++; /* the first selected */
+		if (i == n)
 			break;
-		i = j;
-		size_t e = i + 1;
-
-		while (e < n && bps[e].addr - bps[e - 1].addr < SPAN_GAP &&
-		       bps[e].addr - bps[i].addr < SPAN_MAX &&
-		       (!want || want(&bps[e])))
-			e++;
+		size_t e = span_end(bps, i, n, want);
 		uint64_t lo = bps[i].addr;
 		size_t len = bps[e - 1].addr - lo + 1;
 

@@ -218,32 +218,14 @@ static void say_off(struct checkpoint *cp, const char *why)
  * or directory open read-only (its offset), or a deleted regular file of
  * at most CP_FILE_MAX bytes open for writing (its offset and contents;
  * nothing but the template and its runs can reach it); and its status
- * flags (fcntl F_SETFL) for both.  Keeps the
- * template's description, st is what fd refers to.  False if the run
- * could not be given the template's state of it.
+ * flags (fcntl F_SETFL) for both.  Keeps the template's description
+ * (pidfd_getfd), st is what fd refers to.  False if the run could not be
+ * given the template's state of it.
  */
-static bool keep_file(struct checkpoint *cp, pid_t pid, int pidfd, int fd,
+static bool keep_file(struct checkpoint *cp, int pidfd, int fd,
 		      const struct stat *st)
 {
-	char path[64], info[256];
-	long long pos = -1;
-	unsigned flags = 0;
-	FILE *f;
-
-	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
-	if (!(f = fopen(path, "re")))
-		return false;
-	while (fgets(info, sizeof(info), f)) {
-		sscanf(info, "pos: %lld", &pos);
-		sscanf(info, "flags: %o", &flags);
-	}
-	fclose(f);
-	bool ro = (flags & O_ACCMODE) == O_RDONLY;
-
-	if (pos < 0 || (!ro && (!S_ISREG(st->st_mode) || st->st_nlink ||
-				st->st_size > CP_FILE_MAX)))
+	if (pidfd < 0 || (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)))
 		return false;
 	struct cp_file *n = realloc(cp->files,
 				    (cp->nfiles + 1) * sizeof(*n));
@@ -251,26 +233,36 @@ static bool keep_file(struct checkpoint *cp, pid_t pid, int pidfd, int fd,
 	if (!n)
 		return false;
 	cp->files = n;
-	struct cp_file *k = &cp->files[cp->nfiles];
-	int ours = pidfd < 0 ? -1
-			     : (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	/* the template's description itself: its offset and flags are
+	 * what a run shares */
+	int ours = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 
 	if (ours < 0)
 		return false;
+	struct cp_file *k = &cp->files[cp->nfiles];
+	bool ro;
+
 	k->ours = ours;
 	k->fl = fcntl(ours, F_GETFL);
-	k->pos = (off_t)pos;
+	k->pos = lseek(ours, 0, SEEK_CUR);
 	k->data = NULL;
 	k->size = st->st_size;
+	ro = (k->fl & O_ACCMODE) == O_RDONLY;
+	if (k->fl < 0 || k->pos < 0)
+		goto drop;
+	if (!ro && (!S_ISREG(st->st_mode) || st->st_nlink ||
+		    k->size > CP_FILE_MAX))
+		goto drop;
 	if (!ro && k->size &&
 	    (!(k->data = malloc((size_t)k->size)) ||
-	     pread(ours, k->data, (size_t)k->size, 0) != k->size)) {
-		free(k->data);
-		close(ours);
-		return false;
-	}
+	     pread(ours, k->data, (size_t)k->size, 0) != k->size))
+		goto drop;
 	cp->nfiles++;
 	return true;
+drop:
+	free(k->data);
+	close(ours);
+	return false;
 }
 
 /* Each run starts with the template's files as they were (keep_file). */
@@ -341,7 +333,7 @@ static bool template_is_safe(struct checkpoint *cp, pid_t pid, int outfd)
 		if (outfd >= 0 && syscall(SYS_kcmp, me, pid, KCMP_FILE, outfd,
 					  fd) == 0)
 			continue;
-		if (stateless_device(&st) || keep_file(cp, pid, pidfd, fd, &st))
+		if (stateless_device(&st) || keep_file(cp, pidfd, fd, &st))
 			continue;
 		ssize_t n = readlink(p, link, sizeof(link) - 1);
 
