@@ -22,7 +22,9 @@ CAP=${DELAY_CAP:-10000}
 MAXB=${DELAY_MAX:-3}
 KIND=${DELAY_KIND:-delay}
 PROGRAMS=${DELAY_PROGRAMS-join_many rwlock mutex_condvar barrier}
-BUGS=${DELAY_BUGS-alt3 alt4 alt5 alt6 safestack spsc lost8 order8 overbook16 ring3 ring4}
+# shellcheck source=bench/bugsuite.sh
+. "$ROOT/bench/bugsuite.sh"
+BUGS=${DELAY_BUGS-$BUG_SUITE}
 
 die() { echo "delay: $*" >&2; exit 2; }
 if [ -z "${PTLOOM:-}" ]; then
@@ -68,22 +70,7 @@ for p in $PROGRAMS; do
 done
 
 [ -n "$BUGS" ] || exit 0
-cc() { gcc -O0 -g -pthread -Wall -o "$BIN/$1" "${@:2}" || die "cannot build $1"; }
-for k in 3 4 5 6; do cc alt$k -DK=$k "$ROOT/tests/targets/alternation.c"; done
-cc safestack "$ROOT/bench/bugs/safestack.c"
-cc spsc "$ROOT/tests/targets/spsc_ring.c"
-cc lost8 "$ROOT/tests/targets/lost_update_8.c"
-cc order8 "$ROOT/bench/bugs/order8.c"
-cc overbook16 "$ROOT/bench/bugs/overbook16.c"
-cc ring3 "$ROOT/bench/bugs/ring_deadlock.c"
-cc ring4 -DNLOCKS=4 "$ROOT/bench/bugs/ring_deadlock.c"
-points_of() {
-	case $1 in
-	safestack) echo sync,atomics ;;
-	spsc) echo sync,races ;;
-	*) echo sync ;;
-	esac
-}
+bug_suite_build "$BIN"
 echo
 echo "| bug ($KIND bound $MAXB, cap $CAP) | runs to the first failure | summary |"
 echo "|---|---|---|"

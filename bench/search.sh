@@ -7,7 +7,7 @@
 #   bench/search.sh                  uses build/ (or $PTLOOM_BUILD)
 #
 # Knobs: SEARCH_SEEDS (20), SEARCH_CAP (1000 runs per exploration),
-# SEARCH_BUGS (names, see BUGS below), SEARCH_STRATEGIES, SEARCH_PROOF_CAP
+# SEARCH_BUGS (names, see bench/bugsuite.sh), SEARCH_STRATEGIES, SEARCH_PROOF_CAP
 # (10000), SEARCH_SKIP_PROOFS=1, SEARCH_DFS_SEEDS (3: dfs does not
 # depend on the seed but for race discovery).
 # A median needs 11 of 20 seeds: once 11 seeds miss within the cap, the
@@ -27,26 +27,10 @@ trap 'rm -rf "$BIN"' EXIT
 
 die() { echo "search: $*" >&2; exit 2; }
 ninja -C "$BUILD" ptloom >/dev/null || die "build failed"
-cc() { gcc -O0 -g -pthread -Wall -o "$BIN/$1" "${@:2}" || die "cannot build $1"; }
-
-# name:points, built below
-BUGS=${SEARCH_BUGS:-alt3 alt4 alt5 alt6 safestack spsc lost8 order8 overbook16 ring3 ring4}
-for k in 3 4 5 6; do cc alt$k -DK=$k "$ROOT/tests/targets/alternation.c"; done
-cc safestack "$ROOT/bench/bugs/safestack.c"
-cc spsc "$ROOT/tests/targets/spsc_ring.c"
-cc lost8 "$ROOT/tests/targets/lost_update_8.c"
-cc order8 "$ROOT/bench/bugs/order8.c"
-cc overbook16 "$ROOT/bench/bugs/overbook16.c"
-cc ring3 "$ROOT/bench/bugs/ring_deadlock.c"
-cc ring4 -DNLOCKS=4 "$ROOT/bench/bugs/ring_deadlock.c"
-
-points_of() {
-	case $1 in
-	safestack) echo sync,atomics ;;
-	spsc) echo sync,races ;;
-	*) echo sync ;; # lock-based: race discovery would find nothing
-	esac
-}
+# shellcheck source=bench/bugsuite.sh
+. "$ROOT/bench/bugsuite.sh"
+BUGS=${SEARCH_BUGS:-$BUG_SUITE}
+bug_suite_build "$BIN"
 
 opts_of() {
 	case $1 in
