@@ -878,10 +878,14 @@ static int explore_parallel(const struct explore_opts *o,
 
 	if (jobs > 64)
 		jobs = 64;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (int i = 0; i < CPU_SETSIZE && ncpu < 64; i++)
-			if (CPU_ISSET(i, &set))
-				cpus[ncpu++] = i;
+	/* the CPUs ptloom was started with (it has pinned itself to one of
+	 * them since: session_config.cpus), else where it runs now */
+	set = o->cfg.cpus;
+	if (!CPU_COUNT(&set) && sched_getaffinity(0, sizeof(set), &set))
+		CPU_ZERO(&set);
+	for (int i = 0; i < CPU_SETSIZE && ncpu < 64; i++)
+		if (CPU_ISSET(i, &set))
+			cpus[ncpu++] = i;
 	for (int k = 0; k < jobs; k++) {
 		if (pipe(fds[k]) || (pids[k] = fork()) < 0) {
 			/* serially, after the workers started so far */
@@ -1125,10 +1129,14 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	*best = UINT64_MAX;
 	if (o->progress)
 		sh = shared_new();
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (int i = 0; i < CPU_SETSIZE && ncpu < 64; i++)
-			if (CPU_ISSET(i, &set))
-				cpus[ncpu++] = i;
+	/* the CPUs ptloom was started with (it has pinned itself to one of
+	 * them since: session_config.cpus), else where it runs now */
+	set = o->cfg.cpus;
+	if (!CPU_COUNT(&set) && sched_getaffinity(0, sizeof(set), &set))
+		CPU_ZERO(&set);
+	for (int i = 0; i < CPU_SETSIZE && ncpu < 64; i++)
+		if (CPU_ISSET(i, &set))
+			cpus[ncpu++] = i;
 	for (int k = 0; k < jobs; k++) {
 		if (pipe2(fds[k], O_CLOEXEC) || (pids[k] = fork()) < 0) {
 			snprintf(r->error, sizeof(r->error),

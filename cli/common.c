@@ -573,7 +573,18 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 	cfg->clock_realtime_ns = o->clock_realtime_ns;
 	cfg->cpu = -1;
 	cpu_set_t set;
+	static cpu_set_t native;
+	static bool have_native;
 
+	/* the CPUs we were started with, before the pin below: the program
+	 * is told them (tracer/syscall.c), and -j workers spread over them */
+	if (!have_native) {
+		CPU_ZERO(&native);
+		if (sched_getaffinity(0, sizeof(native), &native))
+			CPU_ZERO(&native);
+		have_native = true;
+	}
+	cfg->cpus = native;
 	/* the CPU we were started on among the allowed ones: parallel
 	 * ptloom processes spread instead of all sharing the first CPU */
 	if (sched_getaffinity(0, sizeof(set), &set) == 0) {

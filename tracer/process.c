@@ -1429,6 +1429,7 @@ void on_fork_event(struct session *s, int parent_idx, int ev)
 	process_open(q);
 	process_copy_bps(q, pt->p);
 	q->exec_seen = pt->p->exec_seen;
+	q->set_pin = pt->p->set_pin;
 	pt = thread_born(s, c, parent_idx, true);
 	if (ev == PTRACE_EVENT_VFORK) {
 		q->vfork_parent = pt->idx;

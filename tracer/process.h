@@ -32,6 +32,9 @@ struct process {
 	 * key (tracer/state.c) and read again at each: -1, not yet */
 	int mapsfd, pagemapfd, iofd;
 	bool pidfd_tried;
+	/* the program set a task's CPU mask to ptloom's pin itself: its
+	 * sched_getaffinity is the kernel's to answer (syscall.c) */
+	bool set_pin;
 	uint32_t img;		/* image number: tags its events' addresses */
 	char comm[16];		/* program name */
 	int nthreads;		/* threads created, for its own T-numbers */

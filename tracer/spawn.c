@@ -54,6 +54,8 @@ static const int traced_syscalls[] = {
 	SYS_tgkill, SYS_tkill, SYS_clock_gettime, SYS_gettimeofday, SYS_time,
 	SYS_getrandom, SYS_set_tid_address, SYS_futex_waitv,
 	SYS_clock_getres, PTLOOM_SYSCALL_NR,
+	/* the CPUs of a native run (syscall.c) */
+	SYS_sched_getaffinity, SYS_sched_setaffinity,
 	SYS_ptrace, /* refused: ptloom is every process's tracer */
 	/* signals (tracer/signal.c) */
 	SYS_rt_sigtimedwait, SYS_rt_sigsuspend, SYS_pause,

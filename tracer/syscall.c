@@ -222,6 +222,72 @@ static void emulate_getrandom(struct session *s, struct thread *t)
 }
 
 /*
+ * sched_getaffinity(pid, len, mask): every process of the program is
+ * pinned to ptloom's CPU (a wake-up across CPUs costs 20-50 us), but a
+ * native run may use every CPU ptloom was started with, and runtimes size
+ * their pools by this mask: libgomp's default team, oneTBB's arena, Go's
+ * GOMAXPROCS, Rust's available_parallelism, nproc, make -j's load.  Told
+ * one CPU, they run one worker, and a PASS would cover none of the
+ * concurrency a native run has.  So while the task's kernel mask is
+ * still exactly the pin, the call answers with the native CPUs (as many
+ * bytes as the kernel would copy: the call made here for the same task
+ * and length says how many, and gives the kernel's own error if any).
+ * A mask the program set itself (sched_setaffinity, OMP_PROC_BIND), a
+ * task outside the program, or no pin: the kernel answers.
+ */
+static bool is_pin(const struct session_config *c, const unsigned char *mask,
+		   size_t n)
+{
+	if (c->cpu < 0 || (size_t)c->cpu / 8 >= n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (mask[i] != (i == (size_t)c->cpu / 8 ?
+				1u << (c->cpu % 8) : 0))
+			return false;
+	return true;
+}
+
+static void emulate_getaffinity(struct session *s, struct thread *t)
+{
+	const struct session_config *c = s->cfg;
+	pid_t tid = (pid_t)t->regs.rdi ? (pid_t)t->regs.rdi : t->tid;
+	size_t len = t->regs.rsi;
+	unsigned char mask[1024], ans[1024];
+	struct thread *of = find_thread(s, tid);
+
+	if (c->cpu < 0 || c->cpu >= CPU_SETSIZE || !CPU_COUNT(&c->cpus) ||
+	    (len & (sizeof(long) - 1)) || !of || of->p->set_pin)
+		return;
+	long n = syscall(SYS_sched_getaffinity, tid,
+			 len < sizeof(mask) ? len : sizeof(mask), mask);
+
+	if (n <= 0 || !is_pin(c, mask, (size_t)n))
+		return;
+	memset(ans, 0, (size_t)n);
+	memcpy(ans, &c->cpus,
+	       (size_t)n < sizeof(c->cpus) ? (size_t)n : sizeof(c->cpus));
+	skip(t, mem_write(t->p, t->regs.rdx, ans, (size_t)n) ? -EFAULT : n);
+}
+
+/* sched_setaffinity to exactly the pin: from then on that process's
+ * masks may be its own, and the kernel answers (a fork inherits it;
+ * which thread set it is not told apart).  The kernel runs the call. */
+static void note_setaffinity(struct session *s, struct thread *t)
+{
+	pid_t tid = (pid_t)t->regs.rdi ? (pid_t)t->regs.rdi : t->tid;
+	size_t len = t->regs.rsi;
+	unsigned char mask[1024];
+	struct thread *of = find_thread(s, tid);
+
+	if (len > sizeof(mask))
+		len = sizeof(mask);
+	if (of && s->cfg->cpu >= 0 &&
+	    !mem_read(t->p, t->regs.rdx, mask, len) &&
+	    is_pin(s->cfg, mask, len))
+		of->p->set_pin = true;
+}
+
+/*
  * A read of /dev/urandom or /dev/random is getrandom by another name
  * (perl seeds its hashes so, after getrandom): answered from --seed too,
  * or a replay, a fresh exec, would hash differently from the runs forked
@@ -560,6 +626,12 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return handled();
 	case SYS_getrandom:
 		emulate_getrandom(s, t);
+		return handled();
+	case SYS_sched_getaffinity:
+		emulate_getaffinity(s, t);
+		return handled();
+	case SYS_sched_setaffinity:
+		note_setaffinity(s, t);
 		return handled();
 	case SYS_set_tid_address:
 		t->ctid = r->rdi;

@@ -11,6 +11,7 @@
 #ifndef PTLOOM_TRACER_H
 #define PTLOOM_TRACER_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -210,6 +211,10 @@ struct session_config {
 	uint64_t max_steps;	/* livelock cap, 0 = none */
 	double timeout;		/* wall-clock seconds, 0 = none */
 	int cpu;		/* CPU to pin to, -1 = do not pin */
+	/* the CPUs the program would have natively (ptloom's affinity
+	 * before it pinned itself): what sched_getaffinity answers while
+	 * the pin is the task's mask; empty = the kernel's answer */
+	cpu_set_t cpus;
 	bool pass_output;	/* let the program's output through */
 	const struct user_point *user_points; /* extra points, sorted */
 	size_t nuser_points;

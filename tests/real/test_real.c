@@ -1787,3 +1787,20 @@ Test(real, races_after_cond_wait_are_ordered_by_its_mutex)
 		  "`%s`: %s", r.cmd, r.out);
 	res_free(&r);
 }
+
+/* ptloom pins the program to one CPU; sched_getaffinity must still say
+ * what a native run is told (a pool sized by it, as libgomp's, oneTBB's
+ * or Go's, had one worker: the racy twin "PASS, complete" with nothing
+ * concurrent run).  The program's own pin is the kernel's answer. */
+Test(real, pool_sized_by_the_cpus_sees_the_native_count)
+{
+	char *prog[] = { (char *)real("cpus"), NULL };
+	char *racy[] = { prog[0], "racy", NULL };
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) < 2)
+		cr_skip_test("needs two CPUs or more (has %d)",
+			     CPU_COUNT(&set));
+	never_fails("20", NULL, prog);
+	found_and_replayed("FAIL crash SIGABRT", racy, NULL, NULL);
+}
