@@ -392,6 +392,8 @@ restart:
 			dfs_set_delay(d, true);
 		if (o->state_cache)
 			dfs_set_state_cache(d, true);
+		if (getenv("PTLOOM_NO_LIFT"))
+			dfs_set_forced_keys(d, true);
 		if (o->dpor && o->reduction)
 			dfs_set_dpor(d, true, DPOR_DEFAULT);
 		s = dfs_strategy(d);

@@ -34,8 +34,8 @@ struct strategy {
 	bool (*single)(void *ctx, const struct choice *c);
 	/* Set choice.state at run choices (tracer/state.c; it costs a
 	 * read of the program's writable memory) where want_state says
-	 * so; NULL: never. */
-	bool (*want_state)(void *ctx);
+	 * so, told the choice without its state; NULL: never. */
+	bool (*want_state)(void *ctx, const struct choice *c);
 };
 
 /* Scheduling-point sets (--points). */

@@ -199,7 +199,7 @@ int session_pick(struct session *s, struct choice *c)
 	c->step = (uint32_t)s->step;
 	c->preemptions = s->preemptions;
 	c->state = c->kind == DEC_RUN && s->strat->want_state &&
-				   s->strat->want_state(s->strat->ctx)
+				   s->strat->want_state(s->strat->ctx, c)
 			   ? session_state_key(s)
 			   : 0;
 	int i = s->strat->pick(s->strat->ctx, c);

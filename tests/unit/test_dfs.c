@@ -412,7 +412,7 @@ static enum run_end run_model(const struct model *m, struct strategy *st,
 		c.step = step;
 		c.preemptions = s->cost;
 		if (model_cache && st->want_state &&
-		    st->want_state(st->ctx))
+		    st->want_state(st->ctx, &c))
 			c.state = model_state(m, s);
 		int idx = 0;
 
