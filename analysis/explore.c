@@ -579,6 +579,7 @@ restart:
 		r->total_steps += rr.steps;
 		r->total_stops += rr.stops;
 		r->total_choices += rr.choices;
+		r->total_state_keys += rr.state_keys;
 		for (int k = 0; k < STOPK_N; k++)
 			r->stop_kinds[k] += rr.stop_kinds[k];
 		if (rr.steps > est_steps)
