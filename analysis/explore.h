@@ -71,6 +71,13 @@ struct explore_opts {
 	/* -j dfs: the smallest failure key (dfs_key) any worker found, in
 	 * memory the workers share; a worker past it stops */
 	volatile uint64_t *best_key;
+	/* -j dfs: the runs of all workers as the merge counts them (bound 0
+	 * once), against shared_max: the budget is the whole search's, as
+	 * serially (a worker's share of -n made a search that fits -n
+	 * INCOMPLETE when its roots' runs exceeded the share) */
+	volatile uint64_t *shared_runs;
+	uint64_t shared_max;
+	bool shared_bound0;	   /* its bound-0 runs count there */
 	/* -j: this worker's tally and the terminal's lock, or NULL */
 	struct explore_tally *tally;
 	struct explore_shared *shared;

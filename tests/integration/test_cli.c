@@ -1895,6 +1895,43 @@ Test(issue10, dfs_with_two_jobs_equals_serial_on_correct_examples)
 	same_with_two_jobs(example("pipe"), 0);
 }
 
+/* -n is the whole search's budget under -j as serially: a search that
+ * fits in -n passes, one that does not is INCOMPLETE (before, each worker
+ * had its share of -n, and bound 0, which every worker runs, counted in
+ * each: bank_fixed's 126 runs with -n 127 were INCOMPLETE at 123). */
+Test(issue10, dfs_with_two_jobs_has_the_serial_budget)
+{
+	const char *progs[] = { example("bank_fixed"), example("pipe") };
+
+	for (int i = 0; i < 2; i++) {
+		struct res a = RUN(progs[i], "--dfs-only", "--no-state-cache",
+				   "--seed", SEED);
+		char *sa = summary(&a), n[32], m[32];
+		int runs = 0;
+
+		assert_exit(a, 0);
+		cr_assert_eq(sscanf(sa, "ptloom: PASS %d runs", &runs), 1, "%s",
+			     sa);
+		snprintf(n, sizeof(n), "%d", runs + 1);
+		snprintf(m, sizeof(m), "%d", runs);
+		struct res b = RUN(progs[i], "--dfs-only", "-j", "2", "--seed",
+				   SEED, "-n", n);
+		struct res c = RUN(progs[i], "--dfs-only", "-j", "2", "--seed",
+				   SEED, "-n", m);
+		char *sb = summary(&b);
+
+		assert_exit(b, 0);
+		cr_assert_str_eq(sb, sa, "-j 2 -n %s: %s\nserial: %s", n, sb,
+				 sa);
+		assert_exit(c, 3); /* as serially: the limit met is no pass */
+		free(sa);
+		free(sb);
+		res_free(&a);
+		res_free(&b);
+		res_free(&c);
+	}
+}
+
 Test(issue10, dfs_with_two_jobs_finds_every_buggy_example)
 {
 	same_with_two_jobs(example("bank"), 1);
