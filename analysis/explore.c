@@ -904,6 +904,7 @@ static int explore_parallel(const struct explore_opts *o,
 			if (getppid() != parent)
 				_exit(0);
 			close(fds[k][0]);
+			tracer_forget_tids(); /* ids of its own runs */
 			w.jobs = 1;
 			/* inside a shard (worker, stride) of its own */
 			w.worker = o->worker + k * (o->stride ? o->stride : 1);
@@ -1149,6 +1150,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			if (getppid() != parent)
 				_exit(0);
 			close(fds[k][0]);
+			tracer_forget_tids(); /* ids of its own runs */
 			w.jobs = 1;
 			w.shard = o->shard * jobs + k;
 			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;

@@ -68,6 +68,12 @@ int mem_access_user(struct process *p, uint64_t addr, void *buf, size_t len,
 		    bool write);
 int regs_get(struct thread *t);
 int regs_set(struct thread *t);
+/* tracer/thread.c: thread t, at its thread clone's seccomp stop, asks for
+ * the id the thread of this index had in the exploration's earlier runs */
+void thread_clone_same_tid(struct session *s, struct thread *t);
+/* the thread clone t resumed with thread_clone_same_tid failed (t is at
+ * the syscall's exit): the clone runs again as the program made it */
+void thread_clone_retry(struct session *s, struct thread *t);
 
 /* tracer/spawn.c */
 int spawn_program(const struct session_config *cfg, int outfd, pid_t *pid);

@@ -537,6 +537,13 @@ bool syscall_enter(struct session *s, struct thread *t)
 	t->skip = false;
 	bool sig_point;
 
+	if (t->clone_retry && (nr == SYS_clone || nr == SYS_clone3)) {
+		/* again after the kernel refused the thread id it asked for
+		 * (thread_clone_same_tid): the clone decided before runs */
+		t->clone_retry = false;
+		return handled();
+	}
+
 	if (signal_enter(s, t, nr, &sig_point) ||
 	    timer_enter(s, t, nr, &sig_point))
 		return sig_point;

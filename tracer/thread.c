@@ -20,9 +20,11 @@
 #include <signal.h>
 #include <string.h>
 #include <linux/futex.h>
+#include <linux/sched.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "session_int.h"
 
 #ifndef FUTEX_LOCK_PI2
@@ -134,7 +136,9 @@ void resume(struct session *s, struct thread *t, int sig)
 	t->stop = STOP_NONE;
 	t->regs_valid = false;
 	t->st = SCHED_RUNNING;
-	if (ptrace(PTRACE_CONT, t->tid, 0, sig) < 0 && errno == ESRCH)
+	if (ptrace(t->tid_clone ? PTRACE_SYSCALL : PTRACE_CONT, t->tid, 0,
+		   sig) < 0 &&
+	    errno == ESRCH)
 		t->st = SCHED_DEAD; /* killed meanwhile; its exit follows */
 }
 
@@ -249,6 +253,170 @@ void thread_gone(struct session *s, struct thread *t)
 }
 
 /*
+ * The same thread ids in every run of an exploration.  A run's threads
+ * would get whatever ids the kernel's allocator hands out next, different
+ * in every run; the state key (tracer/state.c) hashes a word equal to one
+ * of the run's thread ids as that thread's number, so a word that only
+ * happens to equal an id in one run (a malloc chunk's size, a counter)
+ * hashed differently there, and equal states were missed by chance: the
+ * same exploration could explore a few more schedules one time than the
+ * next.  So thread i of a run asks (clone3's set_tid) for the id thread i
+ * had in the first run that created it.  That id is free again (the
+ * kernel's allocator hands out ids cyclically, so another process gets
+ * it only after the ids wrapped round).  Only where the kernel lets this
+ * process choose ids (CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN over the
+ * pid namespace), for thread clones outside new namespaces; a clone the
+ * kernel refuses then runs again as the program made it.  Every -j worker
+ * has its own table (tracer_forget_tids).
+ */
+#define TID_SLOTS 256
+#define CLONE_ARGS_VER1 80
+#define CLONE_ARGS_VER2 88
+#define RED_ZONE 128
+static pid_t tid_slot[TID_SLOTS];
+static int may_set_tid = -1;
+
+void tracer_forget_tids(void)
+{
+	memset(tid_slot, 0, sizeof(tid_slot));
+}
+
+/* Can this process choose a new process's id?  Asking for its own id
+ * says: EEXIST yes, EPERM no.  PTLOOM_NO_SET_TID=1: no (tests). */
+static bool set_tid_allowed(void)
+{
+	if (may_set_tid < 0) {
+		pid_t me = getpid();
+		uint64_t a[CLONE_ARGS_VER1 / 8] = { 0 };
+		long r;
+
+		a[4] = SIGCHLD;
+		a[8] = (uint64_t)(uintptr_t)&me;
+		a[9] = 1;
+		r = getenv("PTLOOM_NO_SET_TID")
+			    ? (errno = EPERM, -1)
+			    : syscall(SYS_clone3, a, sizeof(a));
+		if (r == 0)
+			_exit(0);
+		if (r > 0)
+			waitpid((pid_t)r, NULL, __WALL);
+		may_set_tid = r < 0 && errno == EEXIST;
+	}
+	return may_set_tid == 1;
+}
+
+void thread_clone_same_tid(struct session *s, struct thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+	uint64_t a[CLONE_ARGS_VER2 / 8 + 1] = { 0 }, size, addr;
+	const uint64_t new_ns = 0x20000000ull /* CLONE_NEWPID */ |
+				0x10000000ull /* CLONE_NEWUSER */;
+	int idx = s->nth;
+	pid_t want;
+
+	if (idx <= 0 || idx >= TID_SLOTS || !(want = tid_slot[idx]) ||
+	    !t->clone_thread || t->stop != STOP_SECCOMP || regs_get(t) ||
+	    !set_tid_allowed())
+		return;
+	if (r->orig_rax == SYS_clone3) {
+		size = r->rsi;
+		if (size < 64 || size > CLONE_ARGS_VER2 ||
+		    mem_read(t->p, r->rdi, a, size) ||
+		    (size >= CLONE_ARGS_VER1 && (a[8] || a[9])))
+			return; /* its own ids, or a struct we do not know */
+		size = size == CLONE_ARGS_VER2 ? size : CLONE_ARGS_VER1;
+	} else if (r->orig_rax == SYS_clone) {
+		uint64_t fl = r->rdi;
+
+		/* clone's flags, stack, parent_tid, child_tid, tls as
+		 * struct clone_args; CLONE_DETACHED is clone3's EINVAL, and
+		 * CLONE_PIDFD with CLONE_PARENT_SETTID clone's */
+		if ((fl & 0x00400000ull) ||
+		    ((fl & CLONE_PIDFD) && (fl & CLONE_PARENT_SETTID)))
+			return;
+		a[0] = fl & ~0xffull;
+		a[1] = (fl & CLONE_PIDFD) ? r->rdx : 0;
+		a[2] = r->r10;
+		a[3] = (fl & CLONE_PARENT_SETTID) ? r->rdx : 0;
+		a[4] = (fl & (CLONE_THREAD | CLONE_PARENT)) ? 0 : fl & 0xff;
+		if (r->rsi) {
+			a[5] = r->rsi - 1; /* the child starts at rsi */
+			a[6] = 1;
+		}
+		a[7] = r->r8;
+		size = CLONE_ARGS_VER1;
+	} else {
+		return;
+	}
+	if ((a[0] & new_ns) || !(a[0] & CLONE_THREAD))
+		return;
+	/* free now (a process that took it after a wrap keeps it: the
+	 * kernel's id is this index's from then on); PTLOOM_SET_TID_TAKEN=1
+	 * asks for a taken one, so that the kernel refuses (tests) */
+	if (getenv("PTLOOM_SET_TID_TAKEN"))
+		want = getpid();
+	else if (kill(want, 0) == 0 || errno != ESRCH)
+		return;
+	/* the struct and the id under the red zone of the creator's stack,
+	 * dead space (nothing runs there before the syscall reads it) */
+	addr = (r->rsp - RED_ZONE - sizeof(a)) & ~15ull;
+	a[8] = addr + CLONE_ARGS_VER2;
+	a[9] = 1;
+	a[CLONE_ARGS_VER2 / 8] = (uint32_t)want;
+	if (mem_write(t->p, addr, a, sizeof(a)))
+		return;
+	t->clone_rdi = r->rdi;
+	t->clone_rsi = r->rsi;
+	t->clone_nr = r->orig_rax;
+	r->orig_rax = SYS_clone3;
+	r->rdi = addr;
+	r->rsi = size;
+	t->regs_dirty = true;
+	t->tid_clone = true;
+}
+
+/* Put back the registers thread_clone_same_tid changed (the clone has
+ * been made or refused). */
+static void clone_regs_back(struct thread *t)
+{
+	if (regs_get(t))
+		return;
+	t->regs.rdi = t->clone_rdi;
+	t->regs.rsi = t->clone_rsi;
+	t->regs.orig_rax = t->clone_nr;
+	t->regs_dirty = true;
+	t->tid_clone = false;
+}
+
+void thread_clone_retry(struct session *s, struct thread *t)
+{
+	(void)s;
+	if (regs_get(t))
+		return;
+	/* back to the syscall instruction, as the program made the call;
+	 * its seccomp stop comes again (syscall_enter lets it run) */
+	t->regs.rip -= 2;
+	t->regs.rax = t->clone_nr;
+	clone_regs_back(t);
+	t->clone_retry = true;
+	if (s->nth < TID_SLOTS)
+		tid_slot[s->nth] = 0;
+	t->stop = STOP_NONE;
+	resume(s, t, 0);
+}
+
+/* A thread's first stop: what its creator's clone changed put back. */
+static void fix_child_regs(struct thread *c)
+{
+	if (!c->fix_regs || regs_get(c))
+		return;
+	c->regs.rdi = c->fix_rdi;
+	c->regs.rsi = c->fix_rsi;
+	c->regs_dirty = true;
+	c->fix_regs = false;
+}
+
+/*
  * c was just created by the clone or fork of thread parent_idx: it is not
  * schedulable before its first stop (unless that stop came first, a
  * stray), and the parent's pending operation is the clone's return.
@@ -257,15 +425,21 @@ void thread_gone(struct session *s, struct thread *t)
 struct thread *thread_born(struct session *s, struct thread *c,
 			   int parent_idx, bool fork)
 {
-	struct thread *p;
+	struct thread *p = &s->th[parent_idx];
 
 	c->st = SCHED_BLOCKED; /* not schedulable before its first stop */
 	c->starting = true;
+	if (p->tid_clone) {
+		c->fix_regs = true;
+		c->fix_rdi = p->clone_rdi;
+		c->fix_rsi = p->clone_rsi;
+	}
 	if (take_stray(s, c->tid)) {
 		c->starting = false;
 		c->st = SCHED_ENABLED;
 		c->kind = OP_START;
 		c->stop = STOP_SIGSTOP;
+		fix_child_regs(c);
 	}
 	if (s->cfg->observer && s->cfg->observer->sync)
 		s->cfg->observer->sync(s->cfg->observer->ctx, parent_idx,
@@ -294,7 +468,11 @@ static void on_clone_event(struct session *s, int parent_idx)
 	if (!c)
 		return;
 	c->ctid = ctid;
+	if (c->idx < TID_SLOTS)
+		tid_slot[c->idx] = c->tid;
 	p = thread_born(s, c, parent_idx, false);
+	if (p->tid_clone)
+		clone_regs_back(p);
 	/*
 	 * The return from clone is a scheduling point too: the new thread
 	 * may run before its creator goes on (an order violation: the
@@ -765,6 +943,8 @@ void on_stop(struct session *s, pid_t tid, int status)
 		resume(s, t, 0);
 	} else if (ev) {
 		resume(s, t, 0);
+	} else if (sig == SIGTRAP && t->tid_clone) {
+		thread_clone_retry(s, t); /* the kernel refused the id */
 	} else if (sig == SIGTRAP) {
 		on_breakpoint(s, t);
 	} else if (sig == SIGSTOP && t->starting) {
@@ -773,6 +953,7 @@ void on_stop(struct session *s, pid_t tid, int status)
 		t->kind = OP_START;
 		t->obj = 0;
 		t->stop = STOP_SIGSTOP;
+		fix_child_regs(t);
 	} else if (sig == SIGSTOP && t->own_sigstop) {
 		t->own_sigstop = false;
 		resume(s, t, 0);

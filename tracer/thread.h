@@ -60,6 +60,16 @@ struct thread {
 	bool sig_timed;
 	bool wait_nohang;	/* its pending wait4/waitid has WNOHANG */
 	bool fork_return;	/* its pending OP_CLONE is a fork's return */
+	/* its thread clone asks for the id its index had before
+	 * (thread_clone_same_tid): the registers it had, put back at the
+	 * clone's event (or, if the kernel refused the id, at the syscall's
+	 * exit, from where the clone runs again as the program made it) */
+	bool tid_clone, clone_retry;
+	uint64_t clone_rdi, clone_rsi, clone_nr;
+	/* a thread whose clone asked for its id: its first stop puts back
+	 * these two registers of its creator's */
+	bool fix_regs;
+	uint64_t fix_rdi, fix_rsi;
 	int st;			/* enum sched_state */
 	bool starting;		/* cloned, its first stop not seen yet */
 	int stop;		/* enum stop_kind */

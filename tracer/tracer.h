@@ -422,6 +422,10 @@ char *tracer_find_program(const char *name);
  * safe). */
 void tracer_kill_all(void);
 
+/* Forget the thread ids earlier runs gave each thread index (a -j
+ * worker's runs choose their own; tracer/thread.c). */
+void tracer_forget_tids(void);
+
 /* Seccomp filters this process installed (one per launcher: see
  * tracer/spawn.c); PTLOOM_STATS reports it. */
 unsigned tracer_filters_installed(void);

@@ -1143,6 +1143,8 @@ static void schedule(struct session *s)
 				collect_objects(s, t->p);
 			if (t->clone_thread && !s->from_checkpoint)
 				note_exe(s, t->p);
+			if (t->clone_thread && !t->fork_return)
+				thread_clone_same_tid(s, t);
 			break;
 		case OP_CALL:
 			t->last_fn = t->fn;
