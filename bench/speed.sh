@@ -9,7 +9,10 @@
 #
 #   bench/speed.sh            uses build/ (or $PTLOOM_BUILD)
 #
-# Knobs: SPEED_RUNS (2000 schedules per exploration), SPEED_NATIVE (300).
+# Knobs: SPEED_RUNS (2000 schedules per exploration), SPEED_NATIVE (300),
+# SPEED_BEFORE=/path/to/an/older/ptloom: the sampled programs (python3,
+# Rust, Go) also get a `before` row from that binary, in the same
+# invocation, so that a change reads as a ratio of one machine state.
 set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${PTLOOM_BUILD:-$ROOT/build}
@@ -17,6 +20,11 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 RUNS=${SPEED_RUNS:-2000}
 NATIVE=${SPEED_NATIVE:-300}
 PTLOOM=$BUILD/ptloom
+BEFORE=${SPEED_BEFORE:-}
+if [ -n "$BEFORE" ] && [ ! -x "$BEFORE" ]; then
+	echo "speed: SPEED_BEFORE=$BEFORE is not an executable" >&2
+	exit 2
+fi
 ninja -C "$BUILD" ptloom examples/bank_fixed examples/mutex_condvar >/dev/null ||
 	{ echo "speed: build failed" >&2; exit 2; }
 OUT=$(mktemp -d /tmp/ptloom-speed.XXXXXX)
@@ -41,11 +49,12 @@ native_us() {
 	awk -v a="$t0" -v b="$t1" -v n="$NATIVE" 'BEGIN { printf "%.0f", (b - a) / 1000 / n }'
 }
 
-# "runs/s us/step" of one exploration (PTLOOM_STATS)
+# "runs/s us/step stops" of one exploration (PTLOOM_STATS) by $PT
+PT=$PTLOOM
 explore() {
 	local env=$1
 	shift
-	env $env PTLOOM_STATS=1 timeout -k 5 600 "$PTLOOM" run -o "$OUT/s" "$@" \
+	env $env PTLOOM_STATS=1 timeout -k 5 600 "$PT" run -o "$OUT/s" "$@" \
 		>/dev/null 2>"$OUT/err"
 	local rs stops
 	rs=$(sed -n 's/^ptloom: [0-9]* runs, [0-9]* pruned, [0-9.]* s[^,]*, \([0-9.]*\) runs\/s, \([0-9.]*\) us\/step.*/\1 \2/p' "$OUT/err" | tail -1)
@@ -54,7 +63,7 @@ explore() {
 }
 
 echo
-printf '%-26s %9s %14s %8s %9s %10s %9s %10s %7s %8s %7s\n' program native_us mode runs/s us/sched ratio_nat us/point pt/seccomp stops floor_us x_floor
+printf '%-26s %9s %17s %8s %9s %10s %9s %10s %7s %8s %7s\n' program native_us mode runs/s us/sched ratio_nat us/point pt/seccomp stops floor_us x_floor
 # floor_us: what one schedule costs at the machine's limits alone: its
 # stops at one seccomp stop each, plus one fork of the stopped template
 # (checkpoint) or one traced fork+exec (exec), over 2 CPUs for -j 2
@@ -69,9 +78,9 @@ row() { # name native mode runs/s us/step stops/run
 			fl /= 2
 		xf = fl > 0 ? per / fl : 0
 		if (us > 0)
-			printf "%-26s %9d %14s %8.1f %9.0f %10.2f %9.1f %10.1f %7.1f %8.0f %7.1f\n", n, nat, m, rs, per, rn, us, rp, st, fl, xf
+			printf "%-26s %9d %17s %8.1f %9.0f %10.2f %9.1f %10.1f %7.1f %8.0f %7.1f\n", n, nat, m, rs, per, rn, us, rp, st, fl, xf
 		else
-			printf "%-26s %9d %14s %8.1f %9.0f %10.2f %9s %10s %7s %8s %7s\n", n, nat, m, rs, per, rn, "-", "-", "-", "-", "-" }'
+			printf "%-26s %9d %17s %8.1f %9.0f %10.2f %9s %10s %7s %8s %7s\n", n, nat, m, rs, per, rn, "-", "-", "-", "-", "-" }'
 }
 for prog in examples/bank_fixed examples/mutex_condvar; do
 	bin=$BUILD/$prog
@@ -85,19 +94,24 @@ for prog in examples/bank_fixed examples/mutex_condvar; do
 		row "${prog##*/}" "$nat" "$mode" $r
 	done
 done
-# rows of a sampled (-s random) program, from exec and from the checkpoint:
-# sampled_rows NAME RUNS COMMAND...
+# rows of a sampled (-s random) program, from exec and from the checkpoint
+# (and from the checkpoint by $SPEED_BEFORE): sampled_rows NAME RUNS COMMAND...
 sampled_rows() {
 	local name=$1 n=$2 nat mode r
 	shift 2
 	nat=$(native_us "$@")
-	for mode in exec checkpoint; do
+	for mode in exec checkpoint ${BEFORE:+checkpoint-before}; do
+		PT=$PTLOOM
 		case $mode in
 		exec) r=$(explore PTLOOM_NO_CHECKPOINT=1 -s random -n "$n" --seed 1 -- "$@") ;;
 		checkpoint) r=$(explore X=1 -s random -n "$n" --seed 1 -- "$@") ;;
+		checkpoint-before)
+			PT=$BEFORE
+			r=$(explore X=1 -s random -n "$n" --seed 1 -- "$@") ;;
 		esac
 		row "$name" "$nat" "$mode" $r
 	done
+	PT=$PTLOOM
 }
 if [ -x /usr/bin/python3 ]; then
 	sampled_rows "python3 py_threads.py" 100 /usr/bin/python3 "$ROOT/bench/py_threads.py"
