@@ -393,6 +393,8 @@ restart:
 			dfs_set_delay(d, true);
 		if (o->state_cache)
 			dfs_set_state_cache(d, true);
+		if (getenv("PTLOOM_NO_LIFT"))
+			dfs_set_forced_keys(d, true);
 		if (o->dpor && o->reduction)
 			dfs_set_dpor(d, true, DPOR_DEFAULT);
 		s = dfs_strategy(d);
@@ -502,7 +504,10 @@ restart:
 		    r->runs * (o->stride ? o->stride : 1) + (uint64_t)o->worker >=
 			    o->max_runs)
 			break;
-		if (!post && ((o->max_runs && r->runs >= o->max_runs) ||
+		if (!post && ((o->shared_runs && o->shared_max &&
+			       *o->shared_runs >= o->shared_max) ||
+			      (!o->shared_runs && o->max_runs &&
+			       r->runs >= o->max_runs) ||
 			      (o->max_time > 0 && now() - t0 >= o->max_time))) {
 			r->verdict = VERDICT_INCOMPLETE;
 			break;
@@ -575,9 +580,13 @@ restart:
 		r->runs++;
 		if (d && !sample && dfs_bound(d) == 0)
 			r->bound0_runs++;
+		if (o->shared_runs &&
+		    (o->shared_bound0 || !d || sample || dfs_bound(d) > 0))
+			__atomic_add_fetch(o->shared_runs, 1, __ATOMIC_RELAXED);
 		r->total_steps += rr.steps;
 		r->total_stops += rr.stops;
 		r->total_choices += rr.choices;
+		r->total_state_keys += rr.state_keys;
 		for (int k = 0; k < STOPK_N; k++)
 			r->stop_kinds[k] += rr.stop_kinds[k];
 		if (rr.steps > est_steps)
@@ -1118,7 +1127,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	pid_t parent = getpid();
 	double t0 = now();
 	struct explore_shared *sh = NULL;
-	volatile uint64_t *best = mmap(NULL, sizeof(*best),
+	/* [0]: the best failure key, [1]: the runs (shared_runs) */
+	volatile uint64_t *best = mmap(NULL, 2 * sizeof(*best),
 				       PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
@@ -1155,6 +1165,9 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			w.shard = o->shard * jobs + k;
 			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;
 			w.best_key = best;
+			w.shared_runs = best + 1;
+			w.shared_max = o->max_runs;
+			w.shared_bound0 = k == 0;
 			w.progress = false;
 			w.tally = sh ? &sh->w[k] : NULL;
 			w.shared = sh;
@@ -1281,7 +1294,7 @@ out_reap:
 		while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
 			;
 	end_progress(o, sh);
-	munmap((void *)best, sizeof(*best));
+	munmap((void *)best, 2 * sizeof(*best));
 	return 0;
 }
 

@@ -71,6 +71,13 @@ struct explore_opts {
 	/* -j dfs: the smallest failure key (dfs_key) any worker found, in
 	 * memory the workers share; a worker past it stops */
 	volatile uint64_t *best_key;
+	/* -j dfs: the runs of all workers as the merge counts them (bound 0
+	 * once), against shared_max: the budget is the whole search's, as
+	 * serially (a worker's share of -n made a search that fits -n
+	 * INCOMPLETE when its roots' runs exceeded the share) */
+	volatile uint64_t *shared_runs;
+	uint64_t shared_max;
+	bool shared_bound0;	   /* its bound-0 runs count there */
 	/* -j: this worker's tally and the terminal's lock, or NULL */
 	struct explore_tally *tally;
 	struct explore_shared *shared;
@@ -100,6 +107,7 @@ struct explore_result {
 	bool have_pass;
 	uint64_t total_steps;
 	uint64_t total_stops, total_choices; /* run_result.stops, .choices */
+	uint64_t total_state_keys;	   /* run_result.state_keys (serial) */
 	uint64_t stop_kinds[STOPK_N];	   /* run_result.stop_kinds summed */
 	char error[512];
 	/* user points the runs used: racy accesses and adaptive spin points
