@@ -3086,6 +3086,26 @@ Test(issue10, threads_get_the_same_ids_in_every_run)
 	unlink(path);
 }
 
+/* A thread asleep in the kernel in a wait ptloom does not schedule
+ * (flock(2) held by a thread ptloom holds): not covered, and the summary
+ * says which syscall rather than only "raise --timeout". */
+Test(issue10, a_wait_ptloom_does_not_schedule_is_named)
+{
+	char line[3 * PATH_MAX];
+
+	snprintf(line, sizeof(line),
+		 "%s run -s random -n 2 --seed %s --timeout 2 -- %s %s/lock",
+		 ptloom(), SEED, target("flock_threads"), tmp);
+	struct res r = sh(line);
+	char *s = summary(&r);
+
+	assert_exit(r, 3);
+	assert_contains(s, "in flock(2), a wait ptloom does not schedule",
+			"the summary");
+	free(s);
+	res_free(&r);
+}
+
 /* Files open at the first thread: a read-only one's offset, and a deleted
  * one's offset and contents (pytest's capture files), are put back for
  * every run, which then forks from the checkpoint (before: every run from
