@@ -114,6 +114,7 @@ struct dfs {
 	struct cached *seen;
 	size_t nseen, capseen;
 	uint64_t cache_hits;
+	bool forced_keys;	/* keys at forced nodes too (dfs_want_state) */
 	/* DPOR (analysis/dpor.c): the current run's steps and choice
 	 * points, analysed when it ends; and every edge of the tree that
 	 * was explored, queued or asleep, by the hash of its path */
@@ -1444,13 +1445,42 @@ static int dfs_pick(void *ctx, const struct choice *c)
 	return i;
 }
 
-/* Only a fresh node's state is looked up: ask for it there. */
-static bool dfs_want_state(void *ctx)
+/*
+ * A choice of the last bound with one free alternative (a thread going
+ * on whose preemption the bound no longer affords, or one thread able to
+ * take over from one that blocked) decides nothing: the search takes it
+ * (or finds it asleep) whatever its state.  Its state key would cost a
+ * read of the program's memory (150 us, several stops' worth) for a cut
+ * that the next keyed node makes as well: a node matching a forced
+ * node's entry is in the last bound too and goes on exactly as the
+ * entry's run went on, without a choice, to that run's next choice
+ * with two or more free alternatives, which has its key (cut there:
+ * same runs, same verdict), or to that run's end (a whole run instead
+ * of a cut one, still one run).  Only where the state between stops
+ * being keyable (a descriptor used, a timer armed) can the search run
+ * a subtree twice: more runs, never fewer schedules.
+ */
+static bool forced(const struct dfs *d, const struct choice *c)
+{
+	int nfree = 0;
+
+	if (d->forced_keys || d->cur < d->bound || c->kind != DEC_RUN)
+		return false;
+	for (int i = 0; i < c->nalts && nfree < 2; i++)
+		nfree += (d->delay ? dfs_delay_cost(c, i) : c->alts[i].cost) ==
+			 0;
+	return nfree == 1;
+}
+
+/* Only a fresh node's state is looked up: ask for it there, unless the
+ * node is forced. */
+static bool dfs_want_state(void *ctx, const struct choice *c)
 {
 	const struct dfs *d = ctx;
 
 	return d->cache && !d->placement && d->nshards <= 1 &&
-	       !dpor_active(d) && d->pos >= d->plen && d->pos - d->plen >= d->depth;
+	       !dpor_active(d) && d->pos >= d->plen &&
+	       d->pos - d->plen >= d->depth && !forced(d, c);
 }
 
 struct strategy dfs_strategy(struct dfs *d)
@@ -1482,6 +1512,11 @@ bool dfs_dpor(const struct dfs *d)
 void dfs_set_state_cache(struct dfs *d, bool on)
 {
 	d->cache = on;
+}
+
+void dfs_set_forced_keys(struct dfs *d, bool on)
+{
+	d->forced_keys = on;
 }
 
 uint64_t dfs_cache_hits(const struct dfs *d)

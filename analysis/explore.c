@@ -392,6 +392,8 @@ restart:
 			dfs_set_delay(d, true);
 		if (o->state_cache)
 			dfs_set_state_cache(d, true);
+		if (getenv("PTLOOM_NO_LIFT"))
+			dfs_set_forced_keys(d, true);
 		if (o->dpor && o->reduction)
 			dfs_set_dpor(d, true, DPOR_DEFAULT);
 		s = dfs_strategy(d);
@@ -583,6 +585,7 @@ restart:
 		r->total_steps += rr.steps;
 		r->total_stops += rr.stops;
 		r->total_choices += rr.choices;
+		r->total_state_keys += rr.state_keys;
 		for (int k = 0; k < STOPK_N; k++)
 			r->stop_kinds[k] += rr.stop_kinds[k];
 		if (rr.steps > est_steps)

@@ -107,6 +107,7 @@ struct explore_result {
 	bool have_pass;
 	uint64_t total_steps;
 	uint64_t total_stops, total_choices; /* run_result.stops, .choices */
+	uint64_t total_state_keys;	   /* run_result.state_keys (serial) */
 	uint64_t stop_kinds[STOPK_N];	   /* run_result.stop_kinds summed */
 	char error[512];
 	/* user points the runs used: racy accesses and adaptive spin points

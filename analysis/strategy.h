@@ -86,6 +86,9 @@ uint64_t dfs_dpor_points(const struct dfs *d); /* backtrack points added */
  * before at no higher cost (choice.state; call before dfs_strategy). */
 void dfs_set_state_cache(struct dfs *d, bool on);
 uint64_t dfs_cache_hits(const struct dfs *d);
+/* State keys at forced choices of the last bound too (one free
+ * alternative: dfs_want_state); off by default, PTLOOM_NO_LIFT=1. */
+void dfs_set_forced_keys(struct dfs *d, bool on);
 int dfs_bound(const struct dfs *d);	/* the bound being explored */
 /* The reduction's dependence of two pending operations (tests use it). */
 bool dfs_dependent(const struct alt *a, const struct alt *b);

@@ -896,10 +896,12 @@ minimized:
 			er.filters, er.filters == 1 ? "" : "s");
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs)
 		fprintf(stderr, "ptloom: per run %.1f stops, %.1f steps, %.1f "
-				"choices (decisions among two or more)\n",
+				"choices (decisions among two or more), %.1f "
+				"state keys\n",
 			(double)er.total_stops / (double)er.runs,
 			(double)er.total_steps / (double)er.runs,
-			(double)er.total_choices / (double)er.runs);
+			(double)er.total_choices / (double)er.runs,
+			(double)er.total_state_keys / (double)er.runs);
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs) {
 		/* where the stops go: the kinds above 0.05 a run */
 		fprintf(stderr, "ptloom: stops per run by kind:");

@@ -34,8 +34,8 @@ struct strategy {
 	bool (*single)(void *ctx, const struct choice *c);
 	/* Set choice.state at run choices (tracer/state.c; it costs a
 	 * read of the program's writable memory) where want_state says
-	 * so; NULL: never. */
-	bool (*want_state)(void *ctx);
+	 * so, told the choice without its state; NULL: never. */
+	bool (*want_state)(void *ctx, const struct choice *c);
 };
 
 /* Scheduling-point sets (--points). */
@@ -346,6 +346,8 @@ struct run_result {
 	 * the decisions among two or more alternatives: how many stops a run
 	 * really needs against how many it takes (PTLOOM_STATS) */
 	uint64_t stops, choices;
+	/* the program states hashed for the strategy (choice.state) */
+	uint64_t state_keys;
 	/* every handled stop by kind (enum stop_count_kind) */
 	uint64_t stop_kinds[STOPK_N];
 	/* race discovery: accesses observed, stops at observation points

@@ -198,10 +198,11 @@ int session_pick(struct session *s, struct choice *c)
 {
 	c->step = (uint32_t)s->step;
 	c->preemptions = s->preemptions;
-	c->state = c->kind == DEC_RUN && s->strat->want_state &&
-				   s->strat->want_state(s->strat->ctx)
-			   ? session_state_key(s)
-			   : 0;
+	bool key = c->kind == DEC_RUN && s->strat->want_state &&
+		   s->strat->want_state(s->strat->ctx, c);
+
+	c->state = key ? session_state_key(s) : 0;
+	s->state_keys += key;
 	int i = s->strat->pick(s->strat->ctx, c);
 
 	s->choices++;
@@ -1636,6 +1637,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	res->stops = s->stops;
 	memcpy(res->stop_kinds, s->stop_kinds, sizeof(res->stop_kinds));
 	res->choices = s->choices;
+	res->state_keys = s->state_keys;
 	res->seconds = now_seconds() - s->t0;
 	res->observed = s->observed;
 	res->obs_stops = s->obs_stops;

@@ -52,6 +52,7 @@ struct session {
 	uint64_t stops;		/* tracee stops reported by a wait */
 	uint64_t stop_kinds[STOPK_N]; /* every handled stop, by kind */
 	uint64_t choices;	/* session_pick()s: two or more alts */
+	uint64_t state_keys;	/* of them, with choice.state computed */
 	uint32_t preemptions;
 	struct event *ev;
 	size_t nev, capev;

@@ -315,6 +315,8 @@ static void wake(struct mstate *s, int i, unsigned cost)
  * the outcome count each thread's steps, not their order), so that
  * different orders reach the same state. */
 static bool model_cache, model_sums;
+/* state keys at the last bound's forced choices too (the old search) */
+static bool model_forced_keys;
 /* DPOR (dfs_set_dpor) with these flags, in explore_model */
 static bool model_dpor;
 static unsigned model_dpor_flags = DPOR_DEFAULT;
@@ -412,7 +414,7 @@ static enum run_end run_model(const struct model *m, struct strategy *st,
 		c.step = step;
 		c.preemptions = s->cost;
 		if (model_cache && st->want_state &&
-		    st->want_state(st->ctx))
+		    st->want_state(st->ctx, &c))
 			c.state = model_state(m, s);
 		int idx = 0;
 
@@ -558,6 +560,7 @@ static void explore_model(const struct model *m, int bound, bool sleep_sets,
 		dfs_set_delay(d, true);
 	if (model_cache) {
 		dfs_set_state_cache(d, true);
+		dfs_set_forced_keys(d, model_forced_keys);
 		st = dfs_strategy(d);
 		cr_assert(st.want_state);
 	}
@@ -1435,6 +1438,24 @@ static void check_cache(const struct model *m, uint64_t seed,
 
 			model_cache = true;
 			explore_model(m, bounds[b], sl, &on);
+			/* keys at the forced choices of the last bound
+			 * cut nothing the next keyed choice does not:
+			 * the same number of runs without them (bound 20
+			 * is never the last one reached) */
+			struct explored keyed;
+
+			model_forced_keys = bound < 20;
+			if (model_forced_keys) {
+				explore_model(m, bounds[b], sl, &keyed);
+				cr_assert_eq(on.runs, keyed.runs,
+					     "program %llu bound %u sleep "
+					     "sets %d: %u runs, %u with keys "
+					     "at forced choices",
+					     (unsigned long long)seed, bound,
+					     sl, on.runs, keyed.runs);
+				set_free(&keyed.got);
+			}
+			model_forced_keys = false;
 			model_cache = false;
 			explore_model(m, bounds[b], sl, &off);
 			cr_assert(outcomes_within_cost(&all, bound, &on.got,
