@@ -935,6 +935,7 @@ static bool outside_wait(struct session *s, const struct choice *c)
 {
 	struct pollfd p[4 * POLL_MAX];
 	int n = 0, who = -1;
+	bool flk = false; /* a flock another process holds: look again */
 
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
@@ -946,11 +947,13 @@ static bool outside_wait(struct session *s, const struct choice *c)
 		if (who < 0)
 			who = t->idx;
 		for (int k = 0; k < t->npfd && n < 4 * POLL_MAX; k++)
-			if (t->pfd[k] >= 0)
+			if (t->pfd[k] >= 0 && t->pkind[k] == FDK_FLOCK)
+				flk = true;
+			else if (t->pfd[k] >= 0)
 				p[n++] = (struct pollfd){ .fd = t->pfd[k],
 							  .events = t->pev[k] };
 	}
-	if (!n)
+	if (!n && !flk)
 		return false;
 	double budget = -1; /* seconds, <0 none */
 
@@ -992,8 +995,18 @@ static bool outside_wait(struct session *s, const struct choice *c)
 		if (s->cfg->timeout > 0 &&
 		    (s->cfg->timeout - (now - s->t0)) * 1000 < ms)
 			ms = (s->cfg->timeout - (now - s->t0)) * 1000;
+		if (flk && ms > 20)
+			ms = 20; /* no descriptor says when a flock is free */
 		if (poll(p, (nfds_t)n, ms < 1 ? 1 : (int)ms) > 0)
 			return true;
+		for (int i = 0; flk && i < s->nth; i++) {
+			struct thread *t = &s->th[i];
+
+			if (t->st == SCHED_BLOCKED && t->block == BLOCK_FD &&
+			    t->npfd == 1 && t->pkind[0] == FDK_FLOCK &&
+			    flock_ready(t, 0))
+				return true;
+		}
 	}
 }
 
