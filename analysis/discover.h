@@ -51,6 +51,10 @@ struct discovery {
 	/* the races feedback runs found cost too many steps as points
 	 * (discover.c FEEDBACK_STEPS): they are no points */
 	bool feedback_costly;
+	/* runs that observed only the atomics of the executable's language
+	 * runtime (Go's: symbols_elf_runtime_code); the first run observes
+	 * all of it */
+	int runtime_atomics_runs;
 	struct user_point *spin; /* yield points found in spins */
 	size_t nspin;
 	/* the first discovery run that crashed, exited non-zero or

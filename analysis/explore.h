@@ -124,6 +124,9 @@ struct explore_result {
 	/* races feedback runs found that are no points: too costly
 	 * (discover.c FEEDBACK_STEPS) */
 	size_t discovery_costly;
+	/* discovery runs that observed only the language runtime's atomics
+	 * (Go's runtime after the first run) */
+	int discovery_runtime_atomics;
 	/* a discovery run cut by --timeout or --max-steps: the discovery
 	 * did not see the program to its end (error says), 0 if none */
 	int discovery_limit;

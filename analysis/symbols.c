@@ -1110,6 +1110,32 @@ static int cmp_range(const void *a, const void *b)
 	return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
+/* r's pairs sorted and merged into *out (malloc'd): their number, or err
+ * (r freed) when err is set. */
+static int ranges_finish(struct ranges *r, int err, uint64_t **out)
+{
+	if (err) {
+		free(r->v);
+		return err;
+	}
+	if (r->n) /* qsort(NULL, 0) is undefined */
+		qsort(r->v, r->n, 2 * sizeof(uint64_t), cmp_range);
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		if (k && r->v[2 * i] <= r->v[2 * k - 1]) {
+			if (r->v[2 * i + 1] > r->v[2 * k - 1])
+				r->v[2 * k - 1] = r->v[2 * i + 1];
+			continue;
+		}
+		r->v[2 * k] = r->v[2 * i];
+		r->v[2 * k + 1] = r->v[2 * i + 1];
+		k++;
+	}
+	*out = r->v;
+	return (int)k;
+}
+
 /* The DWARF of path, or of the file with its debug information (Debian's
  * -dbgsym packages, `objcopy --only-keep-debug`): by build id under
  * /usr/lib/debug/.build-id, then by .gnu_debuglink beside it, in its
@@ -1216,24 +1242,78 @@ int symbols_elf_atomic_code(const char *path, uint64_t **out)
 	}
 	dwarf_end(dw);
 	close(fd);
-	if (err) {
-		free(r.v);
-		return err;
-	}
-	if (r.n) /* qsort(NULL, 0) is undefined */
-		qsort(r.v, r.n, 2 * sizeof(uint64_t), cmp_range);
-	size_t k = 0;
+	return ranges_finish(&r, err, out);
+}
 
-	for (size_t i = 0; i < r.n; i++) {
-		if (k && r.v[2 * i] <= r.v[2 * k - 1]) {
-			if (r.v[2 * i + 1] > r.v[2 * k - 1])
-				r.v[2 * k - 1] = r.v[2 * i + 1];
-			continue;
-		}
-		r.v[2 * k] = r.v[2 * i];
-		r.v[2 * k + 1] = r.v[2 * i + 1];
-		k++;
+/* ---- a language runtime's own code (symbols_elf_runtime_code) ---- */
+
+/*
+ * A function of Go's runtime: the packages Go's own race detector leaves
+ * uninstrumented (cmd/compile's NoInstrumentPkgs: runtime,
+ * runtime/internal/..., runtime/race, internal/cpu) and the runtime's
+ * assembly routines, whose ELF names carry no package (gogo,
+ * aeshashbody, _rt0_amd64).  A Go function's name always has a dot.
+ */
+static bool go_runtime_fn(const char *n)
+{
+	return !strncmp(n, "runtime.", 8) || !strncmp(n, "runtime/", 8) ||
+	       !strncmp(n, "internal/cpu.", 13) || !strchr(n, '.');
+}
+
+int symbols_elf_runtime_code(const char *path, uint64_t **out)
+{
+	struct ranges r = { 0 };
+	Elf_Scn *scn = NULL;
+	bool go = false;
+	size_t shstr;
+	int fd, err = 0;
+	Elf *e;
+
+	*out = NULL;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstr)) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return 0;
 	}
-	*out = r.v;
-	return (int)k;
+	/* a Go executable: the linker's build-info section */
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) &&
+		    (name = elf_strptr(e, shstr, sh.sh_name)) &&
+		    !strcmp(name, ".go.buildinfo"))
+			go = true;
+	}
+	while (go && !err && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t k = 0; !err && k < sh.sh_size / sh.sh_entsize;
+		     k++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)k, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_size || !sym.st_value ||
+			    !(n = elf_strptr(e, sh.sh_link, sym.st_name)) ||
+			    !go_runtime_fn(n))
+				continue;
+			err = ranges_add(&r, sym.st_value,
+					 sym.st_value + sym.st_size);
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return ranges_finish(&r, err, out);
 }

@@ -105,6 +105,19 @@ int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len);
  */
 int symbols_elf_atomic_code(const char *path, uint64_t **out);
 
+/*
+ * The code of a language runtime in the ELF file (link-time pairs [lo,
+ * hi), sorted, disjoint): in a Go executable (a .go.buildinfo section),
+ * the functions of the packages Go's own race detector does not
+ * instrument (runtime, runtime/internal/..., internal/cpu) and the
+ * runtime's assembly, by the symbol table.  Race discovery observes only
+ * its atomic instructions: its plain accesses race by design (sysmon
+ * reads the Ps' state unlocked) and are no program's races.  Returns the
+ * number of ranges (0 for any other file, or a stripped one) or -errno;
+ * *out is malloc'd.
+ */
+int symbols_elf_runtime_code(const char *path, uint64_t **out);
+
 /* An executable PT_LOAD segment, as in the program headers. */
 struct elf_text {
 	uint64_t vaddr, offset, size; /* size is p_filesz */

@@ -9,7 +9,12 @@
 #
 #   bench/speed.sh            uses build/ (or $PTLOOM_BUILD)
 #
-# Knobs: SPEED_RUNS (2000 schedules per exploration), SPEED_NATIVE (300).
+# Knobs: SPEED_RUNS (2000 schedules per exploration), SPEED_NATIVE (300),
+# SPEED_BEFORE=/path/to/an/older/ptloom: the sampled programs (python3,
+# Rust, Go) also get a `before` row from that binary, in the same
+# invocation, so that a change reads as a ratio of one machine state;
+# SPEED_ONLY="rust go": only the rows whose first word is listed
+# (bank_fixed mutex_condvar python3 rust go).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${PTLOOM_BUILD:-$ROOT/build}
@@ -17,6 +22,11 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 RUNS=${SPEED_RUNS:-2000}
 NATIVE=${SPEED_NATIVE:-300}
 PTLOOM=$BUILD/ptloom
+BEFORE=${SPEED_BEFORE:-}
+if [ -n "$BEFORE" ] && [ ! -x "$BEFORE" ]; then
+	echo "speed: SPEED_BEFORE=$BEFORE is not an executable" >&2
+	exit 2
+fi
 ninja -C "$BUILD" ptloom examples/bank_fixed examples/mutex_condvar >/dev/null ||
 	{ echo "speed: build failed" >&2; exit 2; }
 OUT=$(mktemp -d /tmp/ptloom-speed.XXXXXX)
@@ -32,34 +42,56 @@ EXEC=$(awk '$1=="exec"{print $2}' "$OUT/lim")
 echo
 echo "limits (µs): seccomp stop $SECCOMP, int3 hit (emulated) $INT3, fork of a stopped tracee $FORK, traced fork+exec of /bin/true $EXEC"
 
-# native µs per run of a program: a loop of bare fork+exec+run
+# CPU seconds (user + system) of the children this shell has waited for
+# (ptloom, its launcher and every run's processes are among them), into
+# variable $1: `times` runs in this shell, not in a $(...) subshell
+child_cpu() {
+	times >"$OUT/times"
+	printf -v "$1" '%s' "$(awk 'NR == 2 { t = 0
+		for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+		printf "%.6f", t }' "$OUT/times")"
+}
+
+# "wall_us cpu_us" per run of a program: a loop of bare fork+exec+run
 native_us() {
-	local t0 t1
+	local t0 t1 c0 c1
+	child_cpu c0
 	t0=$(date +%s%N)
 	for ((i = 0; i < NATIVE; i++)); do "$@" >/dev/null 2>&1; done
 	t1=$(date +%s%N)
-	awk -v a="$t0" -v b="$t1" -v n="$NATIVE" 'BEGIN { printf "%.0f", (b - a) / 1000 / n }'
+	child_cpu c1
+	awk -v a="$t0" -v b="$t1" -v c="$c0" -v d="$c1" -v n="$NATIVE" \
+		'BEGIN { printf "%.0f %.0f", (b - a) / 1000 / n, (d - c) * 1e6 / n }'
 }
 
-# "runs/s us/step" of one exploration (PTLOOM_STATS)
+# "runs/s us/step stops cpu_us" of one exploration (PTLOOM_STATS) by $PT;
+# cpu_us: the CPU time of ptloom and its tracees per schedule (race
+# discovery included, as in runs/s), which a loaded machine moves far
+# less than wall time
+PT=$PTLOOM
 explore() {
-	local env=$1
+	local env=$1 c0 c1
 	shift
-	env $env PTLOOM_STATS=1 timeout -k 5 600 "$PTLOOM" run -o "$OUT/s" "$@" \
+	child_cpu c0
+	env $env PTLOOM_STATS=1 timeout -k 5 600 "$PT" run -o "$OUT/s" "$@" \
 		>/dev/null 2>"$OUT/err"
-	local rs stops
+	child_cpu c1
+	local rs stops n
 	rs=$(sed -n 's/^ptloom: [0-9]* runs, [0-9]* pruned, [0-9.]* s[^,]*, \([0-9.]*\) runs\/s, \([0-9.]*\) us\/step.*/\1 \2/p' "$OUT/err" | tail -1)
+	n=$(sed -n 's/^ptloom: \([0-9]*\) runs, [0-9]* pruned.*/\1/p' "$OUT/err" | tail -1)
 	stops=$(sed -n 's/^ptloom: per run \([0-9.]*\) stops.*/\1/p' "$OUT/err" | tail -1)
-	echo "$rs ${stops:-0}"
+	echo "${rs:-0 0} ${stops:-0} $(awk -v c="$c0" -v d="$c1" -v n="${n:-0}" \
+		'BEGIN { printf "%.0f", (n > 0 ? (d - c) * 1e6 / n : 0) }')"
 }
 
 echo
-printf '%-26s %9s %14s %8s %9s %10s %9s %10s %7s %8s %7s\n' program native_us mode runs/s us/sched ratio_nat us/point pt/seccomp stops floor_us x_floor
+printf '%-26s %9s %17s %8s %9s %10s %9s %10s %7s %8s %7s %9s %8s\n' program native_us mode runs/s us/sched ratio_nat us/point pt/seccomp stops floor_us x_floor cpu_us cpu_nat
 # floor_us: what one schedule costs at the machine's limits alone: its
 # stops at one seccomp stop each, plus one fork of the stopped template
 # (checkpoint) or one traced fork+exec (exec), over 2 CPUs for -j 2
-row() { # name native mode runs/s us/step stops/run
-	awk -v n="$1" -v nat="$2" -v m="$3" -v rs="$4" -v us="$5" -v st="${6:-0}" \
+row() { # name "native_wall native_cpu" mode runs/s us/step stops/run cpu_us
+	awk -v n="$1" -v nat="${2%% *}" -v natc="${2##* }" -v m="$3" -v rs="$4" \
+		-v us="$5" -v st="${6:-0}" -v cpu="${7:-0}" \
 		-v sc="$SECCOMP" -v fk="$FORK" -v ex="$EXEC" 'BEGIN {
 		per = rs > 0 ? 1e6 / rs : 0
 		rn = (nat > 0) ? per / nat : 0
@@ -68,12 +100,15 @@ row() { # name native mode runs/s us/step stops/run
 		if (m ~ /j2/)
 			fl /= 2
 		xf = fl > 0 ? per / fl : 0
+		cn = natc > 0 ? cpu / natc : 0
 		if (us > 0)
-			printf "%-26s %9d %14s %8.1f %9.0f %10.2f %9.1f %10.1f %7.1f %8.0f %7.1f\n", n, nat, m, rs, per, rn, us, rp, st, fl, xf
+			printf "%-26s %9d %17s %8.1f %9.0f %10.2f %9.1f %10.1f %7.1f %8.0f %7.1f %9.0f %8.2f\n", n, nat, m, rs, per, rn, us, rp, st, fl, xf, cpu, cn
 		else
-			printf "%-26s %9d %14s %8.1f %9.0f %10.2f %9s %10s %7s %8s %7s\n", n, nat, m, rs, per, rn, "-", "-", "-", "-", "-" }'
+			printf "%-26s %9d %17s %8.1f %9.0f %10.2f %9s %10s %7s %8s %7s %9.0f %8.2f\n", n, nat, m, rs, per, rn, "-", "-", "-", "-", "-", cpu, cn }'
 }
+want() { [ -z "${SPEED_ONLY:-}" ] || [[ " $SPEED_ONLY " == *" $1 "* ]]; }
 for prog in examples/bank_fixed examples/mutex_condvar; do
+	want "${prog##*/}" || continue
 	bin=$BUILD/$prog
 	nat=$(native_us "$bin")
 	for mode in exec checkpoint "checkpoint-j2"; do
@@ -85,19 +120,25 @@ for prog in examples/bank_fixed examples/mutex_condvar; do
 		row "${prog##*/}" "$nat" "$mode" $r
 	done
 done
-# rows of a sampled (-s random) program, from exec and from the checkpoint:
-# sampled_rows NAME RUNS COMMAND...
+# rows of a sampled (-s random) program, from exec and from the checkpoint
+# (and from the checkpoint by $SPEED_BEFORE): sampled_rows NAME RUNS COMMAND...
 sampled_rows() {
 	local name=$1 n=$2 nat mode r
 	shift 2
+	want "${name%% *}" || return 0
 	nat=$(native_us "$@")
-	for mode in exec checkpoint; do
+	for mode in exec checkpoint ${BEFORE:+checkpoint-before}; do
+		PT=$PTLOOM
 		case $mode in
 		exec) r=$(explore PTLOOM_NO_CHECKPOINT=1 -s random -n "$n" --seed 1 -- "$@") ;;
 		checkpoint) r=$(explore X=1 -s random -n "$n" --seed 1 -- "$@") ;;
+		checkpoint-before)
+			PT=$BEFORE
+			r=$(explore X=1 -s random -n "$n" --seed 1 -- "$@") ;;
 		esac
 		row "$name" "$nat" "$mode" $r
 	done
+	PT=$PTLOOM
 }
 if [ -x /usr/bin/python3 ]; then
 	sampled_rows "python3 py_threads.py" 100 /usr/bin/python3 "$ROOT/bench/py_threads.py"
@@ -127,4 +168,6 @@ echo "(goal <= 0.5); us/point: whole-run time per scheduling point; pt/seccomp:"
 echo "us/point as a multiple of one seccomp stop (the floor of a point); stops:"
 echo "tracee stops per run (PTLOOM_STATS); floor_us: those stops at one seccomp"
 echo "stop each plus one fork of the template (or one traced fork+exec), halved"
-echo "for -j 2; x_floor: us/sched over floor_us."
+echo "for -j 2; x_floor: us/sched over floor_us; cpu_us: CPU time of ptloom and its"
+echo "tracees per schedule; cpu_nat: that over one native run's CPU time (both"
+echo "move less with the machine's load than wall times)."

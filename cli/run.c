@@ -922,6 +922,12 @@ minimized:
 			(unsigned long long)er.discovery_stops,
 			(unsigned long long)er.discovery_steps,
 			(unsigned long long)er.discovery_sync);
+	if (!co.quiet && getenv("PTLOOM_STATS") &&
+	    er.discovery_runtime_atomics)
+		fprintf(stderr, "ptloom: race discovery: the language "
+				"runtime's code observed in its first run, "
+				"only its atomics in %d more\n",
+			er.discovery_runtime_atomics);
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_costly)
 		fprintf(stderr, "ptloom: race discovery: %zu races its "
 				"feedback runs found are no points (too "

@@ -688,11 +688,17 @@ int bp_install(struct session *ss, struct process *s)
 			scan_exe(exe, want_observe ? DISASM_MEMORY
 						   : DISASM_ATOMICS);
 		uint64_t bias = c->pie ? exe_start - c->min_vaddr : 0;
+		bool rt = want_observe && ss->cfg->nruntime_code &&
+			  same_file(exe, ss->cfg->runtime_exe);
 
 		for (int i = 0; i < c->n; i++) {
 			struct insn_info *in = &c->insns[i];
 
-			if (!in->is_atomic && !want_observe)
+			if (!in->is_atomic &&
+			    (!want_observe ||
+			     (rt && in_ranges(ss->cfg->runtime_code,
+					      ss->cfg->nruntime_code,
+					      in->addr))))
 				continue;
 			if (add_bp(s, &cap, in->addr + bias,
 				   want_atomics && in->is_atomic ? OP_ATOMIC

@@ -9,7 +9,9 @@
  * atomic points sit on (mov, movzx/movsx/movsxd, mov of an immediate,
  * xchg, cmpxchg, xadd, add/or/and/sub/xor/cmp with a register or an
  * immediate, inc/dec, test), with or without lock, any ModRM/SIB address
- * (rip-relative and fs:/gs: included), 8 to 64 bits.  Everything else is
+ * (rip-relative and fs:/gs: included), 8 to 64 bits, and a
+ * register-to-register 32/64-bit mov or test (a function's entry: free()
+ * starts with `test %rdi,%rdi`).  Everything else is
  * single-stepped by the caller.  The arithmetic flags are set as the CPU
  * sets them (tests/unit/test_emul.c compares with the CPU itself).
  */

@@ -247,6 +247,13 @@ struct session_config {
 	const char *atomic_exe;
 	const uint64_t *atomic_code;
 	size_t natomic_code;
+	/* race discovery: the code of the executable runtime_exe that is a
+	 * language runtime's own (Go's: symbols_elf_runtime_code),
+	 * link-time pairs [lo, hi), sorted: only its atomic instructions
+	 * are observed */
+	const char *runtime_exe;
+	const uint64_t *runtime_code;
+	size_t nruntime_code;
 };
 
 enum failure_kind {

@@ -280,6 +280,9 @@ Test(emul, reads_and_arith)
 	CHECK("test %eax,(%rbx)", -1, true, 0x85, 0x03);
 	CHECK("testb $1,(%rbx)", -1, true, 0xf6, 0x03, 0x01);
 	CHECK("testl $0x100,(%rbx)", -1, true, 0xf7, 0x03, 0, 1, 0, 0);
+	CHECK("test %rdi,%rdi (free's entry)", -1, true, 0x48, 0x85, 0xff);
+	CHECK("test %r9d,%eax", -1, true, 0x44, 0x85, 0xc8);
+	CHECK("test %rcx,%r12", -1, true, 0x49, 0x85, 0xcc);
 	CHECK("add (%rbx),%rax", -1, false, 0x48, 0x03, 0x03);
 	CHECK("sub (%rbx),%edx", -1, false, 0x2b, 0x13);
 	CHECK("xor (%rbx),%ecx", -1, true, 0x33, 0x0b);
@@ -300,6 +303,8 @@ Test(emul, refuses_what_it_does_not_know)
 		{ 0xf7, 0x1b },		    /* neg */
 		{ 0x67, 0x8b, 0x03 },	    /* address-size prefix */
 		{ 0x48, 0x01, 0xc0 },	    /* add %rax,%rax: no memory */
+		{ 0x66, 0x85, 0xc0 },	    /* test %ax,%ax: 16 bits */
+		{ 0x84, 0xc0 },		    /* test %al,%al: 8 bits */
 	};
 	struct emul_insn e;
 
