@@ -688,9 +688,10 @@ restart:
 			/* this run is too long for --max-steps, no proof
 			 * of a livelock, or too slow for --timeout while
 			 * still running: it is not covered, go on */
-			if (rr.failure == FAIL_SLOW)
-				r->slow_runs++;
-			else
+			if (rr.failure == FAIL_SLOW && !r->slow_runs++)
+				snprintf(r->slow_why, sizeof(r->slow_why),
+					 "%s", rr.message);
+			else if (rr.failure != FAIL_SLOW)
 				r->steps_runs++;
 			run_result_free(&rr);
 			progress(o, r, t0, d, false);
@@ -813,6 +814,19 @@ out:
 				 (unsigned long long)r->runs,
 				 (unsigned long long)r->steps_runs,
 				 (unsigned long long)o->cfg.max_steps);
+		else if (strstr(r->slow_why, "ptloom does not schedule"))
+			/* a wait nobody can end while ptloom holds the
+			 * others (flock between two threads): say which */
+			snprintf(r->error, sizeof(r->error),
+				 "%llu runs, %llu of them past --timeout (%g "
+				 "s) with no hang shown (the first: %s); no "
+				 "failure found",
+				 (unsigned long long)r->runs,
+				 (unsigned long long)r->slow_runs,
+				 o->cfg.timeout,
+				 strstr(r->slow_why, "): ")
+					 ? strstr(r->slow_why, "): ") + 3
+					 : r->slow_why);
 		else
 			snprintf(r->error, sizeof(r->error),
 				 "%llu runs, %llu of them past --timeout (%g "

@@ -134,6 +134,10 @@ void syscall_close_fds(struct thread *t);
 /* Can the world outside the program make t's descriptors ready?
  * (tracer/fdext.c) */
 bool syscall_fd_external(struct session *s, struct thread *t);
+/* tracer/flock.c: can t's flock request t->pfd[i] be granted now; is
+ * what it waits for held outside the program */
+bool flock_ready(struct thread *t, int i);
+bool flock_external(struct session *s, struct thread *t, int i);
 /* A blocking write of more than PIPE_BUF bytes to a pipe or stream socket
  * (tracer/bigwrite.c): prepare marks it (t->wbig), step writes what fits
  * without blocking. */

@@ -53,7 +53,7 @@ static const int traced_syscalls[] = {
 	SYS_epoll_pwait, SYS_epoll_pwait2, SYS_wait4, SYS_waitid, SYS_kill,
 	SYS_tgkill, SYS_tkill, SYS_clock_gettime, SYS_gettimeofday, SYS_time,
 	SYS_getrandom, SYS_set_tid_address, SYS_futex_waitv,
-	SYS_clock_getres, PTLOOM_SYSCALL_NR,
+	SYS_clock_getres, PTLOOM_SYSCALL_NR, SYS_flock,
 	SYS_ptrace, /* refused: ptloom is every process's tracer */
 	/* signals (tracer/signal.c) */
 	SYS_rt_sigtimedwait, SYS_rt_sigsuspend, SYS_pause,

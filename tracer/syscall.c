@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -465,6 +466,11 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 
 	(void)s;
 	for (int i = 0; i < t->npfd; i++) {
+		if (t->pkind[i] == FDK_FLOCK) {
+			if (flock_ready(t, i))
+				return true;
+			continue;
+		}
 		if (t->pkind[i] == FDK_EPOLL)
 			continue; /* judged member by member, below */
 		p[n].fd = t->pfd[i];
@@ -481,6 +487,25 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 		    signal_fd_ready(s, t, t->pfd[i], t->pkind[i] == FDK_EPOLL))
 			return true;
 	return false;
+}
+
+/* flock(fd, op): a point; one that may block waits, as a read does,
+ * until the lock is free (tracer/flock.c). */
+static bool flock_point(struct session *s, struct thread *t)
+{
+	int op = (int)t->regs.rsi, fd = grab_fd(t, (int)t->regs.rdi);
+
+	if (fd < 0)
+		return handled(); /* EBADF: the kernel's */
+	t->pfd[0] = fd;
+	t->pev[0] = (op & LOCK_EX) ? 2 : 1;
+	t->pkind[0] = FDK_FLOCK;
+	t->npfd = 1;
+	t->ext_known = false;
+	t->nonblock = (op & LOCK_NB) || (op & LOCK_UN) ||
+		      !(op & (LOCK_SH | LOCK_EX));
+	t->poll_timeout_ms = -1;
+	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
 }
 
 static bool futex_point(struct session *s, struct thread *t)
@@ -573,6 +598,8 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return handled();
 	case SYS_futex:
 		return futex_point(s, t);
+	case SYS_flock:
+		return flock_point(s, t);
 	case SYS_futex_waitv:
 		session_fail(s, FAIL_UNSUPPORTED, t,
 			     "unsupported: futex_waitv cannot be made "
@@ -877,6 +904,16 @@ bool syscall_execute(struct session *s, struct thread *t)
 		skip(t, 0);
 		return true;
 	case OP_SYSCALL:
+		if (t->npfd == 1 && t->pkind[0] == FDK_FLOCK) {
+			/* flock: a lock free now, or no wait (LOCK_NB,
+			 * LOCK_UN) is the kernel's to take */
+			if (t->nonblock || syscall_fd_ready(s, t)) {
+				syscall_close_fds(t);
+				return true;
+			}
+			block(s, t, BLOCK_FD, false, 0, 0);
+			return false;
+		}
 		return signal_execute(s, t);
 	case OP_WAIT4:
 		return s->cfg->free_children || process_wait_execute(s, t);

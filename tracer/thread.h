@@ -46,7 +46,8 @@ enum block_kind {
 /* Descriptors whose readiness the kernel cannot judge from ptloom's copy:
  * a signalfd is ready for the thread that reads it, by its pending
  * signals (tracer/signal.c:signal_fd_ready()). */
-enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD };
+enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD,
+       FDK_FLOCK /* a flock(2) request: pev 1 shared, 2 exclusive */ };
 
 struct thread {
 	int tid;

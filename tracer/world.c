@@ -305,6 +305,60 @@ static pid_t runnable_task(struct session *s)
 	return 0;
 }
 
+/* The name of a syscall a thread can sleep in that ptloom does not
+ * schedule, for the message of a run that waits in one; NULL if none. */
+static const char *unmodelled_wait(long nr)
+{
+	switch (nr) {
+	case SYS_flock: return "flock";
+	case SYS_fcntl: return "fcntl";
+	case SYS_msgrcv: return "msgrcv";
+	case SYS_msgsnd: return "msgsnd";
+	case SYS_semop: return "semop";
+	case SYS_semtimedop: return "semtimedop";
+	case SYS_mq_timedreceive: return "mq_timedreceive";
+	case SYS_mq_timedsend: return "mq_timedsend";
+	case SYS_splice: return "splice";
+	case SYS_tee: return "tee";
+	case SYS_vmsplice: return "vmsplice";
+	case SYS_sendfile: return "sendfile";
+	case SYS_copy_file_range: return "copy_file_range";
+	case SYS_recvmmsg: return "recvmmsg";
+	case SYS_sendmmsg: return "sendmmsg";
+	case SYS_io_uring_enter: return "io_uring_enter";
+	case SYS_io_getevents: return "io_getevents";
+	case SYS_open: return "open";
+	case SYS_openat: return "openat";
+	case SYS_ioctl: return "ioctl";
+	default: return NULL;
+	}
+}
+
+/* A running thread asleep in the kernel, and the syscall it sleeps in
+ * (from /proc/TID/syscall); -1 for none. */
+static int kernel_sleeper(struct session *s, long *nr)
+{
+	for (int i = 0; i < s->nth; i++) {
+		char path[64];
+		FILE *f;
+		long n = -1;
+
+		if (s->th[i].st != SCHED_RUNNING)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/syscall", s->th[i].tid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+		if (n >= 0) {
+			*nr = n;
+			return i;
+		}
+	}
+	return -1;
+}
+
 /* CPU seconds ptloom itself has used. */
 static double self_cpu(void)
 {
@@ -406,12 +460,36 @@ static bool timeout_reached(struct session *s)
 			 "is too loaded or ptloom too slow for this run; "
 			 "raise --timeout",
 			 wall, cpu, lim);
-	else
-		snprintf(s->timeout_why, sizeof(s->timeout_why),
-			 "the run took longer than %g s (--timeout) with "
-			 "every running thread asleep in the kernel, in a "
-			 "wait ptloom does not model; raise --timeout",
-			 lim);
+	else {
+		long nr = -1;
+		int k = kernel_sleeper(s, &nr);
+		const char *name = k >= 0 ? unmodelled_wait(nr) : NULL;
+
+		if (name)
+			/* flock(2) between two threads: the one that would
+			 * release it is held by ptloom, so no limit helps */
+			snprintf(s->timeout_why, sizeof(s->timeout_why),
+				 "the run took longer than %g s (--timeout): "
+				 "T%d sleeps in the kernel in %s(2), a wait "
+				 "ptloom does not schedule (if another thread "
+				 "or process under ptloom is what it waits "
+				 "for, no --timeout helps)",
+				 lim, k, name);
+		else if (k >= 0)
+			snprintf(s->timeout_why, sizeof(s->timeout_why),
+				 "the run took longer than %g s (--timeout) "
+				 "with every running thread asleep in the "
+				 "kernel (T%d in syscall %ld), in a wait "
+				 "ptloom does not model; raise --timeout",
+				 lim, k, nr);
+		else
+			snprintf(s->timeout_why, sizeof(s->timeout_why),
+				 "the run took longer than %g s (--timeout) "
+				 "with every running thread asleep in the "
+				 "kernel, in a wait ptloom does not model; "
+				 "raise --timeout",
+				 lim);
+	}
 	return true;
 }
 
@@ -857,6 +935,7 @@ static bool outside_wait(struct session *s, const struct choice *c)
 {
 	struct pollfd p[4 * POLL_MAX];
 	int n = 0, who = -1;
+	bool flk = false; /* a flock another process holds: look again */
 
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
@@ -868,11 +947,13 @@ static bool outside_wait(struct session *s, const struct choice *c)
 		if (who < 0)
 			who = t->idx;
 		for (int k = 0; k < t->npfd && n < 4 * POLL_MAX; k++)
-			if (t->pfd[k] >= 0)
+			if (t->pfd[k] >= 0 && t->pkind[k] == FDK_FLOCK)
+				flk = true;
+			else if (t->pfd[k] >= 0)
 				p[n++] = (struct pollfd){ .fd = t->pfd[k],
 							  .events = t->pev[k] };
 	}
-	if (!n)
+	if (!n && !flk)
 		return false;
 	double budget = -1; /* seconds, <0 none */
 
@@ -914,8 +995,18 @@ static bool outside_wait(struct session *s, const struct choice *c)
 		if (s->cfg->timeout > 0 &&
 		    (s->cfg->timeout - (now - s->t0)) * 1000 < ms)
 			ms = (s->cfg->timeout - (now - s->t0)) * 1000;
+		if (flk && ms > 20)
+			ms = 20; /* no descriptor says when a flock is free */
 		if (poll(p, (nfds_t)n, ms < 1 ? 1 : (int)ms) > 0)
 			return true;
+		for (int i = 0; flk && i < s->nth; i++) {
+			struct thread *t = &s->th[i];
+
+			if (t->st == SCHED_BLOCKED && t->block == BLOCK_FD &&
+			    t->npfd == 1 && t->pkind[0] == FDK_FLOCK &&
+			    flock_ready(t, 0))
+				return true;
+		}
 	}
 }
 

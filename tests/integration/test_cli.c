@@ -3145,6 +3145,86 @@ Test(issue10, threads_get_the_same_ids_in_every_run)
 	unlink(path);
 }
 
+/* ptloom run ... -- flock_threads TMP/lock MODE, under a shell */
+static struct res flock_run(const char *opts, const char *mode)
+{
+	char line[3 * PATH_MAX];
+
+	snprintf(line, sizeof(line), "rm -f %s/lock*; %s run %s --seed %s "
+		 "--timeout 20 -- %s %s/lock %s", tmp, ptloom(), opts, SEED,
+		 target("flock_threads"), tmp, mode);
+	return sh(line);
+}
+
+/*
+ * flock(2) is a scheduling point whose readiness ptloom judges
+ * (tracer/flock.c): before, a thread waiting in the kernel for a lock a
+ * thread ptloom held kept every such run past --timeout (INCOMPLETE).
+ * Two threads (and a parent and its child) under one lock: complete; a
+ * thread that skips the lock: the lost update, replayed exactly; two
+ * locks in opposite orders: a deadlock, which names the flock waits.
+ */
+Test(issue10, flock_is_scheduled)
+{
+	struct res r = flock_run("--dfs-only -p 1", "");
+	char *s = summary(&r);
+
+	assert_exit(r, 0);
+	assert_contains(s, "complete to preemption bound 1", "the summary");
+	free(s);
+	res_free(&r);
+	r = flock_run("--dfs-only -p 1", "fork");
+	s = summary(&r);
+	assert_exit(r, 0);
+	assert_contains(s, "complete to preemption bound 1", "the summary");
+	free(s);
+	res_free(&r);
+	r = flock_run("", "abba");
+	s = summary(&r);
+	assert_exit(r, 1);
+	assert_contains(s, "FAIL deadlock", "the summary");
+	assert_contains(s, "flock(fd ", "the summary");
+	free(s);
+	res_free(&r);
+	r = flock_run("", "racy");
+	assert_exit(r, 1);
+	char *line = line_with(r.out, "replay: ");
+
+	cr_assert_not_null(line, "no replay: line:\n%s", r.out);
+	char cmd[4 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "rm -f %s/lock*; %s", tmp,
+		 line + strlen("replay: "));
+	struct res x = sh(cmd);
+
+	assert_exit(x, 1);
+	assert_contains(x.out, "identical to the recording", "the replay");
+	free(line);
+	res_free(&x);
+	res_free(&r);
+}
+
+/* A thread asleep in the kernel in a wait ptloom does not schedule (the
+ * open of a FIFO another thread opens too): not covered, and the summary
+ * names the syscall rather than only "raise --timeout". */
+Test(issue10, a_wait_ptloom_does_not_schedule_is_named)
+{
+	char line[3 * PATH_MAX];
+
+	snprintf(line, sizeof(line),
+		 "%s run -s random -n 2 --seed %s --timeout 2 -- %s %s/lock "
+		 "fifo",
+		 ptloom(), SEED, target("flock_threads"), tmp);
+	struct res r = sh(line);
+	char *s = summary(&r);
+
+	assert_exit(r, 3);
+	assert_contains(s, "sleeps in the kernel in openat(2), a wait ptloom "
+			   "does not schedule", "the summary");
+	free(s);
+	res_free(&r);
+}
+
 /* Files open at the first thread: a read-only one's offset, and a deleted
  * one's offset and contents (pytest's capture files), are put back for
  * every run, which then forks from the checkpoint (before: every run from

@@ -1,0 +1,146 @@
+/*
+ * flock(2) between threads (and processes) that open one file each, so
+ * that a second locker waits in the kernel while the first holds it
+ * (tests/integration: issue10 flock).  argv[1]: the lock file; argv[2]:
+ *   (none)  two threads update a counter under the lock: always 6;
+ *   racy    the second thread does not lock: a lost update (exit 1);
+ *   abba    two locks (argv[1] and argv[1].b) taken in opposite orders:
+ *           a deadlock in some schedules;
+ *   fork    a child process and the parent add to a counter in a file
+ *           under the lock: always 6;
+ *   fifo    a thread opens the FIFO argv[1].fifo for reading, which waits
+ *           in the kernel until main opens it for writing, after a
+ *           sleep: a wait ptloom does not schedule.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *path, *mode = "";
+static char path_b[4096];
+static int counter;
+
+static int open_lock(const char *p)
+{
+	int fd = open(p, O_RDWR | O_CREAT, 0644);
+
+	if (fd < 0)
+		abort();
+	return fd;
+}
+
+static void *worker(void *arg)
+{
+	long me = (long)arg;
+	int fd = open_lock(path);
+	bool lock = strcmp(mode, "racy") || me == 0;
+
+	for (int i = 0; i < 3; i++) {
+		if (lock)
+			flock(fd, LOCK_EX);
+		int c = counter;
+
+		usleep(1000);
+		counter = c + 1;
+		if (lock)
+			flock(fd, LOCK_UN);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *abba(void *arg)
+{
+	long me = (long)arg;
+	int a = open_lock(me ? path_b : path), b = open_lock(me ? path : path_b);
+
+	flock(a, LOCK_EX);
+	usleep(1000);
+	flock(b, LOCK_EX);
+	counter++;
+	flock(b, LOCK_UN);
+	flock(a, LOCK_UN);
+	close(a);
+	close(b);
+	return NULL;
+}
+
+/* the counter in the lock file itself, read and written under the lock */
+static void add_in_file(void)
+{
+	int fd = open_lock(path);
+
+	for (int i = 0; i < 3; i++) {
+		char b[16] = { 0 };
+
+		flock(fd, LOCK_EX);
+		pread(fd, b, sizeof(b) - 1, 0);
+		int c = atoi(b);
+
+		usleep(1000);
+		snprintf(b, sizeof(b), "%8d", c + 1);
+		pwrite(fd, b, strlen(b), 0);
+		flock(fd, LOCK_UN);
+	}
+	close(fd);
+}
+
+static char fifo[4096];
+
+static void *fifo_reader(void *arg)
+{
+	(void)arg;
+	close(open(fifo, O_RDONLY));
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t[2];
+
+	if (argc < 2)
+		return 2;
+	path = argv[1];
+	mode = argc > 2 ? argv[2] : "";
+	snprintf(path_b, sizeof(path_b), "%s.b", path);
+	if (!strcmp(mode, "fork")) {
+		char b[16] = { 0 };
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), st;
+		pid_t c = fork();
+
+		if (c == 0) {
+			add_in_file();
+			_exit(0);
+		}
+		add_in_file();
+		waitpid(c, &st, 0);
+		pread(fd, b, sizeof(b) - 1, 0);
+		return atoi(b) != 6;
+	}
+	if (!strcmp(mode, "fifo")) {
+		snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+		unlink(fifo);
+		if (mkfifo(fifo, 0600))
+			return 2;
+		pthread_create(&t[0], NULL, fifo_reader, NULL);
+		usleep(1000);
+		close(open(fifo, O_WRONLY));
+		pthread_join(t[0], NULL);
+		unlink(fifo);
+		return 0;
+	}
+	for (long i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, strcmp(mode, "abba") ? worker : abba,
+			       (void *)i);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	return strcmp(mode, "abba") ? counter != 6 : counter != 2;
+}
