@@ -136,6 +136,7 @@ void syscall_close_fds(struct thread *t);
 bool syscall_fd_external(struct session *s, struct thread *t);
 /* tracer/flock.c: can t's flock request t->pfd[i] be granted now; is
  * what it waits for held outside the program */
+enum { LK_FLOCK = 0, LK_POSIX, LK_OFD };
 bool flock_ready(struct thread *t, int i);
 bool flock_external(struct session *s, struct thread *t, int i);
 /* A blocking write of more than PIPE_BUF bytes to a pipe or stream socket

@@ -106,7 +106,7 @@ static long ksys(long nr, long a1, long a2, long a3, long a4, long a5)
 
 static int install_filter(uint64_t key)
 {
-	struct sock_filter f[9 + NTRACED + 2];
+	struct sock_filter f[9 + NTRACED + 6];
 	int k = 0;
 	const unsigned a5 = offsetof(struct seccomp_data, args[5]);
 
@@ -132,9 +132,18 @@ static int install_filter(uint64_t key)
 		/* on a match, jump to the RET_TRACE at the end */
 		f[k] = (struct sock_filter)BPF_JUMP(
 			BPF_JMP | BPF_JEQ | BPF_K, (unsigned)traced_syscalls[i],
-			(unsigned char)(NTRACED - i), 0);
+			(unsigned char)(NTRACED - i + 4), 0);
 		k++;
 	}
+	/* fcntl only where it waits for a record lock (tracer/flock.c) */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      SYS_fcntl, 0, 3);
+	f[k++] = (struct sock_filter)BPF_STMT(
+		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      F_SETLKW, 2, 0);
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      F_OFD_SETLKW, 1, 0);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 					      SECCOMP_RET_ALLOW);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,

@@ -505,6 +505,46 @@ static bool flock_point(struct session *s, struct thread *t)
 	t->nonblock = (op & LOCK_NB) || (op & LOCK_UN) ||
 		      !(op & (LOCK_SH | LOCK_EX));
 	t->poll_timeout_ms = -1;
+	t->lk_kind = LK_FLOCK;
+	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
+}
+
+/* fcntl(fd, F_SETLKW or F_OFD_SETLKW, &flock): a record lock; the same
+ * wait as flock's, for its byte range (tracer/flock.c). */
+static bool record_lock_point(struct session *s, struct thread *t)
+{
+	struct flock fl;
+	int fd;
+	int64_t start;
+
+	if (mem_read(t->p, t->regs.rdx, &fl, sizeof(fl)) ||
+	    (fd = grab_fd(t, (int)t->regs.rdi)) < 0)
+		return handled(); /* EFAULT, EBADF: the kernel's */
+	if (fl.l_whence == SEEK_CUR)
+		start = (int64_t)lseek(fd, 0, SEEK_CUR);
+	else if (fl.l_whence == SEEK_END) {
+		struct stat sb;
+
+		start = fstat(fd, &sb) ? -1 : (int64_t)sb.st_size;
+	} else
+		start = fl.l_whence == SEEK_SET ? 0 : -1;
+	if (start < 0 || fl.l_type == F_UNLCK) {
+		close(fd); /* EINVAL or an unlock: never waits */
+		return handled();
+	}
+	start += fl.l_start;
+	t->lk_start = fl.l_len < 0 ? start + fl.l_len : start;
+	t->lk_end = fl.l_len > 0   ? start + fl.l_len - 1
+		    : fl.l_len < 0 ? start - 1
+				   : INT64_MAX;
+	t->pfd[0] = fd;
+	t->pev[0] = fl.l_type == F_WRLCK ? 2 : 1;
+	t->pkind[0] = FDK_FLOCK;
+	t->npfd = 1;
+	t->ext_known = false;
+	t->nonblock = false;
+	t->poll_timeout_ms = -1;
+	t->lk_kind = (int)t->regs.rsi == F_OFD_SETLKW ? LK_OFD : LK_POSIX;
 	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
 }
 
@@ -600,6 +640,10 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return futex_point(s, t);
 	case SYS_flock:
 		return flock_point(s, t);
+	case SYS_fcntl:
+		if ((int)r->rsi == F_SETLKW || (int)r->rsi == F_OFD_SETLKW)
+			return record_lock_point(s, t);
+		return handled();
 	case SYS_futex_waitv:
 		session_fail(s, FAIL_UNSUPPORTED, t,
 			     "unsupported: futex_waitv cannot be made "

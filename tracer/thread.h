@@ -71,6 +71,10 @@ struct thread {
 	 * these two registers of its creator's */
 	bool fix_regs;
 	uint64_t fix_rdi, fix_rsi;
+	/* a lock request waited for (FDK_FLOCK): LK_*, and a record lock's
+	 * byte range [lk_start, lk_end] */
+	uint8_t lk_kind;
+	int64_t lk_start, lk_end;
 	int st;			/* enum sched_state */
 	bool starting;		/* cloned, its first stop not seen yet */
 	int stop;		/* enum stop_kind */

@@ -3157,9 +3157,10 @@ static struct res flock_run(const char *opts, const char *mode)
 }
 
 /*
- * flock(2) is a scheduling point whose readiness ptloom judges
- * (tracer/flock.c): before, a thread waiting in the kernel for a lock a
- * thread ptloom held kept every such run past --timeout (INCOMPLETE).
+ * flock(2) and fcntl's record-lock waits (F_SETLKW, F_OFD_SETLKW) are
+ * scheduling points whose readiness ptloom judges (tracer/flock.c):
+ * before, a thread waiting in the kernel for a lock a thread ptloom held
+ * kept every such run past --timeout (INCOMPLETE).
  * Two threads (and a parent and its child) under one lock: complete; a
  * thread that skips the lock: the lost update, replayed exactly; two
  * locks in opposite orders: a deadlock, which names the flock waits.
@@ -3173,12 +3174,19 @@ Test(issue10, flock_is_scheduled)
 	assert_contains(s, "complete to preemption bound 1", "the summary");
 	free(s);
 	res_free(&r);
-	r = flock_run("--dfs-only -p 1", "fork");
-	s = summary(&r);
-	assert_exit(r, 0);
-	assert_contains(s, "complete to preemption bound 1", "the summary");
-	free(s);
-	res_free(&r);
+	/* a parent and its child under flock, under a POSIX record lock
+	 * (lockf); two threads under an OFD record lock */
+	static const char *const kinds[] = { "fork", "lockf", "ofd" };
+
+	for (int i = 0; i < 3; i++) {
+		r = flock_run("--dfs-only -p 1", kinds[i]);
+		s = summary(&r);
+		assert_exit(r, 0);
+		assert_contains(s, "complete to preemption bound 1",
+				"the summary");
+		free(s);
+		res_free(&r);
+	}
 	r = flock_run("", "abba");
 	s = summary(&r);
 	assert_exit(r, 1);
@@ -4660,7 +4668,9 @@ Test(issue9, ctest_project_racy_test_found_and_named)
  */
 Test(issue9, criterion_correct_tests_never_fail)
 {
-	struct res r = RUN9("--timeout", "120", "-n", "4", "--seed", SEED,
+	/* -n 2: every test of the binary in each run, about 45 s at -n 4
+	 * on a loaded machine against the 60 s a command may take */
+	struct res r = RUN9("--timeout", "120", "-n", "2", "--seed", SEED,
 			    "--", target("criterion_tests"));
 
 	cr_assert(r.code == 0 || r.code == 3, "exit %d\n%s\n%s", r.code,

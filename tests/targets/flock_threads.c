@@ -8,6 +8,9 @@
  *           a deadlock in some schedules;
  *   fork    a child process and the parent add to a counter in a file
  *           under the lock: always 6;
+ *   lockf   the same under a POSIX record lock (lockf: F_SETLKW);
+ *   ofd     two threads as in the first, under an open file
+ *           description's record lock (F_OFD_SETLKW) of bytes 0-9;
  *   fifo    a thread opens the FIFO argv[1].fifo for reading, which waits
  *           in the kernel until main opens it for writing, after a
  *           sleep: a wait ptloom does not schedule.
@@ -37,6 +40,20 @@ static int open_lock(const char *p)
 	return fd;
 }
 
+/* lock or unlock fd: flock, or bytes 0-9 by F_OFD_SETLKW ("ofd") */
+static void lock_fd(int fd, bool on)
+{
+	if (!strcmp(mode, "ofd")) {
+		struct flock fl = { .l_type = on ? F_WRLCK : F_UNLCK,
+				    .l_whence = SEEK_SET, .l_len = 10 };
+
+		if (fcntl(fd, F_OFD_SETLKW, &fl))
+			abort();
+	} else {
+		flock(fd, on ? LOCK_EX : LOCK_UN);
+	}
+}
+
 static void *worker(void *arg)
 {
 	long me = (long)arg;
@@ -45,13 +62,13 @@ static void *worker(void *arg)
 
 	for (int i = 0; i < 3; i++) {
 		if (lock)
-			flock(fd, LOCK_EX);
+			lock_fd(fd, true);
 		int c = counter;
 
 		usleep(1000);
 		counter = c + 1;
 		if (lock)
-			flock(fd, LOCK_UN);
+			lock_fd(fd, false);
 	}
 	close(fd);
 	return NULL;
@@ -81,14 +98,20 @@ static void add_in_file(void)
 	for (int i = 0; i < 3; i++) {
 		char b[16] = { 0 };
 
-		flock(fd, LOCK_EX);
+		if (!strcmp(mode, "lockf"))
+			lockf(fd, F_LOCK, 0);
+		else
+			flock(fd, LOCK_EX);
 		pread(fd, b, sizeof(b) - 1, 0);
 		int c = atoi(b);
 
 		usleep(1000);
 		snprintf(b, sizeof(b), "%8d", c + 1);
 		pwrite(fd, b, strlen(b), 0);
-		flock(fd, LOCK_UN);
+		if (!strcmp(mode, "lockf"))
+			lockf(fd, F_ULOCK, 0);
+		else
+			flock(fd, LOCK_UN);
 	}
 	close(fd);
 }
@@ -111,7 +134,7 @@ int main(int argc, char **argv)
 	path = argv[1];
 	mode = argc > 2 ? argv[2] : "";
 	snprintf(path_b, sizeof(path_b), "%s.b", path);
-	if (!strcmp(mode, "fork")) {
+	if (!strcmp(mode, "fork") || !strcmp(mode, "lockf")) {
 		char b[16] = { 0 };
 		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), st;
 		pid_t c = fork();
