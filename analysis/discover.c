@@ -528,8 +528,9 @@ int discover_races(const struct session_config *base, int runs,
 		 * (sysmon reading the Ps' state unlocked) are the same in
 		 * every run, and the plain accesses of its start-up were
 		 * 95 % of go_wg's 170,000 observation stops in 6 runs */
-		cfg.nruntime_code = i && nrcode > 0 ? (size_t)nrcode : 0;
-		d->runtime_atomics_runs += cfg.nruntime_code > 0;
+		cfg.nruntime_code = nrcode > 0 ? (size_t)nrcode : 0;
+		cfg.runtime_atomics_only = i > 0;
+		d->runtime_atomics_runs += i > 0 && nrcode > 0;
 		int e = session_run(&cfg, &s, &r);
 
 		if (!e && r.seconds > d->longest_run)

@@ -694,11 +694,14 @@ int bp_install(struct session *ss, struct process *s)
 		for (int i = 0; i < c->n; i++) {
 			struct insn_info *in = &c->insns[i];
 
+			bool in_rt = rt && !in->is_atomic &&
+				     in_ranges(ss->cfg->runtime_code,
+					       ss->cfg->nruntime_code,
+					       in->addr);
+
 			if (!in->is_atomic &&
 			    (!want_observe ||
-			     (rt && in_ranges(ss->cfg->runtime_code,
-					      ss->cfg->nruntime_code,
-					      in->addr))))
+			     (in_rt && ss->cfg->runtime_atomics_only)))
 				continue;
 			if (add_bp(s, &cap, in->addr + bias,
 				   want_atomics && in->is_atomic ? OP_ATOMIC
@@ -707,6 +710,7 @@ int bp_install(struct session *ss, struct process *s)
 				continue;
 			s->bps[s->nbps - 1].observe =
 				!(want_atomics && in->is_atomic);
+			s->bps[s->nbps - 1].runtime = in_rt;
 		}
 		if (want_observe) {
 			add_lib_atomics(s, &cap, exe);

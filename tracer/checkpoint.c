@@ -213,6 +213,25 @@ static void say_off(struct checkpoint *cp, const char *why)
  * capture file: pytest's); larger, the runs start from exec. */
 #define CP_FILE_MAX (1 << 20)
 
+/* Does pid hold a file lock (flock, POSIX or OFD) through its fd (its
+ * fdinfo's "lock:" lines)?  A fork shares an flock or OFD lock with the
+ * template, so one run's unlock would be the next run's too, and a POSIX
+ * lock is not inherited at all: such a file means exec. */
+static bool holds_lock(pid_t pid, int fd)
+{
+	char path[64], line[256];
+	bool lock = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
+	if (!(f = fopen(path, "r")))
+		return true;
+	while (!lock && fgets(line, sizeof(line), f))
+		lock = !strncmp(line, "lock:", 5);
+	fclose(f);
+	return lock;
+}
+
 /*
  * A file whose state a run can put back before it starts: a regular file
  * or directory open read-only (its offset), or a deleted regular file of
@@ -222,10 +241,11 @@ static void say_off(struct checkpoint *cp, const char *why)
  * (pidfd_getfd), st is what fd refers to.  False if the run could not be
  * given the template's state of it.
  */
-static bool keep_file(struct checkpoint *cp, int pidfd, int fd,
+static bool keep_file(struct checkpoint *cp, pid_t pid, int pidfd, int fd,
 		      const struct stat *st)
 {
-	if (pidfd < 0 || (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)))
+	if (pidfd < 0 || (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) ||
+	    holds_lock(pid, fd))
 		return false;
 	struct cp_file *n = realloc(cp->files,
 				    (cp->nfiles + 1) * sizeof(*n));
@@ -333,7 +353,7 @@ static bool template_is_safe(struct checkpoint *cp, pid_t pid, int outfd)
 		if (outfd >= 0 && syscall(SYS_kcmp, me, pid, KCMP_FILE, outfd,
 					  fd) == 0)
 			continue;
-		if (stateless_device(&st) || keep_file(cp, pidfd, fd, &st))
+		if (stateless_device(&st) || keep_file(cp, pid, pidfd, fd, &st))
 			continue;
 		ssize_t n = readlink(p, link, sizeof(link) - 1);
 

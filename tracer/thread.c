@@ -34,6 +34,9 @@
 /* Observations of one instruction per run in race discovery (sampling),
  * and how often one that dozed is woken (observe_hit). */
 #define OBSERVE_PC_CAP 256
+/* a language runtime's plain access (bp.runtime): its races are the same
+ * in every run, its start-up is most of what a Go program observes */
+#define OBSERVE_RUNTIME_CAP 16
 #define OBSERVE_WAKES 8
 
 struct thread *find_thread(struct session *s, pid_t tid)
@@ -640,7 +643,10 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 		else if (b->first_tid != t->idx)
 			b->shared = true;
 		/* an atomic orders what it is seen with: never sampled */
-		if (++b->hits >= OBSERVE_PC_CAP && !atomic) {
+		if (b->runtime && ++b->hits >= OBSERVE_RUNTIME_CAP) {
+			bp_retire(t->p, b);
+		} else if (!b->runtime && ++b->hits >= OBSERVE_PC_CAP &&
+			   !atomic) {
 			if (b->shared || b->wakes >= OBSERVE_WAKES)
 				bp_retire(t->p, b);
 			else

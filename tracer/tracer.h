@@ -254,11 +254,14 @@ struct session_config {
 	size_t natomic_code;
 	/* race discovery: the code of the executable runtime_exe that is a
 	 * language runtime's own (Go's: symbols_elf_runtime_code),
-	 * link-time pairs [lo, hi), sorted: only its atomic instructions
-	 * are observed */
+	 * link-time pairs [lo, hi), sorted: with runtime_atomics_only only
+	 * its atomic instructions are observed, else its other instructions
+	 * are sampled more sparsely than the program's (each retired after
+	 * a few observations) */
 	const char *runtime_exe;
 	const uint64_t *runtime_code;
 	size_t nruntime_code;
+	bool runtime_atomics_only;
 };
 
 enum failure_kind {

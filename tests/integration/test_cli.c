@@ -3210,6 +3210,11 @@ Test(issue10, flock_is_scheduled)
 	free(line);
 	res_free(&x);
 	res_free(&r);
+	/* a file main locked before its first thread: runs exec (a forked
+	 * run shares the template's description and its lock) */
+	r = flock_run("-s random -n 5", "held");
+	assert_exit(r, 0);
+	res_free(&r);
 	/* util-linux's flock(1) in a shell: two subshells add to a file's
 	 * count under it (before: every run INCOMPLETE past --timeout) */
 	char script[PATH_MAX];

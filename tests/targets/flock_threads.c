@@ -11,6 +11,11 @@
  *   lockf   the same under a POSIX record lock (lockf: F_SETLKW);
  *   ofd     two threads as in the first, under an open file
  *           description's record lock (F_OFD_SETLKW) of bytes 0-9;
+ *   held    main takes the flock of a file it opened read-only before its
+ *           first thread, and after the join another description of the
+ *           file must not get it (a run forked from a checkpoint shares
+ *           the template's description: one run's unlock was the next
+ *           run's, a false failure);
  *   fifo    a thread opens the FIFO argv[1].fifo for reading, which waits
  *           in the kernel until main opens it for writing, after a
  *           sleep: a wait ptloom does not schedule.
@@ -118,6 +123,12 @@ static void add_in_file(void)
 
 static char fifo[4096];
 
+/* a thread that only exists (the "held" mode's) */
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
 static void *fifo_reader(void *arg)
 {
 	(void)arg;
@@ -147,6 +158,18 @@ int main(int argc, char **argv)
 		waitpid(c, &st, 0);
 		pread(fd, b, sizeof(b) - 1, 0);
 		return atoi(b) != 6;
+	}
+	if (!strcmp(mode, "held")) {
+		int fd = open(path, O_RDONLY | O_CREAT, 0644), g, r;
+
+		if (fd < 0 || flock(fd, LOCK_EX))
+			return 2;
+		pthread_create(&t[0], NULL, nothing, NULL);
+		pthread_join(t[0], NULL);
+		g = open(path, O_RDONLY);
+		r = flock(g, LOCK_EX | LOCK_NB); /* fd holds it: must fail */
+		flock(fd, LOCK_UN);
+		return r == 0;
 	}
 	if (!strcmp(mode, "fifo")) {
 		snprintf(fifo, sizeof(fifo), "%s.fifo", path);
