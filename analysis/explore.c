@@ -690,7 +690,7 @@ restart:
 			 * still running: it is not covered, go on */
 			if (rr.failure == FAIL_SLOW && !r->slow_runs++)
 				snprintf(r->slow_why, sizeof(r->slow_why),
-					 "%s", rr.message);
+					 "%s", rr.kernel_wait);
 			else if (rr.failure != FAIL_SLOW)
 				r->steps_runs++;
 			run_result_free(&rr);
@@ -814,19 +814,16 @@ out:
 				 (unsigned long long)r->runs,
 				 (unsigned long long)r->steps_runs,
 				 (unsigned long long)o->cfg.max_steps);
-		else if (strstr(r->slow_why, "ptloom does not schedule"))
+		else if (r->slow_why[0])
 			/* a wait nobody can end while ptloom holds the
-			 * others (flock between two threads): say which */
+			 * others (a FIFO's open by two threads): say which */
 			snprintf(r->error, sizeof(r->error),
 				 "%llu runs, %llu of them past --timeout (%g "
 				 "s) with no hang shown (the first: %s); no "
 				 "failure found",
 				 (unsigned long long)r->runs,
 				 (unsigned long long)r->slow_runs,
-				 o->cfg.timeout,
-				 strstr(r->slow_why, "): ")
-					 ? strstr(r->slow_why, "): ") + 3
-					 : r->slow_why);
+				 o->cfg.timeout, r->slow_why);
 		else
 			snprintf(r->error, sizeof(r->error),
 				 "%llu runs, %llu of them past --timeout (%g "

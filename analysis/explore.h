@@ -138,7 +138,7 @@ struct explore_result {
 	bool too_long;		   /* a run hit a per-run limit (error says) */
 	uint64_t steps_runs;	   /* runs cut by --max-steps, no livelock */
 	uint64_t slow_runs;	   /* runs cut by --timeout, still running */
-	char slow_why[320];	   /* the first of them: why */
+	char slow_why[320];	   /* the first of them: its kernel_wait */
 	bool killed;		   /* a run was SIGKILLed from outside */
 	bool nondeterministic;	   /* dfs: a run left the prefix it was
 				    * given; the search stopped (error) */

@@ -170,8 +170,7 @@ static const char *block_name(struct thread *t)
 	switch (t->block) {
 	case BLOCK_SLEEP: return "sleep";
 	case BLOCK_FD:
-		return t->npfd == 1 && t->pkind[0] == FDK_FLOCK ? "flock"
-								 : "read/write";
+		return waits_lock(t) ? "flock" : "read/write";
 	case BLOCK_POLL: return "poll";
 	case BLOCK_SIGNAL: return signal_wait_name(t);
 	case BLOCK_WAIT: return "wait";

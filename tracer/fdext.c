@@ -264,7 +264,7 @@ static bool external(struct session *s, struct thread *t, int ourfd,
 
 bool syscall_fd_external(struct session *s, struct thread *t)
 {
-	if (t->npfd == 1 && t->pkind[0] == FDK_FLOCK)
+	if (waits_lock(t))
 		return flock_external(s, t, 0); /* holders come and go */
 	if (t->ext_known)
 		return t->ext;

@@ -555,6 +555,22 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 	return false;
 }
 
+/* A lock request on our copy fd of the tracee's descriptor as t's
+ * pending point: kind LK_*, exclusive or shared, never waiting. */
+static bool lock_point(struct session *s, struct thread *t, int fd, int kind,
+		       bool excl, bool nonblock)
+{
+	t->pfd[0] = fd;
+	t->pev[0] = excl ? 2 : 1;
+	t->pkind[0] = FDK_FLOCK;
+	t->npfd = 1;
+	t->ext_known = false;
+	t->nonblock = nonblock;
+	t->poll_timeout_ms = -1;
+	t->lk_kind = (uint8_t)kind;
+	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
+}
+
 /* flock(fd, op): a point; one that may block waits, as a read does,
  * until the lock is free (tracer/flock.c). */
 static bool flock_point(struct session *s, struct thread *t)
@@ -563,16 +579,9 @@ static bool flock_point(struct session *s, struct thread *t)
 
 	if (fd < 0)
 		return handled(); /* EBADF: the kernel's */
-	t->pfd[0] = fd;
-	t->pev[0] = (op & LOCK_EX) ? 2 : 1;
-	t->pkind[0] = FDK_FLOCK;
-	t->npfd = 1;
-	t->ext_known = false;
-	t->nonblock = (op & LOCK_NB) || (op & LOCK_UN) ||
-		      !(op & (LOCK_SH | LOCK_EX));
-	t->poll_timeout_ms = -1;
-	t->lk_kind = LK_FLOCK;
-	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
+	return lock_point(s, t, fd, LK_FLOCK, op & LOCK_EX,
+			  (op & LOCK_NB) || (op & LOCK_UN) ||
+				  !(op & (LOCK_SH | LOCK_EX)));
 }
 
 /* fcntl(fd, F_SETLKW or F_OFD_SETLKW, &flock): a record lock; the same
@@ -603,15 +612,9 @@ static bool record_lock_point(struct session *s, struct thread *t)
 	t->lk_end = fl.l_len > 0   ? start + fl.l_len - 1
 		    : fl.l_len < 0 ? start - 1
 				   : INT64_MAX;
-	t->pfd[0] = fd;
-	t->pev[0] = fl.l_type == F_WRLCK ? 2 : 1;
-	t->pkind[0] = FDK_FLOCK;
-	t->npfd = 1;
-	t->ext_known = false;
-	t->nonblock = false;
-	t->poll_timeout_ms = -1;
-	t->lk_kind = (int)t->regs.rsi == F_OFD_SETLKW ? LK_OFD : LK_POSIX;
-	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
+	return lock_point(s, t, fd,
+			  (int)t->regs.rsi == F_OFD_SETLKW ? LK_OFD : LK_POSIX,
+			  fl.l_type == F_WRLCK, false);
 }
 
 static bool futex_point(struct session *s, struct thread *t)
@@ -1006,6 +1009,18 @@ static bool futex_execute(struct session *s, struct thread *t)
 	return true;
 }
 
+/* A descriptor operation ready (or non-blocking) is the kernel's to
+ * perform; otherwise t waits for its descriptor. */
+static bool fd_execute(struct session *s, struct thread *t)
+{
+	if (t->nonblock || syscall_fd_ready(s, t)) {
+		syscall_close_fds(t);
+		return true;
+	}
+	block(s, t, BLOCK_FD, false, 0, 0);
+	return false;
+}
+
 bool syscall_execute(struct session *s, struct thread *t)
 {
 	switch (t->kind) {
@@ -1020,16 +1035,10 @@ bool syscall_execute(struct session *s, struct thread *t)
 		skip(t, 0);
 		return true;
 	case OP_SYSCALL:
-		if (t->npfd == 1 && t->pkind[0] == FDK_FLOCK) {
-			/* flock: a lock free now, or no wait (LOCK_NB,
-			 * LOCK_UN) is the kernel's to take */
-			if (t->nonblock || syscall_fd_ready(s, t)) {
-				syscall_close_fds(t);
-				return true;
-			}
-			block(s, t, BLOCK_FD, false, 0, 0);
-			return false;
-		}
+		/* a lock free now, or no wait (LOCK_NB, LOCK_UN): the
+		 * kernel's to take, as a ready descriptor's operation */
+		if (waits_lock(t))
+			return fd_execute(s, t);
 		return signal_execute(s, t);
 	case OP_WAIT4:
 		return s->cfg->free_children || process_wait_execute(s, t);
@@ -1078,13 +1087,7 @@ bool syscall_execute(struct session *s, struct thread *t)
 	/* fall through */
 	case OP_ACCEPT:
 	case OP_CONNECT:
-		/* ready (or non-blocking): the kernel performs it */
-		if (t->nonblock || syscall_fd_ready(s, t)) {
-			syscall_close_fds(t);
-			return true;
-		}
-		block(s, t, BLOCK_FD, false, 0, 0);
-		return false;
+		return fd_execute(s, t);
 	case OP_POLL:
 		if (t->nonblock || syscall_fd_ready(s, t)) {
 			syscall_close_fds(t);

@@ -393,7 +393,6 @@ static void clone_regs_back(struct thread *t)
 
 void thread_clone_retry(struct session *s, struct thread *t)
 {
-	(void)s;
 	if (regs_get(t))
 		return;
 	/* back to the syscall instruction, as the program made the call;

@@ -148,6 +148,12 @@ struct thread {
 	uint64_t split_addr, split_val;
 };
 
+/* t's pending operation waits for a file lock (tracer/flock.c) */
+static inline bool waits_lock(const struct thread *t)
+{
+	return t->npfd == 1 && t->pkind[0] == FDK_FLOCK;
+}
+
 struct thread *session_new_thread(struct session *s, pid_t tid,
 				  struct process *p);
 struct thread *find_thread(struct session *s, pid_t tid);

@@ -348,6 +348,10 @@ struct run_result {
 	char location[LOC_MAX]; /* failing thread's symbolised location */
 	char thread_label[64];	/* "P1 racy T2" outside the first process */
 	char message[MSG_MAX];	/* detail: deadlock report, unsupported op */
+	/* FAIL_SLOW with a running thread asleep in a syscall ptloom does
+	 * not schedule: which ("T1 sleeps in the kernel in semop(2), ..."),
+	 * else "" */
+	char kernel_wait[256];
 	char *output;		/* captured stdout+stderr tail (malloc) */
 	size_t output_len;
 	struct event *events;	/* the trace (malloc) */

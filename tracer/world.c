@@ -465,17 +465,21 @@ static bool timeout_reached(struct session *s)
 		int k = kernel_sleeper(s, &nr);
 		const char *name = k >= 0 ? unmodelled_wait(nr) : NULL;
 
-		if (name)
-			/* flock(2) between two threads: the one that would
-			 * release it is held by ptloom, so no limit helps */
-			snprintf(s->timeout_why, sizeof(s->timeout_why),
-				 "the run took longer than %g s (--timeout): "
+		if (name) {
+			/* a FIFO's open between two threads: the one that
+			 * would end it is held by ptloom, no limit helps */
+			snprintf(s->res->kernel_wait,
+				 sizeof(s->res->kernel_wait),
 				 "T%d sleeps in the kernel in %s(2), a wait "
 				 "ptloom does not schedule (if another thread "
 				 "or process under ptloom is what it waits "
 				 "for, no --timeout helps)",
-				 lim, k, name);
-		else if (k >= 0)
+				 k, name);
+			snprintf(s->timeout_why, sizeof(s->timeout_why),
+				 "the run took longer than %g s (--timeout): "
+				 "%s",
+				 lim, s->res->kernel_wait);
+		} else if (k >= 0)
 			snprintf(s->timeout_why, sizeof(s->timeout_why),
 				 "the run took longer than %g s (--timeout) "
 				 "with every running thread asleep in the "
@@ -1003,7 +1007,7 @@ static bool outside_wait(struct session *s, const struct choice *c)
 			struct thread *t = &s->th[i];
 
 			if (t->st == SCHED_BLOCKED && t->block == BLOCK_FD &&
-			    t->npfd == 1 && t->pkind[0] == FDK_FLOCK &&
+			    waits_lock(t) &&
 			    flock_ready(t, 0))
 				return true;
 		}
