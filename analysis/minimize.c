@@ -135,6 +135,96 @@ static void drop_chunks(minimize_run_fn run, void *ctx, struct run_result *best,
 	}
 }
 
+/* The process of thread T-number `thread` in run r, or -1. */
+static int process_of(const struct run_result *r, int thread)
+{
+	for (int i = 0; i < r->nthreads; i++)
+		if (r->threads[i].thread == thread)
+			return r->threads[i].proc;
+	return -1;
+}
+
+/*
+ * A failure inside one process of a tree (a test runner's worker) rarely
+ * needs the other processes' preemptions, and a sample through a runner
+ * carries hundreds of them: first try without every non-default decision
+ * that chose a thread of another process (one run), else drop those
+ * processes' preemptions in chunks before anything else.
+ */
+static void drop_other_processes(minimize_run_fn run, void *ctx,
+				 struct run_result *best, unsigned max_runs,
+				 struct minimize_stats *st)
+{
+	int proc = best->thread >= 0 ? process_of(best, best->thread) : -1;
+	size_t n = best->ndecisions, other = 0;
+	bool *mask;
+
+	if (proc < 0 || st->runs >= max_runs)
+		return;
+	mask = calloc(n ? n : 1, 1);
+	if (!mask)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct decision *d = &best->decisions[i];
+		int p = process_of(best, d->thread);
+
+		if (d->index && p >= 0 && p != proc &&
+		    preempts(best, d)) {
+			mask[i] = true;
+			other++;
+		}
+	}
+	if (other && !try_dropping(run, ctx, best, mask, st, true)) {
+		/* only the other processes' preemptions, half at a time */
+		for (size_t parts = 2; parts <= other && st->runs < max_runs;
+		     parts *= 2) {
+			bool dropped = false;
+
+			n = best->ndecisions;
+			size_t npre = 0, *pre = malloc((n ? n : 1) *
+						       sizeof(*pre));
+			bool *m = calloc(n ? n : 1, 1);
+
+			if (!pre || !m) {
+				free(pre);
+				free(m);
+				break;
+			}
+			for (size_t i = 0; i < n; i++) {
+				const struct decision *d = &best->decisions[i];
+				int p = process_of(best, d->thread);
+
+				if (p >= 0 && p != proc && preempts(best, d))
+					pre[npre++] = i;
+			}
+			size_t size = (npre + parts - 1) / parts;
+
+			for (size_t c = parts; c-- > 0 && size &&
+					       st->runs < max_runs;) {
+				size_t a = c * size,
+				       b = a + size < npre ? a + size : npre;
+
+				if (a >= b)
+					continue;
+				memset(m, 0, n);
+				for (size_t k = a; k < b; k++)
+					m[pre[k]] = true;
+				dropped |= try_dropping(run, ctx, best, m, st,
+							true);
+				if (dropped)
+					break;
+			}
+			free(pre);
+			free(m);
+			if (dropped)
+				parts = 1; /* the same granularity again */
+			if (!npre)
+				break;
+		}
+	}
+	free(mask);
+}
+
 int minimize(minimize_run_fn run, void *ctx, struct run_result *best,
 	     unsigned max_runs, struct minimize_stats *st)
 {
@@ -142,6 +232,8 @@ int minimize(minimize_run_fn run, void *ctx, struct run_result *best,
 	st->preemptions_before = best->preemptions;
 	st->decisions_before = minimize_count_decisions(best);
 
+	/* 0. a failure inside one process: the others' preemptions first */
+	drop_other_processes(run, ctx, best, max_runs, st);
 	/* 1. fewer preemptions: in chunks while there are many, then one at
 	 * a time, to a fixed point */
 	drop_chunks(run, ctx, best, max_runs, st);

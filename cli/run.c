@@ -29,7 +29,9 @@ static void usage(FILE *f)
 	      "pct, pos, surw\n"
 	      "                        (default dfs)\n"
 	      "  -n, --max-runs N      at most N executions (default 10000)\n"
-	      "      --max-time SEC    at most SEC seconds of exploration\n"
+	      "      --max-time SEC    at most SEC seconds for the whole "
+	      "command (exploration,\n"
+	      "                        then minimisation in what is left)\n"
 	      "      --max-steps N     per-run cap on scheduling points; over "
 	      "it is a livelock\n"
 	      "                        failure (default 100000)\n"
@@ -59,6 +61,13 @@ static void usage(FILE *f)
 	      "                        (delays of a round-robin scheduler; "
 	      "serial only)\n"
 	      "      --no-minimize     keep the schedule as found\n"
+	      "      --minimize-time SEC  at most SEC seconds of "
+	      "minimisation (default: the\n"
+	      "                        larger of 60 s and 10 times the time "
+	      "the failure took\n"
+	      "                        to find); past it the best schedule "
+	      "so far is kept,\n"
+	      "                        \"minimum not proven\"\n"
 	      "  -o, --out DIR         where schedule files go (default "
 	      ".ptloom)\n"
 	      "      --report FILE     write a report; --report-format "
@@ -91,6 +100,10 @@ static void usage(FILE *f)
 	      f);
 }
 
+#define MINIMIZE_TIME_OPT ('t' + 256)
+#define MINIMIZE_TIME_MIN 60	/* seconds, at least */
+#define MINIMIZE_TIME_FACTOR 10 /* times the time to find the failure */
+
 static const struct option long_opts[] = {
 	{ "preemptions", required_argument, 0, 'p' },
 	{ "strategy", required_argument, 0, 's' },
@@ -106,6 +119,7 @@ static const struct option long_opts[] = {
 	{ "no-state-cache", no_argument, 0, 'c' + 256 },
 	{ "state-cache", no_argument, 0, 'C' + 256 },
 	{ "no-minimize", no_argument, 0, 'm' },
+	{ "minimize-time", required_argument, 0, MINIMIZE_TIME_OPT },
 	{ "dfs-only", no_argument, 0, 'Y' },
 	{ "hybrid-mix", required_argument, 0, 'H' },
 	{ "out", required_argument, 0, 'o' },
@@ -203,8 +217,17 @@ static int bounded_search(const struct explore_opts *eo, int bound,
 	o.jobs = 1;
 	o.nshards = 0;
 	o.shard = 0;
+	double left = cli_bound_left();
+
+	if (left == 0)
+		return -1; /* no time left */
+	if (left > 0)
+		o.max_time = left;
 	if (explore(&o, er))
 		return -1;
+	if (left > 0 && er->verdict == VERDICT_INCOMPLETE &&
+	    cli_bound_left() == 0)
+		cli_bound_expired(); /* stopped by the bound */
 	int c = er->verdict == VERDICT_PASS && er->complete ? bound + 1
 		: er->restarts					  ? 0
 								  : er->bound;
@@ -312,6 +335,7 @@ int cmd_run(int argc, char **argv)
 	long v;
 	int c, jobs = 1;
 	bool minimize_on = true;
+	double t_start = cli_wall(), min_time = 0;
 
 	common_defaults(&co);
 	memset(&eo, 0, sizeof(eo));
@@ -439,6 +463,15 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'm':
 			minimize_on = false;
+			break;
+		case MINIMIZE_TIME_OPT:
+			if (parse_seconds(optarg, SECONDS_MAX, &min_time)) {
+				fprintf(stderr, "ptloom: --minimize-time takes "
+						"seconds, a decimal number > 0 "
+						"and <= %d (got '%s')\n",
+					SECONDS_MAX, esc(optarg));
+				return EXIT_USAGE;
+			}
 			break;
 		case 'Y':
 			eo.hybrid = false;
@@ -575,10 +608,34 @@ int cmd_run(int argc, char **argv)
 			cli_test_interrupt("minimize");
 		if (minimize_on && cli_interrupted)
 			snprintf(mnote, sizeof(mnote), "not done (interrupted)");
+		/* minimisation answers within a bound the user can predict:
+		 * --minimize-time, else the larger of 60 s and 10 times the
+		 * time the failure took to find; never past --max-time,
+		 * which is the whole command's */
+		double budget = min_time > 0 ? min_time
+				: er.seconds * MINIMIZE_TIME_FACTOR >
+						MINIMIZE_TIME_MIN
+					? er.seconds * MINIMIZE_TIME_FACTOR
+					: MINIMIZE_TIME_MIN;
+		bool by_max_time = false;
+
+		if (eo.max_time > 0 &&
+		    eo.max_time - (cli_wall() - t_start) < budget) {
+			budget = eo.max_time - (cli_wall() - t_start);
+			by_max_time = true;
+		}
+		if (minimize_on && !cli_interrupted && budget <= 0) {
+			snprintf(mnote, sizeof(mnote),
+				 "not done (no time left of --max-time %g s); "
+				 "minimum not proven", eo.max_time);
+			minimize_on = false;
+		}
 		cli_progress_begin("minimizing", eo.progress);
 		int clear = bounds_clear(&eo, &er);
 		bool proven = false;
 
+		if (minimize_on && !cli_interrupted)
+			cli_bound_begin(&eo.cfg, budget);
 		if (minimize_on && !cli_interrupted) {
 			/* minimise a copy: replay the original by step */
 			if (run_by_step(&eo.cfg, orig->decisions,
@@ -597,6 +654,9 @@ int cmd_run(int argc, char **argv)
 							 &ms, &clear);
 				ms.preemptions_before = before;
 				ms.decisions_before = dbefore;
+				bool stopped = cli_bound_hit();
+
+				cli_bound_end(&eo.cfg);
 				struct run_result ex;
 
 				if (rerun_exact(&eo.cfg, &best, &ex) == 0 &&
@@ -641,11 +701,26 @@ int cmd_run(int argc, char **argv)
 				minimum_note(mnote, sizeof(mnote),
 					     best.preemptions, clear);
 				proven = clear >= (int)best.preemptions;
+				if (stopped) {
+					size_t l = strlen(mnote);
+
+					snprintf(mnote + l, sizeof(mnote) - l,
+						 "; stopped at its %.0f s bound "
+						 "(%s): the best schedule so "
+						 "far",
+						 budget,
+						 by_max_time ? "what --max-time "
+							       "left"
+						 : min_time > 0
+							 ? "--minimize-time"
+							 : "the default");
+				}
 			} else if (best.events || best.output) {
 				run_result_free(&best);
 				memset(&best, 0, sizeof(best));
 			}
 		}
+		cli_bound_end(&eo.cfg);
 minimized:
 		cli_progress_end();
 		const struct run_result *shown = files[1][0] ? &best : orig;
@@ -656,7 +731,9 @@ minimized:
 			snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s",
 				 files[1][0] ? files[1] : files[0], quoted);
 		/* where the failing run left the last passing one */
-		if (er.have_pass && !cli_interrupted) {
+		if (er.have_pass && !cli_interrupted &&
+		    !(eo.max_time > 0 &&
+		      cli_wall() - t_start >= eo.max_time)) {
 			struct run_result p;
 
 			if (rerun_exact(&eo.cfg, &er.pass, &p) == 0) {
@@ -700,6 +777,11 @@ minimized:
 					 : "race-discovery",
 				 er.found_preemptions,
 				 er.found_preemptions == 1 ? "" : "s");
+		/* whether the minimised count is proven the fewest */
+		const char *mproof = !files[1][0] ? ""
+				     : proven    ? ", minimal"
+						 : ", minimum not proven";
+
 		if (found[0] && files[1][0]) {
 			size_t l = strlen(found);
 
@@ -740,17 +822,18 @@ minimized:
 		else if (er.found_preemptions != pre)
 			snprintf(summary, sizeof(summary),
 				 "ptloom: FAIL %s after %llu run%s (%s, %u "
-				 "preemption%s; found with %u)",
+				 "preemption%s%s; found with %u)",
 				 desc, (unsigned long long)er.runs,
 				 er.runs == 1 ? "" : "s", sname, pre,
-				 pre == 1 ? "" : "s", er.found_preemptions);
+				 pre == 1 ? "" : "s", mproof,
+				 er.found_preemptions);
 		else
 			snprintf(summary, sizeof(summary),
 				 "ptloom: FAIL %s after %llu run%s (%s, %u "
-				 "preemption%s)",
+				 "preemption%s%s)",
 				 desc, (unsigned long long)er.runs,
 				 er.runs == 1 ? "" : "s", sname, pre,
-				 pre == 1 ? "" : "s");
+				 pre == 1 ? "" : "s", mproof);
 		if (!co.quiet) {
 			print_failure_output(orig, true);
 			if (depart[0])
