@@ -175,8 +175,10 @@ static void drop_other_processes(minimize_run_fn run, void *ctx,
 		}
 	}
 	if (other && !try_dropping(run, ctx, best, mask, st, true)) {
-		/* only the other processes' preemptions, half at a time */
-		for (size_t parts = 2; parts <= other && st->runs < max_runs;
+		/* only the other processes' preemptions, in halves, then
+		 * quarters (the general chunks follow) */
+		for (size_t parts = 2; parts <= 4 && parts <= other &&
+				       st->runs < max_runs;
 		     parts *= 2) {
 			bool dropped = false;
 
@@ -217,7 +219,7 @@ static void drop_other_processes(minimize_run_fn run, void *ctx,
 			free(pre);
 			free(m);
 			if (dropped)
-				parts = 1; /* the same granularity again */
+				parts /= 2; /* the same granularity again */
 			if (!npre)
 				break;
 		}
@@ -282,6 +284,10 @@ struct seeds {
 	struct seed *s;
 	size_t n;
 	int failing; /* the failing thread, -1 if none */
+	/* a failure inside one process of several: the process of each
+	 * T-number (-1 unknown), and the failing thread's */
+	const struct run_result *r;
+	int proc;
 };
 
 static int seed_score(void *ctx, const struct choice *c, int i)
@@ -304,6 +310,11 @@ static int seed_score(void *ctx, const struct choice *c, int i)
 		if (v > best)
 			best = v;
 	}
+	/* a failure inside one process: that process's own preemptions
+	 * (its thread preempted by another of its threads) come first */
+	if (ss->proc >= 0 && process_of(ss->r, c->current) == ss->proc &&
+	    process_of(ss->r, a->thread) == ss->proc)
+		best += 8;
 	/* the thread that fails must see the state go wrong: running it
 	 * early is the likelier preemption (a reader among many writers) */
 	return best + (a->thread == ss->failing);
@@ -313,6 +324,13 @@ static void seeds_of(const struct run_result *r, struct seeds *ss)
 {
 	ss->n = 0;
 	ss->failing = r->thread;
+	ss->r = r;
+	ss->proc = -1;
+	for (int i = 0; i < r->nthreads; i++)
+		if (r->threads[i].proc > 0 && r->thread >= 0) {
+			ss->proc = process_of(r, r->thread);
+			break;
+		}
 	ss->s = calloc(r->nevents ? r->nevents : 1, sizeof(*ss->s));
 	if (!ss->s)
 		return;
