@@ -1,6 +1,7 @@
 /*
  * Minimisation: see minimize.h.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "explore.h"
@@ -275,6 +276,7 @@ int minimize(minimize_run_fn run, void *ctx, struct run_result *best,
 /* One preemption of the schedule being minimised: thread `from` was about
  * to do from_kind on from_obj when `to` ran to_kind on to_obj instead. */
 struct seed {
+	bool inproc; /* both threads in the failing process (of several) */
 	int from, to;
 	uint8_t from_kind, to_kind;
 	uint64_t from_obj, to_obj;
@@ -284,10 +286,6 @@ struct seeds {
 	struct seed *s;
 	size_t n;
 	int failing; /* the failing thread, -1 if none */
-	/* a failure inside one process of several: the process of each
-	 * T-number (-1 unknown), and the failing thread's */
-	const struct run_result *r;
-	int proc;
 };
 
 static int seed_score(void *ctx, const struct choice *c, int i)
@@ -302,19 +300,21 @@ static int seed_score(void *ctx, const struct choice *c, int i)
 	for (size_t k = 0; k < ss->n; k++) {
 		const struct seed *s = &ss->s[k];
 		int v = (c->current == s->from) + (a->thread == s->to);
+		bool to = a->kind == s->to_kind && a->obj == s->to_obj;
+		bool from = cur && cur->kind == s->from_kind &&
+			    cur->obj == s->from_obj;
 
-		if (a->kind == s->to_kind && a->obj == s->to_obj)
-			v += 2;
-		if (cur && cur->kind == s->from_kind && cur->obj == s->from_obj)
-			v += 2;
+		v += 2 * to + 2 * from;
+		/* a failure inside one process of a tree: a preemption the
+		 * found schedule made inside that process, on the same
+		 * operations, comes first (T-numbers may differ from the
+		 * found run's where processes create threads in another
+		 * order; the operations' objects do not) */
+		if (s->inproc && to && from)
+			v += 8;
 		if (v > best)
 			best = v;
 	}
-	/* a failure inside one process: that process's own preemptions
-	 * (its thread preempted by another of its threads) come first */
-	if (ss->proc >= 0 && process_of(ss->r, c->current) == ss->proc &&
-	    process_of(ss->r, a->thread) == ss->proc)
-		best += 8;
 	/* the thread that fails must see the state go wrong: running it
 	 * early is the likelier preemption (a reader among many writers) */
 	return best + (a->thread == ss->failing);
@@ -322,13 +322,13 @@ static int seed_score(void *ctx, const struct choice *c, int i)
 
 static void seeds_of(const struct run_result *r, struct seeds *ss)
 {
+	int proc = -1;
+
 	ss->n = 0;
 	ss->failing = r->thread;
-	ss->r = r;
-	ss->proc = -1;
 	for (int i = 0; i < r->nthreads; i++)
 		if (r->threads[i].proc > 0 && r->thread >= 0) {
-			ss->proc = process_of(r, r->thread);
+			proc = process_of(r, r->thread);
 			break;
 		}
 	ss->s = calloc(r->nevents ? r->nevents : 1, sizeof(*ss->s));
@@ -353,6 +353,8 @@ static void seeds_of(const struct run_result *r, struct seeds *ss)
 				s->from_obj = r->events[j].obj;
 				break;
 			}
+		s->inproc = proc >= 0 && process_of(r, s->from) == proc &&
+			    process_of(r, s->to) == proc;
 	}
 }
 
@@ -659,4 +661,150 @@ int minimize_reorder(minimize_strategy_fn run, void *ctx,
 	}
 	run_result_free(&rr);
 	return -1;
+}
+
+/*
+ * A failure inside one process of a tree, its own decisions only: the
+ * found run's decisions that switched from one thread of the failing
+ * process to another are replayed keyed by where the preempted thread was
+ * (its own count of events), not by the global step, so that the other
+ * processes running their default schedule, with other step numbers, do
+ * not move them; every other choice takes the default.
+ */
+struct tkey {
+	uint16_t cur, thread;
+	uint32_t k; /* events cur had taken at the choice */
+	uint8_t kind, timeout;
+};
+
+struct process_replay {
+	struct tkey *keys;
+	size_t n;
+	uint32_t *count; /* events per T-number in this run */
+	int nth;
+};
+
+static int process_replay_pick(void *ctx, const struct choice *c)
+{
+	struct process_replay *pr = ctx;
+
+	if (c->current < 0 || c->current >= pr->nth)
+		return 0;
+	uint32_t k = pr->count[c->current];
+
+	for (size_t j = 0; j < pr->n; j++) {
+		const struct tkey *t = &pr->keys[j];
+
+		if (t->cur != c->current || t->k != k || t->kind != c->kind)
+			continue;
+		for (int i = 0; i < c->nalts; i++)
+			if (c->alts[i].thread == t->thread &&
+			    c->alts[i].timeout == t->timeout)
+				return i;
+	}
+	return 0;
+}
+
+static void process_replay_executed(void *ctx, const struct event *e)
+{
+	struct process_replay *pr = ctx;
+
+	if (e->thread < pr->nth)
+		pr->count[e->thread]++;
+}
+
+int minimize_process(minimize_strategy_fn run, void *ctx,
+		     struct run_result *best, struct minimize_stats *st)
+{
+	int proc = best->thread >= 0 ? process_of(best, best->thread) : -1;
+	struct process_replay pr = { 0 };
+	bool tree = false;
+	int ret = -1;
+
+	for (int i = 0; i < best->nthreads; i++)
+		tree |= best->threads[i].proc != proc;
+	if (proc < 0 || !tree || !best->nevents)
+		return -1;
+	for (size_t i = 0; i < best->nevents; i++)
+		if (best->events[i].thread + 1 > pr.nth)
+			pr.nth = best->events[i].thread + 1;
+	pr.nth += 64; /* threads this run may create beyond the found run's */
+	pr.count = calloc((size_t)pr.nth, sizeof(*pr.count));
+	pr.keys = calloc(best->ndecisions + 1, sizeof(*pr.keys));
+	if (!pr.count || !pr.keys)
+		goto out;
+	size_t d = 0;
+
+	for (size_t i = 0; i < best->nevents; i++) {
+		const struct event *e = &best->events[i];
+
+		while (d < best->ndecisions && best->decisions[d].step < e->step)
+			d++;
+		if (i > 0 && d < best->ndecisions &&
+		    best->decisions[d].step == e->step &&
+		    best->decisions[d].index) {
+			const struct decision *x = &best->decisions[d];
+			int cur = best->events[i - 1].thread;
+
+			if (process_of(best, cur) == proc &&
+			    process_of(best, x->thread) == proc)
+				pr.keys[pr.n++] = (struct tkey){
+					.cur = (uint16_t)cur,
+					.thread = x->thread,
+					.k = pr.count[cur],
+					.kind = x->kind,
+					.timeout = x->timeout };
+		}
+		pr.count[e->thread]++;
+	}
+	if (getenv("PTLOOM_DEBUG_MIN")) {
+		int np = 0, nd = 0;
+
+		for (size_t i = 0; i < best->ndecisions; i++)
+			nd += best->decisions[i].index != 0;
+		for (size_t i = 0; i < best->nevents; i++)
+			np += best->events[i].preempt &&
+			      process_of(best, best->events[i].thread) == proc;
+		fprintf(stderr, "minimize: process P%d (failing T%d), %d "
+			"threads reported, %zu keys, %d non-default "
+			"decisions, %d preemptions to its threads\n",
+			proc, best->thread, best->nthreads, pr.n, nd, np);
+	}
+	if (!pr.n)
+		goto out;
+	memset(pr.count, 0, (size_t)pr.nth * sizeof(*pr.count));
+	struct strategy s = { .ctx = &pr,
+			      .pick = process_replay_pick,
+			      .executed = process_replay_executed };
+	struct run_result rr;
+
+	st->runs++;
+	if (run(ctx, &s, &rr))
+		goto out;
+	if (getenv("PTLOOM_DEBUG_MIN")) {
+		fprintf(stderr, "minimize: process P%d: %zu decisions kept:",
+			proc, pr.n);
+		for (size_t j = 0; j < pr.n && j < 12; j++)
+			fprintf(stderr, " T%u@%u->T%u", pr.keys[j].cur,
+				pr.keys[j].k, pr.keys[j].thread);
+		fprintf(stderr, "; run: failure %d, %u preemptions, %s\n",
+			rr.failure, rr.preemptions,
+			fingerprint_equal(&rr, best) ? "same" : "other");
+	}
+	if (rr.failure != FAIL_NONE && rr.failure != FAIL_DIVERGED &&
+	    rr.failure != FAIL_INTERNAL && rr.failure != FAIL_INTERRUPTED &&
+	    rr.failure != FAIL_SPIN && fingerprint_equal(&rr, best) &&
+	    rr.preemptions < best->preemptions) {
+		run_result_free(best);
+		*best = rr;
+		ret = (int)best->preemptions;
+		st->preemptions_after = best->preemptions;
+		st->decisions_after = minimize_count_decisions(best);
+	} else {
+		run_result_free(&rr);
+	}
+out:
+	free(pr.count);
+	free(pr.keys);
+	return ret;
 }

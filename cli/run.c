@@ -279,6 +279,20 @@ static void minimum_note(char *note, size_t len, unsigned pre, int clear)
 #define PROCESS_FIRST_MIN 16  /* preemptions, at least */
 #define PROCESS_FIRST_RUNS 60 /* runs at most */
 
+/* PTLOOM_DEBUG_MIN: each minimisation phase's outcome on stderr. */
+static void min_debug(const char *phase, const struct run_result *best,
+		      unsigned runs)
+{
+	static double t0;
+
+	if (!t0)
+		t0 = cli_wall();
+	if (!getenv("PTLOOM_DEBUG_MIN"))
+		return;
+	fprintf(stderr, "minimize: %s: %u preemptions, %u runs, %.1f s\n",
+		phase, best->preemptions, runs, cli_wall() - t0);
+}
+
 static void process_first(struct session_config *cfg, struct run_result *best,
 			  struct minimize_stats *ms)
 {
@@ -289,6 +303,11 @@ static void process_first(struct session_config *cfg, struct run_result *best,
 		tree |= best->threads[i].proc > 0;
 	if (!tree || best->preemptions < PROCESS_FIRST_MIN)
 		return;
+	if (minimize_process(run_with_strategy, cfg, best, &more) >= 0) {
+		ms->preemptions_after = best->preemptions;
+		ms->runs += more.runs;
+		return;
+	}
 	if (minimize_search(run_with_strategy, cfg, best, PROCESS_FIRST_RUNS,
 			    &more) >= 0)
 		ms->preemptions_after = best->preemptions;
@@ -322,6 +341,7 @@ static void smaller_schedule(const struct explore_opts *eo,
 	}
 	ms->runs += more.runs;
 	more.runs = 0;
+	min_debug("reorder loop", best, ms->runs);
 	if (minimize_search(run_with_strategy, cfg, best, 400, &more) >= 0) {
 		ms->runs += more.runs;
 		more.runs = 0;
@@ -331,6 +351,7 @@ static void smaller_schedule(const struct explore_opts *eo,
 	}
 	ms->runs += more.runs;
 	more.runs = 0;
+	min_debug("placement search", best, ms->runs);
 	if (!best->preemptions || *clear >= (int)best->preemptions)
 		return;
 
@@ -672,9 +693,12 @@ int cmd_run(int argc, char **argv)
 				size_t db = minimize_count_decisions(&best);
 				struct minimize_stats ps = { 0 };
 
+				min_debug("start", &best, 0);
 				process_first(&eo.cfg, &best, &ps);
+				min_debug("process-first", &best, ps.runs);
 				minimize_reorder_first(&eo.cfg, &best, 300,
 						       &ms);
+				min_debug("reorder+drop", &best, ms.runs);
 				ms.runs += ps.runs;
 				ms.preemptions_before = pb;
 				ms.decisions_before = db;
