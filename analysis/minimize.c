@@ -1,7 +1,6 @@
 /*
  * Minimisation: see minimize.h.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "explore.h"
@@ -145,6 +144,18 @@ static int process_of(const struct run_result *r, int thread)
 	return -1;
 }
 
+/* The process the failure is in: the "P1 racy T2" label's when the failing
+ * thread is another process's (a runner's worker may report its failure
+ * and exit 0: the label names it, the thread may be unknown), else the
+ * failing thread's; -1 if unknown. */
+static int failing_process(const struct run_result *r)
+{
+	if (r->thread_label[0] == 'P' && r->thread_label[1] >= '0' &&
+	    r->thread_label[1] <= '9')
+		return atoi(r->thread_label + 1);
+	return r->thread >= 0 ? process_of(r, r->thread) : -1;
+}
+
 /*
  * A failure inside one process of a tree (a test runner's worker) rarely
  * needs the other processes' preemptions, and a sample through a runner
@@ -156,7 +167,7 @@ static void drop_other_processes(minimize_run_fn run, void *ctx,
 				 struct run_result *best, unsigned max_runs,
 				 struct minimize_stats *st)
 {
-	int proc = best->thread >= 0 ? process_of(best, best->thread) : -1;
+	int proc = failing_process(best);
 	size_t n = best->ndecisions, other = 0;
 	bool *mask;
 
@@ -327,8 +338,8 @@ static void seeds_of(const struct run_result *r, struct seeds *ss)
 	ss->n = 0;
 	ss->failing = r->thread;
 	for (int i = 0; i < r->nthreads; i++)
-		if (r->threads[i].proc > 0 && r->thread >= 0) {
-			proc = process_of(r, r->thread);
+		if (r->threads[i].proc > 0) {
+			proc = failing_process(r);
 			break;
 		}
 	ss->s = calloc(r->nevents ? r->nevents : 1, sizeof(*ss->s));
@@ -713,10 +724,10 @@ static void process_replay_executed(void *ctx, const struct event *e)
 		pr->count[e->thread]++;
 }
 
-int minimize_process(minimize_strategy_fn run, void *ctx,
-		     struct run_result *best, struct minimize_stats *st)
+static int process_only(minimize_strategy_fn run, void *ctx,
+			struct run_result *best, struct minimize_stats *st,
+			int proc)
 {
-	int proc = best->thread >= 0 ? process_of(best, best->thread) : -1;
 	struct process_replay pr = { 0 };
 	bool tree = false;
 	int ret = -1;
@@ -757,19 +768,6 @@ int minimize_process(minimize_strategy_fn run, void *ctx,
 		}
 		pr.count[e->thread]++;
 	}
-	if (getenv("PTLOOM_DEBUG_MIN")) {
-		int np = 0, nd = 0;
-
-		for (size_t i = 0; i < best->ndecisions; i++)
-			nd += best->decisions[i].index != 0;
-		for (size_t i = 0; i < best->nevents; i++)
-			np += best->events[i].preempt &&
-			      process_of(best, best->events[i].thread) == proc;
-		fprintf(stderr, "minimize: process P%d (failing T%d), %d "
-			"threads reported, %zu keys, %d non-default "
-			"decisions, %d preemptions to its threads\n",
-			proc, best->thread, best->nthreads, pr.n, nd, np);
-	}
 	if (!pr.n)
 		goto out;
 	memset(pr.count, 0, (size_t)pr.nth * sizeof(*pr.count));
@@ -781,16 +779,6 @@ int minimize_process(minimize_strategy_fn run, void *ctx,
 	st->runs++;
 	if (run(ctx, &s, &rr))
 		goto out;
-	if (getenv("PTLOOM_DEBUG_MIN")) {
-		fprintf(stderr, "minimize: process P%d: %zu decisions kept:",
-			proc, pr.n);
-		for (size_t j = 0; j < pr.n && j < 12; j++)
-			fprintf(stderr, " T%u@%u->T%u", pr.keys[j].cur,
-				pr.keys[j].k, pr.keys[j].thread);
-		fprintf(stderr, "; run: failure %d, %u preemptions, %s\n",
-			rr.failure, rr.preemptions,
-			fingerprint_equal(&rr, best) ? "same" : "other");
-	}
 	if (rr.failure != FAIL_NONE && rr.failure != FAIL_DIVERGED &&
 	    rr.failure != FAIL_INTERNAL && rr.failure != FAIL_INTERRUPTED &&
 	    rr.failure != FAIL_SPIN && fingerprint_equal(&rr, best) &&
@@ -807,4 +795,32 @@ out:
 	free(pr.count);
 	free(pr.keys);
 	return ret;
+}
+
+int minimize_process(minimize_strategy_fn run, void *ctx,
+		     struct run_result *best, struct minimize_stats *st)
+{
+	int proc = failing_process(best);
+
+	if (proc >= 0)
+		return process_only(run, ctx, best, st, proc);
+	/* not named (a run without symbols): each child process in turn,
+	 * the first few */
+	int tried[4], ntried = 0;
+
+	for (int i = 0; i < best->nthreads && ntried < 4; i++) {
+		int p = best->threads[i].proc;
+		bool seen = p <= 0;
+
+		for (int k = 0; k < ntried; k++)
+			seen |= tried[k] == p;
+		if (seen)
+			continue;
+		tried[ntried++] = p;
+		int e = process_only(run, ctx, best, st, p);
+
+		if (e >= 0)
+			return e;
+	}
+	return -1;
 }

@@ -672,11 +672,14 @@ int cmd_run(int argc, char **argv)
 			budget = eo.max_time - (cli_wall() - t_start);
 			by_max_time = true;
 		}
+		bool no_time = false;
+
 		if (minimize_on && !cli_interrupted && budget <= 0) {
 			snprintf(mnote, sizeof(mnote),
 				 "not done (no time left of --max-time %g s); "
 				 "minimum not proven", eo.max_time);
 			minimize_on = false;
+			no_time = true;
 		}
 		cli_progress_begin("minimizing", eo.progress);
 		int clear = bounds_clear(&eo, &er);
@@ -837,15 +840,17 @@ minimized:
 				 er.found_preemptions,
 				 er.found_preemptions == 1 ? "" : "s");
 		/* whether the minimised count is proven the fewest */
-		const char *mproof = !files[1][0] ? ""
-				     : proven    ? ", minimal"
-						 : ", minimum not proven";
+		const char *mproof = no_time    ? ", minimum not proven"
+				     : !files[1][0] ? ""
+				     : proven	    ? ", minimal"
+						    : ", minimum not proven";
 
-		if (found[0] && files[1][0]) {
+		if (found[0] && (files[1][0] || no_time)) {
 			size_t l = strlen(found);
 
 			snprintf(found + l, sizeof(found) - l, ", %s",
-				 proven ? "minimal" : "minimum not proven");
+				 proven && !no_time ? "minimal"
+						    : "minimum not proven");
 		}
 		if (eo.strategy == STRAT_DFS && eo.delay_bound &&
 		    er.found_by == FOUND_DFS)
@@ -914,7 +919,9 @@ minimized:
 		rep.minimized_file = files[1][0] ? files[1] : NULL;
 		rep.replay_command = cmd[0] ? cmd : NULL;
 		rep.minimized_note = mnote[0] ? mnote : NULL;
-		rep.minimum_proven = files[1][0] ? (proven ? 2 : 1) : 0;
+		rep.minimum_proven = files[1][0] ? (proven ? 2 : 1)
+				     : no_time	 ? 1
+						 : 0;
 		rep.departure = depart[0] ? depart : NULL;
 		code = EXIT_FAIL;
 		if (cli_interrupted) {
