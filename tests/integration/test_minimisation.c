@@ -8,7 +8,12 @@
  */
 #include "common.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 TestSuite(minimisation, .init = setup, .fini = teardown, .timeout = 400);
+
+#define MAX_TIME 180 /* the Criterion case's --max-time */
 
 /* A bound too short for a single run: the minimised file is the found
  * schedule (the best so far), the summary says the minimum is not proven,
@@ -45,22 +50,22 @@ Test(minimisation, time_bound_takes_seconds)
 	one_line_usage_error(r); /* frees r */
 }
 
-/* The issue's runner case: Criterion forks and re-execs a worker per test,
- * and a sample through it carries hundreds of preemptions, most in the
- * runner's own threads.  With --max-time 120 the whole command (search,
- * then minimisation in what is left) ends by itself, the summary says
- * whether the minimum is proven, and the minimised schedule replays
- * exactly in the worker. */
+/* A runner: Criterion forks and re-execs a worker per test, and a sample
+ * through it carries hundreds of preemptions, most in the runner's own
+ * threads.  With --max-time the whole command (search, then minimisation
+ * in what is left) ends by itself, the summary says whether the minimum is
+ * proven, and the schedule replays exactly in the worker.  (How fast:
+ * bench/minimise.sh.) */
 Test(minimisation, criterion_failure_minimised_within_max_time)
 {
 	char *argv[] = { (char *)ptloom(), "run", "-o", in_tmp("out"),
 			 "--report", in_tmp("report.json"), "--report-format",
 			 "json", "--timeout", "20", "-s", "surw", "-n", "20",
-			 "--seed", SEED, "--max-time", "120", "--",
+			 "--seed", SEED, "--max-time", STR(MAX_TIME), "--",
 			 (char *)target("criterion_racy"), NULL };
-	/* 120 s and one run's --timeout and its starvation allowance: past
-	 * that the bound did not hold and run_argv kills it */
-	struct res r = run_argv(argv, NULL, 120 + 3 * 20 + 30);
+	/* --max-time and one run's --timeout with its starvation allowance:
+	 * past that the bound did not hold and run_argv kills it */
+	struct res r = run_argv(argv, NULL, MAX_TIME + 3 * 20 + 30);
 
 	cr_assert(r.sig == 0, "killed: the bound did not hold\n%s\n%s", r.out,
 		  r.err);
