@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include "coverage.h"
 #include "discover.h"
 #include "strategy.h"
 
@@ -304,6 +305,7 @@ static int explore_serial(const struct explore_opts *o0,
 	double fastest = -1;	/* wall seconds of the fastest finished run */
 
 	memset(r, 0, sizeof(*r));
+	r->coverage = coverage_new();
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
 		add_point(r, o->cfg.user_points[i].addr,
 			  o->cfg.user_points[i].kind);
@@ -436,6 +438,7 @@ restart:
 		}
 		r->profile_runs++;
 		profiled = true;
+		coverage_add_run(r->coverage, pr.events, pr.nevents);
 		if (pr.failure == FAIL_SPIN) {
 			bool added = pr.spin_pc &&
 				     add_point(r, pr.spin_pc, OP_SPIN);
@@ -488,8 +491,19 @@ restart:
 		 * preemptions than any bound can afford); the verdict is the
 		 * finished search's, and a limit reached then is no longer
 		 * a reason for INCOMPLETE */
-		if (post && (r->runs >= post_until ||
-			     (o->max_time > 0 && now() - t0 >= o->max_time))) {
+		bool time_up = o->max_time > 0 && now() - t0 >= o->max_time;
+
+		if (o->min_coverage > 0 && r->runs &&
+		    coverage_ratio(r->coverage) >= o->min_coverage) {
+			/* the level asked for: enough */
+			r->coverage_reached = true;
+			if (post)
+				r->complete = true;
+			break;
+		}
+		if (post && (r->runs >= post_until || time_up) &&
+		    !(o->min_coverage > 0 && !time_up &&
+		      (!o->max_runs || r->runs < o->max_runs))) {
 			r->complete = true;
 			break;
 		}
@@ -578,6 +592,7 @@ restart:
 			break;
 		}
 		r->runs++;
+		coverage_add_run(r->coverage, rr.events, rr.nevents);
 		if (d && !sample && dfs_bound(d) == 0)
 			r->bound0_runs++;
 		if (o->shared_runs &&
@@ -870,6 +885,8 @@ out:
 
 void explore_result_free(struct explore_result *r)
 {
+	coverage_free(r->coverage);
+	r->coverage = NULL;
 	free(r->points);
 	if (r->verdict == VERDICT_FAIL)
 		run_result_free(&r->fail);
@@ -930,6 +947,7 @@ static int explore_parallel(const struct explore_opts *o,
 			close(fds[k][0]);
 			tracer_forget_tids(); /* ids of its own runs */
 			w.jobs = 1;
+			w.min_coverage = 0; /* the union is the parent's */
 			/* inside a shard (worker, stride) of its own */
 			w.worker = o->worker + k * (o->stride ? o->stride : 1);
 			w.stride = jobs * (o->stride ? o->stride : 1);
@@ -955,6 +973,7 @@ static int explore_parallel(const struct explore_opts *o,
 	}
 	memset(r, 0, sizeof(*r));
 	r->verdict = VERDICT_PASS;
+	r->coverage = coverage_new();
 	uint64_t fail_run = UINT64_MAX;
 	struct user_point *fail_points = NULL;
 	size_t nfail_points = 0;
@@ -965,6 +984,9 @@ static int explore_parallel(const struct explore_opts *o,
 		struct explore_result w;
 
 		if (get_result(f, &w)) {
+			coverage_add(r->coverage, w.coverage);
+			coverage_free(w.coverage);
+			w.coverage = NULL;
 			r->runs += w.runs;
 			r->total_steps += w.total_steps;
 			r->total_stops += w.total_stops;
@@ -1017,8 +1039,12 @@ static int explore_parallel(const struct explore_opts *o,
 	one.cfg.nuser_points = nfail_points;
 	one.cfg.points &= ~POINTS_RACES;
 	uint64_t total = r->runs;
+	struct coverage *cov = r->coverage;
 	int e = explore_serial(&one, r);
 
+	coverage_add(cov, r->coverage);
+	coverage_free(r->coverage);
+	r->coverage = cov;
 	r->runs = total;
 	r->fail_run = fail_run;
 	r->filters += filters;
@@ -1057,6 +1083,7 @@ static void put_result(FILE *f, const struct explore_result *wr)
 	for (size_t i = 0; i < wr->npoints; i++)
 		fprintf(f, "%llx %u\n", (unsigned long long)wr->points[i].addr,
 			wr->points[i].kind);
+	coverage_put(f, wr->coverage);
 }
 
 /* The parent's copy of a worker's result; fail.decisions only. */
@@ -1120,7 +1147,8 @@ static bool get_result(FILE *f, struct explore_result *w)
 		w->points[i] = (struct user_point){ a, (uint8_t)kind };
 	}
 	w->npoints = np;
-	return true;
+	w->coverage = coverage_new();
+	return w->coverage && coverage_get(f, w->coverage) == 0;
 }
 
 /*
@@ -1181,6 +1209,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			close(fds[k][0]);
 			tracer_forget_tids(); /* ids of its own runs */
 			w.jobs = 1;
+			w.min_coverage = 0; /* the union is the parent's */
 			w.shard = o->shard * jobs + k;
 			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;
 			w.best_key = best;
@@ -1216,6 +1245,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	memset(r, 0, sizeof(*r));
 	r->verdict = VERDICT_PASS;
 	r->complete = true;
+	r->coverage = coverage_new();
 	int win = -1;
 	struct explore_result ws[64];
 
@@ -1233,6 +1263,9 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			fclose(f);
 		else
 			close(fds[k][0]);
+		coverage_add(r->coverage, w->coverage);
+		coverage_free(w->coverage);
+		w->coverage = NULL;
 		/* bound 0 ran in every worker: count it once */
 		r->runs += w->runs - (k ? w->bound0_runs : 0);
 		r->pruned += w->pruned;
