@@ -275,6 +275,24 @@ static int sampler_of(int strategy)
 	}
 }
 
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A run's conflicting pairs into the exploration's (PTLOOM_STATS says
+ * what it cost) */
+static void add_coverage(struct explore_result *r, const struct run_result *rr)
+{
+	double t = cpu_now();
+
+	coverage_add_run(r->coverage, rr->events, rr->nevents);
+	r->coverage_seconds += cpu_now() - t;
+}
+
 static int first_pick(void *ctx, const struct choice *c)
 {
 	(void)ctx;
@@ -438,7 +456,7 @@ restart:
 		}
 		r->profile_runs++;
 		profiled = true;
-		coverage_add_run(r->coverage, pr.events, pr.nevents);
+		add_coverage(r, &pr);
 		if (pr.failure == FAIL_SPIN) {
 			bool added = pr.spin_pc &&
 				     add_point(r, pr.spin_pc, OP_SPIN);
@@ -592,7 +610,7 @@ restart:
 			break;
 		}
 		r->runs++;
-		coverage_add_run(r->coverage, rr.events, rr.nevents);
+		add_coverage(r, &rr);
 		if (d && !sample && dfs_bound(d) == 0)
 			r->bound0_runs++;
 		if (o->shared_runs &&

@@ -159,6 +159,7 @@ struct explore_result {
 	 * whether --min-coverage stopped the exploration */
 	struct coverage *coverage;
 	bool coverage_reached;
+	double coverage_seconds;   /* CPU time counting them (serial) */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

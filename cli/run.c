@@ -1023,6 +1023,12 @@ minimized:
 						(double)er.runs);
 		fputc('\n', stderr);
 	}
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs)
+		fprintf(stderr, "ptloom: coverage: %llu pairs, %llu in both "
+				"orders, %.1f us CPU per run to count them\n",
+			(unsigned long long)cov_pairs,
+			(unsigned long long)cov_covered,
+			er.coverage_seconds * 1e6 / (double)er.runs);
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_runs)
 		fprintf(stderr, "ptloom: race discovery %d runs, %.3f s, "
 				"%llu accesses observed, %llu observation "
