@@ -310,14 +310,80 @@ bool env_is_loader_var(const char *kv)
 	return false;
 }
 
-const char *env_refused(char *const *env, int n, char *const *given,
-			int ngiven)
+/*
+ * The recorded entries a replay applies without being told: what the
+ * environment's size (stack addresses) and the program's locale, time zone
+ * and home need for exactness, and nothing a shell, an interpreter or the
+ * loader runs or loads code from (BASH_ENV, BASH_FUNC_*, PERL5OPT,
+ * PYTHONSTARTUP, GIT_*, LD_*, ...).  README "Schedule files are
+ * untrusted" lists them; keep the two the same.
+ */
+static const char *const replay_safe[] = {
+	"HOME", "LANG", "LANGUAGE", "LOGNAME", "PWD", "TMPDIR", "TZ", "USER",
+};
+/* PATH's directories and SHELL's, when they are these */
+static const char *const std_dirs[] = {
+	"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
+	"/sbin",	   "/bin",	     "/usr/games", "/usr/local/games",
+	"/snap/bin",
+};
+
+static bool std_dir(const char *d, size_t n)
 {
+	for (size_t i = 0; i < sizeof(std_dirs) / sizeof(std_dirs[0]); i++)
+		if (strlen(std_dirs[i]) == n && !strncmp(d, std_dirs[i], n))
+			return true;
+	return false;
+}
+
+bool env_replay_safe(const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+	const char *v = kv + n + (kv[n] == '=');
+
+	if (!strcmp(kv, PTLOOM_TUNABLES))
+		return true;
+	if (n == 4 && !strncmp(kv, "PATH", 4)) {
+		/* every directory a standard one (an empty one is the
+		 * current directory) */
+		for (;;) {
+			size_t k = strcspn(v, ":");
+
+			if (!std_dir(v, k))
+				return false;
+			if (!v[k])
+				return true;
+			v += k + 1;
+		}
+	}
+	if (n == 5 && !strncmp(kv, "SHELL", 5)) {
+		const char *sl = strrchr(v, '/');
+
+		return sl && sl > v && std_dir(v, (size_t)(sl - v)) && sl[1];
+	}
+	/* a locale name, never a path to locale files */
+	if ((n == 4 && !strncmp(kv, "LANG", 4)) || !strncmp(kv, "LC_", 3))
+		return !strchr(v, '/') &&
+		       strspn(kv + 3, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") >= n - 3;
+	for (size_t i = 0; i < sizeof(replay_safe) / sizeof(replay_safe[0]);
+	     i++)
+		if (strlen(replay_safe[i]) == n && !strncmp(kv, replay_safe[i], n))
+			return true;
+	return false;
+}
+
+int env_refused(char *const *env, int n, char *const *given, int ngiven,
+		char *names, size_t len)
+{
+	int refused = 0;
+	size_t at = 0;
+
+	if (len)
+		names[0] = 0;
 	for (int i = 0; i < n; i++) {
 		const char *kv = env[i];
 		size_t k = strcspn(kv, "=");
-		bool ok = !env_is_loader_var(kv) ||
-			  !strcmp(kv, PTLOOM_TUNABLES);
+		bool ok = env_replay_safe(kv);
 
 		/* what ptloom's own environment or -e already says is no
 		 * new trust */
@@ -325,10 +391,21 @@ const char *env_refused(char *const *env, int n, char *const *given,
 			ok = !strcmp(*e, kv);
 		for (int j = 0; !ok && j < ngiven; j++)
 			ok = !strncmp(given[j], kv, k) && given[j][k] == '=';
-		if (!ok)
-			return kv;
+		if (ok)
+			continue;
+		if (++refused <= 16 && at < len) {
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s",
+				 (int)(k < 200 ? k : 200), kv);
+			at += (size_t)snprintf(names + at, len - at, "%s%s",
+					       refused > 1 ? ", " : "",
+					       esc(name));
+		}
 	}
-	return NULL;
+	if (refused > 16 && at < len)
+		snprintf(names + at, len - at, " and %d more", refused - 16);
+	return refused;
 }
 
 int program_setup(struct program *p, int argc, char **argv,
@@ -1035,13 +1112,20 @@ static bool schedule_temp(const char *n, const void *arg)
 	       strspn(n + 1, "0123456789abcdef") == (size_t)(dash - n - 1);
 }
 
-/* "REPORT.XXXXXX" for the report's base name */
+/* ".ptloom-tmp.REPORT.XXXXXX" for the report's base name (write_atomically):
+ * only ptloom's own prefix, never a user's "REPORT.backup" */
 static bool report_temp(const char *n, const void *arg)
 {
 	const char *base = arg;
-	size_t k = strlen(base);
+	size_t p = strlen(REPORT_TEMP_PREFIX), k = strlen(base);
 
-	return !strncmp(n, base, k) && n[k] == '.' && strlen(n + k + 1) == 6;
+	if (strncmp(n, REPORT_TEMP_PREFIX, p))
+		return false;
+	n += p;
+	return !strncmp(n, base, k) && n[k] == '.' &&
+	       strlen(n + k + 1) == 6 &&
+	       strspn(n + k + 1, "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
 }
 
 int check_output_paths(const struct common_opts *o, bool out_dir)

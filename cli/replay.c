@@ -261,23 +261,26 @@ static int setup(int argc, char **argv, const char *cmd,
 		qsort(rs->prog.envp, (size_t)rs->prog.nenv, sizeof(char *),
 		      cmp_env);
 	}
-	/* the file's environment is data, not permission */
-	const char *bad = rs->co.trust_env
-				  ? NULL
-				  : env_refused(rs->prog.envp, rs->prog.nenv,
-						rs->co.env_extra,
-						rs->co.nenv_extra);
+	/* the file's environment is data, not permission: only the fixed
+	 * set is applied unless the user says so (README "Schedule files
+	 * are untrusted") */
+	char names[1024];
+	int nbad = rs->co.trust_env
+			   ? 0
+			   : env_refused(rs->prog.envp, rs->prog.nenv,
+					 rs->co.env_extra, rs->co.nenv_extra,
+					 names, sizeof(names));
 
-	if (bad) {
-		char name[256];
-
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "="),
-			 bad);
+	if (nbad) {
 		fprintf(stderr, "ptloom: %s: refusing the recorded environment "
-				"entry %s (it makes the loader or libc load "
-				"code or files); replay with --trust-env if you "
-				"trust this file, or set it with -e %s=VALUE\n",
-			esc(rs->path), esc(name), esc(name));
+				"entr%s %s (a replay applies only PATH of "
+				"standard directories, HOME, LANG, LC_*, TZ, "
+				"USER, TMPDIR, SHELL, PWD and what ptloom's own "
+				"environment holds: others can make a shell, an "
+				"interpreter or the loader run code); confirm "
+				"with -e NAME=VALUE, or --trust-env if you trust "
+				"this file\n",
+			esc(rs->path), nbad == 1 ? "y" : "ies", names);
 		return EXIT_USAGE;
 	}
 	if (check_output_paths(&rs->co, !strcmp(cmd, "minimize")))

@@ -304,12 +304,20 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 			seterr(err, errlen, "argument %zu is missing", i);
 			return -EINVAL;
 		}
-	for (i = 0; i < (size_t)s->nenv; i++)
+	for (i = 0; i < (size_t)s->nenv; i++) {
 		if (!s->env[i]) {
 			seterr(err, errlen, "environment entry %zu is missing",
 			       i);
 			return -EINVAL;
 		}
+		/* execve passes anything; getenv and a replay's overrides
+		 * need NAME=VALUE */
+		if (!strchr(s->env[i], '=') || s->env[i][0] == '=') {
+			seterr(err, errlen, "environment entry %zu is not "
+					    "NAME=VALUE", i);
+			return -EINVAL;
+		}
+	}
 	r = check_settings(s->points, s->build_id_len, err, errlen);
 	if (r)
 		return r;
@@ -570,6 +578,12 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 	    (r = dup_list(m->env, m->n_env, &s->env, "environment entry", err,
 			  errlen)))
 		return r;
+	for (i = 0; i < m->n_env; i++)
+		if (!strchr(s->env[i], '=') || s->env[i][0] == '=') {
+			seterr(err, errlen, "environment entry %zu is not "
+					    "NAME=VALUE", i);
+			return -EINVAL;
+		}
 	r = check_settings(m->points, m->build_id.len, err, errlen);
 	if (r)
 		return r;
