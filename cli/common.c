@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1203,18 +1204,68 @@ int save_schedule(const struct schedule *s, const char *dir, const char *id,
 
 uint64_t sym_probes;
 
+/*
+ * The symbol index's hash: SipHash-1-3 of (addr, data) under a key drawn
+ * once per process.  A schedule file is untrusted, and with a fixed hash
+ * a crafted symbol table whose addresses all land in one probe chain made
+ * `show` quadratic (50,000 symbols: minutes); with a secret key the file
+ * cannot aim at a chain.  See tests/integration/test_hardening.c.
+ */
+static uint64_t sip_k0, sip_k1;
+
+#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                            \
+	do {                                                                \
+		v0 += v1, v1 = ROTL(v1, 13), v1 ^= v0, v0 = ROTL(v0, 32);   \
+		v2 += v3, v3 = ROTL(v3, 16), v3 ^= v2;                      \
+		v0 += v3, v3 = ROTL(v3, 21), v3 ^= v0;                      \
+		v2 += v1, v1 = ROTL(v1, 17), v1 ^= v2, v2 = ROTL(v2, 32);   \
+	} while (0)
+
 static uint64_t sym_hash(uint64_t addr, bool data)
 {
-	uint64_t h = (addr ^ (data ? 0x9e3779b97f4a7c15ull : 0)) *
-		     0xff51afd7ed558ccdull;
+	uint64_t v0 = sip_k0 ^ 0x736f6d6570736575ull;
+	uint64_t v1 = sip_k1 ^ 0x646f72616e646f6dull;
+	uint64_t v2 = sip_k0 ^ 0x6c7967656e657261ull;
+	uint64_t v3 = sip_k1 ^ 0x7465646279746573ull;
+	uint64_t m[2] = { addr, (uint64_t)data | (16ull << 56) };
 
-	return h ^ (h >> 29);
+	for (int i = 0; i < 2; i++) {
+		v3 ^= m[i];
+		SIPROUND;
+		v0 ^= m[i];
+	}
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+static void sym_key(void)
+{
+	uint64_t k[2];
+
+	if (sip_k0 | sip_k1)
+		return;
+	if (getrandom(k, sizeof(k), 0) != (ssize_t)sizeof(k)) {
+		struct timespec ts;
+
+		/* no entropy: still not a constant a file can aim at */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		k[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^
+		       (uint64_t)getpid();
+		k[1] = (uint64_t)ts.tv_sec ^ (uintptr_t)&ts;
+	}
+	sip_k0 = k[0];
+	sip_k1 = k[1] | 1;
 }
 
 int sym_index_build(struct sym_index *ix, const struct sym_entry *syms,
 		    size_t n)
 {
 	memset(ix, 0, sizeof(*ix));
+	sym_key();
 	ix->syms = syms;
 	ix->n = n;
 	if (n < 16)
@@ -1231,9 +1282,13 @@ int sym_index_build(struct sym_index *ix, const struct sym_entry *syms,
 	for (size_t i = 0; i < n; i++) {
 		size_t k = sym_hash(syms[i].addr, syms[i].data) & (cap - 1);
 
+		if (cli_interrupted)
+			return -EINTR;
+		sym_probes++;
 		while (ix->slot[k] != UINT32_MAX) {
 			const struct sym_entry *o = &syms[ix->slot[k]];
 
+			sym_probes++;
 			if (o->addr == syms[i].addr && o->data == syms[i].data)
 				break; /* the first one wins, as in a scan */
 			k = (k + 1) & (cap - 1);
@@ -1251,6 +1306,7 @@ int sym_index_build_view(struct sym_index *ix, const struct schedule_view *v)
 	bool data, d2;
 
 	memset(ix, 0, sizeof(*ix));
+	sym_key();
 	ix->view = v;
 	ix->n = v->s.nsyms;
 	while (cap < 2 * ix->n)
@@ -1260,13 +1316,19 @@ int sym_index_build_view(struct sym_index *ix, const struct schedule_view *v)
 		return -ENOMEM; /* no names then */
 	memset(ix->slot, 0xff, cap * sizeof(*ix->slot));
 	ix->cap = cap;
+	cli_test_interrupt("symbols");
 	while (schedule_view_symbol(v, &at, &where, &addr, &data, NULL, 0) >
 	       0) {
 		size_t k = sym_hash(addr, data) & (cap - 1);
 
+		if (cli_interrupted)
+			return -EINTR; /* the caller stops too */
+		sym_probes++;
+
 		while (ix->slot[k] != UINT32_MAX) {
 			size_t o = ix->slot[k];
 
+			sym_probes++;
 			if (schedule_view_symbol(v, &o, &w2, &a2, &d2, NULL,
 						 0) > 0 &&
 			    a2 == addr && d2 == data)

@@ -90,7 +90,7 @@ static int prepare(const struct schedule_view *v)
 		head[t] = NONE;
 	cur_nthreads = 0;
 	event_cursor_start(&c, v);
-	for (; read_event(&c, &e); i++) {
+	for (; !show_stopped() && read_event(&c, &e); i++) {
 		/* the preemptions that stopped this thread: it goes on here */
 		for (uint32_t k = head[e.thread]; k != NONE; k = link[k])
 			victim_at[k] = (uint32_t)c.last_at;

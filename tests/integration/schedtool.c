@@ -8,6 +8,8 @@
  *   schedtool - OUT big N             a schedule of N events over 4
  *                                     threads, each with its own symbol
  *   schedtool - OUT bigevents N       the same without symbols
+ *   schedtool - OUT collide N         N events and symbols whose addresses
+ *                                     collide in an unkeyed symbol hash
  *   schedtool - OUT random N SEED     N events of random shapes
  *   schedtool IN OUT clock NS         IN starting CLOCK_REALTIME at NS
  *
@@ -150,6 +152,34 @@ static void random_trace(struct schedule *s, size_t n, unsigned long seed)
 	s->nevents = n;
 }
 
+/*
+ * n events, each with its own object symbol, whose addresses all land in
+ * one probe chain of a symbol index hashed with the fixed function ptloom
+ * used before its hash had a key (h = (addr ^ K) * C, h ^= h >> 29, the
+ * slot is h's low bits): every lookup and insertion walked the chain.
+ */
+static void colliding(struct schedule *s, size_t n)
+{
+	const uint64_t c = 0xff51afd7ed558ccdull, k = 0x9e3779b97f4a7c15ull;
+	uint64_t inv = c, j = 0;
+
+	for (int i = 0; i < 6; i++) /* Newton: c * inv == 1 mod 2^64 */
+		inv *= 2 - c * inv;
+	big(s, n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t addr;
+
+		do { /* low 24 bits 0: one slot in any table up to 2^24 */
+			uint64_t y = ++j << 24;
+			uint64_t h = y ^ (y >> 29) ^ (y >> 58);
+
+			addr = (h * inv) ^ k;
+		} while (!addr || addr >> 63);
+		s->syms[i].addr = addr;
+		s->events[i].obj = addr;
+	}
+}
+
 /* n events and no symbols: almost all of the file is its trace */
 static void big_events(struct schedule *s, size_t n)
 {
@@ -166,9 +196,11 @@ int main(int argc, char **argv)
 
 	if (argc < 4)
 		die("usage: schedtool IN OUT env KV | hostile | big N | "
-		    "bigevents N | random N SEED | clock NS");
+		    "bigevents N | collide N | random N SEED | clock NS");
 	if (!strcmp(argv[3], "big") && argc == 5) {
 		big(&s, strtoul(argv[4], NULL, 10));
+	} else if (!strcmp(argv[3], "collide") && argc == 5) {
+		colliding(&s, strtoul(argv[4], NULL, 10));
 	} else if (!strcmp(argv[3], "bigevents") && argc == 5) {
 		big_events(&s, strtoul(argv[4], NULL, 10));
 	} else if (!strcmp(argv[3], "random") && argc == 6) {
