@@ -822,7 +822,14 @@ static char *xstrdup(const char *s)
 
 #define LD_SO_CACHE "/etc/ld.so.cache"
 
-int object_identify(const char *path, struct loaded_object *o)
+/*
+ * The identity of path now; its content hashed only when it is a regular
+ * file of at most max bytes with content (a /proc or /sys file, whose size
+ * says 0, is never read: /proc/self/pagemap is terabytes), and stopping on
+ * SIGINT/SIGTERM.  A schedule file names the objects, so max is the size
+ * it recorded.
+ */
+static int identify(const char *path, struct loaded_object *o, uint64_t max)
 {
 	struct stat sb;
 	int n;
@@ -833,16 +840,22 @@ int object_identify(const char *path, struct loaded_object *o)
 	o->size = (uint64_t)sb.st_size;
 	o->mtime_ns = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull +
 		      (uint64_t)sb.st_mtim.tv_nsec;
-	n = S_ISREG(sb.st_mode) ? symbols_elf_build_id(path, o->build_id,
-							sizeof(o->build_id))
-				: 0;
+	if (!S_ISREG(sb.st_mode) || !sb.st_size)
+		return 0;
+	n = symbols_elf_build_id(path, o->build_id, sizeof(o->build_id));
 	o->build_id_len = n > 0 ? (size_t)n : 0;
-	if (!o->build_id_len && S_ISREG(sb.st_mode)) {
+	if (!o->build_id_len && o->size <= max) {
 		uint64_t size;
 
-		schedule_hash_file(path, &o->hash, &size);
+		schedule_hash_file_max(path, max, &cli_interrupted, &o->hash,
+				       &size);
 	}
 	return 0;
+}
+
+int object_identify(const char *path, struct loaded_object *o)
+{
+	return identify(path, o, UINT64_MAX);
 }
 
 /* The objects of run r, then /etc/ld.so.cache, with their identity. */
@@ -884,7 +897,7 @@ static void object_change(const struct loaded_object *o, char *buf,
 	char a[20], b[20];
 
 	buf[0] = 0;
-	if (object_identify(o->path, &now)) {
+	if (identify(o->path, &now, o->size)) {
 		snprintf(buf, len, "%s is gone", esc(o->path));
 		return;
 	}
@@ -915,7 +928,7 @@ int objects_changed(const struct schedule *s, char *buf, size_t len)
 	int n = 0;
 
 	buf[0] = 0;
-	for (size_t i = 0; i < s->nobjects; i++) {
+	for (size_t i = 0; i < s->nobjects && !cli_interrupted; i++) {
 		object_change(&s->objects[i], one, sizeof(one));
 		if (!one[0])
 			continue;

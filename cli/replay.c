@@ -590,6 +590,8 @@ int cmd_replay(int argc, char **argv)
 
 	if (e)
 		return e < 0 ? EXIT_PASS : e;
+	if (cli_interrupted) /* while the objects were identified */
+		return interrupted_replay(&rs, NULL);
 	if (rs.gdb || rs.core)
 		return replay_gdb(&rs);
 	struct replay_strategy strat;
@@ -751,6 +753,8 @@ int cmd_minimize(int argc, char **argv)
 
 	if (e)
 		return e < 0 ? EXIT_PASS : e;
+	if (cli_interrupted)
+		return interrupted_replay(&rs, NULL);
 	struct run_result best;
 	struct minimize_stats ms;
 

@@ -3,6 +3,9 @@
  * suite issue13), as a hostile user would:
  *
  *   schedtool IN OUT env NAME=VALUE   IN with one more environment entry
+ *   schedtool IN OUT objects PATH SIZE N
+ *                                     IN with N more loaded objects PATH
+ *                                     of SIZE bytes, hashed on replay
  *   schedtool IN OUT hostile          IN with escape sequences and invalid
  *                                     UTF-8 in every string a file holds
  *   schedtool - OUT big N             a schedule of N events over 4
@@ -48,6 +51,25 @@ static void add_env(struct schedule *s, const char *kv)
 		die("out of memory");
 	s->env[s->nenv++] = strdup(kv);
 	s->env[s->nenv] = NULL;
+}
+
+/* n more loaded objects named path, recorded as size bytes without a
+ * build-id (so a replay hashes them) */
+static void add_objects(struct schedule *s, const char *path, uint64_t size,
+			size_t n)
+{
+	s->objects = realloc(s->objects,
+			     (s->nobjects + n) * sizeof(*s->objects));
+	if (!s->objects)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		struct loaded_object *o = &s->objects[s->nobjects++];
+
+		memset(o, 0, sizeof(*o));
+		o->path = strdup(path);
+		o->size = size;
+		o->hash = 0x1234567890abcdefull;
+	}
 }
 
 static void hostile(struct schedule *s)
@@ -195,7 +217,8 @@ int main(int argc, char **argv)
 	char err[512];
 
 	if (argc < 4)
-		die("usage: schedtool IN OUT env KV | hostile | big N | "
+		die("usage: schedtool IN OUT env KV | objects PATH SIZE N | "
+		    "hostile | big N | "
 		    "bigevents N | collide N | random N SEED | clock NS");
 	if (!strcmp(argv[3], "big") && argc == 5) {
 		big(&s, strtoul(argv[4], NULL, 10));
@@ -211,6 +234,9 @@ int main(int argc, char **argv)
 			die(err);
 		if (!strcmp(argv[3], "env") && argc == 5)
 			add_env(&s, argv[4]);
+		else if (!strcmp(argv[3], "objects") && argc == 7)
+			add_objects(&s, argv[4], strtoull(argv[5], NULL, 10),
+				    strtoul(argv[6], NULL, 10));
 		else if (!strcmp(argv[3], "hostile"))
 			hostile(&s);
 		else if (!strcmp(argv[3], "clock") && argc == 5)
