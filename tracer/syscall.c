@@ -1043,6 +1043,8 @@ bool syscall_execute(struct session *s, struct thread *t)
 	case OP_WAIT4:
 		return s->cfg->free_children || process_wait_execute(s, t);
 	case OP_KILL:
+		if (!regs_get(t) && signal_to_supervisor(s, t))
+			return true;
 		s->sig_maybe = true; /* the kernel sends it now */
 		if (!regs_get(t))
 			signal_route(s, t);
