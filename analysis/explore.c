@@ -108,12 +108,19 @@ static void progress(const struct explore_opts *o, struct explore_result *r,
 /* --output: a run's output, never on the progress line (a -j worker
  * clears the parent's under the terminal lock). */
 static void pass_output(const struct explore_opts *o, const char *out,
-			size_t len)
+			size_t len, uint64_t total)
 {
 	if (o->shared)
 		lock_terminal(o->shared);
 	if (o->progress || (o->shared && o->shared->line_shown)) {
 		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	if (total > len) {
+		fflush(stdout);
+		fprintf(stderr, "ptloom: this run wrote %llu bytes of output; "
+				"--output passes its last %zu\n",
+			(unsigned long long)total, len);
 		fflush(stderr);
 	}
 	fwrite(out, 1, len, stdout);
@@ -724,7 +731,8 @@ restart:
 				 dfs_pruned_run(d);
 
 		if (o->output && rr.output_len && !cut_short)
-			pass_output(o, rr.output, rr.output_len);
+			pass_output(o, rr.output, rr.output_len,
+				    rr.output_total);
 		if (sample && rr.failure == FAIL_DIVERGED) {
 			run_result_free(&rr);
 			continue;

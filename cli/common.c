@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
@@ -1050,16 +1052,36 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 	objects_from_run(s, r);
 }
 
-/* Can files be created in the existing directory dir?  0 or -errno. */
+/* probe_dir(): a kernel file system (/proc, /sys, ...) */
+#define E_PSEUDO_FS 4096
+
+/* The reason for probe_dir's error e. */
+static const char *probe_why(int e)
+{
+	return e == -E_PSEUDO_FS ? "it is a kernel file system (/proc, /sys, "
+				   "...), where no file can be created"
+				 : strerror(-e);
+}
+
+/* Can files be created in the existing directory dir?  0, -E_PSEUDO_FS
+ * or -errno. */
 static int probe_dir(const char *dir)
 {
 	char tmp[4200];
 	struct stat sb;
+	struct statfs fs;
 
 	if (stat(dir, &sb))
 		return -errno;
 	if (!S_ISDIR(sb.st_mode))
 		return -ENOTDIR;
+	if (!statfs(dir, &fs) &&
+	    (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC ||
+	     fs.f_type == CGROUP_SUPER_MAGIC || fs.f_type == CGROUP2_SUPER_MAGIC ||
+	     fs.f_type == DEBUGFS_MAGIC || fs.f_type == TRACEFS_MAGIC ||
+	     fs.f_type == SECURITYFS_MAGIC || fs.f_type == DEVPTS_SUPER_MAGIC ||
+	     fs.f_type == BPF_FS_MAGIC))
+		return -E_PSEUDO_FS;
 	snprintf(tmp, sizeof(tmp), "%s/.ptloom-probe.XXXXXX", dir);
 	int fd = mkstemp(tmp);
 
@@ -1163,7 +1185,7 @@ int check_output_paths(const struct common_opts *o, bool out_dir)
 		if (e) {
 			fprintf(stderr, "ptloom: -o %s: cannot write schedule "
 					"files there: %s%s%s\n",
-				esc(o->out_dir), strerror(-e),
+				esc(o->out_dir), probe_why(e),
 				strcmp(buf, o->out_dir) ? " in " : "",
 				strcmp(buf, o->out_dir) ? esc(buf) : "");
 			return -1;
@@ -1188,7 +1210,7 @@ int check_output_paths(const struct common_opts *o, bool out_dir)
 					"there: %s\n", esc(o->report),
 				e == -ENOENT ? "its directory does not exist"
 				: e == -ENOTDIR ? "its parent is not a directory"
-						: strerror(-e));
+						: probe_why(e));
 			return -1;
 		}
 		clean_stale_temps(dir, report_temp, base);

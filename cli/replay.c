@@ -613,6 +613,10 @@ int cmd_replay(int argc, char **argv)
 	if (r.failure == FAIL_INTERRUPTED || (cli_interrupted &&
 					      r.failure == FAIL_NONE))
 		return interrupted_replay(&rs, &r);
+	if (rs.co.output && r.output_total > r.output_len)
+		fprintf(stderr, "ptloom: the replay wrote %llu bytes of output; "
+				"--output passes its last %zu\n",
+			(unsigned long long)r.output_total, r.output_len);
 	if (rs.co.output && r.output_len)
 		fwrite(r.output, 1, r.output_len, stdout);
 
