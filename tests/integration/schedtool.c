@@ -1,11 +1,15 @@
 /*
  * Crafts schedule files for the hardening tests (tests/integration,
- * suite issue13), as a hostile user would:
+ * suites schedule_files and hardening), as a hostile user would:
  *
  *   schedtool IN OUT env NAME=VALUE   IN with one more environment entry
  *   schedtool IN OUT objects PATH SIZE N
  *                                     IN with N more loaded objects PATH
  *                                     of SIZE bytes, hashed on replay
+ *   schedtool IN OUT noeq TEXT        IN with the environment entry
+ *                                     PTLOOM_NOEQ_TEXT (no '=')
+ *   schedtool IN OUT fence            IN with ```` as its message, a
+ *                                     backtrace line and a value
  *   schedtool IN OUT hostile          IN with escape sequences and invalid
  *                                     UTF-8 in every string a file holds
  *   schedtool - OUT big N             a schedule of N events over 4
@@ -19,6 +23,9 @@
  * The files are written with schedule_save(), so they load: only their
  * content is hostile.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +77,47 @@ static void add_objects(struct schedule *s, const char *path, uint64_t size,
 		o->size = size;
 		o->hash = 0x1234567890abcdefull;
 	}
+}
+
+/* Markdown fences in the message, a backtrace and the environment */
+static void fence(struct schedule *s)
+{
+	free(s->message);
+	s->message = strdup("````");
+	for (int i = 0; i < s->nthread_backtraces; i++)
+		free(s->thread_backtraces[i]);
+	free(s->thread_backtraces);
+	s->thread_backtraces = calloc(1, sizeof(char *));
+	if (!s->message || !s->thread_backtraces)
+		die("out of memory");
+	s->thread_backtraces[0] = strdup("````\n```` injected");
+	s->nthread_backtraces = 1;
+	add_env(s, "FENCE=````");
+}
+
+/* After saving: the bytes of "PTLOOM_NOEQ=" in the file become
+ * "PTLOOM_NOEQ_" (the same length, so the file still parses): an
+ * environment entry without '=', which schedule_save refuses to write. */
+static void patch_noeq(const char *path)
+{
+	static const char key[] = "PTLOOM_NOEQ=";
+	FILE *f = fopen(path, "r+b");
+	char *buf;
+	long n;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) || !(buf = malloc((size_t)n + 1)) ||
+	    fread(buf, 1, (size_t)n, f) != (size_t)n)
+		die("cannot read back the file");
+	char *p = memmem(buf, (size_t)n, key, sizeof(key) - 1);
+
+	if (!p)
+		die("no PTLOOM_NOEQ= entry");
+	p[sizeof(key) - 2] = '_';
+	if (fseek(f, 0, SEEK_SET) || fwrite(buf, 1, (size_t)n, f) != (size_t)n ||
+	    fclose(f))
+		die("cannot write the file back");
+	free(buf);
 }
 
 static void hostile(struct schedule *s)
@@ -217,7 +265,8 @@ int main(int argc, char **argv)
 	char err[512];
 
 	if (argc < 4)
-		die("usage: schedtool IN OUT env KV | objects PATH SIZE N | "
+		die("usage: schedtool IN OUT env KV | noeq TEXT | fence | "
+		    "objects PATH SIZE N | "
 		    "hostile | big N | "
 		    "bigevents N | collide N | random N SEED | clock NS");
 	if (!strcmp(argv[3], "big") && argc == 5) {
@@ -237,6 +286,13 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[3], "objects") && argc == 7)
 			add_objects(&s, argv[4], strtoull(argv[5], NULL, 10),
 				    strtoul(argv[6], NULL, 10));
+		else if (!strcmp(argv[3], "noeq") && argc == 5) {
+			char kv[4200];
+
+			snprintf(kv, sizeof(kv), "PTLOOM_NOEQ=%s", argv[4]);
+			add_env(&s, kv);
+		} else if (!strcmp(argv[3], "fence"))
+			fence(&s);
 		else if (!strcmp(argv[3], "hostile"))
 			hostile(&s);
 		else if (!strcmp(argv[3], "clock") && argc == 5)
@@ -252,6 +308,8 @@ int main(int argc, char **argv)
 			 strerror(-e));
 		die(err);
 	}
+	if (!strcmp(argv[3], "noeq"))
+		patch_noeq(argv[2]);
 	schedule_free(&s);
 	return 0;
 }
