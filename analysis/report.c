@@ -287,12 +287,17 @@ void report_markdown(FILE *f, const struct report *r)
 int write_atomically(const char *path, void (*fn)(FILE *f, const void *arg),
 		     const void *arg)
 {
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t n = strlen(path) + sizeof(REPORT_TEMP_PREFIX) + 8;
+	char *tmp = malloc(n);
 
 	if (!tmp)
 		return -ENOMEM;
-	snprintf(tmp, n + 16, "%s.XXXXXX", path);
+	/* "DIR/.ptloom-tmp.BASE.XXXXXX": a prefix no user file has, so the
+	 * clean-up of stale ones (cli/common.c) never touches a user's */
+	snprintf(tmp, n, "%.*s" REPORT_TEMP_PREFIX "%s.XXXXXX", (int)dirlen,
+		 path, path + dirlen);
 	int fd = mkstemp(tmp);
 
 	if (fd < 0) {

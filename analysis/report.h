@@ -91,7 +91,9 @@ void report_json_threads(FILE *f, const char *const *bts,
 			 const char *const *names, int n, const char *indent);
 /* JSON string escaping, shared with `show --format json`. */
 void json_string(FILE *f, const char *s);
-/* Write a file atomically: f(tmpfile, arg), then rename onto path. */
+/* Write a file atomically: f(tmpfile, arg) into DIR/.ptloom-tmp.BASE.XXXXXX
+ * beside path, then rename onto path. */
+#define REPORT_TEMP_PREFIX ".ptloom-tmp."
 int write_atomically(const char *path, void (*fn)(FILE *f, const void *arg),
 		     const void *arg);
 

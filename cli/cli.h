@@ -86,11 +86,16 @@ int cli_bad_option(const char *cmd, int c, char **argv);
 /* Is "NAME=VALUE" a variable that makes the loader or libc load or run
  * code (LD_*, GLIBC_TUNABLES, GCONV_PATH, ...: see common.c)? */
 bool env_is_loader_var(const char *kv);
-/* The first entry of env (from a schedule file) that is a loader variable
- * neither in ptloom's own environment with the same value nor named in
- * given (-e NAME=VALUE), or NULL when all may be used. */
-const char *env_refused(char *const *env, int n, char *const *given,
-			int ngiven);
+/* Does a replay apply the recorded "NAME=VALUE" without being told (PATH
+ * of standard directories, HOME, LANG, LC_*, TZ, USER, TMPDIR, SHELL,
+ * PWD, ...: see common.c)? */
+bool env_replay_safe(const char *kv);
+/* How many entries of env (from a schedule file) a replay refuses: not
+ * env_replay_safe(), not in ptloom's own environment with the same value
+ * and not named in given (-e NAME=VALUE).  names gets their names, escaped
+ * and comma-separated (the first 16, then "and N more"). */
+int env_refused(char *const *env, int n, char *const *given, int ngiven,
+		char *names, size_t len);
 const char *points_name(unsigned p, char *buf, size_t len);
 
 /* Resolve PROGRAM and build the environment; prints the error and

@@ -714,10 +714,25 @@ minimized:
 		const struct run_result *shown = files[1][0] ? &best : orig;
 		char quoted[4096];
 
+		char envs[4096] = "";
+
 		shell_join(quoted, sizeof(quoted), prog.argv, prog.argc);
+		/* the -e entries a replay applies only when confirmed */
+		for (int i = 0; i < co.nenv_extra; i++) {
+			char *kv[] = { "-e", co.env_extra[i] };
+			size_t k = strlen(envs);
+
+			if (!env_refused(&co.env_extra[i], 1, NULL, 0, NULL,
+					 0))
+				continue;
+			shell_join(envs + k, sizeof(envs) - k, kv, 2);
+			k = strlen(envs);
+			snprintf(envs + k, sizeof(envs) - k, " ");
+		}
 		if (files[0][0] || files[1][0])
-			snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s",
-				 files[1][0] ? files[1] : files[0], quoted);
+			snprintf(cmd, sizeof(cmd), "ptloom replay %s%s -- %s",
+				 envs, files[1][0] ? files[1] : files[0],
+				 quoted);
 		/* where the failing run left the last passing one */
 		if (er.have_pass && !cli_interrupted) {
 			struct run_result p;

@@ -26,6 +26,7 @@
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1153,6 +1154,36 @@ void process_note_last_exec(struct session *s)
 		note_last_exec(s, s->root_exe);
 }
 
+/*
+ * Would the exec of the file at path (a process's /proc/PID/exe) run with
+ * other privileges natively than under ptloom?  A set-user-ID or
+ * set-group-ID file changes the process's credentials unless they are its
+ * own already or the file system is mounted nosuid; a traced exec keeps
+ * them only when the tracer has CAP_SYS_PTRACE (the kernel's
+ * ptracer_capable()).  The same for every process, the first one too.
+ */
+static bool exec_loses_privileges(const char *path, const struct stat *sb)
+{
+	struct statvfs vfs;
+	unsigned long long eff = 0;
+	char line[256];
+	FILE *f;
+
+	if (!((sb->st_mode & S_ISUID) && sb->st_uid != geteuid()) &&
+	    !((sb->st_mode & S_ISGID) && (sb->st_mode & S_IXGRP) &&
+	      sb->st_gid != getegid()))
+		return false;
+	if (!statvfs(path, &vfs) && (vfs.f_flag & ST_NOSUID))
+		return false;
+	if ((f = fopen("/proc/self/status", "re"))) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "CapEff: %llx", &eff) == 1)
+				break;
+		fclose(f);
+	}
+	return !(eff & (1ull << 19)); /* CAP_SYS_PTRACE */
+}
+
 void on_exec(struct session *s, struct thread *t)
 {
 	struct process *p = t->p;
@@ -1170,15 +1201,14 @@ void on_exec(struct session *s, struct thread *t)
 	}
 	timer_exec(s, p->pid);
 	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
-	if (p->idx > 0 && stat(name, &sb) == 0 &&
-	    (sb.st_mode & (S_ISUID | S_ISGID))) {
+	if (stat(name, &sb) == 0 && exec_loses_privileges(name, &sb)) {
 		char label[64];
 
 		process_thread_label(s, t, label, sizeof(label));
 		session_fail(s, FAIL_UNSUPPORTED, t,
 			     "unsupported: %s execs a set-user-ID or "
 			     "set-group-ID program (ptloom runs it without "
-			     "its privileges)",
+			     "its privileges: it lacks CAP_SYS_PTRACE)",
 			     label);
 	}
 }

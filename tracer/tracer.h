@@ -360,6 +360,8 @@ struct run_result {
 	char kernel_wait[256];
 	char *output;		/* captured stdout+stderr tail (malloc) */
 	size_t output_len;
+	uint64_t output_total;	/* bytes the run wrote; more than output_len
+				 * when only the tail (output_max) is kept */
 	struct event *events;	/* the trace (malloc) */
 	size_t nevents;
 	struct decision *decisions; /* decisions taken (malloc) */

@@ -1358,6 +1358,7 @@ static void read_output(struct session *s)
 	ssize_t n = pread(s->outfd, r->output, (size_t)(end - start), start);
 
 	r->output_len = n > 0 ? (size_t)n : 0;
+	r->output_total = (uint64_t)end;
 	r->output[r->output_len] = 0;
 }
 
