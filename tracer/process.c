@@ -743,8 +743,10 @@ bool process_wait_execute(struct session *s, struct thread *t)
 	}
 	t->regs_dirty = true;
 	if (!(w.options & WNOWAIT)) {
-		if (q->dead)
+		if (q->dead) {
 			q->reaped = true;
+			t->p->child_reaped = s->step + 1;
+		}
 		else if (q->stopped && !q->stop_reported && w.stops)
 			q->stop_reported = true;
 		else
