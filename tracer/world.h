@@ -69,6 +69,7 @@ struct session {
 	int fatal_thread;	/* thread that got the last fatal signal */
 	int fatal_sig;
 	char fatal_where[LOC_MAX];
+	bool fatal_foreign;	/* it was sent by another process */
 	int exit_thread;
 	char exit_where[LOC_MAX];
 	double t0;
