@@ -80,6 +80,45 @@ static void lock_terminal(struct explore_shared *sh)
 		pthread_mutex_consistent(&sh->lock); /* a killed worker's */
 }
 
+/*
+ * A passing run in which a process died of a crash signal (a shell's
+ * `./racy; true`): counted by process and signal; the first such run is
+ * kept (its schedule is saved and replayed).  Returns true if rr was kept.
+ */
+static bool note_child_crash(struct explore_result *r, struct run_result *rr,
+			     uint64_t number)
+{
+	char proc[64];
+	char *t;
+
+	snprintf(proc, sizeof(proc), "%s", rr->child_crash_label);
+	/* "P1 racy T2" -> "P1 racy": the process, whichever thread */
+	if ((t = strrchr(proc, ' ')) && t[1] == 'T' && t > proc)
+		*t = 0;
+	for (int i = 0; i < r->ncrashes; i++) {
+		struct child_crash *c = &r->crashes[i];
+
+		if (c->signal == rr->child_crash_sig &&
+		    !strcmp(c->process, proc)) {
+			c->runs++;
+			return false;
+		}
+	}
+	if (r->ncrashes >= CHILD_CRASH_MAX)
+		return false;
+	struct child_crash *c = &r->crashes[r->ncrashes++];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->process, sizeof(c->process), "%s", proc);
+	snprintf(c->label, sizeof(c->label), "%s", rr->child_crash_label);
+	snprintf(c->where, sizeof(c->where), "%s", rr->child_crash_where);
+	c->signal = rr->child_crash_sig;
+	c->runs = 1;
+	c->first_run = number;
+	c->run = *rr;
+	return true;
+}
+
 static void progress(const struct explore_opts *o, struct explore_result *r,
 		     double t0, const struct dfs *d, bool final)
 {
@@ -910,6 +949,10 @@ restart:
 				sampler_profile(hs[k], rr.events, rr.nevents);
 			profiled = true;
 		}
+		if (rr.child_crash_sig && note_child_crash(r, &rr, number)) {
+			progress(o, r, t0, d, false);
+			continue; /* kept as the crash's run */
+		}
 		if (r->have_pass)
 			run_result_free(&r->pass);
 		r->pass = rr;
@@ -1043,6 +1086,9 @@ void explore_result_free(struct explore_result *r)
 		run_result_free(&r->fail);
 	if (r->have_pass)
 		run_result_free(&r->pass);
+	for (int i = 0; i < r->ncrashes; i++)
+		run_result_free(&r->crashes[i].run);
+	r->ncrashes = 0;
 }
 
 

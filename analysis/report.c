@@ -166,6 +166,28 @@ void report_json(FILE *f, const struct report *r)
 	}
 	if (r->has_coverage)
 		report_json_coverage(f, r);
+	fprintf(f, ",\n  \"warnings\": [");
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		const struct report_warning *w = &r->warnings[i];
+
+		fprintf(f, "%s\n    { \"kind\": ", i ? "," : "");
+		json_string(f, w->kind);
+		fprintf(f, ", \"process\": ");
+		json_string(f, w->process);
+		fprintf(f, ", \"signal\": ");
+		json_string(f, w->signal);
+		fprintf(f, ", \"location\": ");
+		json_string(f, w->location);
+		fprintf(f, ", \"runs\": %llu, \"message\": ",
+			(unsigned long long)w->runs);
+		json_string(f, w->message);
+		fprintf(f, ", \"schedule_file\": ");
+		json_string(f, w->schedule_file);
+		fprintf(f, ", \"replay_command\": ");
+		json_string(f, w->replay_command);
+		fprintf(f, " }");
+	}
+	fprintf(f, "%s]", r->nwarnings ? "\n  " : "");
 	fprintf(f, "\n}\n");
 }
 

@@ -9,6 +9,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* A warning beside the verdict: a process of the program died of a crash
+ * signal in passing runs (the command's exit status hid it). */
+struct report_warning {
+	const char *kind;	  /* "child_crash" */
+	const char *process;	  /* "P1 racy T0" */
+	const char *signal;	  /* "SIGABRT" */
+	const char *location;	  /* where its thread was, or "" */
+	uint64_t runs;		  /* in how many runs */
+	const char *message;	  /* one line saying all of it */
+	const char *schedule_file;
+	const char *replay_command;
+};
+
 struct report {
 	const char *command;	  /* "run", "replay" */
 	const char *verdict;	  /* pass|fail|incomplete|diverged|error */
@@ -63,6 +76,8 @@ struct report {
 	bool cov_reached;
 	const struct report_pair *cov_list;
 	size_t ncov_list;
+	const struct report_warning *warnings;
+	size_t nwarnings;
 };
 
 /* One conflicting pair of a report: code keys a < b (a == b: one

@@ -55,6 +55,9 @@ struct common_opts {
 	int nenv_extra;
 	bool keep_env;
 	bool free_children;	/* --free-children: today's free child runs */
+	/* --fail-on-child-crash: a process of the program that dies of a
+	 * crash signal fails the run, whatever the exit status */
+	bool fail_on_child_crash;
 	bool trust_env;	   /* --trust-env: a file's loader variables too */
 	/* the virtual CLOCK_REALTIME at every run's start: the real time
 	 * when the command started (run, races), a replayed file's own */
@@ -63,6 +66,8 @@ struct common_opts {
 
 /* --clock-start's getopt value (run, races) */
 #define CLOCK_START_OPT ('k' + 256)
+/* --fail-on-child-crash's (run, replay, minimize) */
+#define CHILD_CRASH_OPT ('x' + 256)
 /* Seconds options take at most this many seconds. */
 #define SECONDS_MAX 100000000
 /* The tunable ptloom adds to every program's environment. */

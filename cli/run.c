@@ -79,6 +79,13 @@ static void usage(FILE *f)
 	      "      --free-children   let child processes run unscheduled "
 	      "(today's\n"
 	      "                        behaviour; the verdict says so)\n"
+	      "      --fail-on-child-crash  a process of the program that "
+	      "dies of SIGSEGV,\n"
+	      "                        SIGBUS, SIGILL, SIGFPE or SIGABRT fails "
+	      "the run, even\n"
+	      "                        when the command's exit status hides "
+	      "it (default: a\n"
+	      "                        warning naming it)\n"
 	      "      --clock-start SEC the virtual CLOCK_REALTIME at every "
 	      "run's start, in\n"
 	      "                        seconds since 1970 (default: the real "
@@ -124,6 +131,7 @@ static const struct option long_opts[] = {
 	{ "env", required_argument, 0, 'e' },
 	{ "keep-env", no_argument, 0, 'K' },
 	{ "free-children", no_argument, 0, 'W' },
+	{ "fail-on-child-crash", no_argument, 0, CHILD_CRASH_OPT },
 	{ "clock-start", required_argument, 0, CLOCK_START_OPT },
 	{ "output", no_argument, 0, 'O' },
 	{ "min-coverage", required_argument, 0, 'v' + 256 },
@@ -167,6 +175,85 @@ static int rerun_exact(struct session_config *cfg, const struct run_result *r,
 		return -EINTR;
 	}
 	return e;
+}
+
+static void append(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Processes that died of a crash signal in passing runs (a shell's
+ * `./racy; true`): the command's exit status stays the verdict, but each
+ * is named, in how many runs, with its first run saved as a schedule that
+ * `replay --fail-on-child-crash` reproduces as a failure.  The run is
+ * replayed once with --fail-on-child-crash, so the file ends where the
+ * process died.  Returns the number of warnings in w.
+ */
+struct crash_note {
+	char file[1024], cmd[8192], msg[1024], sig[32];
+};
+
+static size_t crash_warnings(struct explore_opts *eo, struct explore_result *er,
+			     const struct program *prog,
+			     const struct common_opts *co, const char *sname,
+			     struct report_warning *w, struct crash_note *n)
+{
+	size_t k = 0;
+	char quoted[4096];
+
+	shell_join(quoted, sizeof(quoted), prog->argv, prog->argc);
+	for (int i = 0; i < er->ncrashes; i++, k++) {
+		struct child_crash *c = &er->crashes[i];
+		struct session_config cfg = eo->cfg;
+		struct run_result x;
+		char id[32];
+
+		memset(&n[k], 0, sizeof(n[k]));
+		snprintf(n[k].sig, sizeof(n[k].sig), "%s",
+			 signal_name(c->signal));
+		cfg.fail_on_child_crash = true;
+		if (rerun_exact(&cfg, &c->run, &x) == 0 &&
+		    x.failure == FAIL_CRASH && x.signal == c->signal) {
+			struct schedule sch;
+
+			snprintf(id, sizeof(id), "%06llx",
+				 (unsigned long long)(x.trace_hash & 0xffffff));
+			schedule_from_run(&sch, prog, co, sname, eo->bound, &x);
+			schedule_set_points(&sch, er->points, er->npoints);
+			if (save_schedule(&sch, co->out_dir, id, "crash",
+					  n[k].file, sizeof(n[k].file)))
+				n[k].file[0] = 0;
+			schedule_free(&sch);
+			if (x.location[0])
+				snprintf(c->where, sizeof(c->where), "%s",
+					 x.location);
+		}
+		if (x.events || x.output)
+			run_result_free(&x);
+		if (n[k].file[0])
+			snprintf(n[k].cmd, sizeof(n[k].cmd),
+				 "ptloom replay --fail-on-child-crash %s -- %s",
+				 n[k].file, quoted);
+		snprintf(n[k].msg, sizeof(n[k].msg),
+			 "%s died of %s%s%s%s in %llu of %llu run%s; the "
+			 "command's exit status hid it (--fail-on-child-crash "
+			 "makes it a failure)",
+			 c->label, n[k].sig, c->where[0] ? " (" : "",
+			 esc(c->where), c->where[0] ? ")" : "",
+			 (unsigned long long)c->runs,
+			 (unsigned long long)er->runs,
+			 er->runs == 1 ? "" : "s");
+		w[k] = (struct report_warning){
+			.kind = "child_crash",
+			.process = c->label,
+			.signal = n[k].sig,
+			.location = c->where,
+			.runs = c->runs,
+			.message = n[k].msg,
+			.schedule_file = n[k].file[0] ? n[k].file : NULL,
+			.replay_command = n[k].cmd[0] ? n[k].cmd : NULL,
+		};
+	}
+	return k;
 }
 
 /* printf onto the end of buf */
@@ -730,9 +817,12 @@ minimized:
 			snprintf(envs + k, sizeof(envs) - k, " ");
 		}
 		if (files[0][0] || files[1][0])
-			snprintf(cmd, sizeof(cmd), "ptloom replay %s%s -- %s",
-				 envs, files[1][0] ? files[1] : files[0],
-				 quoted);
+			snprintf(cmd, sizeof(cmd),
+				 "ptloom replay %s%s%s -- %s", envs,
+				 co.fail_on_child_crash
+					 ? "--fail-on-child-crash "
+					 : "",
+				 files[1][0] ? files[1] : files[0], quoted);
 		/* where the failing run left the last passing one */
 		if (er.have_pass && !cli_interrupted) {
 			struct run_result p;
@@ -988,9 +1078,31 @@ minimized:
 		code = EXIT_INCOMPLETE;
 	}
 	if (er.verdict != VERDICT_FAIL) {
+		static struct crash_note notes[CHILD_CRASH_MAX];
+		struct report_warning warns[CHILD_CRASH_MAX];
+		size_t nw = er.ncrashes && !cli_interrupted
+				    ? crash_warnings(&eo, &er, &prog, &co,
+						     sname, warns, notes)
+				    : 0;
+
 		if (co.free_children)
 			strncat(summary, " (children not explored)",
 				sizeof(summary) - strlen(summary) - 1);
+		for (size_t i = 0; i < nw; i++) {
+			if (!co.quiet) {
+				printf("warning: %s\n", notes[i].msg);
+				if (notes[i].file[0])
+					printf("  saved: %s\n  replay: %s\n",
+					       notes[i].file, notes[i].cmd);
+			}
+			append(summary, sizeof(summary),
+			       "; warning: %s died of %s in %llu run%s",
+			       warns[i].process, notes[i].sig,
+			       (unsigned long long)warns[i].runs,
+			       warns[i].runs == 1 ? "" : "s");
+		}
+		rep.warnings = warns;
+		rep.nwarnings = nw;
 		if (eo.min_coverage > 0 && !cov_ok && code == EXIT_INCOMPLETE &&
 		    !strstr(summary, "--min-coverage"))
 			append(summary, sizeof(summary),

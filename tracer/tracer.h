@@ -246,6 +246,10 @@ struct session_config {
 	/* the program's child processes run freely, unscheduled (today's
 	 * --free-children); else every process is under ptloom */
 	bool free_children;
+	/* a process other than the first that dies of a crash signal
+	 * (run_result.child_crash_sig) fails the run as FAIL_CRASH, whatever
+	 * the command's exit status (--fail-on-child-crash) */
+	bool fail_on_child_crash;
 	/* stop before step stop_step and hand the program over, every
 	 * thread stopped where it is (tracer/detach.c, replay --gdb) */
 	bool stop_at;
@@ -413,6 +417,14 @@ struct run_result {
 	 * there; NULL with exec_why saying why it cannot */
 	char **exec_argv, **exec_envp;
 	char exec_why[128];
+	/* the first process other than P0 that died of a crash signal
+	 * (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) it raised itself or got
+	 * from the kernel, not one another process sent it, whatever the
+	 * verdict (a parent may hide it behind its own exit status): the
+	 * signal (0: none), "P1 racy T0" and where that thread was */
+	int child_crash_sig;
+	char child_crash_label[64];
+	char child_crash_where[LOC_MAX];
 };
 
 /* Runs one execution.  Returns 0 and fills *res (see res->failure), or
