@@ -378,6 +378,29 @@ bool env_replay_safe(const char *kv)
 	return false;
 }
 
+/* Every directory of path (a PATH value) standard or on our own PATH. */
+static bool path_within_ours(const char *v)
+{
+	const char *ours = getenv("PATH");
+
+	for (;;) {
+		size_t k = strcspn(v, ":");
+		bool found = k > 0 && std_dir(v, k);
+
+		for (const char *o = ours; !found && k && o && *o;) {
+			size_t m = strcspn(o, ":");
+
+			found = m == k && !strncmp(o, v, k);
+			o += m + (o[m] == ':');
+		}
+		if (!found)
+			return false;
+		if (!v[k])
+			return true;
+		v += k + 1;
+	}
+}
+
 int env_refused(char *const *env, int n, char *const *given, int ngiven,
 		char *names, size_t len)
 {
@@ -392,9 +415,14 @@ int env_refused(char *const *env, int n, char *const *given, int ngiven,
 		bool ok = env_replay_safe(kv);
 
 		/* what ptloom's own environment or -e already says is no
-		 * new trust */
+		 * new trust: an equal entry, or a PATH each of whose
+		 * directories is a standard one or on ptloom's own PATH (the
+		 * same shell with a directory more or less, a virtualenv
+		 * left) */
 		for (char **e = environ; !ok && *e; e++)
 			ok = !strcmp(*e, kv);
+		if (!ok && k == 4 && !strncmp(kv, "PATH", 4))
+			ok = path_within_ours(kv + 5);
 		for (int j = 0; !ok && j < ngiven; j++)
 			ok = !strncmp(given[j], kv, k) && given[j][k] == '=';
 		if (ok)
