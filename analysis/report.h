@@ -9,6 +9,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* One test of a suite (`run --per-test`, cli/suite.c). */
+struct report_test {
+	const char *name;	  /* as the runner knows it, or the command */
+	const char *verdict;	  /* pass|fail|incomplete */
+	const char *summary;	  /* its own summary line */
+	const char *command, *cwd; /* how it was started */
+	const char *rule;	  /* why it was split or not */
+	const char *replay_command, *schedule_file;
+	const char *kind, *location, *message, *output; /* its failure */
+	uint64_t runs;
+	double seconds;
+};
+
 struct report {
 	const char *command;	  /* "run", "replay" */
 	const char *verdict;	  /* pass|fail|incomplete|diverged|error */
@@ -54,6 +67,9 @@ struct report {
 	int shard, nshards;	  /* 1-based; nshards 0: not sharded */
 	uint64_t fail_key;	  /* the failure's place in the serial order */
 	uint64_t bound0_runs;	  /* runs every shard repeats */
+	/* --per-test: the suite's tests, each with its verdict */
+	const struct report_test *tests;
+	int ntests;
 };
 
 /* format: "json", "markdown", "junit", "sarif".  Written atomically to path.

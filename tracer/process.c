@@ -541,6 +541,8 @@ static void sigchld(struct session *s, struct process *p)
 
 void process_died(struct session *s, struct process *p, int status)
 {
+	if (s->cfg->watch && s->cfg->watch->died)
+		s->cfg->watch->died(s->cfg->watch->ctx, p->idx, status);
 	p->dead = true;
 	p->status = status;
 	p->stopped = false;
@@ -743,9 +745,12 @@ bool process_wait_execute(struct session *s, struct thread *t)
 	}
 	t->regs_dirty = true;
 	if (!(w.options & WNOWAIT)) {
-		if (q->dead)
+		if (q->dead) {
 			q->reaped = true;
-		else if (q->stopped && !q->stop_reported && w.stops)
+			if (s->cfg->watch && s->cfg->watch->reaped)
+				s->cfg->watch->reaped(s->cfg->watch->ctx,
+						      q->idx);
+		} else if (q->stopped && !q->stop_reported && w.stops)
 			q->stop_reported = true;
 		else
 			q->continued = false;
@@ -1169,6 +1174,11 @@ void on_exec(struct session *s, struct thread *t)
 			note_root_exec(s, p);
 	}
 	timer_exec(s, p->pid);
+	if (s->cfg->watch && s->cfg->watch->exec) {
+		s->cfg->watch->exec(s->cfg->watch->ctx, p->idx, p->parent,
+				    p->pid);
+		session_restart_clock(s);
+	}
 	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
 	if (p->idx > 0 && stat(name, &sb) == 0 &&
 	    (sb.st_mode & (S_ISUID | S_ISGID))) {
@@ -1430,6 +1440,8 @@ void on_fork_event(struct session *s, int parent_idx, int ev)
 	process_copy_bps(q, pt->p);
 	q->exec_seen = pt->p->exec_seen;
 	q->set_pin = pt->p->set_pin;
+	if (s->cfg->watch && s->cfg->watch->fork)
+		s->cfg->watch->fork(s->cfg->watch->ctx, q->idx, q->parent);
 	pt = thread_born(s, c, parent_idx, true);
 	if (ev == PTRACE_EVENT_VFORK) {
 		q->vfork_parent = pt->idx;

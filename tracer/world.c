@@ -497,6 +497,14 @@ static bool timeout_reached(struct session *s)
 	return true;
 }
 
+void session_restart_clock(struct session *s)
+{
+	s->t0 = now_seconds();
+	s->self_cpu0 = self_cpu();
+	s->resume_time = s->t0;
+	s->resume_cpu = -1;
+}
+
 /* The limits checked on every timer tick: Ctrl-C, --timeout, a spin. */
 int check_limits(struct session *s, pid_t only)
 {

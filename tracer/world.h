@@ -140,5 +140,8 @@ void on_status(struct session *s, pid_t tid, int status);
 /* The limits checked on every timer tick (0, -EINTR, -ETIMEDOUT,
  * -EAGAIN). */
 int check_limits(struct session *s, pid_t only);
+/* --timeout counts from now (after a watcher's long callback: the tree
+ * was stopped meanwhile). */
+void session_restart_clock(struct session *s);
 
 #endif
