@@ -1060,6 +1060,10 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 
 			free(t->verdict);
 			free(t->rule);
+			free(t->name);
+			free(t->command);
+			t->name = xstrdup(u->name);
+			t->command = xstrdup(u->cmdline);
 			t->rule = xstrdup(u->rule);
 			t->verdict = xstrdup(wt ? wt->verdict : "incomplete");
 			snprintf(s, sizeof(s),
@@ -1229,9 +1233,17 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 			 nrt - incomplete);
 		*code = EXIT_INCOMPLETE;
 	} else {
-		snprintf(summary, sizeof(summary),
-			 "ptloom: PASS %d test%s, each explored on its own", nrt,
-			 nrt == 1 ? "" : "s");
+		if (joined)
+			snprintf(summary, sizeof(summary),
+				 "ptloom: PASS %d test%s, %d explored on its "
+				 "own, %d with the whole command (not split)",
+				 nrt, nrt == 1 ? "" : "s", nrt - joined,
+				 joined);
+		else
+			snprintf(summary, sizeof(summary),
+				 "ptloom: PASS %d test%s, each explored on its "
+				 "own",
+				 nrt, nrt == 1 ? "" : "s");
 		*code = EXIT_PASS;
 	}
 	printf("%s\n", summary);
