@@ -291,6 +291,27 @@ static int inherited(pid_t pid, struct inh *inh, int max, char *why,
 	return n;
 }
 
+/* Does argv0 name a program from cwd with PATH, as ptloom will look? */
+static bool resolvable(const char *argv0, const char *cwd, const char *path)
+{
+	char buf[2 * PATH_MAX];
+
+	if (strchr(argv0, '/')) {
+		snprintf(buf, sizeof(buf), "%s/%s", argv0[0] == '/' ? "" : cwd,
+			 argv0);
+		return access(buf, X_OK) == 0;
+	}
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, argv0);
+		if (n && access(buf, X_OK) == 0)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
 /* ---- names as the runner knows them ---- */
 
 static bool same_file(const char *a, const char *b)
@@ -758,6 +779,17 @@ static void on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
 	} else {
 		char q[4096];
 
+		/* an argv[0] no search finds (BoxFort's "boxfort-worker"):
+		 * the executable itself */
+		if (!resolvable(u->argv[0], u->cwd, env_get(u->envp, "PATH"))) {
+			snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n > 0) {
+				link[n] = 0;
+				free(u->argv[0]);
+				u->argv[0] = xstrdup(link);
+			}
+		}
 		shell_join(q, sizeof(q), u->argv, count(u->argv));
 		u->cmdline = xstrdup(q);
 		unit_name(u);
