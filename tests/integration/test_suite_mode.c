@@ -163,3 +163,31 @@ Test(suite_mode, script_tests_sharing_a_file_not_split)
 			"a single program");
 	res_free(&r);
 }
+
+/* meson test on a project with a racy test: the test fails under its own
+ * meson name (meson-info/intro-tests.json), the correct one passes. */
+Test(suite_mode, meson_test_racy_test_named)
+{
+	char cmd[4 * PATH_MAX];
+
+	if (system("command -v meson >/dev/null 2>&1")) {
+		skip_note("meson missing: meson test suite check skipped");
+		cr_skip_test("meson is not installed");
+	}
+	snprintf(cmd, sizeof(cmd), "meson setup '%s' '%s' -Dfirst='%s' "
+		 "-Dsecond='%s' >/dev/null", in_tmp("mb"), script("mesontest"),
+		 target("bank_locked"), target("bank_nolock"));
+	struct res c = sh(cmd);
+
+	assert_exit(c, 0);
+	res_free(&c);
+	struct res r = PTL("run", "--per-test", "--seed", SEED, "--timeout",
+			   "120", "-o", in_tmp("out"), "--report",
+			   in_tmp("r.json"), "--", "meson", "test", "-C",
+			   in_tmp("mb"));
+
+	assert_exit(r, 1);
+	assert_contains(summary(&r), "tests failed (second)", "the summary");
+	assert_contains(r.out, ": first: ptloom: PASS", "the verdicts");
+	res_free(&r);
+}
