@@ -191,3 +191,35 @@ Test(suite_mode, meson_test_racy_test_named)
 	assert_contains(r.out, ": first: ptloom: PASS", "the verdicts");
 	res_free(&r);
 }
+
+/* pytest whose tests run compiled programs through subprocess: each
+ * program is a test, named by pytest's test and its command line. */
+Test(suite_mode, pytest_subprocess_programs)
+{
+	if (system(PYTHON3 " -c 'import pytest' 2>/dev/null")) {
+		skip_note("pytest is not installed for %s (scripts/setup.sh "
+			  "installs python3-pytest): skipped", PYTHON3);
+		cr_skip_test("pytest is not installed");
+	}
+	char env[PATH_MAX + 32];
+
+	snprintf(env, sizeof(env), "PTLOOM_TARGETS=%s",
+		 env_or("PTLOOM_TARGETS", "build/tests"));
+	struct res r = PTL("run", "--per-test", "--seed", SEED, "--timeout",
+			   "60", "-o", in_tmp("out"), "--report",
+			   in_tmp("r.xml"), "--report-format", "junit", "-e",
+			   env, "--", PYTHON3, "-m", "pytest", "-q", "-p",
+			   "no:cacheprovider", script("test_programs.py"));
+
+	assert_exit(r, 1);
+	assert_contains(summary(&r), "ptloom: FAIL 1 of 3 tests failed "
+				     "(test_programs.py::test_racy_withdraw: ",
+			"the summary");
+	char *x = slurp(in_tmp("r.xml"));
+
+	cr_assert_eq(count_of(x, "<testcase "), 3, "%s", x);
+	assert_contains(x, "name=\"test_programs.py::test_locked_withdraw: ",
+			"the JUnit report");
+	free(x);
+	res_free(&r);
+}
