@@ -597,11 +597,22 @@ static void nested(struct suite *su, struct unit *u, char *const *argv,
 	/* ptloom's own behaviour must not follow the test's environment
 	 * where it reads it: those go to the program through -e */
 	for (int i = 0; envp[i]; i++) {
+		bool ours = false;
+
+		for (char **e = environ; !ours && *e; e++)
+			ours = !strcmp(*e, envp[i]);
+		if (!strncmp(envp[i], "PATH=", 5))
+			env[ne++] = envp[i]; /* ptloom finds the program */
 		if (!strncmp(envp[i], "GITHUB_", 7) ||
-		    !strncmp(envp[i], "PTLOOM_", 7)) {
-			args[ra++] = "-e";
-			args[ra++] = envp[i];
-		} else {
+		    !strncmp(envp[i], "PTLOOM_", 7) ||
+		    !strncmp(envp[i], "GLIBC_TUNABLES=", 15) || !ours) {
+			/* not ours: the replay command must carry it */
+			if (strncmp(envp[i], "GLIBC_TUNABLES=", 15) ||
+			    strcmp(envp[i], PTLOOM_TUNABLES)) {
+				args[ra++] = "-e";
+				args[ra++] = envp[i];
+			}
+		} else if (strncmp(envp[i], "PATH=", 5)) {
 			env[ne++] = envp[i];
 		}
 	}
@@ -697,6 +708,13 @@ static void nested(struct suite *su, struct unit *u, char *const *argv,
 	unlink(errf);
 	for (int i = 0; i < u->ntests; i++) {
 		struct test *t = &u->tests[i];
+		char *dd = t->replay ? strstr(t->replay, " -- ") : NULL;
+
+		/* a test's file records its command line and directory:
+		 * `ptloom replay FILE` reruns it alone from anywhere (the
+		 * whole command's stays as it is) */
+		if (dd && !whole)
+			*dd = 0;
 
 		if (!t->verdict)
 			t->verdict = xstrdup("incomplete");
@@ -715,6 +733,8 @@ static void nested(struct suite *su, struct unit *u, char *const *argv,
 static void print_test(struct suite *su, const struct test *t)
 {
 	su->done++;
+	if (su->co->quiet)
+		return;
 	printf("test %d: %s: %s\n", su->done, esc(t->name ? t->name : "?"),
 	       esc(t->summary));
 	if (t->replay)

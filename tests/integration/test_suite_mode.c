@@ -84,12 +84,17 @@ static void six_tests(const char *jobs)
 	cr_assert_not_null(line, "%s", r.out);
 	const char *cmd = line + strlen("  replay: ");
 
-	cr_assert(strstr(cmd, "bank_nolock") && !strstr(cmd, "ctest"),
-		  "the replay reruns the test alone: %s", cmd);
+	cr_assert(!strstr(cmd, "ctest") && !strstr(cmd, " -- "),
+		  "the replay reruns the test alone, from its file: %s", cmd);
 	char *with = with_report(cmd, in_tmp("replay.json"));
-	struct res p = sh(with);
+	char *from_root;
 
+	cr_assert(asprintf(&from_root, "cd / && %s", with) > 0);
+	struct res p = sh(from_root);
+
+	free(from_root);
 	assert_exit(p, 1);
+	assert_contains(summary(&p), "(main at bank_nolock.c:", "the replay");
 	char *j = slurp(in_tmp("replay.json"));
 
 	assert_json(j, "exact", "true");
