@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -623,9 +624,14 @@ static void nested(struct suite *su, struct unit *u, char *const *argv,
 	args[ra] = NULL;
 
 	fflush(NULL);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		/* never outlive us (its own tracees die with it) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(EXIT_USAGE);
 		int o = open(errf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 			     0600);
 		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -654,9 +660,14 @@ static void nested(struct suite *su, struct unit *u, char *const *argv,
 	free(args);
 	free(env);
 	int st = 0;
+	bool told = false;
 
+	/* our interrupt is its interrupt: it reports what it found */
 	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+		if (cli_interrupted && !told) {
+			kill(pid, cli_interrupted);
+			told = true;
+		}
 	json_object *root = pid > 0 ? json_object_from_file(rep) : NULL;
 	json_object *tests;
 
