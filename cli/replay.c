@@ -42,13 +42,15 @@ static const struct option long_opts[] = {
 static void usage(FILE *f, const char *cmd)
 {
 	fprintf(f,
-		"usage: ptloom %s [OPTIONS] SCHEDULE -- PROGRAM [ARGS...]\n"
+		"usage: ptloom %s [OPTIONS] SCHEDULE [-- PROGRAM [ARGS...]]\n"
 		"\n"
 		"%s"
 		"\n"
 		"SCHEDULE is a schedule file written by `ptloom run` or a "
 		"text script\n(`ptloom show --format script`, one `run Tn`, "
 		"`wake Tn` or `timeout Tn` a line).\n"
+		"Without a PROGRAM, the file's recorded command line runs in "
+		"its recorded\ndirectory.\n"
 		"\n"
 		"      --max-steps N     per-run cap on scheduling points\n"
 		"      --timeout SEC     per-run wall-clock cap (default 10)\n"
