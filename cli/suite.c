@@ -107,9 +107,13 @@ struct unit {
 	 * them (checked at the end) */
 	struct inh inh[16];
 	int ninh;
+	uint64_t sigdiff;	/* signals ignored or blocked unlike a fresh
+				 * start (EXTERNAL_SIGNALS only, if split) */
 };
 
 struct suite {
+	char root_ctx[512];	/* what the command's process inherited: */
+	uint64_t root_ign, root_blk; /* ignored and blocked signals */
 	const struct program *prog;
 	const struct common_opts *co;
 	char *const *fwd;	/* options forwarded to nested runs */
@@ -312,6 +316,58 @@ static bool resolvable(const char *argv0, const char *cwd, const char *path)
 	}
 	return false;
 }
+
+/* What a process inherits through exec besides descriptors, argv, the
+ * environment and the directory: ignored and blocked signals, the umask,
+ * the resource limits.  A fresh start gives a test what the command's own
+ * process got from ptloom's launcher. */
+static void exec_state(pid_t pid, char *buf, size_t len, uint64_t *ign,
+		       uint64_t *blk)
+{
+	size_t n = 0, at = 0;
+	char *st = proc_read(pid, "status", &n);
+	char *lim = proc_read(pid, "limits", &n);
+
+	buf[0] = 0;
+	for (char *l = st; l && *l;) {
+		char *e = strchr(l, '\n');
+
+		if (e)
+			*e = 0;
+		if (!strncmp(l, "SigIgn:", 7))
+			*ign = strtoull(l + 7, NULL, 16);
+		else if (!strncmp(l, "SigBlk:", 7))
+			*blk = strtoull(l + 7, NULL, 16);
+		else if (!strncmp(l, "Umask:", 6) && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s ", l);
+		l = e ? e + 1 : NULL;
+	}
+	/* the limits, hashed (FNV-1a) */
+	uint64_t h = 1469598103934665603ull;
+
+	for (char *c = lim; c && *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	if (at < len)
+		snprintf(buf + at, len - at, "limits %016llx",
+			 (unsigned long long)h);
+	free(st);
+	free(lim);
+}
+
+/*
+ * Signals only another process sends (or a terminal, which a run under
+ * ptloom has not), and glibc's internal 32 and 33 (it installs its own
+ * handlers): ignored or blocked differently in a test than in a fresh
+ * start, they change nothing unless someone signals the test, which the
+ * watcher sees (on_kill).  SIGPIPE, SIGCHLD, SIGALRM and the faults are not
+ * among them: the test's own actions raise those.
+ */
+#define SIGBIT(n) (1ull << ((n) - 1))
+#define EXTERNAL_SIGNALS                                                   \
+	(SIGBIT(SIGHUP) | SIGBIT(SIGINT) | SIGBIT(SIGQUIT) |               \
+	 SIGBIT(SIGUSR1) | SIGBIT(SIGUSR2) | SIGBIT(SIGTERM) |             \
+	 SIGBIT(SIGTSTP) | SIGBIT(SIGTTIN) | SIGBIT(SIGTTOU) | SIGBIT(32) | \
+	 SIGBIT(33))
 
 /* ---- names as the runner knows them ---- */
 
@@ -774,6 +830,9 @@ static void on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
 	(void)ppidx;
 	p->pid = pid;
 	p->exec_seen = true;
+	if (pidx == 0 && !su->root_ctx[0])
+		exec_state(pid, su->root_ctx, sizeof(su->root_ctx),
+			   &su->root_ign, &su->root_blk);
 	if (pidx == 0 || p->unit >= 0 || cli_interrupted)
 		return; /* the command itself, or inside a test */
 	char *cmd = proc_read(pid, "cmdline", &la);
@@ -826,7 +885,29 @@ static void on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
 		unit_name(u);
 		char why[1024];
 
+		char st[512];
+		uint64_t ign = 0, blk = 0;
+
 		u->ninh = inherited(pid, u->inh, 16, why, sizeof(why));
+		exec_state(pid, st, sizeof(st), &ign, &blk);
+		uint64_t diff = (ign ^ su->root_ign) | (blk ^ su->root_blk);
+
+		u->sigdiff = diff;
+		if (!why[0] && strcmp(st, su->root_ctx))
+			snprintf(why, sizeof(why),
+				 "it inherits another umask or other limits "
+				 "than a fresh start gives (%s; fresh: %s)",
+				 st, su->root_ctx);
+		else if (!why[0] && (diff & ~EXTERNAL_SIGNALS))
+			snprintf(why, sizeof(why),
+				 "it inherits other ignored or blocked "
+				 "signals than a fresh start gives (ignored "
+				 "%#llx, blocked %#llx; fresh: %#llx, %#llx), "
+				 "some of which its own actions raise",
+				 (unsigned long long)ign,
+				 (unsigned long long)blk,
+				 (unsigned long long)su->root_ign,
+				 (unsigned long long)su->root_blk);
 		if (why[0]) {
 			snprintf(u->rule, sizeof(u->rule), "not split: %s",
 				 why);
@@ -901,16 +982,21 @@ static void on_kill(void *ctx, int pidx, pid_t target, bool tid)
 	struct sproc *p = sproc(su, pidx);
 
 	(void)tid;
-	if (p->unit < 0 || target <= 0)
-		return; /* the runner's signals: its business */
+	if (target <= 0)
+		return;
 	for (int i = 0; i < su->nunits; i++) {
 		struct unit *u = &su->units[i];
 
-		if (u->pid == target && i != p->unit && u->split) {
+		/* the runner's signals are its business (a timeout's
+		 * kill), unless the test ignores or blocks some unlike a
+		 * fresh start */
+		if (u->pid == target && i != p->unit && u->split &&
+		    (p->unit >= 0 || u->sigdiff) && !u->ended) {
 			u->split = false;
 			snprintf(u->rule, sizeof(u->rule),
-				 "not split: test %s signals it while it runs",
-				 esc(su->units[p->unit].name));
+				 "not split: %s%s signals it while it runs",
+				 p->unit >= 0 ? "test " : "the runner",
+				 p->unit >= 0 ? su->units[p->unit].name : "");
 		}
 	}
 }
@@ -1128,20 +1214,38 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 			t->name = xstrdup(u->name);
 			t->command = xstrdup(u->cmdline);
 			t->rule = xstrdup(u->rule);
-			t->verdict = xstrdup(wt ? wt->verdict : "incomplete");
-			snprintf(s, sizeof(s),
-				 "%s (%s; explored with the whole command)",
-				 wt ? wt->summary
-				    : "ptloom: INCOMPLETE not explored",
-				 u->rule);
+			/* the whole command's pass covers the test; its
+			 * failure may be another test's or the runner's: that
+			 * is the "whole command" test's verdict, and this one
+			 * is not covered */
+			bool wfail = wt && !strcmp(wt->verdict, "fail");
+
+			t->verdict = xstrdup(wt && !wfail ? wt->verdict
+							  : "incomplete");
+			if (wfail)
+				snprintf(s, sizeof(s),
+					 "ptloom: INCOMPLETE not covered on "
+					 "its own: the whole command, explored "
+					 "instead, failed (see \"whole "
+					 "command\") (%s)",
+					 u->rule);
+			else
+				snprintf(s, sizeof(s),
+					 "%s (%s; explored with the whole "
+					 "command)",
+					 wt ? wt->summary
+					    : "ptloom: INCOMPLETE not explored",
+					 u->rule);
 			t->summary = xstrdup(s);
-			t->replay = wt && wt->replay ? xstrdup(wt->replay)
-						     : NULL;
-			t->schedule = wt && wt->schedule ? xstrdup(wt->schedule)
-							 : NULL;
-			t->runs = wt ? wt->runs : 0;
-			t->seconds = wt ? wt->seconds : 0;
-			if (wt) {
+			t->replay = wt && !wfail && wt->replay
+					    ? xstrdup(wt->replay)
+					    : NULL;
+			t->schedule = wt && !wfail && wt->schedule
+					      ? xstrdup(wt->schedule)
+					      : NULL;
+			t->runs = wt && !wfail ? wt->runs : 0;
+			t->seconds = wt && !wfail ? wt->seconds : 0;
+			if (wt && !wfail) {
 				t->message = wt->message ? xstrdup(wt->message)
 							 : NULL;
 				t->kind = wt->kind ? xstrdup(wt->kind) : NULL;
@@ -1180,6 +1284,37 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 			if (r > worst)
 				worst = r;
 		}
+	}
+	/* the whole command's failure, explored for tests not split */
+	if (whole.ntests && !strcmp(whole.tests[0].verdict, "fail")) {
+		struct test *t = &whole.tests[0];
+
+		free(t->name);
+		t->name = xstrdup("whole command");
+		free(t->command);
+		t->command = xstrdup(whole.cmdline);
+		free(t->rule);
+		t->rule = xstrdup("explored as one program because tests of "
+				  "it were not split");
+		rt = xrealloc(rt, (size_t)(nrt + 1) * sizeof(*rt));
+		rt[nrt++] = (struct report_test){
+			.name = t->name,
+			.verdict = t->verdict,
+			.summary = t->summary,
+			.command = t->command,
+			.rule = t->rule,
+			.replay_command = t->replay,
+			.schedule_file = t->schedule,
+			.message = t->message,
+			.kind = t->kind,
+			.location = t->location,
+			.output = t->output,
+			.runs = t->runs,
+			.seconds = t->seconds,
+		};
+		print_test(&su, t);
+		failed++;
+		worst = 2;
 	}
 	/* the runner's own run */
 	char rsum[2048], rdesc[700];
