@@ -598,7 +598,7 @@ int cmd_run(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		int done = suite_run(&prog, &co, &eo.cfg, fwd, nfwd,
-				     verbose && !co.quiet, &code);
+				     verbose && !co.quiet, jobs, &code);
 
 		free(fwd);
 		if (done) {

@@ -45,6 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,6 +113,16 @@ struct unit {
 				 * start (EXTERNAL_SIGNALS only, if split) */
 };
 
+/* A nested exploration under way. */
+struct job {
+	struct unit *u;		/* when not in su->units (may move): */
+	int uidx;		/* its index there, else -1 */
+	pid_t pid;
+	int pidfd;		/* -1: none */
+	bool whole, told;
+	char rep[PATH_MAX + 32], errf[PATH_MAX + 48];
+};
+
 struct suite {
 	char root_ctx[512];	/* what the command's process inherited: */
 	uint64_t root_ign, root_blk; /* ignored and blocked signals */
@@ -130,6 +142,11 @@ struct suite {
 	uint64_t seq;
 	int done;		/* tests finished, for the progress lines */
 	bool verbose;
+	/* -j: nested explorations under way, and the units of those that
+	 * ended whose processes are still held */
+	int njobs_max, njobs;
+	struct job jobs_[64];
+	int release[64], nrelease;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -605,20 +622,32 @@ static void test_error(struct test *t, const char *why)
 	t->summary = xstrdup(why);
 }
 
+static void nested_finish(struct suite *su, struct job *j, int st);
+
 /*
- * Run `ptloom run --per-test` (whole: without it) on argv in cwd with env,
- * and read its report into u's tests.
+ * Start `ptloom run --per-test` (whole: --whole-tree) on argv in cwd with
+ * env; its report goes to j->rep.  j->pid is 0 when it could not start
+ * (u's tests say why).
  */
-static void nested(struct suite *su, struct unit *u, char *const *argv,
-		   char *const *envp, const char *cwd, bool whole)
+static void nested_start(struct suite *su, struct unit *u, char *const *argv,
+			 char *const *envp, const char *cwd, bool whole,
+			 struct job *j)
 {
-	char rep[PATH_MAX + 32], errf[PATH_MAX + 32], clock[32];
+	char *rep = j->rep, *errf = j->errf, clock[32];
 	int ra = 0, cap = su->nfwd + count(envp) * 2 + count(argv) + 32;
 	char **args = xrealloc(NULL, (size_t)cap * sizeof(*args));
 	char **env = xrealloc(NULL, (size_t)(count(envp) + 2) * sizeof(*env));
 	int ne = 0;
 
-	snprintf(rep, sizeof(rep), "%s/.suite-XXXXXX", su->out_dir);
+	j->u = u;
+	j->uidx = u >= su->units && u < su->units + su->nunits
+			  ? (int)(u - su->units)
+			  : -1;
+	j->pid = 0;
+	j->pidfd = -1;
+	j->whole = whole;
+	j->told = false;
+	snprintf(rep, sizeof(j->rep), "%s/.suite-XXXXXX", su->out_dir);
 	int fd = mkstemp(rep);
 
 	if (fd < 0) {
@@ -632,7 +661,7 @@ static void nested(struct suite *su, struct unit *u, char *const *argv,
 		return;
 	}
 	close(fd);
-	snprintf(errf, sizeof(errf), "%s.err", rep);
+	snprintf(errf, sizeof(j->errf), "%s.err", rep);
 	snprintf(clock, sizeof(clock), "%llu",
 		 (unsigned long long)(su->co->clock_realtime_ns /
 				      1000000000ull));
@@ -715,16 +744,43 @@ static void nested(struct suite *su, struct unit *u, char *const *argv,
 	}
 	free(args);
 	free(env);
-	int st = 0;
-	bool told = false;
+	j->pid = pid > 0 ? pid : 0;
+	if (pid > 0)
+		j->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pid < 0)
+		nested_finish(su, j, 0);
+}
 
+/* Run it to its end (serially) and read its report into u's tests. */
+static void nested(struct suite *su, struct unit *u, char *const *argv,
+		   char *const *envp, const char *cwd, bool whole)
+{
+	struct job j;
+	int st = 0;
+
+	nested_start(su, u, argv, envp, cwd, whole, &j);
+	if (!j.pid)
+		return;
 	/* our interrupt is its interrupt: it reports what it found */
-	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		if (cli_interrupted && !told) {
-			kill(pid, cli_interrupted);
-			told = true;
+	while (waitpid(j.pid, &st, 0) < 0 && errno == EINTR)
+		if (cli_interrupted && !j.told) {
+			kill(j.pid, cli_interrupted);
+			j.told = true;
 		}
-	json_object *root = pid > 0 ? json_object_from_file(rep) : NULL;
+	nested_finish(su, &j, st);
+}
+
+/* Its report (or why there is none) into u's tests. */
+static void nested_finish(struct suite *su, struct job *j, int st)
+{
+	struct unit *u = j->uidx >= 0 ? &su->units[j->uidx] : j->u;
+	const char *rep = j->rep, *errf = j->errf;
+	bool whole = j->whole;
+
+	if (j->pidfd >= 0)
+		close(j->pidfd);
+	j->pidfd = -1;
+	json_object *root = j->pid > 0 ? json_object_from_file(rep) : NULL;
 	json_object *tests;
 
 	if (root && json_object_object_get_ex(root, "tests", &tests) &&
@@ -821,7 +877,79 @@ static void on_fork(void *ctx, int pidx, int ppidx)
 	p->born = ++su->seq;
 }
 
-static void on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
+/*
+ * -j: wait for nested explorations to end (block: for at least one, while
+ * any runs); each that ended gives its tests and its unit's process is
+ * let go.  How many ended.
+ */
+static int reap_jobs(struct suite *su, bool block)
+{
+	int done = 0;
+
+	while (su->njobs) {
+		struct pollfd pf[64];
+		int n = su->njobs < 64 ? su->njobs : 64;
+
+		for (int i = 0; i < n; i++)
+			pf[i] = (struct pollfd){ .fd = su->jobs_[i].pidfd,
+						 .events = POLLIN };
+		if (cli_interrupted)
+			for (int i = 0; i < su->njobs; i++)
+				if (!su->jobs_[i].told) {
+					kill(su->jobs_[i].pid, cli_interrupted);
+					su->jobs_[i].told = true;
+				}
+		int r = poll(pf, (nfds_t)n, block && !done ? 200 : 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (block && !done)
+				continue;
+			break;
+		}
+		for (int i = n; i-- > 0;) {
+			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			struct job j = su->jobs_[i];
+			int st = 0;
+
+			/* the suite's session may have reaped it already */
+			if (waitpid(j.pid, &st, WNOHANG) <= 0)
+				st = 0;
+			su->jobs_[i] = su->jobs_[--su->njobs];
+			nested_finish(su, &j, st);
+			struct unit *u = j.uidx >= 0 ? &su->units[j.uidx] : j.u;
+
+			u->explored = true;
+			for (int k = 0; k < u->ntests; k++)
+				print_test(su, &u->tests[k]);
+			if (su->nrelease < 64)
+				su->release[su->nrelease++] = u->pidx;
+			done++;
+		}
+	}
+	return done;
+}
+
+static int on_held(void *ctx, int *pidx, int max, bool block)
+{
+	struct suite *su = ctx;
+
+	if (!su->nrelease)
+		reap_jobs(su, block);
+	if (!su->nrelease)
+		return block ? -1 : 0;
+	int n = su->nrelease < max ? su->nrelease : max;
+
+	memcpy(pidx, su->release, (size_t)n * sizeof(*pidx));
+	memmove(su->release, su->release + n,
+		(size_t)(su->nrelease - n) * sizeof(*pidx));
+	su->nrelease -= n;
+	return n;
+}
+
+static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
 {
 	struct suite *su = ctx;
 	struct sproc *p = sproc(su, pidx);
@@ -834,7 +962,7 @@ static void on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
 		exec_state(pid, su->root_ctx, sizeof(su->root_ctx),
 			   &su->root_ign, &su->root_blk);
 	if (pidx == 0 || p->unit >= 0 || cli_interrupted)
-		return; /* the command itself, or inside a test */
+		return false; /* the command itself, or inside a test */
 	char *cmd = proc_read(pid, "cmdline", &la);
 	char *env = proc_read(pid, "environ", &le);
 	char *cwd = NULL, link[PATH_MAX];
@@ -920,11 +1048,35 @@ static void on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
 	}
 	p->unit = su->nunits++;
 	if (!u->split)
-		return;
-	nested(su, u, u->argv, u->envp, u->cwd, false);
+		return false;
+	if (su->njobs_max > 1) {
+		/* -j: explored while the suite goes on, the test held at its
+		 * exec until then (so that its one run in the suite comes
+		 * after its exploration, as serially) */
+		while (su->njobs >= su->njobs_max && !cli_interrupted)
+			reap_jobs(su, true);
+		struct job *j = &su->jobs_[su->njobs];
+
+		nested_start(su, u, u->argv, u->envp, u->cwd, false, j);
+		if (j->pid && j->pidfd >= 0) {
+			su->njobs++;
+			return true;
+		}
+		if (j->pid) {
+			/* no pidfd: serially */
+			int st = 0;
+
+			while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
+				;
+			nested_finish(su, j, st);
+		}
+	} else {
+		nested(su, u, u->argv, u->envp, u->cwd, false);
+	}
 	u->explored = true;
 	for (int i = 0; i < u->ntests; i++)
 		print_test(su, &u->tests[i]);
+	return false;
 }
 
 /* A test ends for its siblings when its parent's wait returns it: a
@@ -1110,7 +1262,7 @@ static int pick_first(void *ctx, const struct choice *c)
 
 int suite_run(const struct program *prog, const struct common_opts *co,
 	      struct session_config *base, char *const *fwd, int nfwd,
-	      bool verbose, int *code)
+	      bool verbose, int jobs, int *code)
 {
 	struct suite su = { 0 };
 	struct proc_watch w = {
@@ -1118,6 +1270,7 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 		.fork = on_fork,
 		.exec = on_exec,
 		.reaped = on_reaped,
+		.held = on_held,
 		.io = on_io,
 		.kill = on_kill,
 	};
@@ -1131,6 +1284,7 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 	su.fwd = fwd;
 	su.nfwd = nfwd;
 	su.verbose = verbose;
+	su.njobs_max = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
 	su.cpus = base->cpus;
 	n = readlink("/proc/self/exe", su.self, sizeof(su.self) - 1);
 	su.self[n > 0 ? n : 0] = 0;
@@ -1152,6 +1306,9 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 	memset(&res, 0, sizeof(res));
 	int e = session_run(&cfg, &st, &res);
 
+	/* explorations still under way (the suite's run ended first) */
+	while (su.njobs)
+		reap_jobs(&su, true);
 	if (e == 0)
 		shared_check(&su);
 	for (int i = 0; su.verbose && i < su.nunits; i++)

@@ -1175,8 +1175,16 @@ void on_exec(struct session *s, struct thread *t)
 	}
 	timer_exec(s, p->pid);
 	if (s->cfg->watch && s->cfg->watch->exec) {
-		s->cfg->watch->exec(s->cfg->watch->ctx, p->idx, p->parent,
-				    p->pid);
+		if (s->cfg->watch->exec(s->cfg->watch->ctx, p->idx, p->parent,
+					p->pid)) {
+			/* held: resumed from this stop when let go */
+			t->held = true;
+			t->st = SCHED_BLOCKED;
+			t->block = BLOCK_HELD;
+			t->timed = false;
+			s->nheld++;
+			s->need_schedule = true;
+		}
 		session_restart_clock(s);
 	}
 	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
@@ -1397,6 +1405,11 @@ void on_death(struct session *s, pid_t tid, int status)
 	}
 	struct process *p = t->p;
 	bool was_current = t->idx == s->current;
+
+	if (t->held) {
+		t->held = false;
+		s->nheld--;
+	}
 	/* a thread's own exit, not its process's end */
 	bool own_exit = t->kind == OP_EXIT && t->st == SCHED_RUNNING;
 

@@ -216,8 +216,14 @@ struct proc_watch {
 	/* process pidx (leader pid) of parent ppidx (-1: none) was forked */
 	void (*fork)(void *ctx, int pidx, int ppidx);
 	/* process pidx exec'd and is stopped at its exec event (its
-	 * /proc/PID files describe the new image) */
-	void (*exec)(void *ctx, int pidx, int ppidx, pid_t pid);
+	 * /proc/PID files describe the new image).  true holds it there:
+	 * it is not scheduled until held() names it */
+	bool (*exec)(void *ctx, int pidx, int ppidx, pid_t pid);
+	/* asked at every choice while processes are held: the P-numbers of
+	 * those to let go now into pidx (at most max); with block, nothing
+	 * else can run: wait until one may go.  Returns their number, or
+	 * -1 to let every held process go */
+	int (*held)(void *ctx, int *pidx, int max, bool block);
 	/* the leader of process pidx was reaped with wait status */
 	void (*died)(void *ctx, int pidx, int status);
 	/* its parent's wait consumed the death of process pidx */

@@ -61,6 +61,7 @@ struct session {
 	uint64_t hash;
 	pid_t stray[64];	/* stopped tids not yet claimed by a clone */
 	int nstray;
+	int nheld;		/* threads held at their exec (watch) */
 	pid_t freep[64];	/* the program's own child processes */
 	int nfreep;
 	bool ended;		/* the process is gone */

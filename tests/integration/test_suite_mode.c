@@ -39,18 +39,33 @@ static bool ctest_project(const char *dir)
 /* The JUnit report has one testcase per test, the racy one failing, and
  * its replay command reruns that test alone (not ctest) to the same
  * failure. */
-static void six_tests(const char *jobs)
+static void six_tests(const char *jobs, const char *ptloom_jobs)
 {
 	if (!ctest_project(in_tmp("ct")))
 		cr_skip_test("cmake is not installed");
-	struct res r = jobs ? PTL("run", "--per-test", "--seed", SEED, "-o",
-				  in_tmp("out"), "--report", in_tmp("r.xml"),
-				  "--report-format", "junit", "--", "ctest",
-				  "-j", jobs, "--test-dir", in_tmp("ct"))
-			    : PTL("run", "--per-test", "--seed", SEED, "-o",
-				  in_tmp("out"), "--report", in_tmp("r.xml"),
-				  "--report-format", "junit", "--", "ctest",
-				  "--test-dir", in_tmp("ct"));
+	const char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = ptloom();
+	argv[n++] = "run";
+	argv[n++] = "--per-test";
+	if (ptloom_jobs) {
+		argv[n++] = "-j";
+		argv[n++] = ptloom_jobs;
+	}
+	const char *rest[] = { "--seed", SEED, "-o", in_tmp("out"),
+			       "--report", in_tmp("r.xml"), "--report-format",
+			       "junit", "--", "ctest", "--test-dir",
+			       in_tmp("ct"), NULL };
+
+	for (int i = 0; rest[i]; i++)
+		argv[n++] = rest[i];
+	if (jobs) {
+		argv[n++] = "-j";
+		argv[n++] = jobs;
+	}
+	argv[n] = NULL;
+	struct res r = run_argv((char *const *)argv, NULL, CMD_TIMEOUT);
 
 	assert_exit(r, 1);
 	assert_summary(&r, "ptloom: FAIL 1 of 6 tests failed (racy_withdraw)");
@@ -107,12 +122,20 @@ static void six_tests(const char *jobs)
 
 Test(suite_mode, ctest_six_tests_one_verdict_each)
 {
-	six_tests(NULL);
+	six_tests(NULL, NULL);
 }
 
+/* ctest -j 2 runs two tests at a time: the same verdicts */
 Test(suite_mode, ctest_parallel_six_tests_one_verdict_each)
 {
-	six_tests("2");
+	six_tests("2", NULL);
+}
+
+/* ... and explored by two nested explorations at a time (-j 2), each
+ * test held at its exec until its own exploration ends */
+Test(suite_mode, ctest_parallel_explored_in_parallel)
+{
+	six_tests("2", "2");
 }
 
 /* make check running four programs: four verdicts, the racy one failing,
