@@ -51,11 +51,44 @@ for prog in bank_locked plain_inc_fixed_O0 plain_inc_fixed_O2 fork_race_fixed tr
 done
 
 t0=$(now)
+"$P" run --per-test -j 2 -q --seed 1 --no-minimize -o "$W/o4" --report "$W/pj.json" -- ctest -j 2 --test-dir "$W/ct" >/dev/null
+t1=$(now)
+pj_s=$(echo "$t1 - $t0" | bc); pj_r=$(runs "$W/pj.json"); pj_v=$(verdict "$W/pj.json")
+
+t0=$(now)
 "$P" run -q --seed 1 --no-minimize --max-time "$WHOLE" -o "$W/o3" --report "$W/w.json" -- ctest --test-dir "$W/ct" >/dev/null
 t1=$(now)
 w_s=$(echo "$t1 - $t0" | bc); w_r=$(runs "$W/w.json"); w_v=$(verdict "$W/w.json")
 
+# the same suite with its racy test left out: what a whole-tree
+# exploration of five correct tests costs (the session-start binary too,
+# SUITE_BASE=path/to/old/ptloom)
+sed '/racy_withdraw/d' "$SRC/tests/targets/ctest_suite/CMakeLists.txt" >"$W/CMakeLists.txt"
+mkdir -p "$W/src5" && mv "$W/CMakeLists.txt" "$W/src5/"
+cmake -S "$W/src5" -B "$W/ct5" -DTARGETS="$T" >/dev/null
+t0=$(now)
+"$P" run --per-test -q --seed 1 --no-minimize -o "$W/o5" --report "$W/p5.json" -- ctest --test-dir "$W/ct5" >/dev/null
+t1=$(now)
+p5_s=$(echo "$t1 - $t0" | bc); p5_r=$(runs "$W/p5.json"); p5_v=$(verdict "$W/p5.json")
+t0=$(now)
+"$P" run -q --seed 1 --no-minimize --max-time "$WHOLE" -o "$W/o6" --report "$W/w5.json" -- ctest --test-dir "$W/ct5" >/dev/null
+t1=$(now)
+w5_s=$(echo "$t1 - $t0" | bc); w5_r=$(runs "$W/w5.json"); w5_v=$(verdict "$W/w5.json")
+if [ -n "${SUITE_BASE:-}" ]; then
+	t0=$(now)
+	"$SUITE_BASE" run -q --seed 1 --no-minimize --max-time "$WHOLE" -o "$W/o7" --report "$W/b5.json" -- ctest --test-dir "$W/ct5" >/dev/null
+	t1=$(now)
+	b5_s=$(echo "$t1 - $t0" | bc); b5_r=$(runs "$W/b5.json"); b5_v=$(verdict "$W/b5.json")
+fi
+
 printf '%-34s %9s %7s %-11s %8s\n' "6-test ctest suite" "wall s" "runs" "verdict" "/ alone"
 printf '%-34s %9.2f %7s %-11s %7.2fx\n' "per-test (ptloom run --per-test)" "$pt_s" "$pt_r" "$pt_v" "$(echo "$pt_s / $alone_s" | bc -l)"
 printf '%-34s %9.2f %7s %-11s %7.2fx\n' "six tests explored alone, summed" "$alone_s" "$alone_r" "-" 1
+printf '%-34s %9.2f %7s %-11s %7.2fx\n' "per-test -j 2, ctest -j 2" "$pj_s" "$pj_r" "$pj_v" "$(echo "$pj_s / $alone_s" | bc -l)"
 printf '%-34s %9.2f %7s %-11s %7.2fx\n' "whole tree (--max-time $WHOLE)" "$w_s" "$w_r" "$w_v" "$(echo "$w_s / $alone_s" | bc -l)"
+printf '%-34s %9s %7s %-11s\n' "5 correct tests (racy one left out)" "wall s" "runs" "verdict"
+printf '%-34s %9.2f %7s %-11s\n' "per-test" "$p5_s" "$p5_r" "$p5_v"
+printf '%-34s %9.2f %7s %-11s\n' "whole tree (--max-time $WHOLE)" "$w5_s" "$w5_r" "$w5_v"
+if [ -n "${SUITE_BASE:-}" ]; then
+	printf '%-34s %9.2f %7s %-11s\n' "whole tree, session-start binary" "$b5_s" "$b5_r" "$b5_v"
+fi
