@@ -22,6 +22,19 @@ struct report_test {
 	double seconds;
 };
 
+/* A warning beside the verdict: a process of the program died of a crash
+ * signal in passing runs (the command's exit status hid it). */
+struct report_warning {
+	const char *kind;	  /* "child_crash" */
+	const char *process;	  /* "P1 racy T0" */
+	const char *signal;	  /* "SIGABRT" */
+	const char *location;	  /* where its thread was, or "" */
+	uint64_t runs;		  /* in how many runs */
+	const char *message;	  /* one line saying all of it */
+	const char *schedule_file;
+	const char *replay_command;
+};
+
 struct report {
 	const char *command;	  /* "run", "replay" */
 	const char *verdict;	  /* pass|fail|incomplete|diverged|error */
@@ -70,6 +83,28 @@ struct report {
 	/* --per-test: the suite's tests, each with its verdict */
 	const struct report_test *tests;
 	int ntests;
+
+	/* coverage (analysis/coverage.h): has_coverage, then how many
+	 * conflicting pairs were seen, how many in both orders, and each
+	 * pair with its locations (merge unions them by their keys) */
+	bool has_coverage;
+	uint64_t cov_pairs, cov_covered;
+	double min_coverage;	  /* --min-coverage, 0: none */
+	bool cov_reached;
+	const struct report_pair *cov_list;
+	size_t ncov_list;
+	const struct report_warning *warnings;
+	size_t nwarnings;
+};
+
+/* One conflicting pair of a report: code keys a < b (a == b: one
+ * location), where they are, what they shared, the orders seen (1: a
+ * before b, 2: b before a, 3: both). */
+struct report_pair {
+	uint64_t a, b;
+	const char *where_a, *where_b;
+	const char *what;
+	int seen;
 };
 
 /* format: "json", "markdown", "junit", "sarif".  Written atomically to path.
@@ -88,7 +123,9 @@ void report_json_threads(FILE *f, const char *const *bts,
 			 const char *const *names, int n, const char *indent);
 /* JSON string escaping, shared with `show --format json`. */
 void json_string(FILE *f, const char *s);
-/* Write a file atomically: f(tmpfile, arg), then rename onto path. */
+/* Write a file atomically: f(tmpfile, arg) into DIR/.ptloom-tmp.BASE.XXXXXX
+ * beside path, then rename onto path. */
+#define REPORT_TEMP_PREFIX ".ptloom-tmp."
 int write_atomically(const char *path, void (*fn)(FILE *f, const void *arg),
 		     const void *arg);
 

@@ -831,7 +831,14 @@ static void nested_finish(struct suite *su, struct job *j, int st)
 	unlink(errf);
 	for (int i = 0; i < u->ntests; i++) {
 		struct test *t = &u->tests[i];
-		char *dd = t->replay ? strstr(t->replay, " -- ") : NULL;
+		char *at = t->replay && t->schedule
+				   ? strstr(t->replay, t->schedule)
+				   : NULL;
+		char *dd = at ? strstr(at + strlen(t->schedule), " -- ")
+			      : NULL;
+
+		if (dd && dd != at + strlen(t->schedule))
+			dd = NULL; /* not "FILE -- PROGRAM" */
 
 		/* a test's file records its command line and directory:
 		 * `ptloom replay FILE` reruns it alone from anywhere (the

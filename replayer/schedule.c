@@ -304,12 +304,20 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 			seterr(err, errlen, "argument %zu is missing", i);
 			return -EINVAL;
 		}
-	for (i = 0; i < (size_t)s->nenv; i++)
+	for (i = 0; i < (size_t)s->nenv; i++) {
 		if (!s->env[i]) {
 			seterr(err, errlen, "environment entry %zu is missing",
 			       i);
 			return -EINVAL;
 		}
+		/* execve passes anything; getenv and a replay's overrides
+		 * need NAME=VALUE */
+		if (!strchr(s->env[i], '=') || s->env[i][0] == '=') {
+			seterr(err, errlen, "environment entry %zu is not "
+					    "NAME=VALUE", i);
+			return -EINVAL;
+		}
+	}
 	r = check_settings(s->points, s->build_id_len, err, errlen);
 	if (r)
 		return r;
@@ -579,6 +587,12 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 	    (r = dup_bytes(&m->cwd, &s->cwd, "working directory", -1, err,
 			   errlen)))
 		return r;
+	for (i = 0; i < m->n_env; i++)
+		if (!strchr(s->env[i], '=') || s->env[i][0] == '=') {
+			seterr(err, errlen, "environment entry %zu is not "
+					    "NAME=VALUE", i);
+			return -EINVAL;
+		}
 	r = check_settings(m->points, m->build_id.len, err, errlen);
 	if (r)
 		return r;
@@ -1654,7 +1668,14 @@ void schedule_free(struct schedule *s)
 
 int schedule_hash_file(const char *path, uint64_t *hash, uint64_t *size)
 {
-	uint64_t h = 0xcbf29ce484222325ull, n = 0;
+	return schedule_hash_file_max(path, UINT64_MAX, NULL, hash, size);
+}
+
+int schedule_hash_file_max(const char *path, uint64_t max,
+			   const volatile int *stop, uint64_t *hash,
+			   uint64_t *size)
+{
+	uint64_t h = 0xcbf29ce484222325ull, n = 0, want;
 	uint8_t buf[64 << 10];
 	struct stat st;
 	ssize_t k, i;
@@ -1663,8 +1684,21 @@ int schedule_hash_file(const char *path, uint64_t *hash, uint64_t *size)
 	r = open_regular(path, &fd, &st);
 	if (r)
 		return r;
-	for (;;) {
-		k = read(fd, buf, sizeof(buf));
+	/* the size it has: a /proc or /sys file says 0 and would read on
+	 * (/proc/self/pagemap: terabytes) */
+	want = (uint64_t)st.st_size;
+	if (want > max) {
+		close(fd);
+		return -EFBIG;
+	}
+	while (n < want) {
+		if (stop && *stop) {
+			close(fd);
+			return -EINTR;
+		}
+		k = read(fd, buf,
+			 want - n < sizeof(buf) ? (size_t)(want - n)
+						: sizeof(buf));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0) {

@@ -896,11 +896,21 @@ void futex_wake_addr(struct session *s, uint64_t addr, int n, uint32_t bitset,
 		w[0] = w[pick];
 		k = 1;
 	}
-	for (int i = 0; i < k && i < n; i++) {
-		futex_remove(&s->ft, w[i]);
-		thread_make_ready(s, &s->th[w[i]], OP_WOKEN, 0);
-		s->th[w[i]].futex_woken = true;
-		(*woken)++;
+	/* up to n, MAX_ALTS at a time: a wake of all (a barrier, a
+	 * broadcast) over more waiters than that left the rest asleep, a
+	 * false deadlock (tests/targets/threads_n.c with 300 threads) */
+	for (;;) {
+		for (int i = 0; i < k && *woken < n; i++) {
+			futex_remove(&s->ft, w[i]);
+			thread_make_ready(s, &s->th[w[i]], OP_WOKEN, 0);
+			s->th[w[i]].futex_woken = true;
+			(*woken)++;
+		}
+		if (*woken >= n || k < MAX_ALTS)
+			break;
+		k = futex_waiters(&s->ft, addr, bitset, w, MAX_ALTS);
+		if (!k)
+			break;
 	}
 }
 
@@ -948,11 +958,11 @@ static int64_t futex_wake_op(struct session *s, struct thread *t)
 static void block(struct session *s, struct thread *t, int kind, bool timed,
 		  uint64_t deadline, int64_t timeout_result)
 {
-	(void)s;
 	t->st = SCHED_BLOCKED;
 	t->block = kind;
 	t->timed = timed;
 	t->deadline = deadline;
+	t->armed = s->step;
 	t->timeout_result = timeout_result;
 }
 
@@ -1076,6 +1086,8 @@ bool syscall_execute(struct session *s, struct thread *t)
 	case OP_WAIT4:
 		return s->cfg->free_children || process_wait_execute(s, t);
 	case OP_KILL:
+		if (!regs_get(t) && signal_to_supervisor(s, t))
+			return true;
 		s->sig_maybe = true; /* the kernel sends it now */
 		if (!regs_get(t))
 			signal_route(s, t);
