@@ -181,6 +181,7 @@ static const char *block_name(struct thread *t)
 	case BLOCK_SIGNAL: return signal_wait_name(t);
 	case BLOCK_WAIT: return "wait";
 	case BLOCK_STOPPED: return "stopped";
+	case BLOCK_HELD: return "held at its exec";
 	case BLOCK_VFORK: return "vfork";
 	default: return "futex_wait";
 	}
