@@ -140,6 +140,7 @@ struct pypol {
 	uint64_t interp;
 	uint64_t gil;		/* struct _gil_runtime_state */
 	bool kept;		/* 3.12: is_keep_breaker set */
+	int parked;		/* discovery: choices a thread was parked */
 	int checks_thread;
 	uint64_t checks;
 	struct py_thread *th;
@@ -1223,6 +1224,7 @@ static void pol_begin(void *ctx)
 	p->interp = 0;
 	p->gil = 0;
 	p->kept = false;
+	p->parked = 0;
 	p->checks_thread = -1;
 	p->checks = 0;
 	free(p->th);
@@ -1422,6 +1424,46 @@ static void keep_only(struct choice *c, int i)
 	c->nalts = 1;
 }
 
+/* Thread stopped at a C-level point in code outside the interpreter (a
+ * C extension's racy instruction race discovery made a point). */
+static bool at_extension_point(struct pypol *p, struct session *s, int thread)
+{
+	struct session_thread st;
+
+	return !session_thread_info(s, thread, &st) &&
+	       (st.kind == OP_ATOMIC || st.kind == OP_ACCESS) &&
+	       (st.pc < p->pi.text_lo || st.pc >= p->pi.text_hi);
+}
+
+/*
+ * A race-discovery run samples every C-level interleaving (no pruning),
+ * and looks for two threads in a C extension's code without the GIL at
+ * the same time: a thread at one of its points waits while another can
+ * run (at most PY_INTERVAL choices in a row), so the next one that
+ * releases the GIL gets there too.  Under the GIL, everything else runs
+ * one thread at a time whatever the schedule.
+ */
+static void park_extension_threads(struct pypol *p, struct session *s,
+				   struct choice *c)
+{
+	bool others = false;
+	int k = 0;
+
+	for (int i = 0; i < c->nalts && !others; i++)
+		others = !c->alts[i].timeout &&
+			 !at_extension_point(p, s, c->alts[i].thread);
+	if (!others || p->parked >= PY_INTERVAL) {
+		p->parked = 0;
+		return;
+	}
+	for (int i = 0; i < c->nalts; i++)
+		if (c->alts[i].timeout ||
+		    !at_extension_point(p, s, c->alts[i].thread))
+			c->alts[k++] = c->alts[i];
+	p->parked += k < c->nalts;
+	c->nalts = k;
+}
+
 static void pol_shape(void *ctx, struct session *s, struct choice *c)
 {
 	struct pypol *p = ctx;
@@ -1429,15 +1471,22 @@ static void pol_shape(void *ctx, struct session *s, struct choice *c)
 
 	if (!ready(p, s) || c->kind != DEC_RUN)
 		return;
+	if (session_observing(s)) {
+		park_extension_threads(p, s, c);
+		return;
+	}
 	for (int i = 0; i < c->nalts && h < 0; i++)
 		if (!c->alts[i].timeout && c->alts[i].kind == OP_PYCHECK)
 			h = i;
 	if (h >= 0) {
 		/* the GIL holder at a check: who can run without the GIL
-		 * goes first, for free, until it waits for the GIL */
+		 * goes first, for free, until it waits for the GIL (not a
+		 * thread preempted at a C extension's point: running it
+		 * is a choice) */
 		for (int i = 0; i < c->nalts; i++)
 			if (!c->alts[i].timeout && i != h &&
-			    (other < 0 || c->alts[i].thread == c->current))
+			    (other < 0 || c->alts[i].thread == c->current) &&
+			    !at_extension_point(p, s, c->alts[i].thread))
 				other = i;
 		if (other >= 0) {
 			keep_only(c, other);
@@ -1469,8 +1518,10 @@ static void pol_shape(void *ctx, struct session *s, struct choice *c)
 		return;
 	struct session_thread cur;
 
-	if (p->c_points && !session_thread_info(s, c->current, &cur) &&
-	    (cur.kind == OP_CALL || cur.kind == OP_ATOMIC ||
+	/* the racy instructions race discovery found in a C extension are
+	 * points by default; with --points, the C-level calls too */
+	if (!session_thread_info(s, c->current, &cur) &&
+	    ((p->c_points && cur.kind == OP_CALL) || cur.kind == OP_ATOMIC ||
 	     cur.kind == OP_ACCESS || cur.kind == OP_SPIN) &&
 	    (cur.pc < p->pi.text_lo || cur.pc >= p->pi.text_hi))
 		return;
@@ -1549,7 +1600,27 @@ static void describe(struct pypol *p, struct session *s, int thread,
 static void pol_where(void *ctx, struct session *s, int thread, char *buf,
 		      size_t len)
 {
-	describe(ctx, s, thread, buf, len);
+	struct pypol *p = ctx;
+	struct session_thread st;
+	char c[LOC_MAX];
+
+	describe(p, s, thread, buf, len);
+	/* in a C extension's code: its function and line, then the Python
+	 * frame that called it */
+	if (!ready(p, s) || !at_extension_point(p, s, thread) ||
+	    session_thread_info(s, thread, &st))
+		return;
+	session_code_location(s, st.pc, c, sizeof(c));
+	if (!c[0])
+		return;
+	if (buf[0]) {
+		char py[LOC_MAX];
+
+		snprintf(py, sizeof(py), "%s", buf);
+		snprintf(buf, len, "%s from %s", c, py);
+	} else {
+		snprintf(buf, len, "%s", c);
+	}
 }
 
 static void pol_name(void *ctx, struct session *s, int thread, char *buf,
@@ -1670,6 +1741,26 @@ static void pol_conclude(void *ctx, struct run_result *r)
 	}
 }
 
+/*
+ * A C extension module of the program's own (not the interpreter's, nor
+ * an installed package's under .../lib/python3*): race discovery
+ * observes its code, and the racy instructions it finds are C-level
+ * points of the threads that run it without the GIL.  Extension modules
+ * are named NAME.so, NAME.cpython-312-x86_64-linux-gnu.so, NAME.abi3.so;
+ * shared libraries lib*.so are not.
+ */
+static bool pol_observe_object(void *ctx, const char *path)
+{
+	struct pypol *p = ctx;
+	const char *b = base_name(path);
+	size_t n = strlen(b);
+
+	if (n < 4 || strcmp(b + n - 3, ".so") || !strncmp(b, "lib", 3) ||
+	    !strncmp(b, "ld-", 3) || is_stdlib(path))
+		return false;
+	return !p->rel.object[0] || strcmp(path, p->rel.object);
+}
+
 struct sched_policy *python_policy_new(const struct python_info *pi,
 				       bool c_points)
 {
@@ -1700,6 +1791,7 @@ struct sched_policy *python_policy_new(const struct python_info *pi,
 		.where = pol_where,
 		.name = pol_name,
 		.conclude = pol_conclude,
+		.observe_object = pol_observe_object,
 	};
 	return &p->pol;
 }

@@ -699,8 +699,10 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		return;
 	}
 	cfg->policy = pol;
+	/* race discovery observes the program's C extensions only
+	 * (sched_policy.observe_object) */
 	if (!(o->points & POINTS_CLEVEL))
-		cfg->points = POINTS_SYNC;
+		cfg->points = POINTS_SYNC | (o->points & POINTS_RACES);
 }
 
 const char *signal_name(int sig)
