@@ -699,10 +699,11 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		return;
 	}
 	cfg->policy = pol;
-	/* race discovery observes the program's C extensions only
-	 * (sched_policy.observe_object) */
+	/* --points races: race discovery observes the program's C
+	 * extensions, not the interpreter (sched_policy.observe_object);
+	 * without --points none, so a Python exploration starts at once */
 	if (!(o->points & POINTS_CLEVEL))
-		cfg->points = POINTS_SYNC | (o->points & POINTS_RACES);
+		cfg->points = POINTS_SYNC;
 }
 
 const char *signal_name(int sig)

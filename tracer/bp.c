@@ -758,7 +758,7 @@ int bp_install(struct session *ss, struct process *s)
 	bool want_atomics = ss->cfg->points & POINTS_ATOMICS;
 	bool want_observe = ss->cfg->observer != NULL;
 	/* under a policy that names the observed objects, the executable's
-	 * plain accesses are not observed (the interpreter's) */
+	 * accesses are not observed (a static interpreter's) */
 	bool obj_observe = want_observe && s->idx == 0 && ss->cfg->policy &&
 			   ss->cfg->policy->observe_object;
 	struct scan_cache *exe_scan = NULL;
@@ -781,8 +781,10 @@ int bp_install(struct session *ss, struct process *s)
 					       ss->cfg->nruntime_code,
 					       in->addr);
 
+			if (obj_observe && !(want_atomics && in->is_atomic))
+				continue;
 			if (!in->is_atomic &&
-			    (!want_observe || obj_observe ||
+			    (!want_observe ||
 			     (in_rt && ss->cfg->runtime_atomics_only)))
 				continue;
 			if (add_bp(s, &cap, in->addr + bias,

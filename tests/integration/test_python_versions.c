@@ -245,6 +245,93 @@ static void correct_never_fail(const char *py)
 	}
 }
 
+/*
+ * A C extension (tests/targets/pyext/counterext.c) whose bump() releases
+ * the GIL and increments its own C counter unlocked: with --points
+ * sync,races, race discovery observes the extension (not the interpreter)
+ * and its racy instructions become C-level points, while the interpreter
+ * keeps the Python level.  The lost update is found at <= 2 preemptions,
+ * replays exactly, and the trace names the C function and line and the
+ * Python frame that called it.  The extension is built here against the
+ * interpreter's own headers (python3-dev for Debian's, scripts/setup.sh).
+ */
+static void extension_race_found(const char *py)
+{
+	char cmd[4 * PATH_MAX], dir[PATH_MAX];
+	const char *src = env_or("PTLOOM_SOURCE_ROOT", ".");
+
+	snprintf(dir, sizeof(dir), "%s", in_tmp("ext"));
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; mkdir -p %s; cd %s; "
+		 "inc=$(%s -c 'import sysconfig; "
+		 "print(sysconfig.get_paths()[\"include\"])'); "
+		 "suf=$(%s -c 'import sysconfig; "
+		 "print(sysconfig.get_config_var(\"EXT_SUFFIX\"))'); "
+		 "test -f \"$inc/Python.h\" || "
+		 "{ echo \"no $inc/Python.h\"; exit 77; }; "
+		 "cc -shared -fPIC -g -O0 -I\"$inc\" "
+		 "%s/tests/targets/pyext/counterext.c -o counterext$suf",
+		 dir, dir, py, py, src);
+	struct res b = sh(cmd);
+
+	if (b.code == 77) {
+		skip_note("python_versions: %s: the extension needs the "
+			  "interpreter's headers (python3-dev, "
+			  "scripts/setup.sh): %s", py, b.out);
+		res_free(&b);
+		cr_skip_test("no Python.h for %s", py);
+	}
+	assert_exit(b, 0);
+	res_free(&b);
+	char script[PATH_MAX];
+
+	snprintf(script, sizeof(script), "%s/tests/targets/pyext/"
+		 "counter_race.py", src);
+	char *argv[] = { (char *)ptloom(), "run", "-o", in_tmp("out"),
+			 "--report", in_tmp("report.json"), "--timeout", "120",
+			 "--seed", SEED, "--points", "sync,races", "--",
+			 (char *)py, script, dir, NULL };
+	struct res r = run_argv(argv, NULL, PYV_TIMEOUT);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (main at "
+			   "counter_race.py:");
+	char both[1 << 16];
+
+	snprintf(both, sizeof(both), "%s%s", r.out, r.err);
+	assert_contains(both, "AssertionError: lost update: 1", "output");
+	res_free(&r);
+	char *j = report();
+
+	cr_assert_leq(json_num(j, "preemptions"), 2, "%s", j);
+	char *minimized = strdup(json_get(j, "minimized_file"));
+
+	cr_assert(minimized[0], "%s", j);
+	char *rargv[] = { (char *)ptloom(), "replay", "--report",
+			  in_tmp("replay.json"), minimized, "--",
+			  (char *)py, script, dir, NULL };
+
+	r = run_argv(rargv, NULL, PYV_TIMEOUT);
+	assert_exit(r, 1);
+	res_free(&r);
+	char *rj = slurp(in_tmp("replay.json"));
+
+	assert_json(rj, "exact", "true");
+	free(rj);
+	r = PTL("show", minimized);
+	assert_exit(r, 0);
+	/* the C function and line, from the Python frame that called it,
+	 * by the thread's threading name */
+	assert_contains(r.out, "at bump_unlocked at counterext.c:", "show");
+	assert_contains(r.out, "from work at counter_race.py:12", "show");
+	assert_contains(r.out, "(left)", "show");
+	assert_contains(r.out, "(right)", "show");
+	assert_contains(r.out, "<-- preemption", "show");
+	res_free(&r);
+	free(minimized);
+	free(j);
+}
+
 #define VERSION_TESTS(tag, ver)                                             \
 	Test(python_versions, bank_found_replayed_and_shown_##tag)          \
 	{                                                                   \
@@ -260,6 +347,11 @@ static void correct_never_fail(const char *py)
 	{                                                                   \
 		NEED(ver);                                                  \
 		correct_never_fail(py);                                     \
+	}                                                                   \
+	Test(python_versions, c_extension_race_found_##tag)                 \
+	{                                                                   \
+		NEED(ver);                                                  \
+		extension_race_found(py);                                   \
 	}
 
 VERSION_TESTS(3_11, "3.11")
