@@ -626,6 +626,25 @@ static bool debug_offsets_layout(const char *file, uint64_t runtime,
 	return true;
 }
 
+static bool is_pie(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool pie = false;
+	GElf_Ehdr eh;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+
+	if (e && gelf_getehdr(e, &eh))
+		pie = eh.e_type == ET_DYN;
+	if (e)
+		elf_end(e);
+	close(fd);
+	return pie;
+}
+
 int python_detect(const char *path, struct python_info *pi)
 {
 	char interp[4096];
@@ -767,6 +786,11 @@ int python_detect(const char *path, struct python_info *pi)
 			 path);
 		return 0;
 	}
+	/* a position-independent executable with the interpreter linked in
+	 * (an embedding program, a static --enable-shared-less build with
+	 * PIE): its addresses are offsets too, from its own first mapping */
+	if (!pi->object[0] && is_pie(path) && !realpath(path, pi->object))
+		pi->object[0] = 0;
 	if (pi->object[0]) {
 		/* offsets from the first mapping (sched_policy.object) */
 		uint64_t first = 0;
@@ -1709,6 +1733,21 @@ static void pol_conclude(void *ctx, struct run_result *r)
 	struct pypol *p = ctx;
 	char where[LOC_MAX], exc[LOC_MAX];
 	uint64_t gil = p->gil; /* 0: not this run's interpreter objects */
+
+	/* the interpreter's memory did not match its layout: the run was not
+	 * scheduled at the Python level, and without the libc points
+	 * (own_points) not at the C level either; never a pass */
+	if (p->checked && p->bad && r->failure == FAIL_NONE) {
+		r->failure = FAIL_UNSUPPORTED;
+		snprintf(r->message, sizeof(r->message),
+			 "%s: the running interpreter does not match CPython "
+			 "%u.%u's layout (Python-level scheduling is not "
+			 "possible; PTLOOM_PYTHON=off schedules it at the C "
+			 "level)",
+			 p->pi.path, p->pi.version >> 24,
+			 p->pi.version >> 16 & 0xff);
+		return;
+	}
 
 	if ((r->failure == FAIL_EXIT || r->failure == FAIL_CRASH) &&
 	    r->output &&

@@ -332,6 +332,71 @@ static void extension_race_found(const char *py)
 	free(j);
 }
 
+/*
+ * The interpreter linked into a position-independent executable from the
+ * build's static libpython (pyenv installs libpython3.X.a; the
+ * executable is tests/targets/pyembed.c's Py_BytesMain): its addresses
+ * are offsets from its own mapping, as a shared libpython's are.  The
+ * bank race is found at the Python level and its twin is complete; a
+ * layout read at the wrong addresses would have been a PASS.
+ */
+static void static_interpreter(const char *py)
+{
+	char cmd[4 * PATH_MAX], exe[PATH_MAX];
+	const char *src = env_or("PTLOOM_SOURCE_ROOT", ".");
+
+	snprintf(exe, sizeof(exe), "%s", in_tmp("pystatic"));
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; eval \"$(%s -c 'import sysconfig as s; "
+		 "v = s.get_config_var; "
+		 "print(\"lib=%%s/%%s inc=%%s libs=\\\"%%s\\\"\" %% "
+		 "(v(\"LIBPL\"), v(\"LIBRARY\"), s.get_paths()[\"include\"], "
+		 "v(\"LIBS\")))')\"; "
+		 "test -f \"$lib\" || { echo \"no $lib\"; exit 77; }; "
+		 "cc -o %s %s/tests/targets/pyembed.c -I\"$inc\" \"$lib\" "
+		 "$libs -lm -lpthread -lutil >cc.log 2>&1 || "
+		 "{ cat cc.log; exit 77; }",
+		 py, exe, src);
+	struct res b = sh(cmd);
+
+	if (b.code == 77) {
+		skip_note("python_versions: %s: no PIE static build: %s", py,
+			  b.out);
+		res_free(&b);
+		cr_skip_test("no static libpython for %s", py);
+	}
+	assert_exit(b, 0);
+	res_free(&b);
+	for (int fixed = 0; fixed < 2; fixed++) {
+		struct res r = pyv("run", exe,
+				   (const char *const[]){ "-q", NULL },
+				   py_example(fixed ? "bank_fixed.py"
+						    : "bank.py"));
+
+		assert_exit(r, fixed ? 0 : 1);
+		assert_summary(&r, fixed ? "ptloom: PASS "
+					 : "ptloom: FAIL exit status 1 in T0 "
+					   "(main at bank.py:");
+		if (fixed)
+			assert_contains(r.out, "complete to preemption bound 2 "
+					       "(Python-level",
+					"stdout");
+		res_free(&r);
+	}
+}
+
+Test(python_versions, static_interpreter_3_12)
+{
+	NEED("3.12");
+	static_interpreter(py);
+}
+
+Test(python_versions, static_interpreter_3_13)
+{
+	NEED("3.13");
+	static_interpreter(py);
+}
+
 #define VERSION_TESTS(tag, ver)                                             \
 	Test(python_versions, bank_found_replayed_and_shown_##tag)          \
 	{                                                                   \
