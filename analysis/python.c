@@ -749,6 +749,14 @@ int python_detect(const char *path, struct python_info *pi)
 			 path);
 		return 0;
 	}
+	if (!pi->version) {
+		/* Py_Version is 3.11's */
+		snprintf(pi->why, sizeof(pi->why),
+			 "%s: CPython before 3.11 (no Py_Version): "
+			 "Python-level scheduling supports 3.11 to 3.13",
+			 path);
+		return 0;
+	}
 	if (major != 3 || minor < 11 || minor > 13) {
 		snprintf(pi->why, sizeof(pi->why),
 			 "CPython %u.%u: Python-level scheduling supports "
