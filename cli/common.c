@@ -811,6 +811,9 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		return;
 	}
 	cfg->policy = pol;
+	/* --points races: race discovery observes the program's C
+	 * extensions, not the interpreter (sched_policy.observe_object);
+	 * without --points none, so a Python exploration starts at once */
 	if (!(o->points & POINTS_CLEVEL))
 		cfg->points = POINTS_SYNC;
 }

@@ -123,6 +123,12 @@ struct sched_policy {
 	void (*forked)(void *ctx, struct session *s, int old_tid);
 	/* the run is over (output read): may refine the failure's location */
 	void (*conclude)(void *ctx, struct run_result *res);
+	/* race discovery in the program's first process: the memory
+	 * accesses observed are those of the code of the mapped objects
+	 * this accepts (path as /proc/PID/maps names it; CPython's
+	 * extension modules) instead of the executable's.  NULL: the
+	 * executable's */
+	bool (*observe_object)(void *ctx, const char *path);
 };
 
 /* What a policy may see of a thread. */
@@ -142,6 +148,12 @@ int session_poke(struct session *s, uint64_t addr, const void *buf,
 int session_thread_info(struct session *s, int thread,
 			struct session_thread *out);
 int session_nthreads(struct session *s);
+/* The run is a race-discovery run (session_config.observer). */
+bool session_observing(struct session *s);
+/* The program's code at pc, symbolised ("bump at ext.c:17"); "" if
+ * unknown or not symbolising. */
+void session_code_location(struct session *s, uint64_t pc, char *buf,
+			   size_t len);
 /* Where the first mapping of the shared object at `path` (as
  * /proc/PID/maps names it) starts in the program's process; 0: not
  * mapped (or the process is gone).  Reads /proc/PID/maps. */

@@ -91,6 +91,11 @@ int session_nthreads(struct session *s)
 	return s->nth;
 }
 
+bool session_observing(struct session *s)
+{
+	return s->cfg->observer != NULL;
+}
+
 int session_thread_info(struct session *s, int thread,
 			struct session_thread *out)
 {
