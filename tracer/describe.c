@@ -202,6 +202,7 @@ void report_threads(struct session *s)
 		char name[64], obj[128];
 
 		p->thread = t->idx;
+		p->proc = t->p->idx;
 		snprintf(name, sizeof(name), "/proc/%d/task/%d/comm",
 			 t->p->pid, t->tid);
 		if (s->cfg->policy && s->cfg->policy->name && t->p->idx == 0)

@@ -333,6 +333,7 @@ enum failure_kind {
 
 struct thread_report {
 	int thread;
+	int proc;	      /* its process: 0 the first, 1 its first child */
 	char name[32];
 	char state[64];	      /* "blocked", "exited", ... */
 	char what[LOC_MAX];   /* e.g. pthread_mutex_lock(&orders) */
