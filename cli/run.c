@@ -804,7 +804,8 @@ int cmd_run(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		int done = suite_run(&prog, &co, &eo.cfg, fwd, nfwd,
-				     verbose && !co.quiet, jobs, &code);
+				     verbose && !co.quiet, jobs, eo.bound,
+				     &code);
 
 		free(fwd);
 		if (done) {

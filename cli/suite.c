@@ -1269,7 +1269,7 @@ static int pick_first(void *ctx, const struct choice *c)
 
 int suite_run(const struct program *prog, const struct common_opts *co,
 	      struct session_config *base, char *const *fwd, int nfwd,
-	      bool verbose, int jobs, int *code)
+	      bool verbose, int jobs, int bound, int *code)
 {
 	struct suite su = { 0 };
 	struct proc_watch w = {
@@ -1616,6 +1616,7 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 		.strategy = "per-test",
 		.runs = runs,
 		.complete = worst == 0,
+		.preemption_bound = bound,
 		.seed = co->seed,
 		.seconds = secs,
 		.summary = summary,

@@ -17,6 +17,6 @@
  */
 int suite_run(const struct program *prog, const struct common_opts *co,
 	      struct session_config *base, char *const *fwd, int nfwd,
-	      bool verbose, int jobs, int *code);
+	      bool verbose, int jobs, int bound, int *code);
 
 #endif
