@@ -811,6 +811,9 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		return;
 	}
 	cfg->policy = pol;
+	/* --points races: race discovery observes the program's C
+	 * extensions, not the interpreter (sched_policy.observe_object);
+	 * without --points none, so a Python exploration starts at once */
 	if (!(o->points & POINTS_CLEVEL))
 		cfg->points = POINTS_SYNC;
 }
@@ -1028,6 +1031,9 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 	s->env = calloc((size_t)p->nenv + 1, sizeof(char *));
 	for (int i = 0; i < p->nenv; i++)
 		s->env[i] = xstrdup(p->envp[i]);
+	char cwd[PATH_MAX];
+
+	s->cwd = getcwd(cwd, sizeof(cwd)) ? xstrdup(cwd) : NULL;
 	int n = symbols_elf_build_id(p->path, s->build_id, sizeof(s->build_id));
 
 	s->build_id_len = n > 0 ? (size_t)n : 0;

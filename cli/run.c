@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "suite.h"
+
 #include "../analysis/coverage.h"
 #include "../analysis/escape.h"
 #include "../analysis/explore.h"
@@ -102,6 +104,18 @@ static void usage(FILE *f)
 	      "      --output          pass every run's output through (not "
 	      "that of runs\n"
 	      "                        the reduction cuts short)\n"
+	      "      --per-test        test-suite mode: explore each test the "
+	      "command starts\n"
+	      "                        (ctest, make check, meson test, a "
+	      "script) on its own,\n"
+	      "                        with these budgets per test, -j N "
+	      "tests at a time,\n"
+	      "                        one verdict per test\n"
+	      "      --whole-tree      explore the command's whole process "
+	      "tree as one\n"
+	      "                        program (the default)\n"
+	      "  -v, --verbose         with --per-test: why each test was "
+	      "split or not\n"
 	      "      --min-coverage F  explore until this share (0-1] of the "
 	      "conflicting pairs\n"
 	      "                        seen was seen in both orders, or the "
@@ -150,9 +164,75 @@ static const struct option long_opts[] = {
 	{ "output", no_argument, 0, 'O' },
 	{ "min-coverage", required_argument, 0, 'v' + 256 },
 	{ "quiet", no_argument, 0, 'q' },
+	{ "per-test", no_argument, 0, 'T' + 512 },
+	{ "whole-tree", no_argument, 0, 'w' + 256 },
+	{ "verbose", no_argument, 0, 'v' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
 };
+
+/*
+ * The options a test's own exploration (--per-test) takes from ours: all
+ * but where results go, the environment (the test's is its own), the
+ * output, the mode and -j (it explores serially).
+ */
+static int forwarded(int argc, char **argv, char ***out)
+{
+	static const char *const drop_arg[] = {
+		"-o", "--out", "--report", "--report-format", "-e", "--env",
+		"-j", "--jobs", "--shard", "--clock-start", NULL,
+	};
+	static const char *const drop[] = {
+		"-q", "--quiet", "--keep-env", "--per-test", "--whole-tree",
+		"-v", "--verbose", "--output", NULL,
+	};
+	char **v = calloc((size_t)argc + 1, sizeof(*v));
+	int n = 0;
+
+	if (!v)
+		return -1;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+		bool skip = false;
+
+		if (a[0] != '-')
+			break; /* the program */
+		for (int k = 0; drop[k] && !skip; k++)
+			skip = !strcmp(a, drop[k]);
+		for (int k = 0; drop_arg[k] && !skip; k++) {
+			size_t l = strlen(drop_arg[k]);
+
+			if (!strcmp(a, drop_arg[k])) {
+				skip = true;
+				i++; /* and its value */
+			} else if (!strncmp(a, drop_arg[k], l) &&
+				   (a[1] != '-' ? a[l] != 0 : a[l] == '=')) {
+				skip = true;
+			}
+		}
+		if (skip)
+			continue;
+		v[n++] = argv[i];
+		/* an option's separate value goes with it */
+		if (i + 1 < argc && argv[i + 1][0] != '-' &&
+		    strcmp(argv[i + 1], "--")) {
+			const struct option *o = NULL;
+
+			for (int k = 0; long_opts[k].name && !o; k++)
+				if (a[1] == '-' &&
+				    !strcmp(a + 2, long_opts[k].name))
+					o = &long_opts[k];
+			bool takes = o ? o->has_arg == required_argument
+				       : (a[1] && !a[2] &&
+					  strchr("psnoje", a[1]));
+
+			if (takes)
+				v[n++] = argv[++i];
+		}
+	}
+	*out = v;
+	return n;
+}
 
 static int number(const char *opt, const char *arg, long lo, long hi,
 		  long *out)
@@ -490,7 +570,7 @@ int cmd_run(int argc, char **argv)
 	struct explore_opts eo;
 	long v;
 	int c, jobs = 1;
-	bool minimize_on = true;
+	bool minimize_on = true, per_test = false, verbose = false;
 	double t_start = cli_wall(), min_time = 0;
 
 	common_defaults(&co);
@@ -504,7 +584,7 @@ int cmd_run(int argc, char **argv)
 	eo.hybrid = true;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:s:n:o:j:e:qh", long_opts,
+	while ((c = getopt_long(argc, argv, "+:p:s:n:o:j:e:qvh", long_opts,
 				NULL)) != -1) {
 		int r = common_option(&co, c, optarg);
 
@@ -653,6 +733,15 @@ int cmd_run(int argc, char **argv)
 			eo.nshards = (int)n;
 			break;
 		}
+		case 'T' + 512:
+			per_test = true;
+			break;
+		case 'w' + 256:
+			per_test = false;
+			break;
+		case 'v':
+			verbose = true;
+			break;
 		case 'v' + 256: {
 			char *end = NULL;
 			double f = strtod(optarg, &end);
@@ -698,6 +787,32 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	session_config_init(&eo.cfg, &prog, &co);
+	if (per_test) {
+		char **fwd = NULL;
+		int nfwd = forwarded(optind, argv, &fwd), code;
+
+		if (nfwd < 0) {
+			fprintf(stderr, "ptloom: out of memory\n");
+			program_free(&prog);
+			return EXIT_USAGE;
+		}
+		if (eo.nshards > 1) {
+			fprintf(stderr, "ptloom: --per-test explores each test "
+					"whole; --shard is not for it\n");
+			free(fwd);
+			program_free(&prog);
+			return EXIT_USAGE;
+		}
+		int done = suite_run(&prog, &co, &eo.cfg, fwd, nfwd,
+				     verbose && !co.quiet, jobs, &code);
+
+		free(fwd);
+		if (done) {
+			program_free(&prog);
+			return code;
+		}
+		/* no test: one program, explored as usual */
+	}
 	eo.progress = !co.quiet && isatty(2);
 	/* under the GIL a busy thread reaches the eval-breaker checks */
 	eo.spin_ms = eo.cfg.policy ? 0 : 100;
