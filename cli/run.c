@@ -951,13 +951,14 @@ int cmd_run(int argc, char **argv)
 		int clear = bounds_clear(&eo, &er);
 		bool proven = false;
 
-		if (minimize_on && !cli_interrupted)
-			cli_bound_begin(&eo.cfg, budget);
 		if (minimize_on && !cli_interrupted) {
 			/* minimise a copy: replay the original by step */
 			if (run_by_step(&eo.cfg, orig->decisions,
 					orig->ndecisions, &best) == 0 &&
 			    fingerprint_equal(&best, orig)) {
+				/* the found schedule is the best so far: the
+				 * bound applies from here on */
+				cli_bound_begin(&eo.cfg, budget);
 				unsigned pb = best.preemptions;
 				size_t db = minimize_count_decisions(&best);
 				struct minimize_stats ps = { 0 };
