@@ -270,6 +270,8 @@ static int sampler_of(int strategy)
 		return SAMPLER_POS;
 	case STRAT_SURW:
 		return SAMPLER_SURW;
+	case STRAT_RR:
+		return SAMPLER_RR;
 	default:
 		return SAMPLER_RANDOM;
 	}
@@ -310,6 +312,7 @@ static int explore_serial(const struct explore_opts *o0,
 	uint64_t est_steps = 100;
 	struct explore_opts opts = *o0, *o = &opts;
 	struct sampler *hs[HYBRID_MIX_MAX] = { 0 }; /* hybrid samplers */
+	struct sampler *hrr = NULL;	/* the default mix's round-robin */
 	int nhs = 0;
 	bool profiled = false;		/* surw samplers have a profile */
 	bool post = false;		/* dfs done, the hybrid samples on */
@@ -431,6 +434,9 @@ restart:
 					     (o->cfg.seed ^ 0x9c7) + 0x51 * k,
 					     3)))
 					nhs++;
+			if (!o->nmix)
+				hrr = sampler_new_kind(SAMPLER_RR,
+						       o->cfg.seed ^ 0x4242, 3);
 		}
 	} else {
 		smp = sampler_new_kind(sampler_of(o->strategy), o->cfg.seed,
@@ -527,8 +533,13 @@ restart:
 		}
 		bool sample = d && nhs &&
 			      (post || r->runs % 4 == 3);
-		struct sampler *h = sample ? hs[r->samples % (uint64_t)nhs]
-					   : NULL;
+		/* the default mix gives every eighth sample to round-robin
+		 * (rr): strict alternations no walk finds in time */
+		bool rr_turn = sample && hrr && r->samples % 8 == 1;
+		uint64_t mixed = r->samples - r->rr_samples;
+		struct sampler *h = !sample  ? NULL
+				    : rr_turn ? hrr
+					      : hs[mixed % (uint64_t)nhs];
 
 		if (!sample && !d && o->only_run && r->runs >= 1)
 			break;
@@ -582,12 +593,14 @@ restart:
 			sampler_begin(smp, number, est_steps);
 		if (sample)
 			sampler_begin(h,
-				      r->samples++ / (uint64_t)nhs *
+				      (rr_turn ? r->rr_samples++
+					       : mixed / (uint64_t)nhs) *
 						      (uint64_t)(o->nshards > 1
 								 ? o->nshards
 								 : 1) +
 					      (uint64_t)o->shard,
 				      est_steps);
+		r->samples += sample;
 		struct strategy hstrat = sample ? sampler_strategy(h) : s;
 		struct run_result rr;
 		int e = session_run(&o->cfg, &hstrat, &rr);
@@ -898,6 +911,7 @@ out:
 	sampler_free(smp);
 	for (int k = 0; k < nhs; k++)
 		sampler_free(hs[k]);
+	sampler_free(hrr);
 	return 0;
 }
 

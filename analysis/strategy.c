@@ -36,6 +36,12 @@ struct sampler {
 	bool interesting[SURW_OBJS];
 	int remaining[PCT_THREADS];
 	int target;	      /* performs the next interesting event, -1 */
+	/* rr: points per turn, direction, the thread whose turn it is and
+	 * the points it has had, and how often a choice is uniform (0:
+	 * never) */
+	int quantum, dir, turn, used;
+	uint32_t noise;
+	bool wait_block;      /* no preemption until a thread blocks */
 };
 
 static const char *const sampler_names[SAMPLER_MAX] = {
@@ -43,6 +49,7 @@ static const char *const sampler_names[SAMPLER_MAX] = {
 	[SAMPLER_PCT] = "pct",
 	[SAMPLER_POS] = "pos",
 	[SAMPLER_SURW] = "surw",
+	[SAMPLER_RR] = "rr",
 };
 
 const char *sampler_name(int kind)
@@ -136,6 +143,17 @@ void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 		for (int i = 0; i < s->depth - 1; i++)
 			s->change[s->nchange++] = 1 + mix(&s->rng) % est_steps;
 	s->target = -1;
+	if (s->kind == SAMPLER_RR) {
+		s->wait_block = run % 2;
+		s->dir = run / 4 % 2 ? -1 : 1;
+		s->quantum = 1 + (int)(run / 8 % 3);
+		s->turn = -1;
+		s->used = 0;
+		/* every fourth run a uniform walk once the first thread
+		 * cannot go on (a main thread has created its workers);
+		 * else from the 24th run on one choice in 16 */
+		s->noise = run % 4 == 3 ? 1 : run >= 24 ? 16 : 0;
+	}
 	if (s->kind == SAMPLER_SURW) {
 		/* this run's interesting events: those on one shared object
 		 * (half the runs) or on every shared object */
@@ -305,6 +323,53 @@ static int surw_pick(struct sampler *s, const struct choice *c)
 	return pick;
 }
 
+/*
+ * Preemptive round-robin: the thread whose turn it is runs q points, then
+ * the next one in T-number order (up or down, wrapping) that can make
+ * progress.  Two threads that must alternate strictly, at any depth, do
+ * so in the first runs; PCT and the walks need luck for every switch.
+ */
+static int rr_pick(struct sampler *s, const struct choice *c)
+{
+	int cur = -1, next = -1, best_d = 0;
+
+	if (s->wait_block) {
+		/* the running thread goes on (the default) until it cannot:
+		 * the threads a main thread creates before it waits are
+		 * all there when the turns begin */
+		if (c->current >= 0 && c->alts[0].thread == c->current &&
+		    !c->alts[0].yield && !c->alts[0].timeout)
+			return 0;
+		s->wait_block = false;
+	}
+	if (s->noise && mix(&s->rng) % s->noise == 0)
+		return (int)(mix(&s->rng) % (uint64_t)c->nalts);
+	for (int i = 0; i < c->nalts; i++) {
+		const struct alt *a = &c->alts[i];
+
+		if (a->timeout || a->yield)
+			continue;
+		if (a->thread == s->turn)
+			cur = i;
+		/* distance after the turn's thread in the order */
+		int d = (s->dir * ((int)a->thread - s->turn) + 65536) % 65536;
+
+		if (d > 0 && (next < 0 || d < best_d)) {
+			next = i;
+			best_d = d;
+		}
+	}
+	if (cur >= 0 && s->used < s->quantum) {
+		s->used++;
+		return cur;
+	}
+	if (next < 0)
+		next = cur >= 0 ? cur : first_spinner(c);
+	s->turn = c->alts[next].thread;
+	s->used = 1;
+	return next;
+}
+
 /* Every event, chosen or forced: an interesting one is used up. */
 static void sampler_executed(void *ctx, const struct event *e)
 {
@@ -331,6 +396,8 @@ static int sampler_pick(void *ctx, const struct choice *c)
 		return pct_pick(s, c);
 	case SAMPLER_POS:
 		return pos_pick(s, c);
+	case SAMPLER_RR:
+		return rr_pick(s, c);
 	default:
 		return surw_pick(s, c);
 	}

@@ -29,12 +29,19 @@
  * - surw:   selectively uniform walk: only events on the run's chosen
  *           shared objects are interleaved, each thread weighted by the
  *           interesting events it has left (Zhao et al. 2025); it needs a
- *           profile: the events of one run, e.g. the default schedule. */
+ *           profile: the events of one run, e.g. the default schedule;
+ * - rr:     preemptive round-robin: the next thread in T-number order
+ *           after every q points of the running one (from the run
+ *           number: q, the order's direction, whether the turns begin at
+ *           once or when the running thread first cannot go on; from the
+ *           twelfth run on one choice in 16 is uniform): a strict
+ *           alternation of any length with no delay at all. */
 enum sampler_kind {
 	SAMPLER_RANDOM,
 	SAMPLER_PCT,
 	SAMPLER_POS,
 	SAMPLER_SURW,
+	SAMPLER_RR,
 	SAMPLER_MAX
 };
 struct sampler;

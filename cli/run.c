@@ -183,7 +183,7 @@ static void append(char *buf, size_t len, const char *fmt, ...)
 }
 
 static const char *strategy_names[] = { "dfs", "random", "pct", "pos",
-					"surw" };
+					"surw", "rr" };
 
 /*
  * How many bounds a finished exploration explored completely without any
@@ -361,12 +361,12 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 's':
 			eo.strategy = -1;
-			for (int k = 0; k < 5; k++)
+			for (int k = 0; k < 6; k++)
 				if (!strcmp(optarg, strategy_names[k]))
 					eo.strategy = k;
 			if (eo.strategy < 0) {
 				fprintf(stderr, "ptloom: --strategy is dfs, "
-						"random, pct, pos or surw (got "
+						"random, pct, pos, surw or rr (got "
 						"'%s')\n",
 					optarg);
 				return EXIT_USAGE;
