@@ -535,7 +535,7 @@ restart:
 			      (post || r->runs % 4 == 3);
 		/* the default mix gives every eighth sample to round-robin
 		 * (rr): strict alternations no walk finds in time */
-		bool rr_turn = sample && hrr && r->samples % 8 == 1;
+		bool rr_turn = sample && hrr && r->samples % 8 == 7;
 		uint64_t mixed = r->samples - r->rr_samples;
 		struct sampler *h = !sample  ? NULL
 				    : rr_turn ? hrr
