@@ -272,6 +272,8 @@ static int sampler_of(int strategy)
 		return SAMPLER_SURW;
 	case STRAT_RR:
 		return SAMPLER_RR;
+	case STRAT_COV:
+		return SAMPLER_COV;
 	default:
 		return SAMPLER_RANDOM;
 	}
@@ -432,8 +434,11 @@ restart:
 				if ((hs[nhs] = sampler_new_kind(
 					     mix[k],
 					     (o->cfg.seed ^ 0x9c7) + 0x51 * k,
-					     3)))
+					     3))) {
+					sampler_set_coverage(hs[nhs],
+							     r->coverage);
 					nhs++;
+				}
 			if (!o->nmix)
 				hrr = sampler_new_kind(SAMPLER_RR,
 						       o->cfg.seed ^ 0x4242, 3);
@@ -443,6 +448,7 @@ restart:
 				       o->pct_depth);
 		if (!smp)
 			return -1;
+		sampler_set_coverage(smp, r->coverage);
 		s = sampler_strategy(smp);
 	}
 	r->verdict = VERDICT_PASS;

@@ -20,7 +20,7 @@ enum verdict {
 };
 
 enum strategy_kind { STRAT_DFS, STRAT_RANDOM, STRAT_PCT, STRAT_POS, STRAT_SURW,
-		     STRAT_RR };
+		     STRAT_RR, STRAT_COV };
 
 #define HYBRID_MIX_MAX 8
 

@@ -28,7 +28,7 @@ static void usage(FILE *f)
 	      "  -p, --preemptions N   preemption bound; bounds 0..N in turn "
 	      "(default 2)\n"
 	      "  -s, --strategy NAME   dfs (systematic), or a sampler: random, "
-	      "pct, pos, surw, rr\n"
+	      "pct, pos, surw, rr, cov\n"
 	      "                        (default dfs)\n"
 	      "  -n, --max-runs N      at most N executions (default 10000)\n"
 	      "      --max-time SEC    at most SEC seconds of exploration\n"
@@ -184,7 +184,7 @@ static void append(char *buf, size_t len, const char *fmt, ...)
 }
 
 static const char *strategy_names[] = { "dfs", "random", "pct", "pos",
-					"surw", "rr" };
+					"surw", "rr", "cov" };
 
 /*
  * How many bounds a finished exploration explored completely without any
@@ -362,12 +362,13 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 's':
 			eo.strategy = -1;
-			for (int k = 0; k < 6; k++)
+			for (int k = 0; k < 7; k++)
 				if (!strcmp(optarg, strategy_names[k]))
 					eo.strategy = k;
 			if (eo.strategy < 0) {
 				fprintf(stderr, "ptloom: --strategy is dfs, "
-						"random, pct, pos, surw or rr (got "
+						"random, pct, pos, surw, rr or cov "
+						"(got "
 						"'%s')\n",
 					optarg);
 				return EXIT_USAGE;
@@ -399,7 +400,7 @@ int cmd_run(int argc, char **argv)
 					fprintf(stderr,
 						"ptloom: --hybrid-mix takes up "
 						"to %d of random, pct, pos, "
-						"surw (got '%s')\n",
+						"surw, rr, cov (got '%s')\n",
 						HYBRID_MIX_MAX, optarg);
 					free(list);
 					return EXIT_USAGE;
