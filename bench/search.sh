@@ -20,7 +20,7 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 SEEDS=${SEARCH_SEEDS:-20}
 CAP=${SEARCH_CAP:-1000}
 PROOF_CAP=${SEARCH_PROOF_CAP:-10000}
-STRATEGIES=${SEARCH_STRATEGIES:-dfs-only hybrid hybrid:pct random pct pos surw}
+STRATEGIES=${SEARCH_STRATEGIES:-dfs-only hybrid hybrid:pct random pct pos surw rr cov}
 PTLOOM=$BUILD/ptloom
 BIN=$(mktemp -d /tmp/ptloom-search.XXXXXX)
 trap 'rm -rf "$BIN"' EXIT
