@@ -82,7 +82,7 @@ Test(samplers, cov_takes_the_order_not_seen)
 	for (uint64_t run = 0; run < 20; run++) {
 		sampler_begin(s, run, 100);
 		/* thread 2 wrote at 0x200; thread 1 (at 0x100) and thread 3
-		 * (at 0x200, one location with it: seen) could go next */
+		 * (on another object, nobody's before) could go next */
 		st.executed(st.ctx, &e[1]);
 		struct choice c;
 
@@ -91,7 +91,7 @@ Test(samplers, cov_takes_the_order_not_seen)
 		c.current = 2;
 		c.nalts = 2;
 		c.alts[0] = (struct alt){ .thread = 3, .kind = OP_ACCESS,
-					  .obj = 0x5000, .pc = 0x200 };
+					  .obj = 0x6000, .pc = 0x200 };
 		c.alts[1] = (struct alt){ .thread = 1, .kind = OP_ACCESS,
 					  .obj = 0x5000, .pc = 0x100 };
 		cr_assert_eq(st.pick(st.ctx, &c), 1, "run %llu",
