@@ -418,6 +418,8 @@ restart:
 			dfs_set_delay(d, true);
 		if (o->state_cache)
 			dfs_set_state_cache(d, true);
+		if (o->state_cache && o->shared_cache)
+			dfs_set_shared_cache(d, o->shared_cache);
 		if (getenv("PTLOOM_NO_LIFT"))
 			dfs_set_forced_keys(d, true);
 		if (o->dpor && o->reduction)
@@ -1216,6 +1218,13 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	if (best == MAP_FAILED)
 		return explore_serial(o, r);
 	*best = UINT64_MAX;
+	/* one state cache for every worker (dfs_shared_cache_new): 2^22
+	 * entries, 160 MiB of address space touched as it fills; without
+	 * it the workers explore uncached */
+	struct dfs_shared_cache *cache =
+		o->state_cache && !o->dpor && !o->delay_bound
+			? dfs_shared_cache_new((size_t)1 << 22)
+			: NULL;
 	if (o->progress)
 		sh = shared_new();
 	/* the CPUs ptloom was started with (it has pinned itself to one of
@@ -1251,6 +1260,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			w.shard = o->shard * jobs + k;
 			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;
 			w.best_key = best;
+			w.shared_cache = cache;
 			w.shared_runs = best + 1;
 			w.shared_max = o->max_runs;
 			w.shared_bound0 = k == 0;
@@ -1385,6 +1395,7 @@ out_reap:
 			;
 	end_progress(o, sh);
 	munmap((void *)best, 2 * sizeof(*best));
+	dfs_shared_cache_free(cache);
 	return 0;
 }
 

@@ -71,6 +71,7 @@ struct explore_opts {
 	int shard, nshards;	   /* dfs: explore part shard of nshards */
 	/* -j dfs: the smallest failure key (dfs_key) any worker found, in
 	 * memory the workers share; a worker past it stops */
+	struct dfs_shared_cache *shared_cache; /* -j: the workers' states */
 	volatile uint64_t *best_key;
 	/* -j dfs: the runs of all workers as the merge counts them (bound 0
 	 * once), against shared_max: the budget is the whole search's, as

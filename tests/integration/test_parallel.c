@@ -23,12 +23,13 @@ Test(parallel, one_seccomp_filter_per_worker)
 static void same_with_two_jobs_bound(const char *program, int want,
 				     const char *bound)
 {
-	/* shards do not cache states (a serial dfs prunes by what it saw):
-	 * the same set as the serial search without caching */
+	/* without the state cache the shards are exactly the serial set
+	 * (with it, the run count depends on which worker met a state
+	 * first: dfs_with_two_jobs_shares_the_state_cache) */
 	struct res a = RUN(program, "--dfs-only", "--no-state-cache", "--seed",
 			   SEED, "--bound", bound);
-	struct res b = RUN(program, "--dfs-only", "-j", "2", "--seed", SEED,
-			   "--bound", bound);
+	struct res b = RUN(program, "--dfs-only", "--no-state-cache", "-j",
+			   "2", "--seed", SEED, "--bound", bound);
 	char *sa = summary(&a), *sb = summary(&b);
 
 	assert_exit(a, want);
@@ -73,7 +74,8 @@ Test(parallel, hybrid_with_two_jobs_counts_the_serial_runs)
 
 	for (int i = 0; i < 2; i++) {
 		struct res a = RUN(progs[i], "--no-state-cache", "--seed", SEED);
-		struct res b = RUN(progs[i], "-j", "2", "--seed", SEED);
+		struct res b = RUN(progs[i], "--no-state-cache", "-j", "2",
+				   "--seed", SEED);
 		char *sa = summary(&a), *sb = summary(&b);
 
 		assert_exit(a, 0);
@@ -113,10 +115,10 @@ Test(parallel, dfs_with_two_jobs_has_the_serial_budget)
 			     sa);
 		snprintf(n, sizeof(n), "%d", runs + 1);
 		snprintf(m, sizeof(m), "%d", runs);
-		struct res b = RUN(progs[i], "--dfs-only", "-j", "2", "--seed",
-				   SEED, "-n", n);
-		struct res c = RUN(progs[i], "--dfs-only", "-j", "2", "--seed",
-				   SEED, "-n", m);
+		struct res b = RUN(progs[i], "--dfs-only", "--no-state-cache",
+				   "-j", "2", "--seed", SEED, "-n", n);
+		struct res c = RUN(progs[i], "--dfs-only", "--no-state-cache",
+				   "-j", "2", "--seed", SEED, "-n", m);
 		char *sb = summary(&b);
 
 		assert_exit(b, 0);
@@ -128,6 +130,64 @@ Test(parallel, dfs_with_two_jobs_has_the_serial_budget)
 		res_free(&a);
 		res_free(&b);
 		res_free(&c);
+	}
+}
+
+/*
+ * -j shares one state cache between its workers (dfs.c, struct
+ * dfs_shared_cache): a correct program is complete with at most the runs
+ * of the uncached shards, and a buggy one gives the serial search's first
+ * failure (the summary but its run count).
+ */
+static long runs_of(const struct res *r)
+{
+	char *s = summary(r);
+	long n = -1;
+	const char *p = strstr(s, " PASS ");
+
+	if (p)
+		sscanf(p, " PASS %ld runs", &n);
+	free(s);
+	return n;
+}
+
+Test(parallel, dfs_with_two_jobs_shares_the_state_cache)
+{
+	const char *p = example("mutex_condvar");
+	struct res a = RUN(p, "--dfs-only", "--points", "sync", "--seed", SEED);
+	struct res b = RUN(p, "--dfs-only", "--points", "sync", "-j", "2",
+			   "--seed", SEED);
+	struct res u = RUN(p, "--dfs-only", "--points", "sync", "-j", "2",
+			   "--no-state-cache", "--seed", SEED);
+
+	assert_exit(a, 0);
+	assert_exit(b, 0);
+	assert_exit(u, 0);
+	assert_contains(b.out, "complete to preemption bound 2", "-j 2");
+	cr_assert_gt(runs_of(&b), 0, "%s", b.out);
+	cr_assert_leq(runs_of(&b), runs_of(&u), "cached -j 2: %s\nuncached: %s",
+		      b.out, u.out);
+	res_free(&a);
+	res_free(&b);
+	res_free(&u);
+	const char *bugs[] = { example("bank"), example("deadlock"),
+			       example("lost_wakeup"), target("order_violation") };
+
+	for (int i = 0; i < 4; i++) {
+		struct res s = RUN(bugs[i], "--dfs-only", "--seed", SEED);
+		struct res j = RUN(bugs[i], "--dfs-only", "-j", "2", "--seed",
+				   SEED);
+		char *ss = summary(&s), *sj = summary(&j);
+
+		assert_exit(s, 1);
+		assert_exit(j, 1);
+		*strstr(ss, " after ") = 0;
+		*strstr(sj, " after ") = 0;
+		cr_assert_str_eq(sj, ss, "-j 2: %s\nserial: %s", sj, ss);
+		free(ss);
+		free(sj);
+		res_free(&s);
+		res_free(&j);
 	}
 }
 
