@@ -315,6 +315,7 @@ static int explore_serial(const struct explore_opts *o0,
 	struct explore_opts opts = *o0, *o = &opts;
 	struct sampler *hs[HYBRID_MIX_MAX] = { 0 }; /* hybrid samplers */
 	struct sampler *hrr = NULL;	/* the default mix's round-robin */
+	struct sampler *hcov = NULL;	/* and its coverage-guided one */
 	int nhs = 0;
 	bool profiled = false;		/* surw samplers have a profile */
 	bool post = false;		/* dfs done, the hybrid samples on */
@@ -441,9 +442,16 @@ restart:
 							     r->coverage);
 					nhs++;
 				}
-			if (!o->nmix)
+			if (!o->nmix) {
 				hrr = sampler_new_kind(SAMPLER_RR,
 						       o->cfg.seed ^ 0x4242, 3);
+				hcov = sampler_new_kind(SAMPLER_COV,
+							o->cfg.seed ^ 0x2424,
+							3);
+				if (hcov)
+					sampler_set_coverage(hcov,
+							     r->coverage);
+			}
 		}
 	} else {
 		smp = sampler_new_kind(sampler_of(o->strategy), o->cfg.seed,
@@ -541,13 +549,17 @@ restart:
 		}
 		bool sample = d && nhs &&
 			      (post || r->runs % 4 == 3);
-		/* the default mix gives every eighth sample to round-robin
-		 * (rr): strict alternations no walk finds in time */
-		bool rr_turn = sample && hrr && r->samples % 8 == 7;
-		uint64_t mixed = r->samples - r->rr_samples;
-		struct sampler *h = !sample  ? NULL
-				    : rr_turn ? hrr
-					      : hs[mixed % (uint64_t)nhs];
+		/* the default mix gives samples 7, 23, 39, ... to round-robin
+		 * (rr: strict alternations no walk finds in time) and 15,
+		 * 31, ... to the coverage-guided sampler (cov); the first
+		 * seven are the mix's */
+		bool rr_turn = sample && hrr && r->samples % 16 == 7;
+		bool cov_turn = sample && hcov && r->samples % 16 == 15;
+		uint64_t mixed = r->samples - r->rr_samples - r->cov_samples;
+		struct sampler *h = !sample   ? NULL
+				    : rr_turn  ? hrr
+				    : cov_turn ? hcov
+					       : hs[mixed % (uint64_t)nhs];
 
 		if (!sample && !d && o->only_run && r->runs >= 1)
 			break;
@@ -601,8 +613,9 @@ restart:
 			sampler_begin(smp, number, est_steps);
 		if (sample)
 			sampler_begin(h,
-				      (rr_turn ? r->rr_samples++
-					       : mixed / (uint64_t)nhs) *
+				      (rr_turn    ? r->rr_samples++
+				       : cov_turn ? r->cov_samples++
+						  : mixed / (uint64_t)nhs) *
 						      (uint64_t)(o->nshards > 1
 								 ? o->nshards
 								 : 1) +
@@ -920,6 +933,7 @@ out:
 	for (int k = 0; k < nhs; k++)
 		sampler_free(hs[k]);
 	sampler_free(hrr);
+	sampler_free(hcov);
 	return 0;
 }
 
