@@ -164,15 +164,15 @@ void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 	if (s->kind == SAMPLER_COV)
 		memset(s->last, 0, sizeof(s->last));
 	if (s->kind == SAMPLER_RR) {
-		s->wait_block = run % 2;
+		s->wait_block = run % 2 == 0;
 		s->dir = run / 4 % 2 ? -1 : 1;
 		s->quantum = 1 + (int)(run / 8 % 3);
 		s->turn = -1;
 		s->used = 0;
-		/* every fourth run a uniform walk once the first thread
+		/* every fourth run (2, 6, ...) a uniform walk once the first thread
 		 * cannot go on (a main thread has created its workers);
 		 * else from the 24th run on one choice in 16 */
-		s->noise = run % 4 == 3 ? 1 : run >= 24 ? 16 : 0;
+		s->noise = run % 4 == 2 ? 1 : run >= 24 ? 16 : 0;
 	}
 	if (s->kind == SAMPLER_SURW) {
 		/* this run's interesting events: those on one shared object

@@ -25,12 +25,12 @@ static struct choice two(int current)
 
 Test(samplers, rr_alternates_strictly)
 {
-	/* run 0: turns from the start, q = 1, upwards */
+	/* run 1: turns from the start, q = 1, upwards */
 	struct sampler *s = sampler_new_kind(SAMPLER_RR, 1, 3);
 	struct strategy st = sampler_strategy(s);
 	int cur = 1, prev = -1;
 
-	sampler_begin(s, 0, 100);
+	sampler_begin(s, 1, 100);
 	for (int i = 0; i < 40; i++) {
 		struct choice c = two(cur);
 		int k = st.pick(st.ctx, &c);
@@ -47,12 +47,12 @@ Test(samplers, rr_alternates_strictly)
 
 Test(samplers, rr_waits_for_the_first_block)
 {
-	/* run 1: the running thread goes on while it can */
+	/* run 0: the running thread goes on while it can */
 	struct sampler *s = sampler_new_kind(SAMPLER_RR, 1, 3);
 	struct strategy st = sampler_strategy(s);
 	struct choice c = two(1);
 
-	sampler_begin(s, 1, 100);
+	sampler_begin(s, 0, 100);
 	for (int i = 0; i < 10; i++)
 		cr_assert_eq(st.pick(st.ctx, &c), 0);
 	c.current = 0; /* thread 0 blocked: turns begin */
