@@ -56,7 +56,7 @@ static void usage(FILE *f)
 	      "                        samples; the verdict is dfs's)\n"
 	      "      --hybrid-mix LIST the hybrid's samplers in turn (default "
 	      "surw,pos,surw,random,\n"
-	      "                        and rr every eighth sample)\n"
+	      "                        and one sample in 16 each rr and cov)\n"
 	      "      --bound KIND      what -p bounds: preemption (default) or "
 	      "delay\n"
 	      "                        (delays of a round-robin scheduler; "
