@@ -222,6 +222,7 @@ static int bounded_search(const struct explore_opts *eo, int bound,
 	o.hybrid = false;
 	o.progress = false;
 	o.output = false;
+	o.min_coverage = 0; /* the search for fewer preemptions, not coverage */
 	o.jobs = 1;
 	o.nshards = 0;
 	o.shard = 0;
