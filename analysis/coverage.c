@@ -327,6 +327,50 @@ size_t coverage_add_run(struct coverage *c, const struct event *ev,
 	return got;
 }
 
+bool coverage_seen(const struct coverage *c, uint64_t first, uint64_t then)
+{
+	uint64_t a = first < then ? first : then, b = first ^ then ^ a;
+
+	if (!c || !c->cap)
+		return false;
+	size_t h = mix(a * 31 + b) & (c->cap - 1);
+
+	while (c->pairs[h].used) {
+		const struct cov_pair *p = &c->pairs[h].p;
+
+		if (p->a == a && p->b == b)
+			return a == b || (p->seen & (first == a ? 1 : 2));
+		h = (h + 1) & (c->cap - 1);
+	}
+	return false;
+}
+
+int coverage_what_of_event(int kind, int fn, int64_t arg, bool *write)
+{
+	*write = true;
+	switch (kind) {
+	case OP_CALL:
+		return sync_call(fn) ? COV_LOCK : 0;
+	case OP_FUTEX_WAIT:
+	case OP_FUTEX_WAKE:
+	case OP_FUTEX_REQUEUE:
+		return COV_FUTEX;
+	case OP_ATOMIC:
+		return COV_MEMORY;
+	case OP_ACCESS:
+		*write = arg != 0;
+		return COV_MEMORY;
+	case OP_READ:
+	case OP_WRITE:
+	case OP_POLL:
+	case OP_ACCEPT:
+	case OP_CONNECT:
+		return COV_FD;
+	default:
+		return 0;
+	}
+}
+
 size_t coverage_pairs(const struct coverage *c)
 {
 	return c ? c->n : 0;

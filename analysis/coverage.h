@@ -45,6 +45,12 @@ size_t coverage_add_run(struct coverage *c, const struct event *ev,
 /* Adds (a union) one pair with the orders it was seen in. */
 void coverage_add_pair(struct coverage *c, const struct cov_pair *p);
 void coverage_add(struct coverage *c, const struct coverage *from);
+/* Whether `then` was seen right after `first` (another thread's, on one
+ * object): the order first -> then of their pair. */
+bool coverage_seen(const struct coverage *c, uint64_t first, uint64_t then);
+/* Whether an event of this kind (and call) is one of a pair (what it
+ * shares, enum cov_what; 0: none), and whether it writes. */
+int coverage_what_of_event(int kind, int fn, int64_t arg, bool *write);
 size_t coverage_pairs(const struct coverage *c);
 size_t coverage_covered(const struct coverage *c);
 /* covered / pairs, 1 when there is no pair */

@@ -7,6 +7,8 @@
  * race, never invent one.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "discover.h"
 #include "symbols.h"
 #include "strategy.h"
+#include "../tracer/disasm.h"
 
 /* Every (instruction, address) pair observed, so that every instruction
  * touching a racy address becomes a point, not only the two of the pair
@@ -287,6 +290,55 @@ static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 	}
 }
 
+/* The address of the instruction after the one at pc in process pid, 0
+ * if it cannot be read or decoded.  Read from the file mapped there, not
+ * the process's memory, which holds the observation breakpoints' int3. */
+static uint64_t next_insn(int pid, uint64_t pc)
+{
+	char path[64], line[4096 + 128], file[4096];
+	uint8_t code[16];
+	struct insn_info in;
+	uint64_t raw = pc & ((1ull << 48) - 1), lo, hi, off;
+	ssize_t got = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &lo, &hi,
+			   perms, &off, file) != 5 ||
+		    raw < lo || raw >= hi)
+			continue;
+		int fd = perms[2] == 'x' && file[0] == '/'
+				 ? open(file, O_RDONLY | O_CLOEXEC)
+				 : -1;
+
+		if (fd >= 0) {
+			got = pread(fd, code, sizeof(code),
+				    (off_t)(raw - lo + off));
+			close(fd);
+		}
+		break;
+	}
+	fclose(f);
+	if (got <= 0 || disasm_decode(code, (size_t)got, raw, &in) ||
+	    !in.len)
+		return 0;
+	return pc + in.len;
+}
+
+/* A store raced by a load of another thread: the point after the store
+ * (the load's own point is before it). */
+static void mark_after_stores(struct race_entry *e, int pid)
+{
+	for (int k = 0; k < 2; k++)
+		if (e->pair.write[k] && !e->pair.write[!k] && !e->after[k])
+			e->after[k] = next_insn(pid, e->pair.pc[k]);
+}
+
 /* Copy the detector's pairs and name the new ones while the process is
  * still alive. */
 static void collect(struct obs_ctx *o, int pid)
@@ -306,8 +358,11 @@ static void collect(struct obs_ctx *o, int pid)
 		memset(d->races + d->nraces, 0,
 		       (n - d->nraces) * sizeof(*r));
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		d->races[i].pair = p[i];
+		if (pid > 0)
+			mark_after_stores(&d->races[i], pid);
+	}
 	d->nraces = n;
 	struct symbolizer *sym = o->cfg->sym;
 
@@ -714,7 +769,7 @@ void discovery_free(struct discovery *d)
 
 size_t discovery_points(const struct discovery *d, struct user_point **out)
 {
-	struct user_point *p = calloc(2 * d->nraces + d->nextra +
+	struct user_point *p = calloc(4 * d->nraces + d->nextra +
 					      d->natomic + 1,
 				      sizeof(*p));
 	size_t n = 0;
@@ -726,6 +781,12 @@ size_t discovery_points(const struct discovery *d, struct user_point **out)
 		for (int k = 0; k < 2 && !race_left_out(d, i); k++)
 			p[n++] = (struct user_point){ d->races[i].pair.pc[k],
 						      OP_ACCESS };
+	for (size_t i = 0; i < d->nraces; i++)
+		for (int k = 0; k < 2 && !race_left_out(d, i); k++)
+			if (d->races[i].after[k])
+				p[n++] = (struct user_point){
+					d->races[i].after[k], OP_ACCESS
+				};
 	for (size_t i = 0; i < d->nextra; i++)
 		p[n++] = (struct user_point){ d->extra_pcs[i], OP_ACCESS };
 	for (size_t i = 0; i < d->natomic; i++)

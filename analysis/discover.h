@@ -20,6 +20,11 @@ struct race_entry {
 	char where[2][LOC_MAX]; /* "worker at counter_race.c:20" */
 	char what[LOC_MAX];	/* "counter" */
 	bool by_feedback;	/* found in a run with racy points */
+	/* the instruction after each side's access when that side is a
+	 * store and the other a load (0: none): a point there opens the
+	 * window between the store and the code after it, which holds no
+	 * point of its own */
+	uint64_t after[2];
 };
 
 struct discovery {

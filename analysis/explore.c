@@ -439,6 +439,10 @@ static int sampler_of(int strategy)
 		return SAMPLER_POS;
 	case STRAT_SURW:
 		return SAMPLER_SURW;
+	case STRAT_RR:
+		return SAMPLER_RR;
+	case STRAT_COV:
+		return SAMPLER_COV;
 	default:
 		return SAMPLER_RANDOM;
 	}
@@ -479,6 +483,8 @@ static int explore_serial(const struct explore_opts *o0,
 	uint64_t est_steps = 100;
 	struct explore_opts opts = *o0, *o = &opts;
 	struct sampler *hs[HYBRID_MIX_MAX] = { 0 }; /* hybrid samplers */
+	struct sampler *hrr = NULL;	/* the default mix's round-robin */
+	struct sampler *hcov = NULL;	/* and its coverage-guided one */
 	int nhs = 0;
 	bool profiled = false;		/* surw samplers have a profile */
 	bool post = false;		/* dfs done, the hybrid samples on */
@@ -600,14 +606,28 @@ restart:
 				if ((hs[nhs] = sampler_new_kind(
 					     mix[k],
 					     (o->cfg.seed ^ 0x9c7) + 0x51 * k,
-					     3)))
+					     3))) {
+					sampler_set_coverage(hs[nhs],
+							     r->coverage);
 					nhs++;
+				}
+			if (!o->nmix) {
+				hrr = sampler_new_kind(SAMPLER_RR,
+						       o->cfg.seed ^ 0x4242, 3);
+				hcov = sampler_new_kind(SAMPLER_COV,
+							o->cfg.seed ^ 0x2424,
+							3);
+				if (hcov)
+					sampler_set_coverage(hcov,
+							     r->coverage);
+			}
 		}
 	} else {
 		smp = sampler_new_kind(sampler_of(o->strategy), o->cfg.seed,
 				       o->pct_depth);
 		if (!smp)
 			return -1;
+		sampler_set_coverage(smp, r->coverage);
 		s = sampler_strategy(smp);
 	}
 	r->verdict = VERDICT_PASS;
@@ -698,8 +718,17 @@ restart:
 		}
 		bool sample = d && nhs &&
 			      (post || r->runs % 4 == 3);
-		struct sampler *h = sample ? hs[r->samples % (uint64_t)nhs]
-					   : NULL;
+		/* the default mix gives samples 7, 23, 39, ... to round-robin
+		 * (rr: strict alternations no walk finds in time) and 15,
+		 * 31, ... to the coverage-guided sampler (cov); the first
+		 * seven are the mix's */
+		bool rr_turn = sample && hrr && r->samples % 16 == 7;
+		bool cov_turn = sample && hcov && r->samples % 16 == 15;
+		uint64_t mixed = r->samples - r->rr_samples - r->cov_samples;
+		struct sampler *h = !sample   ? NULL
+				    : rr_turn  ? hrr
+				    : cov_turn ? hcov
+					       : hs[mixed % (uint64_t)nhs];
 
 		if (!sample && !d && o->only_run && r->runs >= 1)
 			break;
@@ -753,12 +782,15 @@ restart:
 			sampler_begin(smp, number, est_steps);
 		if (sample)
 			sampler_begin(h,
-				      r->samples++ / (uint64_t)nhs *
+				      (rr_turn    ? r->rr_samples++
+				       : cov_turn ? r->cov_samples++
+						  : mixed / (uint64_t)nhs) *
 						      (uint64_t)(o->nshards > 1
 								 ? o->nshards
 								 : 1) +
 					      (uint64_t)o->shard,
 				      est_steps);
+		r->samples += sample;
 		struct strategy hstrat = sample ? sampler_strategy(h) : s;
 		struct run_result rr;
 		int e = session_run(&o->cfg, &hstrat, &rr);
@@ -1074,6 +1106,8 @@ out:
 	sampler_free(smp);
 	for (int k = 0; k < nhs; k++)
 		sampler_free(hs[k]);
+	sampler_free(hrr);
+	sampler_free(hcov);
 	return 0;
 }
 

@@ -19,7 +19,8 @@ enum verdict {
 	VERDICT_DIVERGED = 4,
 };
 
-enum strategy_kind { STRAT_DFS, STRAT_RANDOM, STRAT_PCT, STRAT_POS, STRAT_SURW };
+enum strategy_kind { STRAT_DFS, STRAT_RANDOM, STRAT_PCT, STRAT_POS, STRAT_SURW,
+		     STRAT_RR, STRAT_COV };
 
 #define HYBRID_MIX_MAX 8
 
@@ -152,6 +153,8 @@ struct explore_result {
 	int discovery_limit;
 	int restarts;		   /* explorations restarted for a spin */
 	uint64_t samples;	   /* hybrid samples among the runs */
+	uint64_t rr_samples;	   /* of them, round-robin's (rr) */
+	uint64_t cov_samples;	   /* and the coverage-guided one's (cov) */
 	int found_sampler;	   /* FOUND_HYBRID: its enum sampler_kind */
 	uint64_t dfs_runs;	   /* runs when a hybrid's dfs finished */
 	uint64_t profile_runs;	   /* surw: the default run it learns from */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include "coverage.h"
 #include "strategy.h"
 
 static uint64_t mix(uint64_t *x)
@@ -18,6 +19,13 @@ static uint64_t mix(uint64_t *x)
 
 #define PCT_THREADS 4096
 #define SURW_OBJS 64
+
+/* cov: the last operation on an object in this run (direct-mapped) */
+#define COV_SLOTS 1024
+struct cov_last {
+	uint64_t obj, key, wkey;
+	int thread, wthread;
+};
 
 struct sampler {
 	int kind;	      /* enum sampler_kind */
@@ -36,6 +44,15 @@ struct sampler {
 	bool interesting[SURW_OBJS];
 	int remaining[PCT_THREADS];
 	int target;	      /* performs the next interesting event, -1 */
+	/* rr: points per turn, direction, the thread whose turn it is and
+	 * the points it has had, and how often a choice is uniform (0:
+	 * never) */
+	int quantum, dir, turn, used;
+	uint32_t noise;
+	bool wait_block;      /* no preemption until a thread blocks */
+	/* cov: the exploration's pairs and this run's last operations */
+	const struct coverage *cov;
+	struct cov_last last[COV_SLOTS];
 };
 
 static const char *const sampler_names[SAMPLER_MAX] = {
@@ -43,7 +60,10 @@ static const char *const sampler_names[SAMPLER_MAX] = {
 	[SAMPLER_PCT] = "pct",
 	[SAMPLER_POS] = "pos",
 	[SAMPLER_SURW] = "surw",
+	[SAMPLER_RR] = "rr",
+	[SAMPLER_COV] = "cov",
 };
+
 
 const char *sampler_name(int kind)
 {
@@ -123,6 +143,11 @@ void sampler_profile(struct sampler *s, const struct event *ev, size_t n)
 	s->nobj = m;
 }
 
+void sampler_set_coverage(struct sampler *s, const struct coverage *c)
+{
+	s->cov = c;
+}
+
 void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 {
 	s->rng = s->seed * 0x100000001b3ull ^ (run + 1) * 0x9e3779b97f4a7c15ull;
@@ -136,6 +161,19 @@ void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 		for (int i = 0; i < s->depth - 1; i++)
 			s->change[s->nchange++] = 1 + mix(&s->rng) % est_steps;
 	s->target = -1;
+	if (s->kind == SAMPLER_COV)
+		memset(s->last, 0, sizeof(s->last));
+	if (s->kind == SAMPLER_RR) {
+		s->wait_block = run % 2 == 0;
+		s->dir = run / 4 % 2 ? -1 : 1;
+		s->quantum = 1 + (int)(run / 8 % 3);
+		s->turn = -1;
+		s->used = 0;
+		/* every fourth run (2, 6, ...) a uniform walk once the first thread
+		 * cannot go on (a main thread has created its workers);
+		 * else from the 24th run on one choice in 16 */
+		s->noise = run % 4 == 2 ? 1 : run >= 24 ? 16 : 0;
+	}
 	if (s->kind == SAMPLER_SURW) {
 		/* this run's interesting events: those on one shared object
 		 * (half the runs) or on every shared object */
@@ -305,11 +343,118 @@ static int surw_pick(struct sampler *s, const struct choice *c)
 	return pick;
 }
 
+/*
+ * Preemptive round-robin: the thread whose turn it is runs q points, then
+ * the next one in T-number order (up or down, wrapping) that can make
+ * progress.  Two threads that must alternate strictly, at any depth, do
+ * so in the first runs; PCT and the walks need luck for every switch.
+ */
+static int rr_pick(struct sampler *s, const struct choice *c)
+{
+	int cur = -1, next = -1, best_d = 0;
+
+	if (s->wait_block) {
+		/* the running thread goes on (the default) until it cannot:
+		 * the threads a main thread creates before it waits are
+		 * all there when the turns begin */
+		if (c->current >= 0 && c->alts[0].thread == c->current &&
+		    !c->alts[0].yield && !c->alts[0].timeout)
+			return 0;
+		s->wait_block = false;
+	}
+	if (s->noise && mix(&s->rng) % s->noise == 0)
+		return (int)(mix(&s->rng) % (uint64_t)c->nalts);
+	for (int i = 0; i < c->nalts; i++) {
+		const struct alt *a = &c->alts[i];
+
+		if (a->timeout || a->yield)
+			continue;
+		if (a->thread == s->turn)
+			cur = i;
+		/* distance after the turn's thread in the order */
+		int d = (s->dir * ((int)a->thread - s->turn) + 65536) % 65536;
+
+		if (d > 0 && (next < 0 || d < best_d)) {
+			next = i;
+			best_d = d;
+		}
+	}
+	if (cur >= 0 && s->used < s->quantum) {
+		s->used++;
+		return cur;
+	}
+	if (next < 0)
+		next = cur >= 0 ? cur : first_spinner(c);
+	s->turn = c->alts[next].thread;
+	s->used = 1;
+	return next;
+}
+
+static struct cov_last *cov_slot(struct sampler *s, uint64_t obj)
+{
+	return &s->last[(obj ^ obj >> 12 ^ obj >> 24) % COV_SLOTS];
+}
+
+/*
+ * Coverage-guided: an operation that would make an order of a pair not
+ * seen yet (it follows the last operation of another thread on its
+ * object) runs first, the highest-priority one of them; else pos.  A
+ * pending access counts as a write (whether it writes is known once it
+ * ran).
+ */
+static int cov_pick(struct sampler *s, const struct choice *c)
+{
+	int best = -1;
+	int64_t bp = 0;
+
+	for (int i = 0; s->cov && i < c->nalts; i++) {
+		const struct alt *a = &c->alts[i];
+		bool w;
+
+		if (a->timeout || a->yield || !a->obj ||
+		    !coverage_what_of_event(a->kind, a->fn, 1, &w))
+			continue;
+		struct cov_last *l = cov_slot(s, a->obj);
+		uint64_t key = a->pc + (a->kind != OP_CALL);
+
+		if (l->obj != a->obj || !l->thread ||
+		    l->thread - 1 == a->thread ||
+		    coverage_seen(s->cov, l->key, key))
+			continue;
+		int64_t p = prio_of(s, a->thread);
+
+		if (best < 0 || p > bp) {
+			best = i;
+			bp = p;
+		}
+	}
+	if (best < 0)
+		return pos_pick(s, c);
+	redraw(s, c->alts[best].thread);
+	return best;
+}
+
 /* Every event, chosen or forced: an interesting one is used up. */
 static void sampler_executed(void *ctx, const struct event *e)
 {
 	struct sampler *s = ctx;
 	int k;
+	bool w;
+
+	if (s->kind == SAMPLER_COV && e->obj &&
+	    coverage_what_of_event(e->kind, e->fn, e->arg, &w)) {
+		struct cov_last *l = cov_slot(s, e->obj);
+
+		if (l->obj != e->obj)
+			*l = (struct cov_last){ .obj = e->obj };
+		l->thread = e->thread + 1;
+		l->key = coverage_key(e);
+		if (w) {
+			l->wthread = e->thread + 1;
+			l->wkey = l->key;
+		}
+		return;
+	}
 
 	if (s->kind != SAMPLER_SURW || !e->obj ||
 	    (k = obj_index(s, e->obj)) < 0 || !s->interesting[k])
@@ -331,6 +476,10 @@ static int sampler_pick(void *ctx, const struct choice *c)
 		return pct_pick(s, c);
 	case SAMPLER_POS:
 		return pos_pick(s, c);
+	case SAMPLER_RR:
+		return rr_pick(s, c);
+	case SAMPLER_COV:
+		return cov_pick(s, c);
 	default:
 		return surw_pick(s, c);
 	}

@@ -29,12 +29,24 @@
  * - surw:   selectively uniform walk: only events on the run's chosen
  *           shared objects are interleaved, each thread weighted by the
  *           interesting events it has left (Zhao et al. 2025); it needs a
- *           profile: the events of one run, e.g. the default schedule. */
+ *           profile: the events of one run, e.g. the default schedule;
+ * - rr:     preemptive round-robin: the next thread in T-number order
+ *           after every q points of the running one (from the run
+ *           number: q, the order's direction, whether the turns begin at
+ *           once or when the running thread first cannot go on; from the
+ *           twelfth run on one choice in 16 is uniform): a strict
+ *           alternation of any length with no delay at all;
+ * - cov:    coverage-guided (in the spirit of RFF, Wolff et al. 2024):
+ *           pos's random priorities, but an operation that would follow
+ *           the last one on its object in an order of their pair not yet
+ *           seen (sampler_set_coverage) goes first. */
 enum sampler_kind {
 	SAMPLER_RANDOM,
 	SAMPLER_PCT,
 	SAMPLER_POS,
 	SAMPLER_SURW,
+	SAMPLER_RR,
+	SAMPLER_COV,
 	SAMPLER_MAX
 };
 struct sampler;
@@ -45,6 +57,10 @@ const char *sampler_name(int kind);
 int sampler_kind_of(const char *name); /* -1 if unknown */
 /* SURW: learn the shared objects and each thread's events on them. */
 void sampler_profile(struct sampler *s, const struct event *ev, size_t n);
+/* cov: the pairs seen so far (analysis/coverage.h), read at every choice;
+ * the caller adds each run to it. */
+struct coverage;
+void sampler_set_coverage(struct sampler *s, const struct coverage *c);
 void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps);
 struct strategy sampler_strategy(struct sampler *s);
 void sampler_free(struct sampler *s);

@@ -4,14 +4,14 @@
 # scheduling points its search needs.
 # shellcheck shell=bash
 
-BUG_SUITE="alt3 alt4 alt5 alt6 safestack spsc lost8 order8 overbook16 ring3 ring4"
+BUG_SUITE="alt3 alt4 alt5 alt6 alt10 safestack spsc lost8 order8 overbook16 ring3 ring4"
 
 bug_suite_build() {
 	local dir=$1 root
 	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	cc() { gcc -O0 -g -pthread -Wall -o "$dir/$1" "${@:2}" ||
 		die "cannot build $1"; }
-	for k in 3 4 5 6; do
+	for k in 3 4 5 6 10; do
 		cc alt$k -DK=$k "$root/tests/targets/alternation.c"
 	done
 	cc safestack "$root/bench/bugs/safestack.c"

@@ -20,13 +20,16 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 SEEDS=${SEARCH_SEEDS:-20}
 CAP=${SEARCH_CAP:-1000}
 PROOF_CAP=${SEARCH_PROOF_CAP:-10000}
-STRATEGIES=${SEARCH_STRATEGIES:-dfs-only hybrid hybrid:pct random pct pos surw}
-PTLOOM=$BUILD/ptloom
+STRATEGIES=${SEARCH_STRATEGIES:-dfs-only hybrid hybrid:pct random pct pos surw rr cov}
+# SEARCH_PTLOOM: a ptloom binary to measure instead of $BUILD's (a copy,
+# so that rebuilding during a long measurement changes nothing)
+PTLOOM=${SEARCH_PTLOOM:-$BUILD/ptloom}
 BIN=$(mktemp -d /tmp/ptloom-search.XXXXXX)
 trap 'rm -rf "$BIN"' EXIT
 
 die() { echo "search: $*" >&2; exit 2; }
-ninja -C "$BUILD" ptloom >/dev/null || die "build failed"
+[ -n "${SEARCH_PTLOOM:-}" ] || ninja -C "$BUILD" ptloom >/dev/null ||
+	die "build failed"
 # shellcheck source=bench/bugsuite.sh
 . "$ROOT/bench/bugsuite.sh"
 BUGS=${SEARCH_BUGS:-$BUG_SUITE}

@@ -172,17 +172,17 @@ static int merge_coverage(struct shard *sh, int n, struct coverage *cov,
 	*list = NULL;
 	*minc = 0;
 	for (int i = 0; i < n; i++) {
-		json_object *c, *l, *m;
+		json_object *c, *l, *m = NULL;
 
 		if (!json_object_object_get_ex(sh[i].root, "coverage", &c) ||
 		    !json_object_object_get_ex(c, "pair_list", &l) ||
 		    !json_object_is_type(l, json_type_array))
 			return -1;
-		if (json_object_object_get_ex(c, "min_coverage", &m) &&
-		    json_object_is_type(m, json_type_double))
+		if (!json_object_object_get_ex(c, "min_coverage", &m))
+			m = NULL;
+		if (m && (json_object_is_type(m, json_type_double) ||
+			  json_object_is_type(m, json_type_int)))
 			*minc = json_object_get_double(m);
-		else if (m && json_object_is_type(m, json_type_int))
-			*minc = (double)json_object_get_int(m);
 		for (size_t k = 0; k < json_object_array_length(l); k++) {
 			struct cov_pair p;
 			const char *wa, *wb;

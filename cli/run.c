@@ -30,7 +30,7 @@ static void usage(FILE *f)
 	      "  -p, --preemptions N   preemption bound; bounds 0..N in turn "
 	      "(default 2)\n"
 	      "  -s, --strategy NAME   dfs (systematic), or a sampler: random, "
-	      "pct, pos, surw\n"
+	      "pct, pos, surw, rr, cov\n"
 	      "                        (default dfs)\n"
 	      "  -n, --max-runs N      at most N executions (default 10000)\n"
 	      "      --max-time SEC    at most SEC seconds for the whole "
@@ -59,7 +59,8 @@ static void usage(FILE *f)
 	      "fourth run\n"
 	      "                        samples; the verdict is dfs's)\n"
 	      "      --hybrid-mix LIST the hybrid's samplers in turn (default "
-	      "surw,pos,surw,random)\n"
+	      "surw,pos,surw,random,\n"
+	      "                        and one sample in 16 each rr and cov)\n"
 	      "      --bound KIND      what -p bounds: preemption (default) or "
 	      "delay\n"
 	      "                        (delays of a round-robin scheduler; "
@@ -364,7 +365,7 @@ static void append(char *buf, size_t len, const char *fmt, ...)
 }
 
 static const char *strategy_names[] = { "dfs", "random", "pct", "pos",
-					"surw" };
+					"surw", "rr", "cov" };
 
 /*
  * How many bounds a finished exploration explored completely without any
@@ -402,6 +403,7 @@ static int bounded_search(const struct explore_opts *eo, int bound,
 	o.hybrid = false;
 	o.progress = false;
 	o.output = false;
+	o.min_coverage = 0; /* the search for fewer preemptions, not coverage */
 	o.jobs = 1;
 	o.nshards = 0;
 	o.shard = 0;
@@ -600,12 +602,13 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 's':
 			eo.strategy = -1;
-			for (int k = 0; k < 5; k++)
+			for (int k = 0; k < 7; k++)
 				if (!strcmp(optarg, strategy_names[k]))
 					eo.strategy = k;
 			if (eo.strategy < 0) {
 				fprintf(stderr, "ptloom: --strategy is dfs, "
-						"random, pct, pos or surw (got "
+						"random, pct, pos, surw, rr or cov "
+						"(got "
 						"'%s')\n",
 					optarg);
 				return EXIT_USAGE;
@@ -637,7 +640,7 @@ int cmd_run(int argc, char **argv)
 					fprintf(stderr,
 						"ptloom: --hybrid-mix takes up "
 						"to %d of random, pct, pos, "
-						"surw (got '%s')\n",
+						"surw, rr, cov (got '%s')\n",
 						HYBRID_MIX_MAX, optarg);
 					free(list);
 					return EXIT_USAGE;

@@ -127,6 +127,9 @@ struct alt {
 	uint64_t obj;	  /* the object that operation touches, 0 if none */
 	uint64_t obj2;	  /* a second one: cond_wait's mutex, the tid word
 			   * an exit clears, FUTEX_WAKE_OP's second word */
+	uint64_t pc;	  /* where the pending operation is, as the event
+			   * it becomes will say (event.pc); for samplers,
+			   * not part of the operation (same_op ignores it) */
 };
 
 #define MAX_ALTS 256

@@ -22,6 +22,7 @@ static void add(struct choice *c, int t, const struct sched_thread *st,
 		.readers = timeout ? 0 : st->readers,
 		.obj = st->obj,
 		.obj2 = timeout ? 0 : st->obj2,
+		.pc = st->pc,
 	};
 }
 

@@ -39,6 +39,7 @@ struct sched_thread {
 	uint8_t readers;  /* struct alt's readers */
 	uint64_t obj;
 	uint64_t obj2;	  /* a second object (struct alt) */
+	uint64_t pc;	  /* where its pending operation is (struct alt) */
 };
 
 /* Fill c->alts for a DEC_RUN choice.  th is indexed by T-number; current

@@ -705,6 +705,7 @@ static void build_sched(struct session *s, struct sched_thread *st)
 				      ? THREAD_CLONE
 				      : 0,
 			.obj = t->obj,
+			.pc = t->pc,
 		};
 		pending_objects(t, &st[i]);
 		st[i].readers = rwlock_readers(t);
