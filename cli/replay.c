@@ -487,7 +487,7 @@ static int replay_gdb(struct replay_setup *rs)
 			return interrupted_replay(rs, e ? NULL : &r);
 		if (e)
 			fprintf(stderr, "ptloom: cannot start %s: %s\n",
-				rs->prog.display, strerror(-e));
+				rs->prog.display, tracer_start_error(e));
 		else if (r.failure == FAIL_DIVERGED)
 			fprintf(stderr, "ptloom: the program diverged from the "
 					"schedule at step %llu, before step "
@@ -608,7 +608,7 @@ int cmd_replay(int argc, char **argv)
 		return interrupted_replay(&rs, NULL);
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s: %s\n",
-			rs.prog.display, strerror(-e));
+			rs.prog.display, tracer_start_error(e));
 		teardown(&rs);
 		return EXIT_USAGE;
 	}
@@ -770,7 +770,7 @@ int cmd_minimize(int argc, char **argv)
 		return interrupted_replay(&rs, e ? NULL : &best);
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s: %s\n",
-			rs.prog.display, strerror(-e));
+			rs.prog.display, tracer_start_error(e));
 		teardown(&rs);
 		return EXIT_USAGE;
 	}
