@@ -276,12 +276,12 @@ static int setup(int argc, char **argv, const char *cmd,
 	if (nbad) {
 		fprintf(stderr, "ptloom: %s: refusing the recorded environment "
 				"entr%s %s (a replay applies only PATH of "
-				"standard directories, HOME, LANG, LC_*, TZ, "
-				"USER, TMPDIR, SHELL, PWD and what ptloom's own "
-				"environment holds: others can make a shell, an "
-				"interpreter or the loader run code); confirm "
-				"with -e NAME=VALUE, or --trust-env if you trust "
-				"this file\n",
+				"standard or your own directories, HOME, LANG, "
+				"LC_*, TZ, USER, TMPDIR, SHELL, PWD and what "
+				"ptloom's own environment holds: others can make "
+				"a shell, an interpreter or the loader run code); "
+				"confirm with -e NAME=VALUE, or --trust-env if "
+				"you trust this file\n",
 			esc(rs->path), nbad == 1 ? "y" : "ies", names);
 		return EXIT_USAGE;
 	}
