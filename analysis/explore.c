@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include "coverage.h"
 #include "discover.h"
 #include "strategy.h"
 
@@ -77,6 +78,45 @@ static void lock_terminal(struct explore_shared *sh)
 {
 	if (pthread_mutex_lock(&sh->lock) == EOWNERDEAD)
 		pthread_mutex_consistent(&sh->lock); /* a killed worker's */
+}
+
+/*
+ * A passing run in which a process died of a crash signal (a shell's
+ * `./racy; true`): counted by process and signal; the first such run is
+ * kept (its schedule is saved and replayed).  Returns true if rr was kept.
+ */
+static bool note_child_crash(struct explore_result *r, struct run_result *rr,
+			     uint64_t number)
+{
+	char proc[64];
+	char *t;
+
+	snprintf(proc, sizeof(proc), "%s", rr->child_crash_label);
+	/* "P1 racy T2" -> "P1 racy": the process, whichever thread */
+	if ((t = strrchr(proc, ' ')) && t[1] == 'T' && t > proc)
+		*t = 0;
+	for (int i = 0; i < r->ncrashes; i++) {
+		struct child_crash *c = &r->crashes[i];
+
+		if (c->signal == rr->child_crash_sig &&
+		    !strcmp(c->process, proc)) {
+			c->runs++;
+			return false;
+		}
+	}
+	if (r->ncrashes >= CHILD_CRASH_MAX)
+		return false;
+	struct child_crash *c = &r->crashes[r->ncrashes++];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->process, sizeof(c->process), "%s", proc);
+	snprintf(c->label, sizeof(c->label), "%s", rr->child_crash_label);
+	snprintf(c->where, sizeof(c->where), "%s", rr->child_crash_where);
+	c->signal = rr->child_crash_sig;
+	c->runs = 1;
+	c->first_run = number;
+	c->run = *rr;
+	return true;
 }
 
 static void progress(const struct explore_opts *o, struct explore_result *r,
@@ -404,6 +444,24 @@ static int sampler_of(int strategy)
 	}
 }
 
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A run's conflicting pairs into the exploration's (PTLOOM_STATS says
+ * what it cost) */
+static void add_coverage(struct explore_result *r, const struct run_result *rr)
+{
+	double t = cpu_now();
+
+	coverage_add_run(r->coverage, rr->events, rr->nevents);
+	r->coverage_seconds += cpu_now() - t;
+}
+
 static int first_pick(void *ctx, const struct choice *c)
 {
 	(void)ctx;
@@ -434,6 +492,7 @@ static int explore_serial(const struct explore_opts *o0,
 	double fastest = -1;	/* wall seconds of the fastest finished run */
 
 	memset(r, 0, sizeof(*r));
+	r->coverage = coverage_new();
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
 		add_point(r, o->cfg.user_points[i].addr,
 			  o->cfg.user_points[i].kind);
@@ -568,6 +627,7 @@ restart:
 		}
 		r->profile_runs++;
 		profiled = true;
+		add_coverage(r, &pr);
 		if (pr.failure == FAIL_SPIN) {
 			bool added = pr.spin_pc &&
 				     add_point(r, pr.spin_pc, OP_SPIN);
@@ -620,8 +680,19 @@ restart:
 		 * preemptions than any bound can afford); the verdict is the
 		 * finished search's, and a limit reached then is no longer
 		 * a reason for INCOMPLETE */
-		if (post && (r->runs >= post_until ||
-			     (o->max_time > 0 && now() - t0 >= o->max_time))) {
+		bool time_up = o->max_time > 0 && now() - t0 >= o->max_time;
+
+		if (o->min_coverage > 0 && r->runs &&
+		    coverage_ratio(r->coverage) >= o->min_coverage) {
+			/* the level asked for: enough */
+			r->coverage_reached = true;
+			if (post)
+				r->complete = true;
+			break;
+		}
+		if (post && (r->runs >= post_until || time_up) &&
+		    !(o->min_coverage > 0 && !time_up &&
+		      (!o->max_runs || r->runs < o->max_runs))) {
 			r->complete = true;
 			break;
 		}
@@ -710,6 +781,7 @@ restart:
 			break;
 		}
 		r->runs++;
+		add_coverage(r, &rr);
 		if (d && !sample && dfs_bound(d) == 0)
 			r->bound0_runs++;
 		if (o->shared_runs &&
@@ -877,6 +949,10 @@ restart:
 				sampler_profile(hs[k], rr.events, rr.nevents);
 			profiled = true;
 		}
+		if (rr.child_crash_sig && note_child_crash(r, &rr, number)) {
+			progress(o, r, t0, d, false);
+			continue; /* kept as the crash's run */
+		}
 		if (r->have_pass)
 			run_result_free(&r->pass);
 		r->pass = rr;
@@ -1003,11 +1079,16 @@ out:
 
 void explore_result_free(struct explore_result *r)
 {
+	coverage_free(r->coverage);
+	r->coverage = NULL;
 	free(r->points);
 	if (r->verdict == VERDICT_FAIL)
 		run_result_free(&r->fail);
 	if (r->have_pass)
 		run_result_free(&r->pass);
+	for (int i = 0; i < r->ncrashes; i++)
+		run_result_free(&r->crashes[i].run);
+	r->ncrashes = 0;
 }
 
 
@@ -1080,6 +1161,7 @@ static int explore_parallel(const struct explore_opts *o,
 			close(fds[k][0]);
 			tracer_forget_tids(); /* ids of its own runs */
 			w.jobs = 1;
+			w.min_coverage = 0; /* the union is the parent's */
 			/* inside a shard (worker, stride) of its own */
 			w.worker = o->worker + k * (o->stride ? o->stride : 1);
 			w.stride = jobs * (o->stride ? o->stride : 1);
@@ -1099,6 +1181,7 @@ static int explore_parallel(const struct explore_opts *o,
 	}
 	memset(r, 0, sizeof(*r));
 	r->verdict = VERDICT_PASS;
+	r->coverage = coverage_new();
 	uint64_t fail_run = UINT64_MAX;
 	struct user_point *fail_points = NULL;
 	size_t nfail_points = 0;
@@ -1124,6 +1207,9 @@ static int explore_parallel(const struct explore_opts *o,
 
 		memset(&ws->w[k], 0, sizeof(ws->w[k]));
 		if (ws->ok[k]) {
+			coverage_add(r->coverage, w.coverage);
+			coverage_free(w.coverage);
+			w.coverage = NULL;
 			r->runs += w.runs;
 			r->total_steps += w.total_steps;
 			r->total_stops += w.total_stops;
@@ -1181,8 +1267,12 @@ static int explore_parallel(const struct explore_opts *o,
 	one.cfg.nuser_points = nfail_points;
 	one.cfg.points &= ~POINTS_RACES;
 	uint64_t total = r->runs;
+	struct coverage *cov = r->coverage;
 	int e = explore_serial(&one, r);
 
+	coverage_add(cov, r->coverage);
+	coverage_free(r->coverage);
+	r->coverage = cov;
 	r->runs = total;
 	r->fail_run = fail_run;
 	r->filters += filters;
@@ -1221,6 +1311,7 @@ static void put_result(FILE *f, const struct explore_result *wr)
 	for (size_t i = 0; i < wr->npoints; i++)
 		fprintf(f, "%llx %u\n", (unsigned long long)wr->points[i].addr,
 			wr->points[i].kind);
+	coverage_put(f, wr->coverage);
 }
 
 /* The parent's copy of a worker's result; fail.decisions only. */
@@ -1284,7 +1375,8 @@ static bool get_result(FILE *f, struct explore_result *w)
 		w->points[i] = (struct user_point){ a, (uint8_t)kind };
 	}
 	w->npoints = np;
-	return true;
+	w->coverage = coverage_new();
+	return w->coverage && coverage_get(f, w->coverage) == 0;
 }
 
 /*
@@ -1353,6 +1445,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			close(fds[k][0]);
 			tracer_forget_tids(); /* ids of its own runs */
 			w.jobs = 1;
+			w.min_coverage = 0; /* the union is the parent's */
 			w.shard = o->shard * jobs + k;
 			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;
 			w.best_key = best;
@@ -1383,6 +1476,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	memset(r, 0, sizeof(*r));
 	r->verdict = VERDICT_PASS;
 	r->complete = true;
+	r->coverage = coverage_new();
 	int win = -1;
 	wk = calloc(1, sizeof(*wk));
 	struct explore_result *ws = wk ? wk->w : NULL;
@@ -1411,6 +1505,9 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			snprintf(w->error, sizeof(w->error), "%s",
 				 why[0] ? why : "a parallel worker failed");
 		}
+		coverage_add(r->coverage, w->coverage);
+		coverage_free(w->coverage);
+		w->coverage = NULL;
 		/* bound 0 ran in every worker: count it once */
 		r->runs += w->runs - (k ? w->bound0_runs : 0);
 		r->pruned += w->pruned;

@@ -84,8 +84,27 @@ struct explore_opts {
 	struct explore_shared *shared;
 	bool no_checkpoint;	   /* every run from exec */
 	int discovery_runs;	   /* --points races: discovery executions */
+	/* --min-coverage: stop once this share of the conflicting pairs
+	 * seen was seen in both orders (serial only; a finished dfs's
+	 * samples go on until then or the budget); 0: none */
+	double min_coverage;
 	uint64_t discovery_budget; /* per discovery run: observation stops
 				    * and single-steps (discover.h) */
+};
+
+/* A process of the program that died of a crash signal in passing runs
+ * (the command's exit status hid it: run_result.child_crash_sig): its
+ * label without the thread ("P1 racy"), the signal, where, in how many
+ * runs, and the first such run (its schedule is saved). */
+#define CHILD_CRASH_MAX 8
+struct child_crash {
+	char process[64];
+	char label[64];		/* "P1 racy T0", of the first run */
+	int signal;
+	char where[LOC_MAX];
+	uint64_t runs;
+	uint64_t first_run;	/* its number (0-based) */
+	struct run_result run;
 };
 
 struct explore_result {
@@ -152,6 +171,15 @@ struct explore_result {
 				      comes first */
 	unsigned checkpoint_forks; /* runs forked from a checkpoint */
 	char checkpoint_note[160]; /* why runs were exec'd, or "" */
+	/* the conflicting pairs of every run (analysis/coverage.h), and
+	 * whether --min-coverage stopped the exploration */
+	struct coverage *coverage;
+	bool coverage_reached;
+	double coverage_seconds;   /* CPU time counting them (serial) */
+	/* passing runs in which a process died of a crash signal, by
+	 * process and signal (serial explorations) */
+	struct child_crash crashes[CHILD_CRASH_MAX];
+	int ncrashes;
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

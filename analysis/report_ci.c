@@ -139,6 +139,8 @@ void report_junit(FILE *f, const struct report *r)
 	property(f, "replay_command", r->replay_command);
 	property(f, "schedule_file", r->schedule_file);
 	property(f, "minimized_file", r->minimized_file);
+	for (size_t i = 0; i < r->nwarnings; i++)
+		property(f, "warning", r->warnings[i].message);
 	fprintf(f, "    </properties>\n");
 	fprintf(f, "    <testcase classname=\"ptloom.%s\" name=\"",
 		r->command ? r->command : "run");
@@ -167,7 +169,13 @@ void report_junit(FILE *f, const struct report *r)
 	}
 	fprintf(f, "      <system-out>");
 	xml(f, r->summary);
-	fprintf(f, "</system-out>\n      <system-err></system-err>\n"
+	fprintf(f, "</system-out>\n      <system-err>");
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		fprintf(f, "warning: ");
+		xml(f, r->warnings[i].message);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "</system-err>\n"
 		   "    </testcase>\n  </testsuite>\n</testsuites>\n");
 }
 
@@ -193,8 +201,13 @@ void report_sarif(FILE *f, const struct report *r)
 		json_string(f, id);
 		fprintf(f, ", \"shortDescription\": { \"text\": ");
 		json_string(f, kind);
-		fprintf(f, " } }\n          ");
+		fprintf(f, " } }%s\n          ", r->nwarnings ? "," : "");
 	}
+	if (r->nwarnings)
+		fprintf(f, "%s{ \"id\": \"ptloom/child_crash\", "
+			   "\"shortDescription\": { \"text\": \"a process "
+			   "of the program crashed\" } }\n          ",
+			fail || note ? "  " : "\n            ");
 	fprintf(f, "]\n        }\n      },\n      \"results\": [");
 	if (fail || note) {
 		fprintf(f, "\n        {\n          \"ruleId\": ");
@@ -239,7 +252,40 @@ void report_sarif(FILE *f, const struct report *r)
 			fprintf(f, ", \"minimized_file\": ");
 			json_string(f, r->minimized_file);
 		}
-		fprintf(f, " }\n        }\n      ");
+		fprintf(f, " }\n        }%s\n      ", r->nwarnings ? "," : "");
+	}
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		const struct report_warning *w = &r->warnings[i];
+
+		fprintf(f, "%s{\n          \"ruleId\": \"ptloom/child_crash\","
+			   "\n          \"level\": \"warning\",\n"
+			   "          \"message\": { \"text\": ",
+			fail || note || i ? "  " : "\n        ");
+		json_string(f, w->message);
+		fprintf(f, " }");
+		if (w->location &&
+		    report_source_line(w->location, file, sizeof(file),
+				       &line)) {
+			fprintf(f, ",\n          \"locations\": [\n"
+				   "            { \"physicalLocation\": {\n"
+				   "                \"artifactLocation\": "
+				   "{ \"uri\": ");
+			json_string(f, file);
+			fprintf(f, " },\n                \"region\": "
+				   "{ \"startLine\": %d } } }\n          ]",
+				line);
+		}
+		fprintf(f, ",\n          \"properties\": { \"process\": ");
+		json_string(f, w->process);
+		fprintf(f, ", \"signal\": ");
+		json_string(f, w->signal);
+		fprintf(f, ", \"runs\": %llu", (unsigned long long)w->runs);
+		if (w->schedule_file) {
+			fprintf(f, ", \"schedule_file\": ");
+			json_string(f, w->schedule_file);
+		}
+		fprintf(f, " }\n        }%s\n      ",
+			i + 1 < r->nwarnings ? "," : "");
 	}
 	fprintf(f, "]\n    }\n  ]\n}\n");
 }

@@ -55,6 +55,9 @@ struct common_opts {
 	int nenv_extra;
 	bool keep_env;
 	bool free_children;	/* --free-children: today's free child runs */
+	/* --fail-on-child-crash: a process of the program that dies of a
+	 * crash signal fails the run, whatever the exit status */
+	bool fail_on_child_crash;
 	bool trust_env;	   /* --trust-env: a file's loader variables too */
 	/* the virtual CLOCK_REALTIME at every run's start: the real time
 	 * when the command started (run, races), a replayed file's own */
@@ -63,6 +66,8 @@ struct common_opts {
 
 /* --clock-start's getopt value (run, races) */
 #define CLOCK_START_OPT ('k' + 256)
+/* --fail-on-child-crash's (run, replay, minimize) */
+#define CHILD_CRASH_OPT ('x' + 256)
 /* Seconds options take at most this many seconds. */
 #define SECONDS_MAX 100000000
 /* The tunable ptloom adds to every program's environment. */
@@ -249,5 +254,18 @@ bool github_enabled(void);
 void github_report(const struct report *r);
 int cmd_races(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+
+/* cli/coverage.c.  The pairs of c with their locations, named by one more
+ * run (cfg, following like's decisions where it can; like may be NULL):
+ * *out and *names are malloc'd (free both).  Returns the count or -1. */
+struct coverage;
+struct report_pair;
+int cli_coverage_pairs(struct session_config *cfg, const struct coverage *c,
+		       const struct run_result *like,
+		       struct report_pair **out, char **names);
+/* "183 of 190 conflicting pairs seen in both orders", with list: "; the
+ * 7 not: A / B (lock), ..." (three of them, then how many more). */
+void cli_coverage_text(char *buf, size_t len, const struct report_pair *ps,
+		       size_t n, uint64_t pairs, uint64_t covered, bool list);
 
 #endif

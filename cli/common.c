@@ -221,6 +221,9 @@ int common_option(struct common_opts *o, int c, const char *arg)
 	case 'W':
 		o->free_children = true;
 		return 1;
+	case CHILD_CRASH_OPT:
+		o->fail_on_child_crash = true;
+		return 1;
 	case 'U':
 		o->trust_env = true;
 		return 1;
@@ -667,6 +670,7 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 	cfg->max_steps = o->max_steps;
 	cfg->timeout = o->timeout;
 	cfg->free_children = o->free_children;
+	cfg->fail_on_child_crash = o->fail_on_child_crash;
 	cfg->clock_realtime_ns = o->clock_realtime_ns;
 	cfg->cpu = -1;
 	cpu_set_t set;

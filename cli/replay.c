@@ -29,6 +29,7 @@ static const struct option long_opts[] = {
 	{ "report-format", required_argument, 0, 'F' },
 	{ "env", required_argument, 0, 'e' },
 	{ "free-children", no_argument, 0, 'W' },
+	{ "fail-on-child-crash", no_argument, 0, CHILD_CRASH_OPT },
 	{ "trust-env", no_argument, 0, 'U' },
 	{ "gdb", no_argument, 0, 'G' },
 	{ "stop-at", required_argument, 0, 'A' },
@@ -67,6 +68,10 @@ static void usage(FILE *f, const char *cmd)
 		"      --output          pass the program's output through\n"
 		"      --free-children   child processes ran unscheduled in the "
 		"recording\n"
+		"      --fail-on-child-crash  a process that dies of a crash "
+		"signal fails the\n"
+		"                        run (as the recording's `run "
+		"--fail-on-child-crash`)\n"
 		"      --gdb             (replay) stop at a step and hand the "
 		"program to gdb\n"
 		"                        ($PTLOOM_GDB), every thread where the "

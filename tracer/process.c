@@ -744,8 +744,10 @@ bool process_wait_execute(struct session *s, struct thread *t)
 	}
 	t->regs_dirty = true;
 	if (!(w.options & WNOWAIT)) {
-		if (q->dead)
+		if (q->dead) {
 			q->reaped = true;
+			t->p->child_reaped = s->step + 1;
+		}
 		else if (q->stopped && !q->stop_reported && w.stops)
 			q->stop_reported = true;
 		else
@@ -1303,6 +1305,52 @@ void free_process_stop(struct session *s, pid_t pid, int status)
 }
 
 /* The leader of a process other than P0 was reaped. */
+/*
+ * A process other than the first died of a crash signal of its own (not
+ * one another process sent it): the command's exit status may hide it (a
+ * shell's `./racy; true`), so the run says so whatever its verdict, and
+ * with --fail-on-child-crash it is the run's failure.  Death tests crash
+ * on purpose, hence a note and not a failure by default.
+ */
+static void child_crash(struct session *s, struct process *p, int sig)
+{
+	struct run_result *r = s->res;
+	struct thread *t = NULL;
+
+	if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL &&
+	    sig != SIGFPE && sig != SIGABRT)
+		return;
+	if (s->fatal_thread >= 0 && s->fatal_thread < s->nth &&
+	    s->th[s->fatal_thread].p == p && s->fatal_sig == sig) {
+		if (s->fatal_foreign)
+			return; /* another process killed it: its business */
+		t = &s->th[s->fatal_thread];
+	}
+	if (r->child_crash_sig)
+		return; /* the first one a run */
+	r->child_crash_sig = sig;
+	if (t) {
+		process_thread_label(s, t, r->child_crash_label,
+				     sizeof(r->child_crash_label));
+		snprintf(r->child_crash_where, sizeof(r->child_crash_where),
+			 "%s", s->fatal_where);
+	} else {
+		snprintf(r->child_crash_label, sizeof(r->child_crash_label),
+			 "P%d %s", p->idx, p->comm);
+	}
+	if (!s->cfg->fail_on_child_crash || s->failed)
+		return;
+	session_fail(s, FAIL_CRASH, NULL, "killed by SIG%s (a process of "
+		     "the program; --fail-on-child-crash)",
+		     sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	r->signal = sig;
+	r->thread = t ? t->idx : -1;
+	snprintf(r->thread_label, sizeof(r->thread_label), "%s",
+		 r->child_crash_label);
+	snprintf(r->location, sizeof(r->location), "%s",
+		 r->child_crash_where);
+}
+
 static void process_end(struct session *s, struct process *p, int status)
 {
 	for (int i = 0; i < s->nth; i++)
@@ -1332,6 +1380,8 @@ static void process_end(struct session *s, struct process *p, int status)
 				 "P%d %s", p->idx, p->comm);
 		}
 	}
+	if (p->idx > 0 && WIFSIGNALED(status))
+		child_crash(s, p, WTERMSIG(status));
 	if (s->sym_pid == p->pid)
 		drop_symbols(s);
 	process_died(s, p, status);

@@ -257,6 +257,7 @@ bool signal_execute(struct session *s, struct thread *t)
 		}
 		t->timed = true;
 		t->deadline = s->now + ns;
+		t->armed = s->step;
 		t->timeout_result = -EAGAIN;
 	}
 	return false;

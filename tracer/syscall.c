@@ -925,11 +925,11 @@ static int64_t futex_wake_op(struct session *s, struct thread *t)
 static void block(struct session *s, struct thread *t, int kind, bool timed,
 		  uint64_t deadline, int64_t timeout_result)
 {
-	(void)s;
 	t->st = SCHED_BLOCKED;
 	t->block = kind;
 	t->timed = timed;
 	t->deadline = deadline;
+	t->armed = s->step;
 	t->timeout_result = timeout_result;
 }
 

@@ -95,6 +95,7 @@ struct thread {
 	int block;		/* enum block_kind */
 	bool timed;
 	uint64_t deadline;	/* virtual monotonic ns */
+	uint64_t armed;		/* the step its deadline was set at */
 	int64_t timeout_result;
 	uint64_t sleep_ns;	/* OP_SLEEP: requested duration */
 	bool sleep_abs;

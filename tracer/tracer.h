@@ -230,6 +230,12 @@ struct session_config {
 	uint64_t clock_realtime_ns;
 	size_t output_max;	/* bytes of output kept, 0 = default */
 	bool symbolize_trace;	/* symbolise the events' code and objects */
+	/* with symbolize_trace: code addresses to name too, as the trace's
+	 * are keyed (an event's pc, plus one unless it is a call's return
+	 * address; an image's tag in the top 16 bits), whether this run's
+	 * events reach them or not */
+	const uint64_t *name_code;
+	size_t nname_code;
 	struct sched_policy *policy; /* may be NULL */
 	/* note P0's execs for run_result's exec_argv (costs /proc reads at
 	 * each of them: for one probing run) */
@@ -240,6 +246,10 @@ struct session_config {
 	/* the program's child processes run freely, unscheduled (today's
 	 * --free-children); else every process is under ptloom */
 	bool free_children;
+	/* a process other than the first that dies of a crash signal
+	 * (run_result.child_crash_sig) fails the run as FAIL_CRASH, whatever
+	 * the command's exit status (--fail-on-child-crash) */
+	bool fail_on_child_crash;
 	/* stop before step stop_step and hand the program over, every
 	 * thread stopped where it is (tracer/detach.c, replay --gdb) */
 	bool stop_at;
@@ -407,6 +417,14 @@ struct run_result {
 	 * there; NULL with exec_why saying why it cannot */
 	char **exec_argv, **exec_envp;
 	char exec_why[128];
+	/* the first process other than P0 that died of a crash signal
+	 * (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) it raised itself or got
+	 * from the kernel, not one another process sent it, whatever the
+	 * verdict (a parent may hide it behind its own exit status): the
+	 * signal (0: none), "P1 racy T0" and where that thread was */
+	int child_crash_sig;
+	char child_crash_label[64];
+	char child_crash_where[LOC_MAX];
 };
 
 /* Why session_run could not start the program, for e (-errno): EAGAIN

@@ -617,6 +617,24 @@ static uint8_t rwlock_readers(const struct thread *t)
 /* Points in a row after which a thread yields to the others (fairness). */
 #define FAIR_STEPS 1000
 
+bool session_may_expire_early(struct session *s, const struct process *p,
+			      uint64_t armed)
+{
+	if (!p || p->child_reaped > armed)
+		return false; /* a child ended since it was armed */
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->parent == p->idx && !s->procs[i]->reaped)
+			return false; /* a child it waits for, or will */
+	for (int i = 0; i < s->nth; i++) {
+		const struct thread *t = &s->th[i];
+
+		if (!t->starting && t->st == SCHED_ENABLED && !t->yield &&
+		    t->p != p)
+			return false;
+	}
+	return true;
+}
+
 static void build_sched(struct session *s, struct sched_thread *st)
 {
 	bool any = false;
@@ -647,7 +665,9 @@ static void build_sched(struct session *s, struct sched_thread *st)
 		if (t->starting)
 			st[i].state = SCHED_BLOCKED;
 		if (any && st[i].timed &&
-		    t->deadline > s->now + TIMEOUT_HORIZON_NS)
+		    (t->deadline > s->now + TIMEOUT_HORIZON_NS ||
+		     (t->deadline > s->now &&
+		      !session_may_expire_early(s, t->p, t->armed))))
 			st[i].timed = false;
 		/* a wait for the world times out only when real time has
 		 * passed (outside_wait), never as a choice */
@@ -1068,8 +1088,10 @@ static void schedule(struct session *s)
 				t->timed = false;
 			}
 		}
-		/* a timer or a signal sent since the last choice may end a
-		 * wait */
+		/* a signal sent since the last choice may end a wait (a
+		 * child's end: its SIGCHLD), which is work to do before time
+		 * may jump to a timer; then a timer may end a wait too */
+		signal_recheck(s, false);
 		int fired = timer_tick(s);
 
 		signal_recheck(s, false);
