@@ -152,6 +152,36 @@ void report_json(FILE *f, const struct report *r)
 			   "\"failure_key\": %llu, \"bound0_runs\": %llu }",
 			r->shard, r->nshards, (unsigned long long)r->fail_key,
 			(unsigned long long)r->bound0_runs);
+	if (r->ntests) {
+		fprintf(f, ",\n  \"tests\": [");
+		for (int i = 0; i < r->ntests; i++) {
+			const struct report_test *t = &r->tests[i];
+			static const char *const keys[] = {
+				"name",	    "verdict",	     "summary",
+				"command",  "cwd",	     "rule",
+				"replay_command", "schedule_file", "kind",
+				"location", "message",	     "output",
+			};
+			const char *vals[] = {
+				t->name,     t->verdict,	t->summary,
+				t->command,  t->cwd,		t->rule,
+				t->replay_command, t->schedule_file, t->kind,
+				t->location, t->message,	t->output,
+			};
+
+			fprintf(f, "%s\n    {", i ? "," : "");
+			for (size_t k = 0; k < sizeof(keys) / sizeof(*keys);
+			     k++) {
+				fprintf(f, "%s\n      \"%s\": ", k ? "," : "",
+					keys[k]);
+				json_string(f, vals[k]);
+			}
+			fprintf(f, ",\n      \"runs\": %llu,\n      "
+				   "\"seconds\": %.3f\n    }",
+				(unsigned long long)t->runs, t->seconds);
+		}
+		fprintf(f, "\n  ]");
+	}
 	if (r->has_replay) {
 		fprintf(f, ",\n  \"replay\": { \"exact\": %s, \"trace_hash\": ",
 			r->exact ? "true" : "false");
@@ -250,6 +280,29 @@ void report_markdown(FILE *f, const struct report *r)
 	fprintf(f, "| complete | %s |\n| preemption bound | %d |\n",
 		r->complete ? "yes" : "no", r->preemption_bound);
 	fprintf(f, "| seed | %llu |\n\n", (unsigned long long)r->seed);
+	if (r->ntests) {
+		fprintf(f, "### Tests\n\n| test | verdict | runs | summary "
+			   "|\n|---|---|---|---|\n");
+		for (int i = 0; i < r->ntests; i++) {
+			const struct report_test *t = &r->tests[i];
+
+			fprintf(f, "| ");
+			md_code(f, t->name);
+			fprintf(f, " | %s | %llu | ", t->verdict,
+				(unsigned long long)t->runs);
+			md_code(f, t->summary);
+			fprintf(f, " |\n");
+		}
+		fprintf(f, "\n");
+		for (int i = 0; i < r->ntests; i++)
+			if (r->tests[i].replay_command) {
+				fprintf(f, "Replay ");
+				md_code(f, r->tests[i].name);
+				fprintf(f, ":\n\n");
+				md_block(f, r->tests[i].replay_command);
+				fprintf(f, "\n");
+			}
+	}
 	if (r->has_failure) {
 		fprintf(f, "### Failure: %s", r->kind);
 		if (r->signal)

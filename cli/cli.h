@@ -150,6 +150,20 @@ void describe_schedule_failure(const struct schedule *s, char *buf,
  * (run_by_step counts them), runs/s.  _end clears it. */
 void cli_progress_begin(const char *what, bool on);
 void cli_progress_end(void);
+/*
+ * Minimisation's time bound.  cli_bound_begin(cfg, seconds): from now on
+ * run_by_step() and run_with_strategy() start no run after `seconds`
+ * (they return -ETIME, and cli_bound_hit() says so), and each run's
+ * --timeout is cut to the time left, so the bound holds within one
+ * run's starvation allowance.  cli_bound_end() puts cfg's --timeout
+ * back.  Without a bound (the default) nothing changes.
+ */
+void cli_bound_begin(struct session_config *cfg, double seconds);
+void cli_bound_end(struct session_config *cfg);
+bool cli_bound_hit(void);
+bool cli_bound_expired(void); /* past the bound now: hit from now on */
+double cli_bound_left(void); /* seconds; -1 without a bound */
+double cli_wall(void);	     /* CLOCK_MONOTONIC seconds */
 /* Run the program following dec by step (lenient); cfg is a
  * struct session_config.  The minimiser's run function. */
 int run_by_step(void *cfg, const struct decision *dec, size_t n,

@@ -395,6 +395,29 @@ bool env_replay_safe(const char *kv)
 	return false;
 }
 
+/* Every directory of path (a PATH value) standard or on our own PATH. */
+static bool path_within_ours(const char *v)
+{
+	const char *ours = getenv("PATH");
+
+	for (;;) {
+		size_t k = strcspn(v, ":");
+		bool found = k > 0 && std_dir(v, k);
+
+		for (const char *o = ours; !found && k && o && *o;) {
+			size_t m = strcspn(o, ":");
+
+			found = m == k && !strncmp(o, v, k);
+			o += m + (o[m] == ':');
+		}
+		if (!found)
+			return false;
+		if (!v[k])
+			return true;
+		v += k + 1;
+	}
+}
+
 int env_refused(char *const *env, int n, char *const *given, int ngiven,
 		char *names, size_t len)
 {
@@ -409,9 +432,14 @@ int env_refused(char *const *env, int n, char *const *given, int ngiven,
 		bool ok = env_replay_safe(kv);
 
 		/* what ptloom's own environment or -e already says is no
-		 * new trust */
+		 * new trust: an equal entry, or a PATH each of whose
+		 * directories is a standard one or on ptloom's own PATH (the
+		 * same shell with a directory more or less, a virtualenv
+		 * left) */
 		for (char **e = environ; !ok && *e; e++)
 			ok = !strcmp(*e, kv);
+		if (!ok && k == 4 && !strncmp(kv, "PATH", 4))
+			ok = path_within_ours(kv + 5);
 		for (int j = 0; !ok && j < ngiven; j++)
 			ok = !strncmp(given[j], kv, k) && given[j][k] == '=';
 		if (ok)
@@ -800,6 +828,9 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		return;
 	}
 	cfg->policy = pol;
+	/* --points races: race discovery observes the program's C
+	 * extensions, not the interpreter (sched_policy.observe_object);
+	 * without --points none, so a Python exploration starts at once */
 	if (!(o->points & POINTS_CLEVEL))
 		cfg->points = POINTS_SYNC;
 }
@@ -1017,6 +1048,9 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 	s->env = calloc((size_t)p->nenv + 1, sizeof(char *));
 	for (int i = 0; i < p->nenv; i++)
 		s->env[i] = xstrdup(p->envp[i]);
+	char cwd[PATH_MAX];
+
+	s->cwd = getcwd(cwd, sizeof(cwd)) ? xstrdup(cwd) : NULL;
 	int n = symbols_elf_build_id(p->path, s->build_id, sizeof(s->build_id));
 
 	s->build_id_len = n > 0 ? (size_t)n : 0;
@@ -1659,15 +1693,84 @@ static void progress_run(void)
 	fflush(stderr);
 }
 
+double cli_wall(void)
+{
+	return wall();
+}
+
+static struct {
+	double until;	 /* wall() at the bound, 0 = none */
+	double timeout;	 /* the configuration's own --timeout */
+	bool hit;
+} bound;
+
+void cli_bound_begin(struct session_config *cfg, double seconds)
+{
+	bound.until = wall() + (seconds > 0 ? seconds : 0.001);
+	bound.timeout = cfg->timeout;
+	bound.hit = false;
+}
+
+void cli_bound_end(struct session_config *cfg)
+{
+	if (bound.until)
+		cfg->timeout = bound.timeout;
+	bound.until = 0;
+}
+
+bool cli_bound_hit(void)
+{
+	return bound.hit;
+}
+
+bool cli_bound_expired(void)
+{
+	if (bound.until && wall() >= bound.until)
+		bound.hit = true;
+	return bound.hit;
+}
+
+double cli_bound_left(void)
+{
+	if (!bound.until)
+		return -1;
+	double left = bound.until - wall();
+
+	return left > 0 ? left : 0;
+}
+
+/* Before a run under the bound: -ETIME past it, else --timeout cut to
+ * what is left (a run over it is not the failure: not kept). */
+static int bound_check(struct session_config *cfg)
+{
+	if (!bound.until)
+		return 0;
+	double left = bound.until - wall();
+
+	if (left <= 0) {
+		bound.hit = true;
+		return -ETIME;
+	}
+	cfg->timeout = bound.timeout > 0 && bound.timeout < left
+			       ? bound.timeout
+			       : left;
+	return 0;
+}
+
 int run_by_step(void *cfg, const struct decision *dec, size_t n,
 		struct run_result *out)
 {
 	struct replay_strategy r;
+	int e;
 
 	progress_run();
 	if (cli_interrupted) {
 		memset(out, 0, sizeof(*out)); /* no more runs: stop quickly */
 		return -EINTR;
+	}
+	if ((e = bound_check(cfg))) {
+		memset(out, 0, sizeof(*out));
+		return e;
 	}
 	replay_init(&r, dec, n, false);
 	struct strategy s = replay_strategy(&r);
@@ -1677,6 +1780,12 @@ int run_by_step(void *cfg, const struct decision *dec, size_t n,
 
 int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out)
 {
+	int e = bound_check(cfg);
+
+	if (e) {
+		memset(out, 0, sizeof(*out));
+		return e;
+	}
 	return session_run(cfg, s, out);
 }
 
@@ -1687,7 +1796,7 @@ void minimize_reorder_first(struct session_config *cfg, struct run_result *best,
 	unsigned pb = best->preemptions;
 	size_t db = minimize_count_decisions(best);
 
-	while (best->preemptions > 1 && !cli_interrupted &&
+	while (best->preemptions > 1 && !cli_interrupted && !bound.hit &&
 	       minimize_reorder(run_with_strategy, cfg, best, &more) >= 0)
 		;
 	minimize(run_by_step, cfg, best, max_runs, ms);

@@ -43,13 +43,15 @@ static const struct option long_opts[] = {
 static void usage(FILE *f, const char *cmd)
 {
 	fprintf(f,
-		"usage: ptloom %s [OPTIONS] SCHEDULE -- PROGRAM [ARGS...]\n"
+		"usage: ptloom %s [OPTIONS] SCHEDULE [-- PROGRAM [ARGS...]]\n"
 		"\n"
 		"%s"
 		"\n"
 		"SCHEDULE is a schedule file written by `ptloom run` or a "
 		"text script\n(`ptloom show --format script`, one `run Tn`, "
 		"`wake Tn` or `timeout Tn` a line).\n"
+		"Without a PROGRAM, the file's recorded command line runs in "
+		"its recorded\ndirectory.\n"
 		"\n"
 		"      --max-steps N     per-run cap on scheduling points\n"
 		"      --timeout SEC     per-run wall-clock cap (default 10)\n"
@@ -245,12 +247,40 @@ static int setup(int argc, char **argv, const char *cmd,
 	rs->co.clock_realtime_ns = rs->sch.clock_start_realtime_ns
 					   ? rs->sch.clock_start_realtime_ns
 					   : CLOCK_REALTIME_DEFAULT_NS;
+	char **args = argv + optind;
+	int nargs = argc - optind;
+
 	if (optind >= argc) {
-		fprintf(stderr, "ptloom: %s: no program given (usage: ptloom "
-				"%s SCHEDULE -- PROGRAM [ARGS...])\n", cmd, cmd);
-		return EXIT_USAGE;
+		/* the file's own command line, in its own directory (a
+		 * test of `run --per-test` replayed alone) */
+		if (!rs->sch.argc || !rs->sch.argv[0][0]) {
+			fprintf(stderr, "ptloom: %s: no program given and the "
+					"file records none (usage: ptloom %s "
+					"SCHEDULE [-- PROGRAM [ARGS...]])\n",
+				cmd, cmd);
+			return EXIT_USAGE;
+		}
+		/* where results go stays relative to where we were */
+		char here[PATH_MAX], *abs;
+
+		if (getcwd(here, sizeof(here))) {
+			if (rs->co.report && rs->co.report[0] != '/' &&
+			    asprintf(&abs, "%s/%s", here, rs->co.report) > 0)
+				rs->co.report = abs;
+			if (rs->co.out_dir && rs->co.out_dir[0] != '/' &&
+			    asprintf(&abs, "%s/%s", here, rs->co.out_dir) > 0)
+				rs->co.out_dir = abs;
+		}
+		if (rs->sch.cwd && chdir(rs->sch.cwd)) {
+			fprintf(stderr, "ptloom: %s: cannot enter the recorded "
+					"directory %s: %s\n",
+				cmd, esc(rs->sch.cwd), strerror(errno));
+			return EXIT_USAGE;
+		}
+		args = rs->sch.argv;
+		nargs = rs->sch.argc;
 	}
-	if (program_setup(&rs->prog, argc - optind, argv + optind, &rs->co))
+	if (program_setup(&rs->prog, nargs, args, &rs->co))
 		return EXIT_USAGE;
 	/* the recorded environment, so stack addresses match */
 	if (rs->sch.nenv) {

@@ -578,6 +578,15 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 	    (r = dup_list(m->env, m->n_env, &s->env, "environment entry", err,
 			  errlen)))
 		return r;
+	if (m->cwd.len > SCHEDULE_MAX_PATH) {
+		seterr(err, errlen, "working directory of %zu bytes (at most "
+		       "%d)", m->cwd.len, SCHEDULE_MAX_PATH);
+		return -EINVAL;
+	}
+	if (m->cwd.len &&
+	    (r = dup_bytes(&m->cwd, &s->cwd, "working directory", -1, err,
+			   errlen)))
+		return r;
 	for (i = 0; i < m->n_env; i++)
 		if (!strchr(s->env[i], '=') || s->env[i][0] == '=') {
 			seterr(err, errlen, "environment entry %zu is not "
@@ -1411,6 +1420,8 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 	w->m.env = w->env;
 	w->m.build_id.len = s->build_id_len;
 	w->m.build_id.data = (uint8_t *)(uintptr_t)s->build_id;
+	if (s->cwd)
+		w->m.cwd = bin(s->cwd);
 	w->m.program_size = s->program_size;
 	w->m.program_hash = s->program_hash;
 
@@ -1626,6 +1637,7 @@ void schedule_free(struct schedule *s)
 	if (!s)
 		return;
 	free(s->program);
+	free(s->cwd);
 	for (i = 0; s->argv && i < s->argc; i++)
 		free(s->argv[i]);
 	free(s->argv);

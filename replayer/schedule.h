@@ -46,6 +46,7 @@ struct schedule {
 	int argc;
 	char **env;		/* the environment that matters, "K=V" */
 	int nenv;
+	char *cwd;		/* where it ran; NULL: not recorded */
 	uint8_t build_id[64];
 	size_t build_id_len;
 	uint64_t program_size;

@@ -542,6 +542,8 @@ static void sigchld(struct session *s, struct process *p)
 
 void process_died(struct session *s, struct process *p, int status)
 {
+	if (s->cfg->watch && s->cfg->watch->died)
+		s->cfg->watch->died(s->cfg->watch->ctx, p->idx, status);
 	p->dead = true;
 	p->status = status;
 	p->stopped = false;
@@ -746,9 +748,11 @@ bool process_wait_execute(struct session *s, struct thread *t)
 	if (!(w.options & WNOWAIT)) {
 		if (q->dead) {
 			q->reaped = true;
+			if (s->cfg->watch && s->cfg->watch->reaped)
+				s->cfg->watch->reaped(s->cfg->watch->ctx,
+						      q->idx);
 			t->p->child_reaped = s->step + 1;
-		}
-		else if (q->stopped && !q->stop_reported && w.stops)
+		} else if (q->stopped && !q->stop_reported && w.stops)
 			q->stop_reported = true;
 		else
 			q->continued = false;
@@ -1202,6 +1206,19 @@ void on_exec(struct session *s, struct thread *t)
 			note_root_exec(s, p);
 	}
 	timer_exec(s, p->pid);
+	if (s->cfg->watch && s->cfg->watch->exec) {
+		if (s->cfg->watch->exec(s->cfg->watch->ctx, p->idx, p->parent,
+					p->pid)) {
+			/* held: resumed from this stop when let go */
+			t->held = true;
+			t->st = SCHED_BLOCKED;
+			t->block = BLOCK_HELD;
+			t->timed = false;
+			s->nheld++;
+			s->need_schedule = true;
+		}
+		session_restart_clock(s);
+	}
 	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
 	if (stat(name, &sb) == 0 && exec_loses_privileges(name, &sb)) {
 		char label[64];
@@ -1467,6 +1484,11 @@ void on_death(struct session *s, pid_t tid, int status)
 	}
 	struct process *p = t->p;
 	bool was_current = t->idx == s->current;
+
+	if (t->held) {
+		t->held = false;
+		s->nheld--;
+	}
 	/* a thread's own exit, not its process's end */
 	bool own_exit = t->kind == OP_EXIT && t->st == SCHED_RUNNING;
 
@@ -1510,6 +1532,8 @@ void on_fork_event(struct session *s, int parent_idx, int ev)
 	process_copy_bps(q, pt->p);
 	q->exec_seen = pt->p->exec_seen;
 	q->set_pin = pt->p->set_pin;
+	if (s->cfg->watch && s->cfg->watch->fork)
+		s->cfg->watch->fork(s->cfg->watch->ctx, q->idx, q->parent);
 	pt = thread_born(s, c, parent_idx, true);
 	if (ev == PTRACE_EVENT_VFORK) {
 		q->vfork_parent = pt->idx;

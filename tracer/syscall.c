@@ -663,6 +663,37 @@ static bool futex_point(struct session *s, struct thread *t)
 	}
 }
 
+/* Tell session_config.watch what a process reads, writes or signals. */
+static void watch_syscall(struct session *s, struct thread *t, long nr)
+{
+	const struct proc_watch *w = s->cfg->watch;
+	struct user_regs_struct *r = &t->regs;
+
+	switch (nr) {
+	case SYS_read:
+	case SYS_readv:
+	case SYS_recvfrom:
+	case SYS_recvmsg:
+	case SYS_write:
+	case SYS_writev:
+	case SYS_sendto:
+	case SYS_sendmsg:
+		if (w->io)
+			w->io(w->ctx, t->p->idx, t->p->pid, (int)r->rdi,
+			      nr == SYS_write || nr == SYS_writev ||
+				      nr == SYS_sendto || nr == SYS_sendmsg);
+		break;
+	case SYS_kill:
+	case SYS_tgkill:
+	case SYS_tkill:
+		if (w->kill)
+			w->kill(w->ctx, t->p->idx,
+				(pid_t)(nr == SYS_tgkill ? r->rsi : r->rdi),
+				nr != SYS_kill);
+		break;
+	}
+}
+
 bool syscall_enter(struct session *s, struct thread *t)
 {
 	struct user_regs_struct *r = &t->regs;
@@ -678,6 +709,8 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return handled();
 	}
 
+	if (s->cfg->watch)
+		watch_syscall(s, t, nr);
 	if (signal_enter(s, t, nr, &sig_point) ||
 	    timer_enter(s, t, nr, &sig_point))
 		return sig_point;
