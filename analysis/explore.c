@@ -641,7 +641,7 @@ restart:
 		if (e) {
 			snprintf(r->error, sizeof(r->error),
 				 "cannot start %s: %s", o->cfg.argv[0],
-				 strerror(-e));
+				 tracer_start_error(e));
 			r->verdict = VERDICT_ERROR;
 			goto out;
 		}
@@ -808,7 +808,7 @@ restart:
 		if (e) {
 			snprintf(r->error, sizeof(r->error),
 				 "cannot start %s: %s", o->cfg.argv[0],
-				 strerror(-e));
+				 tracer_start_error(e));
 			r->verdict = VERDICT_ERROR;
 			break;
 		}

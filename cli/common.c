@@ -342,6 +342,23 @@ static bool std_dir(const char *d, size_t n)
 	return false;
 }
 
+/* Is the directory d (n bytes) one ptloom's own PATH searches already?
+ * Then a recorded PATH naming it adds no directory the user does not
+ * trust (a replay from a shell whose PATH gained a directory since). */
+static bool own_path_dir(const char *d, size_t n)
+{
+	const char *p = getenv("PATH");
+
+	while (p && *p) {
+		size_t k = strcspn(p, ":");
+
+		if (k == n && n && !strncmp(p, d, n))
+			return true;
+		p += k + (p[k] == ':');
+	}
+	return false;
+}
+
 bool env_replay_safe(const char *kv)
 {
 	size_t n = strcspn(kv, "=");
@@ -350,12 +367,12 @@ bool env_replay_safe(const char *kv)
 	if (!strcmp(kv, PTLOOM_TUNABLES))
 		return true;
 	if (n == 4 && !strncmp(kv, "PATH", 4)) {
-		/* every directory a standard one (an empty one is the
-		 * current directory) */
+		/* every directory a standard one or one of ptloom's own PATH
+		 * (an empty one is the current directory) */
 		for (;;) {
 			size_t k = strcspn(v, ":");
 
-			if (!std_dir(v, k))
+			if (!std_dir(v, k) && !own_path_dir(v, k))
 				return false;
 			if (!v[k])
 				return true;

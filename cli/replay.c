@@ -311,12 +311,12 @@ static int setup(int argc, char **argv, const char *cmd,
 	if (nbad) {
 		fprintf(stderr, "ptloom: %s: refusing the recorded environment "
 				"entr%s %s (a replay applies only PATH of "
-				"standard directories, HOME, LANG, LC_*, TZ, "
-				"USER, TMPDIR, SHELL, PWD and what ptloom's own "
-				"environment holds: others can make a shell, an "
-				"interpreter or the loader run code); confirm "
-				"with -e NAME=VALUE, or --trust-env if you trust "
-				"this file\n",
+				"standard or your own directories, HOME, LANG, "
+				"LC_*, TZ, USER, TMPDIR, SHELL, PWD and what "
+				"ptloom's own environment holds: others can make "
+				"a shell, an interpreter or the loader run code); "
+				"confirm with -e NAME=VALUE, or --trust-env if "
+				"you trust this file\n",
 			esc(rs->path), nbad == 1 ? "y" : "ies", names);
 		return EXIT_USAGE;
 	}
@@ -522,7 +522,7 @@ static int replay_gdb(struct replay_setup *rs)
 			return interrupted_replay(rs, e ? NULL : &r);
 		if (e)
 			fprintf(stderr, "ptloom: cannot start %s: %s\n",
-				rs->prog.display, strerror(-e));
+				rs->prog.display, tracer_start_error(e));
 		else if (r.failure == FAIL_DIVERGED)
 			fprintf(stderr, "ptloom: the program diverged from the "
 					"schedule at step %llu, before step "
@@ -643,7 +643,7 @@ int cmd_replay(int argc, char **argv)
 		return interrupted_replay(&rs, NULL);
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s: %s\n",
-			rs.prog.display, strerror(-e));
+			rs.prog.display, tracer_start_error(e));
 		teardown(&rs);
 		return EXIT_USAGE;
 	}
@@ -805,7 +805,7 @@ int cmd_minimize(int argc, char **argv)
 		return interrupted_replay(&rs, e ? NULL : &best);
 	if (e) {
 		fprintf(stderr, "ptloom: cannot start %s: %s\n",
-			rs.prog.display, strerror(-e));
+			rs.prog.display, tracer_start_error(e));
 		teardown(&rs);
 		return EXIT_USAGE;
 	}

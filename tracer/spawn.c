@@ -573,3 +573,11 @@ char *tracer_find_program(const char *name)
 	errno = ENOENT;
 	return NULL;
 }
+
+const char *tracer_start_error(int e)
+{
+	if (e == -EAGAIN)
+		return "fork failed with EAGAIN: the process limit is reached "
+		       "(ulimit -u for this user, or the cgroup's pids.max)";
+	return strerror(-e);
+}

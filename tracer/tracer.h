@@ -475,6 +475,10 @@ struct run_result {
 	char child_crash_where[LOC_MAX];
 };
 
+/* Why session_run could not start the program, for e (-errno): EAGAIN
+ * names the process limit that makes fork fail (ulimit -u, pids.max). */
+const char *tracer_start_error(int e);
+
 /* Runs one execution.  Returns 0 and fills *res (see res->failure), or
  * -errno if the program could not be started at all. */
 int session_run(const struct session_config *cfg, struct strategy *s,
