@@ -1057,7 +1057,10 @@ static bool contended(struct session *s, int thread)
 	for (int i = 0; i < n; i++) {
 		struct session_thread st;
 
-		if (i == thread || session_thread_info(s, i, &st))
+		/* the interpreter's threads: another process's want
+		 * no GIL */
+		if (i == thread || session_thread_info(s, i, &st) ||
+		    !st.policy)
 			continue;
 		if (st.state == SCHED_ENABLED || st.timed)
 			return true;
@@ -1071,7 +1074,7 @@ static bool in_library(struct pypol *p, struct session *s, int thread)
 {
 	struct session_thread st;
 
-	if (session_thread_info(s, thread, &st) || st.proc != 0)
+	if (session_thread_info(s, thread, &st) || !st.policy)
 		return false;
 	/* the thread at a check holds the GIL: it is the current one */
 	uint64_t ts = rd64(s, p->pi.runtime + RT_TSTATE_CURRENT), cf, ntid;
@@ -1156,18 +1159,26 @@ static void keep_only(struct choice *c, int i)
 static void pol_shape(void *ctx, struct session *s, struct choice *c)
 {
 	struct pypol *p = ctx;
+	struct session_thread ct, at;
 	int h = -1, other = -1;
 
 	if (!ready(p, s) || c->kind != DEC_RUN)
+		return;
+	/* another process's choice: its own C-level points */
+	if (c->current < 0 || session_thread_info(s, c->current, &ct) ||
+	    !ct.policy)
 		return;
 	for (int i = 0; i < c->nalts && h < 0; i++)
 		if (!c->alts[i].timeout && c->alts[i].kind == OP_PYCHECK)
 			h = i;
 	if (h >= 0) {
 		/* the GIL holder at a check: who can run without the GIL
-		 * goes first, for free, until it waits for the GIL */
+		 * goes first, for free, until it waits for the GIL (the
+		 * interpreter's threads: another process's are C-level) */
 		for (int i = 0; i < c->nalts; i++)
 			if (!c->alts[i].timeout && i != h &&
+			    !session_thread_info(s, c->alts[i].thread, &at) &&
+			    at.policy &&
 			    (other < 0 || c->alts[i].thread == c->current))
 				other = i;
 		if (other >= 0) {

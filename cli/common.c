@@ -703,8 +703,9 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		return;
 	}
 	cfg->policy = pol;
-	if (!(o->points & POINTS_CLEVEL))
-		cfg->points = POINTS_SYNC;
+	/* the interpreter's process gets no C-level points of its own code
+	 * (tracer/bp.c), its child processes keep them
+	 * (session_policy_process) */
 }
 
 const char *signal_name(int sig)

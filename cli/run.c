@@ -619,7 +619,8 @@ int cmd_run(int argc, char **argv)
 	session_config_init(&eo.cfg, &prog, &co);
 	eo.progress = !co.quiet && isatty(2);
 	/* under the GIL a busy thread reaches the eval-breaker checks */
-	eo.spin_ms = eo.cfg.policy ? 0 : 100;
+	/* never for the policy's process (tracer/world.c check_limits) */
+	eo.spin_ms = 100;
 	eo.output = co.output;
 
 	struct explore_result er;

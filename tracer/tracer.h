@@ -129,6 +129,7 @@ struct sched_policy {
 struct session_thread {
 	int tid;
 	int proc;	/* P-number: 0 is the program's own process */
+	bool policy;	/* the policy applies to its process */
 	int state;	/* enum sched_state (sched.h) */
 	bool timed;	/* blocked with a deadline */
 	uint8_t kind, fn; /* pending operation */

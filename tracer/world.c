@@ -70,7 +70,12 @@ const char *failure_kind_name(int kind)
 	return names[kind];
 }
 
-/* A policy sees the program's own process, P0. */
+bool session_policy_process(const struct session *s, const struct process *p)
+{
+	return s->cfg->policy && p && p->idx == 0;
+}
+
+/* A policy sees the program's own process, P0 (session_policy_process). */
 int session_peek(struct session *s, uint64_t addr, void *buf, size_t len)
 {
 	if (!s->nprocs || s->procs[0]->dead)
@@ -99,6 +104,8 @@ int session_thread_info(struct session *s, int thread,
 	struct thread *t = &s->th[thread];
 
 	*out = (struct session_thread){ .tid = t->tid, .proc = t->p->idx,
+					.policy = session_policy_process(s,
+									 t->p),
 					.state = t->st,
 					.timed = t->st == SCHED_BLOCKED &&
 						 t->timed,
@@ -507,6 +514,7 @@ int check_limits(struct session *s, pid_t only)
 		return -ETIMEDOUT;
 	if (s->cfg->spin_ms <= 0 || only != -1 || s->current < 0 ||
 	    s->current >= s->nth || s->th[s->current].st != SCHED_RUNNING ||
+	    session_policy_process(s, s->th[s->current].p) ||
 	    (now_seconds() - s->resume_time) * 1000 <= s->spin_ms)
 		return 0;
 	pid_t pid = s->th[s->current].p->pid;
