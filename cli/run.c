@@ -983,9 +983,18 @@ minimized:
 			 * switches in the program's own code) */
 			if (eo.cfg.policy && eo.cfg.policy->coverage) {
 				size_t k = strlen(summary);
+				/* and which processes kept C-level points */
+				const char *cl = er.have_pass ? er.pass.clevel
+							      : "";
 
-				snprintf(summary + k, sizeof(summary) - k,
-					 " (%s)", eo.cfg.policy->coverage);
+				if (cl[0])
+					snprintf(summary + k, sizeof(summary) - k,
+						 " (%s in P0; C-level points in "
+						 "%s)",
+						 eo.cfg.policy->coverage, esc(cl));
+				else
+					snprintf(summary + k, sizeof(summary) - k,
+						 " (%s)", eo.cfg.policy->coverage);
 			}
 		} else {
 			snprintf(summary, sizeof(summary),

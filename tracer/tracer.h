@@ -423,6 +423,9 @@ struct run_result {
 	 * signal (0: none), "P1 racy T0" and where that thread was */
 	int child_crash_sig;
 	char child_crash_label[64];
+	/* under a policy (Python): the processes that kept C-level points,
+	 * "P1 racy, P2 sh" ("" if none) */
+	char clevel[160];
 	char child_crash_where[LOC_MAX];
 };
 

@@ -1667,6 +1667,16 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	}
 	if (cfg->policy && cfg->policy->conclude)
 		cfg->policy->conclude(cfg->policy->ctx, res);
+	/* under a policy: the processes that kept C-level points */
+	for (int i = 0; cfg->policy && i < s->nprocs; i++) {
+		struct process *p = s->procs[i];
+		size_t k = strlen(res->clevel);
+
+		if (!session_policy_process(s, p) &&
+		    k + strlen(p->comm) + 8 < sizeof(res->clevel))
+			snprintf(res->clevel + k, sizeof(res->clevel) - k,
+				 "%sP%d %s", k ? ", " : "", p->idx, p->comm);
+	}
 	if (getenv("PTLOOM_DEBUG_EVENTS"))
 		for (size_t i = 0; i < s->nev; i++)
 			fprintf(stderr, "ev %u T%u k%u f%u o%llx pc%llx a%lld\n",
