@@ -179,6 +179,21 @@ static void summary(const struct report *r)
 	fprintf(f, "## ptloom %s: %s\n\n", r->command ? r->command : "run",
 		r->verdict);
 	md_code(f, r->summary);
+	if (r->ntests) {
+		fputs("\n| test | verdict |\n|---|---|\n", f);
+		for (int i = 0; i < r->ntests; i++) {
+			fputs("| ", f);
+			gh_escape(f, r->tests[i].name, false);
+			fprintf(f, " | %s |\n", r->tests[i].verdict);
+		}
+		for (int i = 0; i < r->ntests; i++)
+			if (r->tests[i].replay_command) {
+				fputs("\nReplay ", f);
+				gh_escape(f, r->tests[i].name, false);
+				fputs(" locally:\n\n", f);
+				md_code(f, r->tests[i].replay_command);
+			}
+	}
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		fprintf(f, "\n**Warning:** ");
 		md_code(f, r->warnings[i].message);

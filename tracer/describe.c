@@ -182,6 +182,7 @@ static const char *block_name(struct thread *t)
 	case BLOCK_SIGNAL: return signal_wait_name(t);
 	case BLOCK_WAIT: return "wait";
 	case BLOCK_STOPPED: return "stopped";
+	case BLOCK_HELD: return "held at its exec";
 	case BLOCK_VFORK: return "vfork";
 	default: return "futex_wait";
 	}
@@ -202,6 +203,7 @@ void report_threads(struct session *s)
 		char name[64], obj[128];
 
 		p->thread = t->idx;
+		p->proc = t->p->idx;
 		snprintf(name, sizeof(name), "/proc/%d/task/%d/comm",
 			 t->p->pid, t->tid);
 		if (s->cfg->policy && s->cfg->policy->name &&

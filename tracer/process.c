@@ -26,6 +26,7 @@
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -541,6 +542,8 @@ static void sigchld(struct session *s, struct process *p)
 
 void process_died(struct session *s, struct process *p, int status)
 {
+	if (s->cfg->watch && s->cfg->watch->died)
+		s->cfg->watch->died(s->cfg->watch->ctx, p->idx, status);
 	p->dead = true;
 	p->status = status;
 	p->stopped = false;
@@ -745,9 +748,11 @@ bool process_wait_execute(struct session *s, struct thread *t)
 	if (!(w.options & WNOWAIT)) {
 		if (q->dead) {
 			q->reaped = true;
+			if (s->cfg->watch && s->cfg->watch->reaped)
+				s->cfg->watch->reaped(s->cfg->watch->ctx,
+						      q->idx);
 			t->p->child_reaped = s->step + 1;
-		}
-		else if (q->stopped && !q->stop_reported && w.stops)
+		} else if (q->stopped && !q->stop_reported && w.stops)
 			q->stop_reported = true;
 		else
 			q->continued = false;
@@ -1155,6 +1160,36 @@ void process_note_last_exec(struct session *s)
 		note_last_exec(s, s->root_exe);
 }
 
+/*
+ * Would the exec of the file at path (a process's /proc/PID/exe) run with
+ * other privileges natively than under ptloom?  A set-user-ID or
+ * set-group-ID file changes the process's credentials unless they are its
+ * own already or the file system is mounted nosuid; a traced exec keeps
+ * them only when the tracer has CAP_SYS_PTRACE (the kernel's
+ * ptracer_capable()).  The same for every process, the first one too.
+ */
+static bool exec_loses_privileges(const char *path, const struct stat *sb)
+{
+	struct statvfs vfs;
+	unsigned long long eff = 0;
+	char line[256];
+	FILE *f;
+
+	if (!((sb->st_mode & S_ISUID) && sb->st_uid != geteuid()) &&
+	    !((sb->st_mode & S_ISGID) && (sb->st_mode & S_IXGRP) &&
+	      sb->st_gid != getegid()))
+		return false;
+	if (!statvfs(path, &vfs) && (vfs.f_flag & ST_NOSUID))
+		return false;
+	if ((f = fopen("/proc/self/status", "re"))) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "CapEff: %llx", &eff) == 1)
+				break;
+		fclose(f);
+	}
+	return !(eff & (1ull << 19)); /* CAP_SYS_PTRACE */
+}
+
 void on_exec(struct session *s, struct thread *t)
 {
 	struct process *p = t->p;
@@ -1171,16 +1206,28 @@ void on_exec(struct session *s, struct thread *t)
 			note_root_exec(s, p);
 	}
 	timer_exec(s, p->pid);
+	if (s->cfg->watch && s->cfg->watch->exec) {
+		if (s->cfg->watch->exec(s->cfg->watch->ctx, p->idx, p->parent,
+					p->pid)) {
+			/* held: resumed from this stop when let go */
+			t->held = true;
+			t->st = SCHED_BLOCKED;
+			t->block = BLOCK_HELD;
+			t->timed = false;
+			s->nheld++;
+			s->need_schedule = true;
+		}
+		session_restart_clock(s);
+	}
 	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
-	if (p->idx > 0 && stat(name, &sb) == 0 &&
-	    (sb.st_mode & (S_ISUID | S_ISGID))) {
+	if (stat(name, &sb) == 0 && exec_loses_privileges(name, &sb)) {
 		char label[64];
 
 		process_thread_label(s, t, label, sizeof(label));
 		session_fail(s, FAIL_UNSUPPORTED, t,
 			     "unsupported: %s execs a set-user-ID or "
 			     "set-group-ID program (ptloom runs it without "
-			     "its privileges)",
+			     "its privileges: it lacks CAP_SYS_PTRACE)",
 			     label);
 	}
 }
@@ -1437,6 +1484,11 @@ void on_death(struct session *s, pid_t tid, int status)
 	}
 	struct process *p = t->p;
 	bool was_current = t->idx == s->current;
+
+	if (t->held) {
+		t->held = false;
+		s->nheld--;
+	}
 	/* a thread's own exit, not its process's end */
 	bool own_exit = t->kind == OP_EXIT && t->st == SCHED_RUNNING;
 
@@ -1480,6 +1532,8 @@ void on_fork_event(struct session *s, int parent_idx, int ev)
 	process_copy_bps(q, pt->p);
 	q->exec_seen = pt->p->exec_seen;
 	q->set_pin = pt->p->set_pin;
+	if (s->cfg->watch && s->cfg->watch->fork)
+		s->cfg->watch->fork(s->cfg->watch->ctx, q->idx, q->parent);
 	pt = thread_born(s, c, parent_idx, true);
 	if (ev == PTRACE_EVENT_VFORK) {
 		q->vfork_parent = pt->idx;

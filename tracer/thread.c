@@ -946,7 +946,8 @@ void on_stop(struct session *s, pid_t tid, int status)
 	} else if (ev == PTRACE_EVENT_EXEC) {
 		t = exec_from_thread(s, t);
 		on_exec(s, t);
-		resume(s, t, 0);
+		if (!t->held)
+			resume(s, t, 0);
 	} else if (ev) {
 		resume(s, t, 0);
 	} else if (sig == SIGTRAP && t->tid_clone) {

@@ -504,6 +504,47 @@ static bool timeout_reached(struct session *s)
 	return true;
 }
 
+void session_restart_clock(struct session *s)
+{
+	s->t0 = now_seconds();
+	s->self_cpu0 = self_cpu();
+	s->resume_time = s->t0;
+	s->resume_cpu = -1;
+}
+
+/* Let held threads go (session_config.watch's held()); how many. */
+static int release_held(struct session *s, bool block)
+{
+	const struct proc_watch *w = s->cfg->watch;
+	int pidx[64], n = w && w->held ? w->held(w->ctx, pidx, 64, block) : -1;
+	int done = 0;
+
+	if (block)
+		session_restart_clock(s);
+	if (block && n == 0)
+		n = -1; /* it has nothing to wait for: no hang */
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+		bool go = n < 0;
+
+		if (!t->held)
+			continue;
+		for (int k = 0; k < n && !go; k++)
+			go = t->p->idx == pidx[k];
+		if (!go)
+			continue;
+		t->held = false;
+		s->nheld--;
+		t->st = SCHED_ENABLED;
+		t->kind = OP_START;
+		t->fn = 0;
+		t->obj = 0;
+		t->obj2 = 0;
+		done++;
+	}
+	return done;
+}
+
 /* The limits checked on every timer tick: Ctrl-C, --timeout, a spin. */
 int check_limits(struct session *s, pid_t only)
 {
@@ -1133,6 +1174,13 @@ static void schedule(struct session *s)
 			signal_recheck(s, true);
 			continue;
 		}
+		/* processes held at their exec (test-suite mode): let go
+		 * those the watcher is done with; wait for one when nothing
+		 * else can run */
+		if (s->nheld && release_held(s, c->nalts == 0)) {
+			sig_forced = false;
+			continue;
+		}
 		bool only_timeouts = true;
 
 		for (int i = 0; i < c->nalts; i++)
@@ -1388,6 +1436,7 @@ static void read_output(struct session *s)
 	ssize_t n = pread(s->outfd, r->output, (size_t)(end - start), start);
 
 	r->output_len = n > 0 ? (size_t)n : 0;
+	r->output_total = (uint64_t)end;
 	r->output[r->output_len] = 0;
 }
 

@@ -61,6 +61,7 @@ struct session {
 	uint64_t hash;
 	pid_t stray[64];	/* stopped tids not yet claimed by a clone */
 	int nstray;
+	int nheld;		/* threads held at their exec (watch) */
 	pid_t freep[64];	/* the program's own child processes */
 	int nfreep;
 	bool ended;		/* the process is gone */
@@ -170,5 +171,8 @@ void on_status(struct session *s, pid_t tid, int status);
 /* The limits checked on every timer tick (0, -EINTR, -ETIMEDOUT,
  * -EAGAIN). */
 int check_limits(struct session *s, pid_t only);
+/* --timeout counts from now (after a watcher's long callback: the tree
+ * was stopped meanwhile). */
+void session_restart_clock(struct session *s);
 
 #endif
