@@ -1316,7 +1316,10 @@ static bool contended(struct session *s, int thread)
 	for (int i = 0; i < n; i++) {
 		struct session_thread st;
 
-		if (i == thread || session_thread_info(s, i, &st))
+		/* the interpreter's threads: another process's want
+		 * no GIL */
+		if (i == thread || session_thread_info(s, i, &st) ||
+		    !st.policy)
 			continue;
 		if (st.state == SCHED_ENABLED || st.timed)
 			return true;
@@ -1331,7 +1334,7 @@ static bool in_library(struct pypol *p, struct session *s, int thread)
 	const struct python_layout *L = &p->pi.L;
 	struct session_thread st;
 
-	if (session_thread_info(s, thread, &st) || st.proc != 0)
+	if (session_thread_info(s, thread, &st) || !st.policy)
 		return false;
 	ensure_threads(p, s);
 	uint64_t ts = tstate_of(p, s, thread, st.tid);
@@ -1499,9 +1502,14 @@ static void park_extension_threads(struct pypol *p, struct session *s,
 static void pol_shape(void *ctx, struct session *s, struct choice *c)
 {
 	struct pypol *p = ctx;
+	struct session_thread ct, at;
 	int h = -1, other = -1;
 
 	if (!ready(p, s) || c->kind != DEC_RUN)
+		return;
+	/* another process's choice: its own C-level points */
+	if (c->current < 0 || session_thread_info(s, c->current, &ct) ||
+	    !ct.policy)
 		return;
 	if (session_observing(s)) {
 		park_extension_threads(p, s, c);
@@ -1512,11 +1520,14 @@ static void pol_shape(void *ctx, struct session *s, struct choice *c)
 			h = i;
 	if (h >= 0) {
 		/* the GIL holder at a check: who can run without the GIL
-		 * goes first, for free, until it waits for the GIL (not a
-		 * thread preempted at a C extension's point: running it
+		 * goes first, for free, until it waits for the GIL (the
+		 * interpreter's threads: another process's are C-level; not
+		 * a thread preempted at a C extension's point: running it
 		 * is a choice) */
 		for (int i = 0; i < c->nalts; i++)
 			if (!c->alts[i].timeout && i != h &&
+			    !session_thread_info(s, c->alts[i].thread, &at) &&
+			    at.policy &&
 			    (other < 0 || c->alts[i].thread == c->current) &&
 			    !at_extension_point(p, s, c->alts[i].thread))
 				other = i;

@@ -828,11 +828,10 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		return;
 	}
 	cfg->policy = pol;
-	/* --points races: race discovery observes the program's C
-	 * extensions, not the interpreter (sched_policy.observe_object);
-	 * without --points none, so a Python exploration starts at once */
-	if (!(o->points & POINTS_CLEVEL))
-		cfg->points = POINTS_SYNC;
+	/* the interpreter's process gets no C-level points of its own code
+	 * (tracer/bp.c), its child processes keep them
+	 * (session_policy_process); race discovery observes the program's
+	 * C extensions there, not the interpreter (observe_object) */
 }
 
 const char *signal_name(int sig)

@@ -819,7 +819,8 @@ int cmd_run(int argc, char **argv)
 	}
 	eo.progress = !co.quiet && isatty(2);
 	/* under the GIL a busy thread reaches the eval-breaker checks */
-	eo.spin_ms = eo.cfg.policy ? 0 : 100;
+	/* never for the policy's process (tracer/world.c check_limits) */
+	eo.spin_ms = 100;
 	eo.output = co.output;
 
 	struct explore_result er;
@@ -1266,9 +1267,18 @@ minimized:
 			 * switches in the program's own code) */
 			if (eo.cfg.policy && eo.cfg.policy->coverage) {
 				size_t k = strlen(summary);
+				/* and which processes kept C-level points */
+				const char *cl = er.have_pass ? er.pass.clevel
+							      : "";
 
-				snprintf(summary + k, sizeof(summary) - k,
-					 " (%s)", eo.cfg.policy->coverage);
+				if (cl[0])
+					snprintf(summary + k, sizeof(summary) - k,
+						 " (%s in P0; C-level points in "
+						 "%s)",
+						 eo.cfg.policy->coverage, esc(cl));
+				else
+					snprintf(summary + k, sizeof(summary) - k,
+						 " (%s)", eo.cfg.policy->coverage);
 			}
 		} else {
 			snprintf(summary, sizeof(summary),

@@ -725,7 +725,12 @@ int bp_install(struct session *ss, struct process *s)
 	/* the policy's points are offsets in a shared object: no run
 	 * without them (the caller says unsupported) */
 	s->policy_at = 0;
-	if (ss->cfg->policy && ss->cfg->policy->object && s->idx == 0) {
+	/* the policy's process: its points, the interpreter's calls, no
+	 * points in its own code unless --points asked for C-level ones */
+	bool pol = session_policy_process(ss, s);
+	bool pol_c = !pol || (ss->cfg->points & POINTS_CLEVEL);
+
+	if (pol && ss->cfg->policy->object) {
 		if (find_mapping(s->pid, ss->cfg->policy->object, path,
 				 sizeof(path), &at))
 			return -ENOENT;
@@ -735,8 +740,8 @@ int bp_install(struct session *ss, struct process *s)
 	 * the interpreter's lock handoffs (CPython's GIL: a pthread mutex
 	 * and condvar) order nothing, and every object it touches races */
 	if ((ss->cfg->points & POINTS_SYNC) &&
-	    !(ss->cfg->policy && ss->cfg->policy->own_points && s->idx == 0 &&
-	      !ss->cfg->observer) &&
+	    !(pol && ss->cfg->policy->own_points &&
+	      (!ss->cfg->observer || !pol_c)) &&
 	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&
 	    elf_first_vaddr(path, &first) == 0) {
 		const struct libc_cache *c = libc_lookup(path);
@@ -755,11 +760,11 @@ int bp_install(struct session *ss, struct process *s)
 	}
 	char exe[4096];
 	uint64_t exe_start = 0;
-	bool want_atomics = ss->cfg->points & POINTS_ATOMICS;
-	bool want_observe = ss->cfg->observer != NULL;
-	/* under a policy that names the observed objects, the executable's
-	 * accesses are not observed (a static interpreter's) */
-	bool obj_observe = want_observe && s->idx == 0 && ss->cfg->policy &&
+	bool want_atomics = (ss->cfg->points & POINTS_ATOMICS) && pol_c;
+	bool want_observe = ss->cfg->observer != NULL && pol_c;
+	/* the policy's process (an interpreter's): not its own code, but
+	 * the objects the policy names (the program's C extensions) */
+	bool obj_observe = ss->cfg->observer != NULL && pol && !pol_c &&
 			   ss->cfg->policy->observe_object;
 	struct scan_cache *exe_scan = NULL;
 	uint64_t exe_bias = 0;
@@ -806,20 +811,23 @@ int bp_install(struct session *ss, struct process *s)
 			exe_bias = bias;
 		}
 	}
-	if (obj_observe)
+	if (obj_observe) {
 		add_object_observes(ss, s, &cap);
-	for (size_t i = 0; i < ss->cfg->nuser_points; i++)
+		add_free_hooks(s, &cap);
+		s->observing = true;
+	}
+	for (size_t i = 0; i < ss->cfg->nuser_points && pol_c; i++)
 		if (s->img == 0 ||
 		    exe_insn_at(s, ss->cfg->user_points[i].addr))
 			add_bp(s, &cap, ss->cfg->user_points[i].addr,
 			       ss->cfg->user_points[i].kind, 0);
 	/* a policy's points (the Python interpreter's) are the program's */
-	if (ss->cfg->policy && s->idx == 0) {
-		const struct sched_policy *pol = ss->cfg->policy;
+	if (pol) {
+		const struct sched_policy *sp = ss->cfg->policy;
 
-		for (size_t i = 0; i < pol->npoints; i++)
-			if (!add_bp(s, &cap, at + pol->points[i].addr,
-				    pol->points[i].kind, 0))
+		for (size_t i = 0; i < sp->npoints; i++)
+			if (!add_bp(s, &cap, at + sp->points[i].addr,
+				    sp->points[i].kind, 0))
 				s->bps[s->nbps - 1].policy = true;
 	}
 	if (exe_scan)

@@ -38,7 +38,7 @@ void session_where(struct session *s, struct thread *t, char *buf, size_t len)
 	struct sched_policy *p = s->cfg->policy;
 
 	buf[0] = 0;
-	if (p && p->where && t->p->idx == 0) {
+	if (p && p->where && session_policy_process(s, t->p)) {
 		p->where(p->ctx, s, t->idx, buf, len);
 		if (buf[0])
 			return;
@@ -129,7 +129,8 @@ void policy_locate(struct session *s, struct thread *t,
 	uint64_t h = 0xcbf29ce484222325ull;
 	struct sym_entry *slot;
 
-	if (!p || !p->where || !s->cfg->symbolize_trace)
+	if (!p || !p->where || !s->cfg->symbolize_trace ||
+	    !session_policy_process(s, t->p))
 		return;
 	p->where(p->ctx, s, t->idx, buf, sizeof(buf));
 	if (!buf[0])
@@ -215,7 +216,8 @@ void report_threads(struct session *s)
 		p->proc = t->p->idx;
 		snprintf(name, sizeof(name), "/proc/%d/task/%d/comm",
 			 t->p->pid, t->tid);
-		if (s->cfg->policy && s->cfg->policy->name && t->p->idx == 0)
+		if (s->cfg->policy && s->cfg->policy->name &&
+		    session_policy_process(s, t->p))
 			s->cfg->policy->name(s->cfg->policy->ctx, s, t->idx,
 					     p->name, sizeof(p->name));
 		FILE *f = t->st != SCHED_DEAD && t->p->idx == 0 && !p->name[0]

@@ -135,6 +135,7 @@ struct sched_policy {
 struct session_thread {
 	int tid;
 	int proc;	/* P-number: 0 is the program's own process */
+	bool policy;	/* the policy applies to its process */
 	int state;	/* enum sched_state (sched.h) */
 	bool timed;	/* blocked with a deadline */
 	uint8_t kind, fn; /* pending operation */
@@ -472,6 +473,9 @@ struct run_result {
 	 * signal (0: none), "P1 racy T0" and where that thread was */
 	int child_crash_sig;
 	char child_crash_label[64];
+	/* under a policy (Python): the processes that kept C-level points,
+	 * "P1 racy, P2 sh" ("" if none) */
+	char clevel[160];
 	char child_crash_where[LOC_MAX];
 };
 

@@ -70,7 +70,12 @@ const char *failure_kind_name(int kind)
 	return names[kind];
 }
 
-/* A policy sees the program's own process, P0. */
+bool session_policy_process(const struct session *s, const struct process *p)
+{
+	return s->cfg->policy && p && p->idx == 0;
+}
+
+/* A policy sees the program's own process, P0 (session_policy_process). */
 int session_peek(struct session *s, uint64_t addr, void *buf, size_t len)
 {
 	if (!s->nprocs || s->procs[0]->dead)
@@ -104,6 +109,8 @@ int session_thread_info(struct session *s, int thread,
 	struct thread *t = &s->th[thread];
 
 	*out = (struct session_thread){ .tid = t->tid, .proc = t->p->idx,
+					.policy = session_policy_process(s,
+									 t->p),
 					.state = t->st,
 					.timed = t->st == SCHED_BLOCKED &&
 						 t->timed,
@@ -553,6 +560,7 @@ int check_limits(struct session *s, pid_t only)
 		return -ETIMEDOUT;
 	if (s->cfg->spin_ms <= 0 || only != -1 || s->current < 0 ||
 	    s->current >= s->nth || s->th[s->current].st != SCHED_RUNNING ||
+	    session_policy_process(s, s->th[s->current].p) ||
 	    (now_seconds() - s->resume_time) * 1000 <= s->spin_ms)
 		return 0;
 	pid_t pid = s->th[s->current].p->pid;
@@ -1714,6 +1722,16 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	}
 	if (cfg->policy && cfg->policy->conclude)
 		cfg->policy->conclude(cfg->policy->ctx, res);
+	/* under a policy: the processes that kept C-level points */
+	for (int i = 0; cfg->policy && i < s->nprocs; i++) {
+		struct process *p = s->procs[i];
+		size_t k = strlen(res->clevel);
+
+		if (!session_policy_process(s, p) &&
+		    k + strlen(p->comm) + 8 < sizeof(res->clevel))
+			snprintf(res->clevel + k, sizeof(res->clevel) - k,
+				 "%sP%d %s", k ? ", " : "", p->idx, p->comm);
+	}
 	if (getenv("PTLOOM_DEBUG_EVENTS"))
 		for (size_t i = 0; i < s->nev; i++)
 			fprintf(stderr, "ev %u T%u k%u f%u o%llx pc%llx a%lld\n",

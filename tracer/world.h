@@ -147,6 +147,15 @@ struct session {
 bool session_may_expire_early(struct session *s, const struct process *p,
 			      uint64_t armed);
 
+/*
+ * Whether the scheduling policy (session_config.policy: CPython's GIL)
+ * applies to process p.  Every process gets the scheduling of its own
+ * image: the policy is chosen for the program's own image, P0's; every
+ * other process of the tree (a native test a Python parent runs) keeps
+ * the C-level points.  The one place that decides it.
+ */
+bool session_policy_process(const struct session *s, const struct process *p);
+
 /* tracer/state.c: the program's state at a choice point, 0: unknown */
 uint64_t session_state_key(struct session *s);
 

@@ -131,3 +131,54 @@ Test(process_trees, hidden_crash_is_a_warning_in_ci_reports)
 	free(x);
 	res_free(&r);
 }
+
+/* A Python parent running a native test: the interpreter's process is
+ * scheduled at the Python level, the child keeps its C-level and race
+ * points, so its lost update is found and replayed exactly. */
+static char py_line[PATH_MAX + 128];
+
+static const char *py_calls(const char *program)
+{
+	snprintf(py_line, sizeof(py_line),
+		 "import subprocess, sys; "
+		 "sys.exit(subprocess.call(['%s']))", program);
+	return py_line;
+}
+
+Test(process_trees, python_parent_runs_a_racy_native_child)
+{
+	if (access(PYTHON3, X_OK))
+		cr_skip_test("no %s", PYTHON3);
+	struct res r = RUN9("--seed", SEED, "--", PYTHON3, "-c",
+			    py_calls(target("counter_race")));
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 250 in P1 counter_race "
+			   "T0 (main at counter_race.c:");
+	replays_exactly(&r, "P1 counter_race T0 (main at counter_race.c:");
+	res_free(&r);
+	/* the correct twin */
+	r = RUN9("-s", "random", "-n", "20", "--seed", SEED, "--", PYTHON3,
+		 "-c", py_calls(target("bank_locked")));
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 20 runs");
+	res_free(&r);
+}
+
+/* The coverage line says which process ran at which level. */
+Test(process_trees, coverage_line_names_each_process_level)
+{
+	if (access(PYTHON3, X_OK))
+		cr_skip_test("no %s", PYTHON3);
+	struct res r = RUN9("--seed", SEED, "--", PYTHON3, "-c",
+			    "import subprocess, threading; "
+			    "t = threading.Thread(target=lambda: None); "
+			    "t.start(); t.join(); "
+			    "subprocess.call(['/bin/true'])");
+
+	assert_exit(r, 0);
+	assert_contains(summary(&r), "(Python-level: GIL switches at the "
+			"eval-breaker checks of the program's own code in P0; "
+			"C-level points in P1 true)", "the summary");
+	res_free(&r);
+}
