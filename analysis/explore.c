@@ -920,6 +920,13 @@ restart:
 			run_result_free(&rr);
 			break;
 		}
+		if (rr.capped && !sample) {
+			/* a choice had more alternatives than a point
+			 * offers: the others were never tried */
+			r->capped_runs++;
+			if (rr.capped_most > r->capped_most)
+				r->capped_most = rr.capped_most;
+		}
 		if ((rr.failure == FAIL_STEPS || rr.failure == FAIL_SLOW) &&
 		    (r->runs > first_run || sample || rr.preemptions)) {
 			/* this run is too long for --max-steps, no proof
@@ -1073,6 +1080,23 @@ out:
 				 (unsigned long long)r->runs,
 				 (unsigned long long)r->slow_runs,
 				 o->cfg.timeout);
+		r->too_long = true;
+		r->verdict = VERDICT_INCOMPLETE;
+	}
+	if (r->capped_runs && d && !r->too_long && !r->killed &&
+	    !r->nondeterministic &&
+	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
+		/* a dfs run that did not offer every alternative did not
+		 * cover its subtree: no pass (sampled runs claim nothing) */
+		snprintf(r->error, sizeof(r->error),
+			 "%llu run%s, %llu of them with a choice among more "
+			 "than %d alternatives (up to %u: threads able to run, "
+			 "waiters to wake, a signal's takers or a wait's "
+			 "children), of which ptloom offers the first %d; no "
+			 "failure found",
+			 (unsigned long long)r->runs, r->runs == 1 ? "" : "s",
+			 (unsigned long long)r->capped_runs, MAX_ALTS,
+			 r->capped_most, MAX_ALTS);
 		r->too_long = true;
 		r->verdict = VERDICT_INCOMPLETE;
 	}

@@ -160,6 +160,10 @@ struct explore_result {
 	uint64_t profile_runs;	   /* surw: the default run it learns from */
 	bool too_long;		   /* a run hit a per-run limit (error says) */
 	uint64_t steps_runs;	   /* runs cut by --max-steps, no livelock */
+	/* runs with a choice of more alternatives than a point offers
+	 * (MAX_ALTS): not covered by a dfs, and the most candidates seen */
+	uint64_t capped_runs;
+	uint32_t capped_most;
 	uint64_t slow_runs;	   /* runs cut by --timeout, still running */
 	char slow_why[320];	   /* the first of them: its kernel_wait */
 	bool killed;		   /* a run was SIGKILLed from outside */

@@ -713,6 +713,8 @@ bool process_wait_execute(struct session *s, struct thread *t)
 	}
 	int pick = 0;
 
+	if (n >= MAX_ALTS)
+		session_note_capped(s, children);
 	if (n > 1) {
 		/* which child the wait returns is a choice */
 		struct choice c;

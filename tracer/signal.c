@@ -637,6 +637,8 @@ bool signal_redirect(struct session *s, struct thread *t, int sig)
 		fixed = true;
 	}
 	n = signal_takers(s, t->p->pid, sig, takers, MAX_ALTS);
+	if (n >= MAX_ALTS - 1)
+		session_note_capped(s, n + 1);
 	if (n >= 2) {
 		struct choice c;
 		int pick;
@@ -884,6 +886,8 @@ void signal_route(struct session *s, struct thread *t)
 	if (!(q = process_find(s, pid)) || q->dead)
 		return;
 	n = signal_takers(s, pid, sig, takers, MAX_ALTS);
+	if (n >= MAX_ALTS)
+		session_note_capped(s, n);
 	if (n < 2)
 		return; /* the kernel's own choice is the only one */
 	struct choice c;

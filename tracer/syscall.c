@@ -876,6 +876,9 @@ void futex_wake_addr(struct session *s, uint64_t addr, int n, uint32_t bitset,
 	*woken = 0;
 	if (n <= 0 || !k)
 		return;
+	if (n == 1 && k == MAX_ALTS &&
+	    futex_count(&s->ft, addr) > MAX_ALTS)
+		session_note_capped(s, futex_count(&s->ft, addr));
 	if (n == 1 && k > 1) {
 		struct choice c;
 

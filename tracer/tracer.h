@@ -437,6 +437,10 @@ struct run_result {
 	 * budget, as large) */
 	uint64_t obs_sync;
 	uint64_t spin_pc;	/* FAIL_SPIN: where a thread spins */
+	/* choices with more alternatives than MAX_ALTS offers (threads able
+	 * to run, waiters a wake may pick, a signal's takers, a wait's
+	 * children): the others were never tried, and the most there were */
+	uint32_t capped, capped_most;
 	struct thread_report *threads; /* per-thread state at the end */
 	int nthreads;
 	double seconds;		/* wall-clock duration */

@@ -119,6 +119,13 @@ int session_thread_info(struct session *s, int thread,
 	return 0;
 }
 
+void session_note_capped(struct session *s, int n)
+{
+	s->capped++;
+	if ((uint32_t)n > s->capped_most)
+		s->capped_most = (uint32_t)n;
+}
+
 void session_fail(struct session *s, int kind, struct thread *t,
 		  const char *fmt, ...)
 {
@@ -1167,6 +1174,16 @@ static void schedule(struct session *s)
 		build_sched(s, st);
 		sched_alternatives(st, s->nth, s->current, c);
 		timer_alternatives(s, c);
+		if (c->nalts >= MAX_ALTS) {
+			/* full: threads (or timers) beyond it were not
+			 * offered (tracer/sched.c add) */
+			int able = 0;
+
+			for (int i = 0; i < s->nth; i++)
+				able += st[i].state == SCHED_ENABLED;
+			session_note_capped(s, able > c->nalts ? able
+							       : c->nalts);
+		}
 		if (c->nalts == 0 && fired && idle_fired++ < 64) {
 			/* time jumped to a timer: did it wake anyone? */
 			signal_recheck(s, true);
@@ -1746,6 +1763,8 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	res->preemptions = s->preemptions;
 	res->trace_hash = s->hash;
 	res->steps = s->step;
+	res->capped = s->capped;
+	res->capped_most = s->capped_most;
 	res->stops = s->stops;
 	memcpy(res->stop_kinds, s->stop_kinds, sizeof(res->stop_kinds));
 	res->choices = s->choices;

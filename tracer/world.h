@@ -49,6 +49,10 @@ struct session {
 	uint64_t quantum;
 	uint64_t rng;		/* getrandom's stream */
 	uint64_t step;
+	/* choices that had more alternatives than MAX_ALTS (the rest were
+	 * never offered: the run does not cover them), and the most
+	 * candidates seen at one */
+	uint32_t capped, capped_most;
 	uint64_t stops;		/* tracee stops reported by a wait */
 	uint64_t stop_kinds[STOPK_N]; /* every handled stop, by kind */
 	uint64_t choices;	/* session_pick()s: two or more alts */
@@ -159,6 +163,9 @@ bool session_policy_process(const struct session *s, const struct process *p);
 /* tracer/state.c: the program's state at a choice point, 0: unknown */
 uint64_t session_state_key(struct session *s);
 
+/* A choice had more candidates than MAX_ALTS alternatives (n: how many
+ * were seen, at least MAX_ALTS): the run does not cover the others. */
+void session_note_capped(struct session *s, int n);
 void session_fail(struct session *s, int kind, struct thread *t,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int session_pick(struct session *s, struct choice *c);

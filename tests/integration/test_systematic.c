@@ -262,3 +262,18 @@ Test(systematic, reduction_keeps_verdicts)
 	same_verdict_without_reduction(example("bank_fixed"));
 	same_verdict_without_reduction(example("lost_wakeup_fixed"));
 }
+
+/* A choice among more threads than a scheduling point offers (MAX_ALTS,
+ * 256): the threads beyond were never tried, so no dfs run with one is
+ * covered, and the verdict says why (threads_n: 300 threads alive at once). */
+Test(systematic, a_choice_beyond_256_alternatives_is_not_covered)
+{
+	struct res r = PTL("run", "-o", in_tmp("out"), "--dfs-only", "-p", "0",
+			   "-n", "10", "--points", "sync", "--seed", SEED, "--",
+			   target("threads_n"), "300");
+
+	assert_exit(r, 3);
+	assert_summary(&r, "ptloom: INCOMPLETE 10 runs, ");
+	assert_contains(r.out, "more than 256 alternatives", "the summary");
+	res_free(&r);
+}
