@@ -96,7 +96,7 @@ static int check_decision(size_t i, uint64_t kind, uint64_t timeout,
 			  uint64_t thread, uint64_t index, uint64_t nalts,
 			  char *err, size_t errlen)
 {
-	if (kind != DEC_RUN && kind != DEC_WAKE) {
+	if (kind != DEC_RUN && kind != DEC_WAKE && kind != DEC_POLL) {
 		seterr(err, errlen, "decision %zu: unknown decision kind %llu",
 		       i, (unsigned long long)kind);
 		return -EINVAL;
