@@ -23,6 +23,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "dpor.h"
 #include "strategy.h"
 
@@ -115,6 +116,9 @@ struct dfs {
 	size_t nseen, capseen;
 	uint64_t cache_hits;
 	bool forced_keys;	/* keys at forced nodes too (dfs_want_state) */
+	/* -j: the states every worker reached, in memory they share
+	 * (dfs_shared_cache_new); used from bound 1 on */
+	struct dfs_shared_cache *shm;
 	/* DPOR (analysis/dpor.c): the current run's steps and choice
 	 * points, analysed when it ends; and every edge of the tree that
 	 * was explored, queued or asleep, by the hash of its path */
@@ -139,6 +143,68 @@ struct cached {
 	uint64_t sleep;		/* asleep there: bit 2*thread + timeout */
 	uint8_t cost;
 };
+
+/*
+ * -j: one state cache the workers share (MAP_SHARED, made before they
+ * fork).  An entry is stamped with the serial position (dfs_key: bound,
+ * then root) of the item that wrote it, and a node prunes only by an
+ * entry stamped no later than its own item: what the serial search
+ * would have known there, if another worker has got there already.  So
+ * a worker explores a superset of the serial search's schedules of its
+ * roots; what it explores beyond them is a subtree the serial search cut
+ * because an earlier item had explored that state, without a failure
+ * (or the serial search would have stopped there), and the first failure
+ * in the serial order is the serial search's.  The run count depends on
+ * how fast the workers met the states, so it can vary from one
+ * invocation to the next; --no-state-cache gives the exact serial set.
+ * Bound 0, which every worker runs to deal out the same roots, prunes by
+ * the worker's own table only: another worker's entries there would
+ * make the roots differ.  A full table stops adding (no pruning), never
+ * a wrong one.
+ */
+struct shm_entry {
+	uint64_t key;		/* 0: empty; claimed by compare-and-swap */
+	uint64_t sleep;
+	uint64_t stamp;		/* dfs_key of the item that wrote it */
+	uint32_t lock;		/* a spin lock over sleep, stamp, cost */
+	uint8_t cost;
+};
+
+struct dfs_shared_cache {
+	size_t cap;		/* a power of two */
+	uint64_t used;
+	struct shm_entry e[];
+};
+
+struct dfs_shared_cache *dfs_shared_cache_new(size_t cap)
+{
+	size_t c = 1;
+
+	while (c < cap)
+		c <<= 1;
+	size_t len = sizeof(struct dfs_shared_cache) +
+		     c * sizeof(struct shm_entry);
+	struct dfs_shared_cache *t = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					  MAP_SHARED | MAP_ANONYMOUS |
+						  MAP_NORESERVE,
+					  -1, 0);
+
+	if (t == MAP_FAILED)
+		return NULL;
+	t->cap = c;
+	return t;
+}
+
+void dfs_shared_cache_free(struct dfs_shared_cache *t)
+{
+	if (t)
+		munmap(t, sizeof(*t) + t->cap * sizeof(struct shm_entry));
+}
+
+void dfs_set_shared_cache(struct dfs *d, struct dfs_shared_cache *t)
+{
+	d->shm = t;
+}
 
 static void set_run_sleep(struct dfs *d, const struct alt *set, int k);
 
@@ -977,6 +1043,9 @@ static bool cache_grow(struct dfs *d)
 	return true;
 }
 
+static bool shm_seen_before(struct dfs *d, uint64_t key, uint64_t sleep,
+			    bool all, uint8_t cost);
+
 static bool seen_before(struct dfs *d, const struct choice *c,
 			const struct node *n)
 {
@@ -993,6 +1062,15 @@ static bool seen_before(struct dfs *d, const struct choice *c,
 			else
 				all = false;
 		}
+	uint8_t cost = (uint8_t)(d->cur < 255 ? d->cur : 255);
+
+	if (d->shm) {
+		/* bound 0 (every worker's): its own table, copied to the
+		 * shared one for the bounds after it */
+		if (d->cur >= 1)
+			return shm_seen_before(d, key, sleep, all, cost);
+		(void)shm_seen_before(d, key, sleep, all, cost);
+	}
 	if (2 * (d->nseen + 1) > d->capseen && !cache_grow(d))
 		return false;
 	size_t k = key & (d->capseen - 1);
@@ -1000,7 +1078,6 @@ static bool seen_before(struct dfs *d, const struct choice *c,
 	while (d->seen[k].key && d->seen[k].key != key)
 		k = (k + 1) & (d->capseen - 1);
 	struct cached *e = &d->seen[k];
-	uint8_t cost = (uint8_t)(d->cur < 255 ? d->cur : 255);
 
 	if (e->key) {
 		if (e->cost <= cost && !(e->sleep & ~sleep))
@@ -1018,6 +1095,82 @@ static bool seen_before(struct dfs *d, const struct choice *c,
 		d->nseen++;
 	}
 	return false;
+}
+
+static void shm_lock(struct shm_entry *e)
+{
+	while (__atomic_exchange_n(&e->lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&e->lock, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static void shm_unlock(struct shm_entry *e)
+{
+	__atomic_store_n(&e->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* seen_before() in the workers' shared table (see dfs_shared_cache). */
+static bool shm_seen_before(struct dfs *d, uint64_t key, uint64_t sleep,
+			    bool all, uint8_t cost)
+{
+	struct dfs_shared_cache *t = d->shm;
+	uint64_t stamp = dfs_key(d);
+	size_t k = key & (t->cap - 1);
+	struct shm_entry *e = NULL;
+
+	for (size_t probes = 0; probes < 64; probes++) {
+		struct shm_entry *x = &t->e[k];
+		uint64_t cur = __atomic_load_n(&x->key, __ATOMIC_ACQUIRE);
+
+		if (cur == key) {
+			e = x;
+			break;
+		}
+		if (!cur) {
+			if (!all || 4 * __atomic_load_n(&t->used,
+							 __ATOMIC_RELAXED) >=
+					    3 * t->cap)
+				return false;
+			shm_lock(x);
+			uint64_t expect = 0;
+
+			if (__atomic_compare_exchange_n(&x->key, &expect, key,
+							false, __ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE)) {
+				x->sleep = sleep;
+				x->stamp = stamp;
+				x->cost = cost;
+				__atomic_add_fetch(&t->used, 1,
+						   __ATOMIC_RELAXED);
+				shm_unlock(x);
+				return false;
+			}
+			shm_unlock(x);
+			if (expect == key) {
+				e = x;
+				break;
+			}
+		}
+		k = (k + 1) & (t->cap - 1);
+	}
+	if (!e)
+		return false;
+	bool hit = false;
+
+	shm_lock(e);
+	if (e->stamp <= stamp && e->cost <= cost && !(e->sleep & ~sleep)) {
+		hit = true;
+	} else if (all && (cost < e->cost ||
+			   (cost == e->cost && !(sleep & ~e->sleep)) ||
+			   e->stamp > stamp)) {
+		/* keep the entry that covers more, or the one an earlier
+		 * item in the serial order may use */
+		e->cost = cost;
+		e->sleep = sleep;
+		e->stamp = stamp;
+	}
+	shm_unlock(e);
+	return hit;
 }
 
 /* This run's path, kept when it ends (snapshot) for items to refer to. */
@@ -1337,8 +1490,9 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 		return -1;
 	}
 	node_sleep(d, n);
-	if (d->cache && c->state && !d->placement && d->nshards <= 1 &&
-	    !dpor_active(d) && n->kind == DEC_RUN && seen_before(d, c, n)) {
+	if (d->cache && c->state && !d->placement &&
+	    (d->nshards <= 1 || d->shm) && !dpor_active(d) &&
+	    n->kind == DEC_RUN && seen_before(d, c, n)) {
 		/* the same state was reached before at no higher cost: its
 		 * futures ran (or are queued) from there */
 		free_node(n);
@@ -1478,7 +1632,7 @@ static bool dfs_want_state(void *ctx, const struct choice *c)
 {
 	const struct dfs *d = ctx;
 
-	return d->cache && !d->placement && d->nshards <= 1 &&
+	return d->cache && !d->placement && (d->nshards <= 1 || d->shm) &&
 	       !dpor_active(d) && d->pos >= d->plen &&
 	       d->pos - d->plen >= d->depth && !forced(d, c);
 }

@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include "coverage.h"
 #include "discover.h"
 #include "strategy.h"
 
@@ -274,6 +275,24 @@ static int sampler_of(int strategy)
 	}
 }
 
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A run's conflicting pairs into the exploration's (PTLOOM_STATS says
+ * what it cost) */
+static void add_coverage(struct explore_result *r, const struct run_result *rr)
+{
+	double t = cpu_now();
+
+	coverage_add_run(r->coverage, rr->events, rr->nevents);
+	r->coverage_seconds += cpu_now() - t;
+}
+
 static int first_pick(void *ctx, const struct choice *c)
 {
 	(void)ctx;
@@ -304,6 +323,7 @@ static int explore_serial(const struct explore_opts *o0,
 	double fastest = -1;	/* wall seconds of the fastest finished run */
 
 	memset(r, 0, sizeof(*r));
+	r->coverage = coverage_new();
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
 		add_point(r, o->cfg.user_points[i].addr,
 			  o->cfg.user_points[i].kind);
@@ -393,6 +413,8 @@ restart:
 			dfs_set_delay(d, true);
 		if (o->state_cache)
 			dfs_set_state_cache(d, true);
+		if (o->state_cache && o->shared_cache)
+			dfs_set_shared_cache(d, o->shared_cache);
 		if (getenv("PTLOOM_NO_LIFT"))
 			dfs_set_forced_keys(d, true);
 		if (o->dpor && o->reduction)
@@ -436,6 +458,7 @@ restart:
 		}
 		r->profile_runs++;
 		profiled = true;
+		add_coverage(r, &pr);
 		if (pr.failure == FAIL_SPIN) {
 			bool added = pr.spin_pc &&
 				     add_point(r, pr.spin_pc, OP_SPIN);
@@ -488,8 +511,19 @@ restart:
 		 * preemptions than any bound can afford); the verdict is the
 		 * finished search's, and a limit reached then is no longer
 		 * a reason for INCOMPLETE */
-		if (post && (r->runs >= post_until ||
-			     (o->max_time > 0 && now() - t0 >= o->max_time))) {
+		bool time_up = o->max_time > 0 && now() - t0 >= o->max_time;
+
+		if (o->min_coverage > 0 && r->runs &&
+		    coverage_ratio(r->coverage) >= o->min_coverage) {
+			/* the level asked for: enough */
+			r->coverage_reached = true;
+			if (post)
+				r->complete = true;
+			break;
+		}
+		if (post && (r->runs >= post_until || time_up) &&
+		    !(o->min_coverage > 0 && !time_up &&
+		      (!o->max_runs || r->runs < o->max_runs))) {
 			r->complete = true;
 			break;
 		}
@@ -578,6 +612,7 @@ restart:
 			break;
 		}
 		r->runs++;
+		add_coverage(r, &rr);
 		if (d && !sample && dfs_bound(d) == 0)
 			r->bound0_runs++;
 		if (o->shared_runs &&
@@ -870,6 +905,8 @@ out:
 
 void explore_result_free(struct explore_result *r)
 {
+	coverage_free(r->coverage);
+	r->coverage = NULL;
 	free(r->points);
 	if (r->verdict == VERDICT_FAIL)
 		run_result_free(&r->fail);
@@ -930,6 +967,7 @@ static int explore_parallel(const struct explore_opts *o,
 			close(fds[k][0]);
 			tracer_forget_tids(); /* ids of its own runs */
 			w.jobs = 1;
+			w.min_coverage = 0; /* the union is the parent's */
 			/* inside a shard (worker, stride) of its own */
 			w.worker = o->worker + k * (o->stride ? o->stride : 1);
 			w.stride = jobs * (o->stride ? o->stride : 1);
@@ -955,6 +993,7 @@ static int explore_parallel(const struct explore_opts *o,
 	}
 	memset(r, 0, sizeof(*r));
 	r->verdict = VERDICT_PASS;
+	r->coverage = coverage_new();
 	uint64_t fail_run = UINT64_MAX;
 	struct user_point *fail_points = NULL;
 	size_t nfail_points = 0;
@@ -965,6 +1004,9 @@ static int explore_parallel(const struct explore_opts *o,
 		struct explore_result w;
 
 		if (get_result(f, &w)) {
+			coverage_add(r->coverage, w.coverage);
+			coverage_free(w.coverage);
+			w.coverage = NULL;
 			r->runs += w.runs;
 			r->total_steps += w.total_steps;
 			r->total_stops += w.total_stops;
@@ -1017,8 +1059,12 @@ static int explore_parallel(const struct explore_opts *o,
 	one.cfg.nuser_points = nfail_points;
 	one.cfg.points &= ~POINTS_RACES;
 	uint64_t total = r->runs;
+	struct coverage *cov = r->coverage;
 	int e = explore_serial(&one, r);
 
+	coverage_add(cov, r->coverage);
+	coverage_free(r->coverage);
+	r->coverage = cov;
 	r->runs = total;
 	r->fail_run = fail_run;
 	r->filters += filters;
@@ -1057,6 +1103,7 @@ static void put_result(FILE *f, const struct explore_result *wr)
 	for (size_t i = 0; i < wr->npoints; i++)
 		fprintf(f, "%llx %u\n", (unsigned long long)wr->points[i].addr,
 			wr->points[i].kind);
+	coverage_put(f, wr->coverage);
 }
 
 /* The parent's copy of a worker's result; fail.decisions only. */
@@ -1120,7 +1167,8 @@ static bool get_result(FILE *f, struct explore_result *w)
 		w->points[i] = (struct user_point){ a, (uint8_t)kind };
 	}
 	w->npoints = np;
-	return true;
+	w->coverage = coverage_new();
+	return w->coverage && coverage_get(f, w->coverage) == 0;
 }
 
 /*
@@ -1150,6 +1198,13 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	if (best == MAP_FAILED)
 		return explore_serial(o, r);
 	*best = UINT64_MAX;
+	/* one state cache for every worker (dfs_shared_cache_new): 2^22
+	 * entries, 160 MiB of address space touched as it fills; without
+	 * it the workers explore uncached */
+	struct dfs_shared_cache *cache =
+		o->state_cache && !o->dpor && !o->delay_bound
+			? dfs_shared_cache_new((size_t)1 << 22)
+			: NULL;
 	if (o->progress)
 		sh = shared_new();
 	/* the CPUs ptloom was started with (it has pinned itself to one of
@@ -1181,9 +1236,11 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			close(fds[k][0]);
 			tracer_forget_tids(); /* ids of its own runs */
 			w.jobs = 1;
+			w.min_coverage = 0; /* the union is the parent's */
 			w.shard = o->shard * jobs + k;
 			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;
 			w.best_key = best;
+			w.shared_cache = cache;
 			w.shared_runs = best + 1;
 			w.shared_max = o->max_runs;
 			w.shared_bound0 = k == 0;
@@ -1216,6 +1273,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	memset(r, 0, sizeof(*r));
 	r->verdict = VERDICT_PASS;
 	r->complete = true;
+	r->coverage = coverage_new();
 	int win = -1;
 	struct explore_result ws[64];
 
@@ -1233,6 +1291,9 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			fclose(f);
 		else
 			close(fds[k][0]);
+		coverage_add(r->coverage, w->coverage);
+		coverage_free(w->coverage);
+		w->coverage = NULL;
 		/* bound 0 ran in every worker: count it once */
 		r->runs += w->runs - (k ? w->bound0_runs : 0);
 		r->pruned += w->pruned;
@@ -1314,6 +1375,7 @@ out_reap:
 			;
 	end_progress(o, sh);
 	munmap((void *)best, 2 * sizeof(*best));
+	dfs_shared_cache_free(cache);
 	return 0;
 }
 

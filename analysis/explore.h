@@ -70,6 +70,7 @@ struct explore_opts {
 	int shard, nshards;	   /* dfs: explore part shard of nshards */
 	/* -j dfs: the smallest failure key (dfs_key) any worker found, in
 	 * memory the workers share; a worker past it stops */
+	struct dfs_shared_cache *shared_cache; /* -j: the workers' states */
 	volatile uint64_t *best_key;
 	/* -j dfs: the runs of all workers as the merge counts them (bound 0
 	 * once), against shared_max: the budget is the whole search's, as
@@ -83,6 +84,10 @@ struct explore_opts {
 	struct explore_shared *shared;
 	bool no_checkpoint;	   /* every run from exec */
 	int discovery_runs;	   /* --points races: discovery executions */
+	/* --min-coverage: stop once this share of the conflicting pairs
+	 * seen was seen in both orders (serial only; a finished dfs's
+	 * samples go on until then or the budget); 0: none */
+	double min_coverage;
 	uint64_t discovery_budget; /* per discovery run: observation stops
 				    * and single-steps (discover.h) */
 };
@@ -151,6 +156,11 @@ struct explore_result {
 				      comes first */
 	unsigned checkpoint_forks; /* runs forked from a checkpoint */
 	char checkpoint_note[160]; /* why runs were exec'd, or "" */
+	/* the conflicting pairs of every run (analysis/coverage.h), and
+	 * whether --min-coverage stopped the exploration */
+	struct coverage *coverage;
+	bool coverage_reached;
+	double coverage_seconds;   /* CPU time counting them (serial) */
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

@@ -40,6 +40,54 @@ void report_json_threads(FILE *f, const char *const *bts,
 	fprintf(f, "%s%s]", n ? "\n" : "", n ? indent : "");
 }
 
+/* "coverage": the pairs not seen in both orders for a reader, and every
+ * pair with its keys for `ptloom merge`. */
+static void report_json_coverage(FILE *f, const struct report *r)
+{
+	fprintf(f, ",\n  \"coverage\": {\n    \"pairs\": %llu,\n"
+		   "    \"covered\": %llu,\n    \"ratio\": %.4f,\n"
+		   "    \"min_coverage\": ",
+		(unsigned long long)r->cov_pairs,
+		(unsigned long long)r->cov_covered,
+		r->cov_pairs ? (double)r->cov_covered / (double)r->cov_pairs
+			     : 1.0);
+	if (r->min_coverage > 0)
+		fprintf(f, "%g,\n    \"reached\": %s", r->min_coverage,
+			r->cov_reached ? "true" : "false");
+	else
+		fprintf(f, "null,\n    \"reached\": null");
+	for (int pass = 0; pass < 2; pass++) {
+		size_t k = 0;
+
+		fprintf(f, ",\n    \"%s\": [",
+			pass ? "pair_list" : "not_covered");
+		for (size_t i = 0; i < r->ncov_list; i++) {
+			const struct report_pair *p = &r->cov_list[i];
+
+			if (!pass && p->seen == 3)
+				continue;
+			fprintf(f, "%s\n      { \"a\": ", k++ ? "," : "");
+			json_string(f, p->where_a);
+			fprintf(f, ", \"b\": ");
+			json_string(f, p->where_b);
+			fprintf(f, ", \"object\": ");
+			json_string(f, p->what);
+			if (!pass)
+				fprintf(f, ", \"seen\": \"%s\" }",
+					p->seen == 1 ? "a before b"
+						     : "b before a");
+			else
+				fprintf(f, ", \"key_a\": \"%llx\", "
+					   "\"key_b\": \"%llx\", "
+					   "\"seen\": %d }",
+					(unsigned long long)p->a,
+					(unsigned long long)p->b, p->seen);
+		}
+		fprintf(f, "%s]", k ? "\n    " : "");
+	}
+	fprintf(f, "\n  }");
+}
+
 void report_json(FILE *f, const struct report *r)
 {
 	fprintf(f, "{\n  \"verdict\": ");
@@ -116,6 +164,8 @@ void report_json(FILE *f, const struct report *r)
 		json_string(f, r->divergence);
 		fprintf(f, " }");
 	}
+	if (r->has_coverage)
+		report_json_coverage(f, r);
 	fprintf(f, "\n}\n");
 }
 

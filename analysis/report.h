@@ -54,6 +54,25 @@ struct report {
 	int shard, nshards;	  /* 1-based; nshards 0: not sharded */
 	uint64_t fail_key;	  /* the failure's place in the serial order */
 	uint64_t bound0_runs;	  /* runs every shard repeats */
+	/* coverage (analysis/coverage.h): has_coverage, then how many
+	 * conflicting pairs were seen, how many in both orders, and each
+	 * pair with its locations (merge unions them by their keys) */
+	bool has_coverage;
+	uint64_t cov_pairs, cov_covered;
+	double min_coverage;	  /* --min-coverage, 0: none */
+	bool cov_reached;
+	const struct report_pair *cov_list;
+	size_t ncov_list;
+};
+
+/* One conflicting pair of a report: code keys a < b (a == b: one
+ * location), where they are, what they shared, the orders seen (1: a
+ * before b, 2: b before a, 3: both). */
+struct report_pair {
+	uint64_t a, b;
+	const char *where_a, *where_b;
+	const char *what;
+	int seen;
 };
 
 /* format: "json", "markdown", "junit", "sarif".  Written atomically to path.

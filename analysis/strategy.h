@@ -85,6 +85,14 @@ uint64_t dfs_dpor_points(const struct dfs *d); /* backtrack points added */
 /* State caching: prune a choice point whose program state was reached
  * before at no higher cost (choice.state; call before dfs_strategy). */
 void dfs_set_state_cache(struct dfs *d, bool on);
+/* -j: a state cache the workers share (made before they fork, at most
+ * cap entries); the workers' shards then prune by one another's states
+ * too, from bound 1 on.  The first failure in the serial order and the
+ * verdict stay the serial search's; the run count may vary. */
+struct dfs_shared_cache;
+struct dfs_shared_cache *dfs_shared_cache_new(size_t cap);
+void dfs_shared_cache_free(struct dfs_shared_cache *t);
+void dfs_set_shared_cache(struct dfs *d, struct dfs_shared_cache *t);
 uint64_t dfs_cache_hits(const struct dfs *d);
 /* State keys at forced choices of the last bound too (one free
  * alternative: dfs_want_state); off by default, PTLOOM_NO_LIFT=1. */

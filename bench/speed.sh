@@ -14,7 +14,7 @@
 # Rust, Go) also get a `before` row from that binary, in the same
 # invocation, so that a change reads as a ratio of one machine state;
 # SPEED_ONLY="rust go": only the rows whose first word is listed
-# (bank_fixed mutex_condvar python3 rust go).
+# (bank_fixed mutex_condvar mutex_condvar-complete python3 rust go).
 set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${PTLOOM_BUILD:-$ROOT/build}
@@ -120,6 +120,37 @@ for prog in examples/bank_fixed examples/mutex_condvar; do
 		row "${prog##*/}" "$nat" "$mode" $r
 	done
 done
+# a complete search: mutex_condvar to bound 2 (--dfs-only --points sync),
+# serially, with -j 2 (its workers share one state cache), and with -j 2
+# uncached (session 9's -j); runs and wall time, each as a ratio to the
+# serial search (issue 25's goal: -j 2 <= 1.1x the runs, <= 0.6x the wall)
+if want mutex_condvar-complete; then
+	echo
+	printf '%-34s %8s %8s %10s %10s\n' "mutex_condvar to bound 2" runs wall_s x_runs x_wall
+	sruns=0 swall=0
+	for mode in serial j2 j2-uncached ${BEFORE:+j2-before}; do
+		PT=$PTLOOM
+		case $mode in
+		serial) a="" ;;
+		j2) a="-j 2" ;;
+		j2-uncached) a="-j 2 --no-state-cache" ;;
+		j2-before) a="-j 2"; PT=$BEFORE ;;
+		esac
+		t0=$(date +%s%N)
+		sum=$(timeout -k 5 900 "$PT" run -q --dfs-only --points sync --seed 1 $a \
+			-o "$OUT/s" -- "$BUILD/examples/mutex_condvar" 2>/dev/null | tail -1)
+		t1=$(date +%s%N)
+		n=$(sed -n 's/^ptloom: PASS \([0-9]*\) runs.*/\1/p' <<<"$sum")
+		w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+		[ "$mode" = serial ] && { sruns=${n:-0}; swall=$w; }
+		awk -v m="$mode" -v n="${n:-0}" -v w="$w" -v sn="$sruns" -v sw="$swall" 'BEGIN {
+			xr = 0; xw = 0
+			if (sn > 0) xr = n / sn
+			if (sw > 0) xw = w / sw
+			printf "%-34s %8d %8.2f %10.2f %10.2f\n", m, n, w, xr, xw }'
+	done
+	PT=$PTLOOM
+fi
 # rows of a sampled (-s random) program, from exec and from the checkpoint
 # (and from the checkpoint by $SPEED_BEFORE): sampled_rows NAME RUNS COMMAND...
 sampled_rows() {

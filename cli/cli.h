@@ -245,4 +245,17 @@ void github_report(const struct report *r);
 int cmd_races(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 
+/* cli/coverage.c.  The pairs of c with their locations, named by one more
+ * run (cfg, following like's decisions where it can; like may be NULL):
+ * *out and *names are malloc'd (free both).  Returns the count or -1. */
+struct coverage;
+struct report_pair;
+int cli_coverage_pairs(struct session_config *cfg, const struct coverage *c,
+		       const struct run_result *like,
+		       struct report_pair **out, char **names);
+/* "183 of 190 conflicting pairs seen in both orders", with list: "; the
+ * 7 not: A / B (lock), ..." (three of them, then how many more). */
+void cli_coverage_text(char *buf, size_t len, const struct report_pair *ps,
+		       size_t n, uint64_t pairs, uint64_t covered, bool list);
+
 #endif

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "../analysis/coverage.h"
 #include "../analysis/report.h"
 
 static void usage(FILE *f)
@@ -121,6 +122,114 @@ static const char *failure_str(const struct shard *s, const char *key)
 	return str_of(f, key);
 }
 
+/* Every shard that is not a pass stopped at a budget only (its search
+ * was not exhausted), none at a per-run limit or an interrupt. */
+static bool budget_only(const struct shard *sh, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(sh[i].verdict, "pass") &&
+		    (strcmp(sh[i].verdict, "incomplete") || !sh[i].summary ||
+		     !strstr(sh[i].summary, " not exhausted; no failure")))
+			return false;
+	return true;
+}
+
+/* A pair of a shard's coverage.pair_list: 0, or -1 if malformed. */
+static int pair_of(json_object *e, struct cov_pair *p, const char **wa,
+		   const char **wb)
+{
+	const char *ka = str_of(e, "key_a"), *kb = str_of(e, "key_b");
+	uint64_t seen;
+	char *end;
+
+	if (!ka || !kb || !num_of(e, "seen", &seen) || seen < 1 || seen > 3)
+		return -1;
+	p->a = strtoull(ka, &end, 16);
+	if (*end)
+		return -1;
+	p->b = strtoull(kb, &end, 16);
+	if (*end)
+		return -1;
+	p->seen = (uint8_t)seen;
+	p->what = (uint8_t)coverage_what_of(str_of(e, "object"));
+	*wa = str_of(e, "a");
+	*wb = str_of(e, "b");
+	return 0;
+}
+
+/*
+ * The union of the shards' conflicting pairs (each report lists every
+ * pair it saw with its code keys): *list gets them with their names.
+ * Returns the count, or -1 when a report has no coverage (an older
+ * ptloom's) or a malformed one.
+ */
+static int merge_coverage(struct shard *sh, int n, struct coverage *cov,
+			  struct report_pair **list, double *minc)
+{
+	struct cov_pair *ps = NULL;
+	size_t np;
+
+	*list = NULL;
+	*minc = 0;
+	for (int i = 0; i < n; i++) {
+		json_object *c, *l, *m;
+
+		if (!json_object_object_get_ex(sh[i].root, "coverage", &c) ||
+		    !json_object_object_get_ex(c, "pair_list", &l) ||
+		    !json_object_is_type(l, json_type_array))
+			return -1;
+		if (json_object_object_get_ex(c, "min_coverage", &m) &&
+		    json_object_is_type(m, json_type_double))
+			*minc = json_object_get_double(m);
+		else if (m && json_object_is_type(m, json_type_int))
+			*minc = (double)json_object_get_int(m);
+		for (size_t k = 0; k < json_object_array_length(l); k++) {
+			struct cov_pair p;
+			const char *wa, *wb;
+
+			if (pair_of(json_object_array_get_idx(l, k), &p, &wa,
+				    &wb))
+				return -1;
+			coverage_add_pair(cov, &p);
+		}
+	}
+	np = coverage_list(cov, &ps);
+	*list = calloc(np + 1, sizeof(**list));
+	if (!*list) {
+		free(ps);
+		return -1;
+	}
+	for (size_t j = 0; j < np; j++) {
+		struct report_pair *r = &(*list)[j];
+
+		*r = (struct report_pair){ ps[j].a, ps[j].b, "?", "?",
+					   coverage_what_name(ps[j].what),
+					   ps[j].seen };
+		/* the names any shard gave them */
+		for (int i = 0; i < n && r->where_a[0] == '?'; i++) {
+			json_object *c, *l;
+
+			json_object_object_get_ex(sh[i].root, "coverage", &c);
+			json_object_object_get_ex(c, "pair_list", &l);
+			for (size_t k = 0; k < json_object_array_length(l);
+			     k++) {
+				struct cov_pair p;
+				const char *wa, *wb;
+
+				if (!pair_of(json_object_array_get_idx(l, k),
+					     &p, &wa, &wb) &&
+				    p.a == r->a && p.b == r->b && wa && wb) {
+					r->where_a = wa;
+					r->where_b = wb;
+					break;
+				}
+			}
+		}
+	}
+	free(ps);
+	return (int)np;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -224,7 +333,7 @@ int cmd_merge(int argc, char **argv)
 			errors++;
 		}
 	}
-	char summary[2048];
+	char summary[4096];
 	struct report rep = {
 		.command = "merge",
 		.strategy = sh[0].strategy,
@@ -304,6 +413,49 @@ int cmd_merge(int argc, char **argv)
 		rep.complete = dfs;
 		code = EXIT_PASS;
 	}
+	/* coverage: the union of the shards' pairs */
+	struct coverage *cov = coverage_new();
+	struct report_pair *cl = NULL;
+	double minc = 0;
+	int ncl = cov ? merge_coverage(sh, n, cov, &cl, &minc) : -1;
+
+	if (ncl >= 0) {
+		char text[1536];
+		bool ok = coverage_ratio(cov) >= minc;
+
+		rep.has_coverage = true;
+		rep.cov_pairs = coverage_pairs(cov);
+		rep.cov_covered = coverage_covered(cov);
+		rep.cov_list = cl;
+		rep.ncov_list = (size_t)ncl;
+		rep.min_coverage = minc;
+		rep.cov_reached = minc > 0 && ok;
+		if (minc > 0 && code == EXIT_PASS && !ok) {
+			char was[sizeof(summary)];
+
+			snprintf(was, sizeof(was), "%s",
+				 summary + strlen("ptloom: PASS"));
+			snprintf(summary, sizeof(summary),
+				 "ptloom: INCOMPLETE%s, below --min-coverage %g",
+				 was, minc);
+			rep.verdict = "incomplete";
+			code = EXIT_INCOMPLETE;
+		} else if (minc > 0 && code == EXIT_INCOMPLETE && ok &&
+			   !missing && budget_only(sh, n)) {
+			snprintf(summary, sizeof(summary),
+				 "ptloom: PASS %llu runs, --min-coverage %g "
+				 "reached (%d shards)",
+				 (unsigned long long)runs, minc, count);
+			rep.verdict = "pass";
+			code = EXIT_PASS;
+		}
+		cli_coverage_text(text, sizeof(text), cl, (size_t)ncl,
+				  rep.cov_pairs, rep.cov_covered,
+				  win < 0);
+		size_t k = strlen(summary);
+
+		snprintf(summary + k, sizeof(summary) - k, "; %s", text);
+	}
 	if (rep.replay_command)
 		printf("replay: %s\n", rep.replay_command);
 	printf("%s\n", summary);
@@ -312,6 +464,8 @@ int cmd_merge(int argc, char **argv)
 			strerror(errno));
 		code = EXIT_USAGE;
 	}
+	free(cl);
+	coverage_free(cov);
 out_seen:
 	free(seen);
 out_free:

@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/coverage.h"
 #include "../analysis/escape.h"
 #include "../analysis/explore.h"
 #include "../analysis/minimize.h"
@@ -84,6 +86,11 @@ static void usage(FILE *f)
 	      "      --output          pass every run's output through (not "
 	      "that of runs\n"
 	      "                        the reduction cuts short)\n"
+	      "      --min-coverage F  explore until this share (0-1] of the "
+	      "conflicting pairs\n"
+	      "                        seen was seen in both orders, or the "
+	      "budget ends;\n"
+	      "                        exit 0 if reached, 3 if not\n"
 	      "  -q, --quiet           print the summary line only\n"
 	      "\n"
 	      "exit: 0 pass, 1 failure, 2 usage/input error, 3 incomplete (a "
@@ -119,6 +126,7 @@ static const struct option long_opts[] = {
 	{ "free-children", no_argument, 0, 'W' },
 	{ "clock-start", required_argument, 0, CLOCK_START_OPT },
 	{ "output", no_argument, 0, 'O' },
+	{ "min-coverage", required_argument, 0, 'v' + 256 },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
@@ -159,6 +167,19 @@ static int rerun_exact(struct session_config *cfg, const struct run_result *r,
 		return -EINTR;
 	}
 	return e;
+}
+
+/* printf onto the end of buf */
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t k = strlen(buf);
+	va_list ap;
+
+	if (k + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + k, len - k, fmt, ap);
+	va_end(ap);
 }
 
 static const char *strategy_names[] = { "dfs", "random", "pct", "pos",
@@ -464,6 +485,21 @@ int cmd_run(int argc, char **argv)
 			eo.nshards = (int)n;
 			break;
 		}
+		case 'v' + 256: {
+			char *end = NULL;
+			double f = strtod(optarg, &end);
+
+			if (!end || end == optarg || *end || !(f > 0) ||
+			    f > 1) {
+				fprintf(stderr, "ptloom: --min-coverage takes a "
+						"share greater than 0 and at most "
+						"1, e.g. 0.95 (got '%s')\n",
+					esc(optarg));
+				return EXIT_USAGE;
+			}
+			eo.min_coverage = f;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return EXIT_PASS;
@@ -519,7 +555,27 @@ int cmd_run(int argc, char **argv)
 	}
 
 	const char *sname = strategy_names[eo.strategy];
-	char summary[1024], files[2][1024] = { "", "" }, cmd[8192] = "";
+	/* what the runs covered: their conflicting pairs, named */
+	struct report_pair *cov_list = NULL;
+	char *cov_names = NULL, covtext[1536], covshort[160];
+	int ncov = cli_interrupted ? 0
+		   : cli_coverage_pairs(&eo.cfg, er.coverage,
+					er.have_pass ? &er.pass
+					: er.verdict == VERDICT_FAIL ? &er.fail
+								     : NULL,
+					&cov_list, &cov_names);
+	uint64_t cov_pairs = coverage_pairs(er.coverage),
+		 cov_covered = coverage_covered(er.coverage);
+	bool cov_ok = eo.min_coverage > 0 &&
+		      coverage_ratio(er.coverage) >= eo.min_coverage;
+
+	if (ncov < 0)
+		ncov = 0;
+	cli_coverage_text(covtext, sizeof(covtext), cov_list, (size_t)ncov,
+			  cov_pairs, cov_covered, true);
+	cli_coverage_text(covshort, sizeof(covshort), cov_list, (size_t)ncov,
+			  cov_pairs, cov_covered, false);
+	char summary[2560], files[2][1024] = { "", "" }, cmd[8192] = "";
 	char mnote[256] = "", depart[2048] = "", desc[600], signame[32];
 	struct report rep = {
 		.command = "run",
@@ -537,6 +593,13 @@ int cmd_run(int argc, char **argv)
 		.nshards = eo.nshards > 1 ? eo.nshards : 0,
 		.fail_key = er.verdict == VERDICT_FAIL ? er.fail_key : 0,
 		.bound0_runs = er.bound0_runs,
+		.has_coverage = true,
+		.cov_pairs = cov_pairs,
+		.cov_covered = cov_covered,
+		.min_coverage = eo.min_coverage,
+		.cov_reached = cov_ok,
+		.cov_list = cov_list,
+		.ncov_list = (size_t)ncov,
 	};
 	int code;
 
@@ -788,6 +851,7 @@ minimized:
 		if (co.free_children)
 			strncat(summary, " (children not explored)",
 				sizeof(summary) - strlen(summary) - 1);
+		append(summary, sizeof(summary), "; %s", covshort);
 		rep.summary = summary;
 		printf("%s\n", summary);
 		if (co.report && report_write(&rep, co.report_format,
@@ -796,6 +860,25 @@ minimized:
 		github_report(&rep);
 		if (files[1][0])
 			run_result_free(&best);
+	} else if (er.verdict == VERDICT_PASS && er.coverage_reached &&
+		   !er.complete) {
+		/* --min-coverage reached before the search ended */
+		if (eo.strategy == STRAT_DFS)
+			snprintf(summary, sizeof(summary),
+				 "ptloom: PASS %llu run%s, --min-coverage %g "
+				 "reached (preemption bound %d not exhausted)",
+				 (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", eo.min_coverage,
+				 er.bound);
+		else
+			snprintf(summary, sizeof(summary),
+				 "ptloom: PASS %llu run%s (%s, sampled, not "
+				 "exhaustive), --min-coverage %g reached",
+				 (unsigned long long)er.runs,
+				 er.runs == 1 ? "" : "s", sname,
+				 eo.min_coverage);
+		rep.verdict = "pass";
+		code = EXIT_PASS;
 	} else if (er.verdict == VERDICT_PASS) {
 		if (eo.strategy == STRAT_DFS) {
 			snprintf(summary, sizeof(summary),
@@ -822,6 +905,18 @@ minimized:
 		}
 		rep.verdict = "pass";
 		code = EXIT_PASS;
+		if (eo.min_coverage > 0 && !cov_ok) {
+			/* complete, but not the coverage asked for */
+			char was[sizeof(summary)];
+
+			snprintf(was, sizeof(was), "%s",
+				 summary + strlen("ptloom: PASS"));
+			snprintf(summary, sizeof(summary),
+				 "ptloom: INCOMPLETE%s, below --min-coverage %g",
+				 was, eo.min_coverage);
+			rep.verdict = "incomplete";
+			code = EXIT_INCOMPLETE;
+		}
 	} else if (er.killed || er.nondeterministic) {
 		snprintf(summary, sizeof(summary), "ptloom: INCOMPLETE %s",
 			 er.error);
@@ -845,6 +940,17 @@ minimized:
 			 er.error);
 		rep.verdict = "incomplete";
 		code = EXIT_INCOMPLETE;
+	} else if (cov_ok) {
+		/* a budget ended the search, after the level asked for */
+		snprintf(summary, sizeof(summary),
+			 "ptloom: PASS %llu run%s, --min-coverage %g reached "
+			 "(%s)",
+			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
+			 eo.min_coverage,
+			 eo.strategy == STRAT_DFS ? "bound not exhausted"
+						  : "sampled, not exhaustive");
+		rep.verdict = "pass";
+		code = EXIT_PASS;
 	} else if (eo.strategy != STRAT_DFS) {
 		snprintf(summary, sizeof(summary),
 			 "ptloom: INCOMPLETE %llu of %llu run%s (%s, %s); no "
@@ -870,6 +976,11 @@ minimized:
 		if (co.free_children)
 			strncat(summary, " (children not explored)",
 				sizeof(summary) - strlen(summary) - 1);
+		if (eo.min_coverage > 0 && !cov_ok && code == EXIT_INCOMPLETE &&
+		    !strstr(summary, "--min-coverage"))
+			append(summary, sizeof(summary),
+			       " (below --min-coverage %g)", eo.min_coverage);
+		append(summary, sizeof(summary), "; %s", covtext);
 		rep.summary = summary;
 		printf("%s\n", summary);
 		if (co.report && report_write(&rep, co.report_format,
@@ -912,6 +1023,12 @@ minimized:
 						(double)er.runs);
 		fputc('\n', stderr);
 	}
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs)
+		fprintf(stderr, "ptloom: coverage: %llu pairs, %llu in both "
+				"orders, %.1f us CPU per run to count them\n",
+			(unsigned long long)cov_pairs,
+			(unsigned long long)cov_covered,
+			er.coverage_seconds * 1e6 / (double)er.runs);
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_runs)
 		fprintf(stderr, "ptloom: race discovery %d runs, %.3f s, "
 				"%llu accesses observed, %llu observation "
@@ -937,6 +1054,8 @@ minimized:
 		fprintf(stderr, "ptloom: %u runs forked from a checkpoint%s%s\n",
 			er.checkpoint_forks, er.checkpoint_note[0] ? "; " : "",
 			er.checkpoint_note);
+	free(cov_list);
+	free(cov_names);
 	explore_result_free(&er);
 	program_free(&prog);
 	return code;

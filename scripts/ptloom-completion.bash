@@ -35,13 +35,13 @@ _ptloom()
 	--stop-at) COMPREPLY=($(compgen -W "failure" -- "$cur")); return ;;
 	-o | --out) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--report) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-p | --preemptions | -n | --max-runs | --max-time | --max-steps | --timeout | --seed | \
+	-p | --preemptions | -n | --max-runs | --max-time | --min-coverage | --max-steps | --timeout | --seed | \
 	-j | --jobs | -e | --env | --pct-depth | --runs | --budget | --shard)
 		return ;;
 	esac
 	local opts
 	case $cmd in
-	run) opts="--preemptions --strategy --max-runs --max-time --max-steps --timeout --seed --points --pct-depth --reduction --no-reduction --dfs-only --no-minimize --out --report --report-format --jobs --shard --env --keep-env --clock-start --output --quiet --help" ;;
+	run) opts="--preemptions --strategy --max-runs --max-time --max-steps --timeout --seed --points --pct-depth --reduction --no-reduction --dfs-only --no-minimize --out --report --report-format --jobs --shard --env --keep-env --clock-start --min-coverage --output --quiet --help" ;;
 	replay) opts="--max-steps --timeout --report --report-format --env --trust-env --gdb --core --stop-at --output --quiet --help" ;;
 	minimize | minimise) opts="--max-steps --timeout --out --report --report-format --env --trust-env --output --quiet --help" ;;
 	show) opts="--format --help" ;;

@@ -30,8 +30,8 @@ packages=(
 	libcriterion-dev
 	clang libclang-rt-dev	# tests/fuzz: clang -fsanitize=fuzzer
 	libxml2-utils python3	# tests: xmllint and json.load check reports
-	python3-pytest		# tests (cli-issue12): pytest under ptloom
-	python3-dev		# tests (cli-issue12): a shared-libpython python
+	python3-pytest		# tests (python): pytest under ptloom
+	python3-dev		# tests (python): a shared-libpython python
 	gdb			# tests: replay --gdb
 	pigz zstd pbzip2 lbzip2	# tests/real: real multithreaded tools
 	libglib2.0-dev		# tests/real: glib's thread pool and locks

@@ -34,6 +34,6 @@ if [ "${CI:-}" = true ] || [ "${PTLOOM_SANITIZE:-}" = 1 ]; then
 	PTLOOM_TEST_SLOWDOWN=3 \
 		meson test -C "$san" --print-errorlogs --num-processes 2 \
 		futex sched minimize schedule symbols disasm dfs races \
-		cli-issue2 cli-issue4 || status=1
+		sampling command_line replay schedule_files || status=1
 fi
 exit $status

@@ -167,6 +167,12 @@ void session_symbolize_process(struct session *s, struct process *p)
 		if (e->obj && !(e->obj >> 63))
 			add_sym(s, e->obj, true);
 	}
+	for (size_t i = 0; i < s->cfg->nname_code; i++) {
+		uint64_t a = s->cfg->name_code[i];
+
+		if ((a >> 48) == tag >> 48 && !EVENT_PC_IS_POLICY(a))
+			add_sym(s, a, false);
+	}
 }
 
 void symbolize_trace(struct session *s)

@@ -230,6 +230,12 @@ struct session_config {
 	uint64_t clock_realtime_ns;
 	size_t output_max;	/* bytes of output kept, 0 = default */
 	bool symbolize_trace;	/* symbolise the events' code and objects */
+	/* with symbolize_trace: code addresses to name too, as the trace's
+	 * are keyed (an event's pc, plus one unless it is a call's return
+	 * address; an image's tag in the top 16 bits), whether this run's
+	 * events reach them or not */
+	const uint64_t *name_code;
+	size_t nname_code;
 	struct sched_policy *policy; /* may be NULL */
 	/* note P0's execs for run_result's exec_argv (costs /proc reads at
 	 * each of them: for one probing run) */

@@ -1589,6 +1589,110 @@ Test(dfs, state_cache_matches_brute_force_on_generated_programs)
 	model_sums = false;
 }
 
+/*
+ * -j: two shards sharing one state cache (dfs_shared_cache), their runs
+ * interleaved in three ways: alternating, shard 1 (the later roots)
+ * entirely first, shard 0 first.  Whichever met a state first, the union
+ * reaches exactly brute force's end states within the bound, in no more
+ * runs than the uncached shards; a shard never prunes by a state that
+ * only a later item in the serial order had reached.
+ */
+static unsigned explore_shards(const struct model *m, int bound,
+			       bool sleep_sets, int order, bool cache,
+			       struct sched_set *got)
+{
+	struct dfs_shared_cache *t = cache ? dfs_shared_cache_new(1 << 16)
+					   : NULL;
+	struct dfs *d[2];
+	struct strategy st[2];
+	bool live[2] = { true, true };
+	unsigned runs = 0;
+
+	model_cache = cache; /* run_model computes the states */
+	for (int k = 0; k < 2; k++) {
+		d[k] = dfs_new(bound, sleep_sets);
+		cr_assert_not_null(d[k]);
+		dfs_set_shard(d[k], k, 2);
+		if (cache) {
+			dfs_set_state_cache(d[k], true);
+			dfs_set_shared_cache(d[k], t);
+		}
+		st[k] = dfs_strategy(d[k]);
+	}
+	for (int turn = 0; live[0] || live[1]; turn++) {
+		int k = order == 0 ? turn % 2 : order == 1 ? !live[1] : live[0] ? 0 : 1;
+
+		if (!live[k])
+			k = !k;
+		if (!dfs_next(d[k])) {
+			live[k] = false;
+			continue;
+		}
+		struct mstate s;
+		enum run_end e = run_model(m, &st[k], &s);
+
+		cr_assert_lt(++runs, 100000u, "dfs does not terminate");
+		cr_assert_not(dfs_diverged(d[k]));
+		if (e != RUN_ABANDONED) {
+			s.sched[s.len] = 0;
+			set_add(got, &s);
+		}
+		dfs_end_run(d[k]);
+	}
+	for (int k = 0; k < 2; k++)
+		dfs_free(d[k]);
+	dfs_shared_cache_free(t);
+	model_cache = false;
+	return runs;
+}
+
+Test(dfs, shared_state_cache_of_shards_matches_brute_force)
+{
+	static const int bounds[] = { 1, 2, 3 };
+	unsigned cached = 0, plain = 0;
+
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct model m = seed % 2 ? generated(seed)
+					  : generated_exits(seed);
+		struct sched_set all;
+		const char *miss = NULL;
+
+		model_sums = seed % 4 == 1;
+		all_schedules(&m, &all);
+		for (size_t b = 0; b < 3; b++)
+			for (int order = 0; order < 3; order++) {
+				struct sched_set on = { 0 }, off = { 0 };
+				unsigned ron = explore_shards(&m, bounds[b],
+							      true, order,
+							      true, &on);
+				unsigned roff = explore_shards(&m, bounds[b],
+							       true, order,
+							       false, &off);
+
+				cr_assert(outcomes_within_cost(
+						  &all, (unsigned)bounds[b],
+						  &on, &miss),
+					  "program %llu bound %d order %d: "
+					  "end state %s lost by the shared "
+					  "cache",
+					  (unsigned long long)seed, bounds[b],
+					  order, miss);
+				cr_assert(outcomes_within(&on, &all, &miss),
+					  "end state %s invented", miss);
+				cr_assert_leq(ron, roff, "program %llu",
+					      (unsigned long long)seed);
+				cached += ron;
+				plain += roff;
+				set_free(&on);
+				set_free(&off);
+			}
+		set_free(&all);
+	}
+	model_sums = false;
+	cr_log_info("shared cache: %u runs, %u without", cached, plain);
+	cr_assert_lt(cached, plain, "the shared cache prunes something");
+}
+
 /* Two threads each adding k times to one counter under one lock: every
  * order of the critical sections ends in the same state, and the cached
  * search needs far fewer runs at every bound. */

@@ -1,0 +1,355 @@
+/*
+ * runs forked from a checkpoint equal runs from exec: seccomp filter, robust
+ * lists, timers, locks, thread ids, files.
+ */
+#include "common.h"
+
+TestSuite(checkpoints, .init = setup, .fini = teardown, .timeout = 240);
+
+/*
+ * A new seccomp filter per run can wedge the kernel's BPF allocator
+ * under sustained exploration: one filter serves a whole exploration
+ * (tracer/spawn.c, the launcher).
+ */
+Test(checkpoints, one_seccomp_filter_for_1000_runs)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "1000", "--seed", SEED,
+							 NULL },
+				 example("bank_fixed"));
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "PASS 1000 runs", "the summary");
+	cr_assert_eq(filters_of(&r), 1, "%s", r.err);
+	res_free(&r);
+	r = run_stats((const char *const[]){ "-n", "1000", "--seed", SEED,
+					     NULL },
+		      example("mutex_condvar"));
+	cr_assert(r.code == 0 || r.code == 3, "%s", r.out);
+	cr_assert_eq(filters_of(&r), 1, "%s", r.err);
+	res_free(&r);
+}
+
+Test(checkpoints, every_run_forks_from_the_checkpoint)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "200", "--seed", SEED,
+							 NULL },
+				 example("bank_fixed"));
+
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 200, "%s", r.err);
+	res_free(&r);
+}
+
+/* The same exploration, from exec and from the checkpoint: the same
+ * summary, and the failure's schedule replays exactly (replay execs). */
+static void checkpoint_agrees(const char *program, const char *strategy)
+{
+	const char *opts[] = { "-s", strategy, "-n", "300", "--seed", SEED,
+			       "--no-minimize", NULL };
+	struct res a = run_stats(opts, program);
+	struct res b = run_out("exec", opts, program, "PTLOOM_NO_CHECKPOINT=1");
+	char *sa = summary(&a), *sb = summary(&b);
+
+	cr_assert_str_eq(sa, sb, "checkpoint: %s\nexec: %s", sa, sb);
+	cr_assert_eq(a.code, b.code);
+	if (a.code == 1) {
+		cr_assert_gt(forks_of(&a), 0, "%s", a.err);
+		char *cmd = line_with(a.out, "replay: ");
+
+		cr_assert_not_null(cmd);
+		struct res rp = sh(cmd + strlen("replay: "));
+
+		assert_exit(rp, 1);
+		assert_contains(rp.out, "identical to the recording",
+				"the replay of a checkpointed run");
+		res_free(&rp);
+		free(cmd);
+	}
+	free(sa);
+	free(sb);
+	res_free(&a);
+	res_free(&b);
+}
+
+Test(checkpoints, checkpointed_runs_equal_exec_runs)
+{
+	checkpoint_agrees(example("bank"), "dfs");
+	checkpoint_agrees(example("deadlock"), "random");
+	checkpoint_agrees(example("lost_wakeup"), "pct");
+	checkpoint_agrees(target("crash_segv"), "dfs");
+	checkpoint_agrees(target("exit_code"), "random");
+	checkpoint_agrees(example("bank_fixed"), "random");
+}
+
+/*
+ * A choice of the last bound with one free alternative takes no state key
+ * (analysis/dfs.c forced()); PTLOOM_NO_LIFT=1 takes them as before.  The
+ * same search either way: the same summary (verdict, runs, first
+ * failure) and, for a failure found in the last bound, the same schedule
+ * file (its name is the trace hash), which replays exactly.
+ */
+static void same_without_forced_keys(const char *program, int want,
+				     const char *bound, const char *p)
+{
+	const char *opts[] = { "--dfs-only", "--points", "sync", "--bound",
+			       bound, "-p", p, "--seed", SEED, "-n", "3000",
+			       "--no-minimize", NULL };
+	struct res a = run_out("keys", opts, program, "X=1");
+	struct res b = run_out("keys-all", opts, program, "PTLOOM_NO_LIFT=1");
+	char *sa = summary(&a), *sb = summary(&b);
+
+	assert_exit(a, want);
+	assert_exit(b, want);
+	cr_assert_str_eq(sa, sb, "forced nodes unkeyed: %s\nkeyed: %s", sa,
+			 sb);
+	if (want == 1) {
+		char *ca = line_with(a.out, "replay: "),
+		     *cb = line_with(b.out, "replay: ");
+
+		cr_assert(ca && cb, "%s\n%s", a.out, b.out);
+		/* ID-original.pb: the low bits of the trace hash */
+		const char *fa = strrchr(ca, '/'), *fb = strrchr(cb, '/');
+
+		cr_assert(fa && fb);
+		cr_assert_eq(strncmp(fa, fb, 8), 0, "%s\n%s", ca, cb);
+		struct res rp = sh(ca + strlen("replay: "));
+
+		assert_exit(rp, 1);
+		assert_contains(rp.out, "identical to the recording",
+				"the replay");
+		res_free(&rp);
+		free(ca);
+		free(cb);
+	}
+	free(sa);
+	free(sb);
+	res_free(&a);
+	res_free(&b);
+}
+
+Test(checkpoints, no_state_keys_at_forced_choices_same_search)
+{
+	same_without_forced_keys(example("bank_fixed"), 0, "preemption", "2");
+	same_without_forced_keys(example("deadlock_fixed"), 0, "preemption",
+				 "2");
+	same_without_forced_keys(example("lost_wakeup_fixed"), 0, "delay", "2");
+	same_without_forced_keys(example("pipe"), 0, "preemption", "2");
+	/* found in the last bound */
+	same_without_forced_keys(example("bank"), 1, "preemption", "1");
+	same_without_forced_keys(example("lost_wakeup"), 1, "preemption", "1");
+	same_without_forced_keys(example("deadlock"), 1, "delay", "1");
+}
+
+/* A run from the checkpoint registers the main thread's robust list
+ * again (the start-up stub in the template's vDSO): its death marks a
+ * robust mutex it holds OWNER_DIED as in an exec'd run; and the fork
+ * costs 2 stops (template: the fork's event, where it stays until the
+ * next run's fork; child: its first stop). */
+Test(checkpoints, forked_runs_have_the_robust_list)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "50", "--seed", SEED,
+							 NULL },
+				 target("robust_main_exit"));
+
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 50, "%s", r.err);
+	assert_contains(r.err, "template-fork 2.0", "the stats");
+	res_free(&r);
+}
+
+/* A thread that dies holding a robust mutex another thread waits for (a
+ * worker returning, the main thread's pthread_exit): the kernel's wake of
+ * a waiter it does not have is ptloom's to make, and the waiter gets
+ * EOWNERDEAD.  Before, both were a false "FAIL deadlock" at bound 0. */
+Test(checkpoints, robust_owner_death_wakes_its_waiter)
+{
+	static const char *const progs[] = { "robust_owner_dies",
+					     "robust_main_dies" };
+
+	for (int i = 0; i < 2; i++) {
+		struct res r = run_opts(target(progs[i]),
+					(const char *const[]){ "--seed", SEED,
+							       "--output",
+							       NULL });
+
+		assert_exit(r, 0);
+		assert_summary(&r, "ptloom: PASS ");
+		assert_contains(r.out, "lock: EOWNERDEAD", progs[i]);
+		res_free(&r);
+	}
+}
+
+/* An instruction point is lifted while no other thread could run, but an
+ * armed timer's expiry is an alternative at every point: the alarm that
+ * fires between the worker's two stores (main waits in join) is a bound-1
+ * schedule, which the dfs missed while those points were lifted (found
+ * only by a race-discovery sample, "beyond bound 1"). */
+Test(checkpoints, an_armed_timer_keeps_instruction_points)
+{
+	struct res r = run_opts(target("alarm_between_stores"),
+				(const char *const[]){ "--seed", SEED,
+						       "--dfs-only", "-p",
+						       "1", NULL });
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+	char *s = summary(&r);
+
+	cr_assert(strstr(s, ", bound 1") && !strstr(s, "beyond"),
+		  "not found by the dfs within bound 1: %s", s);
+	free(s);
+	res_free(&r);
+}
+
+/* A recursive mutex the main thread holds at the checkpoint names it as
+ * its owner: runs from the checkpoint get the template's pid (clone3
+ * set_tid) so that the main thread still owns it, or, where the kernel
+ * does not allow that, every run execs; never a false deadlock. */
+Test(checkpoints, a_lock_held_at_the_checkpoint_stays_the_main_threads)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "100", "--seed", SEED,
+							 NULL },
+				 target("lock_before_thread"));
+
+	assert_exit(r, 0);
+	cr_assert(forks_of(&r) == 100 ||
+			  strstr(r.err, "the main thread's id is in the "
+					"program's memory"),
+		  "%s", r.err);
+	res_free(&r);
+	checkpoint_agrees(target("lock_before_thread"), "dfs");
+}
+
+/* Where the kernel refuses set_tid, runs get new pids: a template whose
+ * tid is in its memory beyond pd->tid is refused, one whose is not
+ * still forks, and its runs equal exec'd ones. */
+Test(checkpoints, without_set_tid_a_stale_tid_refuses_the_checkpoint)
+{
+	char line[3 * PATH_MAX];
+	struct res r;
+
+	snprintf(line, sizeof(line),
+		 "PTLOOM_NO_SET_TID=1 PTLOOM_STATS=1 %s run -o noset -s random "
+		 "-n 50 --seed %s -- %s",
+		 ptloom(), SEED, target("lock_before_thread"));
+	r = sh(line);
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 0, "%s", r.err);
+	assert_contains(r.err, "the main thread's id is in the program's "
+			       "memory", "the stats");
+	res_free(&r);
+	snprintf(line, sizeof(line),
+		 "PTLOOM_NO_SET_TID=1 PTLOOM_STATS=1 %s run -o noset -s random "
+		 "-n 50 --seed %s -- %s",
+		 ptloom(), SEED, example("bank_fixed"));
+	r = sh(line);
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 50, "%s", r.err);
+	res_free(&r);
+}
+
+/* The tids file thread_ids wrote: how many lines, and whether every
+ * index had one id in all of them. */
+static int tids_lines(const char *path, bool *same)
+{
+	long id[16] = { 0 }, i, tid;
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	*same = true;
+	if (!f)
+		return 0;
+	while (fscanf(f, "%ld %ld", &i, &tid) == 2 && i >= 0 && i < 16) {
+		if (id[i] && id[i] != tid)
+			*same = false;
+		id[i] = tid;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Thread i of every run gets the id thread i had in the first run (the
+ * state key hashes a word equal to a thread id as that thread's number:
+ * with new ids every run, a word equal to one by chance made equal states
+ * differ, and the same exploration explored more schedules one time than
+ * the next).  Also with a bare clone whose child takes its stack pointer
+ * from %rsi (Go's runtime): the registers the supervisor changed are put
+ * back (without that: SIGSEGV).  And where the kernel refuses the id
+ * (PTLOOM_SET_TID_TAKEN=1 asks for a taken one), the clone runs again as
+ * the program made it.
+ */
+Test(checkpoints, threads_get_the_same_ids_in_every_run)
+{
+	char path[PATH_MAX], line[4 * PATH_MAX];
+	static const char *const modes[] = { "", "raw" };
+	bool same;
+
+	if (geteuid() != 0)
+		cr_skip_test("not root: the kernel lets only a process with "
+			     "CAP_CHECKPOINT_RESTORE choose thread ids");
+	snprintf(path, sizeof(path), "%s/tids", tmp);
+	for (int m = 0; m < 2; m++) {
+		for (int taken = 0; taken < 2; taken++) {
+			struct res r;
+
+			unlink(path);
+			snprintf(line, sizeof(line),
+				 "%s%s run -q -s random -n 6 --seed %s -- %s "
+				 "%s %s",
+				 taken ? "PTLOOM_SET_TID_TAKEN=1 " : "",
+				 ptloom(), SEED, target("thread_ids"), path,
+				 modes[m]);
+			r = sh(line);
+			assert_exit(r, 0);
+			int n = tids_lines(path, &same);
+
+			cr_assert_geq(n, m ? 6 : 18, "%s: %d lines", line, n);
+			if (!taken)
+				cr_assert(same, "%s: a thread's id changed", line);
+			else
+				cr_assert(!same, "%s: the ids asked for were "
+						 "taken", line);
+			res_free(&r);
+		}
+	}
+	unlink(path);
+}
+
+/* Files open at the first thread: a read-only one's offset, and a deleted
+ * one's offset and contents (pytest's capture files), are put back for
+ * every run, which then forks from the checkpoint (before: every run from
+ * exec, "no fork checkpoint: fd 3"); every run sees the file as one from
+ * exec does (the programs assert it), and both kinds of runs agree.  A
+ * named file open for writing still means exec. */
+Test(checkpoints, checkpoint_puts_back_files_open_at_the_first_thread)
+{
+	static const char *const kept[] = { "file_before_threads",
+					    "file_before_threads_tmp" };
+
+	for (int i = 0; i < 2; i++) {
+		struct res r = run_stats(
+			(const char *const[]){ "-s", "random", "-n", "20",
+					       "--seed", SEED, NULL },
+			target(kept[i]));
+
+		assert_exit(r, 0);
+		cr_assert_eq(forks_of(&r), 20, "%s: %s", kept[i], r.err);
+		res_free(&r);
+		checkpoint_agrees(target(kept[i]), "dfs");
+	}
+	struct res r = run_stats((const char *const[]){ "-s", "random", "-n",
+							 "20", "--seed", SEED,
+							 NULL },
+				 target("file_before_threads_named"));
+
+	assert_exit(r, 0);
+	cr_assert_eq(forks_of(&r), 0, "%s", r.err);
+	assert_contains(r.err, "no fork checkpoint: fd 3", "the stats");
+	res_free(&r);
+}

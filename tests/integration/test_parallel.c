@@ -1,0 +1,343 @@
+/*
+ * parallel and sharded exploration: -j and --shard give the serial verdict,
+ * merge combines shards.
+ */
+#include "common.h"
+
+TestSuite(parallel, .init = setup, .fini = teardown, .timeout = 240);
+
+Test(parallel, one_seccomp_filter_per_worker)
+{
+	struct res r = run_stats((const char *const[]){ "-s", "pct", "-j", "2",
+							 "-n", "600", "--seed",
+							 SEED, NULL },
+				 example("bank_fixed"));
+
+	assert_exit(r, 0);
+	cr_assert_leq(filters_of(&r), 2, "%s", r.err);
+	res_free(&r);
+}
+
+/* -j 2 dfs: the same verdict and schedules as the serial search, with
+ * either kind of bound. */
+static void same_with_two_jobs_bound(const char *program, int want,
+				     const char *bound)
+{
+	/* without the state cache the shards are exactly the serial set
+	 * (with it, the run count depends on which worker met a state
+	 * first: dfs_with_two_jobs_shares_the_state_cache) */
+	struct res a = RUN(program, "--dfs-only", "--no-state-cache", "--seed",
+			   SEED, "--bound", bound);
+	struct res b = RUN(program, "--dfs-only", "--no-state-cache", "-j",
+			   "2", "--seed", SEED, "--bound", bound);
+	char *sa = summary(&a), *sb = summary(&b);
+
+	assert_exit(a, want);
+	assert_exit(b, want);
+	if (want == 0) {
+		/* the same set and number of schedules */
+		cr_assert_str_eq(sb, sa, "-j 2: %s\nserial: %s", sb, sa);
+	} else {
+		/* the same first failure: all but the run count */
+		*strstr(sa, " after ") = 0;
+		*strstr(sb, " after ") = 0;
+		cr_assert_str_eq(sb, sa, "-j 2: %s\nserial: %s", sb, sa);
+		assert_contains(b.out, "replay: ", "-j 2's stdout");
+	}
+	free(sa);
+	free(sb);
+	res_free(&a);
+	res_free(&b);
+}
+
+static void same_with_two_jobs(const char *program, int want)
+{
+	same_with_two_jobs_bound(program, want, "preemption");
+}
+
+/* Delay bounding deals the items that bound 0 makes for bounds beyond 1
+ * out to the shards as well (they were explored by every shard). */
+Test(parallel, delay_bound_dfs_with_two_jobs_equals_serial)
+{
+	same_with_two_jobs_bound(example("bank_fixed"), 0, "delay");
+	same_with_two_jobs_bound(example("rwlock"), 0, "delay");
+	same_with_two_jobs_bound(example("lost_wakeup"), 1, "delay");
+}
+
+/* The default hybrid: after the search, samples go on to twice its runs;
+ * the shards' bound-0 runs count once there too, so -j 2 reports the
+ * serial count. */
+Test(parallel, hybrid_with_two_jobs_counts_the_serial_runs)
+{
+	const char *progs[] = { example("bank_fixed"),
+				example("deadlock_fixed") };
+
+	for (int i = 0; i < 2; i++) {
+		struct res a = RUN(progs[i], "--no-state-cache", "--seed", SEED);
+		struct res b = RUN(progs[i], "--no-state-cache", "-j", "2",
+				   "--seed", SEED);
+		char *sa = summary(&a), *sb = summary(&b);
+
+		assert_exit(a, 0);
+		assert_exit(b, 0);
+		cr_assert_str_eq(sb, sa, "-j 2: %s\nserial: %s", sb, sa);
+		free(sa);
+		free(sb);
+		res_free(&a);
+		res_free(&b);
+	}
+}
+
+Test(parallel, dfs_with_two_jobs_equals_serial_on_correct_examples)
+{
+	same_with_two_jobs(example("bank_fixed"), 0);
+	same_with_two_jobs(example("deadlock_fixed"), 0);
+	same_with_two_jobs(example("lost_wakeup_fixed"), 0);
+	same_with_two_jobs(example("pipe"), 0);
+}
+
+/* -n is the whole search's budget under -j as serially: a search that
+ * fits in -n passes, one that does not is INCOMPLETE (before, each worker
+ * had its share of -n, and bound 0, which every worker runs, counted in
+ * each: bank_fixed's 126 runs with -n 127 were INCOMPLETE at 123). */
+Test(parallel, dfs_with_two_jobs_has_the_serial_budget)
+{
+	const char *progs[] = { example("bank_fixed"), example("pipe") };
+
+	for (int i = 0; i < 2; i++) {
+		struct res a = RUN(progs[i], "--dfs-only", "--no-state-cache",
+				   "--seed", SEED);
+		char *sa = summary(&a), n[32], m[32];
+		int runs = 0;
+
+		assert_exit(a, 0);
+		cr_assert_eq(sscanf(sa, "ptloom: PASS %d runs", &runs), 1, "%s",
+			     sa);
+		snprintf(n, sizeof(n), "%d", runs + 1);
+		snprintf(m, sizeof(m), "%d", runs);
+		struct res b = RUN(progs[i], "--dfs-only", "--no-state-cache",
+				   "-j", "2", "--seed", SEED, "-n", n);
+		struct res c = RUN(progs[i], "--dfs-only", "--no-state-cache",
+				   "-j", "2", "--seed", SEED, "-n", m);
+		char *sb = summary(&b);
+
+		assert_exit(b, 0);
+		cr_assert_str_eq(sb, sa, "-j 2 -n %s: %s\nserial: %s", n, sb,
+				 sa);
+		assert_exit(c, 3); /* as serially: the limit met is no pass */
+		free(sa);
+		free(sb);
+		res_free(&a);
+		res_free(&b);
+		res_free(&c);
+	}
+}
+
+/*
+ * -j shares one state cache between its workers (dfs.c, struct
+ * dfs_shared_cache): a correct program is complete with at most the runs
+ * of the uncached shards, and a buggy one gives the serial search's first
+ * failure (the summary but its run count).
+ */
+static long runs_of(const struct res *r)
+{
+	char *s = summary(r);
+	long n = -1;
+	const char *p = strstr(s, " PASS ");
+
+	if (p)
+		sscanf(p, " PASS %ld runs", &n);
+	free(s);
+	return n;
+}
+
+Test(parallel, dfs_with_two_jobs_shares_the_state_cache)
+{
+	const char *p = example("mutex_condvar");
+	struct res a = RUN(p, "--dfs-only", "--points", "sync", "--seed", SEED);
+	struct res b = RUN(p, "--dfs-only", "--points", "sync", "-j", "2",
+			   "--seed", SEED);
+	struct res u = RUN(p, "--dfs-only", "--points", "sync", "-j", "2",
+			   "--no-state-cache", "--seed", SEED);
+
+	assert_exit(a, 0);
+	assert_exit(b, 0);
+	assert_exit(u, 0);
+	assert_contains(b.out, "complete to preemption bound 2", "-j 2");
+	cr_assert_gt(runs_of(&b), 0, "%s", b.out);
+	cr_assert_leq(runs_of(&b), runs_of(&u), "cached -j 2: %s\nuncached: %s",
+		      b.out, u.out);
+	res_free(&a);
+	res_free(&b);
+	res_free(&u);
+	const char *bugs[] = { example("bank"), example("deadlock"),
+			       example("lost_wakeup"), target("order_violation") };
+
+	for (int i = 0; i < 4; i++) {
+		struct res s = RUN(bugs[i], "--dfs-only", "--seed", SEED);
+		struct res j = RUN(bugs[i], "--dfs-only", "-j", "2", "--seed",
+				   SEED);
+		char *ss = summary(&s), *sj = summary(&j);
+
+		assert_exit(s, 1);
+		assert_exit(j, 1);
+		*strstr(ss, " after ") = 0;
+		*strstr(sj, " after ") = 0;
+		cr_assert_str_eq(sj, ss, "-j 2: %s\nserial: %s", sj, ss);
+		free(ss);
+		free(sj);
+		res_free(&s);
+		res_free(&j);
+	}
+}
+
+Test(parallel, dfs_with_two_jobs_finds_every_buggy_example)
+{
+	same_with_two_jobs(example("bank"), 1);
+	same_with_two_jobs(example("deadlock"), 1);
+	same_with_two_jobs(example("lost_wakeup"), 1);
+	same_with_two_jobs(target("order_violation"), 1);
+}
+
+/* ptloom run --shard K/N with its JSON report in <tmp>/NAME. */
+static struct res shard(const char *program, const char *k_of_n,
+			const char *name)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	argv[n++] = "-o";
+	argv[n++] = in_tmp("out");
+	argv[n++] = "--report";
+	argv[n++] = in_tmp(name);
+	argv[n++] = "--dfs-only";
+	argv[n++] = "--seed";
+	argv[n++] = SEED;
+	argv[n++] = "--shard";
+	argv[n++] = (char *)k_of_n;
+	argv[n++] = "--";
+	argv[n++] = (char *)program;
+	argv[n] = NULL;
+	return run_argv(argv, NULL, CMD_TIMEOUT);
+}
+
+Test(parallel, shards_together_explore_exactly_the_serial_set)
+{
+	struct res serial = RUN(example("bank_fixed"), "--dfs-only",
+				"--no-state-cache", "--seed", SEED);
+	struct res a = shard(example("bank_fixed"), "1/2", "s1.json");
+	struct res b = shard(example("bank_fixed"), "2/2", "s2.json");
+
+	assert_exit(serial, 0);
+	assert_exit(a, 0);
+	assert_exit(b, 0);
+	struct res m = PTL("merge", in_tmp("s1.json"), in_tmp("s2.json"));
+
+	assert_exit(m, 0);
+	char *s = summary(&serial), *ms = summary(&m);
+
+	/* "ptloom: PASS 281 runs, complete to preemption bound 2", then
+	 * the same coverage ("; 3 of 3 conflicting pairs ...") */
+	char *sc = strchr(s, ';'), *mc = strchr(ms, ';');
+
+	cr_assert(sc && mc, "merged: %s\nserial: %s", ms, s);
+	cr_assert_str_eq(mc, sc, "merged: %s\nserial: %s", ms, s);
+	cr_assert_eq(strncmp(ms, s, (size_t)(sc - s)), 0,
+		     "merged: %s\nserial: %s", ms, s);
+	assert_contains(ms, "(2 shards)", "the merged summary");
+	free(s);
+	free(ms);
+	res_free(&m);
+	/* a shard missing is not a pass */
+	m = PTL("merge", in_tmp("s2.json"));
+	assert_exit(m, 3);
+	assert_contains(m.out, "shard 1 missing", "merge's summary");
+	res_free(&m);
+	res_free(&serial);
+	res_free(&a);
+	res_free(&b);
+}
+
+Test(parallel, merge_of_a_failing_and_a_passing_shard_is_a_fail)
+{
+	/* timedlock_abort's one failing item lies in shard 1 of 2 */
+	struct res a = shard(target("timedlock_abort"), "1/2", "t1.json");
+	struct res b = shard(target("timedlock_abort"), "2/2", "t2.json");
+
+	assert_exit(a, 1);
+	assert_exit(b, 0);
+	struct res m = PTL("merge", in_tmp("t2.json"), in_tmp("t1.json"));
+
+	assert_exit(m, 1);
+	assert_summary(&m, "ptloom: FAIL ");
+	assert_contains(m.out, "(shard 1/2)", "merge's summary");
+	char *want = line_with(a.out, "replay: ");
+	char *got = line_with(m.out, "replay: ");
+
+	cr_assert_not_null(want);
+	cr_assert_not_null(got, "merge printed no replay command: %s", m.out);
+	cr_assert_str_eq(got, want);
+	free(want);
+	free(got);
+	res_free(&m);
+	/* reports of different explorations do not merge */
+	struct res f = shard(example("bank_fixed"), "2/2", "f.json");
+
+	m = PTL("merge", in_tmp("t1.json"), in_tmp("f.json"));
+	assert_exit(m, 2);
+	res_free(&m);
+	res_free(&f);
+	res_free(&a);
+	res_free(&b);
+}
+
+/* Children of pid, from /proc (any state). */
+static int children_of(pid_t pid)
+{
+	char path[64], buf[4096];
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%4095s", buf) == 1)
+		n++;
+	fclose(f);
+	return n;
+}
+
+Test(parallel, sigkill_of_ptloom_stops_every_worker)
+{
+	const char *jobs[] = { "dfs", "random" };
+
+	for (int i = 0; i < 2; i++) {
+		pid_t pid = fork();
+
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			int nul = open("/dev/null", O_RDWR);
+
+			dup2(nul, 0);
+			dup2(nul, 1);
+			dup2(nul, 2);
+			if (chdir(tmp) < 0)
+				_exit(126);
+			execl(ptloom(), ptloom(), "run", "-q", "-j", "2", "-s",
+			      jobs[i], "-n", "100000", "--seed", SEED, "--",
+			      target("many_threads"), (char *)NULL);
+			_exit(127);
+		}
+		/* wait until both workers exist, then kill ptloom */
+		for (int k = 0; k < 400 && children_of(pid) < 2; k++)
+			usleep(25000);
+		cr_assert_geq(children_of(pid), 2, "no workers started");
+		usleep(300000);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		check_leftovers("ptloom run -j 2, killed");
+	}
+}

@@ -1,0 +1,216 @@
+/*
+ * replay and minimize: a saved schedule reproduces its failure every time,
+ * minimised schedules too, hand-written scripts.
+ */
+#include "common.h"
+
+TestSuite(replay, .init = setup, .fini = teardown, .timeout = 120);
+
+/* The replay command printed by run reproduces the failure 20 times. */
+static void replays_20_of_20(const char *program, const char *kind)
+{
+	struct found f = find(program);
+	char *cmd = with_report(f.replay, in_tmp("replay.json"));
+
+	cr_log_info("replay command: %s", f.replay);
+	for (int i = 0; i < 20; i++) {
+		struct res r = sh(cmd);
+
+		assert_exit(r, 1);
+		char *j = slurp(in_tmp("replay.json"));
+
+		assert_json(j, "exact", "true");
+		assert_json(j, "kind", kind);
+		assert_json(j, "verdict", "fail");
+		cr_assert_str_eq(json_get(j, "location"),
+				 json_get(f.report, "location"),
+				 "replay %d failed elsewhere", i);
+		free(j);
+		res_free(&r);
+		unlink(in_tmp("replay.json"));
+	}
+	free(cmd);
+	found_free(&f);
+}
+
+Test(replay, bank_replays_20_of_20)
+{
+	replays_20_of_20(example("bank"), "crash");
+}
+
+Test(replay, deadlock_replays_20_of_20)
+{
+	replays_20_of_20(example("deadlock"), "deadlock");
+}
+
+Test(replay, lost_wakeup_replays_20_of_20)
+{
+	replays_20_of_20(example("lost_wakeup"), "deadlock");
+}
+
+Test(replay, crash_segv_replays_20_of_20)
+{
+	replays_20_of_20(target("crash_segv"), "crash");
+}
+
+Test(replay, timedlock_abort_replays_20_of_20)
+{
+	replays_20_of_20(target("timedlock_abort"), "crash");
+}
+
+Test(replay, sleep_assume_replays_20_of_20)
+{
+	replays_20_of_20(target("sleep_assume"), "crash");
+}
+
+Test(replay, exit_code_replays_20_of_20)
+{
+	replays_20_of_20(target("exit_code"), "exit");
+}
+
+/* The failure's preemptions in a replay of schedule. */
+static long replayed_preemptions(const char *schedule, const char *program)
+{
+	struct res r = PTL("replay", "--report", in_tmp("p.json"),
+			   "--report-format", "json", schedule, "--",
+			   program);
+
+	assert_exit(r, 1);
+	char *j = slurp(in_tmp("p.json"));
+	long p = json_num(j, "preemptions");
+
+	assert_json(j, "exact", "true");
+	free(j);
+	res_free(&r);
+	return p;
+}
+
+static void minimized_no_worse(const char *program)
+{
+	struct found f = find(program);
+
+	cr_assert_not_null(f.minimized, "no minimized file:\n%s", f.report);
+	long orig = replayed_preemptions(f.original, program);
+	long min = replayed_preemptions(f.minimized, program);
+
+	cr_log_info("%s: %ld preemptions found, %ld minimized", program, orig,
+		    min);
+	cr_assert_leq(min, orig);
+	cr_assert_eq(json_num(f.report, "preemptions"), min,
+		     "run's report names the minimized failure");
+
+	/* ptloom minimize on the original gets there too */
+	struct res r = PTL("minimize", "--report", in_tmp("m.json"),
+			   "--report-format", "json", f.original, "--",
+			   program);
+
+	assert_exit(r, 1);
+	char *j = slurp(in_tmp("m.json"));
+
+	cr_assert_leq(json_num(j, "preemptions"), orig);
+	assert_json(j, "kind", json_get(f.report, "kind"));
+	free(j);
+	res_free(&r);
+	found_free(&f);
+}
+
+Test(replay, minimized_has_no_more_preemptions)
+{
+	minimized_no_worse(example("bank"));
+	minimized_no_worse(example("deadlock"));
+	minimized_no_worse(example("lost_wakeup"));
+}
+
+Test(replay, bank_minimized_has_one_preemption)
+{
+	struct found f = find(example("bank"));
+
+	cr_assert_not_null(f.minimized, "%s", f.report);
+	cr_assert_eq(json_num(f.report, "preemptions"), 1, "%s", f.report);
+	cr_assert_eq(replayed_preemptions(f.minimized, example("bank")), 1);
+	found_free(&f);
+}
+
+Test(replay, bank_schedule_on_bank_fixed_diverges_or_passes)
+{
+	struct found f = find(example("bank"));
+	struct res r = PTL("replay", "--report", in_tmp("d.json"),
+			   "--report-format", "json", f.minimized ? f.minimized
+							       : f.original,
+			   "--", example("bank_fixed"));
+
+	cr_assert_eq(r.sig, 0, "replay was killed by %s", strsignal(r.sig));
+	cr_assert(r.code == 4 || r.code == 0,
+		  "replaying bank's schedule on bank_fixed: exit %d, want 4 "
+		  "(diverged) or 0 (pass)\nstdout:\n%s\nstderr:\n%s", r.code,
+		  r.out, r.err);
+	char *j = slurp(in_tmp("d.json"));
+
+	assert_json(j, "verdict", r.code == 4 ? "diverged" : "pass");
+	if (r.code == 4)
+		assert_json(j, "exact", "false");
+	free(j);
+	res_free(&r);
+	found_free(&f);
+}
+
+/*
+ * A script written by hand: bank's failing interleaving, one decision per
+ * choice point (T0 creates both customers and joins, T1 checks the
+ * balance, then T2 preempts it and withdraws first).
+ */
+static const char bank_script[] =
+	"# ptloom schedule script v1\n"
+	"# bank: T2 withdraws between T1's check and T1's withdrawal\n"
+	"seed 0\n"
+	"points sync\n"
+	"run T0   # pthread_create\n"
+	"run T0\n"
+	"run T0\n"
+	"run T0   # clone\n"
+	"run T0   # pthread_join\n"
+	"run T0\n"
+	"run T1   # T1 starts\n"
+	"run T1   # can_withdraw: lock\n"
+	"run T1   #               unlock\n"
+	"run T2   # preempt T1 before it withdraws\n"
+	"run T2\n"
+	"run T2\n"
+	"run T2\n"
+	"run T2\n"
+	"run T2   # T2 exits\n";
+
+Test(replay, hand_written_script_replays)
+{
+	spit(in_tmp("bank.txt"), bank_script);
+	struct res r = PTL("replay", "--report", in_tmp("s.json"),
+			   "--report-format", "json", in_tmp("bank.txt"), "--",
+			   example("bank"));
+
+	assert_exit(r, 1);
+	char *j = slurp(in_tmp("s.json"));
+
+	assert_json(j, "kind", "crash");
+	assert_json(j, "signal", "SIGABRT");
+	free(j);
+	res_free(&r);
+}
+
+Test(replay, shown_script_replays)
+{
+	struct found f = find(example("bank"));
+	struct res r = PTL("show", "--format", "script", f.minimized);
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "# ptloom schedule script v1", "the script");
+	assert_contains(r.out, "run T", "the script");
+	spit(in_tmp("shown.txt"), r.out);
+	res_free(&r);
+	for (int i = 0; i < 3; i++) {
+		r = PTL("replay", in_tmp("shown.txt"), "--", example("bank"));
+		assert_exit(r, 1);
+		assert_summary(&r, "ptloom: ");
+		res_free(&r);
+	}
+	found_free(&f);
+}
