@@ -120,7 +120,8 @@ static int check_decision(size_t i, uint64_t kind, uint64_t timeout,
 		       (unsigned long long)index, (unsigned long long)nalts);
 		return -EINVAL;
 	}
-	if (!nalts && index) {
+	/* a script's wait decision names its alternative alone */
+	if (!nalts && index && kind != DEC_POLL) {
 		seterr(err, errlen,
 		       "decision %zu: alternative %llu given without the "
 		       "number of alternatives",
