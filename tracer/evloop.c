@@ -693,11 +693,6 @@ void evloop_poll(struct session *s, struct thread *t)
 	}
 	int pick = 0;
 
-	if (getenv("PTLOOM_DEBUG_EVL")) {
-		fprintf(stderr, "EVL step %llu T%d nr %ld tmo %lld n %d:", (unsigned long long)s->step, t->idx, nr, (long long)tmo, n);
-		for (int i = 0; i < n; i++) fprintf(stderr, " [tfd %d ev %x key %llx h%d held%d]", e[i].tfd, e[i].ev, (unsigned long long)(e[i].key & 0xffff), e[i].holdable, e[i].held);
-		fprintf(stderr, " nalts %d\n", c->nalts);
-	}
 	if (c->nalts > 1)
 		pick = session_pick_or_fail(s, c, "an event loop's wait");
 	if (pick < 0) {

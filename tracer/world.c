@@ -471,7 +471,6 @@ static bool timeout_reached(struct session *s)
 	else {
 		long nr = -1;
 		int k = kernel_sleeper(s, &nr);
-		if (getenv("PTLOOM_DEBUG_EXT")) for (int i = 0; i < s->nth; i++) { char cmd[256]; snprintf(cmd, sizeof cmd, "echo T%d st %d kind %d; cat /proc/%d/stat /proc/%d/syscall /proc/%d/wchan; echo", i, s->th[i].st, s->th[i].kind, s->th[i].tid, s->th[i].tid, s->th[i].tid); system(cmd); }
 		const char *name = k >= 0 ? unmodelled_wait(nr) : NULL;
 
 		if (name) {
