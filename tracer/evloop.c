@@ -739,9 +739,21 @@ void evloop_poll(struct session *s, struct thread *t)
 	t->result = cnt;
 }
 
-bool evloop_busy(const struct session *s)
+bool evloop_pending(struct session *s, struct thread *t)
 {
-	return s->evl && (s->evl->nheld || s->evl->npend || s->evl->nfiles);
+	struct evloop *v = s->evl;
+	struct stat sb;
+
+	if (!v || !v->npend || t->kind != OP_POLL || t->npfd != 1 ||
+	    t->pfd[0] < 0 || !is_epoll((long)t->regs.orig_rax) ||
+	    fstat(t->pfd[0], &sb))
+		return false;
+	for (int i = 0; i < v->nfiles; i++)
+		if (v->files[i].dev == kdev(sb.st_dev) &&
+		    v->files[i].ino == sb.st_ino)
+			return pending_in(v, (1ull << 63) | (1ull << 62) |
+						     (uint64_t)(i + 1));
+	return false;
 }
 
 void evloop_free(struct session *s)

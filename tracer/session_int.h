@@ -117,8 +117,9 @@ uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
  * finds descriptors ready or must not block: what it sees may be a choice
  * (DEC_POLL), and its answer written by ptloom (t->skip). */
 void evloop_poll(struct session *s, struct thread *t);
-/* Some state of the run's event loops exists (the checkpoint's test). */
-bool evloop_busy(const struct session *s);
+/* t's epoll_wait has events ptloom took from the kernel and held: it is
+ * ready although the kernel's set is not. */
+bool evloop_pending(struct session *s, struct thread *t);
 /* tracer/describe.c: name an object of the trace (a descriptor's key) as
  * data, for show, when the trace is symbolised. */
 void session_name_object(struct session *s, uint64_t key, const char *text);

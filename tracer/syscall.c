@@ -548,6 +548,8 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 	}
 	if (n && poll(p, (nfds_t)n, 0) > 0)
 		return true;
+	if (evloop_pending(s, t))
+		return true;
 	/* ours say "not ready" for a signalfd: ask the model */
 	for (int i = 0; i < t->npfd; i++)
 		if ((t->pkind[i] == FDK_SIGNALFD ||

@@ -121,6 +121,25 @@ Test(event_loops, epoll_server_waiting_for_its_client_never_fails)
 	res_free(&r);
 }
 
+/* The same with edge-triggered items: an event held back is delivered
+ * later although the kernel reports an edge only once. */
+Test(event_loops, edge_triggered_epoll_request_order_is_found)
+{
+	struct res r = LOOP_RUN("--", target("epoll_order_et"));
+
+	assert_exit(r, 1);
+	replays_exactly(&r, "exit");
+	res_free(&r);
+}
+
+Test(event_loops, edge_triggered_epoll_server_never_fails)
+{
+	struct res r = LOOP_RUN("--", target("epoll_order_et_fixed"));
+
+	assert_exit(r, 0);
+	res_free(&r);
+}
+
 Test(event_loops, glib_timeout_racing_io_is_found)
 {
 	const char *p = target("glib_timer_io");

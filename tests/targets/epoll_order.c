@@ -5,7 +5,9 @@
  * first.  The server answers requests in the order its epoll_wait reports
  * them, and an update of a record that does not exist yet fails (exit 1):
  * a network may deliver B's request first.  With -DFIXED, B sends only
- * once A has its answer.
+ * once A has its answer.  With -DEDGE every descriptor is edge-triggered
+ * (an event held back must still be delivered once: the kernel reports
+ * an edge once).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,7 +34,11 @@ static int client(const struct sockaddr_in *at)
 
 static void watch(int ep, int fd)
 {
+#ifdef EDGE
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.fd = fd };
+#else
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+#endif
 
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev)) {
 		perror("epoll_ctl");
@@ -79,11 +85,13 @@ int main(void)
 			char buf[64];
 			ssize_t k;
 
-			if (fd == lis) {
-				int c = accept(lis, NULL, NULL);
+			if (fd == lis) { /* every connection waiting */
+				int c;
 
-				if (c >= 0)
+				while ((c = accept(lis, NULL, NULL)) >= 0) {
+					fcntl(c, F_SETFL, O_NONBLOCK);
 					watch(ep, c);
+				}
 				continue;
 			}
 			k = read(fd, buf, sizeof(buf) - 1);
