@@ -1107,7 +1107,7 @@ bool checkpoint_at(struct session *s, struct thread *t)
 		say_off(cp, "a timer was set before the first thread");
 		return false;
 	}
-	if (s->evl) {
+	if (evloop_numbered(s)) {
 		/* tracer/evloop.c numbers descriptors per run */
 		say_off(cp, "an event loop waited before the first thread");
 		return false;

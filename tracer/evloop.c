@@ -89,6 +89,10 @@ struct evloop {
 	int nheld;
 	struct evl_pend pend[EVL_PEND];
 	int npend;
+	/* tracer/fdext.c's verdicts on sockets (evloop_memo), apart from
+	 * the keys: they do not number anything */
+	struct { uint64_t dev, ino; uint8_t v; } memo[EVL_FILES];
+	int nmemo;
 };
 
 /* One descriptor of a wait as it is answered. */
@@ -737,6 +741,29 @@ void evloop_poll(struct session *s, struct thread *t)
 
 	t->skip = true;
 	t->result = cnt;
+}
+
+uint8_t *evloop_memo(struct session *s, const struct stat *sb)
+{
+	struct evloop *v;
+
+	if (!s->evl && !(s->evl = calloc(1, sizeof(*s->evl))))
+		return NULL;
+	v = s->evl;
+	for (int i = 0; i < v->nmemo; i++)
+		if (v->memo[i].dev == sb->st_dev && v->memo[i].ino == sb->st_ino)
+			return &v->memo[i].v;
+	if (v->nmemo == EVL_FILES)
+		return NULL;
+	v->memo[v->nmemo].dev = sb->st_dev;
+	v->memo[v->nmemo].ino = sb->st_ino;
+	v->memo[v->nmemo].v = 0;
+	return &v->memo[v->nmemo++].v;
+}
+
+bool evloop_numbered(const struct session *s)
+{
+	return s->evl && s->evl->nfiles;
 }
 
 bool evloop_pending(struct session *s, struct thread *t)

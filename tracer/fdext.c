@@ -482,6 +482,66 @@ static bool epoll_external(struct session *s, struct thread *t, int ourfd,
 	return ext;
 }
 
+/* A socket: see the top of this file. */
+static bool sock_external(struct session *s, struct thread *t, int ourfd,
+			  const struct stat *st)
+{
+	struct stat sb = *st;
+
+	int dom = 0, acc = 0;
+	socklen_t l = sizeof(dom);
+
+	if (getsockopt(ourfd, SOL_SOCKET, SO_DOMAIN, &dom, &l))
+		return true;
+	if (dom == AF_INET || dom == AF_INET6) {
+		int k = fdext_inet_class(s, ourfd);
+
+		t->ext_open |= k == FDEXT_OPEN;
+		return k != FDEXT_PROGRAM && k != FDEXT_OPEN;
+	}
+	if (dom != AF_UNIX)
+		return true; /* netlink, ...: the world */
+	l = sizeof(acc);
+	if (!getsockopt(ourfd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) &&
+	    acc) {
+		/* listening: the program's, open to the machine */
+		t->ext_open = true;
+		return false;
+	}
+	long peer = unix_peer(sb.st_ino);
+	struct sockaddr_un a;
+
+	if (peer > 0) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "socket:[%ld]", peer);
+		return !held(s, want, true);
+	}
+	/* connected to a named server that has not accepted yet (its
+	 * end has no inode): the server's, the program's when it holds
+	 * the listening socket */
+	l = sizeof(a);
+	if (!getpeername(ourfd, (struct sockaddr *)&a, &l)) {
+		long lis;
+
+		if (peer < 0)
+			return true;
+		if (l <= sizeof(sa_family_t))
+			return false;
+		lis = unix_listener(&a, l);
+		return lis <= 0 || !held_inode(s, lis);
+	}
+	if (peer < 0)
+		return true;
+	/* unconnected: named, the program's, open to the machine */
+	l = sizeof(a);
+	if (getsockname(ourfd, (struct sockaddr *)&a, &l))
+		return true;
+	if (l > sizeof(sa_family_t))
+		t->ext_open = true;
+	return false;
+}
+
 static bool external(struct session *s, struct thread *t, int ourfd,
 		     int depth)
 {
@@ -500,58 +560,21 @@ static bool external(struct session *s, struct thread *t, int ourfd,
 		/* a FIFO opened by path: anyone may open its other end */
 		return strncmp(link, "pipe:", 5) || held(s, link, false);
 	if (S_ISSOCK(sb.st_mode)) {
-		int dom = 0, acc = 0;
-		socklen_t l = sizeof(dom);
+		/* the program's once, the program's for the run: its peer
+		 * found once, not again at every wait */
+		uint8_t *memo = evloop_memo(s, &sb);
+		bool open = t->ext_open, ext;
 
-		if (getsockopt(ourfd, SOL_SOCKET, SO_DOMAIN, &dom, &l))
-			return true;
-		if (dom == AF_INET || dom == AF_INET6) {
-			int k = fdext_inet_class(s, ourfd);
-
-			t->ext_open |= k == FDEXT_OPEN;
-			return k != FDEXT_PROGRAM && k != FDEXT_OPEN;
-		}
-		if (dom != AF_UNIX)
-			return true; /* netlink, ...: the world */
-		l = sizeof(acc);
-		if (!getsockopt(ourfd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) &&
-		    acc) {
-			/* listening: the program's, open to the machine */
-			t->ext_open = true;
+		if (memo && *memo) {
+			t->ext_open |= *memo == 2;
 			return false;
 		}
-		long peer = unix_peer(sb.st_ino);
-		struct sockaddr_un a;
-
-		if (peer > 0) {
-			char want[64];
-
-			snprintf(want, sizeof(want), "socket:[%ld]", peer);
-			return !held(s, want, true);
-		}
-		/* connected to a named server that has not accepted yet (its
-		 * end has no inode): the server's, the program's when it holds
-		 * the listening socket */
-		l = sizeof(a);
-		if (!getpeername(ourfd, (struct sockaddr *)&a, &l)) {
-			long lis;
-
-			if (peer < 0)
-				return true;
-			if (l <= sizeof(sa_family_t))
-				return false;
-			lis = unix_listener(&a, l);
-			return lis <= 0 || !held_inode(s, lis);
-		}
-		if (peer < 0)
-			return true;
-		/* unconnected: named, the program's, open to the machine */
-		l = sizeof(a);
-		if (getsockname(ourfd, (struct sockaddr *)&a, &l))
-			return true;
-		if (l > sizeof(sa_family_t))
-			t->ext_open = true;
-		return false;
+		t->ext_open = false;
+		ext = sock_external(s, t, ourfd, &sb);
+		if (memo && !ext)
+			*memo = t->ext_open ? 2 : 1;
+		t->ext_open |= open;
+		return ext;
 	}
 	if (!strncmp(link, "anon_inode:", 11)) {
 		const char *k = link + 11;

@@ -120,6 +120,12 @@ void evloop_poll(struct session *s, struct thread *t);
 /* t's epoll_wait has events ptloom took from the kernel and held: it is
  * ready although the kernel's set is not. */
 bool evloop_pending(struct session *s, struct thread *t);
+/* A byte kept for the run with the file of sb, 0 at first (tracer/fdext.c
+ * keeps its verdicts there), or NULL. */
+struct stat;
+uint8_t *evloop_memo(struct session *s, const struct stat *sb);
+/* Descriptors were numbered in this run (the checkpoint's test). */
+bool evloop_numbered(const struct session *s);
 /* tracer/describe.c: name an object of the trace (a descriptor's key) as
  * data, for show, when the trace is symbolised. */
 void session_name_object(struct session *s, uint64_t key, const char *text);
