@@ -60,7 +60,34 @@ struct item {
 	uint32_t seq;		/* queue order, to break ties */
 	uint32_t root;		/* the bound-1 item it descends from */
 	int bound;		/* the bound it belongs to */
+	/* or: sleep is made from this when the item starts (sleep_of) */
+	struct sleep_base *base;
 };
+
+/*
+ * What the sleep sets of the costly items queued at one node are made of:
+ * what is asleep there, its alternatives and which of them may sleep
+ * (explored or to be, and awake).  One copy per node, shared by its items
+ * and filtered for each when it starts: a copy per item (item_sleep) grew
+ * with the square of the threads, 3.2 GB for 1,000 threads at bound 2
+ * (tests/targets/threads_n.c, bench/threads_rss.sh).
+ */
+struct sleep_base {
+	int refs;
+	int nsleep, nalts;
+	struct alt *v;		/* nsleep asleep, then nalts alternatives */
+	uint8_t *ok;		/* per alternative */
+};
+
+struct dfs;
+static struct alt *sleep_of(const struct dfs *d, const struct sleep_base *b,
+			    int i, int *count);
+
+static void base_put(struct sleep_base *b)
+{
+	if (b && !--b->refs)
+		free(b);
+}
 
 struct dfs {
 	int bound, cur;		/* the limit and the bound being explored */
@@ -232,6 +259,7 @@ static bool push_later(struct dfs *d, struct item it)
 
 		if (!n) {
 			free(it.sleep);
+			base_put(it.base);
 			return false;
 		}
 		d->later = n;
@@ -423,9 +451,17 @@ static bool next_item(struct dfs *d)
 				    (uint32_t)d->shard) {
 				free(it->sleep);
 				it->sleep = NULL;
+				base_put(it->base);
+				it->base = NULL;
 				continue;
 			}
 			d->cur_root = it->root;
+			if (it->base) {
+				it->sleep = sleep_of(d, it->base, it->alt,
+						     &it->nsleep);
+				base_put(it->base);
+				it->base = NULL;
+			}
 
 			free(d->prefix);
 			d->prefix = malloc((2 * len + 1) * sizeof(uint16_t));
@@ -986,6 +1022,57 @@ static struct alt *item_sleep(const struct dfs *d, const struct node *n,
 	return sl;
 }
 
+/* Node n's sleep_base (its costly items are queued now), or NULL. */
+static struct sleep_base *base_of(const struct node *n)
+{
+	size_t k = (size_t)n->nsleep + n->nalts;
+	struct sleep_base *b = malloc(sizeof(*b) + k * sizeof(struct alt) +
+				      n->nalts);
+
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->nsleep = n->nsleep;
+	b->nalts = n->nalts;
+	b->v = (struct alt *)(b + 1);
+	b->ok = (uint8_t *)(b->v + k);
+	if (n->nsleep)
+		memcpy(b->v, n->sleep, (size_t)n->nsleep * sizeof(struct alt));
+	memcpy(b->v + n->nsleep, n->alts, (size_t)n->nalts * sizeof(struct alt));
+	for (int j = 0; j < n->nalts; j++)
+		b->ok[j] = !asleep(n, &n->alts[j]) &&
+			   (!n->todo || n->done[j] || n->todo[j]);
+	return b;
+}
+
+/* item_sleep() of alternative i, made from its node's sleep_base. */
+static struct alt *sleep_of(const struct dfs *d, const struct sleep_base *b,
+			    int i, int *count)
+{
+	const struct alt *alts = b->v + b->nsleep, *via = &alts[i];
+	struct alt *sl = malloc((size_t)(b->nsleep + i + 1) * sizeof(*sl));
+	int k = 0;
+
+	*count = 0;
+	if (!sl || i >= b->nalts) {
+		free(sl);
+		return NULL;
+	}
+	for (int j = 0; j < b->nsleep; j++)
+		if (independent(d, &b->v[j], via))
+			sl[k++] = b->v[j];
+	for (int j = 0; j < i; j++)
+		if (b->ok[j] && independent(d, &alts[j], via) &&
+		    bound_safe(&alts[j], via))
+			sl[k++] = alts[j];
+	*count = k;
+	if (!k) {
+		free(sl);
+		return NULL;
+	}
+	return sl;
+}
+
 /*
  * State caching (Godefroid's state matching, under a bound): a choice
  * point whose program state (choice.state, tracer/state.c) and
@@ -1313,7 +1400,8 @@ static void dpor_queue(struct dfs *d, size_t pos, int i, int nalts, int cost,
 		       struct alt *sl, int nsl)
 {
 	struct item it = { run_snap(d), (uint32_t)pos, (uint16_t)i,
-			   (uint16_t)nalts, sl, nsl, 0, 0, d->cur_root, cost };
+			   (uint16_t)nalts, sl, nsl, 0, 0, d->cur_root, cost,
+			   NULL };
 
 	if (it.snap < 0 || !push_item(d, cost <= d->cur ? 0 : 1, it)) {
 		free(sl);
@@ -1522,6 +1610,8 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 		    i != first)
 			dpor_add(d, n, pos, i);
 	/* costly edges are items of the next bound */
+	struct sleep_base *base = NULL;
+
 	if (d->cur < d->bound && !dp) {
 		for (int i = 0; i < n->nalts; i++) {
 			if (!n->alts[i].cost || n->done[i] ||
@@ -1532,14 +1622,22 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 			struct alt *sl = NULL;
 			int nsl = 0;
 
-			if (d->sleep_sets && n->kind == DEC_RUN)
+			/* the sleep set from one copy of the node's, when
+			 * the item starts */
+			if (d->sleep_sets && n->kind == DEC_RUN && !base &&
+			    !(base = base_of(n)))
 				sl = item_sleep(d, n, i, &nsl);
 			struct item it = { d->cur_snap, (uint32_t)pos,
 					   (uint16_t)i, n->nalts, sl, nsl,
 					   d->score ? d->score(d->score_ctx, c, i)
 						    : 0,
 					   0, d->cur_root,
-					   d->cur + n->alts[i].cost };
+					   d->cur + n->alts[i].cost, NULL };
+
+			if (base && !sl) {
+				base->refs++;
+				it.base = base;
+			}
 
 			if (dpor_active(d))
 				edge_add(d, edge_key(n->hash, i, n->nalts));
@@ -1549,6 +1647,7 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 				push_item(d, 1, it);
 		}
 	}
+	base_put(base); /* the items hold it now */
 	/* the first free alternative that is awake (the costly edges above
 	 * are only queued: first is still it) */
 	if (first >= 0) {
@@ -1746,12 +1845,16 @@ void dfs_free(struct dfs *d)
 	free(d->root_sleep);
 	free(d->run_sleep);
 	for (int i = 0; i < 2; i++) {
-		for (size_t k = 0; k < d->nitems[i]; k++)
+		for (size_t k = 0; k < d->nitems[i]; k++) {
 			free(d->items[i][k].sleep);
+			base_put(d->items[i][k].base);
+		}
 		free(d->items[i]);
 	}
-	for (size_t k = 0; k < d->nlater; k++)
+	for (size_t k = 0; k < d->nlater; k++) {
 		free(d->later[k].sleep);
+		base_put(d->later[k].base);
+	}
 	free(d->later);
 	for (size_t k = 0; k < d->nsnaps; k++)
 		free(d->snaps[k]);

@@ -568,6 +568,12 @@ int discover_races(const struct session_config *base, int runs,
 			continue;
 		}
 		d->runs++;
+		/* a policy that names the observed objects (a Python
+		 * program's C extensions) and none was there to observe:
+		 * nothing more to discover */
+		bool none = i == 0 && cfg.policy &&
+			    cfg.policy->observe_object && !r.obs_stops;
+
 		d->failed_runs += r.failure != FAIL_NONE;
 		d->obs_stops += r.obs_stops;
 		d->obs_steps += r.obs_steps;
@@ -605,6 +611,8 @@ int discover_races(const struct session_config *base, int runs,
 					       sizeof(*d->fail_points));
 			d->nfail_points =
 				d->fail_points ? cfg.nuser_points : 0;
+			if (none)
+				break;
 			continue;
 		}
 		bool too_long = r.failure == FAIL_SLOW ||
@@ -626,7 +634,7 @@ int discover_races(const struct session_config *base, int runs,
 				 r.message);
 		}
 		run_result_free(&r);
-		if (too_long)
+		if (too_long || none)
 			break; /* each further run would wait as long */
 		if (d->obs_stops + d->obs_steps >= DISCOVERY_TOTAL * budget &&
 		    i + 1 < runs) {

@@ -80,6 +80,45 @@ static void lock_terminal(struct explore_shared *sh)
 		pthread_mutex_consistent(&sh->lock); /* a killed worker's */
 }
 
+/*
+ * A passing run in which a process died of a crash signal (a shell's
+ * `./racy; true`): counted by process and signal; the first such run is
+ * kept (its schedule is saved and replayed).  Returns true if rr was kept.
+ */
+static bool note_child_crash(struct explore_result *r, struct run_result *rr,
+			     uint64_t number)
+{
+	char proc[64];
+	char *t;
+
+	snprintf(proc, sizeof(proc), "%s", rr->child_crash_label);
+	/* "P1 racy T2" -> "P1 racy": the process, whichever thread */
+	if ((t = strrchr(proc, ' ')) && t[1] == 'T' && t > proc)
+		*t = 0;
+	for (int i = 0; i < r->ncrashes; i++) {
+		struct child_crash *c = &r->crashes[i];
+
+		if (c->signal == rr->child_crash_sig &&
+		    !strcmp(c->process, proc)) {
+			c->runs++;
+			return false;
+		}
+	}
+	if (r->ncrashes >= CHILD_CRASH_MAX)
+		return false;
+	struct child_crash *c = &r->crashes[r->ncrashes++];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->process, sizeof(c->process), "%s", proc);
+	snprintf(c->label, sizeof(c->label), "%s", rr->child_crash_label);
+	snprintf(c->where, sizeof(c->where), "%s", rr->child_crash_where);
+	c->signal = rr->child_crash_sig;
+	c->runs = 1;
+	c->first_run = number;
+	c->run = *rr;
+	return true;
+}
+
 static void progress(const struct explore_opts *o, struct explore_result *r,
 		     double t0, const struct dfs *d, bool final)
 {
@@ -109,12 +148,19 @@ static void progress(const struct explore_opts *o, struct explore_result *r,
 /* --output: a run's output, never on the progress line (a -j worker
  * clears the parent's under the terminal lock). */
 static void pass_output(const struct explore_opts *o, const char *out,
-			size_t len)
+			size_t len, uint64_t total)
 {
 	if (o->shared)
 		lock_terminal(o->shared);
 	if (o->progress || (o->shared && o->shared->line_shown)) {
 		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	if (total > len) {
+		fflush(stdout);
+		fprintf(stderr, "ptloom: this run wrote %llu bytes of output; "
+				"--output passes its last %zu\n",
+			(unsigned long long)total, len);
 		fflush(stderr);
 	}
 	fwrite(out, 1, len, stdout);
@@ -126,33 +172,155 @@ static void pass_output(const struct explore_opts *o, const char *out,
 }
 
 /*
- * -j: the parent waits for worker fd to finish, drawing every 0.2 s the
- * progress line of all of them from their tallies (dfs: bound 0 ran in
- * each, counted once; the lowest bound still explored, with the mean
- * share of it done).
+ * -j: the workers of one exploration, their results read as they come.
+ * The parent polls every worker's pipe (never blocks on one), so that
+ *  - SIGINT/SIGTERM to ptloom (o->cfg.interrupted) reaches every worker at
+ *    once: each ends its run and writes what it found (a signal to
+ *    ptloom's pid alone used to wait for --max-time);
+ *  - a worker that dies without a result (killed from outside), or that
+ *    was interrupted by a signal ptloom did not send it, ends the whole
+ *    exploration at once: the others are told to stop and why names it;
+ *  - told workers that do not stop within 2 s are killed.
+ * stop_on_fail: a failure read from worker k, when every worker before it
+ * has reported, tells the rest to stop (the samplers: the first failure in
+ * worker order wins, as when they were read one after the other).
  */
-static void wait_worker(const struct explore_opts *o, struct explore_shared *sh,
-			int jobs, int fd, double t0)
+static void put_result(FILE *f, const struct explore_result *wr);
+static bool get_result(FILE *f, struct explore_result *w);
+
+struct workers {
+	int n;
+	pid_t pids[64];
+	int fds[64];		/* read ends */
+	bool done[64], ok[64], told[64], reaped[64];
+	struct explore_result w[64];
+};
+
+static void tell_rest(struct workers *ws, int sig)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	for (int k = 0; k < ws->n; k++)
+		if (!ws->done[k] && (!ws->told[k] || sig == SIGKILL)) {
+			kill(ws->pids[k], sig);
+			ws->told[k] = true;
+		}
+}
 
-	if (!sh || !o->progress)
-		return;
-	/* drawn at once, then every 0.2 s */
-	for (int n = 0;; n = poll(&p, 1, 200)) {
-		if (n > 0 || (n < 0 && errno != EINTR))
-			break;
+static bool interrupted_result(const struct explore_result *w)
+{
+	return w->verdict == VERDICT_INCOMPLETE &&
+	       !strncmp(w->error, "interrupted", 11);
+}
+
+static int collect_workers(const struct explore_opts *o,
+			   struct explore_shared *sh, struct workers *ws,
+			   bool stop_on_fail, double t0, char *why,
+			   size_t len)
+{
+	int left = ws->n, fwd = 0;
+	double deadline = 0;
+
+	why[0] = 0;
+	while (left) {
+		struct pollfd p[64];
+		int idx[64], n = 0;
+
+		for (int k = 0; k < ws->n; k++)
+			if (!ws->done[k]) {
+				p[n] = (struct pollfd){ .fd = ws->fds[k],
+							.events = POLLIN };
+				idx[n++] = k;
+			}
+		int e = poll(p, (nfds_t)n, 200);
+		int sig = o->cfg.interrupted ? *o->cfg.interrupted : 0;
+
+		if (sig && !fwd) {
+			/* ptloom's interrupt is every worker's */
+			fwd = sig;
+			tell_rest(ws, sig);
+			if (!deadline)
+				deadline = now() + 2;
+		}
+		for (int i = 0; e > 0 && i < n; i++) {
+			int k = idx[i];
+
+			if (!p[i].revents)
+				continue;
+			FILE *f = fdopen(ws->fds[k], "r");
+
+			ws->ok[k] = get_result(f, &ws->w[k]);
+			if (f)
+				fclose(f);
+			else
+				close(ws->fds[k]);
+			ws->done[k] = true;
+			left--;
+			bool outside = !ws->told[k] && !sig &&
+				       (!ws->ok[k] || interrupted_result(&ws->w[k]));
+
+			if (outside && !why[0]) {
+				int st = 0;
+
+				if (!ws->ok[k] &&
+				    waitpid(ws->pids[k], &st, 0) == ws->pids[k])
+					ws->reaped[k] = true;
+				if (ws->reaped[k] && WIFSIGNALED(st))
+					snprintf(why, len,
+						 "worker %d (pid %d) was killed "
+						 "by SIG%s from outside ptloom; "
+						 "the exploration stopped, no "
+						 "failure found",
+						 k + 1, (int)ws->pids[k],
+						 sigabbrev_np(WTERMSIG(st))
+							 ? sigabbrev_np(
+								   WTERMSIG(st))
+							 : "?");
+				else if (ws->ok[k])
+					snprintf(why, len,
+						 "worker %d (pid %d) was %s from "
+						 "outside ptloom; the "
+						 "exploration stopped, no "
+						 "failure found",
+						 k + 1, (int)ws->pids[k],
+						 ws->w[k].error);
+				else
+					snprintf(why, len,
+						 "worker %d (pid %d) ended "
+						 "without a result (exit status "
+						 "%d); the exploration stopped, "
+						 "no failure found",
+						 k + 1, (int)ws->pids[k],
+						 ws->reaped[k] && WIFEXITED(st)
+							 ? WEXITSTATUS(st)
+							 : -1);
+			}
+			if (outside) {
+				tell_rest(ws, SIGTERM);
+				if (!deadline)
+					deadline = now() + 2;
+			} else if (stop_on_fail && ws->ok[k] &&
+				   ws->w[k].verdict == VERDICT_FAIL) {
+				bool first = true;
+
+				for (int j = 0; j < k; j++)
+					first = first && ws->done[j];
+				if (first)
+					tell_rest(ws, SIGTERM);
+			}
+		}
+		if (deadline && left && now() > deadline)
+			tell_rest(ws, SIGKILL); /* wedged: no more waiting */
+		if (!sh || !o->progress || !left)
+			continue;
 		uint64_t runs = 0;
-		int bound = INT32_MAX;
+		int bound = INT32_MAX, at = 0;
 		double frac = 0;
-		int at = 0;
 
-		for (int k = 0; k < jobs; k++) {
+		for (int k = 0; k < ws->n; k++) {
 			runs += sh->w[k].runs - (k ? sh->w[k].bound0_runs : 0);
 			if (sh->w[k].bound < bound)
 				bound = sh->w[k].bound;
 		}
-		for (int k = 0; k < jobs; k++) {
+		for (int k = 0; k < ws->n; k++) {
 			uint32_t dn = sh->w[k].done, tt = sh->w[k].total;
 
 			at++;
@@ -165,10 +333,11 @@ static void wait_worker(const struct explore_opts *o, struct explore_shared *sh,
 		}
 		lock_terminal(sh);
 		progress_line(o, now() - t0, runs, bound == INT32_MAX ? 0 : bound,
-			      at ? frac / at : -1, jobs);
+			      at ? frac / at : -1, ws->n);
 		sh->line_shown = 1;
 		pthread_mutex_unlock(&sh->lock);
 	}
+	return why[0] ? -1 : 0;
 }
 
 /* -j: the line cleared for good (the summary follows). */
@@ -634,7 +803,8 @@ restart:
 				 dfs_pruned_run(d);
 
 		if (o->output && rr.output_len && !cut_short)
-			pass_output(o, rr.output, rr.output_len);
+			pass_output(o, rr.output, rr.output_len,
+				    rr.output_total);
 		if (sample && rr.failure == FAIL_DIVERGED) {
 			run_result_free(&rr);
 			continue;
@@ -779,6 +949,10 @@ restart:
 				sampler_profile(hs[k], rr.events, rr.nevents);
 			profiled = true;
 		}
+		if (rr.child_crash_sig && note_child_crash(r, &rr, number)) {
+			progress(o, r, t0, d, false);
+			continue; /* kept as the crash's run */
+		}
 		if (r->have_pass)
 			run_result_free(&r->pass);
 		r->pass = rr;
@@ -912,10 +1086,30 @@ void explore_result_free(struct explore_result *r)
 		run_result_free(&r->fail);
 	if (r->have_pass)
 		run_result_free(&r->pass);
+	for (int i = 0; i < r->ncrashes; i++)
+		run_result_free(&r->crashes[i].run);
+	r->ncrashes = 0;
 }
 
-static void put_result(FILE *f, const struct explore_result *wr);
-static bool get_result(FILE *f, struct explore_result *w);
+
+/* A worker's end: its result to the parent, saying which signal
+ * interrupted it (collect_workers tells ptloom's own from another's). */
+static void worker_exit(int fd, const struct explore_opts *o,
+			struct explore_result *wr)
+{
+	int sig = o->cfg.interrupted ? *o->cfg.interrupted : 0;
+
+	if (sig && interrupted_result(wr))
+		snprintf(wr->error, sizeof(wr->error), "interrupted by SIG%s",
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	FILE *f = fdopen(fd, "w");
+
+	if (f) {
+		put_result(f, wr);
+		fclose(f);
+	}
+	_exit(0);
+}
 
 /*
  * -j N for the samplers: worker k runs samples k, k+N, k+2N, ... (each a
@@ -981,13 +1175,7 @@ static int explore_parallel(const struct explore_opts *o,
 				sched_setaffinity(0, sizeof(one), &one);
 			}
 			explore_serial(&w, &wr);
-			FILE *f = fdopen(fds[k][1], "w");
-
-			if (f) {
-				put_result(f, &wr);
-				fclose(f);
-			}
-			_exit(0);
+			worker_exit(fds[k][1], o, &wr);
 		}
 		close(fds[k][1]);
 	}
@@ -997,13 +1185,28 @@ static int explore_parallel(const struct explore_opts *o,
 	uint64_t fail_run = UINT64_MAX;
 	struct user_point *fail_points = NULL;
 	size_t nfail_points = 0;
+	struct workers *ws = calloc(1, sizeof(*ws));
+	char why[320] = "";
 
+	if (!ws) {
+		for (int k = 0; k < jobs; k++)
+			kill(pids[k], SIGKILL);
+		snprintf(r->error, sizeof(r->error), "out of memory");
+		r->verdict = VERDICT_ERROR;
+		jobs = 0;
+	} else {
+		ws->n = jobs;
+		for (int k = 0; k < jobs; k++) {
+			ws->pids[k] = pids[k];
+			ws->fds[k] = fds[k][0];
+		}
+		collect_workers(o, sh, ws, true, t0, why, sizeof(why));
+	}
 	for (int k = 0; k < jobs; k++) {
-		wait_worker(o, sh, jobs, fds[k][0], t0);
-		FILE *f = fdopen(fds[k][0], "r");
-		struct explore_result w;
+		struct explore_result w = ws->w[k];
 
-		if (get_result(f, &w)) {
+		memset(&ws->w[k], 0, sizeof(ws->w[k]));
+		if (ws->ok[k]) {
 			coverage_add(r->coverage, w.coverage);
 			coverage_free(w.coverage);
 			w.coverage = NULL;
@@ -1021,10 +1224,6 @@ static int explore_parallel(const struct explore_opts *o,
 				fail_points = w.points;
 				nfail_points = w.npoints;
 				w.points = NULL;
-				/* the others need not go on */
-				for (int j = 0; j < jobs; j++)
-					if (j != k)
-						kill(pids[j], SIGTERM);
 			} else {
 				if (w.verdict == VERDICT_INCOMPLETE &&
 				    r->verdict == VERDICT_PASS)
@@ -1034,17 +1233,26 @@ static int explore_parallel(const struct explore_opts *o,
 			}
 			free(w.points);
 			free(w.fail.decisions);
-		} else if (r->verdict == VERDICT_PASS && fail_run == UINT64_MAX) {
+		} else if (r->verdict == VERDICT_PASS &&
+			   fail_run == UINT64_MAX && !ws->told[k]) {
 			r->verdict = VERDICT_ERROR;
 			snprintf(r->error, sizeof(r->error),
 				 "a parallel worker failed");
 		}
-		if (f)
-			fclose(f);
 	}
 	for (int k = 0; k < jobs; k++)
-		waitpid(pids[k], NULL, 0);
+		if (!ws->reaped[k])
+			while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
+				;
+	free(ws);
 	end_progress(o, sh);
+	if (why[0] && fail_run == UINT64_MAX) {
+		/* a worker killed from outside: not the program's doing,
+		 * and what it would have run is unknown */
+		r->verdict = VERDICT_INCOMPLETE;
+		r->killed = true;
+		snprintf(r->error, sizeof(r->error), "%s", why);
+	}
 	if (fail_run == UINT64_MAX) {
 		free(fail_points);
 		return 0;
@@ -1190,6 +1398,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	pid_t parent = getpid();
 	double t0 = now();
 	struct explore_shared *sh = NULL;
+	struct workers *wk = NULL;
 	/* [0]: the best failure key, [1]: the runs (shared_runs) */
 	volatile uint64_t *best = mmap(NULL, 2 * sizeof(*best),
 				       PROT_READ | PROT_WRITE,
@@ -1260,13 +1469,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 				sched_setaffinity(0, sizeof(one), &one);
 			}
 			explore_serial(&w, &wr);
-			FILE *f = fdopen(fds[k][1], "w");
-
-			if (f) {
-				put_result(f, &wr);
-				fclose(f);
-			}
-			_exit(0);
+			worker_exit(fds[k][1], o, &wr);
 		}
 		close(fds[k][1]);
 	}
@@ -1275,22 +1478,33 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	r->complete = true;
 	r->coverage = coverage_new();
 	int win = -1;
-	struct explore_result ws[64];
+	wk = calloc(1, sizeof(*wk));
+	struct explore_result *ws = wk ? wk->w : NULL;
+	char why[320] = "";
 
+	if (!wk) {
+		snprintf(r->error, sizeof(r->error), "out of memory");
+		for (int k = 0; k < jobs; k++)
+			kill(pids[k], SIGKILL);
+		r->verdict = VERDICT_ERROR;
+		goto out_reap;
+	}
+	wk->n = jobs;
 	for (int k = 0; k < jobs; k++) {
-		wait_worker(o, sh, jobs, fds[k][0], t0);
-		FILE *f = fdopen(fds[k][0], "r");
+		wk->pids[k] = pids[k];
+		wk->fds[k] = fds[k][0];
+	}
+	collect_workers(o, sh, wk, false, t0, why, sizeof(why));
+	for (int k = 0; k < jobs; k++) {
 		struct explore_result *w = &ws[k];
 
-		if (!get_result(f, w)) {
-			w->verdict = VERDICT_ERROR;
-			snprintf(w->error, sizeof(w->error),
-				 "a parallel worker failed");
+		if (!wk->ok[k]) {
+			memset(w, 0, sizeof(*w));
+			w->verdict = why[0] || wk->told[k] ? VERDICT_INCOMPLETE
+							   : VERDICT_ERROR;
+			snprintf(w->error, sizeof(w->error), "%s",
+				 why[0] ? why : "a parallel worker failed");
 		}
-		if (f)
-			fclose(f);
-		else
-			close(fds[k][0]);
 		coverage_add(r->coverage, w->coverage);
 		coverage_free(w->coverage);
 		w->coverage = NULL;
@@ -1369,10 +1583,19 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		free(ws[k].fail.decisions);
 		free(ws[k].points);
 	}
+	if (why[0] && win < 0 && r->verdict != VERDICT_ERROR) {
+		/* a worker killed from outside: not the program's doing */
+		r->verdict = VERDICT_INCOMPLETE;
+		r->killed = true;
+		r->complete = false;
+		snprintf(r->error, sizeof(r->error), "%s", why);
+	}
 out_reap:
 	for (int k = 0; k < jobs; k++)
-		while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
-			;
+		if (!wk || !wk->reaped[k])
+			while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
+				;
+	free(wk);
 	end_progress(o, sh);
 	munmap((void *)best, 2 * sizeof(*best));
 	dfs_shared_cache_free(cache);

@@ -92,6 +92,21 @@ struct explore_opts {
 				    * and single-steps (discover.h) */
 };
 
+/* A process of the program that died of a crash signal in passing runs
+ * (the command's exit status hid it: run_result.child_crash_sig): its
+ * label without the thread ("P1 racy"), the signal, where, in how many
+ * runs, and the first such run (its schedule is saved). */
+#define CHILD_CRASH_MAX 8
+struct child_crash {
+	char process[64];
+	char label[64];		/* "P1 racy T0", of the first run */
+	int signal;
+	char where[LOC_MAX];
+	uint64_t runs;
+	uint64_t first_run;	/* its number (0-based) */
+	struct run_result run;
+};
+
 struct explore_result {
 	int verdict;		   /* enum verdict */
 	uint64_t runs;		   /* executions */
@@ -161,6 +176,10 @@ struct explore_result {
 	struct coverage *coverage;
 	bool coverage_reached;
 	double coverage_seconds;   /* CPU time counting them (serial) */
+	/* passing runs in which a process died of a crash signal, by
+	 * process and signal (serial explorations) */
+	struct child_crash crashes[CHILD_CRASH_MAX];
+	int ncrashes;
 };
 
 int explore(const struct explore_opts *o, struct explore_result *r);

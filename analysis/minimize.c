@@ -135,6 +135,110 @@ static void drop_chunks(minimize_run_fn run, void *ctx, struct run_result *best,
 	}
 }
 
+/* The process of thread T-number `thread` in run r, or -1. */
+static int process_of(const struct run_result *r, int thread)
+{
+	for (int i = 0; i < r->nthreads; i++)
+		if (r->threads[i].thread == thread)
+			return r->threads[i].proc;
+	return -1;
+}
+
+/* The process the failure is in: the "P1 racy T2" label's when the failing
+ * thread is another process's (a runner's worker may report its failure
+ * and exit 0: the label names it, the thread may be unknown), else the
+ * failing thread's; -1 if unknown. */
+static int failing_process(const struct run_result *r)
+{
+	if (r->thread_label[0] == 'P' && r->thread_label[1] >= '0' &&
+	    r->thread_label[1] <= '9')
+		return atoi(r->thread_label + 1);
+	return r->thread >= 0 ? process_of(r, r->thread) : -1;
+}
+
+/*
+ * A failure inside one process of a tree (a test runner's worker) rarely
+ * needs the other processes' preemptions, and a sample through a runner
+ * carries hundreds of them: first try without every non-default decision
+ * that chose a thread of another process (one run), else drop those
+ * processes' preemptions in chunks before anything else.
+ */
+static void drop_other_processes(minimize_run_fn run, void *ctx,
+				 struct run_result *best, unsigned max_runs,
+				 struct minimize_stats *st)
+{
+	int proc = failing_process(best);
+	size_t n = best->ndecisions, other = 0;
+	bool *mask;
+
+	if (proc < 0 || st->runs >= max_runs)
+		return;
+	mask = calloc(n ? n : 1, 1);
+	if (!mask)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct decision *d = &best->decisions[i];
+		int p = process_of(best, d->thread);
+
+		if (d->index && p >= 0 && p != proc &&
+		    preempts(best, d)) {
+			mask[i] = true;
+			other++;
+		}
+	}
+	if (other && !try_dropping(run, ctx, best, mask, st, true)) {
+		/* only the other processes' preemptions, in halves, then
+		 * quarters (the general chunks follow) */
+		for (size_t parts = 2; parts <= 4 && parts <= other &&
+				       st->runs < max_runs;
+		     parts *= 2) {
+			bool dropped = false;
+
+			n = best->ndecisions;
+			size_t npre = 0, *pre = malloc((n ? n : 1) *
+						       sizeof(*pre));
+			bool *m = calloc(n ? n : 1, 1);
+
+			if (!pre || !m) {
+				free(pre);
+				free(m);
+				break;
+			}
+			for (size_t i = 0; i < n; i++) {
+				const struct decision *d = &best->decisions[i];
+				int p = process_of(best, d->thread);
+
+				if (p >= 0 && p != proc && preempts(best, d))
+					pre[npre++] = i;
+			}
+			size_t size = (npre + parts - 1) / parts;
+
+			for (size_t c = parts; c-- > 0 && size &&
+					       st->runs < max_runs;) {
+				size_t a = c * size,
+				       b = a + size < npre ? a + size : npre;
+
+				if (a >= b)
+					continue;
+				memset(m, 0, n);
+				for (size_t k = a; k < b; k++)
+					m[pre[k]] = true;
+				dropped |= try_dropping(run, ctx, best, m, st,
+							true);
+				if (dropped)
+					break;
+			}
+			free(pre);
+			free(m);
+			if (dropped)
+				parts /= 2; /* the same granularity again */
+			if (!npre)
+				break;
+		}
+	}
+	free(mask);
+}
+
 int minimize(minimize_run_fn run, void *ctx, struct run_result *best,
 	     unsigned max_runs, struct minimize_stats *st)
 {
@@ -142,6 +246,8 @@ int minimize(minimize_run_fn run, void *ctx, struct run_result *best,
 	st->preemptions_before = best->preemptions;
 	st->decisions_before = minimize_count_decisions(best);
 
+	/* 0. a failure inside one process: the others' preemptions first */
+	drop_other_processes(run, ctx, best, max_runs, st);
 	/* 1. fewer preemptions: in chunks while there are many, then one at
 	 * a time, to a fixed point */
 	drop_chunks(run, ctx, best, max_runs, st);
@@ -181,6 +287,7 @@ int minimize(minimize_run_fn run, void *ctx, struct run_result *best,
 /* One preemption of the schedule being minimised: thread `from` was about
  * to do from_kind on from_obj when `to` ran to_kind on to_obj instead. */
 struct seed {
+	bool inproc; /* both threads in the failing process (of several) */
 	int from, to;
 	uint8_t from_kind, to_kind;
 	uint64_t from_obj, to_obj;
@@ -204,11 +311,18 @@ static int seed_score(void *ctx, const struct choice *c, int i)
 	for (size_t k = 0; k < ss->n; k++) {
 		const struct seed *s = &ss->s[k];
 		int v = (c->current == s->from) + (a->thread == s->to);
+		bool to = a->kind == s->to_kind && a->obj == s->to_obj;
+		bool from = cur && cur->kind == s->from_kind &&
+			    cur->obj == s->from_obj;
 
-		if (a->kind == s->to_kind && a->obj == s->to_obj)
-			v += 2;
-		if (cur && cur->kind == s->from_kind && cur->obj == s->from_obj)
-			v += 2;
+		v += 2 * to + 2 * from;
+		/* a failure inside one process of a tree: a preemption the
+		 * found schedule made inside that process, on the same
+		 * operations, comes first (T-numbers may differ from the
+		 * found run's where processes create threads in another
+		 * order; the operations' objects do not) */
+		if (s->inproc && to && from)
+			v += 8;
 		if (v > best)
 			best = v;
 	}
@@ -219,8 +333,15 @@ static int seed_score(void *ctx, const struct choice *c, int i)
 
 static void seeds_of(const struct run_result *r, struct seeds *ss)
 {
+	int proc = -1;
+
 	ss->n = 0;
 	ss->failing = r->thread;
+	for (int i = 0; i < r->nthreads; i++)
+		if (r->threads[i].proc > 0) {
+			proc = failing_process(r);
+			break;
+		}
 	ss->s = calloc(r->nevents ? r->nevents : 1, sizeof(*ss->s));
 	if (!ss->s)
 		return;
@@ -243,6 +364,8 @@ static void seeds_of(const struct run_result *r, struct seeds *ss)
 				s->from_obj = r->events[j].obj;
 				break;
 			}
+		s->inproc = proc >= 0 && process_of(r, s->from) == proc &&
+			    process_of(r, s->to) == proc;
 	}
 }
 
@@ -548,5 +671,156 @@ int minimize_reorder(minimize_strategy_fn run, void *ctx,
 		return (int)best->preemptions;
 	}
 	run_result_free(&rr);
+	return -1;
+}
+
+/*
+ * A failure inside one process of a tree, its own decisions only: the
+ * found run's decisions that switched from one thread of the failing
+ * process to another are replayed keyed by where the preempted thread was
+ * (its own count of events), not by the global step, so that the other
+ * processes running their default schedule, with other step numbers, do
+ * not move them; every other choice takes the default.
+ */
+struct tkey {
+	uint16_t cur, thread;
+	uint32_t k; /* events cur had taken at the choice */
+	uint8_t kind, timeout;
+};
+
+struct process_replay {
+	struct tkey *keys;
+	size_t n;
+	uint32_t *count; /* events per T-number in this run */
+	int nth;
+};
+
+static int process_replay_pick(void *ctx, const struct choice *c)
+{
+	struct process_replay *pr = ctx;
+
+	if (c->current < 0 || c->current >= pr->nth)
+		return 0;
+	uint32_t k = pr->count[c->current];
+
+	for (size_t j = 0; j < pr->n; j++) {
+		const struct tkey *t = &pr->keys[j];
+
+		if (t->cur != c->current || t->k != k || t->kind != c->kind)
+			continue;
+		for (int i = 0; i < c->nalts; i++)
+			if (c->alts[i].thread == t->thread &&
+			    c->alts[i].timeout == t->timeout)
+				return i;
+	}
+	return 0;
+}
+
+static void process_replay_executed(void *ctx, const struct event *e)
+{
+	struct process_replay *pr = ctx;
+
+	if (e->thread < pr->nth)
+		pr->count[e->thread]++;
+}
+
+static int process_only(minimize_strategy_fn run, void *ctx,
+			struct run_result *best, struct minimize_stats *st,
+			int proc)
+{
+	struct process_replay pr = { 0 };
+	bool tree = false;
+	int ret = -1;
+
+	for (int i = 0; i < best->nthreads; i++)
+		tree |= best->threads[i].proc != proc;
+	if (proc < 0 || !tree || !best->nevents)
+		return -1;
+	for (size_t i = 0; i < best->nevents; i++)
+		if (best->events[i].thread + 1 > pr.nth)
+			pr.nth = best->events[i].thread + 1;
+	pr.nth += 64; /* threads this run may create beyond the found run's */
+	pr.count = calloc((size_t)pr.nth, sizeof(*pr.count));
+	pr.keys = calloc(best->ndecisions + 1, sizeof(*pr.keys));
+	if (!pr.count || !pr.keys)
+		goto out;
+	size_t d = 0;
+
+	for (size_t i = 0; i < best->nevents; i++) {
+		const struct event *e = &best->events[i];
+
+		while (d < best->ndecisions && best->decisions[d].step < e->step)
+			d++;
+		if (i > 0 && d < best->ndecisions &&
+		    best->decisions[d].step == e->step &&
+		    best->decisions[d].index) {
+			const struct decision *x = &best->decisions[d];
+			int cur = best->events[i - 1].thread;
+
+			if (process_of(best, cur) == proc &&
+			    process_of(best, x->thread) == proc)
+				pr.keys[pr.n++] = (struct tkey){
+					.cur = (uint16_t)cur,
+					.thread = x->thread,
+					.k = pr.count[cur],
+					.kind = x->kind,
+					.timeout = x->timeout };
+		}
+		pr.count[e->thread]++;
+	}
+	if (!pr.n)
+		goto out;
+	memset(pr.count, 0, (size_t)pr.nth * sizeof(*pr.count));
+	struct strategy s = { .ctx = &pr,
+			      .pick = process_replay_pick,
+			      .executed = process_replay_executed };
+	struct run_result rr;
+
+	st->runs++;
+	if (run(ctx, &s, &rr))
+		goto out;
+	if (rr.failure != FAIL_NONE && rr.failure != FAIL_DIVERGED &&
+	    rr.failure != FAIL_INTERNAL && rr.failure != FAIL_INTERRUPTED &&
+	    rr.failure != FAIL_SPIN && fingerprint_equal(&rr, best) &&
+	    rr.preemptions < best->preemptions) {
+		run_result_free(best);
+		*best = rr;
+		ret = (int)best->preemptions;
+		st->preemptions_after = best->preemptions;
+		st->decisions_after = minimize_count_decisions(best);
+	} else {
+		run_result_free(&rr);
+	}
+out:
+	free(pr.count);
+	free(pr.keys);
+	return ret;
+}
+
+int minimize_process(minimize_strategy_fn run, void *ctx,
+		     struct run_result *best, struct minimize_stats *st)
+{
+	int proc = failing_process(best);
+
+	if (proc >= 0)
+		return process_only(run, ctx, best, st, proc);
+	/* not named (a run without symbols): each child process in turn,
+	 * the first few */
+	int tried[4], ntried = 0;
+
+	for (int i = 0; i < best->nthreads && ntried < 4; i++) {
+		int p = best->threads[i].proc;
+		bool seen = p <= 0;
+
+		for (int k = 0; k < ntried; k++)
+			seen |= tried[k] == p;
+		if (seen)
+			continue;
+		tried[ntried++] = p;
+		int e = process_only(run, ctx, best, st, p);
+
+		if (e >= 0)
+			return e;
+	}
 	return -1;
 }

@@ -59,6 +59,16 @@ int minimize_search(minimize_strategy_fn run, void *ctx,
  */
 int minimize_reorder(minimize_strategy_fn run, void *ctx,
 		     struct run_result *best, struct minimize_stats *st);
+/*
+ * A failure inside one process of a tree (a test runner's worker): one run
+ * with only the decisions that switched between that process's threads,
+ * keyed by the preempted thread's own position (so the other processes'
+ * default schedules do not shift them), every other choice the default.
+ * On success (the same failure, fewer preemptions) *best is replaced and
+ * its preemptions returned, else -1.
+ */
+int minimize_process(minimize_strategy_fn run, void *ctx,
+		     struct run_result *best, struct minimize_stats *st);
 /* Non-default decisions of a run (index != 0). */
 size_t minimize_count_decisions(const struct run_result *r);
 

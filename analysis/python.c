@@ -47,64 +47,82 @@
 #define PY_MAX_THREADS 4096
 
 /*
- * CPython 3.11 x86-64 layout (Include/internal/pycore_*.h; printed with
- * offsetof() against python3.11-dev's headers, see docs/python.md).
+ * Layouts (x86-64).  3.11: printed with offsetof() against python3.11-dev's
+ * headers (Include/internal/pycore_*.h), see docs/python.md; 3.12 the same
+ * way against the headers pyenv installs with its 3.12 (include/python3.12);
+ * 3.13 and later are read from the interpreter (debug_offsets_layout).
  */
+static const struct python_layout layout_311 = {
+	.minor = 11,
+	.rt_interp_head = 40, .rt_interp_main = 48,
+	.rt_signals_pending = 352, .rt_gil = 360,
+	.is_threads_head = 16, .is_eval_breaker = 100,
+	.is_initial_thread = 107392,
+	.ts_next = 8, .ts_interp = 16, .ts_native_tid = 160,
+	.ts_frame = 56, .cframe = true, .cf_current_frame = 8,
+	.fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_owner = 69,
+	.fr_localsplus = 72,
+	.co_firstlineno = 72, .co_filename = 112, .co_name = 120,
+	.co_linetable = 136, .co_firsttraceable = 168, .co_code = 184,
+	.str_ascii_data = 48, .str_compact_data = 72,
+	.tp_flags = 168, .tp_basicsize = 32, .ht_cached_keys = 872,
+	.dict_keys = 32, .dict_values = 40,
+};
+
+static const struct python_layout layout_312 = {
+	.minor = 12,
+	.rt_interp_head = 40, .rt_interp_main = 48,
+	.is_gil_ptr = 384,
+	.is_threads_head = 72, .is_eval_breaker = 368,
+	/* ceval.pending.async_exc: the handler looks at the thread's
+	 * tstate->async_exc instead, and every recomputation of the breaker
+	 * (at the end of each _Py_HandlePending) ORs it in */
+	.is_keep_breaker = 420,
+	.is_initial_thread = 383264,
+	.ts_next = 8, .ts_interp = 16, .ts_native_tid = 144,
+	.ts_frame = 56, .cframe = true, .cf_current_frame = 0,
+	.fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70,
+	.fr_localsplus = 72,
+	.co_firstlineno = 68, .co_filename = 112, .co_name = 120,
+	.co_linetable = 136, .co_firsttraceable = 176, .co_code = 192,
+	.str_ascii_data = 40, .str_compact_data = 56,
+	.tp_flags = 168, .tp_basicsize = 32, .ht_cached_keys = 880,
+	.dict_keys = 32, .dict_values = 40,
+};
+
+/* Layout-independent constants (3.11 to 3.13). */
 enum {
-	RT_INTERP_HEAD = 40,	/* _PyRuntimeState.interpreters.head */
-	RT_INTERP_MAIN = 48,
-	RT_SIGNALS_PENDING = 352, /* .ceval.signals_pending */
-	RT_GIL = 360,		/* .ceval.gil */
-	RT_GIL_END = 576,	/* .gilstate */
-	RT_TSTATE_CURRENT = 576, /* .gilstate.tstate_current */
-	RT_GIL_LOCKED = 376,
-	RT_GIL_COND = 392,	/* pthread_cond_t, 48 bytes */
-	RT_GIL_MUTEX = 440,
-	RT_GIL_SWITCH_COND = 480,
-	RT_GIL_SWITCH_MUTEX = 528,
-	IS_THREADS_HEAD = 16,	/* PyInterpreterState.threads.head */
-	IS_EVAL_BREAKER = 100,	/* .ceval.eval_breaker */
-	IS_INITIAL_THREAD = 107392, /* ._initial_thread: the main thread's */
-	TS_NEXT = 8,		/* PyThreadState.next */
-	TS_INTERP = 16,
-	TS_CFRAME = 56,
-	TS_NATIVE_TID = 160,
-	TS_SIZE = 168,		/* what we read of it */
-	CF_CURRENT_FRAME = 8,	/* _PyCFrame.current_frame */
-	FR_CODE = 32,		/* _PyInterpreterFrame.f_code */
-	FR_PREVIOUS = 48,
-	FR_PREV_INSTR = 56,
-	FR_OWNER = 69,
-	FR_LOCALSPLUS = 72,
+	GIL_LAST_HOLDER = 8,	/* struct _gil_runtime_state */
+	GIL_LOCKED = 16,
+	GIL_COND = 32,		/* pthread_cond_t, 48 bytes */
+	GIL_MUTEX = 80,
+	GIL_SWITCH_COND = 120,
+	GIL_SWITCH_MUTEX = 168,
+	GIL_END = 208,
 	FR_OWNED_BY_GENERATOR = 1,
+	FR_OWNED_BY_CSTACK = 3,	/* 3.12+: an entry frame, no Python code */
 	OB_TYPE = 8,
-	CO_FIRSTLINENO = 72,	/* PyCodeObject */
-	CO_FILENAME = 112,
-	CO_NAME = 120,
-	CO_LINETABLE = 136,
-	CO_FIRSTTRACEABLE = 168,
-	CO_CODE = 184,		/* co_code_adaptive */
-	CO_SIZE = 192,
 	STR_LENGTH = 16,	/* PyASCIIObject */
 	STR_STATE = 32,
-	STR_ASCII_DATA = 48,
-	STR_COMPACT_DATA = 72,	/* PyCompactUnicodeObject */
 	BYTES_SIZE = 16,	/* PyVarObject.ob_size */
 	BYTES_DATA = 32,
-	TP_FLAGS = 168,
-	HT_CACHED_KEYS = 872,
-	DICT_KEYS = 32,
-	DICT_VALUES = 40,
 	DK_LOG2_INDEX_BYTES = 9,
 	DK_KIND = 10,
 	DK_NENTRIES = 24,
 	DK_INDICES = 32,
+	TPFLAGS_INLINE_VALUES = 1 << 2, /* 3.13+ */
 	TPFLAGS_MANAGED_DICT = 1 << 4,
+	/* 3.13+: a bit of tstate->eval_breaker that only free-threaded
+	 * builds act on (_PY_EVAL_EXPLICIT_MERGE_BIT): set, it makes every
+	 * check call _Py_HandlePending without asking anything of it */
+	EB_PTLOOM_BIT = 1 << 6,
 };
 
 struct py_thread {
 	uint64_t tstate;
 	int tid;
+	bool eb_set;		/* 3.13+: EB_PTLOOM_BIT set in its tstate */
+	uint64_t eb_tstate;	/* ... in this one */
 	char name[32];
 };
 
@@ -120,6 +138,9 @@ struct pypol {
 	bool located;		/* pi is relocated (or needs no base) */
 	bool checked, bad;
 	uint64_t interp;
+	uint64_t gil;		/* struct _gil_runtime_state */
+	bool kept;		/* 3.12: is_keep_breaker set */
+	int parked;		/* discovery: choices a thread was parked */
 	int checks_thread;
 	uint64_t checks;
 	struct py_thread *th;
@@ -295,7 +316,7 @@ static bool is_signals_load(const struct insn_info *in, int k, uint64_t at,
 /* Within the next three instructions, with no branch before it, a load
  * of signals_pending from a register (the one the GOT load set). */
 static bool based_load_follows(const uint8_t *code, size_t len, uint64_t lo,
-			       size_t off)
+			       size_t off, uint64_t signals_off)
 {
 	struct insn_info in;
 
@@ -304,14 +325,14 @@ static bool based_load_follows(const uint8_t *code, size_t len, uint64_t lo,
 		    !in.len || in.is_jump || in.is_call || in.is_ret)
 			return false;
 		for (int k = 0; k < in.nmem; k++)
-			if (is_signals_load(&in, k, RT_SIGNALS_PENDING, true))
+			if (is_signals_load(&in, k, signals_off, true))
 				return true;
 	}
 	return false;
 }
 
 static uint64_t find_check(const uint8_t *code, size_t len, uint64_t lo,
-			   uint64_t signals, uint64_t got)
+			   uint64_t signals, uint64_t signals_off, uint64_t got)
 {
 	uint64_t found = 0;
 	int loads = 0, jumps = 0;
@@ -333,7 +354,8 @@ static uint64_t find_check(const uint8_t *code, size_t len, uint64_t lo,
 				   m->base == DISASM_REG_NONE &&
 				   m->index == DISASM_REG_NONE &&
 				   (uint64_t)m->disp == got && m->size == 8 &&
-				   based_load_follows(code, len, lo, off + in.len)) {
+				   based_load_follows(code, len, lo, off + in.len,
+						      signals_off)) {
 				loads++;
 				found = in.addr;
 			}
@@ -495,6 +517,134 @@ static int find_libpython(const char *exe, char *out, size_t len)
 	return r;
 }
 
+/*
+ * 3.13's _Py_DebugOffsets (Include/internal/pycore_runtime.h), as 64-bit
+ * words: the first member of _PyRuntime, initialised statically, so it is
+ * in the ELF file's data.  py-spy and austin read the same struct from the
+ * live process.
+ */
+enum {
+	DO_VERSION = 1, DO_FREE_THREADED = 2,
+	DO_RT_INTERPRETERS_HEAD = 5,
+	DO_IS_SIZE = 6, DO_IS_THREADS_HEAD = 9, DO_IS_CEVAL_GIL = 14,
+	DO_IS_GIL_LOCKED = 17, DO_IS_GIL_HOLDER = 18,
+	DO_TS_SIZE = 19, DO_TS_NEXT = 21, DO_TS_INTERP = 22,
+	DO_TS_CURRENT_FRAME = 23, DO_TS_NATIVE_THREAD_ID = 25,
+	DO_FR_SIZE = 28, DO_FR_PREVIOUS = 29, DO_FR_EXECUTABLE = 30,
+	DO_FR_INSTR_PTR = 31, DO_FR_LOCALSPLUS = 32, DO_FR_OWNER = 33,
+	DO_CO_SIZE = 34, DO_CO_FILENAME = 35, DO_CO_NAME = 36,
+	DO_CO_LINETABLE = 38, DO_CO_FIRSTLINENO = 39, DO_CO_CODE_ADAPTIVE = 43,
+	DO_OB_SIZE = 44, DO_OB_TYPE = 45,
+	DO_TP_FLAGS = 49,
+	DO_DICT_MA_KEYS = 57, DO_DICT_MA_VALUES = 58,
+	DO_BYTES_OB_SIZE = 65, DO_BYTES_OB_SVAL = 66,
+	DO_STR_STATE = 68, DO_STR_LENGTH = 69, DO_STR_ASCII_SIZE = 70,
+	DO_WORDS = 73,
+};
+
+/* The layout from the interpreter's debug offsets; false with why. */
+static bool debug_offsets_layout(const char *file, uint64_t runtime,
+				 struct python_layout *L, bool *free_threaded,
+				 char *why, size_t wlen)
+{
+	uint64_t d[DO_WORDS];
+
+	if (elf_read_at(file, runtime, d, sizeof(d)) ||
+	    memcmp(d, "xdebugpy", 8)) {
+		snprintf(why, wlen, "%s: _PyRuntime.debug_offsets is not "
+			 "readable", file);
+		return false;
+	}
+	*free_threaded = d[DO_FREE_THREADED] != 0;
+	/* positions late in the struct: a format that moved a member
+	 * fails these */
+	if (d[DO_OB_SIZE] != 16 || d[DO_OB_TYPE] != 8 ||
+	    d[DO_BYTES_OB_SIZE] != BYTES_SIZE ||
+	    d[DO_BYTES_OB_SVAL] != BYTES_DATA ||
+	    d[DO_STR_LENGTH] != STR_LENGTH || d[DO_STR_STATE] != STR_STATE ||
+	    d[DO_TS_SIZE] > 65536 || d[DO_FR_SIZE] > 4096 ||
+	    d[DO_CO_SIZE] > 4096 || d[DO_IS_SIZE] > (1u << 24)) {
+		snprintf(why, wlen, "%s: _PyRuntime.debug_offsets has a "
+			 "format this ptloom does not read (it reads "
+			 "3.13's)", file);
+		return false;
+	}
+	uint64_t ts_max = d[DO_TS_SIZE], fr_max = d[DO_FR_SIZE];
+	const int in_ts[] = { DO_TS_NEXT, DO_TS_INTERP, DO_TS_CURRENT_FRAME,
+			      DO_TS_NATIVE_THREAD_ID };
+	const int in_fr[] = { DO_FR_PREVIOUS, DO_FR_EXECUTABLE,
+			      DO_FR_INSTR_PTR, DO_FR_LOCALSPLUS, DO_FR_OWNER };
+
+	for (size_t i = 0; i < sizeof(in_ts) / sizeof(in_ts[0]); i++)
+		if (d[in_ts[i]] + 8 > ts_max)
+			return snprintf(why, wlen, "%s: implausible debug "
+					"offsets", file), false;
+	for (size_t i = 0; i < sizeof(in_fr) / sizeof(in_fr[0]); i++)
+		if (d[in_fr[i]] > fr_max)
+			return snprintf(why, wlen, "%s: implausible debug "
+					"offsets", file), false;
+	if (d[DO_CO_CODE_ADAPTIVE] < 16 ||
+	    d[DO_CO_CODE_ADAPTIVE] > d[DO_CO_SIZE])
+		return snprintf(why, wlen, "%s: implausible debug offsets",
+				file), false;
+	*L = (struct python_layout){
+		.minor = (unsigned)(d[DO_VERSION] >> 16 & 0xff),
+		.rt_interp_head = (uint32_t)d[DO_RT_INTERPRETERS_HEAD],
+		/* struct pyinterpreters: head, then main */
+		.rt_interp_main = (uint32_t)d[DO_RT_INTERPRETERS_HEAD] + 8,
+		.is_gil_ptr = (uint32_t)d[DO_IS_CEVAL_GIL],
+		.is_threads_head = (uint32_t)d[DO_IS_THREADS_HEAD],
+		.ts_next = (uint32_t)d[DO_TS_NEXT],
+		.ts_interp = (uint32_t)d[DO_TS_INTERP],
+		.ts_native_tid = (uint32_t)d[DO_TS_NATIVE_THREAD_ID],
+		.ts_frame = (uint32_t)d[DO_TS_CURRENT_FRAME],
+		/* PyThreadState: prev, next, interp, eval_breaker */
+		.ts_eval_breaker = (uint32_t)d[DO_TS_INTERP] + 8,
+		.fr_code = (uint32_t)d[DO_FR_EXECUTABLE],
+		.fr_previous = (uint32_t)d[DO_FR_PREVIOUS],
+		.fr_instr = (uint32_t)d[DO_FR_INSTR_PTR],
+		.fr_owner = (uint32_t)d[DO_FR_OWNER],
+		.fr_localsplus = (uint32_t)d[DO_FR_LOCALSPLUS],
+		.co_firstlineno = (uint32_t)d[DO_CO_FIRSTLINENO],
+		.co_filename = (uint32_t)d[DO_CO_FILENAME],
+		.co_name = (uint32_t)d[DO_CO_NAME],
+		.co_linetable = (uint32_t)d[DO_CO_LINETABLE],
+		/* PyCodeObject: ..., int _co_firsttraceable; void *co_extra;
+		 * char co_code_adaptive[] (checked against each code
+		 * object's size when read) */
+		.co_firsttraceable = (uint32_t)d[DO_CO_CODE_ADAPTIVE] - 16,
+		.co_code = (uint32_t)d[DO_CO_CODE_ADAPTIVE],
+		.str_ascii_data = (uint32_t)d[DO_STR_ASCII_SIZE],
+		/* PyCompactUnicodeObject: + utf8_length, utf8 */
+		.str_compact_data = (uint32_t)d[DO_STR_ASCII_SIZE] + 16,
+		.tp_flags = (uint32_t)d[DO_TP_FLAGS],
+		.tp_basicsize = 32,
+		.ht_cached_keys = 880,
+		.dict_keys = (uint32_t)d[DO_DICT_MA_KEYS],
+		.dict_values = (uint32_t)d[DO_DICT_MA_VALUES],
+	};
+	return true;
+}
+
+static bool is_pie(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool pie = false;
+	GElf_Ehdr eh;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+
+	if (e && gelf_getehdr(e, &eh))
+		pie = eh.e_type == ET_DYN;
+	if (e)
+		elf_end(e);
+	close(fd);
+	return pie;
+}
+
 int python_detect(const char *path, struct python_info *pi)
 {
 	char interp[4096];
@@ -502,7 +652,9 @@ int python_detect(const char *path, struct python_info *pi)
 		{ "_PyRuntime", 0, 0 },	   { "_PyEval_EvalFrameDefault", 0, 0 },
 		{ "PyCode_Type", 0, 0 },   { "PyUnicode_Type", 0, 0 },
 		{ "Py_Version", 0, 0 },	   { "Py_GetVersion", 0, 0 },
+		{ "_Py_HandlePending", 0, 0 },
 	};
+	const int nsyms = (int)(sizeof(syms) / sizeof(syms[0]));
 	uint8_t *code = NULL;
 	int r;
 
@@ -510,7 +662,7 @@ int python_detect(const char *path, struct python_info *pi)
 	if (shebang(path, interp, sizeof(interp)))
 		path = interp;
 	snprintf(pi->path, sizeof(pi->path), "%s", path);
-	r = elf_scan(path, syms, 6, 0, 0, NULL, NULL, NULL);
+	r = elf_scan(path, syms, nsyms, 0, 0, NULL, NULL, NULL);
 	if (r == -ENOEXEC)
 		return 0; /* a shell script, not an interpreter */
 	if (r)
@@ -526,9 +678,9 @@ int python_detect(const char *path, struct python_info *pi)
 	bool shared = lib != -ENOENT;
 
 	if (lib == 0) {
-		for (int i = 0; i < 6; i++)
+		for (int i = 0; i < nsyms; i++)
 			syms[i].value = syms[i].size = 0;
-		r = elf_scan(pi->object, syms, 6, 0, 0, NULL, NULL, NULL);
+		r = elf_scan(pi->object, syms, nsyms, 0, 0, NULL, NULL, NULL);
 		if (r || !syms[0].value)
 			pi->object[0] = 0;
 		else
@@ -546,14 +698,15 @@ int python_detect(const char *path, struct python_info *pi)
 			pi->is_python = true;
 			snprintf(pi->why, sizeof(pi->why),
 				 "%s: PyPy is not supported (Python-level "
-				 "scheduling needs CPython 3.11)",
+				 "scheduling needs CPython 3.11 to 3.13)",
 				 path);
 		} else if (!strncmp(base, "python", 6)) {
 			pi->is_python = true;
 			snprintf(pi->why, sizeof(pi->why),
 				 "%s has no _PyRuntime symbol (not CPython, "
 				 "or its dynamic symbols are stripped): "
-				 "Python-level scheduling needs CPython 3.11",
+				 "Python-level scheduling needs CPython 3.11 "
+				 "to 3.13",
 				 path);
 		}
 		return 0;
@@ -569,23 +722,46 @@ int python_detect(const char *path, struct python_info *pi)
 			pi->version = (unsigned)v;
 	}
 	size_t bl = strlen(base);
+	unsigned major = pi->version >> 24, minor = pi->version >> 16 & 0xff;
+	bool free_threaded = !strncmp(base, "python", 6) && bl > 7 &&
+			     base[bl - 1] == 't' && base[bl - 2] >= '0' &&
+			     base[bl - 2] <= '9';
 
-	if (!strncmp(base, "python", 6) && bl > 7 && base[bl - 1] == 't' &&
-	    base[bl - 2] >= '0' &&
-	    base[bl - 2] <= '9') {
+	if (major == 3 && minor == 11) {
+		pi->L = layout_311;
+	} else if (major == 3 && minor == 12) {
+		pi->L = layout_312;
+	} else if (major == 3 && minor >= 13) {
+		bool ft = false;
+
+		if (!debug_offsets_layout(file, syms[0].value, &pi->L, &ft,
+					  pi->why, sizeof(pi->why)) &&
+		    !free_threaded)
+			return 0;
+		free_threaded |= ft;
+	}
+	if (free_threaded) {
 		/* python3.13t: PEP 703's build, no GIL to hand over */
 		snprintf(pi->why, sizeof(pi->why),
 			 "%s is a free-threaded CPython build (no GIL): "
 			 "Python-level scheduling needs the GIL (CPython "
-			 "3.11)",
+			 "3.11 to 3.13)",
 			 path);
 		return 0;
 	}
-	if ((pi->version >> 16) != 0x030b) {
+	if (!pi->version) {
+		/* Py_Version is 3.11's */
+		snprintf(pi->why, sizeof(pi->why),
+			 "%s: CPython before 3.11 (no Py_Version): "
+			 "Python-level scheduling supports 3.11 to 3.13",
+			 path);
+		return 0;
+	}
+	if (major != 3 || minor < 11 || minor > 13) {
 		snprintf(pi->why, sizeof(pi->why),
 			 "CPython %u.%u: Python-level scheduling supports "
-			 "3.11 (3.12 and 3.13 are planned)",
-			 pi->version >> 24, (pi->version >> 16) & 0xff);
+			 "3.11 to 3.13",
+			 major, minor);
 		return 0;
 	}
 	if (!syms[1].value || !syms[1].size || !pi->code_type ||
@@ -597,20 +773,32 @@ int python_detect(const char *path, struct python_info *pi)
 	}
 	r = elf_scan(file, syms, 0, syms[1].value, syms[1].size, &code,
 		     &pi->text_lo, &pi->text_hi);
-	if (!r && code)
+	if (minor == 11 && !r && code)
 		pi->check_pc = find_check(code, syms[1].size, syms[1].value,
-					  pi->runtime + RT_SIGNALS_PENDING,
+					  pi->runtime +
+						  pi->L.rt_signals_pending,
+					  pi->L.rt_signals_pending,
 					  pi->object[0]
 						  ? got_slot(file, "_PyRuntime")
 						  : 0);
+	else if (minor >= 12)
+		/* every check calls it (CHECK_EVAL_BREAKER) */
+		pi->check_pc = syms[6].value;
 	free(code);
 	if (!pi->check_pc) {
 		snprintf(pi->why, sizeof(pi->why),
-			 "the eval-breaker check of %s was not found "
-			 "(an unusual build)",
+			 minor == 11 ? "the eval-breaker check of %s was not "
+				       "found (an unusual build)"
+				     : "%s has no _Py_HandlePending symbol "
+				       "(its symbol table is stripped)",
 			 path);
 		return 0;
 	}
+	/* a position-independent executable with the interpreter linked in
+	 * (an embedding program, a static --enable-shared-less build with
+	 * PIE): its addresses are offsets too, from its own first mapping */
+	if (!pi->object[0] && is_pie(path) && !realpath(path, pi->object))
+		pi->object[0] = 0;
 	if (pi->object[0]) {
 		/* offsets from the first mapping (sched_policy.object) */
 		uint64_t first = 0;
@@ -693,7 +881,8 @@ static uint64_t rd64(struct session *s, uint64_t a)
 static int read_str(struct pypol *p, struct session *s, uint64_t o,
 		    char *buf, size_t len)
 {
-	uint8_t h[STR_COMPACT_DATA];
+	const struct python_layout *L = &p->pi.L;
+	uint8_t h[STR_STATE + 4];
 
 	buf[0] = 0;
 	if (rd(s, o, h, sizeof(h)))
@@ -713,7 +902,8 @@ static int read_str(struct pypol *p, struct session *s, uint64_t o,
 		return -EINVAL;
 	if (n >= len)
 		n = len - 1;
-	if (rd(s, o + (ascii ? STR_ASCII_DATA : STR_COMPACT_DATA), buf, n))
+	if (rd(s, o + (ascii ? L->str_ascii_data : L->str_compact_data), buf,
+	       n))
 		return -EFAULT;
 	buf[n] = 0;
 	for (size_t i = 0; i < n; i++)
@@ -772,25 +962,23 @@ int python_line_311(const uint8_t *tab, size_t len, int firstlineno,
 static uint64_t tstate_of(struct pypol *p, struct session *s, int thread,
 			  int tid)
 {
-	/* the main thread's is the interpreter's first; its native id may
-	 * be another process's (a run forked from a checkpoint) */
-	if (thread == 0)
-		return p->interp + IS_INITIAL_THREAD;
+	const struct python_layout *L = &p->pi.L;
+
+	/* the main thread's is the interpreter's first (3.13+: the list's
+	 * oldest); its native id may be another process's (a run forked
+	 * from a checkpoint) */
+	if (thread == 0 && L->is_initial_thread)
+		return p->interp + L->is_initial_thread;
 	if (thread < p->nth && p->th[thread].tid == tid && p->th[thread].tstate)
 		return p->th[thread].tstate;
-	uint64_t ts = rd64(s, p->interp + IS_THREADS_HEAD), found = 0;
+	uint64_t ts = rd64(s, p->interp + L->is_threads_head), found = 0;
 	int matches = 0;
 
 	for (int n = 0; ts && n < PY_MAX_THREADS; n++) {
-		uint8_t b[TS_SIZE];
+		uint64_t ntid = rd64(s, ts + L->ts_native_tid);
+		uint64_t next = rd64(s, ts + L->ts_next);
 
-		if (rd(s, ts, b, sizeof(b)))
-			break;
-		uint64_t ntid, next;
-
-		memcpy(&ntid, b + TS_NATIVE_TID, 8);
-		memcpy(&next, b + TS_NEXT, 8);
-		if ((int)ntid == tid) {
+		if (thread == 0 ? !next : (int)ntid == tid) {
 			found = ts;
 			matches++;
 		}
@@ -803,6 +991,15 @@ static uint64_t tstate_of(struct pypol *p, struct session *s, int thread,
 	return found;
 }
 
+/* The innermost frame of thread state ts. */
+static uint64_t current_frame(struct pypol *p, struct session *s, uint64_t ts)
+{
+	const struct python_layout *L = &p->pi.L;
+	uint64_t f = rd64(s, ts + L->ts_frame);
+
+	return L->cframe && f ? rd64(s, f + L->cf_current_frame) : f;
+}
+
 struct py_frame {
 	uint64_t addr, code, previous, self;
 	char file[160], func[96];
@@ -813,20 +1010,26 @@ struct py_frame {
 static bool read_frame(struct pypol *p, struct session *s, uint64_t f,
 		       struct py_frame *out, bool want_loc)
 {
-	uint8_t fr[FR_LOCALSPLUS + 8], co[CO_SIZE];
+	const struct python_layout *L = &p->pi.L;
+	uint8_t fr[256], co[512];
 	uint64_t code, prev_instr, previous;
+	size_t frlen = L->fr_localsplus + 8, colen = L->co_code;
 
 	memset(out, 0, sizeof(*out));
-	if (rd(s, f, fr, sizeof(fr)))
+	if (frlen > sizeof(fr) || colen > sizeof(co) ||
+	    L->fr_owner >= frlen || rd(s, f, fr, frlen))
 		return false;
-	memcpy(&code, fr + FR_CODE, 8);
-	memcpy(&previous, fr + FR_PREVIOUS, 8);
-	memcpy(&prev_instr, fr + FR_PREV_INSTR, 8);
-	memcpy(&out->self, fr + FR_LOCALSPLUS, 8);
+	memcpy(&code, fr + L->fr_code, 8);
+	memcpy(&previous, fr + L->fr_previous, 8);
+	memcpy(&prev_instr, fr + L->fr_instr, 8);
+	memcpy(&out->self, fr + L->fr_localsplus, 8);
 	out->addr = f;
 	out->code = code;
 	out->previous = previous;
-	if (rd(s, code, co, sizeof(co)))
+	/* 3.12+: the C stack's entry frame runs no Python code */
+	if (L->minor >= 12 && fr[L->fr_owner] == FR_OWNED_BY_CSTACK)
+		return false;
+	if (rd(s, code, co, colen))
 		return false;
 	uint64_t type, fn, nm, lt;
 	int32_t first, traceable;
@@ -834,19 +1037,19 @@ static bool read_frame(struct pypol *p, struct session *s, uint64_t f,
 	memcpy(&type, co + OB_TYPE, 8);
 	if (type != p->pi.code_type)
 		return false;
-	memcpy(&traceable, co + CO_FIRSTTRACEABLE, 4);
-	int64_t idx = ((int64_t)prev_instr - (int64_t)(code + CO_CODE)) / 2;
+	memcpy(&traceable, co + L->co_firsttraceable, 4);
+	int64_t idx = ((int64_t)prev_instr - (int64_t)(code + L->co_code)) / 2;
 
 	/* _PyFrame_IsIncomplete(): still in its prologue */
-	if (fr[FR_OWNER] != FR_OWNED_BY_GENERATOR && idx < traceable)
+	if (fr[L->fr_owner] != FR_OWNED_BY_GENERATOR && idx < traceable)
 		return false;
-	memcpy(&fn, co + CO_FILENAME, 8);
-	memcpy(&nm, co + CO_NAME, 8);
+	memcpy(&fn, co + L->co_filename, 8);
+	memcpy(&nm, co + L->co_name, 8);
 	read_str(p, s, nm, out->func, sizeof(out->func));
 	if (!want_loc)
 		return true;
-	memcpy(&lt, co + CO_LINETABLE, 8);
-	memcpy(&first, co + CO_FIRSTLINENO, 4);
+	memcpy(&lt, co + L->co_linetable, 8);
+	memcpy(&first, co + L->co_firstlineno, 4);
 	read_str(p, s, fn, out->file, sizeof(out->file));
 	out->line = -1;
 	uint64_t n = rd64(s, lt + BYTES_SIZE);
@@ -912,43 +1115,84 @@ static uint64_t keys_lookup(struct pypol *p, struct session *s,
 	return 0;
 }
 
-/* threading.Thread's _name of obj (a managed-dict instance in 3.11). */
+/*
+ * threading.Thread's _name of obj, a "managed dict" instance: its
+ * attributes are values split from the keys its type caches, or a dict.
+ * 3.11: the values' and the dict's pointers before the object (-4, -3
+ * words); 3.12: one word at -3, the values' pointer minus 1 (bit 0 set);
+ * 3.13+: the values inline after the object (tp_basicsize; a 'valid'
+ * byte, the array at +8), else the dict at -3.  A dict's ma_values points
+ * at the array (3.11, 3.12) or at the values' header (3.13+).
+ */
 static void thread_obj_name(struct pypol *p, struct session *s, uint64_t obj,
 			    char *buf, size_t len)
 {
-	uint64_t type = rd64(s, obj + OB_TYPE), slot = 0;
+	const struct python_layout *L = &p->pi.L;
+	uint64_t type = rd64(s, obj + OB_TYPE), slot = 0, flags;
+	uint64_t values = 0, dict = 0, keys;
+	uint64_t array = L->minor >= 13 ? 8 : 0;
 
 	buf[0] = 0;
-	if (!type || !(rd64(s, type + TP_FLAGS) & TPFLAGS_MANAGED_DICT))
+	if (!type)
 		return;
-	uint64_t values = rd64(s, obj - 32), dict = rd64(s, obj - 24);
+	flags = rd64(s, type + L->tp_flags);
+	if (!(flags & TPFLAGS_MANAGED_DICT))
+		return;
+	keys = rd64(s, type + L->ht_cached_keys);
+	if (L->minor == 11) {
+		values = rd64(s, obj - 32);
+		dict = rd64(s, obj - 24);
+	} else if (L->minor == 12) {
+		uint64_t dv = rd64(s, obj - 24);
 
+		if (dv & 1)
+			values = dv + 1; /* stored as values - 1 */
+		else
+			dict = dv;
+	} else {
+		uint8_t valid = 0;
+		uint64_t v = obj + rd64(s, type + L->tp_basicsize);
+
+		if ((flags & TPFLAGS_INLINE_VALUES) && !rd(s, v + 3, &valid, 1) &&
+		    valid)
+			values = v + array;
+		else
+			dict = rd64(s, obj - 24);
+	}
 	if (values)
-		slot = keys_lookup(p, s, rd64(s, type + HT_CACHED_KEYS),
-				   values, "_name");
-	else if (dict)
-		slot = keys_lookup(p, s, rd64(s, dict + DICT_KEYS),
-				   rd64(s, dict + DICT_VALUES), "_name");
+		slot = keys_lookup(p, s, keys, values, "_name");
+	else if (dict) {
+		uint64_t dvals = rd64(s, dict + L->dict_values);
+
+		slot = keys_lookup(p, s, rd64(s, dict + L->dict_keys),
+				   dvals ? dvals + array : 0, "_name");
+	}
 	if (slot)
 		read_str(p, s, rd64(s, slot), buf, len);
 }
 
 static bool validate(struct pypol *p, struct session *s)
 {
+	const struct python_layout *L = &p->pi.L;
 	uint64_t rt = p->pi.runtime;
-	uint64_t interp = rd64(s, rt + RT_INTERP_HEAD);
+	uint64_t interp = rd64(s, rt + L->rt_interp_head), gil;
 	uint32_t locked = 2;
 
-	if (!interp || rd64(s, rt + RT_INTERP_MAIN) != interp)
+	if (!interp || rd64(s, rt + L->rt_interp_main) != interp)
 		return false;
-	uint64_t ts = rd64(s, interp + IS_THREADS_HEAD);
+	uint64_t ts = rd64(s, interp + L->is_threads_head);
 
-	if (!ts || rd64(s, ts + TS_INTERP) != interp ||
-	    rd64(s, interp + IS_INITIAL_THREAD + TS_INTERP) != interp)
+	if (!ts || rd64(s, ts + L->ts_interp) != interp ||
+	    (L->is_initial_thread &&
+	     rd64(s, interp + L->is_initial_thread + L->ts_interp) != interp))
 		return false;
-	if (rd(s, rt + RT_GIL_LOCKED, &locked, 4) || locked > 1)
+	/* 3.12+: the interpreter's GIL (its own, or the main one's) */
+	gil = L->is_gil_ptr ? rd64(s, interp + L->is_gil_ptr)
+			    : rt + L->rt_gil;
+	if (!gil || rd(s, gil + GIL_LOCKED, &locked, 4) || locked > 1)
 		return false;
 	p->interp = interp;
+	p->gil = gil;
 	return true;
 }
 
@@ -1010,6 +1254,9 @@ static void pol_begin(void *ctx)
 	p->checked = p->bad = false;
 	p->located = false;
 	p->interp = 0;
+	p->gil = 0;
+	p->kept = false;
+	p->parked = 0;
 	p->checks_thread = -1;
 	p->checks = 0;
 	free(p->th);
@@ -1029,23 +1276,35 @@ static void pol_begin(void *ctx)
 static void pol_forked(void *ctx, struct session *s, int old_tid)
 {
 	struct pypol *p = ctx;
+	const struct python_layout *L = &p->pi.L;
 	struct session_thread st;
 	uint64_t rt = p->pi.runtime, interp, ts, ntid;
 
 	if (session_thread_info(s, 0, &st) || !locate(p, s))
 		return;
 	rt = p->pi.runtime;
-	interp = rd64(s, rt + RT_INTERP_MAIN);
-	if (!interp || rd64(s, rt + RT_INTERP_HEAD) != interp)
+	interp = rd64(s, rt + L->rt_interp_main);
+	if (!interp || rd64(s, rt + L->rt_interp_head) != interp)
 		return;
-	ts = interp + IS_INITIAL_THREAD;
-	if (rd64(s, ts + TS_INTERP) != interp)
+	if (L->is_initial_thread) {
+		ts = interp + L->is_initial_thread;
+	} else {
+		/* the oldest thread state: the list's last */
+		uint64_t next = rd64(s, interp + L->is_threads_head);
+
+		ts = 0;
+		for (int n = 0; next && n < PY_MAX_THREADS; n++) {
+			ts = next;
+			next = rd64(s, ts + L->ts_next);
+		}
+	}
+	if (!ts || rd64(s, ts + L->ts_interp) != interp)
 		return;
-	ntid = rd64(s, ts + TS_NATIVE_TID);
+	ntid = rd64(s, ts + L->ts_native_tid);
 	if ((int)ntid != old_tid)
 		return;
 	ntid = (uint64_t)st.tid;
-	session_poke(s, ts + TS_NATIVE_TID, &ntid, 8);
+	session_poke(s, ts + L->ts_native_tid, &ntid, 8);
 }
 
 /* Could another thread want the GIL: one that can run, or a timed
@@ -1069,24 +1328,15 @@ static bool contended(struct session *s, int thread)
  * for the run. */
 static bool in_library(struct pypol *p, struct session *s, int thread)
 {
+	const struct python_layout *L = &p->pi.L;
 	struct session_thread st;
 
 	if (session_thread_info(s, thread, &st) || st.proc != 0)
 		return false;
-	/* the thread at a check holds the GIL: it is the current one */
-	uint64_t ts = rd64(s, p->pi.runtime + RT_TSTATE_CURRENT), cf, ntid;
-	/* its frame pointer and native id in one read */
-	uint8_t tsb[TS_NATIVE_TID + 8 - TS_CFRAME];
-
-	if (!ts || rd(s, ts + TS_CFRAME, tsb, sizeof(tsb)))
-		return false;
-	memcpy(&cf, tsb, 8);
-	memcpy(&ntid, tsb + TS_NATIVE_TID - TS_CFRAME, 8);
-	if (thread == 0 ? ts != p->interp + IS_INITIAL_THREAD
-			: (int)ntid != st.tid)
-		return false;
-	uint64_t f = rd64(s, cf + CF_CURRENT_FRAME);
-	uint64_t code = f ? rd64(s, f + FR_CODE) : 0;
+	ensure_threads(p, s);
+	uint64_t ts = tstate_of(p, s, thread, st.tid);
+	uint64_t f = ts ? current_frame(p, s, ts) : 0;
+	uint64_t code = f ? rd64(s, f + L->fr_code) : 0;
 	char file[160];
 
 	if (!code)
@@ -1100,7 +1350,7 @@ static bool in_library(struct pypol *p, struct session *s, int thread)
 			break;
 	}
 	if (rd64(s, code + OB_TYPE) != p->pi.code_type ||
-	    read_str(p, s, rd64(s, code + CO_FILENAME), file, sizeof(file)))
+	    read_str(p, s, rd64(s, code + L->co_filename), file, sizeof(file)))
 		return false;
 	bool lib = is_stdlib(file);
 
@@ -1128,20 +1378,73 @@ static bool pol_want_point(void *ctx, struct session *s, int thread)
 	return true;
 }
 
+/* 3.13+: EB_PTLOOM_BIT of the thread state ts's eval breaker on or off;
+ * true if it was changed. */
+static bool eb_bit(struct pypol *p, struct session *s, uint64_t ts, bool on)
+{
+	uint64_t a = ts + p->pi.L.ts_eval_breaker, v;
+
+	if (!ts || rd(s, a, &v, 8) || !!(v & EB_PTLOOM_BIT) == on)
+		return false;
+	v = on ? v | EB_PTLOOM_BIT : v & ~(uint64_t)EB_PTLOOM_BIT;
+	return session_poke(s, a, &v, 8) == 0;
+}
+
 static void pol_resume(void *ctx, struct session *s, int thread)
 {
 	struct pypol *p = ctx;
+	const struct python_layout *L = &p->pi.L;
 	uint32_t one = 1;
 
+	if (!ready(p, s))
+		return;
+	bool want = contended(s, thread);
+
 	/* keep the breaker set while the GIL may be wanted, so every check
-	 * reaches the handler's breakpoint (take_gil() recomputes it) */
-	if (ready(p, s) && contended(s, thread))
-		session_poke(s, p->interp + IS_EVAL_BREAKER, &one, 4);
+	 * reaches the handler's breakpoint (3.11, 3.12: the interpreter's,
+	 * which take_gil() and the handler recompute) */
+	if (L->is_eval_breaker) {
+		if (want)
+			session_poke(s, p->interp + L->is_eval_breaker, &one,
+				     4);
+		/* 3.12 recomputes it after every check: a flag keeps it */
+		if (L->is_keep_breaker && (want || p->kept)) {
+			uint32_t v = want;
+
+			if (session_poke(s, p->interp + L->is_keep_breaker, &v,
+					 4) == 0)
+				p->kept = want;
+		}
+		return;
+	}
+	/* 3.13+: each thread has its own; a bit nothing in the interpreter
+	 * clears, set in the thread about to run and in the GIL's holder
+	 * while the GIL may be wanted, cleared otherwise */
+	struct session_thread st;
+
+	ensure_threads(p, s);
+	if (thread >= p->nth || session_thread_info(s, thread, &st) ||
+	    st.proc != 0)
+		return;
+	struct py_thread *t = &p->th[thread];
+	uint64_t ts = tstate_of(p, s, thread, st.tid);
+
+	if (ts && (t->eb_tstate != ts || t->eb_set != want)) {
+		eb_bit(p, s, ts, want);
+		t->eb_tstate = ts;
+		t->eb_set = want;
+	}
+	uint32_t locked = 0;
+	uint64_t holder = rd64(s, p->gil + GIL_LAST_HOLDER);
+
+	if (holder && holder != ts && !rd(s, p->gil + GIL_LOCKED, &locked, 4) &&
+	    locked)
+		eb_bit(p, s, holder, want);
 }
 
 static bool gil_wait(const struct pypol *p, const struct alt *a)
 {
-	uint64_t c = p->pi.runtime + RT_GIL_COND;
+	uint64_t c = p->gil + GIL_COND;
 
 	return a->timeout && a->obj >= c && a->obj < c + 48;
 }
@@ -1153,6 +1456,46 @@ static void keep_only(struct choice *c, int i)
 	c->nalts = 1;
 }
 
+/* Thread stopped at a C-level point in code outside the interpreter (a
+ * C extension's racy instruction race discovery made a point). */
+static bool at_extension_point(struct pypol *p, struct session *s, int thread)
+{
+	struct session_thread st;
+
+	return !session_thread_info(s, thread, &st) &&
+	       (st.kind == OP_ATOMIC || st.kind == OP_ACCESS) &&
+	       (st.pc < p->pi.text_lo || st.pc >= p->pi.text_hi);
+}
+
+/*
+ * A race-discovery run samples every C-level interleaving (no pruning),
+ * and looks for two threads in a C extension's code without the GIL at
+ * the same time: a thread at one of its points waits while another can
+ * run (at most PY_INTERVAL choices in a row), so the next one that
+ * releases the GIL gets there too.  Under the GIL, everything else runs
+ * one thread at a time whatever the schedule.
+ */
+static void park_extension_threads(struct pypol *p, struct session *s,
+				   struct choice *c)
+{
+	bool others = false;
+	int k = 0;
+
+	for (int i = 0; i < c->nalts && !others; i++)
+		others = !c->alts[i].timeout &&
+			 !at_extension_point(p, s, c->alts[i].thread);
+	if (!others || p->parked >= PY_INTERVAL) {
+		p->parked = 0;
+		return;
+	}
+	for (int i = 0; i < c->nalts; i++)
+		if (c->alts[i].timeout ||
+		    !at_extension_point(p, s, c->alts[i].thread))
+			c->alts[k++] = c->alts[i];
+	p->parked += k < c->nalts;
+	c->nalts = k;
+}
+
 static void pol_shape(void *ctx, struct session *s, struct choice *c)
 {
 	struct pypol *p = ctx;
@@ -1160,15 +1503,22 @@ static void pol_shape(void *ctx, struct session *s, struct choice *c)
 
 	if (!ready(p, s) || c->kind != DEC_RUN)
 		return;
+	if (session_observing(s)) {
+		park_extension_threads(p, s, c);
+		return;
+	}
 	for (int i = 0; i < c->nalts && h < 0; i++)
 		if (!c->alts[i].timeout && c->alts[i].kind == OP_PYCHECK)
 			h = i;
 	if (h >= 0) {
 		/* the GIL holder at a check: who can run without the GIL
-		 * goes first, for free, until it waits for the GIL */
+		 * goes first, for free, until it waits for the GIL (not a
+		 * thread preempted at a C extension's point: running it
+		 * is a choice) */
 		for (int i = 0; i < c->nalts; i++)
 			if (!c->alts[i].timeout && i != h &&
-			    (other < 0 || c->alts[i].thread == c->current))
+			    (other < 0 || c->alts[i].thread == c->current) &&
+			    !at_extension_point(p, s, c->alts[i].thread))
 				other = i;
 		if (other >= 0) {
 			keep_only(c, other);
@@ -1200,8 +1550,10 @@ static void pol_shape(void *ctx, struct session *s, struct choice *c)
 		return;
 	struct session_thread cur;
 
-	if (p->c_points && !session_thread_info(s, c->current, &cur) &&
-	    (cur.kind == OP_CALL || cur.kind == OP_ATOMIC ||
+	/* the racy instructions race discovery found in a C extension are
+	 * points by default; with --points, the C-level calls too */
+	if (!session_thread_info(s, c->current, &cur) &&
+	    ((p->c_points && cur.kind == OP_CALL) || cur.kind == OP_ATOMIC ||
 	     cur.kind == OP_ACCESS || cur.kind == OP_SPIN) &&
 	    (cur.pc < p->pi.text_lo || cur.pc >= p->pi.text_hi))
 		return;
@@ -1229,7 +1581,7 @@ static void describe(struct pypol *p, struct session *s, int thread,
 
 	if (!ts)
 		return;
-	uint64_t f = rd64(s, rd64(s, ts + TS_CFRAME) + CF_CURRENT_FRAME);
+	uint64_t f = current_frame(p, s, ts);
 	struct py_frame fr, inner = { 0 }, user = { 0 };
 	bool have_inner = false, have_user = false;
 	bool need_name = thread < p->nth && !p->th[thread].name[0];
@@ -1280,7 +1632,27 @@ static void describe(struct pypol *p, struct session *s, int thread,
 static void pol_where(void *ctx, struct session *s, int thread, char *buf,
 		      size_t len)
 {
-	describe(ctx, s, thread, buf, len);
+	struct pypol *p = ctx;
+	struct session_thread st;
+	char c[LOC_MAX];
+
+	describe(p, s, thread, buf, len);
+	/* in a C extension's code: its function and line, then the Python
+	 * frame that called it */
+	if (!ready(p, s) || !at_extension_point(p, s, thread) ||
+	    session_thread_info(s, thread, &st))
+		return;
+	session_code_location(s, st.pc, c, sizeof(c));
+	if (!c[0])
+		return;
+	if (buf[0]) {
+		char py[LOC_MAX];
+
+		snprintf(py, sizeof(py), "%s", buf);
+		snprintf(buf, len, "%s from %s", c, py);
+	} else {
+		snprintf(buf, len, "%s", c);
+	}
 }
 
 static void pol_name(void *ctx, struct session *s, int thread, char *buf,
@@ -1368,10 +1740,23 @@ static void pol_conclude(void *ctx, struct run_result *r)
 {
 	struct pypol *p = ctx;
 	char where[LOC_MAX], exc[LOC_MAX];
-	uint64_t gil = p->pi.runtime + RT_GIL;
+	uint64_t gil = p->gil; /* 0: not this run's interpreter objects */
 
-	if (!p->located)
-		gil = 0; /* no base this run: no interpreter objects named */
+	/* the interpreter's memory did not match its layout: the run was not
+	 * scheduled at the Python level, and without the libc points
+	 * (own_points) not at the C level either; never a pass */
+	if (p->checked && p->bad && r->failure == FAIL_NONE) {
+		r->failure = FAIL_UNSUPPORTED;
+		snprintf(r->message, sizeof(r->message),
+			 "%s: the running interpreter does not match CPython "
+			 "%u.%u's layout (Python-level scheduling is not "
+			 "possible; PTLOOM_PYTHON=off schedules it at the C "
+			 "level)",
+			 p->pi.path, p->pi.version >> 24,
+			 p->pi.version >> 16 & 0xff);
+		return;
+	}
+
 	if ((r->failure == FAIL_EXIT || r->failure == FAIL_CRASH) &&
 	    r->output &&
 	    python_traceback(r->output, r->output_len, where, sizeof(where),
@@ -1384,16 +1769,16 @@ static void pol_conclude(void *ctx, struct run_result *r)
 	for (size_t i = 0; i < r->nsyms; i++) {
 		struct sym_entry *e = &r->syms[i];
 		const char *n = NULL;
-		uint64_t a = e->addr - p->pi.runtime;
+		uint64_t a = e->addr - gil;
 
 		if (!gil || !e->data || e->addr < gil ||
-		    e->addr >= gil + RT_GIL_END - RT_GIL)
+		    e->addr >= gil + GIL_END)
 			continue;
-		n = a >= RT_GIL_SWITCH_MUTEX ? "GIL.switch_mutex"
-		    : a >= RT_GIL_SWITCH_COND ? "GIL.switch_cond"
-		    : a >= RT_GIL_MUTEX	      ? "GIL.mutex"
-		    : a >= RT_GIL_COND	      ? "GIL.cond"
-					      : "GIL";
+		n = a >= GIL_SWITCH_MUTEX ? "GIL.switch_mutex"
+		    : a >= GIL_SWITCH_COND ? "GIL.switch_cond"
+		    : a >= GIL_MUTEX	   ? "GIL.mutex"
+		    : a >= GIL_COND	   ? "GIL.cond"
+					   : "GIL";
 		char *t = strdup(n);
 
 		if (t) {
@@ -1401,6 +1786,26 @@ static void pol_conclude(void *ctx, struct run_result *r)
 			e->text = t;
 		}
 	}
+}
+
+/*
+ * A C extension module of the program's own (not the interpreter's, nor
+ * an installed package's under .../lib/python3*): race discovery
+ * observes its code, and the racy instructions it finds are C-level
+ * points of the threads that run it without the GIL.  Extension modules
+ * are named NAME.so, NAME.cpython-312-x86_64-linux-gnu.so, NAME.abi3.so;
+ * shared libraries lib*.so are not.
+ */
+static bool pol_observe_object(void *ctx, const char *path)
+{
+	struct pypol *p = ctx;
+	const char *b = base_name(path);
+	size_t n = strlen(b);
+
+	if (n < 4 || strcmp(b + n - 3, ".so") || !strncmp(b, "lib", 3) ||
+	    !strncmp(b, "ld-", 3) || is_stdlib(path))
+		return false;
+	return !p->rel.object[0] || strcmp(path, p->rel.object);
 }
 
 struct sched_policy *python_policy_new(const struct python_info *pi,
@@ -1433,6 +1838,7 @@ struct sched_policy *python_policy_new(const struct python_info *pi,
 		.where = pol_where,
 		.name = pol_name,
 		.conclude = pol_conclude,
+		.observe_object = pol_observe_object,
 	};
 	return &p->pol;
 }

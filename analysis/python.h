@@ -1,5 +1,5 @@
 /*
- * Python programs under the GIL (CPython 3.11): detection of the
+ * Python programs under the GIL (CPython 3.11 to 3.13): detection of the
  * interpreter, a scheduling policy whose preemptions are GIL hand-offs at
  * the interpreter's eval-breaker checks, and Python-level descriptions of
  * threads (threading name, function, file, line) read from the
@@ -12,6 +12,37 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../tracer/tracer.h"
+
+/*
+ * Where CPython keeps what ptloom reads, for one interpreter: byte
+ * offsets into its structures.  3.11 and 3.12 from tables in python.c
+ * (printed with offsetof() against each version's headers); 3.13 and
+ * later from the interpreter's own _PyRuntime.debug_offsets
+ * (_Py_DebugOffsets), read from its ELF file.
+ */
+struct python_layout {
+	unsigned minor;		/* 11, 12, 13, ... */
+	uint32_t rt_interp_head, rt_interp_main;
+	uint32_t rt_signals_pending; /* 3.11: the handler's first load */
+	uint32_t rt_gil;	/* 3.11: the GIL in _PyRuntime */
+	uint32_t is_gil_ptr;	/* 3.12+: interp->ceval.gil */
+	uint32_t is_threads_head;
+	uint32_t is_eval_breaker; /* 3.11, 3.12: interp->ceval.eval_breaker */
+	uint32_t is_keep_breaker; /* 3.12: a flag the breaker is recomputed
+				   * from and the handler ignores */
+	uint32_t is_initial_thread; /* 0: the list's oldest thread state */
+	uint32_t ts_next, ts_interp, ts_native_tid, ts_size;
+	uint32_t ts_frame;	/* tstate->cframe (3.11, 3.12) or ->current_frame */
+	bool cframe;		/* ts_frame is a _PyCFrame (->current_frame at 0/8) */
+	uint32_t cf_current_frame;
+	uint32_t ts_eval_breaker; /* 3.13+: the per-thread breaker */
+	uint32_t fr_code, fr_previous, fr_instr, fr_owner, fr_localsplus;
+	uint32_t co_firstlineno, co_filename, co_name, co_linetable;
+	uint32_t co_firsttraceable, co_code;
+	uint32_t str_ascii_data, str_compact_data;
+	uint32_t tp_flags, tp_basicsize, ht_cached_keys;
+	uint32_t dict_keys, dict_values;
+};
 
 /* What the interpreter's ELF file says (link-time addresses). */
 struct python_info {
@@ -29,6 +60,7 @@ struct python_info {
 	 * each run finds in the process (sched_policy.object) */
 	char object[4096];
 	char why[256];	    /* why not usable, one line */
+	struct python_layout L;
 };
 
 /* Look at the program (an ELF file, or a script whose #! names one).

@@ -152,6 +152,36 @@ void report_json(FILE *f, const struct report *r)
 			   "\"failure_key\": %llu, \"bound0_runs\": %llu }",
 			r->shard, r->nshards, (unsigned long long)r->fail_key,
 			(unsigned long long)r->bound0_runs);
+	if (r->ntests) {
+		fprintf(f, ",\n  \"tests\": [");
+		for (int i = 0; i < r->ntests; i++) {
+			const struct report_test *t = &r->tests[i];
+			static const char *const keys[] = {
+				"name",	    "verdict",	     "summary",
+				"command",  "cwd",	     "rule",
+				"replay_command", "schedule_file", "kind",
+				"location", "message",	     "output",
+			};
+			const char *vals[] = {
+				t->name,     t->verdict,	t->summary,
+				t->command,  t->cwd,		t->rule,
+				t->replay_command, t->schedule_file, t->kind,
+				t->location, t->message,	t->output,
+			};
+
+			fprintf(f, "%s\n    {", i ? "," : "");
+			for (size_t k = 0; k < sizeof(keys) / sizeof(*keys);
+			     k++) {
+				fprintf(f, "%s\n      \"%s\": ", k ? "," : "",
+					keys[k]);
+				json_string(f, vals[k]);
+			}
+			fprintf(f, ",\n      \"runs\": %llu,\n      "
+				   "\"seconds\": %.3f\n    }",
+				(unsigned long long)t->runs, t->seconds);
+		}
+		fprintf(f, "\n  ]");
+	}
 	if (r->has_replay) {
 		fprintf(f, ",\n  \"replay\": { \"exact\": %s, \"trace_hash\": ",
 			r->exact ? "true" : "false");
@@ -166,6 +196,28 @@ void report_json(FILE *f, const struct report *r)
 	}
 	if (r->has_coverage)
 		report_json_coverage(f, r);
+	fprintf(f, ",\n  \"warnings\": [");
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		const struct report_warning *w = &r->warnings[i];
+
+		fprintf(f, "%s\n    { \"kind\": ", i ? "," : "");
+		json_string(f, w->kind);
+		fprintf(f, ", \"process\": ");
+		json_string(f, w->process);
+		fprintf(f, ", \"signal\": ");
+		json_string(f, w->signal);
+		fprintf(f, ", \"location\": ");
+		json_string(f, w->location);
+		fprintf(f, ", \"runs\": %llu, \"message\": ",
+			(unsigned long long)w->runs);
+		json_string(f, w->message);
+		fprintf(f, ", \"schedule_file\": ");
+		json_string(f, w->schedule_file);
+		fprintf(f, ", \"replay_command\": ");
+		json_string(f, w->replay_command);
+		fprintf(f, " }");
+	}
+	fprintf(f, "%s]", r->nwarnings ? "\n  " : "");
 	fprintf(f, "\n}\n");
 }
 
@@ -228,6 +280,29 @@ void report_markdown(FILE *f, const struct report *r)
 	fprintf(f, "| complete | %s |\n| preemption bound | %d |\n",
 		r->complete ? "yes" : "no", r->preemption_bound);
 	fprintf(f, "| seed | %llu |\n\n", (unsigned long long)r->seed);
+	if (r->ntests) {
+		fprintf(f, "### Tests\n\n| test | verdict | runs | summary "
+			   "|\n|---|---|---|---|\n");
+		for (int i = 0; i < r->ntests; i++) {
+			const struct report_test *t = &r->tests[i];
+
+			fprintf(f, "| ");
+			md_code(f, t->name);
+			fprintf(f, " | %s | %llu | ", t->verdict,
+				(unsigned long long)t->runs);
+			md_code(f, t->summary);
+			fprintf(f, " |\n");
+		}
+		fprintf(f, "\n");
+		for (int i = 0; i < r->ntests; i++)
+			if (r->tests[i].replay_command) {
+				fprintf(f, "Replay ");
+				md_code(f, r->tests[i].name);
+				fprintf(f, ":\n\n");
+				md_block(f, r->tests[i].replay_command);
+				fprintf(f, "\n");
+			}
+	}
 	if (r->has_failure) {
 		fprintf(f, "### Failure: %s", r->kind);
 		if (r->signal)
@@ -287,12 +362,17 @@ void report_markdown(FILE *f, const struct report *r)
 int write_atomically(const char *path, void (*fn)(FILE *f, const void *arg),
 		     const void *arg)
 {
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t n = strlen(path) + sizeof(REPORT_TEMP_PREFIX) + 8;
+	char *tmp = malloc(n);
 
 	if (!tmp)
 		return -ENOMEM;
-	snprintf(tmp, n + 16, "%s.XXXXXX", path);
+	/* "DIR/.ptloom-tmp.BASE.XXXXXX": a prefix no user file has, so the
+	 * clean-up of stale ones (cli/common.c) never touches a user's */
+	snprintf(tmp, n, "%.*s" REPORT_TEMP_PREFIX "%s.XXXXXX", (int)dirlen,
+		 path, path + dirlen);
 	int fd = mkstemp(tmp);
 
 	if (fd < 0) {

@@ -9,6 +9,32 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* One test of a suite (`run --per-test`, cli/suite.c). */
+struct report_test {
+	const char *name;	  /* as the runner knows it, or the command */
+	const char *verdict;	  /* pass|fail|incomplete */
+	const char *summary;	  /* its own summary line */
+	const char *command, *cwd; /* how it was started */
+	const char *rule;	  /* why it was split or not */
+	const char *replay_command, *schedule_file;
+	const char *kind, *location, *message, *output; /* its failure */
+	uint64_t runs;
+	double seconds;
+};
+
+/* A warning beside the verdict: a process of the program died of a crash
+ * signal in passing runs (the command's exit status hid it). */
+struct report_warning {
+	const char *kind;	  /* "child_crash" */
+	const char *process;	  /* "P1 racy T0" */
+	const char *signal;	  /* "SIGABRT" */
+	const char *location;	  /* where its thread was, or "" */
+	uint64_t runs;		  /* in how many runs */
+	const char *message;	  /* one line saying all of it */
+	const char *schedule_file;
+	const char *replay_command;
+};
+
 struct report {
 	const char *command;	  /* "run", "replay" */
 	const char *verdict;	  /* pass|fail|incomplete|diverged|error */
@@ -54,6 +80,10 @@ struct report {
 	int shard, nshards;	  /* 1-based; nshards 0: not sharded */
 	uint64_t fail_key;	  /* the failure's place in the serial order */
 	uint64_t bound0_runs;	  /* runs every shard repeats */
+	/* --per-test: the suite's tests, each with its verdict */
+	const struct report_test *tests;
+	int ntests;
+
 	/* coverage (analysis/coverage.h): has_coverage, then how many
 	 * conflicting pairs were seen, how many in both orders, and each
 	 * pair with its locations (merge unions them by their keys) */
@@ -63,6 +93,8 @@ struct report {
 	bool cov_reached;
 	const struct report_pair *cov_list;
 	size_t ncov_list;
+	const struct report_warning *warnings;
+	size_t nwarnings;
 };
 
 /* One conflicting pair of a report: code keys a < b (a == b: one
@@ -91,7 +123,9 @@ void report_json_threads(FILE *f, const char *const *bts,
 			 const char *const *names, int n, const char *indent);
 /* JSON string escaping, shared with `show --format json`. */
 void json_string(FILE *f, const char *s);
-/* Write a file atomically: f(tmpfile, arg), then rename onto path. */
+/* Write a file atomically: f(tmpfile, arg) into DIR/.ptloom-tmp.BASE.XXXXXX
+ * beside path, then rename onto path. */
+#define REPORT_TEMP_PREFIX ".ptloom-tmp."
 int write_atomically(const char *path, void (*fn)(FILE *f, const void *arg),
 		     const void *arg);
 

@@ -101,6 +101,119 @@ static void property(FILE *f, const char *name, const char *value)
 	fprintf(f, "\"/>\n");
 }
 
+static bool is(const char *v, const char *w)
+{
+	return v && !strcmp(v, w);
+}
+
+static void test_details(FILE *f, const struct report_test *t)
+{
+	xml(f, t->summary);
+	if (t->message && t->message[0]) {
+		fputc('\n', f);
+		xml(f, t->message);
+	}
+	if (t->location && t->location[0]) {
+		fprintf(f, "\nat: ");
+		xml(f, t->location);
+	}
+	if (t->replay_command) {
+		fprintf(f, "\nreplay: ");
+		xml(f, t->replay_command);
+	}
+	if (t->schedule_file) {
+		fprintf(f, "\nschedule: ");
+		xml(f, t->schedule_file);
+	}
+	if (t->rule) {
+		fprintf(f, "\nsplit: ");
+		xml(f, t->rule);
+	}
+	if (t->output && t->output[0]) {
+		fprintf(f, "\nprogram output (tail):\n");
+		xml(f, t->output);
+	}
+}
+
+/* --per-test: one testcase per test of the suite. */
+static void junit_tests(FILE *f, const struct report *r, const char *stamp,
+			const char *host)
+{
+	int fail = 0, skip = 0, error = 0;
+	char num[64];
+
+	for (int i = 0; i < r->ntests; i++) {
+		const char *v = r->tests[i].verdict;
+
+		fail += is(v, "fail");
+		skip += is(v, "incomplete");
+		error += !is(v, "fail") && !is(v, "incomplete") &&
+			 !is(v, "pass");
+	}
+	fprintf(f, "<testsuites name=\"ptloom\" tests=\"%d\" failures=\"%d\" "
+		   "errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+		r->ntests, fail, error, skip, r->seconds);
+	fprintf(f, "  <testsuite name=\"");
+	xml(f, r->program);
+	fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" "
+		   "skipped=\"%d\" time=\"%.3f\" timestamp=\"%s\" "
+		   "hostname=\"",
+		r->ntests, fail, error, skip, r->seconds, stamp);
+	xml(f, host);
+	fprintf(f, "\" id=\"0\" package=\"ptloom\">\n    <properties>\n");
+	property(f, "verdict", r->verdict);
+	property(f, "mode", "per-test");
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)r->runs);
+	property(f, "runs", num);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)r->seed);
+	property(f, "seed", num);
+	fprintf(f, "    </properties>\n");
+	for (int i = 0; i < r->ntests; i++) {
+		const struct report_test *t = &r->tests[i];
+		const char *s = t->summary ? t->summary : "";
+
+		if (!strncmp(s, "ptloom: ", 8))
+			s += 8;
+		fprintf(f, "    <testcase classname=\"ptloom.suite\" name=\"");
+		xml(f, t->name);
+		fprintf(f, "\" time=\"%.3f\">\n", t->seconds);
+		if (is(t->verdict, "fail")) {
+			fprintf(f, "      <failure type=\"");
+			xml(f, t->kind ? t->kind : "fail");
+			fprintf(f, "\" message=\"");
+			xml(f, s);
+			fprintf(f, "\">");
+			test_details(f, t);
+			fprintf(f, "</failure>\n");
+		} else if (is(t->verdict, "incomplete")) {
+			fprintf(f, "      <skipped message=\"");
+			xml(f, s);
+			fprintf(f, "\"/>\n");
+		} else if (!is(t->verdict, "pass")) {
+			fprintf(f, "      <error type=\"");
+			xml(f, t->verdict ? t->verdict : "error");
+			fprintf(f, "\" message=\"");
+			xml(f, s);
+			fprintf(f, "\">");
+			test_details(f, t);
+			fprintf(f, "</error>\n");
+		}
+		fprintf(f, "      <system-out>");
+		xml(f, t->summary);
+		if (t->command) {
+			fprintf(f, "\ncommand: ");
+			xml(f, t->command);
+		}
+		if (t->rule) {
+			fprintf(f, "\nsplit: ");
+			xml(f, t->rule);
+		}
+		fprintf(f, "</system-out>\n      <system-err></system-err>\n"
+			   "    </testcase>\n");
+	}
+	fprintf(f, "  </testsuite>\n</testsuites>\n");
+}
+
 void report_junit(FILE *f, const struct report *r)
 {
 	const char *v = r->verdict ? r->verdict : "error";
@@ -118,6 +231,10 @@ void report_junit(FILE *f, const struct report *r)
 	if (gmtime_r(&start, &tm))
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	if (r->ntests) {
+		junit_tests(f, r, stamp, host);
+		return;
+	}
 	fprintf(f, "<testsuites name=\"ptloom\" tests=\"1\" failures=\"%d\" "
 		   "errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
 		fail, error, skip, r->seconds);
@@ -139,6 +256,8 @@ void report_junit(FILE *f, const struct report *r)
 	property(f, "replay_command", r->replay_command);
 	property(f, "schedule_file", r->schedule_file);
 	property(f, "minimized_file", r->minimized_file);
+	for (size_t i = 0; i < r->nwarnings; i++)
+		property(f, "warning", r->warnings[i].message);
 	fprintf(f, "    </properties>\n");
 	fprintf(f, "    <testcase classname=\"ptloom.%s\" name=\"",
 		r->command ? r->command : "run");
@@ -167,12 +286,134 @@ void report_junit(FILE *f, const struct report *r)
 	}
 	fprintf(f, "      <system-out>");
 	xml(f, r->summary);
-	fprintf(f, "</system-out>\n      <system-err></system-err>\n"
+	fprintf(f, "</system-out>\n      <system-err>");
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		fprintf(f, "warning: ");
+		xml(f, r->warnings[i].message);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "</system-err>\n"
 		   "    </testcase>\n  </testsuite>\n</testsuites>\n");
+}
+
+static void sarif_result(FILE *f, const char *id, bool fail,
+			 const char *summary, const char *message,
+			 const char *replay, const char *location,
+			 const char *verdict, const char *schedule,
+			 const char *name)
+{
+	char file[256];
+	int line = 0;
+
+	fprintf(f, "\n        {\n          \"ruleId\": ");
+	json_string(f, id);
+	fprintf(f, ",\n          \"level\": \"%s\",\n"
+		   "          \"message\": { \"text\": ",
+		fail ? "error" : "note");
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *m = open_memstream(&text, &tlen);
+
+	if (m) {
+		if (name)
+			fprintf(m, "%s: ", name);
+		fputs(summary ? summary : verdict, m);
+		if (message && message[0])
+			fprintf(m, "\n%s", message);
+		if (replay)
+			fprintf(m, "\nreplay: %s", replay);
+		fclose(m);
+	}
+	json_string(f, text ? text : verdict);
+	free(text);
+	fprintf(f, " }");
+	if (location &&
+	    report_source_line(location, file, sizeof(file), &line)) {
+		fprintf(f, ",\n          \"locations\": [\n"
+			   "            { \"physicalLocation\": {\n"
+			   "                \"artifactLocation\": "
+			   "{ \"uri\": ");
+		json_string(f, file);
+		fprintf(f, " },\n                \"region\": "
+			   "{ \"startLine\": %d } } }\n          ]",
+			line);
+	}
+	fprintf(f, ",\n          \"properties\": { \"verdict\": ");
+	json_string(f, verdict);
+	if (name) {
+		fprintf(f, ", \"test\": ");
+		json_string(f, name);
+	}
+	if (schedule) {
+		fprintf(f, ", \"schedule_file\": ");
+		json_string(f, schedule);
+	}
+	fprintf(f, " }\n        }");
+}
+
+/* --per-test: a result per test that failed or was not covered. */
+static void sarif_tests(FILE *f, const struct report *r)
+{
+	char id[64];
+	bool first = true;
+
+	fprintf(f, "{\n  \"$schema\": \"https://json.schemastore.org/"
+		   "sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n"
+		   "  \"runs\": [\n    {\n      \"tool\": {\n"
+		   "        \"driver\": {\n          \"name\": \"ptloom\",\n"
+		   "          \"version\": \"" PTLOOM_VERSION "\",\n"
+		   "          \"rules\": [");
+	for (int i = 0; i < r->ntests; i++) {
+		const struct report_test *t = &r->tests[i];
+		bool dup = false;
+
+		if (is(t->verdict, "pass"))
+			continue;
+		const char *kind = t->kind ? t->kind : t->verdict;
+
+		for (int k = 0; k < i; k++) {
+			const struct report_test *u = &r->tests[k];
+
+			dup |= !is(u->verdict, "pass") &&
+			       is(u->kind ? u->kind : u->verdict, kind);
+		}
+		if (dup)
+			continue;
+		snprintf(id, sizeof(id), "ptloom/%s", kind);
+		fprintf(f, "%s\n            { \"id\": ", first ? "" : ",");
+		json_string(f, id);
+		fprintf(f, ", \"shortDescription\": { \"text\": ");
+		json_string(f, kind);
+		fprintf(f, " } }");
+		first = false;
+	}
+	fprintf(f, "%s]\n        }\n      },\n      \"results\": [",
+		first ? "" : "\n          ");
+	first = true;
+	for (int i = 0; i < r->ntests; i++) {
+		const struct report_test *t = &r->tests[i];
+
+		if (is(t->verdict, "pass"))
+			continue;
+		snprintf(id, sizeof(id), "ptloom/%s",
+			 t->kind ? t->kind : t->verdict);
+		if (!first)
+			fputc(',', f);
+		sarif_result(f, id, is(t->verdict, "fail"), t->summary,
+			     t->message, t->replay_command, t->location,
+			     t->verdict, t->schedule_file, t->name);
+		first = false;
+	}
+	fprintf(f, "%s]\n    }\n  ]\n}\n", first ? "" : "\n      ");
 }
 
 void report_sarif(FILE *f, const struct report *r)
 {
+	if (r->ntests) {
+		sarif_tests(f, r);
+		return;
+	}
+
 	const char *v = r->verdict ? r->verdict : "error";
 	bool fail = !strcmp(v, "fail") || !strcmp(v, "diverged");
 	bool note = !strcmp(v, "incomplete");
@@ -193,8 +434,13 @@ void report_sarif(FILE *f, const struct report *r)
 		json_string(f, id);
 		fprintf(f, ", \"shortDescription\": { \"text\": ");
 		json_string(f, kind);
-		fprintf(f, " } }\n          ");
+		fprintf(f, " } }%s\n          ", r->nwarnings ? "," : "");
 	}
+	if (r->nwarnings)
+		fprintf(f, "%s{ \"id\": \"ptloom/child_crash\", "
+			   "\"shortDescription\": { \"text\": \"a process "
+			   "of the program crashed\" } }\n          ",
+			fail || note ? "  " : "\n            ");
 	fprintf(f, "]\n        }\n      },\n      \"results\": [");
 	if (fail || note) {
 		fprintf(f, "\n        {\n          \"ruleId\": ");
@@ -239,7 +485,40 @@ void report_sarif(FILE *f, const struct report *r)
 			fprintf(f, ", \"minimized_file\": ");
 			json_string(f, r->minimized_file);
 		}
-		fprintf(f, " }\n        }\n      ");
+		fprintf(f, " }\n        }%s\n      ", r->nwarnings ? "," : "");
+	}
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		const struct report_warning *w = &r->warnings[i];
+
+		fprintf(f, "%s{\n          \"ruleId\": \"ptloom/child_crash\","
+			   "\n          \"level\": \"warning\",\n"
+			   "          \"message\": { \"text\": ",
+			fail || note || i ? "  " : "\n        ");
+		json_string(f, w->message);
+		fprintf(f, " }");
+		if (w->location &&
+		    report_source_line(w->location, file, sizeof(file),
+				       &line)) {
+			fprintf(f, ",\n          \"locations\": [\n"
+				   "            { \"physicalLocation\": {\n"
+				   "                \"artifactLocation\": "
+				   "{ \"uri\": ");
+			json_string(f, file);
+			fprintf(f, " },\n                \"region\": "
+				   "{ \"startLine\": %d } } }\n          ]",
+				line);
+		}
+		fprintf(f, ",\n          \"properties\": { \"process\": ");
+		json_string(f, w->process);
+		fprintf(f, ", \"signal\": ");
+		json_string(f, w->signal);
+		fprintf(f, ", \"runs\": %llu", (unsigned long long)w->runs);
+		if (w->schedule_file) {
+			fprintf(f, ", \"schedule_file\": ");
+			json_string(f, w->schedule_file);
+		}
+		fprintf(f, " }\n        }%s\n      ",
+			i + 1 < r->nwarnings ? "," : "");
 	}
 	fprintf(f, "]\n    }\n  ]\n}\n");
 }

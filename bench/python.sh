@@ -6,6 +6,7 @@
 #
 #   bench/python.sh              uses build/ (or $PTLOOM_BUILD)
 #   BENCH_PY_CLEVEL=0 bench/python.sh    skip the slow C-level rows
+#   BENCH_PY_VERSIONS_ONLY=1 bench/python.sh   section 4 only (per version)
 set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,6 +43,7 @@ row() { # name mode command...
 }
 
 echo "python.sh: $($PY -V 2>&1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "${BENCH_PY_VERSIONS_ONLY:-0}" != 1 ]; then
 echo
 echo "1. Per-execution cost (random strategy, 30 runs, --seed 1)"
 printf '%-16s %10s %10s %8s %8s\n' program native_ms run_ms ratio runs/s
@@ -71,3 +73,31 @@ if [ "$CLEVEL" = 1 ]; then
 	row bank_fixed.py c-level PTLOOM_PYTHON=off "$PT" run --seed 1 -q \
 		--max-runs 100 -- "$PY" "$EX/bank_fixed.py"
 fi
+fi
+echo
+echo "4. Per CPython version: Debian's python3 and pyenv's newest 3.12, 3.13"
+echo "   (bank race found and its twin complete, default options; py_threads.py"
+echo "   schedules/s, random strategy, 100 runs)"
+pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
+[ -d "$pyenv_root" ] || pyenv_root=/root/.pyenv
+versions=(/usr/bin/python3)
+for v in 3.12 3.13; do
+	best=$(ls -d "$pyenv_root"/versions/$v.* 2>/dev/null |
+		grep -E "/$v\.[0-9]+$" | sort -t. -k3 -n | tail -1)
+	if [ -n "$best" ] && [ -x "$best/bin/python$v" ]; then
+		versions+=("$best/bin/python$v")
+	else
+		echo "   CPython $v: not installed under $pyenv_root, skipped"
+	fi
+done
+for py in "${versions[@]}"; do
+	ver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+	row "bank.py" "$ver" "$PT" run --seed 1 -q -- "$py" "$EX/bank.py"
+	row "bank_fixed.py" "$ver" "$PT" run --seed 1 -q -- "$py" "$EX/bank_fixed.py"
+	st=$(cd "$tmp" && PTLOOM_STATS=1 "$PT" run -s random -n 100 --seed 1 \
+		-- "$py" "$ROOT/bench/py_threads.py" 2>&1 >/dev/null |
+		grep 'runs/s' | tail -1)
+	printf '%-16s %-7s %s schedules/s\n' "py_threads.py" "$ver" \
+		"$(echo "$st" | awk '{for (i = 2; i <= NF; i++)
+			if ($i == "runs/s,") print $(i - 1)}')"
+done

@@ -55,6 +55,9 @@ struct common_opts {
 	int nenv_extra;
 	bool keep_env;
 	bool free_children;	/* --free-children: today's free child runs */
+	/* --fail-on-child-crash: a process of the program that dies of a
+	 * crash signal fails the run, whatever the exit status */
+	bool fail_on_child_crash;
 	bool trust_env;	   /* --trust-env: a file's loader variables too */
 	/* the virtual CLOCK_REALTIME at every run's start: the real time
 	 * when the command started (run, races), a replayed file's own */
@@ -63,6 +66,8 @@ struct common_opts {
 
 /* --clock-start's getopt value (run, races) */
 #define CLOCK_START_OPT ('k' + 256)
+/* --fail-on-child-crash's (run, replay, minimize) */
+#define CHILD_CRASH_OPT ('x' + 256)
 /* Seconds options take at most this many seconds. */
 #define SECONDS_MAX 100000000
 /* The tunable ptloom adds to every program's environment. */
@@ -86,11 +91,16 @@ int cli_bad_option(const char *cmd, int c, char **argv);
 /* Is "NAME=VALUE" a variable that makes the loader or libc load or run
  * code (LD_*, GLIBC_TUNABLES, GCONV_PATH, ...: see common.c)? */
 bool env_is_loader_var(const char *kv);
-/* The first entry of env (from a schedule file) that is a loader variable
- * neither in ptloom's own environment with the same value nor named in
- * given (-e NAME=VALUE), or NULL when all may be used. */
-const char *env_refused(char *const *env, int n, char *const *given,
-			int ngiven);
+/* Does a replay apply the recorded "NAME=VALUE" without being told (PATH
+ * of standard directories, HOME, LANG, LC_*, TZ, USER, TMPDIR, SHELL,
+ * PWD, ...: see common.c)? */
+bool env_replay_safe(const char *kv);
+/* How many entries of env (from a schedule file) a replay refuses: not
+ * env_replay_safe(), not in ptloom's own environment with the same value
+ * and not named in given (-e NAME=VALUE).  names gets their names, escaped
+ * and comma-separated (the first 16, then "and N more"). */
+int env_refused(char *const *env, int n, char *const *given, int ngiven,
+		char *names, size_t len);
 const char *points_name(unsigned p, char *buf, size_t len);
 
 /* Resolve PROGRAM and build the environment; prints the error and
@@ -140,6 +150,20 @@ void describe_schedule_failure(const struct schedule *s, char *buf,
  * (run_by_step counts them), runs/s.  _end clears it. */
 void cli_progress_begin(const char *what, bool on);
 void cli_progress_end(void);
+/*
+ * Minimisation's time bound.  cli_bound_begin(cfg, seconds): from now on
+ * run_by_step() and run_with_strategy() start no run after `seconds`
+ * (they return -ETIME, and cli_bound_hit() says so), and each run's
+ * --timeout is cut to the time left, so the bound holds within one
+ * run's starvation allowance.  cli_bound_end() puts cfg's --timeout
+ * back.  Without a bound (the default) nothing changes.
+ */
+void cli_bound_begin(struct session_config *cfg, double seconds);
+void cli_bound_end(struct session_config *cfg);
+bool cli_bound_hit(void);
+bool cli_bound_expired(void); /* past the bound now: hit from now on */
+double cli_bound_left(void); /* seconds; -1 without a bound */
+double cli_wall(void);	     /* CLOCK_MONOTONIC seconds */
 /* Run the program following dec by step (lenient); cfg is a
  * struct session_config.  The minimiser's run function. */
 int run_by_step(void *cfg, const struct decision *dec, size_t n,

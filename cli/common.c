@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
@@ -218,6 +221,9 @@ int common_option(struct common_opts *o, int c, const char *arg)
 	case 'W':
 		o->free_children = true;
 		return 1;
+	case CHILD_CRASH_OPT:
+		o->fail_on_child_crash = true;
+		return 1;
 	case 'U':
 		o->trust_env = true;
 		return 1;
@@ -310,25 +316,130 @@ bool env_is_loader_var(const char *kv)
 	return false;
 }
 
-const char *env_refused(char *const *env, int n, char *const *given,
-			int ngiven)
+/*
+ * The recorded entries a replay applies without being told: what the
+ * environment's size (stack addresses) and the program's locale, time zone
+ * and home need for exactness, and nothing a shell, an interpreter or the
+ * loader runs or loads code from (BASH_ENV, BASH_FUNC_*, PERL5OPT,
+ * PYTHONSTARTUP, GIT_*, LD_*, ...).  README "Schedule files are
+ * untrusted" lists them; keep the two the same.
+ */
+static const char *const replay_safe[] = {
+	"HOME", "LANG", "LANGUAGE", "LOGNAME", "PWD", "TMPDIR", "TZ", "USER",
+};
+/* PATH's directories and SHELL's, when they are these */
+static const char *const std_dirs[] = {
+	"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
+	"/sbin",	   "/bin",	     "/usr/games", "/usr/local/games",
+	"/snap/bin",
+};
+
+static bool std_dir(const char *d, size_t n)
 {
+	for (size_t i = 0; i < sizeof(std_dirs) / sizeof(std_dirs[0]); i++)
+		if (strlen(std_dirs[i]) == n && !strncmp(d, std_dirs[i], n))
+			return true;
+	return false;
+}
+
+bool env_replay_safe(const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+	const char *v = kv + n + (kv[n] == '=');
+
+	if (!strcmp(kv, PTLOOM_TUNABLES))
+		return true;
+	if (n == 4 && !strncmp(kv, "PATH", 4)) {
+		/* every directory a standard one (an empty one is the
+		 * current directory) */
+		for (;;) {
+			size_t k = strcspn(v, ":");
+
+			if (!std_dir(v, k))
+				return false;
+			if (!v[k])
+				return true;
+			v += k + 1;
+		}
+	}
+	if (n == 5 && !strncmp(kv, "SHELL", 5)) {
+		const char *sl = strrchr(v, '/');
+
+		return sl && sl > v && std_dir(v, (size_t)(sl - v)) && sl[1];
+	}
+	/* a locale name, never a path to locale files */
+	if ((n == 4 && !strncmp(kv, "LANG", 4)) || !strncmp(kv, "LC_", 3))
+		return !strchr(v, '/') &&
+		       strspn(kv + 3, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") >= n - 3;
+	for (size_t i = 0; i < sizeof(replay_safe) / sizeof(replay_safe[0]);
+	     i++)
+		if (strlen(replay_safe[i]) == n && !strncmp(kv, replay_safe[i], n))
+			return true;
+	return false;
+}
+
+/* Every directory of path (a PATH value) standard or on our own PATH. */
+static bool path_within_ours(const char *v)
+{
+	const char *ours = getenv("PATH");
+
+	for (;;) {
+		size_t k = strcspn(v, ":");
+		bool found = k > 0 && std_dir(v, k);
+
+		for (const char *o = ours; !found && k && o && *o;) {
+			size_t m = strcspn(o, ":");
+
+			found = m == k && !strncmp(o, v, k);
+			o += m + (o[m] == ':');
+		}
+		if (!found)
+			return false;
+		if (!v[k])
+			return true;
+		v += k + 1;
+	}
+}
+
+int env_refused(char *const *env, int n, char *const *given, int ngiven,
+		char *names, size_t len)
+{
+	int refused = 0;
+	size_t at = 0;
+
+	if (len)
+		names[0] = 0;
 	for (int i = 0; i < n; i++) {
 		const char *kv = env[i];
 		size_t k = strcspn(kv, "=");
-		bool ok = !env_is_loader_var(kv) ||
-			  !strcmp(kv, PTLOOM_TUNABLES);
+		bool ok = env_replay_safe(kv);
 
 		/* what ptloom's own environment or -e already says is no
-		 * new trust */
+		 * new trust: an equal entry, or a PATH each of whose
+		 * directories is a standard one or on ptloom's own PATH (the
+		 * same shell with a directory more or less, a virtualenv
+		 * left) */
 		for (char **e = environ; !ok && *e; e++)
 			ok = !strcmp(*e, kv);
+		if (!ok && k == 4 && !strncmp(kv, "PATH", 4))
+			ok = path_within_ours(kv + 5);
 		for (int j = 0; !ok && j < ngiven; j++)
 			ok = !strncmp(given[j], kv, k) && given[j][k] == '=';
-		if (!ok)
-			return kv;
+		if (ok)
+			continue;
+		if (++refused <= 16 && at < len) {
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s",
+				 (int)(k < 200 ? k : 200), kv);
+			at += (size_t)snprintf(names + at, len - at, "%s%s",
+					       refused > 1 ? ", " : "",
+					       esc(name));
+		}
 	}
-	return NULL;
+	if (refused > 16 && at < len)
+		snprintf(names + at, len - at, " and %d more", refused - 16);
+	return refused;
 }
 
 int program_setup(struct program *p, int argc, char **argv,
@@ -570,6 +681,7 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 	cfg->max_steps = o->max_steps;
 	cfg->timeout = o->timeout;
 	cfg->free_children = o->free_children;
+	cfg->fail_on_child_crash = o->fail_on_child_crash;
 	cfg->clock_realtime_ns = o->clock_realtime_ns;
 	cfg->cpu = -1;
 	cpu_set_t set;
@@ -699,6 +811,9 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		return;
 	}
 	cfg->policy = pol;
+	/* --points races: race discovery observes the program's C
+	 * extensions, not the interpreter (sched_policy.observe_object);
+	 * without --points none, so a Python exploration starts at once */
 	if (!(o->points & POINTS_CLEVEL))
 		cfg->points = POINTS_SYNC;
 }
@@ -744,7 +859,14 @@ static char *xstrdup(const char *s)
 
 #define LD_SO_CACHE "/etc/ld.so.cache"
 
-int object_identify(const char *path, struct loaded_object *o)
+/*
+ * The identity of path now; its content hashed only when it is a regular
+ * file of at most max bytes with content (a /proc or /sys file, whose size
+ * says 0, is never read: /proc/self/pagemap is terabytes), and stopping on
+ * SIGINT/SIGTERM.  A schedule file names the objects, so max is the size
+ * it recorded.
+ */
+static int identify(const char *path, struct loaded_object *o, uint64_t max)
 {
 	struct stat sb;
 	int n;
@@ -755,16 +877,22 @@ int object_identify(const char *path, struct loaded_object *o)
 	o->size = (uint64_t)sb.st_size;
 	o->mtime_ns = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull +
 		      (uint64_t)sb.st_mtim.tv_nsec;
-	n = S_ISREG(sb.st_mode) ? symbols_elf_build_id(path, o->build_id,
-							sizeof(o->build_id))
-				: 0;
+	if (!S_ISREG(sb.st_mode) || !sb.st_size)
+		return 0;
+	n = symbols_elf_build_id(path, o->build_id, sizeof(o->build_id));
 	o->build_id_len = n > 0 ? (size_t)n : 0;
-	if (!o->build_id_len && S_ISREG(sb.st_mode)) {
+	if (!o->build_id_len && o->size <= max) {
 		uint64_t size;
 
-		schedule_hash_file(path, &o->hash, &size);
+		schedule_hash_file_max(path, max, &cli_interrupted, &o->hash,
+				       &size);
 	}
 	return 0;
+}
+
+int object_identify(const char *path, struct loaded_object *o)
+{
+	return identify(path, o, UINT64_MAX);
 }
 
 /* The objects of run r, then /etc/ld.so.cache, with their identity. */
@@ -806,7 +934,7 @@ static void object_change(const struct loaded_object *o, char *buf,
 	char a[20], b[20];
 
 	buf[0] = 0;
-	if (object_identify(o->path, &now)) {
+	if (identify(o->path, &now, o->size)) {
 		snprintf(buf, len, "%s is gone", esc(o->path));
 		return;
 	}
@@ -837,7 +965,7 @@ int objects_changed(const struct schedule *s, char *buf, size_t len)
 	int n = 0;
 
 	buf[0] = 0;
-	for (size_t i = 0; i < s->nobjects; i++) {
+	for (size_t i = 0; i < s->nobjects && !cli_interrupted; i++) {
 		object_change(&s->objects[i], one, sizeof(one));
 		if (!one[0])
 			continue;
@@ -903,6 +1031,9 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 	s->env = calloc((size_t)p->nenv + 1, sizeof(char *));
 	for (int i = 0; i < p->nenv; i++)
 		s->env[i] = xstrdup(p->envp[i]);
+	char cwd[PATH_MAX];
+
+	s->cwd = getcwd(cwd, sizeof(cwd)) ? xstrdup(cwd) : NULL;
 	int n = symbols_elf_build_id(p->path, s->build_id, sizeof(s->build_id));
 
 	s->build_id_len = n > 0 ? (size_t)n : 0;
@@ -959,16 +1090,36 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 	objects_from_run(s, r);
 }
 
-/* Can files be created in the existing directory dir?  0 or -errno. */
+/* probe_dir(): a kernel file system (/proc, /sys, ...) */
+#define E_PSEUDO_FS 4096
+
+/* The reason for probe_dir's error e. */
+static const char *probe_why(int e)
+{
+	return e == -E_PSEUDO_FS ? "it is a kernel file system (/proc, /sys, "
+				   "...), where no file can be created"
+				 : strerror(-e);
+}
+
+/* Can files be created in the existing directory dir?  0, -E_PSEUDO_FS
+ * or -errno. */
 static int probe_dir(const char *dir)
 {
 	char tmp[4200];
 	struct stat sb;
+	struct statfs fs;
 
 	if (stat(dir, &sb))
 		return -errno;
 	if (!S_ISDIR(sb.st_mode))
 		return -ENOTDIR;
+	if (!statfs(dir, &fs) &&
+	    (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC ||
+	     fs.f_type == CGROUP_SUPER_MAGIC || fs.f_type == CGROUP2_SUPER_MAGIC ||
+	     fs.f_type == DEBUGFS_MAGIC || fs.f_type == TRACEFS_MAGIC ||
+	     fs.f_type == SECURITYFS_MAGIC || fs.f_type == DEVPTS_SUPER_MAGIC ||
+	     fs.f_type == BPF_FS_MAGIC))
+		return -E_PSEUDO_FS;
 	snprintf(tmp, sizeof(tmp), "%s/.ptloom-probe.XXXXXX", dir);
 	int fd = mkstemp(tmp);
 
@@ -1035,13 +1186,20 @@ static bool schedule_temp(const char *n, const void *arg)
 	       strspn(n + 1, "0123456789abcdef") == (size_t)(dash - n - 1);
 }
 
-/* "REPORT.XXXXXX" for the report's base name */
+/* ".ptloom-tmp.REPORT.XXXXXX" for the report's base name (write_atomically):
+ * only ptloom's own prefix, never a user's "REPORT.backup" */
 static bool report_temp(const char *n, const void *arg)
 {
 	const char *base = arg;
-	size_t k = strlen(base);
+	size_t p = strlen(REPORT_TEMP_PREFIX), k = strlen(base);
 
-	return !strncmp(n, base, k) && n[k] == '.' && strlen(n + k + 1) == 6;
+	if (strncmp(n, REPORT_TEMP_PREFIX, p))
+		return false;
+	n += p;
+	return !strncmp(n, base, k) && n[k] == '.' &&
+	       strlen(n + k + 1) == 6 &&
+	       strspn(n + k + 1, "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
 }
 
 int check_output_paths(const struct common_opts *o, bool out_dir)
@@ -1065,7 +1223,7 @@ int check_output_paths(const struct common_opts *o, bool out_dir)
 		if (e) {
 			fprintf(stderr, "ptloom: -o %s: cannot write schedule "
 					"files there: %s%s%s\n",
-				esc(o->out_dir), strerror(-e),
+				esc(o->out_dir), probe_why(e),
 				strcmp(buf, o->out_dir) ? " in " : "",
 				strcmp(buf, o->out_dir) ? esc(buf) : "");
 			return -1;
@@ -1090,7 +1248,7 @@ int check_output_paths(const struct common_opts *o, bool out_dir)
 					"there: %s\n", esc(o->report),
 				e == -ENOENT ? "its directory does not exist"
 				: e == -ENOTDIR ? "its parent is not a directory"
-						: strerror(-e));
+						: probe_why(e));
 			return -1;
 		}
 		clean_stale_temps(dir, report_temp, base);
@@ -1119,18 +1277,68 @@ int save_schedule(const struct schedule *s, const char *dir, const char *id,
 
 uint64_t sym_probes;
 
+/*
+ * The symbol index's hash: SipHash-1-3 of (addr, data) under a key drawn
+ * once per process.  A schedule file is untrusted, and with a fixed hash
+ * a crafted symbol table whose addresses all land in one probe chain made
+ * `show` quadratic (50,000 symbols: minutes); with a secret key the file
+ * cannot aim at a chain.  See tests/integration/test_hardening.c.
+ */
+static uint64_t sip_k0, sip_k1;
+
+#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                            \
+	do {                                                                \
+		v0 += v1, v1 = ROTL(v1, 13), v1 ^= v0, v0 = ROTL(v0, 32);   \
+		v2 += v3, v3 = ROTL(v3, 16), v3 ^= v2;                      \
+		v0 += v3, v3 = ROTL(v3, 21), v3 ^= v0;                      \
+		v2 += v1, v1 = ROTL(v1, 17), v1 ^= v2, v2 = ROTL(v2, 32);   \
+	} while (0)
+
 static uint64_t sym_hash(uint64_t addr, bool data)
 {
-	uint64_t h = (addr ^ (data ? 0x9e3779b97f4a7c15ull : 0)) *
-		     0xff51afd7ed558ccdull;
+	uint64_t v0 = sip_k0 ^ 0x736f6d6570736575ull;
+	uint64_t v1 = sip_k1 ^ 0x646f72616e646f6dull;
+	uint64_t v2 = sip_k0 ^ 0x6c7967656e657261ull;
+	uint64_t v3 = sip_k1 ^ 0x7465646279746573ull;
+	uint64_t m[2] = { addr, (uint64_t)data | (16ull << 56) };
 
-	return h ^ (h >> 29);
+	for (int i = 0; i < 2; i++) {
+		v3 ^= m[i];
+		SIPROUND;
+		v0 ^= m[i];
+	}
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+static void sym_key(void)
+{
+	uint64_t k[2];
+
+	if (sip_k0 | sip_k1)
+		return;
+	if (getrandom(k, sizeof(k), 0) != (ssize_t)sizeof(k)) {
+		struct timespec ts;
+
+		/* no entropy: still not a constant a file can aim at */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		k[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^
+		       (uint64_t)getpid();
+		k[1] = (uint64_t)ts.tv_sec ^ (uintptr_t)&ts;
+	}
+	sip_k0 = k[0];
+	sip_k1 = k[1] | 1;
 }
 
 int sym_index_build(struct sym_index *ix, const struct sym_entry *syms,
 		    size_t n)
 {
 	memset(ix, 0, sizeof(*ix));
+	sym_key();
 	ix->syms = syms;
 	ix->n = n;
 	if (n < 16)
@@ -1147,9 +1355,13 @@ int sym_index_build(struct sym_index *ix, const struct sym_entry *syms,
 	for (size_t i = 0; i < n; i++) {
 		size_t k = sym_hash(syms[i].addr, syms[i].data) & (cap - 1);
 
+		if (cli_interrupted)
+			return -EINTR;
+		sym_probes++;
 		while (ix->slot[k] != UINT32_MAX) {
 			const struct sym_entry *o = &syms[ix->slot[k]];
 
+			sym_probes++;
 			if (o->addr == syms[i].addr && o->data == syms[i].data)
 				break; /* the first one wins, as in a scan */
 			k = (k + 1) & (cap - 1);
@@ -1167,6 +1379,7 @@ int sym_index_build_view(struct sym_index *ix, const struct schedule_view *v)
 	bool data, d2;
 
 	memset(ix, 0, sizeof(*ix));
+	sym_key();
 	ix->view = v;
 	ix->n = v->s.nsyms;
 	while (cap < 2 * ix->n)
@@ -1176,13 +1389,19 @@ int sym_index_build_view(struct sym_index *ix, const struct schedule_view *v)
 		return -ENOMEM; /* no names then */
 	memset(ix->slot, 0xff, cap * sizeof(*ix->slot));
 	ix->cap = cap;
+	cli_test_interrupt("symbols");
 	while (schedule_view_symbol(v, &at, &where, &addr, &data, NULL, 0) >
 	       0) {
 		size_t k = sym_hash(addr, data) & (cap - 1);
 
+		if (cli_interrupted)
+			return -EINTR; /* the caller stops too */
+		sym_probes++;
+
 		while (ix->slot[k] != UINT32_MAX) {
 			size_t o = ix->slot[k];
 
+			sym_probes++;
 			if (schedule_view_symbol(v, &o, &w2, &a2, &d2, NULL,
 						 0) > 0 &&
 			    a2 == addr && d2 == data)
@@ -1479,15 +1698,84 @@ static void progress_run(void)
 	fflush(stderr);
 }
 
+double cli_wall(void)
+{
+	return wall();
+}
+
+static struct {
+	double until;	 /* wall() at the bound, 0 = none */
+	double timeout;	 /* the configuration's own --timeout */
+	bool hit;
+} bound;
+
+void cli_bound_begin(struct session_config *cfg, double seconds)
+{
+	bound.until = wall() + (seconds > 0 ? seconds : 0.001);
+	bound.timeout = cfg->timeout;
+	bound.hit = false;
+}
+
+void cli_bound_end(struct session_config *cfg)
+{
+	if (bound.until)
+		cfg->timeout = bound.timeout;
+	bound.until = 0;
+}
+
+bool cli_bound_hit(void)
+{
+	return bound.hit;
+}
+
+bool cli_bound_expired(void)
+{
+	if (bound.until && wall() >= bound.until)
+		bound.hit = true;
+	return bound.hit;
+}
+
+double cli_bound_left(void)
+{
+	if (!bound.until)
+		return -1;
+	double left = bound.until - wall();
+
+	return left > 0 ? left : 0;
+}
+
+/* Before a run under the bound: -ETIME past it, else --timeout cut to
+ * what is left (a run over it is not the failure: not kept). */
+static int bound_check(struct session_config *cfg)
+{
+	if (!bound.until)
+		return 0;
+	double left = bound.until - wall();
+
+	if (left <= 0) {
+		bound.hit = true;
+		return -ETIME;
+	}
+	cfg->timeout = bound.timeout > 0 && bound.timeout < left
+			       ? bound.timeout
+			       : left;
+	return 0;
+}
+
 int run_by_step(void *cfg, const struct decision *dec, size_t n,
 		struct run_result *out)
 {
 	struct replay_strategy r;
+	int e;
 
 	progress_run();
 	if (cli_interrupted) {
 		memset(out, 0, sizeof(*out)); /* no more runs: stop quickly */
 		return -EINTR;
+	}
+	if ((e = bound_check(cfg))) {
+		memset(out, 0, sizeof(*out));
+		return e;
 	}
 	replay_init(&r, dec, n, false);
 	struct strategy s = replay_strategy(&r);
@@ -1497,6 +1785,12 @@ int run_by_step(void *cfg, const struct decision *dec, size_t n,
 
 int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out)
 {
+	int e = bound_check(cfg);
+
+	if (e) {
+		memset(out, 0, sizeof(*out));
+		return e;
+	}
 	return session_run(cfg, s, out);
 }
 
@@ -1507,7 +1801,7 @@ void minimize_reorder_first(struct session_config *cfg, struct run_result *best,
 	unsigned pb = best->preemptions;
 	size_t db = minimize_count_decisions(best);
 
-	while (best->preemptions > 1 && !cli_interrupted &&
+	while (best->preemptions > 1 && !cli_interrupted && !bound.hit &&
 	       minimize_reorder(run_with_strategy, cfg, best, &more) >= 0)
 		;
 	minimize(run_by_step, cfg, best, max_runs, ms);

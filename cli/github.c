@@ -139,6 +139,25 @@ static void annotate(const struct report *r)
 		gh_escape(stdout, sum, false);
 		fputc('\n', stdout);
 	}
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		const struct report_warning *w = &r->warnings[i];
+
+		fputs("::warning ", stdout);
+		if (w->location && report_source_line(w->location, file,
+						      sizeof(file), &line) &&
+		    annotation_path(file, path, sizeof(path))) {
+			fputs("file=", stdout);
+			gh_escape(stdout, path, true);
+			printf(",line=%d,", line);
+		}
+		fputs("title=ptloom::", stdout);
+		gh_escape(stdout, w->message, false);
+		if (w->replay_command) {
+			fputs("%0Areplay: ", stdout);
+			gh_escape(stdout, w->replay_command, false);
+		}
+		fputc('\n', stdout);
+	}
 	fflush(stdout);
 }
 
@@ -160,6 +179,27 @@ static void summary(const struct report *r)
 	fprintf(f, "## ptloom %s: %s\n\n", r->command ? r->command : "run",
 		r->verdict);
 	md_code(f, r->summary);
+	if (r->ntests) {
+		fputs("\n| test | verdict |\n|---|---|\n", f);
+		for (int i = 0; i < r->ntests; i++) {
+			fputs("| ", f);
+			gh_escape(f, r->tests[i].name, false);
+			fprintf(f, " | %s |\n", r->tests[i].verdict);
+		}
+		for (int i = 0; i < r->ntests; i++)
+			if (r->tests[i].replay_command) {
+				fputs("\nReplay ", f);
+				gh_escape(f, r->tests[i].name, false);
+				fputs(" locally:\n\n", f);
+				md_code(f, r->tests[i].replay_command);
+			}
+	}
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		fprintf(f, "\n**Warning:** ");
+		md_code(f, r->warnings[i].message);
+		if (r->warnings[i].replay_command)
+			md_code(f, r->warnings[i].replay_command);
+	}
 	if (r->message && r->message[0] && r->has_failure) {
 		fputs("\n", f);
 		md_code(f, r->message);

@@ -53,10 +53,12 @@ static void usage(FILE *f)
 	      "            130/143 interrupted by SIGINT/SIGTERM (what was "
 	      "found is kept)\n"
 	      "\n"
-	      "Schedule files are untrusted: their loader variables (LD_*, "
-	      "GLIBC_TUNABLES, ...)\n"
-	      "are refused on replay unless --trust-env.  `man ptloom` has "
-	      "the details.\n"
+	      "Schedule files are untrusted: a replay applies only a fixed "
+	      "set of their\n"
+	      "environment (PATH of standard directories, HOME, LANG, LC_*, "
+	      "TZ, USER, TMPDIR,\n"
+	      "SHELL, PWD) and refuses the rest unless -e or --trust-env.  "
+	      "`man ptloom` has\nthe details.\n"
 	      "\n"
 	      "`ptloom COMMAND --help` describes each command's options.\n",
 	      f);

@@ -29,6 +29,7 @@ static const struct option long_opts[] = {
 	{ "report-format", required_argument, 0, 'F' },
 	{ "env", required_argument, 0, 'e' },
 	{ "free-children", no_argument, 0, 'W' },
+	{ "fail-on-child-crash", no_argument, 0, CHILD_CRASH_OPT },
 	{ "trust-env", no_argument, 0, 'U' },
 	{ "gdb", no_argument, 0, 'G' },
 	{ "stop-at", required_argument, 0, 'A' },
@@ -42,13 +43,15 @@ static const struct option long_opts[] = {
 static void usage(FILE *f, const char *cmd)
 {
 	fprintf(f,
-		"usage: ptloom %s [OPTIONS] SCHEDULE -- PROGRAM [ARGS...]\n"
+		"usage: ptloom %s [OPTIONS] SCHEDULE [-- PROGRAM [ARGS...]]\n"
 		"\n"
 		"%s"
 		"\n"
 		"SCHEDULE is a schedule file written by `ptloom run` or a "
 		"text script\n(`ptloom show --format script`, one `run Tn`, "
 		"`wake Tn` or `timeout Tn` a line).\n"
+		"Without a PROGRAM, the file's recorded command line runs in "
+		"its recorded\ndirectory.\n"
 		"\n"
 		"      --max-steps N     per-run cap on scheduling points\n"
 		"      --timeout SEC     per-run wall-clock cap (default 10)\n"
@@ -58,13 +61,19 @@ static void usage(FILE *f, const char *cmd)
 		"  -e, --env NAME=VALUE  set in the program's environment "
 		"(overrides the\n"
 		"                        recorded entry)\n"
-		"      --trust-env       use the file's loader variables (LD_*, "
-		"GLIBC_TUNABLES,\n"
-		"                        ...: refused by default, see "
+		"      --trust-env       apply the file's whole environment "
+		"(by default only\n"
+		"                        PATH of standard directories, HOME, "
+		"LANG, LC_*, TZ,\n"
+		"                        USER, TMPDIR, SHELL, PWD: see "
 		"ptloom(1))\n"
 		"      --output          pass the program's output through\n"
 		"      --free-children   child processes ran unscheduled in the "
 		"recording\n"
+		"      --fail-on-child-crash  a process that dies of a crash "
+		"signal fails the\n"
+		"                        run (as the recording's `run "
+		"--fail-on-child-crash`)\n"
 		"      --gdb             (replay) stop at a step and hand the "
 		"program to gdb\n"
 		"                        ($PTLOOM_GDB), every thread where the "
@@ -238,12 +247,40 @@ static int setup(int argc, char **argv, const char *cmd,
 	rs->co.clock_realtime_ns = rs->sch.clock_start_realtime_ns
 					   ? rs->sch.clock_start_realtime_ns
 					   : CLOCK_REALTIME_DEFAULT_NS;
+	char **args = argv + optind;
+	int nargs = argc - optind;
+
 	if (optind >= argc) {
-		fprintf(stderr, "ptloom: %s: no program given (usage: ptloom "
-				"%s SCHEDULE -- PROGRAM [ARGS...])\n", cmd, cmd);
-		return EXIT_USAGE;
+		/* the file's own command line, in its own directory (a
+		 * test of `run --per-test` replayed alone) */
+		if (!rs->sch.argc || !rs->sch.argv[0][0]) {
+			fprintf(stderr, "ptloom: %s: no program given and the "
+					"file records none (usage: ptloom %s "
+					"SCHEDULE [-- PROGRAM [ARGS...]])\n",
+				cmd, cmd);
+			return EXIT_USAGE;
+		}
+		/* where results go stays relative to where we were */
+		char here[PATH_MAX], *abs;
+
+		if (getcwd(here, sizeof(here))) {
+			if (rs->co.report && rs->co.report[0] != '/' &&
+			    asprintf(&abs, "%s/%s", here, rs->co.report) > 0)
+				rs->co.report = abs;
+			if (rs->co.out_dir && rs->co.out_dir[0] != '/' &&
+			    asprintf(&abs, "%s/%s", here, rs->co.out_dir) > 0)
+				rs->co.out_dir = abs;
+		}
+		if (rs->sch.cwd && chdir(rs->sch.cwd)) {
+			fprintf(stderr, "ptloom: %s: cannot enter the recorded "
+					"directory %s: %s\n",
+				cmd, esc(rs->sch.cwd), strerror(errno));
+			return EXIT_USAGE;
+		}
+		args = rs->sch.argv;
+		nargs = rs->sch.argc;
 	}
-	if (program_setup(&rs->prog, argc - optind, argv + optind, &rs->co))
+	if (program_setup(&rs->prog, nargs, args, &rs->co))
 		return EXIT_USAGE;
 	/* the recorded environment, so stack addresses match */
 	if (rs->sch.nenv) {
@@ -261,23 +298,26 @@ static int setup(int argc, char **argv, const char *cmd,
 		qsort(rs->prog.envp, (size_t)rs->prog.nenv, sizeof(char *),
 		      cmp_env);
 	}
-	/* the file's environment is data, not permission */
-	const char *bad = rs->co.trust_env
-				  ? NULL
-				  : env_refused(rs->prog.envp, rs->prog.nenv,
-						rs->co.env_extra,
-						rs->co.nenv_extra);
+	/* the file's environment is data, not permission: only the fixed
+	 * set is applied unless the user says so (README "Schedule files
+	 * are untrusted") */
+	char names[1024];
+	int nbad = rs->co.trust_env
+			   ? 0
+			   : env_refused(rs->prog.envp, rs->prog.nenv,
+					 rs->co.env_extra, rs->co.nenv_extra,
+					 names, sizeof(names));
 
-	if (bad) {
-		char name[256];
-
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "="),
-			 bad);
+	if (nbad) {
 		fprintf(stderr, "ptloom: %s: refusing the recorded environment "
-				"entry %s (it makes the loader or libc load "
-				"code or files); replay with --trust-env if you "
-				"trust this file, or set it with -e %s=VALUE\n",
-			esc(rs->path), esc(name), esc(name));
+				"entr%s %s (a replay applies only PATH of "
+				"standard directories, HOME, LANG, LC_*, TZ, "
+				"USER, TMPDIR, SHELL, PWD and what ptloom's own "
+				"environment holds: others can make a shell, an "
+				"interpreter or the loader run code); confirm "
+				"with -e NAME=VALUE, or --trust-env if you trust "
+				"this file\n",
+			esc(rs->path), nbad == 1 ? "y" : "ies", names);
 		return EXIT_USAGE;
 	}
 	if (check_output_paths(&rs->co, !strcmp(cmd, "minimize")))
@@ -587,6 +627,8 @@ int cmd_replay(int argc, char **argv)
 
 	if (e)
 		return e < 0 ? EXIT_PASS : e;
+	if (cli_interrupted) /* while the objects were identified */
+		return interrupted_replay(&rs, NULL);
 	if (rs.gdb || rs.core)
 		return replay_gdb(&rs);
 	struct replay_strategy strat;
@@ -608,6 +650,10 @@ int cmd_replay(int argc, char **argv)
 	if (r.failure == FAIL_INTERRUPTED || (cli_interrupted &&
 					      r.failure == FAIL_NONE))
 		return interrupted_replay(&rs, &r);
+	if (rs.co.output && r.output_total > r.output_len)
+		fprintf(stderr, "ptloom: the replay wrote %llu bytes of output; "
+				"--output passes its last %zu\n",
+			(unsigned long long)r.output_total, r.output_len);
 	if (rs.co.output && r.output_len)
 		fwrite(r.output, 1, r.output_len, stdout);
 
@@ -748,6 +794,8 @@ int cmd_minimize(int argc, char **argv)
 
 	if (e)
 		return e < 0 ? EXIT_PASS : e;
+	if (cli_interrupted)
+		return interrupted_replay(&rs, NULL);
 	struct run_result best;
 	struct minimize_stats ms;
 

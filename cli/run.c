@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "suite.h"
+
 #include "../analysis/coverage.h"
 #include "../analysis/escape.h"
 #include "../analysis/explore.h"
@@ -31,7 +33,9 @@ static void usage(FILE *f)
 	      "pct, pos, surw\n"
 	      "                        (default dfs)\n"
 	      "  -n, --max-runs N      at most N executions (default 10000)\n"
-	      "      --max-time SEC    at most SEC seconds of exploration\n"
+	      "      --max-time SEC    at most SEC seconds for the whole "
+	      "command (exploration,\n"
+	      "                        then minimisation in what is left)\n"
 	      "      --max-steps N     per-run cap on scheduling points; over "
 	      "it is a livelock\n"
 	      "                        failure (default 100000)\n"
@@ -61,6 +65,13 @@ static void usage(FILE *f)
 	      "                        (delays of a round-robin scheduler; "
 	      "serial only)\n"
 	      "      --no-minimize     keep the schedule as found\n"
+	      "      --minimize-time SEC  at most SEC seconds of "
+	      "minimisation (default: the\n"
+	      "                        larger of 60 s and 10 times the time "
+	      "the failure took\n"
+	      "                        to find); past it the best schedule "
+	      "so far is kept,\n"
+	      "                        \"minimum not proven\"\n"
 	      "  -o, --out DIR         where schedule files go (default "
 	      ".ptloom)\n"
 	      "      --report FILE     write a report; --report-format "
@@ -79,6 +90,13 @@ static void usage(FILE *f)
 	      "      --free-children   let child processes run unscheduled "
 	      "(today's\n"
 	      "                        behaviour; the verdict says so)\n"
+	      "      --fail-on-child-crash  a process of the program that "
+	      "dies of SIGSEGV,\n"
+	      "                        SIGBUS, SIGILL, SIGFPE or SIGABRT fails "
+	      "the run, even\n"
+	      "                        when the command's exit status hides "
+	      "it (default: a\n"
+	      "                        warning naming it)\n"
 	      "      --clock-start SEC the virtual CLOCK_REALTIME at every "
 	      "run's start, in\n"
 	      "                        seconds since 1970 (default: the real "
@@ -86,6 +104,18 @@ static void usage(FILE *f)
 	      "      --output          pass every run's output through (not "
 	      "that of runs\n"
 	      "                        the reduction cuts short)\n"
+	      "      --per-test        test-suite mode: explore each test the "
+	      "command starts\n"
+	      "                        (ctest, make check, meson test, a "
+	      "script) on its own,\n"
+	      "                        with these budgets per test, -j N "
+	      "tests at a time,\n"
+	      "                        one verdict per test\n"
+	      "      --whole-tree      explore the command's whole process "
+	      "tree as one\n"
+	      "                        program (the default)\n"
+	      "  -v, --verbose         with --per-test: why each test was "
+	      "split or not\n"
 	      "      --min-coverage F  explore until this share (0-1] of the "
 	      "conflicting pairs\n"
 	      "                        seen was seen in both orders, or the "
@@ -97,6 +127,10 @@ static void usage(FILE *f)
 	      "limit is not a pass)\n",
 	      f);
 }
+
+#define MINIMIZE_TIME_OPT ('t' + 256)
+#define MINIMIZE_TIME_MIN 60	/* seconds, at least */
+#define MINIMIZE_TIME_FACTOR 10 /* times the time to find the failure */
 
 static const struct option long_opts[] = {
 	{ "preemptions", required_argument, 0, 'p' },
@@ -113,6 +147,7 @@ static const struct option long_opts[] = {
 	{ "no-state-cache", no_argument, 0, 'c' + 256 },
 	{ "state-cache", no_argument, 0, 'C' + 256 },
 	{ "no-minimize", no_argument, 0, 'm' },
+	{ "minimize-time", required_argument, 0, MINIMIZE_TIME_OPT },
 	{ "dfs-only", no_argument, 0, 'Y' },
 	{ "hybrid-mix", required_argument, 0, 'H' },
 	{ "out", required_argument, 0, 'o' },
@@ -124,13 +159,80 @@ static const struct option long_opts[] = {
 	{ "env", required_argument, 0, 'e' },
 	{ "keep-env", no_argument, 0, 'K' },
 	{ "free-children", no_argument, 0, 'W' },
+	{ "fail-on-child-crash", no_argument, 0, CHILD_CRASH_OPT },
 	{ "clock-start", required_argument, 0, CLOCK_START_OPT },
 	{ "output", no_argument, 0, 'O' },
 	{ "min-coverage", required_argument, 0, 'v' + 256 },
 	{ "quiet", no_argument, 0, 'q' },
+	{ "per-test", no_argument, 0, 'T' + 512 },
+	{ "whole-tree", no_argument, 0, 'w' + 256 },
+	{ "verbose", no_argument, 0, 'v' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
 };
+
+/*
+ * The options a test's own exploration (--per-test) takes from ours: all
+ * but where results go, the environment (the test's is its own), the
+ * output, the mode and -j (it explores serially).
+ */
+static int forwarded(int argc, char **argv, char ***out)
+{
+	static const char *const drop_arg[] = {
+		"-o", "--out", "--report", "--report-format", "-e", "--env",
+		"-j", "--jobs", "--shard", "--clock-start", NULL,
+	};
+	static const char *const drop[] = {
+		"-q", "--quiet", "--keep-env", "--per-test", "--whole-tree",
+		"-v", "--verbose", "--output", NULL,
+	};
+	char **v = calloc((size_t)argc + 1, sizeof(*v));
+	int n = 0;
+
+	if (!v)
+		return -1;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+		bool skip = false;
+
+		if (a[0] != '-')
+			break; /* the program */
+		for (int k = 0; drop[k] && !skip; k++)
+			skip = !strcmp(a, drop[k]);
+		for (int k = 0; drop_arg[k] && !skip; k++) {
+			size_t l = strlen(drop_arg[k]);
+
+			if (!strcmp(a, drop_arg[k])) {
+				skip = true;
+				i++; /* and its value */
+			} else if (!strncmp(a, drop_arg[k], l) &&
+				   (a[1] != '-' ? a[l] != 0 : a[l] == '=')) {
+				skip = true;
+			}
+		}
+		if (skip)
+			continue;
+		v[n++] = argv[i];
+		/* an option's separate value goes with it */
+		if (i + 1 < argc && argv[i + 1][0] != '-' &&
+		    strcmp(argv[i + 1], "--")) {
+			const struct option *o = NULL;
+
+			for (int k = 0; long_opts[k].name && !o; k++)
+				if (a[1] == '-' &&
+				    !strcmp(a + 2, long_opts[k].name))
+					o = &long_opts[k];
+			bool takes = o ? o->has_arg == required_argument
+				       : (a[1] && !a[2] &&
+					  strchr("psnoje", a[1]));
+
+			if (takes)
+				v[n++] = argv[++i];
+		}
+	}
+	*out = v;
+	return n;
+}
 
 static int number(const char *opt, const char *arg, long lo, long hi,
 		  long *out)
@@ -167,6 +269,85 @@ static int rerun_exact(struct session_config *cfg, const struct run_result *r,
 		return -EINTR;
 	}
 	return e;
+}
+
+static void append(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Processes that died of a crash signal in passing runs (a shell's
+ * `./racy; true`): the command's exit status stays the verdict, but each
+ * is named, in how many runs, with its first run saved as a schedule that
+ * `replay --fail-on-child-crash` reproduces as a failure.  The run is
+ * replayed once with --fail-on-child-crash, so the file ends where the
+ * process died.  Returns the number of warnings in w.
+ */
+struct crash_note {
+	char file[1024], cmd[8192], msg[1024], sig[32];
+};
+
+static size_t crash_warnings(struct explore_opts *eo, struct explore_result *er,
+			     const struct program *prog,
+			     const struct common_opts *co, const char *sname,
+			     struct report_warning *w, struct crash_note *n)
+{
+	size_t k = 0;
+	char quoted[4096];
+
+	shell_join(quoted, sizeof(quoted), prog->argv, prog->argc);
+	for (int i = 0; i < er->ncrashes; i++, k++) {
+		struct child_crash *c = &er->crashes[i];
+		struct session_config cfg = eo->cfg;
+		struct run_result x;
+		char id[32];
+
+		memset(&n[k], 0, sizeof(n[k]));
+		snprintf(n[k].sig, sizeof(n[k].sig), "%s",
+			 signal_name(c->signal));
+		cfg.fail_on_child_crash = true;
+		if (rerun_exact(&cfg, &c->run, &x) == 0 &&
+		    x.failure == FAIL_CRASH && x.signal == c->signal) {
+			struct schedule sch;
+
+			snprintf(id, sizeof(id), "%06llx",
+				 (unsigned long long)(x.trace_hash & 0xffffff));
+			schedule_from_run(&sch, prog, co, sname, eo->bound, &x);
+			schedule_set_points(&sch, er->points, er->npoints);
+			if (save_schedule(&sch, co->out_dir, id, "crash",
+					  n[k].file, sizeof(n[k].file)))
+				n[k].file[0] = 0;
+			schedule_free(&sch);
+			if (x.location[0])
+				snprintf(c->where, sizeof(c->where), "%s",
+					 x.location);
+		}
+		if (x.events || x.output)
+			run_result_free(&x);
+		if (n[k].file[0])
+			snprintf(n[k].cmd, sizeof(n[k].cmd),
+				 "ptloom replay --fail-on-child-crash %s -- %s",
+				 n[k].file, quoted);
+		snprintf(n[k].msg, sizeof(n[k].msg),
+			 "%s died of %s%s%s%s in %llu of %llu run%s; the "
+			 "command's exit status hid it (--fail-on-child-crash "
+			 "makes it a failure)",
+			 c->label, n[k].sig, c->where[0] ? " (" : "",
+			 esc(c->where), c->where[0] ? ")" : "",
+			 (unsigned long long)c->runs,
+			 (unsigned long long)er->runs,
+			 er->runs == 1 ? "" : "s");
+		w[k] = (struct report_warning){
+			.kind = "child_crash",
+			.process = c->label,
+			.signal = n[k].sig,
+			.location = c->where,
+			.runs = c->runs,
+			.message = n[k].msg,
+			.schedule_file = n[k].file[0] ? n[k].file : NULL,
+			.replay_command = n[k].cmd[0] ? n[k].cmd : NULL,
+		};
+	}
+	return k;
 }
 
 /* printf onto the end of buf */
@@ -224,8 +405,17 @@ static int bounded_search(const struct explore_opts *eo, int bound,
 	o.jobs = 1;
 	o.nshards = 0;
 	o.shard = 0;
+	double left = cli_bound_left();
+
+	if (left == 0)
+		return -1; /* no time left */
+	if (left > 0)
+		o.max_time = left;
 	if (explore(&o, er))
 		return -1;
+	if (left > 0 && er->verdict == VERDICT_INCOMPLETE &&
+	    cli_bound_left() == 0)
+		cli_bound_expired(); /* stopped by the bound */
 	int c = er->verdict == VERDICT_PASS && er->complete ? bound + 1
 		: er->restarts					  ? 0
 								  : er->bound;
@@ -267,6 +457,52 @@ static void minimum_note(char *note, size_t len, unsigned pre, int clear)
 }
 
 /*
+ * A failure inside one process of a tree, sampled with many preemptions
+ * (a test runner's worker, hundreds of preemptions in the runner's own
+ * threads): dropping them costs a run each, a second a run behind
+ * Criterion.  Look first for the same failure among placements of few
+ * preemptions on default paths, the failing process's own preemptions
+ * first (minimize_search orders them so).
+ */
+#define PROCESS_FIRST_MIN 16  /* preemptions, at least */
+#define PROCESS_FIRST_RUNS 60 /* runs at most */
+
+/* PTLOOM_DEBUG_MIN: each minimisation phase's outcome on stderr. */
+static void min_debug(const char *phase, const struct run_result *best,
+		      unsigned runs)
+{
+	static double t0;
+
+	if (!t0)
+		t0 = cli_wall();
+	if (!getenv("PTLOOM_DEBUG_MIN"))
+		return;
+	fprintf(stderr, "minimize: %s: %u preemptions, %u runs, %.1f s\n",
+		phase, best->preemptions, runs, cli_wall() - t0);
+}
+
+static void process_first(struct session_config *cfg, struct run_result *best,
+			  struct minimize_stats *ms)
+{
+	struct minimize_stats more = { 0 };
+	bool tree = false;
+
+	for (int i = 0; i < best->nthreads; i++)
+		tree |= best->threads[i].proc > 0;
+	if (!tree || best->preemptions < PROCESS_FIRST_MIN)
+		return;
+	if (minimize_process(run_with_strategy, cfg, best, &more) >= 0) {
+		ms->preemptions_after = best->preemptions;
+		ms->runs += more.runs;
+		return;
+	}
+	if (minimize_search(run_with_strategy, cfg, best, PROCESS_FIRST_RUNS,
+			    &more) >= 0)
+		ms->preemptions_after = best->preemptions;
+	ms->runs += more.runs;
+}
+
+/*
  * A schedule found by a sample (or by greedy dropping) may carry more
  * preemptions than the bug needs: search systematically below its count,
  * first by placing preemptions on default paths, seeded with the found
@@ -293,6 +529,7 @@ static void smaller_schedule(const struct explore_opts *eo,
 	}
 	ms->runs += more.runs;
 	more.runs = 0;
+	min_debug("reorder loop", best, ms->runs);
 	if (minimize_search(run_with_strategy, cfg, best, 400, &more) >= 0) {
 		ms->runs += more.runs;
 		more.runs = 0;
@@ -302,6 +539,7 @@ static void smaller_schedule(const struct explore_opts *eo,
 	}
 	ms->runs += more.runs;
 	more.runs = 0;
+	min_debug("placement search", best, ms->runs);
 	if (!best->preemptions || *clear >= (int)best->preemptions)
 		return;
 
@@ -332,7 +570,8 @@ int cmd_run(int argc, char **argv)
 	struct explore_opts eo;
 	long v;
 	int c, jobs = 1;
-	bool minimize_on = true;
+	bool minimize_on = true, per_test = false, verbose = false;
+	double t_start = cli_wall(), min_time = 0;
 
 	common_defaults(&co);
 	memset(&eo, 0, sizeof(eo));
@@ -345,7 +584,7 @@ int cmd_run(int argc, char **argv)
 	eo.hybrid = true;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:s:n:o:j:e:qh", long_opts,
+	while ((c = getopt_long(argc, argv, "+:p:s:n:o:j:e:qvh", long_opts,
 				NULL)) != -1) {
 		int r = common_option(&co, c, optarg);
 
@@ -461,6 +700,15 @@ int cmd_run(int argc, char **argv)
 		case 'm':
 			minimize_on = false;
 			break;
+		case MINIMIZE_TIME_OPT:
+			if (parse_seconds(optarg, SECONDS_MAX, &min_time)) {
+				fprintf(stderr, "ptloom: --minimize-time takes "
+						"seconds, a decimal number > 0 "
+						"and <= %d (got '%s')\n",
+					SECONDS_MAX, esc(optarg));
+				return EXIT_USAGE;
+			}
+			break;
 		case 'Y':
 			eo.hybrid = false;
 			break;
@@ -485,6 +733,15 @@ int cmd_run(int argc, char **argv)
 			eo.nshards = (int)n;
 			break;
 		}
+		case 'T' + 512:
+			per_test = true;
+			break;
+		case 'w' + 256:
+			per_test = false;
+			break;
+		case 'v':
+			verbose = true;
+			break;
 		case 'v' + 256: {
 			char *end = NULL;
 			double f = strtod(optarg, &end);
@@ -530,6 +787,33 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	session_config_init(&eo.cfg, &prog, &co);
+	if (per_test) {
+		char **fwd = NULL;
+		int nfwd = forwarded(optind, argv, &fwd), code;
+
+		if (nfwd < 0) {
+			fprintf(stderr, "ptloom: out of memory\n");
+			program_free(&prog);
+			return EXIT_USAGE;
+		}
+		if (eo.nshards > 1) {
+			fprintf(stderr, "ptloom: --per-test explores each test "
+					"whole; --shard is not for it\n");
+			free(fwd);
+			program_free(&prog);
+			return EXIT_USAGE;
+		}
+		int done = suite_run(&prog, &co, &eo.cfg, fwd, nfwd,
+				     verbose && !co.quiet, jobs, eo.bound,
+				     &code);
+
+		free(fwd);
+		if (done) {
+			program_free(&prog);
+			return code;
+		}
+		/* no test: one program, explored as usual */
+	}
 	eo.progress = !co.quiet && isatty(2);
 	/* under the GIL a busy thread reaches the eval-breaker checks */
 	eo.spin_ms = eo.cfg.policy ? 0 : 100;
@@ -638,17 +922,55 @@ int cmd_run(int argc, char **argv)
 			cli_test_interrupt("minimize");
 		if (minimize_on && cli_interrupted)
 			snprintf(mnote, sizeof(mnote), "not done (interrupted)");
+		/* minimisation answers within a bound the user can predict:
+		 * --minimize-time, else the larger of 60 s and 10 times the
+		 * time the failure took to find; never past --max-time,
+		 * which is the whole command's */
+		double budget = min_time > 0 ? min_time
+				: er.seconds * MINIMIZE_TIME_FACTOR >
+						MINIMIZE_TIME_MIN
+					? er.seconds * MINIMIZE_TIME_FACTOR
+					: MINIMIZE_TIME_MIN;
+		bool by_max_time = false;
+
+		if (eo.max_time > 0 &&
+		    eo.max_time - (cli_wall() - t_start) < budget) {
+			budget = eo.max_time - (cli_wall() - t_start);
+			by_max_time = true;
+		}
+		bool no_time = false;
+
+		if (minimize_on && !cli_interrupted && budget <= 0) {
+			snprintf(mnote, sizeof(mnote),
+				 "not done (no time left of --max-time %g s); "
+				 "minimum not proven", eo.max_time);
+			minimize_on = false;
+			no_time = true;
+		}
 		cli_progress_begin("minimizing", eo.progress);
 		int clear = bounds_clear(&eo, &er);
 		bool proven = false;
 
+		if (minimize_on && !cli_interrupted)
+			cli_bound_begin(&eo.cfg, budget);
 		if (minimize_on && !cli_interrupted) {
 			/* minimise a copy: replay the original by step */
 			if (run_by_step(&eo.cfg, orig->decisions,
 					orig->ndecisions, &best) == 0 &&
 			    fingerprint_equal(&best, orig)) {
+				unsigned pb = best.preemptions;
+				size_t db = minimize_count_decisions(&best);
+				struct minimize_stats ps = { 0 };
+
+				min_debug("start", &best, 0);
+				process_first(&eo.cfg, &best, &ps);
+				min_debug("process-first", &best, ps.runs);
 				minimize_reorder_first(&eo.cfg, &best, 300,
 						       &ms);
+				min_debug("reorder+drop", &best, ms.runs);
+				ms.runs += ps.runs;
+				ms.preemptions_before = pb;
+				ms.decisions_before = db;
 				unsigned before = ms.preemptions_before;
 				size_t dbefore = ms.decisions_before;
 
@@ -660,6 +982,9 @@ int cmd_run(int argc, char **argv)
 							 &ms, &clear);
 				ms.preemptions_before = before;
 				ms.decisions_before = dbefore;
+				bool stopped = cli_bound_hit();
+
+				cli_bound_end(&eo.cfg);
 				struct run_result ex;
 
 				if (rerun_exact(&eo.cfg, &best, &ex) == 0 &&
@@ -704,22 +1029,57 @@ int cmd_run(int argc, char **argv)
 				minimum_note(mnote, sizeof(mnote),
 					     best.preemptions, clear);
 				proven = clear >= (int)best.preemptions;
+				if (stopped) {
+					size_t l = strlen(mnote);
+
+					snprintf(mnote + l, sizeof(mnote) - l,
+						 "; stopped at its %.3g s bound "
+						 "(%s): the best schedule so "
+						 "far",
+						 budget,
+						 by_max_time ? "what --max-time "
+							       "left"
+						 : min_time > 0
+							 ? "--minimize-time"
+							 : "the default");
+				}
 			} else if (best.events || best.output) {
 				run_result_free(&best);
 				memset(&best, 0, sizeof(best));
 			}
 		}
+		cli_bound_end(&eo.cfg);
 minimized:
 		cli_progress_end();
 		const struct run_result *shown = files[1][0] ? &best : orig;
 		char quoted[4096];
 
+		char envs[4096] = "";
+
 		shell_join(quoted, sizeof(quoted), prog.argv, prog.argc);
+		/* the -e entries a replay applies only when confirmed */
+		for (int i = 0; i < co.nenv_extra; i++) {
+			char *kv[] = { "-e", co.env_extra[i] };
+			size_t k = strlen(envs);
+
+			if (!env_refused(&co.env_extra[i], 1, NULL, 0, NULL,
+					 0))
+				continue;
+			shell_join(envs + k, sizeof(envs) - k, kv, 2);
+			k = strlen(envs);
+			snprintf(envs + k, sizeof(envs) - k, " ");
+		}
 		if (files[0][0] || files[1][0])
-			snprintf(cmd, sizeof(cmd), "ptloom replay %s -- %s",
+			snprintf(cmd, sizeof(cmd),
+				 "ptloom replay %s%s%s -- %s", envs,
+				 co.fail_on_child_crash
+					 ? "--fail-on-child-crash "
+					 : "",
 				 files[1][0] ? files[1] : files[0], quoted);
 		/* where the failing run left the last passing one */
-		if (er.have_pass && !cli_interrupted) {
+		if (er.have_pass && !cli_interrupted &&
+		    !(eo.max_time > 0 &&
+		      cli_wall() - t_start >= eo.max_time)) {
 			struct run_result p;
 
 			if (rerun_exact(&eo.cfg, &er.pass, &p) == 0) {
@@ -763,11 +1123,18 @@ minimized:
 					 : "race-discovery",
 				 er.found_preemptions,
 				 er.found_preemptions == 1 ? "" : "s");
-		if (found[0] && files[1][0]) {
+		/* whether the minimised count is proven the fewest */
+		const char *mproof = no_time    ? ", minimum not proven"
+				     : !files[1][0] ? ""
+				     : proven	    ? ", minimal"
+						    : ", minimum not proven";
+
+		if (found[0] && (files[1][0] || no_time)) {
 			size_t l = strlen(found);
 
 			snprintf(found + l, sizeof(found) - l, ", %s",
-				 proven ? "minimal" : "minimum not proven");
+				 proven && !no_time ? "minimal"
+						    : "minimum not proven");
 		}
 		if (eo.strategy == STRAT_DFS && eo.delay_bound &&
 		    er.found_by == FOUND_DFS)
@@ -803,17 +1170,18 @@ minimized:
 		else if (er.found_preemptions != pre)
 			snprintf(summary, sizeof(summary),
 				 "ptloom: FAIL %s after %llu run%s (%s, %u "
-				 "preemption%s; found with %u)",
+				 "preemption%s%s; found with %u)",
 				 desc, (unsigned long long)er.runs,
 				 er.runs == 1 ? "" : "s", sname, pre,
-				 pre == 1 ? "" : "s", er.found_preemptions);
+				 pre == 1 ? "" : "s", mproof,
+				 er.found_preemptions);
 		else
 			snprintf(summary, sizeof(summary),
 				 "ptloom: FAIL %s after %llu run%s (%s, %u "
-				 "preemption%s)",
+				 "preemption%s%s)",
 				 desc, (unsigned long long)er.runs,
 				 er.runs == 1 ? "" : "s", sname, pre,
-				 pre == 1 ? "" : "s");
+				 pre == 1 ? "" : "s", mproof);
 		if (!co.quiet) {
 			print_failure_output(orig, true);
 			if (depart[0])
@@ -835,7 +1203,9 @@ minimized:
 		rep.minimized_file = files[1][0] ? files[1] : NULL;
 		rep.replay_command = cmd[0] ? cmd : NULL;
 		rep.minimized_note = mnote[0] ? mnote : NULL;
-		rep.minimum_proven = files[1][0] ? (proven ? 2 : 1) : 0;
+		rep.minimum_proven = files[1][0] ? (proven ? 2 : 1)
+				     : no_time	 ? 1
+						 : 0;
 		rep.departure = depart[0] ? depart : NULL;
 		code = EXIT_FAIL;
 		if (cli_interrupted) {
@@ -973,9 +1343,31 @@ minimized:
 		code = EXIT_INCOMPLETE;
 	}
 	if (er.verdict != VERDICT_FAIL) {
+		static struct crash_note notes[CHILD_CRASH_MAX];
+		struct report_warning warns[CHILD_CRASH_MAX];
+		size_t nw = er.ncrashes && !cli_interrupted
+				    ? crash_warnings(&eo, &er, &prog, &co,
+						     sname, warns, notes)
+				    : 0;
+
 		if (co.free_children)
 			strncat(summary, " (children not explored)",
 				sizeof(summary) - strlen(summary) - 1);
+		for (size_t i = 0; i < nw; i++) {
+			if (!co.quiet) {
+				printf("warning: %s\n", notes[i].msg);
+				if (notes[i].file[0])
+					printf("  saved: %s\n  replay: %s\n",
+					       notes[i].file, notes[i].cmd);
+			}
+			append(summary, sizeof(summary),
+			       "; warning: %s died of %s in %llu run%s",
+			       warns[i].process, notes[i].sig,
+			       (unsigned long long)warns[i].runs,
+			       warns[i].runs == 1 ? "" : "s");
+		}
+		rep.warnings = warns;
+		rep.nwarnings = nw;
 		if (eo.min_coverage > 0 && !cov_ok && code == EXIT_INCOMPLETE &&
 		    !strstr(summary, "--min-coverage"))
 			append(summary, sizeof(summary),

@@ -90,7 +90,7 @@ static int prepare(const struct schedule_view *v)
 		head[t] = NONE;
 	cur_nthreads = 0;
 	event_cursor_start(&c, v);
-	for (; read_event(&c, &e); i++) {
+	for (; !show_stopped() && read_event(&c, &e); i++) {
 		/* the preemptions that stopped this thread: it goes on here */
 		for (uint32_t k = head[e.thread]; k != NONE; k = link[k])
 			victim_at[k] = (uint32_t)c.last_at;
@@ -298,10 +298,12 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 		for (int i = 0; i < s->nenv; i++) {
 			fprintf(f, "  ");
 			esc_fputs(f, s->env[i], 0);
-			if (env_is_loader_var(s->env[i]) &&
-			    strcmp(s->env[i], PTLOOM_TUNABLES))
-				fprintf(f, "   <-- loader variable: refused "
-					   "on replay unless --trust-env");
+			if (env_refused(&s->env[i], 1, NULL, 0, NULL, 0))
+				fprintf(f, "   <-- %s: refused on replay "
+					   "unless -e or --trust-env",
+					env_is_loader_var(s->env[i])
+						? "loader variable"
+						: "not in the replayed set");
 			fprintf(f, "\n");
 		}
 	}
@@ -408,6 +410,31 @@ static void md_code(FILE *f, const char *s)
 	fprintf(f, "`%s`", buf);
 }
 
+/* The length of a code fence no line of strs can end: longer than any
+ * run of backticks in them, at least 4. */
+static int md_fence_len(char *const *strs, int n, int at_least)
+{
+	int longest = at_least - 1;
+
+	for (int i = 0; i < n; i++) {
+		int run = 0;
+
+		for (const char *c = strs[i]; c && *c; c++) {
+			run = *c == '`' ? run + 1 : 0;
+			if (run > longest)
+				longest = run;
+		}
+	}
+	return longest + 1;
+}
+
+static void md_fence(FILE *f, int len)
+{
+	for (int i = 0; i < len; i++)
+		fputc('`', f);
+	fputc('\n', f);
+}
+
 static void show_markdown(FILE *f, const struct schedule *s, const char *path)
 {
 	char buf[800], tn[64];
@@ -424,28 +451,59 @@ static void show_markdown(FILE *f, const struct schedule *s, const char *path)
 		fprintf(f, "\n\n");
 	}
 	if (s->nenv) {
-		fprintf(f, "<details><summary>Environment (%d)</summary>\n\n"
-			   "````\n", s->nenv);
+		int fence = md_fence_len(s->env, s->nenv, 4), nbad = 0;
+
+		fprintf(f, "<details><summary>Environment (%d)</summary>\n\n",
+			s->nenv);
+		md_fence(f, fence);
 		for (int i = 0; i < s->nenv; i++) {
 			esc_fputs(f, s->env[i], 0);
 			fputc('\n', f);
 		}
-		fprintf(f, "````\n</details>\n\n");
+		md_fence(f, fence);
+		fprintf(f, "</details>\n\n");
+		for (int i = 0; i < s->nenv; i++) {
+			if (!env_refused(&s->env[i], 1, NULL, 0, NULL, 0))
+				continue;
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s",
+				 (int)strcspn(s->env[i], "="), s->env[i]);
+			fprintf(f, "%s", nbad++ ? ", " : "**Refused on replay "
+						     "unless `-e` or "
+						     "`--trust-env`:** ");
+			md_code(f, name);
+		}
+		if (nbad)
+			fprintf(f, "\n\n");
 	}
 	if (s->failure) {
 		describe_schedule_failure(s, buf, sizeof(buf));
 		fprintf(f, "**Failure:** ");
 		md_code(f, buf);
 		fprintf(f, "\n\n");
-		if (s->message && s->message[0])
-			fprintf(f, "````\n%s\n````\n\n", esc(s->message));
+		if (s->message && s->message[0]) {
+			int fence = md_fence_len(&s->message, 1, 4);
+
+			md_fence(f, fence);
+			fprintf(f, "%s\n", esc(s->message));
+			md_fence(f, fence);
+			fputc('\n', f);
+		}
 		if (s->nthread_backtraces) {
+			int fence = md_fence_len(s->thread_backtraces,
+						 s->nthread_backtraces, 4);
+
+			fence = md_fence_len(s->thread_names,
+					     s->nthread_names, fence);
 			fprintf(f, "<details><summary>Threads at the "
-				   "failure</summary>\n\n````\n");
+				   "failure</summary>\n\n");
+			md_fence(f, fence);
 			print_backtraces(f, s->thread_backtraces,
 					 bt_names(s), s->nthread_backtraces,
 					 "");
-			fprintf(f, "````\n</details>\n\n");
+			md_fence(f, fence);
+			fprintf(f, "</details>\n\n");
 		}
 	}
 	fprintf(f, "Preemptions: %u. Seed %llu. Trace hash `%016llx`.\n\n",
@@ -484,6 +542,17 @@ static void show_json(FILE *f, const struct schedule *s)
 	for (int i = 0; i < s->nenv; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		json_string(f, s->env[i]);
+	}
+	fprintf(f, "],\n  \"env_refused_on_replay\": [");
+	for (int i = 0, k = 0; i < s->nenv; i++) {
+		if (!env_refused(&s->env[i], 1, NULL, 0, NULL, 0))
+			continue;
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)strcspn(s->env[i], "="), s->env[i]);
+		fprintf(f, "%s", k++ ? ", " : "");
+		json_string(f, name);
 	}
 	fprintf(f, "],\n  \"seed\": %llu,\n  \"strategy\": ",
 		(unsigned long long)s->seed);

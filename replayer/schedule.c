@@ -305,12 +305,20 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 			seterr(err, errlen, "argument %zu is missing", i);
 			return -EINVAL;
 		}
-	for (i = 0; i < (size_t)s->nenv; i++)
+	for (i = 0; i < (size_t)s->nenv; i++) {
 		if (!s->env[i]) {
 			seterr(err, errlen, "environment entry %zu is missing",
 			       i);
 			return -EINVAL;
 		}
+		/* execve passes anything; getenv and a replay's overrides
+		 * need NAME=VALUE */
+		if (!strchr(s->env[i], '=') || s->env[i][0] == '=') {
+			seterr(err, errlen, "environment entry %zu is not "
+					    "NAME=VALUE", i);
+			return -EINVAL;
+		}
+	}
 	r = check_settings(s->points, s->build_id_len, err, errlen);
 	if (r)
 		return r;
@@ -571,6 +579,21 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 	    (r = dup_list(m->env, m->n_env, &s->env, "environment entry", err,
 			  errlen)))
 		return r;
+	if (m->cwd.len > SCHEDULE_MAX_PATH) {
+		seterr(err, errlen, "working directory of %zu bytes (at most "
+		       "%d)", m->cwd.len, SCHEDULE_MAX_PATH);
+		return -EINVAL;
+	}
+	if (m->cwd.len &&
+	    (r = dup_bytes(&m->cwd, &s->cwd, "working directory", -1, err,
+			   errlen)))
+		return r;
+	for (i = 0; i < m->n_env; i++)
+		if (!strchr(s->env[i], '=') || s->env[i][0] == '=') {
+			seterr(err, errlen, "environment entry %zu is not "
+					    "NAME=VALUE", i);
+			return -EINVAL;
+		}
 	r = check_settings(m->points, m->build_id.len, err, errlen);
 	if (r)
 		return r;
@@ -1398,6 +1421,8 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 	w->m.env = w->env;
 	w->m.build_id.len = s->build_id_len;
 	w->m.build_id.data = (uint8_t *)(uintptr_t)s->build_id;
+	if (s->cwd)
+		w->m.cwd = bin(s->cwd);
 	w->m.program_size = s->program_size;
 	w->m.program_hash = s->program_hash;
 
@@ -1613,6 +1638,7 @@ void schedule_free(struct schedule *s)
 	if (!s)
 		return;
 	free(s->program);
+	free(s->cwd);
 	for (i = 0; s->argv && i < s->argc; i++)
 		free(s->argv[i]);
 	free(s->argv);
@@ -1643,7 +1669,14 @@ void schedule_free(struct schedule *s)
 
 int schedule_hash_file(const char *path, uint64_t *hash, uint64_t *size)
 {
-	uint64_t h = 0xcbf29ce484222325ull, n = 0;
+	return schedule_hash_file_max(path, UINT64_MAX, NULL, hash, size);
+}
+
+int schedule_hash_file_max(const char *path, uint64_t max,
+			   const volatile int *stop, uint64_t *hash,
+			   uint64_t *size)
+{
+	uint64_t h = 0xcbf29ce484222325ull, n = 0, want;
 	uint8_t buf[64 << 10];
 	struct stat st;
 	ssize_t k, i;
@@ -1652,8 +1685,21 @@ int schedule_hash_file(const char *path, uint64_t *hash, uint64_t *size)
 	r = open_regular(path, &fd, &st);
 	if (r)
 		return r;
-	for (;;) {
-		k = read(fd, buf, sizeof(buf));
+	/* the size it has: a /proc or /sys file says 0 and would read on
+	 * (/proc/self/pagemap: terabytes) */
+	want = (uint64_t)st.st_size;
+	if (want > max) {
+		close(fd);
+		return -EFBIG;
+	}
+	while (n < want) {
+		if (stop && *stop) {
+			close(fd);
+			return -EINTR;
+		}
+		k = read(fd, buf,
+			 want - n < sizeof(buf) ? (size_t)(want - n)
+						: sizeof(buf));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0) {

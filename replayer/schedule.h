@@ -46,6 +46,7 @@ struct schedule {
 	int argc;
 	char **env;		/* the environment that matters, "K=V" */
 	int nenv;
+	char *cwd;		/* where it ran; NULL: not recorded */
 	uint8_t build_id[64];
 	size_t build_id_len;
 	uint64_t program_size;
@@ -168,7 +169,13 @@ int schedule_parse_script(const char *text, size_t len, struct schedule *s,
 /* schedule_write_script of a view (its events read one at a time). */
 int schedule_view_write_script(FILE *f, const struct schedule_view *v);
 
-/* 64-bit FNV-1a of a file's bytes and its size; 0 or -errno. */
+/* 64-bit FNV-1a of a regular file's bytes (as many as its size says: a
+ * /proc file hashes as empty) and that size; 0 or -errno. */
 int schedule_hash_file(const char *path, uint64_t *hash, uint64_t *size);
+/* The same, -EFBIG without reading when the file is larger than max, and
+ * -EINTR as soon as *stop (if given) is set. */
+int schedule_hash_file_max(const char *path, uint64_t max,
+			   const volatile int *stop, uint64_t *hash,
+			   uint64_t *size);
 
 #endif

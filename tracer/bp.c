@@ -635,6 +635,84 @@ static const struct libc_cache *libc_lookup(const char *path)
 	return c->ok ? c : NULL;
 }
 
+/* Memory instructions of the objects a policy has observed instead of the
+ * executable (sched_policy.observe_object), scanned once per ptloom
+ * process. */
+#define OBJ_SCANS 16
+static struct obj_scan {
+	char path[4096];
+	struct insn_info *insns;
+	int n;
+	uint64_t min_vaddr;
+	bool pie;
+} obj_scans[OBJ_SCANS];
+static int next_obj_scan;
+
+static struct obj_scan *scan_obj(const char *path)
+{
+	struct disasm_elf_info info;
+	struct obj_scan *c;
+
+	for (int i = 0; i < OBJ_SCANS; i++)
+		if (obj_scans[i].path[0] && !strcmp(obj_scans[i].path, path))
+			return &obj_scans[i];
+	c = &obj_scans[next_obj_scan++ % OBJ_SCANS];
+	free(c->insns);
+	memset(c, 0, sizeof(*c));
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->n = disasm_scan_elf(path, DISASM_MEMORY, &c->insns, &info);
+	if (c->n < 0) {
+		c->n = 0;
+		c->insns = NULL;
+		return c;
+	}
+	c->min_vaddr = info.min_vaddr;
+	c->pie = info.pie;
+	return c;
+}
+
+/* Observed points in the code of every mapped object the policy accepts
+ * (race discovery): each file's first mapping (offset 0) gives its load
+ * bias. */
+static void add_object_observes(struct session *ss, struct process *s,
+				size_t *cap)
+{
+	const struct sched_policy *pol = ss->cfg->policy;
+	bool want_atomics = ss->cfg->points & POINTS_ATOMICS;
+	char name[64], line[4096];
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", s->pid);
+	FILE *f = fopen(name, "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, off;
+		char *p = strchr(line, '/');
+
+		if (!p || sscanf(line, "%lx-%*x %*s %lx", &lo, &off) != 2 ||
+		    off != 0)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		if (!pol->observe_object(pol->ctx, p))
+			continue;
+		struct obj_scan *c = scan_obj(p);
+		uint64_t bias = c->pie ? lo - c->min_vaddr : 0;
+
+		for (int i = 0; i < c->n; i++) {
+			struct insn_info *in = &c->insns[i];
+			bool atomic = want_atomics && in->is_atomic;
+
+			/* observed, and scheduling points too: threads run
+			 * such code without the interpreter's lock, and only
+			 * a switch inside it makes two of them overlap */
+			add_bp(s, cap, in->addr + bias,
+			       atomic ? OP_ATOMIC : OP_ACCESS, 0);
+		}
+	}
+	fclose(f);
+}
+
 int bp_install(struct session *ss, struct process *s)
 {
 	size_t cap = 0;
@@ -679,6 +757,10 @@ int bp_install(struct session *ss, struct process *s)
 	uint64_t exe_start = 0;
 	bool want_atomics = ss->cfg->points & POINTS_ATOMICS;
 	bool want_observe = ss->cfg->observer != NULL;
+	/* under a policy that names the observed objects, the executable's
+	 * accesses are not observed (a static interpreter's) */
+	bool obj_observe = want_observe && s->idx == 0 && ss->cfg->policy &&
+			   ss->cfg->policy->observe_object;
 	struct scan_cache *exe_scan = NULL;
 	uint64_t exe_bias = 0;
 
@@ -699,6 +781,8 @@ int bp_install(struct session *ss, struct process *s)
 					       ss->cfg->nruntime_code,
 					       in->addr);
 
+			if (obj_observe && !(want_atomics && in->is_atomic))
+				continue;
 			if (!in->is_atomic &&
 			    (!want_observe ||
 			     (in_rt && ss->cfg->runtime_atomics_only)))
@@ -722,6 +806,8 @@ int bp_install(struct session *ss, struct process *s)
 			exe_bias = bias;
 		}
 	}
+	if (obj_observe)
+		add_object_observes(ss, s, &cap);
 	for (size_t i = 0; i < ss->cfg->nuser_points; i++)
 		if (s->img == 0 ||
 		    exe_insn_at(s, ss->cfg->user_points[i].addr))

@@ -49,6 +49,16 @@ void session_where(struct session *s, struct thread *t, char *buf, size_t len)
 	s->cfg->sym->location(s->cfg->sym->ctx, t->tid, buf, len);
 }
 
+void session_code_location(struct session *s, uint64_t pc, char *buf,
+			   size_t len)
+{
+	buf[0] = 0;
+	if (!s->cfg->sym || !s->nprocs || s->procs[0]->dead)
+		return;
+	ensure_symbols(s, s->procs[0]);
+	s->cfg->sym->code(s->cfg->sym->ctx, pc, buf, len);
+}
+
 static void describe_data(struct session *s, struct process *p, uint64_t addr,
 			  char *buf, size_t len)
 {
@@ -191,6 +201,7 @@ static const char *block_name(struct thread *t)
 	case BLOCK_SIGNAL: return signal_wait_name(t);
 	case BLOCK_WAIT: return "wait";
 	case BLOCK_STOPPED: return "stopped";
+	case BLOCK_HELD: return "held at its exec";
 	case BLOCK_VFORK: return "vfork";
 	default: return "futex_wait";
 	}
@@ -211,6 +222,7 @@ void report_threads(struct session *s)
 		char name[64], obj[128];
 
 		p->thread = t->idx;
+		p->proc = t->p->idx;
 		snprintf(name, sizeof(name), "/proc/%d/task/%d/comm",
 			 t->p->pid, t->tid);
 		if (s->cfg->policy && s->cfg->policy->name && t->p->idx == 0)

@@ -26,6 +26,7 @@
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -541,6 +542,8 @@ static void sigchld(struct session *s, struct process *p)
 
 void process_died(struct session *s, struct process *p, int status)
 {
+	if (s->cfg->watch && s->cfg->watch->died)
+		s->cfg->watch->died(s->cfg->watch->ctx, p->idx, status);
 	p->dead = true;
 	p->status = status;
 	p->stopped = false;
@@ -743,9 +746,13 @@ bool process_wait_execute(struct session *s, struct thread *t)
 	}
 	t->regs_dirty = true;
 	if (!(w.options & WNOWAIT)) {
-		if (q->dead)
+		if (q->dead) {
 			q->reaped = true;
-		else if (q->stopped && !q->stop_reported && w.stops)
+			if (s->cfg->watch && s->cfg->watch->reaped)
+				s->cfg->watch->reaped(s->cfg->watch->ctx,
+						      q->idx);
+			t->p->child_reaped = s->step + 1;
+		} else if (q->stopped && !q->stop_reported && w.stops)
 			q->stop_reported = true;
 		else
 			q->continued = false;
@@ -1153,6 +1160,36 @@ void process_note_last_exec(struct session *s)
 		note_last_exec(s, s->root_exe);
 }
 
+/*
+ * Would the exec of the file at path (a process's /proc/PID/exe) run with
+ * other privileges natively than under ptloom?  A set-user-ID or
+ * set-group-ID file changes the process's credentials unless they are its
+ * own already or the file system is mounted nosuid; a traced exec keeps
+ * them only when the tracer has CAP_SYS_PTRACE (the kernel's
+ * ptracer_capable()).  The same for every process, the first one too.
+ */
+static bool exec_loses_privileges(const char *path, const struct stat *sb)
+{
+	struct statvfs vfs;
+	unsigned long long eff = 0;
+	char line[256];
+	FILE *f;
+
+	if (!((sb->st_mode & S_ISUID) && sb->st_uid != geteuid()) &&
+	    !((sb->st_mode & S_ISGID) && (sb->st_mode & S_IXGRP) &&
+	      sb->st_gid != getegid()))
+		return false;
+	if (!statvfs(path, &vfs) && (vfs.f_flag & ST_NOSUID))
+		return false;
+	if ((f = fopen("/proc/self/status", "re"))) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "CapEff: %llx", &eff) == 1)
+				break;
+		fclose(f);
+	}
+	return !(eff & (1ull << 19)); /* CAP_SYS_PTRACE */
+}
+
 void on_exec(struct session *s, struct thread *t)
 {
 	struct process *p = t->p;
@@ -1169,16 +1206,28 @@ void on_exec(struct session *s, struct thread *t)
 			note_root_exec(s, p);
 	}
 	timer_exec(s, p->pid);
+	if (s->cfg->watch && s->cfg->watch->exec) {
+		if (s->cfg->watch->exec(s->cfg->watch->ctx, p->idx, p->parent,
+					p->pid)) {
+			/* held: resumed from this stop when let go */
+			t->held = true;
+			t->st = SCHED_BLOCKED;
+			t->block = BLOCK_HELD;
+			t->timed = false;
+			s->nheld++;
+			s->need_schedule = true;
+		}
+		session_restart_clock(s);
+	}
 	snprintf(name, sizeof(name), "/proc/%d/exe", p->pid);
-	if (p->idx > 0 && stat(name, &sb) == 0 &&
-	    (sb.st_mode & (S_ISUID | S_ISGID))) {
+	if (stat(name, &sb) == 0 && exec_loses_privileges(name, &sb)) {
 		char label[64];
 
 		process_thread_label(s, t, label, sizeof(label));
 		session_fail(s, FAIL_UNSUPPORTED, t,
 			     "unsupported: %s execs a set-user-ID or "
 			     "set-group-ID program (ptloom runs it without "
-			     "its privileges)",
+			     "its privileges: it lacks CAP_SYS_PTRACE)",
 			     label);
 	}
 }
@@ -1273,6 +1322,52 @@ void free_process_stop(struct session *s, pid_t pid, int status)
 }
 
 /* The leader of a process other than P0 was reaped. */
+/*
+ * A process other than the first died of a crash signal of its own (not
+ * one another process sent it): the command's exit status may hide it (a
+ * shell's `./racy; true`), so the run says so whatever its verdict, and
+ * with --fail-on-child-crash it is the run's failure.  Death tests crash
+ * on purpose, hence a note and not a failure by default.
+ */
+static void child_crash(struct session *s, struct process *p, int sig)
+{
+	struct run_result *r = s->res;
+	struct thread *t = NULL;
+
+	if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL &&
+	    sig != SIGFPE && sig != SIGABRT)
+		return;
+	if (s->fatal_thread >= 0 && s->fatal_thread < s->nth &&
+	    s->th[s->fatal_thread].p == p && s->fatal_sig == sig) {
+		if (s->fatal_foreign)
+			return; /* another process killed it: its business */
+		t = &s->th[s->fatal_thread];
+	}
+	if (r->child_crash_sig)
+		return; /* the first one a run */
+	r->child_crash_sig = sig;
+	if (t) {
+		process_thread_label(s, t, r->child_crash_label,
+				     sizeof(r->child_crash_label));
+		snprintf(r->child_crash_where, sizeof(r->child_crash_where),
+			 "%s", s->fatal_where);
+	} else {
+		snprintf(r->child_crash_label, sizeof(r->child_crash_label),
+			 "P%d %s", p->idx, p->comm);
+	}
+	if (!s->cfg->fail_on_child_crash || s->failed)
+		return;
+	session_fail(s, FAIL_CRASH, NULL, "killed by SIG%s (a process of "
+		     "the program; --fail-on-child-crash)",
+		     sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	r->signal = sig;
+	r->thread = t ? t->idx : -1;
+	snprintf(r->thread_label, sizeof(r->thread_label), "%s",
+		 r->child_crash_label);
+	snprintf(r->location, sizeof(r->location), "%s",
+		 r->child_crash_where);
+}
+
 static void process_end(struct session *s, struct process *p, int status)
 {
 	for (int i = 0; i < s->nth; i++)
@@ -1302,6 +1397,8 @@ static void process_end(struct session *s, struct process *p, int status)
 				 "P%d %s", p->idx, p->comm);
 		}
 	}
+	if (p->idx > 0 && WIFSIGNALED(status))
+		child_crash(s, p, WTERMSIG(status));
 	if (s->sym_pid == p->pid)
 		drop_symbols(s);
 	process_died(s, p, status);
@@ -1387,6 +1484,11 @@ void on_death(struct session *s, pid_t tid, int status)
 	}
 	struct process *p = t->p;
 	bool was_current = t->idx == s->current;
+
+	if (t->held) {
+		t->held = false;
+		s->nheld--;
+	}
 	/* a thread's own exit, not its process's end */
 	bool own_exit = t->kind == OP_EXIT && t->st == SCHED_RUNNING;
 
@@ -1430,6 +1532,8 @@ void on_fork_event(struct session *s, int parent_idx, int ev)
 	process_copy_bps(q, pt->p);
 	q->exec_seen = pt->p->exec_seen;
 	q->set_pin = pt->p->set_pin;
+	if (s->cfg->watch && s->cfg->watch->fork)
+		s->cfg->watch->fork(s->cfg->watch->ctx, q->idx, q->parent);
 	pt = thread_born(s, c, parent_idx, true);
 	if (ev == PTRACE_EVENT_VFORK) {
 		q->vfork_parent = pt->idx;

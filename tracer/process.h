@@ -62,6 +62,7 @@ struct process {
 	bool exec_seen;
 	bool dead;		/* its leader is reaped by ptloom */
 	bool reaped;		/* its parent's wait consumed the exit */
+	uint64_t child_reaped;	/* 1 + the step its last child was reaped at */
 	int status;		/* wait status at death */
 	bool stopped;		/* in a group-stop its parent may see */
 	bool stop_reported;	/* a wait consumed the stop */

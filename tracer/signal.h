@@ -52,6 +52,9 @@ int signal_takers(struct session *s, pid_t pid, int sig, int *out, int max);
  * of the program: which thread takes it is a choice (DEC_WAKE) when
  * several could; the call is rewritten to send it to the chosen one. */
 void signal_route(struct session *s, struct thread *t);
+/* kill/tgkill/tkill from the program to a ptloom process (its parent):
+ * not delivered, the run ends as unsupported naming it; true if so. */
+bool signal_to_supervisor(struct session *s, struct thread *t);
 /* ptloom directed sig to thread tid in place of a process-directed one:
  * its handler may run at the thread's next step (the reduction sees it),
  * and at delivery the siginfo says code (SI_USER, SI_KERNEL) from pid

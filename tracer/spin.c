@@ -28,7 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include "session_int.h"
 #include "spin.h"
@@ -104,6 +107,137 @@ static bool must_run(struct process *p, uint64_t pc, const uint8_t *code)
 	return code[0] == 0xcd; /* int n */
 }
 
+/*
+ * Proof by repetition.  A thread whose registers (general, x87/SSE/AVX)
+ * at some pc are exactly what they were at an earlier visit of that pc,
+ * while every byte it stored in between holds again what it held then,
+ * is back in the same state: left alone it repeats that turn forever.
+ * Only a change to the memory it reads can end it.  That holds wherever
+ * the memory lives (a global, the heap, its own stack or another
+ * thread's), whatever the loop's shape (inline, through calls, a lock
+ * taken and released each turn), so such a loop is a spin as soon as it
+ * reads writable memory and another thread could change it.  A loop that
+ * counts in a register never repeats a state and is left to the evidence
+ * rules above (tests/targets/spsc_stack_ring.c, wsq_spinlock.c).
+ */
+#define CYCLE_MAX 256	 /* instructions one turn of a spin takes at most */
+#define CYCLE_STORES 128 /* stores one turn makes at most */
+#define XSTATE_MAX 16384 /* bytes of the extended register state */
+
+struct step_rec {
+	uint64_t pc, h;	     /* where, and a hash of the registers there */
+	uint32_t first_store; /* index in probe.w of this step's stores */
+	bool load;	     /* it read writable memory */
+	bool bad;	     /* its effect cannot be checked: no proof */
+};
+
+struct store_rec {
+	uint64_t a;
+	uint8_t sz;
+	uint8_t before[64];
+};
+
+static struct {
+	struct step_rec st[PROBE_STEPS + 1];
+	struct store_rec w[PROBE_STEPS * 3];
+	uint32_t nw;
+	struct pcs p;
+	struct user_regs_struct cand_regs;
+	uint8_t cand_x[XSTATE_MAX], x[XSTATE_MAX];
+	size_t cand_xlen;
+} probe;
+
+static uint64_t regs_hash(const struct user_regs_struct *r)
+{
+	const uint64_t *v = (const uint64_t *)r;
+	uint64_t h = 0x7370696e;
+
+	for (size_t k = 0; k < sizeof(*r) / 8; k++)
+		hash_mix(&h, v[k]);
+	return h;
+}
+
+/* The x87/SSE/AVX state of t into buf; its length, or 0. */
+static size_t xstate_get(struct thread *t, uint8_t *buf)
+{
+	struct iovec io = { .iov_base = buf, .iov_len = XSTATE_MAX };
+
+	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_X86_XSTATE, &io) == 0)
+		return io.iov_len;
+	if (ptrace(PTRACE_GETFPREGS, t->tid, 0, buf) == 0)
+		return sizeof(struct user_fpregs_struct);
+	return 0;
+}
+
+/* Equal register values.  The XSAVE header (bytes 512-575) says which
+ * components are in their initial state, which two equal states need
+ * not agree on; the values themselves are compared. */
+static bool xstate_equal(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	if (len <= 512)
+		return !memcmp(a, b, len);
+	return !memcmp(a, b, 512) &&
+	       (len <= 576 || !memcmp(a + 576, b + 576, len - 576));
+}
+
+/* Instructions whose result is not a function of registers and memory
+ * (rdrand, rdseed, rdpid): a loop through them proves nothing. */
+static bool nondeterministic(const uint8_t *c, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (c[i] == 0x66 || c[i] == 0xf2 || c[i] == 0xf3 ||
+			   (c[i] & 0xf0) == 0x40))
+		i++;
+	return i + 2 < len && c[i] == 0x0f && c[i + 1] == 0xc7 &&
+	       c[i + 2] >> 6 == 3 && ((c[i + 2] >> 3) & 7) >= 6;
+}
+
+/* Every byte stored since store `from` holds what it held before. */
+static bool memory_restored(struct process *p, uint32_t from)
+{
+	for (uint32_t i = from; i < probe.nw; i++) {
+		const struct store_rec *w = &probe.w[i];
+		uint8_t now[64];
+
+		if (mem_read(p, w->a, now, w->sz))
+			return false;
+		for (int b = 0; b < w->sz; b++) {
+			uint64_t a = w->a + (uint64_t)b;
+			bool earlier = false;
+
+			/* the first store of a byte saw its old value */
+			for (uint32_t k = from; k < i && !earlier; k++)
+				earlier = a >= probe.w[k].a &&
+					  a < probe.w[k].a + probe.w[k].sz;
+			if (!earlier && w->before[b] != now[b])
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Steps [from, to) took t from a state back to the same state: the
+ * spin's point (its lowest load of writable memory), or 0. */
+static uint64_t same_state(struct thread *t, int from, int to)
+{
+	uint64_t best = 0;
+
+	if (probe.nw - probe.st[from].first_store > CYCLE_STORES)
+		return 0;
+	for (int k = from; k < to; k++) {
+		if (probe.st[k].bad)
+			return 0;
+		if (probe.st[k].load && (!best || probe.st[k].pc < best))
+			best = probe.st[k].pc;
+	}
+	if (!best || xstate_get(t, probe.x) != probe.cand_xlen ||
+	    !xstate_equal(probe.x, probe.cand_x, probe.cand_xlen) ||
+	    !memory_restored(t->p, probe.st[from].first_store))
+		return 0;
+	return best;
+}
+
 int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 	       int *status)
 {
@@ -111,8 +245,11 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 	int step = 0;
 	int nmaps, shared_loads = 0, loops = 0, last_new = 0, rereads = 0;
 	uint64_t loads[PROBE_LOADS];
-	static struct pcs p;
+	struct pcs *p = &probe.p;
 	const struct proc_map *stack;
+	/* the evidence rules hold so far; else the step they failed at */
+	int evidence_lost = -1;
+	int cand = -1; /* the step whose state a repetition is checked at */
 
 	*spin_pc = 0;
 	if (!someone_else(s, t))
@@ -124,17 +261,55 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 	if (regs_get(t))
 		COMPUTE("L143");
 	stack = find_map(maps, nmaps, t->regs.rsp);
-	p.n = 0;
+	p->n = 0;
+	probe.nw = 0;
 	for (step = 0; step < PROBE_STEPS; step++) {
 		uint8_t code[16] = { 0 };
 		struct insn_info in;
-		uint8_t before[2][64], after[64];
-		uint64_t wa[2] = { 0, 0 };
-		int wsz[2] = { 0, 0 }, nw = 0;
+		uint8_t sbefore[16];
+		uint64_t rsp;
+		uint32_t nw0 = probe.nw;
 		bool load = false;
+		struct step_rec *rec = &probe.st[step];
 
 		if (regs_get(t) || mem_read(t->p, t->regs.rip, code, 1))
 			COMPUTE("L157");
+		rec->pc = t->regs.rip;
+		rec->h = regs_hash(&t->regs);
+		rec->first_store = probe.nw;
+		rec->load = false;
+		rec->bad = false;
+		if (cand >= 0 && step - cand > CYCLE_MAX)
+			cand = -1;
+		if (cand >= 0 && probe.st[cand].h == rec->h &&
+		    probe.st[cand].pc == rec->pc &&
+		    !memcmp(&probe.cand_regs, &t->regs, sizeof(t->regs))) {
+			uint64_t pc = same_state(t, cand, step);
+
+			if (pc) {
+				*spin_pc = pc;
+				return SPIN_LOOP;
+			}
+			cand = -1;
+		}
+		if (cand < 0)
+			for (int j = step - 1; j >= 0 && step - j <= CYCLE_MAX;
+			     j--) {
+				if (probe.st[j].h != rec->h ||
+				    probe.st[j].pc != rec->pc)
+					continue;
+				probe.cand_xlen = xstate_get(t, probe.cand_x);
+				if (probe.cand_xlen) {
+					cand = step;
+					probe.cand_regs = t->regs;
+				}
+				break;
+			}
+		/* a loop that changes memory can only be proved a spin by
+		 * repetition: give up when none is in sight */
+		if (evidence_lost >= 0 && cand < 0 &&
+		    step - evidence_lost > 2 * CYCLE_MAX)
+			COMPUTE("L231"); /* it changes memory */
 		mem_read(t->p, t->regs.rip, code, sizeof(code));
 		struct bp *ob = bp_find(t->p, t->regs.rip);
 
@@ -148,6 +323,8 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 			COMPUTE("L162");
 		if (in.vsib || (in.is_string_op && in.mem_write))
 			COMPUTE("L164");
+		rec->bad = nondeterministic(code, sizeof(code)) ||
+			   code[0] == 0xc8; /* enter: stores it may not show */
 		for (int k = 0; k < in.nmem; k++) {
 			const struct disasm_mem *m = &in.mem[k];
 			uint64_t a = disasm_mem_addr(m, &t->regs);
@@ -155,20 +332,31 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 
 			if (sz > 64)
 				sz = 64;
-			if (m->write && nw < 2) {
-				wa[nw] = a;
-				wsz[nw] = sz;
-				if (mem_read(t->p, a, before[nw], (size_t)sz))
-					COMPUTE("L176");
-				nw++;
+			if (m->write) {
+				struct store_rec *w = &probe.w[probe.nw];
+
+				if (!m->size || m->size > 64 ||
+				    probe.nw >= PROBE_STEPS * 3 - 1) {
+					rec->bad = true;
+				} else {
+					w->a = a;
+					w->sz = (uint8_t)sz;
+					if (mem_read(t->p, a, w->before,
+						     (size_t)sz))
+						COMPUTE("L176");
+					probe.nw++;
+				}
 			}
 			if (!m->read)
 				continue;
 			const struct proc_map *mp = find_map(maps, nmaps, a);
 
-			/* a constant, or the thread's own stack: no other
-			 * thread changes it */
-			if (!mp || !mp->writable || mp == stack || m->seg)
+			if (!mp || !mp->writable)
+				continue; /* a constant */
+			rec->load = true;
+			/* the thread's own stack: the evidence rules do not
+			 * count it (a repetition does) */
+			if (mp == stack || m->seg)
 				continue;
 			load = true;
 			bool known = false;
@@ -176,22 +364,25 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 			for (int i = 0; i < shared_loads; i++)
 				known |= loads[i] == a;
 			if (!known) {
-				if (shared_loads == PROBE_LOADS)
-					COMPUTE("L194"); /* ever new data */
+				if (shared_loads == PROBE_LOADS) {
+					/* ever new data */
+					if (evidence_lost < 0)
+						evidence_lost = step;
+					continue;
+				}
 				loads[shared_loads++] = a;
 				last_new = step;
 			} else {
 				rereads++;
 			}
 		}
-		if ((in.is_call || in.is_push_reg) && nw < 2) {
-			wa[nw] = t->regs.rsp - 8;
-			wsz[nw] = 8;
-			if (mem_read(t->p, wa[nw], before[nw], 8))
-				COMPUTE("L205");
-			nw++;
-		}
-		int hits = note_pc(&p, t->regs.rip, load);
+		/* the 16 bytes under the stack pointer, for a push, a call,
+		 * or any instruction that stores there implicitly */
+		rsp = t->regs.rsp;
+		if (mem_read(t->p, rsp - sizeof(sbefore), sbefore,
+			     sizeof(sbefore)))
+			rec->bad = true;
+		int hits = note_pc(p, t->regs.rip, load);
 
 		if (hits < 0)
 			COMPUTE("L211"); /* too long a loop to tell */
@@ -227,23 +418,42 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 		if (!WIFSTOPPED(*status) || WSTOPSIG(*status) != SIGTRAP ||
 		    (*status >> 16))
 			return SPIN_EVENT; /* a signal, an exit, an event */
-		for (int k = 0; k < nw; k++)
-			if (mem_read(t->p, wa[k], after, (size_t)wsz[k]) ||
-			    memcmp(before[k], after, (size_t)wsz[k]))
-				COMPUTE("L231"); /* it changed memory */
+		if (regs_get(t))
+			COMPUTE("L157");
+		if (t->regs.rsp < rsp && !rec->bad &&
+		    probe.nw < PROBE_STEPS * 3 - 1) {
+			struct store_rec *w = &probe.w[probe.nw++];
+			uint64_t below = rsp - t->regs.rsp;
+
+			if (below > sizeof(sbefore))
+				below = sizeof(sbefore);
+			w->a = rsp - below;
+			w->sz = (uint8_t)below;
+			memcpy(w->before, sbefore + sizeof(sbefore) - below,
+			       below);
+		}
+		for (uint32_t k = nw0; k < probe.nw && evidence_lost < 0;
+		     k++) {
+			uint8_t after[64];
+
+			if (mem_read(t->p, probe.w[k].a, after, probe.w[k].sz) ||
+			    memcmp(probe.w[k].before, after, probe.w[k].sz))
+				evidence_lost = step; /* it changed memory */
+		}
 		/* enough evidence: a loop that went round many times and
 		 * only re-read what it had read before for a long while */
-		if (loops >= 64 && rereads >= 16 && step - last_new >= 256)
+		if (evidence_lost < 0 && loops >= 64 && rereads >= 16 &&
+		    step - last_new >= 256)
 			break;
 	}
-	if (!shared_loads || loops < 64 || rereads < 16 ||
-	    step - last_new < 256)
+	if (evidence_lost >= 0 || !shared_loads || loops < 64 ||
+	    rereads < 16 || step - last_new < 256)
 		COMPUTE("L239");
 	uint64_t best = 0;
 
-	for (int i = 0; i < p.n; i++)
-		if (p.load[i] && p.hits[i] >= 3 && (!best || p.pc[i] < best))
-			best = p.pc[i];
+	for (int i = 0; i < p->n; i++)
+		if (p->load[i] && p->hits[i] >= 3 && (!best || p->pc[i] < best))
+			best = p->pc[i];
 	if (!best)
 		COMPUTE("L246");
 	*spin_pc = best;

@@ -125,6 +125,7 @@ void resume(struct session *s, struct thread *t, int sig)
 			if (fatal_signal(sig)) {
 				s->fatal_thread = t->idx;
 				s->fatal_sig = sig;
+				s->fatal_foreign = false; /* a fault */
 				session_where(s, t, s->fatal_where,
 					      sizeof(s->fatal_where));
 				symbolize_trace(s);
@@ -945,7 +946,8 @@ void on_stop(struct session *s, pid_t tid, int status)
 	} else if (ev == PTRACE_EVENT_EXEC) {
 		t = exec_from_thread(s, t);
 		on_exec(s, t);
-		resume(s, t, 0);
+		if (!t->held)
+			resume(s, t, 0);
 	} else if (ev) {
 		resume(s, t, 0);
 	} else if (sig == SIGTRAP && t->tid_clone) {
@@ -991,8 +993,15 @@ void on_stop(struct session *s, pid_t tid, int status)
 		return; /* another thread takes it */
 	} else {
 		if (fatal_signal(sig)) {
+			siginfo_t si;
+
 			s->fatal_thread = t->idx;
 			s->fatal_sig = sig;
+			/* sent by another process (a runner's kill), or the
+			 * process's own (abort, a fault) */
+			s->fatal_foreign =
+				!ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) &&
+				si.si_code <= 0 && si.si_pid != t->p->pid;
 			t->st = SCHED_ENABLED; /* stopped, for the unwinder */
 			session_where(s, t, s->fatal_where,
 				      sizeof(s->fatal_where));

@@ -39,6 +39,7 @@ enum block_kind {
 	BLOCK_WAIT,	/* wait4/waitid: no child has changed state */
 	BLOCK_STOPPED,	/* its process is in a group-stop (SIGSTOP) */
 	BLOCK_VFORK,	/* vfork parent: until the child execs or exits */
+	BLOCK_HELD,	/* held at its exec by session_config.watch */
 };
 
 #define POLL_MAX 64
@@ -77,6 +78,7 @@ struct thread {
 	int64_t lk_start, lk_end;
 	int st;			/* enum sched_state */
 	bool starting;		/* cloned, its first stop not seen yet */
+	bool held;		/* BLOCK_HELD: at its exec event stop */
 	int stop;		/* enum stop_kind */
 	int sig;		/* STOP_SIGNAL: signal to deliver */
 	struct user_regs_struct regs;
@@ -95,6 +97,7 @@ struct thread {
 	int block;		/* enum block_kind */
 	bool timed;
 	uint64_t deadline;	/* virtual monotonic ns */
+	uint64_t armed;		/* the step its deadline was set at */
 	int64_t timeout_result;
 	uint64_t sleep_ns;	/* OP_SLEEP: requested duration */
 	bool sleep_abs;

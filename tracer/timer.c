@@ -58,6 +58,7 @@ struct ptimer {
 	pid_t tid;		/* SIGEV_THREAD_ID: the thread */
 	uint64_t value;		/* sigev_value */
 	uint64_t deadline;	/* virtual monotonic ns, 0 = disarmed */
+	uint64_t armed;		/* the step it was last set at */
 	uint64_t interval;
 	uint64_t expired;	/* timerfd: expirations not yet read */
 	int overrun;		/* POSIX: of the last signal sent */
@@ -273,6 +274,7 @@ static bool itimer(struct session *s, struct thread *t, long nr, bool *point)
 			/* disarming one never armed: nothing to do */
 		} else if (p) {
 			p->deadline = v ? s->now + v : 0;
+			p->armed = s->step;
 			p->interval = (uint64_t)nv.it_interval.tv_sec * NS +
 				      (uint64_t)nv.it_interval.tv_usec * 1000;
 		}
@@ -411,6 +413,7 @@ static int64_t posix_call(struct session *s, struct thread *t, long nr,
 			} else {
 				p->deadline = v ? s->now + v : 0;
 			}
+			p->armed = s->step;
 			p->interval = p->deadline ? ts_ns(&nv.it_interval) : 0;
 			p->overrun = 0;
 		}
@@ -470,6 +473,7 @@ static bool timerfd_call(struct session *s, struct thread *t, long nr)
 		} else {
 			p->deadline = v ? s->now + v : 0;
 		}
+		p->armed = s->step;
 		p->interval = p->deadline ? ts_ns(&nv.it_interval) : 0;
 		if (p->expired) {
 			p->expired = 0; /* settime resets the count */
@@ -498,6 +502,7 @@ bool timer_enter(struct session *s, struct thread *t, long nr, bool *point)
 
 		if (p) {
 			p->deadline = r->rdi ? s->now + r->rdi * NS : 0;
+			p->armed = s->step;
 			p->interval = 0;
 		}
 		/* seconds left of the previous alarm, rounded up */
@@ -777,6 +782,9 @@ void timer_alternatives(struct session *s, struct choice *c)
 		int o, sig, takers = 0, who[MAX_ALTS];
 
 		if (!signals(s, p) || p->deadline > s->now + TIMEOUT_HORIZON_NS ||
+		    (p->deadline > s->now &&
+		     !session_may_expire_early(s, process_find(s, p->pid),
+					       p->armed)) ||
 		    (o = owner(s, p)) < 0)
 			continue;
 		/* which thread takes a signal sent to the process is the

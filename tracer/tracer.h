@@ -123,6 +123,12 @@ struct sched_policy {
 	void (*forked)(void *ctx, struct session *s, int old_tid);
 	/* the run is over (output read): may refine the failure's location */
 	void (*conclude)(void *ctx, struct run_result *res);
+	/* race discovery in the program's first process: the memory
+	 * accesses observed are those of the code of the mapped objects
+	 * this accepts (path as /proc/PID/maps names it; CPython's
+	 * extension modules) instead of the executable's.  NULL: the
+	 * executable's */
+	bool (*observe_object)(void *ctx, const char *path);
 };
 
 /* What a policy may see of a thread. */
@@ -142,6 +148,12 @@ int session_poke(struct session *s, uint64_t addr, const void *buf,
 int session_thread_info(struct session *s, int thread,
 			struct session_thread *out);
 int session_nthreads(struct session *s);
+/* The run is a race-discovery run (session_config.observer). */
+bool session_observing(struct session *s);
+/* The program's code at pc, symbolised ("bump at ext.c:17"); "" if
+ * unknown or not symbolising. */
+void session_code_location(struct session *s, uint64_t pc, char *buf,
+			   size_t len);
 /* Where the first mapping of the shared object at `path` (as
  * /proc/PID/maps names it) starts in the program's process; 0: not
  * mapped (or the process is gone).  Reads /proc/PID/maps. */
@@ -203,6 +215,39 @@ struct symbolizer {
 #define CLOCK_REALTIME_MIN_NS CLOCK_MONOTONIC_START_NS
 #define CLOCK_REALTIME_MAX_NS (4102444800ull * 1000000000ull)
 
+/*
+ * A watcher of the process tree (may be NULL): test-suite mode
+ * (cli/suite.c) learns from it which process runs which program and
+ * what the processes exchange.  The tracer only reports; the callbacks
+ * run while the whole tree is stopped and may take long (an exploration
+ * of the new program): the run's --timeout clock starts again after an
+ * exec callback.
+ */
+struct proc_watch {
+	void *ctx;
+	/* process pidx (leader pid) of parent ppidx (-1: none) was forked */
+	void (*fork)(void *ctx, int pidx, int ppidx);
+	/* process pidx exec'd and is stopped at its exec event (its
+	 * /proc/PID files describe the new image).  true holds it there:
+	 * it is not scheduled until held() names it */
+	bool (*exec)(void *ctx, int pidx, int ppidx, pid_t pid);
+	/* asked at every choice while processes are held: the P-numbers of
+	 * those to let go now into pidx (at most max); with block, nothing
+	 * else can run: wait until one may go.  Returns their number, or
+	 * -1 to let every held process go */
+	int (*held)(void *ctx, int *pidx, int max, bool block);
+	/* the leader of process pidx was reaped with wait status */
+	void (*died)(void *ctx, int pidx, int status);
+	/* its parent's wait consumed the death of process pidx */
+	void (*reaped)(void *ctx, int pidx);
+	/* a thread of process pidx is about to read (write false) or
+	 * write descriptor fd (read/readv/recv*, write/writev/send*) */
+	void (*io)(void *ctx, int pidx, pid_t pid, int fd, bool write);
+	/* a thread of process pidx sends a signal: kill(target) with
+	 * tid false, tgkill/tkill(target) with tid true */
+	void (*kill)(void *ctx, int pidx, pid_t target, bool tid);
+};
+
 struct session_config {
 	char *const *argv;	/* argv[0] is the resolved program path */
 	char *const *envp;	/* the environment given to the program */
@@ -243,9 +288,15 @@ struct session_config {
 	/* runs of an exploration start as forks of one template stopped at
 	 * the first thread's creation (tracer/checkpoint.c); NULL: exec */
 	struct checkpoint *checkpoint;
+	/* told of forks, execs, deaths and I/O of every process */
+	struct proc_watch *watch;
 	/* the program's child processes run freely, unscheduled (today's
 	 * --free-children); else every process is under ptloom */
 	bool free_children;
+	/* a process other than the first that dies of a crash signal
+	 * (run_result.child_crash_sig) fails the run as FAIL_CRASH, whatever
+	 * the command's exit status (--fail-on-child-crash) */
+	bool fail_on_child_crash;
 	/* stop before step stop_step and hand the program over, every
 	 * thread stopped where it is (tracer/detach.c, replay --gdb) */
 	bool stop_at;
@@ -294,6 +345,7 @@ enum failure_kind {
 
 struct thread_report {
 	int thread;
+	int proc;	      /* its process: 0 the first, 1 its first child */
 	char name[32];
 	char state[64];	      /* "blocked", "exited", ... */
 	char what[LOC_MAX];   /* e.g. pthread_mutex_lock(&orders) */
@@ -360,6 +412,8 @@ struct run_result {
 	char kernel_wait[256];
 	char *output;		/* captured stdout+stderr tail (malloc) */
 	size_t output_len;
+	uint64_t output_total;	/* bytes the run wrote; more than output_len
+				 * when only the tail (output_max) is kept */
 	struct event *events;	/* the trace (malloc) */
 	size_t nevents;
 	struct decision *decisions; /* decisions taken (malloc) */
@@ -411,6 +465,14 @@ struct run_result {
 	 * there; NULL with exec_why saying why it cannot */
 	char **exec_argv, **exec_envp;
 	char exec_why[128];
+	/* the first process other than P0 that died of a crash signal
+	 * (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) it raised itself or got
+	 * from the kernel, not one another process sent it, whatever the
+	 * verdict (a parent may hide it behind its own exit status): the
+	 * signal (0: none), "P1 racy T0" and where that thread was */
+	int child_crash_sig;
+	char child_crash_label[64];
+	char child_crash_where[LOC_MAX];
 };
 
 /* Runs one execution.  Returns 0 and fills *res (see res->failure), or

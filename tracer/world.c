@@ -91,6 +91,11 @@ int session_nthreads(struct session *s)
 	return s->nth;
 }
 
+bool session_observing(struct session *s)
+{
+	return s->cfg->observer != NULL;
+}
+
 int session_thread_info(struct session *s, int thread,
 			struct session_thread *out)
 {
@@ -505,6 +510,47 @@ static bool timeout_reached(struct session *s)
 	return true;
 }
 
+void session_restart_clock(struct session *s)
+{
+	s->t0 = now_seconds();
+	s->self_cpu0 = self_cpu();
+	s->resume_time = s->t0;
+	s->resume_cpu = -1;
+}
+
+/* Let held threads go (session_config.watch's held()); how many. */
+static int release_held(struct session *s, bool block)
+{
+	const struct proc_watch *w = s->cfg->watch;
+	int pidx[64], n = w && w->held ? w->held(w->ctx, pidx, 64, block) : -1;
+	int done = 0;
+
+	if (block)
+		session_restart_clock(s);
+	if (block && n == 0)
+		n = -1; /* it has nothing to wait for: no hang */
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+		bool go = n < 0;
+
+		if (!t->held)
+			continue;
+		for (int k = 0; k < n && !go; k++)
+			go = t->p->idx == pidx[k];
+		if (!go)
+			continue;
+		t->held = false;
+		s->nheld--;
+		t->st = SCHED_ENABLED;
+		t->kind = OP_START;
+		t->fn = 0;
+		t->obj = 0;
+		t->obj2 = 0;
+		done++;
+	}
+	return done;
+}
+
 /* The limits checked on every timer tick: Ctrl-C, --timeout, a spin. */
 int check_limits(struct session *s, pid_t only)
 {
@@ -625,6 +671,24 @@ static uint8_t rwlock_readers(const struct thread *t)
 /* Points in a row after which a thread yields to the others (fairness). */
 #define FAIR_STEPS 1000
 
+bool session_may_expire_early(struct session *s, const struct process *p,
+			      uint64_t armed)
+{
+	if (!p || p->child_reaped > armed)
+		return false; /* a child ended since it was armed */
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->parent == p->idx && !s->procs[i]->reaped)
+			return false; /* a child it waits for, or will */
+	for (int i = 0; i < s->nth; i++) {
+		const struct thread *t = &s->th[i];
+
+		if (!t->starting && t->st == SCHED_ENABLED && !t->yield &&
+		    t->p != p)
+			return false;
+	}
+	return true;
+}
+
 static void build_sched(struct session *s, struct sched_thread *st)
 {
 	bool any = false;
@@ -655,7 +719,9 @@ static void build_sched(struct session *s, struct sched_thread *st)
 		if (t->starting)
 			st[i].state = SCHED_BLOCKED;
 		if (any && st[i].timed &&
-		    t->deadline > s->now + TIMEOUT_HORIZON_NS)
+		    (t->deadline > s->now + TIMEOUT_HORIZON_NS ||
+		     (t->deadline > s->now &&
+		      !session_may_expire_early(s, t->p, t->armed))))
 			st[i].timed = false;
 		/* a wait for the world times out only when real time has
 		 * passed (outside_wait), never as a choice */
@@ -1087,8 +1153,10 @@ static void schedule(struct session *s)
 				t->timed = false;
 			}
 		}
-		/* a timer or a signal sent since the last choice may end a
-		 * wait */
+		/* a signal sent since the last choice may end a wait (a
+		 * child's end: its SIGCHLD), which is work to do before time
+		 * may jump to a timer; then a timer may end a wait too */
+		signal_recheck(s, false);
 		int fired = timer_tick(s);
 
 		signal_recheck(s, false);
@@ -1120,6 +1188,13 @@ static void schedule(struct session *s)
 			/* before calling it a deadlock: any signal at all? */
 			sig_forced = true;
 			signal_recheck(s, true);
+			continue;
+		}
+		/* processes held at their exec (test-suite mode): let go
+		 * those the watcher is done with; wait for one when nothing
+		 * else can run */
+		if (s->nheld && release_held(s, c->nalts == 0)) {
+			sig_forced = false;
 			continue;
 		}
 		bool only_timeouts = true;
@@ -1383,6 +1458,7 @@ static void read_output(struct session *s)
 	ssize_t n = pread(s->outfd, r->output, (size_t)(end - start), start);
 
 	r->output_len = n > 0 ? (size_t)n : 0;
+	r->output_total = (uint64_t)end;
 	r->output[r->output_len] = 0;
 }
 

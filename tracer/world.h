@@ -61,6 +61,7 @@ struct session {
 	uint64_t hash;
 	pid_t stray[64];	/* stopped tids not yet claimed by a clone */
 	int nstray;
+	int nheld;		/* threads held at their exec (watch) */
 	pid_t freep[64];	/* the program's own child processes */
 	int nfreep;
 	bool ended;		/* the process is gone */
@@ -69,6 +70,7 @@ struct session {
 	int fatal_thread;	/* thread that got the last fatal signal */
 	int fatal_sig;
 	char fatal_where[LOC_MAX];
+	bool fatal_foreign;	/* it was sent by another process */
 	int exit_thread;
 	char exit_where[LOC_MAX];
 	double t0;
@@ -126,6 +128,26 @@ struct session {
 	} key;
 };
 
+/*
+ * Virtual time across processes.  A deadline of process p armed at step
+ * `armed` (a timed wait of one of its threads, or one of its timers)
+ * that the virtual clock has not reached may expire early, as a choice
+ * ("the machine was slow"), only when it can race nothing but p's own
+ * threads: a sleep that assumes a worker finished, an alarm between two
+ * stores.  Not while another process has work to do (a `sleep N; kill`
+ * watchdog's sleep while the test runs), and not when p waits for a
+ * child: p has a child it has not reaped (alive, or ended and not yet
+ * collected), or reaped one since the deadline was armed (timeout(1),
+ * ctest's and meson's per-test timeouts, subprocess's timeout, a poll
+ * loop with a deadline).  Such a deadline comes when the virtual clock
+ * reaches it (the other processes' own steps and sleeps), or when nobody
+ * can run, as a kernel timer would: a wrapper sees a child that ends
+ * before its deadline end first.  Threads that only spin or yield are no
+ * work.
+ */
+bool session_may_expire_early(struct session *s, const struct process *p,
+			      uint64_t armed);
+
 /* tracer/state.c: the program's state at a choice point, 0: unknown */
 uint64_t session_state_key(struct session *s);
 
@@ -145,5 +167,8 @@ void on_status(struct session *s, pid_t tid, int status);
 /* The limits checked on every timer tick (0, -EINTR, -ETIMEDOUT,
  * -EAGAIN). */
 int check_limits(struct session *s, pid_t only);
+/* --timeout counts from now (after a watcher's long callback: the tree
+ * was stopped meanwhile). */
+void session_restart_clock(struct session *s);
 
 #endif

@@ -215,6 +215,36 @@ int main(int argc, char **argv)
 	put_schedule("valid-no-symbols.pb", &s, &b, &len);
 	free(b);
 
+	/* the environment and loaded objects a hostile file would carry:
+	 * they load (a replay refuses the entries, never reads the /proc
+	 * object) */
+	fill_full(&s, d, e, u);
+	{
+		static char *env_hostile[] = {
+			"LC_ALL=C", "PATH=/tmp/evil:/usr/bin",
+			"BASH_ENV=$(touch /tmp/pwned)",
+			"BASH_FUNC_true%%=() { :; }", "LD_PRELOAD=/tmp/x.so",
+			"EMPTY=", "FENCE=````", NULL
+		};
+		static struct loaded_object objs[] = {
+			{ .path = "/proc/self/pagemap", .size = 1000000,
+			  .hash = 0x1234567890abcdefull },
+			{ .path = "/usr/lib/x86_64-linux-gnu/libc.so.6",
+			  .build_id = { 0x93, 0xac, 0x61, 0xec },
+			  .build_id_len = 4 },
+			{ .path = "/etc/ld.so.cache", .size = 45223,
+			  .mtime_ns = 1700000000000000000ull,
+			  .hash = 0x57b16ae4a3cda577ull },
+		};
+
+		s.env = env_hostile;
+		s.nenv = 7;
+		s.objects = objs;
+		s.nobjects = 3;
+		put_schedule("valid-env-objects.pb", &s, &b, &len);
+		free(b);
+	}
+
 	/* a later 1.x writer's extra field is skipped */
 	m = unpack(full, full_len);
 	{
@@ -322,6 +352,11 @@ int main(int argc, char **argv)
 		ptloom__schedule__free_unpacked(m, NULL);              \
 	} while (0)
 
+	/* "BANK_MODE=fast" becomes "BANK_MODE_fast", "LC_ALL=C" "=C" */
+	MUTATE("bad-env-no-equals.pb", m->env[1].data[9] = '_');
+	MUTATE("bad-env-empty-name.pb",
+	       (memmove(m->env[0].data, m->env[0].data + 6, 2),
+		m->env[0].len = 2));
 	MUTATE("bad-thread.pb", m->decisions[1]->thread = 70000);
 	MUTATE("bad-kind.pb", m->decisions[1]->kind = 7);
 	MUTATE("bad-index.pb", (m->decisions[1]->index = 5,

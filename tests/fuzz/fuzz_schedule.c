@@ -13,7 +13,11 @@
  *   - whatever is accepted can be saved again, and reads back the same
  *     (so ptloom never writes a file it would refuse);
  *   - a parsed script, written out and parsed again, has the same
- *     decisions and settings.
+ *     decisions and settings;
+ *   - the environment and the loaded objects, which a replay acts on
+ *     (cli/common.c env_refused, object identities), are what the loader
+ *     promises: every entry NAME=VALUE with a name, objects within their
+ *     limits, and both the same after saving and reading back.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* open_memstream */
@@ -130,6 +134,49 @@ static void same_view(const uint8_t *data, size_t size,
 	schedule_view_close(&v);
 }
 
+/* The loader's promises about the environment and the loaded objects. */
+static void check_env_objects(const struct schedule *s)
+{
+	if (s->nenv < 0 || (s->nenv && !s->env) ||
+	    s->nobjects > SCHEDULE_MAX_OBJECTS || (s->nobjects && !s->objects))
+		abort();
+	for (int i = 0; i < s->nenv; i++) {
+		const char *eq = s->env[i] ? strchr(s->env[i], '=') : NULL;
+
+		if (!eq || eq == s->env[i])
+			abort();
+	}
+	if (s->env && s->env[s->nenv]) /* ready for execve */
+		abort();
+	for (size_t i = 0; i < s->nobjects; i++) {
+		const struct loaded_object *o = &s->objects[i];
+
+		if (!o->path || strlen(o->path) > SCHEDULE_MAX_PATH ||
+		    o->build_id_len > sizeof(o->build_id))
+			abort();
+	}
+}
+
+static void same_env_objects(const struct schedule *a,
+			     const struct schedule *b)
+{
+	if (a->nenv != b->nenv || a->nobjects != b->nobjects)
+		abort();
+	for (int i = 0; i < a->nenv; i++)
+		if (strcmp(a->env[i], b->env[i]))
+			abort();
+	for (size_t i = 0; i < a->nobjects; i++) {
+		const struct loaded_object *x = &a->objects[i];
+		const struct loaded_object *y = &b->objects[i];
+
+		if (strcmp(x->path, y->path) || x->size != y->size ||
+		    x->mtime_ns != y->mtime_ns || x->hash != y->hash ||
+		    x->build_id_len != y->build_id_len ||
+		    memcmp(x->build_id, y->build_id, x->build_id_len))
+			abort();
+	}
+}
+
 static void fuzz_file(const uint8_t *data, size_t size)
 {
 	struct schedule s, t;
@@ -145,11 +192,13 @@ static void fuzz_file(const uint8_t *data, size_t size)
 		schedule_free(&s);
 		return;
 	}
+	check_env_objects(&s);
 	if (schedule_encode(&s, &buf, &len))
 		abort();
 	if (schedule_decode(buf, len, &t, err, sizeof(err)))
 		abort();
 	same_decisions(&s, &t, 1);
+	same_env_objects(&s, &t);
 	script_round_trip(&s);
 	if (s.nevents != t.nevents || s.argc != t.argc ||
 	    s.nthread_names != t.nthread_names ||

@@ -91,6 +91,13 @@ cat >"$tmp/dict" <<'DICT'
 "none"
 "# "
 "\x0a"
+"="
+"PATH=/usr/bin"
+"BASH_ENV="
+"BASH_FUNC_"
+"LD_PRELOAD="
+"/proc/self/pagemap"
+"/etc/ld.so.cache"
 DICT
 
 mkdir -p "$keep"

@@ -180,11 +180,23 @@ Test(schedule_files, loader_variables_from_a_file_are_refused)
 Test(schedule_files, replay_env_option_overrides_the_recording)
 {
 	char *orig = hostile_schedule("HOSTILE_VAR=recorded");
+	/* a -e entry of the recording is applied only when confirmed (the
+	 * replay command run prints carries it) */
 	struct res r = PTL("replay", "--output", orig, "--",
 			   target("hostile_output"));
 
+	assert_exit(r, 2);
+	assert_contains(r.err, "HOSTILE_VAR", "stderr");
+	res_free(&r);
+	r = PTL("replay", "--output", "-e", "HOSTILE_VAR=recorded", orig,
+		"--", target("hostile_output"));
 	assert_exit(r, 1);
 	assert_contains(r.out, "var=recorded", "replay --output");
+	res_free(&r);
+	r = PTL("replay", "--output", "--trust-env", orig, "--",
+		target("hostile_output"));
+	assert_exit(r, 1);
+	assert_contains(r.out, "var=recorded", "replay --trust-env --output");
 	res_free(&r);
 	r = PTL("replay", "--output", "-e", "HOSTILE_VAR=override", orig,
 		"--", target("hostile_output"));

@@ -1,0 +1,1643 @@
+/*
+ * Test-suite mode (`ptloom run --per-test`): every test a runner starts is
+ * explored on its own.
+ *
+ * The command runs once under ptloom (the *suite run*, the default
+ * schedule), told of every fork, exec, death, read, write and kill of its
+ * processes (session_config.watch).  A process that execs a program below
+ * the command's own process is a *unit* (a test: ctest's, meson's or
+ * make's child, a script's command).  At its exec, while the whole tree is
+ * stopped, the unit is explored alone: a nested `ptloom run --per-test`
+ * of its command line, in its working directory, with its environment and
+ * its CPU mask, with the same options and budgets, so the runner and the
+ * tests before it run once, and a unit that is a runner itself (make's
+ * `sh -c`) is split the same way one level down.  Then the suite run goes
+ * on.
+ *
+ * A unit is explored alone only when that is the same program in the same
+ * state (which rule decided is kept per unit and printed):
+ *  - at its exec, it inherits no descriptor but 0, 1 and 2, and its
+ *    standard input is /dev/null or a regular file (a fresh start gives
+ *    /dev/null and ptloom's output file, nothing else);
+ *  - while it runs (from its fork until its parent reaped it), no other
+ *    process of the tree outside it writes a file, pipe or socket it reads
+ *    or reads one it writes when that other process is a test too (a
+ *    runner reading its output is the runner's business), and no other
+ *    test signals it.
+ * A unit that breaks a rule is not split: after the suite run the whole
+ * command is explored as one program (today's --whole-tree) and that
+ * verdict is the unit's, with the reason.  When the command starts no
+ * unit at all, it is one program and cmd_run() explores it as usual.
+ *
+ * The verdict: FAIL if a test failed, else INCOMPLETE if one was not
+ * covered, PASS only if every test passed its exploration.  The runner's
+ * own failure in the suite run is a test of its own ("runner") when no
+ * test failed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli.h"
+#include "suite.h"
+#include "../analysis/escape.h"
+#include "../analysis/report.h"
+
+/* A process of the suite run. */
+struct sproc {
+	pid_t pid;		/* 0 until its exec (not needed before) */
+	int parent;		/* P-number, -1 */
+	int unit;		/* the unit it belongs to, -1: the runner's */
+	uint64_t born;		/* when its fork was seen */
+	bool exec_seen;
+};
+
+/* One access to a file, pipe or socket by a process of the suite run. */
+struct access {
+	dev_t dev;
+	ino_t ino;
+	int unit;		/* -1: the runner's */
+	bool write;
+	uint64_t first, last;	/* when, in the run's order */
+	char *name;		/* what /proc/PID/fd/N named */
+};
+
+/* What a nested exploration found for one test. */
+struct test {
+	char *name, *verdict, *summary, *command, *cwd, *rule;
+	char *replay, *schedule, *message, *kind, *location, *output;
+	uint64_t runs;
+	double seconds;
+};
+
+/* A descriptor a test inherits that a fresh start lacks. */
+struct inh {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+	char name[160];
+};
+
+struct unit {
+	int pidx;
+	pid_t pid;
+	char **argv, **envp;
+	char *cwd, *cmdline;
+	char name[512];
+	char rule[1024];	/* which rule decided, for -v and reports */
+	bool split;		/* explored alone */
+	bool explored;
+	uint64_t start, end;	/* fork and reap by its parent, in the
+				 * run's order (never reaped: running to the
+				 * run's end) */
+	bool ended;
+	struct test *tests;	/* one, or a nested runner's tests */
+	int ntests;
+	/* descriptors it inherits that a fresh start lacks: it must not use
+	 * them (checked at the end) */
+	struct inh inh[16];
+	int ninh;
+	uint64_t sigdiff;	/* signals ignored or blocked unlike a fresh
+				 * start (EXTERNAL_SIGNALS only, if split) */
+};
+
+/* A nested exploration under way. */
+struct job {
+	struct unit *u;		/* when not in su->units (may move): */
+	int uidx;		/* its index there, else -1 */
+	pid_t pid;
+	int pidfd;		/* -1: none */
+	bool whole, told;
+	char rep[PATH_MAX + 32], errf[PATH_MAX + 48];
+};
+
+struct suite {
+	char root_ctx[512];	/* what the command's process inherited: */
+	uint64_t root_ign, root_blk; /* ignored and blocked signals */
+	const struct program *prog;
+	const struct common_opts *co;
+	char *const *fwd;	/* options forwarded to nested runs */
+	int nfwd;
+	char self[PATH_MAX];	/* ptloom itself */
+	char out_dir[PATH_MAX];	/* absolute -o */
+	cpu_set_t cpus;		/* the native CPU mask */
+	struct sproc *procs;
+	int nprocs;
+	struct unit *units;
+	int nunits;
+	struct access *acc;
+	size_t nacc, capacc;
+	uint64_t seq;
+	int done;		/* tests finished, for the progress lines */
+	bool verbose;
+	/* -j: nested explorations under way, and the units of those that
+	 * ended whose processes are still held */
+	int njobs_max, njobs;
+	struct job jobs_[64];
+	int release[64], nrelease;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q) {
+		fprintf(stderr, "ptloom: out of memory\n");
+		exit(EXIT_USAGE);
+	}
+	return q;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+
+	if (!d) {
+		fprintf(stderr, "ptloom: out of memory\n");
+		exit(EXIT_USAGE);
+	}
+	return d;
+}
+
+static struct sproc *sproc(struct suite *su, int pidx)
+{
+	if (pidx < 0)
+		return NULL;
+	if (pidx >= su->nprocs) {
+		su->procs = xrealloc(su->procs,
+				     (size_t)(pidx + 1) * sizeof(*su->procs));
+		for (int i = su->nprocs; i <= pidx; i++)
+			su->procs[i] = (struct sproc){ .parent = -1,
+						       .unit = -1 };
+		su->nprocs = pidx + 1;
+	}
+	return &su->procs[pidx];
+}
+
+/* A /proc/PID file read whole (NUL-separated lists), malloc'd. */
+static char *proc_read(pid_t pid, const char *what, size_t *len)
+{
+	char path[64];
+	size_t cap = 4096, n = 0;
+	char *buf = xrealloc(NULL, cap);
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (n + 1 >= cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+static char **split_nul(const char *b, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += !b[i];
+	if (len && b[len - 1])
+		n++;
+	char **v = xrealloc(NULL, (n + 1) * sizeof(*v));
+	size_t k = 0;
+
+	for (size_t i = 0; i < len && k < n; k++) {
+		v[k] = strndup(b + i, len - i);
+		if (!v[k])
+			break;
+		i += strlen(v[k]) + 1;
+	}
+	v[k] = NULL;
+	return v;
+}
+
+static int count(char *const *v)
+{
+	int n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+static const char *env_get(char *const *env, const char *name)
+{
+	size_t l = strlen(name);
+
+	for (int i = 0; env && env[i]; i++)
+		if (!strncmp(env[i], name, l) && env[i][l] == '=')
+			return env[i] + l + 1;
+	return NULL;
+}
+
+/* ---- the rule at the exec: what the unit inherits ---- */
+
+/*
+ * What the process inherits besides 0-2 (and 0 when it is not /dev/null or
+ * a regular file): objects it must not use for a fresh start to be the
+ * same (ctest leaves its log open in every test: harmless unless used).
+ * Their count into *n, the objects into inh (up to max).  "" in why if
+ * the descriptors were readable.
+ */
+static int inherited(pid_t pid, struct inh *inh, int max, char *why,
+		     size_t len)
+{
+	char path[64], link[PATH_MAX];
+	DIR *d;
+	struct dirent *de;
+	int n = 0;
+
+	why[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d) {
+		snprintf(why, len, "its descriptors were unreadable");
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		int fd = atoi(de->d_name);
+		struct stat sb;
+		ssize_t k;
+
+		if (fd == 1 || fd == 2)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+		k = readlink(path, link, sizeof(link) - 1);
+		link[k > 0 ? k : 0] = 0;
+		if (stat(path, &sb))
+			continue;
+		if (fd == 0 && (S_ISREG(sb.st_mode) ||
+				!strcmp(link, "/dev/null")))
+			continue;
+		if (n == max) {
+			snprintf(why, len, "it inherits more than %d "
+				 "descriptors", max);
+			break;
+		}
+		inh[n].dev = sb.st_dev;
+		inh[n].ino = sb.st_ino;
+		inh[n].fd = fd;
+		snprintf(inh[n].name, sizeof(inh[n].name), "%s", link);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Does argv0 name a program from cwd with PATH, as ptloom will look? */
+static bool resolvable(const char *argv0, const char *cwd, const char *path)
+{
+	char buf[2 * PATH_MAX];
+
+	if (strchr(argv0, '/')) {
+		snprintf(buf, sizeof(buf), "%s/%s", argv0[0] == '/' ? "" : cwd,
+			 argv0);
+		return access(buf, X_OK) == 0;
+	}
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, argv0);
+		if (n && access(buf, X_OK) == 0)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
+/* What a process inherits through exec besides descriptors, argv, the
+ * environment and the directory: ignored and blocked signals, the umask,
+ * the resource limits.  A fresh start gives a test what the command's own
+ * process got from ptloom's launcher. */
+static void exec_state(pid_t pid, char *buf, size_t len, uint64_t *ign,
+		       uint64_t *blk)
+{
+	size_t n = 0, at = 0;
+	char *st = proc_read(pid, "status", &n);
+	char *lim = proc_read(pid, "limits", &n);
+
+	buf[0] = 0;
+	for (char *l = st; l && *l;) {
+		char *e = strchr(l, '\n');
+
+		if (e)
+			*e = 0;
+		if (!strncmp(l, "SigIgn:", 7))
+			*ign = strtoull(l + 7, NULL, 16);
+		else if (!strncmp(l, "SigBlk:", 7))
+			*blk = strtoull(l + 7, NULL, 16);
+		else if (!strncmp(l, "Umask:", 6) && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s ", l);
+		l = e ? e + 1 : NULL;
+	}
+	/* the limits, hashed (FNV-1a) */
+	uint64_t h = 1469598103934665603ull;
+
+	for (char *c = lim; c && *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	if (at < len)
+		snprintf(buf + at, len - at, "limits %016llx",
+			 (unsigned long long)h);
+	free(st);
+	free(lim);
+}
+
+/*
+ * Signals only another process sends (or a terminal, which a run under
+ * ptloom has not), and glibc's internal 32 and 33 (it installs its own
+ * handlers): ignored or blocked differently in a test than in a fresh
+ * start, they change nothing unless someone signals the test, which the
+ * watcher sees (on_kill).  SIGPIPE, SIGCHLD, SIGALRM and the faults are not
+ * among them: the test's own actions raise those.
+ */
+#define SIGBIT(n) (1ull << ((n) - 1))
+#define EXTERNAL_SIGNALS                                                   \
+	(SIGBIT(SIGHUP) | SIGBIT(SIGINT) | SIGBIT(SIGQUIT) |               \
+	 SIGBIT(SIGUSR1) | SIGBIT(SIGUSR2) | SIGBIT(SIGTERM) |             \
+	 SIGBIT(SIGTSTP) | SIGBIT(SIGTTIN) | SIGBIT(SIGTTOU) | SIGBIT(32) | \
+	 SIGBIT(33))
+
+/* ---- names as the runner knows them ---- */
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return !strcmp(a, b) || (stat(a, &x) == 0 && stat(b, &y) == 0 &&
+				 x.st_dev == y.st_dev && x.st_ino == y.st_ino);
+}
+
+/* The next cmake argument at *p: [=[...]=], "..." or a bare word. */
+static char *cmake_arg(const char **p)
+{
+	const char *s = *p;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s || *s == ')')
+		return NULL;
+	char *out;
+
+	if (s[0] == '[') {
+		int eq = 0;
+
+		while (s[1 + eq] == '=')
+			eq++;
+		if (s[1 + eq] != '[')
+			return NULL;
+		char close[80];
+
+		snprintf(close, sizeof(close), "]%.*s]", eq,
+			 "==================================================");
+		const char *b = s + 2 + eq, *e = strstr(b, close);
+
+		if (!e)
+			return NULL;
+		out = strndup(b, (size_t)(e - b));
+		*p = e + strlen(close);
+		return out;
+	}
+	if (s[0] == '"') {
+		size_t n = 0;
+
+		out = xrealloc(NULL, strlen(s) + 1);
+		for (s++; *s && *s != '"'; s++) {
+			if (*s == '\\' && s[1])
+				s++;
+			out[n++] = *s;
+		}
+		out[n] = 0;
+		*p = *s ? s + 1 : s;
+		return out;
+	}
+	size_t n = strcspn(s, " \t)");
+
+	out = strndup(s, n);
+	*p = s + n;
+	return out;
+}
+
+/* ctest: the add_test() of CTestTestfile.cmake in the test's directory
+ * whose command is its command line. */
+static bool ctest_name(const struct unit *u, char *name, size_t len)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/CTestTestfile.cmake", u->cwd);
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		const char *p = line;
+
+		if (strncmp(p, "add_test(", 9))
+			continue;
+		p += 9;
+		char *n = cmake_arg(&p), *a;
+		int k = 0;
+		bool match = n != NULL;
+
+		while (match && (a = cmake_arg(&p))) {
+			if (!u->argv[k] ||
+			    (k == 0 ? !same_file(a, u->argv[0])
+				    : strcmp(a, u->argv[k])))
+				match = false;
+			k++;
+			free(a);
+		}
+		if (match && k > 0 && !u->argv[k]) {
+			snprintf(name, len, "%s", n);
+			found = true;
+		}
+		free(n);
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* meson: meson-info/intro-tests.json of the build directory (the test's
+ * directory or one above it). */
+static bool meson_name(const struct unit *u, char *name, size_t len)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 40];
+	bool found = false;
+
+	snprintf(dir, sizeof(dir), "%s", u->cwd);
+	for (int up = 0; up < 4 && !found; up++) {
+		snprintf(path, sizeof(path), "%s/meson-info/intro-tests.json",
+			 dir);
+		if (access(path, R_OK) == 0) {
+			json_object *root = json_object_from_file(path);
+			size_t n = root && json_object_is_type(root,
+							       json_type_array)
+					   ? json_object_array_length(root)
+					   : 0;
+
+			for (size_t i = 0; i < n && !found; i++) {
+				json_object *t = json_object_array_get_idx(
+					root, i), *cmd, *nm;
+
+				if (!json_object_object_get_ex(t, "cmd", &cmd) ||
+				    !json_object_object_get_ex(t, "name", &nm) ||
+				    !json_object_is_type(cmd, json_type_array))
+					continue;
+				size_t k = json_object_array_length(cmd);
+				bool match = k == (size_t)count(u->argv);
+
+				for (size_t j = 0; match && j < k; j++) {
+					const char *a = json_object_get_string(
+						json_object_array_get_idx(cmd,
+									  j));
+
+					match = a && (j == 0
+							      ? same_file(a, u->argv[0])
+							      : !strcmp(a, u->argv[j]));
+				}
+				if (match) {
+					snprintf(name, len, "%s",
+						 json_object_get_string(nm));
+					found = true;
+				}
+			}
+			json_object_put(root);
+		}
+		char *slash = strrchr(dir, '/');
+
+		if (!slash || slash == dir)
+			break;
+		*slash = 0;
+	}
+	return found;
+}
+
+/* The test's own name where the runner's files say it, else the command
+ * line. */
+static void unit_name(struct unit *u)
+{
+	const char *py = env_get(u->envp, "PYTEST_CURRENT_TEST");
+
+	if (ctest_name(u, u->name, sizeof(u->name)) ||
+	    meson_name(u, u->name, sizeof(u->name)))
+		return;
+	if (py) {
+		/* "test_x.py::test_y (call)": the test, then the command */
+		size_t n = strcspn(py, " ");
+
+		snprintf(u->name, sizeof(u->name), "%.*s: %s", (int)n, py,
+			 u->cmdline);
+		return;
+	}
+	snprintf(u->name, sizeof(u->name), "%s", u->cmdline);
+}
+
+/* ---- the nested exploration ---- */
+
+static char *jstr(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    json_object_is_type(v, json_type_null))
+		return NULL;
+	return xstrdup(json_object_get_string(v));
+}
+
+static void test_from_json(struct test *t, json_object *o)
+{
+	json_object *v, *fail = NULL;
+
+	t->verdict = jstr(o, "verdict");
+	t->summary = jstr(o, "summary");
+	t->replay = jstr(o, "replay_command");
+	t->schedule = jstr(o, "minimized_file");
+	if (!t->schedule)
+		t->schedule = jstr(o, "schedule_file");
+	if (json_object_object_get_ex(o, "runs", &v))
+		t->runs = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(o, "seconds", &v))
+		t->seconds = json_object_get_double(v);
+	if (json_object_object_get_ex(o, "failure", &fail) &&
+	    json_object_is_type(fail, json_type_object)) {
+		t->message = jstr(fail, "message");
+		t->kind = jstr(fail, "kind");
+		t->location = jstr(fail, "location");
+		t->output = jstr(fail, "output");
+	}
+	/* a nested suite's test */
+	if (!t->name)
+		t->name = jstr(o, "name");
+	if (!t->command)
+		t->command = jstr(o, "command");
+	if (!t->cwd)
+		t->cwd = jstr(o, "cwd");
+	if (!t->rule)
+		t->rule = jstr(o, "rule");
+	if (!t->kind)
+		t->kind = jstr(o, "kind");
+	if (!t->message)
+		t->message = jstr(o, "message");
+	if (!t->location)
+		t->location = jstr(o, "location");
+	if (!t->output)
+		t->output = jstr(o, "output");
+}
+
+static void test_error(struct test *t, const char *why)
+{
+	t->verdict = xstrdup("incomplete");
+	t->summary = xstrdup(why);
+}
+
+static void nested_finish(struct suite *su, struct job *j, int st);
+
+/*
+ * Start `ptloom run --per-test` (whole: --whole-tree) on argv in cwd with
+ * env; its report goes to j->rep.  j->pid is 0 when it could not start
+ * (u's tests say why).
+ */
+static void nested_start(struct suite *su, struct unit *u, char *const *argv,
+			 char *const *envp, const char *cwd, bool whole,
+			 struct job *j)
+{
+	char *rep = j->rep, *errf = j->errf, clock[32];
+	int ra = 0, cap = su->nfwd + count(envp) * 2 + count(argv) + 32;
+	char **args = xrealloc(NULL, (size_t)cap * sizeof(*args));
+	char **env = xrealloc(NULL, (size_t)(count(envp) + 2) * sizeof(*env));
+	int ne = 0;
+
+	j->u = u;
+	j->uidx = u >= su->units && u < su->units + su->nunits
+			  ? (int)(u - su->units)
+			  : -1;
+	j->pid = 0;
+	j->pidfd = -1;
+	j->whole = whole;
+	j->told = false;
+	snprintf(rep, sizeof(j->rep), "%s/.suite-XXXXXX", su->out_dir);
+	int fd = mkstemp(rep);
+
+	if (fd < 0) {
+		u->tests = xrealloc(NULL, sizeof(*u->tests));
+		memset(u->tests, 0, sizeof(*u->tests));
+		u->ntests = 1;
+		test_error(&u->tests[0], "ptloom: INCOMPLETE the test's report "
+					 "file could not be made");
+		free(args);
+		free(env);
+		return;
+	}
+	close(fd);
+	snprintf(errf, sizeof(j->errf), "%s.err", rep);
+	snprintf(clock, sizeof(clock), "%llu",
+		 (unsigned long long)(su->co->clock_realtime_ns /
+				      1000000000ull));
+	args[ra++] = "ptloom";
+	args[ra++] = "run";
+	for (int i = 0; i < su->nfwd; i++)
+		args[ra++] = su->fwd[i];
+	args[ra++] = whole ? "--whole-tree" : "--per-test";
+	args[ra++] = "-q";
+	args[ra++] = "--keep-env";
+	args[ra++] = "--clock-start";
+	args[ra++] = clock;
+	args[ra++] = "-o";
+	args[ra++] = su->out_dir;
+	args[ra++] = "--report";
+	args[ra++] = rep;
+	args[ra++] = "--report-format";
+	args[ra++] = "json";
+	/* ptloom's own behaviour must not follow the test's environment
+	 * where it reads it: those go to the program through -e */
+	for (int i = 0; envp[i]; i++) {
+		bool ours = false;
+
+		for (char **e = environ; !ours && *e; e++)
+			ours = !strcmp(*e, envp[i]);
+		if (!strncmp(envp[i], "PATH=", 5))
+			env[ne++] = envp[i]; /* ptloom finds the program */
+		if (!strncmp(envp[i], "GITHUB_", 7) ||
+		    !strncmp(envp[i], "PTLOOM_", 7) ||
+		    !strncmp(envp[i], "GLIBC_TUNABLES=", 15) || !ours) {
+			/* not ours: the replay command must carry it */
+			if (strncmp(envp[i], "GLIBC_TUNABLES=", 15) ||
+			    strcmp(envp[i], PTLOOM_TUNABLES)) {
+				args[ra++] = "-e";
+				args[ra++] = envp[i];
+			}
+		} else if (strncmp(envp[i], "PATH=", 5)) {
+			env[ne++] = envp[i];
+		}
+	}
+	env[ne] = NULL;
+	args[ra++] = "--";
+	for (int i = 0; argv[i]; i++)
+		args[ra++] = argv[i];
+	args[ra] = NULL;
+
+	fflush(NULL);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/* never outlive us (its own tracees die with it) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(EXIT_USAGE);
+		int o = open(errf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			     0600);
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (o >= 0)
+			dup2(o, 2);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+		}
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		sched_setaffinity(0, sizeof(su->cpus), &su->cpus);
+		if (cwd && chdir(cwd)) {
+			fprintf(stderr, "ptloom: cannot enter %s: %s\n", cwd,
+				strerror(errno));
+			_exit(EXIT_USAGE);
+		}
+		execve(su->self, args, env);
+		fprintf(stderr, "ptloom: cannot run %s: %s\n", su->self,
+			strerror(errno));
+		_exit(EXIT_USAGE);
+	}
+	free(args);
+	free(env);
+	j->pid = pid > 0 ? pid : 0;
+	if (pid > 0)
+		j->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pid < 0)
+		nested_finish(su, j, 0);
+}
+
+/* Run it to its end (serially) and read its report into u's tests. */
+static void nested(struct suite *su, struct unit *u, char *const *argv,
+		   char *const *envp, const char *cwd, bool whole)
+{
+	struct job j;
+	int st = 0;
+
+	nested_start(su, u, argv, envp, cwd, whole, &j);
+	if (!j.pid)
+		return;
+	/* our interrupt is its interrupt: it reports what it found */
+	while (waitpid(j.pid, &st, 0) < 0 && errno == EINTR)
+		if (cli_interrupted && !j.told) {
+			kill(j.pid, cli_interrupted);
+			j.told = true;
+		}
+	nested_finish(su, &j, st);
+}
+
+/* Its report (or why there is none) into u's tests. */
+static void nested_finish(struct suite *su, struct job *j, int st)
+{
+	struct unit *u = j->uidx >= 0 ? &su->units[j->uidx] : j->u;
+	const char *rep = j->rep, *errf = j->errf;
+	bool whole = j->whole;
+
+	if (j->pidfd >= 0)
+		close(j->pidfd);
+	j->pidfd = -1;
+	json_object *root = j->pid > 0 ? json_object_from_file(rep) : NULL;
+	json_object *tests;
+
+	if (root && json_object_object_get_ex(root, "tests", &tests) &&
+	    json_object_is_type(tests, json_type_array) &&
+	    json_object_array_length(tests) > 0) {
+		/* a runner itself: its tests are ours */
+		size_t n = json_object_array_length(tests);
+
+		u->tests = xrealloc(NULL, n * sizeof(*u->tests));
+		memset(u->tests, 0, n * sizeof(*u->tests));
+		u->ntests = (int)n;
+		for (size_t i = 0; i < n; i++)
+			test_from_json(&u->tests[i],
+				       json_object_array_get_idx(tests, i));
+	} else {
+		u->tests = xrealloc(NULL, sizeof(*u->tests));
+		memset(u->tests, 0, sizeof(*u->tests));
+		u->ntests = 1;
+		if (root) {
+			test_from_json(&u->tests[0], root);
+		} else {
+			size_t l = 0;
+			char *e = proc_read(getpid(), "cwd", &l);
+			FILE *f = fopen(errf, "re");
+			char line[512] = "";
+
+			free(e);
+			if (f) {
+				if (!fgets(line, sizeof(line), f))
+					line[0] = 0;
+				line[strcspn(line, "\n")] = 0;
+				fclose(f);
+			}
+			char why[1024];
+
+			snprintf(why, sizeof(why),
+				 "ptloom: INCOMPLETE the test's exploration "
+				 "ended without a report (exit %d)%s%s",
+				 WIFEXITED(st) ? WEXITSTATUS(st)
+					       : 128 + WTERMSIG(st),
+				 line[0] ? ": " : "", line);
+			test_error(&u->tests[0], why);
+		}
+	}
+	if (root)
+		json_object_put(root);
+	unlink(rep);
+	unlink(errf);
+	for (int i = 0; i < u->ntests; i++) {
+		struct test *t = &u->tests[i];
+		char *at = t->replay && t->schedule
+				   ? strstr(t->replay, t->schedule)
+				   : NULL;
+		char *dd = at ? strstr(at + strlen(t->schedule), " -- ")
+			      : NULL;
+
+		if (dd && dd != at + strlen(t->schedule))
+			dd = NULL; /* not "FILE -- PROGRAM" */
+
+		/* a test's file records its command line and directory:
+		 * `ptloom replay FILE` reruns it alone from anywhere (the
+		 * whole command's stays as it is) */
+		if (dd && !whole)
+			*dd = 0;
+
+		if (!t->verdict)
+			t->verdict = xstrdup("incomplete");
+		if (!t->summary)
+			t->summary = xstrdup("ptloom: INCOMPLETE no summary");
+		if (u->ntests == 1 && !t->name) {
+			t->name = xstrdup(u->name);
+			t->command = xstrdup(u->cmdline);
+			t->cwd = xstrdup(u->cwd);
+		}
+		if (!t->rule)
+			t->rule = xstrdup(u->rule);
+	}
+}
+
+static void print_test(struct suite *su, const struct test *t)
+{
+	su->done++;
+	if (su->co->quiet)
+		return;
+	printf("test %d: %s: %s\n", su->done, esc(t->name ? t->name : "?"),
+	       esc(t->summary));
+	if (t->replay)
+		printf("  replay: %s\n", esc(t->replay));
+	fflush(stdout);
+}
+
+/* ---- the watcher ---- */
+
+static void on_fork(void *ctx, int pidx, int ppidx)
+{
+	struct suite *su = ctx;
+	struct sproc *p = sproc(su, pidx), *pp = sproc(su, ppidx);
+
+	p->parent = ppidx;
+	p->unit = pp ? pp->unit : -1;
+	p->born = ++su->seq;
+}
+
+/*
+ * -j: wait for nested explorations to end (block: for at least one, while
+ * any runs); each that ended gives its tests and its unit's process is
+ * let go.  How many ended.
+ */
+static int reap_jobs(struct suite *su, bool block)
+{
+	int done = 0;
+
+	while (su->njobs) {
+		struct pollfd pf[64];
+		int n = su->njobs < 64 ? su->njobs : 64;
+
+		for (int i = 0; i < n; i++)
+			pf[i] = (struct pollfd){ .fd = su->jobs_[i].pidfd,
+						 .events = POLLIN };
+		if (cli_interrupted)
+			for (int i = 0; i < su->njobs; i++)
+				if (!su->jobs_[i].told) {
+					kill(su->jobs_[i].pid, cli_interrupted);
+					su->jobs_[i].told = true;
+				}
+		int r = poll(pf, (nfds_t)n, block && !done ? 200 : 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (block && !done)
+				continue;
+			break;
+		}
+		for (int i = n; i-- > 0;) {
+			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			struct job j = su->jobs_[i];
+			int st = 0;
+
+			/* the suite's session may have reaped it already */
+			if (waitpid(j.pid, &st, WNOHANG) <= 0)
+				st = 0;
+			su->jobs_[i] = su->jobs_[--su->njobs];
+			nested_finish(su, &j, st);
+			struct unit *u = j.uidx >= 0 ? &su->units[j.uidx] : j.u;
+
+			u->explored = true;
+			for (int k = 0; k < u->ntests; k++)
+				print_test(su, &u->tests[k]);
+			if (su->nrelease < 64)
+				su->release[su->nrelease++] = u->pidx;
+			done++;
+		}
+	}
+	return done;
+}
+
+static int on_held(void *ctx, int *pidx, int max, bool block)
+{
+	struct suite *su = ctx;
+
+	if (!su->nrelease)
+		reap_jobs(su, block);
+	if (!su->nrelease)
+		return block ? -1 : 0;
+	int n = su->nrelease < max ? su->nrelease : max;
+
+	memcpy(pidx, su->release, (size_t)n * sizeof(*pidx));
+	memmove(su->release, su->release + n,
+		(size_t)(su->nrelease - n) * sizeof(*pidx));
+	su->nrelease -= n;
+	return n;
+}
+
+static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
+{
+	struct suite *su = ctx;
+	struct sproc *p = sproc(su, pidx);
+	size_t la = 0, le = 0;
+
+	(void)ppidx;
+	p->pid = pid;
+	p->exec_seen = true;
+	if (pidx == 0 && !su->root_ctx[0])
+		exec_state(pid, su->root_ctx, sizeof(su->root_ctx),
+			   &su->root_ign, &su->root_blk);
+	if (pidx == 0 || p->unit >= 0 || cli_interrupted)
+		return false; /* the command itself, or inside a test */
+	char *cmd = proc_read(pid, "cmdline", &la);
+	char *env = proc_read(pid, "environ", &le);
+	char *cwd = NULL, link[PATH_MAX];
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = 0;
+		cwd = xstrdup(link);
+	}
+	su->units = xrealloc(su->units,
+			     (size_t)(su->nunits + 1) * sizeof(*su->units));
+	struct unit *u = &su->units[su->nunits];
+
+	memset(u, 0, sizeof(*u));
+	u->pidx = pidx;
+	u->pid = pid;
+	u->start = p->born ? p->born : ++su->seq;
+	u->argv = cmd && la ? split_nul(cmd, la) : NULL;
+	u->envp = env ? split_nul(env, le) : NULL;
+	u->cwd = cwd ? cwd : xstrdup("/");
+	free(cmd);
+	free(env);
+	if (!u->argv || !u->argv[0] || !u->envp) {
+		snprintf(u->rule, sizeof(u->rule),
+			 "not split: its command line or environment was "
+			 "unreadable");
+		u->cmdline = xstrdup("?");
+		snprintf(u->name, sizeof(u->name), "P%d", pidx);
+	} else {
+		char q[4096];
+
+		/* an argv[0] no search finds (BoxFort's "boxfort-worker"):
+		 * the executable itself */
+		if (!resolvable(u->argv[0], u->cwd, env_get(u->envp, "PATH"))) {
+			snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n > 0) {
+				link[n] = 0;
+				free(u->argv[0]);
+				u->argv[0] = xstrdup(link);
+			}
+		}
+		shell_join(q, sizeof(q), u->argv, count(u->argv));
+		u->cmdline = xstrdup(q);
+		unit_name(u);
+		char why[1024];
+
+		char st[512];
+		uint64_t ign = 0, blk = 0;
+
+		u->ninh = inherited(pid, u->inh, 16, why, sizeof(why));
+		exec_state(pid, st, sizeof(st), &ign, &blk);
+		uint64_t diff = (ign ^ su->root_ign) | (blk ^ su->root_blk);
+
+		u->sigdiff = diff;
+		if (!why[0] && strcmp(st, su->root_ctx))
+			snprintf(why, sizeof(why),
+				 "it inherits another umask or other limits "
+				 "than a fresh start gives (%s; fresh: %s)",
+				 st, su->root_ctx);
+		else if (!why[0] && (diff & ~EXTERNAL_SIGNALS))
+			snprintf(why, sizeof(why),
+				 "it inherits other ignored or blocked "
+				 "signals than a fresh start gives (ignored "
+				 "%#llx, blocked %#llx; fresh: %#llx, %#llx), "
+				 "some of which its own actions raise",
+				 (unsigned long long)ign,
+				 (unsigned long long)blk,
+				 (unsigned long long)su->root_ign,
+				 (unsigned long long)su->root_blk);
+		if (why[0]) {
+			snprintf(u->rule, sizeof(u->rule), "not split: %s",
+				 why);
+		} else {
+			u->split = true;
+			snprintf(u->rule, sizeof(u->rule),
+				 "split at its exec (P%d, child of P%d)",
+				 pidx, p->parent);
+		}
+	}
+	p->unit = su->nunits++;
+	if (!u->split)
+		return false;
+	if (su->njobs_max > 1) {
+		/* -j: explored while the suite goes on, the test held at its
+		 * exec until then (so that its one run in the suite comes
+		 * after its exploration, as serially) */
+		while (su->njobs >= su->njobs_max && !cli_interrupted)
+			reap_jobs(su, true);
+		struct job *j = &su->jobs_[su->njobs];
+
+		nested_start(su, u, u->argv, u->envp, u->cwd, false, j);
+		if (j->pid && j->pidfd >= 0) {
+			su->njobs++;
+			return true;
+		}
+		if (j->pid) {
+			/* no pidfd: serially */
+			int st = 0;
+
+			while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
+				;
+			nested_finish(su, j, st);
+		}
+	} else {
+		nested(su, u, u->argv, u->envp, u->cwd, false);
+	}
+	u->explored = true;
+	for (int i = 0; i < u->ntests; i++)
+		print_test(su, &u->tests[i]);
+	return false;
+}
+
+/* A test ends for its siblings when its parent's wait returns it: a
+ * sibling started before that ran alongside it (natively they may
+ * overlap even where ptloom's one schedule ran them one after the
+ * other). */
+static void on_reaped(void *ctx, int pidx)
+{
+	struct suite *su = ctx;
+	struct sproc *p = sproc(su, pidx);
+
+	if (p->unit >= 0 && su->units[p->unit].pidx == pidx) {
+		su->units[p->unit].end = ++su->seq;
+		su->units[p->unit].ended = true;
+	}
+}
+
+static void on_io(void *ctx, int pidx, pid_t pid, int fd, bool write)
+{
+	struct suite *su = ctx;
+	struct sproc *p = sproc(su, pidx);
+	char path[64];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	if (stat(path, &sb) || S_ISCHR(sb.st_mode))
+		return; /* a terminal, /dev/null: nobody's state */
+	/* one entry per (object, unit, direction) and latest time */
+	for (size_t i = su->nacc; i-- > 0;) {
+		struct access *a = &su->acc[i];
+
+		if (a->dev == sb.st_dev && a->ino == sb.st_ino &&
+		    a->unit == p->unit && a->write == write) {
+			a->last = ++su->seq;
+			return;
+		}
+	}
+	if (su->nacc == su->capacc) {
+		su->capacc = su->capacc ? 2 * su->capacc : 64;
+		su->acc = xrealloc(su->acc, su->capacc * sizeof(*su->acc));
+	}
+	char link[PATH_MAX];
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+
+	link[n > 0 ? n : 0] = 0;
+	su->seq++;
+	su->acc[su->nacc++] = (struct access){ sb.st_dev, sb.st_ino, p->unit,
+					       write, su->seq, su->seq,
+					       xstrdup(link) };
+}
+
+static void on_kill(void *ctx, int pidx, pid_t target, bool tid)
+{
+	struct suite *su = ctx;
+	struct sproc *p = sproc(su, pidx);
+
+	(void)tid;
+	if (target <= 0)
+		return;
+	for (int i = 0; i < su->nunits; i++) {
+		struct unit *u = &su->units[i];
+
+		/* the runner's signals are its business (a timeout's
+		 * kill), unless the test ignores or blocks some unlike a
+		 * fresh start */
+		if (u->pid == target && i != p->unit && u->split &&
+		    (p->unit >= 0 || u->sigdiff) && !u->ended) {
+			u->split = false;
+			snprintf(u->rule, sizeof(u->rule),
+				 "not split: %s%s signals it while it runs",
+				 p->unit >= 0 ? "test " : "the runner",
+				 p->unit >= 0 ? su->units[p->unit].name : "");
+		}
+	}
+}
+
+/* Did [a, b] meet u's time (its fork to its reap)? */
+static bool during(const struct unit *u, uint64_t a, uint64_t b)
+{
+	return b >= u->start && (!u->ended || a <= u->end);
+}
+
+/* The rule at the end: objects shared with others while it ran. */
+static void shared_check(struct suite *su)
+{
+	for (int i = 0; i < su->nunits; i++) {
+		struct unit *u = &su->units[i];
+
+		if (!u->split)
+			continue;
+		size_t l = strlen(u->rule);
+
+		snprintf(u->rule + l, sizeof(u->rule) - l,
+			 "; it used no descriptor it inherited but 0-2, and "
+			 "shared no file, pipe or signal with another test or "
+			 "the runner while it ran");
+		for (size_t a = 0; a < su->nacc && u->split; a++) {
+			const struct access *x = &su->acc[a];
+
+			for (int k = 0; x->unit == i && k < u->ninh; k++)
+				if (u->inh[k].dev == x->dev &&
+				    u->inh[k].ino == x->ino) {
+					u->split = false;
+					snprintf(u->rule, sizeof(u->rule),
+						 "not split: it %s descriptor "
+						 "%d (%s), inherited from its "
+						 "parent (a fresh start has "
+						 "only 0, 1 and 2)",
+						 x->write ? "writes"
+							  : "reads",
+						 u->inh[k].fd, u->inh[k].name);
+					break;
+				}
+		}
+		for (size_t a = 0; a < su->nacc && u->split; a++) {
+			const struct access *x = &su->acc[a];
+
+			if (x->unit != i)
+				continue;
+			for (size_t b = 0; b < su->nacc; b++) {
+				const struct access *y = &su->acc[b];
+
+				if (y->unit == i || y->dev != x->dev ||
+				    y->ino != x->ino)
+					continue;
+				/* data flows into u, or from u into another
+				 * test (a runner reading u's output is the
+				 * runner's business) */
+				bool in = !x->write && y->write;
+				bool out = x->write && !y->write && y->unit >= 0;
+
+				if (!in && !out)
+					continue;
+				/* both while u ran: another test whose time
+				 * overlaps u's, or the runner during u */
+				bool overlap;
+
+				if (y->unit >= 0) {
+					const struct unit *v =
+						&su->units[y->unit];
+
+					overlap = during(u, v->start,
+							 v->ended ? v->end
+								  : UINT64_MAX);
+				} else {
+					overlap = during(u, y->first, y->last);
+				}
+				if (!overlap)
+					continue;
+				const char *obj = x->name;
+
+				u->split = false;
+				snprintf(u->rule, sizeof(u->rule),
+					 "not split: it %s %s that %s %s while "
+					 "both run",
+					 x->write ? "writes" : "reads", obj,
+					 y->unit >= 0 ? su->units[y->unit].name
+						      : "the runner",
+					 y->write ? "writes" : "reads");
+				break;
+			}
+		}
+	}
+}
+
+/* ---- the suite's verdict and reports ---- */
+
+static int verdict_rank(const char *v)
+{
+	if (!strcmp(v, "fail"))
+		return 2;
+	if (!strcmp(v, "pass"))
+		return 0;
+	return 1;
+}
+
+static int pick_first(void *ctx, const struct choice *c)
+{
+	(void)ctx;
+	(void)c;
+	return 0;
+}
+
+int suite_run(const struct program *prog, const struct common_opts *co,
+	      struct session_config *base, char *const *fwd, int nfwd,
+	      bool verbose, int jobs, int bound, int *code)
+{
+	struct suite su = { 0 };
+	struct proc_watch w = {
+		.ctx = &su,
+		.fork = on_fork,
+		.exec = on_exec,
+		.reaped = on_reaped,
+		.held = on_held,
+		.io = on_io,
+		.kill = on_kill,
+	};
+	struct session_config cfg = *base;
+	struct strategy st = { .pick = pick_first };
+	struct run_result res;
+	ssize_t n;
+
+	su.prog = prog;
+	su.co = co;
+	su.fwd = fwd;
+	su.nfwd = nfwd;
+	su.verbose = verbose;
+	su.njobs_max = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
+	su.cpus = base->cpus;
+	n = readlink("/proc/self/exe", su.self, sizeof(su.self) - 1);
+	su.self[n > 0 ? n : 0] = 0;
+	if (mkdir(co->out_dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "ptloom: cannot make %s: %s\n", co->out_dir,
+			strerror(errno));
+		*code = EXIT_USAGE;
+		return 1;
+	}
+	if (!realpath(co->out_dir, su.out_dir))
+		snprintf(su.out_dir, sizeof(su.out_dir), "%s", co->out_dir);
+	cfg.watch = &w;
+	cfg.checkpoint = NULL;
+	cfg.observer = NULL;
+	cfg.points &= ~POINTS_RACES;
+	cfg.symbolize_trace = true;
+	sproc(&su, 0);
+
+	memset(&res, 0, sizeof(res));
+	int e = session_run(&cfg, &st, &res);
+
+	/* explorations still under way (the suite's run ended first) */
+	while (su.njobs)
+		reap_jobs(&su, true);
+	if (e == 0)
+		shared_check(&su);
+	for (int i = 0; su.verbose && i < su.nunits; i++)
+		printf("ptloom: %s: %s\n", esc(su.units[i].name),
+		       esc(su.units[i].rule));
+	if (!su.nunits) {
+		run_result_free(&res);
+		free(su.procs);
+		free(su.acc);
+		return 0; /* one program: explored as usual */
+	}
+	/* tests not split: the whole command, as one program */
+	int joined = 0;
+
+	for (int i = 0; i < su.nunits; i++)
+		joined += !su.units[i].split;
+	struct unit whole = { 0 };
+
+	if (joined && !cli_interrupted) {
+		char q[4096];
+
+		shell_join(q, sizeof(q), prog->argv, prog->argc);
+		whole.cmdline = xstrdup(q);
+		snprintf(whole.name, sizeof(whole.name), "%s", q);
+		whole.cwd = NULL;
+		nested(&su, &whole, prog->argv, prog->envp, NULL, true);
+	}
+	/* the tests, in the order they started */
+	struct report_test *rt = NULL;
+	int nrt = 0, worst = 0, failed = 0, incomplete = 0;
+
+	for (int i = 0; i < su.nunits; i++) {
+		struct unit *u = &su.units[i];
+
+		if (!u->split) {
+			/* an explored one withdrawn at the end, or one never
+			 * split: the whole command's verdict, and why */
+			const struct test *wt = whole.ntests ? &whole.tests[0]
+							     : NULL;
+			for (int k = 0; k < u->ntests; k++) {
+				free(u->tests[k].summary);
+				free(u->tests[k].replay);
+				free(u->tests[k].schedule);
+			}
+			if (!u->tests) {
+				u->tests = xrealloc(NULL, sizeof(*u->tests));
+				memset(u->tests, 0, sizeof(*u->tests));
+				u->tests[0].name = xstrdup(u->name);
+				u->tests[0].command = xstrdup(u->cmdline);
+				u->tests[0].cwd = xstrdup(u->cwd);
+			}
+			u->ntests = 1;
+			struct test *t = &u->tests[0];
+			char s[2048];
+
+			free(t->verdict);
+			free(t->rule);
+			free(t->name);
+			free(t->command);
+			t->name = xstrdup(u->name);
+			t->command = xstrdup(u->cmdline);
+			t->rule = xstrdup(u->rule);
+			/* the whole command's pass covers the test; its
+			 * failure may be another test's or the runner's: that
+			 * is the "whole command" test's verdict, and this one
+			 * is not covered */
+			bool wfail = wt && !strcmp(wt->verdict, "fail");
+
+			t->verdict = xstrdup(wt && !wfail ? wt->verdict
+							  : "incomplete");
+			if (wfail)
+				snprintf(s, sizeof(s),
+					 "ptloom: INCOMPLETE not covered on "
+					 "its own: the whole command, explored "
+					 "instead, failed (see \"whole "
+					 "command\") (%s)",
+					 u->rule);
+			else
+				snprintf(s, sizeof(s),
+					 "%s (%s; explored with the whole "
+					 "command)",
+					 wt ? wt->summary
+					    : "ptloom: INCOMPLETE not explored",
+					 u->rule);
+			t->summary = xstrdup(s);
+			t->replay = wt && !wfail && wt->replay
+					    ? xstrdup(wt->replay)
+					    : NULL;
+			t->schedule = wt && !wfail && wt->schedule
+					      ? xstrdup(wt->schedule)
+					      : NULL;
+			t->runs = wt && !wfail ? wt->runs : 0;
+			t->seconds = wt && !wfail ? wt->seconds : 0;
+			if (wt && !wfail) {
+				t->message = wt->message ? xstrdup(wt->message)
+							 : NULL;
+				t->kind = wt->kind ? xstrdup(wt->kind) : NULL;
+				t->location = wt->location
+						      ? xstrdup(wt->location)
+						      : NULL;
+				t->output = wt->output ? xstrdup(wt->output)
+						       : NULL;
+			}
+			print_test(&su, t);
+		}
+		for (int k = 0; k < u->ntests; k++) {
+			struct test *t = &u->tests[k];
+
+			rt = xrealloc(rt, (size_t)(nrt + 1) * sizeof(*rt));
+			rt[nrt++] = (struct report_test){
+				.name = t->name,
+				.verdict = t->verdict,
+				.summary = t->summary,
+				.command = t->command,
+				.cwd = t->cwd,
+				.rule = t->rule,
+				.replay_command = t->replay,
+				.schedule_file = t->schedule,
+				.message = t->message,
+				.kind = t->kind,
+				.location = t->location,
+				.output = t->output,
+				.runs = t->runs,
+				.seconds = t->seconds,
+			};
+			int r = verdict_rank(t->verdict);
+
+			failed += r == 2;
+			incomplete += r == 1;
+			if (r > worst)
+				worst = r;
+		}
+	}
+	/* the whole command's failure, explored for tests not split */
+	if (whole.ntests && !strcmp(whole.tests[0].verdict, "fail")) {
+		struct test *t = &whole.tests[0];
+
+		free(t->name);
+		t->name = xstrdup("whole command");
+		free(t->command);
+		t->command = xstrdup(whole.cmdline);
+		free(t->rule);
+		t->rule = xstrdup("explored as one program because tests of "
+				  "it were not split");
+		rt = xrealloc(rt, (size_t)(nrt + 1) * sizeof(*rt));
+		rt[nrt++] = (struct report_test){
+			.name = t->name,
+			.verdict = t->verdict,
+			.summary = t->summary,
+			.command = t->command,
+			.rule = t->rule,
+			.replay_command = t->replay,
+			.schedule_file = t->schedule,
+			.message = t->message,
+			.kind = t->kind,
+			.location = t->location,
+			.output = t->output,
+			.runs = t->runs,
+			.seconds = t->seconds,
+		};
+		print_test(&su, t);
+		failed++;
+		worst = 2;
+	}
+	/* the runner's own run */
+	char rsum[2048], rdesc[700];
+	char *rsched = NULL;
+
+	rsum[0] = 0;
+	if (e) {
+		snprintf(rsum, sizeof(rsum),
+			 "ptloom: INCOMPLETE the command could not be run: %s",
+			 strerror(-e));
+	} else if (res.failure == FAIL_EXIT || res.failure == FAIL_CRASH ||
+		   res.failure == FAIL_DEADLOCK || res.failure == FAIL_HANG ||
+		   res.failure == FAIL_LIVELOCK) {
+		if (!failed) {
+			describe_failure(&res, rdesc, sizeof(rdesc));
+			snprintf(rsum, sizeof(rsum),
+				 "ptloom: FAIL %s in the runner's own run "
+				 "(its tests passed alone)",
+				 rdesc);
+		}
+	} else if (res.failure != FAIL_NONE) {
+		describe_failure(&res, rdesc, sizeof(rdesc));
+		snprintf(rsum, sizeof(rsum),
+			 "ptloom: INCOMPLETE the runner's own run: %s", rdesc);
+	}
+	char rreplay[8192] = "";
+
+	if (rsum[0]) {
+		bool fail = !strncmp(rsum, "ptloom: FAIL", 12);
+		char path[PATH_MAX + 64] = "";
+
+		if (fail) {
+			struct schedule sch;
+			char id[32];
+
+			snprintf(id, sizeof(id), "%06llx",
+				 (unsigned long long)(res.trace_hash &
+						      0xffffff));
+			schedule_from_run(&sch, prog, co, "dfs", 0, &res);
+			if (save_schedule(&sch, co->out_dir, id, "runner",
+					  path, sizeof(path)) == 0) {
+				char q[4096];
+
+				rsched = xstrdup(path);
+				shell_join(q, sizeof(q), prog->argv,
+					   prog->argc);
+				snprintf(rreplay, sizeof(rreplay),
+					 "ptloom replay %s -- %s", path, q);
+			}
+			schedule_free(&sch);
+		}
+		rt = xrealloc(rt, (size_t)(nrt + 1) * sizeof(*rt));
+		rt[nrt++] = (struct report_test){
+			.name = "runner",
+			.verdict = fail ? "fail" : "incomplete",
+			.summary = rsum,
+			.command = prog->display,
+			.rule = "the command's own processes, run once",
+			.replay_command = rreplay[0] ? rreplay : NULL,
+			.schedule_file = rsched,
+			.message = res.message[0] ? res.message : NULL,
+			.location = res.location[0] ? res.location : NULL,
+			.runs = 1,
+			.seconds = res.seconds,
+		};
+		struct test shown = { .name = "runner", .summary = rsum,
+				      .replay = rreplay[0] ? rreplay : NULL };
+
+		print_test(&su, &shown);
+		if (fail) {
+			failed++;
+			worst = 2;
+		} else {
+			incomplete++;
+			if (worst < 1)
+				worst = 1;
+		}
+	}
+	char summary[2048];
+	uint64_t runs = 1;
+	double secs = res.seconds;
+
+	for (int i = 0; i < nrt; i++) {
+		runs += rt[i].runs;
+		secs += rt[i].seconds;
+	}
+	if (cli_interrupted) {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: INTERRUPTED by %s after %d test%s%s",
+			 signal_name(cli_interrupted), nrt, nrt == 1 ? "" : "s",
+			 failed ? "; a failure was found" : "");
+		*code = exit_interrupted();
+	} else if (worst == 2) {
+		char names[1024] = "";
+
+		for (int i = 0; i < nrt; i++)
+			if (verdict_rank(rt[i].verdict) == 2 &&
+			    strlen(names) + strlen(rt[i].name) + 3 <
+				    sizeof(names)) {
+				if (names[0])
+					strcat(names, ", ");
+				strcat(names, rt[i].name);
+			}
+		snprintf(summary, sizeof(summary),
+			 "ptloom: FAIL %d of %d test%s failed (%s)%s", failed,
+			 nrt, nrt == 1 ? "" : "s", esc(names),
+			 incomplete ? "; others not covered" : "");
+		*code = EXIT_FAIL;
+	} else if (worst == 1) {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: INCOMPLETE %d of %d test%s not covered, %d "
+			 "passed (a limit is not a pass)",
+			 incomplete, nrt, nrt == 1 ? "" : "s",
+			 nrt - incomplete);
+		*code = EXIT_INCOMPLETE;
+	} else {
+		if (joined)
+			snprintf(summary, sizeof(summary),
+				 "ptloom: PASS %d test%s, %d explored on its "
+				 "own, %d with the whole command (not split)",
+				 nrt, nrt == 1 ? "" : "s", nrt - joined,
+				 joined);
+		else
+			snprintf(summary, sizeof(summary),
+				 "ptloom: PASS %d test%s, each explored on its "
+				 "own",
+				 nrt, nrt == 1 ? "" : "s");
+		*code = EXIT_PASS;
+	}
+	printf("%s\n", summary);
+	struct report rep = {
+		.command = "run",
+		.verdict = worst == 2 ? "fail" : worst == 1 ? "incomplete"
+							    : "pass",
+		.strategy = "per-test",
+		.runs = runs,
+		.complete = worst == 0,
+		.preemption_bound = bound,
+		.seed = co->seed,
+		.seconds = secs,
+		.summary = summary,
+		.interrupted = cli_interrupted != 0,
+		.exit_status = -1,
+		.thread = -1,
+		.diverged_at = -1,
+		.program = prog->display,
+		.tests = rt,
+		.ntests = nrt,
+	};
+
+	if (co->report && report_write(&rep, co->report_format, co->report))
+		fprintf(stderr, "ptloom: cannot write %s\n", co->report);
+	github_report(&rep);
+	free(rt);
+	free(rsched);
+	run_result_free(&res);
+	/* the units' memory goes with the process (cmd_run returns to
+	 * exit) */
+	free(su.procs);
+	free(su.acc);
+	return 1;
+}

@@ -1,0 +1,86 @@
+/*
+ * minimisation: a found failure comes back with fewer preemptions within a
+ * bound the user can predict (--minimize-time, by default the larger of
+ * 60 s and 10 times the time to find it; never past --max-time, which is
+ * the whole command's), with the best schedule so far and "minimum not
+ * proven" when the bound stops it; a failure inside one process of a tree
+ * (a test runner's worker) is shrunk over that process first.
+ */
+#include "common.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+TestSuite(minimisation, .init = setup, .fini = teardown, .timeout = 400);
+
+#define MAX_TIME 180 /* the Criterion case's --max-time */
+
+/* A bound too short for a single run: the minimised file is the found
+ * schedule (the best so far), the summary says the minimum is not proven,
+ * the note says the bound stopped it, and the file replays exactly. */
+Test(minimisation, time_bound_keeps_the_best_schedule_so_far)
+{
+	struct res r = RUN(target("lost_update_8"), "-s", "random", "-n", "200",
+			   "--seed", SEED, "--minimize-time", "0.001");
+
+	assert_exit(r, 1);
+	char *s = summary(&r);
+
+	assert_contains(s, "minimum not proven", "the summary");
+	free(s);
+	char *m = line_with(r.out, "minimized: ");
+
+	cr_assert_not_null(m, "no minimized: line\n%s", r.out);
+	assert_contains(m, "stopped at its", "the minimized: line");
+	assert_contains(m, "--minimize-time", "the minimized: line");
+	free(m);
+	char *rep = report();
+
+	assert_json(rep, "minimum_proven", "false");
+	free(rep);
+	replays_exactly(&r, "lost_update_8.c");
+	res_free(&r);
+}
+
+Test(minimisation, time_bound_takes_seconds)
+{
+	struct res r = RUN(target("counter_race"), "--minimize-time", "0",
+			   "--seed", SEED);
+
+	one_line_usage_error(r); /* frees r */
+}
+
+/* A runner: Criterion forks and re-execs a worker per test, and a sample
+ * through it carries hundreds of preemptions, most in the runner's own
+ * threads.  With --max-time the whole command (search, then minimisation
+ * in what is left) ends by itself, the summary says whether the minimum is
+ * proven, and the schedule replays exactly in the worker.  (How fast:
+ * bench/minimise.sh.) */
+Test(minimisation, criterion_failure_minimised_within_max_time)
+{
+	char *argv[] = { (char *)ptloom(), "run", "-o", in_tmp("out"),
+			 "--report", in_tmp("report.json"), "--report-format",
+			 "json", "--timeout", "20", "-s", "surw", "-n", "20",
+			 "--seed", SEED, "--max-time", STR(MAX_TIME), "--",
+			 (char *)target("criterion_racy"), NULL };
+	/* --max-time and one run's --timeout with its starvation allowance:
+	 * past that the bound did not hold and run_argv kills it */
+	struct res r = run_argv(argv, NULL, MAX_TIME + 3 * 20 + 30);
+
+	cr_assert(r.sig == 0, "killed: the bound did not hold\n%s\n%s", r.out,
+		  r.err);
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in P1 criterion_racy");
+	char *s = summary(&r);
+
+	cr_assert(strstr(s, ", minimal") || strstr(s, "minimum not proven"),
+		  "the summary does not say whether the minimum is proven: "
+		  "%s", s);
+	free(s);
+	char *rep = report();
+
+	cr_assert(json_raw(rep, "minimum_proven"), "%s", rep);
+	free(rep);
+	replays_exactly(&r, "P1 criterion_racy");
+	res_free(&r);
+}

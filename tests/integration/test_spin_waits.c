@@ -1,0 +1,138 @@
+/*
+ * busy-waits: a thread that spins on data another thread must change gets
+ * a yield point wherever that data lives (a global, the heap, its own
+ * stack or another thread's) and whatever shape the loop has (inline,
+ * through a call, a lock taken and released each turn), at -O0 and -O2;
+ * each program finishes (a PASS or a FAIL, never INCOMPLETE after its
+ * first run), and a computation is never taken for a spin.
+ */
+#include "common.h"
+
+TestSuite(spin_waits, .init = setup, .fini = teardown, .timeout = 240);
+
+/* Not INCOMPLETE: the regression ended the first run after 10 s of CPU
+ * time ("raise --timeout") under every strategy. */
+static void finishes(const struct res *r)
+{
+	cr_assert(r->code == 0 || r->code == 1,
+		  "`%s`: exit %d, want a PASS or a FAIL\nstdout:\n%s\n"
+		  "stderr:\n%s", r->cmd, r->code, r->out, r->err);
+	char *s = summary(r);
+
+	cr_assert(!strstr(s, "INCOMPLETE") && !strstr(s, "raise --timeout"),
+		  "%s", s);
+	free(s);
+}
+
+/* A lock-free SPSC ring on the main thread's stack: the producer (main)
+ * spins inline on the ring's indices in its own stack, the consumer
+ * through ring_empty() on another thread's stack.  Correct: a PASS
+ * complete to the default bound. */
+static void ring_passes(const char *name)
+{
+	struct res r = RUN(target(name), "--seed", SEED);
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS");
+	assert_contains(r.out, "complete to preemption bound 2", "the summary");
+	res_free(&r);
+}
+
+Test(spin_waits, spsc_ring_on_a_stack_passes_at_O0)
+{
+	ring_passes("spsc_stack_ring_O0");
+}
+
+Test(spin_waits, spsc_ring_on_a_stack_passes_at_O2)
+{
+	ring_passes("spsc_stack_ring_O2");
+}
+
+/* The twin that publishes a slot before storing its item finishes under
+ * dfs and a sampler; where it fails, the failure is the consumer's
+ * assertion and replays exactly. */
+static void racy_ring_finishes(const char *name)
+{
+	const char *strategies[] = { "dfs", "pct" };
+
+	for (int k = 0; k < 2; k++) {
+		struct res r = RUN(target(name), "-s", strategies[k], "-n",
+				   "300", "--seed", SEED);
+
+		finishes(&r);
+		if (r.code == 1) {
+			assert_summary(&r, "ptloom: FAIL crash SIGABRT in T1");
+			replays_exactly(&r, "spsc_stack_ring.c");
+		}
+		res_free(&r);
+	}
+}
+
+Test(spin_waits, spsc_ring_that_publishes_early_finishes_at_O0)
+{
+	racy_ring_finishes("spsc_stack_ring_racy_O0");
+}
+
+Test(spin_waits, spsc_ring_that_publishes_early_finishes_at_O2)
+{
+	racy_ring_finishes("spsc_stack_ring_racy_O2");
+}
+
+/* A work-stealing deque on the owner's stack under a test-and-test-and-
+ * set spin lock; the thief polls (lock, look, unlock: memory changes and
+ * is restored each turn).  Correct: a PASS complete to bound 1. */
+static void deque_passes(const char *name)
+{
+	struct res r = RUN(target(name), "-p", "1", "--seed", SEED);
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS");
+	assert_contains(r.out, "complete to preemption bound 1", "the summary");
+	res_free(&r);
+}
+
+Test(spin_waits, spin_locked_deque_passes_at_O0)
+{
+	deque_passes("wsq_spinlock_O0");
+}
+
+Test(spin_waits, spin_locked_deque_passes_at_O2)
+{
+	deque_passes("wsq_spinlock_O2");
+}
+
+/* The owner reads its last item before taking the lock: the thief takes
+ * it too.  Found, and replayed exactly. */
+static void deque_bug_found(const char *name)
+{
+	struct res r = RUN(target(name), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT in T0 (main at "
+			   "wsq_spinlock.c:");
+	assert_contains(r.out, "an item was taken twice or lost",
+			"the assertion");
+	replays_exactly(&r, "wsq_spinlock.c");
+	res_free(&r);
+}
+
+Test(spin_waits, spin_locked_deque_double_take_found_at_O0)
+{
+	deque_bug_found("wsq_spinlock_racy_O0");
+}
+
+Test(spin_waits, spin_locked_deque_double_take_found_at_O2)
+{
+	deque_bug_found("wsq_spinlock_racy_O2");
+}
+
+/* Compute loops that re-read a few private addresses without storing are
+ * not spins: two threads summing their own heap arrays pass, complete. */
+Test(spin_waits, computation_is_not_a_spin)
+{
+	struct res r = RUN(target("busy_private"), "--seed", SEED);
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS");
+	res_free(&r);
+}

@@ -1,0 +1,308 @@
+/*
+ * Test-suite mode (`ptloom run --per-test`, cli/suite.c): each test a
+ * runner starts is explored on its own, with a verdict of its own.
+ */
+#include "common.h"
+
+TestSuite(suite_mode, .init = setup, .fini = teardown, .timeout = 300);
+
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* cmake's project of six tests, five correct and one racy, in dir. */
+static bool ctest_project(const char *dir)
+{
+	char cmd[4 * PATH_MAX];
+
+	if (system("command -v cmake >/dev/null 2>&1 && "
+		   "command -v ctest >/dev/null 2>&1")) {
+		skip_note("cmake/ctest missing (scripts/setup.sh installs "
+			  "them): ctest suite check skipped");
+		return false;
+	}
+	snprintf(cmd, sizeof(cmd), "cmake -S '%s' -B '%s' -DTARGETS='%s' "
+		 ">/dev/null", script("ctest_suite"), dir,
+		 env_or("PTLOOM_TARGETS", "build/tests"));
+	struct res c = sh(cmd);
+
+	assert_exit(c, 0);
+	res_free(&c);
+	return true;
+}
+
+/* The JUnit report has one testcase per test, the racy one failing, and
+ * its replay command reruns that test alone (not ctest) to the same
+ * failure. */
+static void six_tests(const char *jobs, const char *ptloom_jobs)
+{
+	if (!ctest_project(in_tmp("ct")))
+		cr_skip_test("cmake is not installed");
+	const char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = ptloom();
+	argv[n++] = "run";
+	argv[n++] = "--per-test";
+	if (ptloom_jobs) {
+		argv[n++] = "-j";
+		argv[n++] = ptloom_jobs;
+	}
+	const char *rest[] = { "--seed", SEED, "-o", in_tmp("out"),
+			       "--report", in_tmp("r.xml"), "--report-format",
+			       "junit", "--", "ctest", "--test-dir",
+			       in_tmp("ct"), NULL };
+
+	for (int i = 0; rest[i]; i++)
+		argv[n++] = rest[i];
+	if (jobs) {
+		argv[n++] = "-j";
+		argv[n++] = jobs;
+	}
+	argv[n] = NULL;
+	struct res r = run_argv((char *const *)argv, NULL, CMD_TIMEOUT);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL 1 of 6 tests failed (racy_withdraw)");
+	char *x = slurp(in_tmp("r.xml"));
+
+	cr_assert_eq(count_of(x, "<testcase "), 6, "%s", x);
+	assert_contains(x, "tests=\"6\" failures=\"1\" errors=\"0\" "
+			   "skipped=\"0\"", "the JUnit report");
+	static const char *names[] = { "locked_withdraw", "atomic_increment",
+				       "atomic_increment_O2", "forked_withdraw",
+				       "treiber_stack", "racy_withdraw" };
+
+	for (int i = 0; i < 6; i++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "name=\"%s\"", names[i]);
+		assert_contains(x, want, "the JUnit report");
+	}
+	/* strict JUnit consumers accept it */
+	if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+		char v[3 * PATH_MAX];
+
+		snprintf(v, sizeof(v), "xmllint --noout --schema "
+			 "'%s/tests/corpus/junit.xsd' '%s'",
+			 env_or("PTLOOM_SOURCE_ROOT", "."), in_tmp("r.xml"));
+		struct res xv = sh(v);
+
+		assert_exit(xv, 0);
+		res_free(&xv);
+	} else {
+		skip_note("xmllint missing: JUnit schema check skipped");
+	}
+	char *fail = strstr(x, "<failure");
+
+	cr_assert_not_null(fail, "%s", x);
+	char *tc = fail;
+
+	while (tc > x && strncmp(tc, "<testcase", 9))
+		tc--;
+	cr_assert(!strncmp(tc, "<testcase classname=\"ptloom.suite\" "
+			       "name=\"racy_withdraw\"", 44), "%s", tc);
+	free(x);
+	char *line = line_with(r.out, "  replay: ");
+
+	cr_assert_not_null(line, "%s", r.out);
+	const char *cmd = line + strlen("  replay: ");
+
+	cr_assert(!strstr(cmd, "ctest") && !strstr(cmd, " -- "),
+		  "the replay reruns the test alone, from its file: %s", cmd);
+	/* from another directory, with this process's own PATH (sh()
+	 * puts ptloom's directory first: a replay refuses a recorded PATH
+	 * its own environment does not hold) */
+	char *from_root;
+
+	cr_assert(asprintf(&from_root, "cd / && PATH='%s' '%s' replay "
+			   "--report '%s' --report-format json %s",
+			   env_or("PATH", "/usr/bin:/bin"), ptloom(),
+			   in_tmp("replay.json"),
+			   cmd + strlen("ptloom replay ")) > 0);
+	struct res p = sh(from_root);
+
+	free(from_root);
+	assert_exit(p, 1);
+	assert_contains(summary(&p), "(main at bank_nolock.c:", "the replay");
+	char *j = slurp(in_tmp("replay.json"));
+
+	assert_json(j, "exact", "true");
+	free(j);
+	free(line);
+	res_free(&p);
+	res_free(&r);
+}
+
+Test(suite_mode, ctest_six_tests_one_verdict_each)
+{
+	six_tests(NULL, NULL);
+}
+
+/* ctest -j 2 runs two tests at a time: the same verdicts */
+Test(suite_mode, ctest_parallel_six_tests_one_verdict_each)
+{
+	six_tests("2", NULL);
+}
+
+/* ... and explored by two nested explorations at a time (-j 2), each
+ * test held at its exec until its own exploration ends */
+Test(suite_mode, ctest_parallel_explored_in_parallel)
+{
+	six_tests("2", "2");
+}
+
+/* make check running four programs: four verdicts, the racy one failing,
+ * named by its command line. */
+Test(suite_mode, make_check_four_programs)
+{
+	char t[PATH_MAX + 8];
+
+	snprintf(t, sizeof(t), "T=%s", env_or("PTLOOM_TARGETS",
+					      "build/tests"));
+	struct res r = PTL("run", "--per-test", "--seed", SEED, "-o",
+			   in_tmp("out"), "--report", in_tmp("r.json"), "--",
+			   "make", "-s", "-f", script("check.mk"), t, "check");
+
+	assert_exit(r, 1);
+	assert_contains(summary(&r), "ptloom: FAIL 1 of 4 tests failed (",
+			"the summary");
+	assert_contains(summary(&r), "bank_nolock)", "the summary");
+	char *j = slurp(in_tmp("r.json"));
+
+	cr_assert_eq(count_of(j, "\"rule\": "), 4, "%s", j);
+	cr_assert_eq(count_of(j, "\"verdict\": \"pass\""), 3, "%s", j);
+	free(j);
+	res_free(&r);
+}
+
+/* Two tests of a script that talk through a file while both run are not
+ * split, and their verdicts say why; a single program is explored as
+ * usual. */
+Test(suite_mode, script_tests_sharing_a_file_not_split)
+{
+	char cmd[2 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cd '%s' && '%s' run "
+		 "--per-test -v --seed %s -o out --report r.json -- sh '%s'",
+		 in_tmp("sh"), in_tmp("sh"), ptloom(), SEED,
+		 script("share_file.sh"));
+	struct res r = sh(cmd);
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "not split: it writes ", "the verdicts");
+	assert_contains(r.out, "not split: it reads ", "the verdicts");
+	assert_contains(r.out, "explored with the whole command",
+			"the verdicts");
+	assert_contains(summary(&r), "with the whole command (not split)",
+			"the summary");
+	res_free(&r);
+	r = PTL("run", "--per-test", "-q", "--seed", SEED, "-o",
+		in_tmp("out"), "--", target("bank_locked"));
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS");
+	assert_contains(summary(&r), "complete to preemption bound 2",
+			"a single program");
+	res_free(&r);
+}
+
+/* meson test on a project with a racy test: the test fails under its own
+ * meson name (meson-info/intro-tests.json), the correct one passes. */
+Test(suite_mode, meson_test_racy_test_named)
+{
+	char cmd[4 * PATH_MAX];
+
+	if (system("command -v meson >/dev/null 2>&1")) {
+		skip_note("meson missing: meson test suite check skipped");
+		cr_skip_test("meson is not installed");
+	}
+	snprintf(cmd, sizeof(cmd), "meson setup '%s' '%s' -Dfirst='%s' "
+		 "-Dsecond='%s' >/dev/null", in_tmp("mb"), script("mesontest"),
+		 target("bank_locked"), target("bank_nolock"));
+	struct res c = sh(cmd);
+
+	assert_exit(c, 0);
+	res_free(&c);
+	struct res r = PTL("run", "--per-test", "--seed", SEED, "--timeout",
+			   "120", "-o", in_tmp("out"), "--report",
+			   in_tmp("r.json"), "--", "meson", "test", "-C",
+			   in_tmp("mb"));
+
+	assert_exit(r, 1);
+	assert_contains(summary(&r), "tests failed (second)", "the summary");
+	assert_contains(r.out, ": first: ptloom: PASS", "the verdicts");
+	res_free(&r);
+}
+
+/* pytest whose tests run compiled programs through subprocess: each
+ * program is a test, named by pytest's test and its command line. */
+Test(suite_mode, pytest_subprocess_programs)
+{
+	if (system(PYTHON3 " -c 'import pytest' 2>/dev/null")) {
+		skip_note("pytest is not installed for %s (scripts/setup.sh "
+			  "installs python3-pytest): skipped", PYTHON3);
+		cr_skip_test("pytest is not installed");
+	}
+	char env[PATH_MAX + 32];
+
+	snprintf(env, sizeof(env), "PTLOOM_TARGETS=%s",
+		 env_or("PTLOOM_TARGETS", "build/tests"));
+	struct res r = PTL("run", "--per-test", "--seed", SEED, "--timeout",
+			   "60", "-o", in_tmp("out"), "--report",
+			   in_tmp("r.xml"), "--report-format", "junit", "-e",
+			   env, "--", PYTHON3, "-m", "pytest", "-q", "-p",
+			   "no:cacheprovider", script("test_programs.py"));
+
+	assert_exit(r, 1);
+	assert_contains(summary(&r), "ptloom: FAIL 1 of 3 tests failed "
+				     "(test_programs.py::test_racy_withdraw: ",
+			"the summary");
+	char *x = slurp(in_tmp("r.xml"));
+
+	cr_assert_eq(count_of(x, "<testcase "), 3, "%s", x);
+	assert_contains(x, "name=\"test_programs.py::test_locked_withdraw: ",
+			"the JUnit report");
+	free(x);
+	res_free(&r);
+}
+
+/* The runner's own failure, with every test passing alone, is a test of
+ * its own ("runner") whose schedule replays exactly through the runner. */
+Test(suite_mode, runner_failure_is_a_test_of_its_own)
+{
+	struct res r = PTL("run", "--per-test", "--seed", SEED, "-o",
+			   in_tmp("out"), "--", "sh", script("runner_fails.sh"),
+			   env_or("PTLOOM_TARGETS", "build/tests"));
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL 1 of 2 tests failed (runner)");
+	assert_contains(r.out, "bank_locked: ptloom: PASS", "the verdicts");
+	char *line = line_with(r.out, "  replay: ");
+
+	cr_assert_not_null(line, "%s", r.out);
+	const char *cmd = line + strlen("  replay: ");
+	char *again;
+
+	cr_assert(strstr(cmd, " -- sh "), "through the runner: %s", cmd);
+	cr_assert(asprintf(&again, "PATH='%s' '%s' replay --report '%s' "
+			   "--report-format json %s",
+			   env_or("PATH", "/usr/bin:/bin"), ptloom(),
+			   in_tmp("replay.json"),
+			   cmd + strlen("ptloom replay ")) > 0);
+	struct res p = sh(again);
+
+	assert_exit(p, 1);
+	char *j = slurp(in_tmp("replay.json"));
+
+	assert_json(j, "exact", "true");
+	free(j);
+	free(again);
+	free(line);
+	res_free(&p);
+	res_free(&r);
+}
