@@ -689,7 +689,10 @@ void evloop_poll(struct session *s, struct thread *t)
 	uint64_t deadline = s->now + (uint64_t)(tmo > 0 ? tmo : 0) * 1000000ull;
 	int timer = -1;
 
-	if (tmo > 0 && (uint64_t)tmo * 1000000ull <= TIMEOUT_HORIZON_NS) {
+	/* not in a wrapper that times its children (timeout(1), ctest's
+	 * TIMEOUT over libuv): their deadline comes with their own time */
+	if (tmo > 0 && (uint64_t)tmo * 1000000ull <= TIMEOUT_HORIZON_NS &&
+	    session_may_expire_early(s, t->p, s->step)) {
 		timer = c->nalts;
 		c->alts[c->nalts++] = (struct alt){
 			.thread = (uint16_t)t->idx, .kind = OP_TIMEOUT,
