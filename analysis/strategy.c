@@ -465,10 +465,27 @@ static void sampler_executed(void *ctx, const struct event *e)
 		s->target = -1;
 }
 
+/*
+ * What an event loop's wait sees (DEC_POLL): usually everything ready,
+ * as the kernel answers; one time in POLL_LATE, a socket that comes later
+ * or the wait's timeout first, each alike.  Every sampler, so that a run's
+ * thread order and its loop's order vary independently.
+ */
+#define POLL_LATE 4
+
+static int poll_pick(struct sampler *s, const struct choice *c)
+{
+	if (c->nalts < 2 || mix(&s->rng) % POLL_LATE)
+		return 0;
+	return 1 + (int)(mix(&s->rng) % (uint64_t)(c->nalts - 1));
+}
+
 static int sampler_pick(void *ctx, const struct choice *c)
 {
 	struct sampler *s = ctx;
 
+	if (c->kind == DEC_POLL)
+		return poll_pick(s, c);
 	if (s->kind == SAMPLER_RANDOM || c->kind != DEC_RUN)
 		return (int)(mix(&s->rng) % (uint64_t)c->nalts);
 	switch (s->kind) {
@@ -517,6 +534,9 @@ static int replay_by_step(struct replay_strategy *r, const struct choice *c)
 		return 0;
 	const struct decision *d = &r->dec[r->pos++];
 
+	/* a wait's alternatives are all its thread's: by index */
+	if (d->kind == DEC_POLL && c->kind == DEC_POLL)
+		return d->index < c->nalts ? d->index : 0;
 	for (int i = 0; i < c->nalts; i++)
 		if (c->alts[i].thread == d->thread &&
 		    c->alts[i].timeout == d->timeout && d->kind == c->kind)
@@ -550,6 +570,11 @@ static int replay_pick(void *ctx, const struct choice *c)
 	    c->alts[d->index].thread == d->thread &&
 	    c->alts[d->index].timeout == d->timeout && d->kind == c->kind)
 		found = d->index;
+	/* a script's wait decision (no nalts): its index */
+	if (found < 0 && !d->nalts && d->kind == DEC_POLL &&
+	    c->kind == DEC_POLL && d->index < c->nalts &&
+	    c->alts[d->index].thread == d->thread)
+		found = d->index;
 	for (int i = 0; found < 0 && i < c->nalts; i++)
 		if (c->alts[i].thread == d->thread &&
 		    c->alts[i].timeout == d->timeout && d->kind == c->kind)
@@ -560,10 +585,14 @@ static int replay_pick(void *ctx, const struct choice *c)
 			r->diverged_step = c->step;
 			snprintf(r->why, sizeof(r->why),
 				 "recorded %s T%u%s, but T%u cannot %s now",
-				 d->kind == DEC_WAKE ? "wake" : "run",
+				 d->kind == DEC_WAKE   ? "wake"
+				 : d->kind == DEC_POLL ? "a wait of"
+						       : "run",
 				 d->thread, d->timeout ? " (times out)" : "",
 				 d->thread,
-				 d->kind == DEC_WAKE ? "be woken" : "run");
+				 d->kind == DEC_WAKE   ? "be woken"
+				 : d->kind == DEC_POLL ? "wait so"
+						       : "run");
 		}
 		if (r->strict)
 			return -1;

@@ -1534,6 +1534,28 @@ static void event_line_raw(const struct event *e,
 			snprintf(buf, len, "a timer fires (%s's process)",
 				 tname);
 		return;
+	case OP_DELAY: { /* an event loop's wait (tracer/evloop.c) */
+		static const char *const waits[] = {
+			"poll",	      "ppoll",	     "select",	     "pselect6",
+			"epoll_wait", "epoll_pwait", "epoll_pwait2",
+		};
+		int w = e->fn ? EVL_FN_WAIT(e->fn) : 7;
+		const char *wn = w < 7 ? waits[w] : "wait";
+		const char *d = e->obj ? sym_find(ix, e->obj, true, ob,
+						  sizeof(ob))
+				       : NULL;
+
+		if (e->fn && EVL_FN_TIMER(e->fn))
+			snprintf(buf, len,
+				 "%s %s: its timeout (%lld ms) comes first, "
+				 "before what is ready%s%s",
+				 tname, wn, (long long)e->arg, at, where);
+		else
+			snprintf(buf, len, "%s %s: %s%s(fd %lld) is seen later%s%s",
+				 tname, wn, d && *d ? d : "", d && *d ? " " : "",
+				 (long long)e->arg, at, where);
+		return;
+	}
 	case OP_PYCHECK: /* where it may drop the GIL */
 		snprintf(buf, len, "%s python%s%s", tname, at, where);
 		return;

@@ -185,7 +185,7 @@ static bool matters(const struct win *w)
 	if (e->preempt || e->kind == OP_START || e->kind == OP_EXIT ||
 	    e->kind == OP_EXIT_GROUP || e->kind == OP_CLONE ||
 	    e->kind == OP_TIMEOUT || e->kind == OP_ANNOTATE ||
-	    e->kind == OP_TIMER)
+	    e->kind == OP_TIMER || e->kind == OP_DELAY)
 		return true;
 	if (w->i + 6 >= w->n)
 		return true;
@@ -585,7 +585,10 @@ static void show_json(FILE *f, const struct schedule *s)
 			   "\"thread\": \"T%u\", \"timeout\": %s, "
 			   "\"index\": %u, \"alternatives\": %u }",
 			i ? "," : "", d->step,
-			d->kind == DEC_WAKE ? "wake" : "run", d->thread,
+			d->kind == DEC_WAKE   ? "wake"
+			: d->kind == DEC_POLL ? "poll"
+					      : "run",
+			d->thread,
 			d->timeout ? "true" : "false", d->index, d->nalts);
 	}
 	fprintf(f, "\n  ],\n  \"events\": [");

@@ -96,7 +96,7 @@ static int check_decision(size_t i, uint64_t kind, uint64_t timeout,
 			  uint64_t thread, uint64_t index, uint64_t nalts,
 			  char *err, size_t errlen)
 {
-	if (kind != DEC_RUN && kind != DEC_WAKE) {
+	if (kind != DEC_RUN && kind != DEC_WAKE && kind != DEC_POLL) {
 		seterr(err, errlen, "decision %zu: unknown decision kind %llu",
 		       i, (unsigned long long)kind);
 		return -EINVAL;
@@ -120,7 +120,8 @@ static int check_decision(size_t i, uint64_t kind, uint64_t timeout,
 		       (unsigned long long)index, (unsigned long long)nalts);
 		return -EINVAL;
 	}
-	if (!nalts && index) {
+	/* a script's wait decision names its alternative alone */
+	if (!nalts && index && kind != DEC_POLL) {
 		seterr(err, errlen,
 		       "decision %zu: alternative %llu given without the "
 		       "number of alternatives",

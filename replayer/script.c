@@ -154,6 +154,7 @@ static int write_script(FILE *f, const struct schedule *s,
 	for (i = 0; i < s->ndecisions; i++) {
 		const struct decision *d = &s->decisions[i];
 		const char *verb = d->kind == DEC_WAKE ? "wake" :
+				   d->kind == DEC_POLL ? "poll" :
 				   d->timeout	       ? "timeout" :
 							 "run";
 
@@ -161,7 +162,11 @@ static int write_script(FILE *f, const struct schedule *s,
 			have = src_next(src, &e);
 		if (have && e.step == d->step)
 			put_event(f, &e);
-		fprintf(f, "%s T%u\n", verb, (unsigned)d->thread);
+		if (d->kind == DEC_POLL)
+			fprintf(f, "poll T%u %u\n", (unsigned)d->thread,
+				(unsigned)d->index);
+		else
+			fprintf(f, "%s T%u\n", verb, (unsigned)d->thread);
 	}
 	if (fflush(f) || ferror(f))
 		return -EIO;
@@ -325,6 +330,8 @@ static int parse_decision(struct parser *ps, const char *verb, size_t vn,
 
 	if (word_is(verb, vn, "wake"))
 		d.kind = DEC_WAKE;
+	else if (word_is(verb, vn, "poll"))
+		d.kind = DEC_POLL;
 	else if (word_is(verb, vn, "timeout"))
 		d.timeout = 1;
 	if (!next_word(&p, end, &w, &n))
@@ -338,6 +345,15 @@ static int parse_decision(struct parser *ps, const char *verb, size_t vn,
 		return fail(ps, "thread T%" PRIu64 " is out of range (T0..T%u)",
 			    t, SCHEDULE_MAX_THREADS - 1);
 	d.thread = (uint16_t)t;
+	/* poll Tn K: what Tn's wait sees, the K-th alternative (0: all) */
+	if (d.kind == DEC_POLL && next_word(&p, end, &w, &n)) {
+		if (!parse_num(w, n, MAX_ALTS - 1, false, &t))
+			return fail(ps, "expected an alternative (0 to %d) "
+					"after 'poll T%u', not '%s'",
+				    MAX_ALTS - 1, (unsigned)d.thread,
+				    quote(w, n, q));
+		d.index = (uint16_t)t;
+	}
 	if (next_word(&p, end, &w, &n))
 		return fail(ps, "unexpected '%s' after the decision",
 			    quote(w, n, q));
@@ -447,14 +463,14 @@ static int parse_line(struct parser *ps, const char *p, const char *end)
 		has_step = true;
 		if (!next_word(&p, end, &w, &n))
 			return fail(ps, "'step %" PRIu32 ":' must be followed "
-					"by run, wake or timeout",
+					"by run, wake, poll or timeout",
 				    step);
 	}
 	if (word_is(w, n, "run") || word_is(w, n, "wake") ||
-	    word_is(w, n, "timeout"))
+	    word_is(w, n, "poll") || word_is(w, n, "timeout"))
 		return parse_decision(ps, w, n, p, end, step);
 	if (has_step)
-		return fail(ps, "expected run, wake or timeout after 'step "
+		return fail(ps, "expected run, wake, poll or timeout after 'step "
 				"%" PRIu32 ":', not '%s'",
 			    step, quote(w, n, q));
 	if (word_is(w, n, "seed")) {

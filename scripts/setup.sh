@@ -34,7 +34,7 @@ packages=(
 	python3-dev		# tests (python): a shared-libpython python
 	gdb			# tests: replay --gdb
 	pigz zstd pbzip2 lbzip2	# tests/real: real multithreaded tools
-	libglib2.0-dev		# tests/real: glib's thread pool and locks
+	libglib2.0-dev		# tests/real: glib's thread pool and locks; event_loops
 	cmake make		# tests (issue9): a ctest project, make -j2
 )
 # only for the tests, and not fatal: a test that needs one skips, saying why

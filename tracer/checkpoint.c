@@ -1107,6 +1107,11 @@ bool checkpoint_at(struct session *s, struct thread *t)
 		say_off(cp, "a timer was set before the first thread");
 		return false;
 	}
+	if (evloop_numbered(s)) {
+		/* tracer/evloop.c numbers descriptors per run */
+		say_off(cp, "an event loop waited before the first thread");
+		return false;
+	}
 	if (!template_is_safe(cp, s->pid, s->outfd))
 		return false;
 	/* keep the state as it is before this stop is handled */
@@ -1283,6 +1288,7 @@ int checkpoint_start(struct session *s)
 	s->capprocs = 8;
 	s->th[0].p = p;
 	s->fdobj = fdobj;
+	s->evl = NULL;
 	if (fdobj)
 		memcpy(fdobj, cp->fdobj, cp->snap.nfdobj * sizeof(*fdobj));
 	s->ev = malloc((cp->nev + 1) * sizeof(*s->ev));

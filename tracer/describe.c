@@ -95,6 +95,16 @@ static struct sym_entry *sym_slot(struct run_result *r, uint64_t addr,
 	return &r->syms[r->nsyms];
 }
 
+void session_name_object(struct session *s, uint64_t key, const char *text)
+{
+	struct sym_entry *slot;
+
+	if (!s->cfg->symbolize_trace || !(slot = sym_slot(s->res, key, true)))
+		return;
+	*slot = (struct sym_entry){ key, 1, strdup(text) };
+	s->res->nsyms++;
+}
+
 /* Name one address of the trace; addr carries its image's tag. */
 static void add_sym(struct session *s, uint64_t addr, bool data)
 {

@@ -36,6 +36,7 @@ static const char *const op_names[OP_KIND_MAX] = {
 	[OP_SYSCALL] = "syscall",
 	[OP_PYCHECK] = "python",
 	[OP_TIMER] = "timer",
+	[OP_DELAY] = "delay",
 };
 
 static const char *const fn_names[FN_MAX] = {

@@ -44,6 +44,8 @@ enum op_kind {
 	OP_SYSCALL = 24,    /* another synchronising syscall */
 	OP_PYCHECK = 25,    /* CPython's eval-breaker check (the GIL) */
 	OP_TIMER = 26,	    /* a timer expires (alarm, POSIX timer, timerfd) */
+	OP_DELAY = 27,	    /* an event loop's wait: a socket is seen later, or
+			       its timeout comes first (fn: EVL_FN) */
 	OP_KIND_MAX
 };
 
@@ -94,7 +96,19 @@ enum call_fn {
 enum decision_kind {
 	DEC_RUN = 0,	 /* which thread performs its next operation */
 	DEC_WAKE = 1,	 /* which waiter a wake of fewer than all picks */
+	DEC_POLL = 2,	 /* what a wait for several descriptors (poll,
+			    select, epoll_wait) sees: all that are ready, one
+			    of them later, or its timeout first
+			    (tracer/evloop.c) */
 };
+
+/* event.fn of an OP_DELAY: the wait (0 poll, 1 ppoll, 2 select,
+ * 3 pselect6, 4 epoll_wait, 5 epoll_pwait, 6 epoll_pwait2) and whether its
+ * timeout came first (obj 0, arg its milliseconds) or a socket is seen
+ * later (obj its object, arg the program's descriptor). */
+#define EVL_FN(wait, timer) (1 + (wait) * 2 + ((timer) ? 1 : 0))
+#define EVL_FN_WAIT(fn) (((fn) - 1) / 2)
+#define EVL_FN_TIMER(fn) (((fn) - 1) % 2)
 
 /* alt.fn of an OP_WAIT4 that may block (no WNOHANG): for the reduction,
  * it depends only on children's deaths, stops and continues. */

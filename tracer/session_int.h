@@ -113,6 +113,23 @@ uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 
 /* tracer/syscall.c: classify a seccomp stop; returns true when it is a
  * scheduling point (t's pending operation is set), false when handled. */
+/* tracer/evloop.c: t performs its poll, select or epoll_wait, which
+ * finds descriptors ready or must not block: what it sees may be a choice
+ * (DEC_POLL), and its answer written by ptloom (t->skip). */
+void evloop_poll(struct session *s, struct thread *t);
+/* t's epoll_wait has events ptloom took from the kernel and held: it is
+ * ready although the kernel's set is not. */
+bool evloop_pending(struct session *s, struct thread *t);
+/* A byte kept for the run with the file of sb, 0 at first (tracer/fdext.c
+ * keeps its verdicts there), or NULL. */
+struct stat;
+uint8_t *evloop_memo(struct session *s, const struct stat *sb);
+/* Descriptors were numbered in this run (the checkpoint's test). */
+bool evloop_numbered(const struct session *s);
+/* tracer/describe.c: name an object of the trace (a descriptor's key) as
+ * data, for show, when the trace is symbolised. */
+void session_name_object(struct session *s, uint64_t key, const char *text);
+void evloop_free(struct session *s);
 /* tracer/syscall.c: the deterministic stream behind getrandom and
  * AT_RANDOM */
 uint64_t splitmix(uint64_t *x);
@@ -134,6 +151,12 @@ void syscall_close_fds(struct thread *t);
 /* Can the world outside the program make t's descriptors ready?
  * (tracer/fdext.c) */
 bool syscall_fd_external(struct session *s, struct thread *t);
+/* Whose an inet socket (our copy ourfd) is: FDEXT_PROGRAM, a connection
+ * whose other end the program holds; FDEXT_OPEN, a socket listening on a
+ * loopback address, or an unconnected UDP one bound there; FDEXT_WORLD;
+ * FDEXT_NOT_INET for another kind of descriptor. */
+enum { FDEXT_NOT_INET = -1, FDEXT_WORLD, FDEXT_PROGRAM, FDEXT_OPEN };
+int fdext_inet_class(struct session *s, int ourfd);
 /* tracer/flock.c: can t's flock request t->pfd[i] be granted now; is
  * what it waits for held outside the program */
 enum { LK_FLOCK = 0, LK_POSIX, LK_OFD };

@@ -456,6 +456,7 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 		for (size_t i = 0; i < n; i++) {
 			t->pfd[t->npfd] = p[i].fd >= 0 ? grab_fd(t, p[i].fd)
 						       : -1;
+			t->ptfd[t->npfd] = p[i].fd;
 			t->pev[t->npfd++] = p[i].events;
 		}
 		if (nr == SYS_poll) {
@@ -489,6 +490,7 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 			if (!e)
 				continue;
 			t->pfd[t->npfd] = grab_fd(t, fd);
+			t->ptfd[t->npfd] = fd;
 			t->pev[t->npfd++] = e;
 		}
 		if (r->r8) {
@@ -507,6 +509,7 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 		}
 	} else { /* epoll_wait, epoll_pwait, epoll_pwait2 */
 		t->pfd[0] = grab_fd(t, (int)r->rdi);
+		t->ptfd[0] = (int)r->rdi;
 		t->pev[0] = POLLIN;
 		t->npfd = 1;
 		if (nr == SYS_epoll_pwait2) {
@@ -544,6 +547,8 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 		p[n++].revents = 0;
 	}
 	if (n && poll(p, (nfds_t)n, 0) > 0)
+		return true;
+	if (evloop_pending(s, t))
 		return true;
 	/* ours say "not ready" for a signalfd: ask the model */
 	for (int i = 0; i < t->npfd; i++)
@@ -1138,6 +1143,7 @@ bool syscall_execute(struct session *s, struct thread *t)
 		return fd_execute(s, t);
 	case OP_POLL:
 		if (t->nonblock || syscall_fd_ready(s, t)) {
+			evloop_poll(s, t);
 			syscall_close_fds(t);
 			return true;
 		}

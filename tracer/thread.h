@@ -103,16 +103,24 @@ struct thread {
 	bool sleep_abs;
 	/* descriptors duplicated from the tracee for readiness checks */
 	int pfd[POLL_MAX];
+	int ptfd[POLL_MAX];	/* the program's numbers of them */
 	short pev[POLL_MAX];
 	uint8_t pkind[POLL_MAX]; /* FDK_*: whose readiness ptloom decides */
 	int npfd;
 	bool ext_known, ext;	/* syscall_fd_external() of these, cached */
+	/* of these internal ones, one anyone on the machine could make ready
+	 * (a loopback or Unix listening socket): a wait on nothing else
+	 * waits in real time rather than deadlock (tracer/fdext.c) */
+	bool ext_open;
 	bool nonblock;
 	/* a blocking write too large for a pipe's room, performed by
 	 * ptloom in pieces (tracer/bigwrite.c): bytes written so far */
 	bool wbig;
 	uint64_t wdone;
 	int64_t poll_timeout_ms; /* <0 infinite */
+	/* its zero-timeout waits in a row that saw only held sockets
+	 * (tracer/evloop.c) */
+	uint8_t evl_empty;
 	uint64_t ctid;		/* CLONE_CHILD_CLEARTID address */
 	uint64_t new_ctid;	/* ctid for the thread this one creates */
 	uint64_t bp_addr;	/* STOP_BP */

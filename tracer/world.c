@@ -199,6 +199,14 @@ static void push_event(struct session *s, struct thread *t,
 		policy_locate(s, t, e);
 }
 
+void session_push_event(struct session *s, struct thread *t,
+			const struct event *e, bool preempt, bool decided)
+{
+	push_event(s, t, e, preempt, decided);
+	if (s->strat->executed && s->nev)
+		s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);
+}
+
 static void record_event(struct session *s, struct thread *t, bool preempt,
 			 bool decided)
 {
@@ -1017,7 +1025,8 @@ void spinners_wake(struct session *s, const struct thread *t)
  * meanwhile, so a run stays a function of its schedule and its input.
  * Returns true when something became ready or the run ended.
  */
-static bool outside_wait(struct session *s, const struct choice *c)
+static bool outside_wait(struct session *s, const struct choice *c,
+			 bool open)
 {
 	struct pollfd p[4 * POLL_MAX];
 	int n = 0, who = -1;
@@ -1028,7 +1037,7 @@ static bool outside_wait(struct session *s, const struct choice *c)
 
 		if (t->st != SCHED_BLOCKED ||
 		    (t->block != BLOCK_FD && t->block != BLOCK_POLL) ||
-		    !syscall_fd_external(s, t))
+		    (!syscall_fd_external(s, t) && !(open && t->ext_open)))
 			continue;
 		if (who < 0)
 			who = t->idx;
@@ -1067,7 +1076,17 @@ static bool outside_wait(struct session *s, const struct choice *c)
 		if (budget >= 0 && now - start >= budget)
 			return false; /* the nearest timeout is due */
 		if (s->cfg->timeout > 0 && now - s->t0 >= s->cfg->timeout) {
-			session_fail(s, FAIL_SLOW, NULL,
+			if (open)
+				session_fail(s, FAIL_SLOW, NULL,
+					     "the run waited %g s (--timeout) "
+					     "with nothing left to run but T%d, "
+					     "which waits on a socket listening "
+					     "on the machine (only a client "
+					     "outside the program can still "
+					     "connect); raise --timeout",
+					     s->cfg->timeout, who);
+			else
+				session_fail(s, FAIL_SLOW, NULL,
 				     "the run waited %g s (--timeout) for the "
 				     "world outside the program (T%d waits on a "
 				     "descriptor only another process, a server "
@@ -1208,7 +1227,7 @@ static void schedule(struct session *s)
 
 		for (int i = 0; i < c->nalts; i++)
 			only_timeouts &= c->alts[i].timeout;
-		if (only_timeouts && outside_wait(s, c)) {
+		if (only_timeouts && outside_wait(s, c, false)) {
 			sig_forced = false;
 			continue;
 		}
@@ -1241,6 +1260,12 @@ static void schedule(struct session *s)
 						     "%s", s->timeout_why);
 					break;
 				}
+				continue;
+			}
+			/* a wait on a listening socket of the program's
+			 * alone: a client outside may still connect */
+			if (outside_wait(s, c, true)) {
+				sig_forced = false;
 				continue;
 			}
 			deadlock(s);
@@ -1790,6 +1815,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	free(s->root_env);
 	process_free_all(s);
 	timer_free(s);
+	evloop_free(s);
 	futex_destroy(&s->ft);
 	if (s->outfd >= 0 && !s->outfd_shared)
 		close(s->outfd);

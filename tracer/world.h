@@ -109,6 +109,7 @@ struct session {
 	bool self_kill;		/* the program sent a SIGKILL itself */
 	bool sig_maybe;		/* a signal may have been sent */
 	struct timers *timers;	/* virtual alarms, timerfds (timer.c) */
+	struct evloop *evl;	/* held sockets, ... (evloop.c), or NULL */
 	struct livelock ll;	/* past --max-steps (tracer/spin.c) */
 	bool from_checkpoint;	/* a fork of the template (checkpoint.c) */
 	bool leader_reaped;	/* P0's leader's end was reported */
@@ -169,6 +170,10 @@ void session_note_capped(struct session *s, int n);
 void session_fail(struct session *s, int kind, struct thread *t,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int session_pick(struct session *s, struct choice *c);
+/* Append e (kind, fn, obj, pc, arg filled in) to the trace as t's event,
+ * and tell the strategy. */
+void session_push_event(struct session *s, struct thread *t,
+			const struct event *e, bool preempt, bool decided);
 /* session_pick at a choice of `what` ("a wake"); when the strategy cannot
  * follow its schedule there, the run fails as diverged and -1 returns. */
 int session_pick_or_fail(struct session *s, struct choice *c,

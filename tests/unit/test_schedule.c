@@ -755,6 +755,31 @@ Test(script, round_trip)
 	free(text);
 }
 
+/* An event loop's wait decision names its alternative: "poll T1 2". */
+Test(script, wait_decisions_keep_their_alternative)
+{
+	static const char text[] = "poll T1 2\npoll T1\nrun T0\n";
+	struct schedule b;
+	char err[256], *out;
+	size_t len;
+
+	cr_assert_eq(schedule_parse_script(text, sizeof(text) - 1, &b, err,
+					   sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(b.ndecisions, 3);
+	cr_assert_eq(b.decisions[0].kind, DEC_POLL);
+	cr_assert_eq(b.decisions[0].thread, 1);
+	cr_assert_eq(b.decisions[0].index, 2);
+	cr_assert_eq(b.decisions[1].kind, DEC_POLL);
+	cr_assert_eq(b.decisions[1].index, 0);
+	cr_assert_eq(b.decisions[2].kind, DEC_RUN);
+	out = script_of(&b, &len);
+	cr_assert(strstr(out, "poll T1 2\n") && strstr(out, "poll T1 0\n"),
+		  "%s", out);
+	free(out);
+	schedule_free(&b);
+}
+
 Test(script, writer_explains_each_decision)
 {
 	struct schedule a;
@@ -873,7 +898,9 @@ Test(script, parse_errors)
 		{ "step 4294967295: run T1\n", "bad step number" },
 		{ "step 3 run T1\n", "expected ':' after 'step 3'" },
 		{ "step 3:\n", "'step 3:' must be followed by run" },
-		{ "step 3: seed 1\n", "expected run, wake or timeout" },
+		{ "step 3: seed 1\n", "expected run, wake, poll or timeout" },
+		{ "poll T1 x\n", "line 1: expected an alternative" },
+		{ "poll T1 256\n", "expected an alternative (0 to 255)" },
 		{ "seed\n", "line 1: 'seed' needs a number" },
 		{ "seed 18446744073709551616\n", "bad seed" },
 		{ "seed 1 2\n", "unexpected '2' after the seed" },
