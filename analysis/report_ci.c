@@ -63,33 +63,41 @@ static const char *short_summary(const struct report *r)
 	return strncmp(s, "ptloom: ", 8) ? s : s + 8;
 }
 
+/* A failure's text: the summary, then each field there is, labelled. */
+static void detail_lines(FILE *f, const char *summary, const char *message,
+			 const char *location, const char *replay,
+			 const char *schedule, const char *label,
+			 const char *extra, const char *output)
+{
+	const struct {
+		const char *label, *value;
+	} fields[] = { { "\nat: ", location },
+		       { "\nreplay: ", replay },
+		       { "\nschedule: ", schedule },
+		       { label, extra } };
+
+	xml(f, summary);
+	if (message && message[0]) {
+		fputc('\n', f);
+		xml(f, message);
+	}
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (fields[i].label && fields[i].value &&
+		    (i != 0 || fields[i].value[0])) {
+			fputs(fields[i].label, f);
+			xml(f, fields[i].value);
+		}
+	if (output && output[0]) {
+		fprintf(f, "\nprogram output (tail):\n");
+		xml(f, output);
+	}
+}
+
 static void details(FILE *f, const struct report *r)
 {
-	xml(f, r->summary);
-	if (r->message && r->message[0]) {
-		fputc('\n', f);
-		xml(f, r->message);
-	}
-	if (r->location && r->location[0]) {
-		fprintf(f, "\nat: ");
-		xml(f, r->location);
-	}
-	if (r->replay_command) {
-		fprintf(f, "\nreplay: ");
-		xml(f, r->replay_command);
-	}
-	if (r->schedule_file) {
-		fprintf(f, "\nschedule: ");
-		xml(f, r->schedule_file);
-	}
-	if (r->minimized_file) {
-		fprintf(f, "\nminimized: ");
-		xml(f, r->minimized_file);
-	}
-	if (r->output && r->output[0]) {
-		fprintf(f, "\nprogram output (tail):\n");
-		xml(f, r->output);
-	}
+	detail_lines(f, r->summary, r->message, r->location, r->replay_command,
+		     r->schedule_file, "\nminimized: ", r->minimized_file,
+		     r->output);
 }
 
 static void property(FILE *f, const char *name, const char *value)
@@ -108,31 +116,8 @@ static bool is(const char *v, const char *w)
 
 static void test_details(FILE *f, const struct report_test *t)
 {
-	xml(f, t->summary);
-	if (t->message && t->message[0]) {
-		fputc('\n', f);
-		xml(f, t->message);
-	}
-	if (t->location && t->location[0]) {
-		fprintf(f, "\nat: ");
-		xml(f, t->location);
-	}
-	if (t->replay_command) {
-		fprintf(f, "\nreplay: ");
-		xml(f, t->replay_command);
-	}
-	if (t->schedule_file) {
-		fprintf(f, "\nschedule: ");
-		xml(f, t->schedule_file);
-	}
-	if (t->rule) {
-		fprintf(f, "\nsplit: ");
-		xml(f, t->rule);
-	}
-	if (t->output && t->output[0]) {
-		fprintf(f, "\nprogram output (tail):\n");
-		xml(f, t->output);
-	}
+	detail_lines(f, t->summary, t->message, t->location, t->replay_command,
+		     t->schedule_file, "\nsplit: ", t->rule, t->output);
 }
 
 /* --per-test: one testcase per test of the suite. */
