@@ -832,7 +832,8 @@ int bp_install(struct session *ss, struct process *s)
 	}
 	if (exe_scan)
 		mark_src_atomic(s, ss->cfg, exe_bias, exe_scan);
-	qsort(s->bps, s->nbps, sizeof(s->bps[0]), cmp_bp);
+	if (s->nbps > 1)
+		qsort(s->bps, s->nbps, sizeof(s->bps[0]), cmp_bp);
 	/* drop duplicates (two names of one function) */
 	size_t k = 0;
 
