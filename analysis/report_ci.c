@@ -281,15 +281,32 @@ void report_junit(FILE *f, const struct report *r)
 		   "    </testcase>\n  </testsuite>\n</testsuites>\n");
 }
 
-static void sarif_result(FILE *f, const char *id, bool fail,
-			 const char *summary, const char *message,
-			 const char *replay, const char *location,
-			 const char *verdict, const char *schedule,
-			 const char *name)
+/* A result's "locations": the source line of a "file:line" location. */
+static void sarif_location(FILE *f, const char *location)
 {
 	char file[256];
 	int line = 0;
 
+	if (!location ||
+	    !report_source_line(location, file, sizeof(file), &line))
+		return;
+	fprintf(f, ",\n          \"locations\": [\n"
+		   "            { \"physicalLocation\": {\n"
+		   "                \"artifactLocation\": "
+		   "{ \"uri\": ");
+	json_string(f, file);
+	fprintf(f, " },\n                \"region\": "
+		   "{ \"startLine\": %d } } }\n          ]",
+		line);
+}
+
+/* One result: a test's (name) or the whole command's (minimized). */
+static void sarif_result(FILE *f, const char *id, bool fail,
+			 const char *summary, const char *message,
+			 const char *replay, const char *location,
+			 const char *verdict, const char *schedule,
+			 const char *name, const char *minimized)
+{
 	fprintf(f, "\n        {\n          \"ruleId\": ");
 	json_string(f, id);
 	fprintf(f, ",\n          \"level\": \"%s\",\n"
@@ -312,17 +329,7 @@ static void sarif_result(FILE *f, const char *id, bool fail,
 	json_string(f, text ? text : verdict);
 	free(text);
 	fprintf(f, " }");
-	if (location &&
-	    report_source_line(location, file, sizeof(file), &line)) {
-		fprintf(f, ",\n          \"locations\": [\n"
-			   "            { \"physicalLocation\": {\n"
-			   "                \"artifactLocation\": "
-			   "{ \"uri\": ");
-		json_string(f, file);
-		fprintf(f, " },\n                \"region\": "
-			   "{ \"startLine\": %d } } }\n          ]",
-			line);
-	}
+	sarif_location(f, location);
 	fprintf(f, ",\n          \"properties\": { \"verdict\": ");
 	json_string(f, verdict);
 	if (name) {
@@ -332,6 +339,10 @@ static void sarif_result(FILE *f, const char *id, bool fail,
 	if (schedule) {
 		fprintf(f, ", \"schedule_file\": ");
 		json_string(f, schedule);
+	}
+	if (minimized) {
+		fprintf(f, ", \"minimized_file\": ");
+		json_string(f, minimized);
 	}
 	fprintf(f, " }\n        }");
 }
@@ -386,7 +397,7 @@ static void sarif_tests(FILE *f, const struct report *r)
 			fputc(',', f);
 		sarif_result(f, id, is(t->verdict, "fail"), t->summary,
 			     t->message, t->replay_command, t->location,
-			     t->verdict, t->schedule_file, t->name);
+			     t->verdict, t->schedule_file, t->name, NULL);
 		first = false;
 	}
 	fprintf(f, "%s]\n    }\n  ]\n}\n", first ? "" : "\n      ");
@@ -403,8 +414,7 @@ void report_sarif(FILE *f, const struct report *r)
 	bool fail = !strcmp(v, "fail") || !strcmp(v, "diverged");
 	bool note = !strcmp(v, "incomplete");
 	const char *kind = r->has_failure && r->kind ? r->kind : v;
-	char file[256], id[64];
-	int line = 0;
+	char id[64];
 
 	snprintf(id, sizeof(id), "ptloom/%s", kind);
 
@@ -428,49 +438,10 @@ void report_sarif(FILE *f, const struct report *r)
 			fail || note ? "  " : "\n            ");
 	fprintf(f, "]\n        }\n      },\n      \"results\": [");
 	if (fail || note) {
-		fprintf(f, "\n        {\n          \"ruleId\": ");
-		json_string(f, id);
-		fprintf(f, ",\n          \"level\": \"%s\",\n"
-			   "          \"message\": { \"text\": ",
-			fail ? "error" : "note");
-		char *text = NULL;
-		size_t tlen = 0;
-		FILE *m = open_memstream(&text, &tlen);
-
-		if (m) {
-			fputs(r->summary ? r->summary : v, m);
-			if (r->message && r->message[0])
-				fprintf(m, "\n%s", r->message);
-			if (r->replay_command)
-				fprintf(m, "\nreplay: %s", r->replay_command);
-			fclose(m);
-		}
-		json_string(f, text ? text : v);
-		free(text);
-		fprintf(f, " }");
-		if (r->location &&
-		    report_source_line(r->location, file, sizeof(file),
-				       &line)) {
-			fprintf(f, ",\n          \"locations\": [\n"
-				   "            { \"physicalLocation\": {\n"
-				   "                \"artifactLocation\": "
-				   "{ \"uri\": ");
-			json_string(f, file);
-			fprintf(f, " },\n                \"region\": "
-				   "{ \"startLine\": %d } } }\n          ]",
-				line);
-		}
-		fprintf(f, ",\n          \"properties\": { \"verdict\": ");
-		json_string(f, v);
-		if (r->schedule_file) {
-			fprintf(f, ", \"schedule_file\": ");
-			json_string(f, r->schedule_file);
-		}
-		if (r->minimized_file) {
-			fprintf(f, ", \"minimized_file\": ");
-			json_string(f, r->minimized_file);
-		}
-		fprintf(f, " }\n        }%s\n      ", r->nwarnings ? "," : "");
+		sarif_result(f, id, fail, r->summary ? r->summary : v,
+			     r->message, r->replay_command, r->location, v,
+			     r->schedule_file, NULL, r->minimized_file);
+		fprintf(f, "%s\n      ", r->nwarnings ? "," : "");
 	}
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		const struct report_warning *w = &r->warnings[i];
@@ -481,18 +452,7 @@ void report_sarif(FILE *f, const struct report *r)
 			fail || note || i ? "  " : "\n        ");
 		json_string(f, w->message);
 		fprintf(f, " }");
-		if (w->location &&
-		    report_source_line(w->location, file, sizeof(file),
-				       &line)) {
-			fprintf(f, ",\n          \"locations\": [\n"
-				   "            { \"physicalLocation\": {\n"
-				   "                \"artifactLocation\": "
-				   "{ \"uri\": ");
-			json_string(f, file);
-			fprintf(f, " },\n                \"region\": "
-				   "{ \"startLine\": %d } } }\n          ]",
-				line);
-		}
+		sarif_location(f, w->location);
 		fprintf(f, ",\n          \"properties\": { \"process\": ");
 		json_string(f, w->process);
 		fprintf(f, ", \"signal\": ");
