@@ -860,6 +860,27 @@ static void nested_finish(struct suite *su, struct job *j, int st)
 	}
 }
 
+/* A test's entry in the report (pointers into t). */
+static struct report_test report_of(const struct test *t)
+{
+	return (struct report_test){
+		.name = t->name,
+		.verdict = t->verdict,
+		.summary = t->summary,
+		.command = t->command,
+		.cwd = t->cwd,
+		.rule = t->rule,
+		.replay_command = t->replay,
+		.schedule_file = t->schedule,
+		.message = t->message,
+		.kind = t->kind,
+		.location = t->location,
+		.output = t->output,
+		.runs = t->runs,
+		.seconds = t->seconds,
+	};
+}
+
 static void print_test(struct suite *su, const struct test *t)
 {
 	su->done++;
@@ -1425,22 +1446,7 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 			struct test *t = &u->tests[k];
 
 			rt = xrealloc(rt, (size_t)(nrt + 1) * sizeof(*rt));
-			rt[nrt++] = (struct report_test){
-				.name = t->name,
-				.verdict = t->verdict,
-				.summary = t->summary,
-				.command = t->command,
-				.cwd = t->cwd,
-				.rule = t->rule,
-				.replay_command = t->replay,
-				.schedule_file = t->schedule,
-				.message = t->message,
-				.kind = t->kind,
-				.location = t->location,
-				.output = t->output,
-				.runs = t->runs,
-				.seconds = t->seconds,
-			};
+			rt[nrt++] = report_of(t);
 			int r = verdict_rank(t->verdict);
 
 			failed += r == 2;
@@ -1461,21 +1467,8 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 		t->rule = xstrdup("explored as one program because tests of "
 				  "it were not split");
 		rt = xrealloc(rt, (size_t)(nrt + 1) * sizeof(*rt));
-		rt[nrt++] = (struct report_test){
-			.name = t->name,
-			.verdict = t->verdict,
-			.summary = t->summary,
-			.command = t->command,
-			.rule = t->rule,
-			.replay_command = t->replay,
-			.schedule_file = t->schedule,
-			.message = t->message,
-			.kind = t->kind,
-			.location = t->location,
-			.output = t->output,
-			.runs = t->runs,
-			.seconds = t->seconds,
-		};
+		rt[nrt] = report_of(t);
+		rt[nrt++].cwd = NULL; /* the whole command: no test directory */
 		print_test(&su, t);
 		failed++;
 		worst = 2;
