@@ -698,13 +698,10 @@ const char *script(const char *name)
 	return p;
 }
 
-/* `ptloom run` with its report in <tmp>/report.json: the options, then
- * "--" and the command (one NULL-terminated list, "--" included). */
-struct res run9(const char *first, ...)
+static struct res run9_va(int timeout_s, const char *first, va_list ap)
 {
 	char *argv[MAXARGS];
 	int n = 0;
-	va_list ap;
 
 	argv[n++] = (char *)ptloom();
 	argv[n++] = "run";
@@ -714,13 +711,36 @@ struct res run9(const char *first, ...)
 	argv[n++] = in_tmp("report.json");
 	argv[n++] = "--report-format";
 	argv[n++] = "json";
-	va_start(ap, first);
 	for (const char *a = first; a && n < MAXARGS - 1;
 	     a = va_arg(ap, const char *))
 		argv[n++] = (char *)a;
-	va_end(ap);
 	argv[n] = NULL;
-	return run_argv(argv, NULL, CMD_TIMEOUT);
+	return run_argv(argv, NULL, timeout_s);
+}
+
+/* `ptloom run` with its report in <tmp>/report.json: the options, then
+ * "--" and the command (one NULL-terminated list, "--" included). */
+struct res run9(const char *first, ...)
+{
+	va_list ap;
+
+	va_start(ap, first);
+	struct res r = run9_va(CMD_TIMEOUT, first, ap);
+
+	va_end(ap);
+	return r;
+}
+
+/* The same, cut after timeout_s seconds instead of CMD_TIMEOUT. */
+struct res run9_within(int timeout_s, const char *first, ...)
+{
+	va_list ap;
+
+	va_start(ap, first);
+	struct res r = run9_va(timeout_s, first, ap);
+
+	va_end(ap);
+	return r;
 }
 
 /* A failure found by r replays exactly (three times) by the printed

@@ -156,6 +156,7 @@ void one_line_usage_error(struct res r);
 long forks_of(const struct res *r);
 const char *script(const char *name);
 struct res run9(const char *first, ...);
+struct res run9_within(int timeout_s, const char *first, ...);
 void replays_exactly(const struct res *r, const char *where);
 
 #endif

@@ -13,36 +13,10 @@ TestSuite(event_loops, .init = setup, .fini = teardown, .timeout = 900);
 #define LOOP_TIMEOUT (300 * slowdown())
 
 /* ptloom run with the report in <tmp>, a fixed seed and a --timeout that a
- * loaded machine does not reach, then opts, "--" and the command: one
- * NULL-terminated list. */
-static struct res loop_run(const char *first, ...)
-{
-	char *argv[MAXARGS];
-	int n = 0;
-	va_list ap;
-
-	argv[n++] = (char *)ptloom();
-	argv[n++] = "run";
-	argv[n++] = "-o";
-	argv[n++] = in_tmp("out");
-	argv[n++] = "--report";
-	argv[n++] = in_tmp("report.json");
-	argv[n++] = "--report-format";
-	argv[n++] = "json";
-	argv[n++] = "--seed";
-	argv[n++] = SEED;
-	argv[n++] = "--timeout";
-	argv[n++] = "120";
-	va_start(ap, first);
-	for (const char *a = first; a && n < MAXARGS - 1;
-	     a = va_arg(ap, const char *))
-		argv[n++] = (char *)a;
-	va_end(ap);
-	argv[n] = NULL;
-	return run_argv(argv, NULL, LOOP_TIMEOUT);
-}
-
-#define LOOP_RUN(...) loop_run(__VA_ARGS__, (const char *)NULL)
+ * loaded machine does not reach, then opts, "--" and the command. */
+#define LOOP_RUN(...)                                                        \
+	run9_within(LOOP_TIMEOUT, "--seed", SEED, "--timeout", "120",         \
+		    __VA_ARGS__, (const char *)NULL)
 
 /* A correct twin: a pass, or a limit; never a failure. */
 static void never_fails(const struct res *r)
