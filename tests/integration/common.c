@@ -772,3 +772,15 @@ void replays_exactly(const struct res *r, const char *where)
 	free(rep);
 	free(line);
 }
+
+/* examples/python/NAME in the source tree. */
+const char *py_example(const char *name)
+{
+	static char buf[8][PATH_MAX];
+	static int k;
+	char *b = buf[k++ % 8];
+
+	snprintf(b, PATH_MAX, "%s/examples/python/%s",
+		 env_or("PTLOOM_SOURCE_ROOT", "."), name);
+	return b;
+}

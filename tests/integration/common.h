@@ -157,6 +157,7 @@ long forks_of(const struct res *r);
 const char *script(const char *name);
 struct res run9(const char *first, ...);
 struct res run9_within(int timeout_s, const char *first, ...);
+const char *py_example(const char *name);
 void replays_exactly(const struct res *r, const char *where);
 
 #endif

@@ -17,17 +17,6 @@ static void need_python(void)
 		cr_skip_test("no " PYTHON " (Debian's python3): skipped");
 }
 
-static const char *py_example(const char *name)
-{
-	static char buf[8][PATH_MAX];
-	static int k;
-	char *b = buf[k++ % 8];
-
-	snprintf(b, PATH_MAX, "%s/examples/python/%s",
-		 env_or("PTLOOM_SOURCE_ROOT", "."), name);
-	return b;
-}
-
 /* ptloom CMD [opts...] -- python3 ARGS... with env (NULL or "A=B"):
  * opts and args NULL-terminated lists; run gets -o OUT, --report
  * OUT.json, --timeout and --seed. */

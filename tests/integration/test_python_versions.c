@@ -108,17 +108,6 @@ static const char *interpreter(const char *ver)
 	if (!py)                                                            \
 		cr_skip_test("CPython " ver " is not installed")
 
-static const char *py_example(const char *name)
-{
-	static char buf[8][PATH_MAX];
-	static int k;
-	char *b = buf[k++ % 8];
-
-	snprintf(b, PATH_MAX, "%s/examples/python/%s",
-		 env_or("PTLOOM_SOURCE_ROOT", "."), name);
-	return b;
-}
-
 /* ptloom CMD [opts] -- PY SCRIPT; run gets -o out, --report report.json,
  * --timeout and --seed. */
 static struct res pyv(const char *cmd, const char *py,
