@@ -163,8 +163,9 @@ static int write_script(FILE *f, const struct schedule *s,
 		if (have && e.step == d->step)
 			put_event(f, &e);
 		if (d->kind == DEC_POLL)
-			fprintf(f, "poll T%u %u\n", (unsigned)d->thread,
-				(unsigned)d->index);
+			fprintf(f, "poll T%u %u%s\n", (unsigned)d->thread,
+				(unsigned)d->index,
+				d->timeout ? " timeout" : "");
 		else
 			fprintf(f, "%s T%u\n", verb, (unsigned)d->thread);
 	}
@@ -353,6 +354,14 @@ static int parse_decision(struct parser *ps, const char *verb, size_t vn,
 				    MAX_ALTS - 1, (unsigned)d.thread,
 				    quote(w, n, q));
 		d.index = (uint16_t)t;
+		/* poll Tn K timeout: the wait's timeout came first */
+		if (next_word(&p, end, &w, &n)) {
+			if (!word_is(w, n, "timeout"))
+				return fail(ps, "unexpected '%s' after the "
+						"decision",
+					    quote(w, n, q));
+			d.timeout = 1;
+		}
 	}
 	if (next_word(&p, end, &w, &n))
 		return fail(ps, "unexpected '%s' after the decision",
