@@ -724,13 +724,126 @@ static void process_replay_executed(void *ctx, const struct event *e)
 		pr->count[e->thread]++;
 }
 
+/* One run following only the keys marked in `use` (all when NULL); true
+ * when it fails as *best does with no more preemptions (and fewer when
+ * need_fewer): *best is then replaced.  *err: the run did not happen
+ * (the time bound, an interruption). */
+static bool process_try(minimize_strategy_fn run, void *ctx,
+			struct run_result *best, struct process_replay *pr,
+			const struct tkey *all, size_t nall, const bool *use,
+			bool need_fewer, struct minimize_stats *st, bool *err)
+{
+	struct run_result rr;
+
+	pr->n = 0;
+	for (size_t j = 0; j < nall; j++)
+		if (!use || use[j])
+			pr->keys[pr->n++] = all[j];
+	memset(pr->count, 0, (size_t)pr->nth * sizeof(*pr->count));
+	struct strategy s = { .ctx = pr,
+			      .pick = process_replay_pick,
+			      .executed = process_replay_executed };
+
+	st->runs++;
+	if (run(ctx, &s, &rr)) {
+		*err = true;
+		return false;
+	}
+	if (rr.failure == FAIL_INTERRUPTED)
+		*err = true;
+	if (rr.failure != FAIL_NONE && rr.failure != FAIL_DIVERGED &&
+	    rr.failure != FAIL_INTERNAL && rr.failure != FAIL_INTERRUPTED &&
+	    rr.failure != FAIL_SPIN && fingerprint_equal(&rr, best) &&
+	    (need_fewer ? rr.preemptions < best->preemptions
+			: rr.preemptions <= best->preemptions)) {
+		run_result_free(best);
+		*best = rr;
+		return true;
+	}
+	run_result_free(&rr);
+	return false;
+}
+
+/*
+ * The failing process's own decisions, fewest first: delta debugging
+ * (ddmin) over the keys.  A key is where a thread of the process was
+ * preempted, by its own count of events, so dropping one leaves the
+ * others where they were (a global step would move): a subset of the
+ * keys is a meaningful candidate, and a failure that needs one or two
+ * switches comes out of hundreds in about 2 log2(n) runs.  Keeps the
+ * failing subset's run in *best; at most max_runs runs.
+ */
+static void process_ddmin(minimize_strategy_fn run, void *ctx,
+			  struct run_result *best, struct process_replay *pr,
+			  struct tkey *keys, size_t n, unsigned max_runs,
+			  struct minimize_stats *st)
+{
+	bool *use = calloc(n + 1, 1);
+	struct tkey *cur = malloc((n + 1) * sizeof(*cur));
+	bool err = false;
+	size_t parts = 2;
+	unsigned start = st->runs;
+
+	if (!use || !cur)
+		goto out;
+	/* none at all: the process's default schedule */
+	if (n && process_try(run, ctx, best, pr, keys, n, use, false, st,
+			     &err))
+		goto out;
+	while (n >= 2 && !err && st->runs - start < max_runs) {
+		size_t size = (n + parts - 1) / parts;
+		bool reduced = false;
+
+		/* a chunk alone, then (past halves) all but a chunk */
+		for (int comp = 0; comp < 2 && !reduced && !err; comp++) {
+			if (comp && parts == 2)
+				break;
+			for (size_t c = 0; c < parts && !err &&
+					   st->runs - start < max_runs;
+			     c++) {
+				size_t lo = c * size,
+				       hi = lo + size < n ? lo + size : n;
+
+				if (lo >= hi)
+					continue;
+				for (size_t j = 0; j < n; j++)
+					use[j] = (j >= lo && j < hi) != comp;
+				if (!process_try(run, ctx, best, pr, keys, n,
+						 use, false, st, &err))
+					continue;
+				size_t k = 0;
+
+				for (size_t j = 0; j < n; j++)
+					if (use[j])
+						cur[k++] = keys[j];
+				memcpy(keys, cur, k * sizeof(*keys));
+				n = k;
+				parts = comp ? (parts > 2 ? parts - 1 : 2) : 2;
+				reduced = true;
+				break;
+			}
+		}
+		if (reduced)
+			continue;
+		if (parts >= n)
+			break;
+		parts = parts * 2 < n ? parts * 2 : n;
+	}
+out:
+	free(use);
+	free(cur);
+}
+
 static int process_only(minimize_strategy_fn run, void *ctx,
 			struct run_result *best, struct minimize_stats *st,
 			int proc)
 {
 	struct process_replay pr = { 0 };
-	bool tree = false;
+	struct tkey *keys = NULL;
+	size_t nkeys = 0;
+	bool tree = false, err = false;
 	int ret = -1;
+	unsigned pre = best->preemptions;
 
 	for (int i = 0; i < best->nthreads; i++)
 		tree |= best->threads[i].proc != proc;
@@ -742,7 +855,8 @@ static int process_only(minimize_strategy_fn run, void *ctx,
 	pr.nth += 64; /* threads this run may create beyond the found run's */
 	pr.count = calloc((size_t)pr.nth, sizeof(*pr.count));
 	pr.keys = calloc(best->ndecisions + 1, sizeof(*pr.keys));
-	if (!pr.count || !pr.keys)
+	keys = calloc(best->ndecisions + 1, sizeof(*keys));
+	if (!pr.count || !pr.keys || !keys)
 		goto out;
 	size_t d = 0;
 
@@ -759,7 +873,7 @@ static int process_only(minimize_strategy_fn run, void *ctx,
 
 			if (process_of(best, cur) == proc &&
 			    process_of(best, x->thread) == proc)
-				pr.keys[pr.n++] = (struct tkey){
+				keys[nkeys++] = (struct tkey){
 					.cur = (uint16_t)cur,
 					.thread = x->thread,
 					.k = pr.count[cur],
@@ -768,32 +882,24 @@ static int process_only(minimize_strategy_fn run, void *ctx,
 		}
 		pr.count[e->thread]++;
 	}
-	if (!pr.n)
+	if (!nkeys)
 		goto out;
-	memset(pr.count, 0, (size_t)pr.nth * sizeof(*pr.count));
-	struct strategy s = { .ctx = &pr,
-			      .pick = process_replay_pick,
-			      .executed = process_replay_executed };
-	struct run_result rr;
-
-	st->runs++;
-	if (run(ctx, &s, &rr))
+	/* all of the process's own switches, every other choice default */
+	if (!process_try(run, ctx, best, &pr, keys, nkeys, NULL, true, st,
+			 &err))
 		goto out;
-	if (rr.failure != FAIL_NONE && rr.failure != FAIL_DIVERGED &&
-	    rr.failure != FAIL_INTERNAL && rr.failure != FAIL_INTERRUPTED &&
-	    rr.failure != FAIL_SPIN && fingerprint_equal(&rr, best) &&
-	    rr.preemptions < best->preemptions) {
-		run_result_free(best);
-		*best = rr;
+	/* then as few of them as the failure needs */
+	process_ddmin(run, ctx, best, &pr, keys, nkeys, 8 + 4 * (unsigned)nkeys,
+		      st);
+	if (best->preemptions < pre) {
 		ret = (int)best->preemptions;
 		st->preemptions_after = best->preemptions;
 		st->decisions_after = minimize_count_decisions(best);
-	} else {
-		run_result_free(&rr);
 	}
 out:
 	free(pr.count);
 	free(pr.keys);
+	free(keys);
 	return ret;
 }
 

@@ -63,9 +63,11 @@ int minimize_reorder(minimize_strategy_fn run, void *ctx,
  * A failure inside one process of a tree (a test runner's worker): one run
  * with only the decisions that switched between that process's threads,
  * keyed by the preempted thread's own position (so the other processes'
- * default schedules do not shift them), every other choice the default.
- * On success (the same failure, fewer preemptions) *best is replaced and
- * its preemptions returned, else -1.
+ * default schedules do not shift them), every other choice the default;
+ * then, if that failed the same way, as few of those switches as the
+ * failure needs (delta debugging over them: a subset keeps its keys where
+ * they were).  On success (the same failure, fewer preemptions) *best is
+ * replaced and its preemptions returned, else -1.
  */
 int minimize_process(minimize_strategy_fn run, void *ctx,
 		     struct run_result *best, struct minimize_stats *st);

@@ -153,16 +153,23 @@ void cli_progress_end(void);
 /*
  * Minimisation's time bound.  cli_bound_begin(cfg, seconds): from now on
  * run_by_step() and run_with_strategy() start no run after `seconds`
- * (they return -ETIME, and cli_bound_hit() says so), and each run's
- * --timeout is cut to the time left, so the bound holds within one
- * run's starvation allowance.  cli_bound_end() puts cfg's --timeout
+ * (they return -ETIME, and cli_bound_hit() says so), each run's
+ * --timeout is cut to the time left, and a run still going at the bound
+ * is stopped there (session_config.stop_wall: FAIL_INTERRUPTED, never
+ * kept), so the bound holds within a timer tick.  cli_bound_end() puts cfg's --timeout
  * back.  Without a bound (the default) nothing changes.
  */
 void cli_bound_begin(struct session_config *cfg, double seconds);
 void cli_bound_end(struct session_config *cfg);
-bool cli_bound_hit(void);
+bool cli_bound_hit(void); /* the bound stopped the work (past it now) */
 bool cli_bound_expired(void); /* past the bound now: hit from now on */
 double cli_bound_left(void); /* seconds; -1 without a bound */
+/* A phase under the bound that may not finish (the search proving a
+ * minimum) ends `seconds` from now, or with the bound if sooner; 0 lifts
+ * the cap.  cli_bound_capped(): the cap (not the bound) stopped it. */
+void cli_bound_cap(struct session_config *cfg, double seconds);
+bool cli_bound_capped(void);
+double cli_bound_timeout(void); /* the configuration's own --timeout */
 double cli_wall(void);	     /* CLOCK_MONOTONIC seconds */
 /* Run the program following dec by step (lenient); cfg is a
  * struct session_config.  The minimiser's run function. */

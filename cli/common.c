@@ -1721,33 +1721,64 @@ double cli_wall(void)
 
 static struct {
 	double until;	 /* wall() at the bound, 0 = none */
+	double cap;	 /* wall() at a phase's own shorter end, 0 = none */
 	double timeout;	 /* the configuration's own --timeout */
-	bool hit;
+	bool hit;	 /* the bound stopped a run (or none started) */
+	bool capped;	 /* the phase's cap did */
 } bound;
+
+/* Where runs under the bound must end: the bound, or a phase's cap. */
+static double bound_end(void)
+{
+	return bound.cap > 0 && bound.cap < bound.until ? bound.cap
+							: bound.until;
+}
 
 void cli_bound_begin(struct session_config *cfg, double seconds)
 {
 	bound.until = wall() + (seconds > 0 ? seconds : 0.001);
+	bound.cap = 0;
 	bound.timeout = cfg->timeout;
 	bound.hit = false;
+	bound.capped = false;
+	cfg->stop_wall = bound.until;
 }
 
 void cli_bound_end(struct session_config *cfg)
 {
-	if (bound.until)
+	if (bound.until) {
 		cfg->timeout = bound.timeout;
+		cfg->stop_wall = 0;
+	}
 	bound.until = 0;
+	bound.cap = 0;
+}
+
+void cli_bound_cap(struct session_config *cfg, double seconds)
+{
+	if (!bound.until)
+		return;
+	bound.cap = seconds > 0 ? wall() + seconds : 0;
+	bound.capped = false;
+	cfg->stop_wall = bound_end();
+}
+
+bool cli_bound_capped(void)
+{
+	return bound.capped;
 }
 
 bool cli_bound_hit(void)
 {
-	return bound.hit;
+	return cli_bound_expired();
 }
 
 bool cli_bound_expired(void)
 {
 	if (bound.until && wall() >= bound.until)
 		bound.hit = true;
+	if (bound.cap && wall() >= bound.cap && bound.cap < bound.until)
+		bound.capped = true;
 	return bound.hit;
 }
 
@@ -1755,26 +1786,33 @@ double cli_bound_left(void)
 {
 	if (!bound.until)
 		return -1;
-	double left = bound.until - wall();
+	double left = bound_end() - wall();
 
 	return left > 0 ? left : 0;
 }
 
-/* Before a run under the bound: -ETIME past it, else --timeout cut to
- * what is left (a run over it is not the failure: not kept). */
+double cli_bound_timeout(void)
+{
+	return bound.timeout;
+}
+
+/* Before a run under the bound: -ETIME past it (or past the phase's cap),
+ * else --timeout cut to what is left and the run stopped where the bound
+ * ends (a run over it is not the failure: not kept). */
 static int bound_check(struct session_config *cfg)
 {
 	if (!bound.until)
 		return 0;
-	double left = bound.until - wall();
+	double end = bound_end(), left = end - wall();
 
 	if (left <= 0) {
-		bound.hit = true;
+		cli_bound_expired();
 		return -ETIME;
 	}
 	cfg->timeout = bound.timeout > 0 && bound.timeout < left
 			       ? bound.timeout
 			       : left;
+	cfg->stop_wall = end;
 	return 0;
 }
 
@@ -1817,7 +1855,8 @@ void minimize_reorder_first(struct session_config *cfg, struct run_result *best,
 	unsigned pb = best->preemptions;
 	size_t db = minimize_count_decisions(best);
 
-	while (best->preemptions > 1 && !cli_interrupted && !bound.hit &&
+	while (best->preemptions > 1 && !cli_interrupted &&
+	       !cli_bound_expired() &&
 	       minimize_reorder(run_with_strategy, cfg, best, &more) >= 0)
 		;
 	minimize(run_by_step, cfg, best, max_runs, ms);

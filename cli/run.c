@@ -411,8 +411,10 @@ static int bounded_search(const struct explore_opts *eo, int bound,
 
 	if (left == 0)
 		return -1; /* no time left */
-	if (left > 0)
+	if (left > 0) {
 		o.max_time = left;
+		o.cfg.timeout = cli_bound_timeout(); /* not the last cut */
+	}
 	if (explore(&o, er))
 		return -1;
 	if (left > 0 && er->verdict == VERDICT_INCOMPLETE &&
@@ -466,8 +468,15 @@ static void minimum_note(char *note, size_t len, unsigned pre, int clear)
  * preemptions on default paths, the failing process's own preemptions
  * first (minimize_search orders them so).
  */
-#define PROCESS_FIRST_MIN 16  /* preemptions, at least */
+#define PROCESS_FIRST_MIN 2   /* preemptions, at least */
+#define PROCESS_SEARCH_MIN 16 /* preemptions, for the placement search */
 #define PROCESS_FIRST_RUNS 60 /* runs at most */
+/* The search below the minimised count (placements of fewer preemptions,
+ * then the bounded dfs that proves the minimum) may never finish behind a
+ * runner (bound 0 of a Criterion binary is thousands of runs of a second):
+ * it gets at most as long as everything before it took, and at least
+ * PROOF_MIN_S, within the bound. */
+#define PROOF_MIN_S 30.0
 
 /* PTLOOM_DEBUG_MIN: each minimisation phase's outcome on stderr. */
 static void min_debug(const char *phase, const struct run_result *best,
@@ -498,6 +507,10 @@ static void process_first(struct session_config *cfg, struct run_result *best,
 		ms->runs += more.runs;
 		return;
 	}
+	if (best->preemptions < PROCESS_SEARCH_MIN || cli_bound_expired()) {
+		ms->runs += more.runs;
+		return;
+	}
 	if (minimize_search(run_with_strategy, cfg, best, PROCESS_FIRST_RUNS,
 			    &more) >= 0)
 		ms->preemptions_after = best->preemptions;
@@ -516,7 +529,8 @@ static void process_first(struct session_config *cfg, struct run_result *best,
 static void smaller_schedule(const struct explore_opts *eo,
 			     struct session_config *cfg,
 			     struct run_result *best,
-			     struct minimize_stats *ms, int *clear)
+			     struct minimize_stats *ms, int *clear,
+			     double t_start, bool *capped)
 {
 	struct minimize_stats more = { 0 };
 
@@ -532,6 +546,9 @@ static void smaller_schedule(const struct explore_opts *eo,
 	ms->runs += more.runs;
 	more.runs = 0;
 	min_debug("reorder loop", best, ms->runs);
+	double spent = cli_wall() - t_start;
+
+	cli_bound_cap(cfg, spent > PROOF_MIN_S ? spent : PROOF_MIN_S);
 	if (minimize_search(run_with_strategy, cfg, best, 400, &more) >= 0) {
 		ms->runs += more.runs;
 		more.runs = 0;
@@ -542,15 +559,24 @@ static void smaller_schedule(const struct explore_opts *eo,
 	ms->runs += more.runs;
 	more.runs = 0;
 	min_debug("placement search", best, ms->runs);
-	if (!best->preemptions || *clear >= (int)best->preemptions)
+	if (!best->preemptions || *clear >= (int)best->preemptions) {
+		*capped = cli_bound_capped();
+		cli_bound_cap(cfg, 0);
 		return;
+	}
 
 	struct explore_result er;
 
 	/* bound 0 alone is cheap to prove; a deeper one is also the search
 	 * for the same failure with fewer preemptions */
-	if (bounded_search(eo, (int)best->preemptions - 1,
-			   best->preemptions > 1 ? 500 : 200, &er, clear))
+	int e = bounded_search(eo, (int)best->preemptions - 1,
+			       best->preemptions > 1 ? 500 : 200, &er, clear);
+
+	min_debug("bounded search", best, ms->runs);
+	cli_bound_expired();
+	*capped = cli_bound_capped();
+	cli_bound_cap(cfg, 0);
+	if (e)
 		return;
 	if (er.verdict == VERDICT_FAIL && fingerprint_equal(&er.fail, best) &&
 	    er.fail.preemptions < best->preemptions) {
@@ -966,6 +992,7 @@ int cmd_run(int argc, char **argv)
 				unsigned pb = best.preemptions;
 				size_t db = minimize_count_decisions(&best);
 				struct minimize_stats ps = { 0 };
+				bool capped = false;
 
 				min_debug("start", &best, 0);
 				process_first(&eo.cfg, &best, &ps);
@@ -984,7 +1011,8 @@ int cmd_run(int argc, char **argv)
 				 * failure systematically below its count */
 				if ((int)best.preemptions > clear)
 					smaller_schedule(&eo, &eo.cfg, &best,
-							 &ms, &clear);
+							 &ms, &clear, t_start,
+							 &capped);
 				ms.preemptions_before = before;
 				ms.decisions_before = dbefore;
 				bool stopped = cli_bound_hit();
@@ -1034,6 +1062,16 @@ int cmd_run(int argc, char **argv)
 				minimum_note(mnote, sizeof(mnote),
 					     best.preemptions, clear);
 				proven = clear >= (int)best.preemptions;
+				if (capped && !proven && !stopped) {
+					size_t l = strlen(mnote);
+
+					snprintf(mnote + l, sizeof(mnote) - l,
+						 "; the search below stopped "
+						 "at its share of the bound "
+						 "(as long as the rest took, "
+						 "at least %g s)",
+						 PROOF_MIN_S);
+				}
 				if (stopped) {
 					size_t l = strlen(mnote);
 

@@ -269,6 +269,10 @@ struct session_config {
 	 * scheduling point is sampled and its spin PC reported */
 	int spin_ms;
 	volatile int *interrupted; /* set asynchronously to stop the run */
+	/* CLOCK_MONOTONIC seconds past which the run stops as interrupted
+	 * (FAIL_INTERRUPTED), wherever it is: a time bound that a run in
+	 * flight must not overrun; 0 = none */
+	double stop_wall;
 	struct symbolizer *sym;	/* may be NULL */
 	uint64_t clock_quantum_ns; /* virtual time per step, 0 = default */
 	/* CLOCK_REALTIME at the start of the run (ns since the epoch), at

@@ -570,6 +570,8 @@ int check_limits(struct session *s, pid_t only)
 {
 	if (s->cfg->interrupted && *s->cfg->interrupted)
 		return -EINTR;
+	if (s->cfg->stop_wall > 0 && now_seconds() >= s->cfg->stop_wall)
+		return -EINTR; /* a time bound: stopped, not a failure */
 	if (s->cfg->timeout > 0 && now_seconds() - s->t0 > s->cfg->timeout &&
 	    timeout_reached(s))
 		return -ETIMEDOUT;
@@ -1067,7 +1069,9 @@ static bool outside_wait(struct session *s, const struct choice *c,
 	double start = now_seconds();
 
 	for (;;) {
-		if (s->cfg->interrupted && *s->cfg->interrupted) {
+		if ((s->cfg->interrupted && *s->cfg->interrupted) ||
+		    (s->cfg->stop_wall > 0 &&
+		     now_seconds() >= s->cfg->stop_wall)) {
 			session_fail(s, FAIL_INTERRUPTED, NULL, "interrupted");
 			return true;
 		}
