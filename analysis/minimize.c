@@ -786,10 +786,6 @@ static void process_ddmin(minimize_strategy_fn run, void *ctx,
 
 	if (!use || !cur)
 		goto out;
-	/* none at all: the process's default schedule */
-	if (n && process_try(run, ctx, best, pr, keys, n, use, false, st,
-			     &err))
-		goto out;
 	while (n >= 2 && !err && st->runs - start < max_runs) {
 		size_t size = (n + parts - 1) / parts;
 		bool reduced = false;
@@ -832,6 +828,88 @@ static void process_ddmin(minimize_strategy_fn run, void *ctx,
 out:
 	free(use);
 	free(cur);
+}
+
+/* Thread t of run r as (its process, its rank among that process's
+ * threads by T-number, i.e. by creation): the same thread in another run
+ * whose other processes interleaved differently, and so numbered it
+ * differently.  false if r does not know t. */
+static bool thread_place(const struct run_result *r, int t, int *proc,
+			 int *rank)
+{
+	int p = process_of(r, t), k = 0;
+
+	if (p < 0)
+		return false;
+	for (int i = 0; i < r->nthreads; i++)
+		k += r->threads[i].proc == p && r->threads[i].thread < t;
+	*proc = p;
+	*rank = k;
+	return true;
+}
+
+/* The T-number that run r gave to the rank-th thread of process proc, or
+ * -1. */
+static int thread_at(const struct run_result *r, int proc, int rank)
+{
+	for (int i = 0; i < r->nthreads; i++) {
+		if (r->threads[i].proc != proc)
+			continue;
+		int k = 0;
+
+		for (int j = 0; j < r->nthreads; j++)
+			k += r->threads[j].proc == proc &&
+			     r->threads[j].thread < r->threads[i].thread;
+		if (k == rank)
+			return r->threads[i].thread;
+	}
+	return -1;
+}
+
+/* One run with the other processes on their default schedules and no key:
+ * the T-numbers the candidates will see.  Renumber the keys (taken from
+ * *best) to it; true if it failed as *best does (then it is *best). */
+static bool process_layout(minimize_strategy_fn run, void *ctx,
+			   struct run_result *best, struct process_replay *pr,
+			   struct tkey *keys, size_t n,
+			   struct minimize_stats *st, bool *err)
+{
+	struct run_result rr;
+	struct strategy s = { .ctx = pr,
+			      .pick = process_replay_pick,
+			      .executed = process_replay_executed };
+
+	pr->n = 0;
+	memset(pr->count, 0, (size_t)pr->nth * sizeof(*pr->count));
+	st->runs++;
+	if (run(ctx, &s, &rr)) {
+		*err = true;
+		return false;
+	}
+	if (rr.failure == FAIL_INTERRUPTED)
+		*err = true;
+	for (size_t j = 0; j < n && rr.nthreads && !*err; j++) {
+		int p, k, c = -1, t = -1;
+
+		if (thread_place(best, keys[j].cur, &p, &k))
+			c = thread_at(&rr, p, k);
+		if (thread_place(best, keys[j].thread, &p, &k))
+			t = thread_at(&rr, p, k);
+		if (c >= 0 && c < pr->nth)
+			keys[j].cur = (uint16_t)c;
+		if (t >= 0)
+			keys[j].thread = (uint16_t)t;
+	}
+	if (rr.failure != FAIL_NONE && rr.failure != FAIL_DIVERGED &&
+	    rr.failure != FAIL_INTERNAL && rr.failure != FAIL_INTERRUPTED &&
+	    rr.failure != FAIL_SPIN && fingerprint_equal(&rr, best) &&
+	    rr.preemptions <= best->preemptions) {
+		run_result_free(best);
+		*best = rr;
+		return true;
+	}
+	run_result_free(&rr);
+	return false;
 }
 
 static int process_only(minimize_strategy_fn run, void *ctx,
@@ -884,6 +962,11 @@ static int process_only(minimize_strategy_fn run, void *ctx,
 	}
 	if (!nkeys)
 		goto out;
+	/* the default schedule first: the other processes then create their
+	 * threads in the order every candidate will see (the keys' T-numbers
+	 * follow it), and it may fail already */
+	if (process_layout(run, ctx, best, &pr, keys, nkeys, st, &err) || err)
+		goto done;
 	/* all of the process's own switches, every other choice default */
 	if (!process_try(run, ctx, best, &pr, keys, nkeys, NULL, true, st,
 			 &err))
@@ -891,6 +974,7 @@ static int process_only(minimize_strategy_fn run, void *ctx,
 	/* then as few of them as the failure needs */
 	process_ddmin(run, ctx, best, &pr, keys, nkeys, 8 + 4 * (unsigned)nkeys,
 		      st);
+done:
 	if (best->preemptions < pre) {
 		ret = (int)best->preemptions;
 		st->preemptions_after = best->preemptions;

@@ -187,6 +187,26 @@ int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out);
 struct minimize_stats;
 void minimize_reorder_first(struct session_config *cfg, struct run_result *best,
 			    unsigned max_runs, struct minimize_stats *ms);
+/*
+ * A failure inside one process of a tree (a test runner's worker): that
+ * process's own switches first, as few as it needs (minimize_process),
+ * else, with many preemptions, a short placement search.  Nothing for a
+ * single process or fewer than two preemptions.
+ */
+void minimize_process_first(struct session_config *cfg,
+			    struct run_result *best, struct minimize_stats *ms);
+/* Minimisation's default time bound (run and minimize): the larger of
+ * MINIMIZE_TIME_MIN seconds and MINIMIZE_TIME_FACTOR times the time the
+ * failure took to find; --minimize-time SEC sets it. */
+#define MINIMIZE_TIME_MIN 60
+#define MINIMIZE_TIME_FACTOR 10
+#define MINIMIZE_TIME_OPT ('t' + 256)
+/* The search below a minimised count (placements of fewer preemptions,
+ * then the bounded dfs that proves the minimum) may never finish behind a
+ * runner (bound 0 of a Criterion binary is thousands of runs of a second):
+ * it gets at most as long as everything before it took, and at least
+ * MINIMIZE_PROOF_MIN seconds, within the bound. */
+#define MINIMIZE_PROOF_MIN 30.0
 
 /* The failure's message (unless the output holds it) and, with_output,
  * the tail of the program's output. */

@@ -1848,6 +1848,45 @@ int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out)
 	return session_run(cfg, s, out);
 }
 
+/*
+ * A failure inside one process of a tree, sampled with many preemptions
+ * (a test runner's worker, hundreds of preemptions in the runner's own
+ * threads): dropping them costs a run each, a second a run behind
+ * Criterion.  First that process's own switches alone, as few as the
+ * failure needs (minimize_process); failing that, with many preemptions,
+ * the same failure among placements of few preemptions on default paths,
+ * the failing process's own first (minimize_search orders them so).
+ */
+#define PROCESS_FIRST_MIN 2   /* preemptions, at least */
+#define PROCESS_SEARCH_MIN 16 /* preemptions, for the placement search */
+#define PROCESS_FIRST_RUNS 60 /* runs at most */
+
+void minimize_process_first(struct session_config *cfg,
+			    struct run_result *best, struct minimize_stats *ms)
+{
+	struct minimize_stats more = { 0 };
+	bool tree = false;
+
+	for (int i = 0; i < best->nthreads; i++)
+		tree |= best->threads[i].proc > 0;
+	if (!tree || best->preemptions < PROCESS_FIRST_MIN)
+		return;
+	if (minimize_process(run_with_strategy, cfg, best, &more) >= 0) {
+		ms->preemptions_after = best->preemptions;
+		ms->runs += more.runs;
+		return;
+	}
+	if (best->preemptions < PROCESS_SEARCH_MIN || cli_bound_expired() ||
+	    cli_interrupted) {
+		ms->runs += more.runs;
+		return;
+	}
+	if (minimize_search(run_with_strategy, cfg, best, PROCESS_FIRST_RUNS,
+			    &more) >= 0)
+		ms->preemptions_after = best->preemptions;
+	ms->runs += more.runs;
+}
+
 void minimize_reorder_first(struct session_config *cfg, struct run_result *best,
 			    unsigned max_runs, struct minimize_stats *ms)
 {

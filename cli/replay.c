@@ -30,6 +30,7 @@ static const struct option long_opts[] = {
 	{ "env", required_argument, 0, 'e' },
 	{ "free-children", no_argument, 0, 'W' },
 	{ "fail-on-child-crash", no_argument, 0, CHILD_CRASH_OPT },
+	{ "minimize-time", required_argument, 0, MINIMIZE_TIME_OPT },
 	{ "trust-env", no_argument, 0, 'U' },
 	{ "gdb", no_argument, 0, 'G' },
 	{ "stop-at", required_argument, 0, 'A' },
@@ -56,6 +57,12 @@ static void usage(FILE *f, const char *cmd)
 		"      --max-steps N     per-run cap on scheduling points\n"
 		"      --timeout SEC     per-run wall-clock cap (default 10)\n"
 		"  -o, --out DIR         where new schedule files go (minimize)\n"
+		"      --minimize-time SEC  (minimize) at most SEC seconds "
+		"(default: the larger\n"
+		"                        of 60 s and 10 times the first replay's "
+		"time); past it\n"
+		"                        the best schedule so far is kept, "
+		"\"minimum not proven\"\n"
 		"      --report FILE     write a report; --report-format "
 		"json|markdown|junit|sarif\n"
 		"  -e, --env NAME=VALUE  set in the program's environment "
@@ -187,6 +194,7 @@ struct replay_setup {
 	bool gdb;		/* --gdb */
 	const char *core;	/* --core FILE */
 	const char *stop_at;	/* --stop-at STEP|failure */
+	double min_time;	/* --minimize-time, 0 = the default */
 };
 
 static int setup(int argc, char **argv, const char *cmd,
@@ -209,6 +217,16 @@ static int setup(int argc, char **argv, const char *cmd,
 		if (c == 'h') {
 			usage(stdout, cmd);
 			return -1;
+		}
+		if (c == MINIMIZE_TIME_OPT && !strcmp(cmd, "minimize")) {
+			if (parse_seconds(optarg, SECONDS_MAX, &rs->min_time)) {
+				fprintf(stderr, "ptloom: --minimize-time takes "
+						"seconds, a decimal number > 0 "
+						"and <= %d (got '%s')\n",
+					SECONDS_MAX, esc(optarg));
+				return EXIT_USAGE;
+			}
+			continue;
 		}
 		if ((c == 'G' || c == 'A' || c == 'C') &&
 		    !strcmp(cmd, "replay")) {
@@ -818,26 +836,52 @@ int cmd_minimize(int argc, char **argv)
 	}
 	cli_test_interrupt("minimize");
 	cli_progress_begin("minimizing", !rs.co.quiet);
+	/* within a bound the user can predict, as run's: --minimize-time,
+	 * else the larger of 60 s and 10 times the replay that found the
+	 * failure again; past it the best schedule so far is kept */
+	double t0 = cli_wall();
+	double bound = rs.min_time > 0 ? rs.min_time
+		       : best.seconds * MINIMIZE_TIME_FACTOR > MINIMIZE_TIME_MIN
+			       ? best.seconds * MINIMIZE_TIME_FACTOR
+			       : MINIMIZE_TIME_MIN;
+	unsigned pb = best.preemptions;
+	size_t db = minimize_count_decisions(&best);
+	struct minimize_stats ps = { 0 };
+
+	cli_bound_begin(&rs.cfg, bound);
+	minimize_process_first(&rs.cfg, &best, &ps);
 	minimize_reorder_first(&rs.cfg, &best, 500, &ms);
-	if (best.preemptions > 1 && !cli_interrupted) {
+	ms.runs += ps.runs;
+	ms.preemptions_before = pb;
+	ms.decisions_before = db;
+	if (best.preemptions > 1 && !cli_interrupted && !cli_bound_expired()) {
 		/*
 		 * The same failure with fewer preemptions, searched below
-		 * its count as `run` does, for about a minute at most: a run
-		 * behind a test runner takes seconds.
+		 * its count as `run` does: at most 400 runs, for as long as
+		 * the rest took (at least MINIMIZE_PROOF_MIN s) within the
+		 * bound; a run behind a test runner takes seconds.
 		 */
-		double per = best.seconds > 0.001 ? best.seconds : 0.001;
-		unsigned budget = per * 400 <= 60 ? 400 : (unsigned)(60 / per);
+		double spent = cli_wall() - t0;
 		struct minimize_stats more = { 0 };
 
-		if (budget >= 10 &&
-		    minimize_search(run_with_strategy, &rs.cfg, &best, budget,
+		cli_bound_cap(&rs.cfg, spent > MINIMIZE_PROOF_MIN
+					       ? spent
+					       : MINIMIZE_PROOF_MIN);
+		if (minimize_search(run_with_strategy, &rs.cfg, &best, 400,
 				    &more) >= 0) {
+			cli_bound_cap(&rs.cfg, 0);
 			minimize(run_by_step, &rs.cfg, &best, 200, &more);
 			ms.preemptions_after = best.preemptions;
 			ms.decisions_after = minimize_count_decisions(&best);
 		}
+		cli_bound_cap(&rs.cfg, 0);
 		ms.runs += more.runs;
 	}
+	ms.preemptions_after = best.preemptions;
+	ms.decisions_after = minimize_count_decisions(&best);
+	bool stopped = cli_bound_hit();
+
+	cli_bound_end(&rs.cfg);
 	cli_progress_end();
 	/* once more, exactly, with names */
 	struct replay_strategy exact;
@@ -895,16 +939,22 @@ int cmd_minimize(int argc, char **argv)
 	describe_failure(&best, desc, sizeof(desc));
 	shell_join(quoted, sizeof(quoted), rs.prog.argv, rs.prog.argc);
 	printf("minimized: %u preemption%s (from %u), %zu decision%s (from "
-	       "%zu), %u run%s\n",
+	       "%zu), %u run%s",
 	       ms.preemptions_after, ms.preemptions_after == 1 ? "" : "s",
 	       ms.preemptions_before, ms.decisions_after,
 	       ms.decisions_after == 1 ? "" : "s", ms.decisions_before,
 	       ms.runs, ms.runs == 1 ? "" : "s");
-	printf("saved: %s\nreplay: ptloom replay %s -- %s\n", path, path,
+	if (stopped)
+		printf("; stopped at its %.3g s bound (%s): the best schedule "
+		       "so far, minimum not proven",
+		       bound, rs.min_time > 0 ? "--minimize-time"
+					      : "the default");
+	printf("\nsaved: %s\nreplay: ptloom replay %s -- %s\n", path, path,
 	       quoted);
 	char summary[800];
 
-	snprintf(summary, sizeof(summary), "ptloom: FAIL %s (minimized)", desc);
+	snprintf(summary, sizeof(summary), "ptloom: FAIL %s (minimized%s)",
+		 desc, stopped ? ", minimum not proven" : "");
 	printf("%s\n", summary);
 	if (rs.co.report || github_enabled()) {
 		char cmd[8192];
@@ -921,6 +971,7 @@ int cmd_minimize(int argc, char **argv)
 			.summary = summary,
 			.schedule_file = rs.path,
 			.minimized_file = path,
+			.minimum_proven = 1, /* minimize proves no minimum */
 			.replay_command = cmd,
 			.diverged_at = -1,
 			.program = rs.prog.display,

@@ -129,9 +129,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-#define MINIMIZE_TIME_OPT ('t' + 256)
-#define MINIMIZE_TIME_MIN 60	/* seconds, at least */
-#define MINIMIZE_TIME_FACTOR 10 /* times the time to find the failure */
 
 static const struct option long_opts[] = {
 	{ "preemptions", required_argument, 0, 'p' },
@@ -460,24 +457,6 @@ static void minimum_note(char *note, size_t len, unsigned pre, int clear)
 			 "completely");
 }
 
-/*
- * A failure inside one process of a tree, sampled with many preemptions
- * (a test runner's worker, hundreds of preemptions in the runner's own
- * threads): dropping them costs a run each, a second a run behind
- * Criterion.  Look first for the same failure among placements of few
- * preemptions on default paths, the failing process's own preemptions
- * first (minimize_search orders them so).
- */
-#define PROCESS_FIRST_MIN 2   /* preemptions, at least */
-#define PROCESS_SEARCH_MIN 16 /* preemptions, for the placement search */
-#define PROCESS_FIRST_RUNS 60 /* runs at most */
-/* The search below the minimised count (placements of fewer preemptions,
- * then the bounded dfs that proves the minimum) may never finish behind a
- * runner (bound 0 of a Criterion binary is thousands of runs of a second):
- * it gets at most as long as everything before it took, and at least
- * PROOF_MIN_S, within the bound. */
-#define PROOF_MIN_S 30.0
-
 /* PTLOOM_DEBUG_MIN: each minimisation phase's outcome on stderr. */
 static void min_debug(const char *phase, const struct run_result *best,
 		      unsigned runs)
@@ -490,31 +469,6 @@ static void min_debug(const char *phase, const struct run_result *best,
 		return;
 	fprintf(stderr, "minimize: %s: %u preemptions, %u runs, %.1f s\n",
 		phase, best->preemptions, runs, cli_wall() - t0);
-}
-
-static void process_first(struct session_config *cfg, struct run_result *best,
-			  struct minimize_stats *ms)
-{
-	struct minimize_stats more = { 0 };
-	bool tree = false;
-
-	for (int i = 0; i < best->nthreads; i++)
-		tree |= best->threads[i].proc > 0;
-	if (!tree || best->preemptions < PROCESS_FIRST_MIN)
-		return;
-	if (minimize_process(run_with_strategy, cfg, best, &more) >= 0) {
-		ms->preemptions_after = best->preemptions;
-		ms->runs += more.runs;
-		return;
-	}
-	if (best->preemptions < PROCESS_SEARCH_MIN || cli_bound_expired()) {
-		ms->runs += more.runs;
-		return;
-	}
-	if (minimize_search(run_with_strategy, cfg, best, PROCESS_FIRST_RUNS,
-			    &more) >= 0)
-		ms->preemptions_after = best->preemptions;
-	ms->runs += more.runs;
 }
 
 /*
@@ -548,7 +502,8 @@ static void smaller_schedule(const struct explore_opts *eo,
 	min_debug("reorder loop", best, ms->runs);
 	double spent = cli_wall() - t_start;
 
-	cli_bound_cap(cfg, spent > PROOF_MIN_S ? spent : PROOF_MIN_S);
+	cli_bound_cap(cfg, spent > MINIMIZE_PROOF_MIN ? spent
+						  : MINIMIZE_PROOF_MIN);
 	if (minimize_search(run_with_strategy, cfg, best, 400, &more) >= 0) {
 		ms->runs += more.runs;
 		more.runs = 0;
@@ -995,7 +950,7 @@ int cmd_run(int argc, char **argv)
 				bool capped = false;
 
 				min_debug("start", &best, 0);
-				process_first(&eo.cfg, &best, &ps);
+				minimize_process_first(&eo.cfg, &best, &ps);
 				min_debug("process-first", &best, ps.runs);
 				minimize_reorder_first(&eo.cfg, &best, 300,
 						       &ms);
@@ -1070,7 +1025,7 @@ int cmd_run(int argc, char **argv)
 						 "at its share of the bound "
 						 "(as long as the rest took, "
 						 "at least %g s)",
-						 PROOF_MIN_S);
+						 MINIMIZE_PROOF_MIN);
 				}
 				if (stopped) {
 					size_t l = strlen(mnote);

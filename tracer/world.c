@@ -1735,9 +1735,10 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	}
 	conclude(s);
 	/* names of other processes' threads go into the schedule file, and
-	 * a policy's (Python threading names) */
-	if ((s->failed ||
-	     (res->failure && (s->nprocs > 1 || cfg->policy))) &&
+	 * a policy's (Python threading names); a tree's threads by process
+	 * also when it passed (the minimiser maps one run's T-numbers to
+	 * another's by process) */
+	if ((s->failed || s->nprocs > 1 || (res->failure && cfg->policy)) &&
 	    !res->nthreads)
 		report_threads(s);
 	if (s->sym_pid)

@@ -84,3 +84,44 @@ Test(minimisation, criterion_failure_minimised_within_max_time)
 	replays_exactly(&r, "P1 criterion_racy");
 	res_free(&r);
 }
+
+/* The same runner without --max-time or --minimize-time: the default
+ * bound (the larger of 60 s and 10 times the search's time) is never
+ * reached for want of progress: the worker's own switches are shrunk
+ * first, the search below the result gets a share of the bound, so the
+ * command ends by itself with a minimised schedule (fewer preemptions than
+ * found), says whether the minimum is proven, and the file replays
+ * exactly.  Killed only far past the bound (11 times a search of about
+ * 10 s on a loaded machine) and what a user would wait for. */
+Test(minimisation, criterion_failure_minimised_by_default, .timeout = 700)
+{
+	struct res r = run9_within(600 * slowdown(), "--timeout", "20", "-s",
+				   "surw", "-n", "20", "--seed", SEED, "--",
+				   target("criterion_racy"), NULL);
+
+	cr_assert(r.sig == 0, "killed: no answer\n%s\n%s", r.out, r.err);
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in P1 criterion_racy");
+	char *s = summary(&r);
+	unsigned now = 0, found = 0;
+	const char *p = strstr(s, "(surw, ");
+
+	cr_assert(strstr(s, ", minimal") || strstr(s, "minimum not proven"),
+		  "the summary does not say whether the minimum is proven: "
+		  "%s", s);
+	cr_assert(p && sscanf(p, "(surw, %u preemption", &now) == 1,
+		  "no preemption count: %s", s);
+	p = strstr(s, "found with ");
+	cr_assert(p && sscanf(p, "found with %u", &found) == 1,
+		  "no found-with count: %s", s);
+	cr_assert(now < found, "not minimised: %u of %u preemptions: %s", now,
+		  found, s);
+	free(s);
+	char *saved = line_with(r.out, "       ");
+
+	cr_assert(saved && strstr(saved, "-minimized.pb"),
+		  "no minimised schedule saved\n%s", r.out);
+	free(saved);
+	replays_exactly(&r, "P1 criterion_racy");
+	res_free(&r);
+}
