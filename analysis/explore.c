@@ -186,6 +186,7 @@ static void pass_output(const struct explore_opts *o, const char *out,
  * worker order wins, as when they were read one after the other).
  */
 static void put_result(FILE *f, const struct explore_result *wr);
+static void merge_crashes(struct explore_result *r, struct explore_result *w);
 static bool get_result(FILE *f, struct explore_result *w);
 
 struct workers {
@@ -1144,8 +1145,10 @@ void explore_result_free(struct explore_result *r)
 		run_result_free(&r->fail);
 	if (r->have_pass)
 		run_result_free(&r->pass);
-	for (int i = 0; i < r->ncrashes; i++)
+	for (int i = 0; i < r->ncrashes; i++) {
 		run_result_free(&r->crashes[i].run);
+		free(r->crashes[i].points);
+	}
 	r->ncrashes = 0;
 }
 
@@ -1260,10 +1263,19 @@ static int explore_parallel(const struct explore_opts *o,
 		}
 		collect_workers(o, sh, ws, true, t0, why, sizeof(why));
 	}
+	struct explore_result *hid = calloc(1, sizeof(*hid)); /* crashes */
+
 	for (int k = 0; k < jobs; k++) {
 		struct explore_result w = ws->w[k];
 
 		memset(&ws->w[k], 0, sizeof(ws->w[k]));
+		if (hid)
+			merge_crashes(hid, &w);
+		for (int i = 0; i < w.ncrashes; i++) { /* no memory */
+			run_result_free(&w.crashes[i].run);
+			free(w.crashes[i].points);
+		}
+		w.ncrashes = 0;
 		if (ws->ok[k]) {
 			coverage_add(r->coverage, w.coverage);
 			coverage_free(w.coverage);
@@ -1313,6 +1325,9 @@ static int explore_parallel(const struct explore_opts *o,
 	}
 	if (fail_run == UINT64_MAX) {
 		free(fail_points);
+		if (hid)
+			merge_crashes(r, hid);
+		free(hid);
 		return 0;
 	}
 	unsigned filters = r->filters;
@@ -1335,7 +1350,128 @@ static int explore_parallel(const struct explore_opts *o,
 	r->fail_run = fail_run;
 	r->filters += filters;
 	free(fail_points);
+	if (hid)
+		merge_crashes(r, hid);
+	free(hid);
 	return e;
+}
+
+/* A one-line string for get_line (a newline in it becomes a space). */
+static void put_line(FILE *f, const char *str)
+{
+	for (const char *p = str; *p; p++)
+		fputc(*p == '\n' ? ' ' : *p, f);
+	fputc('\n', f);
+}
+
+static bool get_line(FILE *f, char *buf, size_t len)
+{
+	if (!fgets(buf, (int)len, f))
+		return false;
+	size_t n = strcspn(buf, "\n");
+
+	if (!buf[n]) { /* longer than the buffer: the rest dropped */
+		int ch;
+
+		while ((ch = fgetc(f)) != EOF && ch != '\n')
+			;
+	}
+	buf[n] = 0;
+	return true;
+}
+
+/* The crashes a worker reports (put_result), read into w->crashes: each
+ * with its first run's decisions and points (child_crash.points). */
+static bool get_crashes(FILE *f, struct explore_result *w)
+{
+	int n;
+
+	if (fscanf(f, " crashes %d", &n) != 1 || n < 0 ||
+	    n > CHILD_CRASH_MAX || fgetc(f) != '\n')
+		return false;
+	for (int i = 0; i < n; i++) {
+		struct child_crash *c = &w->crashes[w->ncrashes];
+		unsigned long long runs, first;
+		size_t ndec, np;
+
+		memset(c, 0, sizeof(*c));
+		if (fscanf(f, "%d %llu %llu %zu %zu", &c->signal, &runs, &first,
+			   &ndec, &np) != 5 ||
+		    ndec > (1u << 26) || np > (1u << 20) || fgetc(f) != '\n')
+			return false;
+		c->runs = runs;
+		c->first_run = first;
+		c->run.decisions = calloc(ndec + 1, sizeof(struct decision));
+		c->points = calloc(np + 1, sizeof(struct user_point));
+		w->ncrashes++; /* owned from here: explore_result_free */
+		if (!c->run.decisions || !c->points ||
+		    !get_line(f, c->process, sizeof(c->process)) ||
+		    !get_line(f, c->label, sizeof(c->label)) ||
+		    !get_line(f, c->where, sizeof(c->where)))
+			return false;
+		for (size_t k = 0; k < ndec; k++) {
+			unsigned st, kd, to, th, ix, na;
+
+			if (fscanf(f, "%u %u %u %u %u %u", &st, &kd, &to, &th,
+				   &ix, &na) != 6)
+				return false;
+			c->run.decisions[k] = (struct decision){
+				st, (uint8_t)kd, (uint8_t)to, (uint16_t)th,
+				(uint16_t)ix, (uint16_t)na
+			};
+		}
+		c->run.ndecisions = ndec;
+		for (size_t k = 0; k < np; k++) {
+			unsigned long long a;
+			unsigned kind;
+
+			if (fscanf(f, "%llx %u", &a, &kind) != 2)
+				return false;
+			c->points[k] = (struct user_point){ a, (uint8_t)kind };
+		}
+		c->npoints = np;
+		if (fgetc(f) != '\n')
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Worker crashes into the parent's result (-j): the same process and
+ * signal add up their runs and keep the first run in the serial order
+ * (the lowest number), so the warning and its saved schedule do not depend
+ * on -j.  Moves what it keeps out of w.
+ */
+static void merge_crashes(struct explore_result *r, struct explore_result *w)
+{
+	for (int i = 0; i < w->ncrashes; i++) {
+		struct child_crash *c = &w->crashes[i], *m = NULL;
+
+		for (int k = 0; k < r->ncrashes && !m; k++)
+			if (r->crashes[k].signal == c->signal &&
+			    !strcmp(r->crashes[k].process, c->process))
+				m = &r->crashes[k];
+		if (m) {
+			uint64_t runs = m->runs + c->runs;
+
+			if (c->first_run < m->first_run) {
+				struct child_crash t = *m;
+
+				*m = *c;
+				*c = t;
+			}
+			m->runs = runs;
+		} else if (r->ncrashes < CHILD_CRASH_MAX) {
+			r->crashes[r->ncrashes++] = *c;
+			memset(c, 0, sizeof(*c));
+		}
+	}
+	/* what was not kept */
+	for (int i = 0; i < w->ncrashes; i++) {
+		run_result_free(&w->crashes[i].run);
+		free(w->crashes[i].points);
+	}
+	w->ncrashes = 0;
 }
 
 /* One worker's result, as a worker writes it for the parent. */
@@ -1370,6 +1506,30 @@ static void put_result(FILE *f, const struct explore_result *wr)
 		fprintf(f, "%llx %u\n", (unsigned long long)wr->points[i].addr,
 			wr->points[i].kind);
 	coverage_put(f, wr->coverage);
+	/* the crashes the command's exit status hid: each with its first
+	 * run's decisions and the points that run had */
+	fprintf(f, "crashes %d\n", wr->ncrashes);
+	for (int i = 0; i < wr->ncrashes; i++) {
+		const struct child_crash *c = &wr->crashes[i];
+
+		fprintf(f, "%d %llu %llu %zu %zu\n", c->signal,
+			(unsigned long long)c->runs,
+			(unsigned long long)c->first_run, c->run.ndecisions,
+			wr->npoints);
+		put_line(f, c->process);
+		put_line(f, c->label);
+		put_line(f, c->where);
+		for (size_t k = 0; k < c->run.ndecisions; k++) {
+			const struct decision *d = &c->run.decisions[k];
+
+			fprintf(f, "%u %u %u %u %u %u\n", d->step, d->kind,
+				d->timeout, d->thread, d->index, d->nalts);
+		}
+		for (size_t k = 0; k < wr->npoints; k++)
+			fprintf(f, "%llx %u\n",
+				(unsigned long long)wr->points[k].addr,
+				wr->points[k].kind);
+	}
 }
 
 /* The parent's copy of a worker's result; fail.decisions only. */
@@ -1434,7 +1594,8 @@ static bool get_result(FILE *f, struct explore_result *w)
 	}
 	w->npoints = np;
 	w->coverage = coverage_new();
-	return w->coverage && coverage_get(f, w->coverage) == 0;
+	return w->coverage && coverage_get(f, w->coverage) == 0 &&
+	       get_crashes(f, w);
 }
 
 /*
@@ -1566,6 +1727,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		coverage_add(r->coverage, w->coverage);
 		coverage_free(w->coverage);
 		w->coverage = NULL;
+		merge_crashes(r, w);
 		/* bound 0 ran in every worker: count it once */
 		r->runs += w->runs - (k ? w->bound0_runs : 0);
 		r->pruned += w->pruned;

@@ -106,6 +106,10 @@ struct child_crash {
 	uint64_t runs;
 	uint64_t first_run;	/* its number (0-based) */
 	struct run_result run;
+	/* the points that run had, when not the result's own (a -j
+	 * worker's race discovery); NULL: explore_result.points */
+	struct user_point *points;
+	size_t npoints;
 };
 
 struct explore_result {

@@ -676,11 +676,12 @@ int minimize_reorder(minimize_strategy_fn run, void *ctx,
 
 /*
  * A failure inside one process of a tree, its own decisions only: the
- * found run's decisions that switched from one thread of the failing
- * process to another are replayed keyed by where the preempted thread was
- * (its own count of events), not by the global step, so that the other
- * processes running their default schedule, with other step numbers, do
- * not move them; every other choice takes the default.
+ * found run's order of that process's threads (each place where its next
+ * event was another of its threads', whether another process ran in
+ * between or not) is replayed keyed by where the thread left was (its own
+ * count of events), not by the global step, so that the other processes
+ * running their default schedule, with other step numbers, do not move
+ * them; every other choice takes the default.
  */
 struct tkey {
 	uint16_t cur, thread;
@@ -932,12 +933,18 @@ static int process_only(minimize_strategy_fn run, void *ctx,
 			pr.nth = best->events[i].thread + 1;
 	pr.nth += 64; /* threads this run may create beyond the found run's */
 	pr.count = calloc((size_t)pr.nth, sizeof(*pr.count));
-	pr.keys = calloc(best->ndecisions + 1, sizeof(*pr.keys));
-	keys = calloc(best->ndecisions + 1, sizeof(*keys));
+	pr.keys = calloc(best->ndecisions + best->nevents + 1,
+			 sizeof(*pr.keys));
+	keys = calloc(best->ndecisions + best->nevents + 1, sizeof(*keys));
 	if (!pr.count || !pr.keys || !keys)
 		goto out;
 	size_t d = 0;
+	int last = -1; /* the process's thread that ran last */
 
+	/* the process's own order: wherever its next event is another of
+	 * its threads' than the last one's (directly, or after other
+	 * processes ran), a switch keyed where the last one was; and its
+	 * wake and poll decisions as they were made */
 	for (size_t i = 0; i < best->nevents; i++) {
 		const struct event *e = &best->events[i];
 
@@ -945,18 +952,30 @@ static int process_only(minimize_strategy_fn run, void *ctx,
 			d++;
 		if (i > 0 && d < best->ndecisions &&
 		    best->decisions[d].step == e->step &&
-		    best->decisions[d].index) {
+		    best->decisions[d].index &&
+		    best->decisions[d].kind != DEC_RUN) {
 			const struct decision *x = &best->decisions[d];
 			int cur = best->events[i - 1].thread;
 
 			if (process_of(best, cur) == proc &&
-			    process_of(best, x->thread) == proc)
+			    process_of(best, x->thread) == proc &&
+			    nkeys < best->ndecisions + best->nevents)
 				keys[nkeys++] = (struct tkey){
 					.cur = (uint16_t)cur,
 					.thread = x->thread,
 					.k = pr.count[cur],
 					.kind = x->kind,
 					.timeout = x->timeout };
+		}
+		if (process_of(best, e->thread) == proc) {
+			if (last >= 0 && last != e->thread &&
+			    nkeys < best->ndecisions + best->nevents)
+				keys[nkeys++] = (struct tkey){
+					.cur = (uint16_t)last,
+					.thread = e->thread,
+					.k = pr.count[last],
+					.kind = DEC_RUN };
+			last = e->thread;
 		}
 		pr.count[e->thread]++;
 	}

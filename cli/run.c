@@ -303,6 +303,10 @@ static size_t crash_warnings(struct explore_opts *eo, struct explore_result *er,
 		snprintf(n[k].sig, sizeof(n[k].sig), "%s",
 			 signal_name(c->signal));
 		cfg.fail_on_child_crash = true;
+		if (c->points) { /* a -j worker's run, with its points */
+			cfg.user_points = c->points;
+			cfg.nuser_points = c->npoints;
+		}
 		if (rerun_exact(&cfg, &c->run, &x) == 0 &&
 		    x.failure == FAIL_CRASH && x.signal == c->signal) {
 			struct schedule sch;
@@ -310,7 +314,12 @@ static size_t crash_warnings(struct explore_opts *eo, struct explore_result *er,
 			snprintf(id, sizeof(id), "%06llx",
 				 (unsigned long long)(x.trace_hash & 0xffffff));
 			schedule_from_run(&sch, prog, co, sname, eo->bound, &x);
-			schedule_set_points(&sch, er->points, er->npoints);
+			if (c->points)
+				schedule_set_points(&sch, c->points,
+						    c->npoints);
+			else
+				schedule_set_points(&sch, er->points,
+						    er->npoints);
 			if (save_schedule(&sch, co->out_dir, id, "crash",
 					  n[k].file, sizeof(n[k].file)))
 				n[k].file[0] = 0;

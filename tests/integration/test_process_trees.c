@@ -65,6 +65,76 @@ Test(process_trees, crash_hidden_by_the_parent_is_named)
 	res_free(&r);
 }
 
+/* The warning's part of a summary line ("; warning: ... in N runs"). */
+static char *warning_part(const struct res *r)
+{
+	char *s = summary(r), *w = s ? strstr(s, "; warning: ") : NULL;
+	char *out = w ? strdup(w) : NULL;
+
+	free(s);
+	return out;
+}
+
+/* -j workers collect hidden crashes too: the samplers' -j 2 names the
+ * same process, signal and count as the serial run of the same samples,
+ * with a saved schedule that replays exactly as the failure; dfs's
+ * shards name it as well. */
+Test(process_trees, crash_hidden_by_the_parent_is_named_under_jobs)
+{
+	struct res one = RUN9("-s", "random", "-n", "30", "--seed", SEED, "--",
+			      "sh", "-c", and_true(target("counter_race")));
+	char *w1 = warning_part(&one);
+
+	assert_exit(one, 0);
+	cr_assert_not_null(w1, "serial: no warning\n%s", one.out);
+	res_free(&one);
+	struct res r = RUN9("-s", "random", "-n", "30", "-j", "2", "--seed",
+			    SEED, "--", "sh", "-c",
+			    and_true(target("counter_race")));
+	char *w2 = warning_part(&r);
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 30 runs");
+	cr_assert_not_null(w2, "-j 2: no warning\n%s", r.out);
+	cr_assert_str_eq(w2, w1, "-j 2 and -j 1 differ");
+	char *rep = report();
+
+	assert_contains(rep, "\"kind\": \"child_crash\"", "the JSON report");
+	free(rep);
+	char *line = line_with(r.out, "  replay: ");
+
+	cr_assert_not_null(line, "no replay line:\n%s", r.out);
+	char *cmd = with_report(line + strlen("  replay: "),
+				in_tmp("replay.json"));
+	struct res x = sh(cmd);
+
+	assert_exit(x, 1);
+	assert_contains(summary(&x), "ptloom: FAIL crash SIGABRT in P1 "
+			"counter_race T0", "the replay's summary");
+	char *j = slurp(in_tmp("replay.json"));
+
+	assert_json(j, "exact", "true");
+	free(j);
+	res_free(&x);
+	free(cmd);
+	free(line);
+	res_free(&r);
+
+	struct res d = RUN9("-p", "1", "-n", "300", "-j", "2", "--seed", SEED,
+			    "--", "sh", "-c", and_true(target("counter_race")));
+	char *w3 = warning_part(&d);
+
+	cr_assert(d.code == 0 || d.code == 3, "dfs -j 2: exit %d\n%s",
+		  d.code, d.out);
+	cr_assert(w3 && strstr(w3, "; warning: P1 counter_race T0 died of "
+			       "SIGABRT in "),
+		  "dfs -j 2: no warning\n%s", d.out);
+	free(w1);
+	free(w2);
+	free(w3);
+	res_free(&d);
+}
+
 /* the correct twin: no warning */
 Test(process_trees, correct_child_behind_a_shell_has_no_warning)
 {
