@@ -839,6 +839,8 @@ const char *signal_name(int sig)
 	static char buf[32];
 	const char *n = sigabbrev_np(sig);
 
+	if (sanitizer_name(sig))
+		return sanitizer_name(sig); /* a sanitizer's report */
 	if (!n) {
 		snprintf(buf, sizeof(buf), "signal %d", sig);
 		return buf;

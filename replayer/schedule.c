@@ -43,6 +43,10 @@
 
 #define BUILD_ID_MAX sizeof(((struct schedule *)0)->build_id)
 #define SIGNAL_MAX 64
+/* a process ended by a sanitizer's report (tracer.h SIG_SANITIZER +
+ * SANITIZER_*): 257 .. 263 */
+#define SANITIZER_SIG_MIN 257
+#define SANITIZER_SIG_MAX 263
 #define POINTS_ALL \
 	(POINTS_SYNC | POINTS_ATOMICS | POINTS_RACES | POINTS_CLEVEL)
 
@@ -192,7 +196,9 @@ static int check_failure(uint64_t kind, int64_t sig, int64_t thread,
 		       (unsigned long long)kind);
 		return -EINVAL;
 	}
-	if (sig < 0 || sig > SIGNAL_MAX) {
+	if (sig < 0 ||
+	    (sig > SIGNAL_MAX &&
+	     (sig < SANITIZER_SIG_MIN || sig > SANITIZER_SIG_MAX))) {
 		seterr(err, errlen, "failure signal %lld is out of range",
 		       (long long)sig);
 		return -EINVAL;

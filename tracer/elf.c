@@ -203,3 +203,64 @@ int elf_check_program(const char *path, char *why, size_t len)
 	snprintf(why, len, "%s: too many nested #! interpreters", path);
 	return -ENOEXEC;
 }
+
+int elf_function_at(const char *path, uint64_t off, char *name, size_t len)
+{
+	int fd, ret = -ENOENT;
+	Elf *e = open_elf(path, &fd);
+	size_t nph = 0;
+	uint64_t vaddr = 0;
+	bool mapped = false;
+
+	if (!e)
+		return -ENOENT;
+	name[0] = 0;
+	/* the file offset as a link-time address: its PT_LOAD's */
+	if (!elf_getphdrnum(e, &nph))
+		for (size_t i = 0; i < nph && !mapped; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) &&
+			    ph.p_type == PT_LOAD && off >= ph.p_offset &&
+			    off < ph.p_offset + ph.p_filesz) {
+				vaddr = ph.p_vaddr + (off - ph.p_offset);
+				mapped = true;
+			}
+		}
+	Elf_Scn *scn = NULL;
+
+	while (mapped && ret && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+
+		if (!d || !sh.sh_entsize)
+			continue;
+		size_t cnt = sh.sh_size / sh.sh_entsize;
+
+		for (size_t k = 0; k < cnt; k++) {
+			GElf_Sym sym;
+
+			if (!gelf_getsym(d, (int)k, &sym) ||
+			    sym.st_shndx == SHN_UNDEF ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    vaddr < sym.st_value ||
+			    vaddr >= sym.st_value + (sym.st_size ? sym.st_size
+								  : 1))
+				continue;
+			const char *nm = elf_strptr(e, sh.sh_link, sym.st_name);
+
+			if (nm) {
+				snprintf(name, len, "%s", nm);
+				ret = 0;
+				break;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return ret;
+}

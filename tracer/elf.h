@@ -23,6 +23,11 @@ int elf_symbols_lookup(const char *path, const char *const *names, int n,
  * start - this).  Returns 0 or -errno. */
 int elf_first_vaddr(const char *path, uint64_t *vaddr);
 
+/* The name of the function (STT_FUNC, .symtab or .dynsym) whose code
+ * holds file offset off of path.  0, or -ENOENT (no such function, no
+ * symbols). */
+int elf_function_at(const char *path, uint64_t off, char *name, size_t len);
+
 /* 0 when ptloom can run path (x86-64 ELF, or a #! script whose interpreter
  * is one), else -ENOEXEC/-errno and one line in why. */
 int elf_check_program(const char *path, char *why, size_t len);

@@ -30,6 +30,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "elf.h"
 #include "session_int.h"
 
 #ifndef P_PIDFD
@@ -1323,6 +1324,100 @@ void free_process_stop(struct session *s, pid_t pid, int status)
 	ptrace(PTRACE_CONT, pid, 0, sig);
 }
 
+const char *sanitizer_name(int sig)
+{
+	static const char *const names[SANITIZER_MAX] = {
+		[SANITIZER_OTHER] = "a sanitizer's report",
+		[SANITIZER_ADDRESS] = "AddressSanitizer",
+		[SANITIZER_THREAD] = "ThreadSanitizer",
+		[SANITIZER_UNDEFINED] = "UndefinedBehaviorSanitizer",
+		[SANITIZER_LEAK] = "LeakSanitizer",
+		[SANITIZER_MEMORY] = "MemorySanitizer",
+		[SANITIZER_HWADDRESS] = "HWAddressSanitizer",
+	};
+	int k = sig - SIG_SANITIZER;
+
+	return k > 0 && k < SANITIZER_MAX ? names[k] : NULL;
+}
+
+/* Which sanitizer a runtime's file name says (libasan.so.8,
+ * libclang_rt.tsan-x86_64.so, ...), 0 if none. */
+static int sanitizer_of_name(const char *base)
+{
+	if (!strstr(base, "san") || !strstr(base, ".so"))
+		return 0;
+	if (strstr(base, "hwasan"))
+		return SANITIZER_HWADDRESS;
+	if (strstr(base, "asan"))
+		return SANITIZER_ADDRESS;
+	if (strstr(base, "tsan"))
+		return SANITIZER_THREAD;
+	if (strstr(base, "ubsan"))
+		return SANITIZER_UNDEFINED;
+	if (strstr(base, "lsan"))
+		return SANITIZER_LEAK;
+	if (strstr(base, "msan"))
+		return SANITIZER_MEMORY;
+	return 0;
+}
+
+int sanitizer_at(pid_t pid, uint64_t pc)
+{
+	char path[64], line[PATH_MAX + 128], file[PATH_MAX], fn[256];
+	int k = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	file[0] = 0;
+	unsigned long long lo, hi, off = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off,
+			   &n) < 3 || pc < lo || pc >= hi)
+			continue;
+		if (n > 0 && line[n] == '/') {
+			snprintf(file, sizeof(file), "%s", line + n);
+			file[strcspn(file, "\n")] = 0;
+			off += pc - lo;
+		}
+		break;
+	}
+	fclose(f);
+	if (!file[0])
+		return 0;
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+
+	if ((k = sanitizer_of_name(base)))
+		return k;
+	/* a runtime linked into the program (clang's default): the
+	 * exiting code is one of its __sanitizer functions */
+	if (elf_function_at(file, off, fn, sizeof(fn)) ||
+	    !strstr(fn, "__sanitizer"))
+		return 0;
+	static const struct {
+		const char *sym;
+		int kind;
+	} init[] = {
+		{ "__hwasan_init", SANITIZER_HWADDRESS },
+		{ "__asan_init", SANITIZER_ADDRESS },
+		{ "__tsan_init", SANITIZER_THREAD },
+		{ "__msan_init", SANITIZER_MEMORY },
+		{ "__ubsan_handle_add_overflow", SANITIZER_UNDEFINED },
+		{ "__lsan_do_leak_check", SANITIZER_LEAK },
+	};
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(init) / sizeof(init[0]); i++)
+		if (elf_symbol_values(file, init[i].sym, &v, 1) > 0)
+			return init[i].kind;
+	return SANITIZER_OTHER;
+}
+
 /* The leader of a process other than P0 was reaped. */
 /*
  * A process other than the first died of a crash signal of its own (not
@@ -1337,9 +1432,14 @@ static void child_crash(struct session *s, struct process *p, int sig)
 	struct thread *t = NULL;
 
 	if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL &&
-	    sig != SIGFPE && sig != SIGABRT)
+	    sig != SIGFPE && sig != SIGABRT && !sanitizer_name(sig))
 		return;
-	if (s->fatal_thread >= 0 && s->fatal_thread < s->nth &&
+	if (sanitizer_name(sig)) {
+		/* the exit_group of its report */
+		for (int i = 0; i < s->nth && !t; i++)
+			if (s->th[i].idx == p->san_thread && s->th[i].p == p)
+				t = &s->th[i];
+	} else if (s->fatal_thread >= 0 && s->fatal_thread < s->nth &&
 	    s->th[s->fatal_thread].p == p && s->fatal_sig == sig) {
 		if (s->fatal_foreign)
 			return; /* another process killed it: its business */
@@ -1352,16 +1452,23 @@ static void child_crash(struct session *s, struct process *p, int sig)
 		process_thread_label(s, t, r->child_crash_label,
 				     sizeof(r->child_crash_label));
 		snprintf(r->child_crash_where, sizeof(r->child_crash_where),
-			 "%s", s->fatal_where);
+			 "%s", sanitizer_name(sig) ? p->san_where
+						   : s->fatal_where);
 	} else {
 		snprintf(r->child_crash_label, sizeof(r->child_crash_label),
 			 "P%d %s", p->idx, p->comm);
 	}
 	if (!s->cfg->fail_on_child_crash || s->failed)
 		return;
-	session_fail(s, FAIL_CRASH, NULL, "killed by SIG%s (a process of "
-		     "the program; --fail-on-child-crash)",
-		     sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	if (sanitizer_name(sig))
+		session_fail(s, FAIL_CRASH, NULL, "ended by %s (exit status "
+			     "%d; a process of the program; "
+			     "--fail-on-child-crash)",
+			     sanitizer_name(sig), WEXITSTATUS(p->status));
+	else
+		session_fail(s, FAIL_CRASH, NULL, "killed by SIG%s (a process "
+			     "of the program; --fail-on-child-crash)",
+			     sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
 	r->signal = sig;
 	r->thread = t ? t->idx : -1;
 	snprintf(r->thread_label, sizeof(r->thread_label), "%s",
@@ -1401,6 +1508,11 @@ static void process_end(struct session *s, struct process *p, int status)
 	}
 	if (p->idx > 0 && WIFSIGNALED(status))
 		child_crash(s, p, WTERMSIG(status));
+	else if (p->idx > 0 && WIFEXITED(status) && WEXITSTATUS(status) &&
+		 p->san_sig) {
+		p->status = status;
+		child_crash(s, p, p->san_sig);
+	}
 	if (s->sym_pid == p->pid)
 		drop_symbols(s);
 	process_died(s, p, status);

@@ -63,6 +63,11 @@ struct process {
 	bool dead;		/* its leader is reaped by ptloom */
 	bool reaped;		/* its parent's wait consumed the exit */
 	uint64_t child_reaped;	/* 1 + the step its last child was reaped at */
+	/* its exit_group came from a sanitizer's runtime with a non-zero
+	 * status (the report's end): SIG_SANITIZER + SANITIZER_*, the
+	 * exiting thread's T-number and where it was; 0: no */
+	int san_sig, san_thread;
+	char san_where[256];
 	int status;		/* wait status at death */
 	bool stopped;		/* in a group-stop its parent may see */
 	bool stop_reported;	/* a wait consumed the stop */
@@ -155,5 +160,10 @@ void process_free_all(struct session *s);
 /* At the end of a run that noted P0's execs (session_config.note_execs)
  * and created no thread: run_result's exec_argv from its last exec. */
 void process_note_last_exec(struct session *s);
+
+/* SANITIZER_* (tracer.h) if pc of process pid lies in a sanitizer's
+ * runtime (a shared libasan/libtsan/... or, linked in, a __sanitizer
+ * function), else 0. */
+int sanitizer_at(pid_t pid, uint64_t pc);
 
 #endif

@@ -789,6 +789,18 @@ bool syscall_enter(struct session *s, struct thread *t)
 	case SYS_exit:
 		return point(t, OP_EXIT, 0, (int64_t)r->rdi);
 	case SYS_exit_group:
+		if (t->p->idx > 0 && (r->rdi & 0xff) && !t->p->san_sig) {
+			/* a sanitizer's report ends this way: its runtime
+			 * exits itself (its own exit_group, not libc's) */
+			int k = sanitizer_at(t->p->pid, r->rip - 1);
+
+			if (k) {
+				t->p->san_sig = SIG_SANITIZER + k;
+				t->p->san_thread = t->idx;
+				session_where(s, t, t->p->san_where,
+					      sizeof(t->p->san_where));
+			}
+		}
 		return point(t, OP_EXIT_GROUP, 0, (int)r->rdi);
 	case SYS_sched_yield:
 		return point(t, OP_YIELD, 0, 0);

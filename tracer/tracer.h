@@ -479,13 +479,36 @@ struct run_result {
 	 * from the kernel, not one another process sent it, whatever the
 	 * verdict (a parent may hide it behind its own exit status): the
 	 * signal (0: none), "P1 racy T0" and where that thread was */
-	int child_crash_sig;
+	int child_crash_sig;	/* or SIG_SANITIZER + SANITIZER_* */
 	char child_crash_label[64];
 	/* under a policy (Python): the processes that kept C-level points,
 	 * "P1 racy, P2 sh" ("" if none) */
 	char clevel[160];
 	char child_crash_where[LOC_MAX];
 };
+
+/*
+ * A process ended by a sanitizer's report (AddressSanitizer,
+ * ThreadSanitizer, ... print it and exit through their runtime's Die with
+ * a non-zero status instead of a signal; with abort_on_error they abort:
+ * SIGABRT).  run_result.child_crash_sig and, with --fail-on-child-crash,
+ * run_result.signal are then SIG_SANITIZER + one of these, beyond every
+ * real signal number: a crash signal of its own, named after the
+ * sanitizer (sanitizer_name).
+ */
+#define SIG_SANITIZER 0x100
+enum {
+	SANITIZER_OTHER = 1,
+	SANITIZER_ADDRESS,
+	SANITIZER_THREAD,
+	SANITIZER_UNDEFINED,
+	SANITIZER_LEAK,
+	SANITIZER_MEMORY,
+	SANITIZER_HWADDRESS,
+	SANITIZER_MAX
+};
+/* "AddressSanitizer", ... for SIG_SANITIZER + k; NULL for a real signal */
+const char *sanitizer_name(int sig);
 
 /* Why session_run could not start the program, for e (-errno): EAGAIN
  * names the process limit that makes fork fail (ulimit -u, pids.max). */
