@@ -135,6 +135,98 @@ Test(process_trees, crash_hidden_by_the_parent_is_named_under_jobs)
 	res_free(&d);
 }
 
+/* tests/targets/asan_use_after_free.c built with -fsanitize=address in
+ * the test's directory; NULL (the test skipped, saying why) when the
+ * compiler cannot build it or the result does not report natively. */
+static const char *asan_program(void)
+{
+	static char cmd[3 * PATH_MAX], bin[PATH_MAX];
+
+	snprintf(bin, sizeof(bin), "%s", in_tmp("asan_use_after_free"));
+	snprintf(cmd, sizeof(cmd), "${CC:-cc} -fsanitize=address -g -O1 "
+		 "-o '%s' '%s' 2>&1", bin, script("asan_use_after_free.c"));
+	struct res c = sh(cmd);
+
+	if (c.code) {
+		skip_note("skipping: the compiler cannot build with "
+			  "-fsanitize=address: %s", c.out);
+		res_free(&c);
+		return NULL;
+	}
+	res_free(&c);
+	snprintf(cmd, sizeof(cmd), "'%s' 2>&1", bin);
+	struct res n = sh(cmd);
+	bool ok = n.code == 1 && strstr(n.out, "ERROR: AddressSanitizer");
+
+	if (!ok)
+		skip_note("skipping: the -fsanitize=address program does not "
+			  "report natively (exit %d): %.200s", n.code, n.out);
+	res_free(&n);
+	return ok ? bin : NULL;
+}
+
+/* A sanitizer's report ends a process by an exit of its runtime (status
+ * 1, no signal): behind `sh -c '...; true'` it is a hidden crash named
+ * after the sanitizer, saved and replayed exactly as the failure, and a
+ * failure with --fail-on-child-crash; the same instrumented program's
+ * ordinary exit(1) is not. */
+Test(process_trees, sanitizer_report_in_a_child_is_a_hidden_crash)
+{
+	const char *bin = asan_program();
+
+	if (!bin)
+		cr_skip_test("no -fsanitize=address program");
+	struct res r = RUN9("-s", "random", "-n", "3", "--seed", SEED, "--",
+			    "sh", "-c", and_true(bin));
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 3 runs");
+	assert_contains(summary(&r), "; warning: P1 asan_use_after_free T0 "
+			"died of AddressSanitizer in 3 runs", "the summary");
+	char *rep = report();
+
+	assert_contains(rep, "\"kind\": \"child_crash\"", "the JSON report");
+	assert_contains(rep, "AddressSanitizer", "the JSON report");
+	free(rep);
+	char *line = line_with(r.out, "  replay: ");
+
+	cr_assert_not_null(line, "no replay line:\n%s", r.out);
+	char *cmd = with_report(line + strlen("  replay: "),
+				in_tmp("replay.json"));
+	struct res x = sh(cmd);
+
+	assert_exit(x, 1);
+	assert_contains(summary(&x), "ptloom: FAIL crash AddressSanitizer in "
+			"P1 asan_use_after_free T0", "the replay's summary");
+	char *j = slurp(in_tmp("replay.json"));
+
+	assert_json(j, "exact", "true");
+	free(j);
+	res_free(&x);
+	free(cmd);
+	free(line);
+	res_free(&r);
+
+	struct res f = RUN9("--fail-on-child-crash", "--seed", SEED, "--",
+			    "sh", "-c", and_true(bin));
+
+	assert_exit(f, 1);
+	assert_summary(&f, "ptloom: FAIL crash AddressSanitizer in P1 "
+			   "asan_use_after_free T0");
+	res_free(&f);
+
+	char plain[PATH_MAX + 32];
+
+	snprintf(plain, sizeof(plain), "'%s' x; true", bin);
+	struct res o = RUN9("-s", "random", "-n", "2", "--seed", SEED, "--",
+			    "sh", "-c", plain);
+
+	assert_exit(o, 0);
+	assert_summary(&o, "ptloom: PASS 2 runs");
+	cr_assert(!strstr(o.out, "warning"), "%s", o.out);
+	res_free(&o);
+}
+
 /* the correct twin: no warning */
 Test(process_trees, correct_child_behind_a_shell_has_no_warning)
 {
