@@ -330,10 +330,25 @@ static size_t crash_warnings(struct explore_opts *eo, struct explore_result *er,
 		}
 		if (x.events || x.output)
 			run_result_free(&x);
+		char envs[4096] = "";
+
+		/* the -e entries a replay applies only when confirmed */
+		for (int e = 0; e < co->nenv_extra; e++) {
+			char *kv[] = { "-e", co->env_extra[e] };
+			size_t l = strlen(envs);
+
+			if (!env_refused(&co->env_extra[e], 1, NULL, 0, NULL,
+					 0))
+				continue;
+			shell_join(envs + l, sizeof(envs) - l, kv, 2);
+			l = strlen(envs);
+			snprintf(envs + l, sizeof(envs) - l, " ");
+		}
 		if (n[k].file[0])
 			snprintf(n[k].cmd, sizeof(n[k].cmd),
-				 "ptloom replay --fail-on-child-crash %s -- %s",
-				 n[k].file, quoted);
+				 "ptloom replay %s--fail-on-child-crash %s -- "
+				 "%s",
+				 envs, n[k].file, quoted);
 		snprintf(n[k].msg, sizeof(n[k].msg),
 			 "%s died of %s%s%s%s in %llu of %llu run%s; the "
 			 "command's exit status hid it (--fail-on-child-crash "
