@@ -685,8 +685,10 @@ int minimize_reorder(minimize_strategy_fn run, void *ctx,
  */
 struct tkey {
 	uint16_t cur, thread;
-	uint32_t k; /* events cur had taken at the choice */
+	uint32_t k; /* events cur had taken at the choice; for DEC_RUN,
+		     * its events at pc (the k-th time it was there) */
 	uint8_t kind, timeout;
+	uint64_t pc; /* DEC_RUN: where cur's last event was */
 };
 
 struct process_replay {
@@ -694,26 +696,60 @@ struct process_replay {
 	size_t n;
 	uint32_t *count; /* events per T-number in this run */
 	int nth;
+	/* T-numbers of the failing process's threads, as the other
+	 * processes' default schedules number them (process_layout) */
+	bool *mine;
+	/* the thread of the process that must take its next event before
+	 * any other of its threads (a key was reached), -1: none */
+	int pending;
+	uint32_t *hits; /* per key: its thread's events at its pc so far */
 };
 
+static bool replay_mine(const struct process_replay *pr, int t)
+{
+	return t >= 0 && t < pr->nth && pr->mine[t];
+}
+
+/*
+ * A key of kind DEC_RUN (cur had taken k events, then the process's next
+ * event was `thread`'s) holds the process's other threads from the moment
+ * cur has taken its k-th event until `thread` has taken one: it runs if
+ * it can, else another process's thread (the process waits as it did in
+ * the found run, while the rest of the tree goes on), else the default.
+ * Wake and poll keys choose where cur is, as recorded.
+ */
 static int process_replay_pick(void *ctx, const struct choice *c)
 {
 	struct process_replay *pr = ctx;
 
-	if (c->current < 0 || c->current >= pr->nth)
+	if (c->kind != DEC_RUN) {
+		if (c->current < 0 || c->current >= pr->nth)
+			return 0;
+		uint32_t k = pr->count[c->current];
+
+		for (size_t j = 0; j < pr->n; j++) {
+			const struct tkey *t = &pr->keys[j];
+
+			if (t->cur != c->current || t->k != k ||
+			    t->kind != c->kind)
+				continue;
+			for (int i = 0; i < c->nalts; i++)
+				if (c->alts[i].thread == t->thread &&
+				    c->alts[i].timeout == t->timeout)
+					return i;
+		}
 		return 0;
-	uint32_t k = pr->count[c->current];
-
-	for (size_t j = 0; j < pr->n; j++) {
-		const struct tkey *t = &pr->keys[j];
-
-		if (t->cur != c->current || t->k != k || t->kind != c->kind)
-			continue;
-		for (int i = 0; i < c->nalts; i++)
-			if (c->alts[i].thread == t->thread &&
-			    c->alts[i].timeout == t->timeout)
-				return i;
 	}
+	if (pr->pending < 0)
+		return 0;
+	for (int i = 0; i < c->nalts; i++)
+		if (c->alts[i].thread == pr->pending && !c->alts[i].timeout)
+			return i;
+	if (c->nalts && !replay_mine(pr, c->alts[0].thread))
+		return 0;
+	for (int i = 1; i < c->nalts; i++)
+		if (!replay_mine(pr, c->alts[i].thread) && !c->alts[i].timeout)
+			return i;
 	return 0;
 }
 
@@ -721,8 +757,19 @@ static void process_replay_executed(void *ctx, const struct event *e)
 {
 	struct process_replay *pr = ctx;
 
-	if (e->thread < pr->nth)
-		pr->count[e->thread]++;
+	if (e->thread >= pr->nth)
+		return;
+	pr->count[e->thread]++;
+	if (e->thread == pr->pending)
+		pr->pending = -1;
+	/* by the k-th visit of a place, not the k-th event: a thread's
+	 * count of events moves with the contention it meets (futex waits
+	 * and retries), its visits of the racy access do not */
+	for (size_t j = 0; j < pr->n; j++)
+		if (pr->keys[j].kind == DEC_RUN &&
+		    pr->keys[j].cur == e->thread && pr->keys[j].pc == e->pc &&
+		    ++pr->hits[j] == pr->keys[j].k)
+			pr->pending = pr->keys[j].thread;
 }
 
 /* One run following only the keys marked in `use` (all when NULL); true
@@ -741,6 +788,8 @@ static bool process_try(minimize_strategy_fn run, void *ctx,
 		if (!use || use[j])
 			pr->keys[pr->n++] = all[j];
 	memset(pr->count, 0, (size_t)pr->nth * sizeof(*pr->count));
+	memset(pr->hits, 0, (pr->n + 1) * sizeof(*pr->hits));
+	pr->pending = -1;
 	struct strategy s = { .ctx = pr,
 			      .pick = process_replay_pick,
 			      .executed = process_replay_executed };
@@ -872,7 +921,7 @@ static int thread_at(const struct run_result *r, int proc, int rank)
  * *best) to it; true if it failed as *best does (then it is *best). */
 static bool process_layout(minimize_strategy_fn run, void *ctx,
 			   struct run_result *best, struct process_replay *pr,
-			   struct tkey *keys, size_t n,
+			   struct tkey *keys, size_t n, int proc,
 			   struct minimize_stats *st, bool *err)
 {
 	struct run_result rr;
@@ -882,6 +931,8 @@ static bool process_layout(minimize_strategy_fn run, void *ctx,
 
 	pr->n = 0;
 	memset(pr->count, 0, (size_t)pr->nth * sizeof(*pr->count));
+	memset(pr->hits, 0, (pr->n + 1) * sizeof(*pr->hits));
+	pr->pending = -1;
 	st->runs++;
 	if (run(ctx, &s, &rr)) {
 		*err = true;
@@ -889,6 +940,10 @@ static bool process_layout(minimize_strategy_fn run, void *ctx,
 	}
 	if (rr.failure == FAIL_INTERRUPTED)
 		*err = true;
+	for (int i = 0; i < rr.nthreads; i++)
+		if (rr.threads[i].proc == proc && rr.threads[i].thread >= 0 &&
+		    rr.threads[i].thread < pr->nth)
+			pr->mine[rr.threads[i].thread] = true;
 	for (size_t j = 0; j < n && rr.nthreads && !*err; j++) {
 		int p, k, c = -1, t = -1;
 
@@ -933,13 +988,18 @@ static int process_only(minimize_strategy_fn run, void *ctx,
 			pr.nth = best->events[i].thread + 1;
 	pr.nth += 64; /* threads this run may create beyond the found run's */
 	pr.count = calloc((size_t)pr.nth, sizeof(*pr.count));
+	pr.mine = calloc((size_t)pr.nth, sizeof(*pr.mine));
+	pr.hits = calloc(best->ndecisions + best->nevents + 1,
+			 sizeof(*pr.hits));
+	pr.pending = -1;
 	pr.keys = calloc(best->ndecisions + best->nevents + 1,
 			 sizeof(*pr.keys));
 	keys = calloc(best->ndecisions + best->nevents + 1, sizeof(*keys));
-	if (!pr.count || !pr.keys || !keys)
+	if (!pr.count || !pr.mine || !pr.hits || !pr.keys || !keys)
 		goto out;
 	size_t d = 0;
 	int last = -1; /* the process's thread that ran last */
+	size_t at = 0;	/* its last event */
 
 	/* the process's own order: wherever its next event is another of
 	 * its threads' than the last one's (directly, or after other
@@ -969,13 +1029,23 @@ static int process_only(minimize_strategy_fn run, void *ctx,
 		}
 		if (process_of(best, e->thread) == proc) {
 			if (last >= 0 && last != e->thread &&
-			    nkeys < best->ndecisions + best->nevents)
+			    nkeys < best->ndecisions + best->nevents) {
+				uint64_t pc = best->events[at].pc;
+				uint32_t visits = 0;
+
+				for (size_t j = 0; j <= at; j++)
+					visits += best->events[j].thread ==
+							  last &&
+						  best->events[j].pc == pc;
 				keys[nkeys++] = (struct tkey){
 					.cur = (uint16_t)last,
 					.thread = e->thread,
-					.k = pr.count[last],
-					.kind = DEC_RUN };
+					.k = visits,
+					.kind = DEC_RUN,
+					.pc = pc };
+			}
 			last = e->thread;
+			at = i;
 		}
 		pr.count[e->thread]++;
 	}
@@ -984,7 +1054,7 @@ static int process_only(minimize_strategy_fn run, void *ctx,
 	/* the default schedule first: the other processes then create their
 	 * threads in the order every candidate will see (the keys' T-numbers
 	 * follow it), and it may fail already */
-	if (process_layout(run, ctx, best, &pr, keys, nkeys, st, &err) || err)
+	if (process_layout(run, ctx, best, &pr, keys, nkeys, proc, st, &err) || err)
 		goto done;
 	/* all of the process's own switches, every other choice default */
 	if (!process_try(run, ctx, best, &pr, keys, nkeys, NULL, true, st,
@@ -1001,6 +1071,8 @@ done:
 	}
 out:
 	free(pr.count);
+	free(pr.hits);
+	free(pr.mine);
 	free(pr.keys);
 	free(keys);
 	return ret;
