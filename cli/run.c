@@ -508,7 +508,7 @@ static void smaller_schedule(const struct explore_opts *eo,
 			     struct session_config *cfg,
 			     struct run_result *best,
 			     struct minimize_stats *ms, int *clear,
-			     double t_start, bool *capped)
+			     double t_min, bool *capped)
 {
 	struct minimize_stats more = { 0 };
 
@@ -524,7 +524,7 @@ static void smaller_schedule(const struct explore_opts *eo,
 	ms->runs += more.runs;
 	more.runs = 0;
 	min_debug("reorder loop", best, ms->runs);
-	double spent = cli_wall() - t_start;
+	double spent = cli_wall() - t_min; /* minimising so far */
 
 	cli_bound_cap(cfg, spent > MINIMIZE_PROOF_MIN ? spent
 						  : MINIMIZE_PROOF_MIN);
@@ -968,6 +968,7 @@ int cmd_run(int argc, char **argv)
 				/* the found schedule is the best so far: the
 				 * bound applies from here on */
 				cli_bound_begin(&eo.cfg, budget);
+				double t_min = cli_wall();
 				unsigned pb = best.preemptions;
 				size_t db = minimize_count_decisions(&best);
 				struct minimize_stats ps = { 0 };
@@ -990,7 +991,7 @@ int cmd_run(int argc, char **argv)
 				 * failure systematically below its count */
 				if ((int)best.preemptions > clear)
 					smaller_schedule(&eo, &eo.cfg, &best,
-							 &ms, &clear, t_start,
+							 &ms, &clear, t_min,
 							 &capped);
 				ms.preemptions_before = before;
 				ms.decisions_before = dbefore;
@@ -1047,7 +1048,7 @@ int cmd_run(int argc, char **argv)
 					snprintf(mnote + l, sizeof(mnote) - l,
 						 "; the search below stopped "
 						 "at its share of the bound "
-						 "(as long as the rest took, "
+						 "(as long as shrinking took, "
 						 "at least %g s)",
 						 MINIMIZE_PROOF_MIN);
 				}
