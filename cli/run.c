@@ -911,6 +911,8 @@ int cmd_run(int argc, char **argv)
 
 		schedule_from_run(&sch, &prog, &co, sname, eo.bound, orig);
 		schedule_set_points(&sch, er.points, er.npoints);
+		(void)cli_coverage_to_schedule(&sch, cov_list, (size_t)ncov,
+					       cov_pairs, cov_covered);
 		int se = save_schedule(&sch, co.out_dir, id, "original",
 				       files[0], sizeof(files[0]));
 
@@ -1012,6 +1014,9 @@ int cmd_run(int argc, char **argv)
 						  eo.bound, &best);
 				schedule_set_points(&sch, er.points,
 						    er.npoints);
+				(void)cli_coverage_to_schedule(
+					&sch, cov_list, (size_t)ncov,
+					cov_pairs, cov_covered);
 				se = save_schedule(&sch, co.out_dir, id,
 						   "minimized", files[1],
 						   sizeof(files[1]));
