@@ -496,8 +496,21 @@ static int explore_serial(const struct explore_opts *o0,
 	uint64_t first_run = 1;	/* the first run since the last restart */
 	char disc_why[400] = "";	/* a discovery run hit a limit */
 	double fastest = -1;	/* wall seconds of the fastest finished run */
+	bool clock_restart = false; /* a dfs run read the clock: key it */
 
 	memset(r, 0, sizeof(*r));
+	/* A serial dfs with the state cache keys states without the virtual
+	 * clock while no run has read it or waited on it: a program that
+	 * never does cannot tell two clocks apart.  The search is then one
+	 * of the program in which reading the clock ends the run, with keys
+	 * that cover its whole state, so if any schedule within the bound
+	 * reads the clock, one of the search's runs does (or would, where a
+	 * run was cut short, at a state an earlier run went on from), and
+	 * the search starts again with the clock in every key. */
+	o->cfg.key_no_clock = o->strategy == STRAT_DFS && o->state_cache &&
+			      !o->shared_cache && o->nshards <= 1 &&
+			      !(o->dpor && o->reduction) &&
+			      !getenv("PTLOOM_KEY_CLOCK");
 	r->coverage = coverage_new();
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
 		add_point(r, o->cfg.user_points[i].addr,
@@ -691,6 +704,21 @@ restart:
 			snprintf(r->error, sizeof(r->error), "interrupted");
 			break;
 		}
+		if (clock_restart) {
+			/* the last dfs run read the clock and the search
+			 * went on (no failure): what it pruned by keys
+			 * without the clock is not known to be covered.
+			 * Start again with the clock in every key. */
+			clock_restart = false;
+			o->cfg.key_no_clock = false;
+			dfs_free(d);
+			sampler_free(smp);
+			d = NULL;
+			smp = NULL;
+			r->clock_restarts++;
+			first_run = r->runs + 1;
+			goto restart;
+		}
 		/* hybrid: every fourth run is a sample, so a deep tree at
 		 * a low bound cannot hide a bug reachable elsewhere; the
 		 * verdict still needs the systematic search to finish.  When
@@ -829,6 +857,8 @@ restart:
 			est_steps = rr.steps;
 		if (d)
 			r->bound = dfs_bound(d);
+		if (d && !sample && rr.time_used && o->cfg.key_no_clock)
+			clock_restart = true;
 		/* a run the reduction cut short is no whole execution: its
 		 * output would be a fragment */
 		bool cut_short = d && !sample && rr.failure == FAIL_DIVERGED &&

@@ -1416,6 +1416,9 @@ minimized:
 						 (double)er.total_steps
 				       : 0,
 			er.filters, er.filters == 1 ? "" : "s");
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.clock_restarts)
+		fprintf(stderr, "ptloom: the search started again with the "
+				"clock in its state keys (a run read it)\n");
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs)
 		fprintf(stderr, "ptloom: per run %.1f stops, %.1f steps, %.1f "
 				"choices (decisions among two or more), %.1f "
