@@ -473,6 +473,23 @@ static int first_pick(void *ctx, const struct choice *c)
 	return 0;
 }
 
+/*
+ * Is run `runs` (0-based) of the hybrid a sample while the systematic
+ * search goes on?  Every fourth of the first 2,000 (where the samples find
+ * what they find: bench/SEARCH.md, bench/CORPUS.md, every program's
+ * median under 1,000), every eighth up to 4,000, every sixteenth after:
+ * a search that needs most of the budget gets 8,875 of 10,000 runs rather
+ * than 7,500, and the first 2,000 runs are what they always were.
+ */
+static bool hybrid_turn(uint64_t runs)
+{
+	if (runs < 2000)
+		return runs % 4 == 3;
+	if (runs < 4000)
+		return runs % 8 == 7;
+	return runs % 16 == 15;
+}
+
 static int explore_serial(const struct explore_opts *o0,
 			  struct explore_result *r)
 {
@@ -719,7 +736,8 @@ restart:
 			first_run = r->runs + 1;
 			goto restart;
 		}
-		/* hybrid: every fourth run is a sample, so a deep tree at
+		/* hybrid: every fourth run is a sample (hybrid_turn: fewer
+		 * after 2,000), so a deep tree at
 		 * a low bound cannot hide a bug reachable elsewhere; the
 		 * verdict still needs the systematic search to finish.  When
 		 * it has finished, samples go on until the runs are twice
@@ -744,8 +762,7 @@ restart:
 			r->complete = true;
 			break;
 		}
-		bool sample = d && nhs &&
-			      (post || r->runs % 4 == 3);
+		bool sample = d && nhs && (post || hybrid_turn(r->runs));
 		/* the default mix gives samples 7, 23, 39, ... to round-robin
 		 * (rr: strict alternations no walk finds in time) and 15,
 		 * 31, ... to the coverage-guided sampler (cov); the first
