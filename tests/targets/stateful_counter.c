@@ -1,5 +1,5 @@
 /* Correct: NWORK (3) workers and main (4 threads) step a shared counter
- * through its states under a mutex: each worker adds twice, main reads
+ * through its states under a mutex: each worker adds three times, main reads
  * it once while they run; the final count is exact. */
 #include <assert.h>
 #include <pthread.h>
@@ -8,7 +8,9 @@
 #ifndef NWORK
 #define NWORK 3
 #endif
-#define STEPS 2
+#ifndef STEPS
+#define STEPS 3
+#endif
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int count;
