@@ -1419,6 +1419,44 @@ Test(real, go_lost_update_found)
 	res_free(&p);
 }
 
+/* Go's netpoller (epoll, edge-triggered) with a server and two clients on
+ * loopback TCP in one program: the order in which it sees the clients'
+ * messages and its 2 ms timer is explored, so the lost update is found
+ * (natively it passes: the second client starts 2 ms later) and replayed
+ * exactly; with "fixed" no schedule fails. */
+Test(real, go_netpoller_lost_update_found)
+{
+	if (!have("go"))
+		cr_skip_test("go is not installed (scripts/setup.sh --tests "
+			     "installs it; apt-get install golang-go)");
+	static char bin[2 * PATH_MAX];
+
+	snprintf(bin, sizeof(bin), "%s", go_build("go_tcp_lost_update"));
+	struct res r = ptl("run", "--points", "sync", "--no-minimize", "--seed",
+			   SEED, "-o", in_tmp("gtl_out"), "--", bin, NULL);
+	const char *rp = strstr(r.out ? r.out : "", "replay: ptloom replay ");
+	char file[PATH_MAX];
+
+	cr_assert_eq(r.code, 1, "`%s` exit %d:\n%s%s", r.cmd, r.code, r.out,
+		     r.err);
+	cr_assert(strstr(r.out, "count 1"), "%s", r.out);
+	cr_assert_not_null(rp, "%s", r.out);
+	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
+	struct res p = ptl("replay", file, "--", bin, NULL);
+
+	cr_expect_eq(p.code, 1, "`%s` exit %d:\n%s%s", p.cmd, p.code, p.out,
+		     p.err);
+	cr_expect(strstr(p.out, "replay exact"), "`%s`:\n%s", p.cmd, p.out);
+	res_free(&p);
+	res_free(&r);
+	r = ptl("run", "--points", "sync", "--max-time", "20", "--seed", SEED,
+		"--", bin, "fixed", NULL);
+	cr_expect(r.code == 0 || r.code == 3, "`%s` exit %d:\n%s%s", r.cmd,
+		  r.code, r.out, r.err);
+	cr_expect(!strstr(r.out, "FAIL"), "%s", r.out);
+	res_free(&r);
+}
+
 /* tests/real/NAME.rs built into the test's directory with rustc (-O), its
  * path (static, so that it outlives in_tmp's rotation) */
 static const char *rust_build(const char *name)
