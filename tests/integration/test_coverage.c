@@ -276,4 +276,16 @@ Test(coverage, show_marks_the_pairs_not_covered)
 		res_free(&j);
 	}
 	found_free(&f);
+
+	/* a file from before (no coverage recorded) shows none */
+	char old[PATH_MAX];
+
+	snprintf(old, sizeof(old), "%s/valid-full.pb",
+		 env_or("PTLOOM_CORPUS", "tests/corpus"));
+	struct res o = PTL("show", "--format", "html", old);
+
+	assert_exit(o, 0);
+	cr_assert_null(strstr(o.out, "id=\"coverage\""), "%s", o.out);
+	cr_assert_null(strstr(o.out, " uncovered"), "%s", o.out);
+	res_free(&o);
 }
