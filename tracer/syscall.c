@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -131,6 +132,7 @@ static int read_ts(struct thread *t, uint64_t addr, uint64_t *ns)
 
 static uint64_t clock_now(struct session *s, int clk)
 {
+	time_observed(s);
 	switch (clk) {
 	case CLOCK_REALTIME:
 	case CLOCK_REALTIME_COARSE:
@@ -688,6 +690,18 @@ static void watch_syscall(struct session *s, struct thread *t, long nr)
 			      nr == SYS_write || nr == SYS_writev ||
 				      nr == SYS_sendto || nr == SYS_sendmsg);
 		break;
+	case SYS_mmap:
+		/* a file mapped shared (the filter stops no other mmap):
+		 * read and written through memory as the protection allows */
+		if (w->io && (r->r10 & MAP_SHARED) && (int)r->r8 >= 0) {
+			if (r->rdx & (PROT_READ | PROT_EXEC))
+				w->io(w->ctx, t->p->idx, t->p->pid, (int)r->r8,
+				      false);
+			if (r->rdx & PROT_WRITE)
+				w->io(w->ctx, t->p->idx, t->p->pid, (int)r->r8,
+				      true);
+		}
+		break;
 	case SYS_kill:
 	case SYS_tgkill:
 	case SYS_tkill:
@@ -981,6 +995,8 @@ static void block(struct session *s, struct thread *t, int kind, bool timed,
 	t->st = SCHED_BLOCKED;
 	t->block = kind;
 	t->timed = timed;
+	if (timed)
+		time_observed(s);
 	t->deadline = deadline;
 	t->armed = s->step;
 	t->timeout_result = timeout_result;
@@ -1013,6 +1029,7 @@ static bool futex_execute(struct session *s, struct thread *t)
 			return true;
 		}
 		if (timed) {
+			time_observed(s);
 			if (read_ts(t, r->r10, &ns)) {
 				skip(t, -EINVAL);
 				return true;
@@ -1115,6 +1132,7 @@ bool syscall_execute(struct session *s, struct thread *t)
 			process_kill_execute(s, t);
 		return true;
 	case OP_SLEEP: {
+		time_observed(s);
 		uint64_t deadline = t->sleep_abs ? t->sleep_ns
 						 : s->now + t->sleep_ns;
 
@@ -1175,6 +1193,7 @@ bool syscall_emulate_rdtsc(struct session *s, struct thread *t)
 
 	if (regs_get(t) || mem_read(t->p, t->regs.rip, c, 3))
 		return false;
+	time_observed(s);
 	uint64_t tsc = s->now * 3;
 
 	s->now += s->quantum;

@@ -249,6 +249,12 @@ struct proc_watch {
 	void (*kill)(void *ctx, int pidx, pid_t target, bool tid);
 };
 
+/* The inode of the socket at the other end of descriptor fd of process
+ * pid (Unix, TCP or connected UDP on this machine), 0 when none or not
+ * known (tracer/fdext.c): for watchers matching the two ends of a
+ * connection. */
+long fdext_socket_peer(pid_t pid, int fd);
+
 struct session_config {
 	char *const *argv;	/* argv[0] is the resolved program path */
 	char *const *envp;	/* the environment given to the program */
@@ -275,6 +281,10 @@ struct session_config {
 	double stop_wall;
 	struct symbolizer *sym;	/* may be NULL */
 	uint64_t clock_quantum_ns; /* virtual time per step, 0 = default */
+	/* state keys (choice.state) leave the virtual clock out until the
+	 * run reads it or waits on it (run_result.time_used): for a search
+	 * that starts again with the clock in the key when a run does */
+	bool key_no_clock;
 	/* CLOCK_REALTIME at the start of the run (ns since the epoch), at
 	 * least CLOCK_REALTIME_MIN; 0 = the built-in 2026-01-01 */
 	uint64_t clock_realtime_ns;
@@ -432,6 +442,10 @@ struct run_result {
 	uint64_t stops, choices;
 	/* the program states hashed for the strategy (choice.state) */
 	uint64_t state_keys;
+	/* the run read the virtual clock or waited on it: a clock read,
+	 * rdtsc, a timed wait, sleep or poll, a timer (session_config
+	 * key_no_clock) */
+	bool time_used;
 	/* every handled stop by kind (enum stop_count_kind) */
 	uint64_t stop_kinds[STOPK_N];
 	/* race discovery: accesses observed, stops at observation points
