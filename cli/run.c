@@ -1003,12 +1003,41 @@ int cmd_run(int argc, char **argv)
 				cli_bound_end(&eo.cfg);
 				struct run_result ex;
 
+				bool exact = false, tree = false;
+
 				if (rerun_exact(&eo.cfg, &best, &ex) == 0 &&
 				    ex.trace_hash == best.trace_hash) {
 					run_result_free(&best);
 					best = ex;
+					exact = true;
 				} else if (ex.events) {
 					run_result_free(&ex);
+				}
+				for (int i = 0; i < best.nthreads; i++)
+					tree |= best.threads[i].proc > 0;
+				/* behind a runner a process may wait in the
+				 * kernel for another's timing: a schedule that
+				 * does not replay exactly twice is not kept */
+				if (tree && exact && !cli_interrupted) {
+					exact = rerun_exact(&eo.cfg, &best,
+							    &ex) == 0 &&
+						ex.trace_hash ==
+							best.trace_hash;
+					if (ex.events || ex.output)
+						run_result_free(&ex);
+				}
+				if (tree && !exact && !cli_interrupted &&
+				    best.preemptions < orig->preemptions) {
+					run_result_free(&best);
+					memset(&best, 0, sizeof(best));
+					snprintf(mnote, sizeof(mnote),
+						 "not kept: the minimised "
+						 "schedule did not replay "
+						 "exactly twice (a process "
+						 "waited in the kernel for "
+						 "another's timing); the found "
+						 "schedule is saved");
+					goto minimized;
 				}
 				if (cli_interrupted) {
 					/* not verified to the end: keep the
