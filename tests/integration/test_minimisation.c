@@ -42,6 +42,58 @@ Test(minimisation, time_bound_keeps_the_best_schedule_so_far)
 	res_free(&r);
 }
 
+/* `ptloom minimize` answers within the same bound: --minimize-time too
+ * short for a single run keeps the recorded schedule as the best so far,
+ * says "minimum not proven" and where it stopped, and the file it writes
+ * replays exactly; --minimize-time 0 is a one-line usage error. */
+Test(minimisation, minimize_command_keeps_its_time_bound)
+{
+	struct res r = RUN(target("lost_update_8"), "-s", "random", "-n", "200",
+			   "--seed", SEED, "--no-minimize");
+
+	assert_exit(r, 1);
+	char *saved = line_with(r.out, "saved: ");
+
+	cr_assert_not_null(saved, "no saved: line\n%s", r.out);
+	char *file = strdup(saved + strlen("saved: "));
+
+	res_free(&r);
+	struct res m = PTL("minimize", "-o", in_tmp("min"), "--minimize-time",
+			   "0.001", file, "--", target("lost_update_8"));
+
+	assert_exit(m, 1);
+	assert_contains(summary(&m), "(minimized, minimum not proven)",
+			"the summary");
+	char *note = line_with(m.out, "minimized: ");
+
+	cr_assert_not_null(note, "no minimized: line\n%s", m.out);
+	assert_contains(note, "stopped at its 0.001 s bound (--minimize-time)",
+			"the minimized: line");
+	char *line = line_with(m.out, "replay: ");
+
+	cr_assert_not_null(line, "no replay: line\n%s", m.out);
+	char *cmd = with_report(line + strlen("replay: "),
+				in_tmp("replay.json"));
+	struct res x = sh(cmd);
+
+	assert_exit(x, 1);
+	char *j = slurp(in_tmp("replay.json"));
+
+	assert_json(j, "exact", "true");
+	free(j);
+	res_free(&x);
+	free(cmd);
+	free(line);
+	free(note);
+	res_free(&m);
+	struct res u = PTL("minimize", "--minimize-time", "0", file, "--",
+			   target("lost_update_8"));
+
+	one_line_usage_error(u); /* frees u */
+	free(file);
+	free(saved);
+}
+
 Test(minimisation, time_bound_takes_seconds)
 {
 	struct res r = RUN(target("counter_race"), "--minimize-time", "0",
