@@ -25,6 +25,7 @@
 #endif
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,9 @@
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "session_int.h"
 #include "spin.h"
 
@@ -644,4 +647,186 @@ int livelock_check(struct session *s, char *msg, size_t len)
 		l->at[LIVELOCK_SLOTS - 1] = s->nev - 1;
 	}
 	return LIVELOCK_MAYBE;
+}
+
+/* ---- the words a spin reads --------------------------------------------- */
+
+static bool in_list(const uint64_t *l, int n, uint64_t v)
+{
+	for (int i = 0; i < n; i++)
+		if (l[i] == v)
+			return true;
+	return false;
+}
+
+/*
+ * One turn of t's spin, taken and then undone: t stands at its spin point
+ * (the breakpoint at rip), and nobody else runs.  It is single-stepped
+ * until it is back at the spin point (or reaches another point, a system
+ * call, CYCLE_MAX instructions, or an instruction whose effect cannot be
+ * undone), every 8-byte word it reads before storing to it is noted, and
+ * then its registers (general and x87/SSE/AVX) and every byte it stored
+ * are put back: the thread is exactly where it was, as if it had not
+ * moved.  Those words are what another thread's store must change to end
+ * the spin (thread.c watch_arm: a store to one is a scheduling point).
+ * Only a turn that ends where it began, registers and memory unchanged,
+ * is a wait (*waits): a turn that finds what it waits for (a consumer
+ * that takes an item) needs no watchpoints, which would only cost points.
+ * Returns how many words (at most max) are in words[], 0 when none are
+ * known, <0 when t is gone.
+ */
+int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
+	       bool *waits)
+{
+	static uint8_t xs[XSTATE_MAX];
+	static struct store_rec w[CYCLE_STORES + 16];
+	uint64_t written[CYCLE_STORES + 16];
+	struct user_regs_struct saved;
+	int n = 0, nw = 0, nwritten = 0, status = 0, requeue = 0;
+	size_t xlen;
+	uint64_t start;
+	bool cycle = false;
+
+	(void)s;
+	*waits = false;
+	if (regs_get(t) || regs_set(t))
+		return 0;
+	saved = t->regs;
+	start = saved.rip;
+	xlen = xstate_get(t, xs);
+	for (int step = 0; step < CYCLE_MAX; step++) {
+		uint8_t code[16] = { 0 };
+		uint8_t sbefore[16];
+		struct insn_info in;
+		bool stop = false;
+
+		if (step && t->regs.rip == start) {
+			/* the turn is over: a wait only if it changed nothing */
+			struct user_regs_struct now = t->regs, then = saved;
+
+			now.eflags = then.eflags = 0;
+			cycle = !memcmp(&now, &then, sizeof(now));
+			for (int k = 0; k < nw && cycle; k++) {
+				uint8_t v[64];
+
+				cycle = !mem_read(t->p, w[k].a, v, w[k].sz) &&
+					!memcmp(v, w[k].before, w[k].sz);
+			}
+			break;
+		}
+		if (mem_read(t->p, t->regs.rip, code, sizeof(code)))
+			break;
+		struct bp *b = bp_find(t->p, t->regs.rip);
+
+		if (b && step && !b->observe)
+			break; /* another point */
+		if (b)
+			memcpy(code, b->orig, sizeof(code));
+		else if (code[0] == 0xcc)
+			break;
+		if ((code[0] == 0x0f &&
+		     (code[1] == 0x05 || code[1] == 0x31 || code[1] == 0x34 ||
+		      (code[1] == 0x01 && code[2] == 0xf9))) ||
+		    code[0] == 0xcd || nondeterministic(code, sizeof(code)) ||
+		    disasm_decode(code, sizeof(code), t->regs.rip, &in) ||
+		    in.vsib || in.is_string_op || code[0] == 0xc8)
+			break;
+		for (int k = 0; k < in.nmem && !stop; k++) {
+			const struct disasm_mem *m = &in.mem[k];
+			uint64_t a = disasm_mem_addr(m, &t->regs);
+			int sz = m->size ? m->size : 8;
+
+			if (m->seg)
+				continue; /* thread-local */
+			if (m->read && n < max && !in_list(written, nwritten,
+							   a & ~7ull) &&
+			    !in_list(words, n, a & ~7ull))
+				words[n++] = a & ~7ull;
+			if (!m->write)
+				continue;
+			if (!m->size || m->size > 64 || nw == CYCLE_STORES ||
+			    mem_read(t->p, a, w[nw].before, (size_t)sz)) {
+				stop = true;
+				break;
+			}
+			w[nw].a = a;
+			w[nw++].sz = (uint8_t)sz;
+			for (uint64_t g = a & ~7ull; g < a + (uint64_t)sz &&
+			     nwritten < CYCLE_STORES; g += 8)
+				if (!in_list(written, nwritten, g))
+					written[nwritten++] = g;
+		}
+		if (stop || nw >= CYCLE_STORES)
+			break;
+		uint64_t rsp = t->regs.rsp;
+
+		if (mem_read(t->p, rsp - sizeof(sbefore), sbefore,
+			     sizeof(sbefore)))
+			break;
+		if (b)
+			mem_write(t->p, b->addr, b->orig, 1);
+		long e = ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
+
+		if (e == 0)
+			for (;;) {
+				pid_t r = waitpid(t->tid, &status, __WALL);
+
+				if (r == t->tid)
+					break;
+				if (r < 0 && errno != EINTR) {
+					e = -1;
+					break;
+				}
+			}
+		if (b) {
+			uint8_t cc = 0xcc;
+
+			mem_write(t->p, b->addr, &cc, 1);
+		}
+		t->regs_valid = false;
+		if (e < 0 || !WIFSTOPPED(status))
+			return -1; /* gone */
+		if (WSTOPSIG(status) != SIGTRAP || (status >> 16)) {
+			/* a signal came first: it is sent again once the
+			 * turn is undone */
+			if (!(status >> 16))
+				requeue = WSTOPSIG(status);
+			break;
+		}
+		if (regs_get(t))
+			break;
+		if (t->regs.rsp < rsp && nw < CYCLE_STORES) {
+			uint64_t below = rsp - t->regs.rsp;
+
+			if (below > sizeof(sbefore))
+				below = sizeof(sbefore);
+			w[nw].a = rsp - below;
+			w[nw].sz = (uint8_t)below;
+			memcpy(w[nw++].before,
+			       sbefore + sizeof(sbefore) - below, below);
+		}
+	}
+	/* undone: the stores from the last to the first, then registers */
+	for (int k = nw - 1; k >= 0; k--)
+		mem_write(t->p, w[k].a, w[k].before, w[k].sz);
+	if (xlen) {
+		struct iovec io = { .iov_base = xs, .iov_len = xlen };
+
+		if (xlen == sizeof(struct user_fpregs_struct))
+			ptrace(PTRACE_SETFPREGS, t->tid, 0, xs);
+		else
+			ptrace(PTRACE_SETREGSET, t->tid, (void *)NT_X86_XSTATE,
+			       &io);
+	}
+	t->regs = saved;
+	t->regs_valid = true;
+	t->regs_dirty = true;
+	if (regs_set(t))
+		return -1;
+	ptrace(PTRACE_POKEUSER, t->tid,
+	       offsetof(struct user, u_debugreg[6]), 0);
+	if (requeue)
+		syscall(SYS_tgkill, t->p->pid, t->tid, requeue);
+	*waits = cycle;
+	return n;
 }

@@ -686,6 +686,23 @@ static uint8_t rwlock_readers(const struct thread *t)
 /* Points in a row after which a thread yields to the others (fairness). */
 #define FAIR_STEPS 1000
 
+/*
+ * v stands at its spin point and its turn, taken and undone
+ * (thread.c spin_words), waits: run now it would only spin again, since
+ * every store cur has made to the words it reads since then was a
+ * watchpoint's trap that took the turn again.  The fairness yield waits
+ * (up to 4 x FAIR_STEPS) for a point where the spinner would go on:
+ * otherwise a thread polling a spin lock (lock, look, unlock) whose
+ * number of points per turn divides FAIR_STEPS hands over at the same
+ * place every time, always while it holds the lock, and the repeating
+ * cycle is reported as a livelock of a correct program.
+ */
+static bool waits_now(const struct thread *v, const struct thread *cur)
+{
+	return v->p == cur->p && v->kind == OP_SPIN && v->turn_known &&
+	       v->turn_waits && v->nspin_words > 0;
+}
+
 bool session_may_expire_early(struct session *s, const struct process *p,
 			      uint64_t armed)
 {
@@ -758,7 +775,9 @@ static void build_sched(struct session *s, struct sched_thread *st)
 	if (cur >= 0 && cur < s->nth && s->run_len >= FAIR_STEPS &&
 	    st[cur].state == SCHED_ENABLED)
 		for (int i = 0; i < s->nth; i++)
-			if (i != cur && st[i].state == SCHED_ENABLED) {
+			if (i != cur && st[i].state == SCHED_ENABLED &&
+			    !(s->run_len < 4 * FAIR_STEPS &&
+			      waits_now(&s->th[i], &s->th[cur]))) {
 				st[cur].yield = true;
 				break;
 			}

@@ -71,6 +71,8 @@ struct session {
 	bool ended;		/* the process is gone */
 	bool failed;		/* res->failure is set; kill and stop */
 	bool need_schedule;
+	/* a spinner's words were found this run (thread.c watch_arm) */
+	bool watching;
 	int fatal_thread;	/* thread that got the last fatal signal */
 	int fatal_sig;
 	char fatal_where[LOC_MAX];
