@@ -675,6 +675,32 @@ static bool in_list(const uint64_t *l, int n, uint64_t v)
  * Returns how many words (at most max) are in words[], 0 when none are
  * known, <0 when t is gone.
  */
+#define TURN_MAX 96 /* instructions of a turn taken to tell a wait */
+
+/* Every byte stores [from, to) wrote holds again what the first of them
+ * to write it found. */
+static bool turn_restored(struct process *p, const struct store_rec *w,
+			  int from, int to)
+{
+	for (int i = from; i < to; i++) {
+		uint8_t now[64];
+
+		if (mem_read(p, w[i].a, now, w[i].sz))
+			return false;
+		for (int b = 0; b < w[i].sz; b++) {
+			uint64_t a = w[i].a + (uint64_t)b;
+			bool earlier = false;
+
+			for (int k = from; k < i && !earlier; k++)
+				earlier = a >= w[k].a && a < w[k].a + w[k].sz;
+			if (!earlier && w[i].before[b] != now[b])
+				return false;
+		}
+	}
+	return true;
+}
+
+int spin_reads_steps;
 int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 	       bool *waits)
 {
@@ -694,31 +720,56 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 	saved = t->regs;
 	start = saved.rip;
 	xlen = xstate_get(t, xs);
-	for (int step = 0; step < CYCLE_MAX; step++) {
+	int steps_taken = 0;
+	/* the path of a turn that waited, from this point: a turn that
+	 * leaves it goes on, and is not followed further */
+	int npath = t->wait_path_at == start ? t->nwait_path : 0;
+	uint64_t path[WAIT_PATH];
+	/* the turn going on: its first step, first store, registers */
+	int turn0 = 0, nw0 = 0;
+	struct user_regs_struct ref = saved;
+
+	for (int step = 0; step < TURN_MAX; step++, steps_taken = step) {
 		uint8_t code[16] = { 0 };
 		uint8_t sbefore[16];
 		struct insn_info in;
 		bool stop = false;
 
-		if (step && t->regs.rip == start) {
-			/* the turn is over: a wait only if it changed nothing */
-			struct user_regs_struct now = t->regs, then = saved;
+		int ts = step - turn0; /* step of this turn */
+
+		if (npath && ts && t->regs.rip != start &&
+		    (ts >= npath || t->wait_path[ts] != t->regs.rip))
+			break; /* off the waiting path */
+		if (ts < WAIT_PATH)
+			path[ts] = t->regs.rip;
+		if (ts && t->regs.rip == start) {
+			/* a turn is over: a wait when it changed nothing (the
+			 * first turn may load what the registers did not hold
+			 * yet: then the second must repeat it exactly) */
+			struct user_regs_struct now = t->regs, then = ref;
 
 			now.eflags = then.eflags = 0;
-			cycle = !memcmp(&now, &then, sizeof(now));
-			for (int k = 0; k < nw && cycle; k++) {
-				uint8_t v[64];
-
-				cycle = !mem_read(t->p, w[k].a, v, w[k].sz) &&
-					!memcmp(v, w[k].before, w[k].sz);
+			cycle = !memcmp(&now, &then, sizeof(now)) &&
+				turn_restored(t->p, w, nw0, nw);
+			if (cycle && !npath && ts <= WAIT_PATH) {
+				memcpy(t->wait_path, path,
+				       (size_t)ts * sizeof(path[0]));
+				t->nwait_path = ts;
+				t->wait_path_at = start;
 			}
-			break;
+			/* a first turn that left memory changed goes on */
+			if (cycle || turn0 || !turn_restored(t->p, w, 0, nw))
+				break;
+			turn0 = step;
+			nw0 = nw;
+			ref = t->regs;
+			ts = 0;
 		}
 		if (mem_read(t->p, t->regs.rip, code, sizeof(code)))
 			break;
 		struct bp *b = bp_find(t->p, t->regs.rip);
 
-		if (b && step && !b->observe)
+		if (b && step && !b->observe && t->regs.rip != start)
 			break; /* another point */
 		if (b)
 			memcpy(code, b->orig, sizeof(code));
@@ -759,9 +810,13 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 		if (stop || nw >= CYCLE_STORES)
 			break;
 		uint64_t rsp = t->regs.rsp;
+		/* what a push or a call stores under the stack pointer */
+		bool pushes = in.is_call || in.is_push_reg || code[0] == 0x68 ||
+			      code[0] == 0x6a || code[0] == 0x9c ||
+			      code[0] == 0xff;
 
-		if (mem_read(t->p, rsp - sizeof(sbefore), sbefore,
-			     sizeof(sbefore)))
+		if (pushes && mem_read(t->p, rsp - sizeof(sbefore), sbefore,
+				       sizeof(sbefore)))
 			break;
 		if (b)
 			mem_write(t->p, b->addr, b->orig, 1);
@@ -795,7 +850,7 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 		}
 		if (regs_get(t))
 			break;
-		if (t->regs.rsp < rsp && nw < CYCLE_STORES) {
+		if (pushes && t->regs.rsp < rsp && nw < CYCLE_STORES) {
 			uint64_t below = rsp - t->regs.rsp;
 
 			if (below > sizeof(sbefore))
@@ -828,5 +883,6 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 	if (requeue)
 		syscall(SYS_tgkill, t->p->pid, t->tid, requeue);
 	*waits = cycle;
+	spin_reads_steps = steps_taken;
 	return n;
 }

@@ -50,6 +50,8 @@ enum block_kind {
 enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD,
        FDK_FLOCK /* a flock(2) request: pev 1 shared, 2 exclusive */ };
 
+#define WAIT_PATH 48 /* instructions of a spin's turn remembered */
+
 struct thread {
 	int tid;
 	int idx;		/* T-number in the whole tree (the trace's) */
@@ -163,6 +165,10 @@ struct thread {
 	uint64_t turn_words[4], turn_vals[4];
 	int nturn_words;
 	bool turn_known, turn_waits;
+	/* the pcs of a turn from wait_path_at that waited (spin_reads) */
+	uint64_t wait_path[WAIT_PATH];
+	uint64_t wait_path_at;
+	int nwait_path;
 	/* the write watchpoints its debug registers hold (DR0-3) */
 	uint64_t dr[4];
 	int ndr;
