@@ -700,7 +700,6 @@ static bool turn_restored(struct process *p, const struct store_rec *w,
 	return true;
 }
 
-int spin_reads_steps;
 int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 	       bool *waits)
 {
@@ -720,7 +719,6 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 	saved = t->regs;
 	start = saved.rip;
 	xlen = xstate_get(t, xs);
-	int steps_taken = 0;
 	/* the path of a turn that waited, from this point: a turn that
 	 * leaves it goes on, and is not followed further */
 	int npath = t->wait_path_at == start ? t->nwait_path : 0;
@@ -729,7 +727,7 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 	int turn0 = 0, nw0 = 0;
 	struct user_regs_struct ref = saved;
 
-	for (int step = 0; step < TURN_MAX; step++, steps_taken = step) {
+	for (int step = 0; step < TURN_MAX; step++) {
 		uint8_t code[16] = { 0 };
 		uint8_t sbefore[16];
 		struct insn_info in;
@@ -883,6 +881,5 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 	if (requeue)
 		syscall(SYS_tgkill, t->p->pid, t->tid, requeue);
 	*waits = cycle;
-	spin_reads_steps = steps_taken;
 	return n;
 }

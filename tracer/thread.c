@@ -197,8 +197,6 @@ static void spin_words(struct session *s, struct thread *t)
 	if (!same) {
 		t->turn_regs = t->regs;
 		n = spin_reads(s, t, t->turn_words, 4, &t->turn_waits);
-		if (getenv("PTLOOM_DEBUG_WATCH"))
-			{ extern int spin_reads_steps; fprintf(stderr, "turn T%d pc %llx: %d words, %s, %d steps\n", t->idx, (unsigned long long)t->regs.rip, n, t->turn_waits ? "waits" : "goes on", spin_reads_steps); }
 		t->nturn_words = n > 0 ? n : 0;
 		t->turn_known = n >= 0;
 		for (int i = 0; i < t->nturn_words; i++)
