@@ -677,6 +677,33 @@ static bool in_list(const uint64_t *l, int n, uint64_t v)
  */
 #define TURN_MAX 96 /* instructions of a turn taken to tell a wait */
 
+/* Instructions that may store more or elsewhere than their operand says
+ * (the xsave and fxsave families, x87 state stores, maskmovq/maskmovdqu
+ * through rdi, the system group): a turn that reaches one cannot be
+ * undone, so it ends there (ld.so's lazy binding saves the vector state
+ * with xsavec). */
+static bool hidden_store(const uint8_t *c, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (c[i] == 0x66 || c[i] == 0x67 || c[i] == 0xf2 ||
+			   c[i] == 0xf3 || c[i] == 0x2e || c[i] == 0x3e ||
+			   c[i] == 0x26 || c[i] == 0x36 || c[i] == 0x64 ||
+			   c[i] == 0x65 || (c[i] & 0xf0) == 0x40))
+		i++;
+	if (i + 1 >= len)
+		return true;
+	if (c[i] >= 0xd8 && c[i] <= 0xdf)
+		return true; /* x87 */
+	if (c[i] == 0xc5) /* VEX: only vmaskmovdqu stores through rdi */
+		return i + 2 < len && c[i + 2] == 0xf7;
+	if (c[i] == 0xc4)
+		return i + 3 < len && c[i + 3] == 0xf7;
+	return c[i] == 0x0f && (c[i + 1] == 0xae || c[i + 1] == 0xc7 ||
+				c[i + 1] == 0xf7 || c[i + 1] == 0x01 ||
+				c[i + 1] == 0x00);
+}
+
 /* Every byte stores [from, to) wrote holds again what the first of them
  * to write it found. */
 static bool turn_restored(struct process *p, const struct store_rec *w,
@@ -776,7 +803,8 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 		if ((code[0] == 0x0f &&
 		     (code[1] == 0x05 || code[1] == 0x31 || code[1] == 0x34 ||
 		      (code[1] == 0x01 && code[2] == 0xf9))) ||
-		    code[0] == 0xcd || nondeterministic(code, sizeof(code)) ||
+		    code[0] == 0xcd || hidden_store(code, sizeof(code)) ||
+		    nondeterministic(code, sizeof(code)) ||
 		    disasm_decode(code, sizeof(code), t->regs.rip, &in) ||
 		    in.vsib || in.is_string_op || code[0] == 0xc8)
 			break;
@@ -840,9 +868,15 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 		if (e < 0 || !WIFSTOPPED(status))
 			return -1; /* gone */
 		if (WSTOPSIG(status) != SIGTRAP || (status >> 16)) {
-			/* a signal came first: it is sent again once the
-			 * turn is undone */
-			if (!(status >> 16))
+			siginfo_t si;
+
+			/* a signal sent to it came first: sent again once the
+			 * turn is undone; a fault of the turn's own (the
+			 * thread left where it stood would meet it itself,
+			 * if it runs that way) is dropped with the turn */
+			if (!(status >> 16) &&
+			    (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) ||
+			     si.si_code <= 0))
 				requeue = WSTOPSIG(status);
 			break;
 		}
