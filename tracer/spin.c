@@ -813,14 +813,17 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 			uint64_t a = disasm_mem_addr(m, &t->regs);
 			int sz = m->size ? m->size : 8;
 
-			if (m->seg)
-				continue; /* thread-local */
+			if (m->seg) { /* thread-local: not undone */
+				stop = m->write;
+				continue;
+			}
 			if (m->read && n < max && !in_list(written, nwritten,
 							   a & ~7ull) &&
 			    !in_list(words, n, a & ~7ull))
 				words[n++] = a & ~7ull;
-			if (!m->write)
-				continue;
+			/* every operand's bytes are kept, written or not: the
+			 * undo puts back only what changed, so a store the
+			 * decoder does not flag is undone too */
 			if (!m->size || m->size > 64 || nw == CYCLE_STORES ||
 			    mem_read(t->p, a, w[nw].before, (size_t)sz)) {
 				stop = true;
@@ -828,6 +831,8 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 			}
 			w[nw].a = a;
 			w[nw++].sz = (uint8_t)sz;
+			if (!m->write)
+				continue;
 			for (uint64_t g = a & ~7ull; g < a + (uint64_t)sz &&
 			     nwritten < CYCLE_STORES; g += 8)
 				if (!in_list(written, nwritten, g))
@@ -894,8 +899,13 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 		}
 	}
 	/* undone: the stores from the last to the first, then registers */
-	for (int k = nw - 1; k >= 0; k--)
-		mem_write(t->p, w[k].a, w[k].before, w[k].sz);
+	for (int k = nw - 1; k >= 0; k--) {
+		uint8_t now[64];
+
+		if (mem_read(t->p, w[k].a, now, w[k].sz) ||
+		    memcmp(now, w[k].before, w[k].sz))
+			mem_write(t->p, w[k].a, w[k].before, w[k].sz);
+	}
 	if (xlen) {
 		struct iovec io = { .iov_base = xs, .iov_len = xlen };
 
