@@ -86,9 +86,15 @@ int python_probe(const struct session_config *cfg, char *exe, size_t len,
 
 /* The policy for session_config.policy; c_points: --points was given, so
  * C-level points outside the interpreter (C extensions) stay preemption
- * points.  The policy lives until python_policy_free(). */
+ * points.  It applies to every process of the tree that execs a CPython
+ * it supports (sched_policy.adopt; pi, if not NULL and usable, is the
+ * command's own interpreter as already detected).  The policy lives
+ * until python_policy_free(). */
 struct sched_policy *python_policy_new(const struct python_info *pi,
 				       bool c_points);
+/* Why an interpreter a process exec'd was left at the C level (3.14, a
+ * free-threaded build, ...), the first one seen; NULL if none. */
+const char *python_policy_why(const struct sched_policy *p);
 void python_policy_free(struct sched_policy *p);
 
 /* The last Python traceback in a program's output: its innermost frame as

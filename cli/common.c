@@ -788,8 +788,11 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		    is_script(p->path) &&
 		    python_probe(cfg, exe, sizeof(exe), keep ? NULL : &pe) == 0)
 			python_detect(exe, &pi);
-		if (pi.usable)
-			pol = python_policy_new(&pi, o->points & POINTS_CLEVEL);
+		/* every process of the tree that execs a CPython gets the
+		 * Python level (the command's own, or a shell's, make's
+		 * child): the policy decides at each exec */
+		pol = python_policy_new(pi.usable ? &pi : NULL,
+					o->points & POINTS_CLEVEL);
 		if (!pi.is_python || !pe.argv) {
 			free_strings(pe.argv);
 			free_strings(pe.envp);
@@ -820,12 +823,11 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		cfg->argv = pe.argv;
 		cfg->envp = pe.envp;
 	}
-	if (!pol) {
+	if (!pi.usable) {
 		if (pi.is_python && pi.why[0] && !said && !o->quiet)
 			fprintf(stderr, "ptloom: %s; using C-level scheduling "
 					"points\n", pi.why);
 		said = true;
-		return;
 	}
 	cfg->policy = pol;
 	/* the interpreter's process gets no C-level points of its own code

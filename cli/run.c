@@ -1265,20 +1265,32 @@ minimized:
 				 eo.bound);
 			/* what a policy's bound counts (Python: GIL
 			 * switches in the program's own code) */
-			if (eo.cfg.policy && eo.cfg.policy->coverage) {
+			/* (in the processes it applied to: a CPython's) */
+			const char *pl = er.have_pass ? er.pass.plevel : "";
+
+			if (eo.cfg.policy && eo.cfg.policy->coverage && pl[0]) {
 				size_t k = strlen(summary);
 				/* and which processes kept C-level points */
-				const char *cl = er.have_pass ? er.pass.clevel
-							      : "";
+				const char *cl = er.pass.clevel;
 
-				if (cl[0])
-					snprintf(summary + k, sizeof(summary) - k,
-						 " (%s in P0; C-level points in "
-						 "%s)",
-						 eo.cfg.policy->coverage, esc(cl));
-				else
+				if (!cl[0] && !strncmp(pl, "P0 ", 3) &&
+				    !strchr(pl, ','))
 					snprintf(summary + k, sizeof(summary) - k,
 						 " (%s)", eo.cfg.policy->coverage);
+				else if (!cl[0])
+					snprintf(summary + k, sizeof(summary) - k,
+						 " (%s in %s)",
+						 eo.cfg.policy->coverage, esc(pl));
+				else {
+					char p2[200];
+
+					snprintf(p2, sizeof(p2), "%s", esc(pl));
+					snprintf(summary + k, sizeof(summary) - k,
+						 " (%s in %s; C-level points "
+						 "in %s)",
+						 eo.cfg.policy->coverage, p2,
+						 esc(cl));
+				}
 			}
 		} else {
 			snprintf(summary, sizeof(summary),

@@ -391,6 +391,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->bps_lifted = parent->bps_lifted;
 	child->observing = parent->observing;
 	child->policy_at = parent->policy_at;
+	child->pimg = parent->pimg;
 	child->rwlock_known = parent->rwlock_known;
 	child->join_off = parent->join_off;
 	if (!parent->nbps)
@@ -1201,6 +1202,7 @@ void on_exec(struct session *s, struct thread *t)
 	if (s->sym_pid == p->pid)
 		drop_symbols(s); /* a new image */
 	process_exec(s, p);
+	session_policy_exec(s, p);
 	hide_vdso(s, t);
 	if (p->idx == 0) {
 		s->exec_seen = true;

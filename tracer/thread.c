@@ -743,7 +743,8 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		}
 	}
 	if ((b->kind == OP_ACCESS || b->kind == OP_ATOMIC) &&
-	    !s->cfg->observer && !s->cfg->policy && quiet_others(s, t)) {
+	    !s->cfg->observer && !session_policy_active(s) &&
+	    quiet_others(s, t)) {
 		/* nobody could run instead: no choice here, and none until
 		 * another thread could run (schedule() puts it back) */
 		bp_lift(t->p, b);
