@@ -179,7 +179,9 @@ Test(process_trees, coverage_line_names_each_process_level)
 	assert_exit(r, 0);
 	assert_contains(summary(&r), "(Python-level: GIL switches at the "
 			"eval-breaker checks of the program's own code in P0 "
-			"python3; C-level points in P1 true)", "the summary");
+			"python3", "the summary");
+	assert_contains(summary(&r), "; C-level points in P1 true)",
+			"the summary");
 	res_free(&r);
 }
 
