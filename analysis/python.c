@@ -45,6 +45,10 @@
 #define PY_INTERVAL 200
 #define PY_MAX_FRAMES 256
 #define PY_MAX_THREADS 4096
+/* words of a Task object searched for its coroutine */
+#define PY_TASK_WORDS 40
+/* sys.modules looked at so many times per process for asyncio.tasks */
+#define PY_TASKS_TRIES 64
 
 /*
  * Layouts (x86-64).  3.11: printed with offsetof() against python3.11-dev's
@@ -67,6 +71,7 @@ static const struct python_layout layout_311 = {
 	.str_ascii_data = 48, .str_compact_data = 72,
 	.tp_flags = 168, .tp_basicsize = 32, .ht_cached_keys = 872,
 	.dict_keys = 32, .dict_values = 40,
+	.is_modules = 888, .gen_iframe = 80,
 };
 
 static const struct python_layout layout_312 = {
@@ -88,10 +93,13 @@ static const struct python_layout layout_312 = {
 	.str_ascii_data = 40, .str_compact_data = 56,
 	.tp_flags = 168, .tp_basicsize = 32, .ht_cached_keys = 880,
 	.dict_keys = 32, .dict_values = 40,
+	.is_modules = 944, .gen_iframe = 72,
 };
 
 /* Layout-independent constants (3.11 to 3.13). */
 enum {
+	TP_NAME = 24,		/* PyTypeObject.tp_name */
+	MODULE_DICT = 16,	/* PyModuleObject.md_dict */
 	GIL_LAST_HOLDER = 8,	/* struct _gil_runtime_state */
 	GIL_LOCKED = 16,
 	GIL_COND = 32,		/* pthread_cond_t, 48 bytes */
@@ -149,6 +157,8 @@ struct pypol {
 	bool located;		/* pi is relocated (or needs no base) */
 	bool checked, bad;
 	bool valid;		/* validated for descriptions only */
+	uint64_t ctasks;	/* asyncio.tasks._current_tasks, 0: not yet */
+	int ctasks_tries;
 	int threads;		/* its threads (session_thread.proc) ... */
 	int counted;		/* ... among the session's first so many */
 	uint64_t interp;
@@ -555,7 +565,8 @@ static int find_libpython(const char *exe, char *out, size_t len)
 enum {
 	DO_VERSION = 1, DO_FREE_THREADED = 2,
 	DO_RT_INTERPRETERS_HEAD = 5,
-	DO_IS_SIZE = 6, DO_IS_THREADS_HEAD = 9, DO_IS_CEVAL_GIL = 14,
+	DO_IS_SIZE = 6, DO_IS_THREADS_HEAD = 9, DO_IS_IMPORTS_MODULES = 11,
+	DO_IS_CEVAL_GIL = 14,
 	DO_IS_GIL_LOCKED = 17, DO_IS_GIL_HOLDER = 18,
 	DO_TS_SIZE = 19, DO_TS_NEXT = 21, DO_TS_INTERP = 22,
 	DO_TS_CURRENT_FRAME = 23, DO_TS_NATIVE_THREAD_ID = 25,
@@ -651,6 +662,12 @@ static bool debug_offsets_layout(const char *file, uint64_t runtime,
 		.ht_cached_keys = 880,
 		.dict_keys = (uint32_t)d[DO_DICT_MA_KEYS],
 		.dict_values = (uint32_t)d[DO_DICT_MA_VALUES],
+		.is_modules = d[DO_IS_IMPORTS_MODULES] + 8 <= d[DO_IS_SIZE]
+				      ? (uint32_t)d[DO_IS_IMPORTS_MODULES]
+				      : 0,
+		/* PyGenObject's frame (3.13's headers; not in its debug
+		 * offsets): each use checks the object's type name */
+		.gen_iframe = 72,
 	};
 	return true;
 }
@@ -1040,6 +1057,7 @@ static uint64_t current_frame(struct pypol *p, struct session *s, uint64_t ts)
 
 struct py_frame {
 	uint64_t addr, code, previous, self;
+	bool gen;		/* a generator's or coroutine's own frame */
 	char file[160], func[96];
 	int line;
 };
@@ -1064,6 +1082,7 @@ static bool read_frame(struct pypol *p, struct session *s, uint64_t f,
 	out->addr = f;
 	out->code = code;
 	out->previous = previous;
+	out->gen = fr[L->fr_owner] == FR_OWNED_BY_GENERATOR;
 	/* 3.12+: the C stack's entry frame runs no Python code */
 	if (L->minor >= 12 && fr[L->fr_owner] == FR_OWNED_BY_CSTACK)
 		return false;
@@ -1207,6 +1226,149 @@ static void thread_obj_name(struct pypol *p, struct session *s, uint64_t obj,
 	}
 	if (slot)
 		read_str(p, s, rd64(p, s, slot), buf, len);
+}
+
+/* ---- asyncio's tasks ---------------------------------------------- */
+
+/* The tp_name of obj's type ("coroutine", "int", "_asyncio.Task"); ""
+ * if unreadable. */
+static void type_name(struct pypol *p, struct session *s, uint64_t obj,
+		      char *buf, size_t len)
+{
+	uint64_t type = rd64(p, s, obj + OB_TYPE);
+	uint64_t np = type ? rd64(p, s, type + TP_NAME) : 0;
+
+	buf[0] = 0;
+	if (!np || rd(p, s, np, buf, len - 1)) {
+		buf[0] = 0;
+		return;
+	}
+	buf[len - 1] = 0;
+}
+
+/* d[key] for a dict d with str keys; 0 if absent or unreadable. */
+static uint64_t dict_get(struct pypol *p, struct session *s, uint64_t d,
+			 const char *key)
+{
+	const struct python_layout *L = &p->pi.L;
+	uint64_t keys = rd64(p, s, d + L->dict_keys);
+	uint64_t vals = rd64(p, s, d + L->dict_values), slot;
+
+	if (!keys)
+		return 0;
+	slot = keys_lookup(p, s, keys,
+			   vals ? vals + (L->minor >= 13 ? 8 : 0) : 0, key);
+	return slot ? rd64(p, s, slot) : 0;
+}
+
+/*
+ * asyncio's {loop: running task} dict, asyncio.tasks._current_tasks (the
+ * C accelerator's own, which every version from 3.11 to 3.13 exports
+ * there), found through sys.modules once asyncio is imported; 0 before.
+ */
+static uint64_t current_tasks(struct pypol *p, struct session *s)
+{
+	const struct python_layout *L = &p->pi.L;
+	char tn[16];
+
+	if (p->ctasks || !p->interp || !L->is_modules ||
+	    p->ctasks_tries >= PY_TASKS_TRIES)
+		return p->ctasks;
+	p->ctasks_tries++;
+	uint64_t mods = rd64(p, s, p->interp + L->is_modules);
+	uint64_t mod = mods ? dict_get(p, s, mods, "asyncio.tasks") : 0;
+	uint64_t md = mod ? rd64(p, s, mod + MODULE_DICT) : 0;
+	uint64_t ct = md ? dict_get(p, s, md, "_current_tasks") : 0;
+
+	if (ct) {
+		type_name(p, s, ct, tn, sizeof(tn));
+		if (!strcmp(tn, "dict"))
+			p->ctasks = ct;
+	}
+	return p->ctasks;
+}
+
+/* A task's name from its object: the C Task (_asyncio) keeps its
+ * coroutine and then its name (task_coro, task_name: 3.11 to 3.13), found
+ * by the coroutine's address; a name still stored as its number (3.13)
+ * reads "Task-N"; a pure-Python Task has its _name attribute. */
+static bool task_name(struct pypol *p, struct session *s, uint64_t task,
+		      uint64_t coro, char *buf, size_t len)
+{
+	uint64_t w[PY_TASK_WORDS];
+	char tn[16];
+
+	buf[0] = 0;
+	if (rd(p, s, task, w, sizeof(w)))
+		return false;
+	for (int k = 2; k + 1 < PY_TASK_WORDS; k++) {
+		if (w[k] != coro)
+			continue;
+		type_name(p, s, w[k + 1], tn, sizeof(tn));
+		if (!strcmp(tn, "str"))
+			return !read_str(p, s, w[k + 1], buf, len) && buf[0];
+		if (strcmp(tn, "int"))
+			return false;
+		/* a small int: 3.11, ob_size then 30-bit digits; 3.12+, a
+		 * tag (digits << 3 | sign) then the digits */
+		uint64_t h[4];
+
+		if (rd(p, s, w[k + 1], h, sizeof(h)))
+			return false;
+		uint64_t n = p->pi.L.minor >= 12 ? h[2] >> 3 : h[2];
+		uint64_t v = (uint32_t)h[3] & 0x3fffffff;
+
+		if (n > 1)
+			v |= (h[3] >> 32 & 0x3fffffff) << 30;
+		if (n > 2)
+			return false;
+		snprintf(buf, len, "Task-%llu", (unsigned long long)v);
+		return true;
+	}
+	thread_obj_name(p, s, task, buf, len);
+	return buf[0] != 0;
+}
+
+/*
+ * The running asyncio task whose coroutine owns the generator frame
+ * coro_frame (the outermost of the coroutine frames a thread is in), by
+ * name; false when none (no task running, not a coroutine).
+ */
+static bool running_task(struct pypol *p, struct session *s,
+			 uint64_t coro_frame, char *buf, size_t len)
+{
+	const struct python_layout *L = &p->pi.L;
+	uint64_t coro = coro_frame - L->gen_iframe;
+	char tn[16];
+	uint8_t h[DK_INDICES];
+
+	buf[0] = 0;
+	if (!L->gen_iframe)
+		return false;
+	type_name(p, s, coro, tn, sizeof(tn));
+	if (strcmp(tn, "coroutine"))
+		return false;
+	uint64_t ct = current_tasks(p, s);
+	uint64_t keys = ct ? rd64(p, s, ct + L->dict_keys) : 0;
+
+	if (!keys || rd(p, s, keys, h, sizeof(h)))
+		return false;
+	uint8_t log2_index = h[DK_LOG2_INDEX_BYTES];
+	int64_t n;
+
+	memcpy(&n, h + DK_NENTRIES, 8);
+	if (log2_index > 30 || n < 0 || n > 64 || h[DK_KIND] != 0)
+		return false;
+	uint64_t entries = keys + DK_INDICES + (1ull << log2_index);
+
+	/* one entry per running loop: {hash, key, value} */
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t task = rd64(p, s, entries + (uint64_t)i * 24 + 16);
+
+		if (task && task_name(p, s, task, coro, buf, len))
+			return true;
+	}
+	return false;
 }
 
 static bool validate(struct pypol *p, struct session *s)
@@ -1707,6 +1869,10 @@ static void describe(struct pypol *p, struct session *s, int thread,
 	struct py_frame fr, inner = { 0 }, user = { 0 };
 	bool have_inner = false, have_user = false;
 	bool need_name = thread < p->nth && !p->th[thread].name[0];
+	/* the outermost of the innermost run of coroutine frames: an asyncio
+	 * task's own coroutine, when one runs */
+	uint64_t coro = 0;
+	bool coro_done = false;
 
 	for (int n = 0; f && n < PY_MAX_FRAMES; n++, f = fr.previous) {
 		bool loc = !have_user;
@@ -1716,6 +1882,10 @@ static void describe(struct pypol *p, struct session *s, int thread,
 				break;
 			continue;
 		}
+		if (fr.gen && !coro_done)
+			coro = fr.addr;
+		else if (coro)
+			coro_done = true;
 		if (loc && !have_inner) {
 			inner = fr;
 			have_inner = true;
@@ -1729,7 +1899,7 @@ static void describe(struct pypol *p, struct session *s, int thread,
 		     !strcmp(fr.func, "_bootstrap_inner")))
 			thread_obj_name(p, s, fr.self, p->th[thread].name,
 					sizeof(p->th[thread].name));
-		if (!need_name && have_user)
+		if (!need_name && have_user && (coro_done || !fr.gen))
 			break;
 	}
 	if (st.first && thread < p->nth && !p->th[thread].name[0])
@@ -1747,9 +1917,18 @@ static void describe(struct pypol *p, struct session *s, int thread,
 	else
 		n = (size_t)snprintf(buf, len, "%s at %s:%d", inner.func,
 				     base_name(inner.file), inner.line);
-	/* the thread's threading name: every event names it */
+	/* the thread's threading name: every event names it; and the
+	 * asyncio task running there */
+	char task[64] = "";
+
+	if (coro)
+		running_task(p, s, coro, task, sizeof(task));
 	if (thread < p->nth && p->th[thread].name[0] && n < len)
-		snprintf(buf + n, len - n, " (%s)", p->th[thread].name);
+		n += (size_t)snprintf(buf + n, len - n, task[0] ? " (%s, task "
+							"%s)" : " (%s)",
+				      p->th[thread].name, task);
+	else if (task[0] && n < len)
+		snprintf(buf + n, len - n, " (task %s)", task);
 }
 
 static void pol_where(void *ctx, struct session *s, int thread, char *buf,

@@ -42,6 +42,10 @@ struct python_layout {
 	uint32_t str_ascii_data, str_compact_data;
 	uint32_t tp_flags, tp_basicsize, ht_cached_keys;
 	uint32_t dict_keys, dict_values;
+	/* asyncio's tasks: sys.modules (interp->modules, 3.12+
+	 * interp->imports.modules; 0: unknown) and a coroutine's own frame
+	 * (PyCoroObject.cr_iframe) */
+	uint32_t is_modules, gen_iframe;
 };
 
 /* What the interpreter's ELF file says (link-time addresses). */
