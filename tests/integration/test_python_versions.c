@@ -298,6 +298,51 @@ Test(python_versions, static_interpreter_3_13)
 	static_interpreter(py);
 }
 
+/*
+ * An asyncio lost update (tests/targets/asyncio_named_tasks.py: a server
+ * and two clients over loopback TCP, the first client in a task the
+ * program names "alice") is found through the event loop's readiness
+ * choices, and its minimized trace reads in asyncio's terms: the tasks
+ * that ran, by their names ("alice", asyncio's "Task-N" for the others),
+ * with their coroutines and lines, not the loop's internals only.
+ */
+static void asyncio_tasks_named(const char *py)
+{
+	struct res r = pyv("run", py, NULL, script("asyncio_named_tasks.py"));
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "count 1", "the failing run's output");
+	res_free(&r);
+	char *j = report();
+	char *minimized = strdup(json_get(j, "minimized_file"));
+
+	cr_assert(minimized[0], "%s", j);
+	r = PTL("show", minimized);
+	assert_exit(r, 0);
+	/* a collapsed stretch of the loop lists its tasks as they resume */
+	assert_contains(r.out, "alice client at asyncio_named_tasks.py:",
+			"show");
+	assert_contains(r.out, " handle at asyncio_named_tasks.py:", "show");
+	cr_assert(strstr(r.out, "Task-") &&
+		  strstr(strstr(r.out, "Task-"), " client at "
+					       "asyncio_named_tasks.py:"),
+		  "show names no default-named client task:\n%s", r.out);
+	assert_contains(r.out, " resumes\n", "show");
+	/* the loop's choice itself, in the program's terms */
+	assert_contains(r.out, "<-- preemption", "show");
+	res_free(&r);
+	/* the events, in the JSON form: the task beside the thread */
+	r = PTL("show", "--format", "json", minimized);
+	assert_exit(r, 0);
+	assert_contains(r.out, "in client at asyncio_named_tasks.py:",
+			"show --format json");
+	assert_contains(r.out, "(MainThread, task alice)",
+			"show --format json");
+	res_free(&r);
+	free(minimized);
+	free(j);
+}
+
 #define VERSION_TESTS(tag, ver)                                             \
 	Test(python_versions, bank_found_replayed_and_shown_##tag)          \
 	{                                                                   \
@@ -318,6 +363,11 @@ Test(python_versions, static_interpreter_3_13)
 	{                                                                   \
 		NEED(ver);                                                  \
 		extension_race_found(py);                                   \
+	}                                                                   \
+	Test(python_versions, asyncio_failure_names_its_tasks_##tag)        \
+	{                                                                   \
+		NEED(ver);                                                  \
+		asyncio_tasks_named(py);                                    \
 	}
 
 VERSION_TESTS(3_11, "3.11")
