@@ -758,10 +758,24 @@ static bool is_script(const char *path)
 	return yes;
 }
 
+static struct python_info pi;
+
+void python_note_children(const struct session_config *cfg,
+			  const struct common_opts *o)
+{
+	static bool said;
+	const char *why = python_policy_why(cfg->policy);
+
+	if (!why || said || o->quiet || (pi.why[0] && !strcmp(why, pi.why)))
+		return;
+	said = true;
+	fprintf(stderr, "ptloom: %s; using C-level scheduling points in that "
+			"process\n", why);
+}
+
 static void python_setup(struct session_config *cfg, const struct program *p,
 			 const struct common_opts *o)
 {
-	static struct python_info pi;
 	static struct sched_policy *pol;
 	static char done[4096];
 	static bool said;

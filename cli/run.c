@@ -830,6 +830,7 @@ int cmd_run(int argc, char **argv)
 			   eo.progress && (eo.cfg.points & POINTS_RACES));
 	explore(&eo, &er);
 	cli_progress_end();
+	python_note_children(&eo.cfg, &co);
 	eo.cfg.user_points = er.points;
 	eo.cfg.nuser_points = er.npoints;
 	eo.cfg.points &= ~POINTS_RACES;
