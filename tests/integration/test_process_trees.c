@@ -302,3 +302,28 @@ Test(process_trees, python_test_run_by_make_found)
 	replays_exactly(&r, "(main at bank.py:26)");
 	res_free(&r);
 }
+
+/* Two interpreters one after the other in one shell: each is scheduled at
+ * the Python level in its own process (its own GIL and threads), the
+ * shell at the C level; the coverage line names both. */
+Test(process_trees, two_interpreters_in_one_tree_each_get_the_python_level)
+{
+	NEED_PY("3.11");
+	static const char prog[] = "import threading; "
+				   "t = threading.Thread(target=lambda: None); "
+				   "t.start(); t.join()";
+	char line[2 * PATH_MAX + 256];
+
+	snprintf(line, sizeof(line), "'%s' -c '%s'; '%s' -c '%s'", py, prog,
+		 py, prog);
+	struct res r = run9_within(PY_TREE_TIMEOUT, "-q", "--seed", SEED, "--",
+				   "sh", "-c", line, (const char *)NULL);
+
+	assert_exit(r, 0);
+	assert_contains(summary(&r), "complete to preemption bound 2 "
+			"(Python-level: GIL switches at the eval-breaker checks "
+			"of the program's own code in P1 python3", "the summary");
+	assert_contains(summary(&r), ", P2 python3", "the summary");
+	assert_contains(summary(&r), "; C-level points in P0 ", "the summary");
+	res_free(&r);
+}
