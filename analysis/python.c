@@ -1946,7 +1946,7 @@ static void pol_where(void *ctx, struct session *s, int thread, char *buf,
 	 * frame that called it */
 	if (!ready(p, s) || !at_extension_point(p, s, thread))
 		return;
-	session_code_location(s, st.pc, c, sizeof(c));
+	session_code_location(s, st.proc, st.pc, c, sizeof(c));
 	if (!c[0])
 		return;
 	if (buf[0]) {

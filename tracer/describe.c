@@ -49,13 +49,14 @@ void session_where(struct session *s, struct thread *t, char *buf, size_t len)
 	s->cfg->sym->location(s->cfg->sym->ctx, t->tid, buf, len);
 }
 
-void session_code_location(struct session *s, uint64_t pc, char *buf,
-			   size_t len)
+void session_code_location(struct session *s, int proc, uint64_t pc,
+			   char *buf, size_t len)
 {
 	buf[0] = 0;
-	if (!s->cfg->sym || !s->nprocs || s->procs[0]->dead)
+	if (!s->cfg->sym || proc < 0 || proc >= s->nprocs ||
+	    s->procs[proc]->dead)
 		return;
-	ensure_symbols(s, s->procs[0]);
+	ensure_symbols(s, s->procs[proc]);
 	s->cfg->sym->code(s->cfg->sym->ctx, pc, buf, len);
 }
 

@@ -170,10 +170,10 @@ int session_thread_info(struct session *s, int thread,
 int session_nthreads(struct session *s);
 /* The run is a race-discovery run (session_config.observer). */
 bool session_observing(struct session *s);
-/* The program's code at pc, symbolised ("bump at ext.c:17"); "" if
- * unknown or not symbolising. */
-void session_code_location(struct session *s, uint64_t pc, char *buf,
-			   size_t len);
+/* The code at pc of process proc (a P-number), symbolised ("bump at
+ * ext.c:17"); "" if unknown or not symbolising. */
+void session_code_location(struct session *s, int proc, uint64_t pc,
+			   char *buf, size_t len);
 /* Where the first mapping of the shared object at `path` (as
  * /proc/PID/maps names it) starts in the program's process; 0: not
  * mapped (or the process is gone).  Reads /proc/PID/maps. */
