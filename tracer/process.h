@@ -53,6 +53,7 @@ struct process {
 	 * its exec; a fork's parent's), NULL: C-level points */
 	const struct policy_image *pimg;
 	bool ever_policy;	/* pimg was set in this run */
+	bool ever_c;		/* ... and an exec gave it none (C-level) */
 	bool observing;		/* observation breakpoints are in place */
 	bool rwlock_known;	/* its libc is a glibc whose pthread_rwlock_t
 				 * world.c rwlock_readers reads (>= 2.30) */

@@ -95,6 +95,7 @@ void session_policy_exec(struct session *s, struct process *p)
 		return;
 	exe[n] = 0;
 	p->pimg = sp->adopt(sp->ctx, exe);
+	p->ever_c |= !p->pimg;
 	if (p->pimg && !p->ever_policy) {
 		p->ever_policy = true;
 		s->policy_procs++;
@@ -1813,15 +1814,22 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	for (int i = 0; session_policy_active(s) && i < s->nprocs; i++) {
 		struct process *p = s->procs[i];
 		/* exec'd an interpreter, or is one at the end (a fork
-		 * that runs on in Python, not one that exec'd a test) */
+		 * that runs on in Python, not one that exec'd a test);
+		 * C-level: any other, and an interpreter that exec'd a
+		 * native program (in both lists) */
 		bool pl = p->ever_policy || p->pimg;
-		char *l = pl ? res->plevel : res->clevel;
-		size_t cap = pl ? sizeof(res->plevel) : sizeof(res->clevel);
-		size_t k = strlen(l);
+		bool cl = !pl || p->ever_c;
 
-		if (k + strlen(p->comm) + 8 < cap)
-			snprintf(l + k, cap - k, "%sP%d %s", k ? ", " : "",
-				 p->idx, p->comm);
+		for (int l = 0; l < 2; l++) {
+			char *b = l ? res->clevel : res->plevel;
+			size_t cap = l ? sizeof(res->clevel)
+				       : sizeof(res->plevel);
+			size_t k = strlen(b);
+
+			if ((l ? cl : pl) && k + strlen(p->comm) + 8 < cap)
+				snprintf(b + k, cap - k, "%sP%d %s",
+					 k ? ", " : "", p->idx, p->comm);
+		}
 	}
 	if (getenv("PTLOOM_DEBUG_EVENTS"))
 		for (size_t i = 0; i < s->nev; i++)
