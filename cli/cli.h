@@ -286,5 +286,10 @@ int cli_coverage_pairs(struct session_config *cfg, const struct coverage *c,
  * 7 not: A / B (lock), ..." (three of them, then how many more). */
 void cli_coverage_text(char *buf, size_t len, const struct report_pair *ps,
 		       size_t n, uint64_t pairs, uint64_t covered, bool list);
+/* Records the exploration's coverage in a schedule about to be saved:
+ * the counts and the pairs of ps not seen in both orders (copied, at most
+ * SCHEDULE_MAX_COVERAGE), for show to mark.  Returns 0 or -ENOMEM. */
+int cli_coverage_to_schedule(struct schedule *s, const struct report_pair *ps,
+			     size_t n, uint64_t pairs, uint64_t covered);
 
 #endif

@@ -57,7 +57,8 @@ static void usage(FILE *f)
 	      "before)\n"
 	      "      --dfs-only        dfs without interleaved samples (every "
 	      "fourth run\n"
-	      "                        samples; the verdict is dfs's)\n"
+	      "                        samples, fewer after 2000; the verdict "
+	      "is dfs's)\n"
 	      "      --hybrid-mix LIST the hybrid's samplers in turn (default "
 	      "surw,pos,surw,random,\n"
 	      "                        and one sample in 16 each rr and cov)\n"
@@ -912,6 +913,8 @@ int cmd_run(int argc, char **argv)
 
 		schedule_from_run(&sch, &prog, &co, sname, eo.bound, orig);
 		schedule_set_points(&sch, er.points, er.npoints);
+		(void)cli_coverage_to_schedule(&sch, cov_list, (size_t)ncov,
+					       cov_pairs, cov_covered);
 		int se = save_schedule(&sch, co.out_dir, id, "original",
 				       files[0], sizeof(files[0]));
 
@@ -1013,6 +1016,9 @@ int cmd_run(int argc, char **argv)
 						  eo.bound, &best);
 				schedule_set_points(&sch, er.points,
 						    er.npoints);
+				(void)cli_coverage_to_schedule(
+					&sch, cov_list, (size_t)ncov,
+					cov_pairs, cov_covered);
 				se = save_schedule(&sch, co.out_dir, id,
 						   "minimized", files[1],
 						   sizeof(files[1]));
@@ -1424,6 +1430,9 @@ minimized:
 						 (double)er.total_steps
 				       : 0,
 			er.filters, er.filters == 1 ? "" : "s");
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.clock_restarts)
+		fprintf(stderr, "ptloom: the search started again with the "
+				"clock in its state keys (a run read it)\n");
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs)
 		fprintf(stderr, "ptloom: per run %.1f stops, %.1f steps, %.1f "
 				"choices (decisions among two or more), %.1f "

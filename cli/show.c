@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "../analysis/coverage.h"
 #include "../analysis/escape.h"
 #include "../analysis/report.h"
 
@@ -392,6 +393,24 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 			fprintf(f, "\n");
 		}
 	}
+	if (s->cov_pairs) {
+		fprintf(f, "coverage when saved: %llu of %llu conflicting "
+			   "pair%s seen in both orders\n",
+			(unsigned long long)s->cov_covered,
+			(unsigned long long)s->cov_pairs,
+			s->cov_pairs == 1 ? "" : "s");
+		for (size_t i = 0; i < s->nuncovered; i++) {
+			const struct schedule_pair *q = &s->uncovered[i];
+
+			fprintf(f, "  not covered: ");
+			esc_fputs(f, q->where_a[0] ? q->where_a : "?", 0);
+			fprintf(f, " / ");
+			esc_fputs(f, q->where_b[0] ? q->where_b : "?", 0);
+			fprintf(f, " (%s, %s)\n", coverage_what_name(q->what),
+				q->seen ? "one order seen"
+					: "neither order seen");
+		}
+	}
 	if (s->failure) {
 		describe_schedule_failure(s, buf, sizeof(buf));
 		fprintf(f, "failure: %s\n", buf);
@@ -640,6 +659,32 @@ static void show_json(FILE *f, const struct schedule *s)
 				    (const char *const *)bt_names(s),
 				    s->nthread_backtraces, "    ");
 		fprintf(f, " }");
+	} else {
+		fprintf(f, "null");
+	}
+	fprintf(f, ",\n  \"coverage\": ");
+	if (s->cov_pairs) {
+		fprintf(f, "{ \"pairs\": %llu, \"covered\": %llu, "
+			   "\"not_covered\": [",
+			(unsigned long long)s->cov_pairs,
+			(unsigned long long)s->cov_covered);
+		for (size_t i = 0; i < s->nuncovered; i++) {
+			const struct schedule_pair *q = &s->uncovered[i];
+
+			fprintf(f, "%s\n    { \"a\": ", i ? "," : "");
+			json_string(f, q->where_a);
+			fprintf(f, ", \"b\": ");
+			json_string(f, q->where_b);
+			fprintf(f, ", \"object\": \"%s\", \"seen\": \"%s\", "
+				   "\"key_a\": \"%llx\", \"key_b\": \"%llx\" }",
+				coverage_what_name(q->what),
+				q->seen == 1   ? "a before b"
+				: q->seen == 2 ? "b before a"
+					       : "neither",
+				(unsigned long long)q->a,
+				(unsigned long long)q->b);
+		}
+		fprintf(f, "%s] }", s->nuncovered ? "\n  " : "");
 	} else {
 		fprintf(f, "null");
 	}

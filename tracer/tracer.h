@@ -298,6 +298,10 @@ struct session_config {
 	volatile int *interrupted; /* set asynchronously to stop the run */
 	struct symbolizer *sym;	/* may be NULL */
 	uint64_t clock_quantum_ns; /* virtual time per step, 0 = default */
+	/* state keys (choice.state) leave the virtual clock out until the
+	 * run reads it or waits on it (run_result.time_used): for a search
+	 * that starts again with the clock in the key when a run does */
+	bool key_no_clock;
 	/* CLOCK_REALTIME at the start of the run (ns since the epoch), at
 	 * least CLOCK_REALTIME_MIN; 0 = the built-in 2026-01-01 */
 	uint64_t clock_realtime_ns;
@@ -455,6 +459,10 @@ struct run_result {
 	uint64_t stops, choices;
 	/* the program states hashed for the strategy (choice.state) */
 	uint64_t state_keys;
+	/* the run read the virtual clock or waited on it: a clock read,
+	 * rdtsc, a timed wait, sleep or poll, a timer (session_config
+	 * key_no_clock) */
+	bool time_used;
 	/* every handled stop by kind (enum stop_count_kind) */
 	uint64_t stop_kinds[STOPK_N];
 	/* race discovery: accesses observed, stops at observation points

@@ -1851,6 +1851,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	memcpy(res->stop_kinds, s->stop_kinds, sizeof(res->stop_kinds));
 	res->choices = s->choices;
 	res->state_keys = s->state_keys;
+	res->time_used = s->time_used;
 	res->seconds = now_seconds() - s->t0;
 	res->observed = s->observed;
 	res->obs_stops = s->obs_stops;

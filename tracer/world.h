@@ -46,6 +46,8 @@ struct session {
 	int current;		/* T-number that runs or ran last, -1 */
 	struct futex_table ft;
 	uint64_t now;		/* virtual monotonic ns */
+	/* the run read or waited on the virtual clock (time_observed) */
+	bool time_used;
 	uint64_t realtime_base;	/* realtime = realtime_base + now */
 	uint64_t quantum;
 	uint64_t rng;		/* getrandom's stream */
