@@ -52,6 +52,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "suite.h"
+#include "through.h"
 #include "../analysis/escape.h"
 #include "../analysis/report.h"
 
@@ -78,6 +79,8 @@ struct access {
 struct test {
 	char *name, *verdict, *summary, *command, *cwd, *rule;
 	char *replay, *schedule, *message, *kind, *location, *output;
+	char *in_runner;	/* its failing schedule in the runner's run */
+	int target;		/* 1 + its index in suite.thr, 0: none */
 	uint64_t runs;
 	double seconds;
 };
@@ -93,6 +96,7 @@ struct inh {
 struct unit {
 	int pidx;
 	pid_t pid;
+	int thread;		/* the T-number that exec'd */
 	char **argv, **envp;
 	char *cwd, *cmdline;
 	char name[512];
@@ -147,6 +151,8 @@ struct suite {
 	int njobs_max, njobs;
 	struct job jobs_[64];
 	int release[64], nrelease;
+	/* failing tests' schedules, followed when the runner runs them */
+	struct through *thr;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -876,6 +882,7 @@ static struct report_test report_of(const struct test *t)
 		.kind = t->kind,
 		.location = t->location,
 		.output = t->output,
+		.in_runner = t->in_runner,
 		.runs = t->runs,
 		.seconds = t->seconds,
 	};
@@ -903,6 +910,57 @@ static void on_fork(void *ctx, int pidx, int ppidx)
 	p->parent = ppidx;
 	p->unit = pp ? pp->unit : -1;
 	p->born = ++su->seq;
+	through_fork(su->thr, pidx, ppidx);
+}
+
+static void on_thread(void *ctx, int thread, int pidx)
+{
+	struct suite *su = ctx;
+
+	through_thread(su->thr, thread, pidx);
+}
+
+static void on_died(void *ctx, int pidx, int status)
+{
+	struct suite *su = ctx;
+
+	through_died(su->thr, pidx, status);
+}
+
+static const struct user_point *on_points(void *ctx, int pidx, size_t *n)
+{
+	struct suite *su = ctx;
+
+	return through_points(su->thr, pidx, n);
+}
+
+/*
+ * The runner goes on to run u: each of its failing tests' schedules is
+ * followed in the process that runs that test's command line (u itself,
+ * or a process below it when u is a runner too), so that the runner sees
+ * the test fail as it would natively.
+ */
+static void follow_failures(struct suite *su, struct unit *u)
+{
+	for (int i = 0; i < u->ntests; i++) {
+		struct test *t = &u->tests[i];
+		struct schedule sch;
+		char err[256];
+
+		if (!t->verdict || strcmp(t->verdict, "fail") || !t->schedule)
+			continue;
+		if (schedule_load(t->schedule, &sch, err, sizeof(err))) {
+			fprintf(stderr, "ptloom: %s: %s (the runner runs the "
+					"test on ptloom's default schedule)\n",
+				esc(t->schedule), esc(err));
+			continue;
+		}
+		t->target = 1 + through_add(su->thr, &sch,
+					    t->name ? t->name : u->name,
+					    u->pidx);
+	}
+	/* u's own test follows from here */
+	through_exec(su->thr, u->pidx, u->pid, u->thread);
 }
 
 /*
@@ -952,6 +1010,7 @@ static int reap_jobs(struct suite *su, bool block)
 			u->explored = true;
 			for (int k = 0; k < u->ntests; k++)
 				print_test(su, &u->tests[k]);
+			follow_failures(su, u);
 			if (su->nrelease < 64)
 				su->release[su->nrelease++] = u->pidx;
 			done++;
@@ -977,13 +1036,15 @@ static int on_held(void *ctx, int *pidx, int max, bool block)
 	return n;
 }
 
-static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
+static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid, int thread)
 {
 	struct suite *su = ctx;
 	struct sproc *p = sproc(su, pidx);
 	size_t la = 0, le = 0;
 
 	(void)ppidx;
+	/* a test below a test (a runner's): its failing schedule from here */
+	through_exec(su->thr, pidx, pid, thread);
 	p->pid = pid;
 	p->exec_seen = true;
 	if (pidx == 0 && !su->root_ctx[0])
@@ -1010,6 +1071,7 @@ static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
 	memset(u, 0, sizeof(*u));
 	u->pidx = pidx;
 	u->pid = pid;
+	u->thread = thread;
 	u->start = p->born ? p->born : ++su->seq;
 	u->argv = cmd && la ? split_nul(cmd, la) : NULL;
 	u->envp = env ? split_nul(env, le) : NULL;
@@ -1101,6 +1163,7 @@ static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
 	} else {
 		nested(su, u, u->argv, u->envp, u->cwd, false);
 	}
+	follow_failures(su, u);
 	u->explored = true;
 	for (int i = 0; i < u->ntests; i++)
 		print_test(su, &u->tests[i]);
@@ -1281,13 +1344,6 @@ static int verdict_rank(const char *v)
 	return 1;
 }
 
-static int pick_first(void *ctx, const struct choice *c)
-{
-	(void)ctx;
-	(void)c;
-	return 0;
-}
-
 int suite_run(const struct program *prog, const struct common_opts *co,
 	      struct session_config *base, char *const *fwd, int nfwd,
 	      bool verbose, int jobs, int bound, int *code)
@@ -1297,13 +1353,16 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 		.ctx = &su,
 		.fork = on_fork,
 		.exec = on_exec,
+		.thread = on_thread,
+		.died = on_died,
+		.points = on_points,
 		.reaped = on_reaped,
 		.held = on_held,
 		.io = on_io,
 		.kill = on_kill,
 	};
 	struct session_config cfg = *base;
-	struct strategy st = { .pick = pick_first };
+	struct strategy st;
 	struct run_result res;
 	ssize_t n;
 
@@ -1324,11 +1383,20 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 	}
 	if (!realpath(co->out_dir, su.out_dir))
 		snprintf(su.out_dir, sizeof(su.out_dir), "%s", co->out_dir);
+	su.thr = through_new();
+	if (!su.thr) {
+		fprintf(stderr, "ptloom: out of memory\n");
+		*code = EXIT_USAGE;
+		return 1;
+	}
+	st = through_strategy(su.thr);
 	cfg.watch = &w;
 	cfg.checkpoint = NULL;
 	cfg.observer = NULL;
 	cfg.points &= ~POINTS_RACES;
 	cfg.symbolize_trace = true;
+	/* --output: the runner's own output, as it would print it */
+	cfg.pass_output = co->output;
 	sproc(&su, 0);
 
 	memset(&res, 0, sizeof(res));
@@ -1339,6 +1407,28 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 		reap_jobs(&su, true);
 	if (e == 0)
 		shared_check(&su);
+	/* the failing tests as the runner ran them */
+	for (int i = 0; i < su.nunits; i++)
+		for (int k = 0; k < su.units[i].ntests; k++) {
+			struct test *t = &su.units[i].tests[k];
+			struct through_result tr;
+
+			if (!t->target)
+				continue;
+			through_result(su.thr, t->target - 1, &tr);
+			t->in_runner = xstrdup(tr.what);
+			if (!co->quiet)
+				printf("in the runner's run: %s: %s\n",
+				       esc(t->name ? t->name : "?"),
+				       esc(tr.what));
+		}
+	int rexit = -1;
+
+	if (e == 0 && (res.failure == FAIL_NONE || res.failure == FAIL_EXIT))
+		rexit = res.exit_status;
+	else if (e == 0 && res.failure == FAIL_CRASH)
+		rexit = 128 + res.signal;
+
 	for (int i = 0; su.verbose && i < su.nunits; i++)
 		printf("ptloom: %s: %s\n", esc(su.units[i].name),
 		       esc(su.units[i].rule));
@@ -1346,8 +1436,14 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 		run_result_free(&res);
 		free(su.procs);
 		free(su.acc);
+		through_free(su.thr);
 		return 0; /* one program: explored as usual */
 	}
+	if (!co->quiet && rexit >= 0)
+		printf("runner: %s %s %d\n", esc(prog->display),
+		       res.failure == FAIL_CRASH ? "was killed by signal"
+						 : "exited with status",
+		       res.failure == FAIL_CRASH ? rexit - 128 : rexit);
 	/* tests not split: the whole command, as one program */
 	int joined = 0;
 
@@ -1380,6 +1476,8 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 				free(u->tests[k].summary);
 				free(u->tests[k].replay);
 				free(u->tests[k].schedule);
+				free(u->tests[k].in_runner);
+				u->tests[k].in_runner = NULL;
 			}
 			if (!u->tests) {
 				u->tests = xrealloc(NULL, sizeof(*u->tests));
@@ -1620,6 +1718,9 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 		.program = prog->display,
 		.tests = rt,
 		.ntests = nrt,
+		.runner_command = prog->display,
+		.runner_exit = rexit,
+		.runner_output = e == 0 ? res.output : NULL,
 	};
 
 	if (co->report && report_write(&rep, co->report_format, co->report))
@@ -1632,5 +1733,6 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 	 * exit) */
 	free(su.procs);
 	free(su.acc);
+	through_free(su.thr);
 	return 1;
 }
