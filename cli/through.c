@@ -361,17 +361,18 @@ void through_result(const struct through *t, int i, struct through_result *r)
 		status_text(x->status, st, sizeof(st));
 	else
 		snprintf(st, sizeof(st), "did not end");
-	char follow[400];
+	char *follow = r->follow;
+	size_t fl = sizeof(r->follow);
 
 	if (all)
-		snprintf(follow, sizeof(follow),
+		snprintf(follow, fl,
 			 "all %zu recorded steps followed", r->st.recorded);
 	else if (r->st.diverged)
-		snprintf(follow, sizeof(follow),
+		snprintf(follow, fl,
 			 "%zu of %zu recorded steps followed, then not: %s",
 			 r->st.followed, r->st.recorded, r->st.why);
 	else
-		snprintf(follow, sizeof(follow),
+		snprintf(follow, fl,
 			 "%zu of %zu recorded steps followed", r->st.followed,
 			 r->st.recorded);
 	snprintf(r->what, sizeof(r->what), "%s: P%d %s (recorded: %s); %s",

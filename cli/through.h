@@ -46,6 +46,7 @@ struct through_result {
 	bool reproduced;	/* the recorded failure, again */
 	struct follow_status st;
 	char what[512];		/* one line: what happened */
+	char follow[400];	/* how much of the recording it followed */
 };
 int through_count(const struct through *t);
 void through_result(const struct through *t, int i,
