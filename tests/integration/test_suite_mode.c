@@ -38,7 +38,9 @@ static bool ctest_project(const char *dir)
 
 /* The JUnit report has one testcase per test, the racy one failing, and
  * its replay command reruns that test alone (not ctest) to the same
- * failure. */
+ * failure.  ctest itself, which ran each test once more, saw the racy
+ * one fail (its failing schedule was followed inside ctest's run), and
+ * the test's file replays through ctest too. */
 static void six_tests(const char *jobs, const char *ptloom_jobs)
 {
 	if (!ctest_project(in_tmp("ct")))
@@ -49,6 +51,7 @@ static void six_tests(const char *jobs, const char *ptloom_jobs)
 	argv[n++] = ptloom();
 	argv[n++] = "run";
 	argv[n++] = "--per-test";
+	argv[n++] = "--output"; /* ctest's own output */
 	if (ptloom_jobs) {
 		argv[n++] = "-j";
 		argv[n++] = ptloom_jobs;
@@ -69,6 +72,15 @@ static void six_tests(const char *jobs, const char *ptloom_jobs)
 
 	assert_exit(r, 1);
 	assert_summary(&r, "ptloom: FAIL 1 of 6 tests failed (racy_withdraw)");
+	/* ctest's own verdicts: five passed, the racy one failed */
+	assert_contains(r.out, "racy_withdraw (Subprocess aborted)",
+			"ctest's output");
+	assert_contains(r.out, "83% tests passed, 1 tests failed out of 6",
+			"ctest's output");
+	assert_contains(r.out, "in the runner's run: racy_withdraw: "
+			       "reproduced: ", "the output");
+	assert_contains(r.out, "runner: ctest --test-dir ", "the output");
+	assert_contains(r.out, " exited with status 8\n", "the output");
 	char *x = slurp(in_tmp("r.xml"));
 
 	cr_assert_eq(count_of(x, "<testcase "), 6, "%s", x);
@@ -134,6 +146,31 @@ static void six_tests(const char *jobs, const char *ptloom_jobs)
 
 	assert_json(j, "exact", "true");
 	free(j);
+	/* the same file through ctest: the racy test fails as recorded
+	 * inside ctest's run, the other five pass */
+	char *through;
+
+	cr_assert(asprintf(&through, "PATH='%s' '%s' replay --report '%s' "
+			   "--report-format json %s -- ctest --test-dir '%s'%s",
+			   env_or("PATH", "/usr/bin:/bin"), ptloom(),
+			   in_tmp("through.json"), cmd + strlen("ptloom replay "),
+			   in_tmp("ct"),
+			   jobs ? " -j 2" : "") > 0);
+	struct res q = sh(through);
+
+	free(through);
+	assert_exit(q, 1);
+	assert_contains(summary(&q), "ptloom: FAIL crash SIGABRT in T0 (main "
+				     "at bank_nolock.c:", "the replay");
+	assert_contains(summary(&q), ", reproduced through ctest --test-dir ",
+			"the replay");
+	j = slurp(in_tmp("through.json"));
+	assert_json(j, "verdict", "fail");
+	assert_contains(j, "\"exit_status\": 8", "the runner's exit");
+	assert_contains(j, "racy_withdraw (Subprocess aborted)",
+			"ctest's output in the report");
+	free(j);
+	res_free(&q);
 	free(line);
 	res_free(&p);
 	res_free(&r);
