@@ -37,6 +37,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <sched.h>
@@ -63,6 +64,10 @@ struct sproc {
 	int unit;		/* the unit it belongs to, -1: the runner's */
 	uint64_t born;		/* when its fork was seen */
 	bool exec_seen;
+	/* a worker a fork-per-test runner (Criterion) started for one of
+	 * its tests, or a process below one: the runner's, never a unit */
+	bool worker;
+	bool runner_split;	/* its tests were made units (Criterion) */
 };
 
 /* One access to a file, pipe or socket by a process of the suite run. */
@@ -115,6 +120,9 @@ struct unit {
 	int ninh;
 	uint64_t sigdiff;	/* signals ignored or blocked unlike a fresh
 				 * start (EXTERNAL_SIGNALS only, if split) */
+	/* a test of a fork-per-test runner (Criterion): no process of the
+	 * suite run is its own; explored as the runner filtered to it */
+	bool of_runner;
 };
 
 /* A nested exploration under way. */
@@ -909,6 +917,7 @@ static void on_fork(void *ctx, int pidx, int ppidx)
 
 	p->parent = ppidx;
 	p->unit = pp ? pp->unit : -1;
+	p->worker = pp && pp->worker;
 	p->born = ++su->seq;
 	through_fork(su->thr, pidx, ppidx);
 }
@@ -1010,9 +1019,12 @@ static int reap_jobs(struct suite *su, bool block)
 			u->explored = true;
 			for (int k = 0; k < u->ntests; k++)
 				print_test(su, &u->tests[k]);
-			follow_failures(su, u);
-			if (su->nrelease < 64)
-				su->release[su->nrelease++] = u->pidx;
+			/* (a runner's test has no process of its own) */
+			if (!u->of_runner) {
+				follow_failures(su, u);
+				if (su->nrelease < 64)
+					su->release[su->nrelease++] = u->pidx;
+			}
 			done++;
 		}
 	}
@@ -1036,6 +1048,304 @@ static int on_held(void *ctx, int *pidx, int max, bool block)
 	return n;
 }
 
+/* ---- fork-per-test runners (Criterion) ---- */
+
+/*
+ * Is process pid (just exec'd, child of pp) a worker its runner started
+ * for one test and that re-executes the runner itself: the same
+ * executable as its parent, started as BoxFort's "boxfort-worker" with the
+ * BXFI_MAP naming the test's context, which the runner wrote into shared
+ * memory for it (Criterion)?  Such a worker is no fresh start: it gets
+ * its test from the runner, and reports to the runner's channel.
+ */
+static bool runner_worker(pid_t pid, const struct sproc *pp)
+{
+	char a[64], b[64], ea[PATH_MAX], eb[PATH_MAX];
+	size_t la = 0, le = 0;
+	bool yes = false;
+
+	if (!pp || !pp->exec_seen || pp->pid <= 0)
+		return false;
+	snprintf(a, sizeof(a), "/proc/%d/exe", pid);
+	snprintf(b, sizeof(b), "/proc/%d/exe", pp->pid);
+	ssize_t na = readlink(a, ea, sizeof(ea) - 1),
+		nb = readlink(b, eb, sizeof(eb) - 1);
+
+	if (na <= 0 || nb <= 0)
+		return false;
+	ea[na] = eb[nb] = 0;
+	if (!same_file(ea, eb))
+		return false;
+	char *cmd = proc_read(pid, "cmdline", &la);
+	char *env = proc_read(pid, "environ", &le);
+
+	if (cmd && la && !strcmp(cmd, "boxfort-worker") && env) {
+		for (size_t i = 0; i < le && !yes; i += strlen(env + i) + 1)
+			yes = !strncmp(env + i, "BXFI_MAP=", 9);
+	}
+	free(cmd);
+	free(env);
+	return yes;
+}
+
+/* `EXE --list` of a Criterion runner, run natively (it runs no test) with
+ * the runner's environment in its directory: "suite/test" entries. */
+static char **criterion_list(const char *exe, char *const *envp,
+			     const char *cwd, int *n)
+{
+	int fd[2];
+	char **out = NULL;
+
+	*n = 0;
+	if (pipe2(fd, O_CLOEXEC))
+		return NULL;
+	fflush(NULL);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(fd[1], 1);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 2);
+		}
+		if (cwd && chdir(cwd))
+			_exit(127);
+		char *argv[] = { (char *)exe, "--list", "--ascii", NULL };
+
+		execve(exe, argv, envp);
+		_exit(127);
+	}
+	close(fd[1]);
+	if (pid < 0) {
+		close(fd[0]);
+		return NULL;
+	}
+	/* at most 64 KiB, 30 s */
+	size_t len = 0, cap = 65536;
+	char *buf = xrealloc(NULL, cap + 1);
+	double t0 = cli_wall();
+
+	for (;;) {
+		struct pollfd pf = { .fd = fd[0], .events = POLLIN };
+		int r = poll(&pf, 1, 200);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (cli_wall() - t0 > 30 || cli_interrupted)
+			break;
+		if (r == 0)
+			continue;
+		ssize_t k = read(fd[0], buf + len, cap - len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+		if (len == cap)
+			break;
+	}
+	buf[len] = 0;
+	close(fd[0]);
+	kill(pid, SIGKILL);
+	int st = 0;
+
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	/* "SUITE: N tests" then "|-- TEST" / "`-- TEST" lines */
+	char suite[256] = "";
+
+	for (char *l = buf; *l;) {
+		char *e = strchr(l, '\n');
+
+		if (e)
+			*e = 0;
+		/* (--ascii's, or the box-drawing "├── " and "└── ") */
+		size_t skip = !strncmp(l, "|-- ", 4) || !strncmp(l, "`-- ", 4)
+				      ? 4
+			      : !strncmp(l, "\u251c\u2500\u2500 ", 10) ||
+					!strncmp(l, "\u2514\u2500\u2500 ", 10)
+				      ? 10
+				      : 0;
+
+		if (skip) {
+			char name[600];
+
+			if (suite[0] && l[skip]) {
+				snprintf(name, sizeof(name), "%s/%s", suite,
+					 l + skip);
+				out = xrealloc(out, (size_t)(*n + 2) *
+							    sizeof(*out));
+				out[(*n)++] = xstrdup(name);
+				out[*n] = NULL;
+			}
+		} else {
+			char *colon = strrchr(l, ':');
+
+			suite[0] = 0;
+			if (colon && strstr(colon, " test"))
+				snprintf(suite, sizeof(suite), "%.*s",
+					 (int)(colon - l), l);
+		}
+		l = e ? e + 1 : l + strlen(l);
+	}
+	free(buf);
+	return out;
+}
+
+static void explore_unit(struct suite *su, struct unit *u);
+
+/*
+ * The first worker of runner process rpidx was seen: the runner starts a
+ * worker per test, which gets its test from the runner and reports to it,
+ * so a worker is no program of its own, but each test is one when the
+ * runner runs it alone: each test the runner lists (and its own --filter
+ * keeps) is a unit, explored as the runner's command line filtered to that
+ * test.  Named "suite::test", as Criterion names it.
+ */
+static void split_runner(struct suite *su, int rpidx, int wpidx)
+{
+	struct sproc *r = sproc(su, rpidx);
+	size_t la = 0, le = 0;
+	char path[64], cwd[PATH_MAX], exe[PATH_MAX];
+	ssize_t n;
+
+	if (r->runner_split)
+		return;
+	r->runner_split = true;
+	char *cmd = proc_read(r->pid, "cmdline", &la);
+	char *env = proc_read(r->pid, "environ", &le);
+
+	snprintf(path, sizeof(path), "/proc/%d/cwd", r->pid);
+	n = readlink(path, cwd, sizeof(cwd) - 1);
+	cwd[n > 0 ? n : 0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", r->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	char **argv = cmd && la ? split_nul(cmd, la) : NULL;
+	char **envp = env ? split_nul(env, le) : NULL;
+
+	free(cmd);
+	free(env);
+	int ntests = 0;
+	char **tests = argv && envp && exe[0] && cwd[0]
+			       ? criterion_list(exe, envp, cwd, &ntests)
+			       : NULL;
+
+	if (!ntests) {
+		if (su->verbose)
+			printf("ptloom: P%d: not split: its worker P%d re-executes "
+			       "it for a test (a fork-per-test runner), but "
+			       "`%s --list` named no test\n",
+			       rpidx, wpidx, esc(exe));
+		free_strings(argv);
+		free_strings(envp);
+		free(tests);
+		return;
+	}
+	/* the runner's own --filter: which of them it runs */
+	const char *filter = NULL;
+	int argc = count(argv);
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--filter") && i + 1 < argc)
+			filter = argv[i + 1];
+		else if (!strncmp(argv[i], "--filter=", 9))
+			filter = argv[i] + 9;
+	}
+	for (int t = 0; t < ntests; t++) {
+		if (filter && fnmatch(filter, tests[t], 0))
+			continue;
+		su->units = xrealloc(su->units, (size_t)(su->nunits + 1) *
+							 sizeof(*su->units));
+		struct unit *u = &su->units[su->nunits];
+		char **av = xrealloc(NULL, (size_t)(argc + 3) * sizeof(*av));
+		int k = 0;
+
+		memset(u, 0, sizeof(*u));
+		/* the runner's command line without its --filter, then the
+		 * test's */
+		av[k++] = xstrdup(exe);
+		for (int i = 1; i < argc; i++) {
+			if (!strcmp(argv[i], "--filter") && i + 1 < argc) {
+				i++;
+				continue;
+			}
+			if (!strncmp(argv[i], "--filter=", 9))
+				continue;
+			av[k++] = xstrdup(argv[i]);
+		}
+		av[k++] = xstrdup("--filter");
+		av[k++] = xstrdup(tests[t]);
+		av[k] = NULL;
+		u->pidx = -1;
+		u->of_runner = true;
+		u->argv = av;
+		u->envp = xrealloc(NULL, (size_t)(count(envp) + 1) *
+						 sizeof(char *));
+		for (int i = 0; envp[i]; i++)
+			u->envp[i] = xstrdup(envp[i]);
+		u->envp[count(envp)] = NULL;
+		u->cwd = xstrdup(cwd);
+		u->start = u->end = ++su->seq;
+		u->ended = true;
+		char q[4096], *slash = strchr(tests[t], '/');
+
+		shell_join(q, sizeof(q), u->argv, count(u->argv));
+		u->cmdline = xstrdup(q);
+		snprintf(u->name, sizeof(u->name), "%.*s::%s",
+			 (int)(slash - tests[t]), tests[t], slash + 1);
+		u->split = true;
+		snprintf(u->rule, sizeof(u->rule),
+			 "split as a test of the fork-per-test runner P%d: its "
+			 "worker P%d re-executes the runner for one test it "
+			 "gets from it and reports to the runner's channel, so "
+			 "a worker is no program alone, but the runner "
+			 "filtered to the test is (explored as `%s --filter "
+			 "%s`)",
+			 rpidx, wpidx, esc(exe), esc(tests[t]));
+		su->nunits++;
+		explore_unit(su, &su->units[su->nunits - 1]);
+	}
+	free_strings(argv);
+	free_strings(envp);
+	free_strings(tests);
+}
+
+/* A runner's test (no process of its own): explored now, or with -j as
+ * a job while the suite goes on. */
+static void explore_unit(struct suite *su, struct unit *u)
+{
+	if (su->njobs_max > 1) {
+		while (su->njobs >= su->njobs_max && !cli_interrupted)
+			reap_jobs(su, true);
+		struct job *j = &su->jobs_[su->njobs];
+
+		/* the runner filtered to one test is one program: not split
+		 * again (its workers would name the same test) */
+		nested_start(su, u, u->argv, u->envp, u->cwd, true, j);
+		if (j->pid && j->pidfd >= 0) {
+			su->njobs++;
+			return;
+		}
+		if (j->pid) {
+			int st = 0;
+
+			while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
+				;
+			nested_finish(su, j, st);
+		}
+	} else {
+		nested(su, u, u->argv, u->envp, u->cwd, true);
+	}
+	u->explored = true;
+	for (int i = 0; i < u->ntests; i++)
+		print_test(su, &u->tests[i]);
+}
+
 static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid, int thread)
 {
 	struct suite *su = ctx;
@@ -1050,8 +1360,14 @@ static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid, int thread)
 	if (pidx == 0 && !su->root_ctx[0])
 		exec_state(pid, su->root_ctx, sizeof(su->root_ctx),
 			   &su->root_ign, &su->root_blk);
-	if (pidx == 0 || p->unit >= 0 || cli_interrupted)
+	if (pidx == 0 || p->unit >= 0 || p->worker || cli_interrupted)
 		return false; /* the command itself, or inside a test */
+	if (runner_worker(pid, sproc(su, p->parent))) {
+		/* a fork-per-test runner's worker: its tests are units */
+		p->worker = true;
+		split_runner(su, p->parent, pidx);
+		return false;
+	}
 	char *cmd = proc_read(pid, "cmdline", &la);
 	char *env = proc_read(pid, "environ", &le);
 	char *cwd = NULL, link[PATH_MAX];
@@ -1583,7 +1899,25 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 	} else if (res.failure == FAIL_EXIT || res.failure == FAIL_CRASH ||
 		   res.failure == FAIL_DEADLOCK || res.failure == FAIL_HANG ||
 		   res.failure == FAIL_LIVELOCK) {
-		if (!failed) {
+		/* a test's failing schedule followed in it: the runner's
+		 * failure may be that test's, whose verdict is no FAIL any
+		 * more (withdrawn: not split) */
+		bool followed = false;
+
+		for (int i = 0; i < through_count(su.thr); i++) {
+			struct through_result tr;
+
+			through_result(su.thr, i, &tr);
+			followed |= tr.found;
+		}
+		if (!failed && followed) {
+			describe_failure(&res, rdesc, sizeof(rdesc));
+			snprintf(rsum, sizeof(rsum),
+				 "ptloom: INCOMPLETE %s in the runner's own "
+				 "run, which ran a test on that test's failing "
+				 "schedule: not the runner's own failure",
+				 rdesc);
+		} else if (!failed) {
 			describe_failure(&res, rdesc, sizeof(rdesc));
 			snprintf(rsum, sizeof(rsum),
 				 "ptloom: FAIL %s in the runner's own run "
