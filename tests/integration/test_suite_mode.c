@@ -343,3 +343,62 @@ Test(suite_mode, runner_failure_is_a_test_of_its_own)
 	res_free(&p);
 	res_free(&r);
 }
+
+/* A Criterion binary of three tests, one racy: Criterion's workers
+ * re-execute the runner for one test each, so each test is a unit of its
+ * own, named as Criterion names it and explored as the runner filtered to
+ * it; one JUnit testcase per test, the racy one failing, and its replay
+ * command reruns that test alone to the same failure. */
+Test(suite_mode, criterion_tests_one_verdict_each)
+{
+	/* a Criterion run costs about 2 s (bench/processes.sh): three
+	 * explorations of a few sampled runs each, not the minute a command
+	 * usually gets */
+	const char *argv[] = { ptloom(), "run", "--per-test", "-v", "-s",
+			       "surw", "-n", "4", "--no-minimize", "--timeout",
+			       "120", "--seed", SEED, "-o", in_tmp("out"),
+			       "--report", in_tmp("r.xml"), "--report-format",
+			       "junit", "--", target("criterion_suite"), NULL };
+	struct res r = run_argv((char *const *)argv, NULL, 4 * CMD_TIMEOUT);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL 1 of 3 tests failed (suite::racy)");
+	assert_contains(r.out, "ptloom: suite::plain: split as a test of the "
+			       "fork-per-test runner P0: its worker ",
+			"the rule, with -v");
+	assert_contains(r.out, "--filter suite/plain`", "the rule, with -v");
+	char *x = slurp(in_tmp("r.xml"));
+
+	cr_assert_eq(count_of(x, "<testcase "), 3, "%s", x);
+	assert_contains(x, "tests=\"3\" failures=\"1\" errors=\"0\"",
+			"the JUnit report");
+	assert_contains(x, "name=\"suite::locked\"", "the JUnit report");
+	assert_contains(x, "name=\"suite::plain\"", "the JUnit report");
+	char *fail = strstr(x, "<failure");
+
+	cr_assert_not_null(fail, "%s", x);
+	char *tc = fail;
+
+	while (tc > x && strncmp(tc, "<testcase", 9))
+		tc--;
+	assert_contains(tc, "name=\"suite::racy\"", "the failing testcase");
+	cr_assert(strstr(tc, "name=\"suite::racy\"") < fail, "%s", tc);
+	free(x);
+	char *line = line_with(r.out, "  replay: ");
+
+	cr_assert_not_null(line, "%s", r.out);
+	assert_contains(line, "--filter suite/racy", "the replay command");
+	char *cmd;
+
+	cr_assert(asprintf(&cmd, "'%s' replay -q %s", ptloom(),
+			   line + strlen("  replay: ptloom replay ")) > 0);
+	const char *rargv[] = { "sh", "-c", cmd, NULL };
+	struct res p = run_argv((char *const *)rargv, NULL, 2 * CMD_TIMEOUT);
+
+	free(cmd);
+	assert_exit(p, 1);
+	assert_contains(summary(&p), "(criterion_tests.c:", "the replay");
+	free(line);
+	res_free(&p);
+	res_free(&r);
+}
