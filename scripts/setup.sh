@@ -9,8 +9,9 @@
 # libraries (meson, ninja, a C/C++ compiler, libelf, libdw, capstone,
 # protobuf-c, json-c, Criterion) and clang with libFuzzer for tests/fuzz;
 # with --tests (scripts/test.sh) also chromium, for the headless-browser
-# test of `ptloom show --format html` (about 20 s of apt-get in CI; the
-# demo does not wait for it).  That needs root; without it, the missing
+# test of `ptloom show --format html`, and golang-go and rustc for the real
+# Go and Rust programs of tests/real (about a minute of apt-get in CI; the
+# demo does not wait for them).  That needs root; without it, the missing
 # packages are named and we stop.
 # Then configures build/ (once) and builds everything.
 # $PTLOOM_BUILD names another build directory.
@@ -40,7 +41,9 @@ packages=(
 # only for the tests, and not fatal: a test that needs one skips, saying why
 optional=()
 if [ "${1:-}" = --tests ]; then
-	optional+=(chromium)	# tests (issue13): show --format html rendered
+	optional+=(chromium)	# tests (reports): show --format html rendered
+	optional+=(golang-go)	# tests/real: Go's runtime (about 335 MB)
+	optional+=(rustc)	# tests/real: Rust's std threads
 fi
 
 missing=()

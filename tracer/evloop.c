@@ -374,6 +374,32 @@ static int epoll_items(struct session *s, struct thread *t, int ourfd,
 	return n;
 }
 
+/* epoll events by their item's descriptor (arg: the set's items, struct
+ * items_of; a datum of no item last) */
+struct items_of {
+	const struct item *it;
+	int n;
+};
+
+static int tfd_of_data(const struct items_of *io, uint64_t data)
+{
+	for (int k = 0; k < io->n; k++)
+		if (io->it[k].data == data)
+			return io->it[k].tfd;
+	return 1 << 30;
+}
+
+static int cmp_event_fd(const void *a, const void *b, void *arg)
+{
+	const struct epoll_event *x = a, *y = b;
+	int fx = tfd_of_data(arg, x->data.u64),
+	    fy = tfd_of_data(arg, y->data.u64);
+
+	if (fx != fy)
+		return (fx > fy) - (fx < fy);
+	return (x->data.u64 > y->data.u64) - (x->data.u64 < y->data.u64);
+}
+
 static bool pending_in(const struct evloop *v, uint64_t set)
 {
 	for (int i = 0; i < v->npend; i++)
@@ -438,6 +464,13 @@ static int epoll_gather(struct session *s, struct thread *t, struct ent *e,
 	if (got < 0)
 		return -1;
 	*taken = true;
+	/* the kernel's ready list is in the order the events came, and a
+	 * message over loopback may come a little later in one run than in
+	 * another: the answer lists them by descriptor, the same in every
+	 * run of a schedule (the order of an epoll_wait's events is not
+	 * specified; which one comes later is the choice above) */
+	qsort_r(ev, (size_t)got, sizeof(ev[0]), cmp_event_fd,
+		&(struct items_of){ it, ni });
 	for (int i = 0; i < got; i++) {
 		int k, j;
 

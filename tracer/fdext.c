@@ -605,3 +605,49 @@ bool syscall_fd_external(struct session *s, struct thread *t)
 	t->ext_known = true;
 	return ext;
 }
+
+/*
+ * The inode of the socket at the other end of descriptor fd of process
+ * pid (a Unix socket's peer, or a TCP or connected UDP socket's on this
+ * machine), 0 when it has none or it cannot be told.  For watchers
+ * (test-suite mode): two processes that talk over a connection each use
+ * their own end's inode.
+ */
+long fdext_socket_peer(pid_t pid, int fd)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), ours, dom = 0, typ = 0;
+	long peer = 0;
+	struct stat sb;
+	socklen_t l;
+
+	if (pfd < 0)
+		return 0;
+	ours = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	close(pfd);
+	if (ours < 0)
+		return 0;
+	l = sizeof(dom);
+	if (fstat(ours, &sb) || !S_ISSOCK(sb.st_mode) ||
+	    getsockopt(ours, SOL_SOCKET, SO_DOMAIN, &dom, &l))
+		goto out;
+	if (dom == AF_UNIX) {
+		peer = unix_peer(sb.st_ino);
+	} else if (dom == AF_INET || dom == AF_INET6) {
+		struct sockaddr_storage la, ra;
+		struct inet_end le, re;
+		socklen_t ll = sizeof(la), rl = sizeof(ra);
+		int state;
+
+		l = sizeof(typ);
+		if (getsockopt(ours, SOL_SOCKET, SO_TYPE, &typ, &l) ||
+		    getsockname(ours, (struct sockaddr *)&la, &ll) ||
+		    getpeername(ours, (struct sockaddr *)&ra, &rl) ||
+		    !inet_end_of(&la, &le) || !inet_end_of(&ra, &re))
+			goto out;
+		peer = inet_peer(typ == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP,
+				 &le, &re, &state);
+	}
+out:
+	close(ours);
+	return peer > 0 ? peer : 0;
+}

@@ -37,6 +37,7 @@
 #include <sys/ptrace.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -108,7 +109,7 @@ static long ksys(long nr, long a1, long a2, long a3, long a4, long a5)
 
 static int install_filter(uint64_t key)
 {
-	struct sock_filter f[9 + NTRACED + 6];
+	struct sock_filter f[9 + NTRACED + 7 + 6];
 	int k = 0;
 	const unsigned a5 = offsetof(struct seccomp_data, args[5]);
 
@@ -134,9 +135,25 @@ static int install_filter(uint64_t key)
 		/* on a match, jump to the RET_TRACE at the end */
 		f[k] = (struct sock_filter)BPF_JUMP(
 			BPF_JMP | BPF_JEQ | BPF_K, (unsigned)traced_syscalls[i],
-			(unsigned char)(NTRACED - i + 4), 0);
+			(unsigned char)(NTRACED - i + 4 + 7), 0);
 		k++;
 	}
+	/* mmap only of a file, shared (a watcher sees what processes
+	 * share through it: test-suite mode) */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      SYS_mmap, 0, 6);
+	f[k++] = (struct sock_filter)BPF_STMT(
+		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3]));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+					      MAP_SHARED, 0, 3);
+	f[k++] = (struct sock_filter)BPF_STMT(
+		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[4]));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      0xffffffffu, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+					      SECCOMP_RET_TRACE);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+					      SECCOMP_RET_ALLOW);
 	/* fcntl only where it waits for a record lock (tracer/flock.c) */
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 					      SYS_fcntl, 0, 3);

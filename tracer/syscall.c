@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -687,6 +688,18 @@ static void watch_syscall(struct session *s, struct thread *t, long nr)
 			w->io(w->ctx, t->p->idx, t->p->pid, (int)r->rdi,
 			      nr == SYS_write || nr == SYS_writev ||
 				      nr == SYS_sendto || nr == SYS_sendmsg);
+		break;
+	case SYS_mmap:
+		/* a file mapped shared (the filter stops no other mmap):
+		 * read and written through memory as the protection allows */
+		if (w->io && (r->r10 & MAP_SHARED) && (int)r->r8 >= 0) {
+			if (r->rdx & (PROT_READ | PROT_EXEC))
+				w->io(w->ctx, t->p->idx, t->p->pid, (int)r->r8,
+				      false);
+			if (r->rdx & PROT_WRITE)
+				w->io(w->ctx, t->p->idx, t->p->pid, (int)r->r8,
+				      true);
+		}
 		break;
 	case SYS_kill:
 	case SYS_tgkill:

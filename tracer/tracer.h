@@ -258,6 +258,12 @@ struct proc_watch {
 	void (*kill)(void *ctx, int pidx, pid_t target, bool tid);
 };
 
+/* The inode of the socket at the other end of descriptor fd of process
+ * pid (Unix, TCP or connected UDP on this machine), 0 when none or not
+ * known (tracer/fdext.c): for watchers matching the two ends of a
+ * connection. */
+long fdext_socket_peer(pid_t pid, int fd);
+
 struct session_config {
 	char *const *argv;	/* argv[0] is the resolved program path */
 	char *const *envp;	/* the environment given to the program */

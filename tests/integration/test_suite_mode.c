@@ -248,6 +248,53 @@ Test(suite_mode, script_tests_sharing_a_file_not_split)
 	res_free(&r);
 }
 
+/* A client test and its server test, started by a script to run at once,
+ * talk over a Unix socket: each end is its own socket, yet one connection,
+ * so neither is split (alone, the client finds no server and fails: a
+ * false FAIL when it was split). */
+Test(suite_mode, script_tests_talking_over_a_socket_not_split)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cd '%s' && '%s' run "
+		 "--per-test -v --seed %s --timeout 3 -o out --report r.json "
+		 "-- sh '%s' '%s'",
+		 in_tmp("sock"), in_tmp("sock"), ptloom(), SEED,
+		 script("share_socket.sh"), target("socket_pair_test"));
+	struct res r = sh(cmd);
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "client: not split: it writes socket:[",
+			"the verdicts");
+	assert_contains(r.out, "server: not split: it reads socket:[",
+			"the verdicts");
+	assert_summary(&r, "ptloom: PASS 2 tests, 0 explored on its own, 2 "
+			   "with the whole command (not split)");
+	res_free(&r);
+}
+
+/* A reader test and a writer test share a file through mmap while both
+ * run: mapping a file shared counts as reading it (and writing it, when
+ * writable), so neither is split (alone, the reader never sees the value
+ * and fails: a false FAIL when it was split). */
+Test(suite_mode, script_tests_sharing_a_mapped_file_not_split)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cd '%s' && '%s' run "
+		 "--per-test -v --seed %s --timeout 3 -o out -- sh '%s' '%s'",
+		 in_tmp("mmap"), in_tmp("mmap"), ptloom(), SEED,
+		 script("share_mmap.sh"), target("mmap_pair_test"));
+	struct res r = sh(cmd);
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "reader: not split: it reads ", "the verdicts");
+	assert_contains(r.out, "writer: not split: it writes ", "the verdicts");
+	assert_summary(&r, "ptloom: PASS 2 tests, 0 explored on its own, 2 "
+			   "with the whole command (not split)");
+	res_free(&r);
+}
+
 /* meson test on a project with a racy test: the test fails under its own
  * meson name (meson-info/intro-tests.json), the correct one passes. */
 Test(suite_mode, meson_test_racy_test_named)
