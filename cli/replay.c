@@ -53,7 +53,7 @@ static void usage(FILE *f, const char *cmd)
 		"`wake Tn` or `timeout Tn` a line).\n"
 		"Without a PROGRAM, the file's recorded command line runs in "
 		"its recorded\ndirectory.  A PROGRAM other than the recorded "
-		"one is the test's runner\n(ctest ...): the file is followed "
+		"one (file, name, build-id) is\nthe test's runner (ctest ...): the file is followed "
 		"in the process that runs the recorded\ncommand line in the "
 		"recorded directory, the rest on the default schedule.\n"
 		"\n"
@@ -204,6 +204,27 @@ static bool same_path(const char *a, const char *b)
 				 x.st_dev == y.st_dev && x.st_ino == y.st_ino);
 }
 
+/*
+ * Is path the recorded program: the same file, or one of the same name
+ * (a checkout elsewhere, a rebuilt binary: replayed as before, a changed
+ * build-id named as the likely cause of a divergence), or the same
+ * build-id?  Otherwise a command given after -- is the recorded test's
+ * runner (`ctest ...`).
+ */
+static bool same_program(const char *path, const struct schedule *sch)
+{
+	const char *a = strrchr(path, '/'), *b = strrchr(sch->program, '/');
+	uint8_t id[64];
+	int n;
+
+	if (same_path(path, sch->program) ||
+	    !strcmp(a ? a + 1 : path, b ? b + 1 : sch->program))
+		return true;
+	n = symbols_elf_build_id(path, id, sizeof(id));
+	return sch->build_id_len && n > 0 && (size_t)n == sch->build_id_len &&
+	       !memcmp(id, sch->build_id, (size_t)n);
+}
+
 static int setup(int argc, char **argv, const char *cmd,
 		 struct replay_setup *rs)
 {
@@ -302,7 +323,7 @@ static int setup(int argc, char **argv, const char *cmd,
 	rs->through = !strcmp(cmd, "replay") && args != rs->sch.argv &&
 		      rs->sch.nevents && rs->sch.program[0] &&
 		      !rs->gdb && !rs->core &&
-		      !same_path(rs->prog.path, rs->sch.program);
+		      !same_program(rs->prog.path, &rs->sch);
 	/* the recorded environment, so stack addresses match (the
 	 * runner's own environment is the caller's: the runner gives the
 	 * test its environment) */
