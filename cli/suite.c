@@ -161,6 +161,11 @@ struct suite {
 	int release[64], nrelease;
 	/* failing tests' schedules, followed when the runner runs them */
 	struct through *thr;
+	/* --suite-time: seconds for every exploration, from t0, shared by
+	 * the tests counted in a first run (expected), started so far */
+	double budget, t0, max_time;
+	int expected, started;
+	bool counting;		/* that first run: units are only counted */
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -685,6 +690,33 @@ static void nested_start(struct suite *su, struct unit *u, char *const *argv,
 		args[ra++] = su->fwd[i];
 	args[ra++] = whole ? "--whole-tree" : "--per-test";
 	args[ra++] = "-q";
+	/* --suite-time: what is left, shared by the tests left (-j: that
+	 * many at once), capped by --max-time; after the forwarded options,
+	 * so that it is the one that counts */
+	char share[32];
+
+	if (su->budget > 0) {
+		int left = su->expected - su->started;
+
+		if (left < 1)
+			left = 1;
+		int par = su->njobs_max < left ? su->njobs_max : left;
+		double t = (su->budget - (cli_wall() - su->t0)) * par / left;
+
+		if (t < 0.5)
+			t = 0.5; /* out of time: a token run, INCOMPLETE */
+		if (su->max_time > 0 && su->max_time < t)
+			t = su->max_time;
+		snprintf(share, sizeof(share), "%.3f", t);
+		args[ra++] = "--max-time";
+		args[ra++] = share;
+		if (su->verbose && !whole)
+			printf("ptloom: %s: --max-time %s, its share of "
+			       "--suite-time %g with %d of %d tests left%s\n",
+			       esc(u->name), share, su->budget, left,
+			       su->expected, par > 1 ? " (-j)" : "");
+		su->started++;
+	}
 	args[ra++] = "--keep-env";
 	args[ra++] = "--clock-start";
 	args[ra++] = clock;
@@ -1308,7 +1340,8 @@ static void split_runner(struct suite *su, int rpidx, int wpidx)
 			 "%s`)",
 			 rpidx, wpidx, esc(exe), esc(tests[t]));
 		su->nunits++;
-		explore_unit(su, &su->units[su->nunits - 1]);
+		if (!su->counting)
+			explore_unit(su, &su->units[su->nunits - 1]);
 	}
 	free_strings(argv);
 	free_strings(envp);
@@ -1453,7 +1486,7 @@ static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid, int thread)
 		}
 	}
 	p->unit = su->nunits++;
-	if (!u->split)
+	if (!u->split || su->counting)
 		return false;
 	if (su->njobs_max > 1) {
 		/* -j: explored while the suite goes on, the test held at its
@@ -1669,9 +1702,50 @@ static int verdict_rank(const char *v)
 	return 1;
 }
 
+/* --suite-time: the command's tests, counted in one run on the default
+ * schedule without exploring them. */
+static int count_tests(const struct program *prog,
+		       const struct common_opts *co, struct session_config *cfg,
+		       struct proc_watch *w)
+{
+	struct suite d = { 0 };
+	struct run_result res;
+	struct strategy st;
+
+	d.prog = prog;
+	d.co = co;
+	d.counting = true;
+	d.njobs_max = 1;
+	d.thr = through_new();
+	if (!d.thr)
+		return 0;
+	st = through_strategy(d.thr);
+	w->ctx = &d;
+	cfg->pass_output = false;
+	sproc(&d, 0);
+	memset(&res, 0, sizeof(res));
+	int n = session_run(cfg, &st, &res) == 0 ? d.nunits : 0;
+
+	run_result_free(&res);
+	for (int i = 0; i < d.nunits; i++) {
+		free_strings(d.units[i].argv);
+		free_strings(d.units[i].envp);
+		free(d.units[i].cwd);
+		free(d.units[i].cmdline);
+	}
+	free(d.units);
+	free(d.procs);
+	for (size_t i = 0; i < d.nacc; i++)
+		free(d.acc[i].name);
+	free(d.acc);
+	through_free(d.thr);
+	return n;
+}
+
 int suite_run(const struct program *prog, const struct common_opts *co,
 	      struct session_config *base, char *const *fwd, int nfwd,
-	      bool verbose, int jobs, int bound, int *code)
+	      bool verbose, int jobs, int bound, double suite_time,
+	      double max_time, int *code)
 {
 	struct suite su = { 0 };
 	struct proc_watch w = {
@@ -1722,6 +1796,21 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 	cfg.symbolize_trace = true;
 	/* --output: the runner's own output, as it would print it */
 	cfg.pass_output = co->output;
+	if (suite_time > 0) {
+		struct session_config c2 = cfg;
+
+		su.t0 = cli_wall();
+		su.budget = suite_time;
+		su.max_time = max_time;
+		c2.symbolize_trace = false;
+		su.expected = count_tests(prog, co, &c2, &w);
+		w.ctx = &su;
+		if (cli_interrupted) {
+			through_free(su.thr);
+			*code = exit_interrupted();
+			return 1;
+		}
+	}
 	sproc(&su, 0);
 
 	memset(&res, 0, sizeof(res));

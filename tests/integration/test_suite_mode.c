@@ -449,3 +449,29 @@ Test(suite_mode, criterion_tests_one_verdict_each)
 	res_free(&p);
 	res_free(&r);
 }
+
+/* --suite-time: the command runs once to count its tests, then each test's
+ * exploration gets what is left shared by the tests left (-v says so);
+ * unused time goes to the tests after it.  Without --per-test it is a
+ * usage error. */
+Test(suite_mode, suite_time_shared_among_counted_tests)
+{
+	if (!ctest_project(in_tmp("ct")))
+		cr_skip_test("cmake is not installed");
+	struct res r = PTL("run", "--per-test", "-v", "--suite-time", "600",
+			   "--seed", SEED, "-o", in_tmp("out"), "--", "ctest",
+			   "--test-dir", in_tmp("ct"));
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL 1 of 6 tests failed (racy_withdraw)");
+	assert_contains(r.out, "ptloom: locked_withdraw: --max-time ",
+			"the shares");
+	assert_contains(r.out, ", its share of --suite-time 600 with 6 of 6 "
+			       "tests left\n", "the shares");
+	assert_contains(r.out, "ptloom: racy_withdraw: --max-time ",
+			"the shares");
+	assert_contains(r.out, " with 1 of 6 tests left\n", "the shares");
+	res_free(&r);
+	one_line_usage_error(PTL("run", "--suite-time", "5", "--",
+				 target("bank_locked")));
+}
