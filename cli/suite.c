@@ -1858,6 +1858,10 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 		       res.failure == FAIL_CRASH ? "was killed by signal"
 						 : "exited with status",
 		       res.failure == FAIL_CRASH ? rexit - 128 : rexit);
+	else if (!co->quiet && e == 0)
+		printf("runner: %s did not end: %s (the tests it had not "
+		       "started yet were not run)\n",
+		       esc(prog->display), failure_kind_name(res.failure));
 	/* tests not split: the whole command, as one program */
 	int joined = 0;
 
