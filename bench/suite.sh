@@ -23,6 +23,26 @@
 #   per-test                               10.58    1313 pass
 #   whole tree (--max-time 60)             60.32     192 incomplete
 #   whole tree, session-start binary       60.08     193 incomplete
+# hsuite2 (after the runner follows failing schedules, -j no longer lets
+# held tests time out, Criterion tests split), one invocation at load
+# 6-20 with test runs of mine overlapping the ctest rows (the "six alone"
+# row is inflated by them: its 0.45x is noise), SUITE_BASE as above:
+#   6-test ctest suite                    wall s    runs verdict      / alone
+#   per-test (ptloom run --per-test)        6.99    1325 fail           0.45x
+#   six tests explored alone, summed       15.40    1324 -              1.00x
+#   per-test -j 2, ctest -j 2               8.64    1325 fail           0.56x
+#   whole tree (--max-time 60)              7.32      36 fail           0.48x
+#   5 correct tests (racy one left out)    wall s    runs verdict
+#   per-test                                6.29    1313 pass
+#   whole tree (--max-time 60)             60.07     685 incomplete
+#   whole tree, session-start binary       60.09     705 incomplete
+#   Criterion, 3 tests (surw -n 20)       wall s    runs verdict      / alone
+#   per-test (ptloom run --per-test)      112.72      45 fail           1.29x
+#   three tests explored alone, summed     87.66      44 -              1.00x
+#   whole tree                             85.38      21 pass           0.97x
+# The whole Criterion binary sampled 20 times misses suite::racy (each run
+# interleaves all three tests: PASS, "every requested run passed"); per
+# test, suite::racy fails in its second run.
 # per-test's runs are the six explorations' plus the one suite run.  The
 # whole tree stops at the first failure (32 runs) with one verdict for the
 # suite; on the five correct tests it does not finish bound 0 in 60 s
