@@ -325,10 +325,9 @@ static int setup(int argc, char **argv, const char *cmd,
 		      rs->sch.nevents && rs->sch.program[0] &&
 		      !rs->gdb && !rs->core &&
 		      !same_program(rs->prog.path, &rs->sch);
-	/* the recorded environment, so stack addresses match (the
-	 * runner's own environment is the caller's: the runner gives the
-	 * test its environment) */
-	if (rs->sch.nenv && !rs->through) {
+	/* the recorded environment, so stack addresses match (through a
+	 * runner too: the runner passes it on to the test, as it did) */
+	if (rs->sch.nenv) {
 		for (int i = 0; i < rs->prog.nenv; i++)
 			free(rs->prog.envp[i]);
 		free(rs->prog.envp);
@@ -347,7 +346,7 @@ static int setup(int argc, char **argv, const char *cmd,
 	 * set is applied unless the user says so (README "Schedule files
 	 * are untrusted") */
 	char names[1024];
-	int nbad = rs->co.trust_env || rs->through
+	int nbad = rs->co.trust_env
 			   ? 0
 			   : env_refused(rs->prog.envp, rs->prog.nenv,
 					 rs->co.env_extra, rs->co.nenv_extra,
