@@ -1259,20 +1259,45 @@ static void split_runner(struct suite *su, int rpidx, int wpidx)
 	exe[n > 0 ? n : 0] = 0;
 	char **argv = cmd && la ? split_nul(cmd, la) : NULL;
 	char **envp = env ? split_nul(env, le) : NULL;
+	size_t lm = 0;
+	char *maps = proc_read(r->pid, "maps", &lm);
+	/* `--list` is Criterion's: another program run with it natively
+	 * might run its tests */
+	bool criterion = maps && strstr(maps, "/libcriterion");
 
+	free(maps);
 	free(cmd);
 	free(env);
 	int ntests = 0;
-	char **tests = argv && envp && exe[0] && cwd[0]
+	char **tests = criterion && argv && envp && exe[0] && cwd[0]
 			       ? criterion_list(exe, envp, cwd, &ntests)
 			       : NULL;
 
 	if (!ntests) {
-		if (su->verbose)
-			printf("ptloom: P%d: not split: its worker P%d re-executes "
-			       "it for a test (a fork-per-test runner), but "
-			       "`%s --list` named no test\n",
-			       rpidx, wpidx, esc(exe));
+		/* its tests are covered by the whole command's exploration,
+		 * which this unit asks for */
+		char q[4096];
+
+		su->units = xrealloc(su->units, (size_t)(su->nunits + 1) *
+							 sizeof(*su->units));
+		struct unit *u = &su->units[su->nunits++];
+
+		memset(u, 0, sizeof(*u));
+		u->pidx = -1;
+		u->of_runner = true;
+		u->start = u->end = ++su->seq;
+		u->ended = true;
+		u->cwd = xstrdup(cwd);
+		shell_join(q, sizeof(q), argv, count(argv));
+		u->cmdline = xstrdup(q);
+		snprintf(u->name, sizeof(u->name), "%s", q);
+		snprintf(u->rule, sizeof(u->rule),
+			 "not split: its worker P%d re-executes it for a test "
+			 "(a fork-per-test runner), but %s", wpidx,
+			 criterion ? "`--list` named no test"
+				   : "it is no Criterion runner (no "
+				     "libcriterion mapped): its tests cannot "
+				     "be listed");
 		free_strings(argv);
 		free_strings(envp);
 		free(tests);
