@@ -40,6 +40,14 @@
 #   per-test (ptloom run --per-test)      112.72      45 fail           1.29x
 #   three tests explored alone, summed     87.66      44 -              1.00x
 #   whole tree                             85.38      21 pass           0.97x
+# The ctest rows again alone (SUITE_CRITERION=0), load 5, nothing else of
+# mine running:
+#   per-test (ptloom run --per-test)        4.32    1325 fail           0.91x
+#   six tests explored alone, summed        4.74    1324 -              1.00x
+#   per-test -j 2, ctest -j 2               1.78    1325 fail           0.38x
+#   whole tree (--max-time 60)              4.78      36 fail           1.01x
+#   5 correct: per-test 4.89 s 1313 runs pass; whole tree 60.13 s 564 runs
+#   incomplete; session-start binary whole tree 60.14 s 598 incomplete
 # The whole Criterion binary sampled 20 times misses suite::racy (each run
 # interleaves all three tests: PASS, "every requested run passed"); per
 # test, suite::racy fails in its second run.
