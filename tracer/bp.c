@@ -828,6 +828,16 @@ int bp_install(struct session *ss, struct process *s)
 		    exe_insn_at(s, ss->cfg->user_points[i].addr))
 			add_bp(s, &cap, ss->cfg->user_points[i].addr,
 			       ss->cfg->user_points[i].kind, 0);
+	/* a watcher's points for this process (test-suite mode: a test's
+	 * recorded points where its failing schedule is followed) */
+	if (ss->cfg->watch && ss->cfg->watch->points && pol_c) {
+		size_t n = 0;
+		const struct user_point *wp =
+			ss->cfg->watch->points(ss->cfg->watch->ctx, s->idx, &n);
+
+		for (size_t i = 0; wp && i < n; i++)
+			add_bp(s, &cap, wp[i].addr, wp[i].kind, 0);
+	}
 	/* a policy's points (the Python interpreter's) are the program's */
 	if (pol) {
 		for (size_t i = 0; i < pi->npoints; i++)

@@ -68,6 +68,8 @@ struct thread *session_new_thread(struct session *s, pid_t tid,
 	t->p = p;
 	t->ptidx = p->nthreads++;
 	t->st = SCHED_RUNNING;
+	if (s->cfg->watch && s->cfg->watch->thread)
+		s->cfg->watch->thread(s->cfg->watch->ctx, t->idx, p->idx);
 	return t;
 }
 

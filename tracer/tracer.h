@@ -250,9 +250,18 @@ struct proc_watch {
 	/* process pidx (leader pid) of parent ppidx (-1: none) was forked */
 	void (*fork)(void *ctx, int pidx, int ppidx);
 	/* process pidx exec'd and is stopped at its exec event (its
-	 * /proc/PID files describe the new image).  true holds it there:
-	 * it is not scheduled until held() names it */
-	bool (*exec)(void *ctx, int pidx, int ppidx, pid_t pid);
+	 * /proc/PID files describe the new image); thread is the T-number
+	 * that goes on in it.  true holds it there: it is not scheduled
+	 * until held() names it */
+	bool (*exec)(void *ctx, int pidx, int ppidx, pid_t pid, int thread);
+	/* thread T-number thread was made in process pidx (a process's
+	 * first thread after its fork() callback), in creation order */
+	void (*thread)(void *ctx, int thread, int pidx);
+	/* process pidx installs its breakpoints (its first thread-creating
+	 * clone; a fork child inherits its parent's): code points to add
+	 * for it, as session_config.user_points are for the program's own
+	 * process, or NULL */
+	const struct user_point *(*points)(void *ctx, int pidx, size_t *n);
 	/* asked at every choice while processes are held: the P-numbers of
 	 * those to let go now into pidx (at most max); with block, nothing
 	 * else can run: wait until one may go.  Returns their number, or

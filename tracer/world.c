@@ -1262,14 +1262,18 @@ static void schedule(struct session *s)
 		/* processes held at their exec (test-suite mode): let go
 		 * those the watcher is done with; wait for one when nothing
 		 * else can run */
-		if (s->nheld && release_held(s, c->nalts == 0)) {
-			sig_forced = false;
-			continue;
-		}
 		bool only_timeouts = true;
 
 		for (int i = 0; i < c->nalts; i++)
 			only_timeouts &= c->alts[i].timeout;
+		/* (a held process would run natively: time does not jump to
+		 * a timeout past it, which would end a runner's wait for the
+		 * test as a timeout of the test) */
+		if (s->nheld && release_held(s, c->nalts == 0 ||
+						      only_timeouts)) {
+			sig_forced = false;
+			continue;
+		}
 		if (only_timeouts && outside_wait(s, c, false)) {
 			sig_forced = false;
 			continue;
