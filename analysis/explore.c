@@ -473,6 +473,23 @@ static int first_pick(void *ctx, const struct choice *c)
 	return 0;
 }
 
+/*
+ * Is run `runs` (0-based) of the hybrid a sample while the systematic
+ * search goes on?  Every fourth of the first 2,000 (where the samples find
+ * what they find: bench/SEARCH.md, bench/CORPUS.md, every program's
+ * median under 1,000), every eighth up to 4,000, every sixteenth after:
+ * a search that needs most of the budget gets 8,875 of 10,000 runs rather
+ * than 7,500, and the first 2,000 runs are what they always were.
+ */
+static bool hybrid_turn(uint64_t runs)
+{
+	if (runs < 2000)
+		return runs % 4 == 3;
+	if (runs < 4000)
+		return runs % 8 == 7;
+	return runs % 16 == 15;
+}
+
 static int explore_serial(const struct explore_opts *o0,
 			  struct explore_result *r)
 {
@@ -496,8 +513,21 @@ static int explore_serial(const struct explore_opts *o0,
 	uint64_t first_run = 1;	/* the first run since the last restart */
 	char disc_why[400] = "";	/* a discovery run hit a limit */
 	double fastest = -1;	/* wall seconds of the fastest finished run */
+	bool clock_restart = false; /* a dfs run read the clock: key it */
 
 	memset(r, 0, sizeof(*r));
+	/* A serial dfs with the state cache keys states without the virtual
+	 * clock while no run has read it or waited on it: a program that
+	 * never does cannot tell two clocks apart.  The search is then one
+	 * of the program in which reading the clock ends the run, with keys
+	 * that cover its whole state, so if any schedule within the bound
+	 * reads the clock, one of the search's runs does (or would, where a
+	 * run was cut short, at a state an earlier run went on from), and
+	 * the search starts again with the clock in every key. */
+	o->cfg.key_no_clock = o->strategy == STRAT_DFS && o->state_cache &&
+			      !o->shared_cache && o->nshards <= 1 &&
+			      !(o->dpor && o->reduction) &&
+			      !getenv("PTLOOM_KEY_CLOCK");
 	r->coverage = coverage_new();
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
 		add_point(r, o->cfg.user_points[i].addr,
@@ -691,7 +721,23 @@ restart:
 			snprintf(r->error, sizeof(r->error), "interrupted");
 			break;
 		}
-		/* hybrid: every fourth run is a sample, so a deep tree at
+		if (clock_restart) {
+			/* the last dfs run read the clock and the search
+			 * went on (no failure): what it pruned by keys
+			 * without the clock is not known to be covered.
+			 * Start again with the clock in every key. */
+			clock_restart = false;
+			o->cfg.key_no_clock = false;
+			dfs_free(d);
+			sampler_free(smp);
+			d = NULL;
+			smp = NULL;
+			r->clock_restarts++;
+			first_run = r->runs + 1;
+			goto restart;
+		}
+		/* hybrid: every fourth run is a sample (hybrid_turn: fewer
+		 * after 2,000), so a deep tree at
 		 * a low bound cannot hide a bug reachable elsewhere; the
 		 * verdict still needs the systematic search to finish.  When
 		 * it has finished, samples go on until the runs are twice
@@ -716,8 +762,7 @@ restart:
 			r->complete = true;
 			break;
 		}
-		bool sample = d && nhs &&
-			      (post || r->runs % 4 == 3);
+		bool sample = d && nhs && (post || hybrid_turn(r->runs));
 		/* the default mix gives samples 7, 23, 39, ... to round-robin
 		 * (rr: strict alternations no walk finds in time) and 15,
 		 * 31, ... to the coverage-guided sampler (cov); the first
@@ -829,6 +874,8 @@ restart:
 			est_steps = rr.steps;
 		if (d)
 			r->bound = dfs_bound(d);
+		if (d && !sample && rr.time_used && o->cfg.key_no_clock)
+			clock_restart = true;
 		/* a run the reduction cut short is no whole execution: its
 		 * output would be a fragment */
 		bool cut_short = d && !sample && rr.failure == FAIL_DIVERGED &&

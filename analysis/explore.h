@@ -152,6 +152,9 @@ struct explore_result {
 	 * did not see the program to its end (error says), 0 if none */
 	int discovery_limit;
 	int restarts;		   /* explorations restarted for a spin */
+	/* restarted because a dfs run read the virtual clock, which state
+	 * keys left out until then (session_config.key_no_clock) */
+	int clock_restarts;
 	uint64_t samples;	   /* hybrid samples among the runs */
 	uint64_t rr_samples;	   /* of them, round-robin's (rr) */
 	uint64_t cov_samples;	   /* and the coverage-guided one's (cov) */

@@ -116,6 +116,11 @@ struct symbolizer *cli_symbolizer(void);
 
 void session_config_init(struct session_config *cfg, const struct program *p,
 			 const struct common_opts *o);
+/* After runs: says once why a CPython a process of the tree exec'd was
+ * left at the C level (3.14, a free-threaded build, ...), when it is not
+ * the command's own, already said. */
+void python_note_children(const struct session_config *cfg,
+			  const struct common_opts *o);
 
 /* Fill a schedule from a run (takes no ownership of r). */
 void schedule_from_run(struct schedule *s, const struct program *p,
@@ -281,5 +286,10 @@ int cli_coverage_pairs(struct session_config *cfg, const struct coverage *c,
  * 7 not: A / B (lock), ..." (three of them, then how many more). */
 void cli_coverage_text(char *buf, size_t len, const struct report_pair *ps,
 		       size_t n, uint64_t pairs, uint64_t covered, bool list);
+/* Records the exploration's coverage in a schedule about to be saved:
+ * the counts and the pairs of ps not seen in both orders (copied, at most
+ * SCHEDULE_MAX_COVERAGE), for show to mark.  Returns 0 or -ENOMEM. */
+int cli_coverage_to_schedule(struct schedule *s, const struct report_pair *ps,
+			     size_t n, uint64_t pairs, uint64_t covered);
 
 #endif

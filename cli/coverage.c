@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include "cli.h"
 #include "../analysis/coverage.h"
@@ -125,4 +126,53 @@ void cli_coverage_text(char *buf, size_t len, const struct report_pair *ps,
 		snprintf(buf + off, len - off,
 			 ", and %llu more (--report lists them)",
 			 (unsigned long long)(pairs - covered - shown));
+}
+
+int cli_coverage_to_schedule(struct schedule *s, const struct report_pair *ps,
+			     size_t n, uint64_t pairs, uint64_t covered)
+{
+	size_t k = 0, cap = 0;
+
+	if (covered > pairs)
+		return 0; /* nothing sane to record */
+	for (size_t i = 0; i < n; i++)
+		cap += ps[i].seen != 3;
+	if (cap > pairs - covered)
+		cap = (size_t)(pairs - covered);
+	if (cap > SCHEDULE_MAX_COVERAGE)
+		cap = SCHEDULE_MAX_COVERAGE;
+	struct schedule_pair *u = calloc(cap ? cap : 1, sizeof(*u));
+
+	if (!u)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && k < cap; i++) {
+		const struct report_pair *p = &ps[i];
+
+		if (p->seen == 3 || p->a > p->b)
+			continue;
+		u[k].a = p->a;
+		u[k].b = p->b;
+		u[k].seen = (uint8_t)(p->seen & 3);
+		u[k].what = (uint8_t)coverage_what_of(p->what);
+		u[k].where_a = strdup(p->where_a ? p->where_a : "");
+		u[k].where_b = strdup(p->where_b ? p->where_b : "");
+		if (!u[k].what || !u[k].where_a || !u[k].where_b) {
+			free(u[k].where_a);
+			free(u[k].where_b);
+			if (!u[k].what)
+				continue; /* an unknown kind: left out */
+			for (size_t j = 0; j < k; j++) {
+				free(u[j].where_a);
+				free(u[j].where_b);
+			}
+			free(u);
+			return -ENOMEM;
+		}
+		k++;
+	}
+	s->cov_pairs = pairs;
+	s->cov_covered = covered;
+	s->uncovered = u;
+	s->nuncovered = k;
+	return 0;
 }

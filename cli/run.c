@@ -57,7 +57,8 @@ static void usage(FILE *f)
 	      "before)\n"
 	      "      --dfs-only        dfs without interleaved samples (every "
 	      "fourth run\n"
-	      "                        samples; the verdict is dfs's)\n"
+	      "                        samples, fewer after 2000; the verdict "
+	      "is dfs's)\n"
 	      "      --hybrid-mix LIST the hybrid's samplers in turn (default "
 	      "surw,pos,surw,random,\n"
 	      "                        and one sample in 16 each rr and cov)\n"
@@ -108,10 +109,17 @@ static void usage(FILE *f)
 	      "      --per-test        test-suite mode: explore each test the "
 	      "command starts\n"
 	      "                        (ctest, make check, meson test, a "
-	      "script) on its own,\n"
-	      "                        with these budgets per test, -j N "
-	      "tests at a time,\n"
-	      "                        one verdict per test\n"
+	      "script, Criterion's\n"
+	      "                        suite::test) on its own, with these "
+	      "budgets per test,\n"
+	      "                        -j N tests at a time, one verdict per "
+	      "test; the runner\n"
+	      "                        runs a failing test on its failing "
+	      "schedule\n"
+	      "      --suite-time SEC  with --per-test: seconds for all the "
+	      "tests, shared\n"
+	      "                        fairly (the command runs once first "
+	      "to count them)\n"
 	      "      --whole-tree      explore the command's whole process "
 	      "tree as one\n"
 	      "                        program (the default)\n"
@@ -166,6 +174,7 @@ static const struct option long_opts[] = {
 	{ "min-coverage", required_argument, 0, 'v' + 256 },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "per-test", no_argument, 0, 'T' + 512 },
+	{ "suite-time", required_argument, 0, 'S' + 512 },
 	{ "whole-tree", no_argument, 0, 'w' + 256 },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "help", no_argument, 0, 'h' },
@@ -181,7 +190,8 @@ static int forwarded(int argc, char **argv, char ***out)
 {
 	static const char *const drop_arg[] = {
 		"-o", "--out", "--report", "--report-format", "-e", "--env",
-		"-j", "--jobs", "--shard", "--clock-start", NULL,
+		"-j", "--jobs", "--shard", "--clock-start", "--suite-time",
+		NULL,
 	};
 	static const char *const drop[] = {
 		"-q", "--quiet", "--keep-env", "--per-test", "--whole-tree",
@@ -573,7 +583,7 @@ int cmd_run(int argc, char **argv)
 	long v;
 	int c, jobs = 1;
 	bool minimize_on = true, per_test = false, verbose = false;
-	double t_start = cli_wall(), min_time = 0;
+	double t_start = cli_wall(), min_time = 0, suite_time = 0;
 
 	common_defaults(&co);
 	memset(&eo, 0, sizeof(eo));
@@ -739,6 +749,15 @@ int cmd_run(int argc, char **argv)
 		case 'T' + 512:
 			per_test = true;
 			break;
+		case 'S' + 512:
+			if (parse_seconds(optarg, SECONDS_MAX, &suite_time)) {
+				fprintf(stderr, "ptloom: --suite-time takes "
+						"seconds, a decimal number > 0 "
+						"and <= %d (got '%s')\n",
+					SECONDS_MAX, esc(optarg));
+				return EXIT_USAGE;
+			}
+			break;
 		case 'w' + 256:
 			per_test = false;
 			break;
@@ -780,6 +799,12 @@ int cmd_run(int argc, char **argv)
 		eo.worker = eo.shard;
 		eo.stride = eo.nshards;
 	}
+	if (suite_time > 0 && !per_test) {
+		fprintf(stderr, "ptloom: --suite-time shares a budget among "
+				"the tests of --per-test; without it, use "
+				"--max-time\n");
+		return EXIT_USAGE;
+	}
 	struct program prog;
 
 	if (program_setup(&prog, argc - optind, argv + optind, &co))
@@ -808,7 +833,7 @@ int cmd_run(int argc, char **argv)
 		}
 		int done = suite_run(&prog, &co, &eo.cfg, fwd, nfwd,
 				     verbose && !co.quiet, jobs, eo.bound,
-				     &code);
+				     suite_time, eo.max_time, &code);
 
 		free(fwd);
 		if (done) {
@@ -830,6 +855,7 @@ int cmd_run(int argc, char **argv)
 			   eo.progress && (eo.cfg.points & POINTS_RACES));
 	explore(&eo, &er);
 	cli_progress_end();
+	python_note_children(&eo.cfg, &co);
 	eo.cfg.user_points = er.points;
 	eo.cfg.nuser_points = er.npoints;
 	eo.cfg.points &= ~POINTS_RACES;
@@ -911,6 +937,8 @@ int cmd_run(int argc, char **argv)
 
 		schedule_from_run(&sch, &prog, &co, sname, eo.bound, orig);
 		schedule_set_points(&sch, er.points, er.npoints);
+		(void)cli_coverage_to_schedule(&sch, cov_list, (size_t)ncov,
+					       cov_pairs, cov_covered);
 		int se = save_schedule(&sch, co.out_dir, id, "original",
 				       files[0], sizeof(files[0]));
 
@@ -1012,6 +1040,9 @@ int cmd_run(int argc, char **argv)
 						  eo.bound, &best);
 				schedule_set_points(&sch, er.points,
 						    er.npoints);
+				(void)cli_coverage_to_schedule(
+					&sch, cov_list, (size_t)ncov,
+					cov_pairs, cov_covered);
 				se = save_schedule(&sch, co.out_dir, id,
 						   "minimized", files[1],
 						   sizeof(files[1]));
@@ -1265,20 +1296,32 @@ minimized:
 				 eo.bound);
 			/* what a policy's bound counts (Python: GIL
 			 * switches in the program's own code) */
-			if (eo.cfg.policy && eo.cfg.policy->coverage) {
+			/* (in the processes it applied to: a CPython's) */
+			const char *pl = er.have_pass ? er.pass.plevel : "";
+
+			if (eo.cfg.policy && eo.cfg.policy->coverage && pl[0]) {
 				size_t k = strlen(summary);
 				/* and which processes kept C-level points */
-				const char *cl = er.have_pass ? er.pass.clevel
-							      : "";
+				const char *cl = er.pass.clevel;
 
-				if (cl[0])
-					snprintf(summary + k, sizeof(summary) - k,
-						 " (%s in P0; C-level points in "
-						 "%s)",
-						 eo.cfg.policy->coverage, esc(cl));
-				else
+				if (!cl[0] && !strncmp(pl, "P0 ", 3) &&
+				    !strchr(pl, ','))
 					snprintf(summary + k, sizeof(summary) - k,
 						 " (%s)", eo.cfg.policy->coverage);
+				else if (!cl[0])
+					snprintf(summary + k, sizeof(summary) - k,
+						 " (%s in %s)",
+						 eo.cfg.policy->coverage, esc(pl));
+				else {
+					char p2[200];
+
+					snprintf(p2, sizeof(p2), "%s", esc(pl));
+					snprintf(summary + k, sizeof(summary) - k,
+						 " (%s in %s; C-level points "
+						 "in %s)",
+						 eo.cfg.policy->coverage, p2,
+						 esc(cl));
+				}
 			}
 		} else {
 			snprintf(summary, sizeof(summary),
@@ -1411,6 +1454,9 @@ minimized:
 						 (double)er.total_steps
 				       : 0,
 			er.filters, er.filters == 1 ? "" : "s");
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.clock_restarts)
+		fprintf(stderr, "ptloom: the search started again with the "
+				"clock in its state keys (a run read it)\n");
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs)
 		fprintf(stderr, "ptloom: per run %.1f stops, %.1f steps, %.1f "
 				"choices (decisions among two or more), %.1f "

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "../analysis/coverage.h"
 #include "../analysis/escape.h"
 
 #define LANE_H 34
@@ -47,11 +48,53 @@ static void html(FILE *f, const char *s)
 	html_lines(f, s, 0);
 }
 
+/* The code keys of the pairs the file lists as not covered, sorted. */
+struct keys {
+	uint64_t *k;
+	size_t n;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void keys_of(struct keys *ks, const struct schedule *s)
+{
+	ks->n = 0;
+	ks->k = s->nuncovered ? malloc(2 * s->nuncovered * sizeof(*ks->k))
+			      : NULL;
+	if (!ks->k)
+		return;
+	for (size_t i = 0; i < s->nuncovered; i++) {
+		ks->k[ks->n++] = s->uncovered[i].a;
+		ks->k[ks->n++] = s->uncovered[i].b;
+	}
+	qsort(ks->k, ks->n, sizeof(*ks->k), cmp_key);
+}
+
+/* Is e one end of a pair not covered? */
+static bool uncovered(const struct keys *ks, const struct event *e)
+{
+	uint64_t key;
+
+	if (!ks->n || !coverage_what_of_event(e->kind, e->fn, e->arg,
+					       &(bool){ false }))
+		return false;
+	key = coverage_key(e);
+	return bsearch(&key, ks->k, ks->n, sizeof(*ks->k), cmp_key) != NULL;
+}
+
 /* Worth a mark of its own?  e with the events before (pv, when i > 0) and
  * after it (nx, when i + 1 < n). */
-static bool notable(const struct event *pv, const struct event *e,
-		    const struct event *nx, size_t i, size_t n)
+static bool notable(const struct keys *ks, const struct event *pv,
+		    const struct event *e, const struct event *nx, size_t i,
+		    size_t n)
 {
+	if (uncovered(ks, e))
+		return true;
 	if (e->preempt || e->decided || e->kind == OP_START ||
 	    e->kind == OP_EXIT || e->kind == OP_EXIT_GROUP ||
 	    e->kind == OP_CLONE || e->kind == OP_WOKEN ||
@@ -66,20 +109,22 @@ static bool notable(const struct event *pv, const struct event *e,
 /* Columns: a notable event each; a quiet stretch shares one.  Does the
  * event at the window start a column (prev_notable: the one before was
  * notable), and is it notable? */
-static bool new_col(const struct win *w, bool prev_notable, bool *is_notable)
+static bool new_col(const struct keys *ks, const struct win *w,
+		    bool prev_notable, bool *is_notable)
 {
-	*is_notable = notable(&w->e[0], &w->e[1], &w->e[2], w->i, w->n);
+	*is_notable = notable(ks, &w->e[0], &w->e[1], &w->e[2], w->i, w->n);
 	return *is_notable || w->i == 0 || prev_notable ||
 	       w->e[0].thread != w->e[1].thread;
 }
 
 /* Does the event after the window's start a column? */
-static bool next_new_col(const struct win *w, bool is_notable)
+static bool next_new_col(const struct keys *ks, const struct win *w,
+			 bool is_notable)
 {
 	if (w->i + 1 >= w->n)
 		return true;
 	return is_notable || w->e[1].thread != w->e[2].thread ||
-	       notable(&w->e[1], &w->e[2], &w->e[3], w->i + 1, w->n);
+	       notable(ks, &w->e[1], &w->e[2], &w->e[3], w->i + 1, w->n);
 }
 
 static int lane_y(unsigned t)
@@ -147,6 +192,41 @@ out:
 	free(first);
 }
 
+/* The exploration's coverage when it saved the file: the counts and a
+ * table of the pairs not seen in both orders (id "coverage"). */
+static void pairs_table(FILE *f, const struct schedule *s)
+{
+	fprintf(f, "<p class=\"meta\" id=\"coverage\">coverage when saved: "
+		   "%llu of %llu conflicting pair%s seen in both orders",
+		(unsigned long long)s->cov_covered,
+		(unsigned long long)s->cov_pairs,
+		s->cov_pairs == 1 ? "" : "s");
+	if (s->cov_pairs - s->cov_covered > s->nuncovered)
+		fprintf(f, " (%zu of the %llu not listed below)",
+			s->nuncovered,
+			(unsigned long long)(s->cov_pairs - s->cov_covered));
+	fprintf(f, "</p>\n");
+	if (!s->nuncovered)
+		return;
+	fprintf(f, "<table class=\"pairs\" id=\"not-covered\">\n<tr><th>"
+		   "operation a</th><th>operation b</th><th>on</th><th>order "
+		   "seen</th></tr>\n");
+	for (size_t i = 0; i < s->nuncovered; i++) {
+		const struct schedule_pair *q = &s->uncovered[i];
+
+		fprintf(f, "<tr class=\"uncovered\"><td>");
+		html(f, q->where_a && q->where_a[0] ? q->where_a : "?");
+		fprintf(f, "</td><td>");
+		html(f, q->where_b && q->where_b[0] ? q->where_b : "?");
+		fprintf(f, "</td><td>%s</td><td>%s</td></tr>\n",
+			coverage_what_name(q->what),
+			q->seen == 1   ? "a before b only"
+			: q->seen == 2 ? "b before a only"
+				       : "neither");
+	}
+	fprintf(f, "</table>\n");
+}
+
 void show_html(FILE *f, const struct schedule_view *v, const char *path,
 	       const struct sym_index *ix, int nthreads)
 {
@@ -156,13 +236,15 @@ void show_html(FILE *f, const struct schedule_view *v, const char *path,
 	bool nb = false, pnb = false;
 	int ncols = 0;
 	struct win w;
+	struct keys ks;
 
+	keys_of(&ks, s);
 	/* a first pass counts the columns, for the page's width */
 	if (n) {
 		win_start(&w);
 		do {
 			pnb = nb;
-			ncols += new_col(&w, pnb, &nb);
+			ncols += new_col(&ks, &w, pnb, &nb);
 		} while (win_next(&w));
 	}
 	int drawn = ncols < MAX_COLS ? ncols : MAX_COLS;
@@ -188,7 +270,14 @@ void show_html(FILE *f, const struct schedule_view *v, const char *path,
 		   ".mark.preempt circle { fill: #e08000; }\n"
 		   ".mark.failing circle { fill: #c00; stroke: #600; "
 		   "stroke-width: 3; }\n"
+		   ".mark.uncovered circle { stroke: #8a4fbf; "
+		   "stroke-width: 3; fill: #fff; }\n"
 		   ".mark:hover circle { r: 7; }\n"
+		   "table.pairs { border-collapse: collapse; margin: .4em 0 "
+		   "1em; }\n"
+		   "table.pairs td, table.pairs th { border: 1px solid #ddd; "
+		   "padding: 2px 6px; text-align: left; }\n"
+		   "tr.uncovered td { color: #8a4fbf; }\n"
 		   ".run rect { fill: #9db3e0; }\n"
 		   ".arrow.preempt { stroke: #e08000; }\n"
 		   ".arrow.wake { stroke: #2a9d3a; stroke-dasharray: 4 3; }\n"
@@ -218,6 +307,8 @@ void show_html(FILE *f, const struct schedule_view *v, const char *path,
 		}
 		fprintf(f, "</p>\n");
 	}
+	if (s->cov_pairs)
+		pairs_table(f, s);
 	if (drawn < ncols)
 		fprintf(f, "<p class=\"meta\">The first %d of %d columns are "
 			   "drawn.</p>\n", drawn, ncols);
@@ -272,13 +363,13 @@ void show_html(FILE *f, const struct schedule_view *v, const char *path,
 		size_t i = w.i;
 
 		pnb = nb;
-		bool first = new_col(&w, pnb, &nb);
+		bool first = new_col(&ks, &w, pnb, &nb);
 
 		col += first;
 		if (col >= drawn)
 			break;
 		int x = LABEL_W + (col + 1) * COL_W, y = lane_y(e->thread);
-		bool last = next_new_col(&w, nb);
+		bool last = next_new_col(&ks, &w, nb);
 
 		if (!first || !last) {
 			if (first)
@@ -323,14 +414,19 @@ void show_html(FILE *f, const struct schedule_view *v, const char *path,
 			wake_col = col;
 			wake_thread = e->thread;
 		}
+		bool unc = uncovered(&ks, e);
+
 		event_line_ix(e, ix, line, sizeof(line));
-		fprintf(f, "<g class=\"mark%s%s\" id=\"step-%u\"><circle "
+		fprintf(f, "<g class=\"mark%s%s%s\" id=\"step-%u\"><circle "
 			   "cx=\"%d\" cy=\"%d\" r=\"5\"/><title>step %u: ",
 			e->preempt ? " preempt" : "", failing ? " failing" : "",
-			e->step, x, y, e->step);
+			unc ? " uncovered" : "", e->step, x, y, e->step);
 		html(f, line);
 		if (e->preempt)
 			fprintf(f, " (preemption)");
+		if (unc)
+			fprintf(f, " (one end of a conflicting pair not seen "
+				   "in both orders)");
 		if (failing) {
 			fprintf(f, " &#8212; the last step before the failure: ");
 			html(f, desc);
@@ -339,6 +435,9 @@ void show_html(FILE *f, const struct schedule_view *v, const char *path,
 	}
 	fprintf(f, "</g>\n</svg>\n</div>\n<p class=\"meta\">Hover a mark for "
 		   "its step, call and source line. Orange: preemptions; green "
-		   "dashes: wakes; red: the failing step.</p>\n</body>\n"
-		   "</html>\n");
+		   "dashes: wakes; red: the failing step%s.</p>\n</body>\n"
+		   "</html>\n",
+		ks.n ? "; purple rings: an end of a conflicting pair the "
+		       "exploration had not seen in both orders" : "");
+	free(ks.k);
 }

@@ -57,7 +57,8 @@ enum {
 	F_THREAD_NAMES = 22,
 	F_SYMBOLS = 23,
 	F_OBJECTS = 25,
-	F_COUNTED = 26,
+	F_NOT_COVERED = 29,
+	F_COUNTED = 30,
 };
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -264,6 +265,51 @@ static int check_object(size_t i, size_t path_len, size_t build_id_len,
 	return 0;
 }
 
+/* The coverage counts: covered <= pairs, and no more pairs listed as not
+ * covered than there are. */
+static int check_coverage(uint64_t pairs, uint64_t covered, uint64_t nlisted,
+			  char *err, size_t errlen)
+{
+	if (covered > pairs) {
+		seterr(err, errlen, "coverage of %llu pairs in both orders out "
+				    "of %llu",
+		       (unsigned long long)covered, (unsigned long long)pairs);
+		return -EINVAL;
+	}
+	if (nlisted > SCHEDULE_MAX_COVERAGE || nlisted > pairs - covered) {
+		seterr(err, errlen, "%llu pairs listed as not covered (at most "
+				    "%llu)",
+		       (unsigned long long)nlisted,
+		       (unsigned long long)(pairs - covered <
+						    SCHEDULE_MAX_COVERAGE
+					    ? pairs - covered
+					    : SCHEDULE_MAX_COVERAGE));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_pair(size_t i, uint64_t a, uint64_t b, uint32_t seen,
+		      uint32_t what, size_t len_a, size_t len_b, char *err,
+		      size_t errlen)
+{
+	if (a > b || seen > 2 || what < 1 || what > 4) {
+		seterr(err, errlen, "coverage pair %zu is malformed (keys "
+				    "%llx %llx, seen %u, what %u)",
+		       i, (unsigned long long)a, (unsigned long long)b, seen,
+		       what);
+		return -EINVAL;
+	}
+	if (len_a > SCHEDULE_MAX_SYMBOL_TEXT ||
+	    len_b > SCHEDULE_MAX_SYMBOL_TEXT) {
+		seterr(err, errlen, "coverage pair %zu has a name longer than "
+				    "%d bytes",
+		       i, SCHEDULE_MAX_SYMBOL_TEXT);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 {
 	size_t i;
@@ -287,6 +333,22 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 		       s->nobjects, SCHEDULE_MAX_OBJECTS);
 		return -EINVAL;
 	}
+	if (s->nuncovered && !s->uncovered) {
+		seterr(err, errlen, "inconsistent counts and arrays");
+		return -EINVAL;
+	}
+	r = check_coverage(s->cov_pairs, s->cov_covered, s->nuncovered, err,
+			   errlen);
+	for (i = 0; !r && i < s->nuncovered; i++) {
+		const struct schedule_pair *q = &s->uncovered[i];
+
+		r = check_pair(i, q->a, q->b, q->seen, q->what,
+			       q->where_a ? strlen(q->where_a) : 0,
+			       q->where_b ? strlen(q->where_b) : 0, err,
+			       errlen);
+	}
+	if (r)
+		return r;
 	for (i = 0; i < s->nobjects; i++) {
 		r = check_object(i, s->objects[i].path
 					    ? strlen(s->objects[i].path)
@@ -722,6 +784,39 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 		d->mtime_ns = o->mtime_ns;
 		d->hash = o->hash;
 	}
+
+	r = check_coverage(m->coverage_pairs, m->coverage_covered,
+			   m->n_not_covered, err, errlen);
+	if (r)
+		return r;
+	s->cov_pairs = m->coverage_pairs;
+	s->cov_covered = m->coverage_covered;
+	s->uncovered = alloc_array(m->n_not_covered, sizeof(*s->uncovered),
+				   err, errlen);
+	if (!s->uncovered)
+		return -ENOMEM;
+	for (i = 0; i < m->n_not_covered; i++) {
+		const Ptloom__CoveragePair *q = m->not_covered[i];
+		struct schedule_pair *d = &s->uncovered[i];
+
+		r = check_pair(i, q->a, q->b, q->seen, q->what,
+			       q->where_a.len, q->where_b.len, err, errlen);
+		if (r)
+			return r;
+		s->nuncovered = i + 1;
+		r = dup_bytes(&q->where_a, &d->where_a, "coverage pair name",
+			      (long)i, err, errlen);
+		if (!r)
+			r = dup_bytes(&q->where_b, &d->where_b,
+				      "coverage pair name", (long)i, err,
+				      errlen);
+		if (r)
+			return r;
+		d->a = q->a;
+		d->b = q->b;
+		d->seen = (uint8_t)q->seen;
+		d->what = (uint8_t)q->what;
+	}
 	return 0;
 }
 
@@ -1002,6 +1097,13 @@ static int decode(const uint8_t *buf, size_t len, struct schedule *s,
 		seterr(err, errlen, "%llu loaded objects (at most %u)",
 		       (unsigned long long)sc.count[F_OBJECTS],
 		       SCHEDULE_MAX_OBJECTS);
+		return -EINVAL;
+	}
+	if (sc.count[F_NOT_COVERED] > SCHEDULE_MAX_COVERAGE) {
+		seterr(err, errlen, "%llu pairs listed as not covered (at "
+				    "most %u)",
+		       (unsigned long long)sc.count[F_NOT_COVERED],
+		       SCHEDULE_MAX_COVERAGE);
 		return -EINVAL;
 	}
 
@@ -1362,10 +1464,13 @@ struct wire {
 	Ptloom__UserPoint *up, **upp;
 	Ptloom__Event *ev, **evp;
 	Ptloom__Symbol *sym, **symp;
+	Ptloom__CoveragePair *pair, **pairp;
 };
 
 static void wire_free(struct wire *w)
 {
+	free(w->pair);
+	free(w->pairp);
 	free(w->obj);
 	free(w->objp);
 	free(w->argv);
@@ -1517,6 +1622,26 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 	}
 	w->m.n_loaded_objects = s->nobjects;
 	w->m.loaded_objects = w->objp;
+	w->m.coverage_pairs = s->cov_pairs;
+	w->m.coverage_covered = s->cov_covered;
+	w->pair = calloc(s->nuncovered + 1, sizeof(*w->pair));
+	w->pairp = calloc(s->nuncovered + 1, sizeof(*w->pairp));
+	if (!w->pair || !w->pairp)
+		return -ENOMEM;
+	for (i = 0; i < s->nuncovered; i++) {
+		const struct schedule_pair *q = &s->uncovered[i];
+
+		ptloom__coverage_pair__init(&w->pair[i]);
+		w->pair[i].a = q->a;
+		w->pair[i].b = q->b;
+		w->pair[i].seen = q->seen;
+		w->pair[i].what = q->what;
+		w->pair[i].where_a = bin(q->where_a);
+		w->pair[i].where_b = bin(q->where_b);
+		w->pairp[i] = &w->pair[i];
+	}
+	w->m.n_not_covered = s->nuncovered;
+	w->m.not_covered = w->pairp;
 	return 0;
 }
 
@@ -1664,6 +1789,11 @@ void schedule_free(struct schedule *s)
 	for (j = 0; s->objects && j < s->nobjects; j++)
 		free(s->objects[j].path);
 	free(s->objects);
+	for (j = 0; s->uncovered && j < s->nuncovered; j++) {
+		free(s->uncovered[j].where_a);
+		free(s->uncovered[j].where_b);
+	}
+	free(s->uncovered);
 	memset(s, 0, sizeof(*s));
 }
 

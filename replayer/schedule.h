@@ -27,6 +27,17 @@
 #define SCHEDULE_MAX_OBJECTS 4096	    /* loaded objects */
 #define SCHEDULE_MAX_PATH 4096		    /* bytes of an object's path */
 #define SCHEDULE_STEP_UNKNOWN UINT32_MAX  /* decision.step from a script */
+#define SCHEDULE_MAX_COVERAGE 4096	    /* pairs not covered, listed */
+
+/* A pair of conflicting operations seen in at most one order
+ * (analysis/coverage.h): code keys a <= b, seen 0 (none), 1 (a before b)
+ * or 2 (b before a), what 1..4 (enum cov_what), where_a/where_b their
+ * names (never NULL once loaded; "" = not named). */
+struct schedule_pair {
+	uint64_t a, b;
+	uint8_t seen, what;
+	char *where_a, *where_b;
+};
 
 /* A file the program mapped (or /etc/ld.so.cache), as it was. */
 struct loaded_object {
@@ -86,6 +97,12 @@ struct schedule {
 	int nthread_backtraces;
 	struct loaded_object *objects; /* may be empty (older files) */
 	size_t nobjects;
+	/* what the exploration had covered when it saved the file: pairs
+	 * seen, pairs seen in both orders (0, 0: not recorded), and the
+	 * pairs not covered (at most SCHEDULE_MAX_COVERAGE) */
+	uint64_t cov_pairs, cov_covered;
+	struct schedule_pair *uncovered;
+	size_t nuncovered;
 };
 
 /* Returns 0, or -EINVAL/-errno with a one-line reason in err (no newline,

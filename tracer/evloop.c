@@ -719,6 +719,8 @@ void evloop_poll(struct session *s, struct thread *t)
 			/* which descriptor, for the search's node prints */
 			.fn = (uint8_t)(f ? 1 + (f - v->files) % 255 : 0) };
 	}
+	if (tmo > 0)
+		time_observed(s);
 	uint64_t deadline = s->now + (uint64_t)(tmo > 0 ? tmo : 0) * 1000000ull;
 	int timer = -1;
 

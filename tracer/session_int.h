@@ -84,6 +84,15 @@ void spawn_register(pid_t pid);
 uint64_t spawn_key(void);
 void spawn_unregister(pid_t pid);
 double now_seconds(void);
+/* The run's future depends on the virtual clock from here on: it was read
+ * or a deadline set against it (session.time_used).  Before the run's
+ * first choice every run does the same (ld.so's rdtsc at startup): the
+ * value is the same in all of them and cannot tell two states apart. */
+static inline void time_observed(struct session *s)
+{
+	if (s->choices)
+		s->time_used = true;
+}
 
 /* tracer/detach.c: stop_at reached */
 int session_hand_over(struct session *s);

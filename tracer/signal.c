@@ -256,6 +256,7 @@ bool signal_execute(struct session *s, struct thread *t)
 			return true;
 		}
 		t->timed = true;
+		time_observed(s);
 		t->deadline = s->now + ns;
 		t->armed = s->step;
 		t->timeout_result = -EAGAIN;

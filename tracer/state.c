@@ -12,8 +12,10 @@
  *   zone) in the mappings that hold glibc's thread stacks or the main
  *   [stack], and an exited thread's frames (below the last stack pointer
  *   it had) in its glibc stack while no live thread runs on it;
- * - the futex queues, the virtual clock, getrandom's stream, the thread
- *   that ran last and how long it has run (fairness), breakpoint lifting.
+ * - the futex queues, the virtual clock (unless left out until the run
+ *   reads it, session_config.key_no_clock), getrandom's stream, the
+ *   thread that ran last and how long it has run (fairness), breakpoint
+ *   lifting.
  * Thread ids differ from run to run (each run is a new process): a
  * 32-bit word equal to one of the run's thread ids is hashed as its
  * T-number, so that equal states of two runs get equal keys.
@@ -539,7 +541,7 @@ uint64_t session_state_key(struct session *s)
 		return 0;
 	}
 	if (s->nfreep || p->observing || s->sig_maybe || timer_armed(s) ||
-	    s->nth > 64 || s->cfg->observer || s->cfg->policy)
+	    s->nth > 64 || s->cfg->observer || session_policy_active(s))
 		return 0;
 	for (int i = 0; i < s->nth; i++) {
 		uint32_t tid = (uint32_t)s->th[i].tid;
@@ -572,7 +574,11 @@ uint64_t session_state_key(struct session *s)
 	key_part(&k, &key);
 	key_u64(&k, s->run_len < 1000 ? s->run_len : 1000);
 	key_part(&k, &key);
-	key_u64(&k, s->now);
+	/* the clock only while the program may read it: a search that
+	 * leaves it out restarts with it once a run reads it
+	 * (session_config.key_no_clock) */
+	if (!s->cfg->key_no_clock || s->time_used)
+		key_u64(&k, s->now);
 	key_part(&k, &key);
 	key_u64(&k, s->rng);
 	key_u64(&k, (uint64_t)s->sole_bps << 32 | (uint64_t)s->live);

@@ -132,6 +132,7 @@ static int read_ts(struct thread *t, uint64_t addr, uint64_t *ns)
 
 static uint64_t clock_now(struct session *s, int clk)
 {
+	time_observed(s);
 	switch (clk) {
 	case CLOCK_REALTIME:
 	case CLOCK_REALTIME_COARSE:
@@ -982,6 +983,8 @@ static void block(struct session *s, struct thread *t, int kind, bool timed,
 	t->st = SCHED_BLOCKED;
 	t->block = kind;
 	t->timed = timed;
+	if (timed)
+		time_observed(s);
 	t->deadline = deadline;
 	t->armed = s->step;
 	t->timeout_result = timeout_result;
@@ -1014,6 +1017,7 @@ static bool futex_execute(struct session *s, struct thread *t)
 			return true;
 		}
 		if (timed) {
+			time_observed(s);
 			if (read_ts(t, r->r10, &ns)) {
 				skip(t, -EINVAL);
 				return true;
@@ -1116,6 +1120,7 @@ bool syscall_execute(struct session *s, struct thread *t)
 			process_kill_execute(s, t);
 		return true;
 	case OP_SLEEP: {
+		time_observed(s);
 		uint64_t deadline = t->sleep_abs ? t->sleep_ns
 						 : s->now + t->sleep_ns;
 
@@ -1176,6 +1181,7 @@ bool syscall_emulate_rdtsc(struct session *s, struct thread *t)
 
 	if (regs_get(t) || mem_read(t->p, t->regs.rip, c, 3))
 		return false;
+	time_observed(s);
 	uint64_t tsc = s->now * 3;
 
 	s->now += s->quantum;

@@ -69,6 +69,8 @@ struct thread *session_new_thread(struct session *s, pid_t tid,
 	t->p = p;
 	t->ptidx = p->nthreads++;
 	t->st = SCHED_RUNNING;
+	if (s->cfg->watch && s->cfg->watch->thread)
+		s->cfg->watch->thread(s->cfg->watch->ctx, t->idx, p->idx);
 	return t;
 }
 
@@ -960,7 +962,8 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		}
 	}
 	if ((b->kind == OP_ACCESS || b->kind == OP_ATOMIC) &&
-	    !s->cfg->observer && !s->cfg->policy && quiet_others(s, t)) {
+	    !s->cfg->observer && !session_policy_active(s) &&
+	    quiet_others(s, t)) {
 		/* nobody could run instead: no choice here, and none until
 		 * another thread could run (schedule() puts it back) */
 		bp_lift(t->p, b);

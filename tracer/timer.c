@@ -496,6 +496,22 @@ bool timer_enter(struct session *s, struct thread *t, long nr, bool *point)
 
 	*point = false;
 	switch (nr) {
+	case SYS_alarm:
+	case SYS_setitimer:
+	case SYS_getitimer:
+	case SYS_timer_create:
+	case SYS_timer_settime:
+	case SYS_timer_gettime:
+	case SYS_timer_getoverrun:
+	case SYS_timer_delete:
+	case SYS_timerfd_settime:
+	case SYS_timerfd_gettime:
+		time_observed(s);
+		break;
+	default:
+		break;
+	}
+	switch (nr) {
 	case SYS_alarm: {
 		p = find(s, pid, PT_ITIMER, 0, true);
 		uint64_t was = left(s, p);

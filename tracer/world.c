@@ -72,23 +72,62 @@ const char *failure_kind_name(int kind)
 
 bool session_policy_process(const struct session *s, const struct process *p)
 {
-	return s->cfg->policy && p && p->idx == 0;
+	return s->cfg->policy && p && p->pimg;
 }
 
-/* A policy sees the program's own process, P0 (session_policy_process). */
+bool session_policy_active(const struct session *s)
+{
+	return s->cfg->policy && s->policy_procs;
+}
+
+void session_policy_exec(struct session *s, struct process *p)
+{
+	const struct sched_policy *sp = s->cfg->policy;
+	char link[64], exe[4096];
+	ssize_t n;
+
+	p->pimg = NULL;
+	if (!sp || !sp->adopt)
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = 0;
+	p->pimg = sp->adopt(sp->ctx, exe);
+	p->ever_c |= !p->pimg;
+	if (p->pimg && !p->ever_policy) {
+		p->ever_policy = true;
+		s->policy_procs++;
+	}
+}
+
+/* A policy reads the processes it applies to (session_policy_process). */
+int session_peek_in(struct session *s, int proc, uint64_t addr, void *buf,
+		    size_t len)
+{
+	if (proc < 0 || proc >= s->nprocs || s->procs[proc]->dead)
+		return -ESRCH;
+	return mem_read(s->procs[proc], addr, buf, len);
+}
+
+int session_poke_in(struct session *s, int proc, uint64_t addr,
+		    const void *buf, size_t len)
+{
+	if (proc < 0 || proc >= s->nprocs || s->procs[proc]->dead)
+		return -ESRCH;
+	return mem_write(s->procs[proc], addr, buf, len);
+}
+
 int session_peek(struct session *s, uint64_t addr, void *buf, size_t len)
 {
-	if (!s->nprocs || s->procs[0]->dead)
-		return -ESRCH;
-	return mem_read(s->procs[0], addr, buf, len);
+	return session_peek_in(s, 0, addr, buf, len);
 }
 
 int session_poke(struct session *s, uint64_t addr, const void *buf,
 		 size_t len)
 {
-	if (!s->nprocs || s->procs[0]->dead)
-		return -ESRCH;
-	return mem_write(s->procs[0], addr, buf, len);
+	return session_poke_in(s, 0, addr, buf, len);
 }
 
 int session_nthreads(struct session *s)
@@ -111,6 +150,10 @@ int session_thread_info(struct session *s, int thread,
 	*out = (struct session_thread){ .tid = t->tid, .proc = t->p->idx,
 					.policy = session_policy_process(s,
 									 t->p),
+					.image = session_policy_process(s, t->p)
+							 ? t->p->pimg
+							 : NULL,
+					.first = t->ptidx == 0,
 					.state = t->st,
 					.timed = t->st == SCHED_BLOCKED &&
 						 t->timed,
@@ -1238,19 +1281,24 @@ static void schedule(struct session *s)
 		/* processes held at their exec (test-suite mode): let go
 		 * those the watcher is done with; wait for one when nothing
 		 * else can run */
-		if (s->nheld && release_held(s, c->nalts == 0)) {
-			sig_forced = false;
-			continue;
-		}
 		bool only_timeouts = true;
 
 		for (int i = 0; i < c->nalts; i++)
 			only_timeouts &= c->alts[i].timeout;
+		/* (a held process would run natively: time does not jump to
+		 * a timeout past it, which would end a runner's wait for the
+		 * test as a timeout of the test) */
+		if (s->nheld && release_held(s, c->nalts == 0 ||
+						      only_timeouts)) {
+			sig_forced = false;
+			continue;
+		}
 		if (only_timeouts && outside_wait(s, c, false)) {
 			sig_forced = false;
 			continue;
 		}
-		if (s->cfg->policy && s->cfg->policy->shape && c->nalts) {
+		if (session_policy_active(s) && s->cfg->policy->shape &&
+		    c->nalts) {
 			c->step = (uint32_t)s->step;
 			c->preemptions = s->preemptions;
 			s->cfg->policy->shape(s->cfg->policy->ctx, s, c);
@@ -1379,7 +1427,7 @@ static void schedule(struct session *s)
 					     "at its first thread: the "
 					     "scheduling policy's points are "
 					     "in it",
-					     s->cfg->policy->object);
+					     t->p->pimg->object);
 			if (t->p->idx == 0)
 				collect_objects(s, t->p);
 			if (t->clone_thread && !s->from_checkpoint)
@@ -1470,7 +1518,8 @@ static void schedule(struct session *s)
 		}
 		if (!runs)
 			continue; /* it blocked: pick again */
-		if (s->cfg->policy && s->cfg->policy->resume)
+		if (session_policy_process(s, t->p) &&
+		    s->cfg->policy->resume)
 			s->cfg->policy->resume(s->cfg->policy->ctx, s, t->idx);
 		resume(s, t, 0);
 		if (t->kind == OP_EXIT && t->tid == t->p->pid) {
@@ -1752,7 +1801,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	/* names of other processes' threads go into the schedule file, and
 	 * a policy's (Python threading names) */
 	if ((s->failed ||
-	     (res->failure && (s->nprocs > 1 || cfg->policy))) &&
+	     (res->failure && (s->nprocs > 1 || session_policy_active(s)))) &&
 	    !res->nthreads)
 		report_threads(s);
 	if (s->sym_pid)
@@ -1781,17 +1830,29 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 			snprintf(res->message, sizeof(res->message), "%.*s",
 				 (int)(e - b), res->output + b);
 	}
-	if (cfg->policy && cfg->policy->conclude)
+	if (session_policy_active(s) && cfg->policy->conclude)
 		cfg->policy->conclude(cfg->policy->ctx, res);
-	/* under a policy: the processes that kept C-level points */
-	for (int i = 0; cfg->policy && i < s->nprocs; i++) {
+	/* under a policy: the processes it applied to (at any time of the
+	 * run) and those that kept C-level points */
+	for (int i = 0; session_policy_active(s) && i < s->nprocs; i++) {
 		struct process *p = s->procs[i];
-		size_t k = strlen(res->clevel);
+		/* exec'd an interpreter, or is one at the end (a fork
+		 * that runs on in Python, not one that exec'd a test);
+		 * C-level: any other, and an interpreter that exec'd a
+		 * native program (in both lists) */
+		bool pl = p->ever_policy || p->pimg;
+		bool cl = !pl || p->ever_c;
 
-		if (!session_policy_process(s, p) &&
-		    k + strlen(p->comm) + 8 < sizeof(res->clevel))
-			snprintf(res->clevel + k, sizeof(res->clevel) - k,
-				 "%sP%d %s", k ? ", " : "", p->idx, p->comm);
+		for (int l = 0; l < 2; l++) {
+			char *b = l ? res->clevel : res->plevel;
+			size_t cap = l ? sizeof(res->clevel)
+				       : sizeof(res->plevel);
+			size_t k = strlen(b);
+
+			if ((l ? cl : pl) && k + strlen(p->comm) + 8 < cap)
+				snprintf(b + k, cap - k, "%sP%d %s",
+					 k ? ", " : "", p->idx, p->comm);
+		}
 	}
 	if (getenv("PTLOOM_DEBUG_EVENTS"))
 		for (size_t i = 0; i < s->nev; i++)
@@ -1813,6 +1874,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	memcpy(res->stop_kinds, s->stop_kinds, sizeof(res->stop_kinds));
 	res->choices = s->choices;
 	res->state_keys = s->state_keys;
+	res->time_used = s->time_used;
 	res->seconds = now_seconds() - s->t0;
 	res->observed = s->observed;
 	res->obs_stops = s->obs_stops;

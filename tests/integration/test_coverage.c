@@ -217,3 +217,75 @@ Test(coverage, same_count_under_jobs_and_shards)
 	res_free(&b);
 	res_free(&mg);
 }
+
+/* A count of needle in hay. */
+static long count_of(const char *hay, const char *needle)
+{
+	long n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* The saved failure carries the exploration's coverage: `show` names the
+ * pairs not covered, and the html page lists them and rings the steps that
+ * are one end of one; the numbers are the run's summary's. */
+Test(coverage, show_marks_the_pairs_not_covered)
+{
+	struct found f = find(example("deadlock"));
+	long covered = json_num(f.report, "covered"),
+		   pairs = json_num(f.report, "pairs");
+	char want[128];
+
+	cr_assert(pairs > covered, "%s", f.report);
+	snprintf(want, sizeof(want), "coverage when saved: %ld of %ld "
+				     "conflicting pairs seen in both orders",
+		 covered, pairs);
+	const char *files[] = { f.original, f.minimized };
+
+	for (int k = 0; k < 2; k++) {
+		if (!files[k])
+			continue;
+		struct res t = PTL("show", files[k]);
+
+		assert_exit(t, 0);
+		assert_contains(t.out, want, "show");
+		cr_assert_eq(count_of(t.out, "  not covered: "), pairs - covered,
+			     "%s", t.out);
+		assert_contains(t.out, "deadlock.c:", "show");
+		res_free(&t);
+
+		struct res h = PTL("show", "--format", "html", files[k]);
+
+		assert_exit(h, 0);
+		assert_contains(h.out, "id=\"coverage\"", "html");
+		assert_contains(h.out, want, "html");
+		cr_assert_eq(count_of(h.out, "<tr class=\"uncovered\">"),
+			     pairs - covered, "%s", h.out);
+		/* deadlock.c's steps at those locks are ringed */
+		cr_assert_gt(count_of(h.out, " uncovered\" id=\"step-"), 0,
+			     "%s", h.out);
+		res_free(&h);
+
+		struct res j = PTL("show", "--format", "json", files[k]);
+
+		assert_exit(j, 0);
+		cr_assert_eq(json_num(j.out, "pairs"), pairs, "%s", j.out);
+		cr_assert_eq(json_num(j.out, "covered"), covered, "%s", j.out);
+		res_free(&j);
+	}
+	found_free(&f);
+
+	/* a file from before (no coverage recorded) shows none */
+	char old[PATH_MAX];
+
+	snprintf(old, sizeof(old), "%s/valid-full.pb",
+		 env_or("PTLOOM_CORPUS", "tests/corpus"));
+	struct res o = PTL("show", "--format", "html", old);
+
+	assert_exit(o, 0);
+	cr_assert_null(strstr(o.out, "id=\"coverage\""), "%s", o.out);
+	cr_assert_null(strstr(o.out, " uncovered"), "%s", o.out);
+	res_free(&o);
+}

@@ -149,6 +149,13 @@ static struct loaded_object objs_full[2] = {
 	  .hash = 0xded737a7747c4953ull },
 };
 
+static struct schedule_pair pairs_full[2] = {
+	{ .a = 0x401126, .b = 0x401190, .seen = 1, .what = 1,
+	  .where_a = "deposit at bank.c:12", .where_b = "withdraw at bank.c:23" },
+	{ .a = 0x404061, .b = 0x404061, .seen = 0, .what = 3,
+	  .where_a = "", .where_b = "f\xff at x.c:1" },
+};
+
 static void fill_full(struct schedule *s)
 {
 	memset(sym_longest, 's', SCHEDULE_MAX_SYMBOL_TEXT);
@@ -194,6 +201,10 @@ static void fill_full(struct schedule *s)
 		objs_full[0].build_id[i] = (uint8_t)(0x90 + i);
 	s->objects = objs_full;
 	s->nobjects = 2;
+	s->cov_pairs = 9;
+	s->cov_covered = 7;
+	s->uncovered = pairs_full;
+	s->nuncovered = 2;
 }
 
 static void assert_same(const struct schedule *a, const struct schedule *b)
@@ -275,6 +286,19 @@ static void assert_same(const struct schedule *a, const struct schedule *b)
 		cr_assert(y->size == x->size && y->mtime_ns == x->mtime_ns &&
 				  y->hash == x->hash,
 			  "object %zu differs", i);
+	}
+	cr_assert_eq(b->cov_pairs, a->cov_pairs);
+	cr_assert_eq(b->cov_covered, a->cov_covered);
+	cr_assert_eq(b->nuncovered, a->nuncovered);
+	for (size_t i = 0; i < a->nuncovered; i++) {
+		const struct schedule_pair *x = &a->uncovered[i];
+		const struct schedule_pair *y = &b->uncovered[i];
+
+		cr_assert(x->a == y->a && x->b == y->b && x->seen == y->seen &&
+				  x->what == y->what,
+			  "coverage pair %zu differs", i);
+		cr_assert_str_eq(y->where_a, x->where_a);
+		cr_assert_str_eq(y->where_b, x->where_b);
 	}
 	cr_assert_eq(b->nsyms, a->nsyms);
 	for (size_t i = 0; i < a->nsyms; i++) {
@@ -412,6 +436,80 @@ Test(schedule, save_refuses_bad_symbols)
 	a.nsyms = SCHEDULE_MAX_SYMBOLS + 1;
 	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL, "too many");
 	cr_assert_null(buf);
+}
+
+/* The coverage recorded for show: counts that add up, pairs well formed,
+ * on save and (from crafted bytes) on load. */
+Test(schedule, coverage_pairs_are_checked)
+{
+	static char too_long[SCHEDULE_MAX_SYMBOL_TEXT + 2];
+	struct schedule_pair q = pairs_full[0];
+	struct schedule a, b;
+	char err[256];
+	uint8_t *buf;
+	size_t len;
+
+	fill_full(&a);
+	a.cov_covered = 10; /* more than the 9 pairs */
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL);
+	fill_full(&a);
+	a.cov_covered = 8; /* two listed, one not covered */
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL);
+	fill_full(&a);
+	a.uncovered = &q;
+	a.nuncovered = 1;
+	q.seen = 3;
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL, "seen 3");
+	q = pairs_full[0];
+	q.what = 5;
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL, "what 5");
+	q = pairs_full[0];
+	q.a = q.b + 1;
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL, "a > b");
+	q = pairs_full[0];
+	memset(too_long, 'x', SCHEDULE_MAX_SYMBOL_TEXT + 1);
+	q.where_b = too_long;
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL, "long name");
+	fill_full(&a);
+	a.cov_pairs = UINT64_MAX;
+	a.nuncovered = SCHEDULE_MAX_COVERAGE + 1;
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL, "too many");
+	fill_full(&a);
+	a.uncovered = NULL;
+	cr_assert_eq(schedule_encode(&a, &buf, &len), -EINVAL, "no array");
+
+	/* the same from a file: a valid one with one byte changed */
+	fill_full(&a);
+	cr_assert_eq(schedule_encode(&a, &buf, &len), 0);
+	cr_assert_eq(schedule_decode(buf, len, &b, err, sizeof(err)), 0, "%s",
+		     err);
+	schedule_free(&b);
+	/* seen 1, what 1, where_a: seen 1 -> 3 */
+	uint8_t *at = memmem(buf, len, "\x18\x01\x20\x01\x2a", 5);
+
+	cr_assert(at);
+	at[1] = 3;
+	cr_assert_eq(schedule_decode(buf, len, &b, err, sizeof(err)),
+		     -EINVAL);
+	cr_assert(strstr(err, "coverage pair 0 is malformed"), "%s", err);
+	assert_one_line(err);
+	at[1] = 1;
+	/* a NUL in a name */
+	at = memmem(buf, len, "bank.c:12", 9);
+	cr_assert(at);
+	at[4] = 0;
+	cr_assert_eq(schedule_decode(buf, len, &b, err, sizeof(err)),
+		     -EINVAL);
+	cr_assert(strstr(err, "NUL"), "%s", err);
+	at[4] = '.';
+	/* covered (field 28) above pairs: 7 -> 10 */
+	at = memmem(buf, len, "\xe0\x01\x07", 3);
+	cr_assert(at);
+	at[2] = 10;
+	cr_assert_eq(schedule_decode(buf, len, &b, err, sizeof(err)),
+		     -EINVAL);
+	cr_assert(strstr(err, "coverage of 10 pairs"), "%s", err);
+	free(buf);
 }
 
 Test(schedule, symbol_data_flag_is_0_or_1)
