@@ -626,7 +626,7 @@ int discover_races(const struct session_config *base, int runs,
 		/* a policy that names the observed objects (a Python
 		 * program's C extensions) and none was there to observe:
 		 * nothing more to discover */
-		bool none = i == 0 && cfg.policy &&
+		bool none = i == 0 && cfg.policy && r.plevel[0] &&
 			    cfg.policy->observe_object && !r.obs_stops;
 
 		d->failed_runs += r.failure != FAIL_NONE;

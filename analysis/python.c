@@ -45,6 +45,10 @@
 #define PY_INTERVAL 200
 #define PY_MAX_FRAMES 256
 #define PY_MAX_THREADS 4096
+/* words of a Task object searched for its coroutine */
+#define PY_TASK_WORDS 40
+/* sys.modules looked at so many times per process for asyncio.tasks */
+#define PY_TASKS_TRIES 64
 
 /*
  * Layouts (x86-64).  3.11: printed with offsetof() against python3.11-dev's
@@ -67,6 +71,7 @@ static const struct python_layout layout_311 = {
 	.str_ascii_data = 48, .str_compact_data = 72,
 	.tp_flags = 168, .tp_basicsize = 32, .ht_cached_keys = 872,
 	.dict_keys = 32, .dict_values = 40,
+	.is_modules = 888, .gen_iframe = 80,
 };
 
 static const struct python_layout layout_312 = {
@@ -88,10 +93,13 @@ static const struct python_layout layout_312 = {
 	.str_ascii_data = 40, .str_compact_data = 56,
 	.tp_flags = 168, .tp_basicsize = 32, .ht_cached_keys = 880,
 	.dict_keys = 32, .dict_values = 40,
+	.is_modules = 944, .gen_iframe = 72,
 };
 
 /* Layout-independent constants (3.11 to 3.13). */
 enum {
+	TP_NAME = 24,		/* PyTypeObject.tp_name */
+	MODULE_DICT = 16,	/* PyModuleObject.md_dict */
 	GIL_LAST_HOLDER = 8,	/* struct _gil_runtime_state */
 	GIL_LOCKED = 16,
 	GIL_COND = 32,		/* pthread_cond_t, 48 bytes */
@@ -128,15 +136,31 @@ struct py_thread {
 
 #define LIB_CACHE 1024
 
-struct pypol {
-	struct sched_policy pol;
+/* One interpreter, detected once per executable's path: the points the
+ * tracer installs in each process running it (sched_policy.adopt). */
+struct pyimage {
+	struct policy_image img;	/* first: adopt's result */
 	struct python_info rel;	/* as detected (offsets, with an object) */
-	struct python_info pi;	/* this run's addresses */
 	struct user_point pt;
+	char exe[4096];		/* the executable, as /proc/PID/exe names it */
+};
+
+/* The Python-level state of one process of a run (a P-number) that runs
+ * an interpreter.  Per-thread arrays are indexed by the session's thread
+ * numbers. */
+struct pypol {
+	const struct pyimage *im;
+	int proc;
+	struct python_info pi;	/* this run's addresses */
 	bool c_points;
 	/* per run */
 	bool located;		/* pi is relocated (or needs no base) */
 	bool checked, bad;
+	bool valid;		/* validated for descriptions only */
+	uint64_t ctasks;	/* asyncio.tasks._current_tasks, 0: not yet */
+	int ctasks_tries;
+	int threads;		/* its threads (session_thread.proc) ... */
+	int counted;		/* ... among the session's first so many */
 	uint64_t interp;
 	uint64_t gil;		/* struct _gil_runtime_state */
 	bool kept;		/* 3.12: is_keep_breaker set */
@@ -149,6 +173,21 @@ struct pypol {
 		uint64_t code;
 		bool lib;
 	} lib[LIB_CACHE];		/* code object -> library code */
+};
+
+/* The policy: every interpreter seen (by path; NULL entries: a path that
+ * is no usable CPython), and this run's processes. */
+struct pyroot {
+	struct sched_policy pol;
+	bool c_points;
+	struct {
+		char *exe;
+		struct pyimage *im;	/* NULL: not at the Python level */
+	} *seen;
+	int nseen;
+	struct pypol **procs;	/* by P-number, NULL: none yet */
+	int nprocs;
+	char why[256];		/* an interpreter seen that is not usable */
 };
 
 /* ---- ELF ---------------------------------------------------------- */
@@ -526,7 +565,8 @@ static int find_libpython(const char *exe, char *out, size_t len)
 enum {
 	DO_VERSION = 1, DO_FREE_THREADED = 2,
 	DO_RT_INTERPRETERS_HEAD = 5,
-	DO_IS_SIZE = 6, DO_IS_THREADS_HEAD = 9, DO_IS_CEVAL_GIL = 14,
+	DO_IS_SIZE = 6, DO_IS_THREADS_HEAD = 9, DO_IS_IMPORTS_MODULES = 11,
+	DO_IS_CEVAL_GIL = 14,
 	DO_IS_GIL_LOCKED = 17, DO_IS_GIL_HOLDER = 18,
 	DO_TS_SIZE = 19, DO_TS_NEXT = 21, DO_TS_INTERP = 22,
 	DO_TS_CURRENT_FRAME = 23, DO_TS_NATIVE_THREAD_ID = 25,
@@ -622,6 +662,12 @@ static bool debug_offsets_layout(const char *file, uint64_t runtime,
 		.ht_cached_keys = 880,
 		.dict_keys = (uint32_t)d[DO_DICT_MA_KEYS],
 		.dict_values = (uint32_t)d[DO_DICT_MA_VALUES],
+		.is_modules = d[DO_IS_IMPORTS_MODULES] + 8 <= d[DO_IS_SIZE]
+				      ? (uint32_t)d[DO_IS_IMPORTS_MODULES]
+				      : 0,
+		/* PyGenObject's frame (3.13's headers; not in its debug
+		 * offsets): each use checks the object's type name */
+		.gen_iframe = 72,
 	};
 	return true;
 }
@@ -861,20 +907,27 @@ int python_probe(const struct session_config *cfg, char *exe, size_t len,
 
 /* ---- the tracee's Python state ----------------------------------- */
 
-static int rd(struct session *s, uint64_t a, void *buf, size_t len)
+static int rd(struct pypol *p, struct session *s, uint64_t a, void *buf,
+	      size_t len)
 {
 	if (!a)
 		return -EFAULT;
-	return session_peek(s, a, buf, len);
+	return session_peek_in(s, p->proc, a, buf, len);
 }
 
-static uint64_t rd64(struct session *s, uint64_t a)
+static uint64_t rd64(struct pypol *p, struct session *s, uint64_t a)
 {
 	uint64_t v = 0;
 
-	if (rd(s, a, &v, 8))
+	if (rd(p, s, a, &v, 8))
 		return 0;
 	return v;
+}
+
+static int poke(struct pypol *p, struct session *s, uint64_t a,
+		const void *buf, size_t len)
+{
+	return session_poke_in(s, p->proc, a, buf, len);
 }
 
 /* A str object as ASCII (other characters as '?'). */
@@ -885,7 +938,7 @@ static int read_str(struct pypol *p, struct session *s, uint64_t o,
 	uint8_t h[STR_STATE + 4];
 
 	buf[0] = 0;
-	if (rd(s, o, h, sizeof(h)))
+	if (rd(p, s, o, h, sizeof(h)))
 		return -EFAULT;
 	uint64_t type, n;
 	uint32_t state;
@@ -902,7 +955,7 @@ static int read_str(struct pypol *p, struct session *s, uint64_t o,
 		return -EINVAL;
 	if (n >= len)
 		n = len - 1;
-	if (rd(s, o + (ascii ? L->str_ascii_data : L->str_compact_data), buf,
+	if (rd(p, s, o + (ascii ? L->str_ascii_data : L->str_compact_data), buf,
 	       n))
 		return -EFAULT;
 	buf[n] = 0;
@@ -960,25 +1013,27 @@ int python_line_311(const uint8_t *tab, size_t len, int firstlineno,
  * thread carries its creator's id until the thread binds it, and the list
  * is newest first: the last match is the creator's own. */
 static uint64_t tstate_of(struct pypol *p, struct session *s, int thread,
-			  int tid)
+			  const struct session_thread *st)
 {
 	const struct python_layout *L = &p->pi.L;
+	int tid = st->tid;
+	bool main = st->first;
 
 	/* the main thread's is the interpreter's first (3.13+: the list's
 	 * oldest); its native id may be another process's (a run forked
 	 * from a checkpoint) */
-	if (thread == 0 && L->is_initial_thread)
+	if (main && L->is_initial_thread)
 		return p->interp + L->is_initial_thread;
 	if (thread < p->nth && p->th[thread].tid == tid && p->th[thread].tstate)
 		return p->th[thread].tstate;
-	uint64_t ts = rd64(s, p->interp + L->is_threads_head), found = 0;
+	uint64_t ts = rd64(p, s, p->interp + L->is_threads_head), found = 0;
 	int matches = 0;
 
 	for (int n = 0; ts && n < PY_MAX_THREADS; n++) {
-		uint64_t ntid = rd64(s, ts + L->ts_native_tid);
-		uint64_t next = rd64(s, ts + L->ts_next);
+		uint64_t ntid = rd64(p, s, ts + L->ts_native_tid);
+		uint64_t next = rd64(p, s, ts + L->ts_next);
 
-		if (thread == 0 ? !next : (int)ntid == tid) {
+		if (main ? !next : (int)ntid == tid) {
 			found = ts;
 			matches++;
 		}
@@ -995,13 +1050,14 @@ static uint64_t tstate_of(struct pypol *p, struct session *s, int thread,
 static uint64_t current_frame(struct pypol *p, struct session *s, uint64_t ts)
 {
 	const struct python_layout *L = &p->pi.L;
-	uint64_t f = rd64(s, ts + L->ts_frame);
+	uint64_t f = rd64(p, s, ts + L->ts_frame);
 
-	return L->cframe && f ? rd64(s, f + L->cf_current_frame) : f;
+	return L->cframe && f ? rd64(p, s, f + L->cf_current_frame) : f;
 }
 
 struct py_frame {
 	uint64_t addr, code, previous, self;
+	bool gen;		/* a generator's or coroutine's own frame */
 	char file[160], func[96];
 	int line;
 };
@@ -1017,7 +1073,7 @@ static bool read_frame(struct pypol *p, struct session *s, uint64_t f,
 
 	memset(out, 0, sizeof(*out));
 	if (frlen > sizeof(fr) || colen > sizeof(co) ||
-	    L->fr_owner >= frlen || rd(s, f, fr, frlen))
+	    L->fr_owner >= frlen || rd(p, s, f, fr, frlen))
 		return false;
 	memcpy(&code, fr + L->fr_code, 8);
 	memcpy(&previous, fr + L->fr_previous, 8);
@@ -1026,10 +1082,11 @@ static bool read_frame(struct pypol *p, struct session *s, uint64_t f,
 	out->addr = f;
 	out->code = code;
 	out->previous = previous;
+	out->gen = fr[L->fr_owner] == FR_OWNED_BY_GENERATOR;
 	/* 3.12+: the C stack's entry frame runs no Python code */
 	if (L->minor >= 12 && fr[L->fr_owner] == FR_OWNED_BY_CSTACK)
 		return false;
-	if (rd(s, code, co, colen))
+	if (rd(p, s, code, co, colen))
 		return false;
 	uint64_t type, fn, nm, lt;
 	int32_t first, traceable;
@@ -1052,14 +1109,14 @@ static bool read_frame(struct pypol *p, struct session *s, uint64_t f,
 	memcpy(&first, co + L->co_firstlineno, 4);
 	read_str(p, s, fn, out->file, sizeof(out->file));
 	out->line = -1;
-	uint64_t n = rd64(s, lt + BYTES_SIZE);
+	uint64_t n = rd64(p, s, lt + BYTES_SIZE);
 
 	if (n && n < 65536 && idx >= 0) {
 		uint8_t *tab = malloc(n);
 
 		/* an instruction without a line (a loop's jump back, a
 		 * cleanup) is shown at the line before it */
-		if (tab && !rd(s, lt + BYTES_DATA, tab, n))
+		if (tab && !rd(p, s, lt + BYTES_DATA, tab, n))
 			for (int64_t i = idx; out->line < 0 && i >= 0 &&
 					      i > idx - 64;
 			     i--)
@@ -1091,7 +1148,7 @@ static uint64_t keys_lookup(struct pypol *p, struct session *s,
 {
 	uint8_t h[DK_INDICES];
 
-	if (rd(s, keys, h, sizeof(h)))
+	if (rd(p, s, keys, h, sizeof(h)))
 		return 0;
 	uint8_t log2_index = h[DK_LOG2_INDEX_BYTES], kind = h[DK_KIND];
 	int64_t n;
@@ -1104,7 +1161,7 @@ static uint64_t keys_lookup(struct pypol *p, struct session *s,
 
 	for (int64_t i = 0; i < n; i++) {
 		char k[64];
-		uint64_t kp = rd64(s, entries + (uint64_t)i * esz + koff);
+		uint64_t kp = rd64(p, s, entries + (uint64_t)i * esz + koff);
 
 		if (!kp || read_str(p, s, kp, k, sizeof(k)) || strcmp(k, key))
 			continue;
@@ -1128,22 +1185,22 @@ static void thread_obj_name(struct pypol *p, struct session *s, uint64_t obj,
 			    char *buf, size_t len)
 {
 	const struct python_layout *L = &p->pi.L;
-	uint64_t type = rd64(s, obj + OB_TYPE), slot = 0, flags;
+	uint64_t type = rd64(p, s, obj + OB_TYPE), slot = 0, flags;
 	uint64_t values = 0, dict = 0, keys;
 	uint64_t array = L->minor >= 13 ? 8 : 0;
 
 	buf[0] = 0;
 	if (!type)
 		return;
-	flags = rd64(s, type + L->tp_flags);
+	flags = rd64(p, s, type + L->tp_flags);
 	if (!(flags & TPFLAGS_MANAGED_DICT))
 		return;
-	keys = rd64(s, type + L->ht_cached_keys);
+	keys = rd64(p, s, type + L->ht_cached_keys);
 	if (L->minor == 11) {
-		values = rd64(s, obj - 32);
-		dict = rd64(s, obj - 24);
+		values = rd64(p, s, obj - 32);
+		dict = rd64(p, s, obj - 24);
 	} else if (L->minor == 12) {
-		uint64_t dv = rd64(s, obj - 24);
+		uint64_t dv = rd64(p, s, obj - 24);
 
 		if (dv & 1)
 			values = dv + 1; /* stored as values - 1 */
@@ -1151,45 +1208,188 @@ static void thread_obj_name(struct pypol *p, struct session *s, uint64_t obj,
 			dict = dv;
 	} else {
 		uint8_t valid = 0;
-		uint64_t v = obj + rd64(s, type + L->tp_basicsize);
+		uint64_t v = obj + rd64(p, s, type + L->tp_basicsize);
 
-		if ((flags & TPFLAGS_INLINE_VALUES) && !rd(s, v + 3, &valid, 1) &&
+		if ((flags & TPFLAGS_INLINE_VALUES) && !rd(p, s, v + 3, &valid, 1) &&
 		    valid)
 			values = v + array;
 		else
-			dict = rd64(s, obj - 24);
+			dict = rd64(p, s, obj - 24);
 	}
 	if (values)
 		slot = keys_lookup(p, s, keys, values, "_name");
 	else if (dict) {
-		uint64_t dvals = rd64(s, dict + L->dict_values);
+		uint64_t dvals = rd64(p, s, dict + L->dict_values);
 
-		slot = keys_lookup(p, s, rd64(s, dict + L->dict_keys),
+		slot = keys_lookup(p, s, rd64(p, s, dict + L->dict_keys),
 				   dvals ? dvals + array : 0, "_name");
 	}
 	if (slot)
-		read_str(p, s, rd64(s, slot), buf, len);
+		read_str(p, s, rd64(p, s, slot), buf, len);
+}
+
+/* ---- asyncio's tasks ---------------------------------------------- */
+
+/* The tp_name of obj's type ("coroutine", "int", "_asyncio.Task"); ""
+ * if unreadable. */
+static void type_name(struct pypol *p, struct session *s, uint64_t obj,
+		      char *buf, size_t len)
+{
+	uint64_t type = rd64(p, s, obj + OB_TYPE);
+	uint64_t np = type ? rd64(p, s, type + TP_NAME) : 0;
+
+	buf[0] = 0;
+	if (!np || rd(p, s, np, buf, len - 1)) {
+		buf[0] = 0;
+		return;
+	}
+	buf[len - 1] = 0;
+}
+
+/* d[key] for a dict d with str keys; 0 if absent or unreadable. */
+static uint64_t dict_get(struct pypol *p, struct session *s, uint64_t d,
+			 const char *key)
+{
+	const struct python_layout *L = &p->pi.L;
+	uint64_t keys = rd64(p, s, d + L->dict_keys);
+	uint64_t vals = rd64(p, s, d + L->dict_values), slot;
+
+	if (!keys)
+		return 0;
+	slot = keys_lookup(p, s, keys,
+			   vals ? vals + (L->minor >= 13 ? 8 : 0) : 0, key);
+	return slot ? rd64(p, s, slot) : 0;
+}
+
+/*
+ * asyncio's {loop: running task} dict, asyncio.tasks._current_tasks (the
+ * C accelerator's own, which every version from 3.11 to 3.13 exports
+ * there), found through sys.modules once asyncio is imported; 0 before.
+ */
+static uint64_t current_tasks(struct pypol *p, struct session *s)
+{
+	const struct python_layout *L = &p->pi.L;
+	char tn[16];
+
+	if (p->ctasks || !p->interp || !L->is_modules ||
+	    p->ctasks_tries >= PY_TASKS_TRIES)
+		return p->ctasks;
+	p->ctasks_tries++;
+	uint64_t mods = rd64(p, s, p->interp + L->is_modules);
+	uint64_t mod = mods ? dict_get(p, s, mods, "asyncio.tasks") : 0;
+	uint64_t md = mod ? rd64(p, s, mod + MODULE_DICT) : 0;
+	uint64_t ct = md ? dict_get(p, s, md, "_current_tasks") : 0;
+
+	if (ct) {
+		type_name(p, s, ct, tn, sizeof(tn));
+		if (!strcmp(tn, "dict"))
+			p->ctasks = ct;
+	}
+	return p->ctasks;
+}
+
+/* A task's name from its object: the C Task (_asyncio) keeps its
+ * coroutine and then its name (task_coro, task_name: 3.11 to 3.13), found
+ * by the coroutine's address; a name still stored as its number (3.13)
+ * reads "Task-N"; a pure-Python Task has its _name attribute. */
+static bool task_name(struct pypol *p, struct session *s, uint64_t task,
+		      uint64_t coro, char *buf, size_t len)
+{
+	uint64_t w[PY_TASK_WORDS];
+	char tn[16];
+
+	buf[0] = 0;
+	if (rd(p, s, task, w, sizeof(w)))
+		return false;
+	for (int k = 2; k + 1 < PY_TASK_WORDS; k++) {
+		if (w[k] != coro)
+			continue;
+		type_name(p, s, w[k + 1], tn, sizeof(tn));
+		if (!strcmp(tn, "str"))
+			return !read_str(p, s, w[k + 1], buf, len) && buf[0];
+		if (strcmp(tn, "int"))
+			return false;
+		/* a small int: 3.11, ob_size then 30-bit digits; 3.12+, a
+		 * tag (digits << 3 | sign) then the digits */
+		uint64_t h[4];
+
+		if (rd(p, s, w[k + 1], h, sizeof(h)))
+			return false;
+		uint64_t n = p->pi.L.minor >= 12 ? h[2] >> 3 : h[2];
+		uint64_t v = (uint32_t)h[3] & 0x3fffffff;
+
+		if (n > 1)
+			v |= (h[3] >> 32 & 0x3fffffff) << 30;
+		if (n > 2)
+			return false;
+		snprintf(buf, len, "Task-%llu", (unsigned long long)v);
+		return true;
+	}
+	thread_obj_name(p, s, task, buf, len);
+	return buf[0] != 0;
+}
+
+/*
+ * The running asyncio task whose coroutine owns the generator frame
+ * coro_frame (the outermost of the coroutine frames a thread is in), by
+ * name; false when none (no task running, not a coroutine).
+ */
+static bool running_task(struct pypol *p, struct session *s,
+			 uint64_t coro_frame, char *buf, size_t len)
+{
+	const struct python_layout *L = &p->pi.L;
+	uint64_t coro = coro_frame - L->gen_iframe;
+	char tn[16];
+	uint8_t h[DK_INDICES];
+
+	buf[0] = 0;
+	if (!L->gen_iframe)
+		return false;
+	type_name(p, s, coro, tn, sizeof(tn));
+	if (strcmp(tn, "coroutine"))
+		return false;
+	uint64_t ct = current_tasks(p, s);
+	uint64_t keys = ct ? rd64(p, s, ct + L->dict_keys) : 0;
+
+	if (!keys || rd(p, s, keys, h, sizeof(h)))
+		return false;
+	uint8_t log2_index = h[DK_LOG2_INDEX_BYTES];
+	int64_t n;
+
+	memcpy(&n, h + DK_NENTRIES, 8);
+	if (log2_index > 30 || n < 0 || n > 64 || h[DK_KIND] != 0)
+		return false;
+	uint64_t entries = keys + DK_INDICES + (1ull << log2_index);
+
+	/* one entry per running loop: {hash, key, value} */
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t task = rd64(p, s, entries + (uint64_t)i * 24 + 16);
+
+		if (task && task_name(p, s, task, coro, buf, len))
+			return true;
+	}
+	return false;
 }
 
 static bool validate(struct pypol *p, struct session *s)
 {
 	const struct python_layout *L = &p->pi.L;
 	uint64_t rt = p->pi.runtime;
-	uint64_t interp = rd64(s, rt + L->rt_interp_head), gil;
+	uint64_t interp = rd64(p, s, rt + L->rt_interp_head), gil;
 	uint32_t locked = 2;
 
-	if (!interp || rd64(s, rt + L->rt_interp_main) != interp)
+	if (!interp || rd64(p, s, rt + L->rt_interp_main) != interp)
 		return false;
-	uint64_t ts = rd64(s, interp + L->is_threads_head);
+	uint64_t ts = rd64(p, s, interp + L->is_threads_head);
 
-	if (!ts || rd64(s, ts + L->ts_interp) != interp ||
+	if (!ts || rd64(p, s, ts + L->ts_interp) != interp ||
 	    (L->is_initial_thread &&
-	     rd64(s, interp + L->is_initial_thread + L->ts_interp) != interp))
+	     rd64(p, s, interp + L->is_initial_thread + L->ts_interp) != interp))
 		return false;
 	/* 3.12+: the interpreter's GIL (its own, or the main one's) */
-	gil = L->is_gil_ptr ? rd64(s, interp + L->is_gil_ptr)
+	gil = L->is_gil_ptr ? rd64(p, s, interp + L->is_gil_ptr)
 			    : rt + L->rt_gil;
-	if (!gil || rd(s, gil + GIL_LOCKED, &locked, 4) || locked > 1)
+	if (!gil || rd(p, s, gil + GIL_LOCKED, &locked, 4) || locked > 1)
 		return false;
 	p->interp = interp;
 	p->gil = gil;
@@ -1204,13 +1404,13 @@ static bool locate(struct pypol *p, struct session *s)
 
 	if (p->located)
 		return true;
-	if (!p->rel.object[0]) {
+	if (!p->im->rel.object[0]) {
 		p->located = true;
 		return true;
 	}
-	if (!(at = session_object_start(s, p->rel.object)))
+	if (!(at = session_object_start_in(s, p->proc, p->im->rel.object)))
 		return false;
-	p->pi = p->rel;
+	p->pi = p->im->rel;
 	p->pi.runtime += at;
 	p->pi.code_type += at;
 	p->pi.unicode_type += at;
@@ -1221,13 +1421,27 @@ static bool locate(struct pypol *p, struct session *s)
 	return true;
 }
 
+/* The interpreter's state can be read: checked once its process has a
+ * second thread (p->threads), when scheduling at its points begins (a
+ * mismatch then is the run's: pol_conclude says unsupported); before,
+ * for descriptions only (a single-threaded program: asyncio), tried again
+ * until it matches (the interpreter may not be initialised yet). */
 static bool ready(struct pypol *p, struct session *s)
 {
-	if (!p->checked && session_nthreads(s) > 1) {
+	if (!p->checked && p->threads > 1) {
 		p->checked = true;
 		p->bad = !locate(p, s) || !validate(p, s);
 	}
 	return p->checked && !p->bad;
+}
+
+static bool ready_to_describe(struct pypol *p, struct session *s)
+{
+	if (p->checked)
+		return !p->bad;
+	if (!p->valid)
+		p->valid = locate(p, s) && validate(p, s);
+	return p->valid;
 }
 
 static void ensure_threads(struct pypol *p, struct session *s)
@@ -1247,22 +1461,80 @@ static void ensure_threads(struct pypol *p, struct session *s)
 
 /* ---- the policy's hooks ------------------------------------------- */
 
+static void proc_free(struct pypol *p)
+{
+	if (!p)
+		return;
+	free(p->th);
+	free(p);
+}
+
 static void pol_begin(void *ctx)
 {
-	struct pypol *p = ctx;
+	struct pyroot *r = ctx;
 
-	p->checked = p->bad = false;
-	p->located = false;
-	p->interp = 0;
-	p->gil = 0;
-	p->kept = false;
-	p->parked = 0;
-	p->checks_thread = -1;
-	p->checks = 0;
-	free(p->th);
-	p->th = NULL;
-	p->nth = 0;
-	memset(p->lib, 0, sizeof(p->lib));
+	for (int i = 0; i < r->nprocs; i++)
+		proc_free(r->procs[i]);
+	free(r->procs);
+	r->procs = NULL;
+	r->nprocs = 0;
+}
+
+/*
+ * The state of the process that thread runs in, when the policy applies
+ * to it (the tracer adopted its image at its exec, or it is a fork of
+ * such a process); NULL otherwise.  Made at the process's first use, and
+ * again when it runs another interpreter (an exec).
+ */
+static struct pypol *proc_of(struct pyroot *r, struct session *s, int thread,
+			     struct session_thread *st)
+{
+	struct session_thread tmp;
+
+	if (!st)
+		st = &tmp;
+	if (session_thread_info(s, thread, st) || !st->policy || !st->image ||
+	    st->proc < 0)
+		return NULL;
+	const struct pyimage *im = (const struct pyimage *)st->image;
+
+	if (st->proc >= r->nprocs) {
+		int n = st->proc + 8;
+		struct pypol **v = realloc(r->procs, (size_t)n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + r->nprocs, 0, (size_t)(n - r->nprocs) * sizeof(*v));
+		r->procs = v;
+		r->nprocs = n;
+	}
+	struct pypol *p = r->procs[st->proc];
+
+	if (p && p->im != im) {
+		proc_free(p);
+		p = r->procs[st->proc] = NULL;
+	}
+	if (!p) {
+		if (!(p = calloc(1, sizeof(*p))))
+			return NULL;
+		p->im = im;
+		p->proc = st->proc;
+		p->pi = im->rel;
+		p->c_points = r->c_points;
+		p->checks_thread = -1;
+		r->procs[st->proc] = p;
+	}
+	/* its threads so far (a second one: scheduling at its points) */
+	int n = session_nthreads(s);
+
+	for (; p->counted < n; p->counted++) {
+		struct session_thread o;
+
+		if (!session_thread_info(s, p->counted, &o) &&
+		    o.proc == p->proc)
+			p->threads++;
+	}
+	return p;
 }
 
 /*
@@ -1275,41 +1547,42 @@ static void pol_begin(void *ctx)
  */
 static void pol_forked(void *ctx, struct session *s, int old_tid)
 {
-	struct pypol *p = ctx;
-	const struct python_layout *L = &p->pi.L;
 	struct session_thread st;
-	uint64_t rt = p->pi.runtime, interp, ts, ntid;
+	struct pypol *p = proc_of(ctx, s, 0, &st);
 
-	if (session_thread_info(s, 0, &st) || !locate(p, s))
+	if (!p || !locate(p, s))
 		return;
+	const struct python_layout *L = &p->pi.L;
+	uint64_t rt, interp, ts, ntid;
+
 	rt = p->pi.runtime;
-	interp = rd64(s, rt + L->rt_interp_main);
-	if (!interp || rd64(s, rt + L->rt_interp_head) != interp)
+	interp = rd64(p, s, rt + L->rt_interp_main);
+	if (!interp || rd64(p, s, rt + L->rt_interp_head) != interp)
 		return;
 	if (L->is_initial_thread) {
 		ts = interp + L->is_initial_thread;
 	} else {
 		/* the oldest thread state: the list's last */
-		uint64_t next = rd64(s, interp + L->is_threads_head);
+		uint64_t next = rd64(p, s, interp + L->is_threads_head);
 
 		ts = 0;
 		for (int n = 0; next && n < PY_MAX_THREADS; n++) {
 			ts = next;
-			next = rd64(s, ts + L->ts_next);
+			next = rd64(p, s, ts + L->ts_next);
 		}
 	}
-	if (!ts || rd64(s, ts + L->ts_interp) != interp)
+	if (!ts || rd64(p, s, ts + L->ts_interp) != interp)
 		return;
-	ntid = rd64(s, ts + L->ts_native_tid);
+	ntid = rd64(p, s, ts + L->ts_native_tid);
 	if ((int)ntid != old_tid)
 		return;
 	ntid = (uint64_t)st.tid;
-	session_poke(s, ts + L->ts_native_tid, &ntid, 8);
+	poke(p, s, ts + L->ts_native_tid, &ntid, 8);
 }
 
 /* Could another thread want the GIL: one that can run, or a timed
  * waiter (the GIL's own waits are timed). */
-static bool contended(struct session *s, int thread)
+static bool contended(struct pypol *p, struct session *s, int thread)
 {
 	int n = session_nthreads(s);
 
@@ -1317,9 +1590,9 @@ static bool contended(struct session *s, int thread)
 		struct session_thread st;
 
 		/* the interpreter's threads: another process's want
-		 * no GIL */
+		 * no GIL (not this one's, another interpreter's either) */
 		if (i == thread || session_thread_info(s, i, &st) ||
-		    !st.policy)
+		    !st.policy || st.proc != p->proc)
 			continue;
 		if (st.state == SCHED_ENABLED || st.timed)
 			return true;
@@ -1337,9 +1610,9 @@ static bool in_library(struct pypol *p, struct session *s, int thread)
 	if (session_thread_info(s, thread, &st) || !st.policy)
 		return false;
 	ensure_threads(p, s);
-	uint64_t ts = tstate_of(p, s, thread, st.tid);
+	uint64_t ts = tstate_of(p, s, thread, &st);
 	uint64_t f = ts ? current_frame(p, s, ts) : 0;
-	uint64_t code = f ? rd64(s, f + L->fr_code) : 0;
+	uint64_t code = f ? rd64(p, s, f + L->fr_code) : 0;
 	char file[160];
 
 	if (!code)
@@ -1352,8 +1625,8 @@ static bool in_library(struct pypol *p, struct session *s, int thread)
 		if (!p->lib[h].code)
 			break;
 	}
-	if (rd64(s, code + OB_TYPE) != p->pi.code_type ||
-	    read_str(p, s, rd64(s, code + L->co_filename), file, sizeof(file)))
+	if (rd64(p, s, code + OB_TYPE) != p->pi.code_type ||
+	    read_str(p, s, rd64(p, s, code + L->co_filename), file, sizeof(file)))
 		return false;
 	bool lib = is_stdlib(file);
 
@@ -1364,9 +1637,9 @@ static bool in_library(struct pypol *p, struct session *s, int thread)
 
 static bool pol_want_point(void *ctx, struct session *s, int thread)
 {
-	struct pypol *p = ctx;
+	struct pypol *p = proc_of(ctx, s, thread, NULL);
 
-	if (!ready(p, s) || !contended(s, thread))
+	if (!p || !ready(p, s) || !contended(p, s, thread))
 		return false;
 	/* preemptions in the program's own code: the library's internal
 	 * states are behind its locks (docs/python.md, "Limits") */
@@ -1387,34 +1660,35 @@ static bool eb_bit(struct pypol *p, struct session *s, uint64_t ts, bool on)
 {
 	uint64_t a = ts + p->pi.L.ts_eval_breaker, v;
 
-	if (!ts || rd(s, a, &v, 8) || !!(v & EB_PTLOOM_BIT) == on)
+	if (!ts || rd(p, s, a, &v, 8) || !!(v & EB_PTLOOM_BIT) == on)
 		return false;
 	v = on ? v | EB_PTLOOM_BIT : v & ~(uint64_t)EB_PTLOOM_BIT;
-	return session_poke(s, a, &v, 8) == 0;
+	return poke(p, s, a, &v, 8) == 0;
 }
 
 static void pol_resume(void *ctx, struct session *s, int thread)
 {
-	struct pypol *p = ctx;
-	const struct python_layout *L = &p->pi.L;
+	struct session_thread st;
+	struct pypol *p = proc_of(ctx, s, thread, &st);
 	uint32_t one = 1;
 
-	if (!ready(p, s))
+	if (!p || !ready(p, s))
 		return;
-	bool want = contended(s, thread);
+	const struct python_layout *L = &p->pi.L;
+	bool want = contended(p, s, thread);
 
 	/* keep the breaker set while the GIL may be wanted, so every check
 	 * reaches the handler's breakpoint (3.11, 3.12: the interpreter's,
 	 * which take_gil() and the handler recompute) */
 	if (L->is_eval_breaker) {
 		if (want)
-			session_poke(s, p->interp + L->is_eval_breaker, &one,
+			poke(p, s, p->interp + L->is_eval_breaker, &one,
 				     4);
 		/* 3.12 recomputes it after every check: a flag keeps it */
 		if (L->is_keep_breaker && (want || p->kept)) {
 			uint32_t v = want;
 
-			if (session_poke(s, p->interp + L->is_keep_breaker, &v,
+			if (poke(p, s, p->interp + L->is_keep_breaker, &v,
 					 4) == 0)
 				p->kept = want;
 		}
@@ -1423,14 +1697,11 @@ static void pol_resume(void *ctx, struct session *s, int thread)
 	/* 3.13+: each thread has its own; a bit nothing in the interpreter
 	 * clears, set in the thread about to run and in the GIL's holder
 	 * while the GIL may be wanted, cleared otherwise */
-	struct session_thread st;
-
 	ensure_threads(p, s);
-	if (thread >= p->nth || session_thread_info(s, thread, &st) ||
-	    st.proc != 0)
+	if (thread >= p->nth)
 		return;
 	struct py_thread *t = &p->th[thread];
-	uint64_t ts = tstate_of(p, s, thread, st.tid);
+	uint64_t ts = tstate_of(p, s, thread, &st);
 
 	if (ts && (t->eb_tstate != ts || t->eb_set != want)) {
 		eb_bit(p, s, ts, want);
@@ -1438,9 +1709,9 @@ static void pol_resume(void *ctx, struct session *s, int thread)
 		t->eb_set = want;
 	}
 	uint32_t locked = 0;
-	uint64_t holder = rd64(s, p->gil + GIL_LAST_HOLDER);
+	uint64_t holder = rd64(p, s, p->gil + GIL_LAST_HOLDER);
 
-	if (holder && holder != ts && !rd(s, p->gil + GIL_LOCKED, &locked, 4) &&
+	if (holder && holder != ts && !rd(p, s, p->gil + GIL_LOCKED, &locked, 4) &&
 	    locked)
 		eb_bit(p, s, holder, want);
 }
@@ -1501,22 +1772,24 @@ static void park_extension_threads(struct pypol *p, struct session *s,
 
 static void pol_shape(void *ctx, struct session *s, struct choice *c)
 {
-	struct pypol *p = ctx;
+	struct pypol *p;
 	struct session_thread ct, at;
 	int h = -1, other = -1;
 
-	if (!ready(p, s) || c->kind != DEC_RUN)
+	if (c->kind != DEC_RUN || c->current < 0)
 		return;
 	/* another process's choice: its own C-level points */
-	if (c->current < 0 || session_thread_info(s, c->current, &ct) ||
-	    !ct.policy)
+	p = proc_of(ctx, s, c->current, &ct);
+	if (!p || !ready(p, s))
 		return;
 	if (session_observing(s)) {
 		park_extension_threads(p, s, c);
 		return;
 	}
 	for (int i = 0; i < c->nalts && h < 0; i++)
-		if (!c->alts[i].timeout && c->alts[i].kind == OP_PYCHECK)
+		if (!c->alts[i].timeout && c->alts[i].kind == OP_PYCHECK &&
+		    !session_thread_info(s, c->alts[i].thread, &at) &&
+		    at.proc == p->proc)
 			h = i;
 	if (h >= 0) {
 		/* the GIL holder at a check: who can run without the GIL
@@ -1527,7 +1800,7 @@ static void pol_shape(void *ctx, struct session *s, struct choice *c)
 		for (int i = 0; i < c->nalts; i++)
 			if (!c->alts[i].timeout && i != h &&
 			    !session_thread_info(s, c->alts[i].thread, &at) &&
-			    at.policy &&
+			    at.policy && at.proc == p->proc &&
 			    (other < 0 || c->alts[i].thread == c->current) &&
 			    !at_extension_point(p, s, c->alts[i].thread))
 				other = i;
@@ -1584,11 +1857,11 @@ static void describe(struct pypol *p, struct session *s, int thread,
 	struct session_thread st;
 
 	buf[0] = 0;
-	if (!ready(p, s) || session_thread_info(s, thread, &st) ||
-	    st.state == SCHED_DEAD || st.proc != 0)
+	if (!ready_to_describe(p, s) || session_thread_info(s, thread, &st) ||
+	    st.state == SCHED_DEAD)
 		return;
 	ensure_threads(p, s);
-	uint64_t ts = tstate_of(p, s, thread, st.tid);
+	uint64_t ts = tstate_of(p, s, thread, &st);
 
 	if (!ts)
 		return;
@@ -1596,6 +1869,10 @@ static void describe(struct pypol *p, struct session *s, int thread,
 	struct py_frame fr, inner = { 0 }, user = { 0 };
 	bool have_inner = false, have_user = false;
 	bool need_name = thread < p->nth && !p->th[thread].name[0];
+	/* the outermost of the innermost run of coroutine frames: an asyncio
+	 * task's own coroutine, when one runs */
+	uint64_t coro = 0;
+	bool coro_done = false;
 
 	for (int n = 0; f && n < PY_MAX_FRAMES; n++, f = fr.previous) {
 		bool loc = !have_user;
@@ -1605,6 +1882,10 @@ static void describe(struct pypol *p, struct session *s, int thread,
 				break;
 			continue;
 		}
+		if (fr.gen && !coro_done)
+			coro = fr.addr;
+		else if (coro)
+			coro_done = true;
 		if (loc && !have_inner) {
 			inner = fr;
 			have_inner = true;
@@ -1613,16 +1894,17 @@ static void describe(struct pypol *p, struct session *s, int thread,
 			user = fr;
 			have_user = true;
 		}
-		if (need_name && thread > 0 &&
+		if (need_name && !st.first &&
 		    (!strcmp(fr.func, "_bootstrap") ||
 		     !strcmp(fr.func, "_bootstrap_inner")))
 			thread_obj_name(p, s, fr.self, p->th[thread].name,
 					sizeof(p->th[thread].name));
-		if (!need_name && have_user)
+		if (!need_name && have_user && (coro_done || !fr.gen))
 			break;
 	}
-	if (thread == 0 && thread < p->nth && !p->th[0].name[0])
-		snprintf(p->th[0].name, sizeof(p->th[0].name), "MainThread");
+	if (st.first && thread < p->nth && !p->th[thread].name[0])
+		snprintf(p->th[thread].name, sizeof(p->th[thread].name),
+			 "MainThread");
 	if (!have_inner)
 		return;
 	size_t n;
@@ -1635,25 +1917,36 @@ static void describe(struct pypol *p, struct session *s, int thread,
 	else
 		n = (size_t)snprintf(buf, len, "%s at %s:%d", inner.func,
 				     base_name(inner.file), inner.line);
-	/* the thread's threading name: every event names it */
+	/* the thread's threading name: every event names it; and the
+	 * asyncio task running there */
+	char task[64] = "";
+
+	if (coro)
+		running_task(p, s, coro, task, sizeof(task));
 	if (thread < p->nth && p->th[thread].name[0] && n < len)
-		snprintf(buf + n, len - n, " (%s)", p->th[thread].name);
+		n += (size_t)snprintf(buf + n, len - n, task[0] ? " (%s, task "
+							"%s)" : " (%s)",
+				      p->th[thread].name, task);
+	else if (task[0] && n < len)
+		snprintf(buf + n, len - n, " (task %s)", task);
 }
 
 static void pol_where(void *ctx, struct session *s, int thread, char *buf,
 		      size_t len)
 {
-	struct pypol *p = ctx;
 	struct session_thread st;
+	struct pypol *p = proc_of(ctx, s, thread, &st);
 	char c[LOC_MAX];
 
+	buf[0] = 0;
+	if (!p)
+		return;
 	describe(p, s, thread, buf, len);
 	/* in a C extension's code: its function and line, then the Python
 	 * frame that called it */
-	if (!ready(p, s) || !at_extension_point(p, s, thread) ||
-	    session_thread_info(s, thread, &st))
+	if (!ready(p, s) || !at_extension_point(p, s, thread))
 		return;
-	session_code_location(s, st.pc, c, sizeof(c));
+	session_code_location(s, st.proc, st.pc, c, sizeof(c));
 	if (!c[0])
 		return;
 	if (buf[0]) {
@@ -1669,10 +1962,12 @@ static void pol_where(void *ctx, struct session *s, int thread, char *buf,
 static void pol_name(void *ctx, struct session *s, int thread, char *buf,
 		     size_t len)
 {
-	struct pypol *p = ctx;
+	struct pypol *p = proc_of(ctx, s, thread, NULL);
 	char tmp[LOC_MAX];
 
 	buf[0] = 0;
+	if (!p)
+		return;
 	if (thread >= p->nth || !p->th[thread].name[0])
 		describe(p, s, thread, tmp, sizeof(tmp));
 	if (thread < p->nth)
@@ -1749,14 +2044,17 @@ bool python_traceback(const char *out, size_t len, char *where,
 
 static void pol_conclude(void *ctx, struct run_result *r)
 {
-	struct pypol *p = ctx;
+	struct pyroot *root = ctx;
 	char where[LOC_MAX], exc[LOC_MAX];
-	uint64_t gil = p->gil; /* 0: not this run's interpreter objects */
 
-	/* the interpreter's memory did not match its layout: the run was not
-	 * scheduled at the Python level, and without the libc points
+	/* an interpreter's memory did not match its layout: the run was not
+	 * scheduled at the Python level there, and without the libc points
 	 * (own_points) not at the C level either; never a pass */
-	if (p->checked && p->bad && r->failure == FAIL_NONE) {
+	for (int k = 0; k < root->nprocs; k++) {
+		struct pypol *p = root->procs[k];
+
+		if (!p || !p->checked || !p->bad || r->failure != FAIL_NONE)
+			continue;
 		r->failure = FAIL_UNSUPPORTED;
 		snprintf(r->message, sizeof(r->message),
 			 "%s: the running interpreter does not match CPython "
@@ -1776,21 +2074,29 @@ static void pol_conclude(void *ctx, struct run_result *r)
 		if (exc[0])
 			snprintf(r->message, sizeof(r->message), "%s", exc);
 	}
-	/* the interpreter's own objects, in its terms */
+	/* the interpreters' own objects, in their terms (an object's
+	 * address carries its process image's tag above bit 48) */
 	for (size_t i = 0; i < r->nsyms; i++) {
 		struct sym_entry *e = &r->syms[i];
+		uint64_t addr = e->addr & ((1ull << 48) - 1);
 		const char *n = NULL;
-		uint64_t a = e->addr - gil;
 
-		if (!gil || !e->data || e->addr < gil ||
-		    e->addr >= gil + GIL_END)
+		if (!e->data)
 			continue;
-		n = a >= GIL_SWITCH_MUTEX ? "GIL.switch_mutex"
-		    : a >= GIL_SWITCH_COND ? "GIL.switch_cond"
-		    : a >= GIL_MUTEX	   ? "GIL.mutex"
-		    : a >= GIL_COND	   ? "GIL.cond"
-					   : "GIL";
-		char *t = strdup(n);
+		for (int k = 0; k < root->nprocs && !n; k++) {
+			struct pypol *p = root->procs[k];
+			uint64_t gil = p ? p->gil : 0, a = addr - gil;
+
+			/* 0: not this run's interpreter objects */
+			if (!gil || addr < gil || addr >= gil + GIL_END)
+				continue;
+			n = a >= GIL_SWITCH_MUTEX ? "GIL.switch_mutex"
+			    : a >= GIL_SWITCH_COND ? "GIL.switch_cond"
+			    : a >= GIL_MUTEX	   ? "GIL.mutex"
+			    : a >= GIL_COND	   ? "GIL.cond"
+						   : "GIL";
+		}
+		char *t = n ? strdup(n) : NULL;
 
 		if (t) {
 			free(e->text);
@@ -1809,36 +2115,113 @@ static void pol_conclude(void *ctx, struct run_result *r)
  */
 static bool pol_observe_object(void *ctx, const char *path)
 {
-	struct pypol *p = ctx;
+	struct pyroot *r = ctx;
 	const char *b = base_name(path);
 	size_t n = strlen(b);
 
 	if (n < 4 || strcmp(b + n - 3, ".so") || !strncmp(b, "lib", 3) ||
 	    !strncmp(b, "ld-", 3) || is_stdlib(path))
 		return false;
-	return !p->rel.object[0] || strcmp(path, p->rel.object);
+	for (int i = 0; i < r->nseen; i++)
+		if (r->seen[i].im && r->seen[i].im->rel.object[0] &&
+		    !strcmp(path, r->seen[i].im->rel.object))
+			return false;
+	return true;
+}
+
+/* An interpreter the policy applies to, from its detection. */
+static struct pyimage *image_new(const struct python_info *pi, bool c_points)
+{
+	struct pyimage *im;
+
+	if (!pi->usable || !(im = calloc(1, sizeof(*im))))
+		return NULL;
+	im->rel = *pi;
+	/* an offset in the libpython when there is one (.object) */
+	im->pt = (struct user_point){ pi->check_pc, OP_PYCHECK };
+	im->img = (struct policy_image){
+		.points = &im->pt,
+		.npoints = 1,
+		/* without C-level points a libc call point of the
+		 * interpreter is never a choice (pol_shape) */
+		.own_points = !c_points,
+		.object = im->rel.object[0] ? im->rel.object : NULL,
+	};
+	return im;
+}
+
+static bool remember(struct pyroot *r, const char *exe, struct pyimage *im)
+{
+	void *v = realloc(r->seen, (size_t)(r->nseen + 1) * sizeof(*r->seen));
+	char *e = strdup(exe);
+
+	if (!v || !e) {
+		free(e);
+		if (v)
+			r->seen = v;
+		return false;
+	}
+	r->seen = v;
+	r->seen[r->nseen].exe = e;
+	r->seen[r->nseen].im = im;
+	r->nseen++;
+	return true;
+}
+
+/*
+ * A process exec'd exe: the Python level when it is a CPython this
+ * policy supports (3.11 to 3.13 with the GIL, static or with a shared
+ * libpython), detected once per path.  Anything else (a shell, make, a
+ * native test, an interpreter ptloom cannot schedule) keeps its C-level
+ * points; the first such interpreter's reason is kept (python_policy_why).
+ */
+static const struct policy_image *pol_adopt(void *ctx, const char *exe)
+{
+	struct pyroot *r = ctx;
+	struct python_info *pi;
+	struct pyimage *im;
+
+	for (int i = 0; i < r->nseen; i++)
+		if (!strcmp(r->seen[i].exe, exe))
+			return r->seen[i].im ? &r->seen[i].im->img : NULL;
+	if (!(pi = calloc(1, sizeof(*pi))))
+		return NULL;
+	im = python_detect(exe, pi) == 0 ? image_new(pi, r->c_points) : NULL;
+	if (pi->is_python && !pi->usable && pi->why[0] && !r->why[0])
+		snprintf(r->why, sizeof(r->why), "%s", pi->why);
+	free(pi);
+	if (!remember(r, exe, im)) {
+		free(im);
+		return NULL;
+	}
+	return im ? &im->img : NULL;
 }
 
 struct sched_policy *python_policy_new(const struct python_info *pi,
 				       bool c_points)
 {
-	struct pypol *p;
+	struct pyroot *r = calloc(1, sizeof(*r));
 
-	if (!pi->usable || !(p = calloc(1, sizeof(*p))))
+	if (!r)
 		return NULL;
-	p->pi = p->rel = *pi;
-	p->c_points = c_points;
-	/* an offset in the libpython when there is one (.object) */
-	p->pt = (struct user_point){ pi->check_pc, OP_PYCHECK };
-	p->checks_thread = -1;
-	p->pol = (struct sched_policy){
-		.ctx = p,
-		.points = &p->pt,
-		.npoints = 1,
-		/* without C-level points a libc call point of the
-		 * interpreter is never a choice (pol_shape) */
-		.own_points = !c_points,
-		.object = p->rel.object[0] ? p->rel.object : NULL,
+	r->c_points = c_points;
+	/* the command's own interpreter, as the CLI found it (a shim's
+	 * target included): known before its first exec */
+	if (pi && pi->usable) {
+		struct pyimage *im = image_new(pi, c_points);
+		char real[4096];
+
+		if (!im || !remember(r, realpath(pi->path, real) ? real
+								: pi->path,
+				     im)) {
+			free(im);
+			free(r);
+			return NULL;
+		}
+	}
+	r->pol = (struct sched_policy){
+		.ctx = r,
+		.adopt = pol_adopt,
 		.coverage = "Python-level: GIL switches at the eval-breaker "
 			    "checks of the program's own code",
 		.begin = pol_begin,
@@ -1851,15 +2234,27 @@ struct sched_policy *python_policy_new(const struct python_info *pi,
 		.conclude = pol_conclude,
 		.observe_object = pol_observe_object,
 	};
-	return &p->pol;
+	return &r->pol;
+}
+
+const char *python_policy_why(const struct sched_policy *pol)
+{
+	const struct pyroot *r = pol ? pol->ctx : NULL;
+
+	return r && r->why[0] ? r->why : NULL;
 }
 
 void python_policy_free(struct sched_policy *pol)
 {
 	if (!pol)
 		return;
-	struct pypol *p = pol->ctx;
+	struct pyroot *r = pol->ctx;
 
-	free(p->th);
-	free(p);
+	pol_begin(r);
+	for (int i = 0; i < r->nseen; i++) {
+		free(r->seen[i].exe);
+		free(r->seen[i].im);
+	}
+	free(r->seen);
+	free(r);
 }

@@ -42,6 +42,10 @@ struct python_layout {
 	uint32_t str_ascii_data, str_compact_data;
 	uint32_t tp_flags, tp_basicsize, ht_cached_keys;
 	uint32_t dict_keys, dict_values;
+	/* asyncio's tasks: sys.modules (interp->modules, 3.12+
+	 * interp->imports.modules; 0: unknown) and a coroutine's own frame
+	 * (PyCoroObject.cr_iframe) */
+	uint32_t is_modules, gen_iframe;
 };
 
 /* What the interpreter's ELF file says (link-time addresses). */
@@ -86,9 +90,15 @@ int python_probe(const struct session_config *cfg, char *exe, size_t len,
 
 /* The policy for session_config.policy; c_points: --points was given, so
  * C-level points outside the interpreter (C extensions) stay preemption
- * points.  The policy lives until python_policy_free(). */
+ * points.  It applies to every process of the tree that execs a CPython
+ * it supports (sched_policy.adopt; pi, if not NULL and usable, is the
+ * command's own interpreter as already detected).  The policy lives
+ * until python_policy_free(). */
 struct sched_policy *python_policy_new(const struct python_info *pi,
 				       bool c_points);
+/* Why an interpreter a process exec'd was left at the C level (3.14, a
+ * free-threaded build, ...), the first one seen; NULL if none. */
+const char *python_policy_why(const struct sched_policy *p);
 void python_policy_free(struct sched_policy *p);
 
 /* The last Python traceback in a program's output: its innermost frame as

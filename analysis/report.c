@@ -161,12 +161,14 @@ void report_json(FILE *f, const struct report *r)
 				"command",  "cwd",	     "rule",
 				"replay_command", "schedule_file", "kind",
 				"location", "message",	     "output",
+				"in_runner",
 			};
 			const char *vals[] = {
 				t->name,     t->verdict,	t->summary,
 				t->command,  t->cwd,		t->rule,
 				t->replay_command, t->schedule_file, t->kind,
 				t->location, t->message,	t->output,
+				t->in_runner,
 			};
 
 			fprintf(f, "%s\n    {", i ? "," : "");
@@ -181,6 +183,17 @@ void report_json(FILE *f, const struct report *r)
 				(unsigned long long)t->runs, t->seconds);
 		}
 		fprintf(f, "\n  ]");
+	}
+	if (r->runner_command) {
+		fprintf(f, ",\n  \"runner\": { \"command\": ");
+		json_string(f, r->runner_command);
+		if (r->runner_exit >= 0)
+			fprintf(f, ", \"exit_status\": %d", r->runner_exit);
+		else
+			fprintf(f, ", \"exit_status\": null");
+		fprintf(f, ", \"output\": ");
+		json_string(f, r->runner_output);
+		fprintf(f, " }");
 	}
 	if (r->has_replay) {
 		fprintf(f, ",\n  \"replay\": { \"exact\": %s, \"trace_hash\": ",

@@ -18,6 +18,9 @@ struct report_test {
 	const char *rule;	  /* why it was split or not */
 	const char *replay_command, *schedule_file;
 	const char *kind, *location, *message, *output; /* its failure */
+	/* its failing schedule followed when the runner ran it: what
+	 * happened ("reproduced: ..."), NULL: not followed */
+	const char *in_runner;
 	uint64_t runs;
 	double seconds;
 };
@@ -83,6 +86,9 @@ struct report {
 	/* --per-test: the suite's tests, each with its verdict */
 	const struct report_test *tests;
 	int ntests;
+	/* --per-test: the runner's own run (runner_exit -1: none) */
+	const char *runner_command, *runner_output;
+	int runner_exit;	  /* exit status, or 128 + its signal */
 
 	/* coverage (analysis/coverage.h): has_coverage, then how many
 	 * conflicting pairs were seen, how many in both orders, and each

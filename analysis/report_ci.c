@@ -193,6 +193,10 @@ static void junit_tests(FILE *f, const struct report *r, const char *stamp,
 			fprintf(f, "\nsplit: ");
 			xml(f, t->rule);
 		}
+		if (t->in_runner) {
+			fprintf(f, "\nin the runner: ");
+			xml(f, t->in_runner);
+		}
 		fprintf(f, "</system-out>\n      <system-err></system-err>\n"
 			   "    </testcase>\n");
 	}

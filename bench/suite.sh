@@ -23,14 +23,48 @@
 #   per-test                               10.58    1313 pass
 #   whole tree (--max-time 60)             60.32     192 incomplete
 #   whole tree, session-start binary       60.08     193 incomplete
+# hsuite2 (after the runner follows failing schedules, -j no longer lets
+# held tests time out, Criterion tests split), one invocation at load
+# 6-20 with test runs of mine overlapping the ctest rows (the "six alone"
+# row is inflated by them: its 0.45x is noise), SUITE_BASE as above:
+#   6-test ctest suite                    wall s    runs verdict      / alone
+#   per-test (ptloom run --per-test)        6.99    1325 fail           0.45x
+#   six tests explored alone, summed       15.40    1324 -              1.00x
+#   per-test -j 2, ctest -j 2               8.64    1325 fail           0.56x
+#   whole tree (--max-time 60)              7.32      36 fail           0.48x
+#   5 correct tests (racy one left out)    wall s    runs verdict
+#   per-test                                6.29    1313 pass
+#   whole tree (--max-time 60)             60.07     685 incomplete
+#   whole tree, session-start binary       60.09     705 incomplete
+#   Criterion, 3 tests (surw -n 20)       wall s    runs verdict      / alone
+#   per-test (ptloom run --per-test)      112.72      45 fail           1.29x
+#   three tests explored alone, summed     87.66      44 -              1.00x
+#   whole tree                             85.38      21 pass           0.97x
+# The ctest rows again alone (SUITE_CRITERION=0), load 5, nothing else of
+# mine running:
+#   per-test (ptloom run --per-test)        4.32    1325 fail           0.91x
+#   six tests explored alone, summed        4.74    1324 -              1.00x
+#   per-test -j 2, ctest -j 2               1.78    1325 fail           0.38x
+#   whole tree (--max-time 60)              4.78      36 fail           1.01x
+#   5 correct: per-test 4.89 s 1313 runs pass; whole tree 60.13 s 564 runs
+#   incomplete; session-start binary whole tree 60.14 s 598 incomplete
+# The whole Criterion binary sampled 20 times misses suite::racy (each run
+# interleaves all three tests: PASS, "every requested run passed"); per
+# test, suite::racy fails in its second run.
 # per-test's runs are the six explorations' plus the one suite run.  The
 # whole tree stops at the first failure (32 runs) with one verdict for the
 # suite; on the five correct tests it does not finish bound 0 in 60 s
 # (192 runs: every schedule runs ctest and all five tests again), where
 # per-test proves each complete to bound 2 in 1313 runs.
-# Criterion is not measured: its workers share an eventfd with the runner
-# and are not split (docs/ci.md), so per-test is the whole tree plus the
-# suite's run.
+# Criterion (tests/targets/criterion_tests.c -DSUITE: suite/locked,
+# suite/plain, suite/racy; SUITE_CRITERION=0 leaves it out): each test is
+# explored as `criterion_suite --filter suite/TEST` (docs/ci.md,
+# "Fork-per-test runners"), sampled (-s surw -n $SUITE_CRIT_RUNS, default
+# 20, --timeout 120: a Criterion run costs about 2 s, a dfs bound is out of
+# reach):
+#   per-test     ptloom run --per-test -- criterion_suite
+#   three alone  ptloom run -- criterion_suite --filter suite/TEST, summed
+#   whole tree   ptloom run -- criterion_suite (the same -n)
 set -u
 B=${1:-${PTLOOM_BUILD:-build}}
 B=$(cd "$B" && pwd)
@@ -101,3 +135,27 @@ printf '%-34s %9.2f %7s %-11s\n' "whole tree (--max-time $WHOLE)" "$w5_s" "$w5_r
 if [ -n "${SUITE_BASE:-}" ]; then
 	printf '%-34s %9.2f %7s %-11s\n' "whole tree, session-start binary" "$b5_s" "$b5_r" "$b5_v"
 fi
+
+[ "${SUITE_CRITERION:-1}" = 0 ] && exit 0
+CR=${SUITE_CRIT_RUNS:-20}
+copt=(-s surw -n "$CR" --no-minimize --timeout 120 --seed 1)
+t0=$(now)
+"$P" run --per-test -q "${copt[@]}" -o "$W/c1" --report "$W/cp.json" -- "$T/criterion_suite" >/dev/null
+t1=$(now)
+cp_s=$(echo "$t1 - $t0" | bc); cp_r=$(runs "$W/cp.json"); cp_v=$(verdict "$W/cp.json")
+ca_s=0; ca_r=0
+for t in locked plain racy; do
+	t0=$(now)
+	"$P" run -q "${copt[@]}" -o "$W/c2" --report "$W/ca.json" -- "$T/criterion_suite" --filter "suite/$t" >/dev/null
+	t1=$(now)
+	ca_s=$(echo "$ca_s + $t1 - $t0" | bc)
+	ca_r=$((ca_r + $(runs "$W/ca.json")))
+done
+t0=$(now)
+"$P" run -q "${copt[@]}" -o "$W/c3" --report "$W/cw.json" -- "$T/criterion_suite" >/dev/null
+t1=$(now)
+cw_s=$(echo "$t1 - $t0" | bc); cw_r=$(runs "$W/cw.json"); cw_v=$(verdict "$W/cw.json")
+printf '%-34s %9s %7s %-11s %8s\n' "Criterion, 3 tests (surw -n $CR)" "wall s" "runs" "verdict" "/ alone"
+printf '%-34s %9.2f %7s %-11s %7.2fx\n' "per-test (ptloom run --per-test)" "$cp_s" "$cp_r" "$cp_v" "$(echo "$cp_s / $ca_s" | bc -l)"
+printf '%-34s %9.2f %7s %-11s %7.2fx\n' "three tests explored alone, summed" "$ca_s" "$ca_r" "-" 1
+printf '%-34s %9.2f %7s %-11s %7.2fx\n' "whole tree" "$cw_s" "$cw_r" "$cw_v" "$(echo "$cw_s / $ca_s" | bc -l)"

@@ -116,6 +116,11 @@ struct symbolizer *cli_symbolizer(void);
 
 void session_config_init(struct session_config *cfg, const struct program *p,
 			 const struct common_opts *o);
+/* After runs: says once why a CPython a process of the tree exec'd was
+ * left at the C level (3.14, a free-threaded build, ...), when it is not
+ * the command's own, already said. */
+void python_note_children(const struct session_config *cfg,
+			  const struct common_opts *o);
 
 /* Fill a schedule from a run (takes no ownership of r). */
 void schedule_from_run(struct schedule *s, const struct program *p,

@@ -758,10 +758,24 @@ static bool is_script(const char *path)
 	return yes;
 }
 
+static struct python_info pi;
+
+void python_note_children(const struct session_config *cfg,
+			  const struct common_opts *o)
+{
+	static bool said;
+	const char *why = python_policy_why(cfg->policy);
+
+	if (!why || said || o->quiet || (pi.why[0] && !strcmp(why, pi.why)))
+		return;
+	said = true;
+	fprintf(stderr, "ptloom: %s; using C-level scheduling points in that "
+			"process\n", why);
+}
+
 static void python_setup(struct session_config *cfg, const struct program *p,
 			 const struct common_opts *o)
 {
-	static struct python_info pi;
 	static struct sched_policy *pol;
 	static char done[4096];
 	static bool said;
@@ -788,8 +802,11 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		    is_script(p->path) &&
 		    python_probe(cfg, exe, sizeof(exe), keep ? NULL : &pe) == 0)
 			python_detect(exe, &pi);
-		if (pi.usable)
-			pol = python_policy_new(&pi, o->points & POINTS_CLEVEL);
+		/* every process of the tree that execs a CPython gets the
+		 * Python level (the command's own, or a shell's, make's
+		 * child): the policy decides at each exec */
+		pol = python_policy_new(pi.usable ? &pi : NULL,
+					o->points & POINTS_CLEVEL);
 		if (!pi.is_python || !pe.argv) {
 			free_strings(pe.argv);
 			free_strings(pe.envp);
@@ -820,12 +837,11 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 		cfg->argv = pe.argv;
 		cfg->envp = pe.envp;
 	}
-	if (!pol) {
+	if (!pi.usable) {
 		if (pi.is_python && pi.why[0] && !said && !o->quiet)
 			fprintf(stderr, "ptloom: %s; using C-level scheduling "
 					"points\n", pi.why);
 		said = true;
-		return;
 	}
 	cfg->policy = pol;
 	/* the interpreter's process gets no C-level points of its own code

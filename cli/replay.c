@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "through.h"
 #include "../analysis/escape.h"
 #include "../analysis/explore.h"
 #include "../analysis/minimize.h"
@@ -52,7 +53,11 @@ static void usage(FILE *f, const char *cmd)
 		"text script\n(`ptloom show --format script`, one `run Tn`, "
 		"`wake Tn` or `timeout Tn` a line).\n"
 		"Without a PROGRAM, the file's recorded command line runs in "
-		"its recorded\ndirectory.\n"
+		"its recorded\ndirectory.  A PROGRAM other than the recorded "
+		"one (file, name, build-id) is\nthe test's runner (ctest ...): "
+		"the file is followed in the process that\nruns the recorded "
+		"command line in the recorded directory, the rest on the\n"
+		"default schedule.\n"
 		"\n"
 		"      --max-steps N     per-run cap on scheduling points\n"
 		"      --timeout SEC     per-run wall-clock cap (default 10)\n"
@@ -194,8 +199,43 @@ struct replay_setup {
 	bool gdb;		/* --gdb */
 	const char *core;	/* --core FILE */
 	const char *stop_at;	/* --stop-at STEP|failure */
+<<<<<<< HEAD
 	double min_time;	/* --minimize-time, 0 = the default */
+=======
+	/* PROGRAM is not the recorded program: a runner that runs it (the
+	 * file's test is followed where its command line runs) */
+	bool through;
+>>>>>>> main
 };
+
+static bool same_path(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return !strcmp(a, b) || (stat(a, &x) == 0 && stat(b, &y) == 0 &&
+				 x.st_dev == y.st_dev && x.st_ino == y.st_ino);
+}
+
+/*
+ * Is path the recorded program: the same file, or one of the same name
+ * (a checkout elsewhere, a rebuilt binary: replayed as before, a changed
+ * build-id named as the likely cause of a divergence), or the same
+ * build-id?  Otherwise a command given after -- is the recorded test's
+ * runner (`ctest ...`).
+ */
+static bool same_program(const char *path, const struct schedule *sch)
+{
+	const char *a = strrchr(path, '/'), *b = strrchr(sch->program, '/');
+	uint8_t id[64];
+	int n;
+
+	if (same_path(path, sch->program) ||
+	    !strcmp(a ? a + 1 : path, b ? b + 1 : sch->program))
+		return true;
+	n = symbols_elf_build_id(path, id, sizeof(id));
+	return sch->build_id_len && n > 0 && (size_t)n == sch->build_id_len &&
+	       !memcmp(id, sch->build_id, (size_t)n);
+}
 
 static int setup(int argc, char **argv, const char *cmd,
 		 struct replay_setup *rs)
@@ -300,7 +340,14 @@ static int setup(int argc, char **argv, const char *cmd,
 	}
 	if (program_setup(&rs->prog, nargs, args, &rs->co))
 		return EXIT_USAGE;
-	/* the recorded environment, so stack addresses match */
+	/* `replay FILE -- ctest ...` for a test's file: another program,
+	 * which runs the recorded one (a recorded trace to follow there) */
+	rs->through = !strcmp(cmd, "replay") && args != rs->sch.argv &&
+		      rs->sch.nevents && rs->sch.program[0] &&
+		      !rs->gdb && !rs->core &&
+		      !same_program(rs->prog.path, &rs->sch);
+	/* the recorded environment, so stack addresses match (through a
+	 * runner too: the runner passes it on to the test, as it did) */
 	if (rs->sch.nenv) {
 		for (int i = 0; i < rs->prog.nenv; i++)
 			free(rs->prog.envp[i]);
@@ -344,8 +391,14 @@ static int setup(int argc, char **argv, const char *cmd,
 	rs->cfg.symbolize_trace = true;
 	rs->cfg.user_points = rs->sch.user_points;
 	rs->cfg.nuser_points = rs->sch.nuser_points;
+	if (rs->through) {
+		/* the points are the test's process's, not the runner's */
+		rs->cfg.user_points = NULL;
+		rs->cfg.nuser_points = 0;
+		rs->cfg.points &= ~POINTS_RACES;
+	}
 	/* is it the recorded binary? */
-	if (rs->sch.program_size || rs->sch.build_id_len) {
+	if (!rs->through && (rs->sch.program_size || rs->sch.build_id_len)) {
 		uint8_t id[64];
 		int n = symbols_elf_build_id(rs->prog.path, id, sizeof(id));
 		uint64_t h = 0, sz = 0;
@@ -638,6 +691,204 @@ static int replay_gdb(struct replay_setup *rs)
 	return EXIT_USAGE;
 }
 
+/* ---- replay FILE -- RUNNER: a test's file through its runner ---- */
+
+static void thr_fork(void *ctx, int pidx, int ppidx)
+{
+	through_fork(ctx, pidx, ppidx);
+}
+
+static bool thr_exec(void *ctx, int pidx, int ppidx, pid_t pid, int thread)
+{
+	(void)ppidx;
+	through_exec(ctx, pidx, pid, thread);
+	return false;
+}
+
+static void thr_thread(void *ctx, int thread, int pidx)
+{
+	through_thread(ctx, thread, pidx);
+}
+
+static void thr_died(void *ctx, int pidx, int status)
+{
+	through_died(ctx, pidx, status);
+}
+
+static const struct user_point *thr_points(void *ctx, int pidx, size_t *n)
+{
+	return through_points(ctx, pidx, n);
+}
+
+/*
+ * The command is not the recorded program: run it, and follow the file's
+ * trace in the process that runs the recorded command line (in the
+ * recorded directory), every other process on the default schedule.
+ * Reproduced (exit 1) when that process fails as recorded.
+ */
+static int replay_through(struct replay_setup *rs)
+{
+	struct through *thr = through_new();
+	char rec[600], cmdline[4096];
+	struct schedule sch;
+
+	if (!thr) {
+		fprintf(stderr, "ptloom: out of memory\n");
+		teardown(rs);
+		return EXIT_USAGE;
+	}
+	describe_schedule_failure(&rs->sch, rec, sizeof(rec));
+	shell_join(cmdline, sizeof(cmdline), rs->sch.argv, rs->sch.argc);
+	uint64_t seed = rs->sch.seed;
+	int recorded = rs->sch.failure;
+	struct run_result want;
+
+	schedule_failure(&rs->sch, &want);
+	/* the follower takes the schedule over */
+	sch = rs->sch;
+	memset(&rs->sch, 0, sizeof(rs->sch));
+	if (through_add(thr, &sch, cmdline, -1) < 0) {
+		fprintf(stderr, "ptloom: out of memory\n");
+		through_free(thr);
+		teardown(rs);
+		return EXIT_USAGE;
+	}
+	struct proc_watch w = {
+		.ctx = thr,
+		.fork = thr_fork,
+		.exec = thr_exec,
+		.thread = thr_thread,
+		.died = thr_died,
+		.points = thr_points,
+	};
+	struct strategy st = through_strategy(thr);
+	struct run_result r;
+
+	rs->cfg.watch = &w;
+	cli_test_interrupt("replay");
+	int e = session_run(&rs->cfg, &st, &r);
+
+	if (e && cli_interrupted) {
+		through_free(thr);
+		return interrupted_replay(rs, NULL);
+	}
+	if (e) {
+		fprintf(stderr, "ptloom: cannot start %s: %s\n",
+			rs->prog.display, tracer_start_error(e));
+		through_free(thr);
+		teardown(rs);
+		return EXIT_USAGE;
+	}
+	if (r.failure == FAIL_INTERRUPTED ||
+	    (cli_interrupted && r.failure == FAIL_NONE)) {
+		through_free(thr);
+		return interrupted_replay(rs, &r);
+	}
+	if (rs->co.output && r.output_len)
+		fwrite(r.output, 1, r.output_len, stdout);
+	struct through_result tr;
+
+	through_result(thr, 0, &tr);
+	bool all = tr.st.followed == tr.st.recorded && !tr.st.diverged;
+	bool passed = tr.ended && WIFEXITED(tr.status) &&
+		      WEXITSTATUS(tr.status) == 0;
+	char summary[2048], runner[160] = "";
+	int code;
+
+	if (r.failure == FAIL_NONE || r.failure == FAIL_EXIT)
+		snprintf(runner, sizeof(runner), "exited with status %d",
+			 r.exit_status);
+	else if (r.failure == FAIL_CRASH)
+		snprintf(runner, sizeof(runner), "was killed by %s",
+			 signal_name(r.signal));
+	else
+		snprintf(runner, sizeof(runner), "ended: %s",
+			 failure_kind_name(r.failure));
+	if (tr.reproduced) {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: FAIL %s, reproduced through %s in P%d "
+			 "(%s)", rec, rs->prog.display, tr.pidx, tr.follow);
+		code = EXIT_FAIL;
+	} else if (tr.found && !tr.ended &&
+		   (r.failure == FAIL_KILLED || r.failure == FAIL_STEPS ||
+		    r.failure == FAIL_SLOW)) {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: INCOMPLETE %s before the test ended",
+			 r.message);
+		code = EXIT_INCOMPLETE;
+	} else if (tr.found && all && passed) {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: PASS the schedule still applies through %s "
+			 "and the test passes%s",
+			 rs->prog.display,
+			 recorded ? " (the recorded failure is gone)" : "");
+		code = EXIT_PASS;
+	} else {
+		snprintf(summary, sizeof(summary),
+			 "ptloom: DIVERGED the test did not fail as recorded "
+			 "through %s (%s)", rs->prog.display, tr.what);
+		code = EXIT_DIVERGED;
+	}
+	if (!rs->co.quiet) {
+		if (recorded)
+			printf("recorded: %s\n", rec);
+		printf("in the runner's run: %s: %s\n", esc(cmdline),
+		       esc(tr.what));
+		printf("runner: %s %s\n", esc(rs->prog.display), runner);
+		if (rs->identity[0])
+			printf("note: %s; that is the likely cause of any "
+			       "divergence\n", rs->identity);
+	}
+	printf("%s\n", esc(summary));
+	if (rs->co.report || github_enabled()) {
+		char signame[32];
+		struct report rep = {
+			.command = "replay",
+			.verdict = code == EXIT_FAIL	   ? "fail"
+				   : code == EXIT_DIVERGED ? "diverged"
+				   : code == EXIT_INCOMPLETE ? "incomplete"
+							   : "pass",
+			.strategy = "replay",
+			.runs = 1,
+			.complete = true,
+			.seed = seed,
+			.seconds = r.seconds,
+			.summary = summary,
+			.schedule_file = rs->path,
+			.has_replay = true,
+			.exact = all,
+			.trace_hash = NULL,
+			.diverged_at = tr.st.diverged ? (long)tr.st.followed
+						      : -1,
+			.divergence = tr.st.diverged ? tr.st.why : NULL,
+			.program = rs->prog.display,
+			.runner_command = rs->prog.display,
+			.runner_exit = r.failure == FAIL_CRASH
+					       ? 128 + r.signal
+					       : r.failure == FAIL_NONE ||
+							 r.failure == FAIL_EXIT
+						 ? r.exit_status
+						 : -1,
+			.runner_output = r.output,
+		};
+
+		/* the failure is the test's, as recorded */
+		report_failure(&rep, tr.reproduced ? &want : &r,
+			       tr.reproduced, signame, sizeof(signame));
+		if (tr.reproduced)
+			rep.output = r.output;
+		if (rs->co.report &&
+		    report_write(&rep, rs->co.report_format, rs->co.report))
+			fprintf(stderr, "ptloom: cannot write %s\n",
+				rs->co.report);
+		github_report(&rep);
+	}
+	run_result_free(&r);
+	through_free(thr);
+	teardown(rs);
+	return code;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_setup rs;
@@ -649,6 +900,8 @@ int cmd_replay(int argc, char **argv)
 		return interrupted_replay(&rs, NULL);
 	if (rs.gdb || rs.core)
 		return replay_gdb(&rs);
+	if (rs.through)
+		return replay_through(&rs);
 	struct replay_strategy strat;
 
 	replay_init(&strat, rs.sch.decisions, rs.sch.ndecisions, true);

@@ -109,10 +109,17 @@ static void usage(FILE *f)
 	      "      --per-test        test-suite mode: explore each test the "
 	      "command starts\n"
 	      "                        (ctest, make check, meson test, a "
-	      "script) on its own,\n"
-	      "                        with these budgets per test, -j N "
-	      "tests at a time,\n"
-	      "                        one verdict per test\n"
+	      "script, Criterion's\n"
+	      "                        suite::test) on its own, with these "
+	      "budgets per test,\n"
+	      "                        -j N tests at a time, one verdict per "
+	      "test; the runner\n"
+	      "                        runs a failing test on its failing "
+	      "schedule\n"
+	      "      --suite-time SEC  with --per-test: seconds for all the "
+	      "tests, shared\n"
+	      "                        fairly (the command runs once first "
+	      "to count them)\n"
 	      "      --whole-tree      explore the command's whole process "
 	      "tree as one\n"
 	      "                        program (the default)\n"
@@ -164,6 +171,7 @@ static const struct option long_opts[] = {
 	{ "min-coverage", required_argument, 0, 'v' + 256 },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "per-test", no_argument, 0, 'T' + 512 },
+	{ "suite-time", required_argument, 0, 'S' + 512 },
 	{ "whole-tree", no_argument, 0, 'w' + 256 },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "help", no_argument, 0, 'h' },
@@ -179,7 +187,8 @@ static int forwarded(int argc, char **argv, char ***out)
 {
 	static const char *const drop_arg[] = {
 		"-o", "--out", "--report", "--report-format", "-e", "--env",
-		"-j", "--jobs", "--shard", "--clock-start", NULL,
+		"-j", "--jobs", "--shard", "--clock-start", "--suite-time",
+		NULL,
 	};
 	static const char *const drop[] = {
 		"-q", "--quiet", "--keep-env", "--per-test", "--whole-tree",
@@ -579,7 +588,7 @@ int cmd_run(int argc, char **argv)
 	long v;
 	int c, jobs = 1;
 	bool minimize_on = true, per_test = false, verbose = false;
-	double t_start = cli_wall(), min_time = 0;
+	double t_start = cli_wall(), min_time = 0, suite_time = 0;
 
 	common_defaults(&co);
 	memset(&eo, 0, sizeof(eo));
@@ -745,6 +754,15 @@ int cmd_run(int argc, char **argv)
 		case 'T' + 512:
 			per_test = true;
 			break;
+		case 'S' + 512:
+			if (parse_seconds(optarg, SECONDS_MAX, &suite_time)) {
+				fprintf(stderr, "ptloom: --suite-time takes "
+						"seconds, a decimal number > 0 "
+						"and <= %d (got '%s')\n",
+					SECONDS_MAX, esc(optarg));
+				return EXIT_USAGE;
+			}
+			break;
 		case 'w' + 256:
 			per_test = false;
 			break;
@@ -786,6 +804,12 @@ int cmd_run(int argc, char **argv)
 		eo.worker = eo.shard;
 		eo.stride = eo.nshards;
 	}
+	if (suite_time > 0 && !per_test) {
+		fprintf(stderr, "ptloom: --suite-time shares a budget among "
+				"the tests of --per-test; without it, use "
+				"--max-time\n");
+		return EXIT_USAGE;
+	}
 	struct program prog;
 
 	if (program_setup(&prog, argc - optind, argv + optind, &co))
@@ -814,7 +838,7 @@ int cmd_run(int argc, char **argv)
 		}
 		int done = suite_run(&prog, &co, &eo.cfg, fwd, nfwd,
 				     verbose && !co.quiet, jobs, eo.bound,
-				     &code);
+				     suite_time, eo.max_time, &code);
 
 		free(fwd);
 		if (done) {
@@ -836,6 +860,7 @@ int cmd_run(int argc, char **argv)
 			   eo.progress && (eo.cfg.points & POINTS_RACES));
 	explore(&eo, &er);
 	cli_progress_end();
+	python_note_children(&eo.cfg, &co);
 	eo.cfg.user_points = er.points;
 	eo.cfg.nuser_points = er.npoints;
 	eo.cfg.points &= ~POINTS_RACES;
@@ -1318,20 +1343,32 @@ minimized:
 				 eo.bound);
 			/* what a policy's bound counts (Python: GIL
 			 * switches in the program's own code) */
-			if (eo.cfg.policy && eo.cfg.policy->coverage) {
+			/* (in the processes it applied to: a CPython's) */
+			const char *pl = er.have_pass ? er.pass.plevel : "";
+
+			if (eo.cfg.policy && eo.cfg.policy->coverage && pl[0]) {
 				size_t k = strlen(summary);
 				/* and which processes kept C-level points */
-				const char *cl = er.have_pass ? er.pass.clevel
-							      : "";
+				const char *cl = er.pass.clevel;
 
-				if (cl[0])
-					snprintf(summary + k, sizeof(summary) - k,
-						 " (%s in P0; C-level points in "
-						 "%s)",
-						 eo.cfg.policy->coverage, esc(cl));
-				else
+				if (!cl[0] && !strncmp(pl, "P0 ", 3) &&
+				    !strchr(pl, ','))
 					snprintf(summary + k, sizeof(summary) - k,
 						 " (%s)", eo.cfg.policy->coverage);
+				else if (!cl[0])
+					snprintf(summary + k, sizeof(summary) - k,
+						 " (%s in %s)",
+						 eo.cfg.policy->coverage, esc(pl));
+				else {
+					char p2[200];
+
+					snprintf(p2, sizeof(p2), "%s", esc(pl));
+					snprintf(summary + k, sizeof(summary) - k,
+						 " (%s in %s; C-level points "
+						 "in %s)",
+						 eo.cfg.policy->coverage, p2,
+						 esc(cl));
+				}
 			}
 		} else {
 			snprintf(summary, sizeof(summary),

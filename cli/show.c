@@ -216,6 +216,53 @@ static void preempted(const struct win *w, char *buf, size_t len)
 /* Calls f for each line of the collapsed trace: a stretch of one thread's
  * events that do not matter is one line ("T1 runs 37 steps"); was is what
  * a preemption stopped. */
+/*
+ * asyncio's tasks in a collapsed stretch (a Python event names the task
+ * it ran in: "... in client at counter.py:21 (MainThread, task Task-2)"):
+ * each time another task's event comes, "Task-2 client at counter.py:21
+ * resumes", so a single-threaded event loop's run reads as its tasks'.
+ */
+#define MAX_RESUMES 12
+static char resumes[MAX_RESUMES][200];
+static size_t nresumes, more_resumes;
+static char last_task[64];
+
+static void note_task(const char *text, bool collapsed)
+{
+	const char *end = strrchr(text, '(');
+	const char *t = end ? strstr(end, "task ") : NULL;
+	char task[64], frame[160];
+
+	if (!t || (t != end + 1 && strncmp(t - 2, ", ", 2))) {
+		last_task[0] = 0;
+		return;
+	}
+	t += 5;
+	snprintf(task, sizeof(task), "%.*s", (int)strcspn(t, ")"), t);
+	if (!strcmp(task, last_task))
+		return;
+	snprintf(last_task, sizeof(last_task), "%s", task);
+	if (!collapsed)
+		return;
+	if (nresumes == MAX_RESUMES) {
+		more_resumes++;
+		return;
+	}
+	/* the program's frame: after the last " in ", else the first
+	 * " at " (the event's own frame is the program's) */
+	const char *stop = end > text ? end - 1 : end, *fr = NULL;
+
+	for (const char *q = text; (q = strstr(q, " in ")) && q < stop; q++)
+		fr = q + 4;
+	if (!fr && (fr = strstr(text, " at ")) && fr < stop)
+		fr += 4;
+	if (!fr || fr >= stop)
+		fr = stop;
+	snprintf(frame, sizeof(frame), "%.*s", (int)(stop - fr), fr);
+	snprintf(resumes[nresumes++], sizeof(resumes[0]), "%s%s%s resumes",
+		 task, frame[0] ? " " : "", frame);
+}
+
 static void walk(void (*f)(void *ctx, const struct event *e,
 			   const char *text, size_t collapsed, unsigned who,
 			   const char *was),
@@ -228,13 +275,25 @@ static void walk(void (*f)(void *ctx, const struct event *e,
 
 	if (!cur_v->s.nevents)
 		return;
+	nresumes = more_resumes = 0;
+	last_task[0] = 0;
 	win_start(&w);
 	do {
 		const struct event *e = &w.e[1];
 
 		if (!matters(&w)) {
-			if (!run++)
+			if (!run++) {
 				first = *e;
+				nresumes = more_resumes = 0;
+			}
+			/* Python events only (their locations are the
+			 * policy's, tagged) */
+			if (EVENT_PC_IS_POLICY(e->pc)) {
+				event_line_ix(e, &cur_ix, line, sizeof(line));
+				note_task(line, true);
+			} else {
+				last_task[0] = 0;
+			}
 			continue;
 		}
 		if (run > 1) {
@@ -244,7 +303,9 @@ static void walk(void (*f)(void *ctx, const struct event *e,
 			f(ctx, &first, line, 0, first.thread, "");
 		}
 		run = 0;
+		nresumes = more_resumes = 0;
 		event_line_ix(e, &cur_ix, line, sizeof(line));
+		note_task(line, false);
 		preempted(&w, was, sizeof(was));
 		f(ctx, e, line, 0, e->thread, was);
 	} while (win_next(&w));
@@ -263,6 +324,11 @@ static void text_line(void *ctx, const struct event *e, const char *text,
 
 	if (collapsed) {
 		fprintf(f, "         T%u runs %zu steps\n", who, collapsed);
+		for (size_t i = 0; i < nresumes; i++)
+			fprintf(f, "           %s\n", esc(resumes[i]));
+		if (more_resumes)
+			fprintf(f, "           (%zu more tasks resume)\n",
+				more_resumes);
 		return;
 	}
 	if (!e->preempt) {

@@ -37,6 +37,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <sched.h>
@@ -52,6 +53,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "suite.h"
+#include "through.h"
 #include "../analysis/escape.h"
 #include "../analysis/report.h"
 
@@ -62,6 +64,10 @@ struct sproc {
 	int unit;		/* the unit it belongs to, -1: the runner's */
 	uint64_t born;		/* when its fork was seen */
 	bool exec_seen;
+	/* a worker a fork-per-test runner (Criterion) started for one of
+	 * its tests, or a process below one: the runner's, never a unit */
+	bool worker;
+	bool runner_split;	/* its tests were made units (Criterion) */
 };
 
 /* One access to a file, pipe or socket by a process of the suite run. */
@@ -78,6 +84,8 @@ struct access {
 struct test {
 	char *name, *verdict, *summary, *command, *cwd, *rule;
 	char *replay, *schedule, *message, *kind, *location, *output;
+	char *in_runner;	/* its failing schedule in the runner's run */
+	int target;		/* 1 + its index in suite.thr, 0: none */
 	uint64_t runs;
 	double seconds;
 };
@@ -93,6 +101,7 @@ struct inh {
 struct unit {
 	int pidx;
 	pid_t pid;
+	int thread;		/* the T-number that exec'd */
 	char **argv, **envp;
 	char *cwd, *cmdline;
 	char name[512];
@@ -111,6 +120,9 @@ struct unit {
 	int ninh;
 	uint64_t sigdiff;	/* signals ignored or blocked unlike a fresh
 				 * start (EXTERNAL_SIGNALS only, if split) */
+	/* a test of a fork-per-test runner (Criterion): no process of the
+	 * suite run is its own; explored as the runner filtered to it */
+	bool of_runner;
 };
 
 /* A nested exploration under way. */
@@ -147,6 +159,13 @@ struct suite {
 	int njobs_max, njobs;
 	struct job jobs_[64];
 	int release[64], nrelease;
+	/* failing tests' schedules, followed when the runner runs them */
+	struct through *thr;
+	/* --suite-time: seconds for every exploration, from t0, shared by
+	 * the tests counted in a first run (expected), started so far */
+	double budget, t0, max_time;
+	int expected, started;
+	bool counting;		/* that first run: units are only counted */
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -671,6 +690,33 @@ static void nested_start(struct suite *su, struct unit *u, char *const *argv,
 		args[ra++] = su->fwd[i];
 	args[ra++] = whole ? "--whole-tree" : "--per-test";
 	args[ra++] = "-q";
+	/* --suite-time: what is left, shared by the tests left (-j: that
+	 * many at once), capped by --max-time; after the forwarded options,
+	 * so that it is the one that counts */
+	char share[32];
+
+	if (su->budget > 0) {
+		int left = su->expected - su->started;
+
+		if (left < 1)
+			left = 1;
+		int par = su->njobs_max < left ? su->njobs_max : left;
+		double t = (su->budget - (cli_wall() - su->t0)) * par / left;
+
+		if (t < 0.5)
+			t = 0.5; /* out of time: a token run, INCOMPLETE */
+		if (su->max_time > 0 && su->max_time < t)
+			t = su->max_time;
+		snprintf(share, sizeof(share), "%.3f", t);
+		args[ra++] = "--max-time";
+		args[ra++] = share;
+		if (su->verbose && !whole)
+			printf("ptloom: %s: --max-time %s, its share of "
+			       "--suite-time %g with %d of %d tests left%s\n",
+			       esc(u->name), share, su->budget, left,
+			       su->expected, par > 1 ? " (-j)" : "");
+		su->started++;
+	}
 	args[ra++] = "--keep-env";
 	args[ra++] = "--clock-start";
 	args[ra++] = clock;
@@ -876,6 +922,7 @@ static struct report_test report_of(const struct test *t)
 		.kind = t->kind,
 		.location = t->location,
 		.output = t->output,
+		.in_runner = t->in_runner,
 		.runs = t->runs,
 		.seconds = t->seconds,
 	};
@@ -902,7 +949,59 @@ static void on_fork(void *ctx, int pidx, int ppidx)
 
 	p->parent = ppidx;
 	p->unit = pp ? pp->unit : -1;
+	p->worker = pp && pp->worker;
 	p->born = ++su->seq;
+	through_fork(su->thr, pidx, ppidx);
+}
+
+static void on_thread(void *ctx, int thread, int pidx)
+{
+	struct suite *su = ctx;
+
+	through_thread(su->thr, thread, pidx);
+}
+
+static void on_died(void *ctx, int pidx, int status)
+{
+	struct suite *su = ctx;
+
+	through_died(su->thr, pidx, status);
+}
+
+static const struct user_point *on_points(void *ctx, int pidx, size_t *n)
+{
+	struct suite *su = ctx;
+
+	return through_points(su->thr, pidx, n);
+}
+
+/*
+ * The runner goes on to run u: each of its failing tests' schedules is
+ * followed in the process that runs that test's command line (u itself,
+ * or a process below it when u is a runner too), so that the runner sees
+ * the test fail as it would natively.
+ */
+static void follow_failures(struct suite *su, struct unit *u)
+{
+	for (int i = 0; i < u->ntests; i++) {
+		struct test *t = &u->tests[i];
+		struct schedule sch;
+		char err[256];
+
+		if (!t->verdict || strcmp(t->verdict, "fail") || !t->schedule)
+			continue;
+		if (schedule_load(t->schedule, &sch, err, sizeof(err))) {
+			fprintf(stderr, "ptloom: %s: %s (the runner runs the "
+					"test on ptloom's default schedule)\n",
+				esc(t->schedule), esc(err));
+			continue;
+		}
+		t->target = 1 + through_add(su->thr, &sch,
+					    t->name ? t->name : u->name,
+					    u->pidx);
+	}
+	/* u's own test follows from here */
+	through_exec(su->thr, u->pidx, u->pid, u->thread);
 }
 
 /*
@@ -952,8 +1051,12 @@ static int reap_jobs(struct suite *su, bool block)
 			u->explored = true;
 			for (int k = 0; k < u->ntests; k++)
 				print_test(su, &u->tests[k]);
-			if (su->nrelease < 64)
-				su->release[su->nrelease++] = u->pidx;
+			/* (a runner's test has no process of its own) */
+			if (!u->of_runner) {
+				follow_failures(su, u);
+				if (su->nrelease < 64)
+					su->release[su->nrelease++] = u->pidx;
+			}
 			done++;
 		}
 	}
@@ -977,20 +1080,352 @@ static int on_held(void *ctx, int *pidx, int max, bool block)
 	return n;
 }
 
-static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
+/* ---- fork-per-test runners (Criterion) ---- */
+
+/*
+ * Is process pid (just exec'd, child of pp) a worker its runner started
+ * for one test and that re-executes the runner itself: the same
+ * executable as its parent, started as BoxFort's "boxfort-worker" with the
+ * BXFI_MAP naming the test's context, which the runner wrote into shared
+ * memory for it (Criterion)?  Such a worker is no fresh start: it gets
+ * its test from the runner, and reports to the runner's channel.
+ */
+static bool runner_worker(pid_t pid, const struct sproc *pp)
+{
+	char a[64], b[64], ea[PATH_MAX], eb[PATH_MAX];
+	size_t la = 0, le = 0;
+	bool yes = false;
+
+	if (!pp || !pp->exec_seen || pp->pid <= 0)
+		return false;
+	snprintf(a, sizeof(a), "/proc/%d/exe", pid);
+	snprintf(b, sizeof(b), "/proc/%d/exe", pp->pid);
+	ssize_t na = readlink(a, ea, sizeof(ea) - 1),
+		nb = readlink(b, eb, sizeof(eb) - 1);
+
+	if (na <= 0 || nb <= 0)
+		return false;
+	ea[na] = eb[nb] = 0;
+	if (!same_file(ea, eb))
+		return false;
+	char *cmd = proc_read(pid, "cmdline", &la);
+	char *env = proc_read(pid, "environ", &le);
+
+	if (cmd && la && !strcmp(cmd, "boxfort-worker") && env) {
+		for (size_t i = 0; i < le && !yes; i += strlen(env + i) + 1)
+			yes = !strncmp(env + i, "BXFI_MAP=", 9);
+	}
+	free(cmd);
+	free(env);
+	return yes;
+}
+
+/* `EXE --list` of a Criterion runner, run natively (it runs no test) with
+ * the runner's environment in its directory: "suite/test" entries. */
+static char **criterion_list(const char *exe, char *const *envp,
+			     const char *cwd, int *n)
+{
+	int fd[2];
+	char **out = NULL;
+
+	*n = 0;
+	if (pipe2(fd, O_CLOEXEC))
+		return NULL;
+	fflush(NULL);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(fd[1], 1);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 2);
+		}
+		if (cwd && chdir(cwd))
+			_exit(127);
+		char *argv[] = { (char *)exe, "--list", "--ascii", NULL };
+
+		execve(exe, argv, envp);
+		_exit(127);
+	}
+	close(fd[1]);
+	if (pid < 0) {
+		close(fd[0]);
+		return NULL;
+	}
+	/* at most 64 KiB, 30 s */
+	size_t len = 0, cap = 65536;
+	char *buf = xrealloc(NULL, cap + 1);
+	double t0 = cli_wall();
+
+	for (;;) {
+		struct pollfd pf = { .fd = fd[0], .events = POLLIN };
+		int r = poll(&pf, 1, 200);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (cli_wall() - t0 > 30 || cli_interrupted)
+			break;
+		if (r == 0)
+			continue;
+		ssize_t k = read(fd[0], buf + len, cap - len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+		if (len == cap)
+			break;
+	}
+	buf[len] = 0;
+	close(fd[0]);
+	kill(pid, SIGKILL);
+	int st = 0;
+
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	/* "SUITE: N tests" then "|-- TEST" / "`-- TEST" lines */
+	char suite[256] = "";
+
+	for (char *l = buf; *l;) {
+		char *e = strchr(l, '\n');
+
+		if (e)
+			*e = 0;
+		/* (--ascii's, or the box-drawing "├── " and "└── ") */
+		size_t skip = !strncmp(l, "|-- ", 4) || !strncmp(l, "`-- ", 4)
+				      ? 4
+			      : !strncmp(l, "\u251c\u2500\u2500 ", 10) ||
+					!strncmp(l, "\u2514\u2500\u2500 ", 10)
+				      ? 10
+				      : 0;
+
+		if (skip) {
+			char name[600];
+
+			if (suite[0] && l[skip]) {
+				snprintf(name, sizeof(name), "%s/%s", suite,
+					 l + skip);
+				out = xrealloc(out, (size_t)(*n + 2) *
+							    sizeof(*out));
+				out[(*n)++] = xstrdup(name);
+				out[*n] = NULL;
+			}
+		} else {
+			char *colon = strrchr(l, ':');
+
+			suite[0] = 0;
+			if (colon && strstr(colon, " test"))
+				snprintf(suite, sizeof(suite), "%.*s",
+					 (int)(colon - l), l);
+		}
+		l = e ? e + 1 : l + strlen(l);
+	}
+	free(buf);
+	return out;
+}
+
+static void explore_unit(struct suite *su, struct unit *u);
+
+/*
+ * The first worker of runner process rpidx was seen: the runner starts a
+ * worker per test, which gets its test from the runner and reports to it,
+ * so a worker is no program of its own, but each test is one when the
+ * runner runs it alone: each test the runner lists (and its own --filter
+ * keeps) is a unit, explored as the runner's command line filtered to that
+ * test.  Named "suite::test", as Criterion names it.
+ */
+static void split_runner(struct suite *su, int rpidx, int wpidx)
+{
+	struct sproc *r = sproc(su, rpidx);
+	size_t la = 0, le = 0;
+	char path[64], cwd[PATH_MAX], exe[PATH_MAX];
+	ssize_t n;
+
+	if (r->runner_split)
+		return;
+	r->runner_split = true;
+	char *cmd = proc_read(r->pid, "cmdline", &la);
+	char *env = proc_read(r->pid, "environ", &le);
+
+	snprintf(path, sizeof(path), "/proc/%d/cwd", r->pid);
+	n = readlink(path, cwd, sizeof(cwd) - 1);
+	cwd[n > 0 ? n : 0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", r->pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	char **argv = cmd && la ? split_nul(cmd, la) : NULL;
+	char **envp = env ? split_nul(env, le) : NULL;
+	size_t lm = 0;
+	char *maps = proc_read(r->pid, "maps", &lm);
+	/* `--list` is Criterion's: another program run with it natively
+	 * might run its tests */
+	bool criterion = maps && strstr(maps, "/libcriterion");
+
+	free(maps);
+	free(cmd);
+	free(env);
+	int ntests = 0;
+	char **tests = criterion && argv && envp && exe[0] && cwd[0]
+			       ? criterion_list(exe, envp, cwd, &ntests)
+			       : NULL;
+
+	if (!ntests) {
+		/* its tests are covered by the whole command's exploration,
+		 * which this unit asks for */
+		char q[4096];
+
+		su->units = xrealloc(su->units, (size_t)(su->nunits + 1) *
+							 sizeof(*su->units));
+		struct unit *u = &su->units[su->nunits++];
+
+		memset(u, 0, sizeof(*u));
+		u->pidx = -1;
+		u->of_runner = true;
+		u->start = u->end = ++su->seq;
+		u->ended = true;
+		u->cwd = xstrdup(cwd);
+		shell_join(q, sizeof(q), argv, count(argv));
+		u->cmdline = xstrdup(q);
+		snprintf(u->name, sizeof(u->name), "%s", q);
+		snprintf(u->rule, sizeof(u->rule),
+			 "not split: its worker P%d re-executes it for a test "
+			 "(a fork-per-test runner), but %s", wpidx,
+			 criterion ? "`--list` named no test"
+				   : "it is no Criterion runner (no "
+				     "libcriterion mapped): its tests cannot "
+				     "be listed");
+		free_strings(argv);
+		free_strings(envp);
+		free(tests);
+		return;
+	}
+	/* the runner's own --filter: which of them it runs */
+	const char *filter = NULL;
+	int argc = count(argv);
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--filter") && i + 1 < argc)
+			filter = argv[i + 1];
+		else if (!strncmp(argv[i], "--filter=", 9))
+			filter = argv[i] + 9;
+	}
+	for (int t = 0; t < ntests; t++) {
+		if (filter && fnmatch(filter, tests[t], 0))
+			continue;
+		su->units = xrealloc(su->units, (size_t)(su->nunits + 1) *
+							 sizeof(*su->units));
+		struct unit *u = &su->units[su->nunits];
+		char **av = xrealloc(NULL, (size_t)(argc + 3) * sizeof(*av));
+		int k = 0;
+
+		memset(u, 0, sizeof(*u));
+		/* the runner's command line without its --filter, then the
+		 * test's */
+		av[k++] = xstrdup(exe);
+		for (int i = 1; i < argc; i++) {
+			if (!strcmp(argv[i], "--filter") && i + 1 < argc) {
+				i++;
+				continue;
+			}
+			if (!strncmp(argv[i], "--filter=", 9))
+				continue;
+			av[k++] = xstrdup(argv[i]);
+		}
+		av[k++] = xstrdup("--filter");
+		av[k++] = xstrdup(tests[t]);
+		av[k] = NULL;
+		u->pidx = -1;
+		u->of_runner = true;
+		u->argv = av;
+		u->envp = xrealloc(NULL, (size_t)(count(envp) + 1) *
+						 sizeof(char *));
+		for (int i = 0; envp[i]; i++)
+			u->envp[i] = xstrdup(envp[i]);
+		u->envp[count(envp)] = NULL;
+		u->cwd = xstrdup(cwd);
+		u->start = u->end = ++su->seq;
+		u->ended = true;
+		char q[4096], *slash = strchr(tests[t], '/');
+
+		shell_join(q, sizeof(q), u->argv, count(u->argv));
+		u->cmdline = xstrdup(q);
+		snprintf(u->name, sizeof(u->name), "%.*s::%s",
+			 (int)(slash - tests[t]), tests[t], slash + 1);
+		u->split = true;
+		snprintf(u->rule, sizeof(u->rule),
+			 "split as a test of the fork-per-test runner P%d: its "
+			 "worker P%d re-executes the runner for one test it "
+			 "gets from it and reports to the runner's channel, so "
+			 "a worker is no program alone, but the runner "
+			 "filtered to the test is (explored as `%s --filter "
+			 "%s`)",
+			 rpidx, wpidx, esc(exe), esc(tests[t]));
+		su->nunits++;
+		if (!su->counting)
+			explore_unit(su, &su->units[su->nunits - 1]);
+	}
+	free_strings(argv);
+	free_strings(envp);
+	free_strings(tests);
+}
+
+/* A runner's test (no process of its own): explored now, or with -j as
+ * a job while the suite goes on. */
+static void explore_unit(struct suite *su, struct unit *u)
+{
+	if (su->njobs_max > 1) {
+		while (su->njobs >= su->njobs_max && !cli_interrupted)
+			reap_jobs(su, true);
+		struct job *j = &su->jobs_[su->njobs];
+
+		/* the runner filtered to one test is one program: not split
+		 * again (its workers would name the same test) */
+		nested_start(su, u, u->argv, u->envp, u->cwd, true, j);
+		if (j->pid && j->pidfd >= 0) {
+			su->njobs++;
+			return;
+		}
+		if (j->pid) {
+			int st = 0;
+
+			while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
+				;
+			nested_finish(su, j, st);
+		}
+	} else {
+		nested(su, u, u->argv, u->envp, u->cwd, true);
+	}
+	u->explored = true;
+	for (int i = 0; i < u->ntests; i++)
+		print_test(su, &u->tests[i]);
+}
+
+static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid, int thread)
 {
 	struct suite *su = ctx;
 	struct sproc *p = sproc(su, pidx);
 	size_t la = 0, le = 0;
 
 	(void)ppidx;
+	/* a test below a test (a runner's): its failing schedule from here */
+	through_exec(su->thr, pidx, pid, thread);
 	p->pid = pid;
 	p->exec_seen = true;
 	if (pidx == 0 && !su->root_ctx[0])
 		exec_state(pid, su->root_ctx, sizeof(su->root_ctx),
 			   &su->root_ign, &su->root_blk);
-	if (pidx == 0 || p->unit >= 0 || cli_interrupted)
+	if (pidx == 0 || p->unit >= 0 || p->worker || cli_interrupted)
 		return false; /* the command itself, or inside a test */
+	if (runner_worker(pid, sproc(su, p->parent))) {
+		/* a fork-per-test runner's worker: its tests are units */
+		p->worker = true;
+		split_runner(su, p->parent, pidx);
+		return false;
+	}
 	char *cmd = proc_read(pid, "cmdline", &la);
 	char *env = proc_read(pid, "environ", &le);
 	char *cwd = NULL, link[PATH_MAX];
@@ -1010,6 +1445,7 @@ static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
 	memset(u, 0, sizeof(*u));
 	u->pidx = pidx;
 	u->pid = pid;
+	u->thread = thread;
 	u->start = p->born ? p->born : ++su->seq;
 	u->argv = cmd && la ? split_nul(cmd, la) : NULL;
 	u->envp = env ? split_nul(env, le) : NULL;
@@ -1075,7 +1511,7 @@ static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
 		}
 	}
 	p->unit = su->nunits++;
-	if (!u->split)
+	if (!u->split || su->counting)
 		return false;
 	if (su->njobs_max > 1) {
 		/* -j: explored while the suite goes on, the test held at its
@@ -1101,6 +1537,7 @@ static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid)
 	} else {
 		nested(su, u, u->argv, u->envp, u->cwd, false);
 	}
+	follow_failures(su, u);
 	u->explored = true;
 	for (int i = 0; i < u->ntests; i++)
 		print_test(su, &u->tests[i]);
@@ -1290,29 +1727,66 @@ static int verdict_rank(const char *v)
 	return 1;
 }
 
-static int pick_first(void *ctx, const struct choice *c)
+/* --suite-time: the command's tests, counted in one run on the default
+ * schedule without exploring them. */
+static int count_tests(const struct program *prog,
+		       const struct common_opts *co, struct session_config *cfg,
+		       struct proc_watch *w)
 {
-	(void)ctx;
-	(void)c;
-	return 0;
+	struct suite d = { 0 };
+	struct run_result res;
+	struct strategy st;
+
+	d.prog = prog;
+	d.co = co;
+	d.counting = true;
+	d.njobs_max = 1;
+	d.thr = through_new();
+	if (!d.thr)
+		return 0;
+	st = through_strategy(d.thr);
+	w->ctx = &d;
+	cfg->pass_output = false;
+	sproc(&d, 0);
+	memset(&res, 0, sizeof(res));
+	int n = session_run(cfg, &st, &res) == 0 ? d.nunits : 0;
+
+	run_result_free(&res);
+	for (int i = 0; i < d.nunits; i++) {
+		free_strings(d.units[i].argv);
+		free_strings(d.units[i].envp);
+		free(d.units[i].cwd);
+		free(d.units[i].cmdline);
+	}
+	free(d.units);
+	free(d.procs);
+	for (size_t i = 0; i < d.nacc; i++)
+		free(d.acc[i].name);
+	free(d.acc);
+	through_free(d.thr);
+	return n;
 }
 
 int suite_run(const struct program *prog, const struct common_opts *co,
 	      struct session_config *base, char *const *fwd, int nfwd,
-	      bool verbose, int jobs, int bound, int *code)
+	      bool verbose, int jobs, int bound, double suite_time,
+	      double max_time, int *code)
 {
 	struct suite su = { 0 };
 	struct proc_watch w = {
 		.ctx = &su,
 		.fork = on_fork,
 		.exec = on_exec,
+		.thread = on_thread,
+		.died = on_died,
+		.points = on_points,
 		.reaped = on_reaped,
 		.held = on_held,
 		.io = on_io,
 		.kill = on_kill,
 	};
 	struct session_config cfg = *base;
-	struct strategy st = { .pick = pick_first };
+	struct strategy st;
 	struct run_result res;
 	ssize_t n;
 
@@ -1333,11 +1807,35 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 	}
 	if (!realpath(co->out_dir, su.out_dir))
 		snprintf(su.out_dir, sizeof(su.out_dir), "%s", co->out_dir);
+	su.thr = through_new();
+	if (!su.thr) {
+		fprintf(stderr, "ptloom: out of memory\n");
+		*code = EXIT_USAGE;
+		return 1;
+	}
+	st = through_strategy(su.thr);
 	cfg.watch = &w;
 	cfg.checkpoint = NULL;
 	cfg.observer = NULL;
 	cfg.points &= ~POINTS_RACES;
 	cfg.symbolize_trace = true;
+	/* --output: the runner's own output, as it would print it */
+	cfg.pass_output = co->output;
+	if (suite_time > 0) {
+		struct session_config c2 = cfg;
+
+		su.t0 = cli_wall();
+		su.budget = suite_time;
+		su.max_time = max_time;
+		c2.symbolize_trace = false;
+		su.expected = count_tests(prog, co, &c2, &w);
+		w.ctx = &su;
+		if (cli_interrupted) {
+			through_free(su.thr);
+			*code = exit_interrupted();
+			return 1;
+		}
+	}
 	sproc(&su, 0);
 
 	memset(&res, 0, sizeof(res));
@@ -1348,6 +1846,28 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 		reap_jobs(&su, true);
 	if (e == 0)
 		shared_check(&su);
+	/* the failing tests as the runner ran them */
+	for (int i = 0; i < su.nunits; i++)
+		for (int k = 0; k < su.units[i].ntests; k++) {
+			struct test *t = &su.units[i].tests[k];
+			struct through_result tr;
+
+			if (!t->target)
+				continue;
+			through_result(su.thr, t->target - 1, &tr);
+			t->in_runner = xstrdup(tr.what);
+			if (!co->quiet)
+				printf("in the runner's run: %s: %s\n",
+				       esc(t->name ? t->name : "?"),
+				       esc(tr.what));
+		}
+	int rexit = -1;
+
+	if (e == 0 && (res.failure == FAIL_NONE || res.failure == FAIL_EXIT))
+		rexit = res.exit_status;
+	else if (e == 0 && res.failure == FAIL_CRASH)
+		rexit = 128 + res.signal;
+
 	for (int i = 0; su.verbose && i < su.nunits; i++)
 		printf("ptloom: %s: %s\n", esc(su.units[i].name),
 		       esc(su.units[i].rule));
@@ -1355,8 +1875,18 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 		run_result_free(&res);
 		free(su.procs);
 		free(su.acc);
+		through_free(su.thr);
 		return 0; /* one program: explored as usual */
 	}
+	if (!co->quiet && rexit >= 0)
+		printf("runner: %s %s %d\n", esc(prog->display),
+		       res.failure == FAIL_CRASH ? "was killed by signal"
+						 : "exited with status",
+		       res.failure == FAIL_CRASH ? rexit - 128 : rexit);
+	else if (!co->quiet && e == 0)
+		printf("runner: %s did not end: %s (the tests it had not "
+		       "started yet were not run)\n",
+		       esc(prog->display), failure_kind_name(res.failure));
 	/* tests not split: the whole command, as one program */
 	int joined = 0;
 
@@ -1389,6 +1919,8 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 				free(u->tests[k].summary);
 				free(u->tests[k].replay);
 				free(u->tests[k].schedule);
+				free(u->tests[k].in_runner);
+				u->tests[k].in_runner = NULL;
 			}
 			if (!u->tests) {
 				u->tests = xrealloc(NULL, sizeof(*u->tests));
@@ -1494,7 +2026,25 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 	} else if (res.failure == FAIL_EXIT || res.failure == FAIL_CRASH ||
 		   res.failure == FAIL_DEADLOCK || res.failure == FAIL_HANG ||
 		   res.failure == FAIL_LIVELOCK) {
-		if (!failed) {
+		/* a test's failing schedule followed in it: the runner's
+		 * failure may be that test's, whose verdict is no FAIL any
+		 * more (withdrawn: not split) */
+		bool followed = false;
+
+		for (int i = 0; i < through_count(su.thr); i++) {
+			struct through_result tr;
+
+			through_result(su.thr, i, &tr);
+			followed |= tr.found;
+		}
+		if (!failed && followed) {
+			describe_failure(&res, rdesc, sizeof(rdesc));
+			snprintf(rsum, sizeof(rsum),
+				 "ptloom: INCOMPLETE %s in the runner's own "
+				 "run, which ran a test on that test's failing "
+				 "schedule: not the runner's own failure",
+				 rdesc);
+		} else if (!failed) {
 			describe_failure(&res, rdesc, sizeof(rdesc));
 			snprintf(rsum, sizeof(rsum),
 				 "ptloom: FAIL %s in the runner's own run "
@@ -1629,6 +2179,9 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 		.program = prog->display,
 		.tests = rt,
 		.ntests = nrt,
+		.runner_command = prog->display,
+		.runner_exit = rexit,
+		.runner_output = e == 0 ? res.output : NULL,
 	};
 
 	if (co->report && report_write(&rep, co->report_format, co->report))
@@ -1641,5 +2194,6 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 	 * exit) */
 	free(su.procs);
 	free(su.acc);
+	through_free(su.thr);
 	return 1;
 }

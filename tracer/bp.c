@@ -152,21 +152,28 @@ static int find_mapping(pid_t pid, const char *exact, char *path, size_t len,
 	return r;
 }
 
-uint64_t session_object_start(struct session *s, const char *path)
+uint64_t session_object_start_in(struct session *s, int proc,
+				 const char *path)
 {
 	char found[4096];
 	uint64_t at = 0;
 
-	if (!s->nprocs || s->procs[0]->dead)
+	if (proc < 0 || proc >= s->nprocs || s->procs[proc]->dead)
 		return 0;
+	struct process *p = s->procs[proc];
+
 	/* the policy's object stays mapped while its points are in it */
-	if (s->procs[0]->policy_at && s->procs[0]->bps_installed &&
-	    s->cfg->policy && s->cfg->policy->object &&
-	    !strcmp(path, s->cfg->policy->object))
-		return s->procs[0]->policy_at;
-	if (find_mapping(s->procs[0]->pid, path, found, sizeof(found), &at))
+	if (p->policy_at && p->bps_installed && p->pimg && p->pimg->object &&
+	    !strcmp(path, p->pimg->object))
+		return p->policy_at;
+	if (find_mapping(p->pid, path, found, sizeof(found), &at))
 		return 0;
 	return at;
+}
+
+uint64_t session_object_start(struct session *s, const char *path)
+{
+	return session_object_start_in(s, 0, path);
 }
 
 static int add_bp(struct process *s, size_t *cap, uint64_t addr,
@@ -729,10 +736,10 @@ int bp_install(struct session *ss, struct process *s)
 	 * points in its own code unless --points asked for C-level ones */
 	bool pol = session_policy_process(ss, s);
 	bool pol_c = !pol || (ss->cfg->points & POINTS_CLEVEL);
+	const struct policy_image *pi = pol ? s->pimg : NULL;
 
-	if (pol && ss->cfg->policy->object) {
-		if (find_mapping(s->pid, ss->cfg->policy->object, path,
-				 sizeof(path), &at))
+	if (pol && pi->object) {
+		if (find_mapping(s->pid, pi->object, path, sizeof(path), &at))
 			return -ENOENT;
 		s->policy_at = at;
 	}
@@ -740,7 +747,7 @@ int bp_install(struct session *ss, struct process *s)
 	 * the interpreter's lock handoffs (CPython's GIL: a pthread mutex
 	 * and condvar) order nothing, and every object it touches races */
 	if ((ss->cfg->points & POINTS_SYNC) &&
-	    !(pol && ss->cfg->policy->own_points &&
+	    !(pol && pi->own_points &&
 	      (!ss->cfg->observer || !pol_c)) &&
 	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&
 	    elf_first_vaddr(path, &first) == 0) {
@@ -821,13 +828,21 @@ int bp_install(struct session *ss, struct process *s)
 		    exe_insn_at(s, ss->cfg->user_points[i].addr))
 			add_bp(s, &cap, ss->cfg->user_points[i].addr,
 			       ss->cfg->user_points[i].kind, 0);
+	/* a watcher's points for this process (test-suite mode: a test's
+	 * recorded points where its failing schedule is followed) */
+	if (ss->cfg->watch && ss->cfg->watch->points && pol_c) {
+		size_t n = 0;
+		const struct user_point *wp =
+			ss->cfg->watch->points(ss->cfg->watch->ctx, s->idx, &n);
+
+		for (size_t i = 0; wp && i < n; i++)
+			add_bp(s, &cap, wp[i].addr, wp[i].kind, 0);
+	}
 	/* a policy's points (the Python interpreter's) are the program's */
 	if (pol) {
-		const struct sched_policy *sp = ss->cfg->policy;
-
-		for (size_t i = 0; i < sp->npoints; i++)
-			if (!add_bp(s, &cap, at + sp->points[i].addr,
-				    sp->points[i].kind, 0))
+		for (size_t i = 0; i < pi->npoints; i++)
+			if (!add_bp(s, &cap, at + pi->points[i].addr,
+				    pi->points[i].kind, 0))
 				s->bps[s->nbps - 1].policy = true;
 	}
 	if (exe_scan)

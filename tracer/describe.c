@@ -49,13 +49,14 @@ void session_where(struct session *s, struct thread *t, char *buf, size_t len)
 	s->cfg->sym->location(s->cfg->sym->ctx, t->tid, buf, len);
 }
 
-void session_code_location(struct session *s, uint64_t pc, char *buf,
-			   size_t len)
+void session_code_location(struct session *s, int proc, uint64_t pc,
+			   char *buf, size_t len)
 {
 	buf[0] = 0;
-	if (!s->cfg->sym || !s->nprocs || s->procs[0]->dead)
+	if (!s->cfg->sym || proc < 0 || proc >= s->nprocs ||
+	    s->procs[proc]->dead)
 		return;
-	ensure_symbols(s, s->procs[0]);
+	ensure_symbols(s, s->procs[proc]);
 	s->cfg->sym->code(s->cfg->sym->ctx, pc, buf, len);
 }
 
@@ -239,8 +240,19 @@ void report_threads(struct session *s)
 				p->name[strcspn(p->name, "\n")] = 0;
 			fclose(f);
 		}
-		if (t->p->idx > 0) /* "P1 racy T2" */
+		if (t->p->idx > 0) { /* "P1 racy T2", "P1 python3 T1 Lucas" */
+			char pn[sizeof(p->name)];
+			size_t k;
+
+			snprintf(pn, sizeof(pn), "%s",
+				 session_policy_process(s, t->p) ? p->name
+								 : "");
 			process_thread_label(s, t, p->name, sizeof(p->name));
+			k = strlen(p->name);
+			if (pn[0] && k + 1 < sizeof(p->name))
+				snprintf(p->name + k, sizeof(p->name) - k,
+					 " %s", pn);
+		}
 		if (t->st == SCHED_DEAD) {
 			snprintf(p->state, sizeof(p->state), "exited");
 			continue;
@@ -378,7 +390,7 @@ void describe_output_failure(struct session *s)
 	int line, best_line = 0, who = -1;
 
 	if (r->failure != FAIL_EXIT || s->child_sig || s->child_status ||
-	    s->nprocs < 2 || s->cfg->policy || !r->output ||
+	    s->nprocs < 2 || session_policy_active(s) || !r->output ||
 	    !output_assertion(r->output, r->output_len, base, sizeof(base),
 			      &line))
 		return;

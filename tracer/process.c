@@ -392,6 +392,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->bps_lifted = parent->bps_lifted;
 	child->observing = parent->observing;
 	child->policy_at = parent->policy_at;
+	child->pimg = parent->pimg;
 	child->rwlock_known = parent->rwlock_known;
 	child->join_off = parent->join_off;
 	if (!parent->nbps)
@@ -1202,6 +1203,7 @@ void on_exec(struct session *s, struct thread *t)
 	if (s->sym_pid == p->pid)
 		drop_symbols(s); /* a new image */
 	process_exec(s, p);
+	session_policy_exec(s, p);
 	hide_vdso(s, t);
 	if (p->idx == 0) {
 		s->exec_seen = true;
@@ -1211,7 +1213,7 @@ void on_exec(struct session *s, struct thread *t)
 	timer_exec(s, p->pid);
 	if (s->cfg->watch && s->cfg->watch->exec) {
 		if (s->cfg->watch->exec(s->cfg->watch->ctx, p->idx, p->parent,
-					p->pid)) {
+					p->pid, t->idx)) {
 			/* held: resumed from this stop when let go */
 			t->held = true;
 			t->st = SCHED_BLOCKED;
@@ -1634,6 +1636,10 @@ void on_fork_event(struct session *s, int parent_idx, int ev)
 		return;
 	}
 	struct process *q = process_new(s, (pid_t)msg, pt->p);
+
+	/* the watcher learns of the process before its first thread */
+	if (q && s->cfg->watch && s->cfg->watch->fork)
+		s->cfg->watch->fork(s->cfg->watch->ctx, q->idx, q->parent);
 	struct thread *c = q ? session_new_thread(s, (pid_t)msg, q) : NULL;
 
 	if (!c) {
@@ -1646,8 +1652,6 @@ void on_fork_event(struct session *s, int parent_idx, int ev)
 	process_copy_bps(q, pt->p);
 	q->exec_seen = pt->p->exec_seen;
 	q->set_pin = pt->p->set_pin;
-	if (s->cfg->watch && s->cfg->watch->fork)
-		s->cfg->watch->fork(s->cfg->watch->ctx, q->idx, q->parent);
 	pt = thread_born(s, c, parent_idx, true);
 	if (ev == PTRACE_EVENT_VFORK) {
 		q->vfork_parent = pt->idx;

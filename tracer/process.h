@@ -49,6 +49,11 @@ struct process {
 	 * its points were installed (0: not known); the policy's own
 	 * session_object_start() gets it without reading the maps again */
 	uint64_t policy_at;
+	/* the scheduling policy's image for its image (sched_policy.adopt at
+	 * its exec; a fork's parent's), NULL: C-level points */
+	const struct policy_image *pimg;
+	bool ever_policy;	/* pimg was set in this run */
+	bool ever_c;		/* ... and an exec gave it none (C-level) */
 	bool observing;		/* observation breakpoints are in place */
 	bool rwlock_known;	/* its libc is a glibc whose pthread_rwlock_t
 				 * world.c rwlock_readers reads (>= 2.30) */

@@ -25,6 +25,7 @@
 #endif
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,9 @@
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "session_int.h"
 #include "spin.h"
 
@@ -644,4 +647,283 @@ int livelock_check(struct session *s, char *msg, size_t len)
 		l->at[LIVELOCK_SLOTS - 1] = s->nev - 1;
 	}
 	return LIVELOCK_MAYBE;
+}
+
+/* ---- the words a spin reads --------------------------------------------- */
+
+static bool in_list(const uint64_t *l, int n, uint64_t v)
+{
+	for (int i = 0; i < n; i++)
+		if (l[i] == v)
+			return true;
+	return false;
+}
+
+/*
+ * One turn of t's spin, taken and then undone: t stands at its spin point
+ * (the breakpoint at rip), and nobody else runs.  It is single-stepped
+ * until it is back at the spin point (or reaches another point, a system
+ * call, CYCLE_MAX instructions, or an instruction whose effect cannot be
+ * undone), every 8-byte word it reads before storing to it is noted, and
+ * then its registers (general and x87/SSE/AVX) and every byte it stored
+ * are put back: the thread is exactly where it was, as if it had not
+ * moved.  Those words are what another thread's store must change to end
+ * the spin (thread.c watch_arm: a store to one is a scheduling point).
+ * Only a turn that ends where it began, registers and memory unchanged,
+ * is a wait (*waits): a turn that finds what it waits for (a consumer
+ * that takes an item) needs no watchpoints, which would only cost points.
+ * Returns how many words (at most max) are in words[], 0 when none are
+ * known, <0 when t is gone.
+ */
+#define TURN_MAX 96 /* instructions of a turn taken to tell a wait */
+
+/* Instructions that may store more or elsewhere than their operand says
+ * (the xsave and fxsave families, x87 state stores, maskmovq/maskmovdqu
+ * through rdi, the system group): a turn that reaches one cannot be
+ * undone, so it ends there (ld.so's lazy binding saves the vector state
+ * with xsavec). */
+static bool hidden_store(const uint8_t *c, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (c[i] == 0x66 || c[i] == 0x67 || c[i] == 0xf2 ||
+			   c[i] == 0xf3 || c[i] == 0x2e || c[i] == 0x3e ||
+			   c[i] == 0x26 || c[i] == 0x36 || c[i] == 0x64 ||
+			   c[i] == 0x65 || (c[i] & 0xf0) == 0x40))
+		i++;
+	if (i + 1 >= len)
+		return true;
+	if (c[i] >= 0xd8 && c[i] <= 0xdf)
+		return true; /* x87 */
+	if (c[i] == 0xc5) /* VEX: only vmaskmovdqu stores through rdi */
+		return i + 2 < len && c[i + 2] == 0xf7;
+	if (c[i] == 0xc4)
+		return i + 3 < len && c[i + 3] == 0xf7;
+	return c[i] == 0x0f && (c[i + 1] == 0xae || c[i + 1] == 0xc7 ||
+				c[i + 1] == 0xf7 || c[i + 1] == 0x01 ||
+				c[i + 1] == 0x00);
+}
+
+/* Every byte stores [from, to) wrote holds again what the first of them
+ * to write it found. */
+static bool turn_restored(struct process *p, const struct store_rec *w,
+			  int from, int to)
+{
+	for (int i = from; i < to; i++) {
+		uint8_t now[64];
+
+		if (mem_read(p, w[i].a, now, w[i].sz))
+			return false;
+		for (int b = 0; b < w[i].sz; b++) {
+			uint64_t a = w[i].a + (uint64_t)b;
+			bool earlier = false;
+
+			for (int k = from; k < i && !earlier; k++)
+				earlier = a >= w[k].a && a < w[k].a + w[k].sz;
+			if (!earlier && w[i].before[b] != now[b])
+				return false;
+		}
+	}
+	return true;
+}
+
+int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
+	       bool *waits)
+{
+	static uint8_t xs[XSTATE_MAX];
+	static struct store_rec w[CYCLE_STORES + 16];
+	uint64_t written[CYCLE_STORES + 16];
+	struct user_regs_struct saved;
+	int n = 0, nw = 0, nwritten = 0, status = 0, requeue = 0;
+	size_t xlen;
+	uint64_t start;
+	bool cycle = false;
+
+	(void)s;
+	*waits = false;
+	if (regs_get(t) || regs_set(t))
+		return 0;
+	saved = t->regs;
+	start = saved.rip;
+	xlen = xstate_get(t, xs);
+	/* the path of a turn that waited, from this point: a turn that
+	 * leaves it goes on, and is not followed further */
+	int npath = t->wait_path_at == start ? t->nwait_path : 0;
+	uint64_t path[WAIT_PATH];
+	/* the turn going on: its first step, first store, registers */
+	int turn0 = 0, nw0 = 0;
+	struct user_regs_struct ref = saved;
+
+	for (int step = 0; step < TURN_MAX; step++) {
+		uint8_t code[16] = { 0 };
+		uint8_t sbefore[16];
+		struct insn_info in;
+		bool stop = false;
+
+		int ts = step - turn0; /* step of this turn */
+
+		if (npath && ts && t->regs.rip != start &&
+		    (ts >= npath || t->wait_path[ts] != t->regs.rip))
+			break; /* off the waiting path */
+		if (ts < WAIT_PATH)
+			path[ts] = t->regs.rip;
+		if (ts && t->regs.rip == start) {
+			/* a turn is over: a wait when it changed nothing (the
+			 * first turn may load what the registers did not hold
+			 * yet: then the second must repeat it exactly) */
+			struct user_regs_struct now = t->regs, then = ref;
+
+			now.eflags = then.eflags = 0;
+			cycle = !memcmp(&now, &then, sizeof(now)) &&
+				turn_restored(t->p, w, nw0, nw);
+			if (cycle && !npath && ts <= WAIT_PATH) {
+				memcpy(t->wait_path, path,
+				       (size_t)ts * sizeof(path[0]));
+				t->nwait_path = ts;
+				t->wait_path_at = start;
+			}
+			/* a first turn that left memory changed goes on */
+			if (cycle || turn0 || !turn_restored(t->p, w, 0, nw))
+				break;
+			turn0 = step;
+			nw0 = nw;
+			ref = t->regs;
+			ts = 0;
+		}
+		if (mem_read(t->p, t->regs.rip, code, sizeof(code)))
+			break;
+		struct bp *b = bp_find(t->p, t->regs.rip);
+
+		if (b && step && !b->observe && t->regs.rip != start)
+			break; /* another point */
+		if (b)
+			memcpy(code, b->orig, sizeof(code));
+		else if (code[0] == 0xcc)
+			break;
+		if ((code[0] == 0x0f &&
+		     (code[1] == 0x05 || code[1] == 0x31 || code[1] == 0x34 ||
+		      (code[1] == 0x01 && code[2] == 0xf9))) ||
+		    code[0] == 0xcd || hidden_store(code, sizeof(code)) ||
+		    nondeterministic(code, sizeof(code)) ||
+		    disasm_decode(code, sizeof(code), t->regs.rip, &in) ||
+		    in.vsib || in.is_string_op || code[0] == 0xc8)
+			break;
+		for (int k = 0; k < in.nmem && !stop; k++) {
+			const struct disasm_mem *m = &in.mem[k];
+			uint64_t a = disasm_mem_addr(m, &t->regs);
+			int sz = m->size ? m->size : 8;
+
+			if (m->seg) { /* thread-local: not undone */
+				stop = m->write;
+				continue;
+			}
+			if (m->read && n < max && !in_list(written, nwritten,
+							   a & ~7ull) &&
+			    !in_list(words, n, a & ~7ull))
+				words[n++] = a & ~7ull;
+			/* every operand's bytes are kept, written or not: the
+			 * undo puts back only what changed, so a store the
+			 * decoder does not flag is undone too */
+			if (!m->size || m->size > 64 || nw == CYCLE_STORES ||
+			    mem_read(t->p, a, w[nw].before, (size_t)sz)) {
+				stop = true;
+				break;
+			}
+			w[nw].a = a;
+			w[nw++].sz = (uint8_t)sz;
+			if (!m->write)
+				continue;
+			for (uint64_t g = a & ~7ull; g < a + (uint64_t)sz &&
+			     nwritten < CYCLE_STORES; g += 8)
+				if (!in_list(written, nwritten, g))
+					written[nwritten++] = g;
+		}
+		if (stop || nw >= CYCLE_STORES)
+			break;
+		uint64_t rsp = t->regs.rsp;
+		/* what a push or a call stores under the stack pointer */
+		bool pushes = in.is_call || in.is_push_reg || code[0] == 0x68 ||
+			      code[0] == 0x6a || code[0] == 0x9c ||
+			      code[0] == 0xff;
+
+		if (pushes && mem_read(t->p, rsp - sizeof(sbefore), sbefore,
+				       sizeof(sbefore)))
+			break;
+		if (b)
+			mem_write(t->p, b->addr, b->orig, 1);
+		long e = ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
+
+		if (e == 0)
+			for (;;) {
+				pid_t r = waitpid(t->tid, &status, __WALL);
+
+				if (r == t->tid)
+					break;
+				if (r < 0 && errno != EINTR) {
+					e = -1;
+					break;
+				}
+			}
+		if (b) {
+			uint8_t cc = 0xcc;
+
+			mem_write(t->p, b->addr, &cc, 1);
+		}
+		t->regs_valid = false;
+		if (e < 0 || !WIFSTOPPED(status))
+			return -1; /* gone */
+		if (WSTOPSIG(status) != SIGTRAP || (status >> 16)) {
+			siginfo_t si;
+
+			/* a signal sent to it came first: sent again once the
+			 * turn is undone; a fault of the turn's own (the
+			 * thread left where it stood would meet it itself,
+			 * if it runs that way) is dropped with the turn */
+			if (!(status >> 16) &&
+			    (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) ||
+			     si.si_code <= 0))
+				requeue = WSTOPSIG(status);
+			break;
+		}
+		if (regs_get(t))
+			break;
+		if (pushes && t->regs.rsp < rsp && nw < CYCLE_STORES) {
+			uint64_t below = rsp - t->regs.rsp;
+
+			if (below > sizeof(sbefore))
+				below = sizeof(sbefore);
+			w[nw].a = rsp - below;
+			w[nw].sz = (uint8_t)below;
+			memcpy(w[nw++].before,
+			       sbefore + sizeof(sbefore) - below, below);
+		}
+	}
+	/* undone: the stores from the last to the first, then registers */
+	for (int k = nw - 1; k >= 0; k--) {
+		uint8_t now[64];
+
+		if (mem_read(t->p, w[k].a, now, w[k].sz) ||
+		    memcmp(now, w[k].before, w[k].sz))
+			mem_write(t->p, w[k].a, w[k].before, w[k].sz);
+	}
+	if (xlen) {
+		struct iovec io = { .iov_base = xs, .iov_len = xlen };
+
+		if (xlen == sizeof(struct user_fpregs_struct))
+			ptrace(PTRACE_SETFPREGS, t->tid, 0, xs);
+		else
+			ptrace(PTRACE_SETREGSET, t->tid, (void *)NT_X86_XSTATE,
+			       &io);
+	}
+	t->regs = saved;
+	t->regs_valid = true;
+	t->regs_dirty = true;
+	if (regs_set(t))
+		return -1;
+	ptrace(PTRACE_POKEUSER, t->tid,
+	       offsetof(struct user, u_debugreg[6]), 0);
+	if (requeue)
+		syscall(SYS_tgkill, t->p->pid, t->tid, requeue);
+	*waits = cycle;
+	return n;
 }

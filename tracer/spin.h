@@ -24,6 +24,13 @@ enum {
 int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 	       int *status);
 
+/* t stands at its spin point: the 8-byte words one turn of the spin
+ * reads (before storing to them), found by taking the turn and undoing
+ * it; how many (at most max), <0 when t is gone.  *waits: the turn came
+ * back to the point with nothing changed (it waits for another thread). */
+int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
+	       bool *waits);
+
 #define LIVELOCK_SLOTS 8
 
 struct livelock {

@@ -541,7 +541,7 @@ uint64_t session_state_key(struct session *s)
 		return 0;
 	}
 	if (s->nfreep || p->observing || s->sig_maybe || timer_armed(s) ||
-	    s->nth > 64 || s->cfg->observer || s->cfg->policy)
+	    s->nth > 64 || s->cfg->observer || session_policy_active(s))
 		return 0;
 	for (int i = 0; i < s->nth; i++) {
 		uint32_t tid = (uint32_t)s->th[i].tid;

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
@@ -68,6 +69,8 @@ struct thread *session_new_thread(struct session *s, pid_t tid,
 	t->p = p;
 	t->ptidx = p->nthreads++;
 	t->st = SCHED_RUNNING;
+	if (s->cfg->watch && s->cfg->watch->thread)
+		s->cfg->watch->thread(s->cfg->watch->ctx, t->idx, p->idx);
 	return t;
 }
 
@@ -107,10 +110,209 @@ static bool fatal_signal(int sig)
 	       sig == SIGTRAP;
 }
 
+/*
+ * Stores to the words a spinner reads are scheduling points.  A spin's
+ * re-check can see another thread's store the moment it is made, and the
+ * code after the store (a producer filling the slot it has just
+ * published) may not be what the re-check expects: without a point right
+ * after the store, the spinner only ever re-checks where the storing
+ * thread next stops on its own, and such a window is never run
+ * (tests/targets/spsc_stack_ring.c -DRACY; a race point cannot stand in,
+ * since an -O2 producer on its own stack is never observed).  Whatever
+ * the code, the addressing or the library that stores, the x86 debug
+ * registers trap right after a write to a watched word: while a thread
+ * waits at its spin point, every other thread of its process runs with
+ * write watchpoints on the words of that spin (up to four, DR0-3), and a
+ * trap is an access point (a write, no object: dependent on everything)
+ * that wakes the spinners.  Which words are watched is a function of
+ * the run's schedule (the spinners' registers and memory at their
+ * points), so runs stay replayable.
+ */
+#define DR_OFF(i) offsetof(struct user, u_debugreg[i])
+
+static void watch_set(struct thread *t, const uint64_t *a, int n)
+{
+	uint64_t dr7 = 0;
+	int k = 0;
+
+	ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(7), 0);
+	for (int i = 0; i < n; i++) {
+		if (ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(k), a[i]) < 0)
+			continue;
+		/* local enable; break on writes (01), 8 bytes long (10) */
+		dr7 |= (1ull << (2 * k)) | (9ull << (16 + 4 * k));
+		t->dr[k++] = a[i];
+	}
+	if (k && ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(7), dr7) < 0)
+		k = 0;
+	t->ndr = k;
+}
+
+/* Before t runs: watchpoints on the words its process's spinners read. */
+static void watch_arm(struct session *s, struct thread *t)
+{
+	uint64_t a[4];
+	int n = 0;
+
+	if (!s->watching && !t->ndr)
+		return;
+	for (int i = 0; i < s->nth && n < 4; i++) {
+		const struct thread *v = &s->th[i];
+
+		if (v == t || v->p != t->p || v->st != SCHED_ENABLED ||
+		    v->kind != OP_SPIN)
+			continue;
+		for (int k = 0; k < v->nspin_words && n < 4; k++) {
+			bool dup = false;
+
+			for (int j = 0; j < n; j++)
+				dup |= a[j] == v->spin_words[k];
+			if (!dup)
+				a[n++] = v->spin_words[k];
+		}
+	}
+	if (n == t->ndr && !memcmp(a, t->dr, (size_t)n * sizeof(a[0])))
+		return;
+	watch_set(t, a, n);
+}
+
+/* t reached its spin point: the words its spin reads while it waits, for
+ * watch_arm.  The same registers and the same values in the words the
+ * last turn read: the same turn, not taken again. */
+static void spin_words(struct session *s, struct thread *t)
+{
+	uint64_t v[4] = { 0 };
+	bool same;
+	int n;
+
+	t->nspin_words = 0;
+	/* race discovery's runs keep the interleavings they had: the points
+	 * they find are the explored runs' own (a watchpoint's point there
+	 * made every plain index of a correct ring a race point) */
+	if (s->cfg->observer || regs_get(t))
+		return;
+	same = t->turn_known &&
+	       !memcmp(&t->turn_regs, &t->regs, sizeof(t->regs));
+	for (int i = 0; same && i < t->nturn_words; i++)
+		same = !mem_read(t->p, t->turn_words[i], &v[i], 8) &&
+		       v[i] == t->turn_vals[i];
+	if (!same) {
+		t->turn_regs = t->regs;
+		n = spin_reads(s, t, t->turn_words, 4, &t->turn_waits);
+		t->nturn_words = n > 0 ? n : 0;
+		t->turn_known = n >= 0;
+		for (int i = 0; i < t->nturn_words; i++)
+			if (mem_read(t->p, t->turn_words[i], &t->turn_vals[i],
+				     8))
+				t->turn_known = false;
+	}
+	if (!t->nturn_words)
+		return;
+	memcpy(t->spin_words, t->turn_words, sizeof(t->spin_words));
+	t->nspin_words = t->nturn_words;
+	s->watching = true;
+}
+
+/*
+ * t stopped right after a store to a watched word (the words in hit[]).
+ * The spinners that read one take their turn again (undone, as always):
+ * those that would now go on are woken, and t's stop is a point, where
+ * the scheduler may run one of them before t goes on.  When none would
+ * (a spin lock's word set to "held", an index moved that the wait does
+ * not end on), the store changed nothing a spinner acts on: no point.
+ * Returns true when t stopped at a point.
+ */
+static void reach_point(struct session *s, struct thread *t);
+
+static bool watch_point(struct session *s, struct thread *t,
+			const uint64_t *hit, int nhit)
+{
+	bool woken = false;
+
+	ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(6), 0);
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *v = &s->th[i];
+		bool reads = false;
+
+		if (v == t || v->p != t->p || v->st != SCHED_ENABLED ||
+		    v->kind != OP_SPIN || !v->nspin_words)
+			continue;
+		for (int k = 0; k < v->nspin_words; k++)
+			for (int j = 0; j < nhit; j++)
+				reads |= v->spin_words[k] == hit[j];
+		if (!reads)
+			continue;
+		bool waited = v->turn_waits;
+
+		spin_words(s, v);
+		if (waited && !v->turn_waits) {
+			v->yield = false;
+			woken = true;
+		}
+	}
+	if (!woken)
+		return false;
+	t->stop = STOP_NONE;
+	t->kind = OP_ACCESS;
+	t->fn = 0;
+	t->arg = 1; /* it wrote */
+	t->obj = 0;
+	t->pc = t->regs.rip;
+	t->yield = false;
+	t->wake_due = false;
+	s->stop_kinds[STOPK_ACCESS]++;
+	reach_point(s, t);
+	return true;
+}
+
+/* A trap of t's own watchpoints (DR6 B0-B3): the words in hit[]. */
+static int watch_trapped(struct thread *t, uint64_t *hit)
+{
+	long d6;
+	int n = 0;
+
+	if (!t->ndr)
+		return 0;
+	errno = 0;
+	d6 = ptrace(PTRACE_PEEKUSER, t->tid, DR_OFF(6), 0);
+	if (errno)
+		return 0;
+	for (int i = 0; i < t->ndr; i++)
+		if (d6 & (1l << i))
+			hit[n++] = t->dr[i];
+	return n;
+}
+
+/* The instruction under t's breakpoint stores to a watched word: the
+ * breakpoint is stepped over by emulation or a single step, neither of
+ * which leaves the watchpoint's trap to see. */
+static int watched_store(struct session *s, struct thread *t, uint64_t *hit)
+{
+	struct bp *b = bp_find(t->p, t->bp_addr);
+	int size = 0;
+	bool write = false;
+	uint64_t ea;
+
+	int n = 0;
+
+	if (!t->ndr || !b || b->policy)
+		return 0;
+	ea = bp_operand(s, t, b, &size, &write);
+	if (!ea || !write)
+		return 0;
+	if (size <= 0)
+		size = 8;
+	for (int i = 0; i < t->ndr; i++)
+		if (ea < t->dr[i] + 8 && ea + (uint64_t)size > t->dr[i])
+			hit[n++] = t->dr[i];
+	return n;
+}
+
 /* Resume a stopped thread: apply a skipped syscall's result, step over a
  * breakpoint, deliver a pending signal. */
 void resume(struct session *s, struct thread *t, int sig)
 {
+	watch_arm(s, t);
 	if (t->stop == STOP_SECCOMP && t->skip) {
 		if (!regs_get(t)) {
 			t->regs.orig_rax = (uint64_t)-1;
@@ -118,8 +320,17 @@ void resume(struct session *s, struct thread *t, int sig)
 			t->regs_dirty = true;
 		}
 	} else if (t->stop == STOP_BP) {
+		uint64_t hit[4];
+		int nhit = watched_store(s, t, hit);
+
 		t->stop = STOP_NONE;
-		if (bp_step_over(s, t) == 0 && t->stop == STOP_SIGNAL) {
+		if (bp_step_over(s, t) == 0 && t->stop == STOP_NONE && nhit &&
+		    !regs_get(t) && watch_point(s, t, hit, nhit)) {
+			t->sig_sent = 0;
+			t->skip = false;
+			return;
+		}
+		if (t->stop == STOP_SIGNAL) {
 			sig = t->sig;
 			/* the instruction under the breakpoint faulted */
 			if (fatal_signal(sig)) {
@@ -712,6 +923,14 @@ static void on_breakpoint(struct session *s, struct thread *t)
 	uint64_t addr = t->regs.rip - 1;
 	struct bp *b = bp_find(t->p, addr);
 
+	uint64_t hit[4];
+	int nhit = b ? 0 : watch_trapped(t, hit);
+
+	if (nhit) {
+		if (!watch_point(s, t, hit, nhit))
+			resume(s, t, 0); /* no spinner would go on */
+		return;
+	}
 	if (!b) {
 		/* not ours: the program's own int3 or a single-step trap */
 		s->stop_kinds[STOPK_TRAP]++;
@@ -743,7 +962,8 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		}
 	}
 	if ((b->kind == OP_ACCESS || b->kind == OP_ATOMIC) &&
-	    !s->cfg->observer && !s->cfg->policy && quiet_others(s, t)) {
+	    !s->cfg->observer && !session_policy_active(s) &&
+	    quiet_others(s, t)) {
 		/* nobody could run instead: no choice here, and none until
 		 * another thread could run (schedule() puts it back) */
 		bp_lift(t->p, b);
@@ -775,6 +995,8 @@ static void on_breakpoint(struct session *s, struct thread *t)
 				 : bp_operand(s, t, b, &size, &write);
 		t->arg = write;
 		t->pc = addr;
+		if (b->kind == OP_SPIN && !b->policy)
+			spin_words(s, t);
 	}
 	reach_point(s, t);
 }

@@ -50,6 +50,8 @@ enum block_kind {
 enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD,
        FDK_FLOCK /* a flock(2) request: pev 1 shared, 2 exclusive */ };
 
+#define WAIT_PATH 48 /* instructions of a spin's turn remembered */
+
 struct thread {
 	int tid;
 	int idx;		/* T-number in the whole tree (the trace's) */
@@ -152,6 +154,24 @@ struct thread {
 	/* it left a spin, yield or read point: where it stops next, if that
 	 * is an active point, the spinners may re-check (spinners_wake) */
 	bool wake_due;
+	/* at an OP_SPIN point: the 8-byte words one turn of its spin reads
+	 * (spin.c spin_reads), for the registers it reached the point with;
+	 * the others' stores to them are points while it spins (watch_arm) */
+	uint64_t spin_words[4];
+	int nspin_words;
+	/* the last turn taken (spin_words): its registers, the words it
+	 * read and their values, whether it waited */
+	struct user_regs_struct turn_regs;
+	uint64_t turn_words[4], turn_vals[4];
+	int nturn_words;
+	bool turn_known, turn_waits;
+	/* the pcs of a turn from wait_path_at that waited (spin_reads) */
+	uint64_t wait_path[WAIT_PATH];
+	uint64_t wait_path_at;
+	int nwait_path;
+	/* the write watchpoints its debug registers hold (DR0-3) */
+	uint64_t dr[4];
+	int ndr;
 	/* a plain read-modify-write of memory (`addl $1, x`) split into
 	 * its load and its store (bp_split_rmw): the value it loaded */
 	bool split;

@@ -79,36 +79,47 @@ struct access_observer {
  */
 struct session;
 struct run_result;
-struct sched_policy {
-	void *ctx;
-	/* code points installed with the other breakpoints (first clone);
-	 * kind is the event kind their hits get */
+/* What a policy applies to one process image (an interpreter's). */
+struct policy_image {
+	/* code points installed with the other breakpoints (the process's
+	 * first clone); kind is the event kind their hits get */
 	const struct user_point *points;
 	size_t npoints;
-	/* its points replace the libc synchronisation calls' in the first
+	/* its points replace the libc synchronisation calls' in the
 	 * process: the calls would never be choices under this policy, so
 	 * their breakpoints are not installed there (each hit is a stop) */
 	bool own_points;
 	/* NULL: points[].addr are addresses.  Else the path (as
 	 * /proc/PID/maps names it) of a shared object the points are in:
 	 * each addr is an offset from the start of that object's first
-	 * mapping in the program's process (a libpython), added when the
-	 * points are installed; not mapped there at the first thread: the
-	 * run is unsupported (never a run without the policy's points) */
+	 * mapping in the process (a libpython), added when the points are
+	 * installed; not mapped there at its first thread: the run is
+	 * unsupported (never a run without the policy's points) */
 	const char *object;
+};
+
+struct sched_policy {
+	void *ctx;
+	/* a process runs a new image: at each exec of any process of the
+	 * tree, the program's own first one included (exe as /proc/PID/exe
+	 * names it).  Returns the policy's image for it, or NULL: the
+	 * policy does not apply to that process, which keeps every C-level
+	 * point.  A forked child keeps its parent's.  Called once per exec;
+	 * the policy may cache by path. */
+	const struct policy_image *(*adopt)(void *ctx, const char *exe);
 	/* what "complete to bound N" covers under this policy, for the
 	 * verdict ("GIL switches in ..."); NULL: every point */
 	const char *coverage;
 	/* a new execution starts (per-run state) */
 	void (*begin)(void *ctx);
-	/* thread hit one of points: true makes it a scheduling point,
-	 * false steps over it */
+	/* thread hit one of its image's points: true makes it a scheduling
+	 * point, false steps over it */
 	bool (*want_point)(void *ctx, struct session *s, int thread);
 	/* every choice, also with one alternative, before the strategy: may
 	 * drop or reorder alternatives and change their costs; must leave
 	 * at least one */
 	void (*shape)(void *ctx, struct session *s, struct choice *c);
-	/* thread is about to run */
+	/* thread, of a process the policy applies to, is about to run */
 	void (*resume)(void *ctx, struct session *s, int thread);
 	/* where a stopped thread is, in the policy's terms ("withdraw at
 	 * bank.py:8"), and its name; "" when unknown */
@@ -136,29 +147,39 @@ struct session_thread {
 	int tid;
 	int proc;	/* P-number: 0 is the program's own process */
 	bool policy;	/* the policy applies to its process */
+	const struct policy_image *image; /* ... with this image */
+	bool first;	/* its process's first thread (T-number 0 in it) */
 	int state;	/* enum sched_state (sched.h) */
 	bool timed;	/* blocked with a deadline */
 	uint8_t kind, fn; /* pending operation */
 	uint64_t obj, pc;
 };
 
-/* For policies: the tracee's memory and threads (0 or -errno). */
+/* For policies: the tracee's memory and threads (0 or -errno).
+ * session_peek/poke: the program's own process, P0; the _in forms:
+ * process proc (a P-number, session_thread.proc). */
 int session_peek(struct session *s, uint64_t addr, void *buf, size_t len);
 int session_poke(struct session *s, uint64_t addr, const void *buf,
 		 size_t len);
+int session_peek_in(struct session *s, int proc, uint64_t addr, void *buf,
+		    size_t len);
+int session_poke_in(struct session *s, int proc, uint64_t addr,
+		    const void *buf, size_t len);
 int session_thread_info(struct session *s, int thread,
 			struct session_thread *out);
 int session_nthreads(struct session *s);
 /* The run is a race-discovery run (session_config.observer). */
 bool session_observing(struct session *s);
-/* The program's code at pc, symbolised ("bump at ext.c:17"); "" if
- * unknown or not symbolising. */
-void session_code_location(struct session *s, uint64_t pc, char *buf,
-			   size_t len);
+/* The code at pc of process proc (a P-number), symbolised ("bump at
+ * ext.c:17"); "" if unknown or not symbolising. */
+void session_code_location(struct session *s, int proc, uint64_t pc,
+			   char *buf, size_t len);
 /* Where the first mapping of the shared object at `path` (as
  * /proc/PID/maps names it) starts in the program's process; 0: not
  * mapped (or the process is gone).  Reads /proc/PID/maps. */
 uint64_t session_object_start(struct session *s, const char *path);
+uint64_t session_object_start_in(struct session *s, int proc,
+				 const char *path);
 
 /* Event pcs with this tag name a policy-described location (a Python
  * frame): run_result.syms maps them to text. */
@@ -229,9 +250,18 @@ struct proc_watch {
 	/* process pidx (leader pid) of parent ppidx (-1: none) was forked */
 	void (*fork)(void *ctx, int pidx, int ppidx);
 	/* process pidx exec'd and is stopped at its exec event (its
-	 * /proc/PID files describe the new image).  true holds it there:
-	 * it is not scheduled until held() names it */
-	bool (*exec)(void *ctx, int pidx, int ppidx, pid_t pid);
+	 * /proc/PID files describe the new image); thread is the T-number
+	 * that goes on in it.  true holds it there: it is not scheduled
+	 * until held() names it */
+	bool (*exec)(void *ctx, int pidx, int ppidx, pid_t pid, int thread);
+	/* thread T-number thread was made in process pidx (a process's
+	 * first thread after its fork() callback), in creation order */
+	void (*thread)(void *ctx, int thread, int pidx);
+	/* process pidx installs its breakpoints (its first thread-creating
+	 * clone; a fork child inherits its parent's): code points to add
+	 * for it, as session_config.user_points are for the program's own
+	 * process, or NULL */
+	const struct user_point *(*points)(void *ctx, int pidx, size_t *n);
 	/* asked at every choice while processes are held: the P-numbers of
 	 * those to let go now into pidx (at most max); with block, nothing
 	 * else can run: wait until one may go.  Returns their number, or
@@ -496,8 +526,10 @@ struct run_result {
 	int child_crash_sig;	/* or SIG_SANITIZER + SANITIZER_* */
 	char child_crash_label[64];
 	/* under a policy (Python): the processes that kept C-level points,
-	 * "P1 racy, P2 sh" ("" if none) */
+	 * "P1 racy, P2 sh" ("" if none), and those the policy applied to,
+	 * "P0 python3" ("" if none) */
 	char clevel[160];
+	char plevel[160];
 	char child_crash_where[LOC_MAX];
 };
 

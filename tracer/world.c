@@ -72,23 +72,62 @@ const char *failure_kind_name(int kind)
 
 bool session_policy_process(const struct session *s, const struct process *p)
 {
-	return s->cfg->policy && p && p->idx == 0;
+	return s->cfg->policy && p && p->pimg;
 }
 
-/* A policy sees the program's own process, P0 (session_policy_process). */
+bool session_policy_active(const struct session *s)
+{
+	return s->cfg->policy && s->policy_procs;
+}
+
+void session_policy_exec(struct session *s, struct process *p)
+{
+	const struct sched_policy *sp = s->cfg->policy;
+	char link[64], exe[4096];
+	ssize_t n;
+
+	p->pimg = NULL;
+	if (!sp || !sp->adopt)
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = 0;
+	p->pimg = sp->adopt(sp->ctx, exe);
+	p->ever_c |= !p->pimg;
+	if (p->pimg && !p->ever_policy) {
+		p->ever_policy = true;
+		s->policy_procs++;
+	}
+}
+
+/* A policy reads the processes it applies to (session_policy_process). */
+int session_peek_in(struct session *s, int proc, uint64_t addr, void *buf,
+		    size_t len)
+{
+	if (proc < 0 || proc >= s->nprocs || s->procs[proc]->dead)
+		return -ESRCH;
+	return mem_read(s->procs[proc], addr, buf, len);
+}
+
+int session_poke_in(struct session *s, int proc, uint64_t addr,
+		    const void *buf, size_t len)
+{
+	if (proc < 0 || proc >= s->nprocs || s->procs[proc]->dead)
+		return -ESRCH;
+	return mem_write(s->procs[proc], addr, buf, len);
+}
+
 int session_peek(struct session *s, uint64_t addr, void *buf, size_t len)
 {
-	if (!s->nprocs || s->procs[0]->dead)
-		return -ESRCH;
-	return mem_read(s->procs[0], addr, buf, len);
+	return session_peek_in(s, 0, addr, buf, len);
 }
 
 int session_poke(struct session *s, uint64_t addr, const void *buf,
 		 size_t len)
 {
-	if (!s->nprocs || s->procs[0]->dead)
-		return -ESRCH;
-	return mem_write(s->procs[0], addr, buf, len);
+	return session_poke_in(s, 0, addr, buf, len);
 }
 
 int session_nthreads(struct session *s)
@@ -111,6 +150,10 @@ int session_thread_info(struct session *s, int thread,
 	*out = (struct session_thread){ .tid = t->tid, .proc = t->p->idx,
 					.policy = session_policy_process(s,
 									 t->p),
+					.image = session_policy_process(s, t->p)
+							 ? t->p->pimg
+							 : NULL,
+					.first = t->ptidx == 0,
 					.state = t->st,
 					.timed = t->st == SCHED_BLOCKED &&
 						 t->timed,
@@ -688,6 +731,23 @@ static uint8_t rwlock_readers(const struct thread *t)
 /* Points in a row after which a thread yields to the others (fairness). */
 #define FAIR_STEPS 1000
 
+/*
+ * v stands at its spin point and its turn, taken and undone
+ * (thread.c spin_words), waits: run now it would only spin again, since
+ * every store cur has made to the words it reads since then was a
+ * watchpoint's trap that took the turn again.  The fairness yield waits
+ * (up to 4 x FAIR_STEPS) for a point where the spinner would go on:
+ * otherwise a thread polling a spin lock (lock, look, unlock) whose
+ * number of points per turn divides FAIR_STEPS hands over at the same
+ * place every time, always while it holds the lock, and the repeating
+ * cycle is reported as a livelock of a correct program.
+ */
+static bool waits_now(const struct thread *v, const struct thread *cur)
+{
+	return v->p == cur->p && v->kind == OP_SPIN && v->turn_known &&
+	       v->turn_waits && v->nspin_words > 0;
+}
+
 bool session_may_expire_early(struct session *s, const struct process *p,
 			      uint64_t armed)
 {
@@ -760,7 +820,9 @@ static void build_sched(struct session *s, struct sched_thread *st)
 	if (cur >= 0 && cur < s->nth && s->run_len >= FAIR_STEPS &&
 	    st[cur].state == SCHED_ENABLED)
 		for (int i = 0; i < s->nth; i++)
-			if (i != cur && st[i].state == SCHED_ENABLED) {
+			if (i != cur && st[i].state == SCHED_ENABLED &&
+			    !(s->run_len < 4 * FAIR_STEPS &&
+			      waits_now(&s->th[i], &s->th[cur]))) {
 				st[cur].yield = true;
 				break;
 			}
@@ -1223,19 +1285,24 @@ static void schedule(struct session *s)
 		/* processes held at their exec (test-suite mode): let go
 		 * those the watcher is done with; wait for one when nothing
 		 * else can run */
-		if (s->nheld && release_held(s, c->nalts == 0)) {
-			sig_forced = false;
-			continue;
-		}
 		bool only_timeouts = true;
 
 		for (int i = 0; i < c->nalts; i++)
 			only_timeouts &= c->alts[i].timeout;
+		/* (a held process would run natively: time does not jump to
+		 * a timeout past it, which would end a runner's wait for the
+		 * test as a timeout of the test) */
+		if (s->nheld && release_held(s, c->nalts == 0 ||
+						      only_timeouts)) {
+			sig_forced = false;
+			continue;
+		}
 		if (only_timeouts && outside_wait(s, c, false)) {
 			sig_forced = false;
 			continue;
 		}
-		if (s->cfg->policy && s->cfg->policy->shape && c->nalts) {
+		if (session_policy_active(s) && s->cfg->policy->shape &&
+		    c->nalts) {
 			c->step = (uint32_t)s->step;
 			c->preemptions = s->preemptions;
 			s->cfg->policy->shape(s->cfg->policy->ctx, s, c);
@@ -1364,7 +1431,7 @@ static void schedule(struct session *s)
 					     "at its first thread: the "
 					     "scheduling policy's points are "
 					     "in it",
-					     s->cfg->policy->object);
+					     t->p->pimg->object);
 			if (t->p->idx == 0)
 				collect_objects(s, t->p);
 			if (t->clone_thread && !s->from_checkpoint)
@@ -1455,7 +1522,8 @@ static void schedule(struct session *s)
 		}
 		if (!runs)
 			continue; /* it blocked: pick again */
-		if (s->cfg->policy && s->cfg->policy->resume)
+		if (session_policy_process(s, t->p) &&
+		    s->cfg->policy->resume)
 			s->cfg->policy->resume(s->cfg->policy->ctx, s, t->idx);
 		resume(s, t, 0);
 		if (t->kind == OP_EXIT && t->tid == t->p->pid) {
@@ -1738,7 +1806,8 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	 * a policy's (Python threading names); a tree's threads by process
 	 * also when it passed (the minimiser maps one run's T-numbers to
 	 * another's by process) */
-	if ((s->failed || s->nprocs > 1 || (res->failure && cfg->policy)) &&
+	if ((s->failed || s->nprocs > 1 ||
+	     (res->failure && session_policy_active(s))) &&
 	    !res->nthreads)
 		report_threads(s);
 	if (s->sym_pid)
@@ -1767,17 +1836,29 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 			snprintf(res->message, sizeof(res->message), "%.*s",
 				 (int)(e - b), res->output + b);
 	}
-	if (cfg->policy && cfg->policy->conclude)
+	if (session_policy_active(s) && cfg->policy->conclude)
 		cfg->policy->conclude(cfg->policy->ctx, res);
-	/* under a policy: the processes that kept C-level points */
-	for (int i = 0; cfg->policy && i < s->nprocs; i++) {
+	/* under a policy: the processes it applied to (at any time of the
+	 * run) and those that kept C-level points */
+	for (int i = 0; session_policy_active(s) && i < s->nprocs; i++) {
 		struct process *p = s->procs[i];
-		size_t k = strlen(res->clevel);
+		/* exec'd an interpreter, or is one at the end (a fork
+		 * that runs on in Python, not one that exec'd a test);
+		 * C-level: any other, and an interpreter that exec'd a
+		 * native program (in both lists) */
+		bool pl = p->ever_policy || p->pimg;
+		bool cl = !pl || p->ever_c;
 
-		if (!session_policy_process(s, p) &&
-		    k + strlen(p->comm) + 8 < sizeof(res->clevel))
-			snprintf(res->clevel + k, sizeof(res->clevel) - k,
-				 "%sP%d %s", k ? ", " : "", p->idx, p->comm);
+		for (int l = 0; l < 2; l++) {
+			char *b = l ? res->clevel : res->plevel;
+			size_t cap = l ? sizeof(res->clevel)
+				       : sizeof(res->plevel);
+			size_t k = strlen(b);
+
+			if ((l ? cl : pl) && k + strlen(p->comm) + 8 < cap)
+				snprintf(b + k, cap - k, "%sP%d %s",
+					 k ? ", " : "", p->idx, p->comm);
+		}
 	}
 	if (getenv("PTLOOM_DEBUG_EVENTS"))
 		for (size_t i = 0; i < s->nev; i++)

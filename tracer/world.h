@@ -35,6 +35,7 @@ struct session {
 	pid_t pid;		/* P0's leader */
 	struct process **procs;	/* indexed by P-number */
 	int nprocs, capprocs;
+	int policy_procs;	/* processes the policy was applied to */
 	uint32_t nimg;		/* process images so far */
 	uint64_t *fdobj;	/* pipes met, by (dev, inode): their objects */
 	size_t nfdobj, capfdobj;
@@ -73,6 +74,8 @@ struct session {
 	bool ended;		/* the process is gone */
 	bool failed;		/* res->failure is set; kill and stop */
 	bool need_schedule;
+	/* a spinner's words were found this run (thread.c watch_arm) */
+	bool watching;
 	int fatal_thread;	/* thread that got the last fatal signal */
 	int fatal_sig;
 	char fatal_where[LOC_MAX];
@@ -157,11 +160,18 @@ bool session_may_expire_early(struct session *s, const struct process *p,
 /*
  * Whether the scheduling policy (session_config.policy: CPython's GIL)
  * applies to process p.  Every process gets the scheduling of its own
- * image: the policy is chosen for the program's own image, P0's; every
- * other process of the tree (a native test a Python parent runs) keeps
- * the C-level points.  The one place that decides it.
+ * image: at each exec of any process of the tree the policy says whether
+ * it applies to the new image (sched_policy.adopt: a CPython it
+ * supports); a forked child keeps its parent's; every other process (a
+ * shell, make, a native test a Python parent runs) keeps the C-level
+ * points.  The one place that decides it.
  */
 bool session_policy_process(const struct session *s, const struct process *p);
+/* A process of this run got the policy (so far): its run-wide effects
+ * (no state keys, its conclusion) apply. */
+bool session_policy_active(const struct session *s);
+/* Process p ran exec: ask the policy about its new image. */
+void session_policy_exec(struct session *s, struct process *p);
 
 /* tracer/state.c: the program's state at a choice point, 0: unknown */
 uint64_t session_state_key(struct session *s);

@@ -773,6 +773,96 @@ void replays_exactly(const struct res *r, const char *where)
 	free(line);
 }
 
+static const char *pyenv_root(void)
+{
+	static char root[PATH_MAX];
+	const char *e = getenv("PYENV_ROOT"), *home = getenv("HOME");
+	struct stat st;
+
+	if (e && e[0] && !stat(e, &st))
+		return e;
+	if (home && home[0]) {
+		snprintf(root, sizeof(root), "%s/.pyenv", home);
+		if (!stat(root, &st))
+			return root;
+	}
+	if (!stat("/root/.pyenv", &st))
+		return "/root/.pyenv";
+	return NULL;
+}
+
+/*
+ * The interpreter for "3.11" (Debian's /usr/bin/python3 when it is 3.11)
+ * or "3.12", "3.13" (pyenv's newest 3.X.N, found without its shell
+ * integration: $PYENV_ROOT, else ~/.pyenv, else /root/.pyenv); NULL after
+ * printing why it is skipped.
+ */
+const char *python_interpreter(const char *ver)
+{
+	static char path[PATH_MAX];
+	char want[32];
+
+	if (!strcmp(ver, "3.11")) {
+		struct res r = sh("/usr/bin/python3 -c 'import sys; "
+				  "print(\"%d.%d\" % sys.version_info[:2])'");
+		bool ok = r.code == 0 && !strncmp(r.out, "3.11", 4);
+
+		res_free(&r);
+		if (!ok) {
+			skip_note("no Debian python3 3.11 "
+				  "at /usr/bin/python3");
+			return NULL;
+		}
+		return "/usr/bin/python3";
+	}
+	const char *root = pyenv_root();
+
+	if (!root) {
+		skip_note("pyenv not found ($PYENV_ROOT, "
+			  "~/.pyenv, /root/.pyenv): CPython %s skipped", ver);
+		return NULL;
+	}
+	char dir[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	long best = -1;
+
+	snprintf(dir, sizeof(dir), "%s/versions", root);
+	snprintf(want, sizeof(want), "%s.", ver);
+	if (!(d = opendir(dir))) {
+		skip_note("%s has no versions/: CPython %s "
+			  "skipped", root, ver);
+		return NULL;
+	}
+	while ((e = readdir(d))) {
+		char *end;
+		size_t n = strlen(want);
+
+		if (strncmp(e->d_name, want, n))
+			continue;
+		long patch = strtol(e->d_name + n, &end, 10);
+
+		/* 3.13.0 yes; 3.13.0t (free-threaded), 3.13-dev no */
+		if (end == e->d_name + n || *end || patch <= best)
+			continue;
+		char exe[PATH_MAX];
+
+		snprintf(exe, sizeof(exe), "%s/%s/bin/python%s", dir,
+			 e->d_name, ver);
+		if (access(exe, X_OK))
+			continue;
+		best = patch;
+		snprintf(path, sizeof(path), "%s", exe);
+	}
+	closedir(d);
+	if (best < 0) {
+		skip_note("pyenv at %s has no CPython %s.N "
+			  "installed: skipped", root, ver);
+		return NULL;
+	}
+	return path;
+}
+
 /* examples/python/NAME in the source tree. */
 const char *py_example(const char *name)
 {

@@ -158,6 +158,9 @@ const char *script(const char *name);
 struct res run9(const char *first, ...);
 struct res run9_within(int timeout_s, const char *first, ...);
 const char *py_example(const char *name);
+/* CPython "3.11" (Debian's), "3.12" or "3.13" (pyenv's), or NULL after a
+ * skip_note saying why it is absent (static: one at a time). */
+const char *python_interpreter(const char *ver);
 void replays_exactly(const struct res *r, const char *where);
 
 #endif

@@ -48,3 +48,37 @@ Test(missed_bug_classes, window_between_a_store_and_a_racing_load)
 	assert_contains(r.out, "complete to preemption bound 2", "summary");
 	res_free(&r);
 }
+
+/* An SPSC FIFO of linked heap nodes whose producer links a node before it
+ * fills it, with no point in between: the consumer reads the unfilled
+ * node only if it is spinning on that very next pointer when it is
+ * stored, and runs at once.  A store to a word a waiting spinner reads is
+ * a point; found with default options at -O0 and -O2 (well within 10,000
+ * runs), replayed exactly; the twin that fills first passes. */
+static void spin_window(const char *buggy, const char *fixed)
+{
+	struct res r = RUN(target(buggy), "--seed", SEED, "-n", "10000");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT in T1 (consumer at "
+			   "spsc_linked_fifo.c:");
+	assert_contains(r.out, "consumer read an unfilled node", "output");
+	replays_exactly(&r, "spsc_linked_fifo.c:");
+	res_free(&r);
+
+	r = RUN(target(fixed), "--seed", SEED, "-n", "10000");
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	assert_contains(r.out, "complete to preemption bound 2", "summary");
+	res_free(&r);
+}
+
+Test(missed_bug_classes, consumer_spinning_at_the_moment_a_node_is_linked_O0)
+{
+	spin_window("spsc_linked_fifo_O0", "spsc_linked_fifo_fixed_O0");
+}
+
+Test(missed_bug_classes, consumer_spinning_at_the_moment_a_node_is_linked_O2)
+{
+	spin_window("spsc_linked_fifo_O2", "spsc_linked_fifo_fixed_O2");
+}

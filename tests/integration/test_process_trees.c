@@ -344,7 +344,152 @@ Test(process_trees, coverage_line_names_each_process_level)
 
 	assert_exit(r, 0);
 	assert_contains(summary(&r), "(Python-level: GIL switches at the "
-			"eval-breaker checks of the program's own code in P0; "
-			"C-level points in P1 true)", "the summary");
+			"eval-breaker checks of the program's own code in P0 "
+			"python3", "the summary");
+	assert_contains(summary(&r), "; C-level points in P1 true)",
+			"the summary");
+	res_free(&r);
+}
+
+/* seconds per ptloom command on a Python program behind a shell or make
+ * (each run starts the interpreter: no checkpoint before the shell's
+ * first thread) */
+#define PY_TREE_TIMEOUT (240 * slowdown())
+
+#define NEED_PY(ver)                                                        \
+	const char *py = python_interpreter(ver);                           \
+	if (!py)                                                            \
+		cr_skip_test("CPython " ver " is not installed")
+
+/* `sh -c 'PY bank.py'`: the interpreter is P1, a child of the shell. */
+static const char *shell_runs(const char *py, const char *script)
+{
+	snprintf(shell_line, sizeof(shell_line), "'%s' '%s'", py,
+		 py_example(script));
+	return shell_line;
+}
+
+/*
+ * A CPython child of a shell gets the Python level (the policy is decided
+ * at its exec, not from the command's image): the bank race is found at
+ * <= 2 preemptions and named in Python terms (the traceback's line, the
+ * threads' threading names, bank.py:LINE in the trace), the minimized
+ * schedule replays exactly, and the shell keeps its C-level points.  The
+ * fixed twin never fails (complete to bound 2 on 3.11; 20 random runs on
+ * the others, to keep the suite's time).
+ */
+static void python_child_of_a_shell(const char *py, bool complete)
+{
+	struct res r = run9_within(PY_TREE_TIMEOUT, "--seed", SEED, "--",
+				   "sh", "-c", shell_runs(py, "bank.py"),
+				   (const char *)NULL);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in P1 python3");
+	assert_contains(summary(&r), "(main at bank.py:26)", "the summary");
+	char *j = report();
+
+	cr_assert_leq(json_num(j, "preemptions"), 2, "%s", j);
+	char *minimized = strdup(json_get(j, "minimized_file"));
+
+	cr_assert(minimized[0], "%s", j);
+	replays_exactly(&r, "(main at bank.py:26)");
+	res_free(&r);
+	r = PTL("show", minimized);
+	assert_exit(r, 0);
+	assert_contains(r.out, "MainThread)", "show");
+	assert_contains(r.out, " Lucas)", "show");
+	assert_contains(r.out, " python at withdraw at bank.py:", "show");
+	assert_contains(r.out, "<-- preemption (stops T", "show");
+	res_free(&r);
+	free(minimized);
+	free(j);
+
+	if (complete)
+		r = run9_within(PY_TREE_TIMEOUT, "-q", "--", "sh", "-c",
+				shell_runs(py, "bank_fixed.py"),
+				(const char *)NULL);
+	else
+		r = run9_within(PY_TREE_TIMEOUT, "-q", "-s", "random", "-n",
+				"20", "--seed", SEED, "--", "sh", "-c",
+				shell_runs(py, "bank_fixed.py"),
+				(const char *)NULL);
+	assert_exit(r, 0);
+	if (complete)
+		assert_contains(summary(&r), "complete to preemption bound 2 "
+				"(Python-level: GIL switches at the eval-breaker "
+				"checks of the program's own code in P1 python3",
+				"the summary");
+	else
+		assert_summary(&r, "ptloom: PASS 20 runs");
+	res_free(&r);
+}
+
+Test(process_trees, python_child_of_a_shell_3_11)
+{
+	NEED_PY("3.11");
+	python_child_of_a_shell(py, true);
+}
+
+Test(process_trees, python_child_of_a_shell_3_12)
+{
+	NEED_PY("3.12");
+	python_child_of_a_shell(py, false);
+}
+
+Test(process_trees, python_child_of_a_shell_3_13)
+{
+	NEED_PY("3.13");
+	python_child_of_a_shell(py, false);
+}
+
+/* A Makefile target that runs a racy Python test: make (P0) keeps C-level
+ * points, the interpreter it runs gets the Python level; found, and named
+ * by the Python traceback. */
+Test(process_trees, python_test_run_by_make_found)
+{
+	NEED_PY("3.11");
+	char mk[PATH_MAX + 64];
+	FILE *f = fopen(in_tmp("Makefile"), "w");
+
+	cr_assert_not_null(f);
+	fprintf(f, "test:\n\t'%s' '%s'\n", py, py_example("bank.py"));
+	fclose(f);
+	snprintf(mk, sizeof(mk), "%s", in_tmp("Makefile"));
+	struct res r = run9_within(PY_TREE_TIMEOUT, "--seed", SEED, "--",
+				   "make", "-s", "-f", mk, "test",
+				   (const char *)NULL);
+
+	if (r.code == 127 || strstr(r.err, "make: not found"))
+		cr_skip_test("make is not installed");
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 2 in P1 python3 T0 "
+			   "(main at bank.py:26)");
+	replays_exactly(&r, "(main at bank.py:26)");
+	res_free(&r);
+}
+
+/* Two interpreters one after the other in one shell: each is scheduled at
+ * the Python level in its own process (its own GIL and threads), the
+ * shell at the C level; the coverage line names both. */
+Test(process_trees, two_interpreters_in_one_tree_each_get_the_python_level)
+{
+	NEED_PY("3.11");
+	static const char prog[] = "import threading; "
+				   "t = threading.Thread(target=lambda: None); "
+				   "t.start(); t.join()";
+	char line[2 * PATH_MAX + 256];
+
+	snprintf(line, sizeof(line), "'%s' -c '%s'; '%s' -c '%s'", py, prog,
+		 py, prog);
+	struct res r = run9_within(PY_TREE_TIMEOUT, "-q", "--seed", SEED, "--",
+				   "sh", "-c", line, (const char *)NULL);
+
+	assert_exit(r, 0);
+	assert_contains(summary(&r), "complete to preemption bound 2 "
+			"(Python-level: GIL switches at the eval-breaker checks "
+			"of the program's own code in P1 python3", "the summary");
+	assert_contains(summary(&r), ", P2 python3", "the summary");
+	assert_contains(summary(&r), "; C-level points in P0 ", "the summary");
 	res_free(&r);
 }

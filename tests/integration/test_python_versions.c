@@ -15,96 +15,8 @@ TestSuite(python_versions, .init = setup, .fini = teardown, .timeout = 900);
 /* seconds per ptloom command on a Python program */
 #define PYV_TIMEOUT (240 * slowdown())
 
-static const char *pyenv_root(void)
-{
-	static char root[PATH_MAX];
-	const char *e = getenv("PYENV_ROOT"), *home = getenv("HOME");
-	struct stat st;
-
-	if (e && e[0] && !stat(e, &st))
-		return e;
-	if (home && home[0]) {
-		snprintf(root, sizeof(root), "%s/.pyenv", home);
-		if (!stat(root, &st))
-			return root;
-	}
-	if (!stat("/root/.pyenv", &st))
-		return "/root/.pyenv";
-	return NULL;
-}
-
-/*
- * The interpreter for "3.11" (Debian's /usr/bin/python3 when it is 3.11)
- * or "3.12", "3.13" (pyenv's); NULL after printing why it is skipped.
- */
-static const char *interpreter(const char *ver)
-{
-	static char path[PATH_MAX];
-	char want[32];
-
-	if (!strcmp(ver, "3.11")) {
-		struct res r = sh("/usr/bin/python3 -c 'import sys; "
-				  "print(\"%d.%d\" % sys.version_info[:2])'");
-		bool ok = r.code == 0 && !strncmp(r.out, "3.11", 4);
-
-		res_free(&r);
-		if (!ok) {
-			skip_note("python_versions: no Debian python3 3.11 "
-				  "at /usr/bin/python3");
-			return NULL;
-		}
-		return "/usr/bin/python3";
-	}
-	const char *root = pyenv_root();
-
-	if (!root) {
-		skip_note("python_versions: pyenv not found ($PYENV_ROOT, "
-			  "~/.pyenv, /root/.pyenv): CPython %s skipped", ver);
-		return NULL;
-	}
-	char dir[PATH_MAX];
-	DIR *d;
-	struct dirent *e;
-	long best = -1;
-
-	snprintf(dir, sizeof(dir), "%s/versions", root);
-	snprintf(want, sizeof(want), "%s.", ver);
-	if (!(d = opendir(dir))) {
-		skip_note("python_versions: %s has no versions/: CPython %s "
-			  "skipped", root, ver);
-		return NULL;
-	}
-	while ((e = readdir(d))) {
-		char *end;
-		size_t n = strlen(want);
-
-		if (strncmp(e->d_name, want, n))
-			continue;
-		long patch = strtol(e->d_name + n, &end, 10);
-
-		/* 3.13.0 yes; 3.13.0t (free-threaded), 3.13-dev no */
-		if (end == e->d_name + n || *end || patch <= best)
-			continue;
-		char exe[PATH_MAX];
-
-		snprintf(exe, sizeof(exe), "%s/%s/bin/python%s", dir,
-			 e->d_name, ver);
-		if (access(exe, X_OK))
-			continue;
-		best = patch;
-		snprintf(path, sizeof(path), "%s", exe);
-	}
-	closedir(d);
-	if (best < 0) {
-		skip_note("python_versions: pyenv at %s has no CPython %s.N "
-			  "installed: skipped", root, ver);
-		return NULL;
-	}
-	return path;
-}
-
 #define NEED(ver)                                                           \
-	const char *py = interpreter(ver);                                  \
+	const char *py = python_interpreter(ver);                           \
 	if (!py)                                                            \
 		cr_skip_test("CPython " ver " is not installed")
 
@@ -386,6 +298,51 @@ Test(python_versions, static_interpreter_3_13)
 	static_interpreter(py);
 }
 
+/*
+ * An asyncio lost update (tests/targets/asyncio_named_tasks.py: a server
+ * and two clients over loopback TCP, the first client in a task the
+ * program names "alice") is found through the event loop's readiness
+ * choices, and its minimized trace reads in asyncio's terms: the tasks
+ * that ran, by their names ("alice", asyncio's "Task-N" for the others),
+ * with their coroutines and lines, not the loop's internals only.
+ */
+static void asyncio_tasks_named(const char *py)
+{
+	struct res r = pyv("run", py, NULL, script("asyncio_named_tasks.py"));
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "count 1", "the failing run's output");
+	res_free(&r);
+	char *j = report();
+	char *minimized = strdup(json_get(j, "minimized_file"));
+
+	cr_assert(minimized[0], "%s", j);
+	r = PTL("show", minimized);
+	assert_exit(r, 0);
+	/* a collapsed stretch of the loop lists its tasks as they resume */
+	assert_contains(r.out, "alice client at asyncio_named_tasks.py:",
+			"show");
+	assert_contains(r.out, " handle at asyncio_named_tasks.py:", "show");
+	cr_assert(strstr(r.out, "Task-") &&
+		  strstr(strstr(r.out, "Task-"), " client at "
+					       "asyncio_named_tasks.py:"),
+		  "show names no default-named client task:\n%s", r.out);
+	assert_contains(r.out, " resumes\n", "show");
+	/* the loop's choice itself, in the program's terms */
+	assert_contains(r.out, "<-- preemption", "show");
+	res_free(&r);
+	/* the events, in the JSON form: the task beside the thread */
+	r = PTL("show", "--format", "json", minimized);
+	assert_exit(r, 0);
+	assert_contains(r.out, "in client at asyncio_named_tasks.py:",
+			"show --format json");
+	assert_contains(r.out, "(MainThread, task alice)",
+			"show --format json");
+	res_free(&r);
+	free(minimized);
+	free(j);
+}
+
 #define VERSION_TESTS(tag, ver)                                             \
 	Test(python_versions, bank_found_replayed_and_shown_##tag)          \
 	{                                                                   \
@@ -406,6 +363,11 @@ Test(python_versions, static_interpreter_3_13)
 	{                                                                   \
 		NEED(ver);                                                  \
 		extension_race_found(py);                                   \
+	}                                                                   \
+	Test(python_versions, asyncio_failure_names_its_tasks_##tag)        \
+	{                                                                   \
+		NEED(ver);                                                  \
+		asyncio_tasks_named(py);                                    \
 	}
 
 VERSION_TESTS(3_11, "3.11")

@@ -38,7 +38,9 @@ static bool ctest_project(const char *dir)
 
 /* The JUnit report has one testcase per test, the racy one failing, and
  * its replay command reruns that test alone (not ctest) to the same
- * failure. */
+ * failure.  ctest itself, which ran each test once more, saw the racy
+ * one fail (its failing schedule was followed inside ctest's run), and
+ * the test's file replays through ctest too. */
 static void six_tests(const char *jobs, const char *ptloom_jobs)
 {
 	if (!ctest_project(in_tmp("ct")))
@@ -49,6 +51,7 @@ static void six_tests(const char *jobs, const char *ptloom_jobs)
 	argv[n++] = ptloom();
 	argv[n++] = "run";
 	argv[n++] = "--per-test";
+	argv[n++] = "--output"; /* ctest's own output */
 	if (ptloom_jobs) {
 		argv[n++] = "-j";
 		argv[n++] = ptloom_jobs;
@@ -69,6 +72,15 @@ static void six_tests(const char *jobs, const char *ptloom_jobs)
 
 	assert_exit(r, 1);
 	assert_summary(&r, "ptloom: FAIL 1 of 6 tests failed (racy_withdraw)");
+	/* ctest's own verdicts: five passed, the racy one failed */
+	assert_contains(r.out, "racy_withdraw (Subprocess aborted)",
+			"ctest's output");
+	assert_contains(r.out, "83% tests passed, 1 tests failed out of 6",
+			"ctest's output");
+	assert_contains(r.out, "in the runner's run: racy_withdraw: "
+			       "reproduced: ", "the output");
+	assert_contains(r.out, "runner: ctest --test-dir ", "the output");
+	assert_contains(r.out, " exited with status 8\n", "the output");
 	char *x = slurp(in_tmp("r.xml"));
 
 	cr_assert_eq(count_of(x, "<testcase "), 6, "%s", x);
@@ -134,6 +146,31 @@ static void six_tests(const char *jobs, const char *ptloom_jobs)
 
 	assert_json(j, "exact", "true");
 	free(j);
+	/* the same file through ctest: the racy test fails as recorded
+	 * inside ctest's run, the other five pass */
+	char *through;
+
+	cr_assert(asprintf(&through, "PATH='%s' '%s' replay --report '%s' "
+			   "--report-format json %s -- ctest --test-dir '%s'%s",
+			   env_or("PATH", "/usr/bin:/bin"), ptloom(),
+			   in_tmp("through.json"), cmd + strlen("ptloom replay "),
+			   in_tmp("ct"),
+			   jobs ? " -j 2" : "") > 0);
+	struct res q = sh(through);
+
+	free(through);
+	assert_exit(q, 1);
+	assert_contains(summary(&q), "ptloom: FAIL crash SIGABRT in T0 (main "
+				     "at bank_nolock.c:", "the replay");
+	assert_contains(summary(&q), ", reproduced through ctest --test-dir ",
+			"the replay");
+	j = slurp(in_tmp("through.json"));
+	assert_json(j, "verdict", "fail");
+	assert_contains(j, "\"exit_status\": 8", "the runner's exit");
+	assert_contains(j, "racy_withdraw (Subprocess aborted)",
+			"ctest's output in the report");
+	free(j);
+	res_free(&q);
 	free(line);
 	res_free(&p);
 	res_free(&r);
@@ -352,4 +389,89 @@ Test(suite_mode, runner_failure_is_a_test_of_its_own)
 	free(line);
 	res_free(&p);
 	res_free(&r);
+}
+
+/* A Criterion binary of three tests, one racy: Criterion's workers
+ * re-execute the runner for one test each, so each test is a unit of its
+ * own, named as Criterion names it and explored as the runner filtered to
+ * it; one JUnit testcase per test, the racy one failing, and its replay
+ * command reruns that test alone to the same failure. */
+Test(suite_mode, criterion_tests_one_verdict_each)
+{
+	/* a Criterion run costs about 2 s (bench/processes.sh): three
+	 * explorations of a few sampled runs each, not the minute a command
+	 * usually gets */
+	const char *argv[] = { ptloom(), "run", "--per-test", "-v", "-s",
+			       "surw", "-n", "4", "--no-minimize", "--timeout",
+			       "120", "--seed", SEED, "-o", in_tmp("out"),
+			       "--report", in_tmp("r.xml"), "--report-format",
+			       "junit", "--", target("criterion_suite"), NULL };
+	struct res r = run_argv((char *const *)argv, NULL, 4 * CMD_TIMEOUT);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL 1 of 3 tests failed (suite::racy)");
+	assert_contains(r.out, "ptloom: suite::plain: split as a test of the "
+			       "fork-per-test runner P0: its worker ",
+			"the rule, with -v");
+	assert_contains(r.out, "--filter suite/plain`", "the rule, with -v");
+	char *x = slurp(in_tmp("r.xml"));
+
+	cr_assert_eq(count_of(x, "<testcase "), 3, "%s", x);
+	assert_contains(x, "tests=\"3\" failures=\"1\" errors=\"0\"",
+			"the JUnit report");
+	assert_contains(x, "name=\"suite::locked\"", "the JUnit report");
+	assert_contains(x, "name=\"suite::plain\"", "the JUnit report");
+	char *fail = strstr(x, "<failure");
+
+	cr_assert_not_null(fail, "%s", x);
+	char *tc = fail;
+
+	while (tc > x && strncmp(tc, "<testcase", 9))
+		tc--;
+	assert_contains(tc, "name=\"suite::racy\"", "the failing testcase");
+	cr_assert(strstr(tc, "name=\"suite::racy\"") < fail, "%s", tc);
+	free(x);
+	char *line = line_with(r.out, "  replay: ");
+
+	cr_assert_not_null(line, "%s", r.out);
+	assert_contains(line, "--filter suite/racy", "the replay command");
+	char *cmd;
+
+	cr_assert(asprintf(&cmd, "'%s' replay -q %s", ptloom(),
+			   line + strlen("  replay: ptloom replay ")) > 0);
+	const char *rargv[] = { "sh", "-c", cmd, NULL };
+	struct res p = run_argv((char *const *)rargv, NULL, 2 * CMD_TIMEOUT);
+
+	free(cmd);
+	assert_exit(p, 1);
+	assert_contains(summary(&p), "(criterion_tests.c:", "the replay");
+	free(line);
+	res_free(&p);
+	res_free(&r);
+}
+
+/* --suite-time: the command runs once to count its tests, then each test's
+ * exploration gets what is left shared by the tests left (-v says so);
+ * unused time goes to the tests after it.  Without --per-test it is a
+ * usage error. */
+Test(suite_mode, suite_time_shared_among_counted_tests)
+{
+	if (!ctest_project(in_tmp("ct")))
+		cr_skip_test("cmake is not installed");
+	struct res r = PTL("run", "--per-test", "-v", "--suite-time", "600",
+			   "--seed", SEED, "-o", in_tmp("out"), "--", "ctest",
+			   "--test-dir", in_tmp("ct"));
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL 1 of 6 tests failed (racy_withdraw)");
+	assert_contains(r.out, "ptloom: locked_withdraw: --max-time ",
+			"the shares");
+	assert_contains(r.out, ", its share of --suite-time 600 with 6 of 6 "
+			       "tests left\n", "the shares");
+	assert_contains(r.out, "ptloom: racy_withdraw: --max-time ",
+			"the shares");
+	assert_contains(r.out, " with 1 of 6 tests left\n", "the shares");
+	res_free(&r);
+	one_line_usage_error(PTL("run", "--suite-time", "5", "--",
+				 target("bank_locked")));
 }

@@ -4,7 +4,8 @@
  * Correct: suite/locked (two threads add under a mutex) and suite/plain.
  * -DRACY: suite/racy, a lost update across two threads in one test
  * (`v = counter; counter = v + 1;` unlocked); natively it nearly always
- * passes.  -DBARE: the correct tests without Criterion, one after the
+ * passes.  -DSUITE: the three tests in one binary (test-suite mode,
+ * tests/integration/test_suite_mode.c, bench/suite.sh).  -DBARE: the correct tests without Criterion, one after the
  * other in main (what Criterion's fork costs, bench/processes.sh).
  */
 #ifdef BARE
@@ -23,7 +24,7 @@
 
 static volatile int counter;
 
-#ifdef RACY
+#if defined(RACY) || defined(SUITE)
 static void *add_racy(void *arg)
 {
 	(void)arg;
@@ -43,7 +44,8 @@ Test(suite, racy)
 	pthread_join(b, NULL);
 	cr_assert_eq(counter, 2, "lost update: counter %d", counter);
 }
-#else
+#endif
+#if !defined(RACY) || defined(SUITE)
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *add_locked(void *arg)
