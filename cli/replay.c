@@ -199,13 +199,10 @@ struct replay_setup {
 	bool gdb;		/* --gdb */
 	const char *core;	/* --core FILE */
 	const char *stop_at;	/* --stop-at STEP|failure */
-<<<<<<< HEAD
 	double min_time;	/* --minimize-time, 0 = the default */
-=======
 	/* PROGRAM is not the recorded program: a runner that runs it (the
 	 * file's test is followed where its command line runs) */
 	bool through;
->>>>>>> main
 };
 
 static bool same_path(const char *a, const char *b)
