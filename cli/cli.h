@@ -72,6 +72,11 @@ struct common_opts {
 #define SECONDS_MAX 100000000
 /* The tunable ptloom adds to every program's environment. */
 #define PTLOOM_TUNABLES "GLIBC_TUNABLES=glibc.pthread.rseq=0"
+/* LeakSanitizer's exit-time check stops the world with ptrace, which a
+ * traced process cannot use: it would end every sanitizer build with
+ * "LeakSanitizer has encountered a fatal error" and exit 1 (a false
+ * FAIL).  Added to LSAN_OPTIONS unless it names detect_leaks already. */
+#define PTLOOM_LSAN "LSAN_OPTIONS=detect_leaks=0"
 
 void common_defaults(struct common_opts *o);
 /* Parse one of the shared long options; returns 1 if handled, 0 if not,

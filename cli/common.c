@@ -288,6 +288,30 @@ void program_setenv(struct program *p, const char *kv)
 	p->envp[p->nenv] = NULL;
 }
 
+/* LSAN_OPTIONS gains detect_leaks=0 unless it names detect_leaks (the
+ * user's choice stands): see PTLOOM_LSAN. */
+static void leak_check_off(struct program *p)
+{
+	const size_t n = sizeof("LSAN_OPTIONS=") - 1;
+
+	for (int i = 0; i < p->nenv; i++) {
+		const char *v = p->envp[i] + n;
+		char *kv;
+
+		if (strncmp(p->envp[i], PTLOOM_LSAN, n))
+			continue;
+		if (strstr(v, "detect_leaks"))
+			return;
+		if (asprintf(&kv, "%s%s%s", p->envp[i], *v ? ":" : "",
+			     PTLOOM_LSAN + n) < 0)
+			return;
+		free(p->envp[i]);
+		p->envp[i] = kv;
+		return;
+	}
+	program_setenv(p, PTLOOM_LSAN);
+}
+
 /*
  * Variables that make ld.so or libc load or run code, write files or
  * change what they parse: glibc's list of variables dropped in
@@ -364,7 +388,7 @@ bool env_replay_safe(const char *kv)
 	size_t n = strcspn(kv, "=");
 	const char *v = kv + n + (kv[n] == '=');
 
-	if (!strcmp(kv, PTLOOM_TUNABLES))
+	if (!strcmp(kv, PTLOOM_TUNABLES) || !strcmp(kv, PTLOOM_LSAN))
 		return true;
 	if (n == 4 && !strncmp(kv, "PATH", 4)) {
 		/* every directory a standard one or one of ptloom's own PATH
@@ -499,6 +523,7 @@ int program_setup(struct program *p, int argc, char **argv,
 	program_setenv(p, PTLOOM_TUNABLES);
 	for (int i = 0; i < o->nenv_extra; i++)
 		program_setenv(p, o->env_extra[i]);
+	leak_check_off(p);
 	qsort(p->envp, (size_t)p->nenv, sizeof(char *), cmp_str);
 	char buf[4096];
 

@@ -739,8 +739,8 @@ static void nested_start(struct suite *su, struct unit *u, char *const *argv,
 		    !strncmp(envp[i], "PTLOOM_", 7) ||
 		    !strncmp(envp[i], "GLIBC_TUNABLES=", 15) || !ours) {
 			/* not ours: the replay command must carry it */
-			if (strncmp(envp[i], "GLIBC_TUNABLES=", 15) ||
-			    strcmp(envp[i], PTLOOM_TUNABLES)) {
+			if (strcmp(envp[i], PTLOOM_TUNABLES) &&
+			    strcmp(envp[i], PTLOOM_LSAN)) {
 				args[ra++] = "-e";
 				args[ra++] = envp[i];
 			}
