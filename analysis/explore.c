@@ -503,6 +503,7 @@ static int explore_serial(const struct explore_opts *o0,
 	struct sampler *hs[HYBRID_MIX_MAX] = { 0 }; /* hybrid samplers */
 	struct sampler *hrr = NULL;	/* the default mix's round-robin */
 	struct sampler *hcov = NULL;	/* and its coverage-guided one */
+	struct sampler *hlate = NULL;	/* and its newest-thread scan */
 	int nhs = 0;
 	bool profiled = false;		/* surw samplers have a profile */
 	bool post = false;		/* dfs done, the hybrid samples on */
@@ -651,6 +652,9 @@ restart:
 				if (hcov)
 					sampler_set_coverage(hcov,
 							     r->coverage);
+				hlate = sampler_new_kind(SAMPLER_LATE,
+							 o->cfg.seed ^ 0x1a7e,
+							 3);
 			}
 		}
 	} else {
@@ -763,18 +767,29 @@ restart:
 			r->complete = true;
 			break;
 		}
-		bool sample = d && nhs && (post || hybrid_turn(r->runs));
+		/* from run 2,000 on, one run in 16 more is a sample of the
+		 * newest-thread scan (late: a preemption to the thread created
+		 * last, at each step in turn); before, the runs are as they
+		 * were (every measured bug of bench/SEARCH.md and CORPUS.md is
+		 * found within 2,000) */
+		bool late_turn = d && hlate && profiled && r->runs >= 2000 &&
+				 r->runs % 16 == 5;
+		bool sample = d && nhs &&
+			      (post || hybrid_turn(r->runs) || late_turn);
 		/* the default mix gives samples 7, 23, 39, ... to round-robin
 		 * (rr: strict alternations no walk finds in time) and 15,
 		 * 31, ... to the coverage-guided sampler (cov); the first
-		 * seven are the mix's */
-		bool rr_turn = sample && hrr && r->samples % 16 == 7;
-		bool cov_turn = sample && hcov && r->samples % 16 == 15;
-		uint64_t mixed = r->samples - r->rr_samples - r->cov_samples;
-		struct sampler *h = !sample   ? NULL
-				    : rr_turn  ? hrr
-				    : cov_turn ? hcov
-					       : hs[mixed % (uint64_t)nhs];
+		 * seven are the mix's (the late scan's samples not counted) */
+		uint64_t others = r->samples - r->late_samples;
+		bool rr_turn = sample && !late_turn && hrr && others % 16 == 7;
+		bool cov_turn = sample && !late_turn && hcov &&
+				others % 16 == 15;
+		uint64_t mixed = others - r->rr_samples - r->cov_samples;
+		struct sampler *h = !sample    ? NULL
+				    : late_turn ? hlate
+				    : rr_turn   ? hrr
+				    : cov_turn  ? hcov
+						: hs[mixed % (uint64_t)nhs];
 
 		if (!sample && !d && o->only_run && r->runs >= 1)
 			break;
@@ -828,7 +843,8 @@ restart:
 			sampler_begin(smp, number, est_steps);
 		if (sample)
 			sampler_begin(h,
-				      (rr_turn    ? r->rr_samples++
+				      (late_turn  ? r->late_samples++
+				       : rr_turn  ? r->rr_samples++
 				       : cov_turn ? r->cov_samples++
 						  : mixed / (uint64_t)nhs) *
 						      (uint64_t)(o->nshards > 1
@@ -1034,6 +1050,8 @@ restart:
 			 * profile of the hybrid's SURW samplers */
 			for (int k = 0; k < nhs; k++)
 				sampler_profile(hs[k], rr.events, rr.nevents);
+			if (hlate)
+				sampler_profile(hlate, rr.events, rr.nevents);
 			profiled = true;
 		}
 		if (rr.child_crash_sig && note_child_crash(r, &rr, number)) {
@@ -1180,6 +1198,7 @@ out:
 		sampler_free(hs[k]);
 	sampler_free(hrr);
 	sampler_free(hcov);
+	sampler_free(hlate);
 	return 0;
 }
 

@@ -162,6 +162,7 @@ struct explore_result {
 	uint64_t samples;	   /* hybrid samples among the runs */
 	uint64_t rr_samples;	   /* of them, round-robin's (rr) */
 	uint64_t cov_samples;	   /* and the coverage-guided one's (cov) */
+	uint64_t late_samples;	   /* and the newest-thread scan's (late) */
 	int found_sampler;	   /* FOUND_HYBRID: its enum sampler_kind */
 	uint64_t dfs_runs;	   /* runs when a hybrid's dfs finished */
 	uint64_t profile_runs;	   /* surw: the default run it learns from */

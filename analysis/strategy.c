@@ -50,6 +50,12 @@ struct sampler {
 	int quantum, dir, turn, used;
 	uint32_t noise;
 	bool wait_block;      /* no preemption until a thread blocks */
+	/* late: where the scan starts (the step after the profile's last
+	 * thread creation) and wraps (its steps), this sample's step, its
+	 * number, and whether it has handed over */
+	uint32_t late_base, late_span, late_step;
+	uint64_t late_n;
+	bool late_done;
 	/* cov: the exploration's pairs and this run's last operations */
 	const struct coverage *cov;
 	struct cov_last last[COV_SLOTS];
@@ -62,6 +68,7 @@ static const char *const sampler_names[SAMPLER_MAX] = {
 	[SAMPLER_SURW] = "surw",
 	[SAMPLER_RR] = "rr",
 	[SAMPLER_COV] = "cov",
+	[SAMPLER_LATE] = "late",
 };
 
 
@@ -110,6 +117,13 @@ static int obj_index(const struct sampler *s, uint64_t obj)
 
 void sampler_profile(struct sampler *s, const struct event *ev, size_t n)
 {
+	s->late_base = 0;
+	s->late_span = n && ev[n - 1].step ? ev[n - 1].step : (uint32_t)n;
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].kind == OP_CLONE)
+			s->late_base = ev[i].step + 1;
+	if (s->late_base >= s->late_span)
+		s->late_base = 0;
 	s->nobj = 0;
 	memset(s->count, 0, sizeof(s->count));
 	for (size_t i = 0; i < n; i++) {
@@ -163,6 +177,14 @@ void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 	s->target = -1;
 	if (s->kind == SAMPLER_COV)
 		memset(s->last, 0, sizeof(s->last));
+	if (s->kind == SAMPLER_LATE) {
+		/* the samples' own count, not the run number: a scan */
+		uint64_t span = s->late_span ? s->late_span : est_steps;
+
+		s->late_step = (uint32_t)((s->late_base + s->late_n) % span);
+		s->late_n++;
+		s->late_done = false;
+	}
 	if (s->kind == SAMPLER_RR) {
 		s->wait_block = run % 2 == 0;
 		s->dir = run / 4 % 2 ? -1 : 1;
@@ -480,6 +502,25 @@ static int poll_pick(struct sampler *s, const struct choice *c)
 	return 1 + (int)(mix(&s->rng) % (uint64_t)(c->nalts - 1));
 }
 
+/* late: the default alternative, but once, at the sample's step or the
+ * first choice after it, the enabled thread created last (highest
+ * T-number) other than the running one. */
+static int late_pick(struct sampler *s, const struct choice *c)
+{
+	int best = -1;
+
+	if (s->late_done || c->step < s->late_step)
+		return 0;
+	for (int i = 1; i < c->nalts; i++)
+		if (c->alts[i].thread != c->current && !c->alts[i].timeout &&
+		    (best < 0 || c->alts[i].thread > c->alts[best].thread))
+			best = i;
+	if (best < 0)
+		return 0;
+	s->late_done = true;
+	return best;
+}
+
 static int sampler_pick(void *ctx, const struct choice *c)
 {
 	struct sampler *s = ctx;
@@ -497,6 +538,8 @@ static int sampler_pick(void *ctx, const struct choice *c)
 		return rr_pick(s, c);
 	case SAMPLER_COV:
 		return cov_pick(s, c);
+	case SAMPLER_LATE:
+		return late_pick(s, c);
 	default:
 		return surw_pick(s, c);
 	}

@@ -39,7 +39,18 @@
  * - cov:    coverage-guided (in the spirit of RFF, Wolff et al. 2024):
  *           pos's random priorities, but an operation that would follow
  *           the last one on its object in an order of their pair not yet
- *           seen (sampler_set_coverage) goes first. */
+ *           seen (sampler_set_coverage) goes first;
+ * - late:   one preemption, to the newest thread that can run: the default
+ *           schedule, except that at the k-th step of the k-th sample
+ *           (counted from the step after the profile's last thread
+ *           creation, then from the start) the running thread hands over
+ *           to the enabled thread created last.  The default order runs
+ *           the oldest threads first, so a thread created last meets the
+ *           others only after they have finished; this scan puts it into
+ *           every gap of the first one to run (an atomicity violation
+ *           between two critical sections among many threads: a worker
+ *           stopped between them while a reader created after all the
+ *           workers reads both). */
 enum sampler_kind {
 	SAMPLER_RANDOM,
 	SAMPLER_PCT,
@@ -47,6 +58,7 @@ enum sampler_kind {
 	SAMPLER_SURW,
 	SAMPLER_RR,
 	SAMPLER_COV,
+	SAMPLER_LATE,
 	SAMPLER_MAX
 };
 struct sampler;

@@ -5,6 +5,7 @@
  * Alone, the reader fails: test-suite mode must not split them
  * (tests/targets/share_mmap.sh).
  */
+#define _DEFAULT_SOURCE /* usleep */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>

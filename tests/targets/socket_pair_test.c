@@ -5,6 +5,7 @@
  * exits 0 on "pong", 1 when no server answers.  Alone, the client fails:
  * test-suite mode must not split them (tests/targets/share_socket.sh).
  */
+#define _DEFAULT_SOURCE /* usleep */
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
