@@ -61,7 +61,8 @@ static void usage(FILE *f)
 	      "is dfs's)\n"
 	      "      --hybrid-mix LIST the hybrid's samplers in turn (default "
 	      "surw,pos,surw,random,\n"
-	      "                        and one sample in 16 each rr and cov)\n"
+	      "                        and one sample in 16 each rr and cov;\n"
+	      "                        from run 2000 one run in 16 more: late)\n"
 	      "      --bound KIND      what -p bounds: preemption (default) or "
 	      "delay\n"
 	      "                        (delays of a round-robin scheduler; "
@@ -655,7 +656,8 @@ int cmd_run(int argc, char **argv)
 					fprintf(stderr,
 						"ptloom: --hybrid-mix takes up "
 						"to %d of random, pct, pos, "
-						"surw, rr, cov (got '%s')\n",
+						"surw, rr, cov, late (got "
+						"'%s')\n",
 						HYBRID_MIX_MAX, optarg);
 					free(list);
 					return EXIT_USAGE;
