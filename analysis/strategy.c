@@ -54,7 +54,6 @@ struct sampler {
 	 * thread creation) and wraps (its steps), this sample's step, its
 	 * number, and whether it has handed over */
 	uint32_t late_base, late_span, late_step;
-	uint64_t late_n;
 	bool late_done;
 	/* cov: the exploration's pairs and this run's last operations */
 	const struct coverage *cov;
@@ -178,11 +177,11 @@ void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 	if (s->kind == SAMPLER_COV)
 		memset(s->last, 0, sizeof(s->last));
 	if (s->kind == SAMPLER_LATE) {
-		/* the samples' own count, not the run number: a scan */
+		/* the caller numbers the scan's samples 0, 1, 2, ...: the
+		 * run's step, a pure function of (profile, run) */
 		uint64_t span = s->late_span ? s->late_span : est_steps;
 
-		s->late_step = (uint32_t)((s->late_base + s->late_n) % span);
-		s->late_n++;
+		s->late_step = (uint32_t)((s->late_base + run) % span);
 		s->late_done = false;
 	}
 	if (s->kind == SAMPLER_RR) {

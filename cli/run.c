@@ -1210,6 +1210,9 @@ minimized:
 				 er.found_preemptions == 1 ? "" : "s");
 		/* whether the minimised count is proven the fewest */
 		const char *mproof = no_time    ? ", minimum not proven"
+				     : !files[1][0] && !strncmp(mnote, "not ",
+								4)
+					     ? ", not minimised (see minimized:)"
 				     : !files[1][0] ? ""
 				     : proven	    ? ", minimal"
 						    : ", minimum not proven";

@@ -158,6 +158,16 @@ Test(minimisation, criterion_failure_minimised_by_default, .timeout = 700)
 	unsigned now = 0, found = 0;
 	const char *p = strstr(s, "(surw, ");
 
+	if (strstr(r.out, "minimized: not kept")) {
+		/* the minimised schedule did not replay exactly twice under
+		 * this machine's load: the found one is saved, and the
+		 * summary says it was not minimised (never a claim) */
+		cr_assert(strstr(s, "not minimised"), "%s", s);
+		free(s);
+		replays_exactly(&r, "P1 criterion_racy");
+		res_free(&r);
+		return;
+	}
 	cr_assert(strstr(s, ", minimal") || strstr(s, "minimum not proven"),
 		  "the summary does not say whether the minimum is proven: "
 		  "%s", s);
