@@ -205,37 +205,6 @@ static struct sproc *sproc(struct suite *su, int pidx)
 	return &su->procs[pidx];
 }
 
-/* A /proc/PID file read whole (NUL-separated lists), malloc'd. */
-static char *proc_read(pid_t pid, const char *what, size_t *len)
-{
-	char path[64];
-	size_t cap = 4096, n = 0;
-	char *buf = xrealloc(NULL, cap);
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
-		return NULL;
-	}
-	for (;;) {
-		if (n + 1 >= cap)
-			buf = xrealloc(buf, cap *= 2);
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 static char **split_nul(const char *b, size_t len)
 {
 	size_t n = 0;
@@ -361,8 +330,8 @@ static void exec_state(pid_t pid, char *buf, size_t len, uint64_t *ign,
 		       uint64_t *blk)
 {
 	size_t n = 0, at = 0;
-	char *st = proc_read(pid, "status", &n);
-	char *lim = proc_read(pid, "limits", &n);
+	char *st = tracer_proc_file(pid, "status", &n);
+	char *lim = tracer_proc_file(pid, "limits", &n);
 
 	buf[0] = 0;
 	for (char *l = st; l && *l;) {
@@ -848,12 +817,9 @@ static void nested_finish(struct suite *su, struct job *j, int st)
 		if (root) {
 			test_from_json(&u->tests[0], root);
 		} else {
-			size_t l = 0;
-			char *e = proc_read(getpid(), "cwd", &l);
 			FILE *f = fopen(errf, "re");
 			char line[512] = "";
 
-			free(e);
 			if (f) {
 				if (!fgets(line, sizeof(line), f))
 					line[0] = 0;
@@ -1108,8 +1074,8 @@ static bool runner_worker(pid_t pid, const struct sproc *pp)
 	ea[na] = eb[nb] = 0;
 	if (!same_file(ea, eb))
 		return false;
-	char *cmd = proc_read(pid, "cmdline", &la);
-	char *env = proc_read(pid, "environ", &le);
+	char *cmd = tracer_proc_file(pid, "cmdline", &la);
+	char *env = tracer_proc_file(pid, "environ", &le);
 
 	if (cmd && la && !strcmp(cmd, "boxfort-worker") && env) {
 		for (size_t i = 0; i < le && !yes; i += strlen(env + i) + 1)
@@ -1248,8 +1214,8 @@ static void split_runner(struct suite *su, int rpidx, int wpidx)
 	if (r->runner_split)
 		return;
 	r->runner_split = true;
-	char *cmd = proc_read(r->pid, "cmdline", &la);
-	char *env = proc_read(r->pid, "environ", &le);
+	char *cmd = tracer_proc_file(r->pid, "cmdline", &la);
+	char *env = tracer_proc_file(r->pid, "environ", &le);
 
 	snprintf(path, sizeof(path), "/proc/%d/cwd", r->pid);
 	n = readlink(path, cwd, sizeof(cwd) - 1);
@@ -1260,7 +1226,7 @@ static void split_runner(struct suite *su, int rpidx, int wpidx)
 	char **argv = cmd && la ? split_nul(cmd, la) : NULL;
 	char **envp = env ? split_nul(env, le) : NULL;
 	size_t lm = 0;
-	char *maps = proc_read(r->pid, "maps", &lm);
+	char *maps = tracer_proc_file(r->pid, "maps", &lm);
 	/* `--list` is Criterion's: another program run with it natively
 	 * might run its tests */
 	bool criterion = maps && strstr(maps, "/libcriterion");
@@ -1426,8 +1392,8 @@ static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid, int thread)
 		split_runner(su, p->parent, pidx);
 		return false;
 	}
-	char *cmd = proc_read(pid, "cmdline", &la);
-	char *env = proc_read(pid, "environ", &le);
+	char *cmd = tracer_proc_file(pid, "cmdline", &la);
+	char *env = tracer_proc_file(pid, "environ", &le);
 	char *cwd = NULL, link[PATH_MAX];
 	char path[64];
 	ssize_t n;

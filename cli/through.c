@@ -139,43 +139,6 @@ static bool in_scope(struct through *t, int pidx, int scope)
 	return scope < 0;
 }
 
-static char *read_all(pid_t pid, const char *what, size_t *len)
-{
-	char path[64];
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || !buf) {
-		if (fd >= 0)
-			close(fd);
-		free(buf);
-		return NULL;
-	}
-	for (;;) {
-		if (n + 1 >= cap) {
-			char *b = realloc(buf, cap *= 2);
-
-			if (!b)
-				break;
-			buf = b;
-		}
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 static bool same_file(const char *a, const char *b)
 {
 	struct stat x, y;
@@ -188,7 +151,7 @@ static bool same_file(const char *a, const char *b)
 static bool runs_recorded(pid_t pid, const struct schedule *sch)
 {
 	size_t len = 0;
-	char *cmd = read_all(pid, "cmdline", &len);
+	char *cmd = tracer_proc_file(pid, "cmdline", &len);
 	char path[64], cwd[PATH_MAX], exe[PATH_MAX], rec0[2 * PATH_MAX];
 	bool match = cmd != NULL && sch->argc > 0;
 	size_t at = 0;

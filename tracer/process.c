@@ -911,8 +911,7 @@ static void hide_vdso(struct session *s, struct thread *t)
 		}
 }
 
-/* /proc/PID/NAME whole, malloc'd, NUL-terminated; NULL if unreadable */
-static char *proc_file(pid_t pid, const char *name, size_t *len)
+char *tracer_proc_file(pid_t pid, const char *name, size_t *len)
 {
 	char path[64];
 	size_t cap = 4096, n = 0;
@@ -985,7 +984,7 @@ static char *exec_context(pid_t pid)
 	char path[64], link[PATH_MAX], *out = NULL;
 	size_t olen = 0;
 	FILE *f = open_memstream(&out, &olen);
-	char *st = proc_file(pid, "status", NULL);
+	char *st = tracer_proc_file(pid, "status", NULL);
 	ssize_t n;
 
 	if (!f) {
@@ -1060,8 +1059,8 @@ static void note_root_exec(struct session *s, struct process *p)
 	n = readlink(name, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;
 	s->root_exe = n > 0 ? strdup(exe) : NULL;
-	s->root_cmd = proc_file(p->pid, "cmdline", &s->root_cmd_len);
-	s->root_env = proc_file(p->pid, "environ", &s->root_env_len);
+	s->root_cmd = tracer_proc_file(p->pid, "cmdline", &s->root_cmd_len);
+	s->root_env = tracer_proc_file(p->pid, "environ", &s->root_env_len);
 	s->root_why[0] = 0;
 	if (s->root_execs == 1) {
 		free(s->root_ctx);

@@ -285,6 +285,10 @@ struct proc_watch {
  * connection. */
 long fdext_socket_peer(pid_t pid, int fd);
 
+/* /proc/PID/NAME read whole, malloc'd and NUL-terminated (its length
+ * into *len when len is not NULL); NULL if unreadable (tracer/process.c) */
+char *tracer_proc_file(pid_t pid, const char *name, size_t *len);
+
 struct session_config {
 	char *const *argv;	/* argv[0] is the resolved program path */
 	char *const *envp;	/* the environment given to the program */

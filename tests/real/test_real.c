@@ -1317,6 +1317,27 @@ Test(real, changed_library_is_named_on_replay)
 
 static bool have(const char *tool);
 
+/* r, a run of bin: it failed with "exit status 1", and the replay command
+ * it printed fails again, exactly.  Frees r. */
+static void fails_and_replays_exactly(struct res *r, const char *bin)
+{
+	const char *rp = strstr(r->out ? r->out : "", "replay: ptloom replay ");
+	char file[PATH_MAX];
+
+	cr_assert_eq(r->code, 1, "`%s` exit %d:\n%s%s", r->cmd, r->code,
+		     r->out, r->err);
+	cr_assert(strstr(summary(r), "exit status 1"), "%s", summary(r));
+	cr_assert_not_null(rp, "%s", r->out);
+	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
+	struct res p = ptl("replay", file, "--", bin, NULL);
+
+	cr_expect_eq(p.code, 1, "`%s` exit %d:\n%s%s", p.cmd, p.code, p.out,
+		     p.err);
+	cr_expect(strstr(p.out, "replay exact"), "`%s`:\n%s", p.cmd, p.out);
+	res_free(&p);
+	res_free(r);
+}
+
 /* tests/real/NAME.go built into the test's directory with `go`, its path
  * (static, so that it outlives in_tmp's rotation) */
 static const char *go_build(const char *name)
@@ -1402,21 +1423,8 @@ Test(real, go_lost_update_found)
 	char *prog[] = { (char *)go_build("go_lost_update"), NULL };
 	struct res r = ptl("run", "-s", "random", "-n", "40", "--seed", SEED,
 			   "-o", in_tmp("lu_out"), "--", prog[0], NULL);
-	const char *rp = strstr(r.out ? r.out : "", "replay: ptloom replay ");
-	char file[PATH_MAX];
 
-	cr_assert_eq(r.code, 1, "`%s` exit %d:\n%s%s", r.cmd, r.code, r.out,
-		     r.err);
-	cr_assert(strstr(summary(&r), "exit status 1"), "%s", summary(&r));
-	cr_assert_not_null(rp, "%s", r.out);
-	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
-	struct res p = ptl("replay", file, "--", prog[0], NULL);
-
-	cr_expect_eq(p.code, 1, "`%s` exit %d:\n%s%s", p.cmd, p.code, p.out,
-		     p.err);
-	cr_expect(strstr(p.out, "replay exact"), "`%s`:\n%s", p.cmd, p.out);
-	res_free(&r);
-	res_free(&p);
+	fails_and_replays_exactly(&r, prog[0]);
 }
 
 /* Go's netpoller (epoll, edge-triggered) with a server and two clients on
@@ -1434,21 +1442,9 @@ Test(real, go_netpoller_lost_update_found)
 	snprintf(bin, sizeof(bin), "%s", go_build("go_tcp_lost_update"));
 	struct res r = ptl("run", "--points", "sync", "--no-minimize", "--seed",
 			   SEED, "-o", in_tmp("gtl_out"), "--", bin, NULL);
-	const char *rp = strstr(r.out ? r.out : "", "replay: ptloom replay ");
-	char file[PATH_MAX];
 
-	cr_assert_eq(r.code, 1, "`%s` exit %d:\n%s%s", r.cmd, r.code, r.out,
-		     r.err);
-	cr_assert(strstr(r.out, "count 1"), "%s", r.out);
-	cr_assert_not_null(rp, "%s", r.out);
-	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
-	struct res p = ptl("replay", file, "--", bin, NULL);
-
-	cr_expect_eq(p.code, 1, "`%s` exit %d:\n%s%s", p.cmd, p.code, p.out,
-		     p.err);
-	cr_expect(strstr(p.out, "replay exact"), "`%s`:\n%s", p.cmd, p.out);
-	res_free(&p);
-	res_free(&r);
+	cr_assert(strstr(r.out ? r.out : "", "count 1"), "%s", r.out);
+	fails_and_replays_exactly(&r, bin);
 	r = ptl("run", "--points", "sync", "--max-time", "20", "--seed", SEED,
 		"--", bin, "fixed", NULL);
 	cr_expect(r.code == 0 || r.code == 3, "`%s` exit %d:\n%s%s", r.cmd,
@@ -1506,21 +1502,8 @@ Test(real, rust_lost_update_found)
 	char *prog[] = { (char *)rust_build("rust_lost_update"), NULL };
 	struct res r = ptl("run", "--seed", SEED, "-o", in_tmp("rs_out"), "--",
 			   prog[0], NULL);
-	const char *rp = strstr(r.out ? r.out : "", "replay: ptloom replay ");
-	char file[PATH_MAX];
 
-	cr_assert_eq(r.code, 1, "`%s` exit %d:\n%s%s", r.cmd, r.code, r.out,
-		     r.err);
-	cr_assert(strstr(summary(&r), "exit status 1"), "%s", summary(&r));
-	cr_assert_not_null(rp, "%s", r.out);
-	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
-	struct res p = ptl("replay", file, "--", prog[0], NULL);
-
-	cr_expect_eq(p.code, 1, "`%s` exit %d:\n%s%s", p.cmd, p.code, p.out,
-		     p.err);
-	cr_expect(strstr(p.out, "replay exact"), "`%s`:\n%s", p.cmd, p.out);
-	res_free(&p);
-	res_free(&r);
+	fails_and_replays_exactly(&r, prog[0]);
 }
 
 static bool have(const char *tool)
