@@ -205,6 +205,15 @@ struct replay_setup {
 	bool through;
 };
 
+/* A replay's exit code as its report's verdict. */
+static const char *replay_verdict(int code)
+{
+	return code == EXIT_FAIL	   ? "fail"
+	       : code == EXIT_DIVERGED	   ? "diverged"
+	       : code == EXIT_INCOMPLETE ? "incomplete"
+					   : "pass";
+}
+
 static bool same_path(const char *a, const char *b)
 {
 	struct stat x, y;
@@ -841,10 +850,7 @@ static int replay_through(struct replay_setup *rs)
 		char signame[32];
 		struct report rep = {
 			.command = "replay",
-			.verdict = code == EXIT_FAIL	   ? "fail"
-				   : code == EXIT_DIVERGED ? "diverged"
-				   : code == EXIT_INCOMPLETE ? "incomplete"
-							   : "pass",
+			.verdict = replay_verdict(code),
 			.strategy = "replay",
 			.runs = 1,
 			.complete = true,
@@ -1022,10 +1028,7 @@ int cmd_replay(int argc, char **argv)
 	if (rs.co.report || github_enabled()) {
 		struct report rep = {
 			.command = "replay",
-			.verdict = code == EXIT_FAIL	   ? "fail"
-				   : code == EXIT_DIVERGED ? "diverged"
-				   : code == EXIT_INCOMPLETE ? "incomplete"
-							   : "pass",
+			.verdict = replay_verdict(code),
 			.strategy = "replay",
 			.runs = 1,
 			.complete = true,
