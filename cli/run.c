@@ -93,6 +93,11 @@ static void usage(FILE *f)
 	      "      --free-children   let child processes run unscheduled "
 	      "(today's\n"
 	      "                        behaviour; the verdict says so)\n"
+	      "      --no-fast-path    answer the program's clock reads at "
+	      "ptrace stops\n"
+	      "                        instead of in the program (the same "
+	      "runs, slower;\n"
+	      "                        also PTLOOM_NO_FAST_PATH=1)\n"
 	      "      --fail-on-child-crash  a process of the program that "
 	      "dies of SIGSEGV,\n"
 	      "                        SIGBUS, SIGILL, SIGFPE, SIGABRT or a "
@@ -167,6 +172,7 @@ static const struct option long_opts[] = {
 	{ "keep-env", no_argument, 0, 'K' },
 	{ "free-children", no_argument, 0, 'W' },
 	{ "fail-on-child-crash", no_argument, 0, CHILD_CRASH_OPT },
+	{ "no-fast-path", no_argument, 0, NO_FAST_PATH_OPT },
 	{ "clock-start", required_argument, 0, CLOCK_START_OPT },
 	{ "output", no_argument, 0, 'O' },
 	{ "min-coverage", required_argument, 0, 'v' + 256 },

@@ -101,7 +101,7 @@ static bool must_run(struct process *p, uint64_t pc, const uint8_t *code)
 
 	if (b && b->observe)
 		return false; /* stepped with its original byte */
-	if (b || code[0] == 0xcc)
+	if (b || code[0] == 0xcc || agent_code(p, pc))
 		return true;
 	if (code[0] == 0x0f && (code[1] == 0x05 || code[1] == 0x31 ||
 				(code[1] == 0x01 && code[2] == 0xf9) ||
@@ -798,7 +798,7 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 			break; /* another point */
 		if (b)
 			memcpy(code, b->orig, sizeof(code));
-		else if (code[0] == 0xcc)
+		else if (code[0] == 0xcc || agent_code(t->p, t->regs.rip))
 			break;
 		if ((code[0] == 0x0f &&
 		     (code[1] == 0x05 || code[1] == 0x31 || code[1] == 0x34 ||
