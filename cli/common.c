@@ -306,7 +306,7 @@ static void leak_check_off(struct program *p)
 		if (strstr(v, "detect_leaks"))
 			return;
 		if (asprintf(&kv, "%s%s%s", p->envp[i], *v ? ":" : "",
-			     PTLOOM_LSAN + n) < 0)
+			     &PTLOOM_LSAN[n]) < 0)
 			return;
 		free(p->envp[i]);
 		p->envp[i] = kv;
