@@ -371,8 +371,9 @@ static uint64_t map_page(struct session *s, struct thread *t, uint64_t gadget,
 
 	if (remote(t, &base, gadget, SYS_mmap, a_mmap, &m, &sig) ||
 	    (uint64_t)m != at)
-		snprintf(note, len, "no room for ptloom's page at %#llx",
-			 (unsigned long long)at);
+		snprintf(note, len, "it cannot map ptloom's page at %#llx: %s",
+			 (unsigned long long)at,
+			 m < 0 && m > -4096 ? strerror((int)-m) : "elsewhere");
 	else
 		r = at;
 	uint64_t a_close[6] = { (uint64_t)fd, 0, 0, 0, 0, 0 };

@@ -12,6 +12,7 @@ struct sampled {
 	int code;
 	char digest[40];  /* "trace digest ... over N runs" */
 	char *out;	  /* stdout */
+	char *err;	  /* stderr */
 	double clock;	  /* clock stops a run */
 	double in_prog;	  /* clock reads answered in the program a run */
 };
@@ -34,8 +35,9 @@ static double per_run(const char *err, const char *kind)
 }
 
 /* `ptloom run <opts> -- program`, with the agent or without it */
-static struct sampled sample(const char *program, const char *const *opts,
-			     bool fast, const char *arg)
+static struct sampled sample_argv(const char *program,
+				  const char *const *opts, bool fast,
+				  const char *const *args)
 {
 	char *argv[MAXARGS];
 	int n = 0;
@@ -46,8 +48,8 @@ static struct sampled sample(const char *program, const char *const *opts,
 		argv[n++] = (char *)opts[i];
 	argv[n++] = "--";
 	argv[n++] = (char *)program;
-	if (arg)
-		argv[n++] = (char *)arg;
+	for (int i = 0; args && args[i] && n < MAXARGS - 1; i++)
+		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
 	setenv("PTLOOM_STATS", "1", 1);
 	struct res r = run_argv(argv, fast ? "PTLOOM_NO_FAST_PATH=0"
@@ -63,8 +65,17 @@ static struct sampled sample(const char *program, const char *const *opts,
 	s.clock = per_run(r.err, "clock");
 	s.in_prog = per_run(r.err, "clock-in-program(no stop)");
 	s.out = strdup(r.out);
+	s.err = strdup(r.err);
 	res_free(&r);
 	return s;
+}
+
+static struct sampled sample(const char *program, const char *const *opts,
+			     bool fast, const char *arg)
+{
+	const char *args[] = { arg, NULL };
+
+	return sample_argv(program, opts, fast, args);
 }
 
 /* The same exploration with the agent and without it: the same exit
@@ -88,6 +99,7 @@ static void same_runs(const char *program, const char *const *opts,
 static void sampled_free(struct sampled *s)
 {
 	free(s->out);
+	free(s->err);
 }
 
 static const char *const RANDOM20[] = { "-s", "random", "-n", "20",
@@ -117,7 +129,8 @@ Test(fast_path, same_runs_on_the_examples)
 Test(fast_path, same_runs_on_clocks_timers_processes_and_the_bug_corpus)
 {
 	static const char *const names[] = {
-		"clock_reads", "alarm_between_stores", "sleep_assume",
+		"clock_reads", "clock_reads_static", "alarm_between_stores",
+		"sleep_assume",
 		"timedlock_abort", "clock_after_merge", "clock_after_merge_fixed",
 		"fork_exec", "fork_race", "sigchld_wait", "thread_ids",
 		"determinism", "plain_inc_O2", "wsq_O2", "twostage_O0",
@@ -208,5 +221,49 @@ Test(fast_path, schedules_replay_exactly_across_the_switch)
 		assert_contains(p.out, "replay exact", p.cmd);
 		res_free(&p);
 		res_free(&r);
+	}
+}
+
+/* A process the page cannot be mapped into falls back to stops, with a
+ * one-line note and the same runs: a seccomp filter of the program's own
+ * that refuses shared mappings, and a stack without a limit (no room
+ * known to stay free above the mmap base). */
+Test(fast_path, no_page_falls_back_to_stops_with_a_note)
+{
+	static const char *const opts[] = { "-s", "random", "-n", "5", "--seed",
+					    "5", "--clock-start", "1767225600",
+					    "--output", NULL };
+	char unlimited[2 * PATH_MAX];
+	const char *why[2] = { "it cannot map ptloom's page",
+			       "no room for ptloom's page" };
+
+	snprintf(unlimited, sizeof(unlimited), "ulimit -s unlimited && exec %s",
+		 target("clock_reads"));
+	const char *sandboxed[] = { target("no_shared_maps"),
+				    target("clock_reads"), NULL };
+	const char *shell[] = { "/bin/sh", "-c", unlimited, NULL };
+	const char *const *cmds[2] = { sandboxed, shell };
+
+	for (int i = 0; i < 2; i++) {
+		struct sampled on = sample_argv(cmds[i][0], opts, true,
+						cmds[i] + 1);
+		struct sampled off = sample_argv(cmds[i][0], opts, false,
+						 cmds[i] + 1);
+
+		cr_expect_eq(on.code, 0, "exit %d:\n%s", on.code, on.err);
+		cr_expect_eq(on.code, off.code, "exit %d with the agent, %d "
+			     "without", on.code, off.code);
+		cr_expect_str_eq(on.digest, off.digest, "other runs");
+		cr_expect_str_eq(on.out, off.out, "other output");
+		cr_expect(on.clock >= 400, "%.1f clock stops a run: the reads "
+			  "were not stops", on.clock);
+		assert_contains(on.err, "ptloom: note: a process ran without "
+				"the in-process agent (", "stderr");
+		assert_contains(on.err, why[i], "stderr");
+		cr_expect(!strstr(off.err, "ptloom: note: a process ran "
+				  "without"), "a note without the agent:\n%s",
+			  off.err);
+		sampled_free(&on);
+		sampled_free(&off);
 	}
 }
