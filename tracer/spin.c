@@ -512,7 +512,9 @@ static uint64_t state_hash(struct session *s)
 			continue;
 		n = proc_maps(p->pid, maps, MAX_MAPS, NULL);
 		for (int i = 0; i < n; i++) {
-			if (!maps[i].writable)
+			/* the agent's page holds the clock, which advances
+			 * every step: no part of the program's state */
+			if (!maps[i].writable || agent_page_at(p, maps[i].lo))
 				continue;
 			total += maps[i].hi - maps[i].lo;
 			if (total > STATE_MEM_MAX)
