@@ -332,15 +332,22 @@ Test(suite_mode, pytest_subprocess_programs)
 			  "installs python3-pytest): skipped", PYTHON3);
 		cr_skip_test("pytest is not installed");
 	}
-	char env[PATH_MAX + 32];
+	char env[PATH_MAX + 32], rootdir[PATH_MAX + 16];
 
 	snprintf(env, sizeof(env), "PTLOOM_TARGETS=%s",
 		 env_or("PTLOOM_TARGETS", "build/tests"));
+	/* test ids relative to the script's directory wherever the clone
+	 * is (pytest's rootdir is otherwise the common ancestor of the
+	 * current directory and the script: /tmp for a clone in /tmp) */
+	snprintf(rootdir, sizeof(rootdir), "--rootdir=%s",
+		 script("test_programs.py"));
+	*strrchr(rootdir, '/') = 0;
 	struct res r = PTL("run", "--per-test", "--seed", SEED, "--timeout",
 			   "60", "-o", in_tmp("out"), "--report",
 			   in_tmp("r.xml"), "--report-format", "junit", "-e",
 			   env, "--", PYTHON3, "-m", "pytest", "-q", "-p",
-			   "no:cacheprovider", script("test_programs.py"));
+			   "no:cacheprovider", rootdir,
+			   script("test_programs.py"));
 
 	assert_exit(r, 1);
 	assert_contains(summary(&r), "ptloom: FAIL 1 of 3 tests failed "
