@@ -102,7 +102,7 @@ static void sampled_free(struct sampled *s)
 	free(s->err);
 }
 
-static const char *const RANDOM20[] = { "-s", "random", "-n", "20",
+static const char *const RANDOM8[] = { "-s", "random", "-n", "8",
 					"--seed", "5", "--clock-start",
 					"1767225600", "--no-minimize", NULL };
 
@@ -118,7 +118,7 @@ Test(fast_path, same_runs_on_the_examples)
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		struct sampled on, off;
 
-		same_runs(example(names[i]), RANDOM20, NULL, &on, &off);
+		same_runs(example(names[i]), RANDOM8, NULL, &on, &off);
 		sampled_free(&on);
 		sampled_free(&off);
 	}
@@ -140,7 +140,7 @@ Test(fast_path, same_runs_on_clocks_timers_processes_and_the_bug_corpus)
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		struct sampled on, off;
 
-		same_runs(target(names[i]), RANDOM20, NULL, &on, &off);
+		same_runs(target(names[i]), RANDOM8, NULL, &on, &off);
 		sampled_free(&on);
 		sampled_free(&off);
 	}
@@ -150,7 +150,7 @@ Test(fast_path, same_runs_on_clocks_timers_processes_and_the_bug_corpus)
  * discovery) makes the same runs too. */
 Test(fast_path, same_runs_in_the_systematic_search)
 {
-	static const char *const opts[] = { "-n", "300", "--seed", "5",
+	static const char *const opts[] = { "-n", "120", "--seed", "5",
 					     "--clock-start", "1767225600",
 					     "--no-minimize", NULL };
 	static const char *const names[] = { "clock_reads", "sleep_assume" };
