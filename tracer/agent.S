@@ -30,6 +30,17 @@
 	.set REALTIME, 16
 	.set READS, 24
 
+/* one read: the clock advances by a quantum (as a stop would advance it),
+ * its new value into rax; r11 keeps the page's address */
+	.macro tick
+	movq	data(%rip), %r11
+	movq	QUANTUM(%r11), %rcx
+	movq	%rcx, %rax
+	lock xaddq %rax, NOW(%r11)
+	addq	%rcx, %rax
+	lock incq READS(%r11)
+	.endm
+
 ptloom_agent_start:
 data:	.quad 0		/* the shared page's address in the process */
 on:	.quad 0		/* answer here (1) or make the syscall (0) */
@@ -40,12 +51,7 @@ ptloom_agent_clock_gettime:
 	ja	8f
 	cmpq	$0, on(%rip)
 	je	8f
-	movq	data(%rip), %r11
-	movq	QUANTUM(%r11), %rcx
-	movq	%rcx, %rax
-	lock xaddq %rax, NOW(%r11)
-	addq	%rcx, %rax		/* now after this read */
-	lock incq READS(%r11)
+	tick
 	cmpl	$0, %edi		/* CLOCK_REALTIME */
 	je	1f
 	cmpl	$5, %edi		/* CLOCK_REALTIME_COARSE */
@@ -72,12 +78,7 @@ ptloom_agent_clock_gettime:
 ptloom_agent_gettimeofday:
 	cmpq	$0, on(%rip)
 	je	8f
-	movq	data(%rip), %r11
-	movq	QUANTUM(%r11), %rcx
-	movq	%rcx, %rax
-	lock xaddq %rax, NOW(%r11)
-	addq	%rcx, %rax
-	lock incq READS(%r11)
+	tick
 	addq	REALTIME(%r11), %rax
 	testq	%rdi, %rdi
 	jz	1f
@@ -103,12 +104,7 @@ ptloom_agent_gettimeofday:
 ptloom_agent_time:
 	cmpq	$0, on(%rip)
 	je	8f
-	movq	data(%rip), %r11
-	movq	QUANTUM(%r11), %rcx
-	movq	%rcx, %rax
-	lock xaddq %rax, NOW(%r11)
-	addq	%rcx, %rax
-	lock incq READS(%r11)
+	tick
 	addq	REALTIME(%r11), %rax
 	xorl	%edx, %edx
 	movl	$1000000000, %ecx
