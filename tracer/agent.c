@@ -418,8 +418,9 @@ bool agent_install(struct session *s, struct thread *t)
 	free(b);
 	uint64_t code = lo + plan.host + BLOB_AT;
 	uint64_t page = 0;
+	char note[sizeof(s->ag_note)] = "";
 
-	if (!s->cfg->no_fast_path && !s->ag_note[0]) {
+	if (!s->cfg->no_fast_path) {
 		/* above the mmap base, where no mmap(NULL) of the program
 		 * goes (its layout stays what it is without the page), and
 		 * below where the stack may grow */
@@ -427,20 +428,24 @@ bool agent_install(struct session *s, struct thread *t)
 		struct rlimit rl;
 
 		if (!agent_page())
-			snprintf(s->ag_note, sizeof(s->ag_note),
-				 "ptloom's shared page: %s", strerror(errno));
+			snprintf(note, sizeof(note), "ptloom's shared page: %s",
+				 strerror(errno));
 		else if (prlimit(p->pid, RLIMIT_STACK, NULL, &rl) ||
 			 rl.rlim_cur == RLIM_INFINITY || !stack_hi ||
 			 at + PAGE + rl.rlim_cur + (2ul << 20) > stack_hi)
-			snprintf(s->ag_note, sizeof(s->ag_note),
+			snprintf(note, sizeof(note),
 				 "no room for ptloom's page below the stack");
 		else {
 			static const uint8_t gadget[3] = { 0x0f, 0x05, 0xcc };
 
 			if (!mem_write(p, code, gadget, sizeof(gadget)))
-				page = map_page(s, t, code, at, s->ag_note,
-						sizeof(s->ag_note));
+				page = map_page(s, t, code, at, note,
+						sizeof(note));
 		}
+		/* the run's first such note, each process tries anew */
+		if (!page && note[0] && !s->ag_note[0])
+			snprintf(s->ag_note, sizeof(s->ag_note), "P%d %s: %s",
+				 p->idx, p->comm, note);
 	}
 	/* the code (with its two words), then a jump at each entry */
 	uint8_t *c = malloc(blob);
