@@ -134,4 +134,57 @@ ptloom_agent_enosys:
 	ret
 ptloom_agent_end:
 
+/*
+ * The page's mapping, run once in the process at its exec stop from where
+ * the agent's code goes (which then overwrites it): open ptloom's memfd
+ * through /proc, map it shared at `at`, close it, and stop at the int3
+ * with the descriptor in r12 and mmap's result in r13.  The sixth
+ * argument of openat, munmap and close is the launcher's key, which lets
+ * them past ptloom's seccomp filter without a stop (tracer/spawn.c).
+ */
+	.globl ptloom_boot_start
+	.globl ptloom_boot_code
+	.globl ptloom_boot_end
+	.balign 16
+ptloom_boot_start:
+boot_key:	.quad 0
+boot_at:	.quad 0
+boot_path:	.fill 64, 1, 0
+ptloom_boot_code:
+	movq	$-1, %r13
+	movl	$257, %eax		/* openat(AT_FDCWD, path, O_RDWR|O_CLOEXEC) */
+	movq	$-100, %rdi
+	leaq	boot_path(%rip), %rsi
+	movl	$0x80002, %edx
+	xorl	%r10d, %r10d
+	movq	boot_key(%rip), %r9
+	syscall
+	movq	%rax, %r12
+	testq	%rax, %rax
+	js	3f
+	movl	$9, %eax		/* mmap(at, 4096, RW, SHARED|FIXED_NOREPLACE, fd, 0) */
+	movq	boot_at(%rip), %rdi
+	movl	$4096, %esi
+	movl	$3, %edx
+	movl	$0x100001, %r10d
+	movq	%r12, %r8
+	xorl	%r9d, %r9d
+	syscall
+	movq	%rax, %r13
+	cmpq	boot_at(%rip), %rax
+	je	2f
+	cmpq	$-4096, %rax
+	jae	2f			/* an error */
+	movl	$11, %eax		/* elsewhere (a kernel without NOREPLACE) */
+	movq	%r13, %rdi
+	movl	$4096, %esi
+	movq	boot_key(%rip), %r9
+	syscall
+2:	movl	$3, %eax		/* close(fd) */
+	movq	%r12, %rdi
+	movq	boot_key(%rip), %r9
+	syscall
+3:	int3
+ptloom_boot_end:
+
 	.section .note.GNU-stack, "", @progbits

@@ -47,6 +47,8 @@
 #include <unistd.h>
 #include "session_int.h"
 
+extern const uint8_t ptloom_boot_start[], ptloom_boot_code[],
+	ptloom_boot_end[];
 extern const uint8_t ptloom_agent_start[], ptloom_agent_end[],
 	ptloom_agent_clock_gettime[], ptloom_agent_gettimeofday[],
 	ptloom_agent_time[], ptloom_agent_clock_getres[],
@@ -155,8 +157,12 @@ static int kind_of(const char *name)
 /* Parse the vDSO image b (len bytes) into plan; false: not patchable. */
 static bool make_plan(const uint8_t *b, size_t len)
 {
-	size_t blob = (size_t)(ptloom_agent_end - ptloom_agent_start);
+	size_t blob = (size_t)(ptloom_agent_end - ptloom_agent_start),
+	       boot = (size_t)(ptloom_boot_end - ptloom_boot_start);
 	uint8_t *copy = malloc(len);
+
+	if (boot > blob)
+		blob = boot; /* both go where the code goes */
 	bool ok = false;
 
 	free(plan.bytes);
@@ -284,27 +290,20 @@ static bool find_vdso(pid_t pid, uint64_t *lo, uint64_t *hi, uint64_t *top,
 }
 
 /*
- * Run one syscall in t, stopped at its exec with registers base: at the
- * gadget ("syscall; int3") written into its vDSO.  A seccomp stop on the
- * way lets it run; a signal that arrives meanwhile is kept in *sig to be
- * sent again.  Returns 0 with the result in *ret, or -1.
+ * Run agent.S's boot code in t, stopped at its exec, from `at` (where it
+ * was written into the vDSO) to its int3: a seccomp stop on the way lets
+ * its syscall run; a signal that arrives meanwhile is kept in *sig to be
+ * sent again.  The registers it ends with into *r; 0, or -1 if it stopped
+ * elsewhere or died.
  */
-static int remote(struct thread *t, const struct user_regs_struct *base,
-		  uint64_t gadget, long nr, const uint64_t a[6], long *ret,
-		  int *sig)
+static int run_boot(struct thread *t, const struct user_regs_struct *base,
+		    uint64_t at, struct user_regs_struct *r, int *sig)
 {
-	struct user_regs_struct r = *base;
+	uint64_t end = at + (uint64_t)(ptloom_boot_end - ptloom_boot_start);
 
-	r.rip = nr < 0 ? gadget + 2 : gadget; /* nr < 0: the int3 alone */
-	r.rax = (uint64_t)nr;
-	r.orig_rax = (uint64_t)-1;
-	r.rdi = a[0];
-	r.rsi = a[1];
-	r.rdx = a[2];
-	r.r10 = a[3];
-	r.r8 = a[4];
-	r.r9 = a[5];
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r))
+	*r = *base;
+	r->rip = at + (uint64_t)(ptloom_boot_code - ptloom_boot_start);
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, r))
 		return -1;
 	for (int i = 0; i < 64; i++) {
 		int st;
@@ -318,73 +317,57 @@ static int remote(struct thread *t, const struct user_regs_struct *base,
 			return -1;
 		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_SECCOMP << 8)))
 			continue;
-		if (WSTOPSIG(st) == SIGTRAP && !(st >> 16)) {
-			if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) ||
-			    r.rip != gadget + 3)
-				return -1;
-			*ret = (long)r.rax;
-			return 0;
-		}
+		if (WSTOPSIG(st) == SIGTRAP && !(st >> 16))
+			return ptrace(PTRACE_GETREGS, t->tid, 0, r) ||
+					       r->rip != end
+				       ? -1
+				       : 0;
 		if (!(st >> 16) && WSTOPSIG(st) != SIGSTOP)
 			*sig = WSTOPSIG(st);
 	}
 	return -1;
 }
 
-/* Map the shared page into t's process at `at`: its address, 0 if it
- * could not (why into note). */
-static uint64_t map_page(struct session *s, struct thread *t, uint64_t gadget,
+/* Map the shared page into t's process at `at`, running the boot code
+ * written at `code`: at, or 0 if it could not (why into note). */
+static uint64_t map_page(struct session *s, struct thread *t, uint64_t code,
 			 uint64_t at, char *note, size_t len)
 {
-	struct user_regs_struct base = t->regs;
-	char path[64];
-	long fd = -1, m = -1, ignore;
+	size_t n = (size_t)(ptloom_boot_end - ptloom_boot_start);
+	struct user_regs_struct base = t->regs, r;
+	uint8_t *b = malloc(n);
+	uint64_t key = spawn_key(), ok = 0;
 	int sig = 0;
-	uint64_t r = 0;
-	uint64_t none[6] = { 0 };
 
 	(void)s;
-	/* out of the execve first: the kernel writes its result into rax
-	 * on the way out, over the next syscall's number */
-	base.rax = 0;
-	base.orig_rax = (uint64_t)-1;
-	if (remote(t, &base, gadget, -1, none, &ignore, &sig)) {
-		snprintf(note, len, "it stopped elsewhere");
-		goto out;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), g_fd);
-	if (mem_write(t->p, gadget + 8, path, strlen(path) + 1)) {
+	if (!b)
+		return 0;
+	memcpy(b, ptloom_boot_start, n);
+	memcpy(b, &key, 8);
+	memcpy(b + 8, &at, 8);
+	snprintf((char *)b + 16, 64, "/proc/%d/fd/%d", (int)getpid(), g_fd);
+	if (mem_write(t->p, code, b, n)) {
 		snprintf(note, len, "its vDSO cannot be written");
+		free(b);
 		return 0;
 	}
-	uint64_t a_open[6] = { (uint64_t)AT_FDCWD, gadget + 8,
-			       O_RDWR | O_CLOEXEC, 0, 0, 0 };
-
-	if (remote(t, &base, gadget, SYS_openat, a_open, &fd, &sig) || fd < 0) {
-		snprintf(note, len, "it cannot open ptloom's page (%s)",
-			 fd < 0 && fd > -4096 ? strerror((int)-fd) : "stopped");
-		goto out;
-	}
-	uint64_t a_mmap[6] = { at, PAGE, PROT_READ | PROT_WRITE,
-			       MAP_SHARED | MAP_FIXED_NOREPLACE, (uint64_t)fd,
-			       0 };
-
-	if (remote(t, &base, gadget, SYS_mmap, a_mmap, &m, &sig) ||
-	    (uint64_t)m != at)
+	free(b);
+	/* the kernel writes execve's result into rax on the way out: the
+	 * code sets every register it uses itself */
+	base.rax = 0;
+	base.orig_rax = (uint64_t)-1;
+	if (run_boot(t, &base, code, &r, &sig))
+		snprintf(note, len, "it stopped elsewhere");
+	else if ((int64_t)r.r12 < 0)
+		snprintf(note, len, "it cannot open ptloom's page: %s",
+			 strerror((int)-(int64_t)r.r12));
+	else if (r.r13 != at)
 		snprintf(note, len, "it cannot map ptloom's page at %#llx: %s",
 			 (unsigned long long)at,
-			 m < 0 && m > -4096 ? strerror((int)-m) : "elsewhere");
+			 r.r13 >= (uint64_t)-4096 ? strerror((int)-(int64_t)r.r13)
+						  : "elsewhere");
 	else
-		r = at;
-	uint64_t a_close[6] = { (uint64_t)fd, 0, 0, 0, 0, 0 };
-
-	remote(t, &base, gadget, SYS_close, a_close, &ignore, &sig);
-	if (!r && m > 0 && m < -4096l) {
-		uint64_t a_unmap[6] = { (uint64_t)m, PAGE, 0, 0, 0, 0 };
-
-		remote(t, &base, gadget, SYS_munmap, a_unmap, &ignore, &sig);
-	}
-out:
+		ok = at;
 	/* where the exec left it, its result in rax */
 	ptrace(PTRACE_SETREGS, t->tid, 0, &base);
 	t->regs = base;
@@ -392,7 +375,7 @@ out:
 	t->regs_dirty = false;
 	if (sig)
 		syscall(SYS_tgkill, t->p->pid, t->tid, sig);
-	return r;
+	return ok;
 }
 
 bool agent_install(struct session *s, struct thread *t)
@@ -435,41 +418,41 @@ bool agent_install(struct session *s, struct thread *t)
 			 at + PAGE + rl.rlim_cur + (2ul << 20) > stack_hi)
 			snprintf(note, sizeof(note),
 				 "no room for ptloom's page below the stack");
-		else {
-			static const uint8_t gadget[3] = { 0x0f, 0x05, 0xcc };
-
-			if (!mem_write(p, code, gadget, sizeof(gadget)))
-				page = map_page(s, t, code, at, note,
-						sizeof(note));
-		}
+		else
+			page = map_page(s, t, code, at, note, sizeof(note));
 		/* the run's first such note, each process tries anew */
 		if (!page && note[0] && !s->ag_note[0])
 			snprintf(s->ag_note, sizeof(s->ag_note), "P%d %s: %s",
 				 p->idx, p->comm, note);
 	}
-	/* the code (with its two words), then a jump at each entry */
-	uint8_t *c = malloc(blob);
+	/* the code (with its two words) and a jump at each entry, into a
+	 * copy of the image written back in one piece */
+	uint8_t *img = malloc(plan.len);
+	uint64_t on = page != 0, from = plan.host, to = plan.host + BLOB_AT + blob;
 
-	if (!c)
+	if (!img)
 		return false;
-	memcpy(c, ptloom_agent_start, blob);
-	uint64_t on = page != 0;
+	memcpy(img, plan.bytes, plan.len);
+	memcpy(img + plan.host + BLOB_AT, ptloom_agent_start, blob);
+	memcpy(img + plan.host + BLOB_AT, &page, 8);
+	memcpy(img + plan.host + BLOB_AT + 8, &on, 8);
+	for (int j = 0; j < plan.n; j++) {
+		uint64_t at = plan.f[j].off;
+		uint64_t dst = plan.host + BLOB_AT +
+			       (uint64_t)(entry_of(plan.f[j].kind) -
+					  ptloom_agent_start);
+		int32_t rel = (int32_t)(dst - (at + 5));
 
-	memcpy(c, &page, 8);
-	memcpy(c + 8, &on, 8);
-	bool ok = !mem_write(p, code, c, blob);
-
-	free(c);
-	for (int j = 0; ok && j < plan.n; j++) {
-		uint64_t at = lo + plan.f[j].off;
-		uint64_t to = code + (uint64_t)(entry_of(plan.f[j].kind) -
-						ptloom_agent_start);
-		int32_t rel = (int32_t)(to - (at + 5));
-		uint8_t jmp[5] = { 0xe9 };
-
-		memcpy(jmp + 1, &rel, 4);
-		ok = !mem_write(p, at, jmp, sizeof(jmp));
+		img[at] = 0xe9; /* jmp rel32 */
+		memcpy(img + at + 1, &rel, 4);
+		if (at < from)
+			from = at;
+		if (at + 5 > to)
+			to = at + 5;
 	}
+	bool ok = !mem_write(p, lo + from, img + from, to - from);
+
+	free(img);
 	if (!ok)
 		return false; /* the process is gone */
 	p->ag_lo = lo;
