@@ -527,8 +527,9 @@ static int explore_serial(const struct explore_opts *o0,
 	 * run was cut short, at a state an earlier run went on from), and
 	 * the search starts again with the clock in every key. */
 	o->cfg.key_no_clock = o->strategy == STRAT_DFS && o->state_cache &&
-			      !o->shared_cache && o->nshards <= 1 &&
-			      !(o->dpor && o->reduction) &&
+			      (o->shared_cache ? o->clock_key != NULL
+					       : o->nshards <= 1) &&
+			      !o->key_clock && !(o->dpor && o->reduction) &&
 			      !getenv("PTLOOM_KEY_CLOCK");
 	r->coverage = coverage_new();
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
@@ -724,6 +725,17 @@ restart:
 		if (o->cfg.interrupted && *o->cfg.interrupted) {
 			r->verdict = VERDICT_INCOMPLETE;
 			snprintf(r->error, sizeof(r->error), "interrupted");
+			break;
+		}
+		if (clock_restart && o->clock_key) {
+			/* a -j worker: its place in the serial order to the
+			 * parent, which starts every worker again (unless a
+			 * failure comes first); workers past it stop */
+			uint64_t k = dfs_key(d);
+
+			publish_key(o->clock_key, k);
+			publish_key(o->best_key, k);
+			r->stopped = true;
 			break;
 		}
 		if (clock_restart) {
@@ -1547,7 +1559,7 @@ static void put_result(FILE *f, const struct explore_result *wr)
 	bool fail = wr->verdict == VERDICT_FAIL;
 
 	fprintf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u %llu %d %u "
-		   "%llu %llu %llu\n",
+		   "%llu %llu %llu %llu\n",
 		wr->verdict, (unsigned long long)wr->runs,
 		(unsigned long long)wr->bound0_runs, wr->complete, wr->bound,
 		(unsigned long long)wr->fail_key,
@@ -1557,7 +1569,8 @@ static void put_result(FILE *f, const struct explore_result *wr)
 		(unsigned long long)wr->pruned, wr->stopped,
 		wr->checkpoint_forks, (unsigned long long)wr->total_steps,
 		(unsigned long long)wr->total_stops,
-		(unsigned long long)wr->total_choices);
+		(unsigned long long)wr->total_choices,
+		(unsigned long long)wr->total_state_keys);
 	for (int i = 0; i < STOPK_N; i++)
 		fprintf(f, "%llu%c", (unsigned long long)wr->stop_kinds[i],
 			i + 1 < STOPK_N ? ' ' : '\n');
@@ -1602,16 +1615,17 @@ static void put_result(FILE *f, const struct explore_result *wr)
 static bool get_result(FILE *f, struct explore_result *w)
 {
 	int complete, stopped;
-	unsigned long long runs, b0, key, frun, pruned, steps, stops, choices;
+	unsigned long long runs, b0, key, frun, pruned, steps, stops, choices,
+		keys;
 	size_t ndec, np;
 
 	memset(w, 0, sizeof(*w));
 	if (!f || fscanf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u "
-			    "%llu %d %u %llu %llu %llu",
+			    "%llu %d %u %llu %llu %llu %llu",
 			 &w->verdict, &runs, &b0, &complete, &w->bound, &key,
 			 &frun, &w->found_by, &w->found_preemptions, &ndec, &np,
-			 &w->filters, &pruned, &stopped,
-			 &w->checkpoint_forks, &steps, &stops, &choices) != 18 ||
+			 &w->filters, &pruned, &stopped, &w->checkpoint_forks,
+			 &steps, &stops, &choices, &keys) != 19 ||
 	    ndec > (1u << 26) || np > (1u << 20))
 		return false;
 	w->runs = runs;
@@ -1624,6 +1638,7 @@ static bool get_result(FILE *f, struct explore_result *w)
 	w->total_steps = steps;
 	w->total_stops = stops;
 	w->total_choices = choices;
+	w->total_state_keys = keys;
 	for (int i = 0; i < STOPK_N; i++) {
 		unsigned long long v;
 
@@ -1674,6 +1689,52 @@ static bool get_result(FILE *f, struct explore_result *w)
  * schedule once, here, for its whole result.
  */
 static int explore_dfs_parallel(const struct explore_opts *o,
+				struct explore_result *r);
+
+/*
+ * -j dfs, after a run read the virtual clock: the whole search again with
+ * the clock in every state key and a new shared cache; the runs so far
+ * count, as in a serial search that starts again, and -n is the budget
+ * of both together.  r holds the first search's result.
+ */
+static int parallel_again(const struct explore_opts *o,
+			  struct explore_result *r)
+{
+	struct explore_result first = *r;
+	struct explore_opts again = *o;
+
+	again.key_clock = true;
+	if (o->max_runs) {
+		if (first.runs >= o->max_runs) {
+			/* the budget is spent: not covered */
+			r->verdict = VERDICT_INCOMPLETE;
+			r->complete = false;
+			r->clock_restarts++;
+			return 0;
+		}
+		again.max_runs = o->max_runs - first.runs;
+	}
+	int e = explore_dfs_parallel(&again, r);
+
+	r->runs += first.runs;
+	r->pruned += first.pruned;
+	r->total_steps += first.total_steps;
+	r->total_stops += first.total_stops;
+	r->total_choices += first.total_choices;
+	r->total_state_keys += first.total_state_keys;
+	for (int i = 0; i < STOPK_N; i++)
+		r->stop_kinds[i] += first.stop_kinds[i];
+	r->filters += first.filters;
+	r->checkpoint_forks += first.checkpoint_forks;
+	r->clock_restarts++;
+	if (r->coverage)
+		coverage_add(r->coverage, first.coverage);
+	coverage_free(first.coverage);
+	merge_crashes(r, &first);
+	return e;
+}
+
+static int explore_dfs_parallel(const struct explore_opts *o,
 				struct explore_result *r)
 {
 	int jobs = o->jobs > 64 ? 64 : o->jobs, fds[64][2];
@@ -1684,14 +1745,16 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	double t0 = now();
 	struct explore_shared *sh = NULL;
 	struct workers *wk = NULL;
-	/* [0]: the best failure key, [1]: the runs (shared_runs) */
-	volatile uint64_t *best = mmap(NULL, 2 * sizeof(*best),
+	bool again = false; /* parallel_again */
+	/* [0]: the best failure key, [1]: the runs (shared_runs), [2]: the
+	 * first run in the serial order that read the clock (clock_key) */
+	volatile uint64_t *best = mmap(NULL, 3 * sizeof(*best),
 				       PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 	if (best == MAP_FAILED)
 		return explore_serial(o, r);
-	*best = UINT64_MAX;
+	best[0] = best[2] = UINT64_MAX;
 	/* one state cache for every worker (dfs_shared_cache_new): 2^22
 	 * entries, 160 MiB of address space touched as it fills; without
 	 * it the workers explore uncached */
@@ -1735,6 +1798,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;
 			w.best_key = best;
 			w.shared_cache = cache;
+			w.clock_key = cache ? best + 2 : NULL;
 			w.shared_runs = best + 1;
 			w.shared_max = o->max_runs;
 			w.shared_bound0 = k == 0;
@@ -1800,6 +1864,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		r->total_steps += w->total_steps;
 		r->total_stops += w->total_stops;
 		r->total_choices += w->total_choices;
+		r->total_state_keys += w->total_state_keys;
 		for (int i = 0; i < STOPK_N; i++)
 			r->stop_kinds[i] += w->stop_kinds[i];
 		r->filters += w->filters;
@@ -1823,6 +1888,17 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	}
 	end_progress(o, sh);
 	sh = NULL;
+	/* a systematic run read the virtual clock, which the keys left out,
+	 * before any failure in the serial order: as serially, the search
+	 * starts again with the clock in every key (after the workers are
+	 * reaped, below) */
+	again = cache && best[2] != UINT64_MAX &&
+		     r->verdict != VERDICT_ERROR && !why[0] &&
+		     !(o->cfg.interrupted && *o->cfg.interrupted) &&
+		     (win < 0 || best[2] < ws[win].fail_key);
+
+	if (again)
+		win = -1;
 	if (win >= 0 && r->verdict != VERDICT_ERROR) {
 		/* the winner once more, here, for its whole result */
 		struct explore_result *w = &ws[win];
@@ -1883,8 +1959,10 @@ out_reap:
 				;
 	free(wk);
 	end_progress(o, sh);
-	munmap((void *)best, 2 * sizeof(*best));
+	munmap((void *)best, 3 * sizeof(*best));
 	dfs_shared_cache_free(cache);
+	if (again)
+		return parallel_again(o, r);
 	return 0;
 }
 

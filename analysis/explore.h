@@ -73,6 +73,15 @@ struct explore_opts {
 	 * memory the workers share; a worker past it stops */
 	struct dfs_shared_cache *shared_cache; /* -j: the workers' states */
 	volatile uint64_t *best_key;
+	/* -j dfs: the smallest dfs_key of a systematic run that read the
+	 * virtual clock while state keys left it out
+	 * (session_config.key_no_clock), in the same shared memory: the
+	 * worker publishes it there and in best_key (a worker past it
+	 * stops), and the parent starts the whole search again with the
+	 * clock in every key, as the serial search does.  NULL: the
+	 * workers' keys carry the clock from the start. */
+	volatile uint64_t *clock_key;
+	bool key_clock;		   /* state keys carry the clock from the start */
 	/* -j dfs: the runs of all workers as the merge counts them (bound 0
 	 * once), against shared_max: the budget is the whole search's, as
 	 * serially (a worker's share of -n made a search that fits -n

@@ -189,6 +189,98 @@ Test(parallel, dfs_with_two_jobs_shares_the_state_cache)
 	}
 }
 
+/* The summary's part after the run count: "complete to preemption
+ * bound 2; 10 of 11 conflicting pairs ..." or ", bound 1; ..." */
+static const char *after_runs(const char *s)
+{
+	const char *p = strstr(s, " runs");
+
+	return p ? p + 5 : s;
+}
+
+/*
+ * -j 2 keys states without the virtual clock until a systematic run reads
+ * it, as the serial search does, and then every worker starts again with
+ * the clock in its keys: a program that never reads it is complete
+ * without starting again, one that reads it after its first choice starts
+ * again and gets the serial verdict (the fixed twin complete with the
+ * serial coverage, the buggy one the serial first failure, replayed
+ * exactly).
+ */
+Test(parallel, two_jobs_key_the_clock_once_a_run_reads_it)
+{
+	struct res b = run_stats((const char *const[]){ "--dfs-only", "-j",
+							 "2", "--seed", SEED,
+							 NULL },
+				 example("bank_fixed"));
+
+	assert_exit(b, 0);
+	assert_contains(b.out, "complete to preemption bound 2", "-j 2");
+	cr_assert_null(strstr(b.err, "started again with the clock"), "%s",
+		       b.err);
+	res_free(&b);
+
+	struct res s = run_stats((const char *const[]){ "--dfs-only", "--seed",
+							 SEED, NULL },
+				 target("clock_after_merge_fixed"));
+	struct res j = run_stats((const char *const[]){ "--dfs-only", "-j",
+							 "2", "--seed", SEED,
+							 NULL },
+				 target("clock_after_merge_fixed"));
+	char *ss = summary(&s), *sj = summary(&j);
+
+	assert_exit(s, 0);
+	assert_exit(j, 0);
+	assert_contains(j.err, "started again with the clock", "-j 2 stats");
+	assert_contains(sj, "complete to preemption bound 2", "-j 2");
+	cr_assert_str_eq(after_runs(sj), after_runs(ss),
+			 "-j 2: %s\nserial: %s", sj, ss);
+	free(ss);
+	free(sj);
+	res_free(&s);
+	res_free(&j);
+
+	s = RUN(target("clock_after_merge"), "--dfs-only", "--seed", SEED);
+	j = RUN(target("clock_after_merge"), "--dfs-only", "-j", "2", "--seed",
+		SEED);
+	ss = summary(&s);
+	sj = summary(&j);
+	assert_exit(s, 1);
+	assert_exit(j, 1);
+	*strstr(ss, " after ") = 0;
+	*strstr(sj, " after ") = 0;
+	cr_assert_str_eq(sj, ss, "-j 2: %s\nserial: %s", sj, ss);
+	replays_exactly(&j, "clock_after_merge.c:");
+	free(ss);
+	free(sj);
+	res_free(&s);
+	res_free(&j);
+}
+
+/* The default search (the hybrid, sleep sets, the state cache, race
+ * points) on a producer/consumer with a condition variable: -j 2 is the
+ * serial verdict, complete to the same bound with the same conflicting
+ * pairs seen in both orders. */
+Test(parallel, two_jobs_reach_the_serial_verdict_and_coverage)
+{
+	const char *p = example("mutex_condvar");
+	struct res s = RUN(p, "--seed", SEED);
+	struct res j = RUN(p, "-j", "2", "--seed", SEED);
+	char *ss = summary(&s), *sj = summary(&j);
+
+	assert_exit(s, 0);
+	assert_exit(j, 0);
+	assert_contains(ss, "ptloom: PASS ", "serial");
+	assert_contains(sj, "ptloom: PASS ", "-j 2");
+	assert_contains(sj, "complete to preemption bound 2", "-j 2");
+	cr_assert_str_eq(after_runs(sj), after_runs(ss), "-j 2: %s\nserial: %s",
+			 sj, ss);
+	free(ss);
+	free(sj);
+	res_free(&s);
+	res_free(&j);
+}
+
 Test(parallel, dfs_with_two_jobs_finds_every_buggy_example)
 {
 	same_with_two_jobs(example("bank"), 1);
