@@ -846,6 +846,21 @@ restart:
 			r->stopped = true;
 			break;
 		}
+		/* -j dfs: this run's place in the whole search's budget,
+		 * taken before it runs (two workers that both saw room for
+		 * one more run took both: -n 8 made 9) */
+		bool counted = o->shared_runs &&
+			       (o->shared_bound0 || !d || sample ||
+				dfs_bound(d) > 0);
+
+		if (counted && !post && o->shared_max &&
+		    __atomic_fetch_add(o->shared_runs, 1, __ATOMIC_SEQ_CST) >=
+			    o->shared_max) {
+			__atomic_sub_fetch(o->shared_runs, 1, __ATOMIC_SEQ_CST);
+			r->verdict = VERDICT_INCOMPLETE;
+			break;
+		}
+		bool reserved = counted && !post && o->shared_max;
 		uint64_t number = r->runs * (o->stride ? o->stride : 1) +
 				  (uint64_t)o->worker;
 
@@ -890,8 +905,7 @@ restart:
 		add_coverage(r, &rr);
 		if (d && !sample && dfs_bound(d) == 0)
 			r->bound0_runs++;
-		if (o->shared_runs &&
-		    (o->shared_bound0 || !d || sample || dfs_bound(d) > 0))
+		if (counted && !reserved)
 			__atomic_add_fetch(o->shared_runs, 1, __ATOMIC_RELAXED);
 		r->total_steps += rr.steps;
 		r->total_stops += rr.stops;
@@ -1694,26 +1708,29 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 /*
  * -j dfs, after a run read the virtual clock: the whole search again with
  * the clock in every state key and a new shared cache; the runs so far
- * count, as in a serial search that starts again, and -n is the budget
- * of both together.  r holds the first search's result.
+ * count, as in a serial search that starts again, and -n and --max-time
+ * are the budgets of both together.  r holds the first search's result
+ * (a PASS, incomplete), which took `spent` seconds.
  */
 static int parallel_again(const struct explore_opts *o,
-			  struct explore_result *r)
+			  struct explore_result *r, double spent)
 {
 	struct explore_result first = *r;
 	struct explore_opts again = *o;
 
 	again.key_clock = true;
-	if (o->max_runs) {
-		if (first.runs >= o->max_runs) {
-			/* the budget is spent: not covered */
-			r->verdict = VERDICT_INCOMPLETE;
-			r->complete = false;
-			r->clock_restarts++;
-			return 0;
-		}
-		again.max_runs = o->max_runs - first.runs;
+	if ((o->max_runs && first.runs >= o->max_runs) ||
+	    (o->max_time > 0 && spent >= o->max_time)) {
+		/* a budget is spent: not covered */
+		r->verdict = VERDICT_INCOMPLETE;
+		r->complete = false;
+		r->clock_restarts++;
+		return 0;
 	}
+	if (o->max_runs)
+		again.max_runs = o->max_runs - first.runs;
+	if (o->max_time > 0)
+		again.max_time = o->max_time - spent;
 	int e = explore_dfs_parallel(&again, r);
 
 	r->runs += first.runs;
@@ -1893,7 +1910,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	 * starts again with the clock in every key (after the workers are
 	 * reaped, below) */
 	again = cache && best[2] != UINT64_MAX &&
-		     r->verdict != VERDICT_ERROR && !why[0] &&
+		     r->verdict == VERDICT_PASS && !why[0] &&
 		     !(o->cfg.interrupted && *o->cfg.interrupted) &&
 		     (win < 0 || best[2] < ws[win].fail_key);
 
@@ -1962,7 +1979,7 @@ out_reap:
 	munmap((void *)best, 3 * sizeof(*best));
 	dfs_shared_cache_free(cache);
 	if (again)
-		return parallel_again(o, r);
+		return parallel_again(o, r, now() - t0);
 	return 0;
 }
 

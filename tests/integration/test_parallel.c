@@ -125,6 +125,22 @@ Test(parallel, dfs_with_two_jobs_has_the_serial_budget)
 		cr_assert_str_eq(sb, sa, "-j 2 -n %s: %s\nserial: %s", n, sb,
 				 sa);
 		assert_exit(c, 3); /* as serially: the limit met is no pass */
+		/* and it is the whole search's: two workers that both saw
+		 * room for one more run do not both take it */
+		for (int k = 2; k <= runs / 2; k += runs / 6 + 1) {
+			char nk[32], want[64];
+
+			snprintf(nk, sizeof(nk), "%d", k);
+			snprintf(want, sizeof(want), "ptloom: INCOMPLETE %d runs,",
+				 k);
+			struct res d = RUN(progs[i], "--dfs-only",
+					   "--no-state-cache", "-j", "2",
+					   "--seed", SEED, "-n", nk);
+
+			assert_exit(d, 3);
+			assert_summary(&d, want);
+			res_free(&d);
+		}
 		free(sa);
 		free(sb);
 		res_free(&a);
