@@ -913,6 +913,16 @@ restart:
 		r->total_state_keys += rr.state_keys;
 		for (int k = 0; k < STOPK_N; k++)
 			r->stop_kinds[k] += rr.stop_kinds[k];
+		{
+			uint64_t x = rr.trace_hash + 0x9e3779b97f4a7c15ull;
+
+			x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+			x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+			r->trace_digest += x ^ (x >> 31);
+		}
+		if (rr.agent_note[0] && !r->agent_note[0])
+			snprintf(r->agent_note, sizeof(r->agent_note), "%s",
+				 rr.agent_note);
 		if (rr.steps > est_steps)
 			est_steps = rr.steps;
 		if (d)

@@ -143,6 +143,12 @@ struct explore_result {
 	uint64_t total_stops, total_choices; /* run_result.stops, .choices */
 	uint64_t total_state_keys;	   /* run_result.state_keys (serial) */
 	uint64_t stop_kinds[STOPK_N];	   /* run_result.stop_kinds summed */
+	/* the runs' trace hashes, each mixed and summed (serial runs, any
+	 * order): two explorations that ran the same runs have the same
+	 * (PTLOOM_STATS prints it; the fast path is checked with it) */
+	uint64_t trace_digest;
+	/* why a process of some run had no in-process agent, or "" */
+	char agent_note[128];
 	char error[512];
 	/* user points the runs used: racy accesses and adaptive spin points
 	 * (schedule files record them) */

@@ -59,6 +59,8 @@ struct common_opts {
 	 * crash signal fails the run, whatever the exit status */
 	bool fail_on_child_crash;
 	bool trust_env;	   /* --trust-env: a file's loader variables too */
+	/* --no-fast-path or PTLOOM_NO_FAST_PATH: clock reads at stops */
+	bool no_fast_path;
 	/* the virtual CLOCK_REALTIME at every run's start: the real time
 	 * when the command started (run, races), a replayed file's own */
 	uint64_t clock_realtime_ns;
@@ -68,6 +70,8 @@ struct common_opts {
 #define CLOCK_START_OPT ('k' + 256)
 /* --fail-on-child-crash's (run, replay, minimize) */
 #define CHILD_CRASH_OPT ('x' + 256)
+/* --no-fast-path's (run, replay) */
+#define NO_FAST_PATH_OPT ('f' + 256)
 /* Seconds options take at most this many seconds. */
 #define SECONDS_MAX 100000000
 /* The tunable ptloom adds to every program's environment. */

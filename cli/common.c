@@ -224,6 +224,9 @@ int common_option(struct common_opts *o, int c, const char *arg)
 	case CHILD_CRASH_OPT:
 		o->fail_on_child_crash = true;
 		return 1;
+	case NO_FAST_PATH_OPT:
+		o->no_fast_path = true;
+		return 1;
 	case 'U':
 		o->trust_env = true;
 		return 1;
@@ -303,7 +306,7 @@ static void leak_check_off(struct program *p)
 		if (strstr(v, "detect_leaks"))
 			return;
 		if (asprintf(&kv, "%s%s%s", p->envp[i], *v ? ":" : "",
-			     PTLOOM_LSAN + n) < 0)
+			     &PTLOOM_LSAN[n]) < 0)
 			return;
 		free(p->envp[i]);
 		p->envp[i] = kv;
@@ -724,6 +727,11 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 	cfg->timeout = o->timeout;
 	cfg->free_children = o->free_children;
 	cfg->fail_on_child_crash = o->fail_on_child_crash;
+	/* the environment's switch reaches every command (suite, through,
+	 * minimize, races) */
+	const char *nf = getenv("PTLOOM_NO_FAST_PATH");
+
+	cfg->no_fast_path = o->no_fast_path || (nf && *nf && strcmp(nf, "0"));
 	cfg->clock_realtime_ns = o->clock_realtime_ns;
 	cfg->cpu = -1;
 	cpu_set_t set;

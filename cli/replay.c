@@ -31,6 +31,7 @@ static const struct option long_opts[] = {
 	{ "env", required_argument, 0, 'e' },
 	{ "free-children", no_argument, 0, 'W' },
 	{ "fail-on-child-crash", no_argument, 0, CHILD_CRASH_OPT },
+	{ "no-fast-path", no_argument, 0, NO_FAST_PATH_OPT },
 	{ "minimize-time", required_argument, 0, MINIMIZE_TIME_OPT },
 	{ "trust-env", no_argument, 0, 'U' },
 	{ "gdb", no_argument, 0, 'G' },
@@ -82,6 +83,8 @@ static void usage(FILE *f, const char *cmd)
 		"      --output          pass the program's output through\n"
 		"      --free-children   child processes ran unscheduled in the "
 		"recording\n"
+		"      --no-fast-path    clock reads at ptrace stops, not in "
+		"the program\n"
 		"      --fail-on-child-crash  a process that dies of a crash "
 		"signal fails the\n"
 		"                        run (as the recording's `run "

@@ -93,6 +93,11 @@ static void usage(FILE *f)
 	      "      --free-children   let child processes run unscheduled "
 	      "(today's\n"
 	      "                        behaviour; the verdict says so)\n"
+	      "      --no-fast-path    answer the program's clock reads at "
+	      "ptrace stops\n"
+	      "                        instead of in the program (the same "
+	      "runs, slower;\n"
+	      "                        also PTLOOM_NO_FAST_PATH=1)\n"
 	      "      --fail-on-child-crash  a process of the program that "
 	      "dies of SIGSEGV,\n"
 	      "                        SIGBUS, SIGILL, SIGFPE, SIGABRT or a "
@@ -167,6 +172,7 @@ static const struct option long_opts[] = {
 	{ "keep-env", no_argument, 0, 'K' },
 	{ "free-children", no_argument, 0, 'W' },
 	{ "fail-on-child-crash", no_argument, 0, CHILD_CRASH_OPT },
+	{ "no-fast-path", no_argument, 0, NO_FAST_PATH_OPT },
 	{ "clock-start", required_argument, 0, CLOCK_START_OPT },
 	{ "output", no_argument, 0, 'O' },
 	{ "min-coverage", required_argument, 0, 'v' + 256 },
@@ -1554,6 +1560,15 @@ minimized:
 				"feedback runs found are no points (too "
 				"costly)\n",
 			er.discovery_costly);
+	if (!co.quiet && er.agent_note[0])
+		fprintf(stderr, "ptloom: note: a process ran without the "
+				"in-process agent (%s): its clock reads were "
+				"ptrace stops\n",
+			er.agent_note);
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs)
+		fprintf(stderr, "ptloom: trace digest %016llx over %llu runs\n",
+			(unsigned long long)er.trace_digest,
+			(unsigned long long)er.runs);
 	if (!co.quiet && getenv("PTLOOM_STATS"))
 		fprintf(stderr, "ptloom: %u runs forked from a checkpoint%s%s\n",
 			er.checkpoint_forks, er.checkpoint_note[0] ? "; " : "",

@@ -380,7 +380,7 @@ static bool template_is_safe(struct checkpoint *cp, pid_t pid, int outfd)
 		char perm[8] = "";
 
 		if (sscanf(line, "%*s %7s", perm) == 1 && perm[1] == 'w' &&
-		    perm[3] == 's') {
+		    perm[3] == 's' && !strstr(line, "/memfd:ptloom-agent")) {
 			line[strcspn(line, "\n")] = 0;
 			snprintf(cp->note, sizeof(cp->note),
 				 "no fork checkpoint: a writable shared "
@@ -1274,6 +1274,7 @@ int checkpoint_start(struct session *s)
 	double t0 = s->t0;
 
 	*s = cp->snap;
+	s->ag_synced = false; /* the page holds another run's clock */
 	s->cfg = cfg;
 	s->strat = strat;
 	s->res = res;

@@ -63,8 +63,10 @@ struct process *process_new(struct session *s, pid_t pid,
 	p->vfork_parent = -1;
 	p->img = parent ? ++s->nimg : 0;
 	p->join_off = parent ? parent->join_off : 720; /* glibc 2.36 */
-	if (parent)
+	if (parent) {
 		memcpy(p->comm, parent->comm, sizeof(p->comm));
+		agent_inherit(p, parent);
+	}
 	s->procs[s->nprocs++] = p;
 	return p;
 }
@@ -881,7 +883,7 @@ static void drop_free_process(struct session *s, pid_t pid)
  * become a function of the seed and the image number, as getrandom's
  * stream is, so that a run stays a function of its schedule.
  */
-static void hide_vdso(struct session *s, struct thread *t)
+static void hide_vdso(struct session *s, struct thread *t, bool hide)
 {
 	uint64_t sp, argc, w[2];
 
@@ -898,7 +900,7 @@ static void hide_vdso(struct session *s, struct thread *t)
 			break;
 	}
 	for (sp += 8; !mem_read(t->p, sp, w, 16) && w[0]; sp += 16)
-		if (w[0] == 33 /* AT_SYSINFO_EHDR */) {
+		if (w[0] == 33 /* AT_SYSINFO_EHDR */ && hide) {
 			uint64_t ignore = 1; /* AT_IGNORE */
 
 			mem_write(t->p, sp, &ignore, 8);
@@ -1203,7 +1205,7 @@ void on_exec(struct session *s, struct thread *t)
 		drop_symbols(s); /* a new image */
 	process_exec(s, p);
 	session_policy_exec(s, p);
-	hide_vdso(s, t);
+	hide_vdso(s, t, !agent_install(s, t));
 	if (p->idx == 0) {
 		s->exec_seen = true;
 		if (s->cfg->note_execs)

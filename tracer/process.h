@@ -80,6 +80,10 @@ struct process {
 	int vfork_parent;	/* T-number of a vfork parent to release, -1 */
 	bool symbolized;	/* its image's events are symbolised */
 	bool reaping;		/* session_reap_process() is collecting it */
+	/* the in-process agent (tracer/agent.c): its patched vDSO [ag_lo,
+	 * ag_hi) (0: hidden), its code in it, the shared page (0: none,
+	 * the vDSO makes the syscalls) */
+	uint64_t ag_lo, ag_hi, ag_blob, ag_page;
 };
 
 /* Tag of a process image in event addresses (P0's first image: 0). */

@@ -97,6 +97,21 @@ static inline void time_observed(struct session *s)
 /* tracer/detach.c: stop_at reached */
 int session_hand_over(struct session *s);
 
+/* tracer/agent.c: the in-process agent.  agent_install: at t's exec
+ * stop, patch its vDSO and map the shared page (false: the vDSO cannot be
+ * patched; hide it).  agent_resume before any thread of the program runs,
+ * agent_stopped after every stop: the virtual clock goes to the page and
+ * comes back.  agent_code: pc is in the patched vDSO (never stepped
+ * through: its clock reads are not the spin's).  agent_page_at: the
+ * mapping at lo is the shared page (no program state). */
+bool agent_install(struct session *s, struct thread *t);
+void agent_inherit(struct process *child, const struct process *parent);
+void agent_disable_in(const struct process *parent, pid_t child);
+void agent_resume(struct session *s);
+void agent_stopped(struct session *s);
+bool agent_code(const struct process *p, uint64_t pc);
+bool agent_page_at(const struct process *p, uint64_t lo);
+
 /* tracer/bp.c */
 int bp_install(struct session *s, struct process *p);
 struct bp *bp_find(struct process *p, uint64_t addr);

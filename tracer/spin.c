@@ -101,7 +101,7 @@ static bool must_run(struct process *p, uint64_t pc, const uint8_t *code)
 
 	if (b && b->observe)
 		return false; /* stepped with its original byte */
-	if (b || code[0] == 0xcc)
+	if (b || code[0] == 0xcc || agent_code(p, pc))
 		return true;
 	if (code[0] == 0x0f && (code[1] == 0x05 || code[1] == 0x31 ||
 				(code[1] == 0x01 && code[2] == 0xf9) ||
@@ -512,7 +512,9 @@ static uint64_t state_hash(struct session *s)
 			continue;
 		n = proc_maps(p->pid, maps, MAX_MAPS, NULL);
 		for (int i = 0; i < n; i++) {
-			if (!maps[i].writable)
+			/* the agent's page holds the clock, which advances
+			 * every step: no part of the program's state */
+			if (!maps[i].writable || agent_page_at(p, maps[i].lo))
 				continue;
 			total += maps[i].hi - maps[i].lo;
 			if (total > STATE_MEM_MAX)
@@ -798,7 +800,7 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 			break; /* another point */
 		if (b)
 			memcpy(code, b->orig, sizeof(code));
-		else if (code[0] == 0xcc)
+		else if (code[0] == 0xcc || agent_code(t->p, t->regs.rip))
 			break;
 		if ((code[0] == 0x0f &&
 		     (code[1] == 0x05 || code[1] == 0x31 || code[1] == 0x34 ||

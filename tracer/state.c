@@ -427,6 +427,10 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 		uint64_t lo = m->lo;
 		bool live = false;
 
+		if (agent_page_at(p, m->lo))
+			continue; /* ptloom's clock page: the clock is keyed
+				   * apart (key_no_clock) */
+
 		/* a stack's dead part: glibc's thread stacks (the thread's
 		 * descriptor, at fs_base, lies at their top) and [stack] */
 		for (int j = 0; j < s->nth; j++) {

@@ -351,6 +351,7 @@ void resume(struct session *s, struct thread *t, int sig)
 	t->stop = STOP_NONE;
 	t->regs_valid = false;
 	t->st = SCHED_RUNNING;
+	agent_resume(s);
 	if (ptrace(t->tid_clone ? PTRACE_SYSCALL : PTRACE_CONT, t->tid, 0,
 		   sig) < 0 &&
 	    errno == ESRCH)
@@ -1094,6 +1095,7 @@ const char *stop_kind_name(int kind)
 		[STOPK_DEATH] = "death",
 		[STOPK_CHILD] = "free-child",
 		[STOPK_FORK] = "template-fork",
+		[STOPK_AGENT_CLOCK] = "clock-in-program(no stop)",
 	};
 
 	return kind >= 0 && kind < STOPK_N && names[kind] ? names[kind] : "?";
@@ -1161,6 +1163,10 @@ void on_stop(struct session *s, pid_t tid, int status)
 			s->freep[s->nfreep++] = (pid_t)msg;
 			if (ev == PTRACE_EVENT_FORK && t->p->nbps)
 				bp_remove_all_in(t->p, (pid_t)msg);
+			/* its clock is the kernel's again (as it was before
+			 * the agent), not the run's */
+			if (ev == PTRACE_EVENT_FORK)
+				agent_disable_in(t->p, (pid_t)msg);
 			if (take_stray(s, (pid_t)msg))
 				ptrace(PTRACE_CONT, (pid_t)msg, 0, 0);
 		}

@@ -368,6 +368,9 @@ struct session_config {
 	const uint64_t *runtime_code;
 	size_t nruntime_code;
 	bool runtime_atomics_only;
+	/* no in-process agent (--no-fast-path, PTLOOM_NO_FAST_PATH): clock
+	 * reads are answered at syscall stops; the same run either way */
+	bool no_fast_path;
 };
 
 enum failure_kind {
@@ -441,6 +444,9 @@ enum stop_count_kind {
 	STOPK_DEATH,		/* a task's exit reported by a wait */
 	STOPK_CHILD,		/* a stop of a free child process or a stray */
 	STOPK_FORK,		/* forking the run from the template */
+	/* not a stop: the clock reads the in-process agent answered
+	 * (tracer/agent.c), each a STOPK_CLOCK stop without it */
+	STOPK_AGENT_CLOCK,
 	STOPK_N
 };
 
@@ -535,6 +541,8 @@ struct run_result {
 	char clevel[160];
 	char plevel[160];
 	char child_crash_where[LOC_MAX];
+	/* why a process had no in-process agent ("" if every one had) */
+	char agent_note[128];
 };
 
 /*

@@ -662,6 +662,7 @@ static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
 		if (w > 0) {
 			*tid = w;
 			s->stops++;
+			agent_stopped(s);
 			return 0;
 		}
 		if (errno != EINTR)
@@ -1322,8 +1323,10 @@ static void schedule(struct session *s)
 				int status;
 				pid_t w = waitpid(-1, &status, __WALL | WNOHANG);
 
-				if (w > 0)
+				if (w > 0) {
+					agent_stopped(s);
 					on_status(s, w, status);
+				}
 				if (s->cfg->timeout > 0 &&
 				    now_seconds() - s->t0 > s->cfg->timeout &&
 				    timeout_reached(s)) {
@@ -1886,6 +1889,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	res->obs_stops = s->obs_stops;
 	res->obs_steps = s->obs_steps;
 	res->obs_sync = s->obs_sync;
+	snprintf(res->agent_note, sizeof(res->agent_note), "%s", s->ag_note);
 	if (!s->exec_seen && !s->failed) {
 		res->failure = FAIL_INTERNAL;
 		snprintf(res->message, sizeof(res->message),

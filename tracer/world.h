@@ -128,6 +128,14 @@ struct session {
 	char child_where[LOC_MAX];
 	char child_label[64];
 	bool handed_over;	/* stop_at reached: no longer ours */
+	/* the in-process agent (tracer/agent.c): the page shared with
+	 * the program, NULL while no process has it; its clock and reads
+	 * as the last agent_resume() left them; clock reads the program
+	 * made there; why a process has no page ("" if all have) */
+	struct agent_data *ag;
+	uint64_t ag_now, ag_reads;
+	bool ag_synced;
+	char ag_note[128];
 	struct {		/* state keys (tracer/state.c) */
 		bool off;	/* beyond the key for the rest of the run */
 		bool based;

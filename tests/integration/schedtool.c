@@ -102,8 +102,8 @@ static void patch_noeq(const char *path)
 {
 	static const char key[] = "PTLOOM_NOEQ=";
 	FILE *f = fopen(path, "r+b");
-	char *buf;
-	long n;
+	char *buf = NULL;
+	long n = 0;
 
 	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
 	    fseek(f, 0, SEEK_SET) || !(buf = malloc((size_t)n + 1)) ||

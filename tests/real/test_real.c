@@ -1506,6 +1506,75 @@ Test(real, rust_lost_update_found)
 	fails_and_replays_exactly(&r, prog[0]);
 }
 
+/* `ptloom run -s random` of bin with the in-process agent (fast) or
+ * without it: the exit code, and the trace digest and output into d, out */
+static int digest_of(const char *bin, const char *points, bool fast,
+		     char d[64], char **out)
+{
+	char *argv[] = { (char *)ptloom(), "run", "-s", "random", "-n", "5",
+			 "--seed", "5", "--clock-start", "1767225600",
+			 "--no-minimize", "--output", "--points",
+			 (char *)points, "--", (char *)bin, NULL };
+
+	setenv("PTLOOM_STATS", "1", 1);
+	setenv("PTLOOM_NO_FAST_PATH", fast ? "0" : "1", 1);
+	struct res r = run_argv(argv, 300);
+	unsetenv("PTLOOM_NO_FAST_PATH");
+	unsetenv("PTLOOM_STATS");
+	const char *l = strstr(r.err, "ptloom: trace digest ");
+	int code = r.code;
+
+	cr_assert_not_null(l, "`%s`: no digest\n%s", r.cmd, r.err);
+	sscanf(l, "ptloom: trace digest %63[^\n]", d);
+	*out = strdup(r.out);
+	res_free(&r);
+	return code;
+}
+
+/* Go's runtime and Rust's std read the clock through the vDSO (Go on its
+ * own, without glibc): with the in-process agent answering those reads
+ * they make the same runs, trace hashes and output as without it. */
+Test(real, go_and_rust_same_runs_with_and_without_the_fast_path)
+{
+	const char *bins[2] = { NULL, NULL }, *points[2] = { "sync", "all" };
+	static char gobin[2 * PATH_MAX], rsbin[2 * PATH_MAX];
+
+	if (have("go")) {
+		snprintf(gobin, sizeof(gobin), "%s", go_build("go_wg"));
+		bins[0] = gobin;
+	} else {
+		fprintf(stderr, "[SKIP] go is not installed: Go's runs not "
+				"compared\n");
+	}
+	if (have("rustc")) {
+		snprintf(rsbin, sizeof(rsbin), "%s", rust_build("rust_sync"));
+		bins[1] = rsbin;
+	} else {
+		fprintf(stderr, "[SKIP] rustc is not installed: Rust's runs "
+				"not compared\n");
+	}
+	if (!bins[0] && !bins[1])
+		cr_skip_test("neither go nor rustc is installed "
+			     "(scripts/setup.sh --tests installs them)");
+	for (int i = 0; i < 2; i++) {
+		char d_on[64] = "", d_off[64] = "", *o_on, *o_off;
+
+		if (!bins[i])
+			continue;
+		int c_on = digest_of(bins[i], points[i], true, d_on, &o_on);
+		int c_off = digest_of(bins[i], points[i], false, d_off, &o_off);
+
+		cr_expect_eq(c_on, c_off, "%s: exit %d with the fast path, %d "
+			     "without", bins[i], c_on, c_off);
+		cr_expect_str_eq(d_on, d_off, "%s: other runs with the fast "
+				 "path", bins[i]);
+		cr_expect_str_eq(o_on, o_off, "%s: other output with the fast "
+				 "path", bins[i]);
+		free(o_on);
+		free(o_off);
+	}
+}
+
 static bool have(const char *tool)
 {
 	char cmd[256];

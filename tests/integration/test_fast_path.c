@@ -1,0 +1,269 @@
+/*
+ * The fast path: the in-process agent (tracer/agent.c) answers clock reads
+ * inside the program instead of at ptrace stops, and nothing about a run
+ * changes: the same runs (trace hashes), verdicts, output and schedule
+ * files with it on and off (--no-fast-path, PTLOOM_NO_FAST_PATH=1).
+ */
+#include "common.h"
+
+TestSuite(fast_path, .init = setup, .fini = teardown, .timeout = 300);
+
+struct sampled {
+	int code;
+	char digest[40];  /* "trace digest ... over N runs" */
+	char *out;	  /* stdout */
+	char *err;	  /* stderr */
+	double clock;	  /* clock stops a run */
+	double in_prog;	  /* clock reads answered in the program a run */
+};
+
+static double per_run(const char *err, const char *kind)
+{
+	const char *l = strstr(err, "ptloom: stops per run by kind:");
+	char key[64];
+	double v = 0;
+
+	if (!l)
+		return -1;
+	snprintf(key, sizeof(key), " %s ", kind);
+	const char *k = strstr(l, key);
+	const char *eol = strchr(l, '\n');
+
+	if (k && (!eol || k < eol))
+		sscanf(k + strlen(key), "%lf", &v);
+	return v;
+}
+
+/* `ptloom run <opts> -- program`, with the agent or without it */
+static struct sampled sample_argv(const char *program,
+				  const char *const *opts, bool fast,
+				  const char *const *args)
+{
+	char *argv[MAXARGS];
+	int n = 0;
+
+	argv[n++] = (char *)ptloom();
+	argv[n++] = "run";
+	for (int i = 0; opts[i] && n < MAXARGS - 5; i++)
+		argv[n++] = (char *)opts[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)program;
+	for (int i = 0; args && args[i] && n < MAXARGS - 1; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+	setenv("PTLOOM_STATS", "1", 1);
+	struct res r = run_argv(argv, fast ? "PTLOOM_NO_FAST_PATH=0"
+					   : "PTLOOM_NO_FAST_PATH=1",
+				CMD_TIMEOUT);
+	unsetenv("PTLOOM_STATS");
+	struct sampled s = { .code = r.code };
+	const char *d = strstr(r.err, "ptloom: trace digest ");
+
+	cr_assert_not_null(d, "`%s` (fast path %s) printed no trace digest:\n"
+			      "%s%s", r.cmd, fast ? "on" : "off", r.out, r.err);
+	sscanf(d, "ptloom: trace digest %39[^\n]", s.digest);
+	s.clock = per_run(r.err, "clock");
+	s.in_prog = per_run(r.err, "clock-in-program(no stop)");
+	s.out = strdup(r.out);
+	s.err = strdup(r.err);
+	res_free(&r);
+	return s;
+}
+
+static struct sampled sample(const char *program, const char *const *opts,
+			     bool fast, const char *arg)
+{
+	const char *args[] = { arg, NULL };
+
+	return sample_argv(program, opts, fast, args);
+}
+
+/* The same exploration with the agent and without it: the same exit
+ * code, the same runs, the same output; returns the two. */
+static void same_runs(const char *program, const char *const *opts,
+		      const char *arg, struct sampled *on, struct sampled *off)
+{
+	*on = sample(program, opts, true, arg);
+	*off = sample(program, opts, false, arg);
+	cr_expect_eq(on->code, off->code, "%s: exit %d with the fast path, %d "
+		     "without", program, on->code, off->code);
+	cr_expect_str_eq(on->digest, off->digest,
+			 "%s: other runs with the fast path than without",
+			 program);
+	cr_expect_str_eq(on->out, off->out,
+			 "%s: other output with the fast path", program);
+	cr_expect(off->in_prog == 0, "%s: clock reads answered in the "
+		  "program with --no-fast-path", program);
+}
+
+static void sampled_free(struct sampled *s)
+{
+	free(s->out);
+	free(s->err);
+}
+
+static const char *const RANDOM20[] = { "-s", "random", "-n", "20",
+					"--seed", "5", "--clock-start",
+					"1767225600", "--no-minimize", NULL };
+
+/* Every example program, correct or not. */
+Test(fast_path, same_runs_on_the_examples)
+{
+	static const char *const names[] = {
+		"bank", "bank_fixed", "mutex_condvar", "sleeps", "pipe",
+		"barrier", "rwlock", "semaphore", "join_many", "deadlock",
+		"deadlock_fixed", "lost_wakeup", "lost_wakeup_fixed"
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		struct sampled on, off;
+
+		same_runs(example(names[i]), RANDOM20, NULL, &on, &off);
+		sampled_free(&on);
+		sampled_free(&off);
+	}
+}
+
+/* Programs whose runs read the clock, wait with deadlines, take timers
+ * and signals, fork and exec, and the bug corpus's. */
+Test(fast_path, same_runs_on_clocks_timers_processes_and_the_bug_corpus)
+{
+	static const char *const names[] = {
+		"clock_reads", "clock_reads_static", "alarm_between_stores",
+		"sleep_assume",
+		"timedlock_abort", "clock_after_merge", "clock_after_merge_fixed",
+		"fork_exec", "fork_race", "sigchld_wait", "thread_ids",
+		"determinism", "plain_inc_O2", "wsq_O2", "twostage_O0",
+		"rwlock_recheck_fixed_O2"
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		struct sampled on, off;
+
+		same_runs(target(names[i]), RANDOM20, NULL, &on, &off);
+		sampled_free(&on);
+		sampled_free(&off);
+	}
+}
+
+/* The systematic search (bounded DFS with its state cache and race
+ * discovery) makes the same runs too. */
+Test(fast_path, same_runs_in_the_systematic_search)
+{
+	static const char *const opts[] = { "-n", "300", "--seed", "5",
+					     "--clock-start", "1767225600",
+					     "--no-minimize", NULL };
+	static const char *const names[] = { "clock_reads", "sleep_assume" };
+	struct sampled on, off;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		same_runs(target(names[i]), opts, NULL, &on, &off);
+		sampled_free(&on);
+		sampled_free(&off);
+	}
+	same_runs(example("mutex_condvar"), opts, NULL, &on, &off);
+	sampled_free(&on);
+	sampled_free(&off);
+}
+
+/* Clock reads are answered in the program: none is a stop with the
+ * agent, every one is without it, and the program reads the same values
+ * (the invalid clock id's error too). */
+Test(fast_path, clock_reads_answered_in_the_program)
+{
+	static const char *const opts[] = { "-s", "random", "-n", "5", "--seed",
+					    "5", "--clock-start", "1767225600",
+					    "--output", NULL };
+	struct sampled on, off;
+
+	same_runs(target("clock_reads"), opts, NULL, &on, &off);
+	cr_expect(on.in_prog >= 400, "%.1f clock reads a run in the program",
+		  on.in_prog);
+	/* the invalid id and clock_getres are the kernel's to answer: the
+	 * agent makes the syscall, as the vDSO does */
+	cr_expect(on.clock == 2, "%.1f clock stops a run with the agent",
+		  on.clock);
+	cr_expect(off.clock >= 400, "%.1f clock stops a run without it",
+		  off.clock);
+	assert_contains(on.out, "invalid -22", "the output");
+	assert_contains(on.out, "monotonic 1000", "the output");
+	assert_contains(on.out, "gettimeofday 1767225600.", "the output");
+	sampled_free(&on);
+	sampled_free(&off);
+}
+
+/* A failing schedule found with the agent replays exactly without it, and
+ * one found without it replays exactly with it. */
+Test(fast_path, schedules_replay_exactly_across_the_switch)
+{
+	const char *prog = target("clock_after_merge");
+
+	for (int way = 0; way < 2; way++) {
+		const char *out = in_tmp(way ? "found_off" : "found_on");
+		struct res r = way ? ptl("run", "--no-fast-path", "--seed", SEED,
+					 "--no-minimize", "-o", out, "--",
+					 prog, NULL)
+				   : ptl("run", "--seed", SEED, "--no-minimize",
+					 "-o", out, "--", prog, NULL);
+		const char *rp = strstr(r.out, "replay: ptloom replay ");
+		char file[PATH_MAX];
+
+		assert_exit(r, 1);
+		cr_assert_not_null(rp, "%s", r.out);
+		cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file),
+			     1);
+		/* replayed the other way */
+		struct res p = way ? ptl("replay", file, "--", prog, NULL)
+				   : ptl("replay", "--no-fast-path", file, "--",
+					 prog, NULL);
+
+		assert_exit(p, 1);
+		assert_contains(p.out, "replay exact", p.cmd);
+		res_free(&p);
+		res_free(&r);
+	}
+}
+
+/* A process the page cannot be mapped into falls back to stops, with a
+ * one-line note and the same runs: a seccomp filter of the program's own
+ * that refuses shared mappings, and a stack without a limit (no room
+ * known to stay free above the mmap base). */
+Test(fast_path, no_page_falls_back_to_stops_with_a_note)
+{
+	static const char *const opts[] = { "-s", "random", "-n", "5", "--seed",
+					    "5", "--clock-start", "1767225600",
+					    "--output", NULL };
+	char unlimited[2 * PATH_MAX];
+	const char *why[2] = { "it cannot map ptloom's page",
+			       "no room for ptloom's page" };
+
+	snprintf(unlimited, sizeof(unlimited), "ulimit -s unlimited && exec %s",
+		 target("clock_reads"));
+	const char *sandboxed[] = { target("no_shared_maps"),
+				    target("clock_reads"), NULL };
+	const char *shell[] = { "/bin/sh", "-c", unlimited, NULL };
+	const char *const *cmds[2] = { sandboxed, shell };
+
+	for (int i = 0; i < 2; i++) {
+		struct sampled on = sample_argv(cmds[i][0], opts, true,
+						cmds[i] + 1);
+		struct sampled off = sample_argv(cmds[i][0], opts, false,
+						 cmds[i] + 1);
+
+		cr_expect_eq(on.code, 0, "exit %d:\n%s", on.code, on.err);
+		cr_expect_eq(on.code, off.code, "exit %d with the agent, %d "
+			     "without", on.code, off.code);
+		cr_expect_str_eq(on.digest, off.digest, "other runs");
+		cr_expect_str_eq(on.out, off.out, "other output");
+		cr_expect(on.clock >= 400, "%.1f clock stops a run: the reads "
+			  "were not stops", on.clock);
+		assert_contains(on.err, "ptloom: note: a process ran without "
+				"the in-process agent (", "stderr");
+		assert_contains(on.err, why[i], "stderr");
+		cr_expect(!strstr(off.err, "ptloom: note: a process ran "
+				  "without"), "a note without the agent:\n%s",
+			  off.err);
+		sampled_free(&on);
+		sampled_free(&off);
+	}
+}

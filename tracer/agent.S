@@ -1,0 +1,141 @@
+/*
+ * The in-process agent's code (tracer/agent.c): copied by the supervisor
+ * into each traced process's vDSO, whose clock functions jump here.  It
+ * answers the clock reads from the virtual clock kept in a page shared
+ * with the supervisor (struct agent_data in agent.c), exactly as the
+ * supervisor's emulation at a syscall stop would (tracer/syscall.c):
+ * the clock advances by one quantum per read, the realtime clocks read
+ * realtime_base + now.  Position-independent: two words at its start,
+ * filled in by the supervisor, say where the page is and whether to
+ * answer at all (0: every call is the real syscall, which the supervisor
+ * then answers at a stop: --no-fast-path, a child left to run free, a
+ * process the page could not be mapped into).  Only caller-saved
+ * registers are used and nothing is pushed (Go calls the vDSO on small
+ * stacks).
+ */
+	.section .rodata.ptloom_agent, "a"
+	.balign 16
+	.globl ptloom_agent_start
+	.globl ptloom_agent_clock_gettime
+	.globl ptloom_agent_gettimeofday
+	.globl ptloom_agent_time
+	.globl ptloom_agent_clock_getres
+	.globl ptloom_agent_getcpu
+	.globl ptloom_agent_enosys
+	.globl ptloom_agent_end
+
+/* the page's layout (struct agent_data) */
+	.set NOW, 0
+	.set QUANTUM, 8
+	.set REALTIME, 16
+	.set READS, 24
+
+ptloom_agent_start:
+data:	.quad 0		/* the shared page's address in the process */
+on:	.quad 0		/* answer here (1) or make the syscall (0) */
+
+/* int clock_gettime(clockid_t clk (edi), struct timespec *ts (rsi)) */
+ptloom_agent_clock_gettime:
+	cmpl	$11, %edi		/* CLOCK_TAI; negative ids too */
+	ja	8f
+	cmpq	$0, on(%rip)
+	je	8f
+	movq	data(%rip), %r11
+	movq	QUANTUM(%r11), %rcx
+	movq	%rcx, %rax
+	lock xaddq %rax, NOW(%r11)
+	addq	%rcx, %rax		/* now after this read */
+	lock incq READS(%r11)
+	cmpl	$0, %edi		/* CLOCK_REALTIME */
+	je	1f
+	cmpl	$5, %edi		/* CLOCK_REALTIME_COARSE */
+	je	1f
+	cmpl	$11, %edi		/* CLOCK_TAI */
+	jne	2f
+1:	addq	REALTIME(%r11), %rax
+2:	testq	%rsi, %rsi
+	jz	9f
+	xorl	%edx, %edx
+	movl	$1000000000, %ecx
+	divq	%rcx
+	movq	%rax, (%rsi)
+	movq	%rdx, 8(%rsi)
+	xorl	%eax, %eax
+	ret
+8:	movl	$228, %eax		/* SYS_clock_gettime */
+	syscall
+	ret
+9:	movq	$-14, %rax		/* -EFAULT */
+	ret
+
+/* int gettimeofday(struct timeval *tv (rdi), struct timezone *tz (rsi)) */
+ptloom_agent_gettimeofday:
+	cmpq	$0, on(%rip)
+	je	8f
+	movq	data(%rip), %r11
+	movq	QUANTUM(%r11), %rcx
+	movq	%rcx, %rax
+	lock xaddq %rax, NOW(%r11)
+	addq	%rcx, %rax
+	lock incq READS(%r11)
+	addq	REALTIME(%r11), %rax
+	testq	%rdi, %rdi
+	jz	1f
+	xorl	%edx, %edx
+	movl	$1000000000, %ecx
+	divq	%rcx
+	movq	%rax, (%rdi)
+	movq	%rdx, %rax
+	xorl	%edx, %edx
+	movl	$1000, %ecx
+	divq	%rcx
+	movq	%rax, 8(%rdi)
+1:	testq	%rsi, %rsi
+	jz	2f
+	movq	$0, (%rsi)		/* struct timezone: two ints, 0 */
+2:	xorl	%eax, %eax
+	ret
+8:	movl	$96, %eax		/* SYS_gettimeofday */
+	syscall
+	ret
+
+/* time_t time(time_t *tloc (rdi)) */
+ptloom_agent_time:
+	cmpq	$0, on(%rip)
+	je	8f
+	movq	data(%rip), %r11
+	movq	QUANTUM(%r11), %rcx
+	movq	%rcx, %rax
+	lock xaddq %rax, NOW(%r11)
+	addq	%rcx, %rax
+	lock incq READS(%r11)
+	addq	REALTIME(%r11), %rax
+	xorl	%edx, %edx
+	movl	$1000000000, %ecx
+	divq	%rcx
+	testq	%rdi, %rdi
+	jz	1f
+	movq	%rax, (%rdi)
+1:	ret
+8:	movl	$201, %eax		/* SYS_time */
+	syscall
+	ret
+
+/* clock_getres and getcpu: the syscalls, as without a vDSO */
+ptloom_agent_clock_getres:
+	movl	$229, %eax
+	syscall
+	ret
+ptloom_agent_getcpu:
+	movl	$309, %eax
+	syscall
+	ret
+
+/* any other vDSO function (getrandom, ...): not there, so its caller
+ * makes the syscall the supervisor answers */
+ptloom_agent_enosys:
+	movq	$-38, %rax		/* -ENOSYS */
+	ret
+ptloom_agent_end:
+
+	.section .note.GNU-stack, "", @progbits
