@@ -919,6 +919,8 @@ restart:
 			x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
 			x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
 			r->trace_digest += x ^ (x >> 31);
+			if (d && !sample && dfs_bound(d) == 0)
+				r->bound0_digest += x ^ (x >> 31);
 		}
 		if (rr.agent_note[0] && !r->agent_note[0])
 			snprintf(r->agent_note, sizeof(r->agent_note), "%s",
@@ -1583,7 +1585,7 @@ static void put_result(FILE *f, const struct explore_result *wr)
 	bool fail = wr->verdict == VERDICT_FAIL;
 
 	fprintf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u %llu %d %u "
-		   "%llu %llu %llu %llu\n",
+		   "%llu %llu %llu %llu %llu %llu\n",
 		wr->verdict, (unsigned long long)wr->runs,
 		(unsigned long long)wr->bound0_runs, wr->complete, wr->bound,
 		(unsigned long long)wr->fail_key,
@@ -1594,7 +1596,9 @@ static void put_result(FILE *f, const struct explore_result *wr)
 		wr->checkpoint_forks, (unsigned long long)wr->total_steps,
 		(unsigned long long)wr->total_stops,
 		(unsigned long long)wr->total_choices,
-		(unsigned long long)wr->total_state_keys);
+		(unsigned long long)wr->total_state_keys,
+		(unsigned long long)wr->trace_digest,
+		(unsigned long long)wr->bound0_digest);
 	for (int i = 0; i < STOPK_N; i++)
 		fprintf(f, "%llu%c", (unsigned long long)wr->stop_kinds[i],
 			i + 1 < STOPK_N ? ' ' : '\n');
@@ -1640,16 +1644,16 @@ static bool get_result(FILE *f, struct explore_result *w)
 {
 	int complete, stopped;
 	unsigned long long runs, b0, key, frun, pruned, steps, stops, choices,
-		keys;
+		keys, dig, dig0;
 	size_t ndec, np;
 
 	memset(w, 0, sizeof(*w));
 	if (!f || fscanf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u "
-			    "%llu %d %u %llu %llu %llu %llu",
+			    "%llu %d %u %llu %llu %llu %llu %llu %llu",
 			 &w->verdict, &runs, &b0, &complete, &w->bound, &key,
 			 &frun, &w->found_by, &w->found_preemptions, &ndec, &np,
 			 &w->filters, &pruned, &stopped, &w->checkpoint_forks,
-			 &steps, &stops, &choices, &keys) != 19 ||
+			 &steps, &stops, &choices, &keys, &dig, &dig0) != 21 ||
 	    ndec > (1u << 26) || np > (1u << 20))
 		return false;
 	w->runs = runs;
@@ -1663,6 +1667,8 @@ static bool get_result(FILE *f, struct explore_result *w)
 	w->total_stops = stops;
 	w->total_choices = choices;
 	w->total_state_keys = keys;
+	w->trace_digest = dig;
+	w->bound0_digest = dig0;
 	for (int i = 0; i < STOPK_N; i++) {
 		unsigned long long v;
 
@@ -1749,6 +1755,7 @@ static int parallel_again(const struct explore_opts *o,
 	r->total_stops += first.total_stops;
 	r->total_choices += first.total_choices;
 	r->total_state_keys += first.total_state_keys;
+	r->trace_digest += first.trace_digest;
 	for (int i = 0; i < STOPK_N; i++)
 		r->stop_kinds[i] += first.stop_kinds[i];
 	r->filters += first.filters;
@@ -1892,6 +1899,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		r->total_stops += w->total_stops;
 		r->total_choices += w->total_choices;
 		r->total_state_keys += w->total_state_keys;
+		r->trace_digest += w->trace_digest -
+				   (k ? w->bound0_digest : 0);
 		for (int i = 0; i < STOPK_N; i++)
 			r->stop_kinds[i] += w->stop_kinds[i];
 		r->filters += w->filters;

@@ -141,12 +141,14 @@ struct explore_result {
 	bool have_pass;
 	uint64_t total_steps;
 	uint64_t total_stops, total_choices; /* run_result.stops, .choices */
-	uint64_t total_state_keys;	   /* run_result.state_keys (serial) */
+	uint64_t total_state_keys;	   /* run_result.state_keys */
 	uint64_t stop_kinds[STOPK_N];	   /* run_result.stop_kinds summed */
-	/* the runs' trace hashes, each mixed and summed (serial runs, any
-	 * order): two explorations that ran the same runs have the same
+	/* the runs' trace hashes, each mixed and summed (any order; -j
+	 * sums its workers', bound 0 once): two explorations that ran the
+	 * same runs have the same
 	 * (PTLOOM_STATS prints it; the fast path is checked with it) */
 	uint64_t trace_digest;
+	uint64_t bound0_digest;		   /* of it, the bound-0 runs' (-j) */
 	/* why a process of some run had no in-process agent, or "" */
 	char agent_note[128];
 	char error[512];

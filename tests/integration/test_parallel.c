@@ -205,6 +205,38 @@ Test(parallel, dfs_with_two_jobs_shares_the_state_cache)
 	}
 }
 
+/* Without the state cache the shards are exactly the serial runs: the
+ * same trace digest (PTLOOM_STATS; the workers' digests summed, bound 0
+ * once) as the serial search. */
+Test(parallel, dfs_with_two_jobs_runs_the_serial_runs)
+{
+	const char *progs[] = { example("bank_fixed"),
+				example("deadlock_fixed") };
+
+	for (int i = 0; i < 2; i++) {
+		struct res a = run_stats((const char *const[]){
+						 "--dfs-only", "--no-state-cache",
+						 "--seed", SEED, NULL },
+					 progs[i]);
+		struct res b = run_stats((const char *const[]){
+						 "--dfs-only", "--no-state-cache",
+						 "-j", "2", "--seed", SEED, NULL },
+					 progs[i]);
+		char *da = line_with(a.err, "ptloom: trace digest ");
+		char *db = line_with(b.err, "ptloom: trace digest ");
+
+		assert_exit(a, 0);
+		assert_exit(b, 0);
+		cr_assert_not_null(da, "%s", a.err);
+		cr_assert_not_null(db, "%s", b.err);
+		cr_assert_str_eq(db, da, "-j 2: %s\nserial: %s", db, da);
+		free(da);
+		free(db);
+		res_free(&a);
+		res_free(&b);
+	}
+}
+
 /* The summary's part after the run count: "complete to preemption
  * bound 2; 10 of 11 conflicting pairs ..." or ", bound 1; ..." */
 static const char *after_runs(const char *s)
