@@ -508,6 +508,7 @@ static int explore_serial(const struct explore_opts *o0,
 	bool profiled = false;		/* surw samplers have a profile */
 	bool post = false;		/* dfs done, the hybrid samples on */
 	uint64_t post_until = 0;
+	bool searching = o0->shared_post != NULL; /* in shared_post[1] */
 	struct run_result disc_fail;	/* a discovery run that failed */
 	bool have_disc_fail = false;
 	struct user_point *disc_points = NULL;
@@ -773,9 +774,36 @@ restart:
 				r->complete = true;
 			break;
 		}
-		if (post && (r->runs >= post_until || time_up) &&
-		    !(o->min_coverage > 0 && !time_up &&
-		      (!o->max_runs || r->runs < o->max_runs))) {
+		bool reserved = false; /* this run is in *shared_runs */
+
+		if (post && o->shared_post && !time_up) {
+			/* -j: twice the systematic runs of all workers, the
+			 * samples taken by whichever worker is free */
+			uint64_t want = 2 * __atomic_load_n(&o->shared_post[0],
+							    __ATOMIC_SEQ_CST);
+
+			if (o->shared_max && want > o->shared_max)
+				want = o->shared_max;
+			if (__atomic_fetch_add(o->shared_runs, 1,
+					       __ATOMIC_SEQ_CST) < want) {
+				reserved = true;
+			} else {
+				__atomic_sub_fetch(o->shared_runs, 1,
+						   __ATOMIC_SEQ_CST);
+				if (!__atomic_load_n(&o->shared_post[1],
+						     __ATOMIC_SEQ_CST) ||
+				    (o->best_key && dfs_key(d) > *o->best_key)) {
+					r->complete = true;
+					break;
+				}
+				/* another worker's search goes on and
+				 * makes room */
+				usleep(2000);
+				continue;
+			}
+		} else if (post && (r->runs >= post_until || time_up) &&
+			   !(o->min_coverage > 0 && !time_up &&
+			     (!o->max_runs || r->runs < o->max_runs))) {
 			r->complete = true;
 			break;
 		}
@@ -820,6 +848,11 @@ restart:
 		if (!sample && d && !dfs_next(d)) {
 			if (nhs && !post) {
 				post = true;
+				if (searching) {
+					searching = false;
+					__atomic_sub_fetch(&o->shared_post[1],
+							   1, __ATOMIC_SEQ_CST);
+				}
 				/* a shard after the first counts its bound-0
 				 * runs once, not twice: every shard runs
 				 * bound 0 and the merge counts it once, so
@@ -860,7 +893,8 @@ restart:
 			r->verdict = VERDICT_INCOMPLETE;
 			break;
 		}
-		bool reserved = counted && !post && o->shared_max;
+		if (counted && !post && o->shared_max)
+			reserved = true;
 		uint64_t number = r->runs * (o->stride ? o->stride : 1) +
 				  (uint64_t)o->worker;
 
@@ -907,6 +941,9 @@ restart:
 			r->bound0_runs++;
 		if (counted && !reserved)
 			__atomic_add_fetch(o->shared_runs, 1, __ATOMIC_RELAXED);
+		if (counted && !sample && o->shared_post)
+			__atomic_add_fetch(&o->shared_post[0], 1,
+					   __ATOMIC_SEQ_CST);
 		r->total_steps += rr.steps;
 		r->total_stops += rr.stops;
 		r->total_choices += rr.choices;
@@ -1150,6 +1187,8 @@ restart:
 		}
 	}
 out:
+	if (searching) /* a worker that ends before its search does */
+		__atomic_sub_fetch(&o->shared_post[1], 1, __ATOMIC_SEQ_CST);
 	if (have_disc_fail)
 		run_result_free(&disc_fail);
 	free(disc_points);
@@ -1781,14 +1820,16 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	struct workers *wk = NULL;
 	bool again = false; /* parallel_again */
 	/* [0]: the best failure key, [1]: the runs (shared_runs), [2]: the
-	 * first run in the serial order that read the clock (clock_key) */
-	volatile uint64_t *best = mmap(NULL, 3 * sizeof(*best),
+	 * first run in the serial order that read the clock (clock_key),
+	 * [3], [4]: shared_post */
+	volatile uint64_t *best = mmap(NULL, 5 * sizeof(*best),
 				       PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 	if (best == MAP_FAILED)
 		return explore_serial(o, r);
 	best[0] = best[2] = UINT64_MAX;
+	best[4] = (uint64_t)jobs;
 	/* one state cache for every worker (dfs_shared_cache_new): 2^22
 	 * entries, 160 MiB of address space touched as it fills; without
 	 * it the workers explore uncached */
@@ -1834,6 +1875,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			w.shared_cache = cache;
 			w.clock_key = cache ? best + 2 : NULL;
 			w.shared_runs = best + 1;
+			w.shared_post = o->hybrid ? best + 3 : NULL;
 			w.shared_max = o->max_runs;
 			w.shared_bound0 = k == 0;
 			w.progress = false;
@@ -1995,7 +2037,7 @@ out_reap:
 				;
 	free(wk);
 	end_progress(o, sh);
-	munmap((void *)best, 3 * sizeof(*best));
+	munmap((void *)best, 5 * sizeof(*best));
 	dfs_shared_cache_free(cache);
 	if (again)
 		return parallel_again(o, r, now() - t0);

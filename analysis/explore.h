@@ -87,6 +87,12 @@ struct explore_opts {
 	 * serially (a worker's share of -n made a search that fits -n
 	 * INCOMPLETE when its roots' runs exceeded the share) */
 	volatile uint64_t *shared_runs;
+	/* -j dfs with the hybrid: [0] the systematic runs of all workers
+	 * (bound 0 once), [1] the workers whose search goes on; a worker
+	 * whose search is done samples while the runs of all are fewer than
+	 * twice [0], and waits while [1] says a search can still add to it,
+	 * so the samples after the search are shared out as they come */
+	volatile uint64_t *shared_post;
 	uint64_t shared_max;
 	bool shared_bound0;	   /* its bound-0 runs count there */
 	/* -j: this worker's tally and the terminal's lock, or NULL */
