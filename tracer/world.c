@@ -314,6 +314,9 @@ int session_pick_or_fail(struct session *s, struct choice *c,
 
 void on_status(struct session *s, pid_t tid, int status)
 {
+	/* every stop and death goes through here, whoever waited for it:
+	 * the clock reads the program made meanwhile first */
+	agent_stopped(s);
 	if (WIFEXITED(status) || WIFSIGNALED(status))
 		on_death(s, tid, status);
 	else if (WIFSTOPPED(status))
@@ -1323,10 +1326,8 @@ static void schedule(struct session *s)
 				int status;
 				pid_t w = waitpid(-1, &status, __WALL | WNOHANG);
 
-				if (w > 0) {
-					agent_stopped(s);
+				if (w > 0)
 					on_status(s, w, status);
-				}
 				if (s->cfg->timeout > 0 &&
 				    now_seconds() - s->t0 > s->cfg->timeout &&
 				    timeout_reached(s)) {
