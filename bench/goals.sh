@@ -20,19 +20,23 @@ DETAIL=$OUT/detail
 : >"$DETAIL"
 
 # gx BIN ENV DIR ARGS...: one `ptloom run ARGS` in DIR with PTLOOM_STATS;
-# prints "runs seconds runs/s us/step stops wall_s verdict" (seconds:
-# ptloom's exploration time; wall_s: the whole command's)
+# prints "runs seconds runs/s us/step stops wall_s verdict cpu_s" (seconds:
+# ptloom's exploration time; wall_s: the whole command's; cpu_s: the CPU
+# time of ptloom and its tracees, which load moves less than wall time)
 gx() {
-	local bin=$1 env=$2 dir=$3 t0 t1 st v w
+	local bin=$1 env=$2 dir=$3 t0 t1 st v w c0 c1
 	shift 3
+	child_cpu c0
 	t0=$(date +%s%N)
 	(cd "$dir" && env $env PTLOOM_STATS=1 timeout -k 5 900 "$bin" run \
 		-o "$OUT/s" "$@" >"$OUT/gout" 2>"$OUT/gerr")
 	t1=$(date +%s%N)
+	child_cpu c1
 	st=$(sed -n 's/^ptloom: \([0-9]*\) runs, [0-9]* pruned, \([0-9.]*\) s[^,]*, \([0-9.]*\) runs\/s, \([0-9.]*\) us\/step.*/\1 \2 \3 \4/p' "$OUT/gerr" | tail -1)
 	v=$(sed -n 's/^ptloom: \(PASS\|FAIL\|INCOMPLETE\|ERROR\) .*/\1/p' "$OUT/gout" | tail -1)
 	w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-	echo "${st:-0 0 0 0} $(sed -n 's/^ptloom: per run \([0-9.]*\) stops.*/\1/p' "$OUT/gerr" | tail -1 | grep . || echo 0) $w ${v:-?}"
+	echo "${st:-0 0 0 0} $(sed -n 's/^ptloom: per run \([0-9.]*\) stops.*/\1/p' "$OUT/gerr" | tail -1 | grep . || echo 0) $w ${v:-?}" \
+		"$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.3f", b - a }')"
 }
 
 # grow NAME GOAL(le|ge) TARGET FLOOR VALUE... (one per binary, "-" if none)
@@ -161,8 +165,9 @@ EOF
 			echo "$prog: skipped, $why"
 			continue
 		fi
-		nat=$(NATIVE=20 native_us "${cmd[@]}")
-		nat=${nat%% *}
+		natw=$(NATIVE=20 native_us "${cmd[@]}")
+		nat=${natw%% *}
+		natc=${natw##* }
 		for pts in sync default; do
 			vals=() stops=0
 			for b in "${GBINS[@]}"; do
@@ -172,10 +177,10 @@ EOF
 				else
 					r=$(gx "$bp" "$be" "$OUT" -s random -n "$GRUNS" --seed 1 -- "${cmd[@]}")
 				fi
-				read -r n secs rate us st wall v <<<"$r"
+				read -r n secs rate us st wall v cpu <<<"$r"
 				stops=$st
 				vals+=("$(awk -v w="$wall" -v n="$n" -v nat="$nat" 'BEGIN { printf "%.1f", (n > 0 && nat > 0 ? w * 1e6 / n / nat : 0) }')")
-				echo "$prog --points $pts: $bn $v $n runs, wall $wall s, ptloom's $secs s, $st stops a run; native $nat us" >>"$DETAIL"
+				echo "$prog --points $pts: $bn $v $n runs, wall $wall s, ptloom's $secs s, $st stops a run; native $nat us; CPU per run over native CPU $(awk -v c="$cpu" -v n="$n" -v nc="$natc" 'BEGIN { printf "%.1f", (n > 0 && nc > 0 ? c * 1e6 / n / nc : 0) }')x" >>"$DETAIL"
 			done
 			# the ptrace floor: a run's stops at one seccomp stop each
 			# and one fork of the template, over a native run
