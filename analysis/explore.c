@@ -508,6 +508,7 @@ static int explore_serial(const struct explore_opts *o0,
 	bool profiled = false;		/* surw samplers have a profile */
 	bool post = false;		/* dfs done, the hybrid samples on */
 	uint64_t post_until = 0;
+	bool searching = o0->shared_post != NULL; /* in shared_post[1] */
 	struct run_result disc_fail;	/* a discovery run that failed */
 	bool have_disc_fail = false;
 	struct user_point *disc_points = NULL;
@@ -527,8 +528,9 @@ static int explore_serial(const struct explore_opts *o0,
 	 * run was cut short, at a state an earlier run went on from), and
 	 * the search starts again with the clock in every key. */
 	o->cfg.key_no_clock = o->strategy == STRAT_DFS && o->state_cache &&
-			      !o->shared_cache && o->nshards <= 1 &&
-			      !(o->dpor && o->reduction) &&
+			      (o->shared_cache ? o->clock_key != NULL
+					       : o->nshards <= 1) &&
+			      !o->key_clock && !(o->dpor && o->reduction) &&
 			      !getenv("PTLOOM_KEY_CLOCK");
 	r->coverage = coverage_new();
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
@@ -726,6 +728,17 @@ restart:
 			snprintf(r->error, sizeof(r->error), "interrupted");
 			break;
 		}
+		if (clock_restart && o->clock_key) {
+			/* a -j worker: its place in the serial order to the
+			 * parent, which starts every worker again (unless a
+			 * failure comes first); workers past it stop */
+			uint64_t k = dfs_key(d);
+
+			publish_key(o->clock_key, k);
+			publish_key(o->best_key, k);
+			r->stopped = true;
+			break;
+		}
 		if (clock_restart) {
 			/* the last dfs run read the clock and the search
 			 * went on (no failure): what it pruned by keys
@@ -761,9 +774,36 @@ restart:
 				r->complete = true;
 			break;
 		}
-		if (post && (r->runs >= post_until || time_up) &&
-		    !(o->min_coverage > 0 && !time_up &&
-		      (!o->max_runs || r->runs < o->max_runs))) {
+		bool reserved = false; /* this run is in *shared_runs */
+
+		if (post && o->shared_post && !time_up) {
+			/* -j: twice the systematic runs of all workers, the
+			 * samples taken by whichever worker is free */
+			uint64_t want = 2 * __atomic_load_n(&o->shared_post[0],
+							    __ATOMIC_SEQ_CST);
+
+			if (o->shared_max && want > o->shared_max)
+				want = o->shared_max;
+			if (__atomic_fetch_add(o->shared_runs, 1,
+					       __ATOMIC_SEQ_CST) < want) {
+				reserved = true;
+			} else {
+				__atomic_sub_fetch(o->shared_runs, 1,
+						   __ATOMIC_SEQ_CST);
+				if (!__atomic_load_n(&o->shared_post[1],
+						     __ATOMIC_SEQ_CST) ||
+				    (o->best_key && dfs_key(d) > *o->best_key)) {
+					r->complete = true;
+					break;
+				}
+				/* another worker's search goes on and
+				 * makes room */
+				usleep(2000);
+				continue;
+			}
+		} else if (post && (r->runs >= post_until || time_up) &&
+			   !(o->min_coverage > 0 && !time_up &&
+			     (!o->max_runs || r->runs < o->max_runs))) {
 			r->complete = true;
 			break;
 		}
@@ -808,6 +848,11 @@ restart:
 		if (!sample && d && !dfs_next(d)) {
 			if (nhs && !post) {
 				post = true;
+				if (searching) {
+					searching = false;
+					__atomic_sub_fetch(&o->shared_post[1],
+							   1, __ATOMIC_SEQ_CST);
+				}
 				/* a shard after the first counts its bound-0
 				 * runs once, not twice: every shard runs
 				 * bound 0 and the merge counts it once, so
@@ -834,6 +879,22 @@ restart:
 			r->stopped = true;
 			break;
 		}
+		/* -j dfs: this run's place in the whole search's budget,
+		 * taken before it runs (two workers that both saw room for
+		 * one more run took both: -n 8 made 9) */
+		bool counted = o->shared_runs &&
+			       (o->shared_bound0 || !d || sample ||
+				dfs_bound(d) > 0);
+
+		if (counted && !post && o->shared_max &&
+		    __atomic_fetch_add(o->shared_runs, 1, __ATOMIC_SEQ_CST) >=
+			    o->shared_max) {
+			__atomic_sub_fetch(o->shared_runs, 1, __ATOMIC_SEQ_CST);
+			r->verdict = VERDICT_INCOMPLETE;
+			break;
+		}
+		if (counted && !post && o->shared_max)
+			reserved = true;
 		uint64_t number = r->runs * (o->stride ? o->stride : 1) +
 				  (uint64_t)o->worker;
 
@@ -878,9 +939,11 @@ restart:
 		add_coverage(r, &rr);
 		if (d && !sample && dfs_bound(d) == 0)
 			r->bound0_runs++;
-		if (o->shared_runs &&
-		    (o->shared_bound0 || !d || sample || dfs_bound(d) > 0))
+		if (counted && !reserved)
 			__atomic_add_fetch(o->shared_runs, 1, __ATOMIC_RELAXED);
+		if (counted && !sample && o->shared_post)
+			__atomic_add_fetch(&o->shared_post[0], 1,
+					   __ATOMIC_SEQ_CST);
 		r->total_steps += rr.steps;
 		r->total_stops += rr.stops;
 		r->total_choices += rr.choices;
@@ -893,6 +956,8 @@ restart:
 			x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
 			x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
 			r->trace_digest += x ^ (x >> 31);
+			if (d && !sample && dfs_bound(d) == 0)
+				r->bound0_digest += x ^ (x >> 31);
 		}
 		if (rr.agent_note[0] && !r->agent_note[0])
 			snprintf(r->agent_note, sizeof(r->agent_note), "%s",
@@ -1122,6 +1187,8 @@ restart:
 		}
 	}
 out:
+	if (searching) /* a worker that ends before its search does */
+		__atomic_sub_fetch(&o->shared_post[1], 1, __ATOMIC_SEQ_CST);
 	if (have_disc_fail)
 		run_result_free(&disc_fail);
 	free(disc_points);
@@ -1557,7 +1624,7 @@ static void put_result(FILE *f, const struct explore_result *wr)
 	bool fail = wr->verdict == VERDICT_FAIL;
 
 	fprintf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u %llu %d %u "
-		   "%llu %llu %llu\n",
+		   "%llu %llu %llu %llu %llu %llu\n",
 		wr->verdict, (unsigned long long)wr->runs,
 		(unsigned long long)wr->bound0_runs, wr->complete, wr->bound,
 		(unsigned long long)wr->fail_key,
@@ -1567,7 +1634,10 @@ static void put_result(FILE *f, const struct explore_result *wr)
 		(unsigned long long)wr->pruned, wr->stopped,
 		wr->checkpoint_forks, (unsigned long long)wr->total_steps,
 		(unsigned long long)wr->total_stops,
-		(unsigned long long)wr->total_choices);
+		(unsigned long long)wr->total_choices,
+		(unsigned long long)wr->total_state_keys,
+		(unsigned long long)wr->trace_digest,
+		(unsigned long long)wr->bound0_digest);
 	for (int i = 0; i < STOPK_N; i++)
 		fprintf(f, "%llu%c", (unsigned long long)wr->stop_kinds[i],
 			i + 1 < STOPK_N ? ' ' : '\n');
@@ -1612,16 +1682,17 @@ static void put_result(FILE *f, const struct explore_result *wr)
 static bool get_result(FILE *f, struct explore_result *w)
 {
 	int complete, stopped;
-	unsigned long long runs, b0, key, frun, pruned, steps, stops, choices;
+	unsigned long long runs, b0, key, frun, pruned, steps, stops, choices,
+		keys, dig, dig0;
 	size_t ndec, np;
 
 	memset(w, 0, sizeof(*w));
 	if (!f || fscanf(f, "%d %llu %llu %d %d %llu %llu %d %u %zu %zu %u "
-			    "%llu %d %u %llu %llu %llu",
+			    "%llu %d %u %llu %llu %llu %llu %llu %llu",
 			 &w->verdict, &runs, &b0, &complete, &w->bound, &key,
 			 &frun, &w->found_by, &w->found_preemptions, &ndec, &np,
-			 &w->filters, &pruned, &stopped,
-			 &w->checkpoint_forks, &steps, &stops, &choices) != 18 ||
+			 &w->filters, &pruned, &stopped, &w->checkpoint_forks,
+			 &steps, &stops, &choices, &keys, &dig, &dig0) != 21 ||
 	    ndec > (1u << 26) || np > (1u << 20))
 		return false;
 	w->runs = runs;
@@ -1634,6 +1705,9 @@ static bool get_result(FILE *f, struct explore_result *w)
 	w->total_steps = steps;
 	w->total_stops = stops;
 	w->total_choices = choices;
+	w->total_state_keys = keys;
+	w->trace_digest = dig;
+	w->bound0_digest = dig0;
 	for (int i = 0; i < STOPK_N; i++) {
 		unsigned long long v;
 
@@ -1684,6 +1758,56 @@ static bool get_result(FILE *f, struct explore_result *w)
  * schedule once, here, for its whole result.
  */
 static int explore_dfs_parallel(const struct explore_opts *o,
+				struct explore_result *r);
+
+/*
+ * -j dfs, after a run read the virtual clock: the whole search again with
+ * the clock in every state key and a new shared cache; the runs so far
+ * count, as in a serial search that starts again, and -n and --max-time
+ * are the budgets of both together.  r holds the first search's result
+ * (a PASS, incomplete), which took `spent` seconds.
+ */
+static int parallel_again(const struct explore_opts *o,
+			  struct explore_result *r, double spent)
+{
+	struct explore_result first = *r;
+	struct explore_opts again = *o;
+
+	again.key_clock = true;
+	if ((o->max_runs && first.runs >= o->max_runs) ||
+	    (o->max_time > 0 && spent >= o->max_time)) {
+		/* a budget is spent: not covered */
+		r->verdict = VERDICT_INCOMPLETE;
+		r->complete = false;
+		r->clock_restarts++;
+		return 0;
+	}
+	if (o->max_runs)
+		again.max_runs = o->max_runs - first.runs;
+	if (o->max_time > 0)
+		again.max_time = o->max_time - spent;
+	int e = explore_dfs_parallel(&again, r);
+
+	r->runs += first.runs;
+	r->pruned += first.pruned;
+	r->total_steps += first.total_steps;
+	r->total_stops += first.total_stops;
+	r->total_choices += first.total_choices;
+	r->total_state_keys += first.total_state_keys;
+	r->trace_digest += first.trace_digest;
+	for (int i = 0; i < STOPK_N; i++)
+		r->stop_kinds[i] += first.stop_kinds[i];
+	r->filters += first.filters;
+	r->checkpoint_forks += first.checkpoint_forks;
+	r->clock_restarts++;
+	if (r->coverage)
+		coverage_add(r->coverage, first.coverage);
+	coverage_free(first.coverage);
+	merge_crashes(r, &first);
+	return e;
+}
+
+static int explore_dfs_parallel(const struct explore_opts *o,
 				struct explore_result *r)
 {
 	int jobs = o->jobs > 64 ? 64 : o->jobs, fds[64][2];
@@ -1694,14 +1818,18 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	double t0 = now();
 	struct explore_shared *sh = NULL;
 	struct workers *wk = NULL;
-	/* [0]: the best failure key, [1]: the runs (shared_runs) */
-	volatile uint64_t *best = mmap(NULL, 2 * sizeof(*best),
+	bool again = false; /* parallel_again */
+	/* [0]: the best failure key, [1]: the runs (shared_runs), [2]: the
+	 * first run in the serial order that read the clock (clock_key),
+	 * [3], [4]: shared_post */
+	volatile uint64_t *best = mmap(NULL, 5 * sizeof(*best),
 				       PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 	if (best == MAP_FAILED)
 		return explore_serial(o, r);
-	*best = UINT64_MAX;
+	best[0] = best[2] = UINT64_MAX;
+	best[4] = (uint64_t)jobs;
 	/* one state cache for every worker (dfs_shared_cache_new): 2^22
 	 * entries, 160 MiB of address space touched as it fills; without
 	 * it the workers explore uncached */
@@ -1745,7 +1873,9 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			w.nshards = (o->nshards > 1 ? o->nshards : 1) * jobs;
 			w.best_key = best;
 			w.shared_cache = cache;
+			w.clock_key = cache ? best + 2 : NULL;
 			w.shared_runs = best + 1;
+			w.shared_post = o->hybrid ? best + 3 : NULL;
 			w.shared_max = o->max_runs;
 			w.shared_bound0 = k == 0;
 			w.progress = false;
@@ -1810,6 +1940,9 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		r->total_steps += w->total_steps;
 		r->total_stops += w->total_stops;
 		r->total_choices += w->total_choices;
+		r->total_state_keys += w->total_state_keys;
+		r->trace_digest += w->trace_digest -
+				   (k ? w->bound0_digest : 0);
 		for (int i = 0; i < STOPK_N; i++)
 			r->stop_kinds[i] += w->stop_kinds[i];
 		r->filters += w->filters;
@@ -1833,6 +1966,17 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	}
 	end_progress(o, sh);
 	sh = NULL;
+	/* a systematic run read the virtual clock, which the keys left out,
+	 * before any failure in the serial order: as serially, the search
+	 * starts again with the clock in every key (after the workers are
+	 * reaped, below) */
+	again = cache && best[2] != UINT64_MAX &&
+		     r->verdict == VERDICT_PASS && !why[0] &&
+		     !(o->cfg.interrupted && *o->cfg.interrupted) &&
+		     (win < 0 || best[2] < ws[win].fail_key);
+
+	if (again)
+		win = -1;
 	if (win >= 0 && r->verdict != VERDICT_ERROR) {
 		/* the winner once more, here, for its whole result */
 		struct explore_result *w = &ws[win];
@@ -1893,8 +2037,10 @@ out_reap:
 				;
 	free(wk);
 	end_progress(o, sh);
-	munmap((void *)best, 2 * sizeof(*best));
+	munmap((void *)best, 5 * sizeof(*best));
 	dfs_shared_cache_free(cache);
+	if (again)
+		return parallel_again(o, r, now() - t0);
 	return 0;
 }
 

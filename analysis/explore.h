@@ -73,11 +73,26 @@ struct explore_opts {
 	 * memory the workers share; a worker past it stops */
 	struct dfs_shared_cache *shared_cache; /* -j: the workers' states */
 	volatile uint64_t *best_key;
+	/* -j dfs: the smallest dfs_key of a systematic run that read the
+	 * virtual clock while state keys left it out
+	 * (session_config.key_no_clock), in the same shared memory: the
+	 * worker publishes it there and in best_key (a worker past it
+	 * stops), and the parent starts the whole search again with the
+	 * clock in every key, as the serial search does.  NULL: the
+	 * workers' keys carry the clock from the start. */
+	volatile uint64_t *clock_key;
+	bool key_clock;		   /* state keys carry the clock from the start */
 	/* -j dfs: the runs of all workers as the merge counts them (bound 0
 	 * once), against shared_max: the budget is the whole search's, as
 	 * serially (a worker's share of -n made a search that fits -n
 	 * INCOMPLETE when its roots' runs exceeded the share) */
 	volatile uint64_t *shared_runs;
+	/* -j dfs with the hybrid: [0] the systematic runs of all workers
+	 * (bound 0 once), [1] the workers whose search goes on; a worker
+	 * whose search is done samples while the runs of all are fewer than
+	 * twice [0], and waits while [1] says a search can still add to it,
+	 * so the samples after the search are shared out as they come */
+	volatile uint64_t *shared_post;
 	uint64_t shared_max;
 	bool shared_bound0;	   /* its bound-0 runs count there */
 	/* -j: this worker's tally and the terminal's lock, or NULL */
@@ -132,12 +147,14 @@ struct explore_result {
 	bool have_pass;
 	uint64_t total_steps;
 	uint64_t total_stops, total_choices; /* run_result.stops, .choices */
-	uint64_t total_state_keys;	   /* run_result.state_keys (serial) */
+	uint64_t total_state_keys;	   /* run_result.state_keys */
 	uint64_t stop_kinds[STOPK_N];	   /* run_result.stop_kinds summed */
-	/* the runs' trace hashes, each mixed and summed (serial runs, any
-	 * order): two explorations that ran the same runs have the same
+	/* the runs' trace hashes, each mixed and summed (any order; -j
+	 * sums its workers', bound 0 once): two explorations that ran the
+	 * same runs have the same
 	 * (PTLOOM_STATS prints it; the fast path is checked with it) */
 	uint64_t trace_digest;
+	uint64_t bound0_digest;		   /* of it, the bound-0 runs' (-j) */
 	/* why a process of some run had no in-process agent, or "" */
 	char agent_note[128];
 	char error[512];

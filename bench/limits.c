@@ -8,11 +8,17 @@
  *   fork      a new process from a stopped single-threaded tracee, by an
  *             injected clone(CLONE_PARENT|SIGCHLD), reaped after it exits
  *   exec      fork + exec + wait of /bin/true under ptrace
+ *   futex     one hand-off between two threads of one process on one CPU
+ *             (a FUTEX_WAKE of the other, then a FUTEX_WAIT until it hands
+ *             back): what a point costs when threads hand over to one
+ *             another in-process, without a tracer
  *
  * Both processes pinned to one CPU.  Prints "name us" lines.  Not a test.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -198,6 +204,54 @@ static double exec_traced(void)
 	return (now() - t0) / n;
 }
 
+/* the futex hand-off: turn is 0 (main's) or 1 (the other's) */
+static volatile int turn;
+
+static void futex_wait(volatile int *w, int val)
+{
+	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(volatile int *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *other(void *arg)
+{
+	long n = (long)arg;
+
+	for (long i = 0; i < n; i++) {
+		while (turn != 1)
+			futex_wait(&turn, 0);
+		turn = 0;
+		futex_wake(&turn);
+	}
+	return NULL;
+}
+
+static double futex_handoff(void)
+{
+	long n = 4 * N;
+	pthread_t t;
+
+	turn = 0;
+	if (pthread_create(&t, NULL, other, (void *)n))
+		return 0;
+	double t0 = now();
+
+	for (long i = 0; i < n; i++) {
+		turn = 1;
+		futex_wake(&turn);
+		while (turn != 0)
+			futex_wait(&turn, 1);
+	}
+	double us = (now() - t0) / (2.0 * (double)n);
+
+	pthread_join(t, NULL);
+	return us;
+}
+
 int main(void)
 {
 	pin();
@@ -205,5 +259,6 @@ int main(void)
 	printf("int3 %.2f\n", int3_hit());
 	printf("fork %.2f\n", fork_stopped());
 	printf("exec %.2f\n", exec_traced());
+	printf("futex %.2f\n", futex_handoff());
 	return 0;
 }

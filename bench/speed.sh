@@ -15,7 +15,22 @@
 # invocation, so that a change reads as a ratio of one machine state;
 # SPEED_ONLY="rust go": only the rows whose first word is listed
 # (bank_fixed mutex_condvar mutex_condvar-complete python3 rust go).
+#
+#   bench/speed.sh --goals    issue 25's goals only (a few minutes): each
+#                             as a row measured with SPEED_BEFORE (if set),
+#                             this build with PTLOOM_NO_FAST_PATH=1, and
+#                             this build as it is, beside the machine's
+#                             limits; see bench/README.md.  Knobs:
+#                             GOALS_ONLY="lock bank real mc" (rows),
+#                             GOALS_REAL="pigz cpp rust go python3",
+#                             GOALS_REAL_RUNS (10), GOALS_LOCK_N (200)
 set -u -o pipefail
+GOALS=false
+case ${1:-} in
+--goals) GOALS=true ;;
+"") ;;
+*) echo "usage: bench/speed.sh [--goals]" >&2; exit 2 ;;
+esac
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${PTLOOM_BUILD:-$ROOT/build}
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
@@ -31,7 +46,7 @@ ninja -C "$BUILD" ptloom examples/bank_fixed examples/mutex_condvar >/dev/null |
 	{ echo "speed: build failed" >&2; exit 2; }
 OUT=$(mktemp -d /tmp/ptloom-speed.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
-cc -O2 -o "$OUT/limits" "$ROOT/bench/limits.c" || exit 2
+cc -O2 -pthread -o "$OUT/limits" "$ROOT/bench/limits.c" || exit 2
 
 echo "ptloom speed  $(date -u '+%Y-%m-%d %H:%M:%SZ')  $(nproc) CPUs  load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$OUT/limits" >"$OUT/lim"
@@ -39,8 +54,9 @@ SECCOMP=$(awk '$1=="seccomp"{print $2}' "$OUT/lim")
 INT3=$(awk '$1=="int3"{print $2}' "$OUT/lim")
 FORK=$(awk '$1=="fork"{print $2}' "$OUT/lim")
 EXEC=$(awk '$1=="exec"{print $2}' "$OUT/lim")
+FUTEX=$(awk '$1=="futex"{print $2}' "$OUT/lim")
 echo
-echo "limits (µs): seccomp stop $SECCOMP, int3 hit (emulated) $INT3, fork of a stopped tracee $FORK, traced fork+exec of /bin/true $EXEC"
+echo "limits (µs): seccomp stop $SECCOMP, int3 hit (emulated) $INT3, fork of a stopped tracee $FORK, traced fork+exec of /bin/true $EXEC, futex hand-off between two threads $FUTEX"
 
 # CPU seconds (user + system) of the children this shell has waited for
 # (ptloom, its launcher and every run's processes are among them), into
@@ -84,6 +100,11 @@ explore() {
 		'BEGIN { printf "%.0f", (n > 0 ? (d - c) * 1e6 / n : 0) }')"
 }
 
+# --goals: issue 25's rows instead of the ones below
+if $GOALS; then
+	. "$ROOT/bench/goals.sh"
+	exit 0
+fi
 echo
 printf '%-26s %9s %17s %8s %9s %10s %9s %10s %7s %8s %7s %9s %8s\n' program native_us mode runs/s us/sched ratio_nat us/point pt/seccomp stops floor_us x_floor cpu_us cpu_nat
 # floor_us: what one schedule costs at the machine's limits alone: its

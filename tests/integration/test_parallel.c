@@ -125,6 +125,22 @@ Test(parallel, dfs_with_two_jobs_has_the_serial_budget)
 		cr_assert_str_eq(sb, sa, "-j 2 -n %s: %s\nserial: %s", n, sb,
 				 sa);
 		assert_exit(c, 3); /* as serially: the limit met is no pass */
+		/* and it is the whole search's: two workers that both saw
+		 * room for one more run do not both take it */
+		for (int k = 2; k <= runs / 2; k += runs / 6 + 1) {
+			char nk[32], want[64];
+
+			snprintf(nk, sizeof(nk), "%d", k);
+			snprintf(want, sizeof(want), "ptloom: INCOMPLETE %d runs,",
+				 k);
+			struct res d = RUN(progs[i], "--dfs-only",
+					   "--no-state-cache", "-j", "2",
+					   "--seed", SEED, "-n", nk);
+
+			assert_exit(d, 3);
+			assert_summary(&d, want);
+			res_free(&d);
+		}
 		free(sa);
 		free(sb);
 		res_free(&a);
@@ -187,6 +203,130 @@ Test(parallel, dfs_with_two_jobs_shares_the_state_cache)
 		res_free(&s);
 		res_free(&j);
 	}
+}
+
+/* Without the state cache the shards are exactly the serial runs: the
+ * same trace digest (PTLOOM_STATS; the workers' digests summed, bound 0
+ * once) as the serial search. */
+Test(parallel, dfs_with_two_jobs_runs_the_serial_runs)
+{
+	const char *progs[] = { example("bank_fixed"),
+				example("deadlock_fixed") };
+
+	for (int i = 0; i < 2; i++) {
+		struct res a = run_stats((const char *const[]){
+						 "--dfs-only", "--no-state-cache",
+						 "--seed", SEED, NULL },
+					 progs[i]);
+		struct res b = run_stats((const char *const[]){
+						 "--dfs-only", "--no-state-cache",
+						 "-j", "2", "--seed", SEED, NULL },
+					 progs[i]);
+		char *da = line_with(a.err, "ptloom: trace digest ");
+		char *db = line_with(b.err, "ptloom: trace digest ");
+
+		assert_exit(a, 0);
+		assert_exit(b, 0);
+		cr_assert_not_null(da, "%s", a.err);
+		cr_assert_not_null(db, "%s", b.err);
+		cr_assert_str_eq(db, da, "-j 2: %s\nserial: %s", db, da);
+		free(da);
+		free(db);
+		res_free(&a);
+		res_free(&b);
+	}
+}
+
+/* The summary's part after the run count: "complete to preemption
+ * bound 2; 10 of 11 conflicting pairs ..." or ", bound 1; ..." */
+static const char *after_runs(const char *s)
+{
+	const char *p = strstr(s, " runs");
+
+	return p ? p + 5 : s;
+}
+
+/*
+ * -j 2 keys states without the virtual clock until a systematic run reads
+ * it, as the serial search does, and then every worker starts again with
+ * the clock in its keys: a program that never reads it is complete
+ * without starting again, one that reads it after its first choice starts
+ * again and gets the serial verdict (the fixed twin complete with the
+ * serial coverage, the buggy one the serial first failure, replayed
+ * exactly).
+ */
+Test(parallel, two_jobs_key_the_clock_once_a_run_reads_it)
+{
+	struct res b = run_stats((const char *const[]){ "--dfs-only", "-j",
+							 "2", "--seed", SEED,
+							 NULL },
+				 example("bank_fixed"));
+
+	assert_exit(b, 0);
+	assert_contains(b.out, "complete to preemption bound 2", "-j 2");
+	cr_assert_null(strstr(b.err, "started again with the clock"), "%s",
+		       b.err);
+	res_free(&b);
+
+	struct res s = run_stats((const char *const[]){ "--dfs-only", "--seed",
+							 SEED, NULL },
+				 target("clock_after_merge_fixed"));
+	struct res j = run_stats((const char *const[]){ "--dfs-only", "-j",
+							 "2", "--seed", SEED,
+							 NULL },
+				 target("clock_after_merge_fixed"));
+	char *ss = summary(&s), *sj = summary(&j);
+
+	assert_exit(s, 0);
+	assert_exit(j, 0);
+	assert_contains(j.err, "started again with the clock", "-j 2 stats");
+	assert_contains(sj, "complete to preemption bound 2", "-j 2");
+	cr_assert_str_eq(after_runs(sj), after_runs(ss),
+			 "-j 2: %s\nserial: %s", sj, ss);
+	free(ss);
+	free(sj);
+	res_free(&s);
+	res_free(&j);
+
+	s = RUN(target("clock_after_merge"), "--dfs-only", "--seed", SEED);
+	j = RUN(target("clock_after_merge"), "--dfs-only", "-j", "2", "--seed",
+		SEED);
+	ss = summary(&s);
+	sj = summary(&j);
+	assert_exit(s, 1);
+	assert_exit(j, 1);
+	*strstr(ss, " after ") = 0;
+	*strstr(sj, " after ") = 0;
+	cr_assert_str_eq(sj, ss, "-j 2: %s\nserial: %s", sj, ss);
+	replays_exactly(&j, "clock_after_merge.c:");
+	free(ss);
+	free(sj);
+	res_free(&s);
+	res_free(&j);
+}
+
+/* The default search (the hybrid, sleep sets, the state cache, race
+ * points) on a producer/consumer with a condition variable: -j 2 is the
+ * serial verdict, complete to the same bound with the same conflicting
+ * pairs seen in both orders. */
+Test(parallel, two_jobs_reach_the_serial_verdict_and_coverage)
+{
+	const char *p = example("mutex_condvar");
+	struct res s = RUN(p, "--seed", SEED);
+	struct res j = RUN(p, "-j", "2", "--seed", SEED);
+	char *ss = summary(&s), *sj = summary(&j);
+
+	assert_exit(s, 0);
+	assert_exit(j, 0);
+	assert_contains(ss, "ptloom: PASS ", "serial");
+	assert_contains(sj, "ptloom: PASS ", "-j 2");
+	assert_contains(sj, "complete to preemption bound 2", "-j 2");
+	cr_assert_str_eq(after_runs(sj), after_runs(ss), "-j 2: %s\nserial: %s",
+			 sj, ss);
+	free(ss);
+	free(sj);
+	res_free(&s);
+	res_free(&j);
 }
 
 Test(parallel, dfs_with_two_jobs_finds_every_buggy_example)
