@@ -43,7 +43,7 @@ _ptloom()
 	case $cmd in
 	run) opts="--preemptions --strategy --max-runs --max-time --max-steps --timeout --seed --points --pct-depth --reduction --no-reduction --dfs-only --no-minimize --minimize-time --out --report --report-format --jobs --shard --env --keep-env --fail-on-child-crash --no-fast-path --clock-start --min-coverage --output --quiet --help" ;;
 	replay) opts="--max-steps --timeout --report --report-format --env --trust-env --fail-on-child-crash --no-fast-path --gdb --core --stop-at --output --quiet --help" ;;
-	minimize | minimise) opts="--max-steps --timeout --minimize-time --out --report --report-format --env --trust-env --fail-on-child-crash --output --quiet --help" ;;
+	minimize | minimise) opts="--max-steps --timeout --minimize-time --out --report --report-format --env --trust-env --fail-on-child-crash --no-fast-path --output --quiet --help" ;;
 	show) opts="--format --help" ;;
 	races) opts="--runs --budget --seed --max-steps --timeout --format --env --clock-start --quiet --help" ;;
 	esac
