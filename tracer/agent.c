@@ -427,8 +427,11 @@ bool agent_install(struct session *s, struct thread *t)
 	}
 	/* the code (with its two words) and a jump at each entry, into a
 	 * copy of the image written back in one piece */
+	size_t boot = (size_t)(ptloom_boot_end - ptloom_boot_start);
 	uint8_t *img = malloc(plan.len);
-	uint64_t on = page != 0, from = plan.host, to = plan.host + BLOB_AT + blob;
+	uint64_t on = page != 0, from = plan.host,
+		 /* the boot code's tail, if longer, gets its bytes back */
+		 to = plan.host + BLOB_AT + (boot > blob ? boot : blob);
 
 	if (!img)
 		return false;
