@@ -294,7 +294,8 @@ static bool find_vdso(pid_t pid, uint64_t *lo, uint64_t *hi, uint64_t *top,
  * was written into the vDSO) to its int3: a seccomp stop on the way lets
  * its syscall run; a signal that arrives meanwhile is kept in *sig to be
  * sent again.  The registers it ends with into *r; 0, or -1 if it stopped
- * elsewhere or died.
+ * elsewhere or died (its death is not collected: the session's next wait
+ * finds it).
  */
 static int run_boot(struct thread *t, const struct user_regs_struct *base,
 		    uint64_t at, struct user_regs_struct *r, int *sig)
@@ -309,7 +310,19 @@ static int run_boot(struct thread *t, const struct user_regs_struct *base,
 		int st;
 		pid_t w;
 
+		siginfo_t si;
+
 		if (ptrace(PTRACE_CONT, t->tid, 0, 0))
+			return -1;
+		/* a death is left where it is, for the session's wait to
+		 * find (only stops are taken here) */
+		si.si_pid = 0;
+		while (waitid(P_PID, (id_t)t->tid, &si,
+			      WEXITED | WSTOPPED | __WALL | WNOWAIT) < 0)
+			if (errno != EINTR)
+				return -1;
+		if (si.si_pid != t->tid || (si.si_code != CLD_TRAPPED &&
+					    si.si_code != CLD_STOPPED))
 			return -1;
 		while ((w = waitpid(t->tid, &st, __WALL)) < 0 && errno == EINTR)
 			;
@@ -326,6 +339,40 @@ static int run_boot(struct thread *t, const struct user_regs_struct *base,
 			*sig = WSTOPSIG(st);
 	}
 	return -1;
+}
+
+/* The seccomp filters a process runs under (/proc/PID/status), -1 if
+ * the kernel does not say. */
+static int seccomp_filters(const char *pid)
+{
+	char name[64], line[256];
+	int n = -1;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%s/status", pid);
+	if (!(f = fopen(name, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp_filters: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* A filter of the program's own, besides those ptloom runs under and the
+ * launcher's: its syscalls are the program's business (one may kill it),
+ * so none is run in it. */
+static bool own_filter(pid_t pid)
+{
+	static int mine = -2;
+	char p[16];
+
+	if (mine == -2)
+		mine = seccomp_filters("self");
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	int n = seccomp_filters(p);
+
+	return mine >= 0 && n > mine + 1;
 }
 
 /* Map the shared page into t's process at `at`, running the boot code
@@ -413,6 +460,9 @@ bool agent_install(struct session *s, struct thread *t)
 		if (!agent_page())
 			snprintf(note, sizeof(note), "ptloom's shared page: %s",
 				 strerror(errno));
+		else if (own_filter(p->pid))
+			snprintf(note, sizeof(note),
+				 "it runs under a seccomp filter of its own");
 		else if (prlimit(p->pid, RLIMIT_STACK, NULL, &rl) ||
 			 rl.rlim_cur == RLIM_INFINITY || !stack_hi ||
 			 at + PAGE + rl.rlim_cur + (2ul << 20) > stack_hi)

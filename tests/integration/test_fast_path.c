@@ -226,15 +226,16 @@ Test(fast_path, schedules_replay_exactly_across_the_switch)
 
 /* A process the page cannot be mapped into falls back to stops, with a
  * one-line note and the same runs: a seccomp filter of the program's own
- * that refuses shared mappings, and a stack without a limit (no room
- * known to stay free above the mmap base). */
+ * (one that kills the process at a shared mapping: the agent must not
+ * try), and a stack without a limit (no room known to stay free above the
+ * mmap base). */
 Test(fast_path, no_page_falls_back_to_stops_with_a_note)
 {
 	static const char *const opts[] = { "-s", "random", "-n", "5", "--seed",
 					    "5", "--clock-start", "1767225600",
 					    "--output", NULL };
 	char unlimited[2 * PATH_MAX];
-	const char *why[2] = { "it cannot map ptloom's page",
+	const char *why[2] = { "it runs under a seccomp filter of its own",
 			       "no room for ptloom's page" };
 
 	snprintf(unlimited, sizeof(unlimited), "ulimit -s unlimited && exec %s",

@@ -1,8 +1,9 @@
 /*
- * A sandbox of the program's own: a seccomp filter that makes every
- * MAP_SHARED mmap fail with EPERM, then exec of argv[1].  ptloom's
- * in-process agent cannot map its page into what runs under it, so the
- * clock reads go back to ptrace stops (tests/integration/test_fast_path.c).
+ * A sandbox of the program's own: a seccomp filter that kills the process
+ * at any MAP_SHARED mmap, then exec of argv[1].  ptloom's in-process agent
+ * must not run its syscalls in what runs under it (the kill would be a
+ * false crash), so the clock reads go back to ptrace stops
+ * (tests/integration/test_fast_path.c).
  */
 #include <errno.h>
 #include <linux/filter.h>
@@ -23,7 +24,7 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, args[3])),
 		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MAP_SHARED, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { sizeof(f) / sizeof(*f), f };
