@@ -264,29 +264,23 @@ out:
 static bool find_vdso(pid_t pid, uint64_t *lo, uint64_t *hi, uint64_t *top,
 		      uint64_t *stack_hi)
 {
-	char name[64], line[512];
-	FILE *f;
+	static struct proc_map m[256];
+	bool more;
+	int n = proc_maps(pid, m, 256, &more);
+	uint64_t stack_lo = 0;
 
 	*lo = *hi = *top = *stack_hi = 0;
-	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
-	if (!(f = fopen(name, "re")))
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long a, b;
-
-		if (sscanf(line, "%lx-%lx", &a, &b) != 2)
-			continue;
-		if (strstr(line, "[vdso]")) {
-			*lo = a;
-			*hi = b;
+	for (int i = 0; i < n; i++)
+		if (m[i].vdso) {
+			*lo = m[i].lo;
+			*hi = m[i].hi;
+		} else if (m[i].stack) {
+			stack_lo = m[i].lo;
+			*stack_hi = m[i].hi;
 		}
-		if (strstr(line, "[stack]"))
-			*stack_hi = b;
-		else if (!strstr(line, "[vsyscall]") && b > *top)
-			*top = b;
-	}
-	fclose(f);
-	return *lo && *hi > *lo && *hi - *lo <= (1u << 20);
+	for (int i = 0; i < n && m[i].hi <= stack_lo; i++)
+		*top = m[i].hi;
+	return !more && *lo && *hi > *lo && *hi - *lo <= (1u << 20);
 }
 
 /*
@@ -341,38 +335,25 @@ static int run_boot(struct thread *t, const struct user_regs_struct *base,
 	return -1;
 }
 
-/* The seccomp filters a process runs under (/proc/PID/status), -1 if
- * the kernel does not say. */
-static int seccomp_filters(const char *pid)
-{
-	char name[64], line[256];
-	int n = -1;
-	FILE *f;
-
-	snprintf(name, sizeof(name), "/proc/%s/status", pid);
-	if (!(f = fopen(name, "re")))
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp_filters: %d", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
 /* A filter of the program's own, besides those ptloom runs under and the
- * launcher's: its syscalls are the program's business (one may kill it),
- * so none is run in it. */
+ * launcher's (Seccomp_filters, where the kernel says): its syscalls are
+ * the program's business (one may kill it), so none is run in it. */
 static bool own_filter(pid_t pid)
 {
-	static int mine = -2;
-	char p[16];
+	static bool known, have_mine;
+	static uint64_t mine;
+	char path[64];
+	uint64_t n;
 
-	if (mine == -2)
-		mine = seccomp_filters("self");
-	snprintf(p, sizeof(p), "%d", (int)pid);
-	int n = seccomp_filters(p);
-
-	return mine >= 0 && n > mine + 1;
+	if (!known) {
+		have_mine = proc_status_value("/proc/self/status",
+					      "Seccomp_filters", 10, &mine);
+		known = true;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	return have_mine &&
+	       proc_status_value(path, "Seccomp_filters", 10, &n) &&
+	       n > mine + 1;
 }
 
 /* Map the shared page into t's process at `at`, running the boot code

@@ -191,6 +191,7 @@ static bool parse_map(const char *l, const char *end, struct proc_map *m)
 		.shared = perm[3] == 's',
 		.anon = ino == 0 && l >= end,
 		.stack = end - l >= 7 && !strncmp(l, "[stack]", 7),
+		.vdso = end - l >= 6 && !strncmp(l, "[vdso]", 6),
 	};
 	return true;
 }
@@ -479,23 +480,32 @@ void process_exec(struct session *s, struct process *p)
 	release_vfork_parent(s, p);
 }
 
-/* The hex mask after "name:" in a /proc status file, 0 if none. */
-static uint64_t status_mask(const char *path, const char *name)
+bool proc_status_value(const char *path, const char *name, int base,
+		       uint64_t *v)
 {
 	char line[256];
-	uint64_t v = 0;
 	size_t n = strlen(name);
+	bool found = false;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
-		return 0;
+		return false;
 	while (fgets(line, sizeof(line), f))
 		if (!strncmp(line, name, n) && line[n] == ':') {
-			v = strtoull(line + n + 1, NULL, 16);
+			*v = strtoull(line + n + 1, NULL, base);
+			found = true;
 			break;
 		}
 	fclose(f);
-	return v;
+	return found;
+}
+
+/* The hex mask after "name:" in a /proc status file, 0 if none. */
+static uint64_t status_mask(const char *path, const char *name)
+{
+	uint64_t v = 0;
+
+	return proc_status_value(path, name, 16, &v) ? v : 0;
 }
 
 static uint64_t sigbit(int sig)
@@ -1176,9 +1186,6 @@ void process_note_last_exec(struct session *s)
 static bool exec_loses_privileges(const char *path, const struct stat *sb)
 {
 	struct statvfs vfs;
-	unsigned long long eff = 0;
-	char line[256];
-	FILE *f;
 
 	if (!((sb->st_mode & S_ISUID) && sb->st_uid != geteuid()) &&
 	    !((sb->st_mode & S_ISGID) && (sb->st_mode & S_IXGRP) &&
@@ -1186,13 +1193,8 @@ static bool exec_loses_privileges(const char *path, const struct stat *sb)
 		return false;
 	if (!statvfs(path, &vfs) && (vfs.f_flag & ST_NOSUID))
 		return false;
-	if ((f = fopen("/proc/self/status", "re"))) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "CapEff: %llx", &eff) == 1)
-				break;
-		fclose(f);
-	}
-	return !(eff & (1ull << 19)); /* CAP_SYS_PTRACE */
+	return !(status_mask("/proc/self/status", "CapEff") &
+		 (1ull << 19)); /* CAP_SYS_PTRACE */
 }
 
 void on_exec(struct session *s, struct thread *t)

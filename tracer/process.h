@@ -111,6 +111,7 @@ struct proc_map {
 	bool anon;		/* no file behind it */
 	bool none;		/* no access at all (a guard) */
 	bool stack;		/* the main thread's [stack] */
+	bool vdso;		/* the [vdso] */
 	/* right above an anonymous mapping with no access (a guard page:
 	 * glibc's thread stacks have one) */
 	bool guard_below;
@@ -118,6 +119,10 @@ struct proc_map {
 /* The first max mappings of pid into m: their number, -1 if the file
  * cannot be read; *more (may be NULL) says whether there were others. */
 int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more);
+/* The number after "name:" in a /proc status file at path (strtoull's
+ * base) into *v; false if the file or the field is not there. */
+bool proc_status_value(const char *path, const char *name, int base,
+		       uint64_t *v);
 /* The writable ones only, from an open /proc/PID/maps (the kernel's
  * PROCMAP_QUERY where it has one, else the file read again from its
  * start). */

@@ -665,7 +665,6 @@ static int wait_any(struct session *s, pid_t only, pid_t *tid, int *status)
 		if (w > 0) {
 			*tid = w;
 			s->stops++;
-			agent_stopped(s);
 			return 0;
 		}
 		if (errno != EINTR)
