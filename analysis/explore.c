@@ -383,6 +383,21 @@ static struct explore_shared *shared_new(void)
 	return sh;
 }
 
+/* What every merge of one exploration's result into another adds up: the
+ * runs' steps, stops (by kind) and choices, the seccomp filters and the
+ * checkpoint's forks */
+static void add_totals(struct explore_result *r,
+		       const struct explore_result *w)
+{
+	r->total_steps += w->total_steps;
+	r->total_stops += w->total_stops;
+	r->total_choices += w->total_choices;
+	for (int i = 0; i < STOPK_N; i++)
+		r->stop_kinds[i] += w->stop_kinds[i];
+	r->filters += w->filters;
+	r->checkpoint_forks += w->checkpoint_forks;
+}
+
 static int cmp_point(const void *a, const void *b)
 {
 	const struct user_point *x = a, *y = b;
@@ -951,13 +966,12 @@ restart:
 		for (int k = 0; k < STOPK_N; k++)
 			r->stop_kinds[k] += rr.stop_kinds[k];
 		{
-			uint64_t x = rr.trace_hash + 0x9e3779b97f4a7c15ull;
+			/* a run's share, mixed: sums of any order agree */
+			uint64_t h = rr.trace_hash, x = splitmix64(&h);
 
-			x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-			x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-			r->trace_digest += x ^ (x >> 31);
+			r->trace_digest += x;
 			if (d && !sample && dfs_bound(d) == 0)
-				r->bound0_digest += x ^ (x >> 31);
+				r->bound0_digest += x;
 		}
 		if (rr.agent_note[0] && !r->agent_note[0])
 			snprintf(r->agent_note, sizeof(r->agent_note), "%s",
@@ -1424,13 +1438,7 @@ static int explore_parallel(const struct explore_opts *o,
 			coverage_free(w.coverage);
 			w.coverage = NULL;
 			r->runs += w.runs;
-			r->total_steps += w.total_steps;
-			r->total_stops += w.total_stops;
-			r->total_choices += w.total_choices;
-			for (int i = 0; i < STOPK_N; i++)
-				r->stop_kinds[i] += w.stop_kinds[i];
-			r->filters += w.filters;
-			r->checkpoint_forks += w.checkpoint_forks;
+			add_totals(r, &w);
 			if (w.verdict == VERDICT_FAIL && w.fail_run < fail_run) {
 				fail_run = w.fail_run;
 				free(fail_points);
@@ -1790,15 +1798,9 @@ static int parallel_again(const struct explore_opts *o,
 
 	r->runs += first.runs;
 	r->pruned += first.pruned;
-	r->total_steps += first.total_steps;
-	r->total_stops += first.total_stops;
-	r->total_choices += first.total_choices;
+	add_totals(r, &first);
 	r->total_state_keys += first.total_state_keys;
 	r->trace_digest += first.trace_digest;
-	for (int i = 0; i < STOPK_N; i++)
-		r->stop_kinds[i] += first.stop_kinds[i];
-	r->filters += first.filters;
-	r->checkpoint_forks += first.checkpoint_forks;
 	r->clock_restarts++;
 	if (r->coverage)
 		coverage_add(r->coverage, first.coverage);
@@ -1937,16 +1939,10 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		/* bound 0 ran in every worker: count it once */
 		r->runs += w->runs - (k ? w->bound0_runs : 0);
 		r->pruned += w->pruned;
-		r->total_steps += w->total_steps;
-		r->total_stops += w->total_stops;
-		r->total_choices += w->total_choices;
+		add_totals(r, w);
 		r->total_state_keys += w->total_state_keys;
 		r->trace_digest += w->trace_digest -
 				   (k ? w->bound0_digest : 0);
-		for (int i = 0; i < STOPK_N; i++)
-			r->stop_kinds[i] += w->stop_kinds[i];
-		r->filters += w->filters;
-		r->checkpoint_forks += w->checkpoint_forks;
 		if (w->bound > r->bound)
 			r->bound = w->bound;
 		if (w->verdict == VERDICT_FAIL &&

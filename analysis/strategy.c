@@ -8,7 +8,7 @@
 #include "coverage.h"
 #include "strategy.h"
 
-static uint64_t mix(uint64_t *x)
+uint64_t splitmix64(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
 
@@ -164,7 +164,7 @@ void sampler_set_coverage(struct sampler *s, const struct coverage *c)
 void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 {
 	s->rng = s->seed * 0x100000001b3ull ^ (run + 1) * 0x9e3779b97f4a7c15ull;
-	mix(&s->rng);
+	splitmix64(&s->rng);
 	memset(s->has_prio, 0, sizeof(s->has_prio));
 	s->next_low = 0;
 	s->nchange = 0;
@@ -172,7 +172,7 @@ void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 		est_steps = 2;
 	if (s->kind == SAMPLER_PCT)
 		for (int i = 0; i < s->depth - 1; i++)
-			s->change[s->nchange++] = 1 + mix(&s->rng) % est_steps;
+			s->change[s->nchange++] = 1 + splitmix64(&s->rng) % est_steps;
 	s->target = -1;
 	if (s->kind == SAMPLER_COV)
 		memset(s->last, 0, sizeof(s->last));
@@ -198,8 +198,8 @@ void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 	if (s->kind == SAMPLER_SURW) {
 		/* this run's interesting events: those on one shared object
 		 * (half the runs) or on every shared object */
-		bool all = s->nobj < 2 || mix(&s->rng) % 2;
-		int one = s->nobj ? (int)(mix(&s->rng) % (uint64_t)s->nobj) : 0;
+		bool all = s->nobj < 2 || splitmix64(&s->rng) % 2;
+		int one = s->nobj ? (int)(splitmix64(&s->rng) % (uint64_t)s->nobj) : 0;
 
 		for (int k = 0; k < s->nobj; k++)
 			s->interesting[k] = all || k == one;
@@ -220,7 +220,7 @@ static int64_t prio_of(struct sampler *s, int t)
 		t = PCT_THREADS - 1;
 	if (!s->has_prio[t]) {
 		/* initial priorities are large and random, above d */
-		s->prio[t] = 1000 + (int64_t)(mix(&s->rng) % 1000000);
+		s->prio[t] = 1000 + (int64_t)(splitmix64(&s->rng) % 1000000);
 		s->has_prio[t] = true;
 	}
 	return s->prio[t];
@@ -238,7 +238,7 @@ static int maybe_timeout(struct sampler *s, const struct choice *c, int best)
 {
 	if (best >= 0 && !c->alts[best].timeout)
 		for (int i = 0; i < c->nalts; i++)
-			if (c->alts[i].timeout && mix(&s->rng) % 64 == 0)
+			if (c->alts[i].timeout && splitmix64(&s->rng) % 64 == 0)
 				return i;
 	return best < 0 ? 0 : best;
 }
@@ -341,7 +341,7 @@ static int surw_pick(struct sampler *s, const struct choice *c)
 		total += r > 0 ? (uint64_t)r : 1;
 	}
 	if (total) {
-		uint64_t x = mix(&s->rng) % total;
+		uint64_t x = splitmix64(&s->rng) % total;
 
 		for (int i = 0; i < c->nalts && pick < 0; i++) {
 			const struct alt *a = &c->alts[i];
@@ -383,8 +383,8 @@ static int rr_pick(struct sampler *s, const struct choice *c)
 			return 0;
 		s->wait_block = false;
 	}
-	if (s->noise && mix(&s->rng) % s->noise == 0)
-		return (int)(mix(&s->rng) % (uint64_t)c->nalts);
+	if (s->noise && splitmix64(&s->rng) % s->noise == 0)
+		return (int)(splitmix64(&s->rng) % (uint64_t)c->nalts);
 	for (int i = 0; i < c->nalts; i++) {
 		const struct alt *a = &c->alts[i];
 
@@ -496,9 +496,9 @@ static void sampler_executed(void *ctx, const struct event *e)
 
 static int poll_pick(struct sampler *s, const struct choice *c)
 {
-	if (c->nalts < 2 || mix(&s->rng) % POLL_LATE)
+	if (c->nalts < 2 || splitmix64(&s->rng) % POLL_LATE)
 		return 0;
-	return 1 + (int)(mix(&s->rng) % (uint64_t)(c->nalts - 1));
+	return 1 + (int)(splitmix64(&s->rng) % (uint64_t)(c->nalts - 1));
 }
 
 /* late: the default alternative, but once, at the sample's step or the
@@ -527,7 +527,7 @@ static int sampler_pick(void *ctx, const struct choice *c)
 	if (c->kind == DEC_POLL)
 		return poll_pick(s, c);
 	if (s->kind == SAMPLER_RANDOM || c->kind != DEC_RUN)
-		return (int)(mix(&s->rng) % (uint64_t)c->nalts);
+		return (int)(splitmix64(&s->rng) % (uint64_t)c->nalts);
 	switch (s->kind) {
 	case SAMPLER_PCT:
 		return pct_pick(s, c);

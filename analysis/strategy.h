@@ -64,6 +64,10 @@ enum sampler_kind {
 struct sampler;
 struct sampler *sampler_new(bool pct, uint64_t seed, int depth);
 struct sampler *sampler_new_kind(int kind, uint64_t seed, int depth);
+/* splitmix64: the next number of the stream whose state is *x (the
+ * samplers' seeds and draws) */
+uint64_t splitmix64(uint64_t *x);
+
 int sampler_kind(const struct sampler *s);
 const char *sampler_name(int kind);
 int sampler_kind_of(const char *name); /* -1 if unknown */

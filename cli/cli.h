@@ -125,6 +125,9 @@ struct symbolizer *cli_symbolizer(void);
 
 void session_config_init(struct session_config *cfg, const struct program *p,
 			 const struct common_opts *o);
+/* The one line saying a process ran without the in-process agent
+ * (run_result.agent_note, explore_result.agent_note); nothing if "". */
+void agent_note(const char *why);
 /* After runs: says once why a CPython a process of the tree exec'd was
  * left at the C level (3.14, a free-threaded build, ...), when it is not
  * the command's own, already said. */

@@ -715,6 +715,15 @@ struct symbolizer *cli_symbolizer(void)
 	return &s;
 }
 
+void agent_note(const char *why)
+{
+	if (why[0])
+		fprintf(stderr, "ptloom: note: a process ran without the "
+				"in-process agent (%s): its clock reads were "
+				"ptrace stops\n",
+			why);
+}
+
 void session_config_init(struct session_config *cfg, const struct program *p,
 			 const struct common_opts *o)
 {

@@ -978,11 +978,7 @@ int cmd_replay(int argc, char **argv)
 		     (!rs.sch.nevents || r.trace_hash == rs.sch.trace_hash);
 	char hash[32], desc[600], rec[600], summary[1400];
 
-	if (r.agent_note[0])
-		fprintf(stderr, "ptloom: note: a process ran without the "
-				"in-process agent (%s): its clock reads were "
-				"ptrace stops\n",
-			r.agent_note);
+	agent_note(r.agent_note);
 	snprintf(hash, sizeof(hash), "%016llx",
 		 (unsigned long long)r.trace_hash);
 	describe_failure(&r, desc, sizeof(desc));

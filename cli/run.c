@@ -1560,11 +1560,8 @@ minimized:
 				"feedback runs found are no points (too "
 				"costly)\n",
 			er.discovery_costly);
-	if (!co.quiet && er.agent_note[0])
-		fprintf(stderr, "ptloom: note: a process ran without the "
-				"in-process agent (%s): its clock reads were "
-				"ptrace stops\n",
-			er.agent_note);
+	if (!co.quiet)
+		agent_note(er.agent_note);
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs)
 		fprintf(stderr, "ptloom: trace digest %016llx over %llu runs\n",
 			(unsigned long long)er.trace_digest,

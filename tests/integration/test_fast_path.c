@@ -70,21 +70,13 @@ static struct sampled sample_argv(const char *program,
 	return s;
 }
 
-static struct sampled sample(const char *program, const char *const *opts,
-			     bool fast, const char *arg)
-{
-	const char *args[] = { arg, NULL };
-
-	return sample_argv(program, opts, fast, args);
-}
-
 /* The same exploration with the agent and without it: the same exit
  * code, the same runs, the same output; returns the two. */
 static void same_runs(const char *program, const char *const *opts,
-		      const char *arg, struct sampled *on, struct sampled *off)
+		      struct sampled *on, struct sampled *off)
 {
-	*on = sample(program, opts, true, arg);
-	*off = sample(program, opts, false, arg);
+	*on = sample_argv(program, opts, true, NULL);
+	*off = sample_argv(program, opts, false, NULL);
 	cr_expect_eq(on->code, off->code, "%s: exit %d with the fast path, %d "
 		     "without", program, on->code, off->code);
 	cr_expect_str_eq(on->digest, off->digest,
@@ -102,6 +94,16 @@ static void sampled_free(struct sampled *s)
 	free(s->err);
 }
 
+/* same_runs() when only its checks matter */
+static void check_same_runs(const char *program, const char *const *opts)
+{
+	struct sampled on, off;
+
+	same_runs(program, opts, &on, &off);
+	sampled_free(&on);
+	sampled_free(&off);
+}
+
 static const char *const RANDOM8[] = { "-s", "random", "-n", "8",
 					"--seed", "5", "--clock-start",
 					"1767225600", "--no-minimize", NULL };
@@ -115,13 +117,8 @@ Test(fast_path, same_runs_on_the_examples)
 		"deadlock_fixed", "lost_wakeup", "lost_wakeup_fixed"
 	};
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
-		struct sampled on, off;
-
-		same_runs(example(names[i]), RANDOM8, NULL, &on, &off);
-		sampled_free(&on);
-		sampled_free(&off);
-	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		check_same_runs(example(names[i]), RANDOM8);
 }
 
 /* Programs whose runs read the clock, wait with deadlines, take timers
@@ -137,13 +134,8 @@ Test(fast_path, same_runs_on_clocks_timers_processes_and_the_bug_corpus)
 		"rwlock_recheck_fixed_O2"
 	};
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
-		struct sampled on, off;
-
-		same_runs(target(names[i]), RANDOM8, NULL, &on, &off);
-		sampled_free(&on);
-		sampled_free(&off);
-	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		check_same_runs(target(names[i]), RANDOM8);
 }
 
 /* The systematic search (bounded DFS with its state cache and race
@@ -153,17 +145,10 @@ Test(fast_path, same_runs_in_the_systematic_search)
 	static const char *const opts[] = { "-n", "120", "--seed", "5",
 					     "--clock-start", "1767225600",
 					     "--no-minimize", NULL };
-	static const char *const names[] = { "clock_reads", "sleep_assume" };
-	struct sampled on, off;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
-		same_runs(target(names[i]), opts, NULL, &on, &off);
-		sampled_free(&on);
-		sampled_free(&off);
-	}
-	same_runs(example("mutex_condvar"), opts, NULL, &on, &off);
-	sampled_free(&on);
-	sampled_free(&off);
+	check_same_runs(target("clock_reads"), opts);
+	check_same_runs(target("sleep_assume"), opts);
+	check_same_runs(example("mutex_condvar"), opts);
 }
 
 /* Clock reads are answered in the program: none is a stop with the
@@ -176,7 +161,7 @@ Test(fast_path, clock_reads_answered_in_the_program)
 					    "--output", NULL };
 	struct sampled on, off;
 
-	same_runs(target("clock_reads"), opts, NULL, &on, &off);
+	same_runs(target("clock_reads"), opts, &on, &off);
 	cr_expect(on.in_prog >= 400, "%.1f clock reads a run in the program",
 		  on.in_prog);
 	/* the invalid id and clock_getres are the kernel's to answer: the
