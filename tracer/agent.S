@@ -137,8 +137,11 @@ ptloom_agent_end:
 /*
  * The page's mapping, run once in the process at its exec stop from where
  * the agent's code goes (which then overwrites it): open ptloom's memfd
- * through /proc, map it shared at `at`, close it, and stop at the int3
- * with the descriptor in r12 and mmap's result in r13.  The sixth
+ * through /proc, map it shared at `at` (boot_len bytes), close it, map
+ * the code region for the trampolines (tracer/tramp.c: private, read and
+ * execute, boot_code_len bytes) right after it, and stop at the int3
+ * with the descriptor in r12, the page's mmap result in r13 and the
+ * region's in r14.  The sixth
  * argument of openat, munmap and close is the launcher's key, which lets
  * them past ptloom's seccomp filter without a stop (tracer/spawn.c).
  */
@@ -149,9 +152,12 @@ ptloom_agent_end:
 ptloom_boot_start:
 boot_key:	.quad 0
 boot_at:	.quad 0
+boot_len:	.quad 0
+boot_code_len:	.quad 0
 boot_path:	.fill 64, 1, 0
 ptloom_boot_code:
 	movq	$-1, %r13
+	movq	$-1, %r14
 	movl	$257, %eax		/* openat(AT_FDCWD, path, O_RDWR|O_CLOEXEC) */
 	movq	$-100, %rdi
 	leaq	boot_path(%rip), %rsi
@@ -162,9 +168,9 @@ ptloom_boot_code:
 	movq	%rax, %r12
 	testq	%rax, %rax
 	js	3f
-	movl	$9, %eax		/* mmap(at, 4096, RW, SHARED|FIXED_NOREPLACE, fd, 0) */
+	movl	$9, %eax		/* mmap(at, len, RW, SHARED|FIXED_NOREPLACE, fd, 0) */
 	movq	boot_at(%rip), %rdi
-	movl	$4096, %esi
+	movq	boot_len(%rip), %rsi
 	movl	$3, %edx
 	movl	$0x100001, %r10d
 	movq	%r12, %r8
@@ -177,13 +183,27 @@ ptloom_boot_code:
 	jae	2f			/* an error */
 	movl	$11, %eax		/* elsewhere (a kernel without NOREPLACE) */
 	movq	%r13, %rdi
-	movl	$4096, %esi
+	movq	boot_len(%rip), %rsi
 	movq	boot_key(%rip), %r9
 	syscall
 2:	movl	$3, %eax		/* close(fd) */
 	movq	%r12, %rdi
 	movq	boot_key(%rip), %r9
 	syscall
+	cmpq	boot_at(%rip), %r13
+	jne	3f
+	cmpq	$0, boot_code_len(%rip)
+	je	3f
+	movl	$9, %eax		/* mmap(at + len, code_len, RX, PRIVATE|ANON|FIXED_NOREPLACE, -1, 0) */
+	movq	boot_at(%rip), %rdi
+	addq	boot_len(%rip), %rdi
+	movq	boot_code_len(%rip), %rsi
+	movl	$5, %edx
+	movl	$0x100022, %r10d
+	movq	$-1, %r8
+	xorl	%r9d, %r9d
+	syscall
+	movq	%rax, %r14
 3:	int3
 ptloom_boot_end:
 

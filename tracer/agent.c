@@ -46,6 +46,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "session_int.h"
+#include "tramp.h"
 
 extern const uint8_t ptloom_boot_start[], ptloom_boot_code[],
 	ptloom_boot_end[];
@@ -54,15 +55,32 @@ extern const uint8_t ptloom_agent_start[], ptloom_agent_end[],
 	ptloom_agent_time[], ptloom_agent_clock_getres[],
 	ptloom_agent_getcpu[], ptloom_agent_enosys[];
 
-/* The shared page (tracer/agent.S reads it at these offsets). */
+/* The shared page (tracer/agent.S and the trampolines of tracer/tramp.c
+ * read it at these offsets). */
 struct agent_data {
 	uint64_t now;		/* the virtual clock: session.now */
 	uint64_t quantum;	/* session.quantum */
 	uint64_t realtime;	/* session.realtime_base */
 	uint64_t reads;		/* clock reads answered in the program */
+	uint64_t solo;		/* the trampolines may log points (1) */
+	uint64_t cursor;	/* offset of the log's next free entry */
+	uint64_t limit;		/* offset no entry may reach */
 };
 
-#define PAGE 4096ul
+/* a point logged by a trampoline */
+struct agent_entry {
+	uint64_t slot, rdi, rsi, ret;
+};
+
+_Static_assert(offsetof(struct agent_data, solo) == TRAMP_SOLO, "solo");
+_Static_assert(offsetof(struct agent_data, cursor) == TRAMP_CURSOR, "cursor");
+_Static_assert(offsetof(struct agent_data, limit) == TRAMP_LIMIT, "limit");
+_Static_assert(offsetof(struct agent_data, quantum) == TRAMP_QUANTUM, "q");
+_Static_assert(sizeof(struct agent_entry) == TRAMP_ENTRY, "entry");
+
+#define PAGE (64ul << 10) /* the page and its log */
+#define LOG_START 256ul
+#define CODE_LEN (((uint64_t)AGENT_TRAMPS * TRAMP_SLOT + 4095) & ~4095ul)
 #define BLOB_AT 16 /* the code's place in its host function */
 
 /* The supervisor's side of the page: one per ptloom process (a -j
@@ -356,10 +374,12 @@ static bool own_filter(pid_t pid)
 	       n > mine + 1;
 }
 
-/* Map the shared page into t's process at `at`, running the boot code
- * written at `code`: at, or 0 if it could not (why into note). */
-static uint64_t map_page(struct session *s, struct thread *t, uint64_t code,
-			 uint64_t at, char *note, size_t len)
+/* Map the shared page into t's process at `at`, and the trampolines'
+ * code region after it (its address into *code, 0 if none), running the
+ * boot code written at `boot`: at, or 0 if it could not (why into
+ * note). */
+static uint64_t map_page(struct session *s, struct thread *t, uint64_t boot,
+			 uint64_t at, uint64_t *code, char *note, size_t len)
 {
 	size_t n = (size_t)(ptloom_boot_end - ptloom_boot_start);
 	struct user_regs_struct base = t->regs, r;
@@ -372,9 +392,14 @@ static uint64_t map_page(struct session *s, struct thread *t, uint64_t code,
 		return 0;
 	memcpy(b, ptloom_boot_start, n);
 	memcpy(b, &key, 8);
+	uint64_t page_len = PAGE, code_len = CODE_LEN;
+
 	memcpy(b + 8, &at, 8);
-	snprintf((char *)b + 16, 64, "/proc/%d/fd/%d", (int)getpid(), g_fd);
-	if (mem_write(t->p, code, b, n)) {
+	memcpy(b + 16, &page_len, 8);
+	memcpy(b + 24, &code_len, 8);
+	snprintf((char *)b + 32, 64, "/proc/%d/fd/%d", (int)getpid(), g_fd);
+	*code = 0;
+	if (mem_write(t->p, boot, b, n)) {
 		snprintf(note, len, "its vDSO cannot be written");
 		free(b);
 		return 0;
@@ -384,7 +409,7 @@ static uint64_t map_page(struct session *s, struct thread *t, uint64_t code,
 	 * code sets every register it uses itself */
 	base.rax = 0;
 	base.orig_rax = (uint64_t)-1;
-	if (run_boot(t, &base, code, &r, &sig))
+	if (run_boot(t, &base, boot, &r, &sig))
 		snprintf(note, len, "it stopped elsewhere");
 	else if ((int64_t)r.r12 < 0)
 		snprintf(note, len, "it cannot open ptloom's page: %s",
@@ -396,6 +421,9 @@ static uint64_t map_page(struct session *s, struct thread *t, uint64_t code,
 						  : "elsewhere");
 	else
 		ok = at;
+	/* the trampolines' region: without it, the page still serves the
+	 * clock (breakpoints stay int3s) */
+	*code = ok && r.r14 == at + PAGE ? r.r14 : 0;
 	/* where the exec left it, its result in rax */
 	ptrace(PTRACE_SETREGS, t->tid, 0, &base);
 	t->regs = base;
@@ -428,7 +456,7 @@ bool agent_install(struct session *s, struct thread *t)
 	}
 	free(b);
 	uint64_t code = lo + plan.host + BLOB_AT;
-	uint64_t page = 0;
+	uint64_t page = 0, tramps = 0;
 	char note[sizeof(s->ag_note)] = "";
 
 	if (!s->cfg->no_fast_path) {
@@ -446,11 +474,13 @@ bool agent_install(struct session *s, struct thread *t)
 				 "it runs under a seccomp filter of its own");
 		else if (prlimit(p->pid, RLIMIT_STACK, NULL, &rl) ||
 			 rl.rlim_cur == RLIM_INFINITY || !stack_hi ||
-			 at + PAGE + rl.rlim_cur + (2ul << 20) > stack_hi)
+			 at + PAGE + CODE_LEN + rl.rlim_cur + (2ul << 20) >
+				 stack_hi)
 			snprintf(note, sizeof(note),
 				 "no room for ptloom's page below the stack");
 		else
-			page = map_page(s, t, code, at, note, sizeof(note));
+			page = map_page(s, t, code, at, &tramps, note,
+					sizeof(note));
 		/* the run's first such note, each process tries anew */
 		if (!page && note[0] && !s->ag_note[0])
 			snprintf(s->ag_note, sizeof(s->ag_note), "P%d %s: %s",
@@ -493,6 +523,8 @@ bool agent_install(struct session *s, struct thread *t)
 	p->ag_hi = hi;
 	p->ag_blob = code;
 	p->ag_page = page;
+	p->ag_code = tramps;
+	p->ntramp = 0;
 	if (page)
 		s->ag = g_page;
 	return true;
@@ -504,6 +536,9 @@ void agent_inherit(struct process *child, const struct process *parent)
 	child->ag_hi = parent->ag_hi;
 	child->ag_blob = parent->ag_blob;
 	child->ag_page = parent->ag_page;
+	child->ag_code = parent->ag_code;
+	child->ntramp = parent->ntramp;
+	memcpy(child->tsite, parent->tsite, sizeof(child->tsite));
 }
 
 void agent_disable_in(const struct process *parent, pid_t child)
@@ -521,26 +556,103 @@ void agent_disable_in(const struct process *parent, pid_t child)
 	close(fd);
 }
 
-void agent_resume(struct session *s)
+/* The points the trampolines logged since the last look, as the stops
+ * they replace would have been taken (world.c session_agent_point), in
+ * the thread the supervisor let log them. */
+static void agent_flush(struct session *s)
+{
+	struct agent_data *d = s->ag;
+	uint64_t end = __atomic_load_n(&d->cursor, __ATOMIC_ACQUIRE);
+
+	if (end > PAGE)
+		end = PAGE;
+	while (s->ag_flushed + TRAMP_ENTRY <= end) {
+		const struct agent_entry *e =
+			(const void *)((const char *)d + s->ag_flushed);
+		struct thread *t = s->ag_solo >= 0 && s->ag_solo < s->nth
+					   ? &s->th[s->ag_solo]
+					   : NULL;
+
+		s->ag_flushed += TRAMP_ENTRY;
+		if (!t || e->slot >= (uint64_t)t->p->ntramp)
+			continue; /* never written so: the log is ptloom's */
+		session_agent_point(s, t, t->p->tsite[e->slot], e->rdi, e->rsi,
+				    e->ret);
+	}
+}
+
+void agent_resume(struct session *s, struct thread *t)
 {
 	struct agent_data *d = s->ag;
 
 	if (!d)
 		return;
+	d->solo = 0;
+	if (s->ag_flushed != d->cursor && s->ag_synced)
+		agent_flush(s);
 	d->now = s->now;
 	d->quantum = s->quantum;
 	d->realtime = s->realtime_base;
 	s->ag_now = s->now;
 	s->ag_reads = d->reads;
 	s->ag_synced = true;
+	/* every thread is stopped (any stopped inside a slot's sequence
+	 * was put back): the log starts again */
+	d->cursor = s->ag_flushed = LOG_START;
+	s->ag_solo = -1;
+	uint64_t n = t && t->p->ag_page && t->p->ntramp
+			     ? session_solo_budget(s, t)
+			     : 0;
+
+	if (!n)
+		return;
+	if (n > (PAGE - LOG_START) / TRAMP_ENTRY)
+		n = (PAGE - LOG_START) / TRAMP_ENTRY;
+	d->limit = LOG_START + n * TRAMP_ENTRY;
+	s->ag_solo = t->idx;
+	__atomic_store_n(&d->solo, 1, __ATOMIC_RELEASE);
 }
 
-void agent_stopped(struct session *s)
+/* t stopped while it could log: inside a slot's sequence it starts the
+ * slot again, or, past the commit, goes on past the clock's advance,
+ * which is made here (tracer/tramp.c). */
+static void agent_unwind(struct session *s, struct thread *t)
+{
+	struct process *p = t->p;
+	struct agent_data *d = s->ag;
+
+	if (!p->ag_code || regs_get(t) || t->regs.rip < p->ag_code ||
+	    t->regs.rip >= p->ag_code + (uint64_t)p->ntramp * TRAMP_SLOT)
+		return;
+	uint64_t off = (t->regs.rip - p->ag_code) % TRAMP_SLOT;
+	uint64_t slot = t->regs.rip - off;
+
+	switch (tramp_where(off)) {
+	case TRAMP_RESTART:
+		t->regs.rip = slot;
+		t->regs_dirty = true;
+		break;
+	case TRAMP_FINISH:
+		__atomic_fetch_add(&d->now, d->quantum, __ATOMIC_RELAXED);
+		t->regs.rip = slot + TRAMP_DONE;
+		t->regs_dirty = true;
+		break;
+	}
+}
+
+void agent_stopped(struct session *s, pid_t tid, int status)
 {
 	struct agent_data *d = s->ag;
 
 	if (!d || !s->ag_synced)
 		return;
+	if (__atomic_exchange_n(&d->solo, 0, __ATOMIC_ACQ_REL) &&
+	    WIFSTOPPED(status)) {
+		struct thread *t = find_thread(s, tid);
+
+		if (t && t->idx == s->ag_solo)
+			agent_unwind(s, t);
+	}
 	uint64_t now = __atomic_load_n(&d->now, __ATOMIC_RELAXED);
 	uint64_t reads = __atomic_load_n(&d->reads, __ATOMIC_RELAXED);
 
@@ -556,11 +668,36 @@ void agent_stopped(struct session *s)
 		s->stop_kinds[STOPK_AGENT_CLOCK] += reads - s->ag_reads;
 		s->ag_reads = reads;
 	}
+	agent_flush(s);
+}
+
+bool agent_logged(struct session *s)
+{
+	return s->ag && s->ag_synced &&
+	       __atomic_load_n(&s->ag->cursor, __ATOMIC_RELAXED) !=
+		       s->ag_flushed;
+}
+
+int agent_slot_site(const struct process *p, uint64_t pc, uint64_t *site)
+{
+	if (!p->ag_code || pc < p->ag_code ||
+	    pc >= p->ag_code + (uint64_t)p->ntramp * TRAMP_SLOT)
+		return -1;
+	int i = (int)((pc - p->ag_code) / TRAMP_SLOT);
+
+	*site = p->tsite[i];
+	return (int)((pc - p->ag_code) % TRAMP_SLOT);
 }
 
 bool agent_code(const struct process *p, uint64_t pc)
 {
-	return pc >= p->ag_lo && pc < p->ag_hi;
+	return (pc >= p->ag_lo && pc < p->ag_hi) ||
+	       (p->ag_code && pc >= p->ag_code && pc < p->ag_code + CODE_LEN);
+}
+
+uint64_t agent_code_len(void)
+{
+	return CODE_LEN;
 }
 
 bool agent_page_at(const struct process *p, uint64_t lo)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "elf.h"
 #include "session_int.h"
+#include "tramp.h"
 
 static const struct {
 	const char *name;
@@ -226,11 +227,112 @@ static size_t span_end(const struct bp *bps, size_t i, size_t n,
 	return j;
 }
 
-/* Read every breakpoint's original bytes, then write its int3; a
- * breakpoint whose bytes cannot be read is dropped.  0 or -errno. */
+/* The bytes a breakpoint puts at its address (arm) or takes back: its
+ * int3 or jump, its original bytes.  Their length. */
+static size_t bp_bytes(const struct bp *b, bool arm, uint8_t *out)
+{
+	if (!b->tramp) {
+		out[0] = arm ? 0xcc : b->orig[0];
+		return 1;
+	}
+	if (arm)
+		tramp_jump(b->addr, b->tramp, out);
+	else
+		memcpy(out, b->orig, b->plen);
+	return b->plen;
+}
+
+/* The original bytes back (the int3 or jump when arm) at every breakpoint
+ * of bps[0..n) that want selects (all when NULL), through memfd: 0, or
+ * -EIO if one could not be written (the others are written still). */
+static int patch_bps(int memfd, const struct bp *bps, size_t n,
+		     bool (*want)(const struct bp *), bool arm)
+{
+	uint8_t *buf = span_buf, one[16];
+	int r = 0;
+
+	for (size_t i = 0; i < n;) {
+		while (i < n && want && !want(&bps[i]))
+			i++; /* the first selected */
+		if (i == n)
+			break;
+		size_t e = span_end(bps, i, n, want);
+		uint64_t lo = bps[i].addr;
+		size_t len = bps[e - 1].addr - lo +
+			     (bps[e - 1].tramp ? bps[e - 1].plen : 1);
+
+		if (e - i > 1 && pread(memfd, buf, len, (off_t)lo) ==
+					 (ssize_t)len) {
+			for (size_t m = i; m < e; m++)
+				bp_bytes(&bps[m], arm, buf + (bps[m].addr - lo));
+			if (pwrite(memfd, buf, len, (off_t)lo) ==
+			    (ssize_t)len) {
+				i = e;
+				continue;
+			}
+		}
+		for (size_t m = i; m < e; m++) {
+			size_t k = bp_bytes(&bps[m], arm, one);
+
+			if (pwrite(memfd, one, k, (off_t)bps[m].addr) !=
+			    (ssize_t)k)
+				r = -EIO;
+		}
+		i = e;
+	}
+	return r;
+}
+
+/* Trampolines for the libc calls whose entries can move (tracer/tramp.c),
+ * into s's code region, written in one piece; false if they cannot be
+ * written (every breakpoint stays an int3). */
+static bool place_tramps(struct process *s)
+{
+	static uint8_t region[AGENT_TRAMPS * TRAMP_SLOT];
+	int n = 0;
+
+	s->ntramp = 0;
+	for (size_t i = 0; i < s->nbps; i++) {
+		struct bp *b = &s->bps[i];
+		const struct tramp_plan *pl = b->plan;
+
+		b->plan = NULL;
+		b->tramp = 0;
+		b->plen = 0;
+		/* (an rwlock's read side is looked at in memory at its
+		 * point, world.c rwlock_readers: no trampoline) */
+		if (!pl || !pl->ok || !s->ag_code || !s->ag_page ||
+		    b->kind != OP_CALL || b->observe || b->policy ||
+		    b->fn == FN_RWLOCK_RDLOCK || b->fn == FN_RWLOCK_UNLOCK ||
+		    n == AGENT_TRAMPS ||
+		    /* the bytes are the file's (nobody else patched them) */
+		    memcmp(b->orig, pl->bytes, pl->len) ||
+		    /* no other breakpoint under the jump */
+		    (i + 1 < s->nbps && s->bps[i + 1].addr < b->addr + pl->len))
+			continue;
+		uint64_t slot = s->ag_code + (uint64_t)n * TRAMP_SLOT;
+
+		if (!tramp_emit(pl, b->addr, slot, (uint32_t)n, s->ag_page,
+				region + (size_t)n * TRAMP_SLOT))
+			continue;
+		b->tramp = slot;
+		b->plen = pl->len;
+		s->tsite[n++] = b->addr;
+	}
+	if (n && mem_write(s, s->ag_code, region, (size_t)n * TRAMP_SLOT)) {
+		for (size_t i = 0; i < s->nbps; i++)
+			s->bps[i].tramp = 0;
+		return false;
+	}
+	s->ntramp = n;
+	return true;
+}
+
+/* Read every breakpoint's original bytes, then write its int3 (or its
+ * jump to a trampoline); a breakpoint whose bytes cannot be read is
+ * dropped.  0 or -errno. */
 static int arm_bps(struct process *s)
 {
-	static const uint8_t int3 = 0xcc;
 	uint8_t *buf = span_buf;
 	size_t k = 0;
 
@@ -251,63 +353,13 @@ static int arm_bps(struct process *s)
 					  sizeof(b->orig)))
 				continue;
 			classify(b);
-			if (whole)
-				buf[b->addr - lo] = int3;
-			else if (mem_write(s, b->addr, &int3, 1))
-				return -EFAULT;
 			s->bps[k++] = *b;
-		}
-		if (whole) {
-			size_t wl = s->bps[k - 1].addr - lo + 1;
-			int r = mem_write(s, lo, buf, wl);
-
-			if (r)
-				return r;
 		}
 		i = j;
 	}
 	s->nbps = k;
-	return 0;
-}
-
-/* The original byte back (an int3 when arm) at every breakpoint of
- * bps[0..n) that want selects (all when NULL), through memfd: 0, or -EIO
- * if one could not be written (the others are written still). */
-static int patch_bps(int memfd, const struct bp *bps, size_t n,
-		     bool (*want)(const struct bp *), bool arm)
-{
-	uint8_t *buf = span_buf;
-	int r = 0;
-
-	for (size_t i = 0; i < n;) {
-		while (i < n && want && !want(&bps[i]))
-			i++; /* the first selected */
-		if (i == n)
-			break;
-		size_t e = span_end(bps, i, n, want);
-		uint64_t lo = bps[i].addr;
-		size_t len = bps[e - 1].addr - lo + 1;
-
-		if (e - i > 1 && pread(memfd, buf, len, (off_t)lo) ==
-					 (ssize_t)len) {
-			for (size_t m = i; m < e; m++)
-				buf[bps[m].addr - lo] =
-					arm ? 0xcc : bps[m].orig[0];
-			if (pwrite(memfd, buf, len, (off_t)lo) ==
-			    (ssize_t)len) {
-				i = e;
-				continue;
-			}
-		}
-		for (size_t m = i; m < e; m++) {
-			uint8_t c = arm ? 0xcc : bps[m].orig[0];
-
-			if (pwrite(memfd, &c, 1, (off_t)bps[m].addr) != 1)
-				r = -EIO;
-		}
-		i = e;
-	}
-	return r;
+	place_tramps(s);
+	return patch_bps(s->memfd, s->bps, s->nbps, NULL, true) ? -EFAULT : 0;
 }
 
 /* The program's own executable: path and load address, from the maps. */
@@ -605,7 +657,17 @@ static struct libc_cache {
 	uint64_t vals[NFNS], more[32];
 	int idx[32], nmore;
 	bool rwlock_known; /* struct process */
+	/* how each entry moves into a trampoline (tracer/tramp.c) */
+	struct tramp_plan plans[NFNS], more_plans[32];
 } libc_cache;
+
+static void plan_one(void *ctx, int i, const uint8_t *code, size_t size)
+{
+	struct libc_cache *c = ctx;
+
+	tramp_plan(code, size, i < (int)NFNS ? c->vals[i] : c->more[i - NFNS],
+		   i < (int)NFNS ? &c->plans[i] : &c->more_plans[i - NFNS]);
+}
 
 static const struct libc_cache *libc_lookup(const char *path)
 {
@@ -631,6 +693,15 @@ static const struct libc_cache *libc_lookup(const char *path)
 	c->nmore = 32;
 	c->ok = elf_symbols_lookup(path, names, NFNS, c->vals, c->more,
 				   c->idx, &c->nmore) == 0;
+	memset(c->plans, 0, sizeof(c->plans));
+	memset(c->more_plans, 0, sizeof(c->more_plans));
+	if (c->ok) {
+		uint64_t all[NFNS + 32];
+
+		memcpy(all, c->vals, sizeof(c->vals));
+		memcpy(all + NFNS, c->more, (size_t)c->nmore * sizeof(*all));
+		elf_functions_code(path, all, (int)NFNS + c->nmore, plan_one, c);
+	}
 	/* glibc 2.30 added pthread_rwlock_clockrdlock; its rwlock is the
 	 * one of 2.25 on (musl and older glibc have another) */
 	uint64_t v;
@@ -756,13 +827,16 @@ int bp_install(struct session *ss, struct process *s)
 		if (c) {
 			s->rwlock_known = c->rwlock_known;
 			for (size_t i = 0; i < NFNS; i++)
-				if (c->vals[i])
-					add_bp(s, &cap,
-					       start - first + c->vals[i],
-					       OP_CALL, libc_fns[i].fn);
+				if (c->vals[i] &&
+				    !add_bp(s, &cap,
+					    start - first + c->vals[i],
+					    OP_CALL, libc_fns[i].fn))
+					s->bps[s->nbps - 1].plan = &c->plans[i];
 			for (int i = 0; i < c->nmore; i++)
-				add_bp(s, &cap, start - first + c->more[i],
-				       OP_CALL, libc_fns[c->idx[i]].fn);
+				if (!add_bp(s, &cap, start - first + c->more[i],
+					    OP_CALL, libc_fns[c->idx[i]].fn))
+					s->bps[s->nbps - 1].plan =
+						&c->more_plans[i];
 		}
 	}
 	char exe[4096];
@@ -879,6 +953,12 @@ int bp_step_over(struct session *ss, struct thread *t)
 		return -ENOENT;
 	if ((r = regs_get(t)))
 		return r;
+	if (b->tramp) {
+		/* the displaced instructions, in its slot */
+		t->regs.rip = b->tramp + TRAMP_DISP;
+		t->regs_dirty = true;
+		return regs_set(t);
+	}
 	if (b->emul == EMUL_PUSH) {
 		uint64_t v = *emul_reg(&t->regs, b->emul_reg);
 
@@ -1157,6 +1237,14 @@ int bp_remove_all_in(struct process *s, pid_t pid)
 	bp_restore_bytes(fd, s->bps, s->nbps);
 	close(fd);
 	return 0;
+}
+
+void bp_put(struct process *p, const struct bp *b, bool arm)
+{
+	uint8_t c[16];
+	size_t n = bp_bytes(b, arm, c);
+
+	mem_write(p, b->addr, c, n);
 }
 
 /* The original bytes of bps back through memfd (/proc/PID/mem): 0, or

@@ -513,6 +513,9 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	}
 	cp->bps = tp.bps;
 	cp->nbps = tp.nbps;
+	/* its trampolines too (their code is in the template) */
+	cp->p0.ntramp = tp.ntramp;
+	memcpy(cp->p0.tsite, tp.tsite, sizeof(tp.tsite));
 	cp->policy_at = tp.policy_at;
 	cp->observing = tp.observing;
 	cp->rwlock_known = tp.rwlock_known;
@@ -545,6 +548,8 @@ static void inherit_bps(const struct checkpoint *cp, struct process *p)
 	tp.policy_at = cp->policy_at;
 	tp.observing = cp->observing;
 	tp.rwlock_known = cp->rwlock_known;
+	p->ntramp = tp.ntramp;
+	memcpy(p->tsite, tp.tsite, sizeof(tp.tsite));
 	if (process_copy_bps(p, &tp)) {
 		/* without the array the inherited bytes would be stray
 		 * traps: take them out */

@@ -87,7 +87,7 @@ int session_hand_over(struct session *s)
 	for (int i = 0; i < s->nth; i++)
 		if (s->th[i].st != SCHED_DEAD)
 			ptrace(PTRACE_DETACH, s->th[i].tid, 0, 0);
-	agent_resume(s); /* the debugger's program reads the run's clock */
+	agent_resume(s, NULL); /* the debugger's program reads the run's clock */
 	s->res->handed_over = s->pid;
 	s->handed_over = true;
 	s->ended = true;

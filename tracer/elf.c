@@ -264,3 +264,73 @@ int elf_function_at(const char *path, uint64_t off, char *name, size_t len)
 	close(fd);
 	return ret;
 }
+
+int elf_functions_code(const char *path, const uint64_t *vaddrs, int n,
+		       void (*fn)(void *ctx, int i, const uint8_t *code,
+				  size_t size),
+		       void *ctx)
+{
+	int fd;
+	Elf *e = open_elf(path, &fd);
+	uint64_t size[96] = { 0 };
+
+	if (!e)
+		return -ENOENT;
+	if (n > 96)
+		n = 96;
+	/* each function's size: its largest STT_FUNC symbol at vaddr */
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+
+		if (!d || !sh.sh_entsize)
+			continue;
+		size_t cnt = sh.sh_size / sh.sh_entsize;
+
+		for (size_t k = 0; k < cnt; k++) {
+			GElf_Sym sym;
+
+			if (!gelf_getsym(d, (int)k, &sym) ||
+			    sym.st_shndx == SHN_UNDEF ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			for (int i = 0; i < n; i++)
+				if (vaddrs[i] == sym.st_value &&
+				    sym.st_size > size[i])
+					size[i] = sym.st_size;
+		}
+	}
+	/* its bytes: from the section that holds them */
+	for (int i = 0; i < n; i++) {
+		if (!vaddrs[i] || !size[i])
+			continue;
+		scn = NULL;
+		while ((scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+			    !(sh.sh_flags & SHF_EXECINSTR) ||
+			    vaddrs[i] < sh.sh_addr ||
+			    vaddrs[i] + size[i] > sh.sh_addr + sh.sh_size)
+				continue;
+			Elf_Data *d = elf_getdata(scn, NULL);
+
+			if (d && d->d_buf &&
+			    d->d_size >= vaddrs[i] + size[i] - sh.sh_addr)
+				fn(ctx, i,
+				   (const uint8_t *)d->d_buf +
+					   (vaddrs[i] - sh.sh_addr),
+				   (size_t)size[i]);
+			break;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return 0;
+}

@@ -28,6 +28,14 @@ int elf_first_vaddr(const char *path, uint64_t *vaddr);
  * symbols). */
 int elf_function_at(const char *path, uint64_t off, char *name, size_t len);
 
+/* The code of the functions at link-time addresses vaddrs[0..n) (n <=
+ * 96) of path: fn(ctx, i, code, size) for each one whose symbol has a
+ * size and whose bytes are in an executable section.  0 or -ENOENT. */
+int elf_functions_code(const char *path, const uint64_t *vaddrs, int n,
+		       void (*fn)(void *ctx, int i, const uint8_t *code,
+				  size_t size),
+		       void *ctx);
+
 /* 0 when ptloom can run path (x86-64 ELF, or a #! script whose interpreter
  * is one), else -ENOEXEC/-errno and one line in why. */
 int elf_check_program(const char *path, char *why, size_t len);

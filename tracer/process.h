@@ -18,6 +18,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* trampolines a process image may have (tracer/tramp.c) */
+#define AGENT_TRAMPS 96
+
 struct session;
 struct thread;
 struct bp;
@@ -84,6 +87,11 @@ struct process {
 	 * ag_hi) (0: hidden), its code in it, the shared page (0: none,
 	 * the vDSO makes the syscalls) */
 	uint64_t ag_lo, ag_hi, ag_blob, ag_page;
+	/* the trampolines' code region (0: none; tracer/tramp.c) and the
+	 * breakpoint each of its first ntramp slots serves */
+	uint64_t ag_code;
+	int ntramp;
+	uint64_t tsite[AGENT_TRAMPS];
 };
 
 /* Tag of a process image in event addresses (P0's first image: 0). */

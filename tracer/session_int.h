@@ -58,6 +58,11 @@ struct bp {
 	struct insn_info *insn;	/* decoded instruction (user points) */
 	bool rmw;		/* insn reads and writes one memory operand
 				 * without a lock prefix (bp_split_rmw) */
+	/* a jump to a trampoline instead of the int3 (tracer/tramp.c): its
+	 * slot (0: an int3) and the bytes the jump covers */
+	uint64_t tramp;
+	uint8_t plen;
+	const struct tramp_plan *plan; /* bp_install's, until armed */
 };
 
 enum { EMUL_STEP = 0, EMUL_PUSH, EMUL_SKIP, EMUL_INSN };
@@ -107,9 +112,23 @@ int session_hand_over(struct session *s);
 bool agent_install(struct session *s, struct thread *t);
 void agent_inherit(struct process *child, const struct process *parent);
 void agent_disable_in(const struct process *parent, pid_t child);
-void agent_resume(struct session *s);
-void agent_stopped(struct session *s);
+void agent_resume(struct session *s, struct thread *t);
+void agent_stopped(struct session *s, pid_t tid, int status);
 bool agent_code(const struct process *p, uint64_t pc);
+/* Trampolines (tracer/tramp.c): agent_resume lets t log the points it
+ * passes in the page (up to session_solo_budget(s, t) of them, 0: none)
+ * when it is the one thread that can run; agent_stopped unwinds a thread
+ * stopped inside a slot's sequence and hands each logged point to
+ * session_agent_point (world.c), in order, before the stop is taken.
+ * agent_logged: points wait there (a long step is no spin).
+ * agent_slot_site: pc is in p's slot for the breakpoint at *site: its
+ * offset in the slot, else -1.  agent_code_len: the region's size. */
+uint64_t session_solo_budget(struct session *s, struct thread *t);
+void session_agent_point(struct session *s, struct thread *t, uint64_t site,
+			 uint64_t rdi, uint64_t rsi, uint64_t ret);
+bool agent_logged(struct session *s);
+int agent_slot_site(const struct process *p, uint64_t pc, uint64_t *site);
+uint64_t agent_code_len(void);
 bool agent_page_at(const struct process *p, uint64_t lo);
 
 /* tracer/bp.c */
@@ -118,6 +137,8 @@ struct bp *bp_find(struct process *p, uint64_t addr);
 int bp_step_over(struct session *s, struct thread *t);
 int bp_remove_all_in(struct process *p, pid_t pid);
 int bp_restore_bytes(int memfd, const struct bp *bps, size_t n);
+/* b's original bytes back (arm: its int3 or jump again), for a step */
+void bp_put(struct process *p, const struct bp *b, bool arm);
 int bp_remove_observers(struct process *p);
 /* An instruction point hit while no other thread could run is no choice:
  * put its original byte back until another thread could (bp_drop_lifts). */

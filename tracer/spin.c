@@ -852,7 +852,7 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 				       sizeof(sbefore)))
 			break;
 		if (b)
-			mem_write(t->p, b->addr, b->orig, 1);
+			bp_put(t->p, b, false);
 		long e = ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
 
 		if (e == 0)
@@ -866,11 +866,8 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 					break;
 				}
 			}
-		if (b) {
-			uint8_t cc = 0xcc;
-
-			mem_write(t->p, b->addr, &cc, 1);
-		}
+		if (b)
+			bp_put(t->p, b, true);
 		t->regs_valid = false;
 		if (e < 0 || !WIFSTOPPED(status))
 			return -1; /* gone */

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "session_int.h"
+#include "tramp.h"
 
 #ifndef FUTEX_LOCK_PI2
 #define FUTEX_LOCK_PI2 13
@@ -351,7 +352,7 @@ void resume(struct session *s, struct thread *t, int sig)
 	t->stop = STOP_NONE;
 	t->regs_valid = false;
 	t->st = SCHED_RUNNING;
-	agent_resume(s);
+	agent_resume(s, t);
 	if (ptrace(t->tid_clone ? PTRACE_SYSCALL : PTRACE_CONT, t->tid, 0,
 		   sig) < 0 &&
 	    errno == ESRCH)
@@ -399,6 +400,11 @@ static void reach_point(struct session *s, struct thread *t)
 	}
 	t->st = SCHED_ENABLED;
 	s->need_schedule = true;
+}
+
+void thread_reach_point(struct session *s, struct thread *t)
+{
+	reach_point(s, t);
 }
 
 /*
@@ -921,9 +927,25 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		resume(s, t, 0);
 		return;
 	}
-	uint64_t addr = t->regs.rip - 1;
-	struct bp *b = bp_find(t->p, addr);
+	uint64_t addr = t->regs.rip - 1, site = 0;
+	struct bp *b;
 
+	if (agent_slot_site(t->p, addr, &site) == TRAMP_INT3) {
+		/* a trampoline's int3 (tracer/tramp.c): the breakpoint at
+		 * site, with every register as at its entry */
+		b = bp_find(t->p, site);
+		if (!b || b->tramp != addr - TRAMP_INT3) {
+			/* lifted since: the call goes on */
+			t->regs.rip = addr + 1;
+			t->regs_dirty = true;
+			s->stop_kinds[STOPK_CALL]++;
+			resume(s, t, 0);
+			return;
+		}
+		addr = site;
+	} else {
+		b = bp_find(t->p, addr);
+	}
 	uint64_t hit[4];
 	int nhit = b ? 0 : watch_trapped(t, hit);
 
@@ -1096,6 +1118,7 @@ const char *stop_kind_name(int kind)
 		[STOPK_CHILD] = "free-child",
 		[STOPK_FORK] = "template-fork",
 		[STOPK_AGENT_CLOCK] = "clock-in-program(no stop)",
+		[STOPK_AGENT_CALL] = "sync-call-in-program(no stop)",
 	};
 
 	return kind >= 0 && kind < STOPK_N && names[kind] ? names[kind] : "?";
@@ -1263,6 +1286,41 @@ static bool sole_thread(struct session *s, const struct thread *t)
 		if (i != t->idx && s->th[i].st != SCHED_DEAD)
 			return false;
 	return true;
+}
+
+/*
+ * How many points t, about to run, may pass in its trampolines without a
+ * stop (agent.c logs them, session_agent_point takes them at the next
+ * stop): while it is the one thread that can run, no timer can fire, no
+ * signal may be pending and nobody (race discovery, a policy, a watcher,
+ * a held process) acts at points, each of its points is the stop's
+ * single choice with nothing else to do; up to --max-steps and
+ * replay --gdb's step, where a stop must be.  A sole thread is left to
+ * the lift (lift_when_alone).  0: none.
+ */
+uint64_t session_solo_budget(struct session *s, struct thread *t)
+{
+	const struct session_config *c = s->cfg;
+	uint64_t n = UINT64_MAX;
+
+	if (c->no_fast_path || c->observer || session_policy_active(s) ||
+	    c->watch || s->nheld || s->sig_maybe || s->failed || s->ended ||
+	    s->handed_over || t->p->observing || s->current != t->idx ||
+	    t->st != SCHED_RUNNING || sole_thread(s, t) ||
+	    !quiet_others(s, t))
+		return 0;
+	if (c->max_steps) {
+		if (s->step >= c->max_steps)
+			return 0;
+		n = c->max_steps - s->step;
+	}
+	if (c->stop_at) {
+		if (s->step >= c->stop_step)
+			return 0;
+		if (c->stop_step - s->step < n)
+			n = c->stop_step - s->step;
+	}
+	return n;
 }
 
 void lift_when_alone(struct session *s, struct thread *t)

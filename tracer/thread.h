@@ -209,5 +209,7 @@ void on_stop(struct session *s, pid_t tid, int status);
 /* Instruction points that are no choice (see thread.c). */
 void drop_lifts_if_contended(struct session *s);
 void lift_when_alone(struct session *s, struct thread *t);
+/* t stands at a point: its pending operation is set (thread.c) */
+void thread_reach_point(struct session *s, struct thread *t);
 
 #endif

@@ -447,6 +447,9 @@ enum stop_count_kind {
 	/* not a stop: the clock reads the in-process agent answered
 	 * (tracer/agent.c), each a STOPK_CLOCK stop without it */
 	STOPK_AGENT_CLOCK,
+	/* not a stop: the calls the agent's trampolines logged
+	 * (tracer/tramp.c), each a STOPK_CALL stop without them */
+	STOPK_AGENT_CALL,
 	STOPK_N
 };
 

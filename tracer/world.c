@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "session_int.h"
+#include "tramp.h"
 
 #define MONOTONIC_BASE_NS CLOCK_MONOTONIC_START_NS
 #define DEFAULT_QUANTUM_NS 1000ull
@@ -316,11 +317,14 @@ void on_status(struct session *s, pid_t tid, int status)
 {
 	/* every stop and death goes through here, whoever waited for it:
 	 * the clock reads the program made meanwhile first */
-	agent_stopped(s);
+	bool failed = s->failed;
+
+	agent_stopped(s, tid, status);
 	if (WIFEXITED(status) || WIFSIGNALED(status))
 		on_death(s, tid, status);
-	else if (WIFSTOPPED(status))
-		on_stop(s, tid, status);
+	else if (WIFSTOPPED(status) && (failed || !s->failed))
+		on_stop(s, tid, status); /* (a logged point ended the run:
+					  * this stop never came) */
 }
 
 /*
@@ -621,6 +625,11 @@ int check_limits(struct session *s, pid_t only)
 	if (s->cfg->timeout > 0 && now_seconds() - s->t0 > s->cfg->timeout &&
 	    timeout_reached(s))
 		return -ETIMEDOUT;
+	if (agent_logged(s)) {
+		/* points passed in the program: no long step */
+		s->resume_time = now_seconds();
+		s->resume_cpu = -1;
+	}
 	if (s->cfg->spin_ms <= 0 || only != -1 || s->current < 0 ||
 	    s->current >= s->nth || s->th[s->current].st != SCHED_RUNNING ||
 	    session_policy_process(s, s->th[s->current].p) ||
@@ -1542,6 +1551,91 @@ out_free:
 	free(c);
 }
 
+/*
+ * A point t passed in a trampoline (agent.c): the call of libc's function
+ * at site with rdi and rsi, returning to ret.  What its breakpoint's stop
+ * (thread.c on_breakpoint) and the choice after it (schedule) would have
+ * done, in the same order; t runs on meanwhile.  The agent advanced the
+ * clock by the step's quantum itself (the program may have read it since);
+ * session_solo_budget() let it log only points with one alternative, which
+ * is checked here.
+ */
+void session_agent_point(struct session *s, struct thread *t, uint64_t site,
+			 uint64_t rdi, uint64_t rsi, uint64_t ret)
+{
+	struct bp *b = bp_find(t->p, site);
+
+	if (!b || s->failed || s->ended)
+		return;
+	s->stop_kinds[STOPK_AGENT_CALL]++;
+	t->stop = STOP_BP;
+	t->bp_addr = site;
+	t->kind = OP_CALL;
+	t->fn = b->fn;
+	t->yield = b->fn == FN_SPIN_LOCK;
+	t->arg = 0;
+	t->obj = rdi;
+	t->cond_mutex = rsi;
+	t->pc = ret;
+	if (b->fn == FN_JOIN || b->fn == FN_THRD_JOIN)
+		t->obj = rdi + t->p->join_off;
+	thread_reach_point(s, t);
+
+	struct sched_thread *st = malloc((size_t)(s->nth + 1) * sizeof(*st));
+	struct choice *c = malloc(sizeof(*c));
+
+	if (!st || !c) {
+		session_fail(s, FAIL_INTERNAL, t, "out of memory");
+		goto out;
+	}
+	build_sched(s, st);
+	sched_alternatives(st, s->nth, s->current, c);
+	timer_alternatives(s, c);
+	if (c->nalts != 1 || c->alts[0].thread != t->idx ||
+	    c->alts[0].timeout) {
+		session_fail(s, FAIL_INTERNAL, t,
+			     "internal error: a point taken in the program had "
+			     "%d alternatives at step %llu",
+			     c->nalts, (unsigned long long)s->step);
+		goto out;
+	}
+	if (s->strat->single) {
+		c->step = (uint32_t)s->step;
+		c->preemptions = s->preemptions;
+		if (!s->strat->single(s->strat->ctx, c)) {
+			session_fail(s, FAIL_DIVERGED, NULL,
+				     "the schedule could not be followed at "
+				     "step %llu",
+				     (unsigned long long)s->step);
+			goto out;
+		}
+	}
+	if (c->alts[0].cost)
+		s->preemptions++;
+	record_event(s, t, c->alts[0].cost, false);
+	wake_spinners(s, t);
+	if (s->strat->executed && s->nev)
+		s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);
+	s->step++;
+	if (s->current != t->idx) {
+		s->switches++;
+		s->run_len = 0;
+	}
+	s->run_len++;
+	s->resume_time = now_seconds();
+	s->resume_cpu = -1;
+	s->current = t->idx;
+	lift_when_alone(s, t);
+	t->last_fn = t->fn;
+	t->last_obj = t->obj;
+	t->last_site = t->pc;
+out:
+	t->st = SCHED_RUNNING;
+	t->stop = STOP_NONE;
+	free(st);
+	free(c);
+}
+
 static void read_output(struct session *s)
 {
 	struct run_result *r = s->res;
@@ -1658,6 +1752,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	s->fatal_thread = -1;
 	s->exit_thread = -1;
 	s->spin_ms = cfg->spin_ms;
+	s->ag_solo = -1;
 	futex_init(&s->ft);
 	if (cfg->policy && cfg->policy->begin)
 		cfg->policy->begin(cfg->policy->ctx);

@@ -135,6 +135,10 @@ struct session {
 	struct agent_data *ag;
 	uint64_t ag_now, ag_reads;
 	bool ag_synced;
+	/* the thread allowed to log points in the page (-1: none), and the
+	 * log's offset up to which they are taken */
+	int ag_solo;
+	uint64_t ag_flushed;
 	char ag_note[128];
 	struct {		/* state keys (tracer/state.c) */
 		bool off;	/* beyond the key for the rest of the run */

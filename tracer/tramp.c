@@ -1,0 +1,296 @@
+/*
+ * Trampolines for the in-process agent's synchronisation points (see
+ * tramp.h, and tracer/agent.c for the page and the code region).
+ *
+ * A slot, TRAMP_SLOT bytes in the process's code region beside the shared
+ * page (both within 2 GiB of libc, so every distance below is a rel32):
+ *
+ *    0  cmpq $0, SOLO(%rip)        may the call be logged here?
+ *    8  je   int3
+ *   14  mov  CURSOR(%rip), %r11    the log's next free entry (an offset
+ *   21  cmp  LIMIT(%rip), %r11      in the page: processes of the tree
+ *   28  jae  int3                   may map it at other addresses)
+ *   34  lea  page(%rip), %rax
+ *   41  add  %rax, %r11
+ *   44  movq $id, (%r11)           the entry: slot, rdi, rsi, return
+ *   51  mov  %rdi, 8(%r11)         address
+ *   55  mov  %rsi, 16(%r11)
+ *   59  mov  (%rsp), %rax
+ *   63  mov  %rax, 24(%r11)
+ *   67  addq $32, CURSOR(%rip)     the commit: one instruction
+ *   75  mov  QUANTUM(%rip), %rax   the point's quantum of virtual time,
+ *   82  lock add %rax, NOW(%rip)   as a stop would advance it
+ *   90  jmp  disp
+ *   95  int3                       the breakpoint, as without the agent
+ *   96  disp: the displaced instructions, then jmp back past them
+ *
+ * Only registers dead at a C function's entry are touched: rax (no
+ * function trampolined is variadic), r11 and the flags; nothing is
+ * written below the stack pointer.  The log entry is written before its
+ * commit and is idempotent: a thread stopped inside the sequence (a
+ * signal) is put back at the slot's start (tramp_where), or past the
+ * clock's advance, which the supervisor then makes itself.
+ */
+#include "tramp.h"
+
+#include <capstone/capstone.h>
+#include <string.h>
+
+static csh handle;
+static cs_insn *insn;
+
+static bool open_capstone(void)
+{
+	if (insn)
+		return true;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return false;
+	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs_malloc(handle);
+	if (!insn) {
+		cs_close(&handle);
+		return false;
+	}
+	return true;
+}
+
+static bool in_group(const cs_detail *d, uint8_t g)
+{
+	for (int i = 0; i < d->groups_count; i++)
+		if (d->groups[i] == g)
+			return true;
+	return false;
+}
+
+/* The direct target of a jump or call, or 0. */
+static uint64_t direct_target(const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+
+	if (!in_group(ci->detail, CS_GRP_JUMP) &&
+	    !in_group(ci->detail, CS_GRP_CALL))
+		return 0;
+	if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
+		return (uint64_t)x->operands[0].imm;
+	return 0;
+}
+
+static bool movable(const cs_insn *ci, struct tramp_insn *ti, uint64_t vaddr)
+{
+	const cs_detail *d = ci->detail;
+	const cs_x86 *x = &d->x86;
+	const uint8_t *b = ci->bytes;
+
+	ti->kind = TI_PLAIN;
+	if (in_group(d, CS_GRP_CALL) || in_group(d, CS_GRP_RET) ||
+	    in_group(d, CS_GRP_INT) || in_group(d, CS_GRP_IRET) ||
+	    ci->id == X86_INS_SYSCALL || ci->id == X86_INS_SYSENTER ||
+	    ci->id == X86_INS_INT3 || ci->id == X86_INS_UD2)
+		return false;
+	if (in_group(d, CS_GRP_JUMP)) {
+		uint64_t t = direct_target(ci);
+
+		if (!t)
+			return false; /* indirect */
+		ti->target = (int64_t)(t - vaddr);
+		if (ci->id == X86_INS_JMP) {
+			ti->kind = TI_JMP;
+			return true;
+		}
+		/* jcc rel8 (0x70-0x7f) or rel32 (0f 80-8f); jrcxz and loop
+		 * have no rel32 form */
+		if (ci->size == 2 && b[0] >= 0x70 && b[0] <= 0x7f) {
+			ti->cc = b[0] & 0xf;
+		} else if (ci->size == 6 && b[0] == 0x0f && b[1] >= 0x80 &&
+			   b[1] <= 0x8f) {
+			ti->cc = b[1] & 0xf;
+		} else {
+			return false;
+		}
+		ti->kind = TI_JCC;
+		return true;
+	}
+	for (int i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM &&
+		    x->operands[i].mem.base == X86_REG_RIP) {
+			if (!x->encoding.disp_offset ||
+			    x->encoding.disp_size != 4)
+				return false;
+			ti->kind = TI_RIPREL;
+			ti->disp_at = x->encoding.disp_offset;
+			ti->target = (int64_t)(ci->address + ci->size +
+					       (uint64_t)x->disp - vaddr);
+		}
+	return true;
+}
+
+bool tramp_plan(const uint8_t *code, size_t size, uint64_t vaddr,
+		struct tramp_plan *out)
+{
+	size_t off = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (size < 5 || !open_capstone())
+		return false;
+	/* the instructions that make up the first 5 bytes */
+	while (off < 5) {
+		const uint8_t *c = code + off;
+		size_t left = size - off;
+		uint64_t a = vaddr + off;
+
+		if (out->n == sizeof(out->insn) / sizeof(out->insn[0]) ||
+		    !cs_disasm_iter(handle, &c, &left, &a, insn))
+			return false;
+		struct tramp_insn *ti = &out->insn[out->n];
+
+		if (!movable(insn, ti, vaddr))
+			return false;
+		ti->off = (uint8_t)off;
+		ti->len = (uint8_t)insn->size;
+		off += insn->size;
+		out->n++;
+		if (ti->kind == TI_JMP && off < 5)
+			return false; /* what follows it is not its code */
+	}
+	if (off > 16) /* struct bp keeps 16 original bytes */
+		return false;
+	out->len = (uint8_t)off;
+	memcpy(out->bytes, code, off);
+	/* a jump inside the moved bytes: to them, past the entry, there
+	 * would be half a jump (to the entry itself is the call again) */
+	for (int i = 0; i < out->n; i++)
+		if ((out->insn[i].kind == TI_JCC || out->insn[i].kind == TI_JMP) &&
+		    out->insn[i].target > 0 && out->insn[i].target < (int64_t)off)
+			return false;
+	/* and from anywhere in the function: a linear sweep (glibc keeps no
+	 * data in its text); an undecodable byte ends the plan */
+	const uint8_t *c = code;
+	size_t left = size;
+	uint64_t a = vaddr;
+
+	while (left) {
+		if (!cs_disasm_iter(handle, &c, &left, &a, insn))
+			return false;
+		uint64_t t = direct_target(insn);
+
+		if (t > vaddr && t < vaddr + off)
+			return false;
+	}
+	out->ok = true;
+	return true;
+}
+
+static bool fits(int64_t d)
+{
+	return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+/* rel32 from the end of an instruction at pc of length len to target */
+static bool rel32(uint8_t *at, uint64_t pc, size_t len, uint64_t target)
+{
+	int64_t d = (int64_t)(target - (pc + len));
+	int32_t v = (int32_t)d;
+
+	if (!fits(d))
+		return false;
+	memcpy(at, &v, 4);
+	return true;
+}
+
+void tramp_jump(uint64_t site, uint64_t slot, uint8_t *out)
+{
+	int32_t v = (int32_t)(int64_t)(slot - (site + 5));
+
+	out[0] = 0xe9;
+	memcpy(out + 1, &v, 4);
+}
+
+bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
+		uint32_t id, uint64_t page, uint8_t *out)
+{
+	static const uint8_t head[TRAMP_DISP] = {
+		0x48, 0x83, 0x3d, 0, 0, 0, 0, 0x00, /* cmpq $0, SOLO */
+		0x0f, 0x84, 0, 0, 0, 0,		    /* je int3 */
+		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,	    /* mov CURSOR, %r11 */
+		0x4c, 0x3b, 0x1d, 0, 0, 0, 0,	    /* cmp LIMIT, %r11 */
+		0x0f, 0x83, 0, 0, 0, 0,		    /* jae int3 */
+		0x48, 0x8d, 0x05, 0, 0, 0, 0,	    /* lea page, %rax */
+		0x49, 0x01, 0xc3,		    /* add %rax, %r11 */
+		0x49, 0xc7, 0x03, 0, 0, 0, 0,	    /* movq $id, (%r11) */
+		0x49, 0x89, 0x7b, 0x08,		    /* mov %rdi, 8(%r11) */
+		0x49, 0x89, 0x73, 0x10,		    /* mov %rsi, 16(%r11) */
+		0x48, 0x8b, 0x04, 0x24,		    /* mov (%rsp), %rax */
+		0x49, 0x89, 0x43, 0x18,		    /* mov %rax, 24(%r11) */
+		0x48, 0x83, 0x05, 0, 0, 0, 0, 0x20, /* addq $32, CURSOR */
+		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov QUANTUM, %rax */
+		0xf0, 0x48, 0x01, 0x05, 0, 0, 0, 0, /* lock add %rax, NOW */
+		0xe9, 0, 0, 0, 0,		    /* jmp disp */
+		0xcc,				    /* int3 */
+	};
+	size_t k = TRAMP_DISP;
+
+	if (!pl->ok)
+		return false;
+	memset(out, 0xcc, TRAMP_SLOT);
+	memcpy(out, head, sizeof(head));
+	/* rip-relative operands count from their instruction's end (the
+	 * cmpq's and addq's imm8 follows their disp32) */
+	if (!rel32(out + 3, slot + 0, 8, page + TRAMP_SOLO) ||
+	    !rel32(out + 10, slot + 8, 6, slot + TRAMP_INT3) ||
+	    !rel32(out + 17, slot + 14, 7, page + TRAMP_CURSOR) ||
+	    !rel32(out + 24, slot + 21, 7, page + TRAMP_LIMIT) ||
+	    !rel32(out + 30, slot + 28, 6, slot + TRAMP_INT3) ||
+	    !rel32(out + 37, slot + 34, 7, page) ||
+	    !rel32(out + 70, slot + 67, 8, page + TRAMP_CURSOR) ||
+	    !rel32(out + 78, slot + 75, 7, page + TRAMP_QUANTUM) ||
+	    !rel32(out + 86, slot + 82, 8, page + TRAMP_NOW) ||
+	    !rel32(out + 91, slot + 90, 5, slot + TRAMP_DISP))
+		return false;
+	memcpy(out + 47, &id, 4);
+	for (int i = 0; i < pl->n; i++) {
+		const struct tramp_insn *ti = &pl->insn[i];
+		uint64_t pc = slot + k;
+
+		if (k + 6 > TRAMP_SLOT - 5)
+			return false;
+		switch (ti->kind) {
+		case TI_PLAIN:
+			memcpy(out + k, pl->bytes + ti->off, ti->len);
+			k += ti->len;
+			break;
+		case TI_RIPREL:
+			memcpy(out + k, pl->bytes + ti->off, ti->len);
+			if (!rel32(out + k + ti->disp_at, pc, ti->len,
+				   site + (uint64_t)ti->target))
+				return false;
+			k += ti->len;
+			break;
+		case TI_JCC:
+			out[k] = 0x0f;
+			out[k + 1] = (uint8_t)(0x80 | ti->cc);
+			if (!rel32(out + k + 2, pc, 6,
+				   site + (uint64_t)ti->target))
+				return false;
+			k += 6;
+			break;
+		case TI_JMP:
+			out[k] = 0xe9;
+			if (!rel32(out + k + 1, pc, 5,
+				   site + (uint64_t)ti->target))
+				return false;
+			k += 5;
+			break;
+		}
+	}
+	out[k] = 0xe9;
+	return rel32(out + k + 1, slot + k, 5, site + pl->len);
+}
+
+int tramp_where(uint64_t off)
+{
+	if (off < 75)
+		return off == 0 ? TRAMP_OUTSIDE : TRAMP_RESTART;
+	if (off < TRAMP_DONE)
+		return TRAMP_FINISH;
+	return TRAMP_OUTSIDE;
+}

@@ -1,0 +1,81 @@
+/*
+ * Trampolines of the in-process agent (tracer/tramp.c): a libc
+ * synchronisation function's first instructions replaced by a jump to a
+ * slot of ptloom's code, which logs the call in the shared page while the
+ * supervisor has said that no other thread can run (a point with no
+ * choice), or stops at an int3 as the breakpoint would, then runs the
+ * displaced instructions and jumps back.
+ */
+#ifndef PTLOOM_TRAMP_H
+#define PTLOOM_TRAMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One slot of the code region per trampolined breakpoint. */
+#define TRAMP_SLOT 160
+/* The shared page's words the slots read and write (struct agent_data). */
+#define TRAMP_NOW 0
+#define TRAMP_QUANTUM 8
+#define TRAMP_SOLO 32
+#define TRAMP_CURSOR 40
+#define TRAMP_LIMIT 48
+/* A logged call: slot index, rdi, rsi, return address. */
+#define TRAMP_ENTRY 32
+
+/* How a function's entry is moved into a slot (position-independent:
+ * one plan per libc file, emitted per process). */
+struct tramp_plan {
+	bool ok;
+	uint8_t len;		/* bytes replaced at the entry (>= 5) */
+	uint8_t n;		/* instructions displaced */
+	struct tramp_insn {
+		uint8_t off, len;
+		uint8_t kind;	/* TI_PLAIN, TI_RIPREL, TI_JCC, TI_JMP */
+		uint8_t disp_at; /* TI_RIPREL: offset of its disp32 */
+		uint8_t cc;	/* TI_JCC: condition (low nibble) */
+		int64_t target;	/* TI_JCC, TI_JMP, TI_RIPREL: from the entry */
+	} insn[6];
+	uint8_t bytes[32];	/* the original bytes from the entry */
+};
+
+enum { TI_PLAIN, TI_RIPREL, TI_JCC, TI_JMP };
+
+/*
+ * Plan the move of the function at vaddr whose code is code[0..size): its
+ * first instructions covering 5 bytes must be movable (no call, return,
+ * indirect or short-loop branch, syscall), and no direct branch of the
+ * function may land inside them past the entry.  false: keep the int3.
+ */
+bool tramp_plan(const uint8_t *code, size_t size, uint64_t vaddr,
+		struct tramp_plan *out);
+
+/*
+ * The slot for plan pl of the entry at site, placed at slot, with index id
+ * and the shared page at page: TRAMP_SLOT bytes into out.  false when a
+ * distance does not fit in 32 bits.
+ */
+bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
+		uint32_t id, uint64_t page, uint8_t *out);
+
+/* The jump written at site to slot (5 bytes). */
+void tramp_jump(uint64_t site, uint64_t slot, uint8_t *out);
+
+/* Offsets in a slot: the int3 the slow path stops at, and the displaced
+ * instructions the thread resumes at after the point. */
+#define TRAMP_INT3 95
+#define TRAMP_DISP 96
+
+/*
+ * A thread stopped at offset off of a slot, inside the logging sequence:
+ * TRAMP_RESTART before its commit (it must start the slot again, which
+ * logs the call again or stops), TRAMP_FINISH after the commit and before
+ * the clock's advance (the supervisor advances the clock, the thread goes
+ * on at TRAMP_DONE), TRAMP_OUTSIDE elsewhere.
+ */
+enum { TRAMP_OUTSIDE, TRAMP_RESTART, TRAMP_FINISH };
+#define TRAMP_DONE 90
+int tramp_where(uint64_t off);
+
+#endif
