@@ -584,18 +584,29 @@ static void agent_flush(struct session *s)
 void agent_resume(struct session *s, struct thread *t)
 {
 	struct agent_data *d = s->ag;
+	bool others = false;
 
 	if (!d)
 		return;
-	d->solo = 0;
-	if (s->ag_flushed != d->cursor && s->ag_synced)
+	__atomic_store_n(&d->solo, 0, __ATOMIC_RELEASE);
+	/* a thread still running (one starting, the one the log is of)
+	 * may be inside a slot: its log stays where it is */
+	for (int i = 0; i < s->nth && !others; i++)
+		others = &s->th[i] != t && s->th[i].st == SCHED_RUNNING;
+	if (s->ag_flushed != d->cursor && s->ag_synced && !others)
 		agent_flush(s);
 	d->now = s->now;
 	d->quantum = s->quantum;
 	d->realtime = s->realtime_base;
 	s->ag_now = s->now;
 	s->ag_reads = d->reads;
+	if (!s->ag_synced) {
+		d->cursor = s->ag_flushed = LOG_START;
+		s->ag_solo = -1;
+	}
 	s->ag_synced = true;
+	if (others)
+		return;
 	/* every thread is stopped (any stopped inside a slot's sequence
 	 * was put back): the log starts again */
 	d->cursor = s->ag_flushed = LOG_START;
@@ -669,6 +680,26 @@ void agent_stopped(struct session *s, pid_t tid, int status)
 		s->ag_reads = reads;
 	}
 	agent_flush(s);
+}
+
+void agent_fault_pc(struct thread *t, int sig)
+{
+	uint64_t site, pc, caught = 0;
+	int off;
+	struct bp *b;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->tid);
+	if (!t->p->ntramp ||
+	    !proc_status_value(path, "SigCgt", 16, &caught) ||
+	    (caught >> (sig - 1) & 1) || regs_get(t) ||
+	    (off = agent_slot_site(t->p, t->regs.rip, &site)) < TRAMP_DISP ||
+	    !(b = bp_find(t->p, site)) || !b->tramp ||
+	    !tramp_unmove(b->orig, sizeof(b->orig), site, (uint64_t)off, &pc))
+		return;
+	t->regs.rip = pc;
+	t->regs_dirty = true;
+	regs_set(t);
 }
 
 bool agent_logged(struct session *s)

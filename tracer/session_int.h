@@ -127,6 +127,11 @@ uint64_t session_solo_budget(struct session *s, struct thread *t);
 void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 			 uint64_t rdi, uint64_t rsi, uint64_t ret);
 bool agent_logged(struct session *s);
+/* t meets signal sig in a slot's displaced instructions: if sig is not
+ * caught (the process dies of it), t's pc goes to the function's own
+ * instruction, where the unwinder and the report see it as without the
+ * agent */
+void agent_fault_pc(struct thread *t, int sig);
 int agent_slot_site(const struct process *p, uint64_t pc, uint64_t *site);
 uint64_t agent_code_len(void);
 bool agent_page_at(const struct process *p, uint64_t lo);

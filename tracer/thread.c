@@ -1254,6 +1254,7 @@ void on_stop(struct session *s, pid_t tid, int status)
 				!ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) &&
 				si.si_code <= 0 && si.si_pid != t->p->pid;
 			t->st = SCHED_ENABLED; /* stopped, for the unwinder */
+			agent_fault_pc(t, sig);
 			session_where(s, t, s->fatal_where,
 				      sizeof(s->fatal_where));
 			symbolize_trace(s);

@@ -294,3 +294,35 @@ int tramp_where(uint64_t off)
 		return TRAMP_FINISH;
 	return TRAMP_OUTSIDE;
 }
+
+bool tramp_unmove(const uint8_t *orig, size_t len, uint64_t site,
+		  uint64_t off, uint64_t *pc)
+{
+	struct tramp_insn ti;
+	size_t o = 0;
+	uint64_t k = TRAMP_DISP;
+
+	if (off < TRAMP_DISP || !open_capstone())
+		return false;
+	while (o < 5) {
+		const uint8_t *c = orig + o;
+		size_t left = len - o;
+		uint64_t a = site + o;
+
+		if (o >= len || !cs_disasm_iter(handle, &c, &left, &a, insn))
+			return false;
+		memset(&ti, 0, sizeof(ti));
+		if (!movable(insn, &ti, site))
+			return false;
+		if (off == k) {
+			*pc = site + o;
+			return true;
+		}
+		k += ti.kind == TI_JCC ? 6 : ti.kind == TI_JMP ? 5 : insn->size;
+		o += insn->size;
+	}
+	if (off != k)
+		return false;
+	*pc = site + o; /* the jump back */
+	return true;
+}

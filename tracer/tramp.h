@@ -75,6 +75,11 @@ void tramp_jump(uint64_t site, uint64_t slot, uint8_t *out);
  * on at TRAMP_DONE), TRAMP_OUTSIDE elsewhere.
  */
 enum { TRAMP_OUTSIDE, TRAMP_RESTART, TRAMP_FINISH };
+/* The address in the function (orig[0..len): its first bytes, at site)
+ * of the displaced instruction at offset off of its slot: false when off
+ * starts none. */
+bool tramp_unmove(const uint8_t *orig, size_t len, uint64_t site,
+		  uint64_t off, uint64_t *pc);
 #define TRAMP_DONE 90
 int tramp_where(uint64_t off);
 

@@ -1579,7 +1579,10 @@ void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 	t->pc = ret;
 	if (b->fn == FN_JOIN || b->fn == FN_THRD_JOIN)
 		t->obj = rdi + t->p->join_off;
+	bool need = s->need_schedule;
+
 	thread_reach_point(s, t);
+	s->need_schedule = need; /* the choice is made here */
 
 	struct sched_thread *st = malloc((size_t)(s->nth + 1) * sizeof(*st));
 	struct choice *c = malloc(sizeof(*c));
