@@ -139,7 +139,7 @@ ptloom_agent_end:
  * the agent's code goes (which then overwrites it): open ptloom's memfd
  * through /proc, map it shared at `at` (boot_len bytes), close it, map
  * the code region for the trampolines (tracer/tramp.c: private, read and
- * execute, boot_code_len bytes) right after it, and stop at the int3
+ * execute, boot_code_len bytes) at boot_code_at, and stop at the int3
  * with the descriptor in r12, the page's mmap result in r13 and the
  * region's in r14.  The sixth
  * argument of openat, munmap and close is the launcher's key, which lets
@@ -154,6 +154,7 @@ boot_key:	.quad 0
 boot_at:	.quad 0
 boot_len:	.quad 0
 boot_code_len:	.quad 0
+boot_code_at:	.quad 0
 boot_path:	.fill 64, 1, 0
 ptloom_boot_code:
 	movq	$-1, %r13
@@ -194,9 +195,8 @@ ptloom_boot_code:
 	jne	3f
 	cmpq	$0, boot_code_len(%rip)
 	je	3f
-	movl	$9, %eax		/* mmap(at + len, code_len, RX, PRIVATE|ANON|FIXED_NOREPLACE, -1, 0) */
-	movq	boot_at(%rip), %rdi
-	addq	boot_len(%rip), %rdi
+	movl	$9, %eax		/* mmap(code_at, code_len, RX, PRIVATE|ANON|FIXED_NOREPLACE, -1, 0) */
+	movq	boot_code_at(%rip), %rdi
 	movq	boot_code_len(%rip), %rsi
 	movl	$5, %edx
 	movl	$0x100022, %r10d

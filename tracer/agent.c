@@ -62,9 +62,13 @@ struct agent_data {
 	uint64_t quantum;	/* session.quantum */
 	uint64_t realtime;	/* session.realtime_base */
 	uint64_t reads;		/* clock reads answered in the program */
-	uint64_t solo;		/* the trampolines may log points (1) */
+	uint64_t on;		/* table entries that say "log" */
 	uint64_t cursor;	/* offset of the log's next free entry */
 	uint64_t limit;		/* offset no entry may reach */
+	uint64_t region;	/* where every process's trampolines are */
+	uint64_t scr_rax, scr_r11, scr_fl; /* a slot's saved registers */
+	uint64_t pad[21];
+	uint64_t table[AGENT_TRAMPS]; /* each slot's way: log or stop */
 };
 
 /* a point logged by a trampoline */
@@ -72,14 +76,20 @@ struct agent_entry {
 	uint64_t slot, rdi, rsi, ret;
 };
 
-_Static_assert(offsetof(struct agent_data, solo) == TRAMP_SOLO, "solo");
 _Static_assert(offsetof(struct agent_data, cursor) == TRAMP_CURSOR, "cursor");
+_Static_assert(offsetof(struct agent_data, scr_rax) == TRAMP_SCR_RAX, "rax");
+_Static_assert(offsetof(struct agent_data, scr_r11) == TRAMP_SCR_R11, "r11");
+_Static_assert(offsetof(struct agent_data, scr_fl) == TRAMP_SCR_FL, "fl");
+_Static_assert(offsetof(struct agent_data, table) == TRAMP_TABLE, "table");
+_Static_assert(sizeof(struct agent_data) <= TRAMP_LOG, "log");
 _Static_assert(offsetof(struct agent_data, limit) == TRAMP_LIMIT, "limit");
 _Static_assert(offsetof(struct agent_data, quantum) == TRAMP_QUANTUM, "q");
 _Static_assert(sizeof(struct agent_entry) == TRAMP_ENTRY, "entry");
 
 #define PAGE (64ul << 10) /* the page and its log */
-#define LOG_START 256ul
+
+static void table_reset(struct agent_data *d, uint64_t region);
+#define LOG_START ((uint64_t)TRAMP_LOG)
 #define CODE_LEN (((uint64_t)AGENT_TRAMPS * TRAMP_SLOT + 4095) & ~4095ul)
 #define BLOB_AT 16 /* the code's place in its host function */
 
@@ -375,9 +385,9 @@ static bool own_filter(pid_t pid)
 }
 
 /* Map the shared page into t's process at `at`, and the trampolines'
- * code region after it (its address into *code, 0 if none), running the
- * boot code written at `boot`: at, or 0 if it could not (why into
- * note). */
+ * code region at *code (0: none; *code becomes 0 if it could not be
+ * mapped), running the boot code written at `boot`: at, or 0 if it could
+ * not (why into note). */
 static uint64_t map_page(struct session *s, struct thread *t, uint64_t boot,
 			 uint64_t at, uint64_t *code, char *note, size_t len)
 {
@@ -397,7 +407,10 @@ static uint64_t map_page(struct session *s, struct thread *t, uint64_t boot,
 	memcpy(b + 8, &at, 8);
 	memcpy(b + 16, &page_len, 8);
 	memcpy(b + 24, &code_len, 8);
-	snprintf((char *)b + 32, 64, "/proc/%d/fd/%d", (int)getpid(), g_fd);
+	memcpy(b + 32, code, 8);
+	snprintf((char *)b + 40, 64, "/proc/%d/fd/%d", (int)getpid(), g_fd);
+	uint64_t want = *code;
+
 	*code = 0;
 	if (mem_write(t->p, boot, b, n)) {
 		snprintf(note, len, "its vDSO cannot be written");
@@ -423,7 +436,7 @@ static uint64_t map_page(struct session *s, struct thread *t, uint64_t boot,
 		ok = at;
 	/* the trampolines' region: without it, the page still serves the
 	 * clock (breakpoints stay int3s) */
-	*code = ok && r.r14 == at + PAGE ? r.r14 : 0;
+	*code = ok && want && r.r14 == want ? r.r14 : 0;
 	/* where the exec left it, its result in rax */
 	ptrace(PTRACE_SETREGS, t->tid, 0, &base);
 	t->regs = base;
@@ -478,9 +491,20 @@ bool agent_install(struct session *s, struct thread *t)
 				 stack_hi)
 			snprintf(note, sizeof(note),
 				 "no room for ptloom's page below the stack");
-		else
+		else {
+			/* every process's trampolines at one address, the
+			 * first's, so that the page's table serves them all;
+			 * near the page (a rel32 from the slots) */
+			uint64_t r = g_page->region;
+
+			tramps = r && r - at + (1ul << 30) < (2ul << 30)
+					 ? r
+					 : r ? 0 : at + PAGE;
 			page = map_page(s, t, code, at, &tramps, note,
 					sizeof(note));
+			if (tramps && !g_page->region)
+				table_reset(g_page, tramps);
+		}
 		/* the run's first such note, each process tries anew */
 		if (!page && note[0] && !s->ag_note[0])
 			snprintf(s->ag_note, sizeof(s->ag_note), "P%d %s: %s",
@@ -556,6 +580,28 @@ void agent_disable_in(const struct process *parent, pid_t child)
 	close(fd);
 }
 
+/* Every slot's way back to its int3 (the region's address known). */
+static void table_reset(struct agent_data *d, uint64_t region)
+{
+	d->region = region;
+	for (int i = 0; i < AGENT_TRAMPS; i++)
+		__atomic_store_n(&d->table[i],
+				 region + (uint64_t)i * TRAMP_SLOT + TRAMP_INT3,
+				 __ATOMIC_RELAXED);
+	d->on = 0;
+}
+
+/* The first n slots log (on) or stop. */
+static void table_set(struct agent_data *d, uint64_t n, bool on)
+{
+	for (uint64_t i = 0; i < n; i++)
+		__atomic_store_n(&d->table[i],
+				 d->region + i * TRAMP_SLOT +
+					 (on ? TRAMP_FAST : TRAMP_INT3),
+				 __ATOMIC_RELEASE);
+	d->on = on ? n : 0;
+}
+
 /* The points the trampolines logged since the last look, as the stops
  * they replace would have been taken (world.c session_agent_point), in
  * the thread the supervisor let log them. */
@@ -588,7 +634,8 @@ void agent_resume(struct session *s, struct thread *t)
 
 	if (!d)
 		return;
-	__atomic_store_n(&d->solo, 0, __ATOMIC_RELEASE);
+	if (d->on)
+		table_set(d, d->on, false);
 	/* a thread still running (one starting, the one the log is of)
 	 * may be inside a slot: its log stays where it is */
 	for (int i = 0; i < s->nth && !others; i++)
@@ -621,7 +668,8 @@ void agent_resume(struct session *s, struct thread *t)
 		n = (PAGE - LOG_START) / TRAMP_ENTRY;
 	d->limit = LOG_START + n * TRAMP_ENTRY;
 	s->ag_solo = t->idx;
-	__atomic_store_n(&d->solo, 1, __ATOMIC_RELEASE);
+	if (t->p->ag_code == d->region)
+		table_set(d, (uint64_t)t->p->ntramp, true);
 }
 
 /* t stopped while it could log: inside a slot's sequence it starts the
@@ -639,6 +687,16 @@ static void agent_unwind(struct session *s, struct thread *t)
 	uint64_t slot = t->regs.rip - off;
 
 	switch (tramp_where(off)) {
+	case TRAMP_RESTART_ALL:
+		t->regs.r11 = d->scr_r11;
+		/* lahf's SF ZF AF PF CF in bits 15..8, seto's OF in bit 0 */
+		t->regs.eflags = (t->regs.eflags & ~0x8d5ull) |
+				 ((d->scr_fl >> 8) & 0xd5) |
+				 ((d->scr_fl & 1) << 11);
+		/* fall through */
+	case TRAMP_RESTART_RAX:
+		t->regs.rax = d->scr_rax;
+		/* fall through */
 	case TRAMP_RESTART:
 		t->regs.rip = slot;
 		t->regs_dirty = true;
@@ -657,8 +715,11 @@ void agent_stopped(struct session *s, pid_t tid, int status)
 
 	if (!d || !s->ag_synced)
 		return;
-	if (__atomic_exchange_n(&d->solo, 0, __ATOMIC_ACQ_REL) &&
-	    WIFSTOPPED(status)) {
+	bool on = d->on;
+
+	if (on)
+		table_set(d, d->on, false);
+	if (on && WIFSTOPPED(status)) {
 		struct thread *t = find_thread(s, tid);
 
 		if (t && t->idx == s->ag_solo)

@@ -246,17 +246,9 @@ static void key_thread(struct keyer *k, struct session *s,
 		key_u64(k, t->spin_ring[i].pc);
 		key_u64(k, t->spin_ring[i].obj);
 	}
-	struct user_regs_struct regs = t->regs;
-	const uint64_t *r = (const uint64_t *)&regs;
+	const uint64_t *r = (const uint64_t *)&t->regs;
 
-	if (t->stop == STOP_BP && t->kind == OP_CALL) {
-		/* at a C function's entry rax (none of libc's points is
-		 * variadic), r11 and the flags are dead: a trampoline's
-		 * check may have changed them (tracer/tramp.c) */
-		regs.rax = regs.r11 = 0;
-		regs.eflags = 0;
-	}
-	for (size_t i = 0; i < sizeof(regs) / 8; i++)
+	for (size_t i = 0; i < sizeof(t->regs) / 8; i++)
 		key_u64(k, norm(k, r[i]));
 }
 

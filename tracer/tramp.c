@@ -5,31 +5,39 @@
  * A slot, TRAMP_SLOT bytes in the process's code region beside the shared
  * page (both within 2 GiB of libc, so every distance below is a rel32):
  *
- *    0  cmpq $0, SOLO(%rip)        may the call be logged here?
- *    8  je   int3
- *   14  mov  CURSOR(%rip), %r11    the log's next free entry (an offset
- *   21  cmp  LIMIT(%rip), %r11      in the page: processes of the tree
- *   28  jae  int3                   may map it at other addresses)
- *   34  lea  page(%rip), %rax
- *   41  add  %rax, %r11
- *   44  movq $id, (%r11)           the entry: slot, rdi, rsi, return
- *   51  mov  %rdi, 8(%r11)         address
- *   55  mov  %rsi, 16(%r11)
- *   59  mov  (%rsp), %rax
- *   63  mov  %rax, 24(%r11)
- *   67  addq $32, CURSOR(%rip)     the commit: one instruction
- *   75  mov  QUANTUM(%rip), %rax   the point's quantum of virtual time,
- *   82  lock add %rax, NOW(%rip)   as a stop would advance it
- *   90  jmp  disp
- *   95  int3                       the breakpoint, as without the agent
- *   96  disp: the displaced instructions, then jmp back past them
+ *    0  jmp  *table[id](%rip)      the supervisor's word in the page:
+ *                                  6 (log the call) or int3 (a stop)
+ *    6  mov  %rax, SCR_RAX(%rip)   what the sequence changes, kept:
+ *   13  mov  %r11, SCR_R11(%rip)   rax, r11 and the flags (lahf takes
+ *   20  lahf                       SF ZF AF PF CF, seto OF)
+ *   21  seto %al
+ *   24  mov  %rax, SCR_FL(%rip)
+ *   31  mov  CURSOR(%rip), %r11    the log's next free entry (an offset
+ *   38  cmp  LIMIT(%rip), %r11      in the page: processes of the tree
+ *   45  jae  fail                   may map it at other addresses)
+ *   51  lea  page(%rip), %rax
+ *   58  add  %rax, %r11
+ *   61  movq $id, (%r11)           the entry: slot, rdi, rsi, return
+ *   68  mov  %rdi, 8(%r11)         address
+ *   72  mov  %rsi, 16(%r11)
+ *   76  mov  (%rsp), %rax
+ *   80  mov  %rax, 24(%r11)
+ *   84  addq $32, CURSOR(%rip)     the commit: one instruction
+ *   92  mov  QUANTUM(%rip), %rax   the point's quantum of virtual time,
+ *   99  lock add %rax, NOW(%rip)   as a stop would advance it
+ *  107  rax, r11, flags back (add $0x7f, %al sets OF; sahf the rest)
+ *  131  jmp  disp
+ *  136  fail: rax, r11, flags back
+ *  160  int3                       the breakpoint, as without the agent
+ *  161  disp: the displaced instructions, then jmp back past them
  *
- * Only registers dead at a C function's entry are touched: rax (no
- * function trampolined is variadic), r11 and the flags; nothing is
- * written below the stack pointer.  The log entry is written before its
- * commit and is idempotent: a thread stopped inside the sequence (a
- * signal) is put back at the slot's start (tramp_where), or past the
- * clock's advance, which the supervisor then makes itself.
+ * Every register and flag is what it was at the function's entry when
+ * the thread leaves the slot, by either way, and nothing is written below
+ * the stack pointer: the program's state (and a state key) is the same as
+ * at the int3 it replaces.  The log entry is written before its commit
+ * and is idempotent: a thread stopped inside the sequence (a signal) is
+ * put back at the slot's start with its registers (tramp_where), or past
+ * the clock's advance, which the supervisor then makes itself.
  */
 #include "tramp.h"
 
@@ -208,12 +216,23 @@ void tramp_jump(uint64_t site, uint64_t slot, uint8_t *out)
 bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
 		uint32_t id, uint64_t page, uint8_t *out)
 {
-	static const uint8_t head[TRAMP_DISP] = {
-		0x48, 0x83, 0x3d, 0, 0, 0, 0, 0x00, /* cmpq $0, SOLO */
-		0x0f, 0x84, 0, 0, 0, 0,		    /* je int3 */
+	static const uint8_t restore[24] = {
+		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_FL, %rax */
+		0x04, 0x7f,			    /* add $0x7f, %al: OF */
+		0x9e,				    /* sahf: SF ZF AF PF CF */
+		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_RAX, %rax */
+		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,	    /* mov SCR_R11, %r11 */
+	};
+	static const uint8_t head[107] = {
+		0xff, 0x25, 0, 0, 0, 0,		    /* jmp *table[id] */
+		0x48, 0x89, 0x05, 0, 0, 0, 0,	    /* mov %rax, SCR_RAX */
+		0x4c, 0x89, 0x1d, 0, 0, 0, 0,	    /* mov %r11, SCR_R11 */
+		0x9f,				    /* lahf */
+		0x0f, 0x90, 0xc0,		    /* seto %al */
+		0x48, 0x89, 0x05, 0, 0, 0, 0,	    /* mov %rax, SCR_FL */
 		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,	    /* mov CURSOR, %r11 */
 		0x4c, 0x3b, 0x1d, 0, 0, 0, 0,	    /* cmp LIMIT, %r11 */
-		0x0f, 0x83, 0, 0, 0, 0,		    /* jae int3 */
+		0x0f, 0x83, 0, 0, 0, 0,		    /* jae fail */
 		0x48, 0x8d, 0x05, 0, 0, 0, 0,	    /* lea page, %rax */
 		0x49, 0x01, 0xc3,		    /* add %rax, %r11 */
 		0x49, 0xc7, 0x03, 0, 0, 0, 0,	    /* movq $id, (%r11) */
@@ -224,8 +243,6 @@ bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
 		0x48, 0x83, 0x05, 0, 0, 0, 0, 0x20, /* addq $32, CURSOR */
 		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov QUANTUM, %rax */
 		0xf0, 0x48, 0x01, 0x05, 0, 0, 0, 0, /* lock add %rax, NOW */
-		0xe9, 0, 0, 0, 0,		    /* jmp disp */
-		0xcc,				    /* int3 */
 	};
 	size_t k = TRAMP_DISP;
 
@@ -233,25 +250,37 @@ bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
 		return false;
 	memset(out, 0xcc, TRAMP_SLOT);
 	memcpy(out, head, sizeof(head));
+	memcpy(out + 107, restore, sizeof(restore));
+	out[131] = 0xe9; /* jmp disp */
+	memcpy(out + TRAMP_FAIL, restore, sizeof(restore));
 	/* rip-relative operands count from their instruction's end (the
-	 * cmpq's and addq's imm8 follows their disp32) */
-	if (!rel32(out + 3, slot + 0, 8, page + TRAMP_SOLO) ||
-	    !rel32(out + 10, slot + 8, 6, slot + TRAMP_INT3) ||
-	    !rel32(out + 17, slot + 14, 7, page + TRAMP_CURSOR) ||
-	    !rel32(out + 24, slot + 21, 7, page + TRAMP_LIMIT) ||
-	    !rel32(out + 30, slot + 28, 6, slot + TRAMP_INT3) ||
-	    !rel32(out + 37, slot + 34, 7, page) ||
-	    !rel32(out + 70, slot + 67, 8, page + TRAMP_CURSOR) ||
-	    !rel32(out + 78, slot + 75, 7, page + TRAMP_QUANTUM) ||
-	    !rel32(out + 86, slot + 82, 8, page + TRAMP_NOW) ||
-	    !rel32(out + 91, slot + 90, 5, slot + TRAMP_DISP))
+	 * addq's imm8 follows its disp32) */
+	if (!rel32(out + 2, slot + 0, 6, page + TRAMP_TABLE + 8ull * id) ||
+	    !rel32(out + 9, slot + 6, 7, page + TRAMP_SCR_RAX) ||
+	    !rel32(out + 16, slot + 13, 7, page + TRAMP_SCR_R11) ||
+	    !rel32(out + 27, slot + 24, 7, page + TRAMP_SCR_FL) ||
+	    !rel32(out + 34, slot + 31, 7, page + TRAMP_CURSOR) ||
+	    !rel32(out + 41, slot + 38, 7, page + TRAMP_LIMIT) ||
+	    !rel32(out + 47, slot + 45, 6, slot + TRAMP_FAIL) ||
+	    !rel32(out + 54, slot + 51, 7, page) ||
+	    !rel32(out + 87, slot + 84, 8, page + TRAMP_CURSOR) ||
+	    !rel32(out + 95, slot + 92, 7, page + TRAMP_QUANTUM) ||
+	    !rel32(out + 103, slot + 99, 8, page + TRAMP_NOW) ||
+	    !rel32(out + 132, slot + 131, 5, slot + TRAMP_DISP))
 		return false;
-	memcpy(out + 47, &id, 4);
+	for (uint64_t r = 107; r <= TRAMP_FAIL; r += TRAMP_FAIL - 107)
+		if (!rel32(out + r + 3, slot + r, 7, page + TRAMP_SCR_FL) ||
+		    !rel32(out + r + 13, slot + r + 10, 7,
+			   page + TRAMP_SCR_RAX) ||
+		    !rel32(out + r + 20, slot + r + 17, 7,
+			   page + TRAMP_SCR_R11))
+			return false;
+	memcpy(out + 64, &id, 4);
 	for (int i = 0; i < pl->n; i++) {
 		const struct tramp_insn *ti = &pl->insn[i];
 		uint64_t pc = slot + k;
 
-		if (k + 6 > TRAMP_SLOT - 5)
+		if (k + 15 > TRAMP_SLOT - 5)
 			return false;
 		switch (ti->kind) {
 		case TI_PLAIN:
@@ -288,9 +317,13 @@ bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
 
 int tramp_where(uint64_t off)
 {
-	if (off < 75)
-		return off == 0 ? TRAMP_OUTSIDE : TRAMP_RESTART;
-	if (off < TRAMP_DONE)
+	if (off == 6 || off == 13 || off == 20)
+		return TRAMP_RESTART;
+	if (off == 21 || off == 24)
+		return TRAMP_RESTART_RAX;
+	if (off >= 31 && off < 92)
+		return TRAMP_RESTART_ALL;
+	if (off == 92 || off == 99)
 		return TRAMP_FINISH;
 	return TRAMP_OUTSIDE;
 }

@@ -14,13 +14,18 @@
 #include <stdint.h>
 
 /* One slot of the code region per trampolined breakpoint. */
-#define TRAMP_SLOT 160
+#define TRAMP_SLOT 224
 /* The shared page's words the slots read and write (struct agent_data). */
 #define TRAMP_NOW 0
 #define TRAMP_QUANTUM 8
-#define TRAMP_SOLO 32
 #define TRAMP_CURSOR 40
 #define TRAMP_LIMIT 48
+#define TRAMP_SCR_RAX 64
+#define TRAMP_SCR_R11 72
+#define TRAMP_SCR_FL 80
+/* the slots' jump table (one word each), and the log after it */
+#define TRAMP_TABLE 256
+#define TRAMP_LOG 1024
 /* A logged call: slot index, rdi, rsi, return address. */
 #define TRAMP_ENTRY 32
 
@@ -64,23 +69,32 @@ void tramp_jump(uint64_t site, uint64_t slot, uint8_t *out);
 
 /* Offsets in a slot: the int3 the slow path stops at, and the displaced
  * instructions the thread resumes at after the point. */
-#define TRAMP_INT3 95
-#define TRAMP_DISP 96
+#define TRAMP_FAST 6
+#define TRAMP_FAIL 136
+#define TRAMP_INT3 160
+#define TRAMP_DISP 161
 
 /*
  * A thread stopped at offset off of a slot, inside the logging sequence:
- * TRAMP_RESTART before its commit (it must start the slot again, which
- * logs the call again or stops), TRAMP_FINISH after the commit and before
+ * TRAMP_RESTART* before its commit (it must start the slot again, which
+ * logs the call again or stops, with the registers the sequence changed
+ * put back), TRAMP_FINISH after the commit and before
  * the clock's advance (the supervisor advances the clock, the thread goes
  * on at TRAMP_DONE), TRAMP_OUTSIDE elsewhere.
  */
-enum { TRAMP_OUTSIDE, TRAMP_RESTART, TRAMP_FINISH };
+enum {
+	TRAMP_OUTSIDE,
+	TRAMP_RESTART,		/* nothing changed yet */
+	TRAMP_RESTART_RAX,	/* rax back from SCR_RAX */
+	TRAMP_RESTART_ALL,	/* rax, r11 and the flags back (SCR_*) */
+	TRAMP_FINISH,
+};
 /* The address in the function (orig[0..len): its first bytes, at site)
  * of the displaced instruction at offset off of its slot: false when off
  * starts none. */
 bool tramp_unmove(const uint8_t *orig, size_t len, uint64_t site,
 		  uint64_t off, uint64_t *pc);
-#define TRAMP_DONE 90
+#define TRAMP_DONE 107
 int tramp_where(uint64_t off);
 
 #endif
