@@ -1,8 +1,10 @@
 /*
  * The fast path: the in-process agent (tracer/agent.c) answers clock reads
- * inside the program instead of at ptrace stops, and nothing about a run
- * changes: the same runs (trace hashes), verdicts, output and schedule
- * files with it on and off (--no-fast-path, PTLOOM_NO_FAST_PATH=1).
+ * inside the program instead of at ptrace stops, and its trampolines
+ * (tracer/tramp.c) take libc's synchronisation calls there while no other
+ * thread can run; nothing about a run changes: the same runs (trace
+ * hashes), verdicts, output and schedule files with it on and off
+ * (--no-fast-path, PTLOOM_NO_FAST_PATH=1).
  */
 #include "common.h"
 
@@ -15,6 +17,8 @@ struct sampled {
 	char *err;	  /* stderr */
 	double clock;	  /* clock stops a run */
 	double in_prog;	  /* clock reads answered in the program a run */
+	double calls;	  /* sync-call stops a run */
+	double calls_in;  /* sync calls taken in the program a run */
 };
 
 static double per_run(const char *err, const char *kind)
@@ -64,6 +68,8 @@ static struct sampled sample_argv(const char *program,
 	sscanf(d, "ptloom: trace digest %39[^\n]", s.digest);
 	s.clock = per_run(r.err, "clock");
 	s.in_prog = per_run(r.err, "clock-in-program(no stop)");
+	s.calls = per_run(r.err, "sync-call");
+	s.calls_in = per_run(r.err, "sync-call-in-program(no stop)");
 	s.out = strdup(r.out);
 	s.err = strdup(r.err);
 	res_free(&r);
@@ -85,6 +91,8 @@ static void same_runs(const char *program, const char *const *opts,
 	cr_expect_str_eq(on->out, off->out,
 			 "%s: other output with the fast path", program);
 	cr_expect(off->in_prog == 0, "%s: clock reads answered in the "
+		  "program with --no-fast-path", program);
+	cr_expect(off->calls_in == 0, "%s: sync calls taken in the "
 		  "program with --no-fast-path", program);
 }
 
@@ -131,7 +139,7 @@ Test(fast_path, same_runs_on_clocks_timers_processes_and_the_bug_corpus)
 		"timedlock_abort", "clock_after_merge", "clock_after_merge_fixed",
 		"fork_exec", "fork_race", "sigchld_wait", "thread_ids",
 		"determinism", "plain_inc_O2", "wsq_O2", "twostage_O0",
-		"rwlock_recheck_fixed_O2"
+		"rwlock_recheck_fixed_O2", "calls_while_others_wait"
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
@@ -177,36 +185,64 @@ Test(fast_path, clock_reads_answered_in_the_program)
 	sampled_free(&off);
 }
 
-/* A failing schedule found with the agent replays exactly without it, and
- * one found without it replays exactly with it. */
+/* Libc's synchronisation calls made while every other thread waits are
+ * taken in the program: nearly none is a stop with the trampolines, every
+ * one without them, and the runs are the same. */
+Test(fast_path, sync_calls_taken_in_the_program_while_others_wait)
+{
+	struct sampled on, off;
+
+	same_runs(target("calls_while_others_wait"), RANDOM8, &on, &off);
+	cr_expect_eq(on.code, 0, "exit %d:\n%s", on.code, on.err);
+	cr_expect(on.calls_in >= 2000, "%.1f sync calls a run in the program",
+		  on.calls_in);
+	cr_expect(on.calls + on.calls_in == off.calls,
+		  "%.1f + %.1f sync calls with the trampolines, %.1f without",
+		  on.calls, on.calls_in, off.calls);
+	cr_expect(on.calls < off.calls / 4, "%.1f sync-call stops a run with "
+		  "the trampolines, %.1f without", on.calls, off.calls);
+	sampled_free(&on);
+	sampled_free(&off);
+}
+
+/* A failing schedule of prog (with arg) found with the agent (way 0)
+ * replays exactly without it, and one found without it (way 1) with it. */
+static void replays_across(const char *prog, const char *arg, int way,
+			   const char *dir)
+{
+	const char *out = in_tmp(dir);
+	struct res r = way ? ptl("run", "--no-fast-path", "--seed", SEED,
+				 "--no-minimize", "-o", out, "--", prog, arg,
+				 NULL)
+			   : ptl("run", "--seed", SEED, "--no-minimize", "-o",
+				 out, "--", prog, arg, NULL);
+	const char *rp = strstr(r.out, "replay: ptloom replay ");
+	char file[PATH_MAX];
+
+	assert_exit(r, 1);
+	cr_assert_not_null(rp, "%s", r.out);
+	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
+	/* replayed the other way */
+	struct res p = way ? ptl("replay", file, "--", prog, arg, NULL)
+			   : ptl("replay", "--no-fast-path", file, "--", prog,
+				 arg, NULL);
+
+	assert_exit(p, 1);
+	assert_contains(p.out, "replay exact", p.cmd);
+	res_free(&p);
+	res_free(&r);
+}
+
+/* Failing schedules replay exactly across the switch: a clock read's,
+ * and a lost update after many calls taken in the program. */
 Test(fast_path, schedules_replay_exactly_across_the_switch)
 {
-	const char *prog = target("clock_after_merge");
-
-	for (int way = 0; way < 2; way++) {
-		const char *out = in_tmp(way ? "found_off" : "found_on");
-		struct res r = way ? ptl("run", "--no-fast-path", "--seed", SEED,
-					 "--no-minimize", "-o", out, "--",
-					 prog, NULL)
-				   : ptl("run", "--seed", SEED, "--no-minimize",
-					 "-o", out, "--", prog, NULL);
-		const char *rp = strstr(r.out, "replay: ptloom replay ");
-		char file[PATH_MAX];
-
-		assert_exit(r, 1);
-		cr_assert_not_null(rp, "%s", r.out);
-		cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file),
-			     1);
-		/* replayed the other way */
-		struct res p = way ? ptl("replay", file, "--", prog, NULL)
-				   : ptl("replay", "--no-fast-path", file, "--",
-					 prog, NULL);
-
-		assert_exit(p, 1);
-		assert_contains(p.out, "replay exact", p.cmd);
-		res_free(&p);
-		res_free(&r);
-	}
+	replays_across(target("clock_after_merge"), NULL, 0, "clock_on");
+	replays_across(target("clock_after_merge"), NULL, 1, "clock_off");
+	replays_across(target("calls_while_others_wait"), "racy", 0,
+		       "calls_on");
+	replays_across(target("calls_while_others_wait"), "racy", 1,
+		       "calls_off");
 }
 
 /* A process the page cannot be mapped into falls back to stops, with a
