@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The in-process agent (the fast path, tracer/agent.c) side by side in one
-# invocation: for programs that read the clock (and one that does not),
-# schedules/s and ptrace stops a run with the agent (this build), without
+# invocation: for programs that read the clock or make synchronisation
+# calls while the other threads wait (and one that does neither),
+# schedules/s, ptrace stops a run, clock reads and sync calls taken in the
+# program with the agent (this build), without
 # it (PTLOOM_NO_FAST_PATH=1, the same runs) and, with SPEED_BEFORE set, an
 # older ptloom; the last column is on/off.  The trace digests of on and off
 # must be equal (the runs are the same); a row says "DIFFERENT" if not.
@@ -24,27 +26,30 @@ if [ -n "$BEFORE" ] && [ ! -x "$BEFORE" ]; then
 	exit 2
 fi
 ninja -C "$BUILD" ptloom examples/bank_fixed tests/clock_reads \
-	tests/clock_reads_static >/dev/null ||
+	tests/clock_reads_static tests/calls_while_others_wait >/dev/null ||
 	{ echo "fastpath: build failed" >&2; exit 2; }
 OUT=$(mktemp -d /tmp/ptloom-fastpath.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 
 echo "ptloom fast path  $(date -u '+%Y-%m-%d %H:%M:%SZ')  $(nproc) CPUs  load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-18s %-7s %12s %12s %14s\n' program mode runs/s stops/run "clock reads"
+printf '%-18s %-7s %12s %12s %14s %12s\n' program mode runs/s stops/run \
+	"clock reads" "sync calls"
 
-# one: BIN NOFAST RUNS PROGRAM... -> "runs/s stops clock-in-program digest"
+# one: BIN NOFAST RUNS PROGRAM... -> "runs/s stops clock-in-program
+# calls-in-program digest"
 one() {
 	local bin=$1 nf=$2 n=$3
 	shift 3
 	PTLOOM_NO_FAST_PATH=$nf PTLOOM_STATS=1 "$bin" run -s random -n "$n" \
 		--seed 3 --no-minimize --clock-start 1767225600 "$@" \
 		>/dev/null 2>"$OUT/err"
-	local rs st cl dg
+	local rs st cl ca dg
 	rs=$(grep -oE '[0-9.]+ runs/s' "$OUT/err" | head -1 | cut -d' ' -f1)
 	st=$(grep -oE 'per run [0-9.]+ stops' "$OUT/err" | head -1 | cut -d' ' -f3)
 	cl=$(grep -oE 'clock-in-program\(no stop\) [0-9.]+' "$OUT/err" | cut -d' ' -f3)
+	ca=$(grep -oE 'sync-call-in-program\(no stop\) [0-9.]+' "$OUT/err" | cut -d' ' -f3)
 	dg=$(grep -oE 'trace digest [0-9a-f]+' "$OUT/err" | cut -d' ' -f3)
-	echo "${rs:-?} ${st:-?} ${cl:-0} ${dg:-none}"
+	echo "${rs:-?} ${st:-?} ${cl:-0} ${ca:-0} ${dg:-none}"
 }
 
 row() {
@@ -53,26 +58,27 @@ row() {
 	local on off before
 	if [ -n "$BEFORE" ]; then
 		before=$(one "$BEFORE" 0 "$n" "$@")
-		printf '%-18s %-7s %12s %12s %14s\n' "$name" before \
-			$(echo "$before" | cut -d' ' -f1-3)
+		printf '%-18s %-7s %12s %12s %14s %12s\n' "$name" before \
+			$(echo "$before" | cut -d' ' -f1-4)
 	fi
 	off=$(one "$PTLOOM" 1 "$n" "$@")
 	on=$(one "$PTLOOM" 0 "$n" "$@")
-	printf '%-18s %-7s %12s %12s %14s\n' "$name" off \
-		$(echo "$off" | cut -d' ' -f1-3)
+	printf '%-18s %-7s %12s %12s %14s %12s\n' "$name" off \
+		$(echo "$off" | cut -d' ' -f1-4)
 	local ratio same
 	ratio=$(awk -v a="${on%% *}" -v b="${off%% *}" \
 		'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }')
 	same=same
-	[ "$(echo "$on" | cut -d' ' -f4)" = "$(echo "$off" | cut -d' ' -f4)" ] ||
+	[ "$(echo "$on" | cut -d' ' -f5)" = "$(echo "$off" | cut -d' ' -f5)" ] ||
 		same=DIFFERENT
-	printf '%-18s %-7s %12s %12s %14s   on/off %s, runs %s\n' "$name" on \
-		$(echo "$on" | cut -d' ' -f1-3) "$ratio" "$same"
+	printf '%-18s %-7s %12s %12s %14s %12s   on/off %s, runs %s\n' "$name" \
+		on $(echo "$on" | cut -d' ' -f1-4) "$ratio" "$same"
 }
 
 row clock_reads "$N" -- "$BUILD/tests/clock_reads"
 row clock_static "$N" -- "$BUILD/tests/clock_reads_static"
 row bank_fixed "$((N * 25))" -- "$BUILD/examples/bank_fixed"
+row calls_waiting "$N" -- "$BUILD/tests/calls_while_others_wait"
 row python3 "$N" -- python3 "$ROOT/bench/py_threads.py"
 for v in 3.12 3.13; do
 	# pyenv's interpreter itself (its shim is a shell script)

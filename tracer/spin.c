@@ -755,6 +755,9 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 	/* the turn going on: its first step, first store, registers */
 	int turn0 = 0, nw0 = 0;
 	struct user_regs_struct ref = saved;
+	/* a trampoline's jump (tracer/tramp.c) covers several instructions:
+	 * its original bytes stay in while the turn runs */
+	struct bp *held = NULL;
 
 	for (int step = 0; step < TURN_MAX; step++) {
 		uint8_t code[16] = { 0 };
@@ -866,11 +869,16 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 					break;
 				}
 			}
-		if (b)
+		if (b && b->tramp)
+			held = b;
+		else if (b)
 			bp_put(t->p, b, true);
 		t->regs_valid = false;
-		if (e < 0 || !WIFSTOPPED(status))
+		if (e < 0 || !WIFSTOPPED(status)) {
+			if (held)
+				bp_put(t->p, held, true);
 			return -1; /* gone */
+		}
 		if (WSTOPSIG(status) != SIGTRAP || (status >> 16)) {
 			siginfo_t si;
 
@@ -897,6 +905,8 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 			       sbefore + sizeof(sbefore) - below, below);
 		}
 	}
+	if (held)
+		bp_put(t->p, held, true);
 	/* undone: the stores from the last to the first, then registers */
 	for (int k = nw - 1; k >= 0; k--) {
 		uint8_t now[64];
