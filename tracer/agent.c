@@ -787,10 +787,6 @@ bool agent_code(const struct process *p, uint64_t pc)
 	       (p->ag_code && pc >= p->ag_code && pc < p->ag_code + CODE_LEN);
 }
 
-uint64_t agent_code_len(void)
-{
-	return CODE_LEN;
-}
 
 bool agent_page_at(const struct process *p, uint64_t lo)
 {

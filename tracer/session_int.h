@@ -122,7 +122,7 @@ bool agent_code(const struct process *p, uint64_t pc);
  * session_agent_point (world.c), in order, before the stop is taken.
  * agent_logged: points wait there (a long step is no spin).
  * agent_slot_site: pc is in p's slot for the breakpoint at *site: its
- * offset in the slot, else -1.  agent_code_len: the region's size. */
+ * offset in the slot, else -1. */
 uint64_t session_solo_budget(struct session *s, struct thread *t);
 void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 			 uint64_t rdi, uint64_t rsi, uint64_t ret);
@@ -133,7 +133,6 @@ bool agent_logged(struct session *s);
  * agent */
 void agent_fault_pc(struct thread *t, int sig);
 int agent_slot_site(const struct process *p, uint64_t pc, uint64_t *site);
-uint64_t agent_code_len(void);
 bool agent_page_at(const struct process *p, uint64_t lo);
 
 /* tracer/bp.c */
