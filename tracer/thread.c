@@ -341,6 +341,10 @@ void resume(struct session *s, struct thread *t, int sig)
 				session_where(s, t, s->fatal_where,
 					      sizeof(s->fatal_where));
 				symbolize_trace(s);
+				/* all stopped: their stacks, as for a fault
+				 * met running (on_stop) */
+				if (s->cfg->symbolize_trace)
+					report_threads(s);
 			}
 		}
 	} else if (t->stop == STOP_SIGNAL && !sig) {

@@ -205,6 +205,23 @@ Test(fast_path, sync_calls_taken_in_the_program_while_others_wait)
 	sampled_free(&off);
 }
 
+/* A fault in an instruction a trampoline moved (a null mutex) is reported
+ * where it is without the trampolines: the same verdict, thread, frames. */
+Test(fast_path, fault_in_a_moved_instruction_reported_in_place)
+{
+	static const char *const opts[] = { "-n", "5", "--no-minimize", NULL };
+	struct sampled on, off;
+
+	same_runs(target("lock_null_mutex"), opts, &on, &off);
+	cr_expect_eq(on.code, 1, "exit %d:\n%s", on.code, on.out);
+	assert_contains(on.out, "FAIL crash SIGSEGV in T1", "the summary");
+	assert_contains(on.out, "#0 pthread_mutex_lock", "T1's frames");
+	cr_expect(on.calls_in >= 1, "%.1f sync calls a run in the program: "
+		  "the lock was not taken in its trampoline", on.calls_in);
+	sampled_free(&on);
+	sampled_free(&off);
+}
+
 /* A failing schedule of prog (with arg) found with the agent (way 0)
  * replays exactly without it, and one found without it (way 1) with it. */
 static void replays_across(const char *prog, const char *arg, int way,
