@@ -544,11 +544,64 @@ static int sampler_pick(void *ctx, const struct choice *c)
 	}
 }
 
+/*
+ * struct strategy.known: PCT picks the highest priority, which only a
+ * change point, a new thread (its priority is drawn at its first choice)
+ * or a timeout (maybe_timeout draws) can move; late takes the default
+ * alternative (the running thread's) until its step.
+ */
+static uint64_t sampler_known(void *ctx, const struct choice *c)
+{
+	struct sampler *s = ctx;
+	int cur = -1;
+
+	if (c->kind != DEC_RUN || c->current < 0)
+		return 0;
+	for (int i = 0; i < c->nalts; i++) {
+		if (c->alts[i].timeout)
+			return 0;
+		if (c->alts[i].thread == c->current)
+			cur = i;
+	}
+	if (cur < 0)
+		return 0;
+	switch (s->kind) {
+	case SAMPLER_PCT: {
+		uint64_t k = UINT64_MAX;
+
+		if (c->alts[cur].yield)
+			return 0;
+		for (int i = 0; i < c->nalts; i++) {
+			int t = c->alts[i].thread;
+
+			if (!s->has_prio[t < PCT_THREADS ? t : PCT_THREADS - 1])
+				return 0;
+		}
+		if (highest(s, c) != cur)
+			return 0;
+		for (int i = 0; i < s->nchange; i++)
+			if (s->change[i] >= c->step &&
+			    s->change[i] - c->step < k)
+				k = s->change[i] - c->step;
+		return k;
+	}
+	case SAMPLER_LATE:
+		if (cur != 0)
+			return 0;
+		if (s->late_done)
+			return UINT64_MAX;
+		return c->step < s->late_step ? s->late_step - c->step : 0;
+	default:
+		return 0;
+	}
+}
+
 struct strategy sampler_strategy(struct sampler *s)
 {
 	return (struct strategy){ .ctx = s,
 				  .pick = sampler_pick,
-				  .executed = sampler_executed };
+				  .executed = sampler_executed,
+				  .known = sampler_known };
 }
 
 void sampler_free(struct sampler *s)

@@ -563,6 +563,7 @@ void agent_inherit(struct process *child, const struct process *parent)
 	child->ag_code = parent->ag_code;
 	child->ntramp = parent->ntramp;
 	memcpy(child->tsite, parent->tsite, sizeof(child->tsite));
+	memcpy(child->tpassive, parent->tpassive, sizeof(child->tpassive));
 }
 
 void agent_disable_in(const struct process *parent, pid_t child)
@@ -591,13 +592,17 @@ static void table_reset(struct agent_data *d, uint64_t region)
 	d->on = 0;
 }
 
-/* The first n slots log (on) or stop. */
-static void table_set(struct agent_data *d, uint64_t n, bool on)
+/* The first n slots log (on; not the passive ones when given) or
+ * stop. */
+static void table_set(struct agent_data *d, uint64_t n, bool on,
+		      const bool *passive)
 {
 	for (uint64_t i = 0; i < n; i++)
 		__atomic_store_n(&d->table[i],
 				 d->region + i * TRAMP_SLOT +
-					 (on ? TRAMP_FAST : TRAMP_INT3),
+					 (on && !(passive && passive[i])
+						  ? TRAMP_FAST
+						  : TRAMP_INT3),
 				 __ATOMIC_RELEASE);
 	d->on = on ? n : 0;
 }
@@ -635,7 +640,7 @@ void agent_resume(struct session *s, struct thread *t)
 	if (!d)
 		return;
 	if (d->on)
-		table_set(d, d->on, false);
+		table_set(d, d->on, false, NULL);
 	/* a thread still running (one starting, the one the log is of)
 	 * may be inside a slot: its log stays where it is */
 	for (int i = 0; i < s->nth && !others; i++)
@@ -669,7 +674,8 @@ void agent_resume(struct session *s, struct thread *t)
 	d->limit = LOG_START + n * TRAMP_ENTRY;
 	s->ag_solo = t->idx;
 	if (t->p->ag_code == d->region)
-		table_set(d, (uint64_t)t->p->ntramp, true);
+		table_set(d, (uint64_t)t->p->ntramp, true,
+			  s->ag_known ? t->p->tpassive : NULL);
 }
 
 /* t stopped while it could log: inside a slot's sequence it starts the
@@ -718,7 +724,7 @@ void agent_stopped(struct session *s, pid_t tid, int status)
 	bool on = d->on;
 
 	if (on)
-		table_set(d, d->on, false);
+		table_set(d, d->on, false, NULL);
 	if (on && WIFSTOPPED(status)) {
 		struct thread *t = find_thread(s, tid);
 

@@ -317,6 +317,12 @@ static bool place_tramps(struct process *s)
 			continue;
 		b->tramp = slot;
 		b->plen = pl->len;
+		s->tpassive[n] = b->fn == FN_MUTEX_TRYLOCK ||
+				 b->fn == FN_SPIN_TRYLOCK ||
+				 b->fn == FN_RWLOCK_TRYRDLOCK ||
+				 b->fn == FN_RWLOCK_TRYWRLOCK ||
+				 b->fn == FN_SEM_TRYWAIT ||
+				 b->fn == FN_MTX_TRYLOCK || b->fn == FN_SPIN_LOCK;
 		s->tsite[n++] = b->addr;
 	}
 	if (n && mem_write(s, s->ag_code, region, (size_t)n * TRAMP_SLOT)) {

@@ -92,6 +92,9 @@ struct process {
 	uint64_t ag_code;
 	int ntramp;
 	uint64_t tsite[AGENT_TRAMPS];
+	/* its call may be a spin's (a trylock): logged only while no other
+	 * thread can run (world.c session_known_budget) */
+	bool tpassive[AGENT_TRAMPS];
 };
 
 /* Tag of a process image in event addresses (P0's first image: 0). */

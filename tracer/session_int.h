@@ -124,6 +124,7 @@ bool agent_code(const struct process *p, uint64_t pc);
  * agent_slot_site: pc is in p's slot for the breakpoint at *site: its
  * offset in the slot, else -1. */
 uint64_t session_solo_budget(struct session *s, struct thread *t);
+uint64_t session_known_budget(struct session *s, struct thread *t);
 void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 			 uint64_t rdi, uint64_t rsi, uint64_t ret);
 bool agent_logged(struct session *s);

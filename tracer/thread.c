@@ -1299,7 +1299,9 @@ static bool sole_thread(struct session *s, const struct thread *t)
  * stop): while it is the one thread that can run, no timer can fire, no
  * signal may be pending and nobody (race discovery, a policy, a watcher,
  * a held process) acts at points, each of its points is the stop's
- * single choice with nothing else to do; up to --max-steps and
+ * single choice with nothing else to do; while others can run, as many
+ * as the strategy knows it would choose t at (world.c
+ * session_known_budget, s->ag_known); up to --max-steps and
  * replay --gdb's step, where a stop must be.  A sole thread is left to
  * the lift (lift_when_alone).  0: none.
  */
@@ -1311,13 +1313,16 @@ uint64_t session_solo_budget(struct session *s, struct thread *t)
 	if (c->no_fast_path || c->observer || session_policy_active(s) ||
 	    c->watch || s->nheld || s->sig_maybe || s->failed || s->ended ||
 	    s->handed_over || t->p->observing || s->current != t->idx ||
-	    t->st != SCHED_RUNNING || sole_thread(s, t) ||
-	    !quiet_others(s, t))
+	    t->st != SCHED_RUNNING || sole_thread(s, t))
 		return 0;
+	s->ag_known = !quiet_others(s, t);
+	if (s->ag_known) /* others can run: a strategy that knows */
+		n = session_known_budget(s, t);
 	if (c->max_steps) {
 		if (s->step >= c->max_steps)
 			return 0;
-		n = c->max_steps - s->step;
+		if (c->max_steps - s->step < n)
+			n = c->max_steps - s->step;
 	}
 	if (c->stop_at) {
 		if (s->step >= c->stop_step)

@@ -37,6 +37,14 @@ struct strategy {
 	 * read of the program's writable memory) where want_state says
 	 * so, told the choice without its state; NULL: never. */
 	bool (*want_state)(void *ctx, const struct choice *c);
+	/* Optional: decisions known in advance.  The number of run choices
+	 * from c->step on at which, offered c's alternatives each time
+	 * (c->current's next operation in its place), pick would choose
+	 * c->current again, touching nothing pick would not; 0: cannot
+	 * tell.  The in-process agent lets the thread pass that many
+	 * points without a stop (tracer/agent.c); pick is still asked for
+	 * each, at the next stop. */
+	uint64_t (*known)(void *ctx, const struct choice *c);
 };
 
 /* Scheduling-point sets (--points). */

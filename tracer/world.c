@@ -1552,6 +1552,59 @@ out_free:
 }
 
 /*
+ * How many points t, about to run while other threads could, may pass
+ * without a stop because the strategy knows it would choose t at each
+ * (struct strategy.known): the alternatives are what they are now, with
+ * t's next call in its place, as long as nothing but t changes: every
+ * other thread waits without a deadline or descriptor, or can run and
+ * neither yields nor spins (a step of t could wake a spinner); no timer;
+ * no state key wanted (it reads memory at the choice); t's points are
+ * not passive ones (agent.c leaves trylocks to stops: spin recognition
+ * may make t yield) and stay short of the fairness yield.  0: none.
+ */
+uint64_t session_known_budget(struct session *s, struct thread *t)
+{
+	struct sched_thread *st;
+	struct choice *c;
+	uint64_t n = 0;
+
+	if (!s->strat->known || s->strat->want_state || s->nfreep ||
+	    timer_armed(s) || t->yield || s->run_len >= FAIR_STEPS)
+		return 0;
+	for (int i = 0; i < s->nth; i++) {
+		const struct thread *o = &s->th[i];
+
+		if (o == t || o->st == SCHED_DEAD)
+			continue;
+		if (o->starting || o->yield || o->kind == OP_SPIN ||
+		    o->wake_due ||
+		    (o->st == SCHED_BLOCKED &&
+		     (o->timed || o->block == BLOCK_FD ||
+		      o->block == BLOCK_POLL || o->block == BLOCK_VFORK)) ||
+		    (o->st != SCHED_BLOCKED && o->st != SCHED_ENABLED))
+			return 0;
+	}
+	st = malloc((size_t)(s->nth + 1) * sizeof(*st));
+	c = malloc(sizeof(*c));
+	if (st && c) {
+		build_sched(s, st);
+		st[t->idx].state = SCHED_ENABLED; /* at its next point */
+		st[t->idx].yield = false;
+		sched_alternatives(st, s->nth, t->idx, c);
+		timer_alternatives(s, c);
+		c->step = (uint32_t)s->step;
+		c->preemptions = s->preemptions;
+		if (c->nalts > 1 && c->nalts < MAX_ALTS)
+			n = s->strat->known(s->strat->ctx, c);
+	}
+	free(st);
+	free(c);
+	if (n > FAIR_STEPS - s->run_len)
+		n = FAIR_STEPS - s->run_len;
+	return n;
+}
+
+/*
  * A point t passed in a trampoline (agent.c): the call of libc's function
  * at site with rdi and rsi, returning to ret.  What its breakpoint's stop
  * (thread.c on_breakpoint) and the choice after it (schedule) would have
@@ -1594,15 +1647,19 @@ void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 	build_sched(s, st);
 	sched_alternatives(st, s->nth, s->current, c);
 	timer_alternatives(s, c);
-	if (c->nalts != 1 || c->alts[0].thread != t->idx ||
-	    c->alts[0].timeout) {
-		session_fail(s, FAIL_INTERNAL, t,
-			     "internal error: a point taken in the program had "
-			     "%d alternatives at step %llu",
-			     c->nalts, (unsigned long long)s->step);
-		goto out;
-	}
-	if (s->strat->single) {
+	int pick = 0;
+
+	if (c->nalts > 1 && c->nalts < MAX_ALTS) {
+		/* a decision known in advance (strategy.known): asked now */
+		pick = session_pick(s, c);
+		if (pick < 0) {
+			session_fail(s, FAIL_DIVERGED, NULL,
+				     "the schedule could not be followed at "
+				     "step %llu",
+				     (unsigned long long)s->step);
+			goto out;
+		}
+	} else if (c->nalts == 1 && s->strat->single) {
 		c->step = (uint32_t)s->step;
 		c->preemptions = s->preemptions;
 		if (!s->strat->single(s->strat->ctx, c)) {
@@ -1613,9 +1670,18 @@ void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 			goto out;
 		}
 	}
-	if (c->alts[0].cost)
+	if (c->nalts < 1 || c->nalts >= MAX_ALTS ||
+	    c->alts[pick].thread != t->idx || c->alts[pick].timeout) {
+		session_fail(s, FAIL_INTERNAL, t,
+			     "internal error: a point taken in the program had "
+			     "%d alternatives and went to T%d at step %llu",
+			     c->nalts, c->nalts ? c->alts[pick].thread : -1,
+			     (unsigned long long)s->step);
+		goto out;
+	}
+	if (c->alts[pick].cost)
 		s->preemptions++;
-	record_event(s, t, c->alts[0].cost, false);
+	record_event(s, t, c->alts[pick].cost, c->nalts > 1);
 	wake_spinners(s, t);
 	if (s->strat->executed && s->nev)
 		s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);

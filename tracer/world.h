@@ -139,6 +139,7 @@ struct session {
 	 * log's offset up to which they are taken */
 	int ag_solo;
 	uint64_t ag_flushed;
+	bool ag_known;	/* ag_solo's points are choices known in advance */
 	char ag_note[128];
 	struct {		/* state keys (tracer/state.c) */
 		bool off;	/* beyond the key for the rest of the run */

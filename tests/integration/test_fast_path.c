@@ -205,6 +205,34 @@ Test(fast_path, sync_calls_taken_in_the_program_while_others_wait)
 	sampled_free(&off);
 }
 
+/* Decisions known in advance: under PCT the highest-priority thread runs
+ * until it blocks or a change point comes, so while another thread could
+ * run its calls are still taken in the program (pick is asked for each
+ * at the next stop); the same runs with and without, on the examples too,
+ * and a failure found so replays exactly without the trampolines. */
+Test(fast_path, pct_decisions_followed_in_the_program)
+{
+	static const char *const pct[] = { "-s", "pct", "-n", "8", "--seed",
+					   "5", "--points", "sync",
+					   "--no-minimize", NULL };
+	static const char *const names[] = { "bank", "bank_fixed",
+					     "mutex_condvar", "barrier",
+					     "semaphore", "lost_wakeup" };
+	struct sampled on, off;
+
+	same_runs(target("lock_loop"), pct, &on, &off);
+	cr_expect(on.calls_in >= 600, "%.1f of %.1f sync calls a run in the "
+		  "program under PCT", on.calls_in, off.calls);
+	cr_expect(on.calls + on.calls_in == off.calls,
+		  "%.1f + %.1f sync calls with the trampolines, %.1f without",
+		  on.calls, on.calls_in, off.calls);
+	sampled_free(&on);
+	sampled_free(&off);
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		check_same_runs(example(names[i]), pct);
+	check_same_runs(target("calls_while_others_wait"), pct);
+}
+
 /* A fault in an instruction a trampoline moved (a null mutex) is reported
  * where it is without the trampolines: the same verdict, thread, frames. */
 Test(fast_path, fault_in_a_moved_instruction_reported_in_place)
@@ -223,16 +251,18 @@ Test(fast_path, fault_in_a_moved_instruction_reported_in_place)
 }
 
 /* A failing schedule of prog (with arg) found with the agent (way 0)
- * replays exactly without it, and one found without it (way 1) with it. */
+ * replays exactly without it, and one found without it (way 1) with it;
+ * with the default search, or PCT (pct). */
 static void replays_across(const char *prog, const char *arg, int way,
-			   const char *dir)
+			   const char *dir, bool pct)
 {
 	const char *out = in_tmp(dir);
-	struct res r = way ? ptl("run", "--no-fast-path", "--seed", SEED,
-				 "--no-minimize", "-o", out, "--", prog, arg,
-				 NULL)
-			   : ptl("run", "--seed", SEED, "--no-minimize", "-o",
-				 out, "--", prog, arg, NULL);
+	const char *sw = way ? "--no-fast-path" : "--no-minimize";
+	struct res r = pct ? ptl("run", sw, "-s", "pct", "--points", "sync",
+				 "--seed", SEED, "--no-minimize", "-o", out,
+				 "--", prog, arg, NULL)
+			   : ptl("run", sw, "--seed", SEED, "--no-minimize",
+				 "-o", out, "--", prog, arg, NULL);
 	const char *rp = strstr(r.out, "replay: ptloom replay ");
 	char file[PATH_MAX];
 
@@ -251,15 +281,19 @@ static void replays_across(const char *prog, const char *arg, int way,
 }
 
 /* Failing schedules replay exactly across the switch: a clock read's,
- * and a lost update after many calls taken in the program. */
+ * a lost update after many calls taken in the program, and a PCT
+ * failure found while its calls were followed in the program. */
 Test(fast_path, schedules_replay_exactly_across_the_switch)
 {
-	replays_across(target("clock_after_merge"), NULL, 0, "clock_on");
-	replays_across(target("clock_after_merge"), NULL, 1, "clock_off");
+	replays_across(target("clock_after_merge"), NULL, 0, "clock_on", false);
+	replays_across(target("clock_after_merge"), NULL, 1, "clock_off",
+		       false);
 	replays_across(target("calls_while_others_wait"), "racy", 0,
-		       "calls_on");
+		       "calls_on", false);
 	replays_across(target("calls_while_others_wait"), "racy", 1,
-		       "calls_off");
+		       "calls_off", false);
+	replays_across(example("bank"), NULL, 0, "pct_on", true);
+	replays_across(example("bank"), NULL, 1, "pct_off", true);
 }
 
 /* A process the page cannot be mapped into falls back to stops, with a
