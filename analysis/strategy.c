@@ -548,7 +548,9 @@ static int sampler_pick(void *ctx, const struct choice *c)
  * struct strategy.known: PCT picks the highest priority, which only a
  * change point, a new thread (its priority is drawn at its first choice)
  * or a timeout (maybe_timeout draws) can move; late takes the default
- * alternative (the running thread's) until its step.
+ * alternative (the running thread's) until its step; random draws one
+ * number a choice, so its coming draws are known (a copy of its state
+ * draws them).
  */
 static uint64_t sampler_known(void *ctx, const struct choice *c)
 {
@@ -566,6 +568,14 @@ static uint64_t sampler_known(void *ctx, const struct choice *c)
 	if (cur < 0)
 		return 0;
 	switch (s->kind) {
+	case SAMPLER_RANDOM: {
+		uint64_t r = s->rng, k = 0;
+
+		while (k < 65536 &&
+		       splitmix64(&r) % (uint64_t)c->nalts == (uint64_t)cur)
+			k++;
+		return k;
+	}
 	case SAMPLER_PCT: {
 		uint64_t k = UINT64_MAX;
 
