@@ -63,30 +63,33 @@ printf '%-44s %9s %10s %10s %10s %8s %8s  %s\n' "goal (issue 25)" target \
 	before no-fast fast fast/bef met floor
 [ -n "$BEFORE" ] || echo "(no SPEED_BEFORE: the before column is empty)"
 
-# 1. a point: two threads lock and unlock one mutex GLOCK times each
+# 1. a point: two threads lock and unlock one mutex GLOCK times each; a
+# random walk, and PCT (whose decisions the agent follows in the program)
 if gwant lock; then
 	cc -O2 -pthread -o "$OUT/lock_loop" "$ROOT/bench/lock_loop.c" || exit 2
-	vals=()
-	for b in "${GBINS[@]}"; do
-		IFS='|' read -r bn bp be <<<"$b"
-		read -r n secs rate us stops wall v <<<"$(gx "$bp" "$be" "$OUT" -s random \
-			-n 20 --points sync --seed 1 -- "$OUT/lock_loop" "$GLOCK")"
-		vals+=("$us")
-		echo "lock_loop $GLOCK: $bn $v $n runs, $stops stops a run, $us us/step, ${secs} s" >>"$DETAIL"
+	for how in random pct; do
+		vals=()
+		for b in "${GBINS[@]}"; do
+			IFS='|' read -r bn bp be <<<"$b"
+			read -r n secs rate us stops wall v <<<"$(gx "$bp" "$be" "$OUT" -s "$how" \
+				-n 20 --points sync --seed 1 -- "$OUT/lock_loop" "$GLOCK")"
+			vals+=("$us")
+			echo "lock_loop $GLOCK $how: $bn $v $n runs, $stops stops a run, $us us/step, ${secs} s" >>"$DETAIL"
+		done
+		grow "us per sync point (lock loop, $how)" le 5 \
+			"stop $SECCOMP, futex $FUTEX" "${vals[@]}"
 	done
-	grow "us per sync point (2-thread lock loop)" le 5 \
-		"stop $SECCOMP, futex $FUTEX" "${vals[@]}"
 fi
 
 # 2. schedules/s with -j 2 on bank_fixed, and a schedule's cost in native
 # fork+exec runs of bank_fixed; the dfs search to bound 2 (126 runs) and
-# the random sampler's steady state (2000 runs); the dfs search takes a
+# the random and PCT samplers' steady state (2000 runs); the dfs search takes a
 # tenth of a second, so its row is the best of three invocations
 if gwant bank; then
 	bin=$BUILD/examples/bank_fixed
 	nat=$(native_us "$bin")
 	nat=${nat%% *}
-	for how in dfs random; do
+	for how in dfs random pct; do
 		vals=() cost=() stops=0
 		for b in "${GBINS[@]}"; do
 			IFS='|' read -r bn bp be <<<"$b"
@@ -98,7 +101,7 @@ if gwant bank; then
 					r=$(awk -v a="$r" -v b="$x" 'BEGIN { split(a, p, " "); split(b, q, " "); print (q[3] + 0 > p[3] + 0 ? b : a) }')
 				done
 			else
-				r=$(gx "$bp" "$be" "$OUT" -s random -j 2 -n 2000 --seed 1 -- "$bin")
+				r=$(gx "$bp" "$be" "$OUT" -s "$how" -j 2 -n 2000 --seed 1 -- "$bin")
 			fi
 			read -r n secs rate us st wall v <<<"$r"
 			stops=$st
