@@ -283,10 +283,28 @@ static int patch_bps(int memfd, const struct bp *bps, size_t n,
 	return r;
 }
 
+/* A thread of ss in p stands inside [lo, hi) (past lo): the bytes there
+ * cannot be replaced by a jump (breakpoints armed again after a lift,
+ * while threads of the process are stopped anywhere). */
+static bool thread_inside(struct session *ss, struct process *p, uint64_t lo,
+			  uint64_t hi)
+{
+	for (int i = 0; ss && i < ss->nth; i++) {
+		struct thread *t = &ss->th[i];
+
+		if (t->p != p || t->st == SCHED_DEAD || t->starting ||
+		    regs_get(t))
+			continue;
+		if (t->regs.rip > lo && t->regs.rip < hi)
+			return true;
+	}
+	return false;
+}
+
 /* Trampolines for the libc calls whose entries can move (tracer/tramp.c),
  * into s's code region, written in one piece; false if they cannot be
  * written (every breakpoint stays an int3). */
-static bool place_tramps(struct process *s)
+static bool place_tramps(struct session *ss, struct process *s)
 {
 	static uint8_t region[AGENT_TRAMPS * TRAMP_SLOT];
 	int n = 0;
@@ -308,7 +326,8 @@ static bool place_tramps(struct process *s)
 		    /* the bytes are the file's (nobody else patched them) */
 		    memcmp(b->orig, pl->bytes, pl->len) ||
 		    /* no other breakpoint under the jump */
-		    (i + 1 < s->nbps && s->bps[i + 1].addr < b->addr + pl->len))
+		    (i + 1 < s->nbps && s->bps[i + 1].addr < b->addr + pl->len) ||
+		    thread_inside(ss, s, b->addr, b->addr + pl->len))
 			continue;
 		uint64_t slot = s->ag_code + (uint64_t)n * TRAMP_SLOT;
 
@@ -337,7 +356,7 @@ static bool place_tramps(struct process *s)
 /* Read every breakpoint's original bytes, then write its int3 (or its
  * jump to a trampoline); a breakpoint whose bytes cannot be read is
  * dropped.  0 or -errno. */
-static int arm_bps(struct process *s)
+static int arm_bps(struct session *ss, struct process *s)
 {
 	uint8_t *buf = span_buf;
 	size_t k = 0;
@@ -364,7 +383,7 @@ static int arm_bps(struct process *s)
 		i = j;
 	}
 	s->nbps = k;
-	place_tramps(s);
+	place_tramps(ss, s);
 	return patch_bps(s->memfd, s->bps, s->nbps, NULL, true) ? -EFAULT : 0;
 }
 
@@ -941,7 +960,7 @@ int bp_install(struct session *ss, struct process *s)
 		s->bps[k++] = s->bps[i];
 	}
 	s->nbps = k;
-	return arm_bps(s);
+	return arm_bps(ss, s);
 }
 
 /*
