@@ -550,8 +550,45 @@ static int sampler_pick(void *ctx, const struct choice *c)
  * or a timeout (maybe_timeout draws) can move; late takes the default
  * alternative (the running thread's) until its step; random draws one
  * number a choice, so its coming draws are known (a copy of its state
- * draws them).
+ * draws them); POS's next pick only (the priorities it redraws after it
+ * depend on the next operation's object), drawn the same way.
  */
+
+/* Which alternative highest() would pick, drawing missing priorities
+ * from a copy of the generator: s is left as it is. */
+static int highest_peek(const struct sampler *s, const struct choice *c)
+{
+	uint64_t r = s->rng;
+	int64_t drawn[MAX_ALTS];
+	int best = -1;
+	int64_t bp = 0;
+
+	for (int i = 0; i < c->nalts; i++) {
+		const struct alt *a = &c->alts[i];
+		int t = a->thread < PCT_THREADS ? a->thread : PCT_THREADS - 1;
+		int64_t p = s->prio[t];
+
+		drawn[i] = -1;
+		if (a->timeout || a->yield)
+			continue;
+		if (!s->has_prio[t]) {
+			/* prio_of() draws in this order, once a thread */
+			int j = 0;
+
+			while (j < i && (c->alts[j].thread != a->thread ||
+					 drawn[j] < 0))
+				j++;
+			p = j < i ? drawn[j]
+				  : 1000 + (int64_t)(splitmix64(&r) % 1000000);
+		}
+		drawn[i] = p;
+		if (best < 0 || p > bp) {
+			best = i;
+			bp = p;
+		}
+	}
+	return best;
+}
 static uint64_t sampler_known(void *ctx, const struct choice *c)
 {
 	struct sampler *s = ctx;
@@ -595,6 +632,8 @@ static uint64_t sampler_known(void *ctx, const struct choice *c)
 				k = s->change[i] - c->step;
 		return k;
 	}
+	case SAMPLER_POS:
+		return highest_peek(s, c) == cur ? 1 : 0;
 	case SAMPLER_LATE:
 		if (cur != 0)
 			return 0;

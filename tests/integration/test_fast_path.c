@@ -234,22 +234,28 @@ Test(fast_path, pct_decisions_followed_in_the_program)
 }
 
 /* A random walk's coming draws are known too (a copy of its generator
- * draws them): the runs are the same, and some of lock_loop's calls made
- * while the other thread could run are taken in the program. */
-Test(fast_path, random_walk_decisions_followed_in_the_program)
+ * draws them), and POS's next pick: the runs are the same, and some of
+ * lock_loop's calls made while the other thread could run are taken in
+ * the program. */
+Test(fast_path, random_and_pos_decisions_followed_in_the_program)
 {
-	static const char *const rnd[] = { "-s", "random", "-n", "6",
-					   "--seed", "5", "--points", "sync",
-					   "--no-minimize", NULL };
-	struct sampled on, off;
+	const char *const kinds[] = { "random", "pos" };
 
-	same_runs(target("lock_loop"), rnd, &on, &off);
-	cr_expect(on.calls_in >= 100, "%.1f of %.1f sync calls a run in the "
-		  "program under a random walk", on.calls_in, off.calls);
-	sampled_free(&on);
-	sampled_free(&off);
-	check_same_runs(example("bank"), rnd);
-	check_same_runs(example("mutex_condvar"), rnd);
+	for (int k = 0; k < 2; k++) {
+		const char *const opts[] = { "-s", kinds[k], "-n", "6",
+					     "--seed", "5", "--points", "sync",
+					     "--no-minimize", NULL };
+		struct sampled on, off;
+
+		same_runs(target("lock_loop"), opts, &on, &off);
+		cr_expect(on.calls_in >= 100, "%.1f of %.1f sync calls a run "
+			  "in the program under %s", on.calls_in, off.calls,
+			  kinds[k]);
+		sampled_free(&on);
+		sampled_free(&off);
+		check_same_runs(example("bank"), opts);
+		check_same_runs(example("mutex_condvar"), opts);
+	}
 }
 
 /* A fault in an instruction a trampoline moved (a null mutex) is reported
