@@ -551,7 +551,9 @@ static int sampler_pick(void *ctx, const struct choice *c)
  * alternative (the running thread's) until its step; random draws one
  * number a choice, so its coming draws are known (a copy of its state
  * draws them); POS's next pick only (the priorities it redraws after it
- * depend on the next operation's object), drawn the same way.
+ * depend on the next operation's object), drawn the same way; round
+ * robin while the turn is the running thread's and until a thread blocks
+ * in its first phase.
  */
 
 /* Which alternative highest() would pick, drawing missing priorities
@@ -634,6 +636,29 @@ static uint64_t sampler_known(void *ctx, const struct choice *c)
 	}
 	case SAMPLER_POS:
 		return highest_peek(s, c) == cur ? 1 : 0;
+	case SAMPLER_RR: {
+		/* rr_pick's own steps on copies of what it changes */
+		uint64_t r = s->rng, k = 0;
+		int used = s->used;
+
+		if (s->wait_block)
+			return cur == 0 && !c->alts[0].yield ? UINT64_MAX : 0;
+		if (c->alts[cur].yield || s->turn != c->current)
+			return 0;
+		while (k < 65536) {
+			if (s->noise && splitmix64(&r) % s->noise == 0) {
+				if (splitmix64(&r) % (uint64_t)c->nalts !=
+				    (uint64_t)cur)
+					break;
+			} else if (used < s->quantum) {
+				used++;
+			} else {
+				break;
+			}
+			k++;
+		}
+		return k;
+	}
 	case SAMPLER_LATE:
 		if (cur != 0)
 			return 0;
