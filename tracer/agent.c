@@ -76,19 +76,18 @@ struct agent_entry {
 	uint64_t slot, rdi, rsi, ret;
 };
 
+_Static_assert(offsetof(struct agent_data, now) == TRAMP_NOW, "now");
+_Static_assert(offsetof(struct agent_data, quantum) == TRAMP_QUANTUM, "q");
 _Static_assert(offsetof(struct agent_data, cursor) == TRAMP_CURSOR, "cursor");
+_Static_assert(offsetof(struct agent_data, limit) == TRAMP_LIMIT, "limit");
 _Static_assert(offsetof(struct agent_data, scr_rax) == TRAMP_SCR_RAX, "rax");
 _Static_assert(offsetof(struct agent_data, scr_r11) == TRAMP_SCR_R11, "r11");
 _Static_assert(offsetof(struct agent_data, scr_fl) == TRAMP_SCR_FL, "fl");
 _Static_assert(offsetof(struct agent_data, table) == TRAMP_TABLE, "table");
 _Static_assert(sizeof(struct agent_data) <= TRAMP_LOG, "log");
-_Static_assert(offsetof(struct agent_data, limit) == TRAMP_LIMIT, "limit");
-_Static_assert(offsetof(struct agent_data, quantum) == TRAMP_QUANTUM, "q");
 _Static_assert(sizeof(struct agent_entry) == TRAMP_ENTRY, "entry");
 
 #define PAGE (64ul << 10) /* the page and its log */
-
-static void table_reset(struct agent_data *d, uint64_t region);
 #define LOG_START ((uint64_t)TRAMP_LOG)
 #define CODE_LEN (((uint64_t)AGENT_TRAMPS * TRAMP_SLOT + 4095) & ~4095ul)
 #define BLOB_AT 16 /* the code's place in its host function */
@@ -447,6 +446,32 @@ static uint64_t map_page(struct session *s, struct thread *t, uint64_t boot,
 	return ok;
 }
 
+/* Every slot's way back to its int3 (the region's address known). */
+static void table_reset(struct agent_data *d, uint64_t region)
+{
+	d->region = region;
+	for (int i = 0; i < AGENT_TRAMPS; i++)
+		__atomic_store_n(&d->table[i],
+				 region + (uint64_t)i * TRAMP_SLOT + TRAMP_INT3,
+				 __ATOMIC_RELAXED);
+	d->on = 0;
+}
+
+/* The first n slots log (on; not the passive ones when given) or
+ * stop. */
+static void table_set(struct agent_data *d, uint64_t n, bool on,
+		      const struct tramp_slot *passive)
+{
+	for (uint64_t i = 0; i < n; i++)
+		__atomic_store_n(&d->table[i],
+				 d->region + i * TRAMP_SLOT +
+					 (on && !(passive && passive[i].passive)
+						  ? TRAMP_FAST
+						  : TRAMP_INT3),
+				 __ATOMIC_RELEASE);
+	d->on = on ? n : 0;
+}
+
 bool agent_install(struct session *s, struct thread *t)
 {
 	struct process *p = t->p;
@@ -562,8 +587,7 @@ void agent_inherit(struct process *child, const struct process *parent)
 	child->ag_page = parent->ag_page;
 	child->ag_code = parent->ag_code;
 	child->ntramp = parent->ntramp;
-	memcpy(child->tsite, parent->tsite, sizeof(child->tsite));
-	memcpy(child->tpassive, parent->tpassive, sizeof(child->tpassive));
+	memcpy(child->tslot, parent->tslot, sizeof(child->tslot));
 }
 
 void agent_disable_in(const struct process *parent, pid_t child)
@@ -579,32 +603,6 @@ void agent_disable_in(const struct process *parent, pid_t child)
 		return;
 	(void)!pwrite(fd, &off, 8, (off_t)(parent->ag_blob + 8)); /* or gone */
 	close(fd);
-}
-
-/* Every slot's way back to its int3 (the region's address known). */
-static void table_reset(struct agent_data *d, uint64_t region)
-{
-	d->region = region;
-	for (int i = 0; i < AGENT_TRAMPS; i++)
-		__atomic_store_n(&d->table[i],
-				 region + (uint64_t)i * TRAMP_SLOT + TRAMP_INT3,
-				 __ATOMIC_RELAXED);
-	d->on = 0;
-}
-
-/* The first n slots log (on; not the passive ones when given) or
- * stop. */
-static void table_set(struct agent_data *d, uint64_t n, bool on,
-		      const bool *passive)
-{
-	for (uint64_t i = 0; i < n; i++)
-		__atomic_store_n(&d->table[i],
-				 d->region + i * TRAMP_SLOT +
-					 (on && !(passive && passive[i])
-						  ? TRAMP_FAST
-						  : TRAMP_INT3),
-				 __ATOMIC_RELEASE);
-	d->on = on ? n : 0;
 }
 
 /* The points the trampolines logged since the last look, as the stops
@@ -627,8 +625,8 @@ static void agent_flush(struct session *s)
 		s->ag_flushed += TRAMP_ENTRY;
 		if (!t || e->slot >= (uint64_t)t->p->ntramp)
 			continue; /* never written so: the log is ptloom's */
-		session_agent_point(s, t, t->p->tsite[e->slot], e->rdi, e->rsi,
-				    e->ret);
+		session_agent_point(s, t, t->p->tslot[e->slot].site, e->rdi,
+				    e->rsi, e->ret);
 	}
 }
 
@@ -652,17 +650,16 @@ void agent_resume(struct session *s, struct thread *t)
 	d->realtime = s->realtime_base;
 	s->ag_now = s->now;
 	s->ag_reads = d->reads;
-	if (!s->ag_synced) {
+	/* every thread is stopped (any stopped inside a slot's sequence
+	 * was put back), or the page holds another run's log: the log
+	 * starts again */
+	if (!others || !s->ag_synced) {
 		d->cursor = s->ag_flushed = LOG_START;
 		s->ag_solo = -1;
 	}
 	s->ag_synced = true;
 	if (others)
 		return;
-	/* every thread is stopped (any stopped inside a slot's sequence
-	 * was put back): the log starts again */
-	d->cursor = s->ag_flushed = LOG_START;
-	s->ag_solo = -1;
 	uint64_t n = t && t->p->ag_page && t->p->ntramp
 			     ? session_solo_budget(s, t)
 			     : 0;
@@ -675,7 +672,7 @@ void agent_resume(struct session *s, struct thread *t)
 	s->ag_solo = t->idx;
 	if (t->p->ag_code == d->region)
 		table_set(d, (uint64_t)t->p->ntramp, true,
-			  s->ag_known ? t->p->tpassive : NULL);
+			  s->ag_known ? t->p->tslot : NULL);
 }
 
 /* t stopped while it could log: inside a slot's sequence it starts the
@@ -683,16 +680,15 @@ void agent_resume(struct session *s, struct thread *t)
  * which is made here (tracer/tramp.c). */
 static void agent_unwind(struct session *s, struct thread *t)
 {
-	struct process *p = t->p;
 	struct agent_data *d = s->ag;
+	uint64_t site;
+	int off;
 
-	if (!p->ag_code || regs_get(t) || t->regs.rip < p->ag_code ||
-	    t->regs.rip >= p->ag_code + (uint64_t)p->ntramp * TRAMP_SLOT)
+	if (regs_get(t) || (off = agent_slot_site(t->p, t->regs.rip, &site)) < 0)
 		return;
-	uint64_t off = (t->regs.rip - p->ag_code) % TRAMP_SLOT;
-	uint64_t slot = t->regs.rip - off;
+	uint64_t slot = t->regs.rip - (uint64_t)off;
 
-	switch (tramp_where(off)) {
+	switch (tramp_where((uint64_t)off)) {
 	case TRAMP_RESTART_ALL:
 		t->regs.r11 = d->scr_r11;
 		/* lahf's SF ZF AF PF CF in bits 15..8, seto's OF in bit 0 */
@@ -756,13 +752,14 @@ void agent_fault_pc(struct thread *t, int sig)
 	struct bp *b;
 	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->tid);
-	if (!t->p->ntramp ||
-	    !proc_status_value(path, "SigCgt", 16, &caught) ||
-	    (caught >> (sig - 1) & 1) || regs_get(t) ||
+	if (regs_get(t) ||
 	    (off = agent_slot_site(t->p, t->regs.rip, &site)) < TRAMP_DISP ||
 	    !(b = bp_find(t->p, site)) || !b->tramp ||
 	    !tramp_unmove(b->orig, sizeof(b->orig), site, (uint64_t)off, &pc))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->tid);
+	if (!proc_status_value(path, "SigCgt", 16, &caught) ||
+	    (caught >> (sig - 1) & 1))
 		return;
 	t->regs.rip = pc;
 	t->regs_dirty = true;
@@ -783,7 +780,7 @@ int agent_slot_site(const struct process *p, uint64_t pc, uint64_t *site)
 		return -1;
 	int i = (int)((pc - p->ag_code) / TRAMP_SLOT);
 
-	*site = p->tsite[i];
+	*site = p->tslot[i].site;
 	return (int)((pc - p->ag_code) % TRAMP_SLOT);
 }
 
@@ -792,7 +789,6 @@ bool agent_code(const struct process *p, uint64_t pc)
 	return (pc >= p->ag_lo && pc < p->ag_hi) ||
 	       (p->ag_code && pc >= p->ag_code && pc < p->ag_code + CODE_LEN);
 }
-
 
 bool agent_page_at(const struct process *p, uint64_t lo)
 {

@@ -227,19 +227,24 @@ static size_t span_end(const struct bp *bps, size_t i, size_t n,
 	return j;
 }
 
+/* How many bytes at its address a breakpoint replaces: its int3's or
+ * its jump's. */
+static size_t bp_len(const struct bp *b)
+{
+	return b->tramp ? b->plen : 1;
+}
+
 /* The bytes a breakpoint puts at its address (arm) or takes back: its
  * int3 or jump, its original bytes.  Their length. */
 static size_t bp_bytes(const struct bp *b, bool arm, uint8_t *out)
 {
-	if (!b->tramp) {
-		out[0] = arm ? 0xcc : b->orig[0];
-		return 1;
-	}
-	if (arm)
+	if (arm && b->tramp)
 		tramp_jump(b->addr, b->tramp, out);
+	else if (arm)
+		out[0] = 0xcc;
 	else
-		memcpy(out, b->orig, b->plen);
-	return b->plen;
+		memcpy(out, b->orig, bp_len(b));
+	return bp_len(b);
 }
 
 /* The original bytes back (the int3 or jump when arm) at every breakpoint
@@ -258,8 +263,7 @@ static int patch_bps(int memfd, const struct bp *bps, size_t n,
 			break;
 		size_t e = span_end(bps, i, n, want);
 		uint64_t lo = bps[i].addr;
-		size_t len = bps[e - 1].addr - lo +
-			     (bps[e - 1].tramp ? bps[e - 1].plen : 1);
+		size_t len = bps[e - 1].addr - lo + bp_len(&bps[e - 1]);
 
 		if (e - i > 1 && pread(memfd, buf, len, (off_t)lo) ==
 					 (ssize_t)len) {
@@ -302,9 +306,9 @@ static bool thread_inside(struct session *ss, struct process *p, uint64_t lo,
 }
 
 /* Trampolines for the libc calls whose entries can move (tracer/tramp.c),
- * into s's code region, written in one piece; false if they cannot be
- * written (every breakpoint stays an int3). */
-static bool place_tramps(struct session *ss, struct process *s)
+ * into s's code region, written in one piece (if they cannot be written,
+ * every breakpoint stays an int3). */
+static void place_tramps(struct session *ss, struct process *s)
 {
 	static uint8_t region[AGENT_TRAMPS * TRAMP_SLOT];
 	int n = 0;
@@ -336,21 +340,16 @@ static bool place_tramps(struct session *ss, struct process *s)
 			continue;
 		b->tramp = slot;
 		b->plen = pl->len;
-		s->tpassive[n] = b->fn == FN_MUTEX_TRYLOCK ||
-				 b->fn == FN_SPIN_TRYLOCK ||
-				 b->fn == FN_RWLOCK_TRYRDLOCK ||
-				 b->fn == FN_RWLOCK_TRYWRLOCK ||
-				 b->fn == FN_SEM_TRYWAIT ||
-				 b->fn == FN_MTX_TRYLOCK || b->fn == FN_SPIN_LOCK;
-		s->tsite[n++] = b->addr;
+		s->tslot[n].passive = call_fn_passive(b->fn) ||
+				      b->fn == FN_SPIN_LOCK;
+		s->tslot[n++].site = b->addr;
 	}
 	if (n && mem_write(s, s->ag_code, region, (size_t)n * TRAMP_SLOT)) {
 		for (size_t i = 0; i < s->nbps; i++)
 			s->bps[i].tramp = 0;
-		return false;
+		return;
 	}
 	s->ntramp = n;
-	return true;
 }
 
 /* Read every breakpoint's original bytes, then write its int3 (or its

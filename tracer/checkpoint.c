@@ -515,8 +515,7 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	cp->nbps = tp.nbps;
 	/* its trampolines too (their code is in the template) */
 	cp->p0.ntramp = tp.ntramp;
-	memcpy(cp->p0.tsite, tp.tsite, sizeof(tp.tsite));
-	memcpy(cp->p0.tpassive, tp.tpassive, sizeof(tp.tpassive));
+	memcpy(cp->p0.tslot, tp.tslot, sizeof(tp.tslot));
 	cp->policy_at = tp.policy_at;
 	cp->observing = tp.observing;
 	cp->rwlock_known = tp.rwlock_known;
@@ -550,8 +549,7 @@ static void inherit_bps(const struct checkpoint *cp, struct process *p)
 	tp.observing = cp->observing;
 	tp.rwlock_known = cp->rwlock_known;
 	p->ntramp = tp.ntramp;
-	memcpy(p->tsite, tp.tsite, sizeof(tp.tsite));
-	memcpy(p->tpassive, tp.tpassive, sizeof(tp.tpassive));
+	memcpy(p->tslot, tp.tslot, sizeof(tp.tslot));
 	if (process_copy_bps(p, &tp)) {
 		/* without the array the inherited bytes would be stray
 		 * traps: take them out */

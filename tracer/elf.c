@@ -27,74 +27,97 @@ static Elf *open_elf(const char *path, int *fd)
 	return e;
 }
 
+/* Each defined function symbol (STT_FUNC, not SHN_UNDEF) of e's symbol
+ * tables of type type (SHT_DYNSYM or SHT_SYMTAB; 0: both, in section
+ * order), with its name (NULL if it has none), to fn until fn returns
+ * true.  True if it did. */
+static bool each_function(Elf *e, Elf64_Word type,
+			  bool (*fn)(void *ctx, const GElf_Sym *sym,
+				     const char *name),
+			  void *ctx)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (type ? sh.sh_type != type
+			  : sh.sh_type != SHT_SYMTAB &&
+				    sh.sh_type != SHT_DYNSYM))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+
+		if (!d || !sh.sh_entsize)
+			continue;
+		size_t cnt = sh.sh_size / sh.sh_entsize;
+
+		for (size_t k = 0; k < cnt; k++) {
+			GElf_Sym sym;
+
+			if (!gelf_getsym(d, (int)k, &sym) ||
+			    sym.st_shndx == SHN_UNDEF ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			if (fn(ctx, &sym, elf_strptr(e, sh.sh_link, sym.st_name)))
+				return true;
+		}
+	}
+	return false;
+}
+
+struct lookup {
+	const char *const *names;
+	int n, cap, found_more;
+	uint64_t *values, *more;
+	int *more_idx;
+};
+
+static bool lookup_one(void *ctx, const GElf_Sym *sym, const char *nm)
+{
+	struct lookup *l = ctx;
+
+	if (!sym->st_value || !nm)
+		return false;
+	for (int i = 0; i < l->n; i++) {
+		if (strcmp(nm, l->names[i]))
+			continue;
+		if (!l->values[i]) {
+			l->values[i] = sym->st_value;
+		} else if (l->values[i] != sym->st_value &&
+			   l->found_more < l->cap) {
+			bool dup = false;
+
+			for (int j = 0; j < l->found_more; j++)
+				dup |= l->more[j] == sym->st_value;
+			if (!dup) {
+				l->more[l->found_more] = sym->st_value;
+				l->more_idx[l->found_more++] = i;
+			}
+		}
+	}
+	return false;
+}
+
 int elf_symbols_lookup(const char *path, const char *const *names, int n,
 		       uint64_t *values, uint64_t *more, int *more_idx,
 		       int *nmore)
 {
-	int fd, cap = nmore ? *nmore : 0, found_more = 0;
+	int fd;
 	Elf *e = open_elf(path, &fd);
+	struct lookup l = { .names = names, .n = n, .cap = nmore ? *nmore : 0,
+			    .values = values, .more = more,
+			    .more_idx = more_idx };
 
 	if (!e)
 		return -ENOENT;
 	for (int i = 0; i < n; i++)
 		values[i] = 0;
 	/* .dynsym first: libc's exported functions are all there. */
-	for (int pass = 0; pass < 2; pass++) {
-		Elf_Scn *scn = NULL;
-
-		while ((scn = elf_nextscn(e, scn))) {
-			GElf_Shdr sh;
-
-			if (!gelf_getshdr(scn, &sh))
-				continue;
-			if (sh.sh_type != (pass ? SHT_SYMTAB : SHT_DYNSYM))
-				continue;
-			Elf_Data *d = elf_getdata(scn, NULL);
-
-			if (!d || !sh.sh_entsize)
-				continue;
-			size_t cnt = sh.sh_size / sh.sh_entsize;
-
-			for (size_t k = 0; k < cnt; k++) {
-				GElf_Sym sym;
-
-				if (!gelf_getsym(d, (int)k, &sym))
-					continue;
-				if (sym.st_shndx == SHN_UNDEF ||
-				    !sym.st_value ||
-				    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-					continue;
-				const char *nm =
-					elf_strptr(e, sh.sh_link, sym.st_name);
-
-				if (!nm)
-					continue;
-				for (int i = 0; i < n; i++) {
-					if (strcmp(nm, names[i]))
-						continue;
-					if (!values[i]) {
-						values[i] = sym.st_value;
-					} else if (values[i] != sym.st_value &&
-						   found_more < cap) {
-						bool dup = false;
-
-						for (int j = 0; j < found_more;
-						     j++)
-							dup |= more[j] ==
-							       sym.st_value;
-						if (!dup) {
-							more[found_more] =
-								sym.st_value;
-							more_idx[found_more++] =
-								i;
-						}
-					}
-				}
-			}
-		}
-	}
+	each_function(e, SHT_DYNSYM, lookup_one, &l);
+	each_function(e, SHT_SYMTAB, lookup_one, &l);
 	if (nmore)
-		*nmore = found_more;
+		*nmore = l.found_more;
 	elf_end(e);
 	close(fd);
 	return 0;
@@ -204,6 +227,23 @@ int elf_check_program(const char *path, char *why, size_t len)
 	return -ENOEXEC;
 }
 
+struct function_at {
+	uint64_t vaddr;
+	char *name;
+	size_t len;
+};
+
+static bool function_at_one(void *ctx, const GElf_Sym *sym, const char *nm)
+{
+	struct function_at *f = ctx;
+
+	if (!nm || f->vaddr < sym->st_value ||
+	    f->vaddr >= sym->st_value + (sym->st_size ? sym->st_size : 1))
+		return false;
+	snprintf(f->name, f->len, "%s", nm);
+	return true;
+}
+
 int elf_function_at(const char *path, uint64_t off, char *name, size_t len)
 {
 	int fd, ret = -ENOENT;
@@ -227,42 +267,30 @@ int elf_function_at(const char *path, uint64_t off, char *name, size_t len)
 				mapped = true;
 			}
 		}
-	Elf_Scn *scn = NULL;
+	struct function_at f = { vaddr, name, len };
 
-	while (mapped && ret && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-
-		if (!d || !sh.sh_entsize)
-			continue;
-		size_t cnt = sh.sh_size / sh.sh_entsize;
-
-		for (size_t k = 0; k < cnt; k++) {
-			GElf_Sym sym;
-
-			if (!gelf_getsym(d, (int)k, &sym) ||
-			    sym.st_shndx == SHN_UNDEF ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    vaddr < sym.st_value ||
-			    vaddr >= sym.st_value + (sym.st_size ? sym.st_size
-								  : 1))
-				continue;
-			const char *nm = elf_strptr(e, sh.sh_link, sym.st_name);
-
-			if (nm) {
-				snprintf(name, len, "%s", nm);
-				ret = 0;
-				break;
-			}
-		}
-	}
+	if (mapped && each_function(e, 0, function_at_one, &f))
+		ret = 0;
 	elf_end(e);
 	close(fd);
 	return ret;
+}
+
+struct sizes {
+	const uint64_t *vaddrs;
+	int n;
+	uint64_t *size;
+};
+
+static bool size_one(void *ctx, const GElf_Sym *sym, const char *nm)
+{
+	struct sizes *z = ctx;
+
+	(void)nm;
+	for (int i = 0; i < z->n; i++)
+		if (z->vaddrs[i] == sym->st_value && sym->st_size > z->size[i])
+			z->size[i] = sym->st_size;
+	return false;
 }
 
 int elf_functions_code(const char *path, const uint64_t *vaddrs, int n,
@@ -279,38 +307,15 @@ int elf_functions_code(const char *path, const uint64_t *vaddrs, int n,
 	if (n > 96)
 		n = 96;
 	/* each function's size: its largest STT_FUNC symbol at vaddr */
-	Elf_Scn *scn = NULL;
+	struct sizes z = { vaddrs, n, size };
 
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-
-		if (!d || !sh.sh_entsize)
-			continue;
-		size_t cnt = sh.sh_size / sh.sh_entsize;
-
-		for (size_t k = 0; k < cnt; k++) {
-			GElf_Sym sym;
-
-			if (!gelf_getsym(d, (int)k, &sym) ||
-			    sym.st_shndx == SHN_UNDEF ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-				continue;
-			for (int i = 0; i < n; i++)
-				if (vaddrs[i] == sym.st_value &&
-				    sym.st_size > size[i])
-					size[i] = sym.st_size;
-		}
-	}
+	each_function(e, 0, size_one, &z);
 	/* its bytes: from the section that holds them */
 	for (int i = 0; i < n; i++) {
+		Elf_Scn *scn = NULL;
+
 		if (!vaddrs[i] || !size[i])
 			continue;
-		scn = NULL;
 		while ((scn = elf_nextscn(e, scn))) {
 			GElf_Shdr sh;
 

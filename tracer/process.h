@@ -87,14 +87,16 @@ struct process {
 	 * ag_hi) (0: hidden), its code in it, the shared page (0: none,
 	 * the vDSO makes the syscalls) */
 	uint64_t ag_lo, ag_hi, ag_blob, ag_page;
-	/* the trampolines' code region (0: none; tracer/tramp.c) and the
-	 * breakpoint each of its first ntramp slots serves */
+	/* the trampolines' code region (0: none; tracer/tramp.c) and what
+	 * each of its first ntramp slots serves: the breakpoint's address,
+	 * and whether its call may be a spin's (a trylock: logged only while
+	 * no other thread can run, world.c session_known_budget) */
 	uint64_t ag_code;
 	int ntramp;
-	uint64_t tsite[AGENT_TRAMPS];
-	/* its call may be a spin's (a trylock): logged only while no other
-	 * thread can run (world.c session_known_budget) */
-	bool tpassive[AGENT_TRAMPS];
+	struct tramp_slot {
+		uint64_t site;
+		bool passive;
+	} tslot[AGENT_TRAMPS];
 };
 
 /* Tag of a process image in event addresses (P0's first image: 0). */

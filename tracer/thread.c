@@ -363,6 +363,13 @@ void resume(struct session *s, struct thread *t, int sig)
 		t->st = SCHED_DEAD; /* killed meanwhile; its exit follows */
 }
 
+bool call_fn_passive(int fn)
+{
+	return fn == FN_MUTEX_TRYLOCK || fn == FN_SPIN_TRYLOCK ||
+	       fn == FN_RWLOCK_TRYRDLOCK || fn == FN_RWLOCK_TRYWRLOCK ||
+	       fn == FN_SEM_TRYWAIT || fn == FN_MTX_TRYLOCK;
+}
+
 static void reach_point(struct session *s, struct thread *t)
 {
 	/*
@@ -372,11 +379,7 @@ static void reach_point(struct session *s, struct thread *t)
 	 * first and the spin cannot starve them.  See tests/targets/peterson.
 	 */
 	bool passive = (t->kind == OP_ACCESS && !t->arg) ||
-		       (t->kind == OP_CALL &&
-			(t->fn == FN_MUTEX_TRYLOCK || t->fn == FN_SPIN_TRYLOCK ||
-			 t->fn == FN_RWLOCK_TRYRDLOCK ||
-			 t->fn == FN_RWLOCK_TRYWRLOCK ||
-			 t->fn == FN_SEM_TRYWAIT || t->fn == FN_MTX_TRYLOCK));
+		       (t->kind == OP_CALL && call_fn_passive(t->fn));
 
 	if (!passive || s->switches != t->spin_switch) {
 		t->nspin = 0; /* it wrote, or someone else ran: progress */
@@ -409,6 +412,22 @@ static void reach_point(struct session *s, struct thread *t)
 void thread_reach_point(struct session *s, struct thread *t)
 {
 	reach_point(s, t);
+}
+
+void thread_call_point(struct thread *t, const struct bp *b, uint64_t rdi,
+		       uint64_t rsi, uint64_t ret)
+{
+	t->kind = OP_CALL;
+	t->fn = b->fn;
+	t->yield = b->fn == FN_SPIN_LOCK;
+	t->arg = 0;
+	t->obj = rdi;
+	t->cond_mutex = rsi; /* for pthread_cond_wait */
+	t->pc = ret;
+	if (b->fn == FN_JOIN || b->fn == FN_THRD_JOIN) {
+		/* join's object is the joined thread's tid word */
+		t->obj = rdi + t->p->join_off;
+	}
 }
 
 /*
@@ -998,24 +1017,19 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		resume(s, t, 0);
 		return;
 	}
-	t->kind = b->kind;
-	t->fn = b->fn;
-	t->yield = b->kind == OP_SPIN || b->fn == FN_SPIN_LOCK;
-	t->arg = 0;
 	if (b->kind == OP_CALL) {
 		uint64_t ret = 0;
 
 		mem_read(t->p, t->regs.rsp, &ret, 8);
-		t->obj = t->regs.rdi;
-		t->cond_mutex = t->regs.rsi; /* for pthread_cond_wait */
-		t->pc = ret;
-		if (b->fn == FN_JOIN || b->fn == FN_THRD_JOIN) {
-			/* join's object is the joined thread's tid word */
-			t->obj = t->regs.rdi + t->p->join_off;
-		}
+		thread_call_point(t, b, t->regs.rdi, t->regs.rsi, ret);
 	} else {
 		int size = 0;
 		bool write = false;
+
+		t->kind = b->kind;
+		t->fn = b->fn;
+		t->yield = b->kind == OP_SPIN || b->fn == FN_SPIN_LOCK;
+		t->arg = 0;
 
 		t->obj = b->kind == OP_SPIN || b->policy
 				 ? 0

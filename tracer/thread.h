@@ -211,5 +211,12 @@ void drop_lifts_if_contended(struct session *s);
 void lift_when_alone(struct session *s, struct thread *t);
 /* t stands at a point: its pending operation is set (thread.c) */
 void thread_reach_point(struct session *s, struct thread *t);
+/* t's pending operation: the call at breakpoint b, with its first two
+ * arguments and its return address */
+struct bp;
+void thread_call_point(struct thread *t, const struct bp *b, uint64_t rdi,
+		       uint64_t rsi, uint64_t ret);
+/* A call of fn that may be a spin's (a trylock): a passive point */
+bool call_fn_passive(int fn);
 
 #endif

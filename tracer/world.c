@@ -1194,6 +1194,56 @@ static bool outside_wait(struct session *s, const struct choice *c,
 }
 
 /* Choose and execute pending operations until some thread runs. */
+/* The strategy's decision at c (its single hook's word on a lone
+ * alternative): the alternative's index, or -1 after failing the run when
+ * the schedule cannot be followed. */
+static int decide(struct session *s, struct choice *c)
+{
+	int pick = c->nalts == 1 ? 0 : session_pick(s, c);
+
+	if (c->nalts == 1 && s->strat->single) {
+		c->step = (uint32_t)s->step;
+		c->preemptions = s->preemptions;
+		if (!s->strat->single(s->strat->ctx, c))
+			pick = -1;
+	}
+	if (pick < 0)
+		session_fail(s, FAIL_DIVERGED, NULL,
+			     "the schedule could not be followed at step %llu",
+			     (unsigned long long)s->step);
+	return pick;
+}
+
+/* t takes the step it was chosen for (preempt: at a preemption's cost;
+ * decided: among two or more): its event, told to the strategy and the
+ * observer, the step counted, the virtual clock a quantum on unless the
+ * program's agent advanced it already, t the running thread. */
+static void take_step(struct session *s, struct thread *t, bool preempt,
+		      bool decided, bool clock)
+{
+	record_event(s, t, preempt, decided);
+	wake_spinners(s, t);
+	if (s->strat->executed && s->nev)
+		s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);
+	if (s->cfg->observer)
+		observe_sync(s, t);
+	s->step++;
+	if (clock)
+		s->now += s->quantum;
+	if (s->current != t->idx) {
+		s->switches++;
+		s->run_len = 0;
+		if (t->p->ndormant)
+			bp_wake_dormant(t->p, t->idx);
+	}
+	s->run_len++;
+	s->resume_time = now_seconds();
+	/* spin detection samples the CPU clock (a syscall) only once the
+	 * step has taken spin_ms of wall time: check_limits */
+	s->resume_cpu = -1;
+	s->current = t->idx;
+}
+
 static void schedule(struct session *s)
 {
 	struct sched_thread *st = malloc((size_t)(s->nth + 1) * sizeof(*st));
@@ -1359,21 +1409,10 @@ static void schedule(struct session *s)
 			break;
 		}
 		sig_forced = false;
-		int pick = c->nalts == 1 ? 0 : session_pick(s, c);
+		int pick = decide(s, c);
 
-		if (c->nalts == 1 && s->strat->single) {
-			c->step = (uint32_t)s->step;
-			c->preemptions = s->preemptions;
-			if (!s->strat->single(s->strat->ctx, c))
-				pick = -1;
-		}
-		if (pick < 0) {
-			session_fail(s, FAIL_DIVERGED, NULL,
-				     "the schedule could not be followed at "
-				     "step %llu",
-				     (unsigned long long)s->step);
+		if (pick < 0)
 			break;
-		}
 		struct alt a = c->alts[pick];
 		struct thread *t = &s->th[a.thread];
 
@@ -1404,26 +1443,7 @@ static void schedule(struct session *s)
 				s->now = t->deadline;
 			thread_make_ready(s, t, OP_TIMEOUT, t->timeout_result);
 		}
-		record_event(s, t, a.cost, c->nalts > 1);
-		wake_spinners(s, t);
-		if (s->strat->executed && s->nev)
-			s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);
-		if (s->cfg->observer)
-			observe_sync(s, t);
-		s->step++;
-		s->now += s->quantum;
-		if (s->current != t->idx) {
-			s->switches++;
-			s->run_len = 0;
-			if (t->p->ndormant)
-				bp_wake_dormant(t->p, t->idx);
-		}
-		s->run_len++;
-		s->resume_time = now_seconds();
-		/* spin detection samples the CPU clock (a syscall) only once
-		 * the step has taken spin_ms of wall time: check_limits */
-		s->resume_cpu = -1;
-		s->current = t->idx;
+		take_step(s, t, a.cost, c->nalts > 1, true);
 		if (s->cfg->max_steps && s->step > s->cfg->max_steps &&
 		    too_many_steps(s, t))
 			break;
@@ -1623,15 +1643,7 @@ void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 	s->stop_kinds[STOPK_AGENT_CALL]++;
 	t->stop = STOP_BP;
 	t->bp_addr = site;
-	t->kind = OP_CALL;
-	t->fn = b->fn;
-	t->yield = b->fn == FN_SPIN_LOCK;
-	t->arg = 0;
-	t->obj = rdi;
-	t->cond_mutex = rsi;
-	t->pc = ret;
-	if (b->fn == FN_JOIN || b->fn == FN_THRD_JOIN)
-		t->obj = rdi + t->p->join_off;
+	thread_call_point(t, b, rdi, rsi, ret);
 	bool need = s->need_schedule;
 
 	thread_reach_point(s, t);
@@ -1649,27 +1661,9 @@ void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 	timer_alternatives(s, c);
 	int pick = 0;
 
-	if (c->nalts > 1 && c->nalts < MAX_ALTS) {
-		/* a decision known in advance (strategy.known): asked now */
-		pick = session_pick(s, c);
-		if (pick < 0) {
-			session_fail(s, FAIL_DIVERGED, NULL,
-				     "the schedule could not be followed at "
-				     "step %llu",
-				     (unsigned long long)s->step);
-			goto out;
-		}
-	} else if (c->nalts == 1 && s->strat->single) {
-		c->step = (uint32_t)s->step;
-		c->preemptions = s->preemptions;
-		if (!s->strat->single(s->strat->ctx, c)) {
-			session_fail(s, FAIL_DIVERGED, NULL,
-				     "the schedule could not be followed at "
-				     "step %llu",
-				     (unsigned long long)s->step);
-			goto out;
-		}
-	}
+	/* (more than one: a decision known in advance, asked now) */
+	if (c->nalts >= 1 && c->nalts < MAX_ALTS && (pick = decide(s, c)) < 0)
+		goto out;
 	if (c->nalts < 1 || c->nalts >= MAX_ALTS ||
 	    c->alts[pick].thread != t->idx || c->alts[pick].timeout) {
 		session_fail(s, FAIL_INTERNAL, t,
@@ -1681,19 +1675,7 @@ void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 	}
 	if (c->alts[pick].cost)
 		s->preemptions++;
-	record_event(s, t, c->alts[pick].cost, c->nalts > 1);
-	wake_spinners(s, t);
-	if (s->strat->executed && s->nev)
-		s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);
-	s->step++;
-	if (s->current != t->idx) {
-		s->switches++;
-		s->run_len = 0;
-	}
-	s->run_len++;
-	s->resume_time = now_seconds();
-	s->resume_cpu = -1;
-	s->current = t->idx;
+	take_step(s, t, c->alts[pick].cost, c->nalts > 1, false);
 	lift_when_alone(s, t);
 	t->last_fn = t->fn;
 	t->last_obj = t->obj;
