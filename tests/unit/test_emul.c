@@ -13,45 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "../../tracer/emul.h"
-
-/* rax rbx rcx rdx rsi rdi rbp r8..r15, then flags; offsets below */
-struct cpu {
-	uint64_t g[16]; /* in struct order: rax rbx rcx rdx rsi rdi rbp
-			 * (unused rsp) r8..r15 -- see load order */
-	uint64_t flags;
-};
-
-/* run_insn(struct cpu *, void *code): load every general register but
- * rsp and the flags from c, call code, store them back. */
-void run_insn(struct cpu *c, void *code);
-__asm__(".text\n"
-	".globl run_insn\n"
-	"run_insn:\n"
-	"push %rbx\n push %rbp\n push %r12\n push %r13\n push %r14\n"
-	"push %r15\n"
-	"push %rdi\n"
-	"push %rsi\n"
-	"mov 128(%rdi), %rax\n push %rax\n popfq\n"
-	"mov 8(%rdi), %rbx\n mov 16(%rdi), %rcx\n mov 24(%rdi), %rdx\n"
-	"mov 32(%rdi), %rsi\n mov 48(%rdi), %rbp\n"
-	"mov 64(%rdi), %r8\n mov 72(%rdi), %r9\n mov 80(%rdi), %r10\n"
-	"mov 88(%rdi), %r11\n mov 96(%rdi), %r12\n mov 104(%rdi), %r13\n"
-	"mov 112(%rdi), %r14\n mov 120(%rdi), %r15\n"
-	"mov 0(%rdi), %rax\n mov 40(%rdi), %rdi\n"
-	"call *(%rsp)\n"
-	"pushfq\n"
-	"push %rdi\n"
-	"mov 24(%rsp), %rdi\n"
-	"mov %rax, 0(%rdi)\n mov %rbx, 8(%rdi)\n mov %rcx, 16(%rdi)\n"
-	"mov %rdx, 24(%rdi)\n mov %rsi, 32(%rdi)\n mov %rbp, 48(%rdi)\n"
-	"mov %r8, 64(%rdi)\n mov %r9, 72(%rdi)\n mov %r10, 80(%rdi)\n"
-	"mov %r11, 88(%rdi)\n mov %r12, 96(%rdi)\n mov %r13, 104(%rdi)\n"
-	"mov %r14, 112(%rdi)\n mov %r15, 120(%rdi)\n"
-	"pop %rax\n mov %rax, 40(%rdi)\n"
-	"pop %rax\n mov %rax, 128(%rdi)\n"
-	"add $16, %rsp\n"
-	"pop %r15\n pop %r14\n pop %r13\n pop %r12\n pop %rbp\n pop %rbx\n"
-	"ret\n");
+#include "cpu_call.h"
 
 /* struct cpu slot of x86 register n */
 static int slot(int n)
@@ -164,7 +126,7 @@ static void check(const char *name, const uint8_t *code, size_t len,
 		if (emul_writes(&e))
 			memcpy(emu + (a - (uint64_t)data), &mem, e.size);
 		/* now the CPU */
-		run_insn(&n, page);
+		call_with(&n, page);
 		cr_assert_eq(r.rip, (uint64_t)page + len, "%s: rip", name);
 		for (int i = 0; i < 16; i++) {
 			if (i == 4)
