@@ -632,6 +632,7 @@ int discover_races(const struct session_config *base, int runs,
 		d->failed_runs += r.failure != FAIL_NONE;
 		d->obs_stops += r.obs_stops;
 		d->obs_steps += r.obs_steps;
+		d->obs_logged += r.stop_kinds[STOPK_AGENT_OBSERVE];
 		d->obs_sync += r.obs_sync;
 		/* either budget spent ends the run's observation */
 		bool spent = r.obs_stops + r.obs_steps >= budget ||

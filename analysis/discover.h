@@ -42,6 +42,8 @@ struct discovery {
 				 * and found no new race */
 	uint64_t obs_stops;	/* observation stops, all runs */
 	uint64_t obs_steps;	/* single-steps over them */
+	uint64_t obs_logged;	/* of obs_stops, logged in the program by an
+				 * access slot instead (no stop) */
 	uint64_t obs_sync;	/* stops and steps at shared objects' atomics */
 	/* a run cut by --timeout or --max-steps ended the discovery (it
 	 * did not observe the program to its end): its failure kind and

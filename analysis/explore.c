@@ -575,6 +575,7 @@ static int explore_serial(const struct explore_opts *o0,
 			r->discovery_runs = disc.runs;
 			r->discovery_stops = disc.obs_stops;
 			r->discovery_steps = disc.obs_steps;
+			r->discovery_logged = disc.obs_logged;
 			r->discovery_sync = disc.obs_sync;
 			r->discovery_runtime_atomics = disc.runtime_atomics_runs;
 			for (size_t i = 0; disc.feedback_costly &&

@@ -168,6 +168,7 @@ struct explore_result {
 	int discovery_runs;
 	uint64_t discovery_stops;  /* its observation stops */
 	uint64_t discovery_steps;  /* and single-steps over them */
+	uint64_t discovery_logged; /* stops the access slots saved */
 	uint64_t discovery_sync;   /* at shared objects' atomics, free() */
 	/* races feedback runs found that are no points: too costly
 	 * (discover.c FEEDBACK_STEPS) */

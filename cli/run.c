@@ -1543,11 +1543,13 @@ minimized:
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_runs)
 		fprintf(stderr, "ptloom: race discovery %d runs, %.3f s, "
 				"%llu accesses observed, %llu observation "
-				"stops, %llu single-steps, %llu stops at "
+				"stops (%llu of them logged in the program "
+				"instead), %llu single-steps, %llu stops at "
 				"shared objects' atomics and free()\n",
 			er.discovery_runs, er.discovery_seconds,
 			(unsigned long long)er.accesses,
 			(unsigned long long)er.discovery_stops,
+			(unsigned long long)er.discovery_logged,
 			(unsigned long long)er.discovery_steps,
 			(unsigned long long)er.discovery_sync);
 	if (!co.quiet && getenv("PTLOOM_STATS") &&

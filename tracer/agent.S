@@ -139,9 +139,11 @@ ptloom_agent_end:
  * the agent's code goes (which then overwrites it): open ptloom's memfd
  * through /proc, map it shared at `at` (boot_len bytes), close it, map
  * the code region for the trampolines (tracer/tramp.c: private, read and
- * execute, boot_code_len bytes) at boot_code_at, and stop at the int3
- * with the descriptor in r12, the page's mmap result in r13 and the
- * region's in r14.  The sixth
+ * execute, boot_code_len bytes) at boot_code_at; for race discovery, the
+ * page again at boot_near_at with a region for access slots after it
+ * (boot_near_len bytes: near the executable, tracer/tramp.c), and stop
+ * at the int3 with the descriptor in r12, the page's mmap result in r13,
+ * the region's in r14 and the near region's in r15.  The sixth
  * argument of openat, munmap and close is the launcher's key, which lets
  * them past ptloom's seccomp filter without a stop (tracer/spawn.c).
  */
@@ -156,9 +158,12 @@ boot_len:	.quad 0
 boot_code_len:	.quad 0
 boot_code_at:	.quad 0
 boot_path:	.fill 64, 1, 0
+boot_near_at:	.quad 0
+boot_near_len:	.quad 0
 ptloom_boot_code:
 	movq	$-1, %r13
 	movq	$-1, %r14
+	movq	$-1, %r15
 	movl	$257, %eax		/* openat(AT_FDCWD, path, O_RDWR|O_CLOEXEC) */
 	movq	$-100, %rdi
 	leaq	boot_path(%rip), %rsi
@@ -187,7 +192,31 @@ ptloom_boot_code:
 	movq	boot_len(%rip), %rsi
 	movq	boot_key(%rip), %r9
 	syscall
-2:	movl	$3, %eax		/* close(fd) */
+2:	cmpq	boot_at(%rip), %r13
+	jne	4f
+	cmpq	$0, boot_near_len(%rip)
+	je	4f
+	movl	$9, %eax		/* mmap(near_at, len, RW, SHARED|FIXED_NOREPLACE, fd, 0): the page again */
+	movq	boot_near_at(%rip), %rdi
+	movq	boot_len(%rip), %rsi
+	movl	$3, %edx
+	movl	$0x100001, %r10d
+	movq	%r12, %r8
+	xorl	%r9d, %r9d
+	syscall
+	cmpq	boot_near_at(%rip), %rax
+	jne	4f
+	movl	$9, %eax		/* mmap(near_at + len, near_len, RX, PRIVATE|ANON|FIXED_NOREPLACE, -1, 0) */
+	movq	boot_near_at(%rip), %rdi
+	addq	boot_len(%rip), %rdi
+	movq	boot_near_len(%rip), %rsi
+	movl	$5, %edx
+	movl	$0x100022, %r10d
+	movq	$-1, %r8
+	xorl	%r9d, %r9d
+	syscall
+	movq	%rax, %r15
+4:	movl	$3, %eax		/* close(fd) */
 	movq	%r12, %rdi
 	movq	boot_key(%rip), %r9
 	syscall

@@ -67,7 +67,8 @@ struct agent_data {
 	uint64_t limit;		/* offset no entry may reach */
 	uint64_t region;	/* where every process's trampolines are */
 	uint64_t scr_rax, scr_r11, scr_fl; /* a slot's saved registers */
-	uint64_t pad[21];
+	uint64_t scr_ea;	/* an access slot's address */
+	uint64_t pad[20];
 	uint64_t table[AGENT_TRAMPS]; /* each slot's way: log or stop */
 };
 
@@ -83,6 +84,7 @@ _Static_assert(offsetof(struct agent_data, limit) == TRAMP_LIMIT, "limit");
 _Static_assert(offsetof(struct agent_data, scr_rax) == TRAMP_SCR_RAX, "rax");
 _Static_assert(offsetof(struct agent_data, scr_r11) == TRAMP_SCR_R11, "r11");
 _Static_assert(offsetof(struct agent_data, scr_fl) == TRAMP_SCR_FL, "fl");
+_Static_assert(offsetof(struct agent_data, scr_ea) == TRAMP_SCR_EA, "ea");
 _Static_assert(offsetof(struct agent_data, table) == TRAMP_TABLE, "table");
 _Static_assert(sizeof(struct agent_data) <= TRAMP_LOG, "log");
 _Static_assert(sizeof(struct agent_entry) == TRAMP_ENTRY, "entry");
@@ -91,6 +93,10 @@ _Static_assert(sizeof(struct agent_entry) == TRAMP_ENTRY, "entry");
 #define LOG_START ((uint64_t)TRAMP_LOG)
 #define CODE_LEN (((uint64_t)AGENT_TRAMPS * TRAMP_SLOT + 4095) & ~4095ul)
 #define BLOB_AT 16 /* the code's place in its host function */
+/* race discovery's access slots: at most this region, near the
+ * executable (and the page's second view before it) */
+#define NEAR_MAX (8ul << 20)
+#define NEAR_MIN (256ul << 10)
 
 /* The supervisor's side of the page: one per ptloom process (a -j
  * worker, a fork of ptloom, makes its own). */
@@ -388,7 +394,8 @@ static bool own_filter(pid_t pid)
  * mapped), running the boot code written at `boot`: at, or 0 if it could
  * not (why into note). */
 static uint64_t map_page(struct session *s, struct thread *t, uint64_t boot,
-			 uint64_t at, uint64_t *code, char *note, size_t len)
+			 uint64_t at, uint64_t *code, uint64_t *near,
+			 uint64_t *near_len, char *note, size_t len)
 {
 	size_t n = (size_t)(ptloom_boot_end - ptloom_boot_start);
 	struct user_regs_struct base = t->regs, r;
@@ -408,9 +415,12 @@ static uint64_t map_page(struct session *s, struct thread *t, uint64_t boot,
 	memcpy(b + 24, &code_len, 8);
 	memcpy(b + 32, code, 8);
 	snprintf((char *)b + 40, 64, "/proc/%d/fd/%d", (int)getpid(), g_fd);
-	uint64_t want = *code;
+	memcpy(b + 104, near, 8);
+	memcpy(b + 112, near_len, 8);
+	uint64_t want = *code, want_near = *near + PAGE, near_want = *near_len;
 
 	*code = 0;
+	*near_len = 0;
 	if (mem_write(t->p, boot, b, n)) {
 		snprintf(note, len, "its vDSO cannot be written");
 		free(b);
@@ -436,6 +446,10 @@ static uint64_t map_page(struct session *s, struct thread *t, uint64_t boot,
 	/* the trampolines' region: without it, the page still serves the
 	 * clock (breakpoints stay int3s) */
 	*code = ok && want && r.r14 == want ? r.r14 : 0;
+	if (ok && near_want && r.r15 == want_near)
+		*near_len = near_want;
+	else
+		*near = 0;
 	/* where the exec left it, its result in rax */
 	ptrace(PTRACE_SETREGS, t->tid, 0, &base);
 	t->regs = base;
@@ -472,6 +486,68 @@ static void table_set(struct agent_data *d, uint64_t n, bool on,
 	d->on = on ? n : 0;
 }
 
+/* The executable's mappings [lo, hi): the lowest file mapping's, as far
+ * as its file goes. */
+static bool exe_span(pid_t pid, uint64_t *lo, uint64_t *hi)
+{
+	char name[64], line[4352], first[4096] = "";
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(name, "re")))
+		return false;
+	*lo = *hi = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+		char path[4096] = "";
+
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %4095s", &a, &b,
+			   path) < 3 || path[0] != '/')
+			continue;
+		if (!first[0]) {
+			snprintf(first, sizeof(first), "%s", path);
+			*lo = a;
+		}
+		if (!strcmp(path, first))
+			*hi = b;
+	}
+	fclose(f);
+	return first[0] != 0;
+}
+
+/* Where race discovery's access slots go (the page's second view, then
+ * *len bytes of slots): below the executable, within a rel32 of all of
+ * it; 0 if there is no room. */
+static uint64_t near_place(pid_t pid, uint64_t *len)
+{
+	uint64_t lo, hi, floor = 1ul << 20, at, n = NEAR_MAX;
+	FILE *f = fopen("/proc/sys/vm/mmap_min_addr", "re");
+	unsigned long long min = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &min) == 1 && min > floor)
+			floor = (min + (1ul << 20) - 1) & ~((1ul << 20) - 1);
+		fclose(f);
+	}
+	*len = 0;
+	if (!exe_span(pid, &lo, &hi))
+		return 0;
+	if (lo >= floor + PAGE + NEAR_MAX + (16ul << 20)) {
+		at = (lo - (16ul << 20) - PAGE - NEAR_MAX) & ~((1ul << 20) - 1);
+	} else if (lo >= floor + PAGE + NEAR_MIN) {
+		/* an executable linked low (0x400000): under it */
+		at = floor;
+		if (lo - at - PAGE < n)
+			n = (lo - at - PAGE) & ~4095ul;
+	} else {
+		return 0;
+	}
+	if (hi - at >= (2ul << 30) - (1ul << 20))
+		return 0;
+	*len = n;
+	return at;
+}
+
 bool agent_install(struct session *s, struct thread *t)
 {
 	struct process *p = t->p;
@@ -494,7 +570,7 @@ bool agent_install(struct session *s, struct thread *t)
 	}
 	free(b);
 	uint64_t code = lo + plan.host + BLOB_AT;
-	uint64_t page = 0, tramps = 0;
+	uint64_t page = 0, tramps = 0, near = 0, near_len = 0;
 	char note[sizeof(s->ag_note)] = "";
 
 	if (!s->cfg->no_fast_path) {
@@ -525,8 +601,10 @@ bool agent_install(struct session *s, struct thread *t)
 			tramps = r && r - at + (1ul << 30) < (2ul << 30)
 					 ? r
 					 : r ? 0 : at + PAGE;
-			page = map_page(s, t, code, at, &tramps, note,
-					sizeof(note));
+			if (s->cfg->observer)
+				near = near_place(p->pid, &near_len);
+			page = map_page(s, t, code, at, &tramps, &near,
+					&near_len, note, sizeof(note));
 			if (tramps && !g_page->region)
 				table_reset(g_page, tramps);
 		}
@@ -574,6 +652,11 @@ bool agent_install(struct session *s, struct thread *t)
 	p->ag_page = page;
 	p->ag_code = tramps;
 	p->ntramp = 0;
+	p->ag_page2 = near_len ? near : 0;
+	p->ag_near = near_len ? near + PAGE : 0;
+	p->ag_near_len = near_len;
+	p->nacc = 0;
+	p->acc_int3 = false;
 	if (page)
 		s->ag = g_page;
 	return true;
@@ -587,6 +670,11 @@ void agent_inherit(struct process *child, const struct process *parent)
 	child->ag_page = parent->ag_page;
 	child->ag_code = parent->ag_code;
 	child->ntramp = parent->ntramp;
+	child->ag_page2 = parent->ag_page2;
+	child->ag_near = parent->ag_near;
+	child->ag_near_len = parent->ag_near_len;
+	child->nacc = parent->nacc;
+	child->acc_int3 = parent->acc_int3;
 	memcpy(child->tslot, parent->tslot, sizeof(child->tslot));
 }
 
@@ -623,10 +711,26 @@ static void agent_flush(struct session *s)
 					   : NULL;
 
 		s->ag_flushed += TRAMP_ENTRY;
-		if (!t || e->slot >= (uint64_t)t->p->ntramp)
-			continue; /* never written so: the log is ptloom's */
-		session_agent_point(s, t, t->p->tslot[e->slot].site, e->rdi,
-				    e->rsi, e->ret);
+		if (t && (e->slot & TRAMP_ACCESS))
+			session_agent_access(s, t, e->slot & ~TRAMP_ACCESS,
+					     e->rdi);
+		else if (t && e->slot < (uint64_t)t->p->ntramp)
+			session_agent_point(s, t, t->p->tslot[e->slot].site,
+					    e->rdi, e->rsi, e->ret);
+		/* (else never written so: the log is ptloom's) */
+	}
+}
+
+/* Access slots are entered through int3s from now on in every process
+ * (their sequence shares the page's scratch words: one thread at a time),
+ * never again through jumps in this run. */
+static void access_by_int3(struct session *s)
+{
+	for (int i = 0; i < s->nprocs; i++) {
+		struct process *p = s->procs[i];
+
+		if (p && !p->dead && p->nacc && !p->acc_int3)
+			bp_access_int3(p);
 	}
 }
 
@@ -639,6 +743,7 @@ void agent_resume(struct session *s, struct thread *t)
 		return;
 	if (d->on)
 		table_set(d, d->on, false, NULL);
+	d->limit = LOG_START; /* closed: an access slot stops */
 	/* a thread still running (one starting, the one the log is of)
 	 * may be inside a slot: its log stays where it is */
 	for (int i = 0; i < s->nth && !others; i++)
@@ -658,12 +763,22 @@ void agent_resume(struct session *s, struct thread *t)
 		s->ag_solo = -1;
 	}
 	s->ag_synced = true;
-	if (others)
+	if (others) {
+		access_by_int3(s);
 		return;
+	}
 	uint64_t n = t && t->p->ag_page && t->p->ntramp
 			     ? session_solo_budget(s, t)
 			     : 0;
 
+	if (!n && t && t->p->nacc && !t->p->acc_int3 && t->p->observing &&
+	    s->cfg->observer) {
+		/* race discovery: t's accesses go to the log, which takes
+		 * them as the stops they replace (session_agent_access) */
+		d->limit = PAGE - TRAMP_ENTRY;
+		s->ag_solo = t->idx;
+		return;
+	}
 	if (!n)
 		return;
 	if (n > (PAGE - LOG_START) / TRAMP_ENTRY)
@@ -675,40 +790,37 @@ void agent_resume(struct session *s, struct thread *t)
 			  s->ag_known ? t->p->tslot : NULL);
 }
 
-/* t stopped while it could log: inside a slot's sequence it starts the
- * slot again, or, past the commit, goes on past the clock's advance,
- * which is made here (tracer/tramp.c). */
+/* t stopped while it could log: inside a slot's sequence, the registers
+ * the sequence changed come back now and it starts the slot again, or,
+ * past the commit, goes on at the displaced instructions, the clock
+ * advanced here if the sequence had not (tracer/tramp.c). */
 static void agent_unwind(struct session *s, struct thread *t)
 {
 	struct agent_data *d = s->ag;
+	struct tramp_fix f;
 	uint64_t site;
+	bool access;
 	int off;
 
-	if (regs_get(t) || (off = agent_slot_site(t->p, t->regs.rip, &site)) < 0)
+	if (regs_get(t) ||
+	    (off = agent_slot_at(t->p, t->regs.rip, &site, &access)) < 0 ||
+	    !tramp_fix(access, (uint64_t)off, &f))
 		return;
 	uint64_t slot = t->regs.rip - (uint64_t)off;
 
-	switch (tramp_where((uint64_t)off)) {
-	case TRAMP_RESTART_ALL:
+	if (f.regs & TFIX_R11)
 		t->regs.r11 = d->scr_r11;
+	if (f.regs & TFIX_RAX)
+		t->regs.rax = d->scr_rax;
+	if (f.regs & TFIX_FLAGS)
 		/* lahf's SF ZF AF PF CF in bits 15..8, seto's OF in bit 0 */
 		t->regs.eflags = (t->regs.eflags & ~0x8d5ull) |
 				 ((d->scr_fl >> 8) & 0xd5) |
 				 ((d->scr_fl & 1) << 11);
-		/* fall through */
-	case TRAMP_RESTART_RAX:
-		t->regs.rax = d->scr_rax;
-		/* fall through */
-	case TRAMP_RESTART:
-		t->regs.rip = slot;
-		t->regs_dirty = true;
-		break;
-	case TRAMP_FINISH:
+	if (f.clock)
 		__atomic_fetch_add(&d->now, d->quantum, __ATOMIC_RELAXED);
-		t->regs.rip = slot + TRAMP_DONE;
-		t->regs_dirty = true;
-		break;
-	}
+	t->regs.rip = slot + f.resume;
+	t->regs_dirty = true;
 }
 
 void agent_stopped(struct session *s, pid_t tid, int status)
@@ -721,7 +833,7 @@ void agent_stopped(struct session *s, pid_t tid, int status)
 
 	if (on)
 		table_set(d, d->on, false, NULL);
-	if (on && WIFSTOPPED(status)) {
+	if (s->ag_solo >= 0 && WIFSTOPPED(status)) {
 		struct thread *t = find_thread(s, tid);
 
 		if (t && t->idx == s->ag_solo)
@@ -753,7 +865,7 @@ void agent_fault_pc(struct thread *t, int sig)
 	char path[64];
 
 	if (regs_get(t) ||
-	    (off = agent_slot_site(t->p, t->regs.rip, &site)) < TRAMP_DISP ||
+	    (off = agent_slot_at(t->p, t->regs.rip, &site, NULL)) < TRAMP_DISP ||
 	    !(b = bp_find(t->p, site)) || !b->tramp ||
 	    !tramp_unmove(b->orig, sizeof(b->orig), site, (uint64_t)off, &pc))
 		return;
@@ -773,8 +885,24 @@ bool agent_logged(struct session *s)
 		       s->ag_flushed;
 }
 
-int agent_slot_site(const struct process *p, uint64_t pc, uint64_t *site)
+int agent_slot_at(const struct process *p, uint64_t pc, uint64_t *site,
+		  bool *access)
 {
+	if (access)
+		*access = false;
+	if (p->ag_near && pc >= p->ag_near &&
+	    pc < p->ag_near + (uint64_t)p->nacc * TRAMP_ASLOT) {
+		/* the site is in the slot's code (tramp_emit_access) */
+		uint64_t slot = pc - (pc - p->ag_near) % TRAMP_ASLOT, tag = 0;
+
+		if (mem_read((struct process *)p, slot + 74, &tag, 8) ||
+		    !(tag & TRAMP_ACCESS))
+			return -1;
+		*site = tag & ~TRAMP_ACCESS;
+		if (access)
+			*access = true;
+		return (int)(pc - slot);
+	}
 	if (!p->ag_code || pc < p->ag_code ||
 	    pc >= p->ag_code + (uint64_t)p->ntramp * TRAMP_SLOT)
 		return -1;
@@ -787,10 +915,12 @@ int agent_slot_site(const struct process *p, uint64_t pc, uint64_t *site)
 bool agent_code(const struct process *p, uint64_t pc)
 {
 	return (pc >= p->ag_lo && pc < p->ag_hi) ||
-	       (p->ag_code && pc >= p->ag_code && pc < p->ag_code + CODE_LEN);
+	       (p->ag_code && pc >= p->ag_code && pc < p->ag_code + CODE_LEN) ||
+	       (p->ag_near && pc >= p->ag_near &&
+		pc < p->ag_near + p->ag_near_len);
 }
 
 bool agent_page_at(const struct process *p, uint64_t lo)
 {
-	return p->ag_page && lo == p->ag_page;
+	return p->ag_page && (lo == p->ag_page || lo == p->ag_page2);
 }

@@ -238,6 +238,10 @@ static size_t bp_len(const struct bp *b)
  * int3 or jump, its original bytes.  Their length. */
 static size_t bp_bytes(const struct bp *b, bool arm, uint8_t *out)
 {
+	if (arm && b->tramp && b->by_int3) {
+		out[0] = 0xcc; /* the rest of the jump is never run */
+		return 1;
+	}
 	if (arm && b->tramp)
 		tramp_jump(b->addr, b->tramp, out);
 	else if (arm)
@@ -321,6 +325,7 @@ static void place_tramps(struct session *ss, struct process *s)
 		b->plan = NULL;
 		b->tramp = 0;
 		b->plen = 0;
+		b->access = b->by_int3 = false;
 		/* (an rwlock's read side is looked at in memory at its
 		 * point, world.c rwlock_readers: no trampoline) */
 		if (!pl || !pl->ok || !s->ag_code || !s->ag_page ||
@@ -350,6 +355,84 @@ static void place_tramps(struct session *ss, struct process *s)
 		return;
 	}
 	s->ntramp = n;
+}
+
+/* Race discovery's access slots (tracer/tramp.c): an observation point
+ * on an instruction of 5 bytes or more moves into a slot of s's near
+ * region, written in one piece (if it cannot be, every point stays an
+ * int3). */
+static void place_access(struct process *s)
+{
+	size_t cap = s->ag_near_len / TRAMP_ASLOT, n = 0;
+	uint8_t *buf;
+
+	s->nacc = 0;
+	s->acc_int3 = false;
+	if (!cap || !s->ag_page2 || !(buf = malloc(cap * TRAMP_ASLOT)))
+		return;
+	for (size_t i = 0; i < s->nbps && n < cap; i++) {
+		struct bp *b = &s->bps[i];
+		struct insn_info ii;
+		struct tramp_plan pl;
+		uint64_t slot = s->ag_near + n * TRAMP_ASLOT;
+
+		if (!b->observe || b->sync || b->freeing || b->policy ||
+		    disasm_decode(b->orig, sizeof(b->orig), b->addr, &ii) ||
+		    ii.len < 5 || !ii.nmem || ii.is_string_op || ii.vsib ||
+		    ii.tls || ii.is_call || ii.is_jump || ii.is_ret ||
+		    !tramp_plan_one(b->orig, sizeof(b->orig), b->addr, &pl) ||
+		    /* no other breakpoint under the jump */
+		    (i + 1 < s->nbps && s->bps[i + 1].addr < b->addr + pl.len) ||
+		    !tramp_emit_access(&pl, &ii.mem[0], b->addr, slot,
+				       s->ag_page2, buf + n * TRAMP_ASLOT))
+			continue;
+		b->tramp = slot;
+		b->plen = pl.len;
+		b->access = true;
+		n++;
+	}
+	if (n && mem_write(s, s->ag_near, buf, n * TRAMP_ASLOT)) {
+		for (size_t i = 0; i < s->nbps; i++)
+			if (s->bps[i].access) {
+				s->bps[i].tramp = 0;
+				s->bps[i].plen = 0;
+				s->bps[i].access = false;
+			}
+		n = 0;
+	}
+	free(buf);
+	s->nacc = (int)n;
+}
+
+void bp_access_int3(struct process *p)
+{
+	static const uint8_t int3 = 0xcc;
+
+	for (size_t i = 0; i < p->nbps; i++) {
+		struct bp *b = &p->bps[i];
+
+		if (!b->access || b->by_int3)
+			continue;
+		b->by_int3 = true;
+		if (!b->lifted && !b->retired && !b->dormant)
+			mem_write(p, b->addr, &int3, 1);
+	}
+	p->acc_int3 = true;
+}
+
+bool bp_would_step(const struct bp *b, uint64_t ea)
+{
+	switch (b->emul) {
+	case EMUL_PUSH:
+	case EMUL_SKIP:
+		return false;
+	case EMUL_INSN:
+		/* bp_step_over: across pages, the CPU's */
+		return (emul_reads(&b->ei) || emul_writes(&b->ei)) &&
+		       (ea & 4095) + b->ei.size > 4096;
+	default:
+		return true;
+	}
 }
 
 /* Read every breakpoint's original bytes, then write its int3 (or its
@@ -383,6 +466,7 @@ static int arm_bps(struct session *ss, struct process *s)
 	}
 	s->nbps = k;
 	place_tramps(ss, s);
+	place_access(s);
 	return patch_bps(s->memfd, s->bps, s->nbps, NULL, true) ? -EFAULT : 0;
 }
 
@@ -1055,10 +1139,8 @@ step:
 	return 0;
 }
 
-uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
-		    int *size, bool *write)
+bool bp_operand_kind(struct bp *b, int *size, bool *write)
 {
-	(void)s;
 	if (!b->decoded) {
 		b->insn = calloc(1, sizeof(*b->insn));
 		if (!b->insn ||
@@ -1068,10 +1150,19 @@ uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 		}
 		b->decoded = true;
 	}
-	if (!b->insn || !b->insn->nmem || regs_get(t))
-		return 0;
+	if (!b->insn || !b->insn->nmem)
+		return false;
 	*size = b->insn->size;
 	*write = b->insn->mem_write;
+	return true;
+}
+
+uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
+		    int *size, bool *write)
+{
+	(void)s;
+	if (!bp_operand_kind(b, size, write) || regs_get(t))
+		return 0;
 	return disasm_effective_addr(b->insn, &t->regs);
 }
 
@@ -1155,9 +1246,15 @@ int bp_remove_observers(struct process *s)
 	return 0;
 }
 
+/* b's original bytes back (all its jump's) */
+static int bp_unpatch(struct process *p, const struct bp *b)
+{
+	return mem_write(p, b->addr, b->orig, bp_len(b));
+}
+
 void bp_lift(struct process *p, struct bp *b)
 {
-	if (!b->lifted && !mem_write(p, b->addr, b->orig, 1)) {
+	if (!b->lifted && !bp_unpatch(p, b)) {
 		b->lifted = true;
 		p->nlifted++;
 	}
@@ -1169,7 +1266,7 @@ void bp_retire(struct process *p, struct bp *b)
 		b->lifted = false; /* its byte is back already */
 		p->nlifted--;
 	} else if (!b->retired) {
-		mem_write(p, b->addr, b->orig, 1);
+		bp_unpatch(p, b);
 	}
 	b->retired = true;
 }
@@ -1189,7 +1286,7 @@ void bp_doze(struct process *p, struct bp *b)
 		p->dormant = d;
 		p->capdormant = nc;
 	}
-	if (mem_write(p, b->addr, b->orig, 1))
+	if (bp_unpatch(p, b))
 		return;
 	b->dormant = true;
 	p->dormant[p->ndormant++] = b->addr;
@@ -1199,7 +1296,6 @@ void bp_doze(struct process *p, struct bp *b)
  * again (its own stay asleep) */
 void bp_wake_dormant(struct process *p, int thread)
 {
-	static const uint8_t int3 = 0xcc;
 	size_t k = 0;
 
 	for (size_t i = 0; i < p->ndormant; i++) {
@@ -1213,7 +1309,7 @@ void bp_wake_dormant(struct process *p, int thread)
 		}
 		b->dormant = false;
 		b->wakes++;
-		mem_write(p, b->addr, &int3, 1);
+		bp_put(p, b, true);
 	}
 	p->ndormant = k;
 }

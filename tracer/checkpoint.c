@@ -516,6 +516,8 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	/* its trampolines too (their code is in the template) */
 	cp->p0.ntramp = tp.ntramp;
 	memcpy(cp->p0.tslot, tp.tslot, sizeof(tp.tslot));
+	cp->p0.nacc = tp.nacc;
+	cp->p0.acc_int3 = false;
 	cp->policy_at = tp.policy_at;
 	cp->observing = tp.observing;
 	cp->rwlock_known = tp.rwlock_known;
@@ -550,6 +552,8 @@ static void inherit_bps(const struct checkpoint *cp, struct process *p)
 	tp.rwlock_known = cp->rwlock_known;
 	p->ntramp = tp.ntramp;
 	memcpy(p->tslot, tp.tslot, sizeof(tp.tslot));
+	p->nacc = tp.nacc;
+	p->acc_int3 = false;
 	if (process_copy_bps(p, &tp)) {
 		/* without the array the inherited bytes would be stray
 		 * traps: take them out */

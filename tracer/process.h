@@ -93,6 +93,13 @@ struct process {
 	 * no other thread can run, world.c session_known_budget) */
 	uint64_t ag_code;
 	int ntramp;
+	/* race discovery's access slots (tracer/tramp.c): the page's view
+	 * near the executable (0: none) and the region after it, the slots
+	 * used; acc_int3: they are entered through int3s now, never jumps
+	 * (another thread ran beside a logging one, agent.c) */
+	uint64_t ag_page2, ag_near, ag_near_len;
+	int nacc;
+	bool acc_int3;
 	struct tramp_slot {
 		uint64_t site;
 		bool passive;

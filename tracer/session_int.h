@@ -62,6 +62,8 @@ struct bp {
 	 * slot (0: an int3) and the bytes the jump covers */
 	uint64_t tramp;
 	uint8_t plen;
+	bool access;		/* tramp is an access slot (race discovery) */
+	bool by_int3;		/* access: armed as an int3 now (acc_int3) */
 	const struct tramp_plan *plan; /* bp_install's, until armed */
 };
 
@@ -121,8 +123,11 @@ bool agent_code(const struct process *p, uint64_t pc);
  * stopped inside a slot's sequence and hands each logged point to
  * session_agent_point (world.c), in order, before the stop is taken.
  * agent_logged: points wait there (a long step is no spin).
- * agent_slot_site: pc is in p's slot for the breakpoint at *site: its
- * offset in the slot, else -1. */
+ * agent_slot_at: pc is in p's slot for the breakpoint at *site (an
+ * access slot when *access; access may be NULL): its offset in the slot,
+ * else -1.  session_agent_access (thread.c): an access logged in race
+ * discovery (its instruction at site, its address ea), taken as its
+ * observation stop would have been. */
 uint64_t session_solo_budget(struct session *s, struct thread *t);
 uint64_t session_known_budget(struct session *s, struct thread *t);
 void session_agent_point(struct session *s, struct thread *t, uint64_t site,
@@ -133,7 +138,10 @@ bool agent_logged(struct session *s);
  * instruction, where the unwinder and the report see it as without the
  * agent */
 void agent_fault_pc(struct thread *t, int sig);
-int agent_slot_site(const struct process *p, uint64_t pc, uint64_t *site);
+int agent_slot_at(const struct process *p, uint64_t pc, uint64_t *site,
+		  bool *access);
+void session_agent_access(struct session *s, struct thread *t, uint64_t site,
+			  uint64_t ea);
 bool agent_page_at(const struct process *p, uint64_t lo);
 
 /* tracer/bp.c */
@@ -155,11 +163,18 @@ void bp_retire(struct process *p, struct bp *b);
  * bp_wake_dormant() for another thread. */
 void bp_doze(struct process *p, struct bp *b);
 void bp_wake_dormant(struct process *p, int thread);
+/* p's access slots are entered through int3s from now on (agent.c) */
+void bp_access_int3(struct process *p);
+/* The int3 path at observation point b (its address ea) would have
+ * single-stepped its instruction (race discovery's budget counts it). */
+bool bp_would_step(const struct bp *b, uint64_t ea);
 int bp_lift_all(struct process *p);
 /* Effective address of the memory operand at breakpoint b for t. */
 bool bp_split_rmw(struct thread *t);
 uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 		    int *size, bool *write);
+/* b's instruction accesses memory: its size and whether it writes */
+bool bp_operand_kind(struct bp *b, int *size, bool *write);
 
 /* tracer/syscall.c: classify a seccomp stop; returns true when it is a
  * scheduling point (t's pending operation is set), false when handled. */

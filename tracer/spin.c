@@ -392,16 +392,17 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 		if (hits >= 3)
 			loops++;
 		/* an observation breakpoint (race discovery) is not a
-		 * point: step its original instruction */
-		if (ob)
-			mem_write(t->p, ob->addr, ob->orig, 1);
+		 * point: step its original instruction (all of it, under
+		 * an access slot's jump), then arm it again if it was */
+		bool rearm = ob && !ob->lifted && !ob->retired && !ob->dormant;
+
+		if (rearm)
+			bp_put(t->p, ob, false);
 		long e = ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
 
 		if (e < 0) {
-			uint8_t cc = 0xcc;
-
-			if (ob)
-				mem_write(t->p, ob->addr, &cc, 1);
+			if (rearm)
+				bp_put(t->p, ob, true);
 			COMPUTE("step");
 		}
 		t->regs_valid = false;
@@ -413,11 +414,8 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 			if (w < 0 && errno != EINTR)
 				return SPIN_GONE;
 		}
-		if (ob) {
-			uint8_t cc = 0xcc;
-
-			mem_write(t->p, ob->addr, &cc, 1);
-		}
+		if (rearm)
+			bp_put(t->p, ob, true);
 		if (!WIFSTOPPED(*status) || WSTOPSIG(*status) != SIGTRAP ||
 		    (*status >> 16))
 			return SPIN_EVENT; /* a signal, an exit, an event */

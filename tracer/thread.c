@@ -842,13 +842,16 @@ static void relock_before_access(struct session *s, struct thread *t)
 	}
 }
 
-static void observe_hit(struct session *s, struct thread *t, struct bp *b,
-			uint64_t addr)
+/*
+ * t's access to ea at observation point b (at addr), as its stop takes it:
+ * to the detector, and b sampled out when hot.  false: the run's budget
+ * is spent, every observation point is gone (b with them).
+ */
+static bool observe_access(struct session *s, struct thread *t, struct bp *b,
+			   uint64_t addr, uint64_t ea, int size, bool write)
 {
 	struct access_observer *o = s->cfg->observer;
-	int size = 0, live = 0;
-	bool write = false;
-	uint64_t ea = bp_operand(s, t, b, &size, &write);
+	int live = 0;
 	bool atomic = (b->insn && b->insn->is_atomic) || b->src_atomic;
 
 	relock_before_access(s, t);
@@ -900,19 +903,50 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 	} else if (o && !ea) {
 		bp_retire(t->p, b); /* no operand to observe */
 	}
-	if (b->lifted || b->retired || b->dormant)
-		t->stop = STOP_NONE; /* its own byte is back: run it */
 	if (o && o->max_accesses &&
 	    (s->obs_stops + s->obs_steps >= o->max_accesses ||
 	     s->obs_sync >= o->max_accesses)) {
-		/* (moves b) */
 		for (int i = 0; i < s->nprocs; i++)
 			if (s->procs[i] && !s->procs[i]->dead &&
 			    s->procs[i]->observing)
 				bp_remove_observers(s->procs[i]);
-		t->stop = STOP_NONE;
+		return false;
 	}
+	return true;
+}
+
+static void observe_hit(struct session *s, struct thread *t, struct bp *b,
+			uint64_t addr)
+{
+	int size = 0;
+	bool write = false;
+	uint64_t ea = bp_operand(s, t, b, &size, &write);
+
+	if (!observe_access(s, t, b, addr, ea, size, write) || b->lifted ||
+	    b->retired || b->dormant)
+		t->stop = STOP_NONE; /* its own bytes are back: run them */
+	else if (b->access && bp_would_step(b, ea))
+		s->obs_steps++; /* as the step over an int3 would count */
 	resume(s, t, 0);
+}
+
+void session_agent_access(struct session *s, struct thread *t, uint64_t site,
+			  uint64_t ea)
+{
+	struct bp *b = bp_find(t->p, site);
+	int size = 0;
+	bool write = false;
+
+	/* (an entry after its point was sampled out, or after the
+	 * budget: the int3 path would not have stopped there) */
+	if (!b || !b->access || !b->observe || b->lifted || b->retired ||
+	    b->dormant || !t->p->observing || s->failed || s->ended ||
+	    !bp_operand_kind(b, &size, &write))
+		return;
+	s->stop_kinds[STOPK_AGENT_OBSERVE]++;
+	if (observe_access(s, t, b, site, ea, size, write) && !b->lifted &&
+	    !b->retired && !b->dormant && bp_would_step(b, ea))
+		s->obs_steps++;
 }
 
 /*
@@ -953,15 +987,18 @@ static void on_breakpoint(struct session *s, struct thread *t)
 	uint64_t addr = t->regs.rip - 1, site = 0;
 	struct bp *b;
 
-	if (agent_slot_site(t->p, addr, &site) == TRAMP_INT3) {
+	bool access = false;
+
+	if (agent_slot_at(t->p, addr, &site, &access) == TRAMP_INT3) {
 		/* a trampoline's int3 (tracer/tramp.c): the breakpoint at
 		 * site, with every register as at its entry */
 		b = bp_find(t->p, site);
-		if (!b || b->tramp != addr - TRAMP_INT3) {
-			/* lifted since: the call goes on */
+		if (!b || b->tramp != addr - TRAMP_INT3 ||
+		    (access && (b->lifted || b->retired || b->dormant))) {
+			/* lifted since: the call or access goes on */
 			t->regs.rip = addr + 1;
 			t->regs_dirty = true;
-			s->stop_kinds[STOPK_CALL]++;
+			s->stop_kinds[access ? STOPK_OBSERVE : STOPK_CALL]++;
 			resume(s, t, 0);
 			return;
 		}
@@ -1137,6 +1174,7 @@ const char *stop_kind_name(int kind)
 		[STOPK_FORK] = "template-fork",
 		[STOPK_AGENT_CLOCK] = "clock-in-program(no stop)",
 		[STOPK_AGENT_CALL] = "sync-call-in-program(no stop)",
+		[STOPK_AGENT_OBSERVE] = "observed-in-program(no stop)",
 	};
 
 	return kind >= 0 && kind < STOPK_N && names[kind] ? names[kind] : "?";

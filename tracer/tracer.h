@@ -458,6 +458,9 @@ enum stop_count_kind {
 	/* not a stop: the calls the agent's trampolines logged
 	 * (tracer/tramp.c), each a STOPK_CALL stop without them */
 	STOPK_AGENT_CALL,
+	/* not a stop: the accesses race discovery's access slots logged
+	 * (tracer/tramp.c), each a STOPK_OBSERVE stop without them */
+	STOPK_AGENT_OBSERVE,
 	STOPK_N
 };
 

@@ -40,6 +40,7 @@
  * the clock's advance, which the supervisor then makes itself.
  */
 #include "tramp.h"
+#include "disasm.h"
 
 #include <capstone/capstone.h>
 #include <string.h>
@@ -315,17 +316,216 @@ bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
 	return rel32(out + k + 1, slot + k, 5, site + pl->len);
 }
 
-int tramp_where(uint64_t off)
+bool tramp_fix(bool access, uint64_t off, struct tramp_fix *f)
 {
+	memset(f, 0, sizeof(*f));
+	if (access) {
+		/* see tramp_emit_access's layout */
+		if (off == 0 || off == 7 || off == 14)
+			return true;
+		if (off > 14 && off <= 31)
+			f->regs = TFIX_R11;
+		else if (off == 32 || off == 35)
+			f->regs = TFIX_R11 | TFIX_RAX;
+		else if (off >= 42 && off <= 96)
+			f->regs = TFIX_ALL;
+		else if (off >= 104 && off <= 128) {
+			f->regs = TFIX_ALL;
+			f->resume = TRAMP_DISP;
+		} else if (off >= TRAMP_FAIL && off < TRAMP_INT3)
+			f->regs = TFIX_ALL;
+		else
+			return false;
+		return true;
+	}
 	if (off == 6 || off == 13 || off == 20)
-		return TRAMP_RESTART;
+		return true;
 	if (off == 21 || off == 24)
-		return TRAMP_RESTART_RAX;
-	if (off >= 31 && off < 92)
-		return TRAMP_RESTART_ALL;
-	if (off == 92 || off == 99)
-		return TRAMP_FINISH;
-	return TRAMP_OUTSIDE;
+		f->regs = TFIX_RAX;
+	else if (off >= 31 && off <= 84)
+		f->regs = TFIX_ALL;
+	else if (off == 92 || off == 99) {
+		/* committed, the clock not yet advanced */
+		f->regs = TFIX_ALL;
+		f->clock = true;
+		f->resume = TRAMP_DISP;
+	} else if (off >= 107 && off <= 131) {
+		f->regs = TFIX_ALL;
+		f->resume = TRAMP_DISP;
+	} else if (off >= TRAMP_FAIL && off < TRAMP_INT3)
+		f->regs = TFIX_ALL;
+	else
+		return false;
+	return true;
+}
+
+bool tramp_plan_one(const uint8_t *code, size_t len, uint64_t vaddr,
+		    struct tramp_plan *out)
+{
+	const uint8_t *c = code;
+	size_t left = len;
+	uint64_t a = vaddr;
+	struct tramp_insn *ti = &out->insn[0];
+
+	memset(out, 0, sizeof(*out));
+	if (!open_capstone() || !cs_disasm_iter(handle, &c, &left, &a, insn) ||
+	    insn->size < 5 || insn->size > 15 || !movable(insn, ti, vaddr) ||
+	    (ti->kind != TI_PLAIN && ti->kind != TI_RIPREL))
+		return false;
+	ti->len = (uint8_t)insn->size;
+	out->n = 1;
+	out->len = (uint8_t)insn->size;
+	memcpy(out->bytes, code, insn->size);
+	out->ok = true;
+	return true;
+}
+
+/* lea m, %r11 (movabs for an absolute address), nop-padded to 10 bytes */
+static bool ea_code(const struct disasm_mem *m, uint8_t *out)
+{
+	int base = m->base ? m->base - DISASM_REG_RAX : -1;
+	int index = m->index ? m->index - DISASM_REG_RAX : -1;
+	int32_t d = (int32_t)m->disp;
+	size_t n = 0;
+
+	if (m->seg || m->addr32 || m->base >= DISASM_REG_RIP ||
+	    m->index >= DISASM_REG_RIP || index == 4)
+		return false;
+	if (base < 0 && index < 0) {
+		out[0] = 0x49; /* movabs $disp, %r11 */
+		out[1] = 0xbb;
+		memcpy(out + 2, &m->disp, 8);
+		return true;
+	}
+	if ((int64_t)d != m->disp)
+		return false;
+	out[n++] = (uint8_t)(0x4c | (index >= 8 ? 2 : 0) |
+			     (base >= 8 ? 1 : 0));
+	out[n++] = 0x8d;
+	if (index < 0 && (base & 7) != 4) {
+		out[n++] = (uint8_t)(0x80 | 3 << 3 | (base & 7));
+	} else {
+		int ss = m->scale == 8 ? 3 : m->scale == 4 ? 2
+				: m->scale == 2 ? 1 : 0;
+
+		/* no base: mod 00 with SIB base 101 is disp32 alone */
+		out[n++] = (uint8_t)((base < 0 ? 0x00 : 0x80) | 3 << 3 | 4);
+		out[n++] = (uint8_t)(ss << 6 | (index < 0 ? 4 : index & 7) << 3 |
+				     (base < 0 ? 5 : base & 7));
+	}
+	memcpy(out + n, &d, 4);
+	n += 4;
+	if (n == 7) {
+		static const uint8_t nop3[3] = { 0x0f, 0x1f, 0x00 };
+
+		memcpy(out + n, nop3, 3);
+	} else {
+		out[n] = 0x66;
+		out[n + 1] = 0x90;
+	}
+	return true;
+}
+
+/*
+ * An access slot (offsets in decimal):
+ *
+ *    0  mov  %rax, SCR_RAX(%rip)
+ *    7  mov  %r11, SCR_R11(%rip)
+ *   14  lea  <the operand>, %r11      (or movabs; nops to 24)
+ *   24  mov  %r11, SCR_EA(%rip)
+ *   31  lahf
+ *   32  seto %al
+ *   35  mov  %rax, SCR_FL(%rip)
+ *   42  mov  CURSOR(%rip), %r11
+ *   49  cmp  LIMIT(%rip), %r11
+ *   56  jae  fail
+ *   62  lea  page(%rip), %rax
+ *   69  add  %rax, %r11
+ *   72  movabs $site|TRAMP_ACCESS, %rax
+ *   82  mov  %rax, (%r11)
+ *   85  mov  SCR_EA(%rip), %rax
+ *   92  mov  %rax, 8(%r11)
+ *   96  addq $32, CURSOR(%rip)        the commit
+ *  104  rax, r11, flags back
+ *  128  jmp  disp
+ *  136  fail: rax, r11, flags back
+ *  160  int3
+ *  161  disp: the instruction, jmp back
+ *
+ * As a call's slot, it keeps every register and flag and writes nothing
+ * below the stack pointer; it reads the operand's registers before it
+ * changes any.
+ */
+bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
+		       uint64_t site, uint64_t slot, uint64_t page,
+		       uint8_t *out)
+{
+	static const uint8_t restore[24] = {
+		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_FL, %rax */
+		0x04, 0x7f,			    /* add $0x7f, %al: OF */
+		0x9e,				    /* sahf: SF ZF AF PF CF */
+		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_RAX, %rax */
+		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,	    /* mov SCR_R11, %r11 */
+	};
+	static const uint8_t head[104] = {
+		0x48, 0x89, 0x05, 0, 0, 0, 0,	    /* mov %rax, SCR_RAX */
+		0x4c, 0x89, 0x1d, 0, 0, 0, 0,	    /* mov %r11, SCR_R11 */
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	    /* lea m, %r11 */
+		0x4c, 0x89, 0x1d, 0, 0, 0, 0,	    /* mov %r11, SCR_EA */
+		0x9f,				    /* lahf */
+		0x0f, 0x90, 0xc0,		    /* seto %al */
+		0x48, 0x89, 0x05, 0, 0, 0, 0,	    /* mov %rax, SCR_FL */
+		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,	    /* mov CURSOR, %r11 */
+		0x4c, 0x3b, 0x1d, 0, 0, 0, 0,	    /* cmp LIMIT, %r11 */
+		0x0f, 0x83, 0, 0, 0, 0,		    /* jae fail */
+		0x48, 0x8d, 0x05, 0, 0, 0, 0,	    /* lea page, %rax */
+		0x49, 0x01, 0xc3,		    /* add %rax, %r11 */
+		0x48, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, /* movabs $site, %rax */
+		0x49, 0x89, 0x03,		    /* mov %rax, (%r11) */
+		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_EA, %rax */
+		0x49, 0x89, 0x43, 0x08,		    /* mov %rax, 8(%r11) */
+		0x48, 0x83, 0x05, 0, 0, 0, 0, 0x20, /* addq $32, CURSOR */
+	};
+	const struct tramp_insn *ti = &pl->insn[0];
+	uint64_t tag = site | TRAMP_ACCESS, disp = slot + TRAMP_DISP;
+
+	if (!pl->ok || pl->n != 1 || pl->len > 15)
+		return false;
+	memset(out, 0xcc, TRAMP_ASLOT);
+	memcpy(out, head, sizeof(head));
+	if (!ea_code(m, out + 14))
+		return false;
+	memcpy(out + 74, &tag, 8);
+	memcpy(out + 104, restore, sizeof(restore));
+	out[128] = 0xe9; /* jmp disp */
+	memcpy(out + TRAMP_FAIL, restore, sizeof(restore));
+	if (!rel32(out + 3, slot + 0, 7, page + TRAMP_SCR_RAX) ||
+	    !rel32(out + 10, slot + 7, 7, page + TRAMP_SCR_R11) ||
+	    !rel32(out + 27, slot + 24, 7, page + TRAMP_SCR_EA) ||
+	    !rel32(out + 38, slot + 35, 7, page + TRAMP_SCR_FL) ||
+	    !rel32(out + 45, slot + 42, 7, page + TRAMP_CURSOR) ||
+	    !rel32(out + 52, slot + 49, 7, page + TRAMP_LIMIT) ||
+	    !rel32(out + 58, slot + 56, 6, slot + TRAMP_FAIL) ||
+	    !rel32(out + 65, slot + 62, 7, page) ||
+	    !rel32(out + 88, slot + 85, 7, page + TRAMP_SCR_EA) ||
+	    !rel32(out + 99, slot + 96, 8, page + TRAMP_CURSOR) ||
+	    !rel32(out + 129, slot + 128, 5, disp))
+		return false;
+	for (uint64_t r = 104; r <= TRAMP_FAIL; r += TRAMP_FAIL - 104)
+		if (!rel32(out + r + 3, slot + r, 7, page + TRAMP_SCR_FL) ||
+		    !rel32(out + r + 13, slot + r + 10, 7,
+			   page + TRAMP_SCR_RAX) ||
+		    !rel32(out + r + 20, slot + r + 17, 7,
+			   page + TRAMP_SCR_R11))
+			return false;
+	memcpy(out + TRAMP_DISP, pl->bytes, ti->len);
+	if (ti->kind == TI_RIPREL &&
+	    !rel32(out + TRAMP_DISP + ti->disp_at, disp, ti->len,
+		   site + (uint64_t)ti->target))
+		return false;
+	out[TRAMP_DISP + ti->len] = 0xe9;
+	return rel32(out + TRAMP_DISP + ti->len + 1, disp + ti->len, 5,
+		     site + pl->len);
 }
 
 bool tramp_unmove(const uint8_t *orig, size_t len, uint64_t site,

@@ -74,27 +74,54 @@ void tramp_jump(uint64_t site, uint64_t slot, uint8_t *out);
 #define TRAMP_INT3 160
 #define TRAMP_DISP 161
 
-/*
- * A thread stopped at offset off of a slot, inside the logging sequence:
- * TRAMP_RESTART* before its commit (it must start the slot again, which
- * logs the call again or stops, with the registers the sequence changed
- * put back), TRAMP_FINISH after the commit and before
- * the clock's advance (the supervisor advances the clock, the thread goes
- * on at TRAMP_DONE), TRAMP_OUTSIDE elsewhere.
- */
-enum {
-	TRAMP_OUTSIDE,
-	TRAMP_RESTART,		/* nothing changed yet */
-	TRAMP_RESTART_RAX,	/* rax back from SCR_RAX */
-	TRAMP_RESTART_ALL,	/* rax, r11 and the flags back (SCR_*) */
-	TRAMP_FINISH,
-};
 /* The address in the function (orig[0..len): its first bytes, at site)
  * of the displaced instruction at offset off of its slot: false when off
  * starts none. */
 bool tramp_unmove(const uint8_t *orig, size_t len, uint64_t site,
 		  uint64_t off, uint64_t *pc);
-#define TRAMP_DONE 107
-int tramp_where(uint64_t off);
+
+/*
+ * A thread stopped at offset off of a slot (access: an access slot),
+ * inside its sequence: what the supervisor does before it goes on.  The
+ * registers the sequence changed come back from the page's scratch words
+ * now (another thread may use them before this one runs again), the
+ * clock advances if the sequence committed its point and had not yet
+ * advanced it, and the thread goes on at resume: the slot's start (the
+ * point was not logged: the slot logs it again or stops) or its
+ * displaced instructions (it was).  false: off is outside the sequence.
+ */
+enum { TFIX_R11 = 1, TFIX_RAX = 2, TFIX_FLAGS = 4, TFIX_ALL = 7 };
+struct tramp_fix {
+	uint8_t regs;	/* TFIX_*: what comes back from the scratch words */
+	bool clock;	/* advance the clock by the quantum */
+	uint16_t resume; /* the offset the thread goes on at */
+};
+bool tramp_fix(bool access, uint64_t off, struct tramp_fix *f);
+
+/*
+ * Access slots (race discovery's observation points): one instruction of
+ * 5 bytes or more that touches memory, moved into a slot that logs the
+ * address it is about to touch and runs it.  No table: the supervisor
+ * lets a process's access slots be entered only while no other thread
+ * runs (bp.c), and gates the log with its limit (a full or closed log
+ * goes to the int3 at TRAMP_INT3, the displaced instruction is at
+ * TRAMP_DISP as in a call's slot).  The entry: the site with TRAMP_ACCESS
+ * set, the effective address.
+ */
+#define TRAMP_ASLOT 192
+#define TRAMP_SCR_EA 88
+#define TRAMP_ACCESS (1ull << 63)
+struct disasm_mem;
+/* One instruction at vaddr (code[0..len)) that can move alone: 5 bytes
+ * or more, no branch, call, return or syscall. */
+bool tramp_plan_one(const uint8_t *code, size_t len, uint64_t vaddr,
+		    struct tramp_plan *out);
+/* The access slot for plan pl (its operand m, as disasm.c decodes it:
+ * no segment, no 32-bit address, no vector index) of the instruction at
+ * site, at slot, with the page (a view of it within a rel32) at page:
+ * TRAMP_ASLOT bytes into out.  false when it cannot be made. */
+bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
+		       uint64_t site, uint64_t slot, uint64_t page,
+		       uint8_t *out);
 
 #endif

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include "../../tracer/tramp.h"
+#include "../../tracer/disasm.h"
 #include "cpu_call.h"
 
 /* the flags lahf/seto keep and sahf/add give back, and the ones the
@@ -40,7 +41,7 @@ static uint64_t rnd(void)
 
 struct page {
 	uint64_t now, quantum, realtime, reads, on, cursor, limit, region;
-	uint64_t scr[3];
+	uint64_t scr[4]; /* rax, r11, flags, an access's address */
 };
 
 static uint8_t *mem;     /* the page, then the slot, then the function */
@@ -253,18 +254,267 @@ Test(trampolines, branches_and_rip_relative_operands_keep_their_targets)
 		     site + 6 + 0x1000, "the operand's address");
 }
 
-Test(trampolines, a_stop_inside_the_sequence_starts_it_again)
+/*
+ * The supervisor's side of a stop inside a slot's sequence (a signal, an
+ * interrupt), played by a SIGTRAP handler under the trap flag: at the
+ * stop-th instruction of the slot, tramp_fix() says which registers come
+ * back from the page's scratch words, whether the clock advances and
+ * where the thread goes on; then the scratch words are scribbled over, as
+ * another thread's slot would, and the thread runs on without the trap
+ * flag.  Whatever the instruction, the call must come out with every
+ * register and flag it went in with, one entry logged, one quantum.
+ */
+static volatile int step_at, steps, fixed;
+static volatile bool fix_access;
+static uint8_t *fix_slot;
+
+static void on_step(int sig, siginfo_t *si, void *uc_)
 {
-	/* before the saves nothing changed; after them, until the commit,
-	 * the registers come back from the page; past the commit the
-	 * supervisor finishes the clock's advance */
-	cr_assert_eq(tramp_where(0), TRAMP_OUTSIDE);
-	cr_assert_eq(tramp_where(TRAMP_FAST), TRAMP_RESTART);
-	cr_assert_eq(tramp_where(21), TRAMP_RESTART_RAX);
-	cr_assert_eq(tramp_where(31), TRAMP_RESTART_ALL);
-	cr_assert_eq(tramp_where(84), TRAMP_RESTART_ALL);
-	cr_assert_eq(tramp_where(92), TRAMP_FINISH);
-	cr_assert_eq(tramp_where(99), TRAMP_FINISH);
-	cr_assert_eq(tramp_where(TRAMP_DONE), TRAMP_OUTSIDE);
-	cr_assert_eq(tramp_where(TRAMP_INT3), TRAMP_OUTSIDE);
+	ucontext_t *uc = uc_;
+	greg_t *g = uc->uc_mcontext.gregs;
+	uint64_t rip = (uint64_t)g[REG_RIP];
+	struct page *pg = (struct page *)mem;
+	uint64_t off = rip - (uint64_t)fix_slot;
+	struct tramp_fix f;
+
+	(void)sig;
+	(void)si;
+	if (rip < (uint64_t)fix_slot || off >= TRAMP_INT3 || fixed)
+		return;
+	if (steps++ != step_at)
+		return;
+	fixed = 1;
+	g[REG_EFL] &= ~0x100ll;
+	if (!tramp_fix(fix_access, off, &f))
+		return;
+	if (f.regs & TFIX_R11)
+		g[REG_R11] = (greg_t)pg->scr[1];
+	if (f.regs & TFIX_RAX)
+		g[REG_RAX] = (greg_t)pg->scr[0];
+	if (f.regs & TFIX_FLAGS)
+		g[REG_EFL] = (greg_t)(((uint64_t)g[REG_EFL] & ~0x8d5ull) |
+				      ((pg->scr[2] >> 8) & 0xd5) |
+				      ((pg->scr[2] & 1) << 11));
+	if (f.clock)
+		pg->now += pg->quantum;
+	g[REG_RIP] = (greg_t)(fix_slot + f.resume);
+	pg->scr[0] = pg->scr[1] = pg->scr[2] = pg->scr[3] = rnd();
+}
+
+static void step_through(bool access, uint8_t *code, const struct cpu *in,
+			 int nsteps)
+{
+	struct page *pg = (struct page *)mem;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_step;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	fix_access = access;
+	for (int k = 0; k < nsteps; k++) {
+		struct cpu out = *in;
+		uint64_t cur = TRAMP_LOG + 32 * (uint64_t)(rnd() % 100);
+
+		pg->cursor = cur;
+		pg->limit = cur + 32;
+		pg->now = 5000;
+		step_at = k;
+		steps = fixed = 0;
+		out.flags |= 0x100; /* the trap flag */
+		call_with(&out, code);
+		out.flags &= ~0x100ull;
+		same_cpu(in, &out, "stopped inside");
+		cr_assert(fixed, "the sequence has fewer than %d steps", k + 1);
+		cr_assert_eq(pg->cursor, cur + 32, "step %d: one entry", k);
+		if (!access)
+			cr_assert_eq(pg->now, 6000, "step %d: one quantum", k);
+	}
+}
+
+Test(trampolines, a_stop_inside_a_call_slot_gives_everything_back)
+{
+	struct cpu in;
+
+	setup();
+	((struct page *)mem)->quantum = 1000;
+	set_way(true);
+	fix_slot = slot;
+	random_cpu(&in);
+	/* the jump, then the sequence's 24 instructions to its jmp */
+	step_through(false, fn, &in, 25);
+	cr_assert_not(tramp_fix(false, TRAMP_INT3, &(struct tramp_fix){ 0 }));
+	cr_assert_not(tramp_fix(false, TRAMP_DISP, &(struct tramp_fix){ 0 }));
+}
+
+/* an access instruction at fn (then ret) moved into an access slot */
+static void setup_access(const uint8_t *insn, size_t n, uint64_t *ea_off)
+{
+	struct tramp_plan pl;
+	struct insn_info ii;
+
+	mem = mmap(NULL, PAGE_LEN + 3 * 4096,
+		   PROT_READ | PROT_WRITE | PROT_EXEC,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(mem != MAP_FAILED);
+	slot = mem + PAGE_LEN;
+	fn = slot + 4096;
+	memcpy(fn, insn, n);
+	fn[n] = 0xc3;
+	memcpy(fn + 2048, insn, n); /* the same, run natively */
+	fn[2048 + n] = 0xc3;
+	cr_assert(tramp_plan_one(fn, n + 1, (uint64_t)fn, &pl));
+	cr_assert_eq(pl.len, n);
+	cr_assert_eq(disasm_decode(fn, n + 1, (uint64_t)fn, &ii), 0);
+	cr_assert(tramp_emit_access(&pl, &ii.mem[0], (uint64_t)fn,
+				    (uint64_t)slot, (uint64_t)mem, slot));
+	tramp_jump((uint64_t)fn, (uint64_t)slot, fn);
+	*ea_off = ii.rip_relative ? (uint64_t)ii.mem[0].disp : 0;
+}
+
+/* Instructions of 5 bytes or more with an operand in each form: base and
+ * index (rax and r11, the registers the slot uses), base alone, index
+ * alone, rip-relative; loads, stores, read-modify-writes, a lock. */
+static const struct {
+	uint8_t b[12];
+	uint8_t n;
+	int base, index; /* cpu.g index, -1: none */
+	int scale;
+	int32_t disp;
+} access_insns[] = {
+	/* mov %rax, 0x200(%r11,%rax,8) */
+	{ { 0x49, 0x89, 0x84, 0xc3, 0x00, 0x02, 0x00, 0x00 }, 8, 11, 0, 8,
+	  0x200 },
+	/* movq $5, 0x40(%rax) */
+	{ { 0x48, 0xc7, 0x40, 0x40, 0x05, 0x00, 0x00, 0x00 }, 8, 0, -1, 1,
+	  0x40 },
+	/* addl $1, 0x100(%rbx) */
+	{ { 0x83, 0x83, 0x00, 0x01, 0x00, 0x00, 0x01 }, 7, 1, -1, 1, 0x100 },
+	/* mov 0x100(,%rcx,4), %edx (no base) */
+	{ { 0x8b, 0x14, 0x8d, 0x00, 0x01, 0x00, 0x00 }, 7, -1, 2, 4, 0x100 },
+	/* lock xadd %r12, 0x18(%r13) */
+	{ { 0xf0, 0x4d, 0x0f, 0xc1, 0x65, 0x18 }, 6, 13, -1, 1, 0x18 },
+	/* mov 0xc00(%rip), %eax */
+	{ { 0x8b, 0x05, 0x00, 0x0c, 0x00, 0x00 }, 6, -1, -1, 1, 0xc00 },
+	/* mov %r11, 0x10(%rsp)... not an observed form; cmp with an
+	 * imm32 instead: cmpl $0x12345, 0x20(%r11) */
+	{ { 0x41, 0x81, 0x7b, 0x20, 0x45, 0x23, 0x01, 0x00 }, 8, 11, -1, 1,
+	  0x20 },
+};
+
+/* registers for access_insns[i] whose operand lands in buf */
+static void access_cpu(int i, uint8_t *buf, struct cpu *c)
+{
+	random_cpu(c);
+	if (access_insns[i].index >= 0)
+		c->g[access_insns[i].index] =
+			access_insns[i].base < 0
+				? (uint64_t)buf / (uint64_t)access_insns[i].scale
+				: rnd() % 16;
+	if (access_insns[i].base >= 0)
+		c->g[access_insns[i].base] =
+			(uint64_t)buf -
+			(access_insns[i].index >= 0
+				 ? c->g[access_insns[i].index] *
+					   (uint64_t)access_insns[i].scale
+				 : 0);
+}
+
+Test(trampolines, an_access_slot_logs_the_address_and_runs_the_instruction)
+{
+	for (size_t i = 0; i < sizeof(access_insns) / sizeof(access_insns[0]);
+	     i++) {
+		uint64_t rip_ea;
+		struct sigaction sa;
+
+		setup_access(access_insns[i].b, access_insns[i].n, &rip_ea);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_trap;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGTRAP, &sa, NULL);
+		/* the operand: in the slot's page, past the log (or the
+		 * rip-relative one, in the function's page) */
+		uint8_t *buf = mem + PAGE_LEN - 4096;
+		uint8_t *target = rip_ea ? (uint8_t *)rip_ea
+					 : buf + access_insns[i].disp;
+		/* (the native copy's rip-relative operand is its own) */
+		uint8_t *native = rip_ea ? target + 2048 : target;
+		struct page *pg = (struct page *)mem;
+
+		for (int round = 0; round < 100; round++) {
+			struct cpu in, a, b;
+			bool logged = round % 3 != 2;
+			uint64_t cur = TRAMP_LOG + 32 * (uint64_t)(rnd() % 50);
+			uint8_t before[16], after[16];
+
+			access_cpu((int)i, buf, &in);
+			for (int k = 0; k < 16; k++)
+				before[k] = (uint8_t)rnd();
+			/* natively */
+			a = in;
+			memcpy(native, before, 16);
+			call_with(&a, fn + 2048);
+			memcpy(after, native, 16);
+			/* through the slot: logged, or the int3 of a
+			 * closed log */
+			b = in;
+			memcpy(target, before, 16);
+			pg->cursor = cur;
+			pg->limit = logged ? cur + 32 : cur;
+			traps = 0;
+			call_with(&b, fn);
+			same_cpu(&a, &b, logged ? "logged" : "stopped");
+			cr_assert_arr_eq(target, after, 16,
+					 "insn %zu: memory as natively", i);
+			if (logged) {
+				const uint64_t *e =
+					(const uint64_t *)(mem + cur);
+
+				cr_assert_eq(traps, 0);
+				cr_assert_eq(pg->cursor, cur + 32);
+				cr_assert_eq(e[0], (uint64_t)fn | TRAMP_ACCESS);
+				cr_assert_eq(e[1], (uint64_t)target,
+					     "insn %zu: the address", i);
+			} else {
+				struct cpu at = in;
+
+				cr_assert_eq(traps, 1);
+				for (int k = 0; k < 16; k++)
+					if (k != 7)
+						at.g[k] = trap_regs[k];
+				at.flags = trap_regs[16];
+				same_cpu(&in, &at, "at the int3");
+				cr_assert_eq(pg->cursor, cur, "nothing logged");
+			}
+		}
+		munmap(mem, PAGE_LEN + 3 * 4096);
+	}
+}
+
+Test(trampolines, a_stop_inside_an_access_slot_gives_everything_back)
+{
+	uint64_t rip_ea;
+	struct cpu in;
+
+	setup_access(access_insns[0].b, access_insns[0].n, &rip_ea);
+	fix_slot = slot;
+	access_cpu(0, mem + PAGE_LEN - 4096, &in);
+	/* the jump, then the sequence's 23 instructions to its jmp */
+	step_through(true, fn, &in, 24);
+	cr_assert_not(tramp_fix(true, TRAMP_INT3, &(struct tramp_fix){ 0 }));
+}
+
+Test(trampolines, instructions_that_cannot_move_alone_keep_the_int3)
+{
+	struct tramp_plan pl;
+	/* mov (%rdi), %eax: 2 bytes */
+	static const uint8_t shortie[] = { 0x8b, 0x07, 0xc3 };
+	/* call *0x10(%rax): a branch */
+	static const uint8_t call[] = { 0xff, 0x50, 0x10, 0x90, 0x90, 0xc3 };
+	/* jmp *0x1000(%rip) */
+	static const uint8_t jmp[] = { 0xff, 0x25, 0x00, 0x10, 0x00, 0x00 };
+
+	cr_assert_not(tramp_plan_one(shortie, sizeof(shortie), 0x1000, &pl));
+	cr_assert_not(tramp_plan_one(call, sizeof(call), 0x1000, &pl));
+	cr_assert_not(tramp_plan_one(jmp, sizeof(jmp), 0x1000, &pl));
 }
