@@ -130,6 +130,13 @@ int cmd_races(int argc, char **argv)
 		program_free(&prog);
 		return EXIT_USAGE;
 	}
+	if (getenv("PTLOOM_STATS"))
+		fprintf(stderr, "ptloom: race discovery %d runs, %llu "
+				"observation stops (%llu of them logged in the "
+				"program instead), %llu single-steps\n",
+			d.runs, (unsigned long long)d.obs_stops,
+			(unsigned long long)d.obs_logged,
+			(unsigned long long)d.obs_steps);
 	if (json) {
 		printf("{\n  \"program\": ");
 		json_string(stdout, prog.display);

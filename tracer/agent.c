@@ -880,9 +880,23 @@ void agent_fault_pc(struct thread *t, int sig)
 
 bool agent_logged(struct session *s)
 {
-	return s->ag && s->ag_synced &&
-	       __atomic_load_n(&s->ag->cursor, __ATOMIC_RELAXED) !=
-		       s->ag_flushed;
+	if (!s->ag || !s->ag_synced)
+		return false;
+	uint64_t end = __atomic_load_n(&s->ag->cursor, __ATOMIC_RELAXED);
+
+	if (end > PAGE)
+		end = PAGE;
+	/* points: an access observed is none (a spin observed is a spin) */
+	for (uint64_t o = s->ag_flushed; o + TRAMP_ENTRY <= end;
+	     o += TRAMP_ENTRY) {
+		const struct agent_entry *e =
+			(const void *)((const char *)s->ag + o);
+
+		if (!(__atomic_load_n(&e->slot, __ATOMIC_RELAXED) &
+		      TRAMP_ACCESS))
+			return true;
+	}
+	return false;
 }
 
 int agent_slot_at(const struct process *p, uint64_t pc, uint64_t *site,

@@ -573,9 +573,50 @@ static bool atomic_candidate(const cs_insn *ci)
 	return false;
 }
 
-static int sweep_atomics(struct sweeper *s, const uint8_t *code, size_t len,
-			 uint64_t vaddr)
+/*
+ * Where instructions start is lost after bytes capstone cannot decode (an
+ * AVX-512 instruction of glibc's string functions, data in the code): the
+ * byte after them may be in the middle of the next instruction, and a
+ * breakpoint there changes that instruction (a jump to an access slot
+ * changes five bytes: glibc's strlen_evex then clobbered rbp).  Nothing
+ * is kept until the sweep is in step again: in a function's sweep, not in
+ * that function; in a sweep of a whole section, once a block has ended (a
+ * return, a jump, ud2, hlt) and its padding has reached a 16-byte boundary,
+ * where functions start.
+ */
+struct lost {
+	bool lost, pending;
+};
+
+/* An undecodable byte that may start an instruction capstone does not
+ * know (an escape, a VEX/EVEX/XOP or legacy prefix, a REX): the step is
+ * lost.  Another (0x06, 0x60, 0xd6 ...) is invalid alone in 64-bit mode:
+ * the next byte starts the next instruction. */
+static bool loses_step(uint8_t b)
 {
+	return b == 0x0f || b == 0x62 || b == 0xc4 || b == 0xc5 || b == 0x8f ||
+	       (b >= 0x40 && b <= 0x4f) || b == 0x66 || b == 0x67 ||
+	       b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x26 || b == 0x2e ||
+	       b == 0x36 || b == 0x3e || b == 0x64 || b == 0x65;
+}
+
+static void lost_step(struct lost *l, const cs_insn *ci, bool resync)
+{
+	bool end = ci->id == X86_INS_RET || ci->id == X86_INS_JMP ||
+		   ci->id == X86_INS_UD2 || ci->id == X86_INS_HLT;
+	bool pad = ci->id == X86_INS_NOP || ci->id == X86_INS_INT3;
+
+	if (!l->lost || !resync)
+		return;
+	l->pending = end || (l->pending && pad);
+	if (l->pending && (ci->address + ci->size) % 16 == 0)
+		l->lost = l->pending = false;
+}
+
+static int sweep_atomics(struct sweeper *s, const uint8_t *code, size_t len,
+			 uint64_t vaddr, bool resync)
+{
+	struct lost l = { false, false };
 	const uint8_t *p = code;
 	size_t n = len;
 	uint64_t a = vaddr;
@@ -588,9 +629,17 @@ static int sweep_atomics(struct sweeper *s, const uint8_t *code, size_t len,
 		uint64_t da;
 
 		if (!cs_disasm_iter(s->quick, &p, &n, &a, s->qi)) {
+			if (loses_step(*p)) {
+				l.lost = true;
+				l.pending = false;
+			}
 			p++;
 			n--;
 			a++;
+			continue;
+		}
+		if (l.lost) {
+			lost_step(&l, s->qi, resync);
 			continue;
 		}
 		if (!atomic_candidate(s->qi))
@@ -623,14 +672,25 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 	cs_insn *ci = s->ci;
 	struct insn_info in;
 	int err;
+	/* a function's sweep starts without a frame pointer */
+	bool resync = frame_pointer;
+	struct lost l = { false, false };
 
 	if (!(s->mode & DISASM_MEMORY))
-		return sweep_atomics(s, code, len, vaddr);
+		return sweep_atomics(s, code, len, vaddr, resync);
 	while (n) {
 		if (!cs_disasm_iter(s->h, &p, &n, &a, ci)) {
+			if (loses_step(*p)) {
+				l.lost = true;
+				l.pending = false;
+			}
 			p++;
 			n--;
 			a++;
+			continue;
+		}
+		if (l.lost) {
+			lost_step(&l, ci, resync);
 			continue;
 		}
 		/* push %rbp starts a prologue; mov %rsp,%rbp completes it */

@@ -159,6 +159,67 @@ Test(fast_path, same_runs_in_the_systematic_search)
 	check_same_runs(example("mutex_condvar"), opts);
 }
 
+/* `ptloom races` of program with the access slots or without them: its
+ * report with the first line (the seconds) cut, and how many of the
+ * observation stops were logged in the program instead */
+static char *races_of(const char *program, bool fast,
+		      unsigned long long *logged, unsigned long long *stops)
+{
+	char *argv[] = { (char *)ptloom(), "races", "--seed", "5", "--",
+			 (char *)program, NULL };
+
+	setenv("PTLOOM_STATS", "1", 1);
+	struct res r = run_argv(argv, fast ? "PTLOOM_NO_FAST_PATH=0"
+					   : "PTLOOM_NO_FAST_PATH=1",
+				CMD_TIMEOUT);
+	unsetenv("PTLOOM_STATS");
+	const char *l = strstr(r.err, "observation stops (");
+	const char *body = strchr(r.out, '\n');
+
+	cr_assert_not_null(l, "`%s`: no discovery statistics\n%s", r.cmd,
+			   r.err);
+	*logged = *stops = 0;
+	sscanf(l, "observation stops (%llu", logged);
+	while (l > r.err && l[-1] != ',')
+		l--;
+	sscanf(l, " %llu", stops);
+	char *report = strdup(body ? body : "");
+
+	res_free(&r);
+	return report;
+}
+
+/* Race discovery's observation points on instructions of 5 bytes or more
+ * are access slots (tracer/tramp.c) that log the address in the program:
+ * the same races with them and without them, the same number of
+ * observations, some of them logged (PIE and static executables, -O2
+ * code, a work-stealing queue's). */
+Test(fast_path, race_discovery_observes_in_the_program)
+{
+	static const char *const names[] = { "plain_inc_O2", "wsq_O2",
+					     "bank_nolock_static",
+					     "bank_nolock_O2" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		unsigned long long l_on, l_off, s_on, s_off;
+		char *on = races_of(target(names[i]), true, &l_on, &s_on);
+		char *off = races_of(target(names[i]), false, &l_off, &s_off);
+
+		cr_expect_str_eq(on, off, "%s: other races with the access "
+				 "slots than without", names[i]);
+		cr_expect_eq(s_on, s_off, "%s: %llu observations with the "
+			     "slots, %llu without", names[i], s_on, s_off);
+		cr_expect_gt(l_on, 0, "%s: no observation logged in the "
+			     "program", names[i]);
+		cr_expect_eq(l_off, 0, "%s: %llu observations logged without "
+			     "the fast path", names[i], l_off);
+		cr_expect(strstr(on, "race") != NULL, "%s: no race found:\n%s",
+			  names[i], on);
+		free(on);
+		free(off);
+	}
+}
+
 /* Clock reads are answered in the program: none is a stop with the
  * agent, every one is without it, and the program reads the same values
  * (the invalid clock id's error too). */

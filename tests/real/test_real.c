@@ -1509,7 +1509,7 @@ Test(real, rust_lost_update_found)
 /* `ptloom run -s random` of bin with the in-process agent (fast) or
  * without it: the exit code, and the trace digest and output into d, out */
 static int digest_of(const char *bin, const char *points, bool fast,
-		     char d[64], char **out)
+		     char d[64], char **out, unsigned long long *logged)
 {
 	char *argv[] = { (char *)ptloom(), "run", "-s", "random", "-n", "5",
 			 "--seed", "5", "--clock-start", "1767225600",
@@ -1526,6 +1526,11 @@ static int digest_of(const char *bin, const char *points, bool fast,
 
 	cr_assert_not_null(l, "`%s`: no digest\n%s", r.cmd, r.err);
 	sscanf(l, "ptloom: trace digest %63[^\n]", d);
+	/* race discovery's observations taken in the program */
+	l = strstr(r.err, "observation stops (");
+	*logged = 0;
+	if (l)
+		sscanf(l, "observation stops (%llu", logged);
 	*out = strdup(r.out);
 	res_free(&r);
 	return code;
@@ -1533,10 +1538,14 @@ static int digest_of(const char *bin, const char *points, bool fast,
 
 /* Go's runtime and Rust's std read the clock through the vDSO (Go on its
  * own, without glibc): with the in-process agent answering those reads
- * they make the same runs, trace hashes and output as without it. */
+ * they make the same runs, trace hashes and output as without it; and
+ * with race discovery (Go's executable linked low, Rust's a PIE), whose
+ * observations of instructions of 5 bytes or more the access slots take
+ * in the program. */
 Test(real, go_and_rust_same_runs_with_and_without_the_fast_path)
 {
-	const char *bins[2] = { NULL, NULL }, *points[2] = { "sync", "all" };
+	const char *bins[4] = { NULL, NULL, NULL, NULL },
+		   *points[4] = { "sync", "all", "sync,races", "sync,races" };
 	static char gobin[2 * PATH_MAX], rsbin[2 * PATH_MAX];
 
 	if (have("go")) {
@@ -1556,13 +1565,25 @@ Test(real, go_and_rust_same_runs_with_and_without_the_fast_path)
 	if (!bins[0] && !bins[1])
 		cr_skip_test("neither go nor rustc is installed "
 			     "(scripts/setup.sh --tests installs them)");
-	for (int i = 0; i < 2; i++) {
+	bins[2] = bins[0];
+	bins[3] = bins[1];
+	for (int i = 0; i < 4; i++) {
 		char d_on[64] = "", d_off[64] = "", *o_on, *o_off;
+		unsigned long long l_on, l_off;
 
 		if (!bins[i])
 			continue;
-		int c_on = digest_of(bins[i], points[i], true, d_on, &o_on);
-		int c_off = digest_of(bins[i], points[i], false, d_off, &o_off);
+		int c_on = digest_of(bins[i], points[i], true, d_on, &o_on,
+				     &l_on);
+		int c_off = digest_of(bins[i], points[i], false, d_off, &o_off,
+				      &l_off);
+
+		cr_expect_eq(l_off, 0, "%s: observations logged without the "
+			     "fast path", bins[i]);
+		if (i >= 2)
+			cr_expect_gt(l_on, 0, "%s --points %s: no observation "
+				     "logged in the program", bins[i],
+				     points[i]);
 
 		cr_expect_eq(c_on, c_off, "%s: exit %d with the fast path, %d "
 			     "without", bins[i], c_on, c_off);

@@ -320,6 +320,42 @@ Test(disasm, scan_bytes_memory)
 	cr_assert_eq(disasm_scan(sweep_code, 1, 0, 0, &v), -EINVAL);
 }
 
+/* After an instruction capstone cannot decode (glibc's strlen_evex: an
+ * EVEX vpcmpeqb into a mask register) the sweep does not know where the
+ * next instruction starts: its guess (here an "add %cl, ...(%rcx)" from
+ * the vpcmpeqb's last byte into the mov) gets no breakpoint, which would
+ * change the instruction it lands in, until a block has ended at a
+ * 16-byte boundary. */
+/* clang-format off */
+static const uint8_t evex_code[] = {
+	0x62, 0xf3, 0x7d, 0x20, 0x3f, 0x07, 0x00, /* 2000 vpcmpeqb (%rdi),%ymm16,%k0 */
+	0x89, 0x07,			/* 2007 mov %eax,(%rdi) */
+	0xc3,				/* 2009 ret */
+	0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, /* 200a padding */
+	0x89, 0x07,			/* 2010 mov %eax,(%rdi) */
+	0xc3,				/* 2012 ret */
+	0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, /* 2013 padding */
+	0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+	0x89, 0x07,			/* 2020 mov %eax,(%rdi) */
+	0xc3,
+};
+/* clang-format on */
+
+Test(disasm, scan_keeps_no_guess_after_undecodable_code)
+{
+	struct insn_info *v;
+	int n;
+
+	n = disasm_scan(evex_code, sizeof(evex_code), 0x2000, DISASM_MEMORY,
+			&v);
+	for (int i = 0; i < n; i++)
+		cr_assert(v[i].addr >= 0x2010, "a breakpoint at %#llx, in "
+			  "code decoded out of step", (unsigned long long)v[i].addr);
+	cr_assert_gt(n, 0, "never in step again");
+	cr_assert_eq(v[n - 1].addr, 0x2020, "the last store");
+	free(v);
+}
+
 Test(disasm, scan_follows_frame_pointer)
 {
 	/* 8(%rbp) is a frame slot after `mov %rsp,%rbp`; after a bare
