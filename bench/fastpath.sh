@@ -7,6 +7,9 @@
 # it (PTLOOM_NO_FAST_PATH=1, the same runs) and, with SPEED_BEFORE set, an
 # older ptloom; the last column is on/off.  The trace digests of on and off
 # must be equal (the runs are the same); a row says "DIFFERENT" if not.
+# A second table times race discovery (`ptloom races`) with the access
+# slots and without: seconds, observation stops, how many of them were
+# logged in the program, and whether the report is the same.
 # Asserts nothing; not part of the test suite.
 #
 #   bench/fastpath.sh         uses build/ (or $PTLOOM_BUILD)
@@ -111,3 +114,61 @@ if command -v node >/dev/null; then
 else
 	echo "node: not installed, row skipped"
 fi
+
+# race discovery: `ptloom races --seed 3` with the access slots and without
+echo
+printf '%-18s %-7s %10s %14s %14s\n' "race discovery" mode seconds \
+	"observations" "in program"
+# disc BIN NOFAST PROGRAM... -> "seconds observations logged" (report in
+# $OUT/rep.NOFAST)
+disc() {
+	local bin=$1 nf=$2
+	shift 2
+	PTLOOM_NO_FAST_PATH=$nf PTLOOM_STATS=1 "$bin" races --seed 3 -- "$@" \
+		>"$OUT/rep.$nf" 2>"$OUT/err" </dev/null
+	local sec ob lg
+	sec=$(head -1 "$OUT/rep.$nf" | grep -oE 'in [0-9.]+ s' | cut -d' ' -f2)
+	ob=$(grep -oE '[0-9]+ observation stops' "$OUT/err" | cut -d' ' -f1)
+	lg=$(grep -oE '\([0-9]+ of them logged' "$OUT/err" | tr -d '(' | cut -d' ' -f1)
+	sed -i 1d "$OUT/rep.$nf"
+	echo "${sec:-?} ${ob:-?} ${lg:-0}"
+}
+drow() {
+	local name=$1
+	shift
+	local on off ratio same
+	off=$(disc "$PTLOOM" 1 "$@")
+	on=$(disc "$PTLOOM" 0 "$@")
+	printf '%-18s %-7s %10s %14s %14s\n' "$name" off $off
+	ratio=$(awk -v a="${on%% *}" -v b="${off%% *}" \
+		'BEGIN { if (a > 0) printf "%.2fx", b / a; else print "-" }')
+	same=same
+	cmp -s "$OUT/rep.0" "$OUT/rep.1" || same=DIFFERENT
+	printf '%-18s %-7s %10s %14s %14s   off/on %s, report %s\n' "$name" on \
+		$on "$ratio" "$same"
+}
+ninja -C "$BUILD" tests/bank_nolock_static tests/wsq_O2 >/dev/null 2>&1
+drow bank_nolock_static "$BUILD/tests/bank_nolock_static"
+drow wsq_O2 "$BUILD/tests/wsq_O2"
+[ -x "$OUT/go/go_wg" ] && drow go_wg "$OUT/go/go_wg"
+[ -x "$OUT/rs_threads" ] && drow rs_threads "$OUT/rs_threads"
+python3 - "$OUT/in.txt" <<'PYEOF'
+import sys
+x = 88172645463325252
+m = (1 << 64) - 1
+with open(sys.argv[1], "w") as f:
+    for i in range(8000):
+        x ^= (x << 13) & m
+        x ^= x >> 7
+        x ^= (x << 17) & m
+        f.write("%d line %d %s\n" % (x % 100000, i,
+                "alpha beta" if x & 3 else "gamma"))
+PYEOF
+for tool in "lbzip2 -n4 -c" "pigz -p 4 -c" "sort --parallel=4 -S 1M"; do
+	set -- $tool
+	if command -v "$1" >/dev/null; then
+		drow "$1" "$@" "$OUT/in.txt"
+	else
+		echo "$1: not installed, row skipped"
+	fi
+done
