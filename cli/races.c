@@ -131,10 +131,10 @@ int cmd_races(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (getenv("PTLOOM_STATS"))
-		fprintf(stderr, "ptloom: race discovery %d runs, %llu "
-				"observation stops (%llu of them logged in the "
-				"program instead), %llu single-steps\n",
-			d.runs, (unsigned long long)d.obs_stops,
+		fprintf(stderr, "ptloom: race discovery %d runs (%d failed), "
+				"%llu observation stops (%llu of them logged in "
+				"the program instead), %llu single-steps\n",
+			d.runs, d.failed_runs, (unsigned long long)d.obs_stops,
 			(unsigned long long)d.obs_logged,
 			(unsigned long long)d.obs_steps);
 	if (json) {

@@ -860,19 +860,29 @@ void agent_stopped(struct session *s, pid_t tid, int status)
 void agent_fault_pc(struct thread *t, int sig)
 {
 	uint64_t site, pc, caught = 0;
+	bool access;
 	int off;
 	struct bp *b;
 	char path[64];
+	siginfo_t si;
 
 	if (regs_get(t) ||
-	    (off = agent_slot_at(t->p, t->regs.rip, &site, NULL)) < TRAMP_DISP ||
+	    (off = agent_slot_at(t->p, t->regs.rip, &site, &access)) <
+		    TRAMP_DISP ||
 	    !(b = bp_find(t->p, site)) || !b->tramp ||
 	    !tramp_unmove(b->orig, sizeof(b->orig), site, (uint64_t)off, &pc))
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->tid);
-	if (!proc_status_value(path, "SigCgt", 16, &caught) ||
-	    (caught >> (sig - 1) & 1))
-		return;
+	/* an access slot's one instruction faulted (the kernel's signal):
+	 * its own address, caught or not, as at its int3, so that a
+	 * handler (Go's sigpanic, which looks the pc up) sees the program's
+	 * code, and one that returns runs the slot again */
+	if (!(access && pc == site && !ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) &&
+	      si.si_code > 0)) {
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)t->tid);
+		if (!proc_status_value(path, "SigCgt", 16, &caught) ||
+		    (caught >> (sig - 1) & 1))
+			return;
+	}
 	t->regs.rip = pc;
 	t->regs_dirty = true;
 	regs_set(t);

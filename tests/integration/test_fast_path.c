@@ -220,6 +220,42 @@ Test(fast_path, race_discovery_observes_in_the_program)
 	}
 }
 
+/* A program that recovers from its own fault (as Go recovers from a nil
+ * dereference) at an instruction in an access slot: its handler sees the
+ * fault at the program's instruction, as at the int3, so no discovery run
+ * fails (tests/targets/fault_recovered.c exits 3 if its handler saw the
+ * fault elsewhere), and the races are the same. */
+Test(fast_path, a_fault_caught_in_an_access_slot_is_seen_in_place)
+{
+	char *argv[] = { (char *)ptloom(), "races", "--seed", "5", "--",
+			 (char *)target("fault_recovered"), NULL };
+	char *rep[2];
+
+	for (int fast = 0; fast < 2; fast++) {
+		setenv("PTLOOM_STATS", "1", 1);
+		struct res r = run_argv(argv, fast ? "PTLOOM_NO_FAST_PATH=0"
+						   : "PTLOOM_NO_FAST_PATH=1",
+					CMD_TIMEOUT);
+		unsetenv("PTLOOM_STATS");
+		unsigned long long logged = 0;
+		const char *l = strstr(r.err, "observation stops (");
+
+		assert_contains(r.err, "race discovery 6 runs (0 failed)",
+				r.cmd);
+		cr_assert_not_null(l, "%s", r.err);
+		sscanf(l, "observation stops (%llu", &logged);
+		if (fast)
+			cr_expect_gt(logged, 0, "no access logged:\n%s", r.err);
+		const char *body = strchr(r.out, '\n');
+
+		rep[fast] = strdup(body ? body : "");
+		res_free(&r);
+	}
+	cr_expect_str_eq(rep[0], rep[1], "other races with the access slots");
+	free(rep[0]);
+	free(rep[1]);
+}
+
 /* Clock reads are answered in the program: none is a stop with the
  * agent, every one is without it, and the program reads the same values
  * (the invalid clock id's error too). */
