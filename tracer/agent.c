@@ -936,6 +936,24 @@ int agent_slot_at(const struct process *p, uint64_t pc, uint64_t *site,
 	return (int)((pc - p->ag_code) % TRAMP_SLOT);
 }
 
+uint64_t agent_unmoved(struct process *p, uint64_t pc, bool *back)
+{
+	uint64_t site, opc;
+	bool access;
+	int off = agent_slot_at(p, pc, &site, &access);
+	struct bp *b;
+
+	if (back)
+		*back = false;
+	if (off < TRAMP_DISP || !access || !(b = bp_find(p, site)) ||
+	    !b->tramp ||
+	    !tramp_unmove(b->orig, sizeof(b->orig), site, (uint64_t)off, &opc))
+		return 0;
+	if (back)
+		*back = opc == site + b->plen;
+	return opc;
+}
+
 bool agent_code(const struct process *p, uint64_t pc)
 {
 	return (pc >= p->ag_lo && pc < p->ag_hi) ||

@@ -361,7 +361,7 @@ static void place_tramps(struct session *ss, struct process *s)
  * on an instruction of 5 bytes or more moves into a slot of s's near
  * region, written in one piece (if it cannot be, every point stays an
  * int3). */
-static void place_access(struct process *s)
+static void place_access(struct session *ss, struct process *s)
 {
 	size_t cap = s->ag_near_len / TRAMP_ASLOT, n = 0;
 	uint8_t *buf;
@@ -376,19 +376,28 @@ static void place_access(struct process *s)
 		struct tramp_plan pl;
 		uint64_t slot = s->ag_near + n * TRAMP_ASLOT;
 
+		b->multi = false;
 		if (!b->observe || b->sync || b->freeing || b->policy ||
 		    disasm_decode(b->orig, sizeof(b->orig), b->addr, &ii) ||
-		    ii.len < 5 || !ii.nmem || ii.is_string_op || ii.vsib ||
-		    ii.tls || ii.is_call || ii.is_jump || ii.is_ret ||
-		    !tramp_plan_one(b->orig, sizeof(b->orig), b->addr, &pl) ||
+		    (ii.len < 5 && b->move < 5) || !ii.nmem ||
+		    ii.is_string_op || ii.vsib || ii.tls || ii.is_call ||
+		    ii.is_jump || ii.is_ret ||
+		    !(ii.len >= 5 ? tramp_plan_one(b->orig, sizeof(b->orig),
+						   b->addr, &pl)
+				  : tramp_plan_span(b->orig, sizeof(b->orig),
+						    b->addr, b->move, &pl)) ||
 		    /* no other breakpoint under the jump */
 		    (i + 1 < s->nbps && s->bps[i + 1].addr < b->addr + pl.len) ||
+		    /* nobody stands inside what it covers */
+		    (pl.n > 1 &&
+		     thread_inside(ss, s, b->addr, b->addr + pl.len)) ||
 		    !tramp_emit_access(&pl, &ii.mem[0], b->addr, slot,
 				       s->ag_page2, buf + n * TRAMP_ASLOT))
 			continue;
 		b->tramp = slot;
 		b->plen = pl.len;
 		b->access = true;
+		b->multi = pl.n > 1;
 		n++;
 	}
 	if (n && mem_write(s, s->ag_near, buf, n * TRAMP_ASLOT)) {
@@ -414,7 +423,9 @@ void bp_access_int3(struct process *p)
 		if (!b->access || b->by_int3)
 			continue;
 		b->by_int3 = true;
-		if (!b->lifted && !b->retired && !b->dormant)
+		/* (a jump over several instructions stays while sampled
+		 * out: it becomes the int3 too) */
+		if (b->multi || (!b->lifted && !b->retired && !b->dormant))
 			mem_write(p, b->addr, &int3, 1);
 	}
 	p->acc_int3 = true;
@@ -466,7 +477,7 @@ static int arm_bps(struct session *ss, struct process *s)
 	}
 	s->nbps = k;
 	place_tramps(ss, s);
-	place_access(s);
+	place_access(ss, s);
 	return patch_bps(s->memfd, s->bps, s->nbps, NULL, true) ? -EFAULT : 0;
 }
 
@@ -989,6 +1000,7 @@ int bp_install(struct session *ss, struct process *s)
 			s->bps[s->nbps - 1].observe =
 				!(want_atomics && in->is_atomic);
 			s->bps[s->nbps - 1].runtime = in_rt;
+			s->bps[s->nbps - 1].move = in->move_len;
 		}
 		if (want_observe) {
 			add_lib_atomics(s, &cap, exe);
@@ -1254,7 +1266,7 @@ static int bp_unpatch(struct process *p, const struct bp *b)
 
 void bp_lift(struct process *p, struct bp *b)
 {
-	if (!b->lifted && !bp_unpatch(p, b)) {
+	if (!b->lifted && (b->multi || !bp_unpatch(p, b))) {
 		b->lifted = true;
 		p->nlifted++;
 	}
@@ -1265,7 +1277,7 @@ void bp_retire(struct process *p, struct bp *b)
 	if (b->lifted) {
 		b->lifted = false; /* its byte is back already */
 		p->nlifted--;
-	} else if (!b->retired) {
+	} else if (!b->retired && !b->multi) {
 		bp_unpatch(p, b);
 	}
 	b->retired = true;
@@ -1286,7 +1298,7 @@ void bp_doze(struct process *p, struct bp *b)
 		p->dormant = d;
 		p->capdormant = nc;
 	}
-	if (bp_unpatch(p, b))
+	if (!b->multi && bp_unpatch(p, b))
 		return;
 	b->dormant = true;
 	p->dormant[p->ndormant++] = b->addr;
@@ -1309,7 +1321,8 @@ void bp_wake_dormant(struct process *p, int thread)
 		}
 		b->dormant = false;
 		b->wakes++;
-		bp_put(p, b, true);
+		if (!b->multi)
+			bp_put(p, b, true);
 	}
 	p->ndormant = k;
 }

@@ -500,6 +500,7 @@ struct sweeper {
 	cs_insn *ci;
 	csh quick;
 	cs_insn *qi;
+	cs_insn *ci2;	/* the detailed handle's second (move_len) */
 	int mode;
 	struct insn_vec vec;
 };
@@ -512,8 +513,12 @@ static int sweeper_open(struct sweeper *s, int mode)
 	memset(s, 0, sizeof(*s));
 	s->mode = mode;
 	err = open_handle(&s->h, &s->ci, false);
-	if (err || (mode & DISASM_MEMORY))
+	if (err)
 		return err;
+	if ((mode & DISASM_MEMORY) && !(s->ci2 = cs_malloc(s->h))) {
+		err = -ENOMEM;
+		goto out_close_h;
+	}
 	cerr = cs_open(CS_ARCH_X86, CS_MODE_64, &s->quick);
 	if (cerr != CS_ERR_OK) {
 		err = errno_of(cerr);
@@ -529,6 +534,8 @@ static int sweeper_open(struct sweeper *s, int mode)
 out_close_quick:
 	cs_close(&s->quick);
 out_close_h:
+	if (s->ci2)
+		cs_free(s->ci2, 1);
 	cs_free(s->ci, 1);
 	cs_close(&s->h);
 	return err;
@@ -541,6 +548,8 @@ static void sweeper_close(struct sweeper *s)
 		cs_free(s->qi, 1);
 		cs_close(&s->quick);
 	}
+	if (s->ci2)
+		cs_free(s->ci2, 1);
 	cs_free(s->ci, 1);
 	cs_close(&s->h);
 }
@@ -660,6 +669,158 @@ static int sweep_atomics(struct sweeper *s, const uint8_t *code, size_t len,
 }
 
 /*
+ * A function's ways in besides its entry, for move_len: every direct
+ * branch's target in it, every endbr64 past its entry (an indirect
+ * branch's target); none known when it jumps indirectly (a switch's
+ * table) or has bytes capstone cannot decode (*bad).  Sorted.
+ */
+struct entries {
+	uint64_t *a;
+	size_t n, cap;
+	bool bad;
+};
+
+static void entries_add(struct entries *e, uint64_t a)
+{
+	if (e->n == e->cap) {
+		size_t nc = e->cap ? 2 * e->cap : 64;
+		uint64_t *na = realloc(e->a, nc * sizeof(*na));
+
+		if (!na) {
+			e->bad = true;
+			return;
+		}
+		e->a = na;
+		e->cap = nc;
+	}
+	e->a[e->n++] = a;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static void function_entries(struct sweeper *s, const uint8_t *code,
+			     size_t len, uint64_t vaddr, struct entries *e)
+{
+	const uint8_t *p = code;
+	size_t n = len;
+	uint64_t a = vaddr;
+	cs_insn *ci = s->qi;
+
+	e->n = 0;
+	e->bad = false;
+	while (n && !e->bad) {
+		if (!cs_disasm_iter(s->quick, &p, &n, &a, ci)) {
+			e->bad = true;
+			break;
+		}
+		const uint8_t *b = ci->bytes;
+		size_t k = 0, sz = ci->size;
+
+		/* legacy prefixes and REX, then the opcode */
+		while (k < sz && (b[k] == 0x66 || b[k] == 0x67 || b[k] == 0xf2 ||
+				  b[k] == 0xf3 || b[k] == 0x2e || b[k] == 0x3e ||
+				  b[k] == 0x26 || b[k] == 0x36 || b[k] == 0x64 ||
+				  b[k] == 0x65 || b[k] == 0xf0))
+			k++;
+		if (k < sz && (b[k] & 0xf0) == 0x40)
+			k++;
+		if (k >= sz)
+			continue;
+		uint64_t end = ci->address + sz;
+		int32_t rel = 0;
+		bool direct = false;
+
+		if (b[k] == 0xe8 || b[k] == 0xe9) {
+			if (k + 5 == sz) {
+				memcpy(&rel, b + k + 1, 4);
+				direct = true;
+			}
+		} else if (b[k] == 0xeb || (b[k] >= 0x70 && b[k] <= 0x7f) ||
+			   b[k] == 0xe0 || b[k] == 0xe1 || b[k] == 0xe2 ||
+			   b[k] == 0xe3) {
+			if (k + 2 == sz) {
+				rel = (int8_t)b[k + 1];
+				direct = true;
+			}
+		} else if (b[k] == 0x0f && k + 1 < sz && b[k + 1] >= 0x80 &&
+			   b[k + 1] <= 0x8f) {
+			if (k + 6 == sz) {
+				memcpy(&rel, b + k + 2, 4);
+				direct = true;
+			}
+		} else if (b[k] == 0xff && k + 1 < sz &&
+			   ((b[k + 1] >> 3 & 7) == 4 || (b[k + 1] >> 3 & 7) == 5)) {
+			e->bad = true; /* jmp through a register or memory */
+		} else if (b[k] == 0x0f && k + 2 < sz && b[k + 1] == 0x1e &&
+			   b[k + 2] == 0xfa && ci->address != vaddr) {
+			entries_add(e, ci->address); /* endbr64 */
+		}
+		if (direct)
+			entries_add(e, end + (uint64_t)(int64_t)rel);
+	}
+	if (!e->bad && e->n > 1)
+		qsort(e->a, e->n, sizeof(*e->a), cmp_u64);
+}
+
+static bool is_entry(const struct entries *e, uint64_t a)
+{
+	size_t lo = 0, hi = e->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (e->a[mid] == a)
+			return true;
+		if (e->a[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* move_len of the instruction ci (described in *in) at the start of
+ * code[0..n): its bytes and those of the instructions after it that a
+ * jump covering 5 bytes would cover, or 0 (see insn_info.move_len) */
+static uint8_t move_len(struct sweeper *s, const cs_insn *ci,
+			const uint8_t *code, size_t n, const struct entries *e)
+{
+	const uint8_t *p = code + ci->size;
+	size_t left = n - ci->size, len = ci->size;
+	uint64_t a = ci->address + ci->size;
+	cs_insn *qi = s->ci2;
+
+	if (e->bad || len >= 5)
+		return 0;
+	while (len < 5) {
+		if (is_entry(e, a) || !left ||
+		    !cs_disasm_iter(s->h, &p, &left, &a, qi))
+			return 0;
+		const cs_detail *d = qi->detail;
+
+		if (has_mem_operand(&d->x86) || in_group(d, CS_GRP_CALL) ||
+		    in_group(d, CS_GRP_RET) || in_group(d, CS_GRP_INT) ||
+		    in_group(d, CS_GRP_IRET) || qi->id == X86_INS_SYSCALL ||
+		    qi->id == X86_INS_SYSENTER || qi->id == X86_INS_UD2 ||
+		    qi->id == X86_INS_HLT || qi->id == X86_INS_JRCXZ ||
+		    qi->id == X86_INS_JECXZ || qi->id == X86_INS_LOOP ||
+		    qi->id == X86_INS_LOOPE || qi->id == X86_INS_LOOPNE ||
+		    /* a prologue: the sweep's frame pointer changes */
+		    (qi->size == 1 && qi->bytes[0] == 0x55))
+			return 0;
+		len += qi->size;
+		if (qi->id == X86_INS_JMP && len < 5)
+			return 0; /* what follows it is not its code */
+	}
+	return len <= 16 ? (uint8_t)len : 0;
+}
+
+/*
  * Linear sweep of [code, code + len) at vaddr.  frame_pointer is whether
  * rbp is taken to be a frame pointer before the first prologue is seen.
  */
@@ -675,9 +836,12 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 	/* a function's sweep starts without a frame pointer */
 	bool resync = frame_pointer;
 	struct lost l = { false, false };
+	struct entries e = { NULL, 0, 0, true };
 
 	if (!(s->mode & DISASM_MEMORY))
 		return sweep_atomics(s, code, len, vaddr, resync);
+	if (!resync)
+		function_entries(s, code, len, vaddr, &e);
 	while (n) {
 		if (!cs_disasm_iter(s->h, &p, &n, &a, ci)) {
 			if (loses_step(*p)) {
@@ -709,10 +873,15 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 		describe(ci, frame_pointer, &in);
 		if (!keep(&in, s->mode))
 			continue;
+		/* (p, n: past ci) */
+		in.move_len = move_len(s, ci, p - ci->size, n + ci->size, &e);
 		err = vec_push(&s->vec, &in);
-		if (err)
+		if (err) {
+			free(e.a);
 			return err;
+		}
 	}
+	free(e.a);
 	return 0;
 }
 

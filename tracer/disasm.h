@@ -73,6 +73,13 @@ struct insn_info {
 	struct disasm_mem mem[2]; /* the written operand first */
 	uint8_t nmem;		  /* memory operands that access memory */
 	uint8_t len;
+	/* DISASM_MEMORY, swept in its function: the bytes from here that a
+	 * 5-byte jump may cover when the instruction is shorter (it and the
+	 * ones after it: no call, return, indirect jump, memory operand or
+	 * syscall among them, no branch of the function, direct or
+	 * endbr64-marked, into them, the function without an indirect jump;
+	 * tracer/tramp.c), else 0 */
+	uint8_t move_len;
 	uint8_t size;	     /* access size in bytes: mem[0].size */
 	bool is_atomic;	     /* lock prefix, xchg with memory, cmpxchg* */
 	bool mem_read;	     /* some operand reads memory */

@@ -63,6 +63,14 @@ struct bp {
 	uint64_t tramp;
 	uint8_t plen;
 	bool access;		/* tramp is an access slot (race discovery) */
+	/* access: the jump covers the instructions after this one too (a
+	 * shorter one, insn_info.move_len: move, 0 none); such a jump is
+	 * never taken back while the process observes (lifting, dozing and
+	 * retiring are the flush's and the int3's to honour): a pc inside
+	 * it (a signal frame's, Go's preempted goroutine's) would meet half
+	 * a jump when it was put back */
+	uint8_t move;
+	bool multi;
 	bool by_int3;		/* access: armed as an int3 now (acc_int3) */
 	const struct tramp_plan *plan; /* bp_install's, until armed */
 };
@@ -143,6 +151,10 @@ int agent_slot_at(const struct process *p, uint64_t pc, uint64_t *site,
 void session_agent_access(struct session *s, struct thread *t, uint64_t site,
 			  uint64_t ea);
 bool agent_page_at(const struct process *p, uint64_t lo);
+/* pc is in an access slot's displaced instructions: the program's own
+ * address of the one there (*back: pc is the jump back, and this the
+ * address after the moved ones; back may be NULL), else 0 */
+uint64_t agent_unmoved(struct process *p, uint64_t pc, bool *back);
 
 /* tracer/bp.c */
 int bp_install(struct session *s, struct process *p);

@@ -38,6 +38,7 @@
 #include <unistd.h>
 #include "session_int.h"
 #include "spin.h"
+#include "tramp.h"
 
 #define COMPUTE(why) do { if (getenv("PTLOOM_DEBUG_SPIN")) fprintf(stderr, "probe: compute (%s) after %d steps\n", why, step); return SPIN_COMPUTE; } while (0)
 #define PROBE_STEPS 3000	/* instructions single-stepped at most */
@@ -101,7 +102,8 @@ static bool must_run(struct process *p, uint64_t pc, const uint8_t *code)
 
 	if (b && b->observe)
 		return false; /* stepped with its original byte */
-	if (b || code[0] == 0xcc || agent_code(p, pc))
+	if (b || code[0] == 0xcc ||
+	    (agent_code(p, pc) && !agent_unmoved(p, pc, NULL)))
 		return true;
 	if (code[0] == 0x0f && (code[1] == 0x05 || code[1] == 0x31 ||
 				(code[1] == 0x01 && code[2] == 0xf9) ||
@@ -277,7 +279,22 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 
 		if (regs_get(t) || mem_read(t->p, t->regs.rip, code, 1))
 			COMPUTE("L157");
-		rec->pc = t->regs.rip;
+		struct bp *mb = bp_find(t->p, t->regs.rip);
+
+		if (mb && mb->multi && mb->tramp && !mb->by_int3) {
+			/* an access slot's jump over several instructions
+			 * (race discovery): they are stepped in the slot,
+			 * without its logging, each seen at its own pc */
+			t->regs.rip = mb->tramp + TRAMP_DISP;
+			t->regs_dirty = true;
+			if (regs_set(t))
+				COMPUTE("L157");
+		}
+		bool back = false;
+		uint64_t moved = agent_unmoved(t->p, t->regs.rip, &back);
+		uint64_t pc = moved ? moved : t->regs.rip;
+
+		rec->pc = pc;
 		rec->h = regs_hash(&t->regs);
 		rec->first_store = probe.nw;
 		rec->load = false;
@@ -320,7 +337,7 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 			memcpy(code, ob->orig, sizeof(code));
 		else
 			ob = NULL;
-		if (must_run(t->p, t->regs.rip, code))
+		if (must_run(t->p, pc, code))
 			COMPUTE("L160"); /* it reaches a point: no spin */
 		if (disasm_decode(code, sizeof(code), t->regs.rip, &in))
 			COMPUTE("L162");
@@ -385,7 +402,7 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 		if (mem_read(t->p, rsp - sizeof(sbefore), sbefore,
 			     sizeof(sbefore)))
 			rec->bad = true;
-		int hits = note_pc(p, t->regs.rip, load);
+		int hits = note_pc(p, pc, load);
 
 		if (hits < 0)
 			COMPUTE("L211"); /* too long a loop to tell */
@@ -394,7 +411,8 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 		/* an observation breakpoint (race discovery) is not a
 		 * point: step its original instruction (all of it, under
 		 * an access slot's jump), then arm it again if it was */
-		bool rearm = ob && !ob->lifted && !ob->retired && !ob->dormant;
+		bool rearm = ob && (ob->multi || (!ob->lifted && !ob->retired &&
+						  !ob->dormant));
 
 		if (rearm)
 			bp_put(t->p, ob, false);
@@ -421,6 +439,26 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 			return SPIN_EVENT; /* a signal, an exit, an event */
 		if (regs_get(t))
 			COMPUTE("L157");
+		if (agent_unmoved(t->p, t->regs.rip, &back) && back) {
+			/* an access slot's jump back: not a step of the
+			 * program's */
+			if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
+				COMPUTE("step");
+			t->regs_valid = false;
+			for (;;) {
+				pid_t w = waitpid(t->tid, status, __WALL);
+
+				if (w == t->tid)
+					break;
+				if (w < 0 && errno != EINTR)
+					return SPIN_GONE;
+			}
+			if (!WIFSTOPPED(*status) || WSTOPSIG(*status) != SIGTRAP ||
+			    (*status >> 16))
+				return SPIN_EVENT;
+			if (regs_get(t))
+				COMPUTE("L157");
+		}
 		if (t->regs.rsp < rsp && !rec->bad &&
 		    probe.nw < PROBE_STEPS * 3 - 1) {
 			struct store_rec *w = &probe.w[probe.nw++];
@@ -867,10 +905,15 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 					break;
 				}
 			}
-		if (b && b->tramp)
+		if (b && b->tramp) {
+			/* one held at a time: the thread is at b, outside
+			 * the one before (no breakpoint under a jump) */
+			if (held && held != b)
+				bp_put(t->p, held, true);
 			held = b;
-		else if (b)
+		} else if (b) {
 			bp_put(t->p, b, true);
+		}
 		t->regs_valid = false;
 		if (e < 0 || !WIFSTOPPED(status)) {
 			if (held)

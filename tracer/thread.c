@@ -1005,6 +1005,17 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		addr = site;
 	} else {
 		b = bp_find(t->p, addr);
+		if (b && b->multi && b->tramp &&
+		    (b->lifted || b->retired || b->dormant)) {
+			/* an access point entered through its int3 (another
+			 * thread ran beside), sampled out or lifted: its jump
+			 * stays, so the int3 does; it goes on in its slot */
+			t->regs.rip = b->tramp + TRAMP_DISP;
+			t->regs_dirty = true;
+			s->stop_kinds[STOPK_OBSERVE]++;
+			resume(s, t, 0);
+			return;
+		}
 	}
 	uint64_t hit[4];
 	int nhit = b ? 0 : watch_trapped(t, hit);

@@ -214,74 +214,18 @@ void tramp_jump(uint64_t site, uint64_t slot, uint8_t *out)
 	memcpy(out + 1, &v, 4);
 }
 
-bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
-		uint32_t id, uint64_t page, uint8_t *out)
+/* The displaced instructions of plan pl (moved from site) at the slot's
+ * TRAMP_DISP (slot_len bytes in all), then the jump back. */
+static bool emit_displaced(const struct tramp_plan *pl, uint64_t site,
+			   uint64_t slot, size_t slot_len, uint8_t *out)
 {
-	static const uint8_t restore[24] = {
-		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_FL, %rax */
-		0x04, 0x7f,			    /* add $0x7f, %al: OF */
-		0x9e,				    /* sahf: SF ZF AF PF CF */
-		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_RAX, %rax */
-		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,	    /* mov SCR_R11, %r11 */
-	};
-	static const uint8_t head[107] = {
-		0xff, 0x25, 0, 0, 0, 0,		    /* jmp *table[id] */
-		0x48, 0x89, 0x05, 0, 0, 0, 0,	    /* mov %rax, SCR_RAX */
-		0x4c, 0x89, 0x1d, 0, 0, 0, 0,	    /* mov %r11, SCR_R11 */
-		0x9f,				    /* lahf */
-		0x0f, 0x90, 0xc0,		    /* seto %al */
-		0x48, 0x89, 0x05, 0, 0, 0, 0,	    /* mov %rax, SCR_FL */
-		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,	    /* mov CURSOR, %r11 */
-		0x4c, 0x3b, 0x1d, 0, 0, 0, 0,	    /* cmp LIMIT, %r11 */
-		0x0f, 0x83, 0, 0, 0, 0,		    /* jae fail */
-		0x48, 0x8d, 0x05, 0, 0, 0, 0,	    /* lea page, %rax */
-		0x49, 0x01, 0xc3,		    /* add %rax, %r11 */
-		0x49, 0xc7, 0x03, 0, 0, 0, 0,	    /* movq $id, (%r11) */
-		0x49, 0x89, 0x7b, 0x08,		    /* mov %rdi, 8(%r11) */
-		0x49, 0x89, 0x73, 0x10,		    /* mov %rsi, 16(%r11) */
-		0x48, 0x8b, 0x04, 0x24,		    /* mov (%rsp), %rax */
-		0x49, 0x89, 0x43, 0x18,		    /* mov %rax, 24(%r11) */
-		0x48, 0x83, 0x05, 0, 0, 0, 0, 0x20, /* addq $32, CURSOR */
-		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov QUANTUM, %rax */
-		0xf0, 0x48, 0x01, 0x05, 0, 0, 0, 0, /* lock add %rax, NOW */
-	};
 	size_t k = TRAMP_DISP;
 
-	if (!pl->ok)
-		return false;
-	memset(out, 0xcc, TRAMP_SLOT);
-	memcpy(out, head, sizeof(head));
-	memcpy(out + 107, restore, sizeof(restore));
-	out[131] = 0xe9; /* jmp disp */
-	memcpy(out + TRAMP_FAIL, restore, sizeof(restore));
-	/* rip-relative operands count from their instruction's end (the
-	 * addq's imm8 follows its disp32) */
-	if (!rel32(out + 2, slot + 0, 6, page + TRAMP_TABLE + 8ull * id) ||
-	    !rel32(out + 9, slot + 6, 7, page + TRAMP_SCR_RAX) ||
-	    !rel32(out + 16, slot + 13, 7, page + TRAMP_SCR_R11) ||
-	    !rel32(out + 27, slot + 24, 7, page + TRAMP_SCR_FL) ||
-	    !rel32(out + 34, slot + 31, 7, page + TRAMP_CURSOR) ||
-	    !rel32(out + 41, slot + 38, 7, page + TRAMP_LIMIT) ||
-	    !rel32(out + 47, slot + 45, 6, slot + TRAMP_FAIL) ||
-	    !rel32(out + 54, slot + 51, 7, page) ||
-	    !rel32(out + 87, slot + 84, 8, page + TRAMP_CURSOR) ||
-	    !rel32(out + 95, slot + 92, 7, page + TRAMP_QUANTUM) ||
-	    !rel32(out + 103, slot + 99, 8, page + TRAMP_NOW) ||
-	    !rel32(out + 132, slot + 131, 5, slot + TRAMP_DISP))
-		return false;
-	for (uint64_t r = 107; r <= TRAMP_FAIL; r += TRAMP_FAIL - 107)
-		if (!rel32(out + r + 3, slot + r, 7, page + TRAMP_SCR_FL) ||
-		    !rel32(out + r + 13, slot + r + 10, 7,
-			   page + TRAMP_SCR_RAX) ||
-		    !rel32(out + r + 20, slot + r + 17, 7,
-			   page + TRAMP_SCR_R11))
-			return false;
-	memcpy(out + 64, &id, 4);
 	for (int i = 0; i < pl->n; i++) {
 		const struct tramp_insn *ti = &pl->insn[i];
 		uint64_t pc = slot + k;
 
-		if (k + 15 > TRAMP_SLOT - 5)
+		if (k + 15 > slot_len - 5)
 			return false;
 		switch (ti->kind) {
 		case TI_PLAIN:
@@ -314,6 +258,70 @@ bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
 	}
 	out[k] = 0xe9;
 	return rel32(out + k + 1, slot + k, 5, site + pl->len);
+}
+
+bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
+		uint32_t id, uint64_t page, uint8_t *out)
+{
+	static const uint8_t restore[24] = {
+		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_FL, %rax */
+		0x04, 0x7f,			    /* add $0x7f, %al: OF */
+		0x9e,				    /* sahf: SF ZF AF PF CF */
+		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_RAX, %rax */
+		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,	    /* mov SCR_R11, %r11 */
+	};
+	static const uint8_t head[107] = {
+		0xff, 0x25, 0, 0, 0, 0,		    /* jmp *table[id] */
+		0x48, 0x89, 0x05, 0, 0, 0, 0,	    /* mov %rax, SCR_RAX */
+		0x4c, 0x89, 0x1d, 0, 0, 0, 0,	    /* mov %r11, SCR_R11 */
+		0x9f,				    /* lahf */
+		0x0f, 0x90, 0xc0,		    /* seto %al */
+		0x48, 0x89, 0x05, 0, 0, 0, 0,	    /* mov %rax, SCR_FL */
+		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,	    /* mov CURSOR, %r11 */
+		0x4c, 0x3b, 0x1d, 0, 0, 0, 0,	    /* cmp LIMIT, %r11 */
+		0x0f, 0x83, 0, 0, 0, 0,		    /* jae fail */
+		0x48, 0x8d, 0x05, 0, 0, 0, 0,	    /* lea page, %rax */
+		0x49, 0x01, 0xc3,		    /* add %rax, %r11 */
+		0x49, 0xc7, 0x03, 0, 0, 0, 0,	    /* movq $id, (%r11) */
+		0x49, 0x89, 0x7b, 0x08,		    /* mov %rdi, 8(%r11) */
+		0x49, 0x89, 0x73, 0x10,		    /* mov %rsi, 16(%r11) */
+		0x48, 0x8b, 0x04, 0x24,		    /* mov (%rsp), %rax */
+		0x49, 0x89, 0x43, 0x18,		    /* mov %rax, 24(%r11) */
+		0x48, 0x83, 0x05, 0, 0, 0, 0, 0x20, /* addq $32, CURSOR */
+		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov QUANTUM, %rax */
+		0xf0, 0x48, 0x01, 0x05, 0, 0, 0, 0, /* lock add %rax, NOW */
+	};
+	if (!pl->ok)
+		return false;
+	memset(out, 0xcc, TRAMP_SLOT);
+	memcpy(out, head, sizeof(head));
+	memcpy(out + 107, restore, sizeof(restore));
+	out[131] = 0xe9; /* jmp disp */
+	memcpy(out + TRAMP_FAIL, restore, sizeof(restore));
+	/* rip-relative operands count from their instruction's end (the
+	 * addq's imm8 follows its disp32) */
+	if (!rel32(out + 2, slot + 0, 6, page + TRAMP_TABLE + 8ull * id) ||
+	    !rel32(out + 9, slot + 6, 7, page + TRAMP_SCR_RAX) ||
+	    !rel32(out + 16, slot + 13, 7, page + TRAMP_SCR_R11) ||
+	    !rel32(out + 27, slot + 24, 7, page + TRAMP_SCR_FL) ||
+	    !rel32(out + 34, slot + 31, 7, page + TRAMP_CURSOR) ||
+	    !rel32(out + 41, slot + 38, 7, page + TRAMP_LIMIT) ||
+	    !rel32(out + 47, slot + 45, 6, slot + TRAMP_FAIL) ||
+	    !rel32(out + 54, slot + 51, 7, page) ||
+	    !rel32(out + 87, slot + 84, 8, page + TRAMP_CURSOR) ||
+	    !rel32(out + 95, slot + 92, 7, page + TRAMP_QUANTUM) ||
+	    !rel32(out + 103, slot + 99, 8, page + TRAMP_NOW) ||
+	    !rel32(out + 132, slot + 131, 5, slot + TRAMP_DISP))
+		return false;
+	for (uint64_t r = 107; r <= TRAMP_FAIL; r += TRAMP_FAIL - 107)
+		if (!rel32(out + r + 3, slot + r, 7, page + TRAMP_SCR_FL) ||
+		    !rel32(out + r + 13, slot + r + 10, 7,
+			   page + TRAMP_SCR_RAX) ||
+		    !rel32(out + r + 20, slot + r + 17, 7,
+			   page + TRAMP_SCR_R11))
+			return false;
+	memcpy(out + 64, &id, 4);
+	return emit_displaced(pl, site, slot, TRAMP_SLOT, out);
 }
 
 bool tramp_fix(bool access, uint64_t off, struct tramp_fix *f)
@@ -376,6 +384,45 @@ bool tramp_plan_one(const uint8_t *code, size_t len, uint64_t vaddr,
 	out->n = 1;
 	out->len = (uint8_t)insn->size;
 	memcpy(out->bytes, code, insn->size);
+	out->ok = true;
+	return true;
+}
+
+bool tramp_plan_span(const uint8_t *code, size_t size, uint64_t vaddr,
+		     size_t len, struct tramp_plan *out)
+{
+	size_t off = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (len < 5 || len > 16 || size < len || !open_capstone())
+		return false;
+	while (off < len) {
+		const uint8_t *c = code + off;
+		size_t left = size - off;
+		uint64_t a = vaddr + off;
+
+		if (out->n == sizeof(out->insn) / sizeof(out->insn[0]) ||
+		    !cs_disasm_iter(handle, &c, &left, &a, insn))
+			return false;
+		struct tramp_insn *ti = &out->insn[out->n];
+
+		if (!movable(insn, ti, vaddr))
+			return false;
+		ti->off = (uint8_t)off;
+		ti->len = (uint8_t)insn->size;
+		off += insn->size;
+		out->n++;
+		if (ti->kind == TI_JMP && off < len)
+			return false;
+	}
+	if (off != len)
+		return false;
+	for (int i = 0; i < out->n; i++)
+		if ((out->insn[i].kind == TI_JCC || out->insn[i].kind == TI_JMP) &&
+		    out->insn[i].target > 0 && out->insn[i].target < (int64_t)len)
+			return false;
+	out->len = (uint8_t)len;
+	memcpy(out->bytes, code, len);
 	out->ok = true;
 	return true;
 }
@@ -486,10 +533,9 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 		0x49, 0x89, 0x43, 0x08,		    /* mov %rax, 8(%r11) */
 		0x48, 0x83, 0x05, 0, 0, 0, 0, 0x20, /* addq $32, CURSOR */
 	};
-	const struct tramp_insn *ti = &pl->insn[0];
 	uint64_t tag = site | TRAMP_ACCESS, disp = slot + TRAMP_DISP;
 
-	if (!pl->ok || pl->n != 1 || pl->len > 15)
+	if (!pl->ok || pl->len > 16)
 		return false;
 	memset(out, 0xcc, TRAMP_ASLOT);
 	memcpy(out, head, sizeof(head));
@@ -518,14 +564,7 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 		    !rel32(out + r + 20, slot + r + 17, 7,
 			   page + TRAMP_SCR_R11))
 			return false;
-	memcpy(out + TRAMP_DISP, pl->bytes, ti->len);
-	if (ti->kind == TI_RIPREL &&
-	    !rel32(out + TRAMP_DISP + ti->disp_at, disp, ti->len,
-		   site + (uint64_t)ti->target))
-		return false;
-	out[TRAMP_DISP + ti->len] = 0xe9;
-	return rel32(out + TRAMP_DISP + ti->len + 1, disp + ti->len, 5,
-		     site + pl->len);
+	return emit_displaced(pl, site, slot, TRAMP_ASLOT, out);
 }
 
 bool tramp_unmove(const uint8_t *orig, size_t len, uint64_t site,

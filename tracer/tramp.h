@@ -116,6 +116,12 @@ struct disasm_mem;
  * or more, no branch, call, return or syscall. */
 bool tramp_plan_one(const uint8_t *code, size_t len, uint64_t vaddr,
 		    struct tramp_plan *out);
+/* The instructions at vaddr (code[0..size)) that make up exactly len
+ * bytes (5 to 16), each movable as in tramp_plan, no branch among them
+ * into them past the first; that no branch of the function lands inside
+ * them is the caller's to know (disasm.c, insn_info.move_len). */
+bool tramp_plan_span(const uint8_t *code, size_t size, uint64_t vaddr,
+		     size_t len, struct tramp_plan *out);
 /* The access slot for plan pl (its operand m, as disasm.c decodes it:
  * no segment, no 32-bit address, no vector index) of the instruction at
  * site, at slot, with the page (a view of it within a rel32) at page:

@@ -347,8 +347,19 @@ Test(trampolines, a_stop_inside_a_call_slot_gives_everything_back)
 	cr_assert_not(tramp_fix(false, TRAMP_DISP, &(struct tramp_fix){ 0 }));
 }
 
-/* an access instruction at fn (then ret) moved into an access slot */
+/* code at fn (an access instruction first, then ret unless the code is
+ * longer than its first span bytes: span 0, the instruction alone) moved
+ * into an access slot */
+static void setup_span(const uint8_t *insn, size_t n, size_t span,
+		       uint64_t *ea_off);
+
 static void setup_access(const uint8_t *insn, size_t n, uint64_t *ea_off)
+{
+	setup_span(insn, n, 0, ea_off);
+}
+
+static void setup_span(const uint8_t *insn, size_t n, size_t span,
+		       uint64_t *ea_off)
 {
 	struct tramp_plan pl;
 	struct insn_info ii;
@@ -363,8 +374,13 @@ static void setup_access(const uint8_t *insn, size_t n, uint64_t *ea_off)
 	fn[n] = 0xc3;
 	memcpy(fn + 2048, insn, n); /* the same, run natively */
 	fn[2048 + n] = 0xc3;
-	cr_assert(tramp_plan_one(fn, n + 1, (uint64_t)fn, &pl));
-	cr_assert_eq(pl.len, n);
+	if (span) {
+		cr_assert(tramp_plan_span(fn, n + 1, (uint64_t)fn, span, &pl));
+		cr_assert_eq(pl.len, span);
+	} else {
+		cr_assert(tramp_plan_one(fn, n + 1, (uint64_t)fn, &pl));
+		cr_assert_eq(pl.len, n);
+	}
 	cr_assert_eq(disasm_decode(fn, n + 1, (uint64_t)fn, &ii), 0);
 	cr_assert(tramp_emit_access(&pl, &ii.mem[0], (uint64_t)fn,
 				    (uint64_t)slot, (uint64_t)mem, slot));
@@ -517,4 +533,70 @@ Test(trampolines, instructions_that_cannot_move_alone_keep_the_int3)
 	cr_assert_not(tramp_plan_one(shortie, sizeof(shortie), 0x1000, &pl));
 	cr_assert_not(tramp_plan_one(call, sizeof(call), 0x1000, &pl));
 	cr_assert_not(tramp_plan_one(jmp, sizeof(jmp), 0x1000, &pl));
+}
+
+/* A short access instruction moves with the ones after it (race
+ * discovery's insn_info.move_len): a 3-byte compare and the jne after
+ * it (its target outside the moved bytes: a rel32 in the slot), either
+ * way the branch goes; a 2-byte load and the add after it. */
+Test(trampolines, a_short_access_moves_with_the_instructions_after_it)
+{
+	static const uint8_t cmp_jne[] = {
+		0x83, 0x3f, 0x00,		/* cmpl $0, (%rdi) */
+		0x75, 0x03,			/* jne +3 */
+		0x31, 0xc9,			/* xor %ecx, %ecx */
+		0xc3,				/* ret */
+		0xb9, 0x07, 0x00, 0x00, 0x00,	/* mov $7, %ecx */
+		0xc3,
+	};
+	static const uint8_t load_add[] = {
+		0x8b, 0x07,			/* mov (%rdi), %eax */
+		0x83, 0xc0, 0x05,		/* add $5, %eax */
+		0xc3,
+	};
+	struct {
+		const uint8_t *b;
+		size_t n, span;
+	} cases[] = { { cmp_jne, sizeof(cmp_jne), 5 },
+		      { load_add, sizeof(load_add), 5 } };
+	struct sigaction sa;
+
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t rip_ea;
+
+		setup_span(cases[i].b, cases[i].n, cases[i].span, &rip_ea);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_trap;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGTRAP, &sa, NULL);
+		uint32_t *word = (uint32_t *)(mem + PAGE_LEN - 4096);
+		struct page *pg = (struct page *)mem;
+
+		for (int round = 0; round < 60; round++) {
+			struct cpu in, a, b;
+			bool logged = round % 3 != 2;
+			uint64_t cur = TRAMP_LOG + 32 * (uint64_t)(rnd() % 50);
+
+			random_cpu(&in);
+			in.g[5] = (uint64_t)word; /* rdi */
+			*word = round % 2 ? 0 : (uint32_t)rnd();
+			a = in;
+			call_with(&a, fn + 2048);
+			b = in;
+			pg->cursor = cur;
+			pg->limit = logged ? cur + 32 : cur;
+			traps = 0;
+			call_with(&b, fn);
+			same_cpu(&a, &b, logged ? "logged" : "stopped");
+			cr_assert_eq(traps, logged ? 0 : 1);
+			if (logged) {
+				const uint64_t *e =
+					(const uint64_t *)(mem + cur);
+
+				cr_assert_eq(e[0], (uint64_t)fn | TRAMP_ACCESS);
+				cr_assert_eq(e[1], (uint64_t)word);
+			}
+		}
+		munmap(mem, PAGE_LEN + 3 * 4096);
+	}
 }
