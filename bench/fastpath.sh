@@ -152,18 +152,7 @@ drow bank_nolock_static "$BUILD/tests/bank_nolock_static"
 drow wsq_O2 "$BUILD/tests/wsq_O2"
 [ -x "$OUT/go/go_wg" ] && drow go_wg "$OUT/go/go_wg"
 [ -x "$OUT/rs_threads" ] && drow rs_threads "$OUT/rs_threads"
-python3 - "$OUT/in.txt" <<'PYEOF'
-import sys
-x = 88172645463325252
-m = (1 << 64) - 1
-with open(sys.argv[1], "w") as f:
-    for i in range(8000):
-        x ^= (x << 13) & m
-        x ^= x >> 7
-        x ^= (x << 17) & m
-        f.write("%d line %d %s\n" % (x % 100000, i,
-                "alpha beta" if x & 3 else "gamma"))
-PYEOF
+python3 "$ROOT/bench/input_lines.py" "$OUT/in.txt"
 for tool in "lbzip2 -n4 -c" "pigz -p 4 -c" "sort --parallel=4 -S 1M"; do
 	set -- $tool
 	if command -v "$1" >/dev/null; then

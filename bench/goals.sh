@@ -125,18 +125,7 @@ fi
 # command's wall time over its runs (start-up and, with the default
 # points, race discovery's 6 runs included, as bench/real.sh counts)
 if gwant real; then
-	python3 - "$OUT" <<'EOF'
-import sys
-x = 88172645463325252
-m = (1 << 64) - 1
-with open(sys.argv[1] + "/in.txt", "w") as f:
-    for i in range(8000):
-        x ^= (x << 13) & m
-        x ^= x >> 7
-        x ^= (x << 17) & m
-        f.write("%d line %d %s\n" % (x % 100000, i,
-                "alpha beta" if x & 3 else "gamma"))
-EOF
+	python3 "$ROOT/bench/input_lines.py" "$OUT/in.txt"
 	for prog in $GREAL; do
 		cmd=()
 		case $prog in

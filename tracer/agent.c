@@ -791,7 +791,7 @@ void agent_resume(struct session *s, struct thread *t)
 }
 
 /* t stopped while it could log: inside a slot's sequence, the registers
- * the sequence changed come back now and it starts the slot again, or,
+ * the sequence changed come back now and it starts again at the site, or,
  * past the commit, goes on at the displaced instructions, the clock
  * advanced here if the sequence had not (tracer/tramp.c). */
 static void agent_unwind(struct session *s, struct thread *t)
@@ -819,7 +819,10 @@ static void agent_unwind(struct session *s, struct thread *t)
 				 ((d->scr_fl & 1) << 11);
 	if (f.clock)
 		__atomic_fetch_add(&d->now, d->quantum, __ATOMIC_RELAXED);
-	t->regs.rip = slot + f.resume;
+	/* starting again is starting at the site, whose jump leads here:
+	 * a signal's handler (Go's, which asks whether the pc is a safe
+	 * point) sees the program's own pc, as without the slot */
+	t->regs.rip = f.resume ? slot + f.resume : site;
 	t->regs_dirty = true;
 }
 

@@ -416,34 +416,14 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 
 		if (rearm)
 			bp_put(t->p, ob, false);
-		long e = ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
-
-		if (e < 0) {
-			if (rearm)
-				bp_put(t->p, ob, true);
-			COMPUTE("step");
-		}
-		t->regs_valid = false;
-		for (;;) {
-			pid_t w = waitpid(t->tid, status, __WALL);
-
-			if (w == t->tid)
-				break;
-			if (w < 0 && errno != EINTR)
-				return SPIN_GONE;
-		}
-		if (rearm)
-			bp_put(t->p, ob, true);
-		if (!WIFSTOPPED(*status) || WSTOPSIG(*status) != SIGTRAP ||
-		    (*status >> 16))
-			return SPIN_EVENT; /* a signal, an exit, an event */
-		if (regs_get(t))
-			COMPUTE("L157");
-		if (agent_unmoved(t->p, t->regs.rip, &back) && back) {
-			/* an access slot's jump back: not a step of the
-			 * program's */
-			if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
+		/* one step of the program's (an access slot's jump back
+		 * after it is stepped too: it is not the program's) */
+		for (bool first = true;; first = false) {
+			if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0) {
+				if (first && rearm)
+					bp_put(t->p, ob, true);
 				COMPUTE("step");
+			}
 			t->regs_valid = false;
 			for (;;) {
 				pid_t w = waitpid(t->tid, status, __WALL);
@@ -453,11 +433,15 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 				if (w < 0 && errno != EINTR)
 					return SPIN_GONE;
 			}
+			if (first && rearm)
+				bp_put(t->p, ob, true);
 			if (!WIFSTOPPED(*status) || WSTOPSIG(*status) != SIGTRAP ||
 			    (*status >> 16))
-				return SPIN_EVENT;
+				return SPIN_EVENT; /* a signal, an exit, an event */
 			if (regs_get(t))
 				COMPUTE("L157");
+			if (!agent_unmoved(t->p, t->regs.rip, &back) || !back)
+				break;
 		}
 		if (t->regs.rsp < rsp && !rec->bad &&
 		    probe.nw < PROBE_STEPS * 3 - 1) {

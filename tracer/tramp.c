@@ -133,16 +133,22 @@ static bool movable(const cs_insn *ci, struct tramp_insn *ti, uint64_t vaddr)
 	return true;
 }
 
-bool tramp_plan(const uint8_t *code, size_t size, uint64_t vaddr,
-		struct tramp_plan *out)
+/*
+ * The movable instructions at code's start (at vaddr) that cover want
+ * bytes: at least want, or exactly when exact; none a jump with code of
+ * the move after it, none a branch into the moved bytes past the first;
+ * 16 bytes at most (struct bp keeps 16 original bytes).  Sets everything
+ * in *out but ok.
+ */
+static bool plan_moved(const uint8_t *code, size_t size, uint64_t vaddr,
+		       size_t want, bool exact, struct tramp_plan *out)
 {
 	size_t off = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (size < 5 || !open_capstone())
+	if (size < want || !open_capstone())
 		return false;
-	/* the instructions that make up the first 5 bytes */
-	while (off < 5) {
+	while (off < want) {
 		const uint8_t *c = code + off;
 		size_t left = size - off;
 		uint64_t a = vaddr + off;
@@ -158,10 +164,10 @@ bool tramp_plan(const uint8_t *code, size_t size, uint64_t vaddr,
 		ti->len = (uint8_t)insn->size;
 		off += insn->size;
 		out->n++;
-		if (ti->kind == TI_JMP && off < 5)
+		if (ti->kind == TI_JMP && off < want)
 			return false; /* what follows it is not its code */
 	}
-	if (off > 16) /* struct bp keeps 16 original bytes */
+	if (off > 16 || (exact && off != want))
 		return false;
 	out->len = (uint8_t)off;
 	memcpy(out->bytes, code, off);
@@ -171,6 +177,15 @@ bool tramp_plan(const uint8_t *code, size_t size, uint64_t vaddr,
 		if ((out->insn[i].kind == TI_JCC || out->insn[i].kind == TI_JMP) &&
 		    out->insn[i].target > 0 && out->insn[i].target < (int64_t)off)
 			return false;
+	return true;
+}
+
+bool tramp_plan(const uint8_t *code, size_t size, uint64_t vaddr,
+		struct tramp_plan *out)
+{
+	/* the instructions that make up the first 5 bytes */
+	if (!plan_moved(code, size, vaddr, 5, false, out))
+		return false;
 	/* and from anywhere in the function: a linear sweep (glibc keeps no
 	 * data in its text); an undecodable byte ends the plan */
 	const uint8_t *c = code;
@@ -182,7 +197,7 @@ bool tramp_plan(const uint8_t *code, size_t size, uint64_t vaddr,
 			return false;
 		uint64_t t = direct_target(insn);
 
-		if (t > vaddr && t < vaddr + off)
+		if (t > vaddr && t < vaddr + out->len)
 			return false;
 	}
 	out->ok = true;
@@ -260,8 +275,10 @@ static bool emit_displaced(const struct tramp_plan *pl, uint64_t site,
 	return rel32(out + k + 1, slot + k, 5, site + pl->len);
 }
 
-bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
-		uint32_t id, uint64_t page, uint8_t *out)
+/* rax, r11 and the flags back from the page's scratch words, at offset r
+ * of the slot at slot (24 bytes) */
+static bool put_restore(uint8_t *out, uint64_t slot, uint64_t r,
+			uint64_t page)
 {
 	static const uint8_t restore[24] = {
 		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_FL, %rax */
@@ -270,6 +287,16 @@ bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
 		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_RAX, %rax */
 		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,	    /* mov SCR_R11, %r11 */
 	};
+
+	memcpy(out + r, restore, sizeof(restore));
+	return rel32(out + r + 3, slot + r, 7, page + TRAMP_SCR_FL) &&
+	       rel32(out + r + 13, slot + r + 10, 7, page + TRAMP_SCR_RAX) &&
+	       rel32(out + r + 20, slot + r + 17, 7, page + TRAMP_SCR_R11);
+}
+
+bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
+		uint32_t id, uint64_t page, uint8_t *out)
+{
 	static const uint8_t head[107] = {
 		0xff, 0x25, 0, 0, 0, 0,		    /* jmp *table[id] */
 		0x48, 0x89, 0x05, 0, 0, 0, 0,	    /* mov %rax, SCR_RAX */
@@ -295,9 +322,7 @@ bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
 		return false;
 	memset(out, 0xcc, TRAMP_SLOT);
 	memcpy(out, head, sizeof(head));
-	memcpy(out + 107, restore, sizeof(restore));
 	out[131] = 0xe9; /* jmp disp */
-	memcpy(out + TRAMP_FAIL, restore, sizeof(restore));
 	/* rip-relative operands count from their instruction's end (the
 	 * addq's imm8 follows its disp32) */
 	if (!rel32(out + 2, slot + 0, 6, page + TRAMP_TABLE + 8ull * id) ||
@@ -311,15 +336,10 @@ bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
 	    !rel32(out + 87, slot + 84, 8, page + TRAMP_CURSOR) ||
 	    !rel32(out + 95, slot + 92, 7, page + TRAMP_QUANTUM) ||
 	    !rel32(out + 103, slot + 99, 8, page + TRAMP_NOW) ||
-	    !rel32(out + 132, slot + 131, 5, slot + TRAMP_DISP))
+	    !rel32(out + 132, slot + 131, 5, slot + TRAMP_DISP) ||
+	    !put_restore(out, slot, 107, page) ||
+	    !put_restore(out, slot, TRAMP_FAIL, page))
 		return false;
-	for (uint64_t r = 107; r <= TRAMP_FAIL; r += TRAMP_FAIL - 107)
-		if (!rel32(out + r + 3, slot + r, 7, page + TRAMP_SCR_FL) ||
-		    !rel32(out + r + 13, slot + r + 10, 7,
-			   page + TRAMP_SCR_RAX) ||
-		    !rel32(out + r + 20, slot + r + 17, 7,
-			   page + TRAMP_SCR_R11))
-			return false;
 	memcpy(out + 64, &id, 4);
 	return emit_displaced(pl, site, slot, TRAMP_SLOT, out);
 }
@@ -370,61 +390,18 @@ bool tramp_fix(bool access, uint64_t off, struct tramp_fix *f)
 bool tramp_plan_one(const uint8_t *code, size_t len, uint64_t vaddr,
 		    struct tramp_plan *out)
 {
-	const uint8_t *c = code;
-	size_t left = len;
-	uint64_t a = vaddr;
-	struct tramp_insn *ti = &out->insn[0];
-
-	memset(out, 0, sizeof(*out));
-	if (!open_capstone() || !cs_disasm_iter(handle, &c, &left, &a, insn) ||
-	    insn->size < 5 || insn->size > 15 || !movable(insn, ti, vaddr) ||
-	    (ti->kind != TI_PLAIN && ti->kind != TI_RIPREL))
-		return false;
-	ti->len = (uint8_t)insn->size;
-	out->n = 1;
-	out->len = (uint8_t)insn->size;
-	memcpy(out->bytes, code, insn->size);
-	out->ok = true;
-	return true;
+	/* an instruction of 5 bytes or more covers them alone */
+	out->ok = plan_moved(code, len, vaddr, 5, false, out) && out->n == 1 &&
+		  (out->insn[0].kind == TI_PLAIN ||
+		   out->insn[0].kind == TI_RIPREL);
+	return out->ok;
 }
 
 bool tramp_plan_span(const uint8_t *code, size_t size, uint64_t vaddr,
 		     size_t len, struct tramp_plan *out)
 {
-	size_t off = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (len < 5 || len > 16 || size < len || !open_capstone())
-		return false;
-	while (off < len) {
-		const uint8_t *c = code + off;
-		size_t left = size - off;
-		uint64_t a = vaddr + off;
-
-		if (out->n == sizeof(out->insn) / sizeof(out->insn[0]) ||
-		    !cs_disasm_iter(handle, &c, &left, &a, insn))
-			return false;
-		struct tramp_insn *ti = &out->insn[out->n];
-
-		if (!movable(insn, ti, vaddr))
-			return false;
-		ti->off = (uint8_t)off;
-		ti->len = (uint8_t)insn->size;
-		off += insn->size;
-		out->n++;
-		if (ti->kind == TI_JMP && off < len)
-			return false;
-	}
-	if (off != len)
-		return false;
-	for (int i = 0; i < out->n; i++)
-		if ((out->insn[i].kind == TI_JCC || out->insn[i].kind == TI_JMP) &&
-		    out->insn[i].target > 0 && out->insn[i].target < (int64_t)len)
-			return false;
-	out->len = (uint8_t)len;
-	memcpy(out->bytes, code, len);
-	out->ok = true;
-	return true;
+	out->ok = len >= 5 && plan_moved(code, size, vaddr, len, true, out);
+	return out->ok;
 }
 
 /* lea m, %r11 (movabs for an absolute address), nop-padded to 10 bytes */
@@ -507,13 +484,6 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 		       uint64_t site, uint64_t slot, uint64_t page,
 		       uint8_t *out)
 {
-	static const uint8_t restore[24] = {
-		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_FL, %rax */
-		0x04, 0x7f,			    /* add $0x7f, %al: OF */
-		0x9e,				    /* sahf: SF ZF AF PF CF */
-		0x48, 0x8b, 0x05, 0, 0, 0, 0,	    /* mov SCR_RAX, %rax */
-		0x4c, 0x8b, 0x1d, 0, 0, 0, 0,	    /* mov SCR_R11, %r11 */
-	};
 	static const uint8_t head[104] = {
 		0x48, 0x89, 0x05, 0, 0, 0, 0,	    /* mov %rax, SCR_RAX */
 		0x4c, 0x89, 0x1d, 0, 0, 0, 0,	    /* mov %r11, SCR_R11 */
@@ -542,9 +512,7 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 	if (!ea_code(m, out + 14))
 		return false;
 	memcpy(out + 74, &tag, 8);
-	memcpy(out + 104, restore, sizeof(restore));
 	out[128] = 0xe9; /* jmp disp */
-	memcpy(out + TRAMP_FAIL, restore, sizeof(restore));
 	if (!rel32(out + 3, slot + 0, 7, page + TRAMP_SCR_RAX) ||
 	    !rel32(out + 10, slot + 7, 7, page + TRAMP_SCR_R11) ||
 	    !rel32(out + 27, slot + 24, 7, page + TRAMP_SCR_EA) ||
@@ -555,15 +523,10 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 	    !rel32(out + 65, slot + 62, 7, page) ||
 	    !rel32(out + 88, slot + 85, 7, page + TRAMP_SCR_EA) ||
 	    !rel32(out + 99, slot + 96, 8, page + TRAMP_CURSOR) ||
-	    !rel32(out + 129, slot + 128, 5, disp))
+	    !rel32(out + 129, slot + 128, 5, disp) ||
+	    !put_restore(out, slot, 104, page) ||
+	    !put_restore(out, slot, TRAMP_FAIL, page))
 		return false;
-	for (uint64_t r = 104; r <= TRAMP_FAIL; r += TRAMP_FAIL - 104)
-		if (!rel32(out + r + 3, slot + r, 7, page + TRAMP_SCR_FL) ||
-		    !rel32(out + r + 13, slot + r + 10, 7,
-			   page + TRAMP_SCR_RAX) ||
-		    !rel32(out + r + 20, slot + r + 17, 7,
-			   page + TRAMP_SCR_R11))
-			return false;
 	return emit_displaced(pl, site, slot, TRAMP_ASLOT, out);
 }
 

@@ -426,6 +426,65 @@ Test(disasm, scan_elf_finds_own_atomic)
 	free(v);
 }
 
+/* Functions whose first instruction is a 2-byte load (never called):
+ * what follows it decides whether a jump may cover it too. */
+void mv_plain(void), mv_target(void), mv_indirect(void), mv_memnext(void),
+	mv_endbr(void);
+__asm__(".text\n"
+	".globl mv_plain\n.type mv_plain,@function\nmv_plain:\n"
+	"movl (%rdi), %eax\naddl $5, %eax\nret\n.size mv_plain, .-mv_plain\n"
+	/* a branch back into the add */
+	".globl mv_target\n.type mv_target,@function\nmv_target:\n"
+	"movl (%rdi), %eax\n1: addl $5, %eax\ncmpl $9, %eax\njne 1b\nret\n"
+	".size mv_target, .-mv_target\n"
+	/* a jump through a register: any instruction may be its target */
+	".globl mv_indirect\n.type mv_indirect,@function\nmv_indirect:\n"
+	"movl (%rdi), %eax\naddl $5, %eax\njmp *%rsi\n"
+	".size mv_indirect, .-mv_indirect\n"
+	/* the next instruction is an access of its own */
+	".globl mv_memnext\n.type mv_memnext,@function\nmv_memnext:\n"
+	"movl (%rdi), %eax\nmovl %eax, (%rsi)\nret\n"
+	".size mv_memnext, .-mv_memnext\n"
+	/* an endbr64 after it: an indirect branch's landing */
+	".globl mv_endbr\n.type mv_endbr,@function\nmv_endbr:\n"
+	"movl (%rdi), %eax\nendbr64\naddl $5, %eax\nret\n"
+	".size mv_endbr, .-mv_endbr\n");
+
+Test(disasm, scan_elf_says_which_short_accesses_can_move_with_the_next)
+{
+	struct disasm_elf_info info;
+	struct insn_info *v;
+	uint64_t bias = 0;
+	struct {
+		void (*fn)(void);
+		int len;
+		const char *why;
+	} want[] = { { mv_plain, 5, "a load and an add" },
+		     { mv_target, 0, "a branch into the add" },
+		     { mv_indirect, 0, "an indirect jump in the function" },
+		     { mv_memnext, 0, "the next instruction an access" },
+		     { mv_endbr, 0, "an endbr64 inside" } };
+	int n;
+
+	dl_iterate_phdr(main_bias, &bias);
+	n = disasm_scan_elf("/proc/self/exe", DISASM_MEMORY, &v, &info);
+	cr_assert_gt(n, 0, "%d", n);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		uint64_t fn = (uint64_t)(uintptr_t)want[k].fn;
+		int found = -1;
+
+		for (int i = 0; i < n; i++) {
+			disasm_relocate(&v[i], info.pie ? bias : 0);
+			if (v[i].addr == fn)
+				found = v[i].move_len;
+			disasm_relocate(&v[i], info.pie ? -bias : 0);
+		}
+		cr_assert_eq(found, want[k].len, "%s: move_len %d, want %d",
+			     want[k].why, found, want[k].len);
+	}
+	free(v);
+}
+
 Test(disasm, scan_elf_memory_excludes_stack_and_tls)
 {
 	struct insn_info *v;
