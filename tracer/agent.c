@@ -830,6 +830,7 @@ void agent_stopped(struct session *s, pid_t tid, int status)
 {
 	struct agent_data *d = s->ag;
 
+	s->ag_taken = false;
 	if (!d || !s->ag_synced)
 		return;
 	bool on = d->on;

@@ -944,6 +944,7 @@ void session_agent_access(struct session *s, struct thread *t, uint64_t site,
 	    !bp_operand_kind(b, &size, &write))
 		return;
 	s->stop_kinds[STOPK_AGENT_OBSERVE]++;
+	s->ag_taken = true; /* (a breakpoint may go: on_breakpoint) */
 	if (observe_access(s, t, b, site, ea, size, write) && !b->lifted &&
 	    !b->retired && !b->dormant && bp_would_step(b, ea))
 		s->obs_steps++;
@@ -976,6 +977,18 @@ static void observe_point(struct session *s, struct thread *t, struct bp *b)
 		  b->kind == OP_ATOMIC || (b->insn && b->insn->is_atomic) ||
 			  b->src_atomic);
 	s->observed++;
+}
+
+/* t's trap at addr was an int3 (the kernel's) whose byte is no longer
+ * there */
+static bool trap_taken_since(struct thread *t, uint64_t addr)
+{
+	uint8_t now = 0xcc;
+	siginfo_t si;
+
+	return !mem_read(t->p, addr, &now, 1) && now != 0xcc &&
+	       !ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) &&
+	       si.si_code == SI_KERNEL;
 }
 
 static void on_breakpoint(struct session *s, struct thread *t)
@@ -1023,6 +1036,27 @@ static void on_breakpoint(struct session *s, struct thread *t)
 	if (nhit) {
 		if (!watch_point(s, t, hit, nhit))
 			resume(s, t, 0); /* no spinner would go on */
+		return;
+	}
+	if (!b && s->ag_taken && trap_taken_since(t, addr)) {
+		/* an int3 of ours taken out since the thread met it: the
+		 * observations logged before it, taken at this stop, spent
+		 * the budget; its instruction goes on, as it would have */
+		t->regs.rip = addr;
+		t->regs_dirty = true;
+		s->stop_kinds[STOPK_OBSERVE]++;
+		resume(s, t, 0);
+		return;
+	}
+	if (b && b->observe && !b->multi &&
+	    (b->lifted || b->retired || b->dormant)) {
+		/* sampled out or lifted since by the observations logged
+		 * before it (taken at this stop): its byte is back and, as
+		 * without the log, it does not trap */
+		t->regs.rip = addr;
+		t->regs_dirty = true;
+		s->stop_kinds[STOPK_OBSERVE]++;
+		resume(s, t, 0);
 		return;
 	}
 	if (!b) {

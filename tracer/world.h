@@ -140,6 +140,7 @@ struct session {
 	int ag_solo;
 	uint64_t ag_flushed;
 	bool ag_known;	/* ag_solo's points are choices known in advance */
+	bool ag_taken;	/* this stop's flush took logged accesses */
 	char ag_note[128];
 	struct {		/* state keys (tracer/state.c) */
 		bool off;	/* beyond the key for the rest of the run */

@@ -160,13 +160,15 @@ Test(fast_path, same_runs_in_the_systematic_search)
 }
 
 /* `ptloom races` of program with the access slots or without them: its
- * report with the first line (the seconds) cut, and how many of the
- * observation stops were logged in the program instead */
-static char *races_of(const char *program, bool fast,
-		      unsigned long long *logged, unsigned long long *stops)
+ * report with the first line (the seconds) cut, how many of the
+ * observation stops were logged in the program instead, how many
+ * discovery runs failed */
+static char *races_budget(const char *program, const char *budget,
+			  bool fast, unsigned long long *logged,
+			  unsigned long long *stops, int *failed)
 {
-	char *argv[] = { (char *)ptloom(), "races", "--seed", "5", "--",
-			 (char *)program, NULL };
+	char *argv[] = { (char *)ptloom(), "races", "--seed", "5", "--budget",
+			 (char *)budget, "--", (char *)program, NULL };
 
 	setenv("PTLOOM_STATS", "1", 1);
 	struct res r = run_argv(argv, fast ? "PTLOOM_NO_FAST_PATH=0"
@@ -178,6 +180,11 @@ static char *races_of(const char *program, bool fast,
 
 	cr_assert_not_null(l, "`%s`: no discovery statistics\n%s", r.cmd,
 			   r.err);
+	const char *f = strstr(r.err, "ptloom: race discovery ");
+
+	*failed = -1;
+	if (f)
+		sscanf(f, "ptloom: race discovery %*d runs (%d failed)", failed);
 	*logged = *stops = 0;
 	sscanf(l, "observation stops (%llu", logged);
 	while (l > r.err && l[-1] != ',')
@@ -187,6 +194,13 @@ static char *races_of(const char *program, bool fast,
 
 	res_free(&r);
 	return report;
+}
+
+static char *races_of(const char *program, bool fast,
+		      unsigned long long *logged, unsigned long long *stops,
+		      int *failed)
+{
+	return races_budget(program, "50000", fast, logged, stops, failed);
 }
 
 /* Race discovery's observation points on instructions of 5 bytes or more
@@ -202,13 +216,18 @@ Test(fast_path, race_discovery_observes_in_the_program)
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		unsigned long long l_on, l_off, s_on, s_off;
-		char *on = races_of(target(names[i]), true, &l_on, &s_on);
-		char *off = races_of(target(names[i]), false, &l_off, &s_off);
+		int f_on, f_off;
+		char *on = races_of(target(names[i]), true, &l_on, &s_on,
+				    &f_on);
+		char *off = races_of(target(names[i]), false, &l_off, &s_off,
+				     &f_off);
 
 		cr_expect_str_eq(on, off, "%s: other races with the access "
 				 "slots than without", names[i]);
 		cr_expect_eq(s_on, s_off, "%s: %llu observations with the "
 			     "slots, %llu without", names[i], s_on, s_off);
+		cr_expect_eq(f_on, f_off, "%s: %d discovery runs failed with "
+			     "the slots, %d without", names[i], f_on, f_off);
 		cr_expect_gt(l_on, 0, "%s: no observation logged in the "
 			     "program", names[i]);
 		cr_expect_eq(l_off, 0, "%s: %llu observations logged without "
@@ -218,6 +237,29 @@ Test(fast_path, race_discovery_observes_in_the_program)
 		free(on);
 		free(off);
 	}
+}
+
+/* A budget spent at a stop by the accesses logged before it: the
+ * observation points go, and an int3 the thread had already met is not
+ * the program's (before, it was sent SIGTRAP and died); the same
+ * observations and races as at stops. */
+Test(fast_path, a_budget_spent_by_logged_accesses_ends_observation_in_step)
+{
+	unsigned long long l_on, l_off, s_on, s_off;
+	int f_on, f_off;
+	char *on = races_budget(target("bank_nolock_static"), "40", true,
+				&l_on, &s_on, &f_on);
+	char *off = races_budget(target("bank_nolock_static"), "40", false,
+				 &l_off, &s_off, &f_off);
+
+	cr_expect_str_eq(on, off, "other races with the access slots");
+	cr_expect_eq(s_on, s_off, "%llu observations with the slots, %llu "
+		     "without", s_on, s_off);
+	cr_expect_gt(l_on, 0, "no observation logged in the program");
+	cr_expect_eq(f_on, f_off, "%d discovery runs failed with the slots, "
+		     "%d without", f_on, f_off);
+	free(on);
+	free(off);
 }
 
 /* A program that recovers from its own fault (as Go recovers from a nil
