@@ -861,20 +861,30 @@ void agent_stopped(struct session *s, pid_t tid, int status)
 	agent_flush(s);
 }
 
+/* pc is in the displaced instructions of a slot of p's: the breakpoint's
+ * site, whether it is an access slot, the program's own address of the
+ * instruction there (the jump back: the address after the moved ones),
+ * and the breakpoint */
+static bool slot_unmove(struct process *p, uint64_t pc, uint64_t *site,
+			bool *access, uint64_t *opc, struct bp **bp)
+{
+	int off = agent_slot_at(p, pc, site, access);
+
+	return off >= TRAMP_DISP && (*bp = bp_find(p, *site)) && (*bp)->tramp &&
+	       tramp_unmove((*bp)->orig, sizeof((*bp)->orig), *site,
+			    (uint64_t)off, opc);
+}
+
 void agent_fault_pc(struct thread *t, int sig)
 {
 	uint64_t site, pc, caught = 0;
 	bool access;
-	int off;
 	struct bp *b;
 	char path[64];
 	siginfo_t si;
 
 	if (regs_get(t) ||
-	    (off = agent_slot_at(t->p, t->regs.rip, &site, &access)) <
-		    TRAMP_DISP ||
-	    !(b = bp_find(t->p, site)) || !b->tramp ||
-	    !tramp_unmove(b->orig, sizeof(b->orig), site, (uint64_t)off, &pc))
+	    !slot_unmove(t->p, t->regs.rip, &site, &access, &pc, &b))
 		return;
 	/* an access slot's one instruction faulted (the kernel's signal):
 	 * its own address, caught or not, as at its int3, so that a
@@ -923,7 +933,7 @@ int agent_slot_at(const struct process *p, uint64_t pc, uint64_t *site,
 		/* the site is in the slot's code (tramp_emit_access) */
 		uint64_t slot = pc - (pc - p->ag_near) % TRAMP_ASLOT, tag = 0;
 
-		if (mem_read((struct process *)p, slot + 74, &tag, 8) ||
+		if (mem_read((struct process *)p, slot + TRAMP_ASITE, &tag, 8) ||
 		    !(tag & TRAMP_ACCESS))
 			return -1;
 		*site = tag & ~TRAMP_ACCESS;
@@ -944,14 +954,11 @@ uint64_t agent_unmoved(struct process *p, uint64_t pc, bool *back)
 {
 	uint64_t site, opc;
 	bool access;
-	int off = agent_slot_at(p, pc, &site, &access);
 	struct bp *b;
 
 	if (back)
 		*back = false;
-	if (off < TRAMP_DISP || !access || !(b = bp_find(p, site)) ||
-	    !b->tramp ||
-	    !tramp_unmove(b->orig, sizeof(b->orig), site, (uint64_t)off, &opc))
+	if (!slot_unmove(p, pc, &site, &access, &opc, &b) || !access)
 		return 0;
 	if (back)
 		*back = opc == site + b->plen;

@@ -415,18 +415,17 @@ static void place_access(struct session *ss, struct process *s)
 
 void bp_access_int3(struct process *p)
 {
-	static const uint8_t int3 = 0xcc;
-
 	for (size_t i = 0; i < p->nbps; i++) {
 		struct bp *b = &p->bps[i];
 
 		if (!b->access || b->by_int3)
 			continue;
 		b->by_int3 = true;
-		/* (a jump over several instructions stays while sampled
-		 * out: it becomes the int3 too) */
+		/* armed again, as an int3 now (a jump over several
+		 * instructions stays while sampled out: it becomes the
+		 * int3 too) */
 		if (b->multi || (!b->lifted && !b->retired && !b->dormant))
-			mem_write(p, b->addr, &int3, 1);
+			bp_put(p, b, true);
 	}
 	p->acc_int3 = true;
 }

@@ -991,6 +991,16 @@ static bool trap_taken_since(struct thread *t, uint64_t addr)
 	       si.si_code == SI_KERNEL;
 }
 
+/* t's trap is no point: t goes on at rip (a stop of kind) */
+static void pass_on(struct session *s, struct thread *t, uint64_t rip,
+		    int kind)
+{
+	t->regs.rip = rip;
+	t->regs_dirty = true;
+	s->stop_kinds[kind]++;
+	resume(s, t, 0);
+}
+
 static void on_breakpoint(struct session *s, struct thread *t)
 {
 	if (regs_get(t)) {
@@ -1009,24 +1019,23 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		if (!b || b->tramp != addr - TRAMP_INT3 ||
 		    (access && (b->lifted || b->retired || b->dormant))) {
 			/* lifted since: the call or access goes on */
-			t->regs.rip = addr + 1;
-			t->regs_dirty = true;
-			s->stop_kinds[access ? STOPK_OBSERVE : STOPK_CALL]++;
-			resume(s, t, 0);
+			pass_on(s, t, addr + 1,
+				access ? STOPK_OBSERVE : STOPK_CALL);
 			return;
 		}
 		addr = site;
 	} else {
 		b = bp_find(t->p, addr);
-		if (b && b->multi && b->tramp &&
-		    (b->lifted || b->retired || b->dormant)) {
-			/* an access point entered through its int3 (another
-			 * thread ran beside), sampled out or lifted: its jump
-			 * stays, so the int3 does; it goes on in its slot */
-			t->regs.rip = b->tramp + TRAMP_DISP;
-			t->regs_dirty = true;
-			s->stop_kinds[STOPK_OBSERVE]++;
-			resume(s, t, 0);
+		if (b && b->observe && (b->lifted || b->retired || b->dormant)) {
+			/* sampled out or lifted since by the observations
+			 * logged before it (taken at this stop): as without
+			 * the log it does not trap.  Its byte is back, or,
+			 * for a jump over several instructions (an access
+			 * point entered through its int3: another thread
+			 * ran beside), the jump stays and so does the int3:
+			 * it goes on in its slot */
+			pass_on(s, t, b->multi ? b->tramp + TRAMP_DISP : addr,
+				STOPK_OBSERVE);
 			return;
 		}
 	}
@@ -1042,21 +1051,7 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		/* an int3 of ours taken out since the thread met it: the
 		 * observations logged before it, taken at this stop, spent
 		 * the budget; its instruction goes on, as it would have */
-		t->regs.rip = addr;
-		t->regs_dirty = true;
-		s->stop_kinds[STOPK_OBSERVE]++;
-		resume(s, t, 0);
-		return;
-	}
-	if (b && b->observe && !b->multi &&
-	    (b->lifted || b->retired || b->dormant)) {
-		/* sampled out or lifted since by the observations logged
-		 * before it (taken at this stop): its byte is back and, as
-		 * without the log, it does not trap */
-		t->regs.rip = addr;
-		t->regs_dirty = true;
-		s->stop_kinds[STOPK_OBSERVE]++;
-		resume(s, t, 0);
+		pass_on(s, t, addr, STOPK_OBSERVE);
 		return;
 	}
 	if (!b) {

@@ -511,7 +511,7 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 	memcpy(out, head, sizeof(head));
 	if (!ea_code(m, out + 14))
 		return false;
-	memcpy(out + 74, &tag, 8);
+	memcpy(out + TRAMP_ASITE, &tag, 8);
 	out[128] = 0xe9; /* jmp disp */
 	if (!rel32(out + 3, slot + 0, 7, page + TRAMP_SCR_RAX) ||
 	    !rel32(out + 10, slot + 7, 7, page + TRAMP_SCR_R11) ||

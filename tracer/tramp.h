@@ -110,6 +110,9 @@ bool tramp_fix(bool access, uint64_t off, struct tramp_fix *f);
  */
 #define TRAMP_ASLOT 192
 #define TRAMP_SCR_EA 88
+/* where in an access slot its entry's first word (site | TRAMP_ACCESS)
+ * is, as an immediate: the supervisor reads a slot's site there */
+#define TRAMP_ASITE 74
 #define TRAMP_ACCESS (1ull << 63)
 struct disasm_mem;
 /* One instruction at vaddr (code[0..len)) that can move alone: 5 bytes
