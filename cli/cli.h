@@ -147,6 +147,10 @@ int objects_changed(const struct schedule *s, char *buf, size_t len);
 /* The replay r mapped other objects than the recording: 1 and why. */
 int objects_differ(const struct schedule *s, const struct run_result *r,
 		   char *buf, size_t len);
+/* The replay r did not get the ids the recording's threads had (replay's
+ * session_config.ids): 1 and which. */
+int ids_differ(const struct schedule *s, const struct run_result *r,
+	       char *buf, size_t len);
 void schedule_set_points(struct schedule *s, const struct user_point *p,
 			 size_t n);
 /* Before the first run: can the schedule files (out_dir: o->out_dir) and

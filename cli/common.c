@@ -1092,6 +1092,25 @@ int objects_differ(const struct schedule *s, const struct run_result *r,
 	return 0;
 }
 
+int ids_differ(const struct schedule *s, const struct run_result *r,
+	       char *buf, size_t len)
+{
+	int t = r->id_refused_thread;
+
+	buf[0] = 0;
+	if (!r->ids_refused || t < 0 || t >= s->nthread_ids)
+		return 0;
+	snprintf(buf, len, "T%d did not get its recorded %s %d (%s)%s: a "
+			   "program that reads its ids (prints its pid, names "
+			   "a file after it) runs differently",
+		 t, t == 0 ? "pid" : "id", (int)s->thread_ids[t],
+		 tracer_may_set_ids() ? "another process has it"
+				      : "asking for an id takes root or "
+					"CAP_CHECKPOINT_RESTORE",
+		 r->ids_refused > 1 ? " and others did not either" : "");
+	return 1;
+}
+
 void schedule_from_run(struct schedule *s, const struct program *p,
 		       const struct common_opts *o, const char *strategy,
 		       int bound, const struct run_result *r)
@@ -1162,6 +1181,12 @@ void schedule_from_run(struct schedule *s, const struct program *p,
 		for (int i = 0; i < s->nthread_backtraces; i++)
 			s->thread_backtraces[i] = xstrdup(
 				r->threads[i].backtrace);
+	}
+	if (r->nids > 0 && (s->thread_ids = calloc((size_t)r->nids,
+						    sizeof(*s->thread_ids)))) {
+		memcpy(s->thread_ids, r->ids,
+		       (size_t)r->nids * sizeof(*s->thread_ids));
+		s->nthread_ids = r->nids;
 	}
 	objects_from_run(s, r);
 }

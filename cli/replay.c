@@ -405,6 +405,10 @@ static int setup(int argc, char **argv, const char *cmd,
 		rs->cfg.user_points = NULL;
 		rs->cfg.nuser_points = 0;
 		rs->cfg.points &= ~POINTS_RACES;
+	} else {
+		/* the ids the recording's threads and processes had */
+		rs->cfg.ids = rs->sch.thread_ids;
+		rs->cfg.nids = rs->sch.nthread_ids;
 	}
 	/* is it the recorded binary? */
 	if (!rs->through && (rs->sch.program_size || rs->sch.build_id_len)) {
@@ -971,6 +975,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	if ((div[0] || r.failure == FAIL_DIVERGED) && !rs.identity[0])
 		objects_differ(&rs.sch, &r, rs.identity, sizeof(rs.identity));
+	if ((div[0] || r.failure == FAIL_DIVERGED) && !rs.identity[0])
+		ids_differ(&rs.sch, &r, rs.identity, sizeof(rs.identity));
 	bool failed = r.failure != FAIL_NONE && r.failure != FAIL_DIVERGED &&
 		      r.failure != FAIL_KILLED && r.failure != FAIL_STEPS &&
 		      r.failure != FAIL_SLOW;

@@ -27,6 +27,7 @@
 #define _GNU_SOURCE /* asprintf, strdup, strndup */
 #endif
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -325,6 +326,8 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 	    s->nthread_backtraces < 0 ||
 	    s->nthread_backtraces > SCHEDULE_MAX_THREADS ||
 	    (s->nthread_backtraces && !s->thread_backtraces) ||
+	    s->nthread_ids < 0 || s->nthread_ids > SCHEDULE_MAX_THREADS ||
+	    (s->nthread_ids && !s->thread_ids) ||
 	    (s->argc && !s->argv) || (s->nenv && !s->env) ||
 	    (s->nthread_names && !s->thread_names) ||
 	    (s->ndecisions && !s->decisions) ||
@@ -339,6 +342,12 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 		       s->nobjects, SCHEDULE_MAX_OBJECTS);
 		return -EINVAL;
 	}
+	for (i = 0; i < (size_t)s->nthread_ids; i++)
+		if (s->thread_ids[i] < 0 || s->thread_ids[i] > SCHEDULE_MAX_ID) {
+			seterr(err, errlen, "thread id %zu is %d (0 to %u)", i,
+			       (int)s->thread_ids[i], SCHEDULE_MAX_ID);
+			return -EINVAL;
+		}
 	if (s->nuncovered && !s->uncovered) {
 		seterr(err, errlen, "inconsistent counts and arrays");
 		return -EINVAL;
@@ -761,6 +770,26 @@ static int convert(const Ptloom__Schedule *m, struct schedule *s, char *err,
 		if (r)
 			return r;
 	}
+
+	if (m->n_thread_ids > SCHEDULE_MAX_THREADS) {
+		seterr(err, errlen, "%zu thread ids (at most %u)",
+		       m->n_thread_ids, SCHEDULE_MAX_THREADS);
+		return -EINVAL;
+	}
+	s->thread_ids = alloc_array(m->n_thread_ids, sizeof(*s->thread_ids),
+				    err, errlen);
+	if (!s->thread_ids)
+		return -ENOMEM;
+	for (i = 0; i < m->n_thread_ids; i++) {
+		if (m->thread_ids[i] > SCHEDULE_MAX_ID) {
+			seterr(err, errlen, "thread id %zu is %" PRIu32
+			       " (at most %u)", i, m->thread_ids[i],
+			       SCHEDULE_MAX_ID);
+			return -EINVAL;
+		}
+		s->thread_ids[i] = (int32_t)m->thread_ids[i];
+	}
+	s->nthread_ids = (int)m->n_thread_ids;
 
 	if (m->n_loaded_objects > SCHEDULE_MAX_OBJECTS) {
 		seterr(err, errlen, "%zu loaded objects (at most %u)",
@@ -1605,6 +1634,9 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 		w->bts[i] = bin(s->thread_backtraces[i]);
 	w->m.n_thread_backtraces = w->bts ? (size_t)s->nthread_backtraces : 0;
 	w->m.thread_backtraces = w->bts;
+	/* the same bits: check_schedule refused a negative id */
+	w->m.n_thread_ids = (size_t)s->nthread_ids;
+	w->m.thread_ids = (uint32_t *)s->thread_ids;
 	for (i = 0; i < ny; i++) {
 		ptloom__symbol__init(&w->sym[i]);
 		w->sym[i].addr = s->syms[i].addr;
@@ -1789,6 +1821,7 @@ void schedule_free(struct schedule *s)
 	for (i = 0; s->thread_backtraces && i < s->nthread_backtraces; i++)
 		free(s->thread_backtraces[i]);
 	free(s->thread_backtraces);
+	free(s->thread_ids);
 	for (j = 0; s->syms && j < s->nsyms; j++)
 		free(s->syms[j].text);
 	free(s->syms);

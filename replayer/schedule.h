@@ -22,6 +22,7 @@
 #define SCHEDULE_MAX_USER_POINTS (1u << 20)
 #define SCHEDULE_MAX_ARGS (1u << 16)	    /* argv and env entries, each */
 #define SCHEDULE_MAX_THREADS 65536	    /* T-numbers are 0..65535 */
+#define SCHEDULE_MAX_ID 4194304		    /* the kernel's PID_MAX_LIMIT */
 #define SCHEDULE_MAX_SYMBOLS (SCHEDULE_MAX_EVENTS * 2) /* syms entries */
 #define SCHEDULE_MAX_SYMBOL_TEXT 4096	    /* bytes of a sym's text */
 #define SCHEDULE_MAX_OBJECTS 4096	    /* loaded objects */
@@ -103,6 +104,11 @@ struct schedule {
 	uint64_t cov_pairs, cov_covered;
 	struct schedule_pair *uncovered;
 	size_t nuncovered;
+	/* the kernel id of each T-number in the run (index = T-number;
+	 * 0: not known), at most SCHEDULE_MAX_THREADS, each at most
+	 * SCHEDULE_MAX_ID; empty in older files */
+	int32_t *thread_ids;
+	int nthread_ids;
 };
 
 /* Returns 0, or -EINVAL/-errno with a one-line reason in err (no newline,

@@ -1656,6 +1656,7 @@ void on_fork_event(struct session *s, int parent_idx, int ev)
 	q->exec_seen = pt->p->exec_seen;
 	q->set_pin = pt->p->set_pin;
 	pt = thread_born(s, c, parent_idx, true);
+	thread_clone_made(s, pt, c);
 	if (ev == PTRACE_EVENT_VFORK) {
 		q->vfork_parent = pt->idx;
 		pt->st = SCHED_BLOCKED;

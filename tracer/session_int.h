@@ -84,15 +84,26 @@ int mem_access_user(struct process *p, uint64_t addr, void *buf, size_t len,
 		    bool write);
 int regs_get(struct thread *t);
 int regs_set(struct thread *t);
-/* tracer/thread.c: thread t, at its thread clone's seccomp stop, asks for
- * the id the thread of this index had in the exploration's earlier runs */
+/* tracer/thread.c: thread t, at its clone's seccomp stop (a thread's or a
+ * process's), asks for the id the new T-number is to have
+ * (thread_wanted_id) */
 void thread_clone_same_tid(struct session *s, struct thread *t);
+/* the id T-number idx asks for: the recording's (session_config.ids),
+ * else the one it had in this process's earlier runs; 0: none */
+pid_t thread_wanted_id(const struct session *s, int idx);
+/* T-number idx has kernel id got (its first thread's pid for a process) */
+void thread_note_id(struct session *s, int idx, pid_t got);
+/* c was made by parent's clone or fork: its id noted, the registers
+ * thread_clone_same_tid changed put back */
+void thread_clone_made(struct session *s, struct thread *parent,
+		       struct thread *c);
 /* the thread clone t resumed with thread_clone_same_tid failed (t is at
  * the syscall's exit): the clone runs again as the program made it */
 void thread_clone_retry(struct session *s, struct thread *t);
 
 /* tracer/spawn.c */
-int spawn_program(const struct session_config *cfg, int outfd, pid_t *pid);
+int spawn_program(const struct session_config *cfg, int outfd, pid_t want,
+		  pid_t *pid);
 void spawn_register(pid_t pid);
 /* The key that lets a syscall of the launcher's children pass the seccomp
  * filter untraced (its sixth argument). */

@@ -86,6 +86,7 @@ struct launch_req {
 	int32_t cpu;	/* -1: do not pin */
 	uint32_t argc, envc;
 	uint32_t has_out; /* the output memfd rides along (SCM_RIGHTS) */
+	int32_t want;	/* the pid to ask for (clone3's set_tid); 0: any */
 };
 #define LAUNCH_MAGIC 0x504c4e43u
 #define LAUNCH_MAX (4u << 20)	/* bytes of argv + environment */
@@ -315,8 +316,23 @@ static __attribute__((noreturn)) void launcher_main(int sock)
 		if (!split_request(&q)) {
 			pid = -E2BIG;
 		} else {
-			pid = ksys(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0,
-				   0);
+			/* the pid asked for, if the kernel gives it (root or
+			 * CAP_CHECKPOINT_RESTORE, and free); else any */
+			pid = -1;
+			if (q.want > 0) {
+				pid_t w = q.want;
+				/* no exit_signal: CLONE_PARENT's is the
+				 * launcher's own (SIGCHLD), as with clone */
+				uint64_t ca[10] = { [0] = CLONE_PARENT,
+						    [8] = (uintptr_t)&w,
+						    [9] = 1 };
+
+				pid = ksys(SYS_clone3, (long)ca, sizeof(ca), 0,
+					   0, 0);
+			}
+			if (pid < 0)
+				pid = ksys(SYS_clone, CLONE_PARENT | SIGCHLD, 0,
+					   0, 0, 0);
 			if (pid == 0)
 				launch_child(&q, q.has_out ? outfd : -1, sock);
 		}
@@ -398,9 +414,10 @@ unsigned tracer_filters_installed(void)
 }
 
 /* Ask the launcher for a new process; its pid, or -errno. */
-static long launch(const struct session_config *cfg, int outfd)
+static long launch(const struct session_config *cfg, int outfd, pid_t want)
 {
-	struct launch_req q = { .magic = LAUNCH_MAGIC, .cpu = cfg->cpu };
+	struct launch_req q = { .magic = LAUNCH_MAGIC, .cpu = cfg->cpu,
+				.want = want };
 	size_t len = 0;
 
 	for (char *const *a = cfg->argv; *a; a++, q.argc++)
@@ -468,7 +485,8 @@ static long launch(const struct session_config *cfg, int outfd)
 	return r ? r : (long)reply;
 }
 
-int spawn_program(const struct session_config *cfg, int outfd, pid_t *out)
+int spawn_program(const struct session_config *cfg, int outfd, pid_t want,
+		  pid_t *out)
 {
 	int st;
 	long pid = -EPIPE;
@@ -479,7 +497,7 @@ int spawn_program(const struct session_config *cfg, int outfd, pid_t *out)
 
 		if (e)
 			return e;
-		pid = launch(cfg, outfd);
+		pid = launch(cfg, outfd, want);
 		if (pid == -EPIPE)
 			launcher_close();
 	}

@@ -550,6 +550,41 @@ static bool set_tid_allowed(void)
 	return may_set_tid == 1;
 }
 
+/* The id T-number idx asks the kernel for: the recording's
+ * (session_config.ids), else the one it had in this process's first run
+ * that made it; 0: none. */
+pid_t thread_wanted_id(const struct session *s, int idx)
+{
+	const struct session_config *c = s->cfg;
+
+	if (idx >= 0 && idx < c->nids && c->ids && c->ids[idx] > 0)
+		return c->ids[idx];
+	return idx >= 0 && idx < TID_SLOTS ? tid_slot[idx] : 0;
+}
+
+/* T-number idx got kernel id got: later runs ask for it (a process that
+ * took the first run's after a wrap keeps it: the kernel's id is this
+ * index's from then on); one the recording had is counted if it is not. */
+void thread_note_id(struct session *s, int idx, pid_t got)
+{
+	const struct session_config *c = s->cfg;
+
+	if (idx < 0)
+		return;
+	if (idx < TID_SLOTS)
+		tid_slot[idx] = got;
+	if (idx < c->nids && c->ids && c->ids[idx] > 0 &&
+	    c->ids[idx] != got && !s->res->ids_refused++)
+		s->res->id_refused_thread = idx;
+}
+
+/* Thread t's clone (a thread's or a process's) asks for the id the new
+ * T-number had before (thread_wanted_id). */
+bool tracer_may_set_ids(void)
+{
+	return set_tid_allowed();
+}
+
 void thread_clone_same_tid(struct session *s, struct thread *t)
 {
 	struct user_regs_struct *r = &t->regs;
@@ -559,9 +594,8 @@ void thread_clone_same_tid(struct session *s, struct thread *t)
 	int idx = s->nth;
 	pid_t want;
 
-	if (idx <= 0 || idx >= TID_SLOTS || !(want = tid_slot[idx]) ||
-	    !t->clone_thread || t->stop != STOP_SECCOMP || regs_get(t) ||
-	    !set_tid_allowed())
+	if (idx <= 0 || !(want = thread_wanted_id(s, idx)) ||
+	    t->stop != STOP_SECCOMP || regs_get(t) || !set_tid_allowed())
 		return;
 	if (r->orig_rax == SYS_clone3) {
 		size = r->rsi;
@@ -593,7 +627,7 @@ void thread_clone_same_tid(struct session *s, struct thread *t)
 	} else {
 		return;
 	}
-	if ((a[0] & new_ns) || !(a[0] & CLONE_THREAD))
+	if (a[0] & new_ns)
 		return;
 	/* free now (a process that took it after a wrap keeps it: the
 	 * kernel's id is this index's from then on); PTLOOM_SET_TID_TAKEN=1
@@ -631,6 +665,14 @@ static void clone_regs_back(struct thread *t)
 	t->regs.orig_rax = t->clone_nr;
 	t->regs_dirty = true;
 	t->tid_clone = false;
+}
+
+void thread_clone_made(struct session *s, struct thread *parent,
+		       struct thread *c)
+{
+	thread_note_id(s, c->idx, c->tid);
+	if (parent->tid_clone)
+		clone_regs_back(parent);
 }
 
 void thread_clone_retry(struct session *s, struct thread *t)
@@ -712,11 +754,8 @@ static void on_clone_event(struct session *s, int parent_idx)
 	if (!c)
 		return;
 	c->ctid = ctid;
-	if (c->idx < TID_SLOTS)
-		tid_slot[c->idx] = c->tid;
 	p = thread_born(s, c, parent_idx, false);
-	if (p->tid_clone)
-		clone_regs_back(p);
+	thread_clone_made(s, p, c);
 	/*
 	 * The return from clone is a scheduling point too: the new thread
 	 * may run before its creator goes on (an order violation: the

@@ -350,6 +350,13 @@ struct session_config {
 	/* the program's child processes run freely, unscheduled (today's
 	 * --free-children); else every process is under ptloom */
 	bool free_children;
+	/* the kernel id (pid of a process's first thread, else tid) each
+	 * T-number is to have, as the run a schedule file recorded had them
+	 * (index = T-number; 0 or past nids: the first run's of this
+	 * process, as without): asked for with clone3's set_tid, which
+	 * needs CAP_CHECKPOINT_RESTORE or root, and an id still free */
+	const int32_t *ids;
+	int nids;
 	/* a process other than the first that dies of a crash signal
 	 * (run_result.child_crash_sig) fails the run as FAIL_CRASH, whatever
 	 * the command's exit status (--fail-on-child-crash) */
@@ -515,6 +522,13 @@ struct run_result {
 	uint32_t capped, capped_most;
 	struct thread_report *threads; /* per-thread state at the end */
 	int nthreads;
+	/* each T-number's kernel id in this run (index = T-number) */
+	int32_t *ids;
+	int nids;
+	/* session_config.ids the kernel did not give: how many, and the
+	 * first (its T-number, -1: none) */
+	int ids_refused;
+	int id_refused_thread;
 	double seconds;		/* wall-clock duration */
 	struct sym_entry *syms;	/* with cfg->symbolize_trace */
 	size_t nsyms;
@@ -618,6 +632,9 @@ void tracer_kill_all(void);
 /* Forget the thread ids earlier runs gave each thread index (a -j
  * worker's runs choose their own; tracer/thread.c). */
 void tracer_forget_tids(void);
+/* May this process choose its programs' ids (clone3's set_tid: root or
+ * CAP_CHECKPOINT_RESTORE; PTLOOM_NO_SET_TID=1 says no, for tests)? */
+bool tracer_may_set_ids(void);
 
 /* Seccomp filters this process installed (one per launcher: see
  * tracer/spawn.c); PTLOOM_STATS reports it. */

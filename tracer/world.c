@@ -1468,7 +1468,7 @@ static void schedule(struct session *s)
 				collect_objects(s, t->p);
 			if (t->clone_thread && !s->from_checkpoint)
 				note_exe(s, t->p);
-			if (t->clone_thread && !t->fork_return)
+			if (!t->fork_return)
 				thread_clone_same_tid(s, t);
 			break;
 		case OP_CALL:
@@ -1783,6 +1783,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 
 	memset(res, 0, sizeof(*res));
 	res->thread = -1;
+	res->id_refused_thread = -1;
 	memset(s, 0, sizeof(*s));
 	s->cfg = cfg;
 	s->strat = strat;
@@ -1815,7 +1816,10 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 		s->outfd = cfg->pass_output
 				   ? -1
 				   : memfd_create("ptloom-output", MFD_CLOEXEC);
-		r = spawn_program(cfg, s->outfd, &s->pid);
+		r = spawn_program(cfg, s->outfd,
+				  tracer_may_set_ids() ? thread_wanted_id(s, 0)
+						       : 0,
+				  &s->pid);
 		if (r) {
 			if (s->outfd >= 0)
 				close(s->outfd);
@@ -1835,6 +1839,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 			return -ENOMEM;
 		}
 	}
+	thread_note_id(s, 0, s->pid);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, &old_sa);
 	setitimer(ITIMER_REAL, &it, &old_it);
@@ -1951,6 +1956,11 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 		on_status(s, tid, status);
 	}
 	conclude(s);
+	if ((res->ids = calloc((size_t)s->nth + 1, sizeof(*res->ids)))) {
+		for (int i = 0; i < s->nth; i++)
+			res->ids[i] = s->th[i].tid;
+		res->nids = s->nth;
+	}
 	/* names of other processes' threads go into the schedule file, and
 	 * a policy's (Python threading names); a tree's threads by process
 	 * also when it passed (the minimiser maps one run's T-numbers to
@@ -2074,5 +2084,6 @@ void run_result_free(struct run_result *res)
 	free(res->events);
 	free(res->decisions);
 	free(res->threads);
+	free(res->ids);
 	memset(res, 0, sizeof(*res));
 }

@@ -68,6 +68,42 @@ Test(replay, exit_code_replays_20_of_20)
 	replays_20_of_20(target("exit_code"), "exit");
 }
 
+/*
+ * A program whose scheduling points depend on its pid and thread ids (and
+ * its forked child's pid): the replay asks the kernel for the ids the
+ * recording had, so it is exact even though the pids have moved on since.
+ */
+Test(replay, a_program_that_reads_its_ids_replays_exactly)
+{
+	if (geteuid() != 0)
+		cr_skip_test("not root: the kernel lets only a process with "
+			     "CAP_CHECKPOINT_RESTORE choose ids");
+	struct res r = RUN(target("reads_its_ids"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	replays_exactly(&r, "exit"); /* three times */
+	res_free(&r);
+}
+
+/* Where the recorded ids cannot be had, a replay that diverges says that
+ * is the likely cause. */
+Test(replay, a_replay_without_the_recorded_ids_names_them)
+{
+	struct found f = find(target("reads_its_ids"));
+	char *cmd;
+
+	cr_assert(asprintf(&cmd, "PTLOOM_NO_SET_TID=1 %s", f.replay) > 0);
+	struct res r = sh(cmd);
+
+	assert_contains(r.out, "diverged at step", "the replay's output");
+	assert_contains(r.out, "did not get its recorded pid",
+			"the replay's output");
+	assert_contains(r.out, "CAP_CHECKPOINT_RESTORE", "the replay's output");
+	res_free(&r);
+	free(cmd);
+	found_free(&f);
+}
+
 /* The failure's preemptions in a replay of schedule. */
 static long replayed_preemptions(const char *schedule, const char *program)
 {
