@@ -54,6 +54,8 @@ static const int traced_syscalls[] = {
 	SYS_epoll_pwait, SYS_epoll_pwait2, SYS_wait4, SYS_waitid, SYS_kill,
 	SYS_tgkill, SYS_tkill, SYS_clock_gettime, SYS_gettimeofday, SYS_time,
 	SYS_getrandom, SYS_set_tid_address, SYS_futex_waitv,
+	/* the machine's momentary state (syscall.c) */
+	SYS_getrusage, SYS_times, SYS_sysinfo,
 	SYS_clock_getres, PTLOOM_SYSCALL_NR, SYS_flock,
 	/* the CPUs of a native run (syscall.c) */
 	SYS_sched_getaffinity, SYS_sched_setaffinity,

@@ -19,13 +19,16 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
+#include <sys/times.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -191,6 +194,74 @@ static void emulate_time(struct session *s, struct thread *t)
 	if (t->regs.rdi)
 		mem_write(t->p, t->regs.rdi, &v, sizeof(v));
 	skip(t, v);
+}
+
+/*
+ * What the machine's momentary state would answer, answered from the run:
+ * a native run's CPU times, context switches and page faults, its load
+ * average, free memory and uptime change from run to run and with the
+ * load beside it, and a program that reads them (a runtime sizing a pool
+ * by free memory, a test printing its CPU time) would otherwise run
+ * differently in a replay.  CPU time is the virtual clock's (as
+ * CLOCK_PROCESS_CPUTIME_ID), the counters 0; the machine's constants
+ * (total memory and swap) stay the kernel's.
+ */
+static void emulate_getrusage(struct session *s, struct thread *t)
+{
+	int who = (int)t->regs.rdi;
+	struct rusage ru;
+
+	s->now += s->quantum;
+	if (who != RUSAGE_SELF && who != RUSAGE_THREAD &&
+	    who != RUSAGE_CHILDREN) {
+		skip(t, -EINVAL);
+		return;
+	}
+	memset(&ru, 0, sizeof(ru));
+	if (who != RUSAGE_CHILDREN) {
+		uint64_t v = clock_now(s, CLOCK_PROCESS_CPUTIME_ID);
+
+		ru.ru_utime.tv_sec = (time_t)(v / 1000000000ull);
+		ru.ru_utime.tv_usec = (suseconds_t)(v % 1000000000ull / 1000);
+	}
+	skip(t, mem_write(t->p, t->regs.rsi, &ru, sizeof(ru)) ? -EFAULT : 0);
+}
+
+static void emulate_times(struct session *s, struct thread *t)
+{
+	s->now += s->quantum;
+	/* clock ticks of 10 ms (sysconf(_SC_CLK_TCK) is 100 on Linux) */
+	int64_t ticks = (int64_t)(clock_now(s, CLOCK_MONOTONIC) / 10000000ull);
+	struct tms tm = { .tms_utime = (clock_t)ticks };
+
+	if (t->regs.rdi && mem_write(t->p, t->regs.rdi, &tm, sizeof(tm))) {
+		skip(t, -EFAULT);
+		return;
+	}
+	skip(t, ticks);
+}
+
+static void emulate_sysinfo(struct session *s, struct thread *t)
+{
+	struct sysinfo si;
+	int live = 0;
+
+	s->now += s->quantum;
+	if (sysinfo(&si)) {
+		skip(t, -errno);
+		return;
+	}
+	for (int i = 0; i < s->nth; i++)
+		live += s->th[i].st != SCHED_DEAD;
+	si.uptime = (long)(clock_now(s, CLOCK_MONOTONIC) / 1000000000ull);
+	memset(si.loads, 0, sizeof(si.loads));
+	si.freeram = si.totalram / 2;
+	si.sharedram = 0;
+	si.bufferram = 0;
+	si.freeswap = si.totalswap;
+	si.procs = (unsigned short)live;
+	si.freehigh = si.totalhigh / 2;
+	skip(t, mem_write(t->p, t->regs.rdi, &si, sizeof(si)) ? -EFAULT : 0);
 }
 
 /* len bytes of the --seed stream to addr: the call's result */
@@ -753,6 +824,15 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return handled();
 	case SYS_getrandom:
 		emulate_getrandom(s, t);
+		return handled();
+	case SYS_getrusage:
+		emulate_getrusage(s, t);
+		return handled();
+	case SYS_times:
+		emulate_times(s, t);
+		return handled();
+	case SYS_sysinfo:
+		emulate_sysinfo(s, t);
 		return handled();
 	case SYS_sched_getaffinity:
 		emulate_getaffinity(s, t);

@@ -1186,6 +1186,9 @@ static int syscall_stop_kind(const struct thread *t)
 	case SYS_gettimeofday:
 	case SYS_time:
 	case SYS_getrandom:
+	case SYS_getrusage:
+	case SYS_times:
+	case SYS_sysinfo:
 		return STOPK_CLOCK;
 	case SYS_read:
 	case SYS_readv:

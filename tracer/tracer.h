@@ -439,7 +439,8 @@ enum stop_count_kind {
 	STOPK_FUTEX_WAKE,	/* futex wake, wake_op, requeue */
 	STOPK_YIELD,		/* sched_yield, ptloom_yield */
 	STOPK_SLEEP,		/* nanosleep, clock_nanosleep */
-	STOPK_CLOCK,		/* clock_gettime, gettimeofday, time, getrandom */
+	STOPK_CLOCK,		/* clock_gettime, gettimeofday, time, getrandom,
+				 * getrusage, times, sysinfo */
 	STOPK_IO,		/* read, write, send, recv, accept, connect */
 	STOPK_POLL,		/* poll, select, epoll_wait */
 	STOPK_CLONE,		/* clone, clone3 (threads and forks) */

@@ -85,6 +85,18 @@ Test(replay, a_program_that_reads_its_ids_replays_exactly)
 	res_free(&r);
 }
 
+/* A program whose scheduling points depend on its CPU time, context
+ * switches, page faults, load average, free memory and uptime (getrusage,
+ * times, sysinfo) replays exactly: they are the run's, not the machine's. */
+Test(replay, a_program_that_reads_the_machine_state_replays_exactly)
+{
+	struct res r = RUN(target("reads_the_machine"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	replays_exactly(&r, "exit"); /* three times */
+	res_free(&r);
+}
+
 /* Where the recorded ids cannot be had, a replay that diverges says that
  * is the likely cause. */
 Test(replay, a_replay_without_the_recorded_ids_names_them)
