@@ -1404,6 +1404,8 @@ static int explore_parallel(const struct explore_opts *o,
 	uint64_t fail_run = UINT64_MAX;
 	struct user_point *fail_points = NULL;
 	size_t nfail_points = 0;
+	int32_t *fail_ids = NULL; /* the failing run's, in its worker */
+	int nfail_ids = 0;
 	struct workers *ws = calloc(1, sizeof(*ws));
 	char why[320] = "";
 
@@ -1446,6 +1448,10 @@ static int explore_parallel(const struct explore_opts *o,
 				fail_points = w.points;
 				nfail_points = w.npoints;
 				w.points = NULL;
+				free(fail_ids);
+				fail_ids = w.fail.ids;
+				nfail_ids = w.fail.nids;
+				w.fail.ids = NULL;
 			} else {
 				if (w.verdict == VERDICT_INCOMPLETE &&
 				    r->verdict == VERDICT_PASS)
@@ -1455,6 +1461,7 @@ static int explore_parallel(const struct explore_opts *o,
 			}
 			free(w.points);
 			free(w.fail.decisions);
+			free(w.fail.ids);
 		} else if (r->verdict == VERDICT_PASS &&
 			   fail_run == UINT64_MAX && !ws->told[k]) {
 			r->verdict = VERDICT_ERROR;
@@ -1477,6 +1484,7 @@ static int explore_parallel(const struct explore_opts *o,
 	}
 	if (fail_run == UINT64_MAX) {
 		free(fail_points);
+		free(fail_ids);
 		if (hid)
 			merge_crashes(r, hid);
 		free(hid);
@@ -1490,6 +1498,10 @@ static int explore_parallel(const struct explore_opts *o,
 	one.only_run = fail_run + 1;
 	one.cfg.user_points = fail_points;
 	one.cfg.nuser_points = nfail_points;
+	/* with the ids it had there: a program that reads them fails
+	 * here as it did there */
+	one.cfg.ids = fail_ids;
+	one.cfg.nids = nfail_ids;
 	one.cfg.points &= ~POINTS_RACES;
 	uint64_t total = r->runs;
 	struct coverage *cov = r->coverage;
@@ -1502,6 +1514,7 @@ static int explore_parallel(const struct explore_opts *o,
 	r->fail_run = fail_run;
 	r->filters += filters;
 	free(fail_points);
+	free(fail_ids);
 	if (hid)
 		merge_crashes(r, hid);
 	free(hid);
@@ -1660,6 +1673,11 @@ static void put_result(FILE *f, const struct explore_result *wr)
 	for (size_t i = 0; i < wr->npoints; i++)
 		fprintf(f, "%llx %u\n", (unsigned long long)wr->points[i].addr,
 			wr->points[i].kind);
+	/* the failing run's ids, which the parent's run of it asks for */
+	fprintf(f, "ids %d", fail ? fr->nids : 0);
+	for (int i = 0; fail && i < fr->nids; i++)
+		fprintf(f, " %d", (int)fr->ids[i]);
+	fputc('\n', f);
 	coverage_put(f, wr->coverage);
 	/* the crashes the command's exit status hid: each with its first
 	 * run's decisions and the points that run had */
@@ -1752,6 +1770,15 @@ static bool get_result(FILE *f, struct explore_result *w)
 		w->points[i] = (struct user_point){ a, (uint8_t)kind };
 	}
 	w->npoints = np;
+	int nids;
+
+	if (fscanf(f, " ids %d", &nids) != 1 || nids < 0 || nids > 65536 ||
+	    !(w->fail.ids = calloc((size_t)nids + 1, sizeof(*w->fail.ids))))
+		return false;
+	for (int i = 0; i < nids; i++)
+		if (fscanf(f, "%d", &w->fail.ids[i]) != 1)
+			return false;
+	w->fail.nids = nids;
 	w->coverage = coverage_new();
 	return w->coverage && coverage_get(f, w->coverage) == 0 &&
 	       get_crashes(f, w);
@@ -1985,6 +2012,8 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 		c.nuser_points = w->npoints;
 		c.points &= ~POINTS_RACES;
 		c.spin_ms = 0;
+		c.ids = w->fail.ids;
+		c.nids = w->fail.nids;
 		replay_init(&rs, w->fail.decisions, w->fail.ndecisions, true);
 		struct strategy st = replay_strategy(&rs);
 		int e = session_run(&c, &st, &rr);
@@ -2018,6 +2047,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 	}
 	for (int k = 0; k < jobs; k++) {
 		free(ws[k].fail.decisions);
+		free(ws[k].fail.ids);
 		free(ws[k].points);
 	}
 	if (why[0] && win < 0 && r->verdict != VERDICT_ERROR) {
