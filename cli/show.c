@@ -393,6 +393,20 @@ static void show_text(FILE *f, const struct schedule *s, const char *path)
 			fprintf(f, "\n");
 		}
 	}
+	if (s->nthread_ids) {
+		/* to match the program's own logs (a pid, a tid) to T-numbers */
+		int shown = 0;
+
+		fprintf(f, "kernel ids:");
+		for (int i = 0; i < s->nthread_ids && i < 64; i++)
+			if (s->thread_ids[i])
+				fprintf(f, "%s T%d %d", shown++ ? "," : "", i,
+					(int)s->thread_ids[i]);
+		if (s->nthread_ids > 64)
+			fprintf(f, " (and %d more T-numbers)",
+				s->nthread_ids - 64);
+		fprintf(f, "\n");
+	}
 	if (s->cov_pairs) {
 		fprintf(f, "coverage when saved: %llu of %llu conflicting "
 			   "pair%s seen in both orders\n",
@@ -639,6 +653,10 @@ static void show_json(FILE *f, const struct schedule *s)
 		fprintf(f, "%s", k++ ? ", " : "");
 		json_string(f, name);
 	}
+	/* index = T-number; 0: not known */
+	fprintf(f, "],\n  \"kernel_ids\": [");
+	for (int i = 0; i < s->nthread_ids; i++)
+		fprintf(f, "%s%d", i ? ", " : "", (int)s->thread_ids[i]);
 	fprintf(f, "],\n  \"seed\": %llu,\n  \"strategy\": ",
 		(unsigned long long)s->seed);
 	json_string(f, s->strategy);

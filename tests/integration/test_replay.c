@@ -83,6 +83,14 @@ Test(replay, a_program_that_reads_its_ids_replays_exactly)
 	assert_exit(r, 1);
 	replays_exactly(&r, "exit"); /* three times */
 	res_free(&r);
+	/* show names them, to match the program's own logs to T-numbers */
+	char *rep = report();
+	struct res s = PTL("show", json_get(rep, "schedule_file"));
+
+	assert_exit(s, 0);
+	assert_contains(s.out, "kernel ids: T0 ", "show's header");
+	res_free(&s);
+	free(rep);
 }
 
 /* A program whose scheduling points depend on its CPU time, context
