@@ -357,8 +357,8 @@ void resume(struct session *s, struct thread *t, int sig)
 	t->regs_valid = false;
 	t->st = SCHED_RUNNING;
 	agent_resume(s, t);
-	if (ptrace(t->tid_clone ? PTRACE_SYSCALL : PTRACE_CONT, t->tid, 0,
-		   sig) < 0 &&
+	if (ptrace(t->tid_clone || t->wait_fix ? PTRACE_SYSCALL : PTRACE_CONT,
+		   t->tid, 0, sig) < 0 &&
 	    errno == ESRCH)
 		t->st = SCHED_DEAD; /* killed meanwhile; its exit follows */
 }
@@ -1339,6 +1339,8 @@ void on_stop(struct session *s, pid_t tid, int status)
 			resume(s, t, 0);
 	} else if (ev) {
 		resume(s, t, 0);
+	} else if (sig == SIGTRAP && t->wait_fix && process_wait_fix(s, t)) {
+		; /* the wait's exit, put back */
 	} else if (sig == SIGTRAP && t->tid_clone) {
 		thread_clone_retry(s, t); /* the kernel refused the id */
 	} else if (sig == SIGTRAP) {

@@ -70,6 +70,11 @@ struct thread {
 	 * exit, from where the clone runs again as the program made it) */
 	bool tid_clone, clone_retry;
 	uint64_t clone_rdi, clone_rsi, clone_nr;
+	/* a wait that runs with the child ptloom picked named in these
+	 * registers, or with a rusage to answer: at the syscall's exit they
+	 * are put back and the rusage is the run's (process_wait_fix) */
+	bool wait_fix;
+	uint64_t wait_rdi, wait_rsi;
 	/* a thread whose clone asked for its id: its first stop puts back
 	 * these two registers of its creator's */
 	bool fix_regs;

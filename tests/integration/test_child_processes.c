@@ -127,3 +127,20 @@ Test(child_processes, a_process_that_ptraces_is_unsupported)
 			"the output");
 	res_free(&r);
 }
+
+/*
+ * A wait ptloom answers by naming the child it picked in the call's
+ * registers leaves them as the program wrote them (compiled code may read
+ * them after the call: the kernel keeps them), and its rusage is the run's
+ * (the program's points follow it).  Before, the program saw its own
+ * wait4(-1)'s register hold the child's pid: a false failure.
+ */
+Test(child_processes, a_wait_gives_back_the_programs_registers)
+{
+	struct res r = RUN(target("reads_the_machine"), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0");
+	replays_exactly(&r, "exit"); /* three times */
+	res_free(&r);
+}
