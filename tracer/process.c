@@ -28,7 +28,6 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "elf.h"
@@ -754,7 +753,7 @@ bool process_wait_execute(struct session *s, struct thread *t)
 	}
 	struct process *q = cand[pick];
 	bool w4 = (long)t->regs.orig_rax == SYS_wait4;
-	uint64_t rdi = t->regs.rdi, rsi = t->regs.rsi;
+	struct user_regs_struct was = t->regs;
 
 	/* name that child, so that the kernel returns it and no other */
 	if (w4) {
@@ -767,12 +766,9 @@ bool process_wait_execute(struct session *s, struct thread *t)
 	/* the program's registers are its own again after the call (the
 	 * kernel keeps them: compiled code may reuse them), and a rusage
 	 * the kernel fills with the child's real figures is the run's */
-	if (t->regs.rdi != rdi || t->regs.rsi != rsi ||
-	    (w4 ? t->regs.r10 : t->regs.r8)) {
-		t->wait_fix = true;
-		t->wait_rdi = rdi;
-		t->wait_rsi = rsi;
-	}
+	if (t->regs.rdi != was.rdi || t->regs.rsi != was.rsi ||
+	    (w4 ? t->regs.r10 : t->regs.r8))
+		thread_fix_at_exit(t, &was);
 	if (!(w.options & WNOWAIT)) {
 		if (q->dead) {
 			q->reaped = true;
@@ -785,41 +781,6 @@ bool process_wait_execute(struct session *s, struct thread *t)
 		else
 			q->continued = false;
 	}
-	return true;
-}
-
-bool process_wait_fix(struct session *s, struct thread *t)
-{
-	t->wait_fix = false;
-	if (regs_get(t))
-		return false;
-	if (t->regs.orig_rax != SYS_wait4 && t->regs.orig_rax != SYS_waitid)
-		return false; /* not the wait's exit (missed): a trap */
-	s->stop_kinds[STOPK_PROC]++;
-	if ((int64_t)t->regs.rax <= -512 && (int64_t)t->regs.rax >= -516) {
-		/* interrupted, to be restarted: with the child it names */
-		t->wait_fix = true;
-		t->stop = STOP_NONE;
-		resume(s, t, 0);
-		return true;
-	}
-	{
-		uint64_t ru = t->regs.orig_rax == SYS_wait4 ? t->regs.r10
-							   : t->regs.r8;
-
-		t->regs.rdi = t->wait_rdi;
-		t->regs.rsi = t->wait_rsi;
-		t->regs_dirty = true;
-		if (ru && (int64_t)t->regs.rax >= 0) {
-			/* as getrusage(RUSAGE_CHILDREN) answers (syscall.c) */
-			struct rusage zero;
-
-			memset(&zero, 0, sizeof(zero));
-			mem_write(t->p, ru, &zero, sizeof(zero));
-		}
-	}
-	t->stop = STOP_NONE;
-	resume(s, t, 0);
 	return true;
 }
 

@@ -163,10 +163,7 @@ void process_thread_label(struct session *s, struct thread *t, char *buf,
  * perform it now (possibly rewritten to name one child), false if it
  * blocked in ptloom's model. */
 bool process_wait_execute(struct session *s, struct thread *t);
-/* t's wait (process_wait_execute set wait_fix) is at its syscall's exit:
- * its registers put back, its rusage the run's; t goes on.  false: t's
- * trap is not that exit (wait_fix is dropped) */
-bool process_wait_fix(struct session *s, struct thread *t);
+
 /* t's pending wait4/waitid would only block now: no child it waits for
  * can be reported yet (and it has one), no WNOHANG. */
 bool process_wait_blocks(struct session *s, struct thread *t);

@@ -97,6 +97,13 @@ void thread_note_id(struct session *s, int idx, pid_t got);
  * thread_clone_same_tid changed put back */
 void thread_clone_made(struct session *s, struct thread *parent,
 		       struct thread *c);
+/* t's syscall, rewritten from regs was, runs to its exit, where
+ * thread_exit_fix puts the program's argument registers back */
+void thread_fix_at_exit(struct thread *t, const struct user_regs_struct *was);
+/* t's trap is the exit of such a syscall: the registers put back (and a
+ * wait's rusage the run's), t resumed; false: it is not (the fix is
+ * dropped, the trap is another's) */
+bool thread_exit_fix(struct session *s, struct thread *t);
 /* the thread clone t resumed with thread_clone_same_tid failed (t is at
  * the syscall's exit): the clone runs again as the program made it */
 void thread_clone_retry(struct session *s, struct thread *t);

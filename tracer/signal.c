@@ -914,7 +914,9 @@ void signal_route(struct session *s, struct thread *t)
 	if (to == t)
 		return; /* the kernel does just that */
 	/* the sender sends it to that thread: same sender, same siginfo
-	 * (SI_QUEUE's value), but thread-directed */
+	 * (SI_QUEUE's value), but thread-directed; the program's registers
+	 * are its own again at the exit */
+	thread_fix_at_exit(t, r);
 	if (nr == SYS_rt_sigqueueinfo) {
 		r->r10 = r->rdx;
 		r->orig_rax = SYS_rt_tgsigqueueinfo;

@@ -24,6 +24,7 @@
 #include <linux/sched.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "session_int.h"
@@ -357,7 +358,7 @@ void resume(struct session *s, struct thread *t, int sig)
 	t->regs_valid = false;
 	t->st = SCHED_RUNNING;
 	agent_resume(s, t);
-	if (ptrace(t->tid_clone || t->wait_fix ? PTRACE_SYSCALL : PTRACE_CONT,
+	if (ptrace(t->tid_clone || t->exit_fix ? PTRACE_SYSCALL : PTRACE_CONT,
 		   t->tid, 0, sig) < 0 &&
 	    errno == ESRCH)
 		t->st = SCHED_DEAD; /* killed meanwhile; its exit follows */
@@ -673,6 +674,54 @@ void thread_clone_made(struct session *s, struct thread *parent,
 	thread_note_id(s, c->idx, c->tid);
 	if (parent->tid_clone)
 		clone_regs_back(parent);
+}
+
+void thread_fix_at_exit(struct thread *t, const struct user_regs_struct *was)
+{
+	t->exit_fix = true;
+	t->exit_args[0] = was->rdi;
+	t->exit_args[1] = was->rsi;
+	t->exit_args[2] = was->rdx;
+	t->exit_args[3] = was->r10;
+}
+
+bool thread_exit_fix(struct session *s, struct thread *t)
+{
+	uint64_t nr;
+
+	t->exit_fix = false;
+	if (regs_get(t))
+		return false;
+	nr = t->regs.orig_rax;
+	if (nr != SYS_wait4 && nr != SYS_waitid && nr != SYS_tgkill &&
+	    nr != SYS_rt_tgsigqueueinfo)
+		return false; /* not the syscall's exit (missed): a trap */
+	s->stop_kinds[STOPK_PROC]++;
+	if ((int64_t)t->regs.rax <= -512 && (int64_t)t->regs.rax >= -516) {
+		/* interrupted, to be restarted: as ptloom rewrote it */
+		t->exit_fix = true;
+		t->stop = STOP_NONE;
+		resume(s, t, 0);
+		return true;
+	}
+	uint64_t ru = nr == SYS_wait4 ? t->regs.r10
+		      : nr == SYS_waitid ? t->regs.r8 : 0;
+
+	if (ru && (int64_t)t->regs.rax >= 0) {
+		/* as getrusage(RUSAGE_CHILDREN) answers (syscall.c) */
+		struct rusage zero;
+
+		memset(&zero, 0, sizeof(zero));
+		mem_write(t->p, ru, &zero, sizeof(zero));
+	}
+	t->regs.rdi = t->exit_args[0];
+	t->regs.rsi = t->exit_args[1];
+	t->regs.rdx = t->exit_args[2];
+	t->regs.r10 = t->exit_args[3];
+	t->regs_dirty = true;
+	t->stop = STOP_NONE;
+	resume(s, t, 0);
+	return true;
 }
 
 void thread_clone_retry(struct session *s, struct thread *t)
@@ -1339,8 +1388,8 @@ void on_stop(struct session *s, pid_t tid, int status)
 			resume(s, t, 0);
 	} else if (ev) {
 		resume(s, t, 0);
-	} else if (sig == SIGTRAP && t->wait_fix && process_wait_fix(s, t)) {
-		; /* the wait's exit, put back */
+	} else if (sig == SIGTRAP && t->exit_fix && thread_exit_fix(s, t)) {
+		; /* a rewritten syscall's exit, put back */
 	} else if (sig == SIGTRAP && t->tid_clone) {
 		thread_clone_retry(s, t); /* the kernel refused the id */
 	} else if (sig == SIGTRAP) {

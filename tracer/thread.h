@@ -70,11 +70,14 @@ struct thread {
 	 * exit, from where the clone runs again as the program made it) */
 	bool tid_clone, clone_retry;
 	uint64_t clone_rdi, clone_rsi, clone_nr;
-	/* a wait that runs with the child ptloom picked named in these
-	 * registers, or with a rusage to answer: at the syscall's exit they
-	 * are put back and the rusage is the run's (process_wait_fix) */
-	bool wait_fix;
-	uint64_t wait_rdi, wait_rsi;
+	/* a syscall ptloom rewrote to carry out its choice (a wait naming
+	 * the child it picked, a kill sent to the thread it picked), or a
+	 * wait with a rusage to answer: at its exit the program's argument
+	 * registers are put back (the kernel keeps them, and compiled code
+	 * may read them after an inline syscall) and a wait's rusage is the
+	 * run's (thread_exit_fix) */
+	bool exit_fix;
+	uint64_t exit_args[4];	/* rdi, rsi, rdx, r10 as the program made them */
 	/* a thread whose clone asked for its id: its first stop puts back
 	 * these two registers of its creator's */
 	bool fix_regs;

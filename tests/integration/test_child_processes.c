@@ -144,3 +144,21 @@ Test(child_processes, a_wait_gives_back_the_programs_registers)
 	replays_exactly(&r, "exit"); /* three times */
 	res_free(&r);
 }
+
+/* So does a kill() to its own process whose signal ptloom sends to the
+ * thread it picked (tgkill, other registers): the sender reads its own
+ * back, in every sampled run and in the whole bounded search. */
+Test(child_processes, a_routed_signal_gives_back_the_senders_registers)
+{
+	struct res r = RUN(target("kill_as_written"), "-s", "random", "-n",
+			   "40", "--seed", SEED);
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 40 runs");
+	res_free(&r);
+	r = RUN(target("kill_as_written"), "--seed", SEED);
+	assert_exit(r, 0);
+	assert_contains(summary(&r), "complete to preemption bound",
+			"the summary");
+	res_free(&r);
+}
