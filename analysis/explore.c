@@ -1378,7 +1378,7 @@ static int explore_parallel(const struct explore_opts *o,
 			if (getppid() != parent)
 				_exit(0);
 			close(fds[k][0]);
-			tracer_forget_tids(); /* ids of its own runs */
+			tracer_forget_tids(k + 1); /* ids of its own runs */
 			w.jobs = 1;
 			w.min_coverage = 0; /* the union is the parent's */
 			/* inside a shard (worker, stride) of its own */
@@ -1896,7 +1896,7 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 			if (getppid() != parent)
 				_exit(0);
 			close(fds[k][0]);
-			tracer_forget_tids(); /* ids of its own runs */
+			tracer_forget_tids(k + 1); /* ids of its own runs */
 			w.jobs = 1;
 			w.min_coverage = 0; /* the union is the parent's */
 			w.shard = o->shard * jobs + k;

@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
@@ -521,10 +522,51 @@ void thread_gone(struct session *s, struct thread *t)
 #define RED_ZONE 128
 static pid_t tid_slot[TID_SLOTS];
 static int may_set_tid = -1;
+/* the canonical ids: T-number i of a first run asks for id_base + i, in a
+ * block of ID_BLOCK ids that the command line picks from the middle half
+ * of the id space (-j worker w: the w-th block after it), so that two
+ * explorations of a program that reads its ids (prints its pid, hashes a
+ * tid) run alike, as do their runs and replays, and two programs explored
+ * side by side rarely want the same ones; an id another process holds is
+ * left to the kernel */
+#define ID_BLOCK TID_SLOTS
+static long id_base = -1, id_max;
+static int id_worker;
 
-void tracer_forget_tids(void)
+void tracer_forget_tids(int worker)
 {
 	memset(tid_slot, 0, sizeof(tid_slot));
+	id_worker = worker;
+	id_base = -1;
+}
+
+static pid_t canonical_id(const struct session_config *c, int idx)
+{
+	if (id_base < 0) {
+		FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+		uint64_t h = 0xcbf29ce484222325ull;
+		long blocks;
+
+		id_max = 32768;
+		if (f) {
+			if (fscanf(f, "%ld", &id_max) != 1 || id_max < 4096)
+				id_max = 32768;
+			fclose(f);
+		}
+		for (char *const *a = c->argv; a && *a; a++)
+			for (const char *p = *a;; p++) {
+				h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+				if (!*p)
+					break;
+			}
+		blocks = id_max / 2 / ID_BLOCK;
+		id_base = id_max / 4 +
+			  (long)((h + (uint64_t)id_worker) % (uint64_t)blocks) *
+				  ID_BLOCK;
+	}
+	if (idx < 0 || idx >= ID_BLOCK || id_base + idx >= id_max)
+		return 0;
+	return (pid_t)(id_base + idx);
 }
 
 /* Can this process choose a new process's id?  Asking for its own id
@@ -553,14 +595,16 @@ static bool set_tid_allowed(void)
 
 /* The id T-number idx asks the kernel for: the recording's
  * (session_config.ids), else the one it had in this process's first run
- * that made it; 0: none. */
+ * that made it, else the canonical one; 0: none. */
 pid_t thread_wanted_id(const struct session *s, int idx)
 {
 	const struct session_config *c = s->cfg;
 
 	if (idx >= 0 && idx < c->nids && c->ids && c->ids[idx] > 0)
 		return c->ids[idx];
-	return idx >= 0 && idx < TID_SLOTS ? tid_slot[idx] : 0;
+	if (idx >= 0 && idx < TID_SLOTS && tid_slot[idx])
+		return tid_slot[idx];
+	return canonical_id(c, idx);
 }
 
 /* T-number idx got kernel id got: later runs ask for it (a process that

@@ -630,9 +630,9 @@ char *tracer_find_program(const char *name);
  * safe). */
 void tracer_kill_all(void);
 
-/* Forget the thread ids earlier runs gave each thread index (a -j
- * worker's runs choose their own; tracer/thread.c). */
-void tracer_forget_tids(void);
+/* Forget the thread ids earlier runs gave each thread index: -j worker
+ * number worker (1, 2, ...) asks for its own (tracer/thread.c). */
+void tracer_forget_tids(int worker);
 /* May this process choose its programs' ids (clone3's set_tid: root or
  * CAP_CHECKPOINT_RESTORE; PTLOOM_NO_SET_TID=1 says no, for tests)? */
 bool tracer_may_set_ids(void);

@@ -93,6 +93,80 @@ Test(replay, a_program_that_reads_its_ids_replays_exactly)
 	free(rep);
 }
 
+/* The "kernel ids:" line of the schedule file exploration r saved, if
+ * every T-number had the canonical id (T-number i: the first's plus i);
+ * NULL when another process held one (the kernel gave its own). */
+static char *canonical_ids(const struct res *r)
+{
+	char *line = line_with(r->out, "replay: ptloom replay ");
+	char file[PATH_MAX], *ids = NULL;
+
+	cr_assert_not_null(line, "no replay: line:\n%s", r->out);
+	cr_assert(sscanf(line, "replay: ptloom replay %4095s", file) == 1);
+	struct res s = PTL("show", file);
+
+	assert_exit(s, 0);
+	ids = line_with(s.out, "kernel ids: ");
+	cr_assert_not_null(ids, "show printed no kernel ids:\n%s", s.out);
+	long first = -1, t, v;
+	const char *p = ids + strlen("kernel ids:");
+	int n;
+
+	while (sscanf(p, " T%ld %ld%n", &t, &v, &n) == 2) {
+		if (first < 0)
+			first = v;
+		if (v != first + t) {
+			free(ids);
+			ids = NULL;
+			break;
+		}
+		p += n;
+		p += *p == ',';
+	}
+	res_free(&s);
+	free(line);
+	return ids;
+}
+
+/* Two explorations of it (-j 2 too) see the same runs: every first run
+ * asks for the same canonical ids, so their trace digests agree (unless
+ * another process held one of them: then it says so and checks nothing). */
+Test(replay, two_explorations_of_a_program_that_reads_its_ids_agree)
+{
+	if (geteuid() != 0)
+		cr_skip_test("not root: the kernel lets only a process with "
+			     "CAP_CHECKPOINT_RESTORE choose ids");
+	for (int j = 1; j <= 2; j++) {
+		const char *jobs = j == 1 ? "1" : "2";
+		const char *const opts[] = { "-s", "random", "-n", "8", "-j",
+					     jobs, "--no-minimize", "--seed",
+					     SEED, NULL };
+		struct res a = run_stats(opts, target("reads_its_ids"));
+		struct res b = run_stats(opts, target("reads_its_ids"));
+		char *ia = canonical_ids(&a), *ib = canonical_ids(&b);
+
+		if (!ia || !ib) {
+			skip_note("skipping the -j %s comparison: another "
+				  "process held a canonical id", jobs);
+		} else {
+			char *da = line_with(a.err, "ptloom: trace digest ");
+			char *db = line_with(b.err, "ptloom: trace digest ");
+
+			cr_assert_str_eq(ib, ia, "-j %s", jobs);
+			cr_assert_not_null(da, "%s", a.err);
+			cr_assert_not_null(db, "%s", b.err);
+			cr_assert_str_eq(db, da, "-j %s: %s\nthen: %s", jobs,
+					 db, da);
+			free(da);
+			free(db);
+		}
+		free(ia);
+		free(ib);
+		res_free(&a);
+		res_free(&b);
+	}
+}
+
 /* A program whose scheduling points depend on its CPU time, context
  * switches, page faults, load average, free memory and uptime (getrusage,
  * times, sysinfo) replays exactly: they are the run's, not the machine's. */

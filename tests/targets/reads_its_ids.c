@@ -2,9 +2,10 @@
  * A program whose run depends on its ids, as a real one may (a pid in a
  * file name or a log line, a thread id hashed into a table): the main
  * thread, each of two threads and a forked child lock a mutex as many
- * times as their id says.  The two threads then add to a counter without
- * the lock (a lost update, exit status 1).  A replay that gave them other
- * ids would make other scheduling points and diverge.
+ * times as their id says, and the two threads add to a counter without
+ * the lock.  It always ends with exit status 1 (a failing test: every run
+ * saves its schedule).  A replay that gave them other ids would make
+ * other scheduling points and diverge.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -54,5 +55,5 @@ int main(void)
 	pthread_join(b, NULL);
 	waitpid(c, &st, 0);
 	printf("counter %d\n", counter);
-	return counter == 2 ? 0 : 1;
+	return 1;
 }
