@@ -973,9 +973,9 @@ int cmd_replay(int argc, char **argv)
 		snprintf(div, sizeof(div), "diverged at step %u: %s",
 			 strat.diverged_step, strat.why);
 	}
-	if ((div[0] || r.failure == FAIL_DIVERGED) && !rs.identity[0])
-		objects_differ(&rs.sch, &r, rs.identity, sizeof(rs.identity));
-	if ((div[0] || r.failure == FAIL_DIVERGED) && !rs.identity[0])
+	/* the likely cause of a divergence: other objects, else other ids */
+	if ((div[0] || r.failure == FAIL_DIVERGED) && !rs.identity[0] &&
+	    !objects_differ(&rs.sch, &r, rs.identity, sizeof(rs.identity)))
 		ids_differ(&rs.sch, &r, rs.identity, sizeof(rs.identity));
 	bool failed = r.failure != FAIL_NONE && r.failure != FAIL_DIVERGED &&
 		      r.failure != FAIL_KILLED && r.failure != FAIL_STEPS &&

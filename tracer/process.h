@@ -163,7 +163,6 @@ void process_thread_label(struct session *s, struct thread *t, char *buf,
  * perform it now (possibly rewritten to name one child), false if it
  * blocked in ptloom's model. */
 bool process_wait_execute(struct session *s, struct thread *t);
-
 /* t's pending wait4/waitid would only block now: no child it waits for
  * can be reported yet (and it has one), no WNOHANG. */
 bool process_wait_blocks(struct session *s, struct thread *t);

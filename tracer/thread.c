@@ -623,13 +623,13 @@ void thread_note_id(struct session *s, int idx, pid_t got)
 		s->res->id_refused_thread = idx;
 }
 
-/* Thread t's clone (a thread's or a process's) asks for the id the new
- * T-number had before (thread_wanted_id). */
 bool tracer_may_set_ids(void)
 {
 	return set_tid_allowed();
 }
 
+/* Thread t's clone (a thread's or a process's) asks for the id the new
+ * T-number is to have (thread_wanted_id). */
 void thread_clone_same_tid(struct session *s, struct thread *t)
 {
 	struct user_regs_struct *r = &t->regs;
