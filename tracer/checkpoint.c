@@ -107,6 +107,7 @@ struct checkpoint {
 	struct thread th0;
 	struct process p0;
 	uint64_t *fdobj;
+	struct evloop *evl;	/* the numbering of files, or NULL */
 	struct event *ev;
 	size_t nev;
 	struct decision *dec;
@@ -168,6 +169,7 @@ void checkpoint_free(struct checkpoint *cp)
 	free(cp->ev);
 	free(cp->dec);
 	free(cp->fdobj);
+	free(cp->evl);
 	free(cp);
 }
 
@@ -1116,9 +1118,18 @@ bool checkpoint_at(struct session *s, struct thread *t)
 		say_off(cp, "a timer was set before the first thread");
 		return false;
 	}
-	if (evloop_numbered(s)) {
-		/* tracer/evloop.c numbers descriptors per run */
-		say_off(cp, "an event loop waited before the first thread");
+	if (evloop_held(s)) {
+		/* held readiness and taken epoll events are the kernel's
+		 * objects' state, which the forks do not get back */
+		say_off(cp, "an event loop held a descriptor's readiness before the first thread");
+		return false;
+	}
+	/* tracer/evloop.c numbers descriptors' files per run: each run
+	 * from the checkpoint starts with the template's numbering */
+	free(cp->evl);
+	cp->evl = NULL;
+	if (s->evl && !(cp->evl = evloop_dup(s->evl))) {
+		say_off(cp, "out of memory");
 		return false;
 	}
 	if (!template_is_safe(cp, s->pid, s->outfd))
@@ -1244,6 +1255,7 @@ int checkpoint_start(struct session *s)
 	struct thread *th;
 	struct process *p, **procs;
 	uint64_t *fdobj = NULL;
+	struct evloop *evl;
 	pid_t c;
 
 	if (!cp || cp->off || !cp->pid || !matches(cp, cfg))
@@ -1253,7 +1265,10 @@ int checkpoint_start(struct session *s)
 	procs = malloc(8 * sizeof(*procs));
 	if (cp->snap.nfdobj)
 		fdobj = malloc(cp->snap.capfdobj * sizeof(*fdobj));
-	if (!th || !p || !procs || (cp->snap.nfdobj && !fdobj)) {
+	evl = cp->evl ? evloop_dup(cp->evl) : NULL;
+	if (!th || !p || !procs || (cp->snap.nfdobj && !fdobj) ||
+	    (cp->evl && !evl)) {
+		free(evl);
 		free(th);
 		free(p);
 		free(procs);
@@ -1264,6 +1279,7 @@ int checkpoint_start(struct session *s)
 	     (ftruncate(cp->outfd, cp->out_len) ||
 	      lseek(cp->outfd, cp->out_len, SEEK_SET) != cp->out_len)) ||
 	    !put_files_back(cp)) {
+		free(evl);
 		free(th);
 		free(p);
 		free(procs);
@@ -1272,6 +1288,7 @@ int checkpoint_start(struct session *s)
 	}
 	c = template_bps(cp, s) ? fork_template(cp) : -EIO;
 	if (c < 0) {
+		free(evl);
 		free(th);
 		free(p);
 		free(procs);
@@ -1298,7 +1315,7 @@ int checkpoint_start(struct session *s)
 	s->capprocs = 8;
 	s->th[0].p = p;
 	s->fdobj = fdobj;
-	s->evl = NULL;
+	s->evl = evl;
 	if (fdobj)
 		memcpy(fdobj, cp->fdobj, cp->snap.nfdobj * sizeof(*fdobj));
 	s->ev = malloc((cp->nev + 1) * sizeof(*s->ev));

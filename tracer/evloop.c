@@ -799,9 +799,19 @@ uint8_t *evloop_memo(struct session *s, const struct stat *sb)
 	return &v->memo[v->nmemo++].v;
 }
 
-bool evloop_numbered(const struct session *s)
+bool evloop_held(const struct session *s)
 {
-	return s->evl && s->evl->nfiles;
+	return s->evl && (s->evl->nheld || s->evl->npend);
+}
+
+struct evloop *evloop_dup(const struct evloop *v)
+{
+	struct evloop *c;
+
+	if (!v || !(c = malloc(sizeof(*c))))
+		return NULL;
+	memcpy(c, v, sizeof(*c));
+	return c;
 }
 
 bool evloop_pending(struct session *s, struct thread *t)

@@ -219,8 +219,14 @@ bool evloop_pending(struct session *s, struct thread *t);
  * keeps its verdicts there), or NULL. */
 struct stat;
 uint8_t *evloop_memo(struct session *s, const struct stat *sb);
-/* Descriptors were numbered in this run (the checkpoint's test). */
-bool evloop_numbered(const struct session *s);
+/* A socket's readiness is held, or an epoll event ptloom took from the
+ * kernel waits in the run: state of kernel objects a checkpoint cannot
+ * give each run. */
+bool evloop_held(const struct session *s);
+/* A copy of the run's numbering of descriptors' files (a checkpoint's,
+ * and each run's from it: a file the template has open has the same
+ * device and inode in every fork), or NULL (none, out of memory). */
+struct evloop *evloop_dup(const struct evloop *v);
 /* tracer/describe.c: name an object of the trace (a descriptor's key) as
  * data, for show, when the trace is symbolised. */
 void session_name_object(struct session *s, uint64_t key, const char *text);

@@ -207,7 +207,7 @@ void check_leftovers(const char *cmd)
 }
 
 /* Run argv (NULL-terminated) in the test directory; stdin is /dev/null.
- * extra_env ("K=V" or NULL) is added to the environment. */
+ * extra_env ("K=V", "K=V K2=V2", or NULL) is added to the environment. */
 struct res run_argv(char *const argv[], const char *extra_env,
 			   int timeout_s)
 {
@@ -235,8 +235,11 @@ struct res run_argv(char *const argv[], const char *extra_env,
 		dup2(pe[1], 2);
 		if (chdir(tmp) < 0)
 			_exit(126);
-		if (extra_env)
-			putenv((char *)extra_env);
+		/* "K=V" or "K=V K2=V2 ..." (values without spaces) */
+		for (char *e = extra_env ? strdup(extra_env) : NULL, *sp,
+			  *w = e ? strtok_r(e, " ", &sp) : NULL;
+		     w; w = strtok_r(NULL, " ", &sp))
+			putenv(w);
 		execvp(argv[0], argv);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);

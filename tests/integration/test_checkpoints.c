@@ -353,3 +353,54 @@ Test(checkpoints, checkpoint_puts_back_files_open_at_the_first_thread)
 	assert_contains(r.err, "no fork checkpoint: fd 3", "the stats");
 	res_free(&r);
 }
+
+/* "ptloom: trace digest X over N runs" (PTLOOM_STATS), or "" */
+static char *digest_line(const struct res *r)
+{
+	char *d = line_with(r->err, "ptloom: trace digest ");
+
+	return d ? d : strdup("");
+}
+
+/*
+ * A wait that met descriptors before the first thread (Rust's runtime
+ * polls 0, 1 and 2 at start-up) numbered their files: the runs forked
+ * from the checkpoint start from the template's numbering, so the sockets
+ * a run meets later get the keys a run from exec gives them (its choices,
+ * its trace digest), and the failure replays exactly.
+ */
+Test(checkpoints, a_wait_before_the_first_thread_keeps_the_checkpoint)
+{
+	const char *opts[] = { "-s", "random", "-n", "300", "--seed", SEED,
+			       "--no-minimize", NULL };
+	const char *program = target("poll_before_threads");
+	struct res a = run_stats(opts, program);
+	struct res b = run_out("exec", opts, program,
+			       "PTLOOM_STATS=1 PTLOOM_NO_CHECKPOINT=1");
+	char *sa = summary(&a), *sb = summary(&b);
+	char *da = digest_line(&a), *db = digest_line(&b);
+
+	assert_exit(a, 1);
+	assert_exit(b, 1);
+	cr_assert_gt(forks_of(&a), 0, "%s", a.err);
+	cr_assert_eq(forks_of(&b), 0, "%s", b.err);
+	cr_assert_str_eq(sa, sb, "checkpoint: %s\nexec: %s", sa, sb);
+	cr_assert(*da && !strcmp(da, db), "checkpoint: %s\nexec: %s", a.err,
+		  b.err);
+	char *cmd = line_with(a.out, "replay: ");
+
+	cr_assert_not_null(cmd, "%s", a.out);
+	struct res rp = sh(cmd + strlen("replay: "));
+
+	assert_exit(rp, 1);
+	assert_contains(rp.out, "identical to the recording",
+			"the replay of a checkpointed run");
+	res_free(&rp);
+	free(cmd);
+	free(da);
+	free(db);
+	free(sa);
+	free(sb);
+	res_free(&a);
+	res_free(&b);
+}
