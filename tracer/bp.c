@@ -987,8 +987,10 @@ int bp_install(struct session *ss, struct process *s)
 
 			if (obj_observe && !(want_atomics && in->is_atomic))
 				continue;
+			/* a read of constant data (the GOT, .rodata): no
+			 * race, and no order, can come of it */
 			if (!in->is_atomic &&
-			    (!want_observe ||
+			    (!want_observe || in->reads_constant ||
 			     (in_rt && ss->cfg->runtime_atomics_only)))
 				continue;
 			if (add_bp(s, &cap, in->addr + bias,

@@ -1214,6 +1214,93 @@ static void load_info(Elf *e, const GElf_Ehdr *eh, struct disasm_elf_info *info)
 	info->min_vaddr = min == UINT64_MAX ? 0 : min & ~(uint64_t)0xfff;
 }
 
+/* The link-time ranges of e that are read-only while the program runs:
+ * PT_LOAD segments without PF_W (less any page a writable one shares),
+ * and, in an object with PT_DYNAMIC, its PT_GNU_RELRO range as the loader
+ * protects it (whole pages, the end rounded down).  Up to max, the count. */
+static int constant_ranges(Elf *e, uint64_t (*r)[2], int max)
+{
+	size_t nphdr;
+	int n = 0;
+	bool dyn = false;
+	uint64_t w[16][2];
+	int nw = 0;
+
+	if (elf_getphdrnum(e, &nphdr))
+		return 0;
+	for (size_t i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_DYNAMIC)
+			dyn = true;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_W)) {
+			if (nw == 16)
+				return 0; /* (unusual: nothing is constant) */
+			w[nw][0] = ph.p_vaddr & ~(uint64_t)0xfff;
+			w[nw++][1] = (ph.p_vaddr + ph.p_memsz + 0xfff) &
+				     ~(uint64_t)0xfff;
+		}
+	}
+	for (size_t i = 0; i < nphdr && n < max; i++) {
+		GElf_Phdr ph;
+		uint64_t lo, hi;
+
+		if (!gelf_getphdr(e, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_LOAD && !(ph.p_flags & PF_W)) {
+			lo = ph.p_vaddr;
+			hi = ph.p_vaddr + ph.p_memsz;
+			for (int k = 0; k < nw; k++) {
+				/* trim a page a writable segment maps too */
+				if (w[k][0] < hi && w[k][1] > lo) {
+					if (w[k][0] <= lo)
+						lo = w[k][1];
+					else
+						hi = w[k][0];
+				}
+			}
+		} else if (ph.p_type == PT_GNU_RELRO && dyn) {
+			lo = ph.p_vaddr & ~(uint64_t)0xfff;
+			hi = (ph.p_vaddr + ph.p_memsz) & ~(uint64_t)0xfff;
+		} else
+			continue;
+		if (lo < hi) {
+			r[n][0] = lo;
+			r[n++][1] = hi;
+		}
+	}
+	return n;
+}
+
+static void mark_constant_reads(Elf *e, struct insn_info *v, int n)
+{
+	uint64_t r[32][2];
+	int nr = constant_ranges(e, r, 32);
+
+	for (int i = 0; i < n && nr; i++) {
+		struct insn_info *in = &v[i];
+		bool all = in->rip_relative && in->nmem && !in->is_atomic &&
+			   !in->mem_write;
+
+		for (int k = 0; all && k < in->nmem; k++) {
+			const struct disasm_mem *m = &in->mem[k];
+			uint64_t a = (uint64_t)m->disp, sz = m->size ? m->size : 1;
+			bool in_r = false;
+
+			all = !m->write && m->base == DISASM_REG_NONE &&
+			      m->index == DISASM_REG_NONE && !m->addr32 &&
+			      m->seg == DISASM_SEG_NONE;
+			for (int j = 0; all && !in_r && j < nr; j++)
+				in_r = a >= r[j][0] && a + sz <= r[j][1] &&
+				       a + sz > a;
+			all = all && in_r;
+		}
+		in->reads_constant = all;
+	}
+}
+
 int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
 		    struct disasm_elf_info *info)
 {
@@ -1274,6 +1361,8 @@ int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
 		free(sw.vec.v);
 	else
 		err = finish(&sw.vec, out);
+	if (err > 0 && (mode & DISASM_MEMORY))
+		mark_constant_reads(e, *out, err);
 
 out_free_scan:
 	free(s.funcs);

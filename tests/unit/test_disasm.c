@@ -485,6 +485,58 @@ Test(disasm, scan_elf_says_which_short_accesses_can_move_with_the_next)
 	free(v);
 }
 
+/* reads of constant data, and not: .rodata, the GOT (RELRO in a dynamic
+ * executable), .data, a store, a read through a register */
+void rc_rodata(void), rc_got(void), rc_gotcall(void), rc_data(void),
+	rc_store(void), rc_reg(void);
+__asm__(".section .rodata\n.p2align 3\nrc_const: .quad 7\n"
+	".data\n.p2align 3\nrc_var: .quad 7\n.text\n"
+	".globl rc_rodata\n.type rc_rodata,@function\nrc_rodata:\n"
+	"movq rc_const(%rip), %rax\nret\n.size rc_rodata, .-rc_rodata\n"
+	".globl rc_got\n.type rc_got,@function\nrc_got:\n"
+	"movq free@GOTPCREL(%rip), %rax\nret\n.size rc_got, .-rc_got\n"
+	".globl rc_gotcall\n.type rc_gotcall,@function\nrc_gotcall:\n"
+	"jmp *free@GOTPCREL(%rip)\n.size rc_gotcall, .-rc_gotcall\n"
+	".globl rc_data\n.type rc_data,@function\nrc_data:\n"
+	"movq rc_var(%rip), %rax\nret\n.size rc_data, .-rc_data\n"
+	".globl rc_store\n.type rc_store,@function\nrc_store:\n"
+	"movq %rax, rc_var(%rip)\nret\n.size rc_store, .-rc_store\n"
+	".globl rc_reg\n.type rc_reg,@function\nrc_reg:\n"
+	"movq (%rdi), %rax\nret\n.size rc_reg, .-rc_reg\n");
+
+Test(disasm, scan_elf_says_which_reads_are_of_constant_data)
+{
+	struct disasm_elf_info info;
+	struct insn_info *v;
+	uint64_t bias = 0;
+	struct {
+		void (*fn)(void);
+		int constant;
+		const char *why;
+	} want[] = { { rc_rodata, 1, "a read of .rodata" },
+		     { rc_got, 1, "a read of the GOT (RELRO)" },
+		     { rc_gotcall, 1, "a jump through the GOT" },
+		     { rc_data, 0, "a read of .data" },
+		     { rc_store, 0, "a store to .data" },
+		     { rc_reg, 0, "a read through a register" } };
+	int n;
+
+	dl_iterate_phdr(main_bias, &bias);
+	n = disasm_scan_elf("/proc/self/exe", DISASM_MEMORY, &v, &info);
+	cr_assert_gt(n, 0, "%d", n);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		uint64_t fn = (uint64_t)(uintptr_t)want[k].fn;
+		int found = -1;
+
+		for (int i = 0; i < n; i++)
+			if (v[i].addr + (info.pie ? bias : 0) == fn)
+				found = v[i].reads_constant;
+		cr_assert_eq(found, want[k].constant, "%s: reads_constant %d",
+			     want[k].why, found);
+	}
+	free(v);
+}
+
 Test(disasm, scan_elf_memory_excludes_stack_and_tls)
 {
 	struct insn_info *v;
