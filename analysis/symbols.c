@@ -1214,6 +1214,28 @@ static Dwarf *dwarf_of(const char *path, int *fd)
 	return dw;
 }
 
+/* Only a C++ unit inlines the C++ library's atomics: a unit of another
+ * language (a Rust crate's, C's, Go's) is not walked; one that does not
+ * say is. */
+static bool may_be_cxx(Dwarf_Die *cu)
+{
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+	case DW_LANG_Rust:
+	case DW_LANG_Go:
+	case DW_LANG_Mips_Assembler:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Fortran90:
+	case DW_LANG_Fortran95:
+		return false;
+	default:
+		return true;
+	}
+}
+
 int symbols_elf_atomic_code(const char *path, uint64_t **out)
 {
 	struct ranges r = { 0 };
@@ -1235,7 +1257,7 @@ int symbols_elf_atomic_code(const char *path, uint64_t **out)
 				    NULL) == 0) {
 		Dwarf_Die cu;
 
-		if (dwarf_offdie(dw, off + hsize, &cu) &&
+		if (dwarf_offdie(dw, off + hsize, &cu) && may_be_cxx(&cu) &&
 		    dwarf_child(&cu, &cu) == 0)
 			err = atomic_walk(&cu, &r, 0);
 		off = next;

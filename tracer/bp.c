@@ -361,14 +361,70 @@ static void place_tramps(struct session *ss, struct process *s)
  * on an instruction of 5 bytes or more moves into a slot of s's near
  * region, written in one piece (if it cannot be, every point stays an
  * int3). */
+/*
+ * The last placement of access slots: every discovery run of a program
+ * installs the same breakpoints at the same addresses (no ASLR), and the
+ * planning decodes each of them.  Kept when no thread stood inside what a
+ * slot covers (the only input but the breakpoints and the region).
+ */
+static struct acc_cache {
+	uint64_t key, near, page2;
+	size_t nbps, cap, n;
+	struct acc_out {
+		uint64_t tramp;
+		uint8_t plen;
+		bool access, multi;
+	} *out;
+	uint8_t *buf;
+} acc_cache;
+
+static uint64_t acc_key(const struct process *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < s->nbps; i++) {
+		const struct bp *b = &s->bps[i];
+		uint64_t w[4] = { b->addr,
+				  (uint64_t)b->observe | (uint64_t)b->sync << 1 |
+					  (uint64_t)b->freeing << 2 |
+					  (uint64_t)(b->policy != 0) << 3 |
+					  (uint64_t)b->move << 8,
+				  0, 0 };
+
+		memcpy(&w[2], b->orig, 16);
+		for (int k = 0; k < 4; k++)
+			h = (h ^ w[k]) * 0x100000001b3ull;
+	}
+	return h;
+}
+
 static void place_access(struct session *ss, struct process *s)
 {
 	size_t cap = s->ag_near_len / TRAMP_ASLOT, n = 0;
 	uint8_t *buf;
+	uint64_t key;
+	bool keep = true;
 
 	s->nacc = 0;
 	s->acc_int3 = false;
-	if (!cap || !s->ag_page2 || !(buf = malloc(cap * TRAMP_ASLOT)))
+	if (!cap || !s->ag_page2)
+		return;
+	key = acc_key(s);
+	struct acc_cache *c = &acc_cache;
+
+	if (c->out && c->key == key && c->near == s->ag_near &&
+	    c->page2 == s->ag_page2 && c->nbps == s->nbps && c->cap == cap) {
+		for (size_t i = 0; i < s->nbps; i++) {
+			s->bps[i].tramp = c->out[i].tramp;
+			s->bps[i].plen = c->out[i].plen;
+			s->bps[i].access = c->out[i].access;
+			s->bps[i].multi = c->out[i].multi;
+		}
+		n = c->n;
+		buf = c->buf;
+		goto write;
+	}
+	if (!(buf = malloc(cap * TRAMP_ASLOT)))
 		return;
 	for (size_t i = 0; i < s->nbps && n < cap; i++) {
 		struct bp *b = &s->bps[i];
@@ -390,7 +446,8 @@ static void place_access(struct session *ss, struct process *s)
 		    (i + 1 < s->nbps && s->bps[i + 1].addr < b->addr + pl.len) ||
 		    /* nobody stands inside what it covers */
 		    (pl.n > 1 &&
-		     thread_inside(ss, s, b->addr, b->addr + pl.len)) ||
+		     thread_inside(ss, s, b->addr, b->addr + pl.len) &&
+		     !(keep = false)) ||
 		    !tramp_emit_access(&pl, &ii.mem[0], b->addr, slot,
 				       s->ag_page2, buf + n * TRAMP_ASLOT))
 			continue;
@@ -400,6 +457,22 @@ static void place_access(struct session *ss, struct process *s)
 		b->multi = pl.n > 1;
 		n++;
 	}
+	struct acc_out *o = keep ? malloc(s->nbps * sizeof(*o)) : NULL;
+
+	free(c->out);
+	free(c->buf);
+	*c = (struct acc_cache){ 0 };
+	if (o) {
+		for (size_t i = 0; i < s->nbps; i++)
+			o[i] = (struct acc_out){ s->bps[i].tramp,
+						 s->bps[i].plen,
+						 s->bps[i].access,
+						 s->bps[i].multi };
+		*c = (struct acc_cache){ key,	  s->ag_near, s->ag_page2,
+					 s->nbps, cap,	      n,
+					 o,	  buf };
+	}
+write:
 	if (n && mem_write(s, s->ag_near, buf, n * TRAMP_ASLOT)) {
 		for (size_t i = 0; i < s->nbps; i++)
 			if (s->bps[i].access) {
@@ -409,7 +482,8 @@ static void place_access(struct session *ss, struct process *s)
 			}
 		n = 0;
 	}
-	free(buf);
+	if (buf != c->buf)
+		free(buf);
 	s->nacc = (int)n;
 }
 

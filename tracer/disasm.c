@@ -360,6 +360,36 @@ static void describe(const cs_insn *ci, bool frame_pointer, struct insn_info *o)
 		ci->id == X86_INS_CMPXCHG8B || ci->id == X86_INS_CMPXCHG16B;
 }
 
+/* disasm_decode's results by address and bytes (direct-mapped) */
+#define MEMO_SLOTS 16384
+struct memo {
+	uint64_t addr;
+	uint8_t bytes[16], len;
+	bool valid;
+	struct insn_info in;
+};
+static struct memo *memo;
+
+static struct memo *memo_of(const uint8_t *code, size_t len, uint64_t addr)
+{
+	size_t n = len < 16 ? len : 16;
+	struct memo *m;
+
+	if (!memo && !(memo = calloc(MEMO_SLOTS, sizeof(*memo))))
+		return NULL;
+	m = &memo[(addr ^ (addr >> 14)) % MEMO_SLOTS];
+	if (m->valid &&
+	    (m->addr != addr || m->len != n || memcmp(m->bytes, code, n))) {
+		m->valid = false;
+	}
+	if (!m->valid) {
+		m->addr = addr;
+		m->len = (uint8_t)n;
+		memcpy(m->bytes, code, n);
+	}
+	return m;
+}
+
 int disasm_decode(const uint8_t *code, size_t len, uint64_t addr,
 		  struct insn_info *out)
 {
@@ -370,6 +400,14 @@ int disasm_decode(const uint8_t *code, size_t len, uint64_t addr,
 
 	if (!code || !out)
 		return -EINVAL;
+	/* a run installs the same breakpoints as the last one: their
+	 * instructions are decoded once per ptloom process */
+	struct memo *m = memo_of(code, len, addr);
+
+	if (m && m->valid) {
+		*out = m->in;
+		return 0;
+	}
 	if (!decode_handle) {
 		err = open_handle(&decode_handle, &decode_insn, false);
 		if (err)
@@ -378,6 +416,10 @@ int disasm_decode(const uint8_t *code, size_t len, uint64_t addr,
 	if (!cs_disasm_iter(decode_handle, &p, &n, &a, decode_insn))
 		return -EINVAL;
 	describe(decode_insn, true, out);
+	if (m) {
+		m->in = *out;
+		m->valid = true;
+	}
 	return 0;
 }
 
