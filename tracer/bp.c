@@ -589,6 +589,22 @@ static struct scan_cache *scan_exe(const char *path, int mode)
 	memset(c, 0, sizeof(*c));
 	c->mode = mode;
 	snprintf(c->path, sizeof(c->path), "%s", path);
+	struct scan_cache *m = &scans[1];
+
+	if (mode == DISASM_ATOMICS && m->mode == DISASM_MEMORY && m->insns &&
+	    !strcmp(m->path, path)) {
+		/* race discovery swept the file: its atomics are those
+		 * (both sweeps find the same instruction boundaries) */
+		c->insns = malloc((m->n ? m->n : 1) * sizeof(*c->insns));
+		for (int i = 0; c->insns && i < m->n; i++)
+			if (m->insns[i].is_atomic)
+				c->insns[c->n++] = m->insns[i];
+		if (c->insns) {
+			c->min_vaddr = m->min_vaddr;
+			c->pie = m->pie;
+			return c;
+		}
+	}
 	c->n = disasm_scan_elf(path, mode, &c->insns, &info);
 	if (c->n < 0) {
 		c->n = 0;

@@ -537,6 +537,38 @@ Test(disasm, scan_elf_says_which_reads_are_of_constant_data)
 	free(v);
 }
 
+/* The atomics of a memory sweep are the atomics sweep's (tracer/bp.c
+ * takes them from race discovery's sweep instead of sweeping again). */
+Test(disasm, scan_elf_memory_sweep_finds_the_atomics_sweeps_atomics)
+{
+	const char *files[] = { "/proc/self/exe", "/bin/sh", "/usr/bin/env" };
+
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct insn_info *a, *m;
+		int na = disasm_scan_elf(files[f], DISASM_ATOMICS, &a, NULL);
+		int nm = disasm_scan_elf(files[f], DISASM_MEMORY, &m, NULL);
+		int k = 0;
+
+		if (na < 0 && f)
+			continue; /* not there: the test binary suffices */
+		cr_assert_geq(na, 0, "%s", files[f]);
+		cr_assert_geq(nm, na, "%s", files[f]);
+		for (int i = 0; i < nm; i++) {
+			if (!m[i].is_atomic)
+				continue;
+			cr_assert_lt(k, na, "%s: an extra atomic at %#lx",
+				     files[f], (unsigned long)m[i].addr);
+			cr_assert_eq(m[i].addr, a[k].addr, "%s: %#lx, %#lx",
+				     files[f], (unsigned long)m[i].addr,
+				     (unsigned long)a[k].addr);
+			k++;
+		}
+		cr_assert_eq(k, na, "%s", files[f]);
+		free(a);
+		free(m);
+	}
+}
+
 Test(disasm, scan_elf_memory_excludes_stack_and_tls)
 {
 	struct insn_info *v;
