@@ -1736,12 +1736,58 @@ static bool dfs_want_state(void *ctx, const struct choice *c)
 	       d->pos - d->plen >= d->depth && !forced(d, c);
 }
 
+/*
+ * struct strategy.known: the item's prefix and the replayed part of its
+ * stack say the coming picks, and want no state keys there
+ * (dfs_want_state asks only at fresh nodes), so the in-process agent may
+ * take them in the program.  Counted while each would pick c->current's
+ * index among as many alternatives, up to the item's own costly edge or
+ * the first fresh node; the pick made for each at the next stop checks
+ * the rest as at a stop (other alternatives: the run diverged).
+ */
+static uint64_t dfs_known(void *ctx, const struct choice *c)
+{
+	const struct dfs *d = ctx;
+	int cur = -1;
+	uint64_t k = 0;
+
+	if (d->dpor_failed || d->diverged || c->kind != DEC_RUN)
+		return 0;
+	for (int i = 0; i < c->nalts; i++) {
+		if (c->alts[i].timeout)
+			return 0;
+		if (c->alts[i].thread == c->current)
+			cur = i;
+	}
+	if (cur < 0)
+		return 0;
+	for (size_t pos = d->pos;; pos++, k++) {
+		if (pos < d->plen) {
+			if (pos + 1 == d->plen || d->prefix[2 * pos] != cur ||
+			    (d->prefix[2 * pos + 1] & NALTS_MASK) != c->nalts)
+				break;
+			continue;
+		}
+		size_t depth = pos - d->plen;
+
+		if (depth >= d->depth)
+			break;
+		const struct node *n = &d->stack[depth];
+
+		if (n->kind != DEC_RUN || n->nalts != c->nalts ||
+		    n->chosen != cur)
+			break;
+	}
+	return k;
+}
+
 struct strategy dfs_strategy(struct dfs *d)
 {
 	return (struct strategy){ .ctx = d, .pick = dfs_pick,
 				  .single = dfs_single,
 				  .want_state = d->cache ? dfs_want_state
-							 : NULL };
+							 : NULL,
+				  .known = dfs_known };
 }
 
 void dfs_set_dpor(struct dfs *d, bool on, unsigned flags)

@@ -772,7 +772,40 @@ static int replay_pick(void *ctx, const struct choice *c)
 	return found;
 }
 
+/*
+ * struct strategy.known: a strict replay's coming decisions, while each
+ * names c->current at its index among as many run alternatives (what
+ * replay_pick would find); the pick made for each at the next stop checks
+ * them against the real alternatives, as at a stop.
+ */
+static uint64_t replay_known(void *ctx, const struct choice *c)
+{
+	const struct replay_strategy *r = ctx;
+	int cur = -1;
+	uint64_t k = 0;
+
+	if (!r->strict || r->diverged_at >= 0 || c->kind != DEC_RUN)
+		return 0;
+	for (int i = 0; i < c->nalts; i++) {
+		if (c->alts[i].timeout)
+			return 0;
+		if (c->alts[i].thread == c->current)
+			cur = i;
+	}
+	if (cur < 0)
+		return 0;
+	for (size_t pos = r->pos; pos < r->ndec; pos++, k++) {
+		const struct decision *d = &r->dec[pos];
+
+		if (d->kind != DEC_RUN || d->timeout || d->nalts != c->nalts ||
+		    d->index != cur || d->thread != c->current)
+			break;
+	}
+	return k;
+}
+
 struct strategy replay_strategy(struct replay_strategy *r)
 {
-	return (struct strategy){ .ctx = r, .pick = replay_pick };
+	return (struct strategy){ .ctx = r, .pick = replay_pick,
+				  .known = replay_known };
 }

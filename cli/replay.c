@@ -931,6 +931,15 @@ int cmd_replay(int argc, char **argv)
 	if (r.failure == FAIL_INTERRUPTED || (cli_interrupted &&
 					      r.failure == FAIL_NONE))
 		return interrupted_replay(&rs, &r);
+	if (!rs.co.quiet && getenv("PTLOOM_STATS")) {
+		/* where the replay's stops went, as run's statistics */
+		fprintf(stderr, "ptloom: replay stops by kind:");
+		for (int k = 0; k < STOPK_N; k++)
+			if (r.stop_kinds[k])
+				fprintf(stderr, " %s %llu", stop_kind_name(k),
+					(unsigned long long)r.stop_kinds[k]);
+		fputc('\n', stderr);
+	}
 	if (rs.co.output && r.output_total > r.output_len)
 		fprintf(stderr, "ptloom: the replay wrote %llu bytes of output; "
 				"--output passes its last %zu\n",

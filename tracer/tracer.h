@@ -43,7 +43,8 @@ struct strategy {
 	 * c->current again, touching nothing pick would not; 0: cannot
 	 * tell.  The in-process agent lets the thread pass that many
 	 * points without a stop (tracer/agent.c); pick is still asked for
-	 * each, at the next stop. */
+	 * each, at the next stop.  Only choices at which want_state would
+	 * say no may be counted: the program has run on by then. */
 	uint64_t (*known)(void *ctx, const struct choice *c);
 };
 

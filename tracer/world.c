@@ -1588,7 +1588,7 @@ uint64_t session_known_budget(struct session *s, struct thread *t)
 	struct choice *c;
 	uint64_t n = 0;
 
-	if (!s->strat->known || s->strat->want_state || s->nfreep ||
+	if (!s->strat->known || s->nfreep ||
 	    timer_armed(s) || t->yield || s->run_len >= FAIR_STEPS)
 		return 0;
 	for (int i = 0; i < s->nth; i++) {

@@ -399,6 +399,61 @@ Test(fast_path, sampler_decisions_followed_in_the_program)
 	}
 }
 
+/* The systematic search's decisions are known where a run follows the
+ * path of an earlier one (its item's prefix, the part of its stack it
+ * replays), and so are a replay's: the same runs, and there a call made
+ * while the other thread could run is taken in the program (without it,
+ * only the calls while the other waited: a fifth of lock_loop's). */
+Test(fast_path, search_and_replay_decisions_followed_in_the_program)
+{
+	static const char *const dfs[] = { "--dfs-only", "-n", "40", "--seed",
+					   "5", "--points", "sync",
+					   "--no-minimize", NULL };
+	struct sampled on, off;
+
+	same_runs(target("lock_loop"), dfs, &on, &off);
+	cr_expect(on.calls_in >= 0.4 * off.calls, "%.1f of %.1f sync calls a "
+		  "run in the program in the systematic search", on.calls_in,
+		  off.calls);
+	/* (averages printed to a tenth) */
+	cr_expect(on.calls + on.calls_in - off.calls < 0.15 &&
+			  off.calls - on.calls - on.calls_in < 0.15,
+		  "%.1f + %.1f sync calls with the trampolines, %.1f without",
+		  on.calls, on.calls_in, off.calls);
+	sampled_free(&on);
+	sampled_free(&off);
+	check_same_runs(example("bank_fixed"), dfs);
+	check_same_runs(example("lost_wakeup"), dfs);
+
+	/* a replay of a failure bank's search found */
+	const char *out = in_tmp("known_replay");
+	struct res r = ptl("run", "--points", "sync", "--seed", SEED,
+			   "--no-minimize", "-o", out, "--", example("bank"),
+			   NULL);
+	const char *rp = strstr(r.out, "replay: ptloom replay ");
+	char file[PATH_MAX];
+
+	assert_exit(r, 1);
+	cr_assert_not_null(rp, "%s", r.out);
+	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
+	setenv("PTLOOM_STATS", "1", 1);
+	struct res p = ptl("replay", file, "--", example("bank"), NULL);
+	unsetenv("PTLOOM_STATS");
+	const char *k = strstr(p.err, "sync-call-in-program(no stop) ");
+	const char *st = strstr(p.err, " sync-call ");
+	long in = k ? atol(k + strlen("sync-call-in-program(no stop) ")) : 0;
+	long stops = st ? atol(st + strlen(" sync-call ")) : 0;
+
+	assert_exit(p, 1);
+	assert_contains(p.out, "replay exact", p.cmd);
+	/* (without its decisions known: none in the program, 19 stops;
+	 * with them 8 and 11) */
+	cr_expect(in * 2 >= stops, "%ld sync calls of the replay in the program, "
+		  "%ld stops:\n%s", in, stops, p.err);
+	res_free(&p);
+	res_free(&r);
+}
+
 /* A fault in an instruction a trampoline moved (a null mutex) is reported
  * where it is without the trampolines: the same verdict, thread, frames. */
 Test(fast_path, fault_in_a_moved_instruction_reported_in_place)
