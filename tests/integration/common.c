@@ -235,11 +235,29 @@ struct res run_argv(char *const argv[], const char *extra_env,
 		dup2(pe[1], 2);
 		if (chdir(tmp) < 0)
 			_exit(126);
-		/* "K=V" or "K=V K2=V2 ..." (values without spaces) */
-		for (char *e = extra_env ? strdup(extra_env) : NULL, *sp,
-			  *w = e ? strtok_r(e, " ", &sp) : NULL;
-		     w; w = strtok_r(NULL, " ", &sp))
+		/* "K=V" or "K=V K2=V2 ...": a space before a NAME= starts
+		 * the next assignment; any other space is the value's */
+		for (char *e = extra_env ? strdup(extra_env) : NULL, *w = e;
+		     w && *w;) {
+			char *end = w + strlen(w);
+
+			for (char *sp = strchr(w, ' '); sp;
+			     sp = strchr(sp + 1, ' ')) {
+				size_t k = strspn(sp + 1,
+						  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						  "abcdefghijklmnopqrstuvwxyz"
+						  "0123456789_");
+				if (k && sp[1 + k] == '=') {
+					end = sp;
+					break;
+				}
+			}
+			bool more = *end != 0;
+
+			*end = 0;
 			putenv(w);
+			w = more ? end + 1 : NULL;
+		}
 		execvp(argv[0], argv);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
