@@ -1748,18 +1748,10 @@ static bool dfs_want_state(void *ctx, const struct choice *c)
 static uint64_t dfs_known(void *ctx, const struct choice *c)
 {
 	const struct dfs *d = ctx;
-	int cur = -1;
+	int cur = known_current(c);
 	uint64_t k = 0;
 
-	if (d->dpor_failed || d->diverged || c->kind != DEC_RUN)
-		return 0;
-	for (int i = 0; i < c->nalts; i++) {
-		if (c->alts[i].timeout)
-			return 0;
-		if (c->alts[i].thread == c->current)
-			cur = i;
-	}
-	if (cur < 0)
+	if (d->dpor_failed || d->diverged || cur < 0)
 		return 0;
 	for (size_t pos = d->pos;; pos++, k++) {
 		if (pos < d->plen) {

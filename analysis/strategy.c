@@ -591,19 +591,26 @@ static int highest_peek(const struct sampler *s, const struct choice *c)
 	}
 	return best;
 }
-static uint64_t sampler_known(void *ctx, const struct choice *c)
+int known_current(const struct choice *c)
 {
-	struct sampler *s = ctx;
 	int cur = -1;
 
 	if (c->kind != DEC_RUN || c->current < 0)
-		return 0;
+		return -1;
 	for (int i = 0; i < c->nalts; i++) {
 		if (c->alts[i].timeout)
-			return 0;
+			return -1;
 		if (c->alts[i].thread == c->current)
 			cur = i;
 	}
+	return cur;
+}
+
+static uint64_t sampler_known(void *ctx, const struct choice *c)
+{
+	struct sampler *s = ctx;
+	int cur = known_current(c);
+
 	if (cur < 0)
 		return 0;
 	switch (s->kind) {
@@ -781,18 +788,10 @@ static int replay_pick(void *ctx, const struct choice *c)
 static uint64_t replay_known(void *ctx, const struct choice *c)
 {
 	const struct replay_strategy *r = ctx;
-	int cur = -1;
+	int cur = known_current(c);
 	uint64_t k = 0;
 
-	if (!r->strict || r->diverged_at >= 0 || c->kind != DEC_RUN)
-		return 0;
-	for (int i = 0; i < c->nalts; i++) {
-		if (c->alts[i].timeout)
-			return 0;
-		if (c->alts[i].thread == c->current)
-			cur = i;
-	}
-	if (cur < 0)
+	if (!r->strict || r->diverged_at >= 0 || cur < 0)
 		return 0;
 	for (size_t pos = r->pos; pos < r->ndec; pos++, k++) {
 		const struct decision *d = &r->dec[pos];

@@ -156,4 +156,9 @@ void replay_init(struct replay_strategy *r, const struct decision *dec,
 		 size_t ndec, bool strict);
 struct strategy replay_strategy(struct replay_strategy *r);
 
+/* For struct strategy.known hooks: the index of c->current among a run
+ * choice's alternatives, -1 when it is not one (or an alternative is a
+ * timeout: decided by the clock, never known in advance). */
+int known_current(const struct choice *c);
+
 #endif

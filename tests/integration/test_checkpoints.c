@@ -42,6 +42,22 @@ Test(checkpoints, every_run_forks_from_the_checkpoint)
 	res_free(&r);
 }
 
+/* The failure a run found (its "replay:" line) replays exactly: replay
+ * execs, so a checkpointed run's schedule replays from exec. */
+static void replay_is_exact(const struct res *a)
+{
+	char *cmd = line_with(a->out, "replay: ");
+
+	cr_assert_not_null(cmd, "%s", a->out);
+	struct res rp = sh(cmd + strlen("replay: "));
+
+	assert_exit(rp, 1);
+	assert_contains(rp.out, "identical to the recording",
+			"the replay of a checkpointed run");
+	res_free(&rp);
+	free(cmd);
+}
+
 /* The same exploration, from exec and from the checkpoint: the same
  * summary, and the failure's schedule replays exactly (replay execs). */
 static void checkpoint_agrees(const char *program, const char *strategy)
@@ -56,16 +72,7 @@ static void checkpoint_agrees(const char *program, const char *strategy)
 	cr_assert_eq(a.code, b.code);
 	if (a.code == 1) {
 		cr_assert_gt(forks_of(&a), 0, "%s", a.err);
-		char *cmd = line_with(a.out, "replay: ");
-
-		cr_assert_not_null(cmd);
-		struct res rp = sh(cmd + strlen("replay: "));
-
-		assert_exit(rp, 1);
-		assert_contains(rp.out, "identical to the recording",
-				"the replay of a checkpointed run");
-		res_free(&rp);
-		free(cmd);
+		replay_is_exact(&a);
 	}
 	free(sa);
 	free(sb);
@@ -387,16 +394,7 @@ Test(checkpoints, a_wait_before_the_first_thread_keeps_the_checkpoint)
 	cr_assert_str_eq(sa, sb, "checkpoint: %s\nexec: %s", sa, sb);
 	cr_assert(*da && !strcmp(da, db), "checkpoint: %s\nexec: %s", a.err,
 		  b.err);
-	char *cmd = line_with(a.out, "replay: ");
-
-	cr_assert_not_null(cmd, "%s", a.out);
-	struct res rp = sh(cmd + strlen("replay: "));
-
-	assert_exit(rp, 1);
-	assert_contains(rp.out, "identical to the recording",
-			"the replay of a checkpointed run");
-	res_free(&rp);
-	free(cmd);
+	replay_is_exact(&a);
 	free(da);
 	free(db);
 	free(sa);
