@@ -357,10 +357,6 @@ static void place_tramps(struct session *ss, struct process *s)
 	s->ntramp = n;
 }
 
-/* Race discovery's access slots (tracer/tramp.c): an observation point
- * on an instruction of 5 bytes or more moves into a slot of s's near
- * region, written in one piece (if it cannot be, every point stays an
- * int3). */
 /*
  * The last placement of access slots: every discovery run of a program
  * installs the same breakpoints at the same addresses (no ASLR), and the
@@ -398,6 +394,10 @@ static uint64_t acc_key(const struct process *s)
 	return h;
 }
 
+/* Race discovery's access slots (tracer/tramp.c): an observation point
+ * on an instruction of 5 bytes or more moves into a slot of s's near
+ * region, written in one piece (if it cannot be, every point stays an
+ * int3). */
 static void place_access(struct session *ss, struct process *s)
 {
 	size_t cap = s->ag_near_len / TRAMP_ASLOT, n = 0;
@@ -447,7 +447,7 @@ static void place_access(struct session *ss, struct process *s)
 		    /* nobody stands inside what it covers */
 		    (pl.n > 1 &&
 		     thread_inside(ss, s, b->addr, b->addr + pl.len) &&
-		     !(keep = false)) ||
+		     !(keep = false)) || /* (and the plan is not kept) */
 		    !tramp_emit_access(&pl, &ii.mem[0], b->addr, slot,
 				       s->ag_page2, buf + n * TRAMP_ASLOT))
 			continue;
