@@ -378,13 +378,10 @@ static struct memo *memo_of(const uint8_t *code, size_t len, uint64_t addr)
 	if (!memo && !(memo = calloc(MEMO_SLOTS, sizeof(*memo))))
 		return NULL;
 	m = &memo[(addr ^ (addr >> 14)) % MEMO_SLOTS];
-	if (m->valid &&
-	    (m->addr != addr || m->len != n || memcmp(m->bytes, code, n))) {
-		m->valid = false;
-	}
-	if (!m->valid) {
-		m->addr = addr;
-		m->len = (uint8_t)n;
+	if (!m->valid || m->addr != addr || m->len != n ||
+	    memcmp(m->bytes, code, n)) {
+		/* another instruction's slot: this one's, not yet decoded */
+		*m = (struct memo){ .addr = addr, .len = (uint8_t)n };
 		memcpy(m->bytes, code, n);
 	}
 	return m;

@@ -94,12 +94,12 @@ struct insn_info {
 	bool is_string_op; /* movs, stos, lods, scas, cmps, ins, outs */
 	bool has_rep;	   /* rep/repe/repne prefix (string ops) */
 	bool is_push_reg;  /* push of a 64-bit general register */
+	int push_reg;	   /* enum disasm_reg, when is_push_reg */
 	/* disasm_scan_elf: it only reads, rip-relative, the file's read-only
 	 * data (a segment without write permission, or what the loader
 	 * makes read-only after relocation, RELRO, in a dynamic object):
 	 * no write can race with it */
 	bool reads_constant;
-	int push_reg;	   /* enum disasm_reg, when is_push_reg */
 };
 
 /* Scan modes. */
