@@ -764,6 +764,31 @@ struct res run9_within(int timeout_s, const char *first, ...)
 	return r;
 }
 
+/* The schedule file in the replay: command r printed (PATH_MAX bytes). */
+void replay_file(const struct res *r, char *file)
+{
+	const char *rp = strstr(r->out, "replay: ptloom replay ");
+
+	cr_assert_not_null(rp, "no replay: line:\n%s", r->out);
+	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1,
+		     "%s", r->out);
+}
+
+/* The replay: command r printed reproduces its failure exactly (what is
+ * the label of the assertion). */
+void replay_line_exact(const struct res *r, const char *what)
+{
+	char *cmd = line_with(r->out, "replay: ");
+
+	cr_assert_not_null(cmd, "no replay: line:\n%s", r->out);
+	struct res rp = sh(cmd + strlen("replay: "));
+
+	assert_exit(rp, 1);
+	assert_contains(rp.out, "identical to the recording", what);
+	res_free(&rp);
+	free(cmd);
+}
+
 /* A failure found by r replays exactly (three times) by the printed
  * command, naming the same process and place. */
 void replays_exactly(const struct res *r, const char *where)

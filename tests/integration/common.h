@@ -162,5 +162,9 @@ const char *py_example(const char *name);
  * skip_note saying why it is absent (static: one at a time). */
 const char *python_interpreter(const char *ver);
 void replays_exactly(const struct res *r, const char *where);
+/* The schedule file in the replay: command r printed (PATH_MAX bytes). */
+void replay_file(const struct res *r, char *file);
+/* The replay: command r printed reproduces its failure exactly. */
+void replay_line_exact(const struct res *r, const char *what);
 
 #endif

@@ -42,22 +42,6 @@ Test(checkpoints, every_run_forks_from_the_checkpoint)
 	res_free(&r);
 }
 
-/* The failure a run found (its "replay:" line) replays exactly: replay
- * execs, so a checkpointed run's schedule replays from exec. */
-static void replay_is_exact(const struct res *a)
-{
-	char *cmd = line_with(a->out, "replay: ");
-
-	cr_assert_not_null(cmd, "%s", a->out);
-	struct res rp = sh(cmd + strlen("replay: "));
-
-	assert_exit(rp, 1);
-	assert_contains(rp.out, "identical to the recording",
-			"the replay of a checkpointed run");
-	res_free(&rp);
-	free(cmd);
-}
-
 /* The same exploration, from exec and from the checkpoint: the same
  * summary, and the failure's schedule replays exactly (replay execs). */
 static void checkpoint_agrees(const char *program, const char *strategy)
@@ -72,7 +56,8 @@ static void checkpoint_agrees(const char *program, const char *strategy)
 	cr_assert_eq(a.code, b.code);
 	if (a.code == 1) {
 		cr_assert_gt(forks_of(&a), 0, "%s", a.err);
-		replay_is_exact(&a);
+		/* (replay execs) */
+		replay_line_exact(&a, "the replay of a checkpointed run");
 	}
 	free(sa);
 	free(sb);
@@ -121,12 +106,7 @@ static void same_without_forced_keys(const char *program, int want,
 
 		cr_assert(fa && fb);
 		cr_assert_eq(strncmp(fa, fb, 8), 0, "%s\n%s", ca, cb);
-		struct res rp = sh(ca + strlen("replay: "));
-
-		assert_exit(rp, 1);
-		assert_contains(rp.out, "identical to the recording",
-				"the replay");
-		res_free(&rp);
+		replay_line_exact(&a, "the replay");
 		free(ca);
 		free(cb);
 	}
@@ -394,7 +374,7 @@ Test(checkpoints, a_wait_before_the_first_thread_keeps_the_checkpoint)
 	cr_assert_str_eq(sa, sb, "checkpoint: %s\nexec: %s", sa, sb);
 	cr_assert(*da && !strcmp(da, db), "checkpoint: %s\nexec: %s", a.err,
 		  b.err);
-	replay_is_exact(&a);
+	replay_line_exact(&a, "the replay of a checkpointed run");
 	free(da);
 	free(db);
 	free(sa);

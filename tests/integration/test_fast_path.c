@@ -430,12 +430,10 @@ Test(fast_path, search_and_replay_decisions_followed_in_the_program)
 	struct res r = ptl("run", "--points", "sync", "--seed", SEED,
 			   "--no-minimize", "-o", out, "--", example("bank"),
 			   NULL);
-	const char *rp = strstr(r.out, "replay: ptloom replay ");
 	char file[PATH_MAX];
 
 	assert_exit(r, 1);
-	cr_assert_not_null(rp, "%s", r.out);
-	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
+	replay_file(&r, file);
 	setenv("PTLOOM_STATS", "1", 1);
 	struct res p = ptl("replay", file, "--", example("bank"), NULL);
 	unsetenv("PTLOOM_STATS");
@@ -484,12 +482,10 @@ static void replays_across(const char *prog, const char *arg, int way,
 				 "--", prog, arg, NULL)
 			   : ptl("run", sw, "--seed", SEED, "--no-minimize",
 				 "-o", out, "--", prog, arg, NULL);
-	const char *rp = strstr(r.out, "replay: ptloom replay ");
 	char file[PATH_MAX];
 
 	assert_exit(r, 1);
-	cr_assert_not_null(rp, "%s", r.out);
-	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
+	replay_file(&r, file);
 	/* replayed the other way */
 	struct res p = way ? ptl("replay", file, "--", prog, arg, NULL)
 			   : ptl("replay", "--no-fast-path", file, "--", prog,

@@ -450,11 +450,38 @@ __asm__(".text\n"
 	"movl (%rdi), %eax\nendbr64\naddl $5, %eax\nret\n"
 	".size mv_endbr, .-mv_endbr\n");
 
-Test(disasm, scan_elf_says_which_short_accesses_can_move_with_the_next)
+/* This test binary's memory sweep, and where it is loaded (a PIE's bias) */
+struct self_scan {
+	struct insn_info *v;
+	int n;
+	uint64_t bias;
+};
+
+static struct self_scan scan_self(void)
 {
 	struct disasm_elf_info info;
-	struct insn_info *v;
-	uint64_t bias = 0;
+	struct self_scan s = { 0 };
+
+	dl_iterate_phdr(main_bias, &s.bias);
+	s.n = disasm_scan_elf("/proc/self/exe", DISASM_MEMORY, &s.v, &info);
+	cr_assert_gt(s.n, 0, "%d", s.n);
+	if (!info.pie)
+		s.bias = 0;
+	return s;
+}
+
+/* The swept instruction at function fn's first byte, or NULL */
+static const struct insn_info *insn_of(const struct self_scan *s,
+				       void (*fn)(void))
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->v[i].addr + s->bias == (uint64_t)(uintptr_t)fn)
+			return &s->v[i];
+	return NULL;
+}
+
+Test(disasm, scan_elf_says_which_short_accesses_can_move_with_the_next)
+{
 	struct {
 		void (*fn)(void);
 		int len;
@@ -464,25 +491,16 @@ Test(disasm, scan_elf_says_which_short_accesses_can_move_with_the_next)
 		     { mv_indirect, 0, "an indirect jump in the function" },
 		     { mv_memnext, 0, "the next instruction an access" },
 		     { mv_endbr, 0, "an endbr64 inside" } };
-	int n;
+	struct self_scan sc = scan_self();
 
-	dl_iterate_phdr(main_bias, &bias);
-	n = disasm_scan_elf("/proc/self/exe", DISASM_MEMORY, &v, &info);
-	cr_assert_gt(n, 0, "%d", n);
 	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
-		uint64_t fn = (uint64_t)(uintptr_t)want[k].fn;
-		int found = -1;
+		const struct insn_info *in = insn_of(&sc, want[k].fn);
+		int found = in ? in->move_len : -1;
 
-		for (int i = 0; i < n; i++) {
-			disasm_relocate(&v[i], info.pie ? bias : 0);
-			if (v[i].addr == fn)
-				found = v[i].move_len;
-			disasm_relocate(&v[i], info.pie ? -bias : 0);
-		}
 		cr_assert_eq(found, want[k].len, "%s: move_len %d, want %d",
 			     want[k].why, found, want[k].len);
 	}
-	free(v);
+	free(sc.v);
 }
 
 /* reads of constant data, and not: .rodata, the GOT (RELRO in a dynamic
@@ -506,9 +524,6 @@ __asm__(".section .rodata\n.p2align 3\nrc_const: .quad 7\n"
 
 Test(disasm, scan_elf_says_which_reads_are_of_constant_data)
 {
-	struct disasm_elf_info info;
-	struct insn_info *v;
-	uint64_t bias = 0;
 	struct {
 		void (*fn)(void);
 		int constant;
@@ -519,22 +534,16 @@ Test(disasm, scan_elf_says_which_reads_are_of_constant_data)
 		     { rc_data, 0, "a read of .data" },
 		     { rc_store, 0, "a store to .data" },
 		     { rc_reg, 0, "a read through a register" } };
-	int n;
+	struct self_scan sc = scan_self();
 
-	dl_iterate_phdr(main_bias, &bias);
-	n = disasm_scan_elf("/proc/self/exe", DISASM_MEMORY, &v, &info);
-	cr_assert_gt(n, 0, "%d", n);
 	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
-		uint64_t fn = (uint64_t)(uintptr_t)want[k].fn;
-		int found = -1;
+		const struct insn_info *in = insn_of(&sc, want[k].fn);
+		int found = in ? in->reads_constant : -1;
 
-		for (int i = 0; i < n; i++)
-			if (v[i].addr + (info.pie ? bias : 0) == fn)
-				found = v[i].reads_constant;
 		cr_assert_eq(found, want[k].constant, "%s: reads_constant %d",
 			     want[k].why, found);
 	}
-	free(v);
+	free(sc.v);
 }
 
 /* The atomics of a memory sweep are the atomics sweep's (tracer/bp.c
