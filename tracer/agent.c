@@ -455,6 +455,8 @@ static uint64_t map_page(struct session *s, struct thread *t, uint64_t boot,
 	t->regs = base;
 	t->regs_valid = true;
 	t->regs_dirty = false;
+	t->regs_kernel = base;
+	t->regs_kernel_known = true;
 	if (sig)
 		syscall(SYS_tgkill, t->p->pid, t->tid, sig);
 	return ok;
@@ -802,8 +804,11 @@ static void agent_unwind(struct session *s, struct thread *t)
 	bool access;
 	int off;
 
-	if (regs_get(t) ||
-	    (off = agent_slot_at(t->p, t->regs.rip, &site, &access)) < 0 ||
+	t->regs_valid = false; /* a new stop */
+	if (regs_get(t))
+		return;
+	t->regs_this_stop = true;
+	if ((off = agent_slot_at(t->p, t->regs.rip, &site, &access)) < 0 ||
 	    !tramp_fix(access, (uint64_t)off, &f))
 		return;
 	uint64_t slot = t->regs.rip - (uint64_t)off;

@@ -952,6 +952,7 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 	t->regs = saved;
 	t->regs_valid = true;
 	t->regs_dirty = true;
+	t->regs_kernel_known = false; /* stepped: all of them */
 	if (regs_set(t))
 		return -1;
 	ptrace(PTRACE_POKEUSER, t->tid,

@@ -357,6 +357,7 @@ void resume(struct session *s, struct thread *t, int sig)
 	t->skip = false;
 	t->stop = STOP_NONE;
 	t->regs_valid = false;
+	t->regs_this_stop = false;
 	t->st = SCHED_RUNNING;
 	agent_resume(s, t);
 	if (ptrace(t->tid_clone || t->exit_fix ? PTRACE_SYSCALL : PTRACE_CONT,
@@ -1374,7 +1375,9 @@ void on_stop(struct session *s, pid_t tid, int status)
 			s->stray[s->nstray++] = tid;
 		return;
 	}
-	t->regs_valid = false;
+	if (!t->regs_this_stop)
+		t->regs_valid = false;
+	t->regs_this_stop = false;
 	if (ev == PTRACE_EVENT_SECCOMP) {
 		t->stop = STOP_SECCOMP;
 		if (regs_get(t)) {

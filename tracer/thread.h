@@ -93,6 +93,13 @@ struct thread {
 	int sig;		/* STOP_SIGNAL: signal to deliver */
 	struct user_regs_struct regs;
 	bool regs_valid, regs_dirty;
+	/* the registers were read at this stop already (agent_stopped,
+	 * before on_stop): on_stop keeps them, and what it changed */
+	bool regs_this_stop;
+	/* the kernel's registers as last read or written (regs_set writes
+	 * only the words that differ, PTRACE_POKEUSER each, when few do) */
+	struct user_regs_struct regs_kernel;
+	bool regs_kernel_known;
 	/* the pending operation (at a scheduling point) */
 	uint8_t kind, fn;
 	bool yield;
