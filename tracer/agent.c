@@ -68,7 +68,9 @@ struct agent_data {
 	uint64_t region;	/* where every process's trampolines are */
 	uint64_t scr_rax, scr_r11, scr_fl; /* a slot's saved registers */
 	uint64_t scr_ea;	/* an access slot's address */
-	uint64_t pad[20];
+	uint64_t scr_new;	/* a futex slot's cursor after its entry */
+	uint64_t waddr[4];	/* futex slots: address, waiters; twice */
+	uint64_t pad[15];
 	uint64_t table[AGENT_TRAMPS]; /* each slot's way: log or stop */
 };
 
@@ -85,6 +87,8 @@ _Static_assert(offsetof(struct agent_data, scr_rax) == TRAMP_SCR_RAX, "rax");
 _Static_assert(offsetof(struct agent_data, scr_r11) == TRAMP_SCR_R11, "r11");
 _Static_assert(offsetof(struct agent_data, scr_fl) == TRAMP_SCR_FL, "fl");
 _Static_assert(offsetof(struct agent_data, scr_ea) == TRAMP_SCR_EA, "ea");
+_Static_assert(offsetof(struct agent_data, scr_new) == TRAMP_SCR_NEW, "new");
+_Static_assert(offsetof(struct agent_data, waddr) == TRAMP_WADDR, "waddr");
 _Static_assert(offsetof(struct agent_data, table) == TRAMP_TABLE, "table");
 _Static_assert(sizeof(struct agent_data) <= TRAMP_LOG, "log");
 _Static_assert(sizeof(struct agent_entry) == TRAMP_ENTRY, "entry");
@@ -488,6 +492,45 @@ static void table_set(struct agent_data *d, uint64_t n, bool on,
 	d->on = on ? n : 0;
 }
 
+/*
+ * The futex slots' waiter words (tramp.h) for p: every address of p's own
+ * (its private key) that threads wait on, with their number, when two at
+ * most; else its futex slots stop.
+ */
+static void futex_waiters_out(struct session *s, const struct process *p)
+{
+	struct agent_data *d = s->ag;
+	uint64_t w[4] = { ~0ull, 0, ~0ull, 0 };
+	int n = 0;
+	bool fits = true;
+
+	for (size_t i = 0; i < s->ft.n && fits; i++) {
+		uint64_t a = s->ft.w[i].addr ^ ((uint64_t)p->idx << 48);
+		int k = 0;
+
+		if (a >> 47)
+			continue; /* another process's, or a shared key */
+		while (k < n && w[2 * k] != a)
+			k++;
+		if (k == n) {
+			if (n == 2) {
+				fits = false;
+				break;
+			}
+			w[2 * n] = a;
+			w[2 * n++ + 1] = 0;
+		}
+		w[2 * k + 1]++;
+	}
+	memcpy(d->waddr, w, sizeof(w));
+	for (int i = 0; !fits && i < p->ntramp; i++)
+		if (p->tslot[i].futex && !p->tslot[i].second)
+			__atomic_store_n(&d->table[i],
+					 d->region + (uint64_t)i * TRAMP_SLOT +
+						 TRAMP_FSTOP,
+					 __ATOMIC_RELEASE);
+}
+
 /* The executable's mappings [lo, hi): the lowest file mapping's, as far
  * as its file goes. */
 static bool exe_span(pid_t pid, uint64_t *lo, uint64_t *hi)
@@ -716,6 +759,15 @@ static void agent_flush(struct session *s)
 		if (t && (e->slot & TRAMP_ACCESS))
 			session_agent_access(s, t, e->slot & ~TRAMP_ACCESS,
 					     e->rdi);
+		else if (t && (e->slot & TRAMP_FUTEX) &&
+			 (uint32_t)(e->slot & ~TRAMP_FUTEX) <
+				 (uint32_t)t->p->ntramp &&
+			 t->p->tslot[(uint32_t)(e->slot & ~TRAMP_FUTEX)].futex)
+			session_agent_futex(
+				s, t,
+				t->p->tslot[(uint32_t)(e->slot & ~TRAMP_FUTEX)]
+					.site,
+				e->rdi, e->rsi, e->ret, (int)(e->slot >> 32));
 		else if (t && e->slot < (uint64_t)t->p->ntramp)
 			session_agent_point(s, t, t->p->tslot[e->slot].site,
 					    e->rdi, e->rsi, e->ret);
@@ -787,15 +839,36 @@ void agent_resume(struct session *s, struct thread *t)
 		n = (PAGE - LOG_START) / TRAMP_ENTRY;
 	d->limit = LOG_START + n * TRAMP_ENTRY;
 	s->ag_solo = t->idx;
-	if (t->p->ag_code == d->region)
+	if (t->p->ag_code == d->region) {
 		table_set(d, (uint64_t)t->p->ntramp, true,
 			  s->ag_known ? t->p->tslot : NULL);
+		futex_waiters_out(s, t->p);
+	}
 }
 
 /* t stopped while it could log: inside a slot's sequence, the registers
  * the sequence changed come back now and it starts again at the site, or,
  * past the commit, goes on at the displaced instructions, the clock
  * advanced here if the sequence had not (tracer/tramp.c). */
+static int agent_futex_slot_at(const struct process *p, uint64_t pc,
+			       uint64_t *site);
+
+/* The registers a slot's sequence saved (TFIX_*) back from the scratch
+ * words into t's: lahf's SF ZF AF PF CF in bits 15..8, seto's OF in
+ * bit 0. */
+static void scratch_back(const struct agent_data *d, struct thread *t,
+			 int regs)
+{
+	if (regs & TFIX_R11)
+		t->regs.r11 = d->scr_r11;
+	if (regs & TFIX_RAX)
+		t->regs.rax = d->scr_rax;
+	if (regs & TFIX_FLAGS)
+		t->regs.eflags = (t->regs.eflags & ~0x8d5ull) |
+				 ((d->scr_fl >> 8) & 0xd5) |
+				 ((d->scr_fl & 1) << 11);
+}
+
 static void agent_unwind(struct session *s, struct thread *t)
 {
 	struct agent_data *d = s->ag;
@@ -808,20 +881,30 @@ static void agent_unwind(struct session *s, struct thread *t)
 	if (regs_get(t))
 		return;
 	t->regs_this_stop = true;
+	if ((off = agent_futex_slot_at(t->p, t->regs.rip, &site)) >= 0) {
+		struct tramp_ffix ff;
+
+		if (!tramp_fix_futex((uint64_t)off, &ff))
+			return;
+		if (ff.past) {
+			t->regs.rip = t->regs.rcx = site + TRAMP_FUTEX_LEN;
+		} else if (ff.regs || ff.unclock || off) {
+			scratch_back(d, t, ff.regs);
+			if (ff.unclock)
+				__atomic_fetch_sub(&d->now, d->quantum,
+						   __ATOMIC_RELAXED);
+			if (off < TRAMP_FSTOP || off >= TRAMP_SLOT)
+				t->regs.rip = site;
+		}
+		t->regs_dirty = true;
+		return;
+	}
 	if ((off = agent_slot_at(t->p, t->regs.rip, &site, &access)) < 0 ||
 	    !tramp_fix(access, (uint64_t)off, &f))
 		return;
 	uint64_t slot = t->regs.rip - (uint64_t)off;
 
-	if (f.regs & TFIX_R11)
-		t->regs.r11 = d->scr_r11;
-	if (f.regs & TFIX_RAX)
-		t->regs.rax = d->scr_rax;
-	if (f.regs & TFIX_FLAGS)
-		/* lahf's SF ZF AF PF CF in bits 15..8, seto's OF in bit 0 */
-		t->regs.eflags = (t->regs.eflags & ~0x8d5ull) |
-				 ((d->scr_fl >> 8) & 0xd5) |
-				 ((d->scr_fl & 1) << 11);
+	scratch_back(d, t, f.regs);
 	if (f.clock)
 		__atomic_fetch_add(&d->now, d->quantum, __ATOMIC_RELAXED);
 	/* starting again is starting at the site, whose jump leads here:
@@ -951,8 +1034,27 @@ int agent_slot_at(const struct process *p, uint64_t pc, uint64_t *site,
 		return -1;
 	int i = (int)((pc - p->ag_code) / TRAMP_SLOT);
 
+	if (p->tslot[i].futex)
+		return -1; /* agent_futex_slot_at */
 	*site = p->tslot[i].site;
 	return (int)((pc - p->ag_code) % TRAMP_SLOT);
+}
+
+/* pc in one of p's futex slots: its offset there (and the site), or -1 */
+static int agent_futex_slot_at(const struct process *p, uint64_t pc,
+			       uint64_t *site)
+{
+	if (!p->ag_code || pc < p->ag_code ||
+	    pc >= p->ag_code + (uint64_t)p->ntramp * TRAMP_SLOT)
+		return -1;
+	int i = (int)((pc - p->ag_code) / TRAMP_SLOT);
+
+	if (!p->tslot[i].futex)
+		return -1;
+	while (i > 0 && p->tslot[i].second)
+		i--;
+	*site = p->tslot[i].site;
+	return (int)(pc - p->ag_code - (uint64_t)i * TRAMP_SLOT);
 }
 
 uint64_t agent_unmoved(struct process *p, uint64_t pc, bool *back)

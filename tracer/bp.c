@@ -309,14 +309,55 @@ static bool thread_inside(struct session *ss, struct process *p, uint64_t lo,
 	return false;
 }
 
+/* the region's units a futex slot takes */
+#define FUNITS (TRAMP_FSLOT / TRAMP_SLOT)
+
+/* The first breakpoint at or after addr (bps are sorted), or NULL. */
+static struct bp *bp_at_or_after(struct process *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nbps;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->bps[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nbps ? &s->bps[lo] : NULL;
+}
+
+/* glibc's `mov $SYS_futex, %eax` back at site, through fd (a
+ * /proc/PID/mem) or, with fd < 0, p's memory. */
+static void futex_site_restore(struct process *p, int fd, uint64_t site)
+{
+	static const uint8_t mov[5] = { 0xb8, 0xca, 0, 0, 0 };
+
+	if (fd >= 0)
+		(void)!pwrite(fd, mov, sizeof(mov), (off_t)site);
+	else
+		mem_write(p, site, mov, sizeof(mov));
+}
+
 /* Trampolines for the libc calls whose entries can move (tracer/tramp.c),
  * into s's code region, written in one piece (if they cannot be written,
  * every breakpoint stays an int3). */
 static void place_tramps(struct session *ss, struct process *s)
 {
-	static uint8_t region[AGENT_TRAMPS * TRAMP_SLOT];
-	int n = 0;
+	const uint64_t *fs = s->libc_fsites;
+	int nfs = fs ? s->libc_nfsites : 0;
+	uint64_t bias = s->libc_bias;
 
+	static uint8_t region[AGENT_TRAMPS * TRAMP_SLOT];
+	uint64_t had[AGENT_TRAMPS];
+	int n = 0, nhad = 0;
+
+	/* the futex sites the last placement jumped from (their slots
+	 * change now) */
+	for (int i = 0; i < s->ntramp; i++)
+		if (s->tslot[i].futex && !s->tslot[i].second)
+			had[nhad++] = s->tslot[i].site;
 	s->ntramp = 0;
 	for (size_t i = 0; i < s->nbps; i++) {
 		struct bp *b = &s->bps[i];
@@ -345,14 +386,70 @@ static void place_tramps(struct session *ss, struct process *s)
 			continue;
 		b->tramp = slot;
 		b->plen = pl->len;
-		s->tslot[n].passive = call_fn_passive(b->fn) ||
-				      b->fn == FN_SPIN_LOCK;
-		s->tslot[n++].site = b->addr;
+		s->tslot[n] = (struct tramp_slot){
+			.site = b->addr,
+			.passive = call_fn_passive(b->fn) ||
+				   b->fn == FN_SPIN_LOCK,
+		};
+		n++;
+	}
+	int ncall = n;
+	uint64_t fsite[AGENT_TRAMPS];
+	int nf = 0;
+
+	/* glibc's futex wakes (tramp.h): the `mov` of each whose bytes are
+	 * the file's or our jump, no breakpoint or stopped thread inside */
+	for (int i = 0; s->ag_code && s->ag_page && i < nfs &&
+			n + FUNITS <= AGENT_TRAMPS;
+	     i++) {
+		uint64_t site = bias + fs[i], slot;
+		uint8_t cur[TRAMP_FUTEX_LEN];
+		/* (a breakpoint's moved or emulated bytes reach 16 on) */
+		struct bp *b = bp_at_or_after(s, site - 16);
+
+		if ((b && b->addr < site + TRAMP_FUTEX_LEN) ||
+		    mem_read(s, site, cur, sizeof(cur)) ||
+		    cur[5] != 0x0f || cur[6] != 0x05 ||
+		    (cur[0] != 0xb8 && cur[0] != 0xe9) ||
+		    thread_inside(ss, s, site, site + 5))
+			continue;
+		slot = s->ag_code + (uint64_t)n * TRAMP_SLOT;
+		if (!tramp_emit_futex(site, slot, (uint32_t)n, s->ag_page,
+				      region + (size_t)n * TRAMP_SLOT))
+			continue;
+		s->tslot[n] = (struct tramp_slot){ .site = site, .futex = true };
+		for (int k = 1; k < FUNITS; k++)
+			s->tslot[n + k] =
+				(struct tramp_slot){ .site = site,
+						     .futex = true,
+						     .second = true };
+		fsite[nf++] = site;
+		n += FUNITS;
 	}
 	if (n && mem_write(s, s->ag_code, region, (size_t)n * TRAMP_SLOT)) {
 		for (size_t i = 0; i < s->nbps; i++)
 			s->bps[i].tramp = 0;
-		return;
+		n = ncall = nf = 0;
+	}
+	/* the jumps: new ones, and the original bytes where a jump is no
+	 * longer wanted */
+	for (int i = 0; i < nhad; i++) {
+		bool keep = false;
+
+		for (int k = 0; k < nf && !keep; k++)
+			keep = fsite[k] == had[i];
+		if (!keep)
+			futex_site_restore(s, -1, had[i]);
+	}
+	for (int i = ncall, k = 0; i < n; i += FUNITS, k++) {
+		uint8_t j[5];
+
+		tramp_jump(fsite[k], s->ag_code + (uint64_t)i * TRAMP_SLOT, j);
+		if (mem_write(s, fsite[k], j, sizeof(j))) {
+			/* its slot stays unused (the table says stop) */
+			for (int u = 0; u < FUNITS; u++)
+				s->tslot[i + u].site = 0;
+		}
 	}
 	s->ntramp = n;
 }
@@ -867,7 +964,20 @@ static struct libc_cache {
 	bool rwlock_known; /* struct process */
 	/* how each entry moves into a trampoline (tracer/tramp.c) */
 	struct tramp_plan plans[NFNS], more_plans[32];
+	/* glibc's futex wakes (tramp_futex_sites), link-time addresses */
+	uint64_t fsites[64];
+	int nfsites;
 } libc_cache;
+
+static void fsites_one(void *ctx, const uint8_t *code, size_t size,
+		       uint64_t vaddr, const uint64_t *starts, size_t n)
+{
+	struct libc_cache *c = ctx;
+
+	c->nfsites += tramp_futex_sites(code, size, vaddr, starts, n,
+					c->fsites + c->nfsites,
+					64 - c->nfsites);
+}
 
 static void plan_one(void *ctx, int i, const uint8_t *code, size_t size)
 {
@@ -910,6 +1020,9 @@ static const struct libc_cache *libc_lookup(const char *path)
 		memcpy(all + NFNS, c->more, (size_t)c->nmore * sizeof(*all));
 		elf_functions_code(path, all, (int)NFNS + c->nmore, plan_one, c);
 	}
+	c->nfsites = 0;
+	if (c->ok)
+		elf_exec_sections(path, fsites_one, c);
 	/* glibc 2.30 added pthread_rwlock_clockrdlock; its rwlock is the
 	 * one of 2.25 on (musl and older glibc have another) */
 	uint64_t v;
@@ -1011,6 +1124,7 @@ int bp_install(struct session *ss, struct process *s)
 	/* the policy's points are offsets in a shared object: no run
 	 * without them (the caller says unsupported) */
 	s->policy_at = 0;
+	s->libc_fsites = NULL;
 	/* the policy's process: its points, the interpreter's calls, no
 	 * points in its own code unless --points asked for C-level ones */
 	bool pol = session_policy_process(ss, s);
@@ -1032,6 +1146,9 @@ int bp_install(struct session *ss, struct process *s)
 	    elf_first_vaddr(path, &first) == 0) {
 		const struct libc_cache *c = libc_lookup(path);
 
+		s->libc_fsites = c ? c->fsites : NULL;
+		s->libc_nfsites = c ? c->nfsites : 0;
+		s->libc_bias = start - first;
 		if (c) {
 			s->rwlock_known = c->rwlock_known;
 			for (size_t i = 0; i < NFNS; i++)
@@ -1459,6 +1576,9 @@ int bp_remove_all_in(struct process *s, pid_t pid)
 	if (fd < 0)
 		return -errno;
 	bp_restore_bytes(fd, s->bps, s->nbps);
+	for (int i = 0; i < s->ntramp; i++)
+		if (s->tslot[i].futex && !s->tslot[i].second && s->tslot[i].site)
+			futex_site_restore(s, fd, s->tslot[i].site);
 	close(fd);
 	return 0;
 }

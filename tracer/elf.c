@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <string.h>
@@ -291,6 +292,69 @@ static bool size_one(void *ctx, const GElf_Sym *sym, const char *nm)
 		if (z->vaddrs[i] == sym->st_value && sym->st_size > z->size[i])
 			z->size[i] = sym->st_size;
 	return false;
+}
+
+struct starts {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static bool start_one(void *ctx, const GElf_Sym *sym, const char *nm)
+{
+	struct starts *z = ctx;
+
+	(void)nm;
+	if (z->n == z->cap) {
+		size_t cap = z->cap ? 2 * z->cap : 1024;
+		uint64_t *v = realloc(z->v, cap * sizeof(*v));
+
+		if (!v)
+			return true;
+		z->v = v;
+		z->cap = cap;
+	}
+	z->v[z->n++] = sym->st_value;
+	return false;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int elf_exec_sections(const char *path,
+		      void (*fn)(void *ctx, const uint8_t *code, size_t size,
+				 uint64_t vaddr, const uint64_t *starts,
+				 size_t n),
+		      void *ctx)
+{
+	int fd;
+	Elf *e = open_elf(path, &fd);
+	struct starts z = { 0 };
+	Elf_Scn *scn = NULL;
+
+	if (!e)
+		return -ENOENT;
+	each_function(e, 0, start_one, &z);
+	if (z.n)
+		qsort(z.v, z.n, sizeof(*z.v), cmp_u64);
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+
+		if (d && d->d_buf && d->d_size <= sh.sh_size)
+			fn(ctx, d->d_buf, d->d_size, sh.sh_addr, z.v, z.n);
+	}
+	free(z.v);
+	elf_end(e);
+	close(fd);
+	return 0;
 }
 
 int elf_functions_code(const char *path, const uint64_t *vaddrs, int n,

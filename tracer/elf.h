@@ -36,6 +36,15 @@ int elf_functions_code(const char *path, const uint64_t *vaddrs, int n,
 				  size_t size),
 		       void *ctx);
 
+/* Each executable section of path: fn(ctx, code, size, vaddr, starts, n)
+ * with the sorted link-time addresses of the STT_FUNC symbols (.dynsym and
+ * .symtab) inside it.  0 or -ENOENT. */
+int elf_exec_sections(const char *path,
+		      void (*fn)(void *ctx, const uint8_t *code, size_t size,
+				 uint64_t vaddr, const uint64_t *starts,
+				 size_t n),
+		      void *ctx);
+
 /* 0 when ptloom can run path (x86-64 ELF, or a #! script whose interpreter
  * is one), else -ENOEXEC/-errno and one line in why. */
 int elf_check_program(const char *path, char *why, size_t len);

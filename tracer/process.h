@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 /* trampolines a process image may have (tracer/tramp.c) */
-#define AGENT_TRAMPS 96
+#define AGENT_TRAMPS 224
 
 struct session;
 struct thread;
@@ -100,9 +100,17 @@ struct process {
 	uint64_t ag_page2, ag_near, ag_near_len;
 	int nacc;
 	bool acc_int3;
+	/* glibc's futex wake sites (bp.c's libc lookup, link-time) and
+	 * where its file is loaded, for the futex slots (tramp.h) */
+	const uint64_t *libc_fsites;
+	int libc_nfsites;
+	uint64_t libc_bias;
 	struct tramp_slot {
 		uint64_t site;
 		bool passive;
+		/* a futex wake's slot (tramp.h: two units, the second
+		 * marked) */
+		bool futex, second;
 	} tslot[AGENT_TRAMPS];
 };
 

@@ -158,6 +158,11 @@ uint64_t session_solo_budget(struct session *s, struct thread *t);
 uint64_t session_known_budget(struct session *s, struct thread *t);
 void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 			 uint64_t rdi, uint64_t rsi, uint64_t ret);
+/* A futex wake t passed in a futex slot (tramp.h; site: its `mov`):
+ * futex(rdi, rsi, rdx) answered `answer`, taken as its seccomp stop and
+ * the choice after it would have been. */
+void session_agent_futex(struct session *s, struct thread *t, uint64_t site,
+			 uint64_t rdi, uint64_t rsi, uint64_t rdx, int answer);
 bool agent_logged(struct session *s);
 /* t meets signal sig in a slot's displaced instructions: if sig is not
  * caught (the process dies of it), t's pc goes to the function's own

@@ -1350,6 +1350,7 @@ const char *stop_kind_name(int kind)
 		[STOPK_FORK] = "template-fork",
 		[STOPK_AGENT_CLOCK] = "clock-in-program(no stop)",
 		[STOPK_AGENT_CALL] = "sync-call-in-program(no stop)",
+		[STOPK_AGENT_FUTEX] = "futex-wake-in-program(no stop)",
 		[STOPK_AGENT_OBSERVE] = "observed-in-program(no stop)",
 	};
 

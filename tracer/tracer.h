@@ -470,6 +470,9 @@ enum stop_count_kind {
 	/* not a stop: the accesses race discovery's access slots logged
 	 * (tracer/tramp.c), each a STOPK_OBSERVE stop without them */
 	STOPK_AGENT_OBSERVE,
+	/* not a stop: the futex wakes the agent's futex slots logged
+	 * (tracer/tramp.c), each a STOPK_FUTEX_WAKE stop without them */
+	STOPK_AGENT_FUTEX,
 	STOPK_N
 };
 

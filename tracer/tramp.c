@@ -561,3 +561,245 @@ bool tramp_unmove(const uint8_t *orig, size_t len, uint64_t site,
 	*pc = site + o; /* the jump back */
 	return true;
 }
+
+/* ---- futex wakes taken in the program (tramp.h) ---- */
+
+static const uint8_t futex_mov[5] = { 0xb8, 0xca, 0x00, 0x00, 0x00 };
+
+int tramp_futex_sites(const uint8_t *code, size_t size, uint64_t vaddr,
+		      const uint64_t *starts, size_t n, uint64_t *out, int max)
+{
+	static const uint8_t pat[TRAMP_FUTEX_LEN] = { 0xb8, 0xca, 0, 0, 0,
+						      0x0f, 0x05 };
+	int found = 0;
+	size_t at = 0;
+
+	if (!open_capstone())
+		return 0;
+	while (found < max && at + sizeof(pat) <= size) {
+		const uint8_t *h = memmem(code + at, size - at, pat, sizeof(pat));
+
+		if (!h)
+			break;
+		size_t off = (size_t)(h - code);
+		uint64_t site = vaddr + off;
+
+		at = off + 1;
+		/* the nearest function start at or before it, in this
+		 * section and not too far (glibc keeps no data in its
+		 * text: a sweep from a start meets every instruction) */
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (starts[mid] <= site)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo || starts[lo - 1] < vaddr ||
+		    site - starts[lo - 1] > 16384)
+			continue;
+		const uint8_t *c = code + (starts[lo - 1] - vaddr);
+		size_t left = size - (starts[lo - 1] - vaddr);
+		uint64_t a = starts[lo - 1];
+
+		while (a < site && cs_disasm_iter(handle, &c, &left, &a, insn))
+			;
+		if (a != site || !cs_disasm_iter(handle, &c, &left, &a, insn) ||
+		    insn->id != X86_INS_MOV || a != site + 5 ||
+		    !cs_disasm_iter(handle, &c, &left, &a, insn) ||
+		    insn->id != X86_INS_SYSCALL)
+			continue;
+		out[found++] = site;
+		at = off + sizeof(pat);
+	}
+	return found;
+}
+
+/* a small assembler: bytes at out[k], the code at base */
+struct fasm {
+	uint8_t *out;
+	size_t k;
+	uint64_t base;
+	bool ok;
+};
+
+static void fput(struct fasm *a, const uint8_t *b, size_t n)
+{
+	memcpy(a->out + a->k, b, n);
+	a->k += n;
+}
+
+/* an instruction whose rel32 is at offset d of its n bytes, to target */
+static void frel(struct fasm *a, const uint8_t *b, size_t n, size_t d,
+		 uint64_t target)
+{
+	size_t at = a->k;
+
+	fput(a, b, n);
+	a->ok &= rel32(a->out + at + d, a->base + at, n, target);
+}
+
+/* the offsets tramp_fix_futex knows (set by the first emission) */
+static struct {
+	bool set;
+	uint16_t saved, clocked, committed, end;
+} fl;
+
+bool tramp_emit_futex(uint64_t site, uint64_t slot, uint32_t id,
+		      uint64_t page, uint8_t *out)
+{
+	struct fasm a = { out, 0, slot, true };
+	size_t jfail[5];
+	int nfail = 0;
+	uint64_t next = site + TRAMP_FUTEX_LEN;
+	uint32_t tag = id | (uint32_t)TRAMP_FUTEX;
+
+	memset(out, 0xcc, TRAMP_FSLOT);
+	frel(&a, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6, 2,
+	     page + TRAMP_TABLE + 8ull * id);
+	frel(&a, (const uint8_t[]){ 0x48, 0x89, 0x05, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_SCR_RAX);
+	frel(&a, (const uint8_t[]){ 0x4c, 0x89, 0x1d, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_SCR_R11);
+	fput(&a, (const uint8_t[]){ 0x9f, 0x0f, 0x90, 0xc0 }, 4); /* lahf; seto %al */
+	frel(&a, (const uint8_t[]){ 0x48, 0x89, 0x05, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_SCR_FL);
+	uint16_t saved = (uint16_t)a.k;
+	/* (jcc rel32 to fail: patched below) */
+#define JFAIL(cc)                                                              \
+	do {                                                                   \
+		jfail[nfail++] = a.k;                                          \
+		fput(&a, (const uint8_t[]){ 0x0f, (cc), 0, 0, 0, 0 }, 6);      \
+	} while (0)
+	fput(&a, (const uint8_t[]){ 0x81, 0xfe, 0x81, 0, 0, 0 }, 6); /* cmp $0x81, %esi */
+	JFAIL(0x85);						     /* jne */
+	fput(&a, (const uint8_t[]){ 0x85, 0xd2 }, 2);		     /* test %edx, %edx */
+	JFAIL(0x8e);						     /* jle */
+	/* a jump past the stop's way at TRAMP_FSTOP, to the second unit */
+	frel(&a, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5, 1, slot + TRAMP_SLOT);
+	if (a.k > TRAMP_FSTOP - 24)
+		return false;
+	a.k = TRAMP_FSTOP;
+	fput(&a, futex_mov, 5);
+	frel(&a, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5, 1, site + 5);
+	a.k = TRAMP_SLOT;
+	fput(&a, (const uint8_t[]){ 0x31, 0xc0 }, 2); /* xor %eax, %eax */
+	for (int i = 0; i < 2; i++) {
+		frel(&a, (const uint8_t[]){ 0x48, 0x3b, 0x3d, 0, 0, 0, 0 }, 7,
+		     3, page + TRAMP_WADDR + 16ull * (uint64_t)i);
+		fput(&a, (const uint8_t[]){ 0x75, 0x07 }, 2);
+		frel(&a, (const uint8_t[]){ 0x48, 0x8b, 0x05, 0, 0, 0, 0 }, 7,
+		     3, page + TRAMP_WADDR + 16ull * (uint64_t)i + 8);
+	}
+	fput(&a, (const uint8_t[]){ 0x48, 0x83, 0xf8, 0x01 }, 4); /* cmp $1, %rax */
+	JFAIL(0x87);						  /* ja */
+	frel(&a, (const uint8_t[]){ 0x48, 0x89, 0x05, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_SCR_EA);
+	frel(&a, (const uint8_t[]){ 0x4c, 0x8b, 0x1d, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_CURSOR);
+	frel(&a, (const uint8_t[]){ 0x4c, 0x3b, 0x1d, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_LIMIT);
+	JFAIL(0x83); /* jae */
+	frel(&a, (const uint8_t[]){ 0x48, 0x8d, 0x05, 0, 0, 0, 0 }, 7, 3, page);
+	fput(&a, (const uint8_t[]){ 0x49, 0x01, 0xc3 }, 3);	    /* add %rax, %r11 */
+	fput(&a, (const uint8_t[]){ 0x49, 0x89, 0x7b, 0x08 }, 4); /* rdi */
+	fput(&a, (const uint8_t[]){ 0x49, 0x89, 0x73, 0x10 }, 4); /* rsi */
+	fput(&a, (const uint8_t[]){ 0x49, 0x89, 0x53, 0x18 }, 4); /* rdx */
+	frel(&a, (const uint8_t[]){ 0x48, 0x8b, 0x05, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_SCR_EA);
+	fput(&a, (const uint8_t[]){ 0x48, 0xc1, 0xe0, 0x20 }, 4); /* shl $32 */
+	fput(&a, (const uint8_t[]){ 0x48, 0x0d }, 2);		    /* or $tag */
+	fput(&a, (const uint8_t *)&tag, 4);
+	fput(&a, (const uint8_t[]){ 0x49, 0x89, 0x03 }, 3); /* mov %rax, (%r11) */
+	/* the cursor after the entry, for the commit; the log closes there */
+	frel(&a, (const uint8_t[]){ 0x48, 0x8b, 0x05, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_CURSOR);
+	fput(&a, (const uint8_t[]){ 0x48, 0x83, 0xc0, 0x20 }, 4); /* add $32 */
+	frel(&a, (const uint8_t[]){ 0x48, 0x89, 0x05, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_SCR_NEW);
+	/* a wake of somebody closes the log there (a wake of nobody changes
+	 * no thread's state) */
+	frel(&a, (const uint8_t[]){ 0x48, 0x83, 0x3d, 0, 0, 0, 0, 0 }, 8, 3,
+	     page + TRAMP_SCR_EA);			  /* cmpq $0, SCR_EA */
+	fput(&a, (const uint8_t[]){ 0x74, 0x07 }, 2);	  /* je +7 */
+	frel(&a, (const uint8_t[]){ 0x48, 0x89, 0x05, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_LIMIT);
+	/* the clock, as the stop would advance it */
+	frel(&a, (const uint8_t[]){ 0x48, 0x8b, 0x05, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_QUANTUM);
+	frel(&a, (const uint8_t[]){ 0xf0, 0x48, 0x01, 0x05, 0, 0, 0, 0 }, 8, 4,
+	     page + TRAMP_NOW);
+	uint16_t clocked = (uint16_t)a.k;
+	/* r11 as the syscall instruction leaves it: the flags, that is
+	 * IF, bit 1 and the arithmetic ones (a user program's DF, AC and
+	 * TF are clear at a libc call); nothing written to memory (the
+	 * stack is in state keys) */
+	frel(&a, (const uint8_t[]){ 0x4c, 0x8b, 0x1d, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_SCR_FL);			     /* mov SCR_FL, %r11 */
+	fput(&a, (const uint8_t[]){ 0x4c, 0x89, 0xd8,	     /* mov %r11, %rax */
+				    0x49, 0xc1, 0xeb, 0x08,   /* shr $8, %r11 */
+				    0x41, 0x81, 0xe3, 0xd5, 0, 0, 0, /* and $0xd5 */
+				    0x83, 0xe0, 0x01,	      /* and $1, %eax */
+				    0xc1, 0xe0, 0x0b,	      /* shl $11, %eax */
+				    0x49, 0x09, 0xc3,	      /* or %rax, %r11 */
+				    0x41, 0x81, 0xcb, 0x02, 0x02, 0, 0 },
+	     30);					      /* or $0x202 */
+	/* the flags back; rax the answer */
+	frel(&a, (const uint8_t[]){ 0x48, 0x8b, 0x05, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_SCR_FL);
+	fput(&a, (const uint8_t[]){ 0x04, 0x7f, 0x9e }, 3); /* add $0x7f,%al; sahf */
+	frel(&a, (const uint8_t[]){ 0x48, 0x8b, 0x05, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_SCR_EA);
+	/* the commit: two movs, no flag changed (rcx is the syscall's) */
+	frel(&a, (const uint8_t[]){ 0x48, 0x8b, 0x0d, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_SCR_NEW);
+	frel(&a, (const uint8_t[]){ 0x48, 0x89, 0x0d, 0, 0, 0, 0 }, 7, 3,
+	     page + TRAMP_CURSOR);
+	uint16_t committed = (uint16_t)a.k;
+	frel(&a, (const uint8_t[]){ 0x48, 0x8d, 0x0d, 0, 0, 0, 0 }, 7, 3, next);
+	frel(&a, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5, 1, next);
+	uint16_t end = (uint16_t)a.k;
+	/* fail: rax, r11, flags back, then on into the way to the stop */
+	uint16_t fail = TRAMP_FSTOP - 24;
+
+	for (int i = 0; i < nfail; i++)
+		a.ok &= rel32(out + jfail[i] + 2, slot + jfail[i], 6, slot + fail);
+	if (!a.ok || end > TRAMP_FSLOT || !put_restore(out, slot, fail, page))
+		return false;
+	if (!fl.set) {
+		fl.saved = saved;
+		fl.clocked = clocked;
+		fl.committed = committed;
+		fl.end = end;
+		fl.set = true;
+	}
+#undef JFAIL
+	return true;
+}
+
+bool tramp_fix_futex(uint64_t off, struct tramp_ffix *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (!fl.set || off >= fl.end)
+		return false;
+	if (off == 0 || off == 6 || off == 13 || off == 20 ||
+	    (off >= TRAMP_FSTOP && off < TRAMP_SLOT))
+		return true; /* nothing changed yet, or the way to the stop */
+	if (off == 21 || off == 24) {
+		f->regs = TFIX_RAX;
+		return true;
+	}
+	if (off < fl.saved)
+		return false;
+	if (off >= fl.committed) {
+		f->past = true; /* logged: rax, r11, flags are the answer */
+		return true;
+	}
+	/* before the commit (or failing): all back, from the site again */
+	f->regs = TFIX_ALL;
+	f->unclock = off >= fl.clocked;
+	return true;
+}

@@ -25,7 +25,7 @@
 #define TRAMP_SCR_FL 80
 /* the slots' jump table (one word each), and the log after it */
 #define TRAMP_TABLE 256
-#define TRAMP_LOG 1024
+#define TRAMP_LOG 2048
 /* A logged call: slot index, rdi, rsi, return address. */
 #define TRAMP_ENTRY 32
 
@@ -132,5 +132,51 @@ bool tramp_plan_span(const uint8_t *code, size_t size, uint64_t vaddr,
 bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 		       uint64_t site, uint64_t slot, uint64_t page,
 		       uint8_t *out);
+
+/*
+ * Futex wakes taken in the program: glibc's private FUTEX_WAKE calls
+ * (`mov $SYS_futex, %eax; syscall` in its code: a mutex's unlock finding a
+ * waiter, a condition variable's signal) while the supervisor lets t log.
+ * Only the `mov` (5 bytes) moves: the jump to the slot replaces it, and
+ * the `syscall` stays where it was, so the slot's way to a stop is the
+ * `mov` and a jump back to it: the seccomp stop sees the program's own pc.
+ * A slot takes three of the region's units (TRAMP_FSLOT bytes, one table
+ * word: the first unit's).  It logs a wake (its first word: the slot's
+ * index with TRAMP_FUTEX set and the number of threads it wakes above bit
+ * 32; rdi, rsi, rdx) when rsi is FUTEX_WAKE|FUTEX_PRIVATE_FLAG, rdx at
+ * least 1, and the page's waiter words (TRAMP_WADDR: up to two addresses
+ * with their waiter counts, the supervisor's, all of the process's
+ * private waits) give the address at most one waiter; it answers that
+ * count in rax, rcx and r11 as the syscall instruction leaves them (the
+ * next pc; IF, bit 1 and the arithmetic flags), advances the clock and,
+ * when it wakes a thread, closes the log (limit = cursor: the woken
+ * thread may run from here on).  Anything else goes to the `mov` and
+ * the syscall.
+ */
+#define TRAMP_FSLOT (3 * TRAMP_SLOT)
+#define TRAMP_FUTEX (1ull << 30)
+#define TRAMP_SCR_NEW 96
+#define TRAMP_WADDR 104 /* addr0, count0, addr1, count1 */
+#define TRAMP_FSTOP TRAMP_INT3 /* the slot's way to the syscall */
+/* mov $SYS_futex, %eax; syscall */
+#define TRAMP_FUTEX_LEN 7
+/* Link-time addresses of the futex wake sites in an executable section
+ * (code[0..size) at vaddr), each found at an instruction boundary by a
+ * linear sweep from the nearest function start before it (starts[0..n),
+ * sorted): up to max into out.  How many. */
+int tramp_futex_sites(const uint8_t *code, size_t size, uint64_t vaddr,
+		      const uint64_t *starts, size_t n, uint64_t *out, int max);
+/* The slot for the site, with index id: TRAMP_FSLOT bytes into out. */
+bool tramp_emit_futex(uint64_t site, uint64_t slot, uint32_t id,
+		      uint64_t page, uint8_t *out);
+/* A thread stopped at offset off of a futex slot: registers back from
+ * the scratch words and start again at the site (resume 0), the clock
+ * taken back (unclock), or, once the wake is logged, on after the
+ * syscall with rcx = that pc (past). */
+struct tramp_ffix {
+	uint8_t regs;
+	bool unclock, past;
+};
+bool tramp_fix_futex(uint64_t off, struct tramp_ffix *f);
 
 #endif

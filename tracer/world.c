@@ -1625,13 +1625,63 @@ uint64_t session_known_budget(struct session *s, struct thread *t)
 }
 
 /*
+ * The choice at a point t passed in the program (what): t reached it
+ * (thread_reach_point), and the alternatives must be t's alone or a
+ * decision known in advance that picks t (asked now: the strategy's
+ * `single`, `decide` and `executed` as at a stop); then the step, without
+ * the clock (the slot advanced it).  false: the run ended or failed.
+ */
+static bool agent_take_choice(struct session *s, struct thread *t,
+			      const char *what)
+{
+	bool need = s->need_schedule, ok = false;
+
+	thread_reach_point(s, t);
+	s->need_schedule = need; /* the choice is made here */
+
+	struct sched_thread *st = malloc((size_t)(s->nth + 1) * sizeof(*st));
+	struct choice *c = malloc(sizeof(*c));
+	int pick = 0;
+
+	if (!st || !c) {
+		session_fail(s, FAIL_INTERNAL, t, "out of memory");
+		goto out;
+	}
+	build_sched(s, st);
+	sched_alternatives(st, s->nth, s->current, c);
+	timer_alternatives(s, c);
+	/* (more than one: a decision known in advance, asked now) */
+	if (c->nalts >= 1 && c->nalts < MAX_ALTS && (pick = decide(s, c)) < 0)
+		goto out;
+	if (c->nalts < 1 || c->nalts >= MAX_ALTS ||
+	    c->alts[pick].thread != t->idx || c->alts[pick].timeout) {
+		session_fail(s, FAIL_INTERNAL, t,
+			     "internal error: %s taken in the program had "
+			     "%d alternatives and went to T%d at step %llu",
+			     what, c->nalts,
+			     c->nalts ? c->alts[pick].thread : -1,
+			     (unsigned long long)s->step);
+		goto out;
+	}
+	if (c->alts[pick].cost)
+		s->preemptions++;
+	take_step(s, t, c->alts[pick].cost, c->nalts > 1, false);
+	lift_when_alone(s, t);
+	ok = true;
+out:
+	free(st);
+	free(c);
+	return ok;
+}
+
+/*
  * A point t passed in a trampoline (agent.c): the call of libc's function
  * at site with rdi and rsi, returning to ret.  What its breakpoint's stop
  * (thread.c on_breakpoint) and the choice after it (schedule) would have
  * done, in the same order; t runs on meanwhile.  The agent advanced the
  * clock by the step's quantum itself (the program may have read it since);
- * session_solo_budget() let it log only points with one alternative, which
- * is checked here.
+ * session_solo_budget() let it log only points with one alternative, or
+ * known ones, which is checked here.
  */
 void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 			 uint64_t rdi, uint64_t rsi, uint64_t ret)
@@ -1644,47 +1694,57 @@ void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 	t->stop = STOP_BP;
 	t->bp_addr = site;
 	thread_call_point(t, b, rdi, rsi, ret);
-	bool need = s->need_schedule;
-
-	thread_reach_point(s, t);
-	s->need_schedule = need; /* the choice is made here */
-
-	struct sched_thread *st = malloc((size_t)(s->nth + 1) * sizeof(*st));
-	struct choice *c = malloc(sizeof(*c));
-
-	if (!st || !c) {
-		session_fail(s, FAIL_INTERNAL, t, "out of memory");
-		goto out;
+	if (agent_take_choice(s, t, "a point")) {
+		t->last_fn = t->fn;
+		t->last_obj = t->obj;
+		t->last_site = t->pc;
 	}
-	build_sched(s, st);
-	sched_alternatives(st, s->nth, s->current, c);
-	timer_alternatives(s, c);
-	int pick = 0;
-
-	/* (more than one: a decision known in advance, asked now) */
-	if (c->nalts >= 1 && c->nalts < MAX_ALTS && (pick = decide(s, c)) < 0)
-		goto out;
-	if (c->nalts < 1 || c->nalts >= MAX_ALTS ||
-	    c->alts[pick].thread != t->idx || c->alts[pick].timeout) {
-		session_fail(s, FAIL_INTERNAL, t,
-			     "internal error: a point taken in the program had "
-			     "%d alternatives and went to T%d at step %llu",
-			     c->nalts, c->nalts ? c->alts[pick].thread : -1,
-			     (unsigned long long)s->step);
-		goto out;
-	}
-	if (c->alts[pick].cost)
-		s->preemptions++;
-	take_step(s, t, c->alts[pick].cost, c->nalts > 1, false);
-	lift_when_alone(s, t);
-	t->last_fn = t->fn;
-	t->last_obj = t->obj;
-	t->last_site = t->pc;
-out:
 	t->st = SCHED_RUNNING;
 	t->stop = STOP_NONE;
-	free(st);
-	free(c);
+}
+
+/*
+ * A futex wake t passed in a futex slot (tramp.h): what its seccomp stop
+ * (thread.c on_stop, syscall.c) and the choice and execution after it
+ * (schedule) would have done, with the registers the stop would have
+ * seen; t runs on meanwhile, with the slot's answer, which must be the
+ * emulation's.  The slot advanced the clock.
+ */
+void session_agent_futex(struct session *s, struct thread *t, uint64_t site,
+			 uint64_t rdi, uint64_t rsi, uint64_t rdx, int answer)
+{
+	struct user_regs_struct keep = t->regs;
+	bool valid = t->regs_valid, dirty = t->regs_dirty;
+
+	if (s->failed || s->ended)
+		return;
+	s->stop_kinds[STOPK_AGENT_FUTEX]++;
+	memset(&t->regs, 0, sizeof(t->regs));
+	t->regs.orig_rax = SYS_futex;
+	t->regs.rax = (uint64_t)-ENOSYS;
+	t->regs.rdi = rdi;
+	t->regs.rsi = rsi;
+	t->regs.rdx = rdx;
+	t->regs.rip = t->regs.rcx = site + TRAMP_FUTEX_LEN;
+	t->regs_valid = true;
+	t->regs_dirty = false;
+	t->stop = STOP_SECCOMP;
+	if (!syscall_enter(s, t) || t->kind != OP_FUTEX_WAKE)
+		session_fail(s, FAIL_INTERNAL, t,
+			     "internal error: a futex wake taken in the program "
+			     "was no point");
+	else if (agent_take_choice(s, t, "a futex wake") &&
+		 (!syscall_execute(s, t) || !t->skip || t->result != answer))
+		session_fail(s, FAIL_INTERNAL, t,
+			     "internal error: a futex wake taken in the program "
+			     "answered %d, the emulation %lld",
+			     answer, (long long)t->result);
+	t->skip = false;
+	t->regs = keep;
+	t->regs_valid = valid;
+	t->regs_dirty = dirty;
+	t->st = SCHED_RUNNING;
+	t->stop = STOP_NONE;
 }
 
 static void read_output(struct session *s)

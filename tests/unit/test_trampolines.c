@@ -265,6 +265,21 @@ Test(trampolines, branches_and_rip_relative_operands_keep_their_targets)
  * register and flag it went in with, one entry logged, one quantum.
  */
 static volatile int step_at, steps, fixed;
+
+/* the registers tramp_fix says come back from the scratch words */
+static void scratch_back(greg_t *g, int regs)
+{
+	const struct page *pg = (const struct page *)mem;
+
+	if (regs & TFIX_R11)
+		g[REG_R11] = (greg_t)pg->scr[1];
+	if (regs & TFIX_RAX)
+		g[REG_RAX] = (greg_t)pg->scr[0];
+	if (regs & TFIX_FLAGS)
+		g[REG_EFL] = (greg_t)(((uint64_t)g[REG_EFL] & ~0x8d5ull) |
+				      ((pg->scr[2] >> 8) & 0xd5) |
+				      ((pg->scr[2] & 1) << 11));
+}
 static volatile bool fix_access;
 static uint8_t *fix_slot;
 
@@ -287,14 +302,7 @@ static void on_step(int sig, siginfo_t *si, void *uc_)
 	g[REG_EFL] &= ~0x100ll;
 	if (!tramp_fix(fix_access, off, &f))
 		return;
-	if (f.regs & TFIX_R11)
-		g[REG_R11] = (greg_t)pg->scr[1];
-	if (f.regs & TFIX_RAX)
-		g[REG_RAX] = (greg_t)pg->scr[0];
-	if (f.regs & TFIX_FLAGS)
-		g[REG_EFL] = (greg_t)(((uint64_t)g[REG_EFL] & ~0x8d5ull) |
-				      ((pg->scr[2] >> 8) & 0xd5) |
-				      ((pg->scr[2] & 1) << 11));
+	scratch_back(g, f.regs);
 	if (f.clock)
 		pg->now += pg->quantum;
 	g[REG_RIP] = (greg_t)(fix_slot + f.resume);
@@ -599,4 +607,266 @@ Test(trampolines, a_short_access_moves_with_the_instructions_after_it)
 		}
 		munmap(mem, PAGE_LEN + 3 * 4096);
 	}
+}
+
+/*
+ * Futex wake slots (tramp.h): glibc's `mov $SYS_futex, %eax; syscall`,
+ * its mov replaced by a jump.  Logged, the wake leaves every register and
+ * flag as the real syscall does (rax the waiter count the page gives,
+ * rcx the next pc, r11 the flags), which the same code run natively
+ * shows; anything else makes the real syscall.
+ */
+static const uint8_t futex_code[] = { 0xb8, 0xca, 0, 0, 0, 0x0f, 0x05, 0xc3 };
+static uint32_t futex_word;
+
+static void setup_futex(void)
+{
+	mem = mmap(NULL, PAGE_LEN + 4 * 4096,
+		   PROT_READ | PROT_WRITE | PROT_EXEC,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(mem != MAP_FAILED);
+	slot = mem + PAGE_LEN;
+	fn = slot + 3 * 4096;
+	memcpy(fn, futex_code, sizeof(futex_code));
+	memcpy(fn + 2048, futex_code, sizeof(futex_code)); /* native */
+	cr_assert(tramp_emit_futex((uint64_t)fn, (uint64_t)slot, 0,
+				   (uint64_t)mem, slot));
+	tramp_jump((uint64_t)fn, (uint64_t)slot, fn);
+	((struct page *)mem)->quantum = 1000;
+}
+
+static uint64_t *futex_waiters(void)
+{
+	return (uint64_t *)(mem + TRAMP_WADDR);
+}
+
+/* the native copy's syscall left its own next pc in rcx: fn's */
+static void native_at_fn(struct cpu *c)
+{
+	cr_assert_eq(c->g[2], (uint64_t)fn + 2048 + TRAMP_FUTEX_LEN);
+	c->g[2] -= 2048;
+}
+
+/* a wake of futex_word (nobody waits: the kernel answers 0) */
+static void wake_cpu(struct cpu *c, uint64_t op, uint64_t n)
+{
+	random_cpu(c);
+	c->g[5] = (uint64_t)&futex_word; /* rdi */
+	c->g[4] = op;			 /* rsi */
+	c->g[3] = n;			 /* rdx */
+}
+
+Test(trampolines, a_futex_wake_logged_leaves_what_the_syscall_leaves)
+{
+	struct page *pg;
+	uint64_t *table, *w;
+
+	setup_futex();
+	pg = (struct page *)mem;
+	table = (uint64_t *)(mem + TRAMP_TABLE);
+	w = futex_waiters();
+	for (int round = 0; round < 200; round++) {
+		struct cpu in, native, out;
+		uint64_t cur = TRAMP_LOG + 32 * (uint64_t)(rnd() % 100);
+		int count = (int)(rnd() % 2);
+
+		wake_cpu(&in, 0x81, 1 + rnd() % 3);
+		native = out = in;
+		call_with(&native, fn + 2048);
+		native_at_fn(&native);
+		cr_assert_eq(native.g[0], 0, "the kernel's wake of nobody");
+		/* the page says the word has count waiters */
+		w[0] = count ? (uint64_t)&futex_word : ~0ull;
+		w[1] = count ? 1 : 0;
+		w[2] = ~0ull;
+		w[3] = 0;
+		pg->cursor = cur;
+		pg->limit = cur + 64;
+		pg->now = 5000;
+		table[0] = (uint64_t)slot + TRAMP_FAST;
+		call_with(&out, fn);
+		native.g[0] = (uint64_t)count; /* the answer */
+		for (int i = 0; i < 16; i++)
+			if (i != 7)
+				cr_assert_eq(out.g[i], native.g[i],
+					     "register %d: %#llx logged, %#llx "
+					     "native", i,
+					     (unsigned long long)out.g[i],
+					     (unsigned long long)native.g[i]);
+		cr_assert_eq(out.flags & FLAGS, native.flags & FLAGS);
+		const uint64_t *e = (const uint64_t *)(mem + cur);
+
+		cr_assert_eq(pg->cursor, cur + 32, "the commit");
+		cr_assert_eq(pg->limit, count ? cur + 32 : cur + 64,
+			     "the log closed after a wake of somebody only");
+		cr_assert_eq(pg->now, 6000, "a quantum for the point");
+		cr_assert_eq(e[0], TRAMP_FUTEX | ((uint64_t)count << 32));
+		cr_assert_eq(e[1], in.g[5]);
+		cr_assert_eq(e[2], in.g[4]);
+		cr_assert_eq(e[3], in.g[3]);
+	}
+}
+
+Test(trampolines, a_futex_call_not_logged_makes_the_syscall)
+{
+	struct page *pg;
+	uint64_t *table, *w;
+	/* a wait (EAGAIN: the word is not 7), a shared wake, a wake of
+	 * none, a wake of two waiters, the log full, the table's stop */
+	static const struct {
+		uint64_t op, n, waiters;
+		bool full, stop;
+	} cases[] = {
+		{ 0x80, 7, 0, false, false }, { 0x01, 1, 0, false, false },
+		{ 0x81, 0, 0, false, false }, { 0x81, 1, 2, false, false },
+		{ 0x81, 1, 0, true, false },  { 0x81, 1, 0, false, true },
+	};
+
+	setup_futex();
+	pg = (struct page *)mem;
+	table = (uint64_t *)(mem + TRAMP_TABLE);
+	w = futex_waiters();
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		for (int round = 0; round < 20; round++) {
+			struct cpu in, native, out;
+			uint64_t cur = TRAMP_LOG;
+
+			wake_cpu(&in, cases[k].op, cases[k].n);
+			native = out = in;
+			call_with(&native, fn + 2048);
+			native_at_fn(&native);
+			w[0] = (uint64_t)&futex_word;
+			w[1] = cases[k].waiters;
+			pg->cursor = cur;
+			pg->limit = cases[k].full ? cur : cur + 32;
+			pg->now = 5000;
+			table[0] = (uint64_t)slot +
+				   (cases[k].stop ? TRAMP_FSTOP : TRAMP_FAST);
+			call_with(&out, fn);
+			for (int i = 0; i < 16; i++)
+				if (i != 7)
+					cr_assert_eq(out.g[i], native.g[i],
+						     "case %zu register %d", k,
+						     i);
+			cr_assert_eq(out.flags & FLAGS, native.flags & FLAGS);
+			cr_assert_eq(pg->cursor, cur, "case %zu: logged", k);
+			cr_assert_eq(pg->now, 5000);
+		}
+}
+
+/* A stop at any instruction of the logging way (tramp_fix_futex played
+ * by a SIGTRAP handler, the scratch words scribbled over after it): the
+ * wake comes out logged once, with the syscall's registers, one quantum. */
+static volatile int fstep_at, fsteps, ffixed;
+
+static void on_fstep(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	greg_t *g = uc->uc_mcontext.gregs;
+	uint64_t rip = (uint64_t)g[REG_RIP];
+	struct page *pg = (struct page *)mem;
+	uint64_t off = rip - (uint64_t)slot;
+	struct tramp_ffix f;
+
+	(void)sig;
+	(void)si;
+	if (rip < (uint64_t)slot || off >= TRAMP_FSLOT || ffixed) {
+		if (fsteps && !ffixed) /* out of the slot: stepped through */
+			g[REG_EFL] &= ~0x100ll;
+		return;
+	}
+	if (fsteps++ != fstep_at)
+		return;
+	ffixed = 1;
+	g[REG_EFL] &= ~0x100ll;
+	cr_assert(tramp_fix_futex(off, &f), "no fix at offset %llu",
+		  (unsigned long long)off);
+	if (f.past) {
+		g[REG_RIP] = g[REG_RCX] = (greg_t)(fn + TRAMP_FUTEX_LEN);
+		return;
+	}
+	scratch_back(g, f.regs);
+	if (f.unclock)
+		pg->now -= pg->quantum;
+	if (off && (off < TRAMP_FSTOP || off >= TRAMP_SLOT))
+		g[REG_RIP] = (greg_t)fn;
+	pg->scr[0] = pg->scr[1] = pg->scr[2] = pg->scr[3] = rnd();
+}
+
+Test(trampolines, a_stop_inside_a_futex_slot_gives_everything_back)
+{
+	struct page *pg;
+	struct sigaction sa;
+	uint64_t *table, *w;
+	struct cpu in, native;
+
+	setup_futex();
+	pg = (struct page *)mem;
+	table = (uint64_t *)(mem + TRAMP_TABLE);
+	w = futex_waiters();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fstep;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	wake_cpu(&in, 0x81, 1);
+	native = in;
+	call_with(&native, fn + 2048);
+	native_at_fn(&native);
+	native.g[0] = 1;
+	w[0] = (uint64_t)&futex_word;
+	w[1] = 1;
+	table[0] = (uint64_t)slot + TRAMP_FAST;
+	int k;
+
+	for (k = 0;; k++) {
+		struct cpu out = in;
+		uint64_t cur = TRAMP_LOG + 32 * (uint64_t)(rnd() % 100);
+
+		pg->cursor = cur;
+		pg->limit = cur + 64;
+		pg->now = 5000;
+		fstep_at = k;
+		fsteps = ffixed = 0;
+		out.flags |= 0x100; /* the trap flag */
+		call_with(&out, fn);
+		out.flags &= ~0x100ull;
+		if (!ffixed)
+			break; /* past the slot's last instruction */
+		for (int i = 0; i < 16; i++)
+			if (i != 7)
+				cr_assert_eq(out.g[i], native.g[i],
+					     "step %d register %d", k, i);
+		cr_assert_eq(out.flags & FLAGS, native.flags & FLAGS,
+			     "step %d", k);
+		cr_assert_eq(pg->cursor, cur + 32, "step %d: one entry", k);
+		cr_assert_eq(pg->now, 6000, "step %d: one quantum", k);
+		cr_assert(k < 200);
+	}
+	/* the jump and the whole logging way were stepped */
+	cr_assert(k > 45, "%d steps", k);
+}
+
+/* The sites: an instruction boundary a sweep from a function start
+ * meets, never the same bytes inside another instruction. */
+Test(trampolines, futex_sites_are_whole_instructions)
+{
+	static const uint8_t code[] = {
+		0x45, 0x31, 0xd2,		    /* 0: xor %r10d, %r10d */
+		0xb8, 0xca, 0, 0, 0, 0x0f, 0x05, /* 3: the site */
+		0xc3,				    /* 10: ret */
+		/* 11: movabs $..., %rax holding the bytes */
+		0x48, 0xb8, 0xb8, 0xca, 0, 0, 0, 0x0f, 0x05, 0x90,
+		0xc3,
+	};
+	uint64_t starts[] = { 0x1000 }, out[4];
+
+	cr_assert_eq(tramp_futex_sites(code, sizeof(code), 0x1000, starts, 1,
+				       out, 4),
+		     1);
+	cr_assert_eq(out[0], 0x1003);
+	/* no function start before the code: nothing */
+	starts[0] = 0x2000;
+	cr_assert_eq(tramp_futex_sites(code, sizeof(code), 0x1000, starts, 1,
+				       out, 4),
+		     0);
 }
