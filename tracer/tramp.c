@@ -571,16 +571,31 @@ int tramp_futex_sites(const uint8_t *code, size_t size, uint64_t vaddr,
 {
 	static const uint8_t pat[TRAMP_FUTEX_LEN] = { 0xb8, 0xca, 0, 0, 0,
 						      0x0f, 0x05 };
+	static csh fast; /* no detail: the sweep wants lengths and ids */
+	static cs_insn *fi;
 	int found = 0;
 	size_t at = 0;
 
-	if (!open_capstone())
-		return 0;
+	if (!fi) {
+		if (cs_open(CS_ARCH_X86, CS_MODE_64, &fast) != CS_ERR_OK)
+			return 0;
+		if (!(fi = cs_malloc(fast))) {
+			cs_close(&fast);
+			return 0;
+		}
+	}
 	while (found < max && at + sizeof(pat) <= size) {
-		const uint8_t *h = memmem(code + at, size - at, pat, sizeof(pat));
+		/* (memchr of the rare byte: glibc's memmem took longer) */
+		const uint8_t *h = memchr(code + at + 1, 0xca,
+					  size - at - sizeof(pat) + 1);
 
 		if (!h)
 			break;
+		h--;
+		if (memcmp(h, pat, sizeof(pat))) {
+			at = (size_t)(h - code) + 1;
+			continue;
+		}
 		size_t off = (size_t)(h - code);
 		uint64_t site = vaddr + off;
 
@@ -605,12 +620,12 @@ int tramp_futex_sites(const uint8_t *code, size_t size, uint64_t vaddr,
 		size_t left = size - (starts[lo - 1] - vaddr);
 		uint64_t a = starts[lo - 1];
 
-		while (a < site && cs_disasm_iter(handle, &c, &left, &a, insn))
+		while (a < site && cs_disasm_iter(fast, &c, &left, &a, fi))
 			;
-		if (a != site || !cs_disasm_iter(handle, &c, &left, &a, insn) ||
-		    insn->id != X86_INS_MOV || a != site + 5 ||
-		    !cs_disasm_iter(handle, &c, &left, &a, insn) ||
-		    insn->id != X86_INS_SYSCALL)
+		if (a != site || !cs_disasm_iter(fast, &c, &left, &a, fi) ||
+		    fi->id != X86_INS_MOV || a != site + 5 ||
+		    !cs_disasm_iter(fast, &c, &left, &a, fi) ||
+		    fi->id != X86_INS_SYSCALL)
 			continue;
 		out[found++] = site;
 		at = off + sizeof(pat);
