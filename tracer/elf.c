@@ -317,6 +317,50 @@ static bool start_one(void *ctx, const GElf_Sym *sym, const char *nm)
 	return false;
 }
 
+/*
+ * The start of every function with unwind information: .eh_frame_hdr's
+ * sorted table of FDE initial locations (the form every x86-64 linker
+ * writes: version 1, a udata4 count, datarel sdata4 pairs).  A stripped
+ * library's internal functions have no symbol but have one of these.
+ */
+static void eh_frame_starts(Elf *e, struct starts *z)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(e, &shstr))
+		return;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *nm;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(nm = elf_strptr(e, shstr, sh.sh_name)) ||
+		    strcmp(nm, ".eh_frame_hdr"))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		const uint8_t *b = d ? d->d_buf : NULL;
+		uint32_t n;
+
+		if (!b || d->d_size < 12 || b[0] != 1 || b[2] != 0x03 ||
+		    b[3] != 0x3b || (b[1] & 0x0f) != 0x0b)
+			return;
+		memcpy(&n, b + 8, 4);
+		if (n > (d->d_size - 12) / 8)
+			return;
+		for (uint32_t i = 0; i < n; i++) {
+			int32_t loc;
+
+			memcpy(&loc, b + 12 + 8 * (size_t)i, 4);
+			GElf_Sym sym = { .st_value = sh.sh_addr + (uint64_t)(int64_t)loc };
+
+			if (start_one(z, &sym, NULL))
+				return;
+		}
+		return;
+	}
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -338,6 +382,7 @@ int elf_exec_sections(const char *path,
 	if (!e)
 		return -ENOENT;
 	each_function(e, 0, start_one, &z);
+	eh_frame_starts(e, &z);
 	if (z.n)
 		qsort(z.v, z.n, sizeof(*z.v), cmp_u64);
 	while ((scn = elf_nextscn(e, scn))) {

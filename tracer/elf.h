@@ -37,8 +37,9 @@ int elf_functions_code(const char *path, const uint64_t *vaddrs, int n,
 		       void *ctx);
 
 /* Each executable section of path: fn(ctx, code, size, vaddr, starts, n)
- * with the sorted link-time addresses of the STT_FUNC symbols (.dynsym and
- * .symtab) inside it.  0 or -ENOENT. */
+ * with the sorted link-time addresses of the function starts path tells
+ * (STT_FUNC symbols of .dynsym and .symtab, .eh_frame_hdr's FDEs; some
+ * outside the section, some twice).  0 or -ENOENT. */
 int elf_exec_sections(const char *path,
 		      void (*fn)(void *ctx, const uint8_t *code, size_t size,
 				 uint64_t vaddr, const uint64_t *starts,
