@@ -356,7 +356,8 @@ static void place_tramps(struct session *ss, struct process *s)
 	/* the futex sites the last placement jumped from (their slots
 	 * change now) */
 	for (int i = 0; i < s->ntramp; i++)
-		if (s->tslot[i].futex && !s->tslot[i].second)
+		if (s->tslot[i].futex && !s->tslot[i].second &&
+		    s->tslot[i].site)
 			had[nhad++] = s->tslot[i].site;
 	s->ntramp = 0;
 	for (size_t i = 0; i < s->nbps; i++) {
