@@ -328,16 +328,18 @@ static struct bp *bp_at_or_after(struct process *s, uint64_t addr)
 	return lo < s->nbps ? &s->bps[lo] : NULL;
 }
 
-/* glibc's `mov $SYS_futex, %eax` back at site, through fd (a
- * /proc/PID/mem) or, with fd < 0, p's memory. */
-static void futex_site_restore(struct process *p, int fd, uint64_t site)
+/* glibc's `mov` of that kind (TRAMP_FUTEX_*) back at site, through fd
+ * (a /proc/PID/mem) or, with fd < 0, p's memory. */
+static void futex_site_restore(struct process *p, int fd, uint64_t site,
+			       int kind)
 {
-	static const uint8_t mov[5] = { 0xb8, 0xca, 0, 0, 0 };
+	const uint8_t *mov = tramp_futex_moved[kind < TRAMP_FUTEX_KINDS ? kind
+									 : 0];
 
 	if (fd >= 0)
-		(void)!pwrite(fd, mov, sizeof(mov), (off_t)site);
+		(void)!pwrite(fd, mov, 5, (off_t)site);
 	else
-		mem_write(p, site, mov, sizeof(mov));
+		mem_write(p, site, mov, 5);
 }
 
 /* Trampolines for the libc calls whose entries can move (tracer/tramp.c),
@@ -346,19 +348,23 @@ static void futex_site_restore(struct process *p, int fd, uint64_t site)
 static void place_tramps(struct session *ss, struct process *s)
 {
 	const uint64_t *fs = s->libc_fsites;
-	int nfs = fs ? s->libc_nfsites : 0;
+	const uint8_t *fk = s->libc_fkinds;
+	int nfs = fs && fk ? s->libc_nfsites : 0;
 	uint64_t bias = s->libc_bias;
 
 	static uint8_t region[AGENT_TRAMPS * TRAMP_SLOT];
 	uint64_t had[AGENT_TRAMPS];
+	uint8_t hadk[AGENT_TRAMPS];
 	int n = 0, nhad = 0;
 
 	/* the futex sites the last placement jumped from (their slots
 	 * change now) */
 	for (int i = 0; i < s->ntramp; i++)
 		if (s->tslot[i].futex && !s->tslot[i].second &&
-		    s->tslot[i].site)
+		    s->tslot[i].site) {
+			hadk[nhad] = s->tslot[i].fkind;
 			had[nhad++] = s->tslot[i].site;
+		}
 	s->ntramp = 0;
 	for (size_t i = 0; i < s->nbps; i++) {
 		struct bp *b = &s->bps[i];
@@ -404,6 +410,7 @@ static void place_tramps(struct session *ss, struct process *s)
 			n + FUNITS <= AGENT_TRAMPS;
 	     i++) {
 		uint64_t site = bias + fs[i], slot;
+		int kind = fk[i] < TRAMP_FUTEX_KINDS ? fk[i] : 0;
 		uint8_t cur[TRAMP_FUTEX_LEN];
 		/* (a breakpoint's moved or emulated bytes reach 16 on) */
 		struct bp *b = bp_at_or_after(s, site - 16);
@@ -411,19 +418,21 @@ static void place_tramps(struct session *ss, struct process *s)
 		if ((b && b->addr < site + TRAMP_FUTEX_LEN) ||
 		    mem_read(s, site, cur, sizeof(cur)) ||
 		    cur[5] != 0x0f || cur[6] != 0x05 ||
-		    (cur[0] != 0xb8 && cur[0] != 0xe9) ||
+		    (memcmp(cur, tramp_futex_moved[kind], 5) &&
+		     cur[0] != 0xe9) ||
 		    thread_inside(ss, s, site, site + 5))
 			continue;
 		slot = s->ag_code + (uint64_t)n * TRAMP_SLOT;
-		if (!tramp_emit_futex(site, slot, (uint32_t)n, s->ag_page,
+		if (!tramp_emit_futex(site, kind, slot, (uint32_t)n,
+				      s->ag_page,
 				      region + (size_t)n * TRAMP_SLOT))
 			continue;
-		s->tslot[n] = (struct tramp_slot){ .site = site, .futex = true };
-		for (int k = 1; k < FUNITS; k++)
+		for (int k = 0; k < FUNITS; k++)
 			s->tslot[n + k] =
 				(struct tramp_slot){ .site = site,
 						     .futex = true,
-						     .second = true };
+						     .second = k > 0,
+						     .fkind = (uint8_t)kind };
 		fsite[nf++] = site;
 		n += FUNITS;
 	}
@@ -440,7 +449,7 @@ static void place_tramps(struct session *ss, struct process *s)
 		for (int k = 0; k < nf && !keep; k++)
 			keep = fsite[k] == had[i];
 		if (!keep)
-			futex_site_restore(s, -1, had[i]);
+			futex_site_restore(s, -1, had[i], hadk[i]);
 	}
 	for (int i = ncall, k = 0; i < n; i += FUNITS, k++) {
 		uint8_t j[5];
@@ -965,10 +974,27 @@ static struct libc_cache {
 	bool rwlock_known; /* struct process */
 	/* how each entry moves into a trampoline (tracer/tramp.c) */
 	struct tramp_plan plans[NFNS], more_plans[32];
-	/* glibc's futex wakes (tramp_futex_sites), link-time addresses */
+	/* glibc's futex wakes (tramp_futex_sites), link-time addresses,
+	 * and what moves at each (TRAMP_FUTEX_*) */
 	uint64_t fsites[64];
+	uint8_t fkinds[64];
 	int nfsites;
 } libc_cache;
+
+static void syscall_site_one(void *ctx, int i, const uint8_t *code,
+			     size_t size)
+{
+	struct libc_cache *c = ctx;
+	uint64_t site, v;
+
+	(void)i;
+	if (c->nfsites < 64 &&
+	    elf_symbol_values(c->path, "syscall", &v, 1) > 0 &&
+	    tramp_futex_syscall_site(code, size, v, &site)) {
+		c->fkinds[c->nfsites] = TRAMP_FUTEX_SYSCALL;
+		c->fsites[c->nfsites++] = site;
+	}
+}
 
 static void fsites_one(void *ctx, const uint8_t *code, size_t size,
 		       uint64_t vaddr, const uint64_t *starts, size_t n)
@@ -1022,8 +1048,14 @@ static const struct libc_cache *libc_lookup(const char *path)
 		elf_functions_code(path, all, (int)NFNS + c->nmore, plan_one, c);
 	}
 	c->nfsites = 0;
-	if (c->ok)
+	if (c->ok) {
+		uint64_t v;
+
 		elf_exec_sections(path, fsites_one, c);
+		memset(c->fkinds, TRAMP_FUTEX_GLIBC, sizeof(c->fkinds));
+		if (elf_symbol_values(path, "syscall", &v, 1) > 0)
+			elf_functions_code(path, &v, 1, syscall_site_one, c);
+	}
 	/* glibc 2.30 added pthread_rwlock_clockrdlock; its rwlock is the
 	 * one of 2.25 on (musl and older glibc have another) */
 	uint64_t v;
@@ -1148,6 +1180,7 @@ int bp_install(struct session *ss, struct process *s)
 		const struct libc_cache *c = libc_lookup(path);
 
 		s->libc_fsites = c ? c->fsites : NULL;
+		s->libc_fkinds = c ? c->fkinds : NULL;
 		s->libc_nfsites = c ? c->nfsites : 0;
 		s->libc_bias = start - first;
 		if (c) {
@@ -1579,7 +1612,8 @@ int bp_remove_all_in(struct process *s, pid_t pid)
 	bp_restore_bytes(fd, s->bps, s->nbps);
 	for (int i = 0; i < s->ntramp; i++)
 		if (s->tslot[i].futex && !s->tslot[i].second && s->tslot[i].site)
-			futex_site_restore(s, fd, s->tslot[i].site);
+			futex_site_restore(s, fd, s->tslot[i].site,
+					   s->tslot[i].fkind);
 	close(fd);
 	return 0;
 }

@@ -103,6 +103,7 @@ struct process {
 	/* glibc's futex wake sites (bp.c's libc lookup, link-time) and
 	 * where its file is loaded, for the futex slots (tramp.h) */
 	const uint64_t *libc_fsites;
+	const uint8_t *libc_fkinds;
 	int libc_nfsites;
 	uint64_t libc_bias;
 	struct tramp_slot {
@@ -111,6 +112,7 @@ struct process {
 		/* a futex wake's slot (tramp.h: two units, the second
 		 * marked) */
 		bool futex, second;
+		uint8_t fkind; /* TRAMP_FUTEX_* */
 	} tslot[AGENT_TRAMPS];
 };
 

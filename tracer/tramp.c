@@ -564,26 +564,73 @@ bool tramp_unmove(const uint8_t *orig, size_t len, uint64_t site,
 
 /* ---- futex wakes taken in the program (tramp.h) ---- */
 
-static const uint8_t futex_mov[5] = { 0xb8, 0xca, 0x00, 0x00, 0x00 };
+const uint8_t tramp_futex_moved[TRAMP_FUTEX_KINDS][5] = {
+	[TRAMP_FUTEX_GLIBC] = { 0xb8, 0xca, 0x00, 0x00, 0x00 },
+	[TRAMP_FUTEX_SYSCALL] = { 0x4c, 0x8b, 0x4c, 0x24, 0x08 },
+};
+
+static csh fast; /* no detail: the sweeps want lengths and ids */
+static cs_insn *fi;
+
+static bool open_fast(void)
+{
+	if (fi)
+		return true;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &fast) != CS_ERR_OK)
+		return false;
+	if (!(fi = cs_malloc(fast))) {
+		cs_close(&fast);
+		return false;
+	}
+	return true;
+}
+
+/* A sweep from from (code[0..size) at vaddr) meets site as a whole
+ * instruction, a `mov`, with a `syscall` right after it. */
+static bool whole_site(const uint8_t *code, size_t size, uint64_t vaddr,
+		       uint64_t from, uint64_t site)
+{
+	if (from < vaddr || from > site || site - from > 16384 ||
+	    site + TRAMP_FUTEX_LEN > vaddr + size)
+		return false;
+	const uint8_t *c = code + (from - vaddr);
+	size_t left = size - (from - vaddr);
+	uint64_t a = from;
+
+	while (a < site && cs_disasm_iter(fast, &c, &left, &a, fi))
+		;
+	return a == site && cs_disasm_iter(fast, &c, &left, &a, fi) &&
+	       fi->id == X86_INS_MOV && a == site + 5 &&
+	       cs_disasm_iter(fast, &c, &left, &a, fi) &&
+	       fi->id == X86_INS_SYSCALL;
+}
+
+bool tramp_futex_syscall_site(const uint8_t *code, size_t size,
+			      uint64_t vaddr, uint64_t *site)
+{
+	/* glibc's syscall(): its arguments moved down, the seventh from
+	 * the stack into r9, then the syscall */
+	for (size_t o = 0; o + TRAMP_FUTEX_LEN <= size && o < 64; o++)
+		if (!memcmp(code + o, tramp_futex_moved[TRAMP_FUTEX_SYSCALL],
+			    5) &&
+		    code[o + 5] == 0x0f && code[o + 6] == 0x05) {
+			*site = vaddr + o;
+			return open_fast() &&
+			       whole_site(code, size, vaddr, vaddr, *site);
+		}
+	return false;
+}
 
 int tramp_futex_sites(const uint8_t *code, size_t size, uint64_t vaddr,
 		      const uint64_t *starts, size_t n, uint64_t *out, int max)
 {
 	static const uint8_t pat[TRAMP_FUTEX_LEN] = { 0xb8, 0xca, 0, 0, 0,
 						      0x0f, 0x05 };
-	static csh fast; /* no detail: the sweep wants lengths and ids */
-	static cs_insn *fi;
 	int found = 0;
 	size_t at = 0;
 
-	if (!fi) {
-		if (cs_open(CS_ARCH_X86, CS_MODE_64, &fast) != CS_ERR_OK)
-			return 0;
-		if (!(fi = cs_malloc(fast))) {
-			cs_close(&fast);
-			return 0;
-		}
-	}
+	if (!open_fast())
+		return 0;
 	while (found < max && at + sizeof(pat) <= size) {
 		/* (memchr of the rare byte: glibc's memmem took longer) */
 		const uint8_t *h = memchr(code + at + 1, 0xca,
@@ -613,19 +660,7 @@ int tramp_futex_sites(const uint8_t *code, size_t size, uint64_t vaddr,
 			else
 				hi = mid;
 		}
-		if (!lo || starts[lo - 1] < vaddr ||
-		    site - starts[lo - 1] > 16384)
-			continue;
-		const uint8_t *c = code + (starts[lo - 1] - vaddr);
-		size_t left = size - (starts[lo - 1] - vaddr);
-		uint64_t a = starts[lo - 1];
-
-		while (a < site && cs_disasm_iter(fast, &c, &left, &a, fi))
-			;
-		if (a != site || !cs_disasm_iter(fast, &c, &left, &a, fi) ||
-		    fi->id != X86_INS_MOV || a != site + 5 ||
-		    !cs_disasm_iter(fast, &c, &left, &a, fi) ||
-		    fi->id != X86_INS_SYSCALL)
+		if (!lo || !whole_site(code, size, vaddr, starts[lo - 1], site))
 			continue;
 		out[found++] = site;
 		at = off + sizeof(pat);
@@ -660,21 +695,27 @@ static void frel(struct fasm *a, const uint8_t *b, size_t n, size_t d,
 /* the offsets tramp_fix_futex knows (set by the first emission) */
 static struct {
 	bool set;
-	uint16_t saved, clocked, committed, end;
+	uint16_t save0, saved, clocked, committed, end;
 } fl;
 
-bool tramp_emit_futex(uint64_t site, uint64_t slot, uint32_t id,
+bool tramp_emit_futex(uint64_t site, int kind, uint64_t slot, uint32_t id,
 		      uint64_t page, uint8_t *out)
 {
 	struct fasm a = { out, 0, slot, true };
-	size_t jfail[5];
+	size_t jfail[6];
 	int nfail = 0;
 	uint64_t next = site + TRAMP_FUTEX_LEN;
 	uint32_t tag = id | (uint32_t)TRAMP_FUTEX;
 
+	if (kind < 0 || kind >= TRAMP_FUTEX_KINDS)
+		return false;
 	memset(out, 0xcc, TRAMP_FSLOT);
 	frel(&a, (const uint8_t[]){ 0xff, 0x25, 0, 0, 0, 0 }, 6, 2,
 	     page + TRAMP_TABLE + 8ull * id);
+	/* the moved instruction first (a load of a register the sequence
+	 * does not save: doing it again from the site changes nothing) */
+	fput(&a, tramp_futex_moved[kind], 5);
+	uint16_t save0 = (uint16_t)a.k;
 	frel(&a, (const uint8_t[]){ 0x48, 0x89, 0x05, 0, 0, 0, 0 }, 7, 3,
 	     page + TRAMP_SCR_RAX);
 	frel(&a, (const uint8_t[]){ 0x4c, 0x89, 0x1d, 0, 0, 0, 0 }, 7, 3,
@@ -689,6 +730,10 @@ bool tramp_emit_futex(uint64_t site, uint64_t slot, uint32_t id,
 		jfail[nfail++] = a.k;                                          \
 		fput(&a, (const uint8_t[]){ 0x0f, (cc), 0, 0, 0, 0 }, 6);      \
 	} while (0)
+	/* cmpl $SYS_futex, SCR_RAX (rax itself holds the flags now) */
+	frel(&a, (const uint8_t[]){ 0x81, 0x3d, 0, 0, 0, 0, 0xca, 0, 0, 0 }, 10,
+	     2, page + TRAMP_SCR_RAX);
+	JFAIL(0x85); /* jne */
 	fput(&a, (const uint8_t[]){ 0x81, 0xfe, 0x81, 0, 0, 0 }, 6); /* cmp $0x81, %esi */
 	JFAIL(0x85);						     /* jne */
 	fput(&a, (const uint8_t[]){ 0x85, 0xd2 }, 2);		     /* test %edx, %edx */
@@ -698,7 +743,7 @@ bool tramp_emit_futex(uint64_t site, uint64_t slot, uint32_t id,
 	if (a.k > TRAMP_FSTOP - 24)
 		return false;
 	a.k = TRAMP_FSTOP;
-	fput(&a, futex_mov, 5);
+	fput(&a, tramp_futex_moved[kind], 5);
 	frel(&a, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5, 1, site + 5);
 	a.k = TRAMP_SLOT;
 	fput(&a, (const uint8_t[]){ 0x31, 0xc0 }, 2); /* xor %eax, %eax */
@@ -785,6 +830,7 @@ bool tramp_emit_futex(uint64_t site, uint64_t slot, uint32_t id,
 	if (!a.ok || end > TRAMP_FSLOT || !put_restore(out, slot, fail, page))
 		return false;
 	if (!fl.set) {
+		fl.save0 = save0;
 		fl.saved = saved;
 		fl.clocked = clocked;
 		fl.committed = committed;
@@ -800,10 +846,14 @@ bool tramp_fix_futex(uint64_t off, struct tramp_ffix *f)
 	memset(f, 0, sizeof(*f));
 	if (!fl.set || off >= fl.end)
 		return false;
-	if (off == 0 || off == 6 || off == 13 || off == 20 ||
+	/* nothing of the slot's own changed yet (the moved instruction
+	 * runs again from the site), or the way to the stop; then lahf and
+	 * seto have changed rax */
+	if (off == 0 || off == TRAMP_FAST || off == fl.save0 ||
+	    off == fl.save0 + 7u || off == fl.save0 + 14u ||
 	    (off >= TRAMP_FSTOP && off < TRAMP_SLOT))
-		return true; /* nothing changed yet, or the way to the stop */
-	if (off == 21 || off == 24) {
+		return true;
+	if (off == fl.save0 + 15u || off == fl.save0 + 18u) {
 		f->regs = TFIX_RAX;
 		return true;
 	}

@@ -136,15 +136,16 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 /*
  * Futex wakes taken in the program: glibc's private FUTEX_WAKE calls
  * (`mov $SYS_futex, %eax; syscall` in its code: a mutex's unlock finding a
- * waiter, a condition variable's signal) while the supervisor lets t log.
- * Only the `mov` (5 bytes) moves: the jump to the slot replaces it, and
- * the `syscall` stays where it was, so the slot's way to a stop is the
- * `mov` and a jump back to it: the seccomp stop sees the program's own pc.
+ * waiter, a condition variable's signal; and its syscall() function's)
+ * while the supervisor lets t log.  Only the `mov` (5 bytes) moves: the
+ * jump to the slot replaces it, and the `syscall` stays where it was, so
+ * the slot's way to a stop is the `mov` and a jump back to the `syscall`:
+ * the seccomp stop sees the program's own pc.
  * A slot takes three of the region's units (TRAMP_FSLOT bytes, one table
  * word: the first unit's).  It logs a wake (its first word: the slot's
  * index with TRAMP_FUTEX set and the number of threads it wakes above bit
- * 32; rdi, rsi, rdx) when rsi is FUTEX_WAKE|FUTEX_PRIVATE_FLAG, rdx at
- * least 1, and the page's waiter words (TRAMP_WADDR: up to two addresses
+ * 32; rdi, rsi, rdx) when eax is SYS_futex, rsi
+ * FUTEX_WAKE|FUTEX_PRIVATE_FLAG, rdx at least 1, and the page's waiter words (TRAMP_WADDR: up to two addresses
  * with their waiter counts, the supervisor's, all of the process's
  * private waits) give the address at most one waiter; it answers that
  * count in rax, rcx and r11 as the syscall instruction leaves them (the
@@ -160,14 +161,25 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 #define TRAMP_FSTOP TRAMP_INT3 /* the slot's way to the syscall */
 /* mov $SYS_futex, %eax; syscall */
 #define TRAMP_FUTEX_LEN 7
+/* What moves from a site (5 bytes; the syscall follows): glibc's own
+ * `mov $SYS_futex, %eax`, or its syscall() function's `mov 8(%rsp), %r9`
+ * (Rust's std and other callers of syscall(SYS_futex, ...): the slot then
+ * checks the number too) */
+enum { TRAMP_FUTEX_GLIBC, TRAMP_FUTEX_SYSCALL, TRAMP_FUTEX_KINDS };
+extern const uint8_t tramp_futex_moved[TRAMP_FUTEX_KINDS][5];
+/* The TRAMP_FUTEX_SYSCALL site of glibc's syscall() (its code[0..size) at
+ * vaddr), found whole: false if none */
+bool tramp_futex_syscall_site(const uint8_t *code, size_t size,
+			      uint64_t vaddr, uint64_t *site);
 /* Link-time addresses of the futex wake sites in an executable section
  * (code[0..size) at vaddr), each found at an instruction boundary by a
  * linear sweep from the nearest function start before it (starts[0..n),
  * sorted): up to max into out.  How many. */
 int tramp_futex_sites(const uint8_t *code, size_t size, uint64_t vaddr,
 		      const uint64_t *starts, size_t n, uint64_t *out, int max);
-/* The slot for the site, with index id: TRAMP_FSLOT bytes into out. */
-bool tramp_emit_futex(uint64_t site, uint64_t slot, uint32_t id,
+/* The slot for the site of that kind, with index id: TRAMP_FSLOT bytes
+ * into out. */
+bool tramp_emit_futex(uint64_t site, int kind, uint64_t slot, uint32_t id,
 		      uint64_t page, uint8_t *out);
 /* A thread stopped at offset off of a futex slot: registers back from
  * the scratch words and start again at the site (resume 0), the clock

@@ -616,11 +616,18 @@ Test(trampolines, a_short_access_moves_with_the_instructions_after_it)
  * rcx the next pc, r11 the flags), which the same code run natively
  * shows; anything else makes the real syscall.
  */
-static const uint8_t futex_code[] = { 0xb8, 0xca, 0, 0, 0, 0x0f, 0x05, 0xc3 };
 static uint32_t futex_word;
+static int futex_kind; /* the site's: TRAMP_FUTEX_* */
 
-static void setup_futex(void)
+/* the site's mov (glibc's own, or syscall()'s load of r9), the syscall,
+ * ret */
+static void setup_futex(int kind)
 {
+	uint8_t futex_code[TRAMP_FUTEX_LEN + 1] = { 0, 0, 0, 0, 0, 0x0f, 0x05,
+						    0xc3 };
+
+	futex_kind = kind;
+	memcpy(futex_code, tramp_futex_moved[kind], 5);
 	mem = mmap(NULL, PAGE_LEN + 4 * 4096,
 		   PROT_READ | PROT_WRITE | PROT_EXEC,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -629,7 +636,7 @@ static void setup_futex(void)
 	fn = slot + 3 * 4096;
 	memcpy(fn, futex_code, sizeof(futex_code));
 	memcpy(fn + 2048, futex_code, sizeof(futex_code)); /* native */
-	cr_assert(tramp_emit_futex((uint64_t)fn, (uint64_t)slot, 0,
+	cr_assert(tramp_emit_futex((uint64_t)fn, kind, (uint64_t)slot, 0,
 				   (uint64_t)mem, slot));
 	tramp_jump((uint64_t)fn, (uint64_t)slot, fn);
 	((struct page *)mem)->quantum = 1000;
@@ -645,12 +652,18 @@ static void native_at_fn(struct cpu *c)
 {
 	cr_assert_eq(c->g[2], (uint64_t)fn + 2048 + TRAMP_FUTEX_LEN);
 	c->g[2] -= 2048;
+	/* syscall()'s load of r9: call_with's word above the return
+	 * address is the code it called */
+	if (futex_kind == TRAMP_FUTEX_SYSCALL && c->g[9] == (uint64_t)fn + 2048)
+		c->g[9] = (uint64_t)fn;
 }
 
 /* a wake of futex_word (nobody waits: the kernel answers 0) */
 static void wake_cpu(struct cpu *c, uint64_t op, uint64_t n)
 {
 	random_cpu(c);
+	if (futex_kind == TRAMP_FUTEX_SYSCALL)
+		c->g[0] = 202; /* syscall()'s number, moved to rax */
 	c->g[5] = (uint64_t)&futex_word; /* rdi */
 	c->g[4] = op;			 /* rsi */
 	c->g[3] = n;			 /* rdx */
@@ -658,14 +671,16 @@ static void wake_cpu(struct cpu *c, uint64_t op, uint64_t n)
 
 Test(trampolines, a_futex_wake_logged_leaves_what_the_syscall_leaves)
 {
-	struct page *pg;
-	uint64_t *table, *w;
+	struct page *pg = NULL;
+	uint64_t *table = NULL, *w = NULL;
 
-	setup_futex();
-	pg = (struct page *)mem;
-	table = (uint64_t *)(mem + TRAMP_TABLE);
-	w = futex_waiters();
-	for (int round = 0; round < 200; round++) {
+	for (int round = 0; round < 400; round++) {
+		if (round % 200 == 0) {
+			setup_futex(round / 200);
+			pg = (struct page *)mem;
+			table = (uint64_t *)(mem + TRAMP_TABLE);
+			w = futex_waiters();
+		}
 		struct cpu in, native, out;
 		uint64_t cur = TRAMP_LOG + 32 * (uint64_t)(rnd() % 100);
 		int count = (int)(rnd() % 2);
@@ -715,14 +730,20 @@ Test(trampolines, a_futex_call_not_logged_makes_the_syscall)
 	 * none, a wake of two waiters, the log full, the table's stop */
 	static const struct {
 		uint64_t op, n, waiters;
-		bool full, stop;
+		bool full, stop, getpid;
 	} cases[] = {
-		{ 0x80, 7, 0, false, false }, { 0x01, 1, 0, false, false },
-		{ 0x81, 0, 0, false, false }, { 0x81, 1, 2, false, false },
-		{ 0x81, 1, 0, true, false },  { 0x81, 1, 0, false, true },
+		{ 0x80, 7, 0, false, false, false },
+		{ 0x01, 1, 0, false, false, false },
+		{ 0x81, 0, 0, false, false, false },
+		{ 0x81, 1, 2, false, false, false },
+		{ 0x81, 1, 0, true, false, false },
+		{ 0x81, 1, 0, false, true, false },
+		/* syscall(SYS_getpid) with a wake's arguments */
+		{ 0x81, 1, 0, false, false, true },
 	};
 
-	setup_futex();
+	for (int kind = 0; kind < TRAMP_FUTEX_KINDS; kind++) {
+	setup_futex(kind);
 	pg = (struct page *)mem;
 	table = (uint64_t *)(mem + TRAMP_TABLE);
 	w = futex_waiters();
@@ -731,7 +752,11 @@ Test(trampolines, a_futex_call_not_logged_makes_the_syscall)
 			struct cpu in, native, out;
 			uint64_t cur = TRAMP_LOG;
 
+			if (cases[k].getpid && kind != TRAMP_FUTEX_SYSCALL)
+				continue;
 			wake_cpu(&in, cases[k].op, cases[k].n);
+			if (cases[k].getpid)
+				in.g[0] = 39;
 			native = out = in;
 			call_with(&native, fn + 2048);
 			native_at_fn(&native);
@@ -752,6 +777,7 @@ Test(trampolines, a_futex_call_not_logged_makes_the_syscall)
 			cr_assert_eq(pg->cursor, cur, "case %zu: logged", k);
 			cr_assert_eq(pg->now, 5000);
 		}
+	}
 }
 
 /* A stop at any instruction of the logging way (tramp_fix_futex played
@@ -800,7 +826,8 @@ Test(trampolines, a_stop_inside_a_futex_slot_gives_everything_back)
 	uint64_t *table, *w;
 	struct cpu in, native;
 
-	setup_futex();
+	for (int kind = 0; kind < TRAMP_FUTEX_KINDS; kind++) {
+	setup_futex(kind);
 	pg = (struct page *)mem;
 	table = (uint64_t *)(mem + TRAMP_TABLE);
 	w = futex_waiters();
@@ -844,6 +871,7 @@ Test(trampolines, a_stop_inside_a_futex_slot_gives_everything_back)
 	}
 	/* the jump and the whole logging way were stepped */
 	cr_assert(k > 45, "%d steps", k);
+	}
 }
 
 /* The sites: an instruction boundary a sweep from a function start
@@ -869,4 +897,21 @@ Test(trampolines, futex_sites_are_whole_instructions)
 	cr_assert_eq(tramp_futex_sites(code, sizeof(code), 0x1000, starts, 1,
 				       out, 4),
 		     0);
+
+	/* glibc's syscall(): the arguments moved down, then the site */
+	static const uint8_t sc[] = {
+		0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0x48, 0x89, 0xd6, 0x48,
+		0x89, 0xca, 0x4d, 0x89, 0xc2, 0x4d, 0x89, 0xc8, 0x4c, 0x8b,
+		0x4c, 0x24, 0x08, 0x0f, 0x05, 0x48, 0x3d, 0x01, 0xf0, 0xff,
+		0xff, 0x73, 0x01, 0xc3,
+	};
+	uint64_t site = 0;
+
+	cr_assert(tramp_futex_syscall_site(sc, sizeof(sc), 0x5000, &site));
+	cr_assert_eq(site, 0x5000 + 18);
+	/* the same bytes inside another instruction: no */
+	uint8_t inside[sizeof(sc) + 2] = { 0x48, 0xb8 };
+
+	memcpy(inside + 2, sc + 18, 8);
+	cr_assert_not(tramp_futex_syscall_site(inside, 10, 0x5000, &site));
 }
