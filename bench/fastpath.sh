@@ -35,24 +35,25 @@ OUT=$(mktemp -d /tmp/ptloom-fastpath.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 
 echo "ptloom fast path  $(date -u '+%Y-%m-%d %H:%M:%SZ')  $(nproc) CPUs  load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-18s %-7s %12s %12s %14s %12s\n' program mode runs/s stops/run \
-	"clock reads" "sync calls"
+printf '%-18s %-7s %12s %12s %14s %12s %12s\n' program mode runs/s stops/run \
+	"clock reads" "sync calls" "futex wakes"
 
 # one: BIN NOFAST RUNS PROGRAM... -> "runs/s stops clock-in-program
-# calls-in-program digest"
+# calls-in-program wakes-in-program digest"
 one() {
 	local bin=$1 nf=$2 n=$3
 	shift 3
 	PTLOOM_NO_FAST_PATH=$nf PTLOOM_STATS=1 "$bin" run -s random -n "$n" \
 		--seed 3 --no-minimize --clock-start 1767225600 "$@" \
 		>/dev/null 2>"$OUT/err"
-	local rs st cl ca dg
+	local rs st cl ca fw dg
 	rs=$(grep -oE '[0-9.]+ runs/s' "$OUT/err" | head -1 | cut -d' ' -f1)
 	st=$(grep -oE 'per run [0-9.]+ stops' "$OUT/err" | head -1 | cut -d' ' -f3)
 	cl=$(grep -oE 'clock-in-program\(no stop\) [0-9.]+' "$OUT/err" | cut -d' ' -f3)
 	ca=$(grep -oE 'sync-call-in-program\(no stop\) [0-9.]+' "$OUT/err" | cut -d' ' -f3)
+	fw=$(grep -oE 'futex-wake-in-program\(no stop\) [0-9.]+' "$OUT/err" | cut -d' ' -f3)
 	dg=$(grep -oE 'trace digest [0-9a-f]+' "$OUT/err" | cut -d' ' -f3)
-	echo "${rs:-?} ${st:-?} ${cl:-0} ${ca:-0} ${dg:-none}"
+	echo "${rs:-?} ${st:-?} ${cl:-0} ${ca:-0} ${fw:-0} ${dg:-none}"
 }
 
 row() {
@@ -61,27 +62,28 @@ row() {
 	local on off before
 	if [ -n "$BEFORE" ]; then
 		before=$(one "$BEFORE" 0 "$n" "$@")
-		printf '%-18s %-7s %12s %12s %14s %12s\n' "$name" before \
-			$(echo "$before" | cut -d' ' -f1-4)
+		printf '%-18s %-7s %12s %12s %14s %12s %12s\n' "$name" before \
+			$(echo "$before" | cut -d' ' -f1-5)
 	fi
 	off=$(one "$PTLOOM" 1 "$n" "$@")
 	on=$(one "$PTLOOM" 0 "$n" "$@")
-	printf '%-18s %-7s %12s %12s %14s %12s\n' "$name" off \
-		$(echo "$off" | cut -d' ' -f1-4)
+	printf '%-18s %-7s %12s %12s %14s %12s %12s\n' "$name" off \
+		$(echo "$off" | cut -d' ' -f1-5)
 	local ratio same
 	ratio=$(awk -v a="${on%% *}" -v b="${off%% *}" \
 		'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }')
 	same=same
-	[ "$(echo "$on" | cut -d' ' -f5)" = "$(echo "$off" | cut -d' ' -f5)" ] ||
+	[ "$(echo "$on" | cut -d' ' -f6)" = "$(echo "$off" | cut -d' ' -f6)" ] ||
 		same=DIFFERENT
-	printf '%-18s %-7s %12s %12s %14s %12s   on/off %s, runs %s\n' "$name" \
-		on $(echo "$on" | cut -d' ' -f1-4) "$ratio" "$same"
+	printf '%-18s %-7s %12s %12s %14s %12s %12s   on/off %s, runs %s\n' "$name" \
+		on $(echo "$on" | cut -d' ' -f1-5) "$ratio" "$same"
 }
 
 row clock_reads "$N" -- "$BUILD/tests/clock_reads"
 row clock_static "$N" -- "$BUILD/tests/clock_reads_static"
 row bank_fixed "$((N * 25))" -- "$BUILD/examples/bank_fixed"
 row calls_waiting "$N" -- "$BUILD/tests/calls_while_others_wait"
+row lock_loop "$N" --points sync -- "$BUILD/tests/lock_loop"
 row python3 "$N" -- python3 "$ROOT/bench/py_threads.py"
 for v in 3.12 3.13; do
 	# pyenv's interpreter itself (its shim is a shell script)
