@@ -69,8 +69,9 @@ struct agent_data {
 	uint64_t scr_rax, scr_r11, scr_fl; /* a slot's saved registers */
 	uint64_t scr_ea;	/* an access slot's address */
 	uint64_t scr_new;	/* a futex slot's cursor after its entry */
-	uint64_t waddr[4];	/* futex slots: address, waiters; twice */
-	uint64_t pad[15];
+	/* futex slots: address, waiters; TRAMP_NWAIT times */
+	uint64_t waddr[2 * TRAMP_NWAIT];
+	uint64_t pad[19 - 2 * TRAMP_NWAIT];
 	uint64_t table[AGENT_TRAMPS]; /* each slot's way: log or stop */
 };
 
@@ -494,15 +495,20 @@ static void table_set(struct agent_data *d, uint64_t n, bool on,
 
 /*
  * The futex slots' waiter words (tramp.h) for p: every address of p's own
- * (its private key) that threads wait on, with their number, when two at
- * most; else its futex slots stop.
+ * (its private key) that threads wait on, with their number, when
+ * TRAMP_NWAIT at most; else its futex slots stop.
  */
 static void futex_waiters_out(struct session *s, const struct process *p)
 {
 	struct agent_data *d = s->ag;
-	uint64_t w[4] = { ~0ull, 0, ~0ull, 0 };
+	uint64_t w[2 * TRAMP_NWAIT];
 	int n = 0;
 	bool fits = true;
+
+	for (int i = 0; i < TRAMP_NWAIT; i++) {
+		w[2 * i] = ~0ull; /* no address: 0 waiters */
+		w[2 * i + 1] = 0;
+	}
 
 	for (size_t i = 0; i < s->ft.n && fits; i++) {
 		uint64_t a = s->ft.w[i].addr ^ ((uint64_t)p->idx << 48);
@@ -513,7 +519,7 @@ static void futex_waiters_out(struct session *s, const struct process *p)
 		while (k < n && w[2 * k] != a)
 			k++;
 		if (k == n) {
-			if (n == 2) {
+			if (n == TRAMP_NWAIT) {
 				fits = false;
 				break;
 			}

@@ -747,7 +747,7 @@ bool tramp_emit_futex(uint64_t site, int kind, uint64_t slot, uint32_t id,
 	frel(&a, (const uint8_t[]){ 0xe9, 0, 0, 0, 0 }, 5, 1, site + 5);
 	a.k = TRAMP_SLOT;
 	fput(&a, (const uint8_t[]){ 0x31, 0xc0 }, 2); /* xor %eax, %eax */
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < TRAMP_NWAIT; i++) {
 		frel(&a, (const uint8_t[]){ 0x48, 0x3b, 0x3d, 0, 0, 0, 0 }, 7,
 		     3, page + TRAMP_WADDR + 16ull * (uint64_t)i);
 		fput(&a, (const uint8_t[]){ 0x75, 0x07 }, 2);

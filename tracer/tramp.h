@@ -145,9 +145,10 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
  * word: the first unit's).  It logs a wake (its first word: the slot's
  * index with TRAMP_FUTEX set and the number of threads it wakes above bit
  * 32; rdi, rsi, rdx) when eax is SYS_futex, rsi
- * FUTEX_WAKE|FUTEX_PRIVATE_FLAG, rdx at least 1, and the page's waiter words (TRAMP_WADDR: up to two addresses
- * with their waiter counts, the supervisor's, all of the process's
- * private waits) give the address at most one waiter; it answers that
+ * FUTEX_WAKE|FUTEX_PRIVATE_FLAG, rdx at least 1, and the page's waiter
+ * words (TRAMP_WADDR: up to TRAMP_NWAIT addresses with their waiter
+ * counts, the supervisor's, all of the process's private waits) give the
+ * address at most one waiter; it answers that
  * count in rax, rcx and r11 as the syscall instruction leaves them (the
  * next pc; IF, bit 1 and the arithmetic flags), advances the clock and,
  * when it wakes a thread, closes the log (limit = cursor: the woken
@@ -157,7 +158,8 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 #define TRAMP_FSLOT (3 * TRAMP_SLOT)
 #define TRAMP_FUTEX (1ull << 30)
 #define TRAMP_SCR_NEW 96
-#define TRAMP_WADDR 104 /* addr0, count0, addr1, count1 */
+#define TRAMP_WADDR 104 /* TRAMP_NWAIT pairs: address, waiters */
+#define TRAMP_NWAIT 6
 #define TRAMP_FSTOP TRAMP_INT3 /* the slot's way to the syscall */
 /* mov $SYS_futex, %eax; syscall */
 #define TRAMP_FUTEX_LEN 7

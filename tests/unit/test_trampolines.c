@@ -691,10 +691,18 @@ Test(trampolines, a_futex_wake_logged_leaves_what_the_syscall_leaves)
 		native_at_fn(&native);
 		cr_assert_eq(native.g[0], 0, "the kernel's wake of nobody");
 		/* the page says the word has count waiters */
-		w[0] = count ? (uint64_t)&futex_word : ~0ull;
-		w[1] = count ? 1 : 0;
-		w[2] = ~0ull;
-		w[3] = 0;
+		/* the word's entry anywhere in the table, the others
+		 * other addresses (waited on or not) */
+		for (int i = 0; i < TRAMP_NWAIT; i++) {
+			w[2 * i] = (uint64_t)&futex_word + 64 + 4 * (uint64_t)i;
+			w[2 * i + 1] = rnd() % 3;
+		}
+		if (count || rnd() % 2) {
+			int at = (int)(rnd() % TRAMP_NWAIT);
+
+			w[2 * at] = (uint64_t)&futex_word;
+			w[2 * at + 1] = (uint64_t)count;
+		}
 		pg->cursor = cur;
 		pg->limit = cur + 64;
 		pg->now = 5000;
