@@ -510,7 +510,7 @@ static void futex_waiters_out(struct session *s, const struct process *p)
 		w[2 * i + 1] = 0;
 	}
 
-	for (size_t i = 0; i < s->ft.n && fits; i++) {
+	for (size_t i = 0; i < s->ft.n; i++) {
 		uint64_t a = s->ft.w[i].addr ^ ((uint64_t)p->idx << 48);
 		int k = 0;
 
@@ -760,20 +760,19 @@ static void agent_flush(struct session *s)
 		struct thread *t = s->ag_solo >= 0 && s->ag_solo < s->nth
 					   ? &s->th[s->ag_solo]
 					   : NULL;
+		uint32_t fs; /* a futex slot's index */
 
 		s->ag_flushed += TRAMP_ENTRY;
 		if (t && (e->slot & TRAMP_ACCESS))
 			session_agent_access(s, t, e->slot & ~TRAMP_ACCESS,
 					     e->rdi);
 		else if (t && (e->slot & TRAMP_FUTEX) &&
-			 (uint32_t)(e->slot & ~TRAMP_FUTEX) <
+			 (fs = (uint32_t)e->slot & ~(uint32_t)TRAMP_FUTEX) <
 				 (uint32_t)t->p->ntramp &&
-			 t->p->tslot[(uint32_t)(e->slot & ~TRAMP_FUTEX)].futex)
-			session_agent_futex(
-				s, t,
-				t->p->tslot[(uint32_t)(e->slot & ~TRAMP_FUTEX)]
-					.site,
-				e->rdi, e->rsi, e->ret, (int)(e->slot >> 32));
+			 t->p->tslot[fs].futex)
+			session_agent_futex(s, t, t->p->tslot[fs].site, e->rdi,
+					    e->rsi, e->ret,
+					    (int)(e->slot >> 32));
 		else if (t && e->slot < (uint64_t)t->p->ntramp)
 			session_agent_point(s, t, t->p->tslot[e->slot].site,
 					    e->rdi, e->rsi, e->ret);
@@ -852,12 +851,28 @@ void agent_resume(struct session *s, struct thread *t)
 	}
 }
 
-/* t stopped while it could log: inside a slot's sequence, the registers
- * the sequence changed come back now and it starts again at the site, or,
- * past the commit, goes on at the displaced instructions, the clock
- * advanced here if the sequence had not (tracer/tramp.c). */
+/* The region unit of p's slots pc is in, or -1. */
+static int slot_unit(const struct process *p, uint64_t pc)
+{
+	if (!p->ag_code || pc < p->ag_code ||
+	    pc >= p->ag_code + (uint64_t)p->ntramp * TRAMP_SLOT)
+		return -1;
+	return (int)((pc - p->ag_code) / TRAMP_SLOT);
+}
+
+/* pc in one of p's futex slots: its offset there (and the site), or -1 */
 static int agent_futex_slot_at(const struct process *p, uint64_t pc,
-			       uint64_t *site);
+			       uint64_t *site)
+{
+	int i = slot_unit(p, pc);
+
+	if (i < 0 || !p->tslot[i].futex)
+		return -1;
+	while (i > 0 && p->tslot[i].second)
+		i--;
+	*site = p->tslot[i].site;
+	return (int)(pc - p->ag_code - (uint64_t)i * TRAMP_SLOT);
+}
 
 /* The registers a slot's sequence saved (TFIX_*) back from the scratch
  * words into t's: lahf's SF ZF AF PF CF in bits 15..8, seto's OF in
@@ -875,6 +890,11 @@ static void scratch_back(const struct agent_data *d, struct thread *t,
 				 ((d->scr_fl & 1) << 11);
 }
 
+/* t stopped while it could log: inside a slot's sequence, the registers
+ * the sequence changed come back now and it starts again at the site, or,
+ * past the commit, goes on at the displaced instructions (in a futex
+ * slot: after the syscall), the clock advanced here if the sequence had
+ * not (taken back if a futex slot's had, uncommitted) (tracer/tramp.c). */
 static void agent_unwind(struct session *s, struct thread *t)
 {
 	struct agent_data *d = s->ag;
@@ -894,11 +914,12 @@ static void agent_unwind(struct session *s, struct thread *t)
 			return;
 		if (ff.past) {
 			t->regs.rip = t->regs.rcx = site + TRAMP_FUTEX_LEN;
-		} else if (ff.regs || ff.unclock || off) {
+		} else {
 			scratch_back(d, t, ff.regs);
 			if (ff.unclock)
 				__atomic_fetch_sub(&d->now, d->quantum,
 						   __ATOMIC_RELAXED);
+			/* (the way to the stop goes on where it is) */
 			if (off < TRAMP_FSTOP || off >= TRAMP_SLOT)
 				t->regs.rip = site;
 		}
@@ -1035,32 +1056,12 @@ int agent_slot_at(const struct process *p, uint64_t pc, uint64_t *site,
 			*access = true;
 		return (int)(pc - slot);
 	}
-	if (!p->ag_code || pc < p->ag_code ||
-	    pc >= p->ag_code + (uint64_t)p->ntramp * TRAMP_SLOT)
-		return -1;
-	int i = (int)((pc - p->ag_code) / TRAMP_SLOT);
+	int i = slot_unit(p, pc);
 
-	if (p->tslot[i].futex)
-		return -1; /* agent_futex_slot_at */
+	if (i < 0 || p->tslot[i].futex)
+		return -1; /* (a futex slot's: agent_futex_slot_at) */
 	*site = p->tslot[i].site;
 	return (int)((pc - p->ag_code) % TRAMP_SLOT);
-}
-
-/* pc in one of p's futex slots: its offset there (and the site), or -1 */
-static int agent_futex_slot_at(const struct process *p, uint64_t pc,
-			       uint64_t *site)
-{
-	if (!p->ag_code || pc < p->ag_code ||
-	    pc >= p->ag_code + (uint64_t)p->ntramp * TRAMP_SLOT)
-		return -1;
-	int i = (int)((pc - p->ag_code) / TRAMP_SLOT);
-
-	if (!p->tslot[i].futex)
-		return -1;
-	while (i > 0 && p->tslot[i].second)
-		i--;
-	*site = p->tslot[i].site;
-	return (int)(pc - p->ag_code - (uint64_t)i * TRAMP_SLOT);
 }
 
 uint64_t agent_unmoved(struct process *p, uint64_t pc, bool *back)

@@ -416,10 +416,11 @@ static void place_tramps(struct session *ss, struct process *s)
 		struct bp *b = bp_at_or_after(s, site - 16);
 
 		if ((b && b->addr < site + TRAMP_FUTEX_LEN) ||
-		    mem_read(s, site, cur, sizeof(cur)) ||
-		    cur[5] != 0x0f || cur[6] != 0x05 ||
-		    (memcmp(cur, tramp_futex_moved[kind], 5) &&
-		     cur[0] != 0xe9) ||
+		    mem_read(s, site, cur, sizeof(cur)))
+			continue;
+		if (cur[0] == 0xe9) /* our jump: the mov is under it */
+			memcpy(cur, tramp_futex_moved[kind], 5);
+		if (!tramp_futex_site_at(cur, kind) ||
 		    thread_inside(ss, s, site, site + 5))
 			continue;
 		slot = s->ag_code + (uint64_t)n * TRAMP_SLOT;
@@ -981,18 +982,19 @@ static struct libc_cache {
 	int nfsites;
 } libc_cache;
 
+/* ctx: the cache, with syscall()'s link-time address the one more site
+ * (fsites[nfsites]) */
 static void syscall_site_one(void *ctx, int i, const uint8_t *code,
 			     size_t size)
 {
 	struct libc_cache *c = ctx;
-	uint64_t site, v;
 
 	(void)i;
 	if (c->nfsites < 64 &&
-	    elf_symbol_values(c->path, "syscall", &v, 1) > 0 &&
-	    tramp_futex_syscall_site(code, size, v, &site)) {
+	    tramp_futex_syscall_site(code, size, c->fsites[c->nfsites],
+				     &c->fsites[c->nfsites])) {
 		c->fkinds[c->nfsites] = TRAMP_FUTEX_SYSCALL;
-		c->fsites[c->nfsites++] = site;
+		c->nfsites++;
 	}
 }
 
@@ -1053,8 +1055,11 @@ static const struct libc_cache *libc_lookup(const char *path)
 
 		elf_exec_sections(path, fsites_one, c);
 		memset(c->fkinds, TRAMP_FUTEX_GLIBC, sizeof(c->fkinds));
-		if (elf_symbol_values(path, "syscall", &v, 1) > 0)
+		if (c->nfsites < 64 &&
+		    elf_symbol_values(path, "syscall", &v, 1) > 0) {
+			c->fsites[c->nfsites] = v;
 			elf_functions_code(path, &v, 1, syscall_site_one, c);
+		}
 	}
 	/* glibc 2.30 added pthread_rwlock_clockrdlock; its rwlock is the
 	 * one of 2.25 on (musl and older glibc have another) */

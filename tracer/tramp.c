@@ -48,19 +48,27 @@
 static csh handle;
 static cs_insn *insn;
 
-static bool open_capstone(void)
+/* A capstone handle h with its instruction i, opened once (detail:
+ * operands and groups too). */
+static bool open_handle(csh *h, cs_insn **i, bool detail)
 {
-	if (insn)
+	if (*i)
 		return true;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, h) != CS_ERR_OK)
 		return false;
-	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
-	insn = cs_malloc(handle);
-	if (!insn) {
-		cs_close(&handle);
+	if (detail)
+		cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+	*i = cs_malloc(*h);
+	if (!*i) {
+		cs_close(h);
 		return false;
 	}
 	return true;
+}
+
+static bool open_capstone(void)
+{
+	return open_handle(&handle, &insn, true);
 }
 
 static bool in_group(const cs_detail *d, uint8_t g)
@@ -574,15 +582,14 @@ static cs_insn *fi;
 
 static bool open_fast(void)
 {
-	if (fi)
-		return true;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &fast) != CS_ERR_OK)
-		return false;
-	if (!(fi = cs_malloc(fast))) {
-		cs_close(&fast);
-		return false;
-	}
-	return true;
+	return open_handle(&fast, &fi, false);
+}
+
+bool tramp_futex_site_at(const uint8_t *b, int kind)
+{
+	return kind >= 0 && kind < TRAMP_FUTEX_KINDS &&
+	       !memcmp(b, tramp_futex_moved[kind], 5) && b[5] == 0x0f &&
+	       b[6] == 0x05;
 }
 
 /* A sweep from from (code[0..size) at vaddr) meets site as a whole
@@ -611,9 +618,7 @@ bool tramp_futex_syscall_site(const uint8_t *code, size_t size,
 	/* glibc's syscall(): its arguments moved down, the seventh from
 	 * the stack into r9, then the syscall */
 	for (size_t o = 0; o + TRAMP_FUTEX_LEN <= size && o < 64; o++)
-		if (!memcmp(code + o, tramp_futex_moved[TRAMP_FUTEX_SYSCALL],
-			    5) &&
-		    code[o + 5] == 0x0f && code[o + 6] == 0x05) {
+		if (tramp_futex_site_at(code + o, TRAMP_FUTEX_SYSCALL)) {
 			*site = vaddr + o;
 			return open_fast() &&
 			       whole_site(code, size, vaddr, vaddr, *site);
@@ -624,22 +629,21 @@ bool tramp_futex_syscall_site(const uint8_t *code, size_t size,
 int tramp_futex_sites(const uint8_t *code, size_t size, uint64_t vaddr,
 		      const uint64_t *starts, size_t n, uint64_t *out, int max)
 {
-	static const uint8_t pat[TRAMP_FUTEX_LEN] = { 0xb8, 0xca, 0, 0, 0,
-						      0x0f, 0x05 };
 	int found = 0;
 	size_t at = 0;
 
 	if (!open_fast())
 		return 0;
-	while (found < max && at + sizeof(pat) <= size) {
-		/* (memchr of the rare byte: glibc's memmem took longer) */
+	while (found < max && at + TRAMP_FUTEX_LEN <= size) {
+		/* (memchr of the number's byte, the mov's second: glibc's
+		 * memmem took longer) */
 		const uint8_t *h = memchr(code + at + 1, 0xca,
-					  size - at - sizeof(pat) + 1);
+					  size - at - TRAMP_FUTEX_LEN + 1);
 
 		if (!h)
 			break;
 		h--;
-		if (memcmp(h, pat, sizeof(pat))) {
+		if (!tramp_futex_site_at(h, TRAMP_FUTEX_GLIBC)) {
 			at = (size_t)(h - code) + 1;
 			continue;
 		}
@@ -663,7 +667,7 @@ int tramp_futex_sites(const uint8_t *code, size_t size, uint64_t vaddr,
 		if (!lo || !whole_site(code, size, vaddr, starts[lo - 1], site))
 			continue;
 		out[found++] = site;
-		at = off + sizeof(pat);
+		at = off + TRAMP_FUTEX_LEN;
 	}
 	return found;
 }

@@ -169,6 +169,8 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
  * checks the number too) */
 enum { TRAMP_FUTEX_GLIBC, TRAMP_FUTEX_SYSCALL, TRAMP_FUTEX_KINDS };
 extern const uint8_t tramp_futex_moved[TRAMP_FUTEX_KINDS][5];
+/* b (7 bytes) is a site of that kind: its `mov`, then `syscall` */
+bool tramp_futex_site_at(const uint8_t *b, int kind);
 /* The TRAMP_FUTEX_SYSCALL site of glibc's syscall() (its code[0..size) at
  * vaddr), found whole: false if none */
 bool tramp_futex_syscall_site(const uint8_t *code, size_t size,

@@ -42,6 +42,16 @@ static double per_run(const char *err, const char *kind)
 	return v;
 }
 
+/* Each of `off`'s stops of a kind is, with the agent, a stop (`on`) or
+ * taken in the program (`in`): per-run means printed to a tenth, so
+ * their sum may round apart by a tenth. */
+static void expect_split(double on, double in, double off, const char *what)
+{
+	cr_expect(fabs(on + in - off) < 0.15,
+		  "%.1f + %.1f %s with the agent, %.1f without", on, in, what,
+		  off);
+}
+
 /* `ptloom run <opts> -- program`, with the agent or without it */
 static struct sampled sample_argv(const char *program,
 				  const char *const *opts, bool fast,
@@ -322,9 +332,7 @@ Test(fast_path, futex_wakes_taken_in_the_program)
 	cr_expect_eq(on.code, 0, "exit %d:\n%s", on.code, on.err);
 	cr_expect(on.wakes_in >= off.wakes / 3, "%.1f of %.1f futex wakes a "
 		  "run taken in the program", on.wakes_in, off.wakes);
-	cr_expect(fabs(on.wakes + on.wakes_in - off.wakes) < 0.15,
-		  "%.1f + %.1f futex wakes with the agent, %.1f without",
-		  on.wakes, on.wakes_in, off.wakes);
+	expect_split(on.wakes, on.wakes_in, off.wakes, "futex wakes");
 	cr_expect(off.wakes_in == 0, "%.1f futex wakes in the program "
 		  "without the agent", off.wakes_in);
 	sampled_free(&on);
@@ -334,9 +342,7 @@ Test(fast_path, futex_wakes_taken_in_the_program)
 	 * program are the stop's) */
 	same_runs(example("mutex_condvar"), dfs, &on, &off);
 	cr_expect(on.wakes_in > 0, "no futex wake taken in the program");
-	cr_expect(fabs(on.wakes + on.wakes_in - off.wakes) < 0.15,
-		  "%.1f + %.1f futex wakes with the agent, %.1f without",
-		  on.wakes, on.wakes_in, off.wakes);
+	expect_split(on.wakes, on.wakes_in, off.wakes, "futex wakes");
 	sampled_free(&on);
 	sampled_free(&off);
 	check_same_runs(example("semaphore"), dfs);
@@ -380,10 +386,7 @@ Test(fast_path, sync_calls_taken_in_the_program_while_others_wait)
 	cr_expect_eq(on.code, 0, "exit %d:\n%s", on.code, on.err);
 	cr_expect(on.calls_in >= 2000, "%.1f sync calls a run in the program",
 		  on.calls_in);
-	/* (per-run means printed to 0.1: their sum may round apart) */
-	cr_expect(fabs(on.calls + on.calls_in - off.calls) < 0.15,
-		  "%.1f + %.1f sync calls with the trampolines, %.1f without",
-		  on.calls, on.calls_in, off.calls);
+	expect_split(on.calls, on.calls_in, off.calls, "sync calls");
 	cr_expect(on.calls < off.calls / 4, "%.1f sync-call stops a run with "
 		  "the trampolines, %.1f without", on.calls, off.calls);
 	sampled_free(&on);
@@ -408,9 +411,7 @@ Test(fast_path, pct_decisions_followed_in_the_program)
 	same_runs(target("lock_loop"), pct, &on, &off);
 	cr_expect(on.calls_in >= 600, "%.1f of %.1f sync calls a run in the "
 		  "program under PCT", on.calls_in, off.calls);
-	cr_expect(fabs(on.calls + on.calls_in - off.calls) < 0.15,
-		  "%.1f + %.1f sync calls with the trampolines, %.1f without",
-		  on.calls, on.calls_in, off.calls);
+	expect_split(on.calls, on.calls_in, off.calls, "sync calls");
 	sampled_free(&on);
 	sampled_free(&off);
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
@@ -461,11 +462,7 @@ Test(fast_path, search_and_replay_decisions_followed_in_the_program)
 	cr_expect(on.calls_in >= 0.4 * off.calls, "%.1f of %.1f sync calls a "
 		  "run in the program in the systematic search", on.calls_in,
 		  off.calls);
-	/* (averages printed to a tenth) */
-	cr_expect(on.calls + on.calls_in - off.calls < 0.15 &&
-			  off.calls - on.calls - on.calls_in < 0.15,
-		  "%.1f + %.1f sync calls with the trampolines, %.1f without",
-		  on.calls, on.calls_in, off.calls);
+	expect_split(on.calls, on.calls_in, off.calls, "sync calls");
 	sampled_free(&on);
 	sampled_free(&off);
 	check_same_runs(example("bank_fixed"), dfs);

@@ -283,24 +283,37 @@ static void scratch_back(greg_t *g, int regs)
 static volatile bool fix_access;
 static uint8_t *fix_slot;
 
+/* The step_at-th instruction of [lo, lo + len) the trap flag meets:
+ * the flag off, true (once).  Out of the range after steps in it (the
+ * code was stepped through): the flag off, false. */
+static bool at_step(greg_t *g, uint64_t lo, uint64_t len)
+{
+	uint64_t rip = (uint64_t)g[REG_RIP];
+
+	if (rip < lo || rip - lo >= len || fixed) {
+		if (steps && !fixed)
+			g[REG_EFL] &= ~0x100ll;
+		return false;
+	}
+	if (steps++ != step_at)
+		return false;
+	fixed = 1;
+	g[REG_EFL] &= ~0x100ll;
+	return true;
+}
+
 static void on_step(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
 	greg_t *g = uc->uc_mcontext.gregs;
-	uint64_t rip = (uint64_t)g[REG_RIP];
 	struct page *pg = (struct page *)mem;
-	uint64_t off = rip - (uint64_t)fix_slot;
+	uint64_t off = (uint64_t)g[REG_RIP] - (uint64_t)fix_slot;
 	struct tramp_fix f;
 
 	(void)sig;
 	(void)si;
-	if (rip < (uint64_t)fix_slot || off >= TRAMP_INT3 || fixed)
-		return;
-	if (steps++ != step_at)
-		return;
-	fixed = 1;
-	g[REG_EFL] &= ~0x100ll;
-	if (!tramp_fix(fix_access, off, &f))
+	if (!at_step(g, (uint64_t)fix_slot, TRAMP_INT3) ||
+	    !tramp_fix(fix_access, off, &f))
 		return;
 	scratch_back(g, f.regs);
 	if (f.clock)
@@ -791,28 +804,18 @@ Test(trampolines, a_futex_call_not_logged_makes_the_syscall)
 /* A stop at any instruction of the logging way (tramp_fix_futex played
  * by a SIGTRAP handler, the scratch words scribbled over after it): the
  * wake comes out logged once, with the syscall's registers, one quantum. */
-static volatile int fstep_at, fsteps, ffixed;
-
 static void on_fstep(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
 	greg_t *g = uc->uc_mcontext.gregs;
-	uint64_t rip = (uint64_t)g[REG_RIP];
 	struct page *pg = (struct page *)mem;
-	uint64_t off = rip - (uint64_t)slot;
+	uint64_t off = (uint64_t)g[REG_RIP] - (uint64_t)slot;
 	struct tramp_ffix f;
 
 	(void)sig;
 	(void)si;
-	if (rip < (uint64_t)slot || off >= TRAMP_FSLOT || ffixed) {
-		if (fsteps && !ffixed) /* out of the slot: stepped through */
-			g[REG_EFL] &= ~0x100ll;
+	if (!at_step(g, (uint64_t)slot, TRAMP_FSLOT))
 		return;
-	}
-	if (fsteps++ != fstep_at)
-		return;
-	ffixed = 1;
-	g[REG_EFL] &= ~0x100ll;
 	cr_assert(tramp_fix_futex(off, &f), "no fix at offset %llu",
 		  (unsigned long long)off);
 	if (f.past) {
@@ -822,7 +825,7 @@ static void on_fstep(int sig, siginfo_t *si, void *uc_)
 	scratch_back(g, f.regs);
 	if (f.unclock)
 		pg->now -= pg->quantum;
-	if (off && (off < TRAMP_FSTOP || off >= TRAMP_SLOT))
+	if (off < TRAMP_FSTOP || off >= TRAMP_SLOT)
 		g[REG_RIP] = (greg_t)fn;
 	pg->scr[0] = pg->scr[1] = pg->scr[2] = pg->scr[3] = rnd();
 }
@@ -860,12 +863,12 @@ Test(trampolines, a_stop_inside_a_futex_slot_gives_everything_back)
 		pg->cursor = cur;
 		pg->limit = cur + 64;
 		pg->now = 5000;
-		fstep_at = k;
-		fsteps = ffixed = 0;
+		step_at = k;
+		steps = fixed = 0;
 		out.flags |= 0x100; /* the trap flag */
 		call_with(&out, fn);
 		out.flags &= ~0x100ull;
-		if (!ffixed)
+		if (!fixed)
 			break; /* past the slot's last instruction */
 		for (int i = 0; i < 16; i++)
 			if (i != 7)
