@@ -60,6 +60,17 @@ enum {
 	AREA_LEN = 200
 };
 
+/* Where a template's pid appeared in it, but for its pd->tid
+ * (tid_in_memory) */
+#define TID_SEEN_MAX 64
+struct tid_seen {
+	pid_t pid;		/* that template's, 0: none seen */
+	uint64_t shape;		/* its layout: mappings, pc, sp, events */
+	int n;			/* words, -1: more than kept, or unread */
+	uint64_t addr[TID_SEEN_MAX];
+	unsigned regs;		/* bit i: tid_regs()'s i-th register */
+};
+
 /* Where the template stands (area_fork) */
 enum { AT_SECCOMP, AT_INT3, AT_EVENT };
 
@@ -83,6 +94,7 @@ struct checkpoint {
 	/* without one (not glibc): the word its set_tid_address() named,
 	 * cleared at its exit; runs need the template's pid then */
 	uint64_t clear_addr;
+	struct tid_seen seen;	/* the first exec'd run's, if it had any */
 	uint64_t robust;	/* its robust-futex list head, 0: none */
 	size_t robust_len;
 	int outfd;		/* the template's output (shared description) */
@@ -909,40 +921,54 @@ no:
 	return 0;
 }
 
+/* The registers a thread id could be held in at the clone's stop */
+static void tid_regs(const struct user_regs_struct *r, uint64_t v[12])
+{
+	const unsigned long long w[12] = { r->rbx, r->rbp, r->r12, r->r13,
+					   r->r14, r->r15, r->rdx, r->rsi,
+					   r->rdi, r->r8,  r->r9,  r->r10 };
+
+	for (int i = 0; i < 12; i++)
+		v[i] = w[i];
+}
+
 /*
- * Does the template's tid appear in its writable memory or registers
- * anywhere but its pd->tid?  A run with another pid would then hold a
- * stale thread id (a mutex the main thread locked before its first
- * thread: its owner) where an exec'd run holds its own.  Aligned 32-bit
- * words of the private writable mappings.  True also when it cannot
- * tell.
+ * Where the template's pid appears in its registers and its writable
+ * memory, but for its pd->tid: aligned 32-bit words of the private
+ * writable mappings.  Its shape is what the layout depends on (the
+ * mappings, the stack and pc, the events so far).  n < 0: more places
+ * than kept, or the memory could not be read.
  */
-static bool tid_in_memory(const struct checkpoint *cp)
+static void tid_scan(const struct checkpoint *cp, struct tid_seen *out)
 {
 	char path[64], line[512];
 	static uint32_t buf[1 << 16];
 	uint32_t tid = (uint32_t)cp->pid;
-	const struct user_regs_struct *r = &cp->regs;
-	const unsigned long long regs[] = { r->rbx, r->rbp, r->r12, r->r13,
-					    r->r14, r->r15, r->rdx, r->rsi,
-					    r->rdi, r->r8, r->r9, r->r10 };
-	bool found = false;
+	uint64_t regs[12];
+	uint64_t h = 1469598103934665603ULL;
 	FILE *f;
 
-	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+	memset(out, 0, sizeof(*out));
+	out->pid = cp->pid;
+	tid_regs(&cp->regs, regs);
+	for (int i = 0; i < 12; i++)
 		if ((uint32_t)regs[i] == tid || (regs[i] >> 32) == tid)
-			return true;
+			out->regs |= 1u << i;
 	snprintf(path, sizeof(path), "/proc/%d/maps", cp->pid);
-	if (!(f = fopen(path, "re")))
-		return true;
-	while (!found && fgets(line, sizeof(line), f)) {
+	if (!(f = fopen(path, "re"))) {
+		out->n = -1;
+		return;
+	}
+	while (out->n >= 0 && fgets(line, sizeof(line), f)) {
 		unsigned long lo, hi;
 		char perm[8];
 
+		for (const char *c = line; *c; c++)
+			h = (h ^ (uint8_t)*c) * 1099511628211ULL;
 		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3 ||
 		    perm[1] != 'w' || perm[3] != 'p')
 			continue;
-		for (unsigned long a = lo; !found && a < hi;) {
+		for (unsigned long a = lo; out->n >= 0 && a < hi;) {
 			size_t len = hi - a < sizeof(buf) ? hi - a : sizeof(buf);
 			struct iovec l = { buf, len }, rv = { (void *)a, len };
 			ssize_t got = process_vm_readv(cp->pid, &l, 1, &rv, 1, 0);
@@ -951,17 +977,103 @@ static bool tid_in_memory(const struct checkpoint *cp)
 				a += 4096; /* unreadable (guard) page */
 				continue;
 			}
-			for (size_t i = 0; i < (size_t)got / 4; i++)
-				if (buf[i] == tid &&
-				    a + 4 * i != cp->tid_addr) {
-					found = true;
+			for (size_t i = 0; i < (size_t)got / 4; i++) {
+				uint64_t at = a + 4 * i;
+
+				if (buf[i] != tid || at == cp->tid_addr)
+					continue;
+				if (out->n == TID_SEEN_MAX) {
+					out->n = -1;
 					break;
 				}
+				out->addr[out->n++] = at;
+			}
 			a += (unsigned long)got;
 		}
 	}
 	fclose(f);
-	return found;
+	const uint64_t more[] = { cp->regs.rip, cp->regs.rsp, cp->nev,
+				  cp->ndec };
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		h = (h ^ more[i]) * 1099511628211ULL;
+	out->shape = h;
+}
+
+enum { TID_NONE, TID_HELD, TID_ASK_AGAIN };
+
+/*
+ * Would a run with another pid than the template's hold a stale thread
+ * id (a mutex the main thread locked before its first thread: its
+ * owner) where an exec'd run holds its own?  Any word equal to the pid
+ * might be such a copy, or a number that equals it by chance (small pids
+ * in a container make that common).  The first exec'd run that has such
+ * words only notes where (TID_ASK_AGAIN); the next one, with another pid
+ * and the same layout, tells them apart: a copy holds the new pid there,
+ * a chance number still holds the old one.  Anything else (a word that
+ * changed otherwise, another layout, memory not read): TID_HELD.
+ */
+static int tid_in_memory(struct checkpoint *cp)
+{
+	struct tid_seen now, *was = &cp->seen;
+	uint64_t regs[12];
+
+	tid_scan(cp, &now);
+	if (now.n < 0)
+		return TID_HELD;
+	if (!now.n && !now.regs)
+		return TID_NONE;
+	if (!was->pid) {
+		*was = now;
+		return TID_ASK_AGAIN;
+	}
+	if (was->n < 0 || was->shape != now.shape || was->pid == now.pid)
+		return TID_HELD;
+	for (int i = 0; i < was->n; i++) {
+		uint32_t v;
+		struct iovec l = { &v, 4 }, rv = { (void *)was->addr[i], 4 };
+
+		if (process_vm_readv(cp->pid, &l, 1, &rv, 1, 0) != 4 ||
+		    v != (uint32_t)was->pid)
+			return TID_HELD;
+	}
+	tid_regs(&cp->regs, regs);
+	for (int i = 0; i < 12; i++)
+		if ((was->regs >> i & 1) &&
+		    (uint32_t)regs[i] != (uint32_t)was->pid &&
+		    (regs[i] >> 32) != (uint32_t)was->pid)
+			return TID_HELD;
+	/* the words equal to this run's pid did not hold the last run's:
+	 * not copies of it either */
+	return TID_NONE;
+}
+
+/* Nothing of a template that was not kept stays: the next exec'd run
+ * may be one (its breakpoints are the run's now: inherit_bps). */
+static void template_forget(struct checkpoint *cp)
+{
+	if (cp->memfd >= 0)
+		close(cp->memfd);
+	cp->memfd = -1;
+	for (int i = 0; i < cp->nfiles; i++) {
+		close(cp->files[i].ours);
+		free(cp->files[i].data);
+	}
+	free(cp->files);
+	cp->files = NULL;
+	cp->nfiles = 0;
+	free(cp->bps);
+	cp->bps = NULL;
+	cp->nbps = 0;
+	free(cp->bp_user);
+	cp->bp_user = NULL;
+	cp->have_bps = false;
+	free(cp->ev);
+	free(cp->dec);
+	free(cp->fdobj);
+	cp->ev = NULL;
+	cp->dec = NULL;
+	cp->fdobj = NULL;
+	cp->nev = cp->ndec = 0;
 }
 
 static pid_t fork_template(struct checkpoint *cp)
@@ -1196,12 +1308,25 @@ bool checkpoint_at(struct session *s, struct thread *t)
 			    "runs the template's pid");
 		ok = false;
 	}
-	if (ok && same == 0 && tid_in_memory(cp)) {
+	int held = ok && same == 0 ? tid_in_memory(cp) : TID_NONE;
+
+	if (held == TID_HELD) {
 		/* runs with another pid would hold a stale thread id */
 		say_off(cp, "the main thread's id is in the program's memory "
 			    "(a lock held at the first thread?) and the "
 			    "kernel does not let ptloom give runs that pid");
 		ok = false;
+	} else if (held == TID_ASK_AGAIN) {
+		snprintf(cp->note, sizeof(cp->note),
+			 "no fork checkpoint yet: %d words equal the first "
+			 "run's pid; the next exec'd run tells copies of it "
+			 "from chance", cp->seen.n);
+		ok = false;
+	} else if (ok && cp->seen.pid) {
+		snprintf(cp->note, sizeof(cp->note),
+			 "the first run from exec: %d words equal to its pid "
+			 "held the same number in the second run (not its id)",
+			 cp->seen.n);
 	}
 	pid_t c = ok ? fork_template(cp) : -EIO;
 
@@ -1236,7 +1361,8 @@ bool checkpoint_at(struct session *s, struct thread *t)
 		s->outfd_shared = false;
 		/* its breakpoints are this run's now */
 		inherit_bps(cp, s->procs[0]);
-		if (!cp->off)
+		template_forget(cp);
+		if (!cp->off && held != TID_ASK_AGAIN)
 			say_off(cp, "the template could not fork");
 		return false;
 	}
