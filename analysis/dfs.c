@@ -1773,13 +1773,21 @@ static uint64_t dfs_known(void *ctx, const struct choice *c)
 	return k;
 }
 
+static bool dfs_was_prune(void *ctx)
+{
+	const struct dfs *d = ctx;
+
+	return d->pruned_run && !d->diverged;
+}
+
 struct strategy dfs_strategy(struct dfs *d)
 {
 	return (struct strategy){ .ctx = d, .pick = dfs_pick,
 				  .single = dfs_single,
 				  .want_state = d->cache ? dfs_want_state
 							 : NULL,
-				  .known = dfs_known };
+				  .known = dfs_known,
+				  .pruned = dfs_was_prune };
 }
 
 void dfs_set_dpor(struct dfs *d, bool on, unsigned flags)

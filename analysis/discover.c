@@ -495,7 +495,8 @@ static double now(void)
 }
 
 int discover_races(const struct session_config *base, int runs,
-		   uint64_t seed, uint64_t budget, struct discovery *d)
+		   uint64_t seed, uint64_t budget, bool fork_runs,
+		   struct discovery *d)
 {
 	struct obs_ctx o = { .cfg = base, .d = d };
 	struct session_config cfg = *base;
@@ -512,7 +513,12 @@ int discover_races(const struct session_config *base, int runs,
 	if (races_new(&o.rd))
 		return -ENOMEM;
 	cfg.observer = &obs;
-	cfg.checkpoint = NULL; /* the observer sees every run from exec */
+	/* a template of discovery's own: its runs' points, observers and
+	 * agent's regions are not the search's (observation starts at the
+	 * first thread, where the template stands) */
+	struct checkpoint *cp = fork_runs ? checkpoint_new() : NULL;
+
+	cfg.checkpoint = cp;
 	/* std::atomic's plain movs are atomics (the program's own
 	 * executable, when built with DWARF) */
 	uint64_t *acode = NULL;
@@ -544,6 +550,7 @@ int discover_races(const struct session_config *base, int runs,
 		races_free(o.rd);
 		free(acode);
 		free(rcode);
+		checkpoint_free(cp);
 		return -ENOMEM;
 	}
 	struct strategy s = sampler_strategy(smp);
@@ -603,7 +610,8 @@ int discover_races(const struct session_config *base, int runs,
 			sampler_free(smp);
 			races_free(o.rd);
 			free(acode);
-		free(rcode);
+			free(rcode);
+			checkpoint_free(cp);
 			return e;
 		}
 		if (r.failure == FAIL_SPIN && r.spin_pc) {
@@ -711,6 +719,8 @@ int discover_races(const struct session_config *base, int runs,
 	races_free(o.rd);
 	free(acode);
 	free(rcode);
+	d->forked = (int)checkpoint_forks(cp);
+	checkpoint_free(cp);
 	/* the instructions that touched a racy address */
 	for (size_t i = 0; i < o.seen.cap; i++) {
 		if (!o.seen.pc[i])

@@ -31,6 +31,7 @@ struct discovery {
 	struct race_entry *races;
 	size_t nraces;
 	int runs;
+	int forked;		/* runs forked from its template */
 	uint64_t accesses;	/* accesses observed in all */
 	double seconds;
 	double longest_run;	/* wall seconds of the longest run */
@@ -86,10 +87,13 @@ struct discovery {
 
 /* base: the configuration of every run (points are ignored).  runs:
  * executions; budget: per run, the stops at observation points plus the
- * single-steps over them (then the run goes on unobserved).  0 or
- * -errno. */
+ * single-steps over them (then the run goes on unobserved).  fork_runs:
+ * runs after the first fork from a template of its own, at the first
+ * thread (tracer/checkpoint.c; observation starts there), which it
+ * kills when done.  0 or -errno. */
 int discover_races(const struct session_config *base, int runs,
-		   uint64_t seed, uint64_t budget, struct discovery *d);
+		   uint64_t seed, uint64_t budget, bool fork_runs,
+		   struct discovery *d);
 void discovery_free(struct discovery *d);
 /* The racy instructions as user points (sorted, unique); malloc'd. */
 size_t discovery_points(const struct discovery *d, struct user_point **out);

@@ -560,6 +560,8 @@ static int explore_serial(const struct explore_opts *o0,
 				   o->cfg.seed,
 				   o->discovery_budget ? o->discovery_budget
 						       : DISCOVERY_BUDGET,
+				   !o->no_checkpoint && !o->only_run &&
+					   !getenv("PTLOOM_NO_CHECKPOINT"),
 				   &disc) == 0) {
 			size_t n = discovery_points(&disc, &pts);
 
@@ -573,6 +575,7 @@ static int explore_serial(const struct explore_opts *o0,
 			r->accesses = disc.accesses;
 			r->discovery_seconds = disc.seconds;
 			r->discovery_runs = disc.runs;
+			r->discovery_forked = disc.forked;
 			r->discovery_stops = disc.obs_stops;
 			r->discovery_steps = disc.obs_steps;
 			r->discovery_logged = disc.obs_logged;

@@ -166,6 +166,7 @@ struct explore_result {
 	uint64_t accesses;	   /* observed by race discovery */
 	double discovery_seconds;
 	int discovery_runs;
+	int discovery_forked;	   /* of them forked from a template */
 	uint64_t discovery_stops;  /* its observation stops */
 	uint64_t discovery_steps;  /* and single-steps over them */
 	uint64_t discovery_logged; /* stops the access slots saved */

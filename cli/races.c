@@ -117,7 +117,8 @@ int cmd_races(int argc, char **argv)
 	struct discovery d;
 
 	session_config_init(&cfg, &prog, &co);
-	int e = discover_races(&cfg, runs, co.seed, budget, &d);
+	int e = discover_races(&cfg, runs, co.seed, budget,
+				   !getenv("PTLOOM_NO_CHECKPOINT"), &d);
 
 	if (e && cli_interrupted) {
 		printf("ptloom: INTERRUPTED by %s before any run ended\n",
@@ -133,10 +134,11 @@ int cmd_races(int argc, char **argv)
 	if (getenv("PTLOOM_STATS"))
 		fprintf(stderr, "ptloom: race discovery %d runs (%d failed), "
 				"%llu observation stops (%llu of them logged in "
-				"the program instead), %llu single-steps\n",
+				"the program instead), %llu single-steps, %d "
+				"runs forked from its checkpoint\n",
 			d.runs, d.failed_runs, (unsigned long long)d.obs_stops,
 			(unsigned long long)d.obs_logged,
-			(unsigned long long)d.obs_steps);
+			(unsigned long long)d.obs_steps, d.forked);
 	if (json) {
 		printf("{\n  \"program\": ");
 		json_string(stdout, prog.display);

@@ -1546,13 +1546,15 @@ minimized:
 				"%llu accesses observed, %llu observation "
 				"stops (%llu of them logged in the program "
 				"instead), %llu single-steps, %llu stops at "
-				"shared objects' atomics and free()\n",
+				"shared objects' atomics and free(); %d runs "
+				"forked from its checkpoint\n",
 			er.discovery_runs, er.discovery_seconds,
 			(unsigned long long)er.accesses,
 			(unsigned long long)er.discovery_stops,
 			(unsigned long long)er.discovery_logged,
 			(unsigned long long)er.discovery_steps,
-			(unsigned long long)er.discovery_sync);
+			(unsigned long long)er.discovery_sync,
+			er.discovery_forked);
 	if (!co.quiet && getenv("PTLOOM_STATS") &&
 	    er.discovery_runtime_atomics)
 		fprintf(stderr, "ptloom: race discovery: the language "

@@ -135,6 +135,12 @@ struct checkpoint {
 	struct user_point *bp_user;
 	size_t bp_nuser;
 	const struct sched_policy *bp_policy;
+	/* the observed code a run's configuration names (race discovery's
+	 * runs and the search's share the template) */
+	const uint64_t *bp_atomic, *bp_runtime;
+	size_t bp_natomic, bp_nruntime;
+	bool bp_runtime_atomics;
+	const void *bp_watch;
 	struct bp *bps;
 	size_t nbps;
 	uint64_t policy_at;	/* process.h policy_at of the template */
@@ -465,6 +471,12 @@ static bool bps_match(const struct checkpoint *cp,
 	return cp->have_bps && cp->bp_points == cfg->points &&
 	       cp->bp_observe == (cfg->observer != NULL) &&
 	       cp->bp_policy == cfg->policy &&
+	       cp->bp_atomic == cfg->atomic_code &&
+	       cp->bp_natomic == cfg->natomic_code &&
+	       cp->bp_runtime == cfg->runtime_code &&
+	       cp->bp_nruntime == cfg->nruntime_code &&
+	       cp->bp_runtime_atomics == cfg->runtime_atomics_only &&
+	       cp->bp_watch == (const void *)cfg->watch &&
 	       cp->bp_nuser == cfg->nuser_points &&
 	       (!cfg->nuser_points ||
 		!memcmp(cp->bp_user, cfg->user_points,
@@ -538,6 +550,12 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	cp->bp_points = cfg->points;
 	cp->bp_observe = cfg->observer != NULL;
 	cp->bp_policy = cfg->policy;
+	cp->bp_atomic = cfg->atomic_code;
+	cp->bp_natomic = cfg->natomic_code;
+	cp->bp_runtime = cfg->runtime_code;
+	cp->bp_nruntime = cfg->nruntime_code;
+	cp->bp_runtime_atomics = cfg->runtime_atomics_only;
+	cp->bp_watch = cfg->watch;
 	cp->bp_nuser = cfg->nuser_points;
 	cp->have_bps = true;
 	return true;

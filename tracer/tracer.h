@@ -46,6 +46,11 @@ struct strategy {
 	 * each, at the next stop.  Only choices at which want_state would
 	 * say no may be counted: the program has run on by then. */
 	uint64_t (*known)(void *ctx, const struct choice *c);
+	/* Optional: after pick or single abandoned the run, whether that
+	 * was a prune (a state or a sleep set the search has covered),
+	 * whose result nobody reads: the run then ends without describing
+	 * where its threads were (their stacks, the trace's symbols). */
+	bool (*pruned)(void *ctx);
 };
 
 /* Scheduling-point sets (--points). */

@@ -189,10 +189,19 @@ void session_fail(struct session *s, int kind, struct thread *t,
 		vsnprintf(r->message, sizeof(r->message), fmt, ap);
 		va_end(ap);
 	}
+	if (s->pruned)
+		return; /* nobody reads where it was */
 	if (t && (t->st != SCHED_RUNNING || t->stop != STOP_NONE) &&
 	    t->st != SCHED_DEAD)
 		session_where(s, t, r->location, sizeof(r->location));
 	symbolize_trace(s);
+}
+
+/* pick or single abandoned the run: a prune? (strategy.pruned) */
+static void note_prune(struct session *s)
+{
+	if (!s->failed && s->strat->pruned && s->strat->pruned(s->strat->ctx))
+		s->pruned = true;
 }
 
 static void hash_u64(uint64_t *h, uint64_t v)
@@ -305,6 +314,8 @@ int session_pick_or_fail(struct session *s, struct choice *c,
 {
 	int pick = session_pick(s, c);
 
+	if (pick < 0)
+		note_prune(s);
 	if (pick < 0)
 		session_fail(s, FAIL_DIVERGED, NULL,
 			     "the schedule could not be followed at step %llu "
@@ -1208,6 +1219,8 @@ static int decide(struct session *s, struct choice *c)
 			pick = -1;
 	}
 	if (pick < 0)
+		note_prune(s);
+	if (pick < 0)
 		session_fail(s, FAIL_DIVERGED, NULL,
 			     "the schedule could not be followed at step %llu",
 			     (unsigned long long)s->step);
@@ -2027,7 +2040,7 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	 * another's by process) */
 	if ((s->failed || s->nprocs > 1 ||
 	     (res->failure && session_policy_active(s))) &&
-	    !res->nthreads)
+	    !res->nthreads && !s->pruned)
 		report_threads(s);
 	if (s->sym_pid)
 		drop_symbols(s);

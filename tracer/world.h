@@ -73,6 +73,7 @@ struct session {
 	int nfreep;
 	bool ended;		/* the process is gone */
 	bool failed;		/* res->failure is set; kill and stop */
+	bool pruned;		/* failed as the strategy's prune (pruned) */
 	bool need_schedule;
 	/* a spinner's words were found this run (thread.c watch_arm) */
 	bool watching;

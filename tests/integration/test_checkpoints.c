@@ -404,3 +404,52 @@ Test(checkpoints, a_wait_before_the_first_thread_keeps_the_checkpoint)
 	res_free(&a);
 	res_free(&b);
 }
+
+/* The "race discovery" stats line: its accesses, observation stops and
+ * runs forked (what the runs saw, and how they started). */
+static void discovery_line(const struct res *r, unsigned long long *acc,
+			   unsigned long long *stops, int *forked)
+{
+	const char *d = strstr(r->err, "ptloom: race discovery ");
+	const char *f = d ? strstr(d, "; ") : NULL;
+
+	cr_assert(d && f &&
+			  sscanf(d, "ptloom: race discovery %*d runs, %*f s, "
+				    "%llu accesses observed, %llu observation",
+				 acc, stops) == 2 &&
+			  sscanf(f, "; %d runs forked", forked) == 1,
+		  "%s", r->err);
+}
+
+/* Race discovery's runs fork from a template of their own (observation
+ * starts at the first thread, where it stands) and see what runs from
+ * exec see: the same accesses, the same points, the same search. */
+Test(checkpoints, race_discovery_forks_its_runs_and_sees_what_exec_sees)
+{
+	const char *progs[] = { example("bank"), target("counter_race"),
+				example("mutex_condvar") };
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		const char *opts[] = { "-n", "200", "--seed", SEED,
+				       "--no-minimize", NULL };
+		struct res a = run_stats(opts, progs[i]);
+		struct res b = run_out("exec", opts, progs[i],
+				       "PTLOOM_STATS=1 PTLOOM_NO_CHECKPOINT=1");
+		unsigned long long acc_a, acc_b, st_a, st_b;
+		int fk_a, fk_b;
+		char *sa = summary(&a), *sb = summary(&b);
+
+		discovery_line(&a, &acc_a, &st_a, &fk_a);
+		discovery_line(&b, &acc_b, &st_b, &fk_b);
+		cr_assert_eq(fk_a, 6, "%s", a.err);
+		cr_assert_eq(fk_b, 0, "%s", b.err);
+		cr_assert_eq(acc_a, acc_b, "%s\n%s", a.err, b.err);
+		cr_assert_eq(st_a, st_b, "%s\n%s", a.err, b.err);
+		cr_assert_str_eq(sa, sb, "%s", progs[i]);
+		cr_assert_eq(a.code, b.code);
+		free(sa);
+		free(sb);
+		res_free(&a);
+		res_free(&b);
+	}
+}
