@@ -506,6 +506,32 @@ static bool hybrid_turn(uint64_t runs)
 	return runs % 16 == 15;
 }
 
+/* Race discovery for exploration o (discover_races): 0 or -errno. */
+static int discover(const struct explore_opts *o, struct discovery *d)
+{
+	return discover_races(&o->cfg,
+			      o->discovery_runs ? o->discovery_runs : 6,
+			      o->cfg.seed,
+			      o->discovery_budget ? o->discovery_budget
+						  : DISCOVERY_BUDGET,
+			      !o->no_checkpoint && !o->only_run &&
+				      !getenv("PTLOOM_NO_CHECKPOINT"),
+			      d);
+}
+
+/*
+ * -j: race discovery once, in ptloom's own process, before the workers
+ * start (each inherits it through fork): every worker would make the
+ * same one (its runs are a function of the seed), on every CPU at once.
+ * True if *d holds it (the caller frees it once the workers are done).
+ */
+static bool discover_first(const struct explore_opts *o, struct discovery *d)
+{
+	if (!(o->cfg.points & POINTS_RACES) || o->discovered)
+		return false;
+	return discover(o, d) == 0;
+}
+
 static int explore_serial(const struct explore_opts *o0,
 			  struct explore_result *r)
 {
@@ -555,14 +581,9 @@ static int explore_serial(const struct explore_opts *o0,
 		struct discovery disc;
 		struct user_point *pts;
 
-		if (discover_races(&o->cfg, o->discovery_runs ? o->discovery_runs
-							       : 6,
-				   o->cfg.seed,
-				   o->discovery_budget ? o->discovery_budget
-						       : DISCOVERY_BUDGET,
-				   !o->no_checkpoint && !o->only_run &&
-					   !getenv("PTLOOM_NO_CHECKPOINT"),
-				   &disc) == 0) {
+		if (o->discovered)
+			disc = *o->discovered; /* ours to consume */
+		if (o->discovered || discover(o, &disc) == 0) {
 			size_t n = discovery_points(&disc, &pts);
 
 			for (size_t i = 0; i < n; i++)
@@ -1369,7 +1390,10 @@ static int explore_parallel(const struct explore_opts *o,
 				close(fds[j][0]);
 			}
 			end_progress(o, sh);
-			return explore_serial(o, r);
+			struct explore_opts so = *o;
+
+			so.discovered = NULL; /* the caller's to free */
+			return explore_serial(&so, r);
 		}
 		if (pids[k] == 0) {
 			struct explore_opts w = *o;
@@ -1859,8 +1883,12 @@ static int explore_dfs_parallel(const struct explore_opts *o,
 				       PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
-	if (best == MAP_FAILED)
-		return explore_serial(o, r);
+	if (best == MAP_FAILED) {
+		struct explore_opts so = *o;
+
+		so.discovered = NULL; /* the caller's to free */
+		return explore_serial(&so, r);
+	}
 	best[0] = best[2] = UINT64_MAX;
 	best[4] = (uint64_t)jobs;
 	/* one state cache for every worker (dfs_shared_cache_new): 2^22
@@ -2078,14 +2106,24 @@ int explore(const struct explore_opts *o, struct explore_result *r)
 {
 	unsigned f0 = tracer_filters_installed();
 	double t0 = now();
+	struct explore_opts jo = *o;
+	struct discovery pre;
+	bool have = o->jobs > 1 && !o->only_run && discover_first(o, &pre);
 	int e;
 
+	if (have)
+		jo.discovered = &pre;
 	if (o->jobs > 1 && o->strategy == STRAT_DFS && !o->only_run)
-		e = explore_dfs_parallel(o, r);
+		e = explore_dfs_parallel(&jo, r);
 	else if (o->jobs > 1 && o->strategy != STRAT_DFS && !o->only_run)
-		e = explore_parallel(o, r);
+		e = explore_parallel(&jo, r);
 	else
 		e = explore_serial(o, r);
+	if (have) {
+		discovery_free(&pre);
+		/* its time is the exploration's, as in a serial one */
+		r->seconds = now() - t0;
+	}
 	r->filters += tracer_filters_installed() - f0;
 	if (r->seconds <= 0)
 		r->seconds = now() - t0;

@@ -106,6 +106,9 @@ struct explore_opts {
 	double min_coverage;
 	uint64_t discovery_budget; /* per discovery run: observation stops
 				    * and single-steps (discover.h) */
+	/* -j: race discovery made once, before the workers started (each
+	 * worker's own copy, which it consumes); NULL: make it here */
+	struct discovery *discovered;
 };
 
 /* A process of the program that died of a crash signal in passing runs

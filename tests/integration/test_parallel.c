@@ -14,8 +14,55 @@ Test(parallel, one_seccomp_filter_per_worker)
 				 example("bank_fixed"));
 
 	assert_exit(r, 0);
-	cr_assert_leq(filters_of(&r), 2, "%s", r.err);
+	/* and one in ptloom's own process: race discovery runs there
+	 * once, before the workers start */
+	cr_assert_leq(filters_of(&r), 3, "%s", r.err);
 	res_free(&r);
+}
+
+/* The steps of the schedule file r saved (`ptloom show`, without its
+ * name, the kernel's ids and the coverage when saved: the workers'
+ * together). */
+static char *saved_steps(const struct res *r)
+{
+	char file[4096], cmd[5000];
+
+	replay_file(r, file);
+	snprintf(cmd, sizeof(cmd),
+		 "%s show %s | grep -v -e '^schedule ' -e '^kernel ids:' "
+		 "-e '^coverage when saved:' -e 'not covered:'",
+		 ptloom(), file);
+	struct res s = sh(cmd);
+	char *steps = strdup(s.out ? s.out : "");
+
+	res_free(&s);
+	return steps;
+}
+
+/* -j: race discovery is made once, before the workers, and they sample
+ * with its points: the failing sample is the serial search's, step for
+ * step. */
+Test(parallel, race_discovery_once_for_all_workers)
+{
+	const char *opts[] = { "-s", "random", "-j", "2", "-n", "300",
+			       "--seed", SEED, "--no-minimize", NULL };
+	const char *serial[] = { "-s", "random", "-n", "300", "--seed", SEED,
+				 "--no-minimize", NULL };
+	struct res a = run_out("j2", opts, example("bank"), "PTLOOM_STATS=1");
+	struct res b = run_out("j1", serial, example("bank"), "PTLOOM_STATS=1");
+
+	assert_exit(a, 1);
+	assert_exit(b, 1);
+	char *sa = saved_steps(&a), *sb = saved_steps(&b);
+
+	cr_assert(strlen(sa) > 200, "%s", sa);
+	cr_assert_str_eq(sa, sb);
+	/* one filter for the discovery, one per worker */
+	cr_assert_leq(filters_of(&a), 3, "%s", a.err);
+	free(sa);
+	free(sb);
+	res_free(&a);
+	res_free(&b);
 }
 
 /* -j 2 dfs: the same verdict and schedules as the serial search, with
