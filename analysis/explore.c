@@ -182,8 +182,9 @@ static void pass_output(const struct explore_opts *o, const char *out,
  *    exploration at once: the others are told to stop and why names it;
  *  - told workers that do not stop within 2 s are killed.
  * stop_on_fail: a failure read from worker k, when every worker before it
- * has reported, tells the rest to stop (the samplers: the first failure in
- * worker order wins, as when they were read one after the other).
+ * has reported, tells the rest to stop (the samplers without their shared
+ * best sample, which they stop at themselves: the first failure in worker
+ * order wins, as when they were read one after the other).
  */
 static void put_result(FILE *f, const struct explore_result *wr);
 static void merge_crashes(struct explore_result *r, struct explore_result *w);
@@ -919,6 +920,14 @@ restart:
 			r->stopped = true;
 			break;
 		}
+		if (!d && o->best_sample &&
+		    r->runs * (o->stride ? o->stride : 1) +
+				    (uint64_t)o->worker >
+			    *o->best_sample) {
+			/* another worker failed at an earlier sample */
+			r->stopped = true;
+			break;
+		}
 		/* -j dfs: this run's place in the whole search's budget,
 		 * taken before it runs (two workers that both saw room for
 		 * one more run took both: -n 8 made 9) */
@@ -1145,6 +1154,12 @@ restart:
 		if (rr.failure != FAIL_NONE) {
 			r->fail = rr;
 			r->fail_run = number;
+			for (uint64_t b = o->best_sample ? *o->best_sample : 0;
+			     o->best_sample && number < b &&
+			     !__atomic_compare_exchange_n(
+				     o->best_sample, &b, number, false,
+				     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);)
+				;
 			r->found_by = sample ? FOUND_HYBRID
 				      : d    ? FOUND_DFS
 					     : FOUND_SAMPLE;
@@ -1358,7 +1373,11 @@ static void worker_exit(int fd, const struct explore_opts *o,
  * -j N for the samplers: worker k runs samples k, k+N, k+2N, ... (each a
  * pure function of the seed and its number) and reports the first failing
  * number with the points it used; the parent runs that sample again to
- * have the whole result.  Systematic search stays serial.
+ * have the whole result.  A failing worker lowers the shared best sample
+ * (explore_opts.best_sample) and a worker stops once its next sample is
+ * past it, so the result is the first failing sample in the seed's order,
+ * whichever worker met one first in time.  Systematic search stays
+ * serial.
  */
 static int explore_parallel(const struct explore_opts *o,
 			    struct explore_result *r)
@@ -1370,7 +1389,14 @@ static int explore_parallel(const struct explore_opts *o,
 	pid_t parent = getpid();
 	double t0 = now();
 	struct explore_shared *sh = o->progress ? shared_new() : NULL;
+	volatile uint64_t *best = mmap(NULL, sizeof(*best),
+				       PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
+	if (best == MAP_FAILED)
+		best = NULL; /* the first failure in worker order wins */
+	else
+		*best = UINT64_MAX;
 	if (jobs > 64)
 		jobs = 64;
 	/* the CPUs ptloom was started with (it has pinned itself to one of
@@ -1390,6 +1416,8 @@ static int explore_parallel(const struct explore_opts *o,
 				close(fds[j][0]);
 			}
 			end_progress(o, sh);
+			if (best)
+				munmap((void *)best, sizeof(*best));
 			struct explore_opts so = *o;
 
 			so.discovered = NULL; /* the caller's to free */
@@ -1414,6 +1442,7 @@ static int explore_parallel(const struct explore_opts *o,
 			w.progress = false;
 			w.tally = sh ? &sh->w[k] : NULL;
 			w.shared = sh;
+			w.best_sample = best;
 			if (ncpu) {
 				w.cfg.cpu = cpus[k % ncpu];
 				CPU_ZERO(&one);
@@ -1448,7 +1477,8 @@ static int explore_parallel(const struct explore_opts *o,
 			ws->pids[k] = pids[k];
 			ws->fds[k] = fds[k][0];
 		}
-		collect_workers(o, sh, ws, true, t0, why, sizeof(why));
+		collect_workers(o, sh, ws, best == NULL, t0, why,
+				sizeof(why));
 	}
 	struct explore_result *hid = calloc(1, sizeof(*hid)); /* crashes */
 
@@ -1502,6 +1532,8 @@ static int explore_parallel(const struct explore_opts *o,
 				;
 	free(ws);
 	end_progress(o, sh);
+	if (best)
+		munmap((void *)best, sizeof(*best));
 	if (why[0] && fail_run == UINT64_MAX) {
 		/* a worker killed from outside: not the program's doing,
 		 * and what it would have run is unknown */

@@ -73,6 +73,11 @@ struct explore_opts {
 	 * memory the workers share; a worker past it stops */
 	struct dfs_shared_cache *shared_cache; /* -j: the workers' states */
 	volatile uint64_t *best_key;
+	/* -j samplers: the smallest sample number any worker failed at, in
+	 * memory the workers share; a worker whose next sample is past it
+	 * stops, so every sample before it runs and the first failing one
+	 * in the seed's order is the result, as in a serial run */
+	volatile uint64_t *best_sample;
 	/* -j dfs: the smallest dfs_key of a systematic run that read the
 	 * virtual clock while state keys left it out
 	 * (session_config.key_no_clock), in the same shared memory: the

@@ -66,6 +66,36 @@ Test(parallel, race_discovery_once_for_all_workers)
 	res_free(&b);
 }
 
+/* -j with a sampler: the failure is the first failing sample in the
+ * seed's order, as in a serial run, whichever worker met one first in
+ * time (a failing worker lowers the shared best sample; the others run
+ * every sample before it).  Three times, under the load of three jobs. */
+Test(parallel, samplers_fail_at_the_serial_first_failing_sample)
+{
+	const char *serial[] = { "-s", "random", "-n", "300", "--seed", SEED,
+				 "--no-minimize", NULL };
+	struct res b = run_out("s1", serial, example("bank"), NULL);
+
+	assert_exit(b, 1);
+	char *sb = saved_steps(&b);
+
+	cr_assert(strlen(sb) > 200, "%s", sb);
+	for (int i = 0; i < 3; i++) {
+		const char *opts[] = { "-s", "random", "-j", "3", "-n", "300",
+				       "--seed", SEED, "--no-minimize", NULL };
+		struct res a = run_out("s3", opts, example("bank"), NULL);
+
+		assert_exit(a, 1);
+		char *sa = saved_steps(&a);
+
+		cr_assert_str_eq(sa, sb, "-j 3, time %d", i + 1);
+		free(sa);
+		res_free(&a);
+	}
+	free(sb);
+	res_free(&b);
+}
+
 /* -j 2 dfs: the same verdict and schedules as the serial search, with
  * either kind of bound. */
 static void same_with_two_jobs_bound(const char *program, int want,
