@@ -314,13 +314,13 @@ int session_pick_or_fail(struct session *s, struct choice *c,
 {
 	int pick = session_pick(s, c);
 
-	if (pick < 0)
+	if (pick < 0) {
 		note_prune(s);
-	if (pick < 0)
 		session_fail(s, FAIL_DIVERGED, NULL,
 			     "the schedule could not be followed at step %llu "
 			     "(%s)",
 			     (unsigned long long)s->step, what);
+	}
 	return pick;
 }
 
@@ -1218,12 +1218,12 @@ static int decide(struct session *s, struct choice *c)
 		if (!s->strat->single(s->strat->ctx, c))
 			pick = -1;
 	}
-	if (pick < 0)
+	if (pick < 0) {
 		note_prune(s);
-	if (pick < 0)
 		session_fail(s, FAIL_DIVERGED, NULL,
 			     "the schedule could not be followed at step %llu",
 			     (unsigned long long)s->step);
+	}
 	return pick;
 }
 
