@@ -1154,12 +1154,7 @@ restart:
 		if (rr.failure != FAIL_NONE) {
 			r->fail = rr;
 			r->fail_run = number;
-			for (uint64_t b = o->best_sample ? *o->best_sample : 0;
-			     o->best_sample && number < b &&
-			     !__atomic_compare_exchange_n(
-				     o->best_sample, &b, number, false,
-				     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);)
-				;
+			publish_key(o->best_sample, number);
 			r->found_by = sample ? FOUND_HYBRID
 				      : d    ? FOUND_DFS
 					     : FOUND_SAMPLE;

@@ -68,7 +68,7 @@ struct tid_seen {
 	uint64_t shape;		/* its layout: mappings, pc, sp, events */
 	int n;			/* words, -1: more than kept, or unread */
 	uint64_t addr[TID_SEEN_MAX];
-	unsigned regs;		/* bit i: tid_regs()'s i-th register */
+	unsigned regs;		/* the registers holding it (tid_regs) */
 };
 
 /* Where the template stands (area_fork) */
@@ -160,6 +160,35 @@ struct checkpoint *checkpoint_new(void)
 	return cp;
 }
 
+/* Nothing of a template that was not kept stays: the next exec'd run
+ * may be one (its breakpoints are the run's now: inherit_bps). */
+static void template_forget(struct checkpoint *cp)
+{
+	if (cp->memfd >= 0)
+		close(cp->memfd);
+	cp->memfd = -1;
+	for (int i = 0; i < cp->nfiles; i++) {
+		close(cp->files[i].ours);
+		free(cp->files[i].data);
+	}
+	free(cp->files);
+	cp->files = NULL;
+	cp->nfiles = 0;
+	free(cp->bps);
+	cp->bps = NULL;
+	cp->nbps = 0;
+	free(cp->bp_user);
+	cp->bp_user = NULL;
+	cp->have_bps = false;
+	free(cp->ev);
+	free(cp->dec);
+	free(cp->fdobj);
+	cp->ev = NULL;
+	cp->dec = NULL;
+	cp->fdobj = NULL;
+	cp->nev = cp->ndec = 0;
+}
+
 void checkpoint_free(struct checkpoint *cp)
 {
 	if (!cp)
@@ -172,21 +201,10 @@ void checkpoint_free(struct checkpoint *cp)
 	}
 	if (cp->outfd >= 0)
 		close(cp->outfd);
-	if (cp->memfd >= 0)
-		close(cp->memfd);
-	for (int i = 0; i < cp->nfiles; i++) {
-		close(cp->files[i].ours);
-		free(cp->files[i].data);
-	}
-	free(cp->files);
-	free(cp->bps);
-	free(cp->bp_user);
+	template_forget(cp);
 	for (int i = 0; i < cp->nobjects; i++)
 		free(cp->objects[i]);
 	free(cp->objects);
-	free(cp->ev);
-	free(cp->dec);
-	free(cp->fdobj);
 	free(cp->evl);
 	free(cp);
 }
@@ -939,15 +957,20 @@ no:
 	return 0;
 }
 
-/* The registers a thread id could be held in at the clone's stop */
-static void tid_regs(const struct user_regs_struct *r, uint64_t v[12])
+/* The registers a thread id could be held in at the clone's stop (bit
+ * i: the i-th) that hold id, in either half */
+static unsigned tid_regs(const struct user_regs_struct *r, pid_t id)
 {
-	const unsigned long long w[12] = { r->rbx, r->rbp, r->r12, r->r13,
-					   r->r14, r->r15, r->rdx, r->rsi,
-					   r->rdi, r->r8,  r->r9,  r->r10 };
+	const unsigned long long w[] = { r->rbx, r->rbp, r->r12, r->r13,
+					 r->r14, r->r15, r->rdx, r->rsi,
+					 r->rdi, r->r8,  r->r9,  r->r10 };
+	unsigned m = 0;
 
-	for (int i = 0; i < 12; i++)
-		v[i] = w[i];
+	for (unsigned i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if ((uint32_t)w[i] == (uint32_t)id ||
+		    (w[i] >> 32) == (uint32_t)id)
+			m |= 1u << i;
+	return m;
 }
 
 /*
@@ -962,16 +985,12 @@ static void tid_scan(const struct checkpoint *cp, struct tid_seen *out)
 	char path[64], line[512];
 	static uint32_t buf[1 << 16];
 	uint32_t tid = (uint32_t)cp->pid;
-	uint64_t regs[12];
 	uint64_t h = 1469598103934665603ULL;
 	FILE *f;
 
 	memset(out, 0, sizeof(*out));
 	out->pid = cp->pid;
-	tid_regs(&cp->regs, regs);
-	for (int i = 0; i < 12; i++)
-		if ((uint32_t)regs[i] == tid || (regs[i] >> 32) == tid)
-			out->regs |= 1u << i;
+	out->regs = tid_regs(&cp->regs, cp->pid);
 	snprintf(path, sizeof(path), "/proc/%d/maps", cp->pid);
 	if (!(f = fopen(path, "re"))) {
 		out->n = -1;
@@ -1033,7 +1052,6 @@ enum { TID_NONE, TID_HELD, TID_ASK_AGAIN };
 static int tid_in_memory(struct checkpoint *cp)
 {
 	struct tid_seen now, *was = &cp->seen;
-	uint64_t regs[12];
 
 	tid_scan(cp, &now);
 	if (now.n < 0)
@@ -1054,44 +1072,11 @@ static int tid_in_memory(struct checkpoint *cp)
 		    v != (uint32_t)was->pid)
 			return TID_HELD;
 	}
-	tid_regs(&cp->regs, regs);
-	for (int i = 0; i < 12; i++)
-		if ((was->regs >> i & 1) &&
-		    (uint32_t)regs[i] != (uint32_t)was->pid &&
-		    (regs[i] >> 32) != (uint32_t)was->pid)
-			return TID_HELD;
+	if (was->regs & ~tid_regs(&cp->regs, was->pid))
+		return TID_HELD;
 	/* the words equal to this run's pid did not hold the last run's:
 	 * not copies of it either */
 	return TID_NONE;
-}
-
-/* Nothing of a template that was not kept stays: the next exec'd run
- * may be one (its breakpoints are the run's now: inherit_bps). */
-static void template_forget(struct checkpoint *cp)
-{
-	if (cp->memfd >= 0)
-		close(cp->memfd);
-	cp->memfd = -1;
-	for (int i = 0; i < cp->nfiles; i++) {
-		close(cp->files[i].ours);
-		free(cp->files[i].data);
-	}
-	free(cp->files);
-	cp->files = NULL;
-	cp->nfiles = 0;
-	free(cp->bps);
-	cp->bps = NULL;
-	cp->nbps = 0;
-	free(cp->bp_user);
-	cp->bp_user = NULL;
-	cp->have_bps = false;
-	free(cp->ev);
-	free(cp->dec);
-	free(cp->fdobj);
-	cp->ev = NULL;
-	cp->dec = NULL;
-	cp->fdobj = NULL;
-	cp->nev = cp->ndec = 0;
 }
 
 static pid_t fork_template(struct checkpoint *cp)
