@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #endif
 #include "symbols.h"
+#include "../tracer/elf.h"
 
 #include <dwarf.h>
 #include <elf.h>
@@ -872,21 +873,6 @@ void symbols_user_location(struct symbols *s, int tid, char *buf, size_t len)
 
 /* ---- ELF files ---- */
 
-static int elf_open(const char *path, int *fd, Elf **elf)
-{
-	elf_version(EV_CURRENT);
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return -errno;
-	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
-		if (*elf)
-			elf_end(*elf);
-		close(*fd);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 static void elf_close(int fd, Elf *elf)
 {
@@ -909,7 +895,7 @@ int symbols_elf_lookup(const char *path, const char *name, uint64_t *values,
 	int fd, n = 0, r;
 	Elf *elf = NULL;
 
-	r = elf_open(path, &fd, &elf);
+	r = elf_open_path(path, &fd, &elf);
 	if (r < 0)
 		return r;
 	while ((scn = elf_nextscn(elf, scn)) && n < max) {
@@ -945,62 +931,9 @@ int symbols_elf_lookup(const char *path, const char *name, uint64_t *values,
 	return n;
 }
 
-/* Searches one note area; returns the build-id length, 0 if absent. */
-static int find_build_id(Elf_Data *d, uint8_t *buf, size_t len)
-{
-	size_t off = 0, name_off, desc_off;
-	GElf_Nhdr nh;
-
-	while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    memcmp((char *)d->d_buf + name_off, "GNU", 4) != 0)
-			continue;
-		if (nh.n_descsz > len)
-			return -ENOSPC;
-		memcpy(buf, (char *)d->d_buf + desc_off, nh.n_descsz);
-		return (int)nh.n_descsz;
-	}
-	return 0;
-}
-
 int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len)
 {
-	Elf_Scn *scn = NULL;
-	size_t nph;
-	int fd, r;
-	Elf *elf = NULL;
-
-	r = elf_open(path, &fd, &elf);
-	if (r < 0)
-		return r;
-	r = 0;
-	/* sections first; program headers for files stripped of them */
-	while (!r && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
-		    (d = elf_getdata(scn, NULL)))
-			r = find_build_id(d, buf, len);
-	}
-	if (!r && elf_getphdrnum(elf, &nph) == 0) {
-		for (size_t i = 0; i < nph && !r; i++) {
-			GElf_Phdr ph;
-			Elf_Data *d;
-
-			if (!gelf_getphdr(elf, (int)i, &ph) ||
-			    ph.p_type != PT_NOTE)
-				continue;
-			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
-						 ph.p_filesz,
-						 ph.p_align == 8 ? ELF_T_NHDR8
-								 : ELF_T_NHDR);
-			if (d)
-				r = find_build_id(d, buf, len);
-		}
-	}
-	elf_close(fd, elf);
-	return r ? r : -ENOENT;
+	return elf_build_id(path, buf, len);
 }
 
 int symbols_elf_text(const char *path, struct elf_text *out, int max)
@@ -1009,7 +942,7 @@ int symbols_elf_text(const char *path, struct elf_text *out, int max)
 	int fd, n = 0, r;
 	Elf *elf = NULL;
 
-	r = elf_open(path, &fd, &elf);
+	r = elf_open_path(path, &fd, &elf);
 	if (r < 0)
 		return r;
 	if (elf_getphdrnum(elf, &nph) != 0) {
@@ -1292,14 +1225,11 @@ int symbols_elf_runtime_code(const char *path, uint64_t **out)
 	Elf *e;
 
 	*out = NULL;
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstr)) {
-		if (e)
-			elf_end(e);
+	err = elf_open_path(path, &fd, &e);
+	if (err)
+		return err == -EINVAL ? 0 : err;
+	if (elf_getshdrstrndx(e, &shstr)) {
+		elf_end(e);
 		close(fd);
 		return 0;
 	}

@@ -11,6 +11,7 @@
 #include <protobuf-c/protobuf-c.h>
 #include "cli.h"
 #include "version.h"
+#include "../analysis/filecache.h"
 
 volatile int cli_interrupted;
 
@@ -103,18 +104,33 @@ int main(int argc, char **argv)
 		version();
 		return EXIT_PASS;
 	}
-	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 1, argv + 1);
-	if (!strcmp(cmd, "replay"))
-		return cmd_replay(argc - 1, argv + 1);
-	if (!strcmp(cmd, "minimize") || !strcmp(cmd, "minimise"))
-		return cmd_minimize(argc - 1, argv + 1);
-	if (!strcmp(cmd, "show"))
-		return cmd_show(argc - 1, argv + 1);
-	if (!strcmp(cmd, "races"))
-		return cmd_races(argc - 1, argv + 1);
-	if (!strcmp(cmd, "merge"))
-		return cmd_merge(argc - 1, argv + 1);
+	/* what the first run learns of libc, kept for the next process */
+	filecache_install();
+	int (*fn)(int, char **) = !strcmp(cmd, "run")	       ? cmd_run
+				  : !strcmp(cmd, "replay")     ? cmd_replay
+				  : !strcmp(cmd, "minimize") ||
+						  !strcmp(cmd, "minimise")
+					  ? cmd_minimize
+				  : !strcmp(cmd, "show")   ? cmd_show
+				  : !strcmp(cmd, "races")  ? cmd_races
+				  : !strcmp(cmd, "merge")  ? cmd_merge
+							   : NULL;
+
+	if (fn) {
+		int rc = fn(argc - 1, argv + 1);
+		struct filecache_stats fs;
+
+		filecache_stats(&fs);
+		if (getenv("PTLOOM_STATS") && fs.hits + fs.misses)
+			fprintf(stderr,
+				"ptloom: analysis cache %s: %llu read, %llu "
+				"made, %llu stored, %llu not stored\n",
+				fs.dir, (unsigned long long)fs.hits,
+				(unsigned long long)fs.misses,
+				(unsigned long long)fs.stores,
+				(unsigned long long)fs.store_errors);
+		return rc;
+	}
 	fprintf(stderr, "ptloom: unknown command '%s' (see ptloom --help)\n",
 		cmd);
 	return EXIT_USAGE;

@@ -1016,6 +1016,83 @@ static void plan_one(void *ctx, int i, const uint8_t *code, size_t size)
 		   i < (int)NFNS ? &c->plans[i] : &c->more_plans[i - NFNS]);
 }
 
+static const struct tracer_file_cache *file_cache;
+
+void tracer_set_file_cache(const struct tracer_file_cache *fc)
+{
+	file_cache = fc;
+}
+
+/* What the analysis of libc found, from `ok` on: the part kept on disk */
+#define LIBC_FOUND offsetof(struct libc_cache, ok)
+#define LIBC_FOUND_LEN (sizeof(struct libc_cache) - LIBC_FOUND)
+
+/* An entry read back from the file cache holds nothing a correct
+ * analysis could not have made (the cache checks its own sum; this is
+ * what a trampoline would be built from). */
+static bool bool_byte(const bool *b)
+{
+	uint8_t v;
+
+	memcpy(&v, b, 1);
+	return v <= 1;
+}
+
+static bool libc_found_sane(const struct libc_cache *c)
+{
+	if ((c->ok != 0 && c->ok != 1) || !bool_byte(&c->rwlock_known))
+		return false;
+	if (c->nmore < 0 || c->nmore > 32 || c->nfsites < 0 ||
+	    c->nfsites > 64)
+		return false;
+	for (int i = 0; i < (int)NFNS + 32; i++) {
+		const struct tramp_plan *p =
+			i < (int)NFNS ? &c->plans[i] : &c->more_plans[i - NFNS];
+
+		if (!bool_byte(&p->ok))
+			return false;
+		if (!p->ok)
+			continue;
+		if (p->len < 5 || p->len > sizeof(p->bytes) || !p->n ||
+		    p->n > sizeof(p->insn) / sizeof(p->insn[0]))
+			return false;
+		for (int k = 0; k < p->n; k++)
+			if (p->insn[k].off + p->insn[k].len > p->len ||
+			    p->insn[k].kind > TI_JMP)
+				return false;
+	}
+	for (int i = 0; i < c->nmore; i++)
+		if (c->idx[i] < 0 || c->idx[i] >= (int)NFNS)
+			return false;
+	for (int i = 0; i < c->nfsites; i++)
+		if (c->fkinds[i] >= TRAMP_FUTEX_KINDS)
+			return false;
+	return true;
+}
+
+/* The key of path's analysis: its name, size, modification time and
+ * build id (ptloom's own build is the cache's part). */
+static size_t libc_key(const char *path, const struct stat *st,
+		       uint8_t *key, size_t max)
+{
+	size_t n = strlen(path) + 1;
+	int64_t t[3] = { (int64_t)st->st_size, (int64_t)st->st_mtim.tv_sec,
+			 (int64_t)st->st_mtim.tv_nsec };
+	uint8_t id[64];
+	int nid = elf_build_id(path, id, sizeof(id));
+
+	if (n + sizeof(t) + sizeof(id) > max)
+		return 0;
+	memcpy(key, path, n);
+	memcpy(key + n, t, sizeof(t));
+	n += sizeof(t);
+	if (nid > 0) {
+		memcpy(key + n, id, (size_t)nid);
+		n += (size_t)nid;
+	}
+	return n;
+}
+
 static const struct libc_cache *libc_lookup(const char *path)
 {
 	struct libc_cache *c = &libc_cache;
@@ -1029,14 +1106,24 @@ static const struct libc_cache *libc_lookup(const char *path)
 	    c->mtime.tv_nsec == st.st_mtim.tv_nsec)
 		return c->ok ? c : NULL;
 	const char *names[NFNS];
+	uint8_t key[4096 + 128];
+	size_t keylen = file_cache ? libc_key(path, &st, key, sizeof(key))
+				   : 0;
 
-	for (size_t i = 0; i < NFNS; i++)
-		names[i] = libc_fns[i].name;
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->dev = st.st_dev;
 	c->ino = st.st_ino;
 	c->size = st.st_size;
 	c->mtime = st.st_mtim;
+	if (keylen && file_cache->load("libc", key, keylen,
+				       (uint8_t *)c + LIBC_FOUND,
+				       LIBC_FOUND_LEN)) {
+		if (libc_found_sane(c))
+			return c->ok ? c : NULL;
+		memset((uint8_t *)c + LIBC_FOUND, 0, LIBC_FOUND_LEN);
+	}
+	for (size_t i = 0; i < NFNS; i++)
+		names[i] = libc_fns[i].name;
 	c->nmore = 32;
 	c->ok = elf_symbols_lookup(path, names, NFNS, c->vals, c->more,
 				   c->idx, &c->nmore) == 0;
@@ -1069,6 +1156,10 @@ static const struct libc_cache *libc_lookup(const char *path)
 		c->ok &&
 		elf_symbol_values(path, "gnu_get_libc_version", &v, 1) > 0 &&
 		elf_symbol_values(path, "pthread_rwlock_clockrdlock", &v, 1) > 0;
+	if (keylen)
+		file_cache->store("libc", key, keylen,
+				  (const uint8_t *)c + LIBC_FOUND,
+				  LIBC_FOUND_LEN);
 	return c->ok ? c : NULL;
 }
 

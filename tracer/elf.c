@@ -448,3 +448,77 @@ int elf_functions_code(const char *path, const uint64_t *vaddrs, int n,
 	close(fd);
 	return 0;
 }
+
+/* Searches one note area; returns the build-id length, 0 if absent. */
+static int find_build_id(Elf_Data *d, uint8_t *buf, size_t len)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp((char *)d->d_buf + name_off, "GNU", 4) != 0)
+			continue;
+		if (nh.n_descsz > len)
+			return -ENOSPC;
+		memcpy(buf, (char *)d->d_buf + desc_off, nh.n_descsz);
+		return (int)nh.n_descsz;
+	}
+	return 0;
+}
+
+int elf_open_path(const char *path, int *fd, Elf **e)
+{
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*e || elf_kind(*e) != ELF_K_ELF) {
+		if (*e)
+			elf_end(*e);
+		close(*fd);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int elf_build_id(const char *path, uint8_t *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	size_t nph;
+	int fd, r;
+	Elf *e;
+
+	r = elf_open_path(path, &fd, &e);
+	if (r < 0)
+		return r;
+	/* sections first; program headers for files stripped of them */
+	while (!r && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
+		    (d = elf_getdata(scn, NULL)))
+			r = find_build_id(d, buf, len);
+	}
+	if (!r && elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph && !r; i++) {
+			GElf_Phdr ph;
+			Elf_Data *d;
+
+			if (!gelf_getphdr(e, (int)i, &ph) ||
+			    ph.p_type != PT_NOTE)
+				continue;
+			d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset,
+						 ph.p_filesz,
+						 ph.p_align == 8 ? ELF_T_NHDR8
+								 : ELF_T_NHDR);
+			if (d)
+				r = find_build_id(d, buf, len);
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return r ? r : -ENOENT;
+}

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <libelf.h>
 
 /* Values (st_value, link-time) of every defined symbol called name, all
  * versions.  Returns how many were found (<= max) or -errno. */
@@ -49,5 +50,13 @@ int elf_exec_sections(const char *path,
 /* 0 when ptloom can run path (x86-64 ELF, or a #! script whose interpreter
  * is one), else -ENOEXEC/-errno and one line in why. */
 int elf_check_program(const char *path, char *why, size_t len);
+
+/* Open path for libelf (read-mmap): 0, -errno (open) or -EINVAL (not
+ * ELF); the caller ends e and closes fd. */
+int elf_open_path(const char *path, int *fd, Elf **e);
+
+/* path's GNU build id (NT_GNU_BUILD_ID) into buf: its length, -ENOENT
+ * (none), -ENOSPC (longer than len), -EINVAL (not ELF) or -errno. */
+int elf_build_id(const char *path, uint8_t *buf, size_t len);
 
 #endif

@@ -650,4 +650,21 @@ bool tracer_may_set_ids(void);
  * tracer/spawn.c); PTLOOM_STATS reports it. */
 unsigned tracer_filters_installed(void);
 
+/*
+ * Analyses of files that every ptloom process would otherwise make again
+ * (libc's synchronisation entry points, their trampolines and futex
+ * sites: a few milliseconds of capstone at a process's first run), kept
+ * between processes by whoever installs this (analysis/filecache.c, on
+ * disk).  key is everything the analysis depends on besides ptloom's own
+ * build; load fills buf and returns true only for an entry of exactly
+ * len bytes stored under the same kind and key.  NULL: none.
+ */
+struct tracer_file_cache {
+	bool (*load)(const char *kind, const void *key, size_t keylen,
+		     void *buf, size_t len);
+	void (*store)(const char *kind, const void *key, size_t keylen,
+		      const void *buf, size_t len);
+};
+void tracer_set_file_cache(const struct tracer_file_cache *fc);
+
 #endif

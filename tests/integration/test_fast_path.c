@@ -600,3 +600,132 @@ Test(fast_path, no_page_falls_back_to_stops_with_a_note)
 		sampled_free(&off);
 	}
 }
+
+/* What a process learns of libc at its first run (each entry point's
+ * trampoline plan, glibc's futex sites) is kept on disk
+ * (analysis/filecache.c) and read back by the next process. */
+struct cached {
+	int code;
+	char digest[40];
+	long read, made, stored, not_stored; /* -1: no cache line */
+	double calls_in, wakes_in;
+};
+
+static struct cached run_cached(const char *dir, const char *more_env)
+{
+	char env[4200];
+	char *argv[] = { (char *)ptloom(), "run", "-s", "random", "-n", "6",
+			 "--seed", "3", "--no-minimize", "--",
+			 (char *)example("bank_fixed"), NULL };
+
+	snprintf(env, sizeof(env), "PTLOOM_STATS=1 PTLOOM_CACHE_DIR=%s%s%s",
+		 dir, more_env ? " " : "", more_env ? more_env : "");
+	struct res r = run_argv(argv, env, CMD_TIMEOUT);
+	struct cached c = { .code = r.code, .read = -1, .made = -1,
+			    .stored = -1, .not_stored = -1 };
+	const char *d = strstr(r.err, "ptloom: trace digest ");
+	const char *l = strstr(r.err, "ptloom: analysis cache ");
+
+	cr_assert_not_null(d, "`%s` printed no trace digest:\n%s", r.cmd,
+			   r.err);
+	sscanf(d, "ptloom: trace digest %39[^\n]", c.digest);
+	if (l && (l = strstr(l + strlen("ptloom: analysis cache "), ": ")))
+		cr_assert_eq(sscanf(l, ": %ld read, %ld made, %ld stored, %ld "
+				    "not stored", &c.read, &c.made, &c.stored,
+				    &c.not_stored), 4, "%s", r.err);
+	c.calls_in = per_run(r.err, "sync-call-in-program(no stop)");
+	c.wakes_in = per_run(r.err, "futex-wake-in-program(no stop)");
+	res_free(&r);
+	return c;
+}
+
+static void expect_counts(const struct cached *c, long read, long made,
+			  long stored, long not_stored, const char *when)
+{
+	cr_expect(c->read == read && c->made == made &&
+			  c->stored == stored && c->not_stored == not_stored,
+		  "%s: analysis cache %ld read, %ld made, %ld stored, %ld not "
+		  "stored; wanted %ld, %ld, %ld, %ld", when, c->read, c->made,
+		  c->stored, c->not_stored, read, made, stored, not_stored);
+}
+
+/* the one entry of dir */
+static char *only_entry(const char *dir)
+{
+	static char path[PATH_MAX + 300];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d, "no cache directory %s", dir);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && ++n == 1)
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+	closedir(d);
+	cr_assert_eq(n, 1, "%d entries in %s, wanted one", n, dir);
+	return path;
+}
+
+Test(fast_path, libc_analysis_kept_on_disk_makes_the_same_runs)
+{
+	const char *dir = in_tmp("cache/ptloom");
+	struct cached first = run_cached(dir, NULL);
+	struct cached again = run_cached(dir, NULL);
+	struct cached none = run_cached(dir, "PTLOOM_NO_CACHE=1");
+
+	cr_expect_eq(first.code, 0);
+	expect_counts(&first, 0, 1, 1, 0, "the first process");
+	expect_counts(&again, 1, 0, 0, 0, "the second process");
+	cr_expect_eq(none.read, -1, "PTLOOM_NO_CACHE=1 read the cache");
+	cr_expect_str_eq(again.digest, first.digest,
+			 "other runs with the analysis read from the cache");
+	cr_expect_str_eq(none.digest, first.digest,
+			 "other runs without the cache");
+	cr_expect_eq(again.code, first.code);
+	/* the trampolines were built from what was read */
+	cr_expect(first.calls_in > 0, "no sync call taken in the program");
+	cr_expect(again.calls_in == first.calls_in &&
+			  again.wakes_in == first.wakes_in,
+		  "calls %.1f and wakes %.1f taken in the program with the "
+		  "cache read, %.1f and %.1f with it made", again.calls_in,
+		  again.wakes_in, first.calls_in, first.wakes_in);
+	only_entry(dir);
+}
+
+Test(fast_path, a_damaged_or_unwritable_analysis_cache_is_made_again)
+{
+	const char *dir = in_tmp("cache");
+	struct cached good = run_cached(dir, NULL);
+	char *path = only_entry(dir);
+	char *bytes = slurp(path);
+	struct stat st;
+
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert(st.st_size > 64);
+	/* one bit of the payload: the sum no longer matches */
+	FILE *f = fopen(path, "r+");
+
+	cr_assert_not_null(f);
+	fseek(f, st.st_size - 20, SEEK_SET);
+	fputc(bytes[st.st_size - 20] ^ 0x10, f);
+	fclose(f);
+	struct cached flipped = run_cached(dir, NULL);
+
+	expect_counts(&flipped, 0, 1, 1, 0, "a flipped bit");
+	cr_expect_str_eq(flipped.digest, good.digest);
+	cr_assert_eq(truncate(path, 40), 0);
+	struct cached cut = run_cached(dir, NULL);
+
+	expect_counts(&cut, 0, 1, 1, 0, "a truncated entry");
+	cr_expect_str_eq(cut.digest, good.digest);
+	struct cached mended = run_cached(dir, NULL);
+
+	expect_counts(&mended, 1, 0, 0, 0, "the entry made again");
+	/* a directory that cannot be made: nothing stored, the same runs */
+	struct cached nowhere = run_cached("/proc/self/no-such-dir", NULL);
+
+	expect_counts(&nowhere, 0, 1, 0, 1, "an unwritable directory");
+	cr_expect_str_eq(nowhere.digest, good.digest);
+	cr_expect_eq(nowhere.code, good.code);
+	free(bytes);
+}
