@@ -1,9 +1,12 @@
 /*
  * ptloom's cache of file analyses on disk: see filecache.h.
  *
- * One file per kind and key, DIR/KIND-HASH (HASH: FNV-1a of the kind and
- * the key), so that a new build of ptloom replaces its predecessor's entry
- * instead of adding one.  The file:
+ * One file per kind and name, DIR/KIND-HASH (HASH: FNV-1a of the kind and
+ * the name, a file's path), so that a new build of ptloom, or a rebuilt
+ * program, replaces its predecessor's entry instead of adding one.  The
+ * directory is kept under CACHE_MAX bytes: a store that finds more
+ * removes the entries used least recently (a load marks its entry used)
+ * until it holds CACHE_MAX / 2.  The file:
  *
  *   "PTLMFC1\0", u32 self_len, u32 kind_len, u32 key_len, u32 0,
  *   u64 payload_len, u64 sum; then self, kind, key, payload
@@ -22,11 +25,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define MAGIC "PTLMFC1"
-#define MAX_FILE (1u << 20)
+#define MAX_FILE (64u << 20)
+#define CACHE_MAX (256ull << 20)
 
 struct header {
 	char magic[8];
@@ -51,10 +56,11 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 }
 #define FNV0 0xcbf29ce484222325ull
 
-static void entry_path(const char *kind, const void *key, size_t keylen,
-		       char *out, size_t len)
+static void entry_path(const char *kind, const char *name, char *out,
+		       size_t len)
 {
-	uint64_t h = fnv(fnv(FNV0, kind, strlen(kind) + 1), key, keylen);
+	uint64_t h = fnv(fnv(FNV0, kind, strlen(kind) + 1), name,
+			 strlen(name));
 
 	snprintf(out, len, "%s/%s-%016llx", dir, kind, (unsigned long long)h);
 }
@@ -69,26 +75,27 @@ static uint64_t entry_sum(const char *kind, const void *key, size_t keylen,
 	return fnv(h, buf, len);
 }
 
-static bool load(const char *kind, const void *key, size_t keylen,
-		 void *buf, size_t len)
+static void *load(const char *kind, const char *name, const void *key,
+		  size_t keylen, size_t *len)
 {
 	char path[4200];
 	struct header h;
-	size_t kl = strlen(kind);
-	size_t total = sizeof(h) + self_len + kl + keylen + len;
+	size_t kl = strlen(kind), head;
 	struct stat st;
-	uint8_t *all = NULL;
-	bool ok = false;
+	uint8_t *all = NULL, *out = NULL;
 
-	entry_path(kind, key, keylen, path, sizeof(path));
+	*len = 0;
+	entry_path(kind, name, path, sizeof(path));
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
 	if (fd < 0)
 		goto out;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || total > MAX_FILE ||
-	    (uint64_t)st.st_size != total || !(all = malloc(total)))
+	head = sizeof(h) + self_len + kl + keylen;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > MAX_FILE || (size_t)st.st_size < head ||
+	    !(all = malloc((size_t)st.st_size)))
 		goto out;
-	size_t got = 0;
+	size_t total = (size_t)st.st_size, got = 0;
 
 	while (got < total) {
 		ssize_t n = read(fd, all + got, total - got);
@@ -103,24 +110,28 @@ static bool load(const char *kind, const void *key, size_t keylen,
 	const uint8_t *p = all + sizeof(h);
 
 	if (memcmp(h.magic, MAGIC, sizeof(h.magic)) || h.self_len != self_len ||
-	    h.kind_len != kl || h.key_len != keylen || h.zero || h.len != len ||
-	    memcmp(p, self, self_len) || memcmp(p + self_len, kind, kl) ||
+	    h.kind_len != kl || h.key_len != keylen || h.zero ||
+	    h.len != total - head || memcmp(p, self, self_len) ||
+	    memcmp(p + self_len, kind, kl) ||
 	    memcmp(p + self_len + kl, key, keylen))
 		goto out;
 	p += self_len + kl + keylen;
-	if (h.sum != entry_sum(kind, key, keylen, p, len))
+	if (h.sum != entry_sum(kind, key, keylen, p, h.len) ||
+	    !(out = malloc(h.len ? h.len : 1)))
 		goto out;
-	memcpy(buf, p, len);
-	ok = true;
+	memcpy(out, p, h.len);
+	*len = h.len;
+	/* used: the eviction keeps it */
+	futimens(fd, NULL);
 out:
 	if (fd >= 0)
 		close(fd);
 	free(all);
-	if (ok)
+	if (out)
 		stats.hits++;
 	else
 		stats.misses++;
-	return ok;
+	return out;
 }
 
 struct entry {
@@ -163,8 +174,103 @@ static bool make_dir(const char *d)
 	return !mkdir(p, 0700) || errno == EEXIST;
 }
 
-static void store(const char *kind, const void *key, size_t keylen,
-		  const void *buf, size_t len)
+struct old_entry {
+	char name[300];
+	struct timespec used;
+	off_t size;
+};
+
+static int by_use(const void *a, const void *b)
+{
+	const struct old_entry *x = a, *y = b;
+
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* One of ours: KIND-HASH (lower-case letters and digits, a dash, 16 hex
+ * digits) that starts with the magic; the directory may be a user's,
+ * whose other files are never touched. */
+static bool ours(int dfd, const char *name)
+{
+	const char *dash = strrchr(name, '-');
+	char m[8];
+	bool ok = dash && dash > name && strlen(dash + 1) == 16 &&
+		  strspn(dash + 1, "0123456789abcdef") == 16 &&
+		  strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789") ==
+			  (size_t)(dash - name);
+
+	if (!ok)
+		return false;
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return false;
+	ok = read(fd, m, sizeof(m)) == (ssize_t)sizeof(m) &&
+	     !memcmp(m, MAGIC, sizeof(m));
+	close(fd);
+	return ok;
+}
+
+/* Over the cap (CACHE_MAX, or PTLOOM_CACHE_MAX bytes): the least recently
+ * used entries go until half of it is left. */
+static void evict(void)
+{
+	const char *capv = getenv("PTLOOM_CACHE_MAX");
+	unsigned long long cap_bytes = CACHE_MAX;
+
+	if (capv && *capv) {
+		char *end;
+		unsigned long long v = strtoull(capv, &end, 10);
+
+		if (!*end)
+			cap_bytes = v;
+	}
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct old_entry *v = NULL;
+	size_t n = 0, cap = 0;
+	unsigned long long total = 0;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= 300 ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode) || !ours(dirfd(d), e->d_name))
+			continue;
+		if (n == cap) {
+			struct old_entry *w =
+				realloc(v, (cap = cap ? 2 * cap : 64) *
+						   sizeof(*v));
+
+			if (!w)
+				break;
+			v = w;
+		}
+		snprintf(v[n].name, sizeof(v[n].name), "%s", e->d_name);
+		v[n].used = st.st_mtim;
+		v[n].size = st.st_size;
+		total += (unsigned long long)st.st_size;
+		n++;
+	}
+	if (total > cap_bytes && v) {
+		qsort(v, n, sizeof(*v), by_use);
+		for (size_t i = 0; i < n && total > cap_bytes / 2; i++)
+			if (!unlinkat(dirfd(d), v[i].name, 0))
+				total -= (unsigned long long)v[i].size;
+	}
+	free(v);
+	closedir(d);
+}
+
+static void store(const char *kind, const char *name, const void *key,
+		  size_t keylen, const void *buf, size_t len)
 {
 	char path[4200];
 	struct entry e = { kind, key, buf, keylen, len };
@@ -172,11 +278,13 @@ static void store(const char *kind, const void *key, size_t keylen,
 	if (sizeof(struct header) + self_len + strlen(kind) + keylen + len >
 	    MAX_FILE)
 		return;
-	entry_path(kind, key, keylen, path, sizeof(path));
-	if (make_dir(dir) && write_atomically(path, write_entry, &e) == 0)
+	entry_path(kind, name, path, sizeof(path));
+	if (make_dir(dir) && write_atomically(path, write_entry, &e) == 0) {
 		stats.stores++;
-	else
+		evict();
+	} else {
 		stats.store_errors++;
+	}
 }
 
 static const struct tracer_file_cache cache = { load, store };

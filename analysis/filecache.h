@@ -1,7 +1,9 @@
 /*
  * ptloom's cache of file analyses on disk (the tracer's
- * struct tracer_file_cache): what a ptloom process learns of libc at its
- * first run, read back by the next process instead of made again.
+ * struct tracer_file_cache): what a ptloom process learns of the files it
+ * runs at its first run (libc's entry points and futex sites, the sweeps
+ * of executables' and libraries' instructions), read back by the next
+ * process instead of made again.
  */
 #ifndef PTLOOM_FILECACHE_H
 #define PTLOOM_FILECACHE_H
@@ -16,6 +18,8 @@
  * known.  The directory is made on the first store.  An entry is used only
  * when ptloom's own build, the kind, the key and the length match and its
  * sum is right; anything else is a miss and the analysis is made again.
+ * The directory's entries are kept under 256 MiB (PTLOOM_CACHE_MAX bytes):
+ * the least recently used go first; other files there are never touched.
  */
 void filecache_install(void);
 

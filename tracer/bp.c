@@ -113,6 +113,144 @@ static void classify(struct bp *b)
 	}
 }
 
+static const struct tracer_file_cache *file_cache;
+
+void tracer_set_file_cache(const struct tracer_file_cache *fc)
+{
+	file_cache = fc;
+}
+
+/* The key of an analysis of the file path: its name, size, modification
+ * time and build id (ptloom's own build is the cache's part). */
+static size_t file_key(const char *path, const struct stat *st,
+		       uint8_t *key, size_t max)
+{
+	size_t n = strlen(path) + 1;
+	int64_t t[3] = { (int64_t)st->st_size, (int64_t)st->st_mtim.tv_sec,
+			 (int64_t)st->st_mtim.tv_nsec };
+	uint8_t id[64];
+	int nid = elf_build_id(path, id, sizeof(id));
+
+	if (n + sizeof(t) + sizeof(id) > max)
+		return 0;
+	memcpy(key, path, n);
+	memcpy(key + n, t, sizeof(t));
+	n += sizeof(t);
+	if (nid > 0) {
+		memcpy(key + n, id, (size_t)nid);
+		n += (size_t)nid;
+	}
+	return n;
+}
+
+static bool bool_byte(const bool *b)
+{
+	uint8_t v;
+
+	memcpy(&v, b, 1);
+	return v <= 1;
+}
+
+/* An instruction read back from the file cache holds nothing the sweep
+ * could not have made (the cache checks its own sum). */
+static bool insn_sane(const struct insn_info *in)
+{
+	const bool *flags[] = { &in->is_atomic,	   &in->mem_read,
+				&in->mem_write,	   &in->rip_relative,
+				&in->stack_relative, &in->tls,
+				&in->vsib,	   &in->is_call,
+				&in->is_ret,	   &in->is_jump,
+				&in->is_string_op, &in->has_rep,
+				&in->is_push_reg,  &in->reads_constant };
+
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (!bool_byte(flags[i]))
+			return false;
+	if (!in->len || in->len > 15 || in->nmem > 2 || in->move_len > 20 ||
+	    in->push_reg < 0 || in->push_reg >= DISASM_REG_MAX)
+		return false;
+	for (int k = 0; k < 2; k++) {
+		const struct disasm_mem *m = &in->mem[k];
+
+		if (m->seg > DISASM_SEG_GS || m->base >= DISASM_REG_MAX ||
+		    m->index >= DISASM_REG_MAX || m->scale > 8 ||
+		    (m->scale & (m->scale - 1)) || !bool_byte(&m->read) ||
+		    !bool_byte(&m->write) || !bool_byte(&m->addr32))
+			return false;
+	}
+	return true;
+}
+
+struct scan_head {
+	uint64_t n, min_vaddr, nfuncs, bytes;
+	uint8_t pie, has_symtab, pad[6];
+};
+
+/* disasm_scan_elf(path, mode), kept in the file cache: the sweep of a
+ * Rust or Go executable is 50-110 ms of capstone at each ptloom
+ * process's first run. */
+static int scan_elf(const char *path, int mode, struct insn_info **out,
+		    struct disasm_elf_info *info)
+{
+	struct stat st;
+	uint8_t key[4096 + 128];
+	size_t keylen = 0, len = 0;
+	char kind[32];
+	struct scan_head h;
+
+	snprintf(kind, sizeof(kind), "scan%d", mode);
+	if (file_cache && !stat(path, &st))
+		keylen = file_key(path, &st, key, sizeof(key));
+	uint8_t *b = keylen ? file_cache->load(kind, path, key, keylen, &len)
+			    : NULL;
+
+	if (b && len >= sizeof(h)) {
+		memcpy(&h, b, sizeof(h));
+		struct insn_info *v =
+			h.n <= (uint64_t)INT32_MAX &&
+					len == sizeof(h) + h.n * sizeof(*v) &&
+					h.pie <= 1 && h.has_symtab <= 1
+				? malloc(h.n ? h.n * sizeof(*v) : 1)
+				: NULL;
+		bool ok = v != NULL;
+
+		if (v)
+			memcpy(v, b + sizeof(h), h.n * sizeof(*v));
+		for (uint64_t i = 0; ok && i < h.n; i++)
+			ok = insn_sane(&v[i]);
+		free(b);
+		if (ok) {
+			*info = (struct disasm_elf_info){
+				.pie = h.pie,
+				.has_symtab = h.has_symtab,
+				.min_vaddr = h.min_vaddr,
+				.nfuncs = h.nfuncs,
+				.bytes = h.bytes,
+			};
+			*out = v;
+			return (int)h.n;
+		}
+		free(v);
+	} else {
+		free(b);
+	}
+	int n = disasm_scan_elf(path, mode, out, info);
+
+	if (n < 0 || !keylen)
+		return n;
+	h = (struct scan_head){ (uint64_t)n, info->min_vaddr, info->nfuncs,
+				info->bytes, info->pie, info->has_symtab, { 0 } };
+	len = sizeof(h) + (size_t)n * sizeof(**out);
+	if ((b = malloc(len))) {
+		memcpy(b, &h, sizeof(h));
+		if (n)
+			memcpy(b + sizeof(h), *out, (size_t)n * sizeof(**out));
+		file_cache->store(kind, path, key, keylen, b, len);
+		free(b);
+	}
+	return n;
+}
+
 /*
  * The start of the first mapping (file offset 0) of a file in
  * /proc/PID/maps: the file named exactly `exact`, or libc when it is NULL.
@@ -713,7 +851,7 @@ static struct scan_cache *scan_exe(const char *path, int mode)
 			return c;
 		}
 	}
-	c->n = disasm_scan_elf(path, mode, &c->insns, &info);
+	c->n = scan_elf(path, mode, &c->insns, &info);
 	if (c->n < 0) {
 		c->n = 0;
 		c->insns = NULL;
@@ -747,7 +885,7 @@ static struct lib_scan *scan_lib(const char *path)
 		return NULL;
 	c = &lib_scans[nlib_scans++];
 	snprintf(c->path, sizeof(c->path), "%s", path);
-	c->n = disasm_scan_elf(path, DISASM_ATOMICS, &c->insns, &info);
+	c->n = scan_elf(path, DISASM_ATOMICS, &c->insns, &info);
 	if (c->n < 0) {
 		c->n = 0;
 		c->insns = NULL;
@@ -1016,13 +1154,6 @@ static void plan_one(void *ctx, int i, const uint8_t *code, size_t size)
 		   i < (int)NFNS ? &c->plans[i] : &c->more_plans[i - NFNS]);
 }
 
-static const struct tracer_file_cache *file_cache;
-
-void tracer_set_file_cache(const struct tracer_file_cache *fc)
-{
-	file_cache = fc;
-}
-
 /* What the analysis of libc found, from `ok` on: the part kept on disk */
 #define LIBC_FOUND offsetof(struct libc_cache, ok)
 #define LIBC_FOUND_LEN (sizeof(struct libc_cache) - LIBC_FOUND)
@@ -1030,14 +1161,6 @@ void tracer_set_file_cache(const struct tracer_file_cache *fc)
 /* An entry read back from the file cache holds nothing a correct
  * analysis could not have made (the cache checks its own sum; this is
  * what a trampoline would be built from). */
-static bool bool_byte(const bool *b)
-{
-	uint8_t v;
-
-	memcpy(&v, b, 1);
-	return v <= 1;
-}
-
 static bool libc_found_sane(const struct libc_cache *c)
 {
 	if ((c->ok != 0 && c->ok != 1) || !bool_byte(&c->rwlock_known))
@@ -1070,29 +1193,6 @@ static bool libc_found_sane(const struct libc_cache *c)
 	return true;
 }
 
-/* The key of path's analysis: its name, size, modification time and
- * build id (ptloom's own build is the cache's part). */
-static size_t libc_key(const char *path, const struct stat *st,
-		       uint8_t *key, size_t max)
-{
-	size_t n = strlen(path) + 1;
-	int64_t t[3] = { (int64_t)st->st_size, (int64_t)st->st_mtim.tv_sec,
-			 (int64_t)st->st_mtim.tv_nsec };
-	uint8_t id[64];
-	int nid = elf_build_id(path, id, sizeof(id));
-
-	if (n + sizeof(t) + sizeof(id) > max)
-		return 0;
-	memcpy(key, path, n);
-	memcpy(key + n, t, sizeof(t));
-	n += sizeof(t);
-	if (nid > 0) {
-		memcpy(key + n, id, (size_t)nid);
-		n += (size_t)nid;
-	}
-	return n;
-}
-
 static const struct libc_cache *libc_lookup(const char *path)
 {
 	struct libc_cache *c = &libc_cache;
@@ -1107,7 +1207,7 @@ static const struct libc_cache *libc_lookup(const char *path)
 		return c->ok ? c : NULL;
 	const char *names[NFNS];
 	uint8_t key[4096 + 128];
-	size_t keylen = file_cache ? libc_key(path, &st, key, sizeof(key))
+	size_t keylen = file_cache ? file_key(path, &st, key, sizeof(key))
 				   : 0;
 
 	snprintf(c->path, sizeof(c->path), "%s", path);
@@ -1115,12 +1215,19 @@ static const struct libc_cache *libc_lookup(const char *path)
 	c->ino = st.st_ino;
 	c->size = st.st_size;
 	c->mtime = st.st_mtim;
-	if (keylen && file_cache->load("libc", key, keylen,
-				       (uint8_t *)c + LIBC_FOUND,
-				       LIBC_FOUND_LEN)) {
+	size_t got;
+	void *found = keylen ? file_cache->load("libc", path, key, keylen,
+						&got)
+			     : NULL;
+
+	if (found && got == LIBC_FOUND_LEN) {
+		memcpy((uint8_t *)c + LIBC_FOUND, found, LIBC_FOUND_LEN);
+		free(found);
 		if (libc_found_sane(c))
 			return c->ok ? c : NULL;
 		memset((uint8_t *)c + LIBC_FOUND, 0, LIBC_FOUND_LEN);
+	} else {
+		free(found);
 	}
 	for (size_t i = 0; i < NFNS; i++)
 		names[i] = libc_fns[i].name;
@@ -1157,7 +1264,7 @@ static const struct libc_cache *libc_lookup(const char *path)
 		elf_symbol_values(path, "gnu_get_libc_version", &v, 1) > 0 &&
 		elf_symbol_values(path, "pthread_rwlock_clockrdlock", &v, 1) > 0;
 	if (keylen)
-		file_cache->store("libc", key, keylen,
+		file_cache->store("libc", path, key, keylen,
 				  (const uint8_t *)c + LIBC_FOUND,
 				  LIBC_FOUND_LEN);
 	return c->ok ? c : NULL;
@@ -1188,7 +1295,7 @@ static struct obj_scan *scan_obj(const char *path)
 	free(c->insns);
 	memset(c, 0, sizeof(*c));
 	snprintf(c->path, sizeof(c->path), "%s", path);
-	c->n = disasm_scan_elf(path, DISASM_MEMORY, &c->insns, &info);
+	c->n = scan_elf(path, DISASM_MEMORY, &c->insns, &info);
 	if (c->n < 0) {
 		c->n = 0;
 		c->insns = NULL;

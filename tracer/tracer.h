@@ -653,17 +653,20 @@ unsigned tracer_filters_installed(void);
 /*
  * Analyses of files that every ptloom process would otherwise make again
  * (libc's synchronisation entry points, their trampolines and futex
- * sites: a few milliseconds of capstone at a process's first run), kept
+ * sites; the sweep of an executable's or library's instructions: a few to
+ * a hundred milliseconds of capstone at a process's first run), kept
  * between processes by whoever installs this (analysis/filecache.c, on
- * disk).  key is everything the analysis depends on besides ptloom's own
- * build; load fills buf and returns true only for an entry of exactly
- * len bytes stored under the same kind and key.  NULL: none.
+ * disk).  name (a file's path) picks the entry, so that a newer analysis
+ * of the same file replaces the older; key is everything the analysis
+ * depends on besides ptloom's own build.  load returns a malloc'd copy of
+ * what was stored under the same kind, name and key (its length in *len),
+ * else NULL.  NULL: no cache.
  */
 struct tracer_file_cache {
-	bool (*load)(const char *kind, const void *key, size_t keylen,
-		     void *buf, size_t len);
-	void (*store)(const char *kind, const void *key, size_t keylen,
-		      const void *buf, size_t len);
+	void *(*load)(const char *kind, const char *name, const void *key,
+		      size_t keylen, size_t *len);
+	void (*store)(const char *kind, const char *name, const void *key,
+		      size_t keylen, const void *buf, size_t len);
 };
 void tracer_set_file_cache(const struct tracer_file_cache *fc);
 
