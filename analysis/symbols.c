@@ -79,6 +79,23 @@ struct stack_page {
 	unsigned char bytes[PAGE];
 };
 
+/* A CU's top-level DIEs with code, by address: dwarf_getscopes from the
+ * CU steps over every top-level DIE before the pc's (each namespace with
+ * everything in it: Rust's and C++'s CUs hold thousands), once per
+ * described pc; the index is one such walk per CU (see dwarf_info). */
+#define CU_INDEXES 32
+struct cu_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Off die;
+};
+struct cu_index {
+	Dwarf *dw;
+	Dwarf_Off cu;
+	struct cu_range *r;
+	size_t n;
+	bool failed; /* the walk could not be made: use the CU */
+};
+
 struct symbols {
 	Dwfl *dwfl;
 	int pid;
@@ -97,6 +114,11 @@ struct symbols {
 	 * places a data address can belong to a module */
 	struct { uint64_t lo, hi; } *files;
 	size_t nfiles;
+
+	/* each CU's functions by address, built on its first lookup
+	 * (cu_index) */
+	struct cu_index *cus[CU_INDEXES];
+	unsigned next_cu;
 
 	/* state of the backtrace in progress */
 	int unwind_err;		/* -errno from our callbacks */
@@ -336,6 +358,11 @@ void symbols_close(struct symbols *s)
 		elf_end(s->arch_elf);
 	if (s->memfd >= 0)
 		close(s->memfd);
+	for (int i = 0; i < CU_INDEXES; i++)
+		if (s->cus[i]) {
+			free(s->cus[i]->r);
+			free(s->cus[i]);
+		}
 	for (b = s->arena; b; b = next) {
 		next = b->next;
 		free(b);
@@ -388,14 +415,180 @@ static bool find_cu(Dwfl_Module *mod, uint64_t pc, Dwarf_Die *cu,
 	return false;
 }
 
-/* The innermost function (inlined or not), file and line at pc. */
-static void dwarf_info(Dwfl_Module *mod, uint64_t pc, const char **func,
-		       const char **file, int *line)
+static int cmp_cu_range(const void *a, const void *b)
 {
-	Dwarf_Die cu, *scopes = NULL;
+	const struct cu_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->die < y->die ? -1 : x->die > y->die;
+}
+
+/* What elfutils' dwarf_getscopes descends into (libdw's
+ * may_have_scopes). */
+static bool scope_tag(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit:
+	case DW_TAG_module:
+	case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_catch_block:
+	case DW_TAG_try_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The CU's direct children whose code ranges are known. */
+static bool index_cu(struct cu_index *c, Dwarf_Die *cu)
+{
+	Dwarf_Die child;
+	size_t cap = 0;
+
+	if (dwarf_child(cu, &child) != 0)
+		return true;
+	do {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			if (c->n == cap) {
+				size_t nc = cap ? 2 * cap : 256;
+				struct cu_range *r =
+					realloc(c->r, nc * sizeof(*r));
+
+				if (!r)
+					return false;
+				c->r = r;
+				cap = nc;
+			}
+			c->r[c->n++] = (struct cu_range){
+				lo, hi, dwarf_dieoffset(&child)
+			};
+		}
+		if (off < 0)
+			return false; /* libdw's own walk decides */
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return true;
+}
+
+static struct cu_index *cu_index(struct symbols *s, Dwarf_Die *cu)
+{
+	Dwarf *dw = dwarf_cu_getdwarf(cu->cu);
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct cu_index *c;
+
+	for (int i = 0; i < CU_INDEXES; i++)
+		if (s->cus[i] && s->cus[i]->dw == dw && s->cus[i]->cu == off)
+			return s->cus[i];
+	if (!(c = calloc(1, sizeof(*c))))
+		return NULL;
+	c->dw = dw;
+	c->cu = off;
+	c->failed = !index_cu(c, cu);
+	if (!c->failed)
+		qsort(c->r, c->n, sizeof(*c->r), cmp_cu_range);
+	unsigned k = s->next_cu++ % CU_INDEXES;
+
+	if (s->cus[k]) {
+		free(s->cus[k]->r);
+		free(s->cus[k]);
+	}
+	s->cus[k] = c;
+	return c;
+}
+
+/* The first top-level DIE (in the CU's order) whose code holds pc, as the
+ * walk from the CU meets it: 1 (in *die), 0 (none), -1 (no index). */
+static int first_holder(struct cu_index *c, Dwarf_Addr pc, Dwarf_Die *die)
+{
+	size_t lo = 0, hi;
+	Dwarf_Off best = 0;
+	bool found = false;
+
+	if (!c || c->failed)
+		return -1;
+	hi = c->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* any range that starts at or before pc may hold it */
+	for (size_t i = lo; i-- > 0;)
+		if (pc < c->r[i].hi && (!found || c->r[i].die < best)) {
+			best = c->r[i].die;
+			found = true;
+		}
+	if (!found)
+		return 0;
+	return dwarf_offdie(c->dw, best, die) ? 1 : -1;
+}
+
+/*
+ * The innermost function at pc below top, as dwarf_getscopes from the CU
+ * finds it once its walk has reached top: at each level the first child
+ * that holds pc (dwarf_haspc), descending into those of libdw's scope
+ * tags.  1: *func set or none there; -1: an inlined instance is on the
+ * way (libdw then looks for its abstract origin, which may fail and give
+ * no function at all: the caller asks libdw).
+ */
+static int innermost_function(Dwarf_Die *top, Dwarf_Addr pc,
+			      const char **func)
+{
+	Dwarf_Die cur = *top, child;
+	const char *name = NULL;
+
+	for (int depth = 0; depth < 256; depth++) {
+		int tag = dwarf_tag(&cur);
+
+		if (tag == DW_TAG_inlined_subroutine)
+			return -1;
+		if (tag == DW_TAG_subprogram)
+			name = dwarf_diename(&cur);
+		if (!scope_tag(tag) || dwarf_child(&cur, &child) != 0)
+			break;
+		bool in = false;
+
+		do {
+			int h = dwarf_haspc(&child, pc);
+
+			if (h > 0) {
+				in = true;
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+		if (!in)
+			break;
+		cur = child;
+	}
+	/* the innermost subprogram on the way (a lexical block inside it
+	 * names no function) */
+	*func = name;
+	return 1;
+}
+
+/* The innermost function (inlined or not), file and line at pc. */
+static void dwarf_info(struct symbols *s, Dwfl_Module *mod, uint64_t pc,
+		       const char **func, const char **file, int *line)
+{
+	Dwarf_Die cu, top, *scopes = NULL;
 	Dwarf_Addr bias;
 	Dwarf_Line *l;
-	int n;
+	int n, h;
 
 	if (!find_cu(mod, pc, &cu, &bias))
 		return;
@@ -404,6 +597,12 @@ static void dwarf_info(Dwfl_Module *mod, uint64_t pc, const char **func,
 		*file = dwarf_linesrc(l, NULL, NULL);
 	if (!*file)
 		*line = 0;
+	h = first_holder(cu_index(s, &cu), pc - bias, &top);
+	if (h == 0)
+		return; /* only the CU holds it: no function */
+	if (h > 0 && innermost_function(&top, pc - bias, func) > 0)
+		return;
+	*func = NULL;
 	n = dwarf_getscopes(&cu, pc - bias, &scopes);
 	for (int i = 0; i < n && !*func; i++) {
 		int tag = dwarf_tag(&scopes[i]);
@@ -470,7 +669,7 @@ static struct entry *code_entry(struct symbols *s, uint64_t pc)
 		sym = dwfl_module_addrinfo(mod, pc, &off, &esym, NULL, NULL,
 					   NULL);
 		if (!runtime_name(modname))
-			dwarf_info(mod, pc, &func, &file, &e.line);
+			dwarf_info(s, mod, pc, &func, &file, &e.line);
 	}
 	if (!func)
 		func = sym;

@@ -29,6 +29,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "elf.h"
 #include "session_int.h"
@@ -1796,12 +1797,33 @@ void kill_and_reap(struct session *s)
 	 * A program that left its process group (setsid).  Newest first: a
 	 * traced leader is reported only after the other threads of its
 	 * group are reaped, so waiting for it first would block for ever.
+	 * Not blocking, even so: a thread the session never saw (a clone
+	 * whose event was not taken yet when the run ended, as an interrupt
+	 * ends it) holds its leader's end back too, and only waitpid(-1)
+	 * meets it; a task that will not die in 10 s is left to the kernel,
+	 * which detaches it when ptloom exits.
 	 */
-	for (int i = s->nth - 1; i >= 0; i--)
-		while (s->th[i].tid > 0 &&
-		       (waitpid(s->th[i].tid, &status, __WALL) > 0 ||
-			errno == EINTR))
-			;
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = s->nth - 1; i >= 0; i--) {
+		pid_t tid = s->th[i].tid;
+
+		while (tid > 0) {
+			pid_t w = waitpid(tid, &status, __WALL | WNOHANG);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0 || (w > 0 && !WIFSTOPPED(status)))
+				break; /* reaped, or not ours to wait for */
+			while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
+				;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (t.tv_sec - t0.tv_sec > 10)
+				break;
+			usleep(1000);
+		}
+	}
 	while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
 		;
 	spawn_unregister(s->pid);

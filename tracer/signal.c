@@ -56,34 +56,50 @@ struct sigstate {
 	uint64_t blocked, ignored, caught;
 };
 
+/* The hex value after "\nKEY:\t" in a status file's text, else 0. */
+static uint64_t status_hex(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 16) : 0;
+}
+
 static int read_sigstate(struct session *s, struct thread *t,
 			 struct sigstate *st)
 {
-	char name[64], line[128];
-	unsigned long long v;
-	uint64_t thr = 0, shd = 0;
+	char name[64], text[4096];
+	ssize_t n, got = 0;
+	uint64_t thr, shd;
 
 	(void)s;
 	snprintf(name, sizeof(name), "/proc/%d/task/%d/status", t->p->pid,
 		 t->tid);
-	FILE *f = fopen(name, "re");
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
 
-	if (!f)
+	if (fd < 0)
 		return -ESRCH;
-	memset(st, 0, sizeof(*st));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "SigPnd: %llx", &v) == 1)
-			thr = v;
-		else if (sscanf(line, "ShdPnd: %llx", &v) == 1)
-			shd = v;
-		else if (sscanf(line, "SigBlk: %llx", &v) == 1)
-			st->blocked = v;
-		else if (sscanf(line, "SigIgn: %llx", &v) == 1)
-			st->ignored = v;
-		else if (sscanf(line, "SigCgt: %llx", &v) == 1)
-			st->caught = v;
+	/* one read gives the whole file (about 1.5 KiB); Go programs read
+	 * it at most choices, where sscanf of every line was 8 % of
+	 * ptloom's time */
+	while (got < (ssize_t)sizeof(text) - 1 &&
+	       (n = read(fd, text + got, sizeof(text) - 1 - (size_t)got)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		got += n;
 	}
-	fclose(f);
+	close(fd);
+	if (got <= 0)
+		return -ESRCH;
+	text[got] = 0;
+	memset(st, 0, sizeof(*st));
+	thr = status_hex(text, "\nSigPnd:\t");
+	shd = status_hex(text, "\nShdPnd:\t");
+	st->blocked = status_hex(text, "\nSigBlk:\t");
+	st->ignored = status_hex(text, "\nSigIgn:\t");
+	st->caught = status_hex(text, "\nSigCgt:\t");
 	st->pending = thr | shd;
 	st->shared = shd & ~thr;
 	return 0;
