@@ -534,6 +534,8 @@ static bool keep(const struct insn_info *in, int mode)
  * finds the candidates (lock prefix, xchg, cmpxchg) and only those are
  * decoded again in detail: the detail pass costs a quarter of the time.
  */
+struct entries;
+
 struct sweeper {
 	csh h;
 	cs_insn *ci;
@@ -542,6 +544,10 @@ struct sweeper {
 	cs_insn *ci2;	/* the detailed handle's second (move_len) */
 	int mode;
 	struct insn_vec vec;
+	/* direct branch targets of the whole file (sorted), for the ways
+	 * into a function from outside it: a `foo.cold` part jumps back
+	 * into foo's middle */
+	const struct entries *global;
 };
 
 static int sweeper_open(struct sweeper *s, int mode)
@@ -823,6 +829,34 @@ static bool is_entry(const struct entries *e, uint64_t a)
 	return false;
 }
 
+/* The file's branch targets in [vaddr, vaddr + len) join e's. */
+static void add_global_entries(struct sweeper *s, uint64_t vaddr, size_t len,
+			       struct entries *e)
+{
+	const struct entries *g = s->global;
+	size_t lo = 0, hi, n0 = e->n;
+
+	if (!g)
+		return;
+	if (g->bad) {
+		e->bad = true;
+		return;
+	}
+	hi = g->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (g->a[mid] < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < g->n && g->a[i] < vaddr + len && !e->bad; i++)
+		entries_add(e, g->a[i]);
+	if (!e->bad && e->n > n0)
+		qsort(e->a, e->n, sizeof(*e->a), cmp_u64);
+}
+
 /* move_len of the instruction ci (described in *in) at the start of
  * code[0..n): its bytes and those of the instructions after it that a
  * jump covering 5 bytes would cover, or 0 (see insn_info.move_len) */
@@ -879,8 +913,11 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 
 	if (!(s->mode & DISASM_MEMORY))
 		return sweep_atomics(s, code, len, vaddr, resync);
-	if (!resync)
+	if (!resync) {
 		function_entries(s, code, len, vaddr, &e);
+		if (!e.bad)
+			add_global_entries(s, vaddr, len, &e);
+	}
 	while (n) {
 		if (!cs_disasm_iter(s->h, &p, &n, &a, ci)) {
 			if (loses_step(*p)) {
@@ -1174,13 +1211,57 @@ static int cmp_func(const void *a, const void *b)
 	return (int)y->skip - (int)x->skip;
 }
 
+static int sweep_ranges(struct sweeper *sw, struct elf_scan *s,
+			struct disasm_elf_info *info);
+
 static int sweep_functions(struct sweeper *sw, struct elf_scan *s,
 			   struct disasm_elf_info *info)
+{
+
+	struct entries all = { NULL, 0, 0, false }, one = { NULL, 0, 0, false };
+
+	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), cmp_func);
+	/* every function's direct branch targets, first: a function's move
+	 * lengths must know the ways into it from the others too */
+	for (size_t k = 0; (sw->mode & DISASM_MEMORY) && k < s->nfuncs &&
+			   !all.bad;
+	     k++) {
+		const struct func *f = &s->funcs[k];
+		const struct code_range *cr = &s->ranges[f->range];
+		uint64_t lo = cr->addr, hi = cr->addr + cr->size;
+		uint64_t end = f->size ? f->addr + f->size : hi;
+
+		if (f->addr < lo || f->addr >= hi)
+			continue;
+		if (end > hi || end < f->addr)
+			end = hi;
+		function_entries(sw, cr->bytes + (f->addr - lo),
+				 (size_t)(end - f->addr), f->addr, &one);
+		for (size_t j = 0; j < one.n && !all.bad; j++)
+			entries_add(&all, one.a[j]);
+	}
+	free(one.a);
+	if (all.bad) {
+		/* unknown ways in: no move length anywhere */
+		free(all.a);
+		all = (struct entries){ NULL, 0, 0, true };
+	} else if (all.n > 1) {
+		qsort(all.a, all.n, sizeof(*all.a), cmp_u64);
+	}
+	sw->global = &all;
+	int err0 = sweep_ranges(sw, s, info);
+
+	sw->global = NULL;
+	free(all.a);
+	return err0;
+}
+
+static int sweep_ranges(struct sweeper *sw, struct elf_scan *s,
+			struct disasm_elf_info *info)
 {
 	size_t i = 0;
 	int err;
 
-	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), cmp_func);
 	for (size_t r = 0; r < s->nranges; r++) {
 		const struct code_range *cr = &s->ranges[r];
 		uint64_t lo = cr->addr, hi = cr->addr + cr->size;

@@ -429,7 +429,7 @@ Test(disasm, scan_elf_finds_own_atomic)
 /* Functions whose first instruction is a 2-byte load (never called):
  * what follows it decides whether a jump may cover it too. */
 void mv_plain(void), mv_target(void), mv_indirect(void), mv_memnext(void),
-	mv_endbr(void);
+	mv_endbr(void), mv_hot(void);
 __asm__(".text\n"
 	".globl mv_plain\n.type mv_plain,@function\nmv_plain:\n"
 	"movl (%rdi), %eax\naddl $5, %eax\nret\n.size mv_plain, .-mv_plain\n"
@@ -448,7 +448,14 @@ __asm__(".text\n"
 	/* an endbr64 after it: an indirect branch's landing */
 	".globl mv_endbr\n.type mv_endbr,@function\nmv_endbr:\n"
 	"movl (%rdi), %eax\nendbr64\naddl $5, %eax\nret\n"
-	".size mv_endbr, .-mv_endbr\n");
+	".size mv_endbr, .-mv_endbr\n"
+	/* a separate part (gcc's `foo.cold`) jumps back into the add */
+	".globl mv_hot\n.type mv_hot,@function\nmv_hot:\n"
+	"movl (%rdi), %eax\nmv_hot_back: addl $5, %eax\nret\n"
+	".size mv_hot, .-mv_hot\n"
+	".type mv_hot_cold,@function\nmv_hot_cold:\n"
+	"xorl %eax, %eax\njmp mv_hot_back\n"
+	".size mv_hot_cold, .-mv_hot_cold\n");
 
 /* This test binary's memory sweep, and where it is loaded (a PIE's bias) */
 struct self_scan {
@@ -490,7 +497,9 @@ Test(disasm, scan_elf_says_which_short_accesses_can_move_with_the_next)
 		     { mv_target, 0, "a branch into the add" },
 		     { mv_indirect, 0, "an indirect jump in the function" },
 		     { mv_memnext, 0, "the next instruction an access" },
-		     { mv_endbr, 0, "an endbr64 inside" } };
+		     { mv_endbr, 0, "an endbr64 inside" },
+		     { mv_hot, 0, "a jump from another function into the "
+				  "add (a .cold part's way back)" } };
 	struct self_scan sc = scan_self();
 
 	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
