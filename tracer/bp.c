@@ -131,7 +131,9 @@ static size_t file_key(const char *path, const struct stat *st,
 	uint8_t id[64];
 	int nid = elf_build_id(path, id, sizeof(id));
 
-	if (n + sizeof(t) + sizeof(id) > max)
+	/* not an ELF file (a locale's data): its analysis fails at once,
+	 * nothing worth keeping */
+	if (nid == -EINVAL || n + sizeof(t) + sizeof(id) > max)
 		return 0;
 	memcpy(key, path, n);
 	memcpy(key + n, t, sizeof(t));
