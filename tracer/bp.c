@@ -383,7 +383,10 @@ static size_t bp_bytes(const struct bp *b, bool arm, uint8_t *out)
 		return 1;
 	}
 	if (arm && b->tramp)
-		tramp_jump(b->addr, b->tramp, out);
+		/* an access slot's way in is its stub (TRAMP_ASTUB) */
+		tramp_jump(b->addr, b->access ? b->tramp + TRAMP_ASTUB
+					      : b->tramp,
+			   out);
 	else if (arm)
 		out[0] = 0xcc;
 	else
@@ -1711,8 +1714,21 @@ static int bp_unpatch(struct process *p, const struct bp *b)
 	return mem_write(p, b->addr, b->orig, bp_len(b));
 }
 
+/* A jump over several instructions (bp.multi) stays while the process
+ * observes; its slot's stub word says whether it logs (the slot's start)
+ * or only runs what it moved (TRAMP_DISP). */
+static void multi_logs(struct process *p, const struct bp *b, bool log)
+{
+	uint64_t to = b->tramp + (log ? 0 : TRAMP_DISP);
+
+	if (b->multi && b->tramp && b->access)
+		mem_write(p, b->tramp + TRAMP_AWORD, &to, sizeof(to));
+}
+
 void bp_lift(struct process *p, struct bp *b)
 {
+	if (!b->lifted && b->multi)
+		multi_logs(p, b, false);
 	if (!b->lifted && (b->multi || !bp_unpatch(p, b))) {
 		b->lifted = true;
 		p->nlifted++;
@@ -1726,6 +1742,8 @@ void bp_retire(struct process *p, struct bp *b)
 		p->nlifted--;
 	} else if (!b->retired && !b->multi) {
 		bp_unpatch(p, b);
+	} else if (!b->retired && !b->dormant) {
+		multi_logs(p, b, false);
 	}
 	b->retired = true;
 }
@@ -1747,6 +1765,7 @@ void bp_doze(struct process *p, struct bp *b)
 	}
 	if (!b->multi && bp_unpatch(p, b))
 		return;
+	multi_logs(p, b, false);
 	b->dormant = true;
 	p->dormant[p->ndormant++] = b->addr;
 }
@@ -1770,6 +1789,8 @@ void bp_wake_dormant(struct process *p, int thread)
 		b->wakes++;
 		if (!b->multi)
 			bp_put(p, b, true);
+		else if (!b->retired && !b->lifted)
+			multi_logs(p, b, true);
 	}
 	p->ndormant = k;
 }
@@ -1779,8 +1800,13 @@ void bp_drop_lifts(struct process *p)
 	if (!p->nlifted)
 		return;
 	patch_bps(p->memfd, p->bps, p->nbps, is_lifted, true);
-	for (size_t i = 0; i < p->nbps; i++)
-		p->bps[i].lifted = false;
+	for (size_t i = 0; i < p->nbps; i++) {
+		struct bp *b = &p->bps[i];
+
+		if (b->lifted && b->multi && !b->retired && !b->dormant)
+			multi_logs(p, b, true);
+		b->lifted = false;
+	}
 	p->nlifted = 0;
 }
 

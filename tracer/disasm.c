@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf.h"
 
 /* Handles for the one-instruction entry points, opened on first use. */
 static _Thread_local csh decode_handle;
@@ -723,6 +724,9 @@ struct entries {
 	uint64_t *a;
 	size_t n, cap;
 	bool bad;
+	/* every direct target, past an indirect jump too (the file's set);
+	 * undecodable says the sweep stopped at bytes capstone refused */
+	bool keep_going, undecodable;
 };
 
 static void entries_add(struct entries *e, uint64_t a)
@@ -758,9 +762,11 @@ static void function_entries(struct sweeper *s, const uint8_t *code,
 
 	e->n = 0;
 	e->bad = false;
-	while (n && !e->bad) {
+	e->undecodable = false;
+	while (n && (!e->bad || e->keep_going)) {
 		if (!cs_disasm_iter(s->quick, &p, &n, &a, ci)) {
 			e->bad = true;
+			e->undecodable = true;
 			break;
 		}
 		const uint8_t *b = ci->bytes;
@@ -808,7 +814,7 @@ static void function_entries(struct sweeper *s, const uint8_t *code,
 		if (direct)
 			entries_add(e, end + (uint64_t)(int64_t)rel);
 	}
-	if (!e->bad && e->n > 1)
+	if ((!e->bad || e->keep_going) && e->n > 1)
 		qsort(e->a, e->n, sizeof(*e->a), cmp_u64);
 }
 
@@ -909,7 +915,7 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 	/* a function's sweep starts without a frame pointer */
 	bool resync = frame_pointer;
 	struct lost l = { false, false };
-	struct entries e = { NULL, 0, 0, true };
+	struct entries e = { .bad = true };
 
 	if (!(s->mode & DISASM_MEMORY))
 		return sweep_atomics(s, code, len, vaddr, resync);
@@ -1148,7 +1154,38 @@ static int add_func(struct elf_scan *s, const struct func *f)
 	return 0;
 }
 
+/* An FDE's function (elf_eh_frame_functions): a stripped file's. */
+static int fde_one(void *ctx, uint64_t addr, uint64_t size)
+{
+	struct elf_scan *s = ctx;
+	struct func f = { .addr = addr, .size = size };
+
+	for (f.range = 0; f.range < s->nranges; f.range++) {
+		const struct code_range *cr = &s->ranges[f.range];
+
+		if (addr >= cr->addr && addr - cr->addr < cr->size)
+			return add_func(s, &f);
+	}
+	return 0; /* not code ptloom sweeps */
+}
+
+static int collect_symtab_functions(Elf *e, struct elf_scan *s);
+
+/* The functions of the symbol table; without one, those of the FDEs
+ * (.eh_frame: a stripped program's, as Debian's are), so that a sweep
+ * goes function by function either way (move lengths need it). */
 static int collect_functions(Elf *e, struct elf_scan *s)
+{
+	int err = collect_symtab_functions(e, s);
+
+	if (err || s->nfuncs)
+		return err;
+	if (elf_eh_frame_functions(e, fde_one, s) < 0)
+		s->nfuncs = 0; /* unread FDEs: a linear sweep, as before */
+	return 0;
+}
+
+static int collect_symtab_functions(Elf *e, struct elf_scan *s)
 {
 	Elf_Scn *scn = NULL;
 
@@ -1218,7 +1255,7 @@ static int sweep_functions(struct sweeper *sw, struct elf_scan *s,
 			   struct disasm_elf_info *info)
 {
 
-	struct entries all = { NULL, 0, 0, false }, one = { NULL, 0, 0, false };
+	struct entries all = { 0 }, one = { .keep_going = true };
 
 	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), cmp_func);
 	/* every function's direct branch targets, first: a function's move
@@ -1240,11 +1277,26 @@ static int sweep_functions(struct sweeper *sw, struct elf_scan *s,
 		for (size_t j = 0; j < one.n && !all.bad; j++)
 			entries_add(&all, one.a[j]);
 	}
+	/* and code outside every function (a linear sweep of each range:
+	 * hand-written code without a symbol or FDE may jump anywhere) */
+	for (size_t r = 0; (sw->mode & DISASM_MEMORY) && r < s->nranges &&
+			   !all.bad;
+	     r++) {
+		function_entries(sw, s->ranges[r].bytes, s->ranges[r].size,
+				 s->ranges[r].addr, &one);
+		for (size_t j = 0; j < one.n && !all.bad; j++)
+			entries_add(&all, one.a[j]);
+		/* bytes that are no code (data in a code section): the
+		 * targets after them are unknown, so no move length at
+		 * all */
+		if (one.undecodable)
+			all.bad = true;
+	}
 	free(one.a);
 	if (all.bad) {
 		/* unknown ways in: no move length anywhere */
 		free(all.a);
-		all = (struct entries){ NULL, 0, 0, true };
+		all = (struct entries){ .bad = true };
 	} else if (all.n > 1) {
 		qsort(all.a, all.n, sizeof(*all.a), cmp_u64);
 	}

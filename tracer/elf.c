@@ -361,6 +361,85 @@ static void eh_frame_starts(Elf *e, struct starts *z)
 	}
 }
 
+/* The section of e holding vaddr (SHT_PROGBITS), with its data. */
+static Elf_Data *section_at(Elf *e, uint64_t vaddr, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, sh) && sh->sh_type == SHT_PROGBITS &&
+		    vaddr >= sh->sh_addr && vaddr - sh->sh_addr < sh->sh_size)
+			return elf_getdata(scn, NULL);
+	return NULL;
+}
+
+int elf_eh_frame_functions(Elf *e,
+			   int (*fn)(void *ctx, uint64_t addr, uint64_t size),
+			   void *ctx)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	int found = 0;
+
+	if (elf_getshdrstrndx(e, &shstr))
+		return 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh, fs;
+		const char *nm;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(nm = elf_strptr(e, shstr, sh.sh_name)) ||
+		    strcmp(nm, ".eh_frame_hdr"))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		const uint8_t *b = d ? d->d_buf : NULL;
+		uint32_t n;
+
+		/* version 1, a udata4 count, a datarel sdata4 table */
+		if (!b || d->d_size < 12 || b[0] != 1 || b[2] != 0x03 ||
+		    b[3] != 0x3b || (b[1] & 0x0f) != 0x0b)
+			return 0;
+		memcpy(&n, b + 8, 4);
+		if (n > (d->d_size - 12) / 8)
+			return 0;
+		for (uint32_t i = 0; i < n; i++) {
+			int32_t loc, fde, len, cie, init, range;
+
+			memcpy(&loc, b + 12 + 8 * (size_t)i, 4);
+			memcpy(&fde, b + 16 + 8 * (size_t)i, 4);
+			uint64_t start = sh.sh_addr + (uint64_t)(int64_t)loc;
+			uint64_t at = sh.sh_addr + (uint64_t)(int64_t)fde;
+			Elf_Data *fd = section_at(e, at, &fs);
+
+			if (!fd || !fd->d_buf ||
+			    at - fs.sh_addr + 16 > fd->d_size)
+				return -EINVAL;
+			const uint8_t *f =
+				(const uint8_t *)fd->d_buf + (at - fs.sh_addr);
+
+			memcpy(&len, f, 4);
+			memcpy(&cie, f + 4, 4);
+			memcpy(&init, f + 8, 4);
+			memcpy(&range, f + 12, 4);
+			/* a 32-bit FDE whose pc-relative sdata4 start is the
+			 * table's: its range is an sdata4 too (GCC's and
+			 * LLVM's DW_EH_PE_pcrel | sdata4); anything else and
+			 * nothing is said */
+			if (len < 12 || !cie ||
+			    at + 8 + (uint64_t)(int64_t)init != start ||
+			    range <= 0)
+				return -EINVAL;
+			int r = fn(ctx, start, (uint64_t)range);
+
+			if (r)
+				return r;
+			found++;
+		}
+		return found;
+	}
+	return 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

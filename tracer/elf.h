@@ -51,6 +51,16 @@ int elf_exec_sections(const char *path,
  * is one), else -ENOEXEC/-errno and one line in why. */
 int elf_check_program(const char *path, char *why, size_t len);
 
+/* Each function .eh_frame_hdr and .eh_frame tell (a stripped file's
+ * functions: start and size, from each FDE): fn(ctx, addr, size) in the
+ * table's order, until it returns non-zero (returned).  The number of
+ * functions, 0 without a table, -EINVAL for FDEs it does not read (not
+ * GCC's or LLVM's pc-relative sdata4 encoding): the caller then knows
+ * none. */
+int elf_eh_frame_functions(Elf *e,
+			   int (*fn)(void *ctx, uint64_t addr, uint64_t size),
+			   void *ctx);
+
 /* Open path for libelf (read-mmap): 0, -errno (open) or -EINVAL (not
  * ELF); the caller ends e and closes fd. */
 int elf_open_path(const char *path, int *fd, Elf **e);

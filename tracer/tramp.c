@@ -356,8 +356,9 @@ bool tramp_fix(bool access, uint64_t off, struct tramp_fix *f)
 {
 	memset(f, 0, sizeof(*f));
 	if (access) {
-		/* see tramp_emit_access's layout */
-		if (off == 0 || off == 7 || off == 14)
+		/* see tramp_emit_access's layout; the stub's jump has
+		 * changed nothing yet */
+		if (off == 0 || off == 7 || off == 14 || off == TRAMP_ASTUB)
 			return true;
 		if (off > 14 && off <= 31)
 			f->regs = TFIX_R11;
@@ -520,6 +521,11 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 	if (!ea_code(m, out + 14))
 		return false;
 	memcpy(out + TRAMP_ASITE, &tag, 8);
+	/* the site's way in: jmp *0(%rip), the word right after it */
+	static const uint8_t stub[6] = { 0xff, 0x25, 0, 0, 0, 0 };
+
+	memcpy(out + TRAMP_ASTUB, stub, sizeof(stub));
+	memcpy(out + TRAMP_AWORD, &slot, 8);
 	out[128] = 0xe9; /* jmp disp */
 	if (!rel32(out + 3, slot + 0, 7, page + TRAMP_SCR_RAX) ||
 	    !rel32(out + 10, slot + 7, 7, page + TRAMP_SCR_R11) ||
@@ -535,7 +541,7 @@ bool tramp_emit_access(const struct tramp_plan *pl, const struct disasm_mem *m,
 	    !put_restore(out, slot, 104, page) ||
 	    !put_restore(out, slot, TRAMP_FAIL, page))
 		return false;
-	return emit_displaced(pl, site, slot, TRAMP_ASLOT, out);
+	return emit_displaced(pl, site, slot, TRAMP_ASTUB, out);
 }
 
 bool tramp_unmove(const uint8_t *orig, size_t len, uint64_t site,

@@ -108,8 +108,15 @@ bool tramp_fix(bool access, uint64_t off, struct tramp_fix *f);
  * TRAMP_DISP as in a call's slot).  The entry: the site with TRAMP_ACCESS
  * set, the effective address.
  */
-#define TRAMP_ASLOT 192
+#define TRAMP_ASLOT 208
 #define TRAMP_SCR_EA 88
+/* Where the site's jump leads: `jmp *word(%rip)` and its word, the
+ * logging sequence (the slot's start) or, once the point is sampled out,
+ * lifted or retired, the displaced instructions alone (TRAMP_DISP): a
+ * jump over several instructions cannot be taken back while the process
+ * observes (bp.multi), so this is how it stops logging. */
+#define TRAMP_ASTUB 192
+#define TRAMP_AWORD (TRAMP_ASTUB + 6)
 /* where in an access slot its entry's first word (site | TRAMP_ACCESS)
  * is, as an immediate: the supervisor reads a slot's site there */
 #define TRAMP_ASITE 74

@@ -228,7 +228,9 @@ Test(fast_path, race_discovery_observes_in_the_program)
 {
 	static const char *const names[] = { "plain_inc_O2", "wsq_O2",
 					     "bank_nolock_static",
-					     "bank_nolock_O2" };
+					     "bank_nolock_O2",
+					     "bank_nolock_O2_stripped",
+					     "counter_race_O2_stripped" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		unsigned long long l_on, l_off, s_on, s_off;

@@ -528,6 +528,57 @@ Test(trampolines, an_access_slot_logs_the_address_and_runs_the_instruction)
 	}
 }
 
+/* The site's jump leads to the slot's stub: its word says log (the
+ * slot's start) or only run the moved instruction (TRAMP_DISP), as a
+ * point sampled out, lifted or retired does. */
+Test(trampolines, an_access_slot_stub_logs_or_only_runs_the_instruction)
+{
+	uint64_t rip_ea;
+	uint8_t *buf;
+	struct page *pg;
+
+	setup_access(access_insns[0].b, access_insns[0].n, &rip_ea);
+	tramp_jump((uint64_t)fn, (uint64_t)slot + TRAMP_ASTUB, fn);
+	buf = mem + PAGE_LEN - 4096;
+	pg = (struct page *)mem;
+	for (int round = 0; round < 2; round++) {
+		struct cpu in, a, b;
+		bool log = round == 0;
+		uint64_t word = (uint64_t)slot + (log ? 0 : TRAMP_DISP);
+		uint8_t before[16], after[16];
+		uint8_t *target = buf + access_insns[0].disp;
+
+		memcpy(slot + TRAMP_AWORD, &word, 8);
+		access_cpu(0, buf, &in);
+		for (int k = 0; k < 16; k++)
+			before[k] = (uint8_t)rnd();
+		a = in;
+		memcpy(target, before, 16);
+		call_with(&a, fn + 2048);
+		memcpy(after, target, 16);
+		b = in;
+		memcpy(target, before, 16);
+		pg->cursor = TRAMP_LOG;
+		pg->limit = TRAMP_LOG + 32;
+		traps = 0;
+		call_with(&b, fn);
+		same_cpu(&a, &b, log ? "through the stub, logged"
+				     : "through the stub, not logged");
+		cr_assert_arr_eq(target, after, 16);
+		cr_assert_eq(traps, 0);
+		cr_assert_eq(pg->cursor, log ? TRAMP_LOG + 32 : TRAMP_LOG,
+			     "logged %s", log ? "nothing" : "anyway");
+	}
+	/* a stop at the stub's jump: nothing changed, it starts again at
+	 * the site */
+	struct tramp_fix f;
+
+	cr_assert(tramp_fix(true, TRAMP_ASTUB, &f));
+	cr_assert_eq(f.regs, 0);
+	cr_assert_eq(f.resume, 0);
+	munmap(mem, PAGE_LEN + 3 * 4096);
+}
+
 Test(trampolines, a_stop_inside_an_access_slot_gives_everything_back)
 {
 	uint64_t rip_ea;
