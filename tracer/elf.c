@@ -318,46 +318,52 @@ static bool start_one(void *ctx, const GElf_Sym *sym, const char *nm)
 }
 
 /*
- * The start of every function with unwind information: .eh_frame_hdr's
- * sorted table of FDE initial locations (the form every x86-64 linker
- * writes: version 1, a udata4 count, datarel sdata4 pairs).  A stripped
- * library's internal functions have no symbol but have one of these.
+ * .eh_frame_hdr's sorted table of FDE initial locations and FDE addresses
+ * (the form every x86-64 linker writes: version 1, a udata4 count, datarel
+ * sdata4 pairs): its entries (*n pairs, relative to sh->sh_addr), or NULL.
  */
-static void eh_frame_starts(Elf *e, struct starts *z)
+static const uint8_t *eh_frame_table(Elf *e, GElf_Shdr *sh, uint32_t *n)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstr;
 
 	if (elf_getshdrstrndx(e, &shstr))
-		return;
+		return NULL;
 	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
 		const char *nm;
 
-		if (!gelf_getshdr(scn, &sh) ||
-		    !(nm = elf_strptr(e, shstr, sh.sh_name)) ||
+		if (!gelf_getshdr(scn, sh) ||
+		    !(nm = elf_strptr(e, shstr, sh->sh_name)) ||
 		    strcmp(nm, ".eh_frame_hdr"))
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
 		const uint8_t *b = d ? d->d_buf : NULL;
-		uint32_t n;
 
 		if (!b || d->d_size < 12 || b[0] != 1 || b[2] != 0x03 ||
 		    b[3] != 0x3b || (b[1] & 0x0f) != 0x0b)
-			return;
-		memcpy(&n, b + 8, 4);
-		if (n > (d->d_size - 12) / 8)
-			return;
-		for (uint32_t i = 0; i < n; i++) {
-			int32_t loc;
+			return NULL;
+		memcpy(n, b + 8, 4);
+		return *n <= (d->d_size - 12) / 8 ? b + 12 : NULL;
+	}
+	return NULL;
+}
 
-			memcpy(&loc, b + 12 + 8 * (size_t)i, 4);
-			GElf_Sym sym = { .st_value = sh.sh_addr + (uint64_t)(int64_t)loc };
+/* The start of every function with unwind information.  A stripped
+ * library's internal functions have no symbol but have one of these. */
+static void eh_frame_starts(Elf *e, struct starts *z)
+{
+	GElf_Shdr sh;
+	uint32_t n;
+	const uint8_t *t = eh_frame_table(e, &sh, &n);
 
-			if (start_one(z, &sym, NULL))
-				return;
-		}
-		return;
+	for (uint32_t i = 0; t && i < n; i++) {
+		int32_t loc;
+
+		memcpy(&loc, t + 8 * (size_t)i, 4);
+		GElf_Sym sym = { .st_value = sh.sh_addr + (uint64_t)(int64_t)loc };
+
+		if (start_one(z, &sym, NULL))
+			return;
 	}
 }
 
@@ -377,67 +383,39 @@ int elf_eh_frame_functions(Elf *e,
 			   int (*fn)(void *ctx, uint64_t addr, uint64_t size),
 			   void *ctx)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstr;
-	int found = 0;
+	GElf_Shdr sh, fs;
+	uint32_t n;
+	const uint8_t *t = eh_frame_table(e, &sh, &n);
 
-	if (elf_getshdrstrndx(e, &shstr))
-		return 0;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh, fs;
-		const char *nm;
+	for (uint32_t i = 0; t && i < n; i++) {
+		int32_t loc, fde, len, cie, init, range;
 
-		if (!gelf_getshdr(scn, &sh) ||
-		    !(nm = elf_strptr(e, shstr, sh.sh_name)) ||
-		    strcmp(nm, ".eh_frame_hdr"))
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		const uint8_t *b = d ? d->d_buf : NULL;
-		uint32_t n;
+		memcpy(&loc, t + 8 * (size_t)i, 4);
+		memcpy(&fde, t + 4 + 8 * (size_t)i, 4);
+		uint64_t start = sh.sh_addr + (uint64_t)(int64_t)loc;
+		uint64_t at = sh.sh_addr + (uint64_t)(int64_t)fde;
+		Elf_Data *fd = section_at(e, at, &fs);
 
-		/* version 1, a udata4 count, a datarel sdata4 table */
-		if (!b || d->d_size < 12 || b[0] != 1 || b[2] != 0x03 ||
-		    b[3] != 0x3b || (b[1] & 0x0f) != 0x0b)
-			return 0;
-		memcpy(&n, b + 8, 4);
-		if (n > (d->d_size - 12) / 8)
-			return 0;
-		for (uint32_t i = 0; i < n; i++) {
-			int32_t loc, fde, len, cie, init, range;
+		if (!fd || !fd->d_buf || at - fs.sh_addr + 16 > fd->d_size)
+			return -EINVAL;
+		const uint8_t *f = (const uint8_t *)fd->d_buf + (at - fs.sh_addr);
 
-			memcpy(&loc, b + 12 + 8 * (size_t)i, 4);
-			memcpy(&fde, b + 16 + 8 * (size_t)i, 4);
-			uint64_t start = sh.sh_addr + (uint64_t)(int64_t)loc;
-			uint64_t at = sh.sh_addr + (uint64_t)(int64_t)fde;
-			Elf_Data *fd = section_at(e, at, &fs);
+		memcpy(&len, f, 4);
+		memcpy(&cie, f + 4, 4);
+		memcpy(&init, f + 8, 4);
+		memcpy(&range, f + 12, 4);
+		/* a 32-bit FDE whose pc-relative sdata4 start is the table's:
+		 * its range is an sdata4 too (GCC's and LLVM's DW_EH_PE_pcrel |
+		 * sdata4); anything else and nothing is said */
+		if (len < 12 || !cie ||
+		    at + 8 + (uint64_t)(int64_t)init != start || range <= 0)
+			return -EINVAL;
+		int r = fn(ctx, start, (uint64_t)range);
 
-			if (!fd || !fd->d_buf ||
-			    at - fs.sh_addr + 16 > fd->d_size)
-				return -EINVAL;
-			const uint8_t *f =
-				(const uint8_t *)fd->d_buf + (at - fs.sh_addr);
-
-			memcpy(&len, f, 4);
-			memcpy(&cie, f + 4, 4);
-			memcpy(&init, f + 8, 4);
-			memcpy(&range, f + 12, 4);
-			/* a 32-bit FDE whose pc-relative sdata4 start is the
-			 * table's: its range is an sdata4 too (GCC's and
-			 * LLVM's DW_EH_PE_pcrel | sdata4); anything else and
-			 * nothing is said */
-			if (len < 12 || !cie ||
-			    at + 8 + (uint64_t)(int64_t)init != start ||
-			    range <= 0)
-				return -EINVAL;
-			int r = fn(ctx, start, (uint64_t)range);
-
-			if (r)
-				return r;
-			found++;
-		}
-		return found;
+		if (r)
+			return r;
 	}
-	return 0;
+	return t ? (int)n : 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
