@@ -289,3 +289,80 @@ Test(reports, github_actions_summary_and_annotation)
 	free(md);
 	res_free(&r);
 }
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every code description in a report's strings ("fn at file.c:12"), one
+ * per line, sorted. */
+static char *descriptions(const char *json)
+{
+	size_t n = 0, cap = 0;
+	char *out = NULL, **v = NULL;
+	size_t nv = 0, capv = 0;
+
+	for (const char *p = strchr(json, '"'); p; p = strchr(p, '"')) {
+		const char *q = ++p;
+
+		while (*q && *q != '"')
+			q += *q == '\\' && q[1] ? 2 : 1;
+		if (!*q)
+			break;
+		if (memmem(p, (size_t)(q - p), " at ", 4)) {
+			if (nv == capv) {
+				capv = capv ? 2 * capv : 64;
+				v = realloc(v, capv * sizeof(*v));
+				cr_assert_not_null(v);
+			}
+			v[nv++] = strndup(p, (size_t)(q - p));
+		}
+		p = q + 1;
+	}
+	qsort(v, nv, sizeof(*v), cmp_str);
+	append(&out, &n, &cap, "", 0);
+	for (size_t i = 0; i < nv; i++) {
+		append(&out, &n, &cap, v[i], strlen(v[i]));
+		append(&out, &n, &cap, "\n", 1);
+		free(v[i]);
+	}
+	free(v);
+	return out;
+}
+
+/* A pc's function, found through the per-CU index (analysis/symbols.c),
+ * is the one libdw's walk from the CU names: the same descriptions in
+ * the reports of programs at -O2 (inlined code) and of C++. */
+Test(reports, code_is_named_alike_with_and_without_the_cu_index)
+{
+	static const char *const names[] = { "bank_nolock_O2", "wsq_O2",
+					     "plain_inc_O2", "cpp_mutex" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		char *d[2];
+
+		for (int k = 0; k < 2; k++) {
+			char *argv[] = { (char *)ptloom(), "run", "-s",
+					 "random", "-n", "4", "--seed", "2",
+					 "--no-minimize", "--report",
+					 in_tmp("names.json"), "--",
+					 (char *)target(names[i]), NULL };
+			struct res r = run_argv(argv,
+						k ? "PTLOOM_NO_CU_INDEX=1"
+						  : NULL,
+						CMD_TIMEOUT);
+			char *j = slurp(in_tmp("names.json"));
+
+			d[k] = descriptions(j);
+			free(j);
+			res_free(&r);
+		}
+		cr_expect(d[0][0] != '\0', "%s: no description in its report",
+			  names[i]);
+		cr_expect_str_eq(d[0], d[1], "%s: other names with the index",
+				 names[i]);
+		free(d[0]);
+		free(d[1]);
+	}
+}
