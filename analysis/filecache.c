@@ -276,8 +276,10 @@ static void store(const char *kind, const char *name, const void *key,
 	struct entry e = { kind, key, buf, keylen, len };
 
 	if (sizeof(struct header) + self_len + strlen(kind) + keylen + len >
-	    MAX_FILE)
+	    MAX_FILE) {
+		stats.store_errors++; /* (node's sweep: hundreds of MB) */
 		return;
+	}
 	entry_path(kind, name, path, sizeof(path));
 	if (make_dir(dir) && write_atomically(path, write_entry, &e) == 0) {
 		stats.stores++;

@@ -549,6 +549,7 @@ struct sweeper {
 	 * into a function from outside it: a `foo.cold` part jumps back
 	 * into foo's middle */
 	const struct entries *global;
+	bool cur_bad; /* the function being swept: its ways in unknown */
 };
 
 static int sweeper_open(struct sweeper *s, int mode)
@@ -919,10 +920,14 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 
 	if (!(s->mode & DISASM_MEMORY))
 		return sweep_atomics(s, code, len, vaddr, resync);
-	if (!resync) {
-		function_entries(s, code, len, vaddr, &e);
+	if (!resync && s->global) {
+		/* the file's targets in it, found once (sweep_functions) */
+		e.bad = s->cur_bad;
+		e.n = 0;
 		if (!e.bad)
 			add_global_entries(s, vaddr, len, &e);
+	} else if (!resync) {
+		function_entries(s, code, len, vaddr, &e);
 	}
 	while (n) {
 		if (!cs_disasm_iter(s->h, &p, &n, &a, ci)) {
@@ -1027,6 +1032,7 @@ struct func {
 	uint64_t size;
 	size_t range; /* index into the code ranges */
 	bool skip;
+	bool bad; /* ways in unknown: an indirect jump, undecodable bytes */
 };
 
 static const char *const skipped_names[] = {
@@ -1248,80 +1254,40 @@ static int cmp_func(const void *a, const void *b)
 	return (int)y->skip - (int)x->skip;
 }
 
-static int sweep_ranges(struct sweeper *sw, struct elf_scan *s,
-			struct disasm_elf_info *info);
-
-static int sweep_functions(struct sweeper *sw, struct elf_scan *s,
-			   struct disasm_elf_info *info)
+/* The targets of [code, code + len) at vaddr join all's; *bad when its
+ * ways in are unknown. */
+static void collect_entries(struct sweeper *sw, const uint8_t *code,
+			    size_t len, uint64_t vaddr, struct entries *one,
+			    struct entries *all, bool *bad)
 {
-
-	struct entries all = { 0 }, one = { .keep_going = true };
-
-	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), cmp_func);
-	/* every function's direct branch targets, first: a function's move
-	 * lengths must know the ways into it from the others too */
-	for (size_t k = 0; (sw->mode & DISASM_MEMORY) && k < s->nfuncs &&
-			   !all.bad;
-	     k++) {
-		const struct func *f = &s->funcs[k];
-		const struct code_range *cr = &s->ranges[f->range];
-		uint64_t lo = cr->addr, hi = cr->addr + cr->size;
-		uint64_t end = f->size ? f->addr + f->size : hi;
-
-		if (f->addr < lo || f->addr >= hi)
-			continue;
-		if (end > hi || end < f->addr)
-			end = hi;
-		function_entries(sw, cr->bytes + (f->addr - lo),
-				 (size_t)(end - f->addr), f->addr, &one);
-		for (size_t j = 0; j < one.n && !all.bad; j++)
-			entries_add(&all, one.a[j]);
-	}
-	/* and code outside every function (a linear sweep of each range:
-	 * hand-written code without a symbol or FDE may jump anywhere) */
-	for (size_t r = 0; (sw->mode & DISASM_MEMORY) && r < s->nranges &&
-			   !all.bad;
-	     r++) {
-		function_entries(sw, s->ranges[r].bytes, s->ranges[r].size,
-				 s->ranges[r].addr, &one);
-		for (size_t j = 0; j < one.n && !all.bad; j++)
-			entries_add(&all, one.a[j]);
-		/* bytes that are no code (data in a code section): the
-		 * targets after them are unknown, so no move length at
-		 * all */
-		if (one.undecodable)
-			all.bad = true;
-	}
-	free(one.a);
-	if (all.bad) {
-		/* unknown ways in: no move length anywhere */
-		free(all.a);
-		all = (struct entries){ .bad = true };
-	} else if (all.n > 1) {
-		qsort(all.a, all.n, sizeof(*all.a), cmp_u64);
-	}
-	sw->global = &all;
-	int err0 = sweep_ranges(sw, s, info);
-
-	sw->global = NULL;
-	free(all.a);
-	return err0;
+	function_entries(sw, code, len, vaddr, one);
+	for (size_t j = 0; j < one->n && !all->bad; j++)
+		entries_add(all, one->a[j]);
+	*bad = one->bad;
 }
 
+/*
+ * Each function of s (and the code between them) once: collect (all
+ * non-NULL) gathers every direct branch target of the file into all and
+ * marks the functions whose ways in are unknown; else each function is
+ * swept, its move lengths knowing the file's targets (sw->global).
+ */
 static int sweep_ranges(struct sweeper *sw, struct elf_scan *s,
-			struct disasm_elf_info *info)
+			struct disasm_elf_info *info, struct entries *all)
 {
+	struct entries one = { .keep_going = true };
 	size_t i = 0;
-	int err;
+	int err = 0;
+	bool gap_bad;
 
-	for (size_t r = 0; r < s->nranges; r++) {
+	for (size_t r = 0; r < s->nranges && !err; r++) {
 		const struct code_range *cr = &s->ranges[r];
 		uint64_t lo = cr->addr, hi = cr->addr + cr->size;
 		uint64_t covered = lo;
 		bool any = false;
 
-		for (; i < s->nfuncs && s->funcs[i].range == r; i++) {
-			const struct func *f = &s->funcs[i];
+		for (; i < s->nfuncs && s->funcs[i].range == r && !err; i++) {
+			struct func *f = &s->funcs[i];
 			uint64_t start = f->addr, end;
 
 			if (start < lo || start >= hi)
@@ -1347,25 +1313,80 @@ static int sweep_ranges(struct sweeper *sw, struct elf_scan *s,
 				start = covered;
 			if (start >= end)
 				continue;
+			if (all && start > covered) {
+				/* code of no function: hand-written code
+				 * may jump anywhere, padding does not */
+				collect_entries(sw, cr->bytes + (covered - lo),
+						(size_t)(start - covered),
+						covered, &one, all, &gap_bad);
+				if (one.undecodable)
+					all->bad = true;
+			}
 			covered = end;
+			if (all) {
+				collect_entries(sw, cr->bytes + (start - lo),
+						(size_t)(end - start), start,
+						&one, all, &f->bad);
+				continue;
+			}
 			if (f->skip)
 				continue;
+			sw->cur_bad = f->bad;
 			err = sweep(sw, cr->bytes + (start - lo),
 				    (size_t)(end - start), start, false);
 			if (err)
-				return err;
+				break;
 			info->nfuncs++;
 			info->bytes += end - start;
 		}
+		if (all && any && covered < hi) {
+			collect_entries(sw, cr->bytes + (covered - lo),
+					(size_t)(hi - covered), covered, &one,
+					all, &gap_bad);
+			if (one.undecodable)
+				all->bad = true;
+		}
 		/* code with no FUNC symbol at all (hand-written sections) */
-		if (!any) {
+		if (!any && !all) {
 			err = sweep(sw, cr->bytes, cr->size, cr->addr, true);
-			if (err)
-				return err;
-			info->bytes += cr->size;
+			if (!err)
+				info->bytes += cr->size;
+		} else if (!any) {
+			collect_entries(sw, cr->bytes, cr->size, cr->addr, &one,
+					all, &gap_bad);
+			if (one.undecodable)
+				all->bad = true;
 		}
 	}
-	return 0;
+	free(one.a);
+	return err;
+}
+
+static int sweep_functions(struct sweeper *sw, struct elf_scan *s,
+			   struct disasm_elf_info *info)
+{
+	struct entries all = { 0 };
+	int err;
+
+	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), cmp_func);
+	if (!(sw->mode & DISASM_MEMORY))
+		return sweep_ranges(sw, s, info, NULL);
+	/* every direct branch target of the file first: a function's move
+	 * lengths must know the ways into it from the others too (a
+	 * foo.cold part jumps back into foo's middle) */
+	sweep_ranges(sw, s, info, &all);
+	if (all.bad) {
+		/* unknown ways in: no move length anywhere */
+		free(all.a);
+		all = (struct entries){ .bad = true };
+	} else if (all.n > 1) {
+		qsort(all.a, all.n, sizeof(*all.a), cmp_u64);
+	}
+	sw->global = &all;
+	err = sweep_ranges(sw, s, info, NULL);
+	sw->global = NULL;
+	free(all.a);
+	return err;
 }
 
 static void load_info(Elf *e, const GElf_Ehdr *eh, struct disasm_elf_info *info)
