@@ -26,6 +26,7 @@
 #include "symbols.h"
 #include "../tracer/elf.h"
 
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
@@ -655,6 +656,33 @@ static void format_code(char *buf, size_t len, uint64_t pc,
 		format_unnamed(buf, len, mod, pc);
 }
 
+/* A C++ (or legacy Rust) symbol as gdb shows it: libstdc++'s
+ * __cxa_demangle, loaded on the first mangled name (a C program never
+ * loads it); the name as it is when there is none. */
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static const char *demangled(struct symbols *s, const char *sym)
+{
+	static bool tried;
+	static demangle_fn fn;
+	int status = -1;
+
+	if (!sym || sym[0] != '_' || sym[1] != 'Z')
+		return sym;
+	if (!tried) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		void *f = h ? dlsym(h, "__cxa_demangle") : NULL;
+
+		tried = true;
+		memcpy(&fn, &f, sizeof(fn));
+	}
+	char *d = fn ? fn(sym, NULL, NULL, &status) : NULL;
+	const char *out = d && status == 0 ? arena_strdup(s, d) : NULL;
+
+	free(d);
+	return out ? out : sym;
+}
+
 static struct entry *code_entry(struct symbols *s, uint64_t pc)
 {
 	struct entry *hit = cache_find(s, pc, KIND_CODE);
@@ -671,8 +699,8 @@ static struct entry *code_entry(struct symbols *s, uint64_t pc)
 	mod = code_module(s, pc);
 	if (mod) {
 		modname = module_name(mod);
-		sym = dwfl_module_addrinfo(mod, pc, &off, &esym, NULL, NULL,
-					   NULL);
+		sym = demangled(s, dwfl_module_addrinfo(mod, pc, &off, &esym,
+							NULL, NULL, NULL));
 		if (!runtime_name(modname))
 			dwarf_info(s, mod, pc, &func, &file, &e.line);
 	}
@@ -794,8 +822,8 @@ void symbols_describe_data(struct symbols *s, uint64_t addr, char *buf,
 	/* no refresh on a miss: heap and stack addresses are in no module */
 	mod = in_file_mapping(s, addr) ? dwfl_addrmodule(s->dwfl, addr) : NULL;
 	if (mod) {
-		sym = dwfl_module_addrinfo(mod, addr, &off, &esym, NULL, NULL,
-					   NULL);
+		sym = demangled(s, dwfl_module_addrinfo(mod, addr, &off, &esym,
+							NULL, NULL, NULL));
 		/* a sizeless symbol (_edata, a section start) names only
 		 * its own address */
 		if (sym && off && (!esym.st_size || off >= esym.st_size))

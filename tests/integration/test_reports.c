@@ -366,3 +366,22 @@ Test(reports, code_is_named_alike_with_and_without_the_cu_index)
 		free(d[1]);
 	}
 }
+
+/* Where no debug information names the code, a C++ symbol is shown as gdb
+ * shows it (libstdc++'s demangler), not mangled. */
+Test(reports, cpp_symbols_are_named_as_gdb_names_them)
+{
+	char *argv[] = { (char *)ptloom(), "run", "-s", "random", "-n", "3",
+			 "--seed", "1", "--no-minimize", "--report",
+			 in_tmp("cpp.json"), "--",
+			 (char *)target("cpp_mutex_nodebug"), NULL };
+	struct res r = run_argv(argv, NULL, CMD_TIMEOUT);
+	char *j = slurp(in_tmp("cpp.json"));
+
+	cr_expect(strstr(j, "main::{lambda()#1}") != NULL,
+		  "no demangled lambda in the report:\n%s", j);
+	cr_expect(strstr(j, "_ZNSt6thread") == NULL,
+		  "a mangled name in the report:\n%s", j);
+	free(j);
+	res_free(&r);
+}
