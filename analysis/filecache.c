@@ -277,7 +277,7 @@ static void store(const char *kind, const char *name, const void *key,
 
 	if (sizeof(struct header) + self_len + strlen(kind) + keylen + len >
 	    MAX_FILE) {
-		stats.store_errors++; /* (node's sweep: hundreds of MB) */
+		stats.store_errors++; /* (node's sweep: over 64 MiB) */
 		return;
 	}
 	entry_path(kind, name, path, sizeof(path));
