@@ -843,10 +843,8 @@ static void add_global_entries(struct sweeper *s, uint64_t vaddr, size_t len,
 	const struct entries *g = s->global;
 	size_t lo = 0, hi, n0 = e->n;
 
-	if (!g)
-		return;
-	if (g->bad) {
-		e->bad = true;
+	if (!g || g->bad) {
+		e->bad = true; /* the ways in are unknown */
 		return;
 	}
 	hi = g->n;
@@ -920,14 +918,11 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 
 	if (!(s->mode & DISASM_MEMORY))
 		return sweep_atomics(s, code, len, vaddr, resync);
-	if (!resync && s->global) {
+	if (!resync) {
 		/* the file's targets in it, found once (sweep_functions) */
 		e.bad = s->cur_bad;
-		e.n = 0;
 		if (!e.bad)
 			add_global_entries(s, vaddr, len, &e);
-	} else if (!resync) {
-		function_entries(s, code, len, vaddr, &e);
 	}
 	while (n) {
 		if (!cs_disasm_iter(s->h, &p, &n, &a, ci)) {
@@ -1254,16 +1249,20 @@ static int cmp_func(const void *a, const void *b)
 	return (int)y->skip - (int)x->skip;
 }
 
-/* The targets of [code, code + len) at vaddr join all's; *bad when its
- * ways in are unknown. */
-static void collect_entries(struct sweeper *sw, const uint8_t *code,
+/* The targets of [code, code + len) at vaddr join all's.  Whether its
+ * own ways in are unknown (an indirect jump in it, or bytes capstone
+ * refuses); after such bytes the targets are unknown, and so are the
+ * file's: no move length anywhere. */
+static bool collect_entries(struct sweeper *sw, const uint8_t *code,
 			    size_t len, uint64_t vaddr, struct entries *one,
-			    struct entries *all, bool *bad)
+			    struct entries *all)
 {
 	function_entries(sw, code, len, vaddr, one);
 	for (size_t j = 0; j < one->n && !all->bad; j++)
 		entries_add(all, one->a[j]);
-	*bad = one->bad;
+	if (one->undecodable)
+		all->bad = true;
+	return one->bad;
 }
 
 /*
@@ -1278,7 +1277,6 @@ static int sweep_ranges(struct sweeper *sw, struct elf_scan *s,
 	struct entries one = { .keep_going = true };
 	size_t i = 0;
 	int err = 0;
-	bool gap_bad;
 
 	for (size_t r = 0; r < s->nranges && !err; r++) {
 		const struct code_range *cr = &s->ranges[r];
@@ -1313,20 +1311,18 @@ static int sweep_ranges(struct sweeper *sw, struct elf_scan *s,
 				start = covered;
 			if (start >= end)
 				continue;
-			if (all && start > covered) {
+			if (all && start > covered)
 				/* code of no function: hand-written code
 				 * may jump anywhere, padding does not */
 				collect_entries(sw, cr->bytes + (covered - lo),
 						(size_t)(start - covered),
-						covered, &one, all, &gap_bad);
-				if (one.undecodable)
-					all->bad = true;
-			}
+						covered, &one, all);
 			covered = end;
 			if (all) {
-				collect_entries(sw, cr->bytes + (start - lo),
-						(size_t)(end - start), start,
-						&one, all, &f->bad);
+				f->bad = collect_entries(sw,
+							 cr->bytes + (start - lo),
+							 (size_t)(end - start),
+							 start, &one, all);
 				continue;
 			}
 			if (f->skip)
@@ -1339,23 +1335,17 @@ static int sweep_ranges(struct sweeper *sw, struct elf_scan *s,
 			info->nfuncs++;
 			info->bytes += end - start;
 		}
-		if (all && any && covered < hi) {
+		if (all && covered < hi)
+			/* after the last function; a range with none at
+			 * all is hand-written code, a way in anywhere */
 			collect_entries(sw, cr->bytes + (covered - lo),
 					(size_t)(hi - covered), covered, &one,
-					all, &gap_bad);
-			if (one.undecodable)
-				all->bad = true;
-		}
+					all);
 		/* code with no FUNC symbol at all (hand-written sections) */
 		if (!any && !all) {
 			err = sweep(sw, cr->bytes, cr->size, cr->addr, true);
 			if (!err)
 				info->bytes += cr->size;
-		} else if (!any) {
-			collect_entries(sw, cr->bytes, cr->size, cr->addr, &one,
-					all, &gap_bad);
-			if (one.undecodable)
-				all->bad = true;
 		}
 	}
 	free(one.a);
