@@ -1105,7 +1105,6 @@ void symbols_user_location(struct symbols *s, int tid, char *buf, size_t len)
 
 /* ---- ELF files ---- */
 
-
 static void elf_close(int fd, Elf *elf)
 {
 	elf_end(elf);

@@ -11,21 +11,28 @@
 #include <unistd.h>
 #include "elf.h"
 
-static Elf *open_elf(const char *path, int *fd)
+int elf_open_path(const char *path, int *fd, Elf **e)
 {
 	elf_version(EV_CURRENT);
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
-		return NULL;
-	Elf *e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		if (e)
-			elf_end(e);
+		return -errno;
+	*e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*e || elf_kind(*e) != ELF_K_ELF) {
+		if (*e)
+			elf_end(*e);
 		close(*fd);
-		return NULL;
+		return -EINVAL;
 	}
-	return e;
+	return 0;
+}
+
+/* elf_open_path for the callers that only need to know it failed */
+static Elf *open_elf(const char *path, int *fd)
+{
+	Elf *e;
+
+	return elf_open_path(path, fd, &e) ? NULL : e;
 }
 
 /* Each defined function symbol (STT_FUNC, not SHN_UNDEF) of e's symbol
@@ -520,22 +527,6 @@ static int find_build_id(Elf_Data *d, uint8_t *buf, size_t len)
 			return -ENOSPC;
 		memcpy(buf, (char *)d->d_buf + desc_off, nh.n_descsz);
 		return (int)nh.n_descsz;
-	}
-	return 0;
-}
-
-int elf_open_path(const char *path, int *fd, Elf **e)
-{
-	elf_version(EV_CURRENT);
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return -errno;
-	*e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!*e || elf_kind(*e) != ELF_K_ELF) {
-		if (*e)
-			elf_end(*e);
-		close(*fd);
-		return -EINVAL;
 	}
 	return 0;
 }
