@@ -1727,9 +1727,8 @@ static void multi_logs(struct process *p, const struct bp *b, bool log)
 
 void bp_lift(struct process *p, struct bp *b)
 {
-	if (!b->lifted && b->multi)
-		multi_logs(p, b, false);
 	if (!b->lifted && (b->multi || !bp_unpatch(p, b))) {
+		multi_logs(p, b, false);
 		b->lifted = true;
 		p->nlifted++;
 	}
