@@ -3,6 +3,7 @@
  * same directory and renamed, so a reader never sees half a report.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -371,6 +372,22 @@ void report_markdown(FILE *f, const struct report *r)
 }
 
 /* report_junit(): analysis/report_ci.c */
+
+int make_dirs(const char *dir, mode_t mode)
+{
+	char d[4096];
+
+	if (snprintf(d, sizeof(d), "%s", dir) >= (int)sizeof(d))
+		return -ENAMETOOLONG;
+	for (char *p = d + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		mkdir(d, mode);
+		*p = '/';
+	}
+	return mkdir(d, mode) && errno != EEXIST ? -errno : 0;
+}
 
 int write_atomically(const char *path, void (*fn)(FILE *f, const void *arg),
 		     const void *arg)

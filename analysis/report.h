@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* One test of a suite (`run --per-test`, cli/suite.c). */
 struct report_test {
@@ -134,5 +135,8 @@ void json_string(FILE *f, const char *s);
 #define REPORT_TEMP_PREFIX ".ptloom-tmp."
 int write_atomically(const char *path, void (*fn)(FILE *f, const void *arg),
 		     const void *arg);
+/* mkdir -p dir with mode: 0 or -errno (of the last mkdir: one above it
+ * that cannot be made makes it fail). */
+int make_dirs(const char *dir, mode_t mode);
 
 #endif

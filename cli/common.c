@@ -1360,19 +1360,11 @@ int check_output_paths(const struct common_opts *o, bool out_dir)
 int save_schedule(const struct schedule *s, const char *dir, const char *id,
 		  const char *suffix, char *path, size_t len)
 {
-	char d[4096];
+	int e;
 
 	snprintf(path, len, "%s/%s-%s.pb", dir, id, suffix);
-	snprintf(d, sizeof(d), "%s", dir);
-	for (char *p = d + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		mkdir(d, 0777);
-		*p = '/';
-	}
-	if (mkdir(d, 0777) && errno != EEXIST)
-		return -errno;
+	if ((e = make_dirs(dir, 0777)))
+		return e;
 	return schedule_save(path, s);
 }
 
