@@ -457,6 +457,28 @@ static void access_cpu(int i, uint8_t *buf, struct cpu *c)
 				 : 0);
 }
 
+/* access_insns[i] from random registers and 16 random bytes at its
+ * operand: run natively (the copy at fn + 2048, its operand at native) into
+ * *a and after[]; then *b and the same bytes at target, for the caller to
+ * run through the slot.  *in: the registers both started from. */
+static void native_then_same_start(size_t i, uint8_t *buf, uint8_t *native,
+				   uint8_t *target, struct cpu *in,
+				   struct cpu *a, struct cpu *b,
+				   uint8_t after[16])
+{
+	uint8_t before[16];
+
+	access_cpu((int)i, buf, in);
+	for (int k = 0; k < 16; k++)
+		before[k] = (uint8_t)rnd();
+	*a = *in;
+	memcpy(native, before, 16);
+	call_with(a, fn + 2048);
+	memcpy(after, native, 16);
+	*b = *in;
+	memcpy(target, before, 16);
+}
+
 Test(trampolines, an_access_slot_logs_the_address_and_runs_the_instruction)
 {
 	for (size_t i = 0; i < sizeof(access_insns) / sizeof(access_insns[0]);
@@ -482,20 +504,12 @@ Test(trampolines, an_access_slot_logs_the_address_and_runs_the_instruction)
 			struct cpu in, a, b;
 			bool logged = round % 3 != 2;
 			uint64_t cur = TRAMP_LOG + 32 * (uint64_t)(rnd() % 50);
-			uint8_t before[16], after[16];
+			uint8_t after[16];
 
-			access_cpu((int)i, buf, &in);
-			for (int k = 0; k < 16; k++)
-				before[k] = (uint8_t)rnd();
-			/* natively */
-			a = in;
-			memcpy(native, before, 16);
-			call_with(&a, fn + 2048);
-			memcpy(after, native, 16);
+			native_then_same_start(i, buf, native, target, &in, &a,
+					       &b, after);
 			/* through the slot: logged, or the int3 of a
 			 * closed log */
-			b = in;
-			memcpy(target, before, 16);
 			pg->cursor = cur;
 			pg->limit = logged ? cur + 32 : cur;
 			traps = 0;
@@ -545,19 +559,12 @@ Test(trampolines, an_access_slot_stub_logs_or_only_runs_the_instruction)
 		struct cpu in, a, b;
 		bool log = round == 0;
 		uint64_t word = (uint64_t)slot + (log ? 0 : TRAMP_DISP);
-		uint8_t before[16], after[16];
+		uint8_t after[16];
 		uint8_t *target = buf + access_insns[0].disp;
 
 		memcpy(slot + TRAMP_AWORD, &word, 8);
-		access_cpu(0, buf, &in);
-		for (int k = 0; k < 16; k++)
-			before[k] = (uint8_t)rnd();
-		a = in;
-		memcpy(target, before, 16);
-		call_with(&a, fn + 2048);
-		memcpy(after, target, 16);
-		b = in;
-		memcpy(target, before, 16);
+		native_then_same_start(0, buf, target, target, &in, &a, &b,
+				       after);
 		pg->cursor = TRAMP_LOG;
 		pg->limit = TRAMP_LOG + 32;
 		traps = 0;
