@@ -1845,8 +1845,8 @@ static void conclude(struct session *s)
 	}
 }
 
-int session_run(const struct session_config *cfg, struct strategy *strat,
-		struct run_result *res)
+static int run_once(const struct session_config *cfg, struct strategy *strat,
+		    struct run_result *res, bool *again)
 {
 	struct session s_, *s = &s_;
 	struct sigaction sa = { .sa_handler = on_alarm }, old_sa;
@@ -2120,9 +2120,23 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	res->obs_sync = s->obs_sync;
 	snprintf(res->agent_note, sizeof(res->agent_note), "%s", s->ag_note);
 	if (!s->exec_seen && !s->failed) {
+		char how[48] = "";
+
+		if (s->leader_reaped && res->signal)
+			snprintf(how, sizeof(how),
+				 " (killed by SIG%s before its exec)",
+				 sigabbrev_np(res->signal) ? sigabbrev_np(res->signal)
+							   : "?");
+		else if (s->leader_reaped)
+			snprintf(how, sizeof(how),
+				 " (exit status %d before its exec)",
+				 res->exit_status);
 		res->failure = FAIL_INTERNAL;
 		snprintf(res->message, sizeof(res->message),
-			 "the program could not be started");
+			 "the program could not be started%s", how);
+		/* nothing of the program ran and nothing was decided: a
+		 * start the machine refused once is tried again */
+		*again = s->nev == 0 && s->ndec == 0 && !res->handed_over;
 	}
 	for (int i = 0; i < s->nth; i++)
 		syscall_close_fds(&s->th[i]);
@@ -2140,6 +2154,25 @@ int session_run(const struct session_config *cfg, struct strategy *strat,
 	if (s->outfd >= 0 && !s->outfd_shared)
 		close(s->outfd);
 	return 0;
+}
+
+/*
+ * One execution.  A start that ended before the program's exec (the exec
+ * or the launcher's set-up refused by the machine: seen once in CI, not
+ * reproduced) is not a verdict on the program: it is tried once more.
+ */
+int session_run(const struct session_config *cfg, struct strategy *strat,
+		struct run_result *res)
+{
+	bool again = false;
+	int r = run_once(cfg, strat, res, &again);
+
+	if (r == 0 && again) {
+		run_result_free(res);
+		again = false;
+		r = run_once(cfg, strat, res, &again);
+	}
+	return r;
 }
 
 void run_result_free(struct run_result *res)
