@@ -34,6 +34,7 @@ struct program {
 	char *path;	   /* resolved absolute path */
 	char **argv;	   /* argv[0] as typed, then the arguments */
 	char **exec_argv;  /* argv with argv[0] = path */
+	const char *argv0; /* the argv[0] the program gets (argv[0]) */
 	int argc;
 	char **envp;	   /* the fixed environment */
 	int nenv;

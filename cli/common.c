@@ -518,6 +518,7 @@ int program_setup(struct program *p, int argc, char **argv,
 		p->exec_argv[i] = p->argv[i];
 	}
 	p->exec_argv[0] = p->path;
+	p->argv0 = p->argv[0]; /* what a shell would give it */
 	p->envp = calloc(1, sizeof(char *));
 	for (char **e = environ; *e; e++)
 		if (keep_var(*e, o->keep_env))
@@ -729,6 +730,7 @@ void session_config_init(struct session_config *cfg, const struct program *p,
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->argv = p->exec_argv;
+	cfg->argv0 = p->argv0;
 	cfg->envp = p->envp;
 	cfg->seed = o->seed;
 	cfg->points = o->points;
@@ -877,6 +879,7 @@ static void python_setup(struct session_config *cfg, const struct program *p,
 	}
 	if (pe.argv) {
 		cfg->argv = pe.argv;
+		cfg->argv0 = NULL; /* the wrapper's exec, as it was made */
 		cfg->envp = pe.envp;
 	}
 	if (!pi.usable) {

@@ -355,6 +355,23 @@ static int setup(int argc, char **argv, const char *cmd,
 		      rs->sch.nevents && rs->sch.program[0] &&
 		      !rs->gdb && !rs->core &&
 		      !same_program(rs->prog.path, &rs->sch);
+	/* the recorded argv[0] where only its spelling differs (./bank for
+	 * /home/u/bank: the same name of the same file), so stack addresses
+	 * match; another name is the user's choice (a multi-call binary acts
+	 * on it), and the file's is data, not a command */
+	if (!rs->through && args != rs->sch.argv && rs->sch.argc &&
+	    rs->sch.argv[0] && strcmp(rs->sch.argv[0], rs->prog.argv0)) {
+		const char *r = rs->sch.argv[0], *rb = strrchr(r, '/'),
+			   *tb = strrchr(rs->prog.argv0, '/');
+		char *rp = !strcmp(rb ? rb + 1 : r,
+				   tb ? tb + 1 : rs->prog.argv0)
+				   ? tracer_find_program(r)
+				   : NULL;
+
+		if (rp && !strcmp(rp, rs->prog.path))
+			rs->prog.argv0 = r;
+		free(rp);
+	}
 	/* the recorded environment, so stack addresses match (through a
 	 * runner too: the runner passes it on to the test, as it did) */
 	if (rs->sch.nenv) {

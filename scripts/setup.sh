@@ -33,6 +33,7 @@ packages=(
 	libxml2-utils python3	# tests: xmllint and json.load check reports
 	python3-pytest		# tests (python): pytest under ptloom
 	python3-dev		# tests (python): a shared-libpython python
+	python3-venv		# tests (python): a venv's python
 	gdb			# tests: replay --gdb
 	pigz zstd pbzip2 lbzip2	# tests/real: real multithreaded tools
 	libglib2.0-dev		# tests/real: glib's thread pool and locks; event_loops

@@ -89,6 +89,7 @@ struct launch_req {
 	uint32_t argc, envc;
 	uint32_t has_out; /* the output memfd rides along (SCM_RIGHTS) */
 	int32_t want;	/* the pid to ask for (clone3's set_tid); 0: any */
+	uint32_t has_argv0; /* a last string: the program's argv[0] */
 };
 #define LAUNCH_MAGIC 0x504c4e43u
 #define LAUNCH_MAX (4u << 20)	/* bytes of argv + environment */
@@ -181,6 +182,7 @@ static int install_filter(uint64_t key)
  * syscalls are its own). */
 static char req_buf[LAUNCH_MAX];
 static char *req_vec[LAUNCH_MAXV + 2];
+static char *req_argv0; /* the program's argv[0], else NULL */
 
 /* In the run's new process: set up, stop for ptloom, exec. */
 static __attribute__((noreturn)) void launch_child(const struct launch_req *q,
@@ -219,7 +221,11 @@ static __attribute__((noreturn)) void launch_child(const struct launch_req *q,
 	if (ksys(SYS_ptrace, PTRACE_TRACEME, 0, 0, 0, 0) < 0)
 		ksys(SYS_exit_group, 126, 0, 0, 0, 0);
 	ksys(SYS_kill, ksys(SYS_getpid, 0, 0, 0, 0, 0), SIGSTOP, 0, 0, 0);
-	ksys(SYS_execve, (long)argv[0], (long)argv, (long)envp, 0, 0);
+	const char *file = argv[0];
+
+	if (req_argv0)
+		argv[0] = req_argv0;
+	ksys(SYS_execve, (long)file, (long)argv, (long)envp, 0, 0);
 	ksys(SYS_exit_group, 127, 0, 0, 0, 0);
 	__builtin_unreachable();
 }
@@ -266,6 +272,7 @@ static bool split_request(const struct launch_req *q)
 {
 	size_t n = (size_t)q->argc + q->envc, k = 0, vi = 0;
 
+	req_argv0 = NULL;
 	if (q->magic != LAUNCH_MAGIC || q->len > LAUNCH_MAX || !q->argc ||
 	    n > LAUNCH_MAXV || (q->len && req_buf[q->len - 1]))
 		return false;
@@ -278,6 +285,11 @@ static bool split_request(const struct launch_req *q)
 			req_vec[vi++] = NULL;
 	}
 	req_vec[vi] = NULL;
+	if (q->has_argv0) {
+		if (k >= q->len)
+			return false;
+		req_argv0 = req_buf + k;
+	}
 	return true;
 }
 
@@ -426,6 +438,9 @@ static long launch(const struct session_config *cfg, int outfd, pid_t want)
 		len += strlen(*a) + 1;
 	for (char *const *e = cfg->envp; e && *e; e++, q.envc++)
 		len += strlen(*e) + 1;
+	q.has_argv0 = cfg->argv0 && strcmp(cfg->argv0, cfg->argv[0]);
+	if (q.has_argv0)
+		len += strlen(cfg->argv0) + 1;
 	if (len > LAUNCH_MAX || q.argc + q.envc > LAUNCH_MAXV)
 		return -E2BIG;
 	char *buf = malloc(len + 1), *p = buf;
@@ -436,6 +451,8 @@ static long launch(const struct session_config *cfg, int outfd, pid_t want)
 		p = stpcpy(p, *a) + 1;
 	for (char *const *e = cfg->envp; e && *e; e++)
 		p = stpcpy(p, *e) + 1;
+	if (q.has_argv0)
+		p = stpcpy(p, cfg->argv0) + 1;
 	q.len = (uint32_t)len;
 	q.has_out = !cfg->pass_output && outfd >= 0;
 

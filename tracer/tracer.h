@@ -305,6 +305,10 @@ char *tracer_proc_file(pid_t pid, const char *name, size_t *len);
 
 struct session_config {
 	char *const *argv;	/* argv[0] is the resolved program path */
+	/* the argv[0] the program is given, as the user typed it (a
+	 * multi-call binary reads its name there, a venv's python its
+	 * directory); NULL: argv[0], the file exec'd */
+	const char *argv0;
 	char *const *envp;	/* the environment given to the program */
 	uint64_t seed;		/* the program's randomness */
 	unsigned points;	/* POINTS_* */

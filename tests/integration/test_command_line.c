@@ -283,3 +283,61 @@ Test(command_line, no_progress_when_not_a_terminal)
 	cr_assert_null(strchr(r.err, '\r'), "%s", r.err);
 	res_free(&r);
 }
+
+/* The failing argv_zero run in out/ replayed as PROGRAM: its output. */
+static void replay_as(const char *program, const char *want)
+{
+	char *cmd = NULL;
+
+	cr_assert(asprintf(&cmd, "%s replay -e ABORT_AFTER=1 %s/*-minimized.pb "
+				 "-- '%s'",
+			   ptloom(), in_tmp("out"), program) > 0);
+	struct res r = sh(cmd);
+
+	assert_exit(r, 1);
+	assert_contains(r.out, want, "output");
+	assert_contains(r.out, "replay exact", "output");
+	res_free(&r);
+	free(cmd);
+}
+
+/*
+ * The program gets argv[0] as a shell gives it, not the file's resolved
+ * path: a multi-call binary (lld, busybox) acts on the name, a venv's
+ * python finds its environment beside it.  A replay spelled otherwise
+ * (an absolute path for ./name) keeps the recorded one; another name is
+ * the user's.
+ */
+Test(command_line, the_program_gets_argv0_as_typed)
+{
+	char *cmd = NULL, *alias = strdup(in_tmp("argv-zero-alias"));
+	const char *opts = "-s random -n 2 --seed 1 -e ABORT_AFTER=1";
+
+	cr_assert(symlink(target("argv_zero"), alias) == 0, "%s",
+		  strerror(errno));
+	cr_assert(asprintf(&cmd, "cd '%s' && %s run %s -o out -- "
+				 "./argv-zero-alias",
+			   in_tmp(""), ptloom(), opts) > 0);
+	struct res r = sh(cmd);
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "argv0=./argv-zero-alias turns=2", "output");
+	res_free(&r);
+	free(cmd);
+	/* found on PATH: the bare name */
+	cr_assert(asprintf(&cmd, "PATH='%s':$PATH %s run %s -o '%s' -- "
+				 "argv-zero-alias",
+			   in_tmp(""), ptloom(), opts, in_tmp("out2")) > 0);
+	r = sh(cmd);
+	assert_exit(r, 1);
+	assert_contains(r.out, "argv0=argv-zero-alias turns=2", "output");
+	res_free(&r);
+	free(cmd);
+	/* replayed by its absolute path: the recorded spelling, exact */
+	replay_as(alias, "argv0=./argv-zero-alias turns=2");
+	/* by another name of the same file: the name given */
+	cr_assert(asprintf(&cmd, "argv0=%s turns=2", target("argv_zero")) > 0);
+	replay_as(target("argv_zero"), cmd);
+	free(cmd);
+	free(alias);
+}

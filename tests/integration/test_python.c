@@ -365,6 +365,53 @@ Test(python, python_behind_a_shell_shim_is_scheduled_at_python_level)
 	res_free(&r);
 }
 
+/*
+ * A virtual environment's python is a symlink to the interpreter, which
+ * finds pyvenv.cfg beside argv[0]: run by its resolved path it left the
+ * venv (a CI job's tox or pytest venv failed on its imports), a false
+ * FAIL.  Run as typed it stays in, at the Python level.
+ */
+Test(python, python_in_a_virtual_environment_stays_in_it)
+{
+	char *venv = strdup(in_tmp("venv")), *cmd = NULL, *chk;
+	FILE *f;
+
+	need_python();
+	cr_assert(asprintf(&cmd, "%s -m venv --without-pip '%s'", PYTHON,
+			   venv) > 0);
+	struct res r = sh(cmd);
+
+	free(cmd);
+	if (r.code != 0) {
+		skip_note("python3 -m venv failed (Debian's python3-venv?): "
+			  "%s", r.err);
+		res_free(&r);
+		free(venv);
+		cr_skip_test("no venv module");
+	}
+	res_free(&r);
+	chk = strdup(in_tmp("in_venv.py"));
+	cr_assert((f = fopen(chk, "w")));
+	fprintf(f, "import sys, threading\n"
+		   "t = threading.Thread(target=lambda: None)\n"
+		   "t.start(); t.join()\n"
+		   "assert sys.prefix != sys.base_prefix, 'not in the venv'\n"
+		   "print('in the venv:', sys.prefix)\n");
+	fclose(f);
+	cr_assert(asprintf(&cmd, "%s/bin/python", venv) > 0);
+	char *argv[] = { (char *)ptloom(), "run", "--seed", SEED, "-s",
+			 "random", "-n", "2", "-o", in_tmp("out"), "--timeout",
+			 "120", "--", cmd, chk, NULL };
+
+	r = run_argv(argv, NULL, PY_TIMEOUT);
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 2 runs");
+	res_free(&r);
+	free(cmd);
+	free(chk);
+	free(venv);
+}
+
 /* A wrapper like pyenv's shim: other processes first, then the exec. */
 static char *py_wrapper(const char *name, const char *script)
 {
