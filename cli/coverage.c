@@ -19,7 +19,9 @@ static const char *name_of(const struct run_result *r, uint64_t key,
 		if (r->syms[i].addr == key && !r->syms[i].data &&
 		    r->syms[i].text && r->syms[i].text[0])
 			return r->syms[i].text;
-	snprintf(buf, len, "0x%llx", (unsigned long long)(key - 1));
+	/* without its image's tag (tracer/process.h process_tag) */
+	snprintf(buf, len, "0x%llx",
+		 (unsigned long long)((key & ((1ull << 48) - 1)) - 1));
 	return buf;
 }
 

@@ -155,17 +155,16 @@ void policy_locate(struct session *s, struct thread *t,
 	r->nsyms++;
 }
 
-/* While the process is still alive: name the code and objects of its
- * image's events, so the trace can be explained after the run. */
-void session_symbolize_process(struct session *s, struct process *p)
+/* Name the code and objects of p's image's events with the symbols of
+ * maps, a live process with the same code at the same addresses (p
+ * itself, or the parent p is a fork copy of). */
+static void symbolize_image(struct session *s, struct process *p,
+			    struct process *maps)
 {
 	uint64_t tag = process_tag(p);
 
-	if (!s->cfg->symbolize_trace || !s->cfg->sym || p->symbolized ||
-	    p->dead)
-		return;
 	p->symbolized = true;
-	ensure_symbols(s, p);
+	ensure_symbols(s, maps);
 	for (size_t i = 0; i < s->nev; i++) {
 		struct event *e = &s->ev[i];
 
@@ -185,6 +184,34 @@ void session_symbolize_process(struct session *s, struct process *p)
 		if ((a >> 48) == tag >> 48 && !EVENT_PC_IS_POLICY(a))
 			add_sym(s, a, false);
 	}
+}
+
+/* While the process is still alive: name the code and objects of its
+ * image's events, so the trace can be explained after the run. */
+void session_symbolize_process(struct session *s, struct process *p)
+{
+	if (!s->cfg->symbolize_trace || !s->cfg->sym || p->symbolized ||
+	    p->dead)
+		return;
+	symbolize_image(s, p, p);
+}
+
+/*
+ * At p's exec, its old image is gone: a fork child that had not exec'd
+ * yet (a shell's subshell before it runs a command) ran its parent's
+ * code, named by the parent while that still holds the image it was
+ * copied from.
+ */
+void session_symbolize_fork_image(struct session *s, struct process *p)
+{
+	struct process *q = p->parent >= 0 && p->parent < s->nprocs
+				    ? s->procs[p->parent]
+				    : NULL;
+
+	if (!s->cfg->symbolize_trace || !s->cfg->sym || p->symbolized ||
+	    !p->fork_copy || !q || q->dead || q->img != p->fork_img)
+		return;
+	symbolize_image(s, p, q);
 }
 
 void symbolize_trace(struct session *s)

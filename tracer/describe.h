@@ -21,6 +21,8 @@ void session_describe_data(struct session *s, struct process *p,
 			   uint64_t addr, char *buf, size_t len);
 /* Symbolise the events of p's current image while p is alive. */
 void session_symbolize_process(struct session *s, struct process *p);
+/* At p's exec: the events of the image it leaves, if a fork copy. */
+void session_symbolize_fork_image(struct session *s, struct process *p);
 /* A policy's own name of the place of t's event e (a Python frame). */
 struct event;
 void policy_locate(struct session *s, struct thread *t, struct event *e);

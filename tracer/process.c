@@ -63,6 +63,8 @@ struct process *process_new(struct session *s, pid_t pid,
 	p->mapsfd = p->pagemapfd = p->iofd = -1;
 	p->vfork_parent = -1;
 	p->img = parent ? ++s->nimg : 0;
+	p->fork_copy = parent != NULL;
+	p->fork_img = parent ? parent->img : 0;
 	p->join_off = parent ? parent->join_off : 720; /* glibc 2.36 */
 	if (parent) {
 		memcpy(p->comm, parent->comm, sizeof(p->comm));
@@ -473,6 +475,7 @@ void process_exec(struct session *s, struct process *p)
 	if (p->exec_seen || p->idx > 0)
 		p->img = ++s->nimg;
 	p->exec_seen = true;
+	p->fork_copy = false;
 	free_bps(p);
 	p->join_off = 720;
 	p->symbolized = false;
@@ -1214,6 +1217,7 @@ void on_exec(struct session *s, struct thread *t)
 
 	if (s->sym_pid == p->pid)
 		drop_symbols(s); /* a new image */
+	session_symbolize_fork_image(s, p);
 	process_exec(s, p);
 	session_policy_exec(s, p);
 	hide_vdso(s, t, !agent_install(s, t));

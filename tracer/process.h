@@ -29,6 +29,10 @@ struct process {
 	int idx;		/* P-number: creation order, P0 is the program */
 	pid_t pid;		/* thread-group id (real, never in the trace) */
 	int parent;		/* P-number of the real parent, -1 if none */
+	/* a fork child before its exec: a copy of the parent's image
+	 * fork_img (the same code at the same addresses) */
+	bool fork_copy;
+	unsigned fork_img;
 	int memfd;		/* /proc/PID/mem */
 	int pidfd;		/* process_pidfd() */
 	/* /proc/PID/maps, pagemap and io, opened by the run's first state

@@ -385,3 +385,36 @@ Test(reports, cpp_symbols_are_named_as_gdb_names_them)
 	free(j);
 	res_free(&r);
 }
+
+/*
+ * A shell's subshell runs the shell's code until it execs a command; at
+ * the exec that image is gone.  Its accesses are named from the shell,
+ * which still holds the image it was copied from, and an address never
+ * carries ptloom's image tag (bits 48 and up) into a report.
+ */
+Test(reports, code_of_a_fork_before_its_exec_is_named)
+{
+	char *argv[] = { (char *)ptloom(), "run", "-s", "random", "-n", "3",
+			 "--seed", "1", "--report", in_tmp("sh.json"), "--",
+			 "/bin/bash", "-c",
+			 "diff <(seq 1 100) <(seq 1 100); true", NULL };
+	struct res r = run_argv(argv, NULL, CMD_TIMEOUT);
+
+	assert_exit(r, 0);
+	char *j = slurp(in_tmp("sh.json"));
+	int named = 0;
+
+	for (const char *p = j; (p = strstr(p, "\"a\": \"")); p += 6) {
+		const char *v = p + 6;
+		size_t hex = 0;
+
+		if (!strncmp(v, "0x", 2))
+			hex = strspn(v + 2, "0123456789abcdef");
+		cr_expect(hex <= 12, "a tagged address in the report:\n%s", j);
+		named += strstr(v, "(libc.so.6") && strstr(v, "(libc.so.6") <
+							   strchr(v, '"');
+	}
+	cr_expect(named >= 3, "pairs not named in libc:\n%s", j);
+	free(j);
+	res_free(&r);
+}
