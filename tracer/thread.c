@@ -1368,6 +1368,10 @@ void on_stop(struct session *s, pid_t tid, int status)
 	struct thread *t = find_thread(s, tid);
 	int sig = WSTOPSIG(status), ev = status >> 16;
 
+	/* a dead thread stops no more: a new one with its tid (reused),
+	 * whose attach stop came before its creator's clone event */
+	if (t && t->st == SCHED_DEAD && !ev && sig == SIGSTOP)
+		t = NULL;
 	if (!t) {
 		s->stop_kinds[STOPK_CHILD]++;
 		if (is_free_process(s, tid))
@@ -1457,6 +1461,19 @@ void on_stop(struct session *s, pid_t tid, int status)
 		siginfo_t si;
 
 		if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0) {
+			/* ptloom's own SIGSTOP (the spin probe's tgkill)
+			 * or the kernel's attach stop (no sender, no
+			 * queued siginfo) that came after the state that
+			 * expected it: never the program's, suppressed
+			 * (delivered, a process of the tree stopped whole:
+			 * a false deadlock seen once under load) */
+			if (sig == SIGSTOP &&
+			    (si.si_pid == getpid() ||
+			     (si.si_code == SI_USER && si.si_pid == 0))) {
+				t->own_sigstop = false;
+				resume(s, t, 0);
+				return;
+			}
 			/* deliver it: the process stops as natively */
 			resume(s, t, sig);
 			return;
