@@ -397,6 +397,13 @@ static void add_totals(struct explore_result *r,
 		r->stop_kinds[i] += w->stop_kinds[i];
 	r->filters += w->filters;
 	r->checkpoint_forks += w->checkpoint_forks;
+	if (w->outlived_runs && !r->outlived[0])
+		snprintf(r->outlived, sizeof(r->outlived), "%s", w->outlived);
+	if (w != r)
+		r->outlived_runs += w->outlived_runs;
+	if (w->agent_note[0] && !r->agent_note[0])
+		snprintf(r->agent_note, sizeof(r->agent_note), "%s",
+			 w->agent_note);
 }
 
 static int cmp_point(const void *a, const void *b)
@@ -1010,6 +1017,9 @@ restart:
 		if (rr.agent_note[0] && !r->agent_note[0])
 			snprintf(r->agent_note, sizeof(r->agent_note), "%s",
 				 rr.agent_note);
+		if (rr.outlived[0] && !r->outlived_runs++)
+			snprintf(r->outlived, sizeof(r->outlived), "%s",
+				 rr.outlived);
 		if (rr.steps > est_steps)
 			est_steps = rr.steps;
 		if (d)
@@ -1718,6 +1728,9 @@ static void put_result(FILE *f, const struct explore_result *wr)
 		fprintf(f, "%llu%c", (unsigned long long)wr->stop_kinds[i],
 			i + 1 < STOPK_N ? ' ' : '\n');
 	fprintf(f, "%s\n", wr->error);
+	fprintf(f, "%llu %s\n", (unsigned long long)wr->outlived_runs,
+		wr->outlived);
+	fprintf(f, "%s\n", wr->agent_note);
 	for (size_t i = 0; fail && i < fr->ndecisions; i++) {
 		const struct decision *c = &fr->decisions[i];
 
@@ -1799,6 +1812,19 @@ static bool get_result(FILE *f, struct explore_result *w)
 	if (fgetc(f) != '\n' || !fgets(w->error, sizeof(w->error), f))
 		return false;
 	w->error[strcspn(w->error, "\n")] = 0;
+	unsigned long long outl;
+	char line[256];
+
+	if (fscanf(f, "%llu", &outl) != 1 || fgetc(f) != ' ' ||
+	    !fgets(line, sizeof(line), f))
+		return false;
+	line[strcspn(line, "\n")] = 0;
+	w->outlived_runs = outl;
+	snprintf(w->outlived, sizeof(w->outlived), "%s", line);
+	if (!fgets(line, sizeof(line), f))
+		return false;
+	line[strcspn(line, "\n")] = 0;
+	snprintf(w->agent_note, sizeof(w->agent_note), "%s", line);
 	w->fail.decisions = calloc(ndec + 1, sizeof(struct decision));
 	w->points = calloc(np + 1, sizeof(struct user_point));
 	if (!w->fail.decisions || !w->points)

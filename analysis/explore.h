@@ -165,6 +165,10 @@ struct explore_result {
 	uint64_t bound0_digest;		   /* of it, the bound-0 runs' (-j) */
 	/* why a process of some run had no in-process agent, or "" */
 	char agent_note[128];
+	/* runs in which processes of the tree outlived P0 (killed at its
+	 * end), and the first such run's run_result.outlived */
+	uint64_t outlived_runs;
+	char outlived[128];
 	char error[512];
 	/* user points the runs used: racy accesses and adaptive spin points
 	 * (schedule files record them) */

@@ -1568,6 +1568,15 @@ minimized:
 			er.discovery_costly);
 	if (!co.quiet)
 		agent_note(er.agent_note);
+	if (!co.quiet && er.outlived_runs)
+		fprintf(stderr,
+			"ptloom: note: %s still ran when P0 ended (in %llu of "
+			"%llu runs): killed there, so what it would have done "
+			"after is in no run (a process the program left "
+			"behind, as `setsid` leaves one when it is a group "
+			"leader, as under ptloom)\n",
+			er.outlived, (unsigned long long)er.outlived_runs,
+			(unsigned long long)er.runs);
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.runs)
 		fprintf(stderr, "ptloom: trace digest %016llx over %llu runs\n",
 			(unsigned long long)er.trace_digest,

@@ -585,6 +585,10 @@ struct run_result {
 	char child_crash_where[LOC_MAX];
 	/* why a process had no in-process agent ("" if every one had) */
 	char agent_note[128];
+	/* processes of the tree still running when P0 ended by itself
+	 * ("P1 bank, P2 sh"): killed then, and what they would have done
+	 * after is not in the run; "" if none */
+	char outlived[128];
 };
 
 /*

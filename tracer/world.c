@@ -1845,6 +1845,28 @@ static void conclude(struct session *s)
 	}
 }
 
+/* P0 ended by itself (its exit, a signal) while others of its tree still
+ * ran: name them (run_result.outlived). */
+static void note_outlived(struct session *s)
+{
+	char *b = s->res->outlived;
+	size_t cap = sizeof(s->res->outlived), k = 0;
+
+	b[0] = 0;
+	if (!s->leader_reaped || s->handed_over)
+		return;
+	for (int i = 1; i < s->nprocs; i++) {
+		struct process *p = s->procs[i];
+
+		if (p->dead || k + strlen(p->comm) + 8 >= cap)
+			continue;
+		k += (size_t)snprintf(b + k, cap - k, "%sP%d %s", k ? ", " : "",
+				      p->idx, p->comm);
+	}
+	if (k)
+		symbolize_trace(s); /* their code, before they are killed */
+}
+
 static int run_once(const struct session_config *cfg, struct strategy *strat,
 		    struct run_result *res, bool *again)
 {
@@ -2044,6 +2066,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 		report_threads(s);
 	if (s->sym_pid)
 		drop_symbols(s);
+	note_outlived(s);
 	kill_and_reap(s);
 	setitimer(ITIMER_REAL, &old_it, NULL);
 	sigaction(SIGALRM, &old_sa, NULL);

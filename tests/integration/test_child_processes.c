@@ -162,3 +162,29 @@ Test(child_processes, a_routed_signal_gives_back_the_senders_registers)
 			"the summary");
 	res_free(&r);
 }
+
+/*
+ * A process the program leaves running when its first process ends is
+ * killed there: what it would have done after is in no run, and the
+ * command says so.  `setsid` forks when it is a group leader (as every
+ * program is under ptloom) and its parent exits at once.
+ */
+Test(child_processes, a_process_left_running_at_the_end_is_named)
+{
+	if (access("/usr/bin/setsid", X_OK))
+		cr_skip_test("no /usr/bin/setsid (util-linux)");
+	struct res r = PTL("run", "-s", "random", "-n", "3", "--seed", SEED,
+			   "--", "/usr/bin/setsid", example("bank_fixed"));
+
+	assert_exit(r, 0);
+	/* P1 is setsid before its exec, bank_fixed after: as scheduled */
+	assert_contains(r.err, "ptloom: note: P1 ", "stderr");
+	assert_contains(r.err, " still ran when P0 ended (in 3 of 3 runs)",
+			"stderr");
+	res_free(&r);
+	r = PTL("run", "-s", "random", "-n", "3", "--seed", SEED, "--",
+		example("bank_fixed"));
+	assert_exit(r, 0);
+	cr_assert_null(strstr(r.err, "still ran"), "%s", r.err);
+	res_free(&r);
+}
