@@ -24,9 +24,9 @@
 #define _GNU_SOURCE
 #endif
 #include "symbols.h"
+#include "demangle.h"
 #include "../tracer/elf.h"
 
-#include <dlfcn.h>
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
@@ -656,28 +656,12 @@ static void format_code(char *buf, size_t len, uint64_t pc,
 		format_unnamed(buf, len, mod, pc);
 }
 
-/* A C++ (or legacy Rust) symbol as gdb shows it: libstdc++'s
- * __cxa_demangle, loaded on the first mangled name (a C program never
- * loads it); the name as it is when there is none. */
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
+/* A C++ or Rust symbol as gdb shows it (analysis/demangle.c); the name
+ * as it is when it is no mangled one. */
 static const char *demangled(struct symbols *s, const char *sym)
 {
-	static bool tried;
-	static demangle_fn fn;
-	int status = -1;
-
-	if (!sym || sym[0] != '_' || sym[1] != 'Z')
-		return sym;
-	if (!tried) {
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		void *f = h ? dlsym(h, "__cxa_demangle") : NULL;
-
-		tried = true;
-		memcpy(&fn, &f, sizeof(fn));
-	}
-	char *d = fn ? fn(sym, NULL, NULL, &status) : NULL;
-	const char *out = d && status == 0 ? arena_strdup(s, d) : NULL;
+	char *d = symbols_demangle(sym);
+	const char *out = d ? arena_strdup(s, d) : NULL;
 
 	free(d);
 	return out ? out : sym;

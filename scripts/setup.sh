@@ -27,6 +27,7 @@ packages=(
 	meson ninja-build pkg-config gcc g++
 	libelf-dev libdw-dev libcapstone-dev
 	libprotobuf-c-dev protobuf-c-compiler
+	libiberty-dev		# C++ and Rust demangling
 	libjson-c-dev		# ptloom merge reads shard reports
 	libcriterion-dev
 	clang libclang-rt-dev	# tests/fuzz: clang -fsanitize=fuzzer

@@ -1494,6 +1494,30 @@ Test(real, rust_std_sync_never_fails)
 	tool_check(prog[0], "5", NULL, 1, prog);
 }
 
+/* Rust's std named as gdb names it: legacy symbols without their $LT$
+ * escapes and ::h<hash>, v0 symbols (_R...) demangled (libiberty). */
+Test(real, rust_symbols_are_demangled)
+{
+	NEED_RUSTC();
+	char *argv[] = { (char *)ptloom(), "run", "-s", "random", "-n", "5",
+			 "--seed", SEED, "--report", in_tmp("rs.json"), "--",
+			 (char *)rust_build("rust_sync"), NULL };
+	struct res r = run_argv(argv, 300);
+	char *j = slurp(in_tmp("rs.json"));
+
+	cr_assert_eq(r.code, 0, "%s\n%s", r.out, r.err);
+	cr_expect(strstr(j, "std::") != NULL, "no std:: name:\n%s", j);
+	cr_expect(strstr(j, "$LT$") == NULL && strstr(j, "$u7b$") == NULL,
+		  "Rust escapes in a name:\n%s", j);
+	cr_expect(strstr(j, "_ZN") == NULL && strstr(j, "\"_R") == NULL,
+		  "a mangled name:\n%s", j);
+	for (const char *h = j; (h = strstr(h, "::h")); h += 3)
+		cr_expect(strspn(h + 3, "0123456789abcdef") != 16,
+			  "a Rust hash in a name: %.40s", h);
+	free(j);
+	res_free(&r);
+}
+
 /* A Rust lost update between a relaxed load and its store: found with the
  * default options, and the printed replay is exact. */
 Test(real, rust_lost_update_found)
