@@ -1778,10 +1778,27 @@ void kill_and_reap(struct session *s)
 		spawn_unregister(s->pid);
 		return;
 	}
-	kill(-s->pid, SIGKILL);
-	kill(s->pid, SIGKILL);
+	/*
+	 * A reaped leader's pid, and its group's id once no member is left,
+	 * may already be another process's (pid_max is 32768 on small
+	 * machines, and a replay asks for its recorded pids): signal them
+	 * only while something of ours pins them, the leader unreaped or a
+	 * known process of the run still in the group.
+	 */
+	bool group_pinned = !s->leader_reaped;
+
+	for (int i = 1; i < s->nprocs && !group_pinned; i++)
+		group_pinned = !s->procs[i]->dead &&
+			       getpgid(s->procs[i]->pid) == s->pid;
+	if (group_pinned)
+		kill(-s->pid, SIGKILL);
+	if (!s->leader_reaped)
+		kill(s->pid, SIGKILL);
 	for (int i = 0; i < s->nfreep; i++)
 		kill(s->freep[i], SIGKILL);
+	/* new tasks seen before their creator's event: ours, unreaped */
+	for (int i = 0; i < s->nstray; i++)
+		kill(s->stray[i], SIGKILL);
 	/* every process of the tree, in whatever group it moved to */
 	for (int i = 0; i < s->nprocs; i++)
 		if (!s->procs[i]->dead)
@@ -1791,7 +1808,8 @@ void kill_and_reap(struct session *s)
 	 * children that left it.  Not waitpid(-1): the launcher (spawn.c) is
 	 * our child too and lives on.
 	 */
-	while (waitpid(-s->pid, &status, __WALL) > 0 || errno == EINTR)
+	while (group_pinned &&
+	       (waitpid(-s->pid, &status, __WALL) > 0 || errno == EINTR))
 		;
 	for (int i = 0; i < s->nfreep; i++)
 		while (waitpid(s->freep[i], &status, __WALL) > 0 ||
