@@ -125,6 +125,9 @@ struct checkpoint {
 	struct decision *dec;
 	size_t ndec;
 	unsigned forks;
+	/* runs from exec because the pid they ask for (same_tid) was
+	 * another process's at their start */
+	unsigned pid_taken;
 	unsigned fork_stops;	/* stops the last fork_template() took */
 	/* the template's breakpoints, installed once for the points a run
 	 * asks for and inherited by every fork (bp_key() says for which) */
@@ -1422,6 +1425,19 @@ int checkpoint_start(struct session *s)
 		free(p);
 		free(procs);
 		free(fdobj);
+		if (c == -EEXIST && cp->same_tid && !cp->off) {
+			/* the template's pid, free between runs, is another
+			 * process's now (pid_max is 32768 on small machines):
+			 * this run from exec, as it would be without the
+			 * checkpoint; the template, at its int3, forks the
+			 * next */
+			cp->pid_taken++;
+			snprintf(cp->note, sizeof(cp->note),
+				 "%u from exec: the pid they ask for was "
+				 "another process's then",
+				 cp->pid_taken);
+			return 1;
+		}
 		if (!cp->off)
 			say_off(cp, "the template could not fork");
 		return 1;

@@ -1796,9 +1796,6 @@ void kill_and_reap(struct session *s)
 		kill(s->pid, SIGKILL);
 	for (int i = 0; i < s->nfreep; i++)
 		kill(s->freep[i], SIGKILL);
-	/* new tasks seen before their creator's event: ours, unreaped */
-	for (int i = 0; i < s->nstray; i++)
-		kill(s->stray[i], SIGKILL);
 	/* every process of the tree, in whatever group it moved to */
 	for (int i = 0; i < s->nprocs; i++)
 		if (!s->procs[i]->dead)

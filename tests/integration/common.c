@@ -695,6 +695,20 @@ void one_line_usage_error(struct res r)
 }
 
 /* PTLOOM_STATS: "ptloom: N runs forked from a checkpoint[; why not]". */
+/* Runs a checkpointed exploration started from exec because the pid they
+ * ask for was another process's then (the stats' note), 0 if none. */
+long pid_taken_of(const struct res *r)
+{
+	const char *p = strstr(r->err, " from exec: the pid they ask for");
+
+	if (!p)
+		return 0;
+	while (p > r->err && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	cr_log_warn("%ld runs from exec: their pid was taken", atol(p));
+	return atol(p);
+}
+
 long forks_of(const struct res *r)
 {
 	const char *p = strstr(r->err, " runs forked from a checkpoint");

@@ -154,6 +154,7 @@ char *hostile_schedule(const char *env);
 void assert_json_loads(const char *path);
 void one_line_usage_error(struct res r);
 long forks_of(const struct res *r);
+long pid_taken_of(const struct res *r);
 const char *script(const char *name);
 struct res run9(const char *first, ...);
 struct res run9_within(int timeout_s, const char *first, ...);

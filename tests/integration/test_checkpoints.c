@@ -38,7 +38,14 @@ Test(checkpoints, every_run_forks_from_the_checkpoint)
 				 example("bank_fixed"));
 
 	assert_exit(r, 0);
-	cr_assert_eq(forks_of(&r), 200, "%s", r.err);
+	/* a run whose pid (the template's, free between runs) another
+	 * process of the machine took meanwhile starts from exec: said */
+	long from_exec = pid_taken_of(&r);
+
+	if (from_exec)
+		cr_assert_gt(forks_of(&r), 0, "%s", r.err);
+	else
+		cr_assert_eq(forks_of(&r), 200, "%s", r.err);
 	res_free(&r);
 }
 
@@ -142,7 +149,7 @@ Test(checkpoints, forked_runs_have_the_robust_list)
 				 target("robust_main_exit"));
 
 	assert_exit(r, 0);
-	cr_assert_eq(forks_of(&r), 50, "%s", r.err);
+	cr_assert_eq(forks_of(&r) + pid_taken_of(&r), 50, "%s", r.err);
 	assert_contains(r.err, "template-fork 2.0", "the stats");
 	res_free(&r);
 }
@@ -203,7 +210,7 @@ Test(checkpoints, a_lock_held_at_the_checkpoint_stays_the_main_threads)
 				 target("lock_before_thread"));
 
 	assert_exit(r, 0);
-	cr_assert(forks_of(&r) == 100 ||
+	cr_assert(forks_of(&r) + pid_taken_of(&r) == 100 ||
 			  strstr(r.err, "the main thread's id is in the "
 					"program's memory"),
 		  "%s", r.err);
@@ -236,7 +243,7 @@ Test(checkpoints, without_set_tid_a_stale_tid_refuses_the_checkpoint)
 		 ptloom(), SEED, example("bank_fixed"));
 	r = sh(line);
 	assert_exit(r, 0);
-	cr_assert_geq(forks_of(&r), 49, "%s", r.err);
+	cr_assert_geq(forks_of(&r) + pid_taken_of(&r), 49, "%s", r.err);
 	res_free(&r);
 }
 
@@ -361,7 +368,8 @@ Test(checkpoints, checkpoint_puts_back_files_open_at_the_first_thread)
 			target(kept[i]));
 
 		assert_exit(r, 0);
-		cr_assert_eq(forks_of(&r), 20, "%s: %s", kept[i], r.err);
+		cr_assert_eq(forks_of(&r) + pid_taken_of(&r), 20, "%s: %s",
+			     kept[i], r.err);
 		res_free(&r);
 		checkpoint_agrees(target(kept[i]), "dfs");
 	}
