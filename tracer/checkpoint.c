@@ -1336,6 +1336,15 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	}
 	pid_t c = ok ? fork_template(cp) : -EIO;
 
+	/* T's pid, free since T was killed, taken by another process in
+	 * that instant (pid_max is 32768 on small machines): this run has
+	 * nowhere else to go on with T's pid, so wait for it a while (most
+	 * processes are short-lived), up to 0.5 s */
+	for (int k = 0; c == -EEXIST && cp->same_tid && k < 250; k++) {
+		usleep(2000);
+		c = fork_template(cp);
+	}
+
 	if (c < 0 && cp->same_tid) {
 		/* T is gone: nothing to run on in */
 		say_off(cp, "the template could not fork");
