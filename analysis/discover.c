@@ -298,7 +298,7 @@ static uint64_t next_insn(int pid, uint64_t pc)
 	char path[64], line[4096 + 128], file[4096];
 	uint8_t code[16];
 	struct insn_info in;
-	uint64_t raw = pc & ((1ull << 48) - 1), lo, hi, off;
+	uint64_t raw = EVENT_ADDR(pc), lo, hi, off;
 	ssize_t got = -1;
 	FILE *f;
 

@@ -2078,7 +2078,7 @@ static void pol_conclude(void *ctx, struct run_result *r)
 	 * address carries its process image's tag above bit 48) */
 	for (size_t i = 0; i < r->nsyms; i++) {
 		struct sym_entry *e = &r->syms[i];
-		uint64_t addr = e->addr & ((1ull << 48) - 1);
+		uint64_t addr = EVENT_ADDR(e->addr);
 		const char *n = NULL;
 
 		if (!e->data)

@@ -19,9 +19,7 @@ static const char *name_of(const struct run_result *r, uint64_t key,
 		if (r->syms[i].addr == key && !r->syms[i].data &&
 		    r->syms[i].text && r->syms[i].text[0])
 			return r->syms[i].text;
-	/* without its image's tag (tracer/process.h process_tag) */
-	snprintf(buf, len, "0x%llx",
-		 (unsigned long long)((key & ((1ull << 48) - 1)) - 1));
+	snprintf(buf, len, "0x%llx", (unsigned long long)(EVENT_ADDR(key) - 1));
 	return buf;
 }
 

@@ -111,7 +111,7 @@ static void add_sym(struct session *s, uint64_t addr, bool data)
 {
 	struct run_result *r = s->res;
 	char buf[LOC_MAX];
-	uint64_t raw = addr & ((1ull << 48) - 1);
+	uint64_t raw = EVENT_ADDR(addr);
 	struct sym_entry *slot;
 
 	if (!raw)

@@ -199,6 +199,8 @@ uint64_t session_object_start_in(struct session *s, int proc,
  * frame): run_result.syms maps them to text. */
 #define EVENT_PC_POLICY (0x7079ull << 48)
 #define EVENT_PC_IS_POLICY(pc) (((pc) >> 48) == 0x7079)
+/* An event's address without its image's tag (process_tag: bits 48 up) */
+#define EVENT_ADDR(a) ((uint64_t)(a) & ((1ull << 48) - 1))
 
 /* Synchronisation kinds passed to access_observer.sync.  SYNC_OBJECT is
  * none: a call names a synchronisation object of other_thread bytes at obj

@@ -1845,25 +1845,29 @@ static void conclude(struct session *s)
 	}
 }
 
+/* ", P1 name" onto the list b of cap bytes, if it fits. */
+static void list_process(char *b, size_t cap, const struct process *p)
+{
+	size_t k = strlen(b);
+
+	if (k + strlen(p->comm) + 8 < cap)
+		snprintf(b + k, cap - k, "%sP%d %s", k ? ", " : "", p->idx,
+			 p->comm);
+}
+
 /* P0 ended by itself (its exit, a signal) while others of its tree still
  * ran: name them (run_result.outlived). */
 static void note_outlived(struct session *s)
 {
 	char *b = s->res->outlived;
-	size_t cap = sizeof(s->res->outlived), k = 0;
 
 	b[0] = 0;
 	if (!s->leader_reaped || s->handed_over)
 		return;
-	for (int i = 1; i < s->nprocs; i++) {
-		struct process *p = s->procs[i];
-
-		if (p->dead || k + strlen(p->comm) + 8 >= cap)
-			continue;
-		k += (size_t)snprintf(b + k, cap - k, "%sP%d %s", k ? ", " : "",
-				      p->idx, p->comm);
-	}
-	if (k)
+	for (int i = 1; i < s->nprocs; i++)
+		if (!s->procs[i]->dead)
+			list_process(b, sizeof(s->res->outlived), s->procs[i]);
+	if (b[0])
 		symbolize_trace(s); /* their code, before they are killed */
 }
 
@@ -2104,16 +2108,10 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 		bool pl = p->ever_policy || p->pimg;
 		bool cl = !pl || p->ever_c;
 
-		for (int l = 0; l < 2; l++) {
-			char *b = l ? res->clevel : res->plevel;
-			size_t cap = l ? sizeof(res->clevel)
-				       : sizeof(res->plevel);
-			size_t k = strlen(b);
-
-			if ((l ? cl : pl) && k + strlen(p->comm) + 8 < cap)
-				snprintf(b + k, cap - k, "%sP%d %s",
-					 k ? ", " : "", p->idx, p->comm);
-		}
+		if (pl)
+			list_process(res->plevel, sizeof(res->plevel), p);
+		if (cl)
+			list_process(res->clevel, sizeof(res->clevel), p);
 	}
 	if (getenv("PTLOOM_DEBUG_EVENTS"))
 		for (size_t i = 0; i < s->nev; i++)
