@@ -399,8 +399,7 @@ static void add_totals(struct explore_result *r,
 	r->checkpoint_forks += w->checkpoint_forks;
 	if (w->outlived_runs && !r->outlived[0])
 		snprintf(r->outlived, sizeof(r->outlived), "%s", w->outlived);
-	if (w != r)
-		r->outlived_runs += w->outlived_runs;
+	r->outlived_runs += w->outlived_runs;
 	if (w->agent_note[0] && !r->agent_note[0])
 		snprintf(r->agent_note, sizeof(r->agent_note), "%s",
 			 w->agent_note);
