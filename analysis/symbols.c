@@ -1102,18 +1102,22 @@ static bool name_matches(const char *sym, const char *name, size_t len)
 	       (sym[len] == '\0' || sym[len] == '@');
 }
 
-int symbols_elf_lookup(const char *path, const char *name, uint64_t *values,
-		       int max)
+/* Calls fn for each symbol of .symtab and .dynsym until it returns false.
+ * Returns 0 or -errno (-EINVAL if not an ELF file). */
+static int elf_each_symbol(const char *path,
+			   bool (*fn)(void *ctx, const GElf_Sym *sym,
+				      const char *name),
+			   void *ctx)
 {
-	size_t len = strlen(name);
 	Elf_Scn *scn = NULL;
-	int fd, n = 0, r;
+	int fd, r;
 	Elf *elf = NULL;
+	bool more = true;
 
 	r = elf_open_path(path, &fd, &elf);
 	if (r < 0)
 		return r;
-	while ((scn = elf_nextscn(elf, scn)) && n < max) {
+	while (more && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
 
@@ -1124,26 +1128,76 @@ int symbols_elf_lookup(const char *path, const char *name, uint64_t *values,
 		d = elf_getdata(scn, NULL);
 		if (!d)
 			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && n < max;
+		for (size_t i = 0; more && i < sh.sh_size / sh.sh_entsize;
 		     i++) {
 			GElf_Sym sym;
 			const char *sname;
-			bool dup = false;
 
-			if (!gelf_getsym(d, (int)i, &sym) ||
-			    sym.st_shndx == SHN_UNDEF)
+			if (!gelf_getsym(d, (int)i, &sym))
 				continue;
 			sname = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!sname || !name_matches(sname, name, len))
-				continue;
-			for (int j = 0; j < n; j++)
-				dup |= values[j] == sym.st_value;
-			if (!dup)
-				values[n++] = sym.st_value;
+			if (sname)
+				more = fn(ctx, &sym, sname);
 		}
 	}
 	elf_close(fd, elf);
-	return n;
+	return 0;
+}
+
+struct lookup {
+	const char *name;
+	size_t len;
+	uint64_t *values;
+	int n, max;
+};
+
+static bool lookup_one(void *ctx, const GElf_Sym *sym, const char *sname)
+{
+	struct lookup *l = ctx;
+	bool dup = false;
+
+	if (l->n >= l->max)
+		return false;
+	if (sym->st_shndx == SHN_UNDEF || !name_matches(sname, l->name, l->len))
+		return true;
+	for (int j = 0; j < l->n; j++)
+		dup |= l->values[j] == sym->st_value;
+	if (!dup)
+		l->values[l->n++] = sym->st_value;
+	return l->n < l->max;
+}
+
+int symbols_elf_lookup(const char *path, const char *name, uint64_t *values,
+		       int max)
+{
+	struct lookup l = { name, strlen(name), values, 0, max };
+	int r = elf_each_symbol(path, lookup_one, &l);
+
+	return r < 0 ? r : l.n;
+}
+
+struct naming {
+	const char *const *subs;
+	int n, found;
+};
+
+static bool naming_one(void *ctx, const GElf_Sym *sym, const char *sname)
+{
+	struct naming *m = ctx;
+
+	(void)sym;
+	for (int k = 0; k < m->n && m->found < 0; k++)
+		if (strstr(sname, m->subs[k]))
+			m->found = k;
+	return m->found < 0;
+}
+
+int symbols_elf_naming(const char *path, const char *const *subs, int n)
+{
+	struct naming m = { subs, n, -1 };
+	int r = elf_each_symbol(path, naming_one, &m);
+
+	return r < 0 ? r : m.found;
 }
 
 int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len)

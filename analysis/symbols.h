@@ -90,6 +90,13 @@ void symbols_user_location(struct symbols *s, int tid, char *buf,
 int symbols_elf_lookup(const char *path, const char *name, uint64_t *values,
 		       int max);
 
+/*
+ * Which of subs[0..n) some symbol of the ELF file (.symtab or .dynsym,
+ * defined or not) has in its name: the first one found, in the order the
+ * symbols come, -1 if none, or -errno (-EINVAL if not an ELF file).
+ */
+int symbols_elf_naming(const char *path, const char *const *subs, int n);
+
 /* Copies the NT_GNU_BUILD_ID of the ELF file into buf.  Returns its length,
  * -ENOENT if it has none, -ENOSPC if `len` is too small, or -errno. */
 int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len);

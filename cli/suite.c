@@ -56,6 +56,7 @@
 #include "through.h"
 #include "../analysis/escape.h"
 #include "../analysis/report.h"
+#include "../analysis/symbols.h"
 
 /* A process of the suite run. */
 struct sproc {
@@ -123,6 +124,9 @@ struct unit {
 	/* a test of a fork-per-test runner (Criterion): no process of the
 	 * suite run is its own; explored as the runner filtered to it */
 	bool of_runner;
+	/* a harness's tests together in its one process: the whole
+	 * command's exploration is this unit's own */
+	bool together;
 };
 
 /* A nested exploration under way. */
@@ -166,6 +170,7 @@ struct suite {
 	double budget, t0, max_time;
 	int expected, started;
 	bool counting;		/* that first run: units are only counted */
+	bool harness_split;	/* the command's own tests are units */
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -1086,15 +1091,19 @@ static bool runner_worker(pid_t pid, const struct sproc *pp)
 	return yes;
 }
 
-/* `EXE --list` of a Criterion runner, run natively (it runs no test) with
- * the runner's environment in its directory: "suite/test" entries. */
-static char **criterion_list(const char *exe, char *const *envp,
-			     const char *cwd, int *n)
+/* What argv (a test program's list option) prints, run natively with
+ * envp in cwd, its input and errors /dev/null: at most 64 KiB in 30 s.
+ * NULL if it could not run; *whole (if asked) says whether that was all of
+ * it and the program then exited with status 0. */
+static char *native_listing(const char *exe, char *const *argv,
+			    char *const *envp, const char *cwd, bool *whole)
 {
-	int fd[2];
-	char **out = NULL;
+	bool eof = false;
 
-	*n = 0;
+	if (whole)
+		*whole = false;
+	int fd[2];
+
 	if (pipe2(fd, O_CLOEXEC))
 		return NULL;
 	fflush(NULL);
@@ -1111,8 +1120,6 @@ static char **criterion_list(const char *exe, char *const *envp,
 		}
 		if (cwd && chdir(cwd))
 			_exit(127);
-		char *argv[] = { (char *)exe, "--list", "--ascii", NULL };
-
 		execve(exe, argv, envp);
 		_exit(127);
 	}
@@ -1140,6 +1147,7 @@ static char **criterion_list(const char *exe, char *const *envp,
 
 		if (k < 0 && errno == EINTR)
 			continue;
+		eof = k == 0;
 		if (k <= 0)
 			break;
 		len += (size_t)k;
@@ -1148,11 +1156,37 @@ static char **criterion_list(const char *exe, char *const *envp,
 	}
 	buf[len] = 0;
 	close(fd[0]);
-	kill(pid, SIGKILL);
 	int st = 0;
+	pid_t w = 0;
 
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	/* its output ended: its exit status, within 5 s */
+	for (int i = 0; eof && w == 0 && i < 500 && !cli_interrupted; i++) {
+		w = waitpid(pid, &st, WNOHANG);
+		if (w == 0)
+			usleep(10000);
+	}
+	if (w <= 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (whole)
+		*whole = eof && w > 0 && WIFEXITED(st) && !WEXITSTATUS(st);
+	return buf;
+}
+
+/* `EXE --list` of a Criterion runner, run natively (it runs no test) with
+ * the runner's environment in its directory: "suite/test" entries. */
+static char **criterion_list(const char *exe, char *const *envp,
+			     const char *cwd, int *n)
+{
+	char *argv[] = { (char *)exe, "--list", "--ascii", NULL };
+	char *buf = native_listing(exe, argv, envp, cwd, NULL);
+	char **out = NULL;
+
+	*n = 0;
+	if (!buf)
+		return NULL;
 	/* "SUITE: N tests" then "|-- TEST" / "`-- TEST" lines */
 	char suite[256] = "";
 
@@ -1195,6 +1229,40 @@ static char **criterion_list(const char *exe, char *const *envp,
 }
 
 static void explore_unit(struct suite *su, struct unit *u);
+
+/*
+ * A new unit that is no process of the suite run (a runner's or a test
+ * program's test): its command line (argv, taken; NULL: cmd's words, only
+ * named), a copy of envp (NULL: none), cwd; ended when it starts.  Valid
+ * until the next unit is added.
+ */
+static struct unit *test_unit(struct suite *su, char **argv, char **cmd,
+			      char *const *envp, const char *cwd)
+{
+	char q[4096];
+
+	su->units = xrealloc(su->units,
+			     (size_t)(su->nunits + 1) * sizeof(*su->units));
+	struct unit *u = &su->units[su->nunits++];
+
+	memset(u, 0, sizeof(*u));
+	u->pidx = -1;
+	u->of_runner = true;
+	u->argv = argv;
+	if (envp) {
+		u->envp = xrealloc(NULL, (size_t)(count(envp) + 1) *
+						 sizeof(char *));
+		for (int i = 0; envp[i]; i++)
+			u->envp[i] = xstrdup(envp[i]);
+		u->envp[count(envp)] = NULL;
+	}
+	u->cwd = xstrdup(cwd);
+	u->start = u->end = ++su->seq;
+	u->ended = true;
+	shell_join(q, sizeof(q), argv ? argv : cmd, count(argv ? argv : cmd));
+	u->cmdline = xstrdup(q);
+	return u;
+}
 
 /*
  * The first worker of runner process rpidx was seen: the runner starts a
@@ -1242,21 +1310,9 @@ static void split_runner(struct suite *su, int rpidx, int wpidx)
 	if (!ntests) {
 		/* its tests are covered by the whole command's exploration,
 		 * which this unit asks for */
-		char q[4096];
+		struct unit *u = test_unit(su, NULL, argv, NULL, cwd);
 
-		su->units = xrealloc(su->units, (size_t)(su->nunits + 1) *
-							 sizeof(*su->units));
-		struct unit *u = &su->units[su->nunits++];
-
-		memset(u, 0, sizeof(*u));
-		u->pidx = -1;
-		u->of_runner = true;
-		u->start = u->end = ++su->seq;
-		u->ended = true;
-		u->cwd = xstrdup(cwd);
-		shell_join(q, sizeof(q), argv, count(argv));
-		u->cmdline = xstrdup(q);
-		snprintf(u->name, sizeof(u->name), "%s", q);
+		snprintf(u->name, sizeof(u->name), "%s", u->cmdline);
 		snprintf(u->rule, sizeof(u->rule),
 			 "not split: its worker P%d re-executes it for a test "
 			 "(a fork-per-test runner), but %s", wpidx,
@@ -1282,13 +1338,9 @@ static void split_runner(struct suite *su, int rpidx, int wpidx)
 	for (int t = 0; t < ntests; t++) {
 		if (filter && fnmatch(filter, tests[t], 0))
 			continue;
-		su->units = xrealloc(su->units, (size_t)(su->nunits + 1) *
-							 sizeof(*su->units));
-		struct unit *u = &su->units[su->nunits];
 		char **av = xrealloc(NULL, (size_t)(argc + 3) * sizeof(*av));
 		int k = 0;
 
-		memset(u, 0, sizeof(*u));
 		/* the runner's command line without its --filter, then the
 		 * test's */
 		av[k++] = xstrdup(exe);
@@ -1304,21 +1356,9 @@ static void split_runner(struct suite *su, int rpidx, int wpidx)
 		av[k++] = xstrdup("--filter");
 		av[k++] = xstrdup(tests[t]);
 		av[k] = NULL;
-		u->pidx = -1;
-		u->of_runner = true;
-		u->argv = av;
-		u->envp = xrealloc(NULL, (size_t)(count(envp) + 1) *
-						 sizeof(char *));
-		for (int i = 0; envp[i]; i++)
-			u->envp[i] = xstrdup(envp[i]);
-		u->envp[count(envp)] = NULL;
-		u->cwd = xstrdup(cwd);
-		u->start = u->end = ++su->seq;
-		u->ended = true;
-		char q[4096], *slash = strchr(tests[t], '/');
+		struct unit *u = test_unit(su, av, NULL, envp, cwd);
+		char *slash = strchr(tests[t], '/');
 
-		shell_join(q, sizeof(q), u->argv, count(u->argv));
-		u->cmdline = xstrdup(q);
 		snprintf(u->name, sizeof(u->name), "%.*s::%s",
 			 (int)(slash - tests[t]), tests[t], slash + 1);
 		u->split = true;
@@ -1330,7 +1370,6 @@ static void split_runner(struct suite *su, int rpidx, int wpidx)
 			 "filtered to the test is (explored as `%s --filter "
 			 "%s`)",
 			 rpidx, wpidx, esc(exe), esc(tests[t]));
-		su->nunits++;
 		if (!su->counting)
 			explore_unit(su, &su->units[su->nunits - 1]);
 	}
@@ -1370,6 +1409,317 @@ static void explore_unit(struct suite *su, struct unit *u)
 		print_test(su, &u->tests[i]);
 }
 
+/* ---- in-process harnesses (Rust's libtest, Go's testing, GoogleTest) ---- */
+
+/*
+ * A test binary of these runs all its tests in its one process (in threads
+ * at once, or one after the other), each test selected by a filter option
+ * and listed by a list option that runs none.  Known by a symbol only their
+ * binaries have, since a list option given to another program might run
+ * it.
+ */
+enum harness { HARNESS_RUST, HARNESS_GO, HARNESS_GTEST, NHARNESS };
+
+static const char *const harness_symbol[NHARNESS] = {
+	"4test16test_main_static",	/* libtest's (legacy and v0 names) */
+	"testing.(*M).Run",		/* what `go test -c` generates calls */
+	"7testing14InitGoogleTest",	/* GoogleTest's (linked in or not) */
+};
+static const char *const harness_name[NHARNESS] = {
+	"Rust's libtest", "Go's testing package", "GoogleTest",
+};
+
+/* Is a (an argument of a harness's command line) option o, as "o" (its
+ * value next: *sep = false) or "o=VALUE" (*sep = true)?  Go's flags take
+ * one dash or two. */
+static bool opt_is(enum harness h, const char *a, const char *o, bool *sep)
+{
+	if (h == HARNESS_GO && a[0] == '-' && a[1] == '-' && a[2] != '-')
+		a++;
+	size_t n = strlen(o);
+
+	if (strncmp(a, o, n))
+		return false;
+	if (a[n] == 0) {
+		*sep = false;
+		return true;
+	}
+	if (a[n] == '=') {
+		*sep = true;
+		return true;
+	}
+	return false;
+}
+
+/* libtest's options that take a value (the others are flags; an argument
+ * that is neither is a filter) */
+static const char *const rust_valued[] = {
+	"--test-threads", "--skip", "--logfile", "--color", "--format", "-Z",
+	"--shuffle-seed", NULL,
+};
+
+/*
+ * The harness's command line for listing (*list) and, given a test's name,
+ * for running that test alone: argv without its own selection, then the
+ * test's.  Returns NULL in *list when the command line does something else
+ * than run tests (lists them, benchmarks, prints help), *why saying so.
+ */
+static char **harness_argv(enum harness h, const char *exe, char **argv,
+			   const char *test, char *why, size_t wlen)
+{
+	int argc = count(argv), k = 0;
+	char **av = xrealloc(NULL, (size_t)(argc + 6) * sizeof(*av));
+	const char *run = NULL; /* Go's own -test.run */
+
+	av[k++] = xstrdup(exe);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool sep = false, drop = false;
+
+		if (h == HARNESS_RUST) {
+			bool valued = false;
+
+			if (!strcmp(a, "--list") || !strcmp(a, "--bench") ||
+			    !strcmp(a, "--help") || !strcmp(a, "-h")) {
+				snprintf(why, wlen, "its command line has %s",
+					 a);
+				goto other;
+			}
+			for (int v = 0; rust_valued[v] && !valued; v++)
+				valued = opt_is(h, a, rust_valued[v], &sep);
+			if (valued && !sep && i + 1 < argc) {
+				/* the option and its value, kept */
+				av[k++] = xstrdup(a);
+				a = argv[++i];
+			} else if (!strcmp(a, "--exact") || a[0] != '-') {
+				drop = true; /* a filter: the test's instead */
+			}
+		} else if (h == HARNESS_GO) {
+			if (opt_is(h, a, "-test.list", &sep) ||
+			    opt_is(h, a, "-test.bench", &sep) ||
+			    opt_is(h, a, "-test.fuzz", &sep) ||
+			    opt_is(h, a, "-h", &sep) ||
+			    opt_is(h, a, "-help", &sep)) {
+				snprintf(why, wlen, "its command line has %s",
+					 a);
+				goto other;
+			}
+			if (opt_is(h, a, "-test.run", &sep)) {
+				drop = true;
+				run = sep ? strchr(a, '=') + 1
+					  : i + 1 < argc ? argv[++i] : NULL;
+			}
+		} else {
+			if (!strcmp(a, "--gtest_list_tests") ||
+			    !strcmp(a, "--help") || !strcmp(a, "-h")) {
+				snprintf(why, wlen, "its command line has %s",
+					 a);
+				goto other;
+			}
+			drop = !strncmp(a, "--gtest_filter=", 15) ||
+			       !strncmp(a, "-gtest_filter=", 14);
+		}
+		/* listing: the harness's own filters choose (Go's
+		 * -test.run becomes -test.list's pattern) */
+		if (!drop || (!test && h != HARNESS_GO))
+			av[k++] = xstrdup(a);
+	}
+	if (h == HARNESS_GO && run && strchr(run, '/')) {
+		snprintf(why, wlen, "its -test.run selects subtests (%s)",
+			 run);
+		goto other;
+	}
+	if (!test) {
+		/* the list option, which runs no test */
+		if (h == HARNESS_RUST) {
+			av[k++] = xstrdup("--list");
+		} else if (h == HARNESS_GO) {
+			/* -test.list takes -test.run's place */
+			av[k++] = xstrdup("-test.list");
+			av[k++] = xstrdup(run ? run : ".*");
+		} else {
+			av[k++] = xstrdup("--gtest_list_tests");
+		}
+	} else if (h == HARNESS_RUST) {
+		av[k++] = xstrdup("--exact");
+		av[k++] = xstrdup(test);
+	} else if (h == HARNESS_GO) {
+		char *r = xrealloc(NULL, strlen(test) + 16);
+
+		/* a name is letters, digits and _: no quoting needed */
+		sprintf(r, "-test.run=^%s$", test);
+		av[k++] = r;
+	} else {
+		char *r = xrealloc(NULL, strlen(test) + 16);
+
+		sprintf(r, "--gtest_filter=%s", test);
+		av[k++] = r;
+	}
+	av[k] = NULL;
+	return av;
+other:
+	av[k] = NULL;
+	free_strings(av);
+	return NULL;
+}
+
+/* The tests a harness's list option printed (NULL-terminated). */
+static char **harness_tests(enum harness h, char *buf, int *n)
+{
+	char **out = NULL, suite[512] = "";
+
+	*n = 0;
+	for (char *l = buf; *l;) {
+		char *e = strchr(l, '\n');
+		char name[1024] = "";
+
+		if (e)
+			*e = 0;
+		size_t len = strlen(l);
+
+		if (h == HARNESS_RUST) {
+			/* "NAME: test" (benchmarks are "NAME: benchmark") */
+			if (len > 6 && !strcmp(l + len - 6, ": test"))
+				snprintf(name, sizeof(name), "%.*s",
+					 (int)(len - 6), l);
+		} else if (h == HARNESS_GO) {
+			/* a name a line; benchmarks run only with
+			 * -test.bench, which is not split */
+			if (len && !strchr(l, ' ') &&
+			    strncmp(l, "Benchmark", 9))
+				snprintf(name, sizeof(name), "%s", l);
+		} else {
+			/* "SUITE." then "  TEST", each maybe followed by
+			 * "  # GetParam() = ..." */
+			size_t w = strcspn(l, " \t#");
+
+			if (l[0] != ' ' && w && l[w - 1] == '.')
+				snprintf(suite, sizeof(suite), "%.*s", (int)w,
+					 l);
+			else if (l[0] != ' ')
+				suite[0] = 0; /* gtest_main's own line */
+			else if (l[0] == ' ' && suite[0]) {
+				const char *t = l + strspn(l, " ");
+				size_t tw = strcspn(t, " \t#");
+
+				if (tw)
+					snprintf(name, sizeof(name), "%s%.*s",
+						 suite, (int)tw, t);
+			}
+		}
+		if (name[0]) {
+			out = xrealloc(out, (size_t)(*n + 2) * sizeof(*out));
+			out[(*n)++] = xstrdup(name);
+			out[*n] = NULL;
+		}
+		l = e ? e + 1 : l + len;
+	}
+	return out;
+}
+
+/*
+ * P0, just exec'd as pid: if it is a harness whose command line runs two
+ * tests or more, each test is a unit, explored as the harness running it
+ * alone; and, since together in one process a test meets the threads and
+ * the state of the others, one unit more is the tests together, which the
+ * whole command's exploration covers (not split).  Returns whether it
+ * split.
+ */
+static bool split_harness(struct suite *su, pid_t pid)
+{
+	char path[64], cwd[PATH_MAX], exe[PATH_MAX], why[512] = "";
+	size_t la = 0, le = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	int h = symbols_elf_naming(exe, harness_symbol, NHARNESS);
+
+	if (h < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
+	n = readlink(path, cwd, sizeof(cwd) - 1);
+	cwd[n > 0 ? n : 0] = 0;
+	char *cmd = tracer_proc_file(pid, "cmdline", &la);
+	char *env = tracer_proc_file(pid, "environ", &le);
+	char **argv = cmd && la ? split_nul(cmd, la) : NULL;
+	char **envp = env ? split_nul(env, le) : NULL;
+	char **lav = argv && envp && cwd[0]
+			     ? harness_argv(h, exe, argv, NULL, why,
+					    sizeof(why))
+			     : NULL;
+	char **tests = NULL;
+	int ntests = 0;
+	bool whole = false;
+
+	free(cmd);
+	free(env);
+	if (lav) {
+		char *buf = native_listing(exe, lav, envp, cwd, &whole);
+
+		if (buf && whole)
+			tests = harness_tests(h, buf, &ntests);
+		else
+			snprintf(why, sizeof(why),
+				 "its list option (`%s ...`) did not end "
+				 "well",
+				 lav[count(lav) - 1]);
+		free(buf);
+	}
+	if (su->verbose && (!lav || ntests < 2))
+		printf("ptloom: %s: a test program of %s, not split: %s\n",
+		       esc(exe), harness_name[h],
+		       why[0] ? why
+		       : ntests ? "it runs one test"
+				: "it lists no test");
+	if (ntests < 2) {
+		free_strings(lav);
+		free_strings(tests);
+		free_strings(argv);
+		free_strings(envp);
+		return false;
+	}
+	const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+
+	for (int t = 0; t < ntests; t++) {
+		char **av = harness_argv(h, exe, argv, tests[t], why,
+					 sizeof(why));
+		if (!av)
+			continue;
+		struct unit *u = test_unit(su, av, NULL, envp, cwd);
+
+		snprintf(u->name, sizeof(u->name), "%s", tests[t]);
+		u->split = true;
+		snprintf(u->rule, sizeof(u->rule),
+			 "split as one of the %d tests P0 runs in its one "
+			 "process (%s): explored as the program running it "
+			 "alone (`%s`)",
+			 ntests, harness_name[h], esc(u->cmdline));
+		if (!su->counting)
+			explore_unit(su, &su->units[su->nunits - 1]);
+	}
+	/* the tests together: the whole command's exploration */
+	struct unit *u = test_unit(su, NULL, argv, NULL, cwd);
+
+	u->together = true;
+	snprintf(u->name, sizeof(u->name), "%s: its %d tests together", base,
+		 ntests);
+	snprintf(u->rule, sizeof(u->rule),
+		 "not split: %s runs its %d tests in one process, where a "
+		 "test meets the threads and the state the others leave; "
+		 "each was explored alone, and the whole command covers "
+		 "them together",
+		 harness_name[h], ntests);
+	free_strings(lav);
+	free_strings(tests);
+	free_strings(argv);
+	free_strings(envp);
+	return true;
+}
+
 static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid, int thread)
 {
 	struct suite *su = ctx;
@@ -1384,6 +1734,9 @@ static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid, int thread)
 	if (pidx == 0 && !su->root_ctx[0])
 		exec_state(pid, su->root_ctx, sizeof(su->root_ctx),
 			   &su->root_ign, &su->root_blk);
+	/* the command is a test program with tests of its own */
+	if (pidx == 0 && !su->harness_split && !cli_interrupted)
+		su->harness_split = split_harness(su, pid);
 	if (pidx == 0 || p->unit >= 0 || p->worker || cli_interrupted)
 		return false; /* the command itself, or inside a test */
 	if (runner_worker(pid, sproc(su, p->parent))) {
@@ -1910,7 +2263,8 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 			 * failure may be another test's or the runner's: that
 			 * is the "whole command" test's verdict, and this one
 			 * is not covered */
-			bool wfail = wt && !strcmp(wt->verdict, "fail");
+			bool wfail = wt && !strcmp(wt->verdict, "fail") &&
+				     !u->together;
 
 			t->verdict = xstrdup(wt && !wfail ? wt->verdict
 							  : "incomplete");
@@ -1962,8 +2316,14 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 				worst = r;
 		}
 	}
-	/* the whole command's failure, explored for tests not split */
-	if (whole.ntests && !strcmp(whole.tests[0].verdict, "fail")) {
+	/* the whole command's failure, explored for tests not split (a
+	 * harness's tests together have it as their own) */
+	bool others = false;
+
+	for (int i = 0; i < su.nunits; i++)
+		others |= !su.units[i].split && !su.units[i].together;
+	if (others && whole.ntests &&
+	    !strcmp(whole.tests[0].verdict, "fail")) {
 		struct test *t = &whole.tests[0];
 
 		free(t->name);
@@ -2100,10 +2460,22 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 					strcat(names, ", ");
 				strcat(names, rt[i].name);
 			}
+		char rest[96] = "";
+		int passed = nrt - failed - incomplete;
+
+		/* what the others did: a limit is not a pass */
+		if (incomplete && passed)
+			snprintf(rest, sizeof(rest),
+				 "; %d not covered (a limit), %d passed",
+				 incomplete, passed);
+		else if (incomplete)
+			snprintf(rest, sizeof(rest),
+				 "; %d not covered (a limit)", incomplete);
+		else if (passed)
+			snprintf(rest, sizeof(rest), "; %d passed", passed);
 		snprintf(summary, sizeof(summary),
 			 "ptloom: FAIL %d of %d test%s failed (%s)%s", failed,
-			 nrt, nrt == 1 ? "" : "s", esc(names),
-			 incomplete ? "; others not covered" : "");
+			 nrt, nrt == 1 ? "" : "s", esc(names), rest);
 		*code = EXIT_FAIL;
 	} else if (worst == 1) {
 		snprintf(summary, sizeof(summary),

@@ -30,6 +30,7 @@ packages=(
 	libiberty-dev		# C++ and Rust demangling
 	libjson-c-dev		# ptloom merge reads shard reports
 	libcriterion-dev
+	libgtest-dev		# tests: a GoogleTest binary's tests split
 	clang libclang-rt-dev	# tests/fuzz: clang -fsanitize=fuzzer
 	libxml2-utils python3	# tests: xmllint and json.load check reports
 	python3-pytest		# tests (python): pytest under ptloom

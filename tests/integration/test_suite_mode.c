@@ -15,6 +15,44 @@ static int count_of(const char *hay, const char *needle)
 	return n;
 }
 
+/* The JUnit report x's first failure is in the testcase named name. */
+static void first_failure_in(const char *x, const char *name)
+{
+	char want[300];
+	const char *fail = strstr(x, "<failure");
+
+	cr_assert_not_null(fail, "%s", x);
+	const char *tc = fail;
+
+	while (tc > x && strncmp(tc, "<testcase", 9))
+		tc--;
+	snprintf(want, sizeof(want), "name=\"%s\"", name);
+	cr_assert(!strncmp(tc, "<testcase ", 10) && strstr(tc, want) &&
+			  strstr(tc, want) < fail,
+		  "the failing testcase is not %s:\n%s", name, tc);
+}
+
+/* The JUnit report x has one failure, in the testcase named name. */
+static void fails_only_in(const char *x, const char *name)
+{
+	first_failure_in(x, name);
+	cr_assert_eq(count_of(x, "<failure"), 1, "%s", x);
+}
+
+/* A printed "  replay: ptloom replay ..." line, run (quiet). */
+static struct res replayed(const char *line)
+{
+	char *cmd;
+
+	cr_assert(asprintf(&cmd, "'%s' replay -q %s", ptloom(),
+			   line + strlen("  replay: ptloom replay ")) > 0);
+	const char *rargv[] = { "sh", "-c", cmd, NULL };
+	struct res p = run_argv((char *const *)rargv, NULL, 2 * CMD_TIMEOUT);
+
+	free(cmd);
+	return p;
+}
+
 /* cmake's project of six tests, five correct and one racy, in dir. */
 static bool ctest_project(const char *dir)
 {
@@ -110,15 +148,7 @@ static void six_tests(const char *jobs, const char *ptloom_jobs)
 	} else {
 		skip_note("xmllint missing: JUnit schema check skipped");
 	}
-	char *fail = strstr(x, "<failure");
-
-	cr_assert_not_null(fail, "%s", x);
-	char *tc = fail;
-
-	while (tc > x && strncmp(tc, "<testcase", 9))
-		tc--;
-	cr_assert(!strncmp(tc, "<testcase classname=\"ptloom.suite\" "
-			       "name=\"racy_withdraw\"", 44), "%s", tc);
+	fails_only_in(x, "racy_withdraw");
 	free(x);
 	char *line = line_with(r.out, "  replay: ");
 
@@ -428,28 +458,14 @@ Test(suite_mode, criterion_tests_one_verdict_each)
 			"the JUnit report");
 	assert_contains(x, "name=\"suite::locked\"", "the JUnit report");
 	assert_contains(x, "name=\"suite::plain\"", "the JUnit report");
-	char *fail = strstr(x, "<failure");
-
-	cr_assert_not_null(fail, "%s", x);
-	char *tc = fail;
-
-	while (tc > x && strncmp(tc, "<testcase", 9))
-		tc--;
-	assert_contains(tc, "name=\"suite::racy\"", "the failing testcase");
-	cr_assert(strstr(tc, "name=\"suite::racy\"") < fail, "%s", tc);
+	fails_only_in(x, "suite::racy");
 	free(x);
 	char *line = line_with(r.out, "  replay: ");
 
 	cr_assert_not_null(line, "%s", r.out);
 	assert_contains(line, "--filter suite/racy", "the replay command");
-	char *cmd;
+	struct res p = replayed(line);
 
-	cr_assert(asprintf(&cmd, "'%s' replay -q %s", ptloom(),
-			   line + strlen("  replay: ptloom replay ")) > 0);
-	const char *rargv[] = { "sh", "-c", cmd, NULL };
-	struct res p = run_argv((char *const *)rargv, NULL, 2 * CMD_TIMEOUT);
-
-	free(cmd);
 	assert_exit(p, 1);
 	assert_contains(summary(&p), "(criterion_tests.c:", "the replay");
 	free(line);
@@ -481,4 +497,197 @@ Test(suite_mode, suite_time_shared_among_counted_tests)
 	res_free(&r);
 	one_line_usage_error(PTL("run", "--suite-time", "5", "--",
 				 target("bank_locked")));
+}
+
+/* ---- test programs that run their tests in one process ---- */
+
+static bool have_tool(const char *tool)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
+	return system(cmd) == 0;
+}
+
+/*
+ * `--per-test -- BIN` of a test program with three or four tests, one of
+ * them racy (`racy`): each test is a unit explored as BIN filtered to it
+ * (`filter` in the rule and the replay command), named as the program
+ * lists it, and one unit more is the tests together (the whole command);
+ * one JUnit testcase each, the racy one failing, and its replay command
+ * reruns that test alone to the same failure.
+ */
+static void in_process_suite(const char *bin, const char *const *opts,
+			     int ntests, const char *racy, const char *filter,
+			     const char *const *names)
+{
+	const char *argv[MAXARGS];
+	int n = 0;
+	char want[256], together[256];
+	const char *base = strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
+
+	argv[n++] = ptloom();
+	argv[n++] = "run";
+	argv[n++] = "--per-test";
+	argv[n++] = "-v";
+	for (int i = 0; opts[i]; i++)
+		argv[n++] = opts[i];
+	const char *rest[] = { "--no-minimize", "--seed", SEED, "-o",
+			       in_tmp("out"), "--report", in_tmp("r.xml"),
+			       "--report-format", "junit", "--", bin, NULL };
+	for (int i = 0; rest[i]; i++)
+		argv[n++] = rest[i];
+	argv[n] = NULL;
+	struct res r = run_argv((char *const *)argv, NULL, 4 * CMD_TIMEOUT);
+
+	assert_exit(r, 1);
+	/* the tests together may fail too (the racy one in them) */
+	assert_summary(&r, "ptloom: FAIL ");
+	snprintf(want, sizeof(want), " of %d tests failed (%s", ntests + 1,
+		 racy);
+	assert_contains(summary(&r), want, "the summary");
+	snprintf(together, sizeof(together), "%s: its %d tests together",
+		 base, ntests);
+	/* the rules, with -v */
+	for (int i = 0; names[i]; i++) {
+		char rule[256];
+
+		snprintf(rule, sizeof(rule),
+			 "ptloom: %s: split as one of the %d tests P0 runs in "
+			 "its one process (", names[i], ntests);
+		assert_contains(r.out, rule, "the rule, with -v");
+	}
+	char rule[512];
+
+	snprintf(rule, sizeof(rule), "ptloom: %s: not split: ", together);
+	assert_contains(r.out, rule, "the tests together, with -v");
+	char *x = slurp(in_tmp("r.xml"));
+
+	cr_assert_eq(count_of(x, "<testcase "), ntests + 1, "%s", x);
+	for (int i = 0; names[i]; i++) {
+		char nm[256];
+
+		snprintf(nm, sizeof(nm), "name=\"%s\"", names[i]);
+		assert_contains(x, nm, "the JUnit report");
+	}
+	/* the racy test's (the tests together may fail after it) */
+	first_failure_in(x, racy);
+	free(x);
+	/* the racy test's replay: that test alone */
+	char *line = NULL;
+
+	for (const char *p = r.out; (p = strstr(p, "test ")); p++) {
+		char head[256];
+
+		snprintf(head, sizeof(head), ": %s: ptloom: FAIL", racy);
+		const char *e = strchr(p, '\n');
+
+		if (e && strstr(p, head) && strstr(p, head) < e) {
+			/* the line after it */
+			if (!strncmp(e + 1, "  replay: ", 10))
+				line = strndup(e + 1, strcspn(e + 1, "\n"));
+			break;
+		}
+	}
+	cr_assert_not_null(line, "%s", r.out);
+	assert_contains(line, filter, "the replay command");
+	struct res p = replayed(line);
+
+	assert_exit(p, 1);
+	assert_contains(summary(&p), "ptloom: FAIL", "the replay");
+	free(line);
+	res_free(&p);
+	res_free(&r);
+}
+
+/* A GoogleTest binary: its four tests (a value-parameterised test's two
+ * instances named Nums/Square.Positive/0 and /1, as GoogleTest lists them)
+ * one verdict each, explored as `--gtest_filter=NAME`. */
+Test(suite_mode, gtest_tests_one_verdict_each)
+{
+	const char *bin = target("gtest_suite");
+
+	if (access(bin, X_OK)) {
+		skip_note("libgtest-dev missing (scripts/setup.sh installs "
+			  "it): GoogleTest split check skipped");
+		cr_skip_test("no GoogleTest binary");
+	}
+	const char *opts[] = { "-n", "40", NULL };
+	const char *names[] = { "Bank.Locked", "Bank.Racy",
+				"Nums/Square.Positive/0",
+				"Nums/Square.Positive/1", NULL };
+
+	in_process_suite(bin, opts, 4, "Bank.Racy",
+			 "--gtest_filter=Bank.Racy", names);
+}
+
+/* A Rust test binary: libtest runs its tests in threads at once; each is
+ * explored as `--exact NAME`.  Its own selection counts (a filter lists
+ * fewer tests), and a command line that only lists is one program. */
+Test(suite_mode, rust_libtest_tests_one_verdict_each)
+{
+	if (!have_tool("rustc")) {
+		skip_note("rustc missing (scripts/setup.sh --tests installs "
+			  "it): Rust test split check skipped");
+		cr_skip_test("rustc is not installed");
+	}
+	char cmd[4 * PATH_MAX], bin[PATH_MAX];
+
+	snprintf(bin, sizeof(bin), "%s", in_tmp("rust_tests"));
+	snprintf(cmd, sizeof(cmd),
+		 "rustc --test -O -o '%s' '%s/tests/targets/rust_tests.rs' "
+		 ">'%s.log' 2>&1",
+		 bin, env_or("PTLOOM_SOURCE_ROOT", "."), bin);
+	cr_assert_eq(system(cmd), 0, "rustc failed (%s.log)", bin);
+	const char *opts[] = { "-s", "surw", "-n", "30", NULL };
+	const char *names[] = { "bank::racy_withdraw", "channel", "locked",
+				NULL };
+
+	in_process_suite(bin, opts, 3, "bank::racy_withdraw",
+			 "--exact bank::racy_withdraw", names);
+	/* its own filter: two tests listed, explored as the filter leaves
+	 * them */
+	struct res r = PTL("run", "--per-test", "-v", "-s", "surw", "-n", "5",
+			   "--seed", SEED, "-o", in_tmp("out2"), "--", bin,
+			   "l");
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 3 tests, 2 explored on its own, 1 "
+			   "with the whole command");
+	assert_contains(r.out, "(`", "the rule");
+	assert_contains(r.out, " --exact channel`)", "the rule");
+	res_free(&r);
+	/* --list runs no test: one program, not split */
+	r = PTL("run", "--per-test", "-v", "-n", "2", "--seed", SEED, "-o",
+		in_tmp("out3"), "--", bin, "--list");
+	assert_exit(r, 0);
+	assert_contains(r.out, "not split: its command line has --list",
+			"-v");
+	cr_assert_null(strstr(r.out, "tests together"), "%s", r.out);
+	res_free(&r);
+}
+
+/* A Go test binary (`go test -c`): each test explored as
+ * `-test.run=^NAME$`. */
+Test(suite_mode, go_test_binary_tests_one_verdict_each)
+{
+	if (!have_tool("go")) {
+		skip_note("go missing (scripts/setup.sh --tests installs "
+			  "golang-go): Go test split check skipped");
+		cr_skip_test("go is not installed");
+	}
+	char cmd[6 * PATH_MAX], bin[PATH_MAX];
+
+	snprintf(bin, sizeof(bin), "%s", in_tmp("go_tests"));
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && GOCACHE='%s/gocache' GOPATH='%s/gopath' "
+		 "GOFLAGS=-mod=mod go test -c -o '%s' "
+		 "'%s/tests/targets/go_tests_test.go' >'%s.log' 2>&1",
+		 tmp, tmp, tmp, bin, env_or("PTLOOM_SOURCE_ROOT", "."), bin);
+	cr_assert_eq(system(cmd), 0, "go test -c failed (%s.log)", bin);
+	const char *opts[] = { "-s", "pos", "-n", "10", NULL };
+	const char *names[] = { "TestLocked", "TestChannel",
+				"TestRacyWithdraw", NULL };
+
+	in_process_suite(bin, opts, 3, "TestRacyWithdraw",
+			 "-test.run=^TestRacyWithdraw$", names);
 }

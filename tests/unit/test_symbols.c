@@ -386,6 +386,15 @@ Test(symbols, data)
 		     tg.balance);
 	cr_assert_str_eq(path, tg.exe);
 	cr_assert_eq(symbols_elf_lookup(tg.exe, "no_such_symbol", v, 4), 0);
+
+	/* a name a symbol has in its name: the first of them that one has;
+	 * undefined ones count (a program linked to the library that has
+	 * it) */
+	const char *subs[] = { "no_such_thing", "alanc", "pthread_create" };
+
+	cr_assert_eq(symbols_elf_naming(tg.exe, subs, 2), 1);
+	cr_assert_eq(symbols_elf_naming(tg.exe, subs + 2, 1), 0);
+	cr_assert_eq(symbols_elf_naming(tg.exe, subs, 1), -1);
 }
 
 Test(symbols, libc_symbols)
@@ -526,6 +535,10 @@ Test(symbols, errors)
 
 	cr_assert_eq(symbols_elf_lookup("/nonexistent", "x", v, 1), -ENOENT);
 	cr_assert_eq(symbols_elf_lookup(target_src(), "x", v, 1), -EINVAL);
+	const char *x = "x";
+
+	cr_assert_eq(symbols_elf_naming("/nonexistent", &x, 1), -ENOENT);
+	cr_assert_eq(symbols_elf_naming(target_src(), &x, 1), -EINVAL);
 	cr_assert_eq(symbols_elf_build_id(target_src(), id, 20), -EINVAL);
 	cr_assert_eq(symbols_elf_text("/nonexistent", t, 1), -ENOENT);
 }
