@@ -1418,16 +1418,79 @@ static void explore_unit(struct suite *su, struct unit *u)
  * binaries have, since a list option given to another program might run
  * it.
  */
-enum harness { HARNESS_RUST, HARNESS_GO, HARNESS_GTEST, NHARNESS };
+enum harness {
+	HARNESS_RUST, HARNESS_GO, HARNESS_GTEST, NSYMBOL,
+	HARNESS_PYTEST = NSYMBOL, /* known by its command line */
+	NHARNESS
+};
 
-static const char *const harness_symbol[NHARNESS] = {
+static const char *const harness_symbol[NSYMBOL] = {
 	"4test16test_main_static",	/* libtest's (legacy and v0 names) */
 	"testing.(*M).Run",		/* what `go test -c` generates calls */
 	"7testing14InitGoogleTest",	/* GoogleTest's (linked in or not) */
 };
 static const char *const harness_name[NHARNESS] = {
-	"Rust's libtest", "Go's testing package", "GoogleTest",
+	"Rust's libtest", "Go's testing package", "GoogleTest", "pytest",
 };
+static const char *const harness_list[NHARNESS] = {
+	"--list", "-test.list", "--gtest_list_tests", "--collect-only -q",
+};
+
+/* pytest's options that take a value (as "-k EXPR", "-kEXPR" or
+ * "--opt=VALUE"); plugins add more, so a split command line is checked by
+ * collecting it */
+static const char *const pytest_valued[] = {
+	"-k", "-m", "-p", "-c", "-o", "-W", "-r", "-n", "--tb", "--maxfail",
+	"--rootdir", "--basetemp", "--junitxml", "--junit-xml",
+	"--junit-prefix", "--confcutdir", "--ignore", "--ignore-glob",
+	"--deselect", "--durations", "--durations-min", "--log-level",
+	"--log-format", "--log-date-format", "--log-file", "--log-file-level",
+	"--log-file-format", "--log-file-date-format", "--log-cli-level",
+	"--log-cli-format", "--log-cli-date-format", "--import-mode",
+	"--capture", "--override-ini", "--color", "--code-highlight",
+	"--show-capture", "--doctest-glob", "--doctest-report", "--assert",
+	"--numprocesses", "--dist", "--maxprocesses", "--timeout",
+	"--reruns", "--cov", "--cov-report", "--cov-config", "--cov-fail-under",
+	"--config-file", "--inifile", NULL,
+};
+
+/* Where pytest's own arguments start in a python command line (after
+ * `-m pytest`, or a script named pytest or py.test), else 0. */
+static int pytest_start(const char *exe, char **argv)
+{
+	const char *b = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+
+	if (strncmp(b, "python", 6) || !argv)
+		return 0;
+	for (int i = 1; argv[i]; i++) {
+		const char *a = argv[i];
+		const char *ab = strrchr(a, '/') ? strrchr(a, '/') + 1 : a;
+
+		if (!strcmp(a, "-m"))
+			return argv[i + 1] && (!strcmp(argv[i + 1], "pytest") ||
+					       !strcmp(argv[i + 1], "py.test"))
+				       ? i + 2
+				       : 0;
+		if (a[0] != '-')
+			return !strcmp(ab, "pytest") || !strcmp(ab, "py.test")
+				       ? i + 1
+				       : 0;
+		/* the interpreter's options with a value */
+		if ((!strcmp(a, "-W") || !strcmp(a, "-X")) && argv[i + 1])
+			i++;
+		else if (!strcmp(a, "-c"))
+			return 0;
+	}
+	return 0;
+}
+
+/* a pytest option that only sets how much it prints */
+static bool pytest_verbosity(const char *a)
+{
+	return !strcmp(a, "--quiet") || !strcmp(a, "--verbose") ||
+	       (a[0] == '-' && a[1] && strspn(a + 1, "q") == strlen(a + 1)) ||
+	       (a[0] == '-' && a[1] && strspn(a + 1, "v") == strlen(a + 1));
+}
 
 /* Is a (an argument of a harness's command line) option o, as "o" (its
  * value next: *sep = false) or "o=VALUE" (*sep = true)?  Go's flags take
@@ -1459,24 +1522,63 @@ static const char *const rust_valued[] = {
 };
 
 /*
- * The harness's command line for listing (*list) and, given a test's name,
- * for running that test alone: argv without its own selection, then the
- * test's.  Returns NULL in *list when the command line does something else
- * than run tests (lists them, benchmarks, prints help), *why saying so.
+ * The harness's command line for running the test named test alone (argv
+ * without its own selection, then the test's), or without test, argv with
+ * its own selection; with list, its list option added (pytest's verbosity
+ * options left out, as they change what it prints).  NULL when the
+ * command line does something else than run tests (lists them,
+ * benchmarks, prints help), *why saying so.
  */
 static char **harness_argv(enum harness h, const char *exe, char **argv,
-			   const char *test, char *why, size_t wlen)
+			   const char *test, bool list, char *why,
+			   size_t wlen)
 {
 	int argc = count(argv), k = 0;
 	char **av = xrealloc(NULL, (size_t)(argc + 6) * sizeof(*av));
 	const char *run = NULL; /* Go's own -test.run */
+	int start = h == HARNESS_PYTEST ? pytest_start(exe, argv) : 1;
 
-	av[k++] = xstrdup(exe);
-	for (int i = 1; i < argc; i++) {
+	/* an interpreter as typed (a venv's python finds its venv by it) */
+	av[k++] = xstrdup(h == HARNESS_PYTEST ? argv[0] : exe);
+	/* the interpreter's part (python3 -m pytest) */
+	for (int i = 1; i < start; i++)
+		av[k++] = xstrdup(argv[i]);
+	for (int i = start; i < argc; i++) {
 		const char *a = argv[i];
 		bool sep = false, drop = false;
 
-		if (h == HARNESS_RUST) {
+		if (h == HARNESS_PYTEST) {
+			bool valued = false;
+
+			if (!strcmp(a, "--collect-only") ||
+			    !strcmp(a, "--co") || !strcmp(a, "--help") ||
+			    !strcmp(a, "-h") || !strcmp(a, "--version") ||
+			    !strcmp(a, "-V") || !strcmp(a, "--fixtures") ||
+			    !strcmp(a, "--markers") ||
+			    !strcmp(a, "--fixtures-per-test")) {
+				snprintf(why, wlen, "its command line has %s",
+					 a);
+				goto other;
+			}
+			for (int v = 0; pytest_valued[v] && !valued; v++) {
+				size_t n = strlen(pytest_valued[v]);
+
+				if (!strcmp(a, pytest_valued[v]))
+					valued = true;
+				else if (!strncmp(a, pytest_valued[v], n) &&
+					 (a[n] == '=' ||
+					  (a[1] != '-' && a[n])))
+					valued = sep = true;
+			}
+			if (valued && !sep && i + 1 < argc) {
+				av[k++] = xstrdup(a);
+				a = argv[++i];
+			} else if (!valued && a[0] != '-') {
+				drop = true; /* a path or node: the test's */
+			} else if (list && pytest_verbosity(a)) {
+				continue; /* the listing's own -q */
+			}
+		} else if (h == HARNESS_RUST) {
 			bool valued = false;
 
 			if (!strcmp(a, "--list") || !strcmp(a, "--bench") ||
@@ -1529,10 +1631,15 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 			 run);
 		goto other;
 	}
-	if (!test) {
+	if (test)
+		goto selected;
+	if (list) {
 		/* the list option, which runs no test */
 		if (h == HARNESS_RUST) {
 			av[k++] = xstrdup("--list");
+		} else if (h == HARNESS_PYTEST) {
+			av[k++] = xstrdup("--collect-only");
+			av[k++] = xstrdup("-q");
 		} else if (h == HARNESS_GO) {
 			/* -test.list takes -test.run's place */
 			av[k++] = xstrdup("-test.list");
@@ -1540,9 +1647,19 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 		} else {
 			av[k++] = xstrdup("--gtest_list_tests");
 		}
-	} else if (h == HARNESS_RUST) {
+	}
+	av[k] = NULL;
+	return av;
+selected:
+	if (h == HARNESS_RUST) {
 		av[k++] = xstrdup("--exact");
 		av[k++] = xstrdup(test);
+	} else if (h == HARNESS_PYTEST) {
+		av[k++] = xstrdup(test);
+		if (list) {
+			av[k++] = xstrdup("--collect-only");
+			av[k++] = xstrdup("-q");
+		}
 	} else if (h == HARNESS_GO) {
 		char *r = xrealloc(NULL, strlen(test) + 16);
 
@@ -1577,7 +1694,14 @@ static char **harness_tests(enum harness h, char *buf, int *n)
 			*e = 0;
 		size_t len = strlen(l);
 
-		if (h == HARNESS_RUST) {
+		if (h == HARNESS_PYTEST) {
+			/* a node id a line ("file.py::test[param]"), then
+			 * a blank line and "N tests collected" */
+			if (!len)
+				break;
+			if (strstr(l, "::") && l[0] != ' ')
+				snprintf(name, sizeof(name), "%s", l);
+		} else if (h == HARNESS_RUST) {
 			/* "NAME: test" (benchmarks are "NAME: benchmark") */
 			if (len > 6 && !strcmp(l + len - 6, ": test"))
 				snprintf(name, sizeof(name), "%.*s",
@@ -1636,26 +1760,30 @@ static bool split_harness(struct suite *su, pid_t pid)
 	if (n <= 0)
 		return false;
 	exe[n] = 0;
-	int h = symbols_elf_naming(exe, harness_symbol, NHARNESS);
+	char *cmd = tracer_proc_file(pid, "cmdline", &la);
+	char **argv = cmd && la ? split_nul(cmd, la) : NULL;
+	int h = pytest_start(exe, argv)
+			? HARNESS_PYTEST
+			: symbols_elf_naming(exe, harness_symbol, NSYMBOL);
 
-	if (h < 0)
+	free(cmd);
+	if (h < 0) {
+		free_strings(argv);
 		return false;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
 	n = readlink(path, cwd, sizeof(cwd) - 1);
 	cwd[n > 0 ? n : 0] = 0;
-	char *cmd = tracer_proc_file(pid, "cmdline", &la);
 	char *env = tracer_proc_file(pid, "environ", &le);
-	char **argv = cmd && la ? split_nul(cmd, la) : NULL;
 	char **envp = env ? split_nul(env, le) : NULL;
 	char **lav = argv && envp && cwd[0]
-			     ? harness_argv(h, exe, argv, NULL, why,
+			     ? harness_argv(h, exe, argv, NULL, true, why,
 					    sizeof(why))
 			     : NULL;
 	char **tests = NULL;
 	int ntests = 0;
 	bool whole = false;
 
-	free(cmd);
 	free(env);
 	if (lav) {
 		char *buf = native_listing(exe, lav, envp, cwd, &whole);
@@ -1664,10 +1792,37 @@ static bool split_harness(struct suite *su, pid_t pid)
 			tests = harness_tests(h, buf, &ntests);
 		else
 			snprintf(why, sizeof(why),
-				 "its list option (`%s ...`) did not end "
-				 "well",
-				 lav[count(lav) - 1]);
+				 "its list option (%s) did not end with "
+				 "exit status 0",
+				 harness_list[h]);
 		free(buf);
+	}
+	/* pytest's command line narrowed to a test must collect just it
+	 * (a plugin's option with a value may look like a path) */
+	if (h == HARNESS_PYTEST && ntests >= 2) {
+		char **one = harness_argv(h, exe, argv, tests[0], true, why,
+					  sizeof(why));
+		int n1 = 0;
+		char **got = NULL;
+
+		if (one) {
+			char *buf = native_listing(exe, one, envp, cwd, &whole);
+
+			if (buf && whole)
+				got = harness_tests(h, buf, &n1);
+			free(buf);
+		}
+		if (n1 != 1 || strcmp(got[0], tests[0])) {
+			snprintf(why, sizeof(why),
+				 "its command line narrowed to %s collected "
+				 "%d tests, not that one",
+				 tests[0], n1);
+			free_strings(tests);
+			tests = NULL;
+			ntests = 0;
+		}
+		free_strings(one);
+		free_strings(got);
 	}
 	if (su->verbose && (!lav || ntests < 2))
 		printf("ptloom: %s: a test program of %s, not split: %s\n",
@@ -1682,10 +1837,12 @@ static bool split_harness(struct suite *su, pid_t pid)
 		free_strings(envp);
 		return false;
 	}
-	const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	const char *base = h == HARNESS_PYTEST	 ? "pytest"
+			   : strrchr(exe, '/') ? strrchr(exe, '/') + 1
+					       : exe;
 
 	for (int t = 0; t < ntests; t++) {
-		char **av = harness_argv(h, exe, argv, tests[t], why,
+		char **av = harness_argv(h, exe, argv, tests[t], false, why,
 					 sizeof(why));
 		if (!av)
 			continue;
