@@ -1832,6 +1832,15 @@ static void pol_shape(void *ctx, struct session *s, struct choice *c)
 	if (c->nalts < 2 || c->alts[0].timeout || c->alts[0].cost ||
 	    c->alts[0].thread != c->current)
 		return;
+	/* ... unless the GIL is free: its holder dropped it around a call
+	 * (a sleep, a blocking read, a Lock's wait) and has not taken it
+	 * back, and a woken waiter may take it first, as it does natively
+	 * while the dropper is in its syscall: the program's threads then
+	 * run in another order (a preemption) */
+	uint32_t locked = 1;
+
+	if (!rd(p, s, p->gil + GIL_LOCKED, &locked, 4) && !locked)
+		return;
 	struct session_thread cur;
 
 	/* the racy instructions race discovery found in a C extension are

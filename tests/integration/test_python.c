@@ -141,6 +141,31 @@ Test(python, python_lost_update_found)
 	free(j);
 }
 
+/* A thread that drops the GIL around a call (time.sleep(0), a blocking
+ * read) lets a woken waiter take it before it takes it back: that order is
+ * explored (one preemption), so a read and a write of a global with a
+ * sleep between them lose an update.  Before, the waiter could take the
+ * GIL only at a Python check, and 3.11 passed this program complete to
+ * bound 2.  The same with the three under a Lock passes, complete. */
+Test(python, python_lost_update_across_a_gil_drop_found)
+{
+	need_python();
+	struct res r = PY_RUN("gil_drop_lost_update.py", "-q");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (main at "
+			   "gil_drop_lost_update.py:");
+	res_free(&r);
+	char *j = report();
+
+	assert_contains(j, "lost update: balance 1", "report");
+	free(j);
+	r = PY_RUN("gil_drop_locked.py", "-q");
+	assert_exit(r, 0);
+	assert_contains(r.out, "complete to preemption bound 2", "stdout");
+	res_free(&r);
+}
+
 /* Correct programs on queue.Queue, threading.Condition, a
  * ThreadPoolExecutor and threading.Barrier pass, or run out of their
  * budget; never fail. */
