@@ -127,6 +127,9 @@ struct unit {
 	/* a harness's tests together in its one process: the whole
 	 * command's exploration is this unit's own */
 	bool together;
+	/* a harness's test: explored with --per-test (the programs it
+	 * starts are units of their own; it lists one test: no split) */
+	bool per_test;
 };
 
 /* A nested exploration under way. */
@@ -1389,7 +1392,7 @@ static void explore_unit(struct suite *su, struct unit *u)
 
 		/* the runner filtered to one test is one program: not split
 		 * again (its workers would name the same test) */
-		nested_start(su, u, u->argv, u->envp, u->cwd, true, j);
+		nested_start(su, u, u->argv, u->envp, u->cwd, !u->per_test, j);
 		if (j->pid && j->pidfd >= 0) {
 			su->njobs++;
 			return;
@@ -1402,7 +1405,7 @@ static void explore_unit(struct suite *su, struct unit *u)
 			nested_finish(su, j, st);
 		}
 	} else {
-		nested(su, u, u->argv, u->envp, u->cwd, true);
+		nested(su, u, u->argv, u->envp, u->cwd, !u->per_test);
 	}
 	u->explored = true;
 	for (int i = 0; i < u->ntests; i++)
@@ -1850,6 +1853,7 @@ static bool split_harness(struct suite *su, pid_t pid)
 
 		snprintf(u->name, sizeof(u->name), "%s", tests[t]);
 		u->split = true;
+		u->per_test = true;
 		snprintf(u->rule, sizeof(u->rule),
 			 "split as one of the %d tests P0 runs in its one "
 			 "process (%s): explored as the program running it "

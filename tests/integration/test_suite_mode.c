@@ -517,14 +517,14 @@ static bool have_tool(const char *tool)
  * one JUnit testcase each, the racy one failing, and its replay command
  * reruns that test alone to the same failure.
  */
-static void in_process_suite(const char *bin, const char *const *opts,
-			     int ntests, const char *racy, const char *filter,
-			     const char *const *names)
+static void in_process_cmd(const char *const *cmd, const char *base,
+			   const char *const *opts, int ntests,
+			   const char *racy, const char *filter,
+			   const char *const *names)
 {
 	const char *argv[MAXARGS];
 	int n = 0;
 	char want[256], together[256];
-	const char *base = strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
 
 	argv[n++] = ptloom();
 	argv[n++] = "run";
@@ -534,9 +534,11 @@ static void in_process_suite(const char *bin, const char *const *opts,
 		argv[n++] = opts[i];
 	const char *rest[] = { "--no-minimize", "--seed", SEED, "-o",
 			       in_tmp("out"), "--report", in_tmp("r.xml"),
-			       "--report-format", "junit", "--", bin, NULL };
+			       "--report-format", "junit", "--", NULL };
 	for (int i = 0; rest[i]; i++)
 		argv[n++] = rest[i];
+	for (int i = 0; cmd[i]; i++)
+		argv[n++] = cmd[i];
 	argv[n] = NULL;
 	struct res r = run_argv((char *const *)argv, NULL, 4 * CMD_TIMEOUT);
 
@@ -590,7 +592,14 @@ static void in_process_suite(const char *bin, const char *const *opts,
 		}
 	}
 	cr_assert_not_null(line, "%s", r.out);
-	assert_contains(line, filter, "the replay command");
+	/* explored (and recorded: the file replays it alone) as the
+	 * command line narrowed to it */
+	snprintf(rule, sizeof(rule), "ptloom: %s: split as one of ", racy);
+	char *rl = line_with(r.out, rule);
+
+	cr_assert_not_null(rl, "%s", r.out);
+	assert_contains(rl, filter, "the racy test's rule");
+	free(rl);
 	struct res p = replayed(line);
 
 	assert_exit(p, 1);
@@ -598,6 +607,16 @@ static void in_process_suite(const char *bin, const char *const *opts,
 	free(line);
 	res_free(&p);
 	res_free(&r);
+}
+
+static void in_process_suite(const char *bin, const char *const *opts,
+			     int ntests, const char *racy, const char *filter,
+			     const char *const *names)
+{
+	const char *cmd[] = { bin, NULL };
+
+	in_process_cmd(cmd, strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin,
+		       opts, ntests, racy, filter, names);
 }
 
 /* A GoogleTest binary: its four tests (a value-parameterised test's two
@@ -690,4 +709,55 @@ Test(suite_mode, go_test_binary_tests_one_verdict_each)
 
 	in_process_suite(bin, opts, 3, "TestRacyWithdraw",
 			 "-test.run=^TestRacyWithdraw$", names);
+}
+
+/* pytest (Python's threads at the Python level): its node ids, each
+ * explored as the command line narrowed to it. */
+Test(suite_mode, pytest_tests_one_verdict_each)
+{
+	if (system("/usr/bin/python3 -m pytest --version >/dev/null 2>&1")) {
+		skip_note("pytest is not installed for /usr/bin/python3 "
+			  "(scripts/setup.sh installs python3-pytest): "
+			  "pytest split check skipped");
+		cr_skip_test("no pytest");
+	}
+	FILE *f = fopen(in_tmp("test_bank.py"), "w");
+
+	cr_assert_not_null(f);
+	fputs("import threading, time\n"
+	      "balance = 0\n"
+	      "def run2(f):\n"
+	      "    ts = [threading.Thread(target=f) for _ in range(2)]\n"
+	      "    for t in ts: t.start()\n"
+	      "    for t in ts: t.join()\n"
+	      "def test_locked():\n"
+	      "    n, lock = [0], threading.Lock()\n"
+	      "    def add():\n"
+	      "        with lock: n[0] += 1\n"
+	      "    run2(add)\n"
+	      "    assert n[0] == 2\n"
+	      "def test_racy():\n"
+	      "    global balance\n"
+	      "    balance = 0\n"
+	      "    def add():\n"
+	      "        global balance\n"
+	      "        v = balance\n"
+	      "        time.sleep(0)\n"
+	      "        balance = v + 1\n"
+	      "    run2(add)\n"
+	      "    assert balance == 2, 'lost update'\n"
+	      "def test_plain():\n"
+	      "    assert sorted([3, 1, 2]) == [1, 2, 3]\n",
+	      f);
+	fclose(f);
+	cr_assert_eq(chdir(tmp), 0);
+	const char *cmd[] = { "/usr/bin/python3", "-m", "pytest", "-q", "-p",
+			      "no:cacheprovider", "test_bank.py", NULL };
+	const char *opts[] = { "-n", "40", NULL };
+	const char *names[] = { "test_bank.py::test_locked",
+				"test_bank.py::test_racy",
+				"test_bank.py::test_plain", NULL };
+
+	in_process_cmd(cmd, "pytest", opts, 3, "test_bank.py::test_racy",
+		       "test_bank.py::test_racy", names);
 }
