@@ -1827,6 +1827,56 @@ static bool split_harness(struct suite *su, pid_t pid)
 		free_strings(one);
 		free_strings(got);
 	}
+	/* tests the program lists but does not run: libtest's #[ignore]d
+	 * ones (without --ignored or --include-ignored: listed apart with
+	 * --ignored), GoogleTest's DISABLED_ ones (without
+	 * --gtest_also_run_disabled_tests); each would pass, running
+	 * nothing */
+	if (ntests >= 2 && (h == HARNESS_RUST || h == HARNESS_GTEST)) {
+		bool all = false;
+		char **skip = NULL;
+		int nskip = 0;
+
+		for (int i = 1; argv[i]; i++)
+			all |= !strcmp(argv[i], "--ignored") ||
+			       !strcmp(argv[i], "--include-ignored") ||
+			       !strncmp(argv[i],
+					"--gtest_also_run_disabled_tests", 31);
+		if (!all && h == HARNESS_RUST) {
+			int c = count(lav);
+			char **iav = xrealloc(NULL,
+					      (size_t)(c + 2) * sizeof(*iav));
+
+			for (int i = 0; i < c; i++)
+				iav[i] = xstrdup(lav[i]);
+			iav[c] = xstrdup("--ignored");
+			iav[c + 1] = NULL;
+			char *buf = native_listing(exe, iav, envp, cwd, &whole);
+
+			if (buf && whole)
+				skip = harness_tests(h, buf, &nskip);
+			free(buf);
+			free_strings(iav);
+		}
+		int k = 0;
+
+		for (int t = 0; t < ntests; t++) {
+			bool drop = !all && h == HARNESS_GTEST &&
+				    (!strncmp(tests[t], "DISABLED_", 9) ||
+				     strstr(tests[t], ".DISABLED_") ||
+				     strstr(tests[t], "/DISABLED_"));
+
+			for (int i = 0; i < nskip && !drop; i++)
+				drop = !strcmp(skip[i], tests[t]);
+			if (drop)
+				free(tests[t]);
+			else
+				tests[k++] = tests[t];
+		}
+		tests[k] = NULL;
+		ntests = k;
+		free_strings(skip);
+	}
 	if (su->verbose && (!lav || ntests < 2))
 		printf("ptloom: %s: a test program of %s, not split: %s\n",
 		       esc(exe), harness_name[h],

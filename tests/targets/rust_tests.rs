@@ -1,7 +1,8 @@
 // A Rust test binary (`rustc --test`): libtest runs its tests in threads
 // of one process, several at once (test-suite mode splits them,
 // tests/integration/test_suite_mode.c).  Correct: `locked` (threads add
-// under a Mutex) and `channel` (mpsc).  Racy: `bank::racy_withdraw`, a
+// under a Mutex) and `channel` (mpsc); `slow` is #[ignore]d (not run,
+// so not a test of its own to test-suite mode).  Racy: `bank::racy_withdraw`, a
 // lost update across two threads (a load, then a store, of an atomic);
 // natively it nearly always passes.
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -32,6 +33,12 @@ fn channel() {
     }
     drop(tx);
     assert_eq!(rx.iter().sum::<i32>(), 1);
+}
+
+#[test]
+#[ignore]
+fn slow() {
+    panic!("an ignored test runs only with --ignored");
 }
 
 mod bank {
