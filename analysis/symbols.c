@@ -1200,6 +1200,39 @@ int symbols_elf_naming(const char *path, const char *const *subs, int n)
 	return r < 0 ? r : m.found;
 }
 
+int symbols_elf_section_has(const char *path, const char *section,
+			    const char *needle)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	int fd, r, found = 0;
+	Elf *elf = NULL;
+
+	r = elf_open_path(path, &fd, &elf);
+	if (r < 0)
+		return r;
+	if (elf_getshdrstrndx(elf, &shstr)) {
+		elf_close(fd, elf);
+		return -EINVAL;
+	}
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstr, sh.sh_name);
+		if (!name || strcmp(name, section))
+			continue;
+		d = elf_rawdata(scn, NULL);
+		found = d && d->d_buf &&
+			memmem(d->d_buf, d->d_size, needle, strlen(needle));
+	}
+	elf_close(fd, elf);
+	return found;
+}
+
 int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len)
 {
 	return elf_build_id(path, buf, len);

@@ -97,6 +97,11 @@ int symbols_elf_lookup(const char *path, const char *name, uint64_t *values,
  */
 int symbols_elf_naming(const char *path, const char *const *subs, int n);
 
+/* Whether the ELF file's section named section holds the bytes of needle
+ * (without its NUL): 1 or 0, or -errno (-EINVAL if not an ELF file). */
+int symbols_elf_section_has(const char *path, const char *section,
+			    const char *needle);
+
 /* Copies the NT_GNU_BUILD_ID of the ELF file into buf.  Returns its length,
  * -ENOENT if it has none, -ENOSPC if `len` is too small, or -errno. */
 int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len);

@@ -393,6 +393,18 @@ static bool same_file(const char *a, const char *b)
 }
 
 /* The next cmake argument at *p: [=[...]=], "..." or a bare word. */
+/* /proc/PID/LINK (exe, cwd) into buf; false if unreadable ("" then). */
+static bool proc_link(pid_t pid, const char *link, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, link);
+	n = readlink(path, buf, len - 1);
+	buf[n > 0 ? n : 0] = 0;
+	return n > 0;
+}
+
 static char *cmake_arg(const char **p)
 {
 	const char *s = *p;
@@ -1279,8 +1291,7 @@ static void split_runner(struct suite *su, int rpidx, int wpidx)
 {
 	struct sproc *r = sproc(su, rpidx);
 	size_t la = 0, le = 0;
-	char path[64], cwd[PATH_MAX], exe[PATH_MAX];
-	ssize_t n;
+	char cwd[PATH_MAX], exe[PATH_MAX];
 
 	if (r->runner_split)
 		return;
@@ -1288,12 +1299,8 @@ static void split_runner(struct suite *su, int rpidx, int wpidx)
 	char *cmd = tracer_proc_file(r->pid, "cmdline", &la);
 	char *env = tracer_proc_file(r->pid, "environ", &le);
 
-	snprintf(path, sizeof(path), "/proc/%d/cwd", r->pid);
-	n = readlink(path, cwd, sizeof(cwd) - 1);
-	cwd[n > 0 ? n : 0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/exe", r->pid);
-	n = readlink(path, exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = 0;
+	proc_link(r->pid, "cwd", cwd, sizeof(cwd));
+	proc_link(r->pid, "exe", exe, sizeof(exe));
 	char **argv = cmd && la ? split_nul(cmd, la) : NULL;
 	char **envp = env ? split_nul(env, le) : NULL;
 	size_t lm = 0;
@@ -1754,29 +1761,29 @@ static char **harness_tests(enum harness h, char *buf, int *n)
  */
 static bool split_harness(struct suite *su, pid_t pid)
 {
-	char path[64], cwd[PATH_MAX], exe[PATH_MAX], why[512] = "";
+	char cwd[PATH_MAX], exe[PATH_MAX], why[512] = "";
 	size_t la = 0, le = 0;
-	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	n = readlink(path, exe, sizeof(exe) - 1);
-	if (n <= 0)
+	if (!proc_link(pid, "exe", exe, sizeof(exe)))
 		return false;
-	exe[n] = 0;
 	char *cmd = tracer_proc_file(pid, "cmdline", &la);
 	char **argv = cmd && la ? split_nul(cmd, la) : NULL;
 	int h = pytest_start(exe, argv)
 			? HARNESS_PYTEST
 			: symbols_elf_naming(exe, harness_symbol, NSYMBOL);
 
+	/* `go test` links its binaries stripped (-s -w): Go's own table of
+	 * function names is still there */
+	if (h < 0 && symbols_elf_section_has(exe, ".gopclntab",
+					     harness_symbol[HARNESS_GO]) > 0)
+		h = HARNESS_GO;
+
 	free(cmd);
 	if (h < 0) {
 		free_strings(argv);
 		return false;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/cwd", pid);
-	n = readlink(path, cwd, sizeof(cwd) - 1);
-	cwd[n > 0 ? n : 0] = 0;
+	proc_link(pid, "cwd", cwd, sizeof(cwd));
 	char *env = tracer_proc_file(pid, "environ", &le);
 	char **envp = env ? split_nul(env, le) : NULL;
 	char **lav = argv && envp && cwd[0]
@@ -1931,6 +1938,36 @@ static bool split_harness(struct suite *su, pid_t pid)
 	return true;
 }
 
+/*
+ * A compiler a test runner starts to build the tests (`go test`'s compile,
+ * link and vet, cargo's rustc) is no test: its processes are the
+ * runner's, run once on the default schedule, never explored (a package's
+ * build is dozens of them, each multithreaded).  The toolchain's name, or
+ * NULL.
+ */
+static const char *build_tool(pid_t pid, char *tool, size_t len)
+{
+	char exe[PATH_MAX];
+
+	if (!proc_link(pid, "exe", exe, sizeof(exe)))
+		return NULL;
+	const char *b = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	static const char *const go_tools[] = {
+		"compile", "link", "vet", "asm", "cgo", "buildid", "pack",
+		"cover", NULL,
+	};
+
+	snprintf(tool, len, "%s", b);
+	/* GOROOT/pkg/tool/GOOS_GOARCH/NAME */
+	if (strstr(exe, "/pkg/tool/"))
+		for (int i = 0; go_tools[i]; i++)
+			if (!strcmp(b, go_tools[i]))
+				return "Go's toolchain";
+	if (!strcmp(b, "rustc"))
+		return "Rust's compiler";
+	return NULL;
+}
+
 static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid, int thread)
 {
 	struct suite *su = ctx;
@@ -1954,6 +1991,18 @@ static bool on_exec(void *ctx, int pidx, int ppidx, pid_t pid, int thread)
 		/* a fork-per-test runner's worker: its tests are units */
 		p->worker = true;
 		split_runner(su, p->parent, pidx);
+		return false;
+	}
+	char tool[256];
+	const char *chain = build_tool(pid, tool, sizeof(tool));
+
+	if (chain) {
+		/* the runner's, with what it starts */
+		p->worker = true;
+		if (su->verbose && !su->counting)
+			printf("ptloom: P%d %s: not a test: a build step (%s), "
+			       "run once as the runner's\n",
+			       pidx, esc(tool), chain);
 		return false;
 	}
 	char *cmd = tracer_proc_file(pid, "cmdline", &la);

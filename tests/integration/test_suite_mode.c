@@ -709,6 +709,36 @@ Test(suite_mode, go_test_binary_tests_one_verdict_each)
 
 	in_process_suite(bin, opts, 3, "TestRacyWithdraw",
 			 "-test.run=^TestRacyWithdraw$", names);
+
+	/* through `go test` itself: its compile, link and vet are build
+	 * steps, not tests; its test binary (linked stripped) is split */
+	char mod[PATH_MAX], gocache[PATH_MAX + 16], gopath[PATH_MAX + 16];
+
+	snprintf(mod, sizeof(mod), "%s", in_tmp("gomod"));
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s' && cp '%s/tests/targets/go_tests_test.go' "
+		 "'%s/' && printf 'module gotests\\ngo 1.19\\n' "
+		 ">'%s/go.mod'",
+		 mod, env_or("PTLOOM_SOURCE_ROOT", "."), mod, mod);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(gocache, sizeof(gocache), "GOCACHE=%s/gocache", tmp);
+	snprintf(gopath, sizeof(gopath), "GOPATH=%s/gopath", tmp);
+	char gocmd[PATH_MAX + 64];
+
+	/* in the module (the shell execs go in its own process) */
+	snprintf(gocmd, sizeof(gocmd), "cd '%s' && exec go test -count=1 .",
+		 mod);
+	struct res r = PTL("run", "--per-test", "-v", "-s", "pos", "-n", "5",
+			   "--no-minimize", "--seed", SEED, "-o",
+			   in_tmp("out_gotest"), "-e", gocache, "-e", gopath,
+			   "-e", "GOFLAGS=-mod=mod", "--", "sh", "-c", gocmd);
+
+	assert_exit(r, 1);
+	cr_assert(strstr(summary(&r), " of 4 tests failed (TestRacyWithdraw"),
+		  "%s\n%s", r.out, r.err);
+	assert_contains(r.out, "not a test: a build step (Go's toolchain)",
+			"-v");
+	res_free(&r);
 }
 
 /* pytest (Python's threads at the Python level): its node ids, each

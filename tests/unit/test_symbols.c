@@ -395,6 +395,12 @@ Test(symbols, data)
 	cr_assert_eq(symbols_elf_naming(tg.exe, subs, 2), 1);
 	cr_assert_eq(symbols_elf_naming(tg.exe, subs + 2, 1), 0);
 	cr_assert_eq(symbols_elf_naming(tg.exe, subs, 1), -1);
+
+	/* a section's bytes: gcc names itself in .comment */
+	cr_assert_eq(symbols_elf_section_has(tg.exe, ".comment", "GCC: "), 1);
+	cr_assert_eq(symbols_elf_section_has(tg.exe, ".comment", "no such"),
+		     0);
+	cr_assert_eq(symbols_elf_section_has(tg.exe, ".no_such", "GCC"), 0);
 }
 
 Test(symbols, libc_symbols)
@@ -539,6 +545,8 @@ Test(symbols, errors)
 
 	cr_assert_eq(symbols_elf_naming("/nonexistent", &x, 1), -ENOENT);
 	cr_assert_eq(symbols_elf_naming(target_src(), &x, 1), -EINVAL);
+	cr_assert_eq(symbols_elf_section_has("/nonexistent", ".text", "x"),
+		     -ENOENT);
 	cr_assert_eq(symbols_elf_build_id(target_src(), id, 20), -EINVAL);
 	cr_assert_eq(symbols_elf_text("/nonexistent", t, 1), -ENOENT);
 }
