@@ -1107,11 +1107,12 @@ static bool runner_worker(pid_t pid, const struct sproc *pp)
 }
 
 /* What argv (a test program's list option) prints, run natively with
- * envp in cwd, its input and errors /dev/null: at most 64 KiB in 30 s.
+ * envp in cwd, its input and errors /dev/null: at most cap bytes in 30 s.
  * NULL if it could not run; *whole (if asked) says whether that was all of
  * it and the program then exited with status 0. */
 static char *native_listing(const char *exe, char *const *argv,
-			    char *const *envp, const char *cwd, bool *whole)
+			    char *const *envp, const char *cwd, bool *whole,
+			    size_t cap)
 {
 	bool eof = false;
 
@@ -1143,9 +1144,8 @@ static char *native_listing(const char *exe, char *const *argv,
 		close(fd[0]);
 		return NULL;
 	}
-	/* at most 64 KiB, 30 s */
-	size_t len = 0, cap = 65536;
-	char *buf = xrealloc(NULL, cap + 1);
+	size_t len = 0, have = cap < 65536 ? cap : 65536;
+	char *buf = xrealloc(NULL, have + 1);
 	double t0 = cli_wall();
 
 	for (;;) {
@@ -1158,7 +1158,11 @@ static char *native_listing(const char *exe, char *const *argv,
 			break;
 		if (r == 0)
 			continue;
-		ssize_t k = read(fd[0], buf + len, cap - len);
+		if (len == have) {
+			have = have * 2 < cap ? have * 2 : cap;
+			buf = xrealloc(buf, have + 1);
+		}
+		ssize_t k = read(fd[0], buf + len, have - len);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -1196,7 +1200,7 @@ static char **criterion_list(const char *exe, char *const *envp,
 			     const char *cwd, int *n)
 {
 	char *argv[] = { (char *)exe, "--list", "--ascii", NULL };
-	char *buf = native_listing(exe, argv, envp, cwd, NULL);
+	char *buf = native_listing(exe, argv, envp, cwd, NULL, 65536);
 	char **out = NULL;
 
 	*n = 0;
@@ -1428,6 +1432,9 @@ static void explore_unit(struct suite *su, struct unit *u)
  * binaries have, since a list option given to another program might run
  * it.
  */
+/* a test program's list, at most (a suite of tens of thousands) */
+#define LIST_MAX (8u << 20)
+
 enum harness {
 	HARNESS_RUST, HARNESS_GO, HARNESS_GTEST, NSYMBOL,
 	HARNESS_PYTEST = NSYMBOL, /* known by its command line */
@@ -1796,14 +1803,15 @@ static bool split_harness(struct suite *su, pid_t pid)
 
 	free(env);
 	if (lav) {
-		char *buf = native_listing(exe, lav, envp, cwd, &whole);
+		char *buf = native_listing(exe, lav, envp, cwd, &whole,
+						 LIST_MAX);
 
 		if (buf && whole)
 			tests = harness_tests(h, buf, &ntests);
 		else
 			snprintf(why, sizeof(why),
 				 "its list option (%s) did not end with "
-				 "exit status 0",
+				 "exit status 0 within 30 s and 8 MiB",
 				 harness_list[h]);
 		free(buf);
 	}
@@ -1816,7 +1824,8 @@ static bool split_harness(struct suite *su, pid_t pid)
 		char **got = NULL;
 
 		if (one) {
-			char *buf = native_listing(exe, one, envp, cwd, &whole);
+			char *buf = native_listing(exe, one, envp, cwd, &whole,
+						 LIST_MAX);
 
 			if (buf && whole)
 				got = harness_tests(h, buf, &n1);
@@ -1858,7 +1867,8 @@ static bool split_harness(struct suite *su, pid_t pid)
 				iav[i] = xstrdup(lav[i]);
 			iav[c] = xstrdup("--ignored");
 			iav[c + 1] = NULL;
-			char *buf = native_listing(exe, iav, envp, cwd, &whole);
+			char *buf = native_listing(exe, iav, envp, cwd, &whole,
+						 LIST_MAX);
 
 			if (buf && whole)
 				skip = harness_tests(h, buf, &nskip);
