@@ -97,6 +97,8 @@ struct cu_index {
 	bool failed; /* the walk could not be made: use the CU */
 };
 
+#define GOPCLN_MODULES 8
+
 struct symbols {
 	Dwfl *dwfl;
 	int pid;
@@ -120,6 +122,16 @@ struct symbols {
 	 * (cu_index) */
 	struct cu_index *cus[CU_INDEXES];
 	unsigned next_cu;
+
+	/* Go's function tables of modules without symbols (go_func) */
+	struct gopcln {
+		Dwfl_Module *mod;
+		const uint8_t *data;	/* .gopclntab, in the module's Elf */
+		size_t size;
+		uint64_t text, nfunc, names, functab;
+		bool ok;
+	} gop[GOPCLN_MODULES];
+	unsigned ngop;
 
 	/* state of the backtrace in progress */
 	int unwind_err;		/* -errno from our callbacks */
@@ -667,6 +679,102 @@ static const char *demangled(struct symbols *s, const char *sym)
 	return out ? out : sym;
 }
 
+static uint64_t le_word(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The module's .gopclntab (Go 1.18 and later: magic 0xfffffff0 or
+ * 0xfffffff1, 8-byte pointers), parsed once. */
+static struct gopcln *go_table(struct symbols *s, Dwfl_Module *mod)
+{
+	for (unsigned i = 0; i < s->ngop && i < GOPCLN_MODULES; i++)
+		if (s->gop[i].mod == mod)
+			return s->gop[i].ok ? &s->gop[i] : NULL;
+	struct gopcln *g = &s->gop[s->ngop++ % GOPCLN_MODULES];
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+
+	memset(g, 0, sizeof(*g));
+	g->mod = mod;
+	if (!elf || elf_getshdrstrndx(elf, &shstr))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstr, sh.sh_name);
+		if (name && !strcmp(name, ".gopclntab")) {
+			Elf_Data *d = elf_rawdata(scn, NULL);
+
+			if (d && d->d_buf) {
+				g->data = d->d_buf;
+				g->size = d->d_size;
+			}
+			break;
+		}
+	}
+	if (!g->data || g->size < 72)
+		return NULL;
+	uint32_t magic = (uint32_t)le_word(g->data, 4);
+
+	if ((magic != 0xfffffff0 && magic != 0xfffffff1) || g->data[7] != 8)
+		return NULL;
+	g->nfunc = le_word(g->data + 8, 8);
+	g->text = le_word(g->data + 24, 8);
+	g->names = le_word(g->data + 32, 8);
+	g->functab = le_word(g->data + 64, 8);
+	if (g->functab > g->size || g->names > g->size ||
+	    g->nfunc > (g->size - g->functab) / 8)
+		return NULL;
+	g->ok = true;
+	return g;
+}
+
+/* The Go function holding file address a and the offset into it, from
+ * the module's .gopclntab: a stripped Go binary (`go test` links its test
+ * binaries with -s -w) keeps its names there for the runtime. */
+static const char *go_func(struct symbols *s, Dwfl_Module *mod, uint64_t a,
+			   uint64_t *off)
+{
+	struct gopcln *g = go_table(s, mod);
+
+	if (!g || a < g->text || !g->nfunc)
+		return NULL;
+	uint64_t rel = a - g->text, lo = 0, hi = g->nfunc;
+	const uint8_t *ft = g->data + g->functab;
+
+	if (rel >= le_word(ft + 8 * g->nfunc, 4))
+		return NULL; /* past the last function's end */
+	while (hi - lo > 1) {
+		uint64_t mid = (lo + hi) / 2;
+
+		if (le_word(ft + 8 * mid, 4) <= rel)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	uint64_t entry = le_word(ft + 8 * lo, 4);
+	uint64_t fo = g->functab + le_word(ft + 8 * lo + 4, 4);
+
+	if (entry > rel || fo + 8 > g->size)
+		return NULL;
+	uint64_t no = g->names + (uint32_t)le_word(g->data + fo + 4, 4);
+
+	if (no >= g->size || !memchr(g->data + no, 0, g->size - no))
+		return NULL;
+	*off = rel - entry;
+	return (const char *)g->data + no;
+}
+
 static struct entry *code_entry(struct symbols *s, uint64_t pc)
 {
 	struct entry *hit = cache_find(s, pc, KIND_CODE);
@@ -685,6 +793,15 @@ static struct entry *code_entry(struct symbols *s, uint64_t pc)
 		modname = module_name(mod);
 		sym = demangled(s, dwfl_module_addrinfo(mod, pc, &off, &esym,
 							NULL, NULL, NULL));
+		if (!sym) {
+			Dwarf_Addr bias = 0;
+			uint64_t goff = 0;
+
+			if (!dwfl_module_getelf(mod, &bias))
+				bias = 0;
+			sym = go_func(s, mod, pc - bias, &goff);
+			off = goff;
+		}
 		if (!runtime_name(modname))
 			dwarf_info(s, mod, pc, &func, &file, &e.line);
 	}

@@ -738,6 +738,8 @@ Test(suite_mode, go_test_binary_tests_one_verdict_each)
 		  "%s\n%s", r.out, r.err);
 	assert_contains(r.out, "not a test: a build step (Go's toolchain)",
 			"-v");
+	/* stripped, its code is still named, from Go's own table */
+	assert_contains(r.out, "(runtime.exit+0x", "the failure's location");
 	res_free(&r);
 }
 
