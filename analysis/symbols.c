@@ -226,6 +226,9 @@ static void cache_clear(struct symbols *s)
 {
 	memset(s->tab, 0, s->cap * sizeof(*s->tab));
 	s->n = 0;
+	/* the maps were read again: a module may be gone, its Elf with it */
+	memset(s->gop, 0, sizeof(s->gop));
+	s->ngop = 0;
 }
 
 /* ---- modules ---- */
