@@ -14,7 +14,9 @@
  * tracer's ordinary wake choice.  Threads that can run but do not hold the
  * GIL (just woken, just created) run first, for free, until they wait for
  * the GIL; every other C-level point (the GIL's own mutex and condvar,
- * threading.Lock's semaphore, the runtime's locks) is not a preemption.
+ * threading.Lock's semaphore, the runtime's locks) is not a preemption,
+ * except while the GIL is free (its holder dropped it around a call and
+ * has not taken it back), where a woken waiter may take it first.
  * After PY_INTERVAL checks in a row the holder hands the GIL over for
  * free, like the switch interval, so no Python spin livelocks.
  *
