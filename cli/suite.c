@@ -58,6 +58,10 @@
 #include "../analysis/report.h"
 #include "../analysis/symbols.h"
 
+/* what the rule of a test program's own test says (split_harness; how
+ * follow_failures knows one) */
+#define IN_PROCESS_RULE "tests P0 runs in its one process"
+
 /* A process of the suite run. */
 struct sproc {
 	pid_t pid;		/* 0 until its exec (not needed before) */
@@ -980,6 +984,14 @@ static void follow_failures(struct suite *su, struct unit *u)
 			fprintf(stderr, "ptloom: %s: %s (the runner runs the "
 					"test on ptloom's default schedule)\n",
 				esc(t->schedule), esc(err));
+			continue;
+		}
+		/* a test inside u's program (its own tests, split), recorded
+		 * as the program narrowed to it: the runner never runs that
+		 * command line, only u's, whose failure is the tests
+		 * together's */
+		if (t->rule && strstr(t->rule, IN_PROCESS_RULE)) {
+			schedule_free(&sch);
 			continue;
 		}
 		t->target = 1 + through_add(su->thr, &sch,
@@ -1922,9 +1934,8 @@ static bool split_harness(struct suite *su, pid_t pid)
 		u->split = true;
 		u->per_test = true;
 		snprintf(u->rule, sizeof(u->rule),
-			 "split as one of the %d tests P0 runs in its one "
-			 "process (%s): explored as the program running it "
-			 "alone (`%s`)",
+			 "split as one of the %d " IN_PROCESS_RULE " (%s): "
+			 "explored as the program running it alone (`%s`)",
 			 ntests, harness_name[h], esc(u->cmdline));
 		if (!su->counting)
 			explore_unit(su, &su->units[su->nunits - 1]);
