@@ -701,29 +701,16 @@ static struct gopcln *go_table(struct symbols *s, Dwfl_Module *mod)
 	struct gopcln *g = &s->gop[s->ngop++ % GOPCLN_MODULES];
 	Dwarf_Addr bias;
 	Elf *elf = dwfl_module_getelf(mod, &bias);
-	Elf_Scn *scn = NULL;
-	size_t shstr;
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf ? elf_section_named(elf, ".gopclntab", &sh) : NULL;
+	Elf_Data *d = scn && sh.sh_type != SHT_NOBITS ? elf_rawdata(scn, NULL)
+						      : NULL;
 
 	memset(g, 0, sizeof(*g));
 	g->mod = mod;
-	if (!elf || elf_getshdrstrndx(elf, &shstr))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstr, sh.sh_name);
-		if (name && !strcmp(name, ".gopclntab")) {
-			Elf_Data *d = elf_rawdata(scn, NULL);
-
-			if (d && d->d_buf) {
-				g->data = d->d_buf;
-				g->size = d->d_size;
-			}
-			break;
-		}
+	if (d && d->d_buf) {
+		g->data = d->d_buf;
+		g->size = d->d_size;
 	}
 	if (!g->data || g->size < 72)
 		return NULL;
@@ -1323,34 +1310,21 @@ int symbols_elf_naming(const char *path, const char *const *subs, int n)
 int symbols_elf_section_has(const char *path, const char *section,
 			    const char *needle)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstr;
-	int fd, r, found = 0;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+	int fd, r;
 	Elf *elf = NULL;
 
 	r = elf_open_path(path, &fd, &elf);
 	if (r < 0)
 		return r;
-	if (elf_getshdrstrndx(elf, &shstr)) {
-		elf_close(fd, elf);
-		return -EINVAL;
-	}
-	while (!found && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstr, sh.sh_name);
-		if (!name || strcmp(name, section))
-			continue;
-		d = elf_rawdata(scn, NULL);
-		found = d && d->d_buf &&
-			memmem(d->d_buf, d->d_size, needle, strlen(needle));
-	}
+	scn = elf_section_named(elf, section, &sh);
+	d = scn && sh.sh_type != SHT_NOBITS ? elf_rawdata(scn, NULL) : NULL;
+	r = d && d->d_buf &&
+	    memmem(d->d_buf, d->d_size, needle, strlen(needle));
 	elf_close(fd, elf);
-	return found;
+	return r;
 }
 
 int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len)
@@ -1641,8 +1615,7 @@ int symbols_elf_runtime_code(const char *path, uint64_t **out)
 {
 	struct ranges r = { 0 };
 	Elf_Scn *scn = NULL;
-	bool go = false;
-	size_t shstr;
+	GElf_Shdr bi;
 	int fd, err = 0;
 	Elf *e;
 
@@ -1650,21 +1623,9 @@ int symbols_elf_runtime_code(const char *path, uint64_t **out)
 	err = elf_open_path(path, &fd, &e);
 	if (err)
 		return err == -EINVAL ? 0 : err;
-	if (elf_getshdrstrndx(e, &shstr)) {
-		elf_end(e);
-		close(fd);
-		return 0;
-	}
 	/* a Go executable: the linker's build-info section */
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
+	bool go = elf_section_named(e, ".go.buildinfo", &bi) != NULL;
 
-		if (gelf_getshdr(scn, &sh) &&
-		    (name = elf_strptr(e, shstr, sh.sh_name)) &&
-		    !strcmp(name, ".go.buildinfo"))
-			go = true;
-	}
 	while (go && !err && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;

@@ -27,6 +27,22 @@ int elf_open_path(const char *path, int *fd, Elf **e)
 	return 0;
 }
 
+Elf_Scn *elf_section_named(Elf *e, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	const char *nm;
+
+	if (elf_getshdrstrndx(e, &shstr))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, sh) &&
+		    (nm = elf_strptr(e, shstr, sh->sh_name)) &&
+		    !strcmp(nm, name))
+			return scn;
+	return NULL;
+}
+
 /* elf_open_path for the callers that only need to know it failed */
 static Elf *open_elf(const char *path, int *fd)
 {
@@ -331,28 +347,15 @@ static bool start_one(void *ctx, const GElf_Sym *sym, const char *nm)
  */
 static const uint8_t *eh_frame_table(Elf *e, GElf_Shdr *sh, uint32_t *n)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstr;
+	Elf_Scn *scn = elf_section_named(e, ".eh_frame_hdr", sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const uint8_t *b = d ? d->d_buf : NULL;
 
-	if (elf_getshdrstrndx(e, &shstr))
+	if (!b || d->d_size < 12 || b[0] != 1 || b[2] != 0x03 ||
+	    b[3] != 0x3b || (b[1] & 0x0f) != 0x0b)
 		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		const char *nm;
-
-		if (!gelf_getshdr(scn, sh) ||
-		    !(nm = elf_strptr(e, shstr, sh->sh_name)) ||
-		    strcmp(nm, ".eh_frame_hdr"))
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		const uint8_t *b = d ? d->d_buf : NULL;
-
-		if (!b || d->d_size < 12 || b[0] != 1 || b[2] != 0x03 ||
-		    b[3] != 0x3b || (b[1] & 0x0f) != 0x0b)
-			return NULL;
-		memcpy(n, b + 8, 4);
-		return *n <= (d->d_size - 12) / 8 ? b + 12 : NULL;
-	}
-	return NULL;
+	memcpy(n, b + 8, 4);
+	return *n <= (d->d_size - 12) / 8 ? b + 12 : NULL;
 }
 
 /* The start of every function with unwind information.  A stripped

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <gelf.h>
 #include <libelf.h>
 
 /* Values (st_value, link-time) of every defined symbol called name, all
@@ -64,6 +65,9 @@ int elf_eh_frame_functions(Elf *e,
 /* Open path for libelf (read-mmap): 0, -errno (open) or -EINVAL (not
  * ELF); the caller ends e and closes fd. */
 int elf_open_path(const char *path, int *fd, Elf **e);
+
+/* The first section of e named name, its header in *sh; NULL if none. */
+Elf_Scn *elf_section_named(Elf *e, const char *name, GElf_Shdr *sh);
 
 /* path's GNU build id (NT_GNU_BUILD_ID) into buf: its length, -ENOENT
  * (none), -ENOSPC (longer than len), -EINVAL (not ELF) or -errno. */
