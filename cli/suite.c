@@ -396,7 +396,6 @@ static bool same_file(const char *a, const char *b)
 				 x.st_dev == y.st_dev && x.st_ino == y.st_ino);
 }
 
-/* The next cmake argument at *p: [=[...]=], "..." or a bare word. */
 /* /proc/PID/LINK (exe, cwd) into buf; false if unreadable ("" then). */
 static bool proc_link(pid_t pid, const char *link, char *buf, size_t len)
 {
@@ -409,6 +408,15 @@ static bool proc_link(pid_t pid, const char *link, char *buf, size_t len)
 	return n > 0;
 }
 
+/* A path's last component. */
+static const char *base_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* The next cmake argument at *p: [=[...]=], "..." or a bare word. */
 static char *cmake_arg(const char **p)
 {
 	const char *s = *p;
@@ -1437,16 +1445,16 @@ static void explore_unit(struct suite *su, struct unit *u)
 
 /* ---- in-process harnesses (Rust's libtest, Go's testing, GoogleTest) ---- */
 
-/*
- * A test binary of these runs all its tests in its one process (in threads
- * at once, or one after the other), each test selected by a filter option
- * and listed by a list option that runs none.  Known by a symbol only their
- * binaries have, since a list option given to another program might run
- * it.
- */
 /* a test program's list, at most (a suite of tens of thousands) */
 #define LIST_MAX (8u << 20)
 
+/*
+ * A test program of these runs all its tests in its one process (in
+ * threads at once, or one after the other), each test selected by a filter
+ * option and listed by a list option that runs none.  Known by a symbol
+ * only their binaries have, since a list option given to another program
+ * might run it; pytest by its command line.
+ */
 enum harness {
 	HARNESS_RUST, HARNESS_GO, HARNESS_GTEST, NSYMBOL,
 	HARNESS_PYTEST = NSYMBOL, /* known by its command line */
@@ -1487,13 +1495,10 @@ static const char *const pytest_valued[] = {
  * `-m pytest`, or a script named pytest or py.test), else 0. */
 static int pytest_start(const char *exe, char **argv)
 {
-	const char *b = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-
-	if (strncmp(b, "python", 6) || !argv)
+	if (strncmp(base_of(exe), "python", 6) || !argv)
 		return 0;
 	for (int i = 1; argv[i]; i++) {
-		const char *a = argv[i];
-		const char *ab = strrchr(a, '/') ? strrchr(a, '/') + 1 : a;
+		const char *a = argv[i], *ab = base_of(a);
 
 		if (!strcmp(a, "-m"))
 			return argv[i + 1] && (!strcmp(argv[i + 1], "pytest") ||
@@ -1523,7 +1528,8 @@ static bool pytest_verbosity(const char *a)
 
 /* Is a (an argument of a harness's command line) option o, as "o" (its
  * value next: *sep = false) or "o=VALUE" (*sep = true)?  Go's flags take
- * one dash or two. */
+ * one dash or two; pytest's short options their value attached too
+ * ("-kEXPR"). */
 static bool opt_is(enum harness h, const char *a, const char *o, bool *sep)
 {
 	if (h == HARNESS_GO && a[0] == '-' && a[1] == '-' && a[2] != '-')
@@ -1532,14 +1538,17 @@ static bool opt_is(enum harness h, const char *a, const char *o, bool *sep)
 
 	if (strncmp(a, o, n))
 		return false;
-	if (a[n] == 0) {
-		*sep = false;
-		return true;
-	}
-	if (a[n] == '=') {
-		*sep = true;
-		return true;
-	}
+	*sep = a[n] != 0;
+	return !a[n] || a[n] == '=' || (h == HARNESS_PYTEST && o[1] != '-');
+}
+
+/* Is a one of the options of list (NULL-terminated) that take a value? */
+static bool valued_opt(enum harness h, const char *a,
+		       const char *const *list, bool *sep)
+{
+	for (int v = 0; list[v]; v++)
+		if (opt_is(h, a, list[v], sep))
+			return true;
 	return false;
 }
 
@@ -1589,16 +1598,7 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 					 a);
 				goto other;
 			}
-			for (int v = 0; pytest_valued[v] && !valued; v++) {
-				size_t n = strlen(pytest_valued[v]);
-
-				if (!strcmp(a, pytest_valued[v]))
-					valued = true;
-				else if (!strncmp(a, pytest_valued[v], n) &&
-					 (a[n] == '=' ||
-					  (a[1] != '-' && a[n])))
-					valued = sep = true;
-			}
+			valued = valued_opt(h, a, pytest_valued, &sep);
 			if (valued && !sep && i + 1 < argc) {
 				av[k++] = xstrdup(a);
 				a = argv[++i];
@@ -1616,8 +1616,7 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 					 a);
 				goto other;
 			}
-			for (int v = 0; rust_valued[v] && !valued; v++)
-				valued = opt_is(h, a, rust_valued[v], &sep);
+			valued = valued_opt(h, a, rust_valued, &sep);
 			if (valued && !sep && i + 1 < argc) {
 				/* the option and its value, kept */
 				av[k++] = xstrdup(a);
@@ -1660,46 +1659,33 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 			 run);
 		goto other;
 	}
-	if (test)
-		goto selected;
-	if (list) {
-		/* the list option, which runs no test */
-		if (h == HARNESS_RUST) {
-			av[k++] = xstrdup("--list");
-		} else if (h == HARNESS_PYTEST) {
-			av[k++] = xstrdup("--collect-only");
-			av[k++] = xstrdup("-q");
-		} else if (h == HARNESS_GO) {
-			/* -test.list takes -test.run's place */
-			av[k++] = xstrdup("-test.list");
-			av[k++] = xstrdup(run ? run : ".*");
-		} else {
-			av[k++] = xstrdup("--gtest_list_tests");
-		}
-	}
-	av[k] = NULL;
-	return av;
-selected:
-	if (h == HARNESS_RUST) {
+	/* the test's selection */
+	if (test && h == HARNESS_RUST) {
 		av[k++] = xstrdup("--exact");
 		av[k++] = xstrdup(test);
-	} else if (h == HARNESS_PYTEST) {
+	} else if (test && h == HARNESS_PYTEST) {
 		av[k++] = xstrdup(test);
-		if (list) {
-			av[k++] = xstrdup("--collect-only");
-			av[k++] = xstrdup("-q");
-		}
-	} else if (h == HARNESS_GO) {
+	} else if (test) {
 		char *r = xrealloc(NULL, strlen(test) + 16);
 
-		/* a name is letters, digits and _: no quoting needed */
-		sprintf(r, "-test.run=^%s$", test);
+		/* a Go name is letters, digits and _: no quoting needed */
+		sprintf(r, h == HARNESS_GO ? "-test.run=^%s$"
+					   : "--gtest_filter=%s",
+			test);
 		av[k++] = r;
-	} else {
-		char *r = xrealloc(NULL, strlen(test) + 16);
-
-		sprintf(r, "--gtest_filter=%s", test);
-		av[k++] = r;
+	}
+	/* the list option, which runs no test (Go's -test.list takes
+	 * -test.run's place) */
+	if (list && h == HARNESS_RUST) {
+		av[k++] = xstrdup("--list");
+	} else if (list && h == HARNESS_PYTEST) {
+		av[k++] = xstrdup("--collect-only");
+		av[k++] = xstrdup("-q");
+	} else if (list && h == HARNESS_GO) {
+		av[k++] = xstrdup("-test.list");
+		av[k++] = xstrdup(run ? run : ".*");
+	} else if (list) {
+		av[k++] = xstrdup("--gtest_list_tests");
 	}
 	av[k] = NULL;
 	return av;
@@ -1919,9 +1905,7 @@ static bool split_harness(struct suite *su, pid_t pid)
 		free_strings(envp);
 		return false;
 	}
-	const char *base = h == HARNESS_PYTEST	 ? "pytest"
-			   : strrchr(exe, '/') ? strrchr(exe, '/') + 1
-					       : exe;
+	const char *base = h == HARNESS_PYTEST ? "pytest" : base_of(exe);
 
 	for (int t = 0; t < ntests; t++) {
 		char **av = harness_argv(h, exe, argv, tests[t], false, why,
@@ -1972,7 +1956,7 @@ static const char *build_tool(pid_t pid, char *tool, size_t len)
 
 	if (!proc_link(pid, "exe", exe, sizeof(exe)))
 		return NULL;
-	const char *b = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	const char *b = base_of(exe);
 	static const char *const go_tools[] = {
 		"compile", "link", "vet", "asm", "cgo", "buildid", "pack",
 		"cover", NULL,
@@ -2742,18 +2726,15 @@ int suite_run(const struct program *prog, const struct common_opts *co,
 				strcat(names, rt[i].name);
 			}
 		char rest[96] = "";
-		int passed = nrt - failed - incomplete;
+		int passed = nrt - failed - incomplete, k = 0;
 
 		/* what the others did: a limit is not a pass */
-		if (incomplete && passed)
-			snprintf(rest, sizeof(rest),
-				 "; %d not covered (a limit), %d passed",
-				 incomplete, passed);
-		else if (incomplete)
-			snprintf(rest, sizeof(rest),
-				 "; %d not covered (a limit)", incomplete);
-		else if (passed)
-			snprintf(rest, sizeof(rest), "; %d passed", passed);
+		if (incomplete)
+			k = snprintf(rest, sizeof(rest),
+				     "; %d not covered (a limit)", incomplete);
+		if (passed)
+			snprintf(rest + k, sizeof(rest) - (size_t)k,
+				 "%s %d passed", k ? "," : ";", passed);
 		snprintf(summary, sizeof(summary),
 			 "ptloom: FAIL %d of %d test%s failed (%s)%s", failed,
 			 nrt, nrt == 1 ? "" : "s", esc(names), rest);
