@@ -501,12 +501,22 @@ Test(suite_mode, suite_time_shared_among_counted_tests)
 
 /* ---- test programs that run their tests in one process ---- */
 
-static bool have_tool(const char *tool)
+/* A test program built into bin by cmd (its output in bin.log) with
+ * tool, which scripts/setup.sh --tests installs as package; without it
+ * the test skips, saying why. */
+static void build_or_skip(const char *tool, const char *package,
+			  const char *cmd, const char *bin)
 {
-	char cmd[256];
+	char have[256];
 
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
-	return system(cmd) == 0;
+	snprintf(have, sizeof(have), "command -v %s >/dev/null 2>&1", tool);
+	if (system(have)) {
+		skip_note("%s missing (scripts/setup.sh --tests installs "
+			  "%s): its test program's split check skipped",
+			  tool, package);
+		cr_skip_test("%s is not installed", tool);
+	}
+	cr_assert_eq(system(cmd), 0, "%s failed (%s.log)", tool, bin);
 }
 
 /*
@@ -645,11 +655,6 @@ Test(suite_mode, gtest_tests_one_verdict_each)
  * fewer tests), and a command line that only lists is one program. */
 Test(suite_mode, rust_libtest_tests_one_verdict_each)
 {
-	if (!have_tool("rustc")) {
-		skip_note("rustc missing (scripts/setup.sh --tests installs "
-			  "it): Rust test split check skipped");
-		cr_skip_test("rustc is not installed");
-	}
 	char cmd[4 * PATH_MAX], bin[PATH_MAX];
 
 	snprintf(bin, sizeof(bin), "%s", in_tmp("rust_tests"));
@@ -657,7 +662,7 @@ Test(suite_mode, rust_libtest_tests_one_verdict_each)
 		 "rustc --test -O -o '%s' '%s/tests/targets/rust_tests.rs' "
 		 ">'%s.log' 2>&1",
 		 bin, env_or("PTLOOM_SOURCE_ROOT", "."), bin);
-	cr_assert_eq(system(cmd), 0, "rustc failed (%s.log)", bin);
+	build_or_skip("rustc", "rustc", cmd, bin);
 	const char *opts[] = { "-s", "surw", "-n", "30", NULL };
 	const char *names[] = { "bank::racy_withdraw", "channel", "locked",
 				NULL };
@@ -689,11 +694,6 @@ Test(suite_mode, rust_libtest_tests_one_verdict_each)
  * `-test.run=^NAME$`. */
 Test(suite_mode, go_test_binary_tests_one_verdict_each)
 {
-	if (!have_tool("go")) {
-		skip_note("go missing (scripts/setup.sh --tests installs "
-			  "golang-go): Go test split check skipped");
-		cr_skip_test("go is not installed");
-	}
 	char cmd[6 * PATH_MAX], bin[PATH_MAX];
 
 	snprintf(bin, sizeof(bin), "%s", in_tmp("go_tests"));
@@ -702,7 +702,7 @@ Test(suite_mode, go_test_binary_tests_one_verdict_each)
 		 "GOFLAGS=-mod=mod go test -c -o '%s' "
 		 "'%s/tests/targets/go_tests_test.go' >'%s.log' 2>&1",
 		 tmp, tmp, tmp, bin, env_or("PTLOOM_SOURCE_ROOT", "."), bin);
-	cr_assert_eq(system(cmd), 0, "go test -c failed (%s.log)", bin);
+	build_or_skip("go", "golang-go", cmd, bin);
 	const char *opts[] = { "-s", "pos", "-n", "10", NULL };
 	const char *names[] = { "TestLocked", "TestChannel",
 				"TestRacyWithdraw", NULL };
