@@ -34,7 +34,9 @@ void common_defaults(struct common_opts *o)
 	memset(o, 0, sizeof(*o));
 	/* races by default: most real concurrency bugs are data races, and
 	 * discovery costs a few observed runs (see the issue 5 note) */
-	o->points = POINTS_SYNC | POINTS_RACES;
+	/* and x86's store buffers at racy stores: a handshake without a
+	 * fence fails on the hardware (tracer/tso.c) */
+	o->points = POINTS_SYNC | POINTS_RACES | POINTS_TSO;
 	o->max_steps = 100000;
 	o->timeout = 10;
 	o->out_dir = ".ptloom";
@@ -65,8 +67,11 @@ int parse_points(const char *s, unsigned *out)
 			*out |= POINTS_ATOMICS;
 		else if (!strcmp(t, "races"))
 			*out |= POINTS_RACES;
+		else if (!strcmp(t, "tso"))
+			*out |= POINTS_TSO;
 		else if (!strcmp(t, "all"))
-			*out |= POINTS_SYNC | POINTS_ATOMICS | POINTS_RACES;
+			*out |= POINTS_SYNC | POINTS_ATOMICS | POINTS_RACES |
+				POINTS_TSO;
 		else
 			return -1;
 	}
@@ -75,12 +80,19 @@ int parse_points(const char *s, unsigned *out)
 
 const char *points_name(unsigned p, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s%s", p & POINTS_SYNC ? "sync" : "",
-		 (p & POINTS_SYNC) && (p & (POINTS_ATOMICS | POINTS_RACES)) ? ","
-									    : "",
-		 p & POINTS_ATOMICS ? "atomics" : "",
-		 (p & POINTS_ATOMICS) && (p & POINTS_RACES) ? "," : "",
-		 p & POINTS_RACES ? "races" : "");
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} sets[] = { { POINTS_SYNC, "sync" }, { POINTS_ATOMICS, "atomics" },
+		     { POINTS_RACES, "races" }, { POINTS_TSO, "tso" } };
+	size_t at = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		if ((p & sets[i].bit) && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s",
+					       at ? "," : "", sets[i].name);
 	return buf;
 }
 
@@ -1591,6 +1603,23 @@ static void event_line_raw(const struct event *e,
 
 	if (!where)
 		where = "";
+	if (e->kind == OP_ACCESS && e->fn == TSO_BUFFERED) {
+		snprintf(buf, len, "%s stores to %s%s%s into its store buffer: "
+			 "no other thread sees it yet", tname,
+			 obj[0] ? obj : "memory", at, where);
+		return;
+	}
+	if (e->kind == OP_ACCESS && e->fn == TSO_DRAIN) {
+		snprintf(buf, len, "%s's store buffer drains: its stores reach "
+			 "memory (%s first)%s%s", tname,
+			 obj[0] ? obj : "?", at, where);
+		return;
+	}
+	if (e->kind == OP_ACCESS && e->fn == TSO_WINDOW) {
+		snprintf(buf, len, "%s access(%s)%s%s, its stores still in its "
+			 "store buffer", tname, obj, at, where);
+		return;
+	}
 	switch (e->kind) {
 	case OP_START:
 	case OP_WOKEN:

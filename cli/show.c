@@ -712,13 +712,16 @@ static void show_json(FILE *f, const struct schedule *s)
 
 		fprintf(f, "%s\n    { \"step\": %u, \"kind\": \"%s\", "
 			   "\"thread\": \"T%u\", \"timeout\": %s, "
+			   "\"buffered\": %s, "
 			   "\"index\": %u, \"alternatives\": %u }",
 			i ? "," : "", d->step,
 			d->kind == DEC_WAKE   ? "wake"
 			: d->kind == DEC_POLL ? "poll"
 					      : "run",
 			d->thread,
-			d->timeout ? "true" : "false", d->index, d->nalts);
+			d->timeout == 1 ? "true" : "false",
+			d->timeout == ALT_BUFFER ? "true" : "false", d->index,
+			d->nalts);
 	}
 	fprintf(f, "\n  ],\n  \"events\": [");
 	struct win w;

@@ -49,7 +49,8 @@
 #define SANITIZER_SIG_MIN 257
 #define SANITIZER_SIG_MAX 263
 #define POINTS_ALL \
-	(POINTS_SYNC | POINTS_ATOMICS | POINTS_RACES | POINTS_CLEVEL)
+	(POINTS_SYNC | POINTS_ATOMICS | POINTS_RACES | POINTS_CLEVEL | \
+	 POINTS_TSO)
 
 /* Top-level field numbers the scan needs (see proto/schedule.proto). */
 enum {
@@ -134,14 +135,19 @@ static int check_decision(size_t i, uint64_t kind, uint64_t timeout,
 		       i, (unsigned long long)index);
 		return -EINVAL;
 	}
-	if (timeout > 1) {
-		seterr(err, errlen, "decision %zu: timeout flag %llu is not 0 "
-				    "or 1", i, (unsigned long long)timeout);
+	if (timeout > ALT_BUFFER) {
+		seterr(err, errlen, "decision %zu: it is both a timeout and a "
+				    "buffered store", i);
 		return -EINVAL;
 	}
 	if (timeout && kind == DEC_WAKE) {
 		seterr(err, errlen,
 		       "decision %zu: a wake decision cannot be a timeout", i);
+		return -EINVAL;
+	}
+	if (timeout == ALT_BUFFER && kind != DEC_RUN) {
+		seterr(err, errlen,
+		       "decision %zu: only a run decision buffers a store", i);
 		return -EINVAL;
 	}
 	return 0;
@@ -402,7 +408,7 @@ static int check_schedule(const struct schedule *s, char *err, size_t errlen)
 	for (i = 0; i < s->ndecisions; i++) {
 		const struct decision *d = &s->decisions[i];
 
-		r = check_decision(i, d->kind, d->timeout != 0, d->thread,
+		r = check_decision(i, d->kind, d->timeout, d->thread,
 				   d->index, d->nalts, err, errlen);
 		if (r)
 			return r;
@@ -886,13 +892,17 @@ static int decode_decision(const uint8_t *d, size_t dl, size_t i,
 
 	if (!m)
 		return not_decoded("decision", i, err, errlen);
-	r = check_decision(i, m->kind, m->timeout != 0, m->thread, m->index,
+	/* 1 a timeout, ALT_BUFFER a buffered store, above it both */
+	uint64_t variant = m->buffered ? ALT_BUFFER + (m->timeout ? 1 : 0)
+				       : m->timeout ? 1 : 0;
+
+	r = check_decision(i, m->kind, variant, m->thread, m->index,
 			   m->nalts, err, errlen);
 	if (!r)
 		*out = (struct decision){
 			.step = m->step,
 			.kind = (uint8_t)m->kind,
-			.timeout = m->timeout ? 1 : 0,
+			.timeout = (uint8_t)variant,
 			.thread = (uint16_t)m->thread,
 			.index = (uint16_t)m->index,
 			.nalts = (uint16_t)m->nalts,
@@ -1581,7 +1591,8 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 		ptloom__decision__init(&w->dec[i]);
 		w->dec[i].step = d->step;
 		w->dec[i].kind = d->kind;
-		w->dec[i].timeout = d->timeout;
+		w->dec[i].timeout = d->timeout == 1;
+		w->dec[i].buffered = d->timeout == ALT_BUFFER;
 		w->dec[i].thread = d->thread;
 		w->dec[i].index = d->index;
 		w->dec[i].nalts = d->nalts;

@@ -11,10 +11,12 @@
  *   run T1            # comments allowed after decisions
  *   wake T3
  *   timeout T1        # the timed wait of T1 times out here
+ *   buffer T2         # T2's store enters its store buffer (x86-TSO)
  *
  * One decision per line, in order: "run Tn" (Tn performs its next
  * operation), "wake Tn" (a wake of fewer than all waiters picks Tn),
- * "timeout Tn" (Tn's timed wait times out now), each optionally prefixed
+ * "timeout Tn" (Tn's timed wait times out now), "buffer Tn" (Tn's store
+ * stays in its store buffer, tracer/tso.c), each optionally prefixed
  * with "step N:".  "seed N" and "points LIST" set those settings.  '#'
  * starts a comment anywhere.  A script names threads, not alternative
  * indexes, so its decisions have nalts = 0: the replayer matches them by
@@ -51,6 +53,7 @@ static const struct {
 	{ "sync", POINTS_SYNC },
 	{ "atomics", POINTS_ATOMICS },
 	{ "races", POINTS_RACES },
+	{ "tso", POINTS_TSO },
 	/* --points was given: C-level points under the Python policy */
 	{ "clevel", POINTS_CLEVEL },
 };
@@ -155,6 +158,7 @@ static int write_script(FILE *f, const struct schedule *s,
 		const struct decision *d = &s->decisions[i];
 		const char *verb = d->kind == DEC_WAKE ? "wake" :
 				   d->kind == DEC_POLL ? "poll" :
+				   d->timeout == ALT_BUFFER ? "buffer" :
 				   d->timeout	       ? "timeout" :
 							 "run";
 
@@ -335,6 +339,8 @@ static int parse_decision(struct parser *ps, const char *verb, size_t vn,
 		d.kind = DEC_POLL;
 	else if (word_is(verb, vn, "timeout"))
 		d.timeout = 1;
+	else if (word_is(verb, vn, "buffer"))
+		d.timeout = ALT_BUFFER;
 	if (!next_word(&p, end, &w, &n))
 		return fail(ps, "'%s' needs a thread, like T1",
 			    quote(verb, vn, q));
@@ -472,15 +478,16 @@ static int parse_line(struct parser *ps, const char *p, const char *end)
 		has_step = true;
 		if (!next_word(&p, end, &w, &n))
 			return fail(ps, "'step %" PRIu32 ":' must be followed "
-					"by run, wake, poll or timeout",
+					"by run, wake, poll, timeout or buffer",
 				    step);
 	}
 	if (word_is(w, n, "run") || word_is(w, n, "wake") ||
-	    word_is(w, n, "poll") || word_is(w, n, "timeout"))
+	    word_is(w, n, "poll") || word_is(w, n, "timeout") ||
+	    word_is(w, n, "buffer"))
 		return parse_decision(ps, w, n, p, end, step);
 	if (has_step)
-		return fail(ps, "expected run, wake, poll or timeout after 'step "
-				"%" PRIu32 ":', not '%s'",
+		return fail(ps, "expected run, wake, poll, timeout or buffer "
+				"after 'step %" PRIu32 ":', not '%s'",
 			    step, quote(w, n, q));
 	if (word_is(w, n, "seed")) {
 		if (ps->seed_set)
@@ -496,7 +503,7 @@ static int parse_line(struct parser *ps, const char *p, const char *end)
 	}
 	return fail(ps,
 		    "unknown directive '%s' (expected run, wake, timeout, "
-		    "step, seed or points)",
+		    "buffer, step, seed or points)",
 		    quote(w, n, q));
 }
 

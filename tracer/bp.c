@@ -1576,18 +1576,8 @@ step:
 		return r;
 	if ((r = mem_write(s, b->addr, b->orig, 1)))
 		return r;
-	if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
-		return -errno;
-	t->regs_valid = false;
-	for (;;) {
-		pid_t w = waitpid(t->tid, &st, __WALL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		break;
-	}
+	if ((r = thread_step_wait(t, &st)))
+		return r;
 	static const uint8_t int3 = 0xcc;
 
 	mem_write(s, b->addr, &int3, 1);
@@ -1599,6 +1589,19 @@ step:
 		t->sig = WSTOPSIG(st);
 	}
 	return 0;
+}
+
+int thread_step_wait(struct thread *t, int *status)
+{
+	if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
+		return -errno;
+	t->regs_valid = false;
+	for (;;) {
+		if (waitpid(t->tid, status, __WALL) >= 0)
+			return 0;
+		if (errno != EINTR)
+			return -errno;
+	}
 }
 
 bool bp_operand_kind(struct bp *b, int *size, bool *write)

@@ -251,6 +251,49 @@ static bool in_group(const cs_detail *d, uint8_t group)
 	return false;
 }
 
+static bool stack_reg(unsigned int r)
+{
+	return r == X86_REG_RSP || r == X86_REG_ESP || r == X86_REG_SP;
+}
+
+/* insn_info.reg_only */
+static bool reg_only(const cs_insn *ci)
+{
+	const cs_detail *d = ci->detail;
+	const cs_x86 *x = &d->x86;
+
+	if (in_group(d, CS_GRP_CALL) || in_group(d, CS_GRP_RET) ||
+	    in_group(d, CS_GRP_INT) || in_group(d, CS_GRP_IRET) ||
+	    in_group(d, CS_GRP_PRIVILEGE) ||
+	    x->prefix[0] == X86_PREFIX_LOCK || string_kind(x) != STR_NONE)
+		return false;
+	for (int i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM &&
+		    ci->id != X86_INS_LEA && ci->id != X86_INS_NOP)
+			return false;
+	for (int i = 0; i < d->regs_read_count; i++)
+		if (stack_reg(d->regs_read[i]))
+			return false;
+	for (int i = 0; i < d->regs_write_count; i++)
+		if (stack_reg(d->regs_write[i]))
+			return false;
+	switch (ci->id) {
+	case X86_INS_CPUID: case X86_INS_RDTSC: case X86_INS_RDTSCP:
+	case X86_INS_RDRAND: case X86_INS_RDSEED:
+	case X86_INS_SYSCALL: case X86_INS_SYSENTER: case X86_INS_MFENCE:
+	case X86_INS_LFENCE: case X86_INS_SFENCE: case X86_INS_HLT:
+	case X86_INS_UD2: case X86_INS_XGETBV: case X86_INS_IN:
+	case X86_INS_OUT: case X86_INS_INT: case X86_INS_INT3:
+	case X86_INS_INTO: case X86_INS_XLATB: case X86_INS_XCHG:
+	case X86_INS_CLFLUSH: case X86_INS_CLFLUSHOPT: case X86_INS_CLWB:
+	case X86_INS_WRFSBASE: case X86_INS_WRGSBASE: case X86_INS_RDFSBASE:
+	case X86_INS_RDGSBASE: case X86_INS_INVALID:
+		return false;
+	default:
+		return true;
+	}
+}
+
 /*
  * Fill *o from a decoded instruction.  frame_pointer says whether rbp holds
  * a frame pointer at this point (rbp-based accesses are then stack ones).
@@ -277,6 +320,7 @@ static void describe(const cs_insn *ci, bool frame_pointer, struct insn_info *o)
 	    x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
 		o->target = (uint64_t)x->operands[0].imm;
 
+	o->reg_only = reg_only(ci);
 	if (ci->id == X86_INS_PUSH && x->op_count == 1 &&
 	    x->operands[0].type == X86_OP_REG) {
 		o->push_reg = map_reg64(x->operands[0].reg);

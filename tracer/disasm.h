@@ -100,6 +100,12 @@ struct insn_info {
 	 * makes read-only after relocation, RELRO, in a dynamic object):
 	 * no write can race with it */
 	bool reads_constant;
+	/* it touches no memory, explicitly or implicitly (no stack, no
+	 * string op, no lock), and is no syscall, fence, interrupt or
+	 * privileged or serialising instruction: single-stepping it can
+	 * neither read nor write anything another thread could see
+	 * (tracer/tso.c) */
+	bool reg_only;
 };
 
 /* Scan modes. */

@@ -122,10 +122,23 @@ enum decision_kind {
  * thread's first step follows it (analysis/dpor.c). */
 #define THREAD_CLONE 2
 
+/* alt.timeout and decision.timeout of a store that enters its thread's
+ * store buffer (x86-TSO, tracer/tso.c) instead of memory: the thread's
+ * other alternative, a delay (cost 1); 1 is a timed wait's timeout */
+#define ALT_BUFFER 2
+/* event.fn of an OP_ACCESS: the store went into the thread's store buffer
+ * (TSO_BUFFERED), or an access made while stores of the thread are still
+ * in it (TSO_WINDOW) */
+#define TSO_BUFFERED 1
+#define TSO_WINDOW 2
+/* ... or its buffered stores reach memory (obj: the first one's) */
+#define TSO_DRAIN 3
+
 /* One alternative at a choice point. */
 struct alt {
 	uint16_t thread;  /* T-number */
-	uint8_t timeout;  /* 1: the thread's timed wait times out */
+	uint8_t timeout;  /* 1: the thread's timed wait times out;
+			     ALT_BUFFER: its store is buffered */
 	uint8_t cost;	  /* 1 if taking it is a preemption */
 	uint8_t kind;	  /* enum op_kind of the thread's pending operation */
 	uint8_t yield;	  /* the pending operation is a yield */
@@ -164,7 +177,8 @@ struct choice {
 struct decision {
 	uint32_t step;
 	uint8_t kind;	  /* enum decision_kind */
-	uint8_t timeout;  /* the chosen alternative was a timeout */
+	uint8_t timeout;  /* the chosen alternative was a timeout (1) or a
+			     buffered store (ALT_BUFFER) */
 	uint16_t thread;  /* chosen T-number */
 	uint16_t index;	  /* index of the chosen alternative */
 	uint16_t nalts;	  /* how many alternatives there were */

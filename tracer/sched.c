@@ -99,5 +99,16 @@ int sched_alternatives(const struct sched_thread *th, int n, int current,
 	 * the deadline only orders them. */
 	for (int i = first_timeout; i < c->nalts; i++)
 		c->alts[i].obj = th[c->alts[i].thread].obj;
+	/* x86-TSO: a store that may stay in its thread's store buffer past
+	 * the loads that follow it, after everything else: a delay, counted
+	 * as a preemption (tracer/tso.c) */
+	for (int t = 0; t < n; t++) {
+		if (th[t].state != SCHED_ENABLED || !th[t].tso ||
+		    c->nalts >= MAX_ALTS)
+			continue;
+		add(c, t, &th[t], false, true);
+		c->alts[c->nalts - 1].timeout = ALT_BUFFER;
+		c->alts[c->nalts - 1].global = 1;
+	}
 	return c->nalts;
 }

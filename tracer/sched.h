@@ -40,6 +40,8 @@ struct sched_thread {
 	uint64_t obj;
 	uint64_t obj2;	  /* a second object (struct alt) */
 	uint64_t pc;	  /* where its pending operation is (struct alt) */
+	bool tso;	  /* its pending store may enter its store buffer:
+			     one more alternative (ALT_BUFFER) */
 };
 
 /* Fill c->alts for a DEC_RUN choice.  th is indexed by T-number; current

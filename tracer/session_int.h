@@ -58,6 +58,8 @@ struct bp {
 	struct insn_info *insn;	/* decoded instruction (user points) */
 	bool rmw;		/* insn reads and writes one memory operand
 				 * without a lock prefix (bp_split_rmw) */
+	uint8_t tso;		/* 0 not asked yet; 1 a plain store that a
+				 * racy load may pass (tso.c); 2 not */
 	/* a jump to a trampoline instead of the int3 (tracer/tramp.c): its
 	 * slot (0: an int3) and the bytes the jump covers */
 	uint64_t tramp;
@@ -206,6 +208,20 @@ bool bp_would_step(const struct bp *b, uint64_t ea);
 int bp_lift_all(struct process *p);
 /* Effective address of the memory operand at breakpoint b for t. */
 bool bp_split_rmw(struct thread *t);
+/* One PTRACE_SINGLESTEP of stopped t and the wait for its next stop
+ * (*status); -errno when either fails (bp.c) */
+int thread_step_wait(struct thread *t, int *status);
+/* tracer/tso.c: x86-TSO store buffers (POINTS_TSO) */
+/* t stands at a store that may enter its store buffer (ALT_BUFFER) */
+bool tso_may_buffer(struct session *s, struct thread *t);
+enum { TSO_RUNS, TSO_POINT };
+/* t was picked for ALT_BUFFER: its store enters the buffer, and it runs on
+ * to its next memory access (TSO_POINT: it stands there, at a point) or
+ * until its buffer drains (TSO_RUNS: resume it) */
+int tso_buffer(struct session *s, struct thread *t);
+/* t, standing at an access of its window (t->tso_window), was picked:
+ * the same, from that access */
+int tso_step(struct session *s, struct thread *t);
 uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 		    int *size, bool *write);
 /* b's instruction accesses memory: its size and whether it writes */

@@ -237,6 +237,11 @@ static void key_thread(struct keyer *k, struct session *s,
 	key_u64(k, t->split ? t->split_addr ^ (uint64_t)t->split_size << 56
 			    : 0);
 	key_u64(k, t->split ? norm(k, t->split_val) : 0);
+	/* its buffered stores are its until they drain (tso.c) */
+	for (int i = 0; i < t->nsb; i++) {
+		key_u64(k, t->sb[i].addr ^ (uint64_t)t->sb[i].size << 56);
+		key_u64(k, norm(k, t->sb[i].val));
+	}
 	key_u64(k, t->timed ? t->deadline : 0);
 	key_u64(k, t->sleep_ns << 1 | t->sleep_abs);
 	/* spin recognition */

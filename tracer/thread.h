@@ -51,6 +51,7 @@ enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD,
        FDK_FLOCK /* a flock(2) request: pev 1 shared, 2 exclusive */ };
 
 #define WAIT_PATH 48 /* instructions of a spin's turn remembered */
+#define TSO_MAX 16 /* stores a thread's store buffer holds (tso.c) */
 
 struct thread {
 	int tid;
@@ -192,6 +193,18 @@ struct thread {
 	bool split;
 	uint8_t split_size;
 	uint64_t split_addr, split_val;
+	/* x86-TSO (POINTS_TSO, tracer/tso.c): the stores it made that no
+	 * other thread sees yet, oldest first; tso_window: it stands at a
+	 * memory access inside that window (or before its drain), which
+	 * tso_step runs when it is picked; tso_steps: instructions run in
+	 * the window */
+	struct tso_store {
+		uint64_t addr, val;
+		uint8_t size;
+	} sb[TSO_MAX];
+	uint8_t nsb;
+	bool tso_window, tso_drain; /* tso_drain: before the drain */
+	uint16_t tso_steps;
 };
 
 /* t's pending operation waits for a file lock (tracer/flock.c) */

@@ -61,6 +61,9 @@ enum {
 	/* --points was given: under a policy (Python), C-level points
 	 * outside the interpreter stay preemption points */
 	POINTS_CLEVEL = 1u << 3,
+	/* x86-TSO: a racy store followed by a racy load may stay in its
+	 * thread's store buffer past that load (tracer/tso.c) */
+	POINTS_TSO = 1u << 4,
 };
 
 /* A code address in the program that is made a scheduling point. */

@@ -817,6 +817,8 @@ static void build_sched(struct session *s, struct sched_thread *st)
 		};
 		pending_objects(t, &st[i]);
 		st[i].readers = rwlock_readers(t);
+		st[i].tso = t->st == SCHED_ENABLED && !t->starting &&
+			    tso_may_buffer(s, t);
 		if (t->starting)
 			st[i].state = SCHED_BLOCKED;
 		if (any && st[i].timed &&
@@ -1431,6 +1433,20 @@ static void schedule(struct session *s)
 
 		if (a.cost)
 			s->preemptions++;
+		if (a.timeout == ALT_BUFFER) {
+			/* its store enters its store buffer (tso.c) */
+			t->fn = TSO_BUFFERED;
+			take_step(s, t, a.cost, c->nalts > 1, true);
+			if (s->cfg->max_steps && s->step > s->cfg->max_steps &&
+			    too_many_steps(s, t))
+				break;
+			if (tso_buffer(s, t) == TSO_POINT) {
+				s->need_schedule = false; /* it is this */
+				continue;
+			}
+			resume(s, t, 0);
+			break;
+		}
 		if (a.timeout && a.kind == OP_TIMER) {
 			/* a timer fires; nobody runs yet */
 			struct event e = {
@@ -1567,6 +1583,12 @@ static void schedule(struct session *s)
 		}
 		if (!runs)
 			continue; /* it blocked: pick again */
+		/* an access while its stores are buffered: run under the
+		 * buffer, up to its next load or the drain (tso.c) */
+		if (t->tso_window && tso_step(s, t) == TSO_POINT) {
+			s->need_schedule = false; /* it is this */
+			continue;
+		}
 		if (session_policy_process(s, t->p) &&
 		    s->cfg->policy->resume)
 			s->cfg->policy->resume(s->cfg->policy->ctx, s, t->idx);

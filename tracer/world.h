@@ -58,6 +58,7 @@ struct session {
 	uint32_t capped, capped_most;
 	uint64_t stops;		/* tracee stops reported by a wait */
 	uint64_t stop_kinds[STOPK_N]; /* every handled stop, by kind */
+	uint64_t tso_buffered; /* stores put into a store buffer (tso.c) */
 	uint64_t choices;	/* session_pick()s: two or more alts */
 	uint64_t state_keys;	/* of them, with choice.state computed */
 	uint32_t preemptions;

@@ -4,7 +4,10 @@
  * protocol needs the advance first), so on a one-element queue the owner's
  * lock-free pop and the steal take the same item.  Every item must be
  * taken exactly once.  -DFIXED: the THE protocol (advance, then test;
- * the owner retries under the lock on a conflict). */
+ * the owner retries under the lock on a conflict), with the full fence
+ * each side needs between its store and its load on x86: without them
+ * the CPU's store buffer lets both read the old value of the other's
+ * index, and both take the last item (tracer/tso.c). */
 #include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,6 +30,9 @@ static int pop(void)
 	long t = tail - 1;
 
 	tail = t;
+#ifdef FIXED
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
 	if (head <= t)
 		return items[t];
 	tail = t + 1;
@@ -50,6 +56,7 @@ static int steal(void)
 	long h = head;
 #ifdef FIXED
 	head = h + 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (h + 1 <= tail)
 		x = items[h];
 	else

@@ -311,6 +311,8 @@ static void assert_same(const struct schedule *a, const struct schedule *b)
 
 /* --- files ---------------------------------------------------------------- */
 
+static char *script_of(const struct schedule *s, size_t *len);
+
 Test(schedule, save_load_round_trip)
 {
 	struct schedule a, b;
@@ -338,6 +340,50 @@ Test(schedule, save_load_round_trip)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	cr_assert_eq(n, 1);
+	free(p);
+	rmtree(dir);
+}
+
+/* A store that entered its store buffer (x86-TSO) is its own kind of
+ * decision: kept through a file and a script, never on a wake, never a
+ * timeout too. */
+Test(schedule, buffered_store_decision_round_trips)
+{
+	struct schedule a, b;
+	struct decision d[] = {
+		{ .step = 4, .kind = DEC_RUN, .timeout = ALT_BUFFER,
+		  .thread = 1, .index = 2, .nalts = 3 },
+		{ .step = 9, .kind = DEC_RUN, .timeout = 1, .thread = 2,
+		  .index = 1, .nalts = 2 },
+	};
+	char *dir = tmpdir(), *p = path_in(dir, "s.pb"), err[256], *text;
+	size_t len;
+
+	fill_full(&a);
+	a.points |= POINTS_TSO;
+	a.decisions = d;
+	a.ndecisions = 2;
+	cr_assert_eq(schedule_save(p, &a), 0);
+	cr_assert_eq(schedule_load(p, &b, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(b.points & POINTS_TSO, POINTS_TSO);
+	cr_assert_eq(b.decisions[0].timeout, ALT_BUFFER);
+	cr_assert_eq(b.decisions[1].timeout, 1);
+	schedule_free(&b);
+
+	text = script_of(&a, &len);
+	cr_assert(strstr(text, "\nbuffer T1\n"), "%s", text);
+	cr_assert_eq(schedule_parse_script(text, len, &b, err, sizeof(err)),
+		     0, "%s\n%s", err, text);
+	cr_assert_eq(b.decisions[0].timeout, ALT_BUFFER);
+	cr_assert_eq(b.decisions[1].timeout, 1);
+	schedule_free(&b);
+	free(text);
+
+	d[0].kind = DEC_WAKE;
+	cr_assert_eq(schedule_save(p, &a), -EINVAL);
+	d[0].kind = DEC_RUN;
+	d[0].timeout = ALT_BUFFER + 1;
+	cr_assert_eq(schedule_save(p, &a), -EINVAL);
 	free(p);
 	rmtree(dir);
 }
@@ -996,7 +1042,8 @@ Test(script, parse_errors)
 		{ "step 4294967295: run T1\n", "bad step number" },
 		{ "step 3 run T1\n", "expected ':' after 'step 3'" },
 		{ "step 3:\n", "'step 3:' must be followed by run" },
-		{ "step 3: seed 1\n", "expected run, wake, poll or timeout" },
+		{ "step 3: seed 1\n",
+		  "expected run, wake, poll, timeout or buffer" },
 		{ "poll T1 x\n", "line 1: expected an alternative" },
 		{ "poll T1 256\n", "expected an alternative (0 to 255)" },
 		{ "seed\n", "line 1: 'seed' needs a number" },

@@ -1,0 +1,371 @@
+/*
+ * x86-TSO store buffers (POINTS_TSO).
+ *
+ * One thread runs at a time, so without this every run is sequentially
+ * consistent: a store is seen by every thread from the instruction on.
+ * An x86 CPU keeps a thread's stores in its store buffer for a while, and
+ * the thread's later loads may read memory before the buffer drains, so
+ * a Dekker or Peterson handshake without a fence, or a "set my flag, read
+ * yours" check, fails on the hardware and passed every schedule.
+ *
+ * Modelled here as the CPU allows it, never more:
+ * - at a racy plain store (an OP_ACCESS or OP_ATOMIC point on a `mov` to
+ *   memory) that a racy load may follow before any fence, the thread has
+ *   one more alternative, ALT_BUFFER (a delay, costed as a preemption):
+ *   the store goes into the thread's buffer, not into memory;
+ * - the thread then runs on under the supervisor: loads and stores the
+ *   emulator knows (emul.c) are done by it, a load reading the thread's
+ *   own newest buffered store of the same address and size (forwarding),
+ *   stores entering the buffer; instructions that touch no memory are
+ *   single-stepped; before each load of non-stack memory the thread
+ *   stands at a point (an OP_ACCESS of fn TSO_WINDOW), so other threads
+ *   may run, and read memory without its buffered stores, while its own
+ *   load is still to come, and so it does before the buffer drains (fn
+ *   TSO_DRAIN), after its last load;
+ * - the buffer drains into memory, in order, before anything else: a
+ *   locked instruction or fence, a syscall, a call, return or push, a
+ *   breakpoint of ptloom's, a load that overlaps a buffered store other
+ *   than exactly, an instruction it does not know, a signal, a full
+ *   buffer (TSO_MAX) or TSO_STEPS instructions.  Then the thread runs
+ *   natively again.  Draining early is always allowed (the hardware may
+ *   drain at any time), so every run is one x86 can make.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "emul.h"
+#include "session_int.h"
+
+#define TSO_STEPS 256	/* instructions a window runs before it drains */
+#define TSO_SCAN 32	/* instructions looked at for a load after a store */
+
+/* The program's code at pc as the file has it: our breakpoints' bytes
+ * (an int3, a trampoline's jump) replaced by the original ones. */
+static int code_at(struct process *p, uint64_t pc, uint8_t code[16])
+{
+	size_t n = 16, lo = 0, hi = p->nbps;
+
+	memset(code, 0, 16);
+	if (mem_read(p, pc, code, n)) {
+		n = 4096 - (pc & 4095); /* up to the end of its page */
+		if (n >= 16 || mem_read(p, pc, code, n))
+			return -EFAULT;
+	}
+	while (lo < hi) { /* the first breakpoint at pc - 15 or above */
+		size_t mid = (lo + hi) / 2;
+
+		if (p->bps[mid].addr + 15 < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < p->nbps && p->bps[i].addr < pc + n; i++) {
+		const struct bp *b = &p->bps[i];
+		size_t len = b->tramp ? b->plen : 1;
+
+		for (size_t k = 0; k < len && k < sizeof(b->orig); k++)
+			if (b->addr + k >= pc && b->addr + k < pc + n)
+				code[b->addr + k - pc] = b->orig[k];
+	}
+	return 0;
+}
+
+/* Some breakpoint's bytes cover pc (its int3 or its jump), other than
+ * the int3 of a racy access or atomic point, whose instruction the window
+ * runs as any other (the original bytes: code_at) */
+static bool bp_in_the_way(struct process *p, uint64_t pc)
+{
+	for (uint64_t k = 0; k < 16 && k <= pc; k++) {
+		const struct bp *b = bp_find(p, pc - k);
+
+		if (!b)
+			continue;
+		if (k == 0 && !b->tramp && !b->observe && !b->policy &&
+		    (b->kind == OP_ACCESS || b->kind == OP_ATOMIC))
+			continue;
+		if (k == 0 || (b->tramp && b->plen > k))
+			return true;
+	}
+	return false;
+}
+
+static bool unconditional_jump(const uint8_t *c)
+{
+	if (c[0] == 0xf2 || c[0] == 0x3e) /* bnd, notrack */
+		c++;
+	return c[0] == 0xeb || c[0] == 0xe9;
+}
+
+/*
+ * Whether a racy load (a point's) may come after the store at b before a
+ * fence: straight on from it, through conditional branches' fall-through
+ * and unconditional jumps, over instructions that touch no memory and
+ * plain accesses, until a locked instruction, a call, a return, a syscall
+ * or anything else.
+ */
+static bool load_follows(struct process *p, const struct bp *b)
+{
+	uint64_t pc = b->addr + b->ei.len;
+
+	for (int n = 0; n < TSO_SCAN; n++) {
+		uint8_t code[16];
+		struct insn_info in;
+
+		if (code_at(p, pc, code) || disasm_decode(code, 16, pc, &in))
+			return false;
+		if (in.nmem) {
+			if (in.is_atomic || in.is_string_op || in.is_call ||
+			    in.is_ret || in.is_jump)
+				return false;
+			const struct bp *o = bp_find(p, pc);
+
+			if (in.mem_read && o && !o->observe && !o->policy &&
+			    (o->kind == OP_ACCESS || o->kind == OP_ATOMIC))
+				return true;
+			pc += in.len;
+			continue;
+		}
+		if (in.is_jump && in.target && unconditional_jump(code)) {
+			pc = in.target;
+			continue;
+		}
+		if (!in.reg_only)
+			return false;
+		pc += in.len;
+	}
+	return false;
+}
+
+bool tso_may_buffer(struct session *s, struct thread *t)
+{
+	struct bp *b;
+
+	if (!(s->cfg->points & POINTS_TSO) || s->cfg->observer ||
+	    session_policy_active(s) || t->stop != STOP_BP || t->split ||
+	    t->nsb || (t->kind != OP_ACCESS && t->kind != OP_ATOMIC))
+		return false;
+	b = bp_find(t->p, t->bp_addr);
+	if (!b || b->observe || b->policy || b->tramp ||
+	    b->emul != EMUL_INSN || b->ei.form != EF_MEM ||
+	    (b->ei.op != EMU_STORE && b->ei.op != EMU_STORE_IMM))
+		return false;
+	if (!b->tso)
+		b->tso = load_follows(t->p, b) ? 1 : 2;
+	return b->tso == 1;
+}
+
+/* Memory the program may write there (its page protection's say: the
+ * current value written back through process_vm_writev). */
+static bool writable(struct process *p, uint64_t a, int size)
+{
+	uint64_t v = 0;
+
+	return !mem_access_user(p, a, &v, (size_t)size, false) &&
+	       !mem_access_user(p, a, &v, (size_t)size, true);
+}
+
+static void push(struct thread *t, uint64_t a, int size, uint64_t v)
+{
+	t->sb[t->nsb++] = (struct tso_store){
+		.addr = a,
+		.val = size >= 8 ? v : v & ((1ull << (size * 8)) - 1),
+		.size = (uint8_t)size,
+	};
+}
+
+/* 1: the newest buffered store of exactly [a, a+size) answers the load
+ * (*v); 0: no buffered store overlaps it; -1: one overlaps otherwise */
+static int forward(const struct thread *t, uint64_t a, int size, uint64_t *v)
+{
+	for (int i = t->nsb - 1; i >= 0; i--) {
+		const struct tso_store *e = &t->sb[i];
+
+		if (e->addr == a && e->size == size) {
+			*v = e->val;
+			return 1;
+		}
+		if (e->addr < a + (uint64_t)size && a < e->addr + e->size)
+			return -1;
+	}
+	return 0;
+}
+
+static void drain(struct thread *t)
+{
+	for (int i = 0; i < t->nsb; i++)
+		mem_access_user(t->p, t->sb[i].addr, &t->sb[i].val,
+				t->sb[i].size, true);
+	t->nsb = 0;
+	t->tso_steps = 0;
+}
+
+/* Run e, an access at pc of address a, under t's buffer.  False: it
+ * cannot be (the caller drains, and the CPU runs it). */
+static bool buffered_access(struct thread *t, const struct emul_insn *e,
+			    uint64_t a)
+{
+	struct user_regs_struct nr = t->regs;
+	uint64_t mem = 0;
+
+	if ((a & 4095) + e->size > 4096)
+		return false;
+	if (emul_reads(e)) {
+		int f = forward(t, a, e->size, &mem);
+
+		if (f < 0 || (!f && mem_access_user(t->p, a, &mem, e->size,
+						    false)))
+			return false;
+	}
+	emul_run(e, &nr, &mem);
+	if (emul_writes(e)) {
+		if (t->nsb >= TSO_MAX || !writable(t->p, a, e->size))
+			return false;
+		push(t, a, e->size, mem);
+	}
+	t->regs = nr;
+	t->regs_dirty = true;
+	return true;
+}
+
+/* t stands at the load at pc of address a, inside its window */
+static int stand(struct session *s, struct thread *t, uint64_t pc,
+		 uint64_t a, bool writes)
+{
+	t->stop = STOP_NONE;
+	t->kind = OP_ACCESS;
+	t->fn = TSO_WINDOW;
+	t->arg = writes;
+	t->obj = a;
+	t->pc = pc;
+	t->yield = false;
+	t->tso_window = true;
+	thread_reach_point(s, t);
+	return TSO_POINT;
+}
+
+/* One instruction that touches no memory, by the CPU.  False: it did not
+ * end in the step's trap (a signal came: t->stop says so, or t died). */
+static bool single_step(struct thread *t)
+{
+	int st;
+
+	if (regs_set(t) || thread_step_wait(t, &st) || !WIFSTOPPED(st))
+		return false;
+	if (WSTOPSIG(st) != SIGTRAP) {
+		t->stop = STOP_SIGNAL;
+		t->sig = WSTOPSIG(st);
+		return false;
+	}
+	return !regs_get(t);
+}
+
+/* The same at pc, where an int3 of ours may be: the original byte while
+ * it runs (no other thread runs meanwhile) */
+static bool step_over(struct thread *t, uint64_t pc)
+{
+	static const uint8_t int3 = 0xcc;
+	const struct bp *b = bp_find(t->p, pc);
+	uint8_t now = 0;
+	bool ok;
+
+	if (!b || mem_read(t->p, pc, &now, 1) || now != int3)
+		return single_step(t);
+	if (mem_write(t->p, pc, b->orig, 1))
+		return false;
+	ok = single_step(t);
+	mem_write(t->p, pc, &int3, 1);
+	return ok;
+}
+
+/* t stands before its buffer drains, so that other threads may run while
+ * its stores are not in memory yet, after its last load */
+static int stand_drain(struct session *s, struct thread *t)
+{
+	stand(s, t, t->regs.rip, t->sb[0].addr, true);
+	t->fn = TSO_DRAIN;
+	t->tso_drain = true;
+	return TSO_POINT;
+}
+
+/* t runs on under its buffer from its pc; at_access: the load it stands
+ * at is done first */
+static int run(struct session *s, struct thread *t, bool at_access)
+{
+	struct process *p = t->p;
+
+	t->stop = STOP_NONE;
+	for (;;) {
+		uint64_t pc = t->regs.rip, mem = 0;
+		uint8_t code[16];
+		struct emul_insn e;
+		struct insn_info in;
+
+		if (++t->tso_steps > TSO_STEPS || bp_in_the_way(p, pc) ||
+		    code_at(p, pc, code) ||
+		    disasm_decode(code, sizeof(code), pc, &in) ||
+		    in.is_atomic)
+			break;
+		if (!emul_decode(code, sizeof(code), &e)) {
+			if (in.reg_only && step_over(t, pc))
+				continue;
+			if (t->stop == STOP_SIGNAL || regs_get(t)) {
+				drain(t); /* a signal first, or t is gone */
+				return TSO_RUNS;
+			}
+			break;
+		}
+		if (e.form != EF_MEM) {
+			emul_run(&e, &t->regs, &mem);
+			t->regs_dirty = true;
+			continue;
+		}
+		uint64_t a = emul_addr(&e, &t->regs, pc);
+
+		/* another thread may run before a load of shared memory */
+		if (!at_access && emul_reads(&e) && !in.stack_relative &&
+		    !in.tls)
+			return stand(s, t, pc, a, emul_writes(&e));
+		at_access = false;
+		if (!buffered_access(t, &e, a))
+			break;
+	}
+	return stand_drain(s, t);
+}
+
+int tso_buffer(struct session *s, struct thread *t)
+{
+	struct bp *b = bp_find(t->p, t->bp_addr);
+	struct user_regs_struct nr;
+	uint64_t a, mem = 0;
+
+	if (!b || regs_get(t))
+		return TSO_RUNS; /* resume() runs the store */
+	a = emul_addr(&b->ei, &t->regs, b->addr);
+	if ((a & 4095) + b->ei.size > 4096 ||
+	    !writable(t->p, a, b->ei.size))
+		return TSO_RUNS; /* the CPU's, a fault included */
+	nr = t->regs;
+	nr.rip = b->addr;
+	emul_run(&b->ei, &nr, &mem);
+	push(t, a, b->ei.size, mem);
+	t->regs = nr;
+	t->regs_dirty = true;
+	t->tso_steps = 0;
+	s->tso_buffered++;
+	return run(s, t, false);
+}
+
+int tso_step(struct session *s, struct thread *t)
+{
+	t->tso_window = false;
+	if (t->tso_drain || regs_get(t)) {
+		t->tso_drain = false;
+		drain(t);
+		return TSO_RUNS;
+	}
+	return run(s, t, true);
+}
