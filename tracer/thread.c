@@ -227,12 +227,11 @@ static void spin_words(struct session *s, struct thread *t)
  */
 static void reach_point(struct session *s, struct thread *t);
 
-static bool watch_point(struct session *s, struct thread *t,
-			const uint64_t *hit, int nhit)
+bool spinners_recheck(struct session *s, const struct thread *t,
+		      const uint64_t *addr, const uint8_t *size, int n)
 {
 	bool woken = false;
 
-	ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(6), 0);
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *v = &s->th[i];
 		bool reads = false;
@@ -241,8 +240,9 @@ static bool watch_point(struct session *s, struct thread *t,
 		    v->kind != OP_SPIN || !v->nspin_words)
 			continue;
 		for (int k = 0; k < v->nspin_words; k++)
-			for (int j = 0; j < nhit; j++)
-				reads |= v->spin_words[k] == hit[j];
+			for (int j = 0; j < n; j++)
+				reads |= v->spin_words[k] < addr[j] + size[j] &&
+					 addr[j] < v->spin_words[k] + 8;
 		if (!reads)
 			continue;
 		bool waited = v->turn_waits;
@@ -253,7 +253,16 @@ static bool watch_point(struct session *s, struct thread *t,
 			woken = true;
 		}
 	}
-	if (!woken)
+	return woken;
+}
+
+static bool watch_point(struct session *s, struct thread *t,
+			const uint64_t *hit, int nhit)
+{
+	uint8_t sizes[4] = { 8, 8, 8, 8 };
+
+	ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(6), 0);
+	if (!spinners_recheck(s, t, hit, sizes, nhit))
 		return false;
 	t->stop = STOP_NONE;
 	t->kind = OP_ACCESS;

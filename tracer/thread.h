@@ -244,6 +244,11 @@ void thread_reach_point(struct session *s, struct thread *t);
 struct bp;
 void thread_call_point(struct thread *t, const struct bp *b, uint64_t rdi,
 		       uint64_t rsi, uint64_t ret);
+/* t's process's spinners whose spin words overlap one of the n stores
+ * (addr[i], size[i] bytes) take their turn again; those that would now go
+ * on stop yielding.  True when one does. */
+bool spinners_recheck(struct session *s, const struct thread *t,
+		      const uint64_t *addr, const uint8_t *size, int n);
 /* A call of fn that may be a spin's (a trylock): a passive point */
 bool call_fn_passive(int fn);
 

@@ -194,11 +194,21 @@ static int forward(const struct thread *t, uint64_t a, int size, uint64_t *v)
 	return 0;
 }
 
-static void drain(struct thread *t)
+/* The buffer into memory, in order; the spinners that read what it
+ * changed take their turn again (no watchpoint sees these stores) */
+static void drain(struct session *s, struct thread *t)
 {
-	for (int i = 0; i < t->nsb; i++)
+	uint64_t addr[TSO_MAX];
+	uint8_t size[TSO_MAX];
+
+	for (int i = 0; i < t->nsb; i++) {
 		mem_access_user(t->p, t->sb[i].addr, &t->sb[i].val,
 				t->sb[i].size, true);
+		addr[i] = t->sb[i].addr;
+		size[i] = t->sb[i].size;
+	}
+	if (s->watching && t->nsb)
+		spinners_recheck(s, t, addr, size, t->nsb);
 	t->nsb = 0;
 	t->tso_steps = 0;
 }
@@ -313,7 +323,7 @@ static int run(struct session *s, struct thread *t, bool at_access)
 			if (in.reg_only && step_over(t, pc))
 				continue;
 			if (t->stop == STOP_SIGNAL || regs_get(t)) {
-				drain(t); /* a signal first, or t is gone */
+				drain(s, t); /* a signal first, or t is gone */
 				return TSO_RUNS;
 			}
 			break;
@@ -364,7 +374,7 @@ int tso_step(struct session *s, struct thread *t)
 	t->tso_window = false;
 	if (t->tso_drain || regs_get(t)) {
 		t->tso_drain = false;
-		drain(t);
+		drain(s, t);
 		return TSO_RUNS;
 	}
 	return run(s, t, true);
