@@ -495,8 +495,8 @@ static double now(void)
 }
 
 int discover_races(const struct session_config *base, int runs,
-		   uint64_t seed, uint64_t budget, bool fork_runs,
-		   struct discovery *d)
+		   int max_runs, uint64_t seed, uint64_t budget,
+		   bool fork_runs, struct discovery *d)
 {
 	struct obs_ctx o = { .cfg = base, .d = d };
 	struct session_config cfg = *base;
@@ -554,6 +554,13 @@ int discover_races(const struct session_config *base, int runs,
 		return -ENOMEM;
 	}
 	struct strategy s = sampler_strategy(smp);
+	/* the runs past runs (cheap programs): every other one round-robin,
+	 * whose turns make short threads overlap, where a random walk mostly
+	 * runs each to its end before the next starts */
+	struct sampler *rr = max_runs > runs
+				     ? sampler_new_kind(SAMPLER_RR, seed, 1)
+				     : NULL;
+	struct strategy srr = rr ? sampler_strategy(rr) : s;
 	/* runs in a row that spent the whole budget and found no new race:
 	 * a program whose accesses are too many to observe whole, where
 	 * more runs of the same cost (zstd: 25 s each) keep finding
@@ -569,14 +576,23 @@ int discover_races(const struct session_config *base, int runs,
 	uint64_t ref_steps = 0;
 	bool fb_points = false;
 
-	for (int i = 0; i < runs; i++) {
+	for (int i = 0;; i++) {
 		struct run_result r;
 		size_t races0 = d->nraces;
+
+		/* past runs, on while the runs are cheap (DISCOVERY_CHEAP) */
+		if (i >= runs &&
+		    (i >= max_runs || !d->runs ||
+		     d->obs_stops + d->obs_steps + d->obs_sync >=
+			     (uint64_t)DISCOVERY_CHEAP * (uint64_t)d->runs))
+			break;
 
 		if (base->interrupted && *base->interrupted)
 			break;
 		/* seeded random samples */
-		sampler_begin(smp, (uint64_t)i, 100);
+		bool turns = rr && i >= runs && (i - runs) % 2 == 0;
+
+		sampler_begin(turns ? rr : smp, (uint64_t)i, 100);
 		races_reset_execution(o.rd);
 		free(pts);
 		pts = NULL;
@@ -593,7 +609,7 @@ int discover_races(const struct session_config *base, int runs,
 		cfg.nruntime_code = nrcode > 0 ? (size_t)nrcode : 0;
 		cfg.runtime_atomics_only = i > 0;
 		d->runtime_atomics_runs += i > 0 && nrcode > 0;
-		int e = session_run(&cfg, &s, &r);
+		int e = session_run(&cfg, turns ? &srr : &s, &r);
 
 		if (!e && r.seconds > d->longest_run)
 			d->longest_run = r.seconds;
@@ -608,6 +624,7 @@ int discover_races(const struct session_config *base, int runs,
 			free(o.objs.lo);
 			free(o.objs.hi);
 			sampler_free(smp);
+			sampler_free(rr);
 			races_free(o.rd);
 			free(acode);
 			free(rcode);
@@ -716,6 +733,7 @@ int discover_races(const struct session_config *base, int runs,
 	}
 	free(pts);
 	sampler_free(smp);
+	sampler_free(rr);
 	races_free(o.rd);
 	free(acode);
 	free(rcode);

@@ -84,16 +84,25 @@ struct discovery {
  */
 #define DISCOVERY_BUDGET 50000
 #define DISCOVERY_TOTAL 4
+/* Runs by default; a program whose runs are cheap (fewer than
+ * DISCOVERY_CHEAP observation stops a run on average: a test's few
+ * threads, each a handful of accesses) runs on, up to DISCOVERY_MAX_RUNS:
+ * a race between two short threads shows only in a run where the first
+ * has not ended before the second starts (a Rust Dekker handshake: one
+ * run in ten) */
+#define DISCOVERY_RUNS 6
+#define DISCOVERY_MAX_RUNS 24
+#define DISCOVERY_CHEAP 2000
 
 /* base: the configuration of every run (points are ignored).  runs:
- * executions; budget: per run, the stops at observation points plus the
+ * executions, up to max_runs while they are cheap; budget: per run, the stops at observation points plus the
  * single-steps over them (then the run goes on unobserved).  fork_runs:
  * runs after the first fork from a template of its own, at the first
  * thread (tracer/checkpoint.c; observation starts there), which it
  * kills when done.  0 or -errno. */
 int discover_races(const struct session_config *base, int runs,
-		   uint64_t seed, uint64_t budget, bool fork_runs,
-		   struct discovery *d);
+		   int max_runs, uint64_t seed, uint64_t budget,
+		   bool fork_runs, struct discovery *d);
 void discovery_free(struct discovery *d);
 /* The racy instructions as user points (sorted, unique); malloc'd. */
 size_t discovery_points(const struct discovery *d, struct user_point **out);

@@ -517,7 +517,10 @@ static bool hybrid_turn(uint64_t runs)
 static int discover(const struct explore_opts *o, struct discovery *d)
 {
 	return discover_races(&o->cfg,
-			      o->discovery_runs ? o->discovery_runs : 6,
+			      o->discovery_runs ? o->discovery_runs
+						: DISCOVERY_RUNS,
+			      o->discovery_runs ? o->discovery_runs
+						: DISCOVERY_MAX_RUNS,
 			      o->cfg.seed,
 			      o->discovery_budget ? o->discovery_budget
 						  : DISCOVERY_BUDGET,

@@ -36,7 +36,9 @@ static void usage(FILE *f)
 	      "exists, and reports the\npairs of accesses not ordered by "
 	      "happens-before (thread create/join,\nlocks, futexes, atomics).\n"
 	      "\n"
-	      "      --runs N          executions observed (default 6)\n"
+	      "      --runs N          executions observed (default 6, up to 24 "
+	      "while each\n"
+	      "                        observes fewer than 2,000 accesses)\n"
 	      "      --budget N        per execution, stops at observed "
 	      "accesses and\n"
 	      "                        single-steps over them "
@@ -57,7 +59,7 @@ static void usage(FILE *f)
 int cmd_races(int argc, char **argv)
 {
 	struct common_opts co;
-	int c, runs = 6;
+	int c, runs = DISCOVERY_RUNS, max_runs = DISCOVERY_MAX_RUNS;
 	uint64_t budget = DISCOVERY_BUDGET;
 	bool json = false;
 
@@ -81,7 +83,7 @@ int cmd_races(int argc, char **argv)
 						"'%s')\n", esc(optarg));
 				return EXIT_USAGE;
 			}
-			runs = (int)v;
+			runs = max_runs = (int)v;
 			break;
 		}
 		case 'b':
@@ -117,7 +119,7 @@ int cmd_races(int argc, char **argv)
 	struct discovery d;
 
 	session_config_init(&cfg, &prog, &co);
-	int e = discover_races(&cfg, runs, co.seed, budget,
+	int e = discover_races(&cfg, runs, max_runs, co.seed, budget,
 				   !getenv("PTLOOM_NO_CHECKPOINT"), &d);
 
 	if (e && cli_interrupted) {

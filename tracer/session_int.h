@@ -222,6 +222,9 @@ int tso_buffer(struct session *s, struct thread *t);
 /* t, standing at an access of its window (t->tso_window), was picked:
  * the same, from that access */
 int tso_step(struct session *s, struct thread *t);
+/* p's threads' buffered stores into memory (p exits as a whole: the
+ * hardware drains every store it executed) */
+void tso_drain_process(struct session *s, const struct process *p);
 uint64_t bp_operand(struct session *s, struct thread *t, struct bp *b,
 		    int *size, bool *write);
 /* b's instruction accesses memory: its size and whether it writes */

@@ -308,7 +308,7 @@ static int run(struct session *s, struct thread *t, bool at_access)
 	struct process *p = t->p;
 
 	t->stop = STOP_NONE;
-	for (;;) {
+	while (t->nsb) { /* drained meanwhile (tso_drain_process): native */
 		uint64_t pc = t->regs.rip, mem = 0;
 		uint8_t code[16];
 		struct emul_insn e;
@@ -318,7 +318,7 @@ static int run(struct session *s, struct thread *t, bool at_access)
 		    code_at(p, pc, code) ||
 		    disasm_decode(code, sizeof(code), pc, &in) ||
 		    in.is_atomic)
-			break;
+			return stand_drain(s, t);
 		if (!emul_decode(code, sizeof(code), &e)) {
 			if (in.reg_only && step_over(t, pc))
 				continue;
@@ -326,7 +326,7 @@ static int run(struct session *s, struct thread *t, bool at_access)
 				drain(s, t); /* a signal first, or t is gone */
 				return TSO_RUNS;
 			}
-			break;
+			return stand_drain(s, t);
 		}
 		if (e.form != EF_MEM) {
 			emul_run(&e, &t->regs, &mem);
@@ -341,9 +341,9 @@ static int run(struct session *s, struct thread *t, bool at_access)
 			return stand(s, t, pc, a, emul_writes(&e));
 		at_access = false;
 		if (!buffered_access(t, &e, a))
-			break;
+			return stand_drain(s, t);
 	}
-	return stand_drain(s, t);
+	return TSO_RUNS;
 }
 
 int tso_buffer(struct session *s, struct thread *t)
@@ -367,6 +367,16 @@ int tso_buffer(struct session *s, struct thread *t)
 	t->tso_steps = 0;
 	s->tso_buffered++;
 	return run(s, t, false);
+}
+
+void tso_drain_process(struct session *s, const struct process *p)
+{
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		if (t->p == p && t->nsb)
+			drain(s, t); /* it stands where it stood: its point */
+	}
 }
 
 int tso_step(struct session *s, struct thread *t)

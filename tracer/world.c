@@ -1506,6 +1506,7 @@ static void schedule(struct session *s)
 			t->last_site = t->pc;
 			break;
 		case OP_EXIT_GROUP:
+			tso_drain_process(s, t->p);
 			if (t->p->idx == 0)
 				collect_objects(s, t->p);
 			session_symbolize_process(s, t->p);

@@ -300,7 +300,7 @@ Test(fast_path, a_fault_caught_in_an_access_slot_is_seen_in_place)
 		unsigned long long logged = 0;
 		const char *l = strstr(r.err, "observation stops (");
 
-		assert_contains(r.err, "race discovery 6 runs (0 failed)",
+		assert_contains(r.err, "race discovery 24 runs (0 failed)",
 				r.cmd);
 		cr_assert_not_null(l, "%s", r.err);
 		sscanf(l, "observation stops (%llu", &logged);
