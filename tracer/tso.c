@@ -16,14 +16,15 @@
  * - the thread then runs on under the supervisor: loads and stores the
  *   emulator knows (emul.c) are done by it, a load reading the thread's
  *   own newest buffered store of the same address and size (forwarding),
- *   stores entering the buffer; instructions that touch no memory are
- *   single-stepped; before each load of non-stack memory the thread
+ *   stores entering the buffer, and so are calls, returns, pushes, pops
+ *   and leaves (their stack stores buffered too); instructions that touch
+ *   no memory are single-stepped; before each racy load the thread
  *   stands at a point (an OP_ACCESS of fn TSO_WINDOW), so other threads
  *   may run, and read memory without its buffered stores, while its own
  *   load is still to come, and so it does before the buffer drains (fn
  *   TSO_DRAIN), after its last load;
  * - the buffer drains into memory, in order, before anything else: a
- *   locked instruction or fence, a syscall, a call, return or push, a
+ *   locked instruction or fence, a syscall, an indirect call, a
  *   breakpoint of ptloom's, a load that overlaps a buffered store other
  *   than exactly, an instruction it does not know, a signal, a full
  *   buffer (TSO_MAX) or TSO_STEPS instructions.  Then the thread runs
@@ -40,7 +41,7 @@
 #include "emul.h"
 #include "session_int.h"
 
-#define TSO_STEPS 256	/* instructions a window runs before it drains */
+#define TSO_STEPS 64	/* instructions a window runs before it drains */
 #define TSO_SCAN 32	/* instructions looked at for a load after a store */
 
 /* The program's code at pc as the file has it: our breakpoints' bytes
@@ -100,6 +101,48 @@ static bool unconditional_jump(const uint8_t *c)
 	return c[0] == 0xeb || c[0] == 0xe9;
 }
 
+/* A racy access or atomic point of the search is at pc */
+static bool racy_point(struct process *p, uint64_t pc)
+{
+	const struct bp *b = bp_find(p, pc);
+
+	return b && !b->observe && !b->policy &&
+	       (b->kind == OP_ACCESS || b->kind == OP_ATOMIC);
+}
+
+enum { SK_NONE, SK_CALL, SK_RET, SK_PUSH, SK_POP, SK_LEAVE };
+
+/* A call rel32 (*target), a return, a push or pop of a 64-bit register
+ * (*reg) or a leave at pc: SK_*, its length in *len */
+static int stack_op(const uint8_t *c, uint64_t pc, int *reg,
+		    uint64_t *target, int *len)
+{
+	int rex = c[0] == 0x41;
+	uint8_t op = c[rex];
+	int32_t d;
+
+	if ((c[0] == 0xf3 || c[0] == 0xf2) && c[1] == 0xc3) {
+		*len = 2; /* repz ret, bnd ret */
+		return SK_RET;
+	}
+	if (!rex && (op == 0xc3 || op == 0xc9)) {
+		*len = 1;
+		return op == 0xc3 ? SK_RET : SK_LEAVE;
+	}
+	if (!rex && op == 0xe8) {
+		memcpy(&d, c + 1, 4);
+		*target = pc + 5 + (uint64_t)(int64_t)d;
+		*len = 5;
+		return SK_CALL;
+	}
+	if (op >= 0x50 && op <= 0x5f) {
+		*reg = (op & 7) + (rex ? 8 : 0);
+		*len = rex + 1;
+		return op < 0x58 ? SK_PUSH : SK_POP;
+	}
+	return SK_NONE;
+}
+
 /*
  * Whether a racy load (a point's) may come after the store at b before a
  * fence: straight on from it, through conditional branches' fall-through
@@ -107,24 +150,58 @@ static bool unconditional_jump(const uint8_t *c)
  * plain accesses, until a locked instruction, a call, a return, a syscall
  * or anything else.
  */
-static bool load_follows(struct process *p, const struct bp *b)
+static bool load_follows(struct thread *t, const struct bp *b,
+			 bool *dynamic)
 {
-	uint64_t pc = b->addr + b->ei.len;
+	struct process *p = t->p;
+	uint64_t pc = b->addr + b->ei.len, sp = t->regs.rsp;
+	uint64_t rets[8]; /* return addresses of the calls followed */
+	int nrets = 0;
 
 	for (int n = 0; n < TSO_SCAN; n++) {
 		uint8_t code[16];
 		struct insn_info in;
+		uint64_t target = 0;
+		int reg, len, k;
 
 		if (code_at(p, pc, code) || disasm_decode(code, 16, pc, &in))
 			return false;
+		/* into a call, and back from a return: the caller's pc from
+		 * the thread's stack (its registers at the store) */
+		k = stack_op(code, pc, &reg, &target, &len);
+		if (k == SK_CALL && nrets < 8) {
+			rets[nrets++] = pc + (uint64_t)len;
+			sp -= 8;
+			pc = target;
+			continue;
+		}
+		if (k == SK_RET) {
+			if (nrets) {
+				pc = rets[--nrets];
+			} else {
+				*dynamic = true;
+				if (mem_read(p, sp, &pc, 8))
+					return false;
+			}
+			sp += 8;
+			continue;
+		}
+		if (k == SK_PUSH || k == SK_POP) {
+			sp += k == SK_PUSH ? (uint64_t)-8 : 8;
+			pc += (uint64_t)len;
+			continue;
+		}
+		if (k == SK_LEAVE) {
+			*dynamic = true;
+			sp = t->regs.rbp + 8;
+			pc += (uint64_t)len;
+			continue;
+		}
 		if (in.nmem) {
 			if (in.is_atomic || in.is_string_op || in.is_call ||
 			    in.is_ret || in.is_jump)
 				return false;
-			const struct bp *o = bp_find(p, pc);
-
-			if (in.mem_read && o && !o->observe && !o->policy &&
-			    (o->kind == OP_ACCESS || o->kind == OP_ATOMIC))
+			if (in.mem_read && racy_point(p, pc))
 				return true;
 			pc += in.len;
 			continue;
@@ -153,9 +230,15 @@ bool tso_may_buffer(struct session *s, struct thread *t)
 	    b->emul != EMUL_INSN || b->ei.form != EF_MEM ||
 	    (b->ei.op != EMU_STORE && b->ei.op != EMU_STORE_IMM))
 		return false;
-	if (!b->tso)
-		b->tso = load_follows(t->p, b) ? 1 : 2;
-	return b->tso == 1;
+	if (b->tso)
+		return b->tso == 1;
+	/* what a return leads to is the thread's: not kept */
+	bool dynamic = false, follows = !regs_get(t) &&
+					 load_follows(t, b, &dynamic);
+
+	if (!dynamic)
+		b->tso = follows ? 1 : 2;
+	return follows;
 }
 
 /* Memory the program may write there (its page protection's say: the
@@ -213,30 +296,81 @@ static void drain(struct session *s, struct thread *t)
 	t->tso_steps = 0;
 }
 
-/* Run e, an access at pc of address a, under t's buffer.  False: it
- * cannot be (the caller drains, and the CPU runs it). */
+/* A load of size bytes at a under t's buffer (its newest store there,
+ * else memory); false: it cannot be (the caller drains first) */
+static bool buffered_load(struct thread *t, uint64_t a, int size,
+			  uint64_t *v)
+{
+	int f;
+
+	*v = 0;
+	if ((a & 4095) + (uint64_t)size > 4096)
+		return false;
+	f = forward(t, a, size, v);
+	return f > 0 || (!f && !mem_access_user(t->p, a, v, (size_t)size,
+						  false));
+}
+
+/* A store into t's buffer; false: it cannot be */
+static bool buffered_store(struct thread *t, uint64_t a, int size,
+			   uint64_t v)
+{
+	if ((a & 4095) + (uint64_t)size > 4096 || t->nsb >= TSO_MAX ||
+	    !writable(t->p, a, size))
+		return false;
+	push(t, a, size, v);
+	return true;
+}
+
+/* Run e, an access of address a, under t's buffer.  False: it cannot be
+ * (the caller drains, and the CPU runs it). */
 static bool buffered_access(struct thread *t, const struct emul_insn *e,
 			    uint64_t a)
 {
 	struct user_regs_struct nr = t->regs;
 	uint64_t mem = 0;
 
-	if ((a & 4095) + e->size > 4096)
+	if (emul_reads(e) && !buffered_load(t, a, e->size, &mem))
 		return false;
-	if (emul_reads(e)) {
-		int f = forward(t, a, e->size, &mem);
-
-		if (f < 0 || (!f && mem_access_user(t->p, a, &mem, e->size,
-						    false)))
-			return false;
-	}
 	emul_run(e, &nr, &mem);
-	if (emul_writes(e)) {
-		if (t->nsb >= TSO_MAX || !writable(t->p, a, e->size))
-			return false;
-		push(t, a, e->size, mem);
-	}
+	if (emul_writes(e) && !buffered_store(t, a, e->size, mem))
+		return false;
 	t->regs = nr;
+	t->regs_dirty = true;
+	return true;
+}
+
+/* A call, return, push, pop or leave (stack_op) under t's buffer: the
+ * return address and pushed values are stores like any other */
+static bool stack_step(struct thread *t, int k, int reg, uint64_t target,
+		       int len)
+{
+	struct user_regs_struct r = t->regs;
+	uint64_t v = 0, sp = r.rsp;
+
+	switch (k) {
+	case SK_CALL:
+	case SK_PUSH:
+		v = k == SK_CALL ? r.rip + (uint64_t)len : *emul_reg(&r, reg);
+		if (!buffered_store(t, sp - 8, 8, v))
+			return false;
+		r.rsp = sp - 8;
+		r.rip = k == SK_CALL ? target : r.rip + (uint64_t)len;
+		break;
+	case SK_LEAVE:
+		sp = r.rbp;
+		/* fall through */
+	default: /* SK_RET, SK_POP */
+		if (!buffered_load(t, sp, 8, &v))
+			return false;
+		r.rsp = sp + 8;
+		r.rip += (uint64_t)len;
+		if (k == SK_RET)
+			r.rip = v;
+		else
+			*emul_reg(&r, k == SK_LEAVE ? 5 : reg) = v;
+	}
+	t->regs = r;
 	t->regs_dirty = true;
 	return true;
 }
@@ -319,6 +453,14 @@ static int run(struct session *s, struct thread *t, bool at_access)
 		    disasm_decode(code, sizeof(code), pc, &in) ||
 		    in.is_atomic)
 			return stand_drain(s, t);
+		uint64_t target = 0;
+		int reg, len, k = stack_op(code, pc, &reg, &target, &len);
+
+		if (k != SK_NONE) {
+			if (!stack_step(t, k, reg, target, len))
+				return stand_drain(s, t);
+			continue;
+		}
 		if (!emul_decode(code, sizeof(code), &e)) {
 			if (in.reg_only && step_over(t, pc))
 				continue;
@@ -335,9 +477,8 @@ static int run(struct session *s, struct thread *t, bool at_access)
 		}
 		uint64_t a = emul_addr(&e, &t->regs, pc);
 
-		/* another thread may run before a load of shared memory */
-		if (!at_access && emul_reads(&e) && !in.stack_relative &&
-		    !in.tls)
+		/* another thread may run before a racy load (a point's) */
+		if (!at_access && emul_reads(&e) && racy_point(p, pc))
 			return stand(s, t, pc, a, emul_writes(&e));
 		at_access = false;
 		if (!buffered_access(t, &e, a))

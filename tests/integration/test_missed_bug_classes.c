@@ -152,6 +152,13 @@ Test(missed_bug_classes, store_buffering_handshake_c11_release_acquire_O2)
 	store_buffering("store_buffering_c11", "store_buffering_c11_fixed");
 }
 
+/* The store in one function, the load in another: the window runs the
+ * return and the call (their stack stores buffered too). */
+Test(missed_bug_classes, store_buffering_handshake_through_calls_O0)
+{
+	store_buffering("store_buffering_calls", "store_buffering_calls_fixed");
+}
+
 /* The trace says what the CPU did: the store that stayed in the store
  * buffer, the other thread reading memory meanwhile, the drain. */
 Test(missed_bug_classes, store_buffering_trace_shows_the_buffer)

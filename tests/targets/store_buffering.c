@@ -10,7 +10,9 @@
  * handshake needs.  -DC11: the flags as C11 atomics with release stores
  * and acquire loads (plain movs on x86: still broken); with -DFIXED too,
  * sequentially consistent ones (the store becomes a locked xchg or is
- * followed by mfence).
+ * followed by mfence).  -DCALLS: the store and the load each in a
+ * function of their own, called (the store's return and the load's call
+ * lie between them).
  */
 #include <assert.h>
 #include <pthread.h>
@@ -26,6 +28,12 @@ static _Atomic int want[2];
 #define RAISE(me) atomic_store_explicit(&want[me], 1, memory_order_release)
 #define LOOK(o) atomic_load_explicit(&want[o], memory_order_acquire)
 #endif
+#elif defined(CALLS)
+static volatile int want[2];
+static __attribute__((noinline)) void raise_flag(int me) { want[me] = 1; }
+static __attribute__((noinline)) int flag_of(int o) { return want[o]; }
+#define RAISE(me) raise_flag(me)
+#define LOOK(o) flag_of(o)
 #else
 static volatile int want[2];
 #define RAISE(me) (want[me] = 1)
