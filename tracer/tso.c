@@ -75,6 +75,15 @@ static int code_at(struct process *p, uint64_t pc, uint8_t code[16])
 	return 0;
 }
 
+/* A racy access or atomic point of the search is at pc */
+static bool racy_point(struct process *p, uint64_t pc)
+{
+	const struct bp *b = bp_find(p, pc);
+
+	return b && !b->observe && !b->policy &&
+	       (b->kind == OP_ACCESS || b->kind == OP_ATOMIC);
+}
+
 /* Some breakpoint's bytes cover pc (its int3 or its jump), other than
  * the int3 of a racy access or atomic point, whose instruction the window
  * runs as any other (the original bytes: code_at) */
@@ -85,8 +94,7 @@ static bool bp_in_the_way(struct process *p, uint64_t pc)
 
 		if (!b)
 			continue;
-		if (k == 0 && !b->tramp && !b->observe && !b->policy &&
-		    (b->kind == OP_ACCESS || b->kind == OP_ATOMIC))
+		if (k == 0 && !b->tramp && racy_point(p, pc))
 			continue;
 		if (k == 0 || (b->tramp && b->plen > k))
 			return true;
@@ -99,15 +107,6 @@ static bool unconditional_jump(const uint8_t *c)
 	if (c[0] == 0xf2 || c[0] == 0x3e) /* bnd, notrack */
 		c++;
 	return c[0] == 0xeb || c[0] == 0xe9;
-}
-
-/* A racy access or atomic point of the search is at pc */
-static bool racy_point(struct process *p, uint64_t pc)
-{
-	const struct bp *b = bp_find(p, pc);
-
-	return b && !b->observe && !b->policy &&
-	       (b->kind == OP_ACCESS || b->kind == OP_ATOMIC);
 }
 
 enum { SK_NONE, SK_CALL, SK_RET, SK_PUSH, SK_POP, SK_LEAVE };
