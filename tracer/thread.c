@@ -264,16 +264,9 @@ static bool watch_point(struct session *s, struct thread *t,
 	ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(6), 0);
 	if (!spinners_recheck(s, t, hit, sizes, nhit))
 		return false;
-	t->stop = STOP_NONE;
-	t->kind = OP_ACCESS;
-	t->fn = 0;
-	t->arg = 1; /* it wrote */
-	t->obj = 0;
-	t->pc = t->regs.rip;
-	t->yield = false;
 	t->wake_due = false;
 	s->stop_kinds[STOPK_ACCESS]++;
-	reach_point(s, t);
+	thread_access_point(s, t, t->regs.rip, 0, true /* it wrote */, 0);
 	return true;
 }
 
@@ -423,6 +416,19 @@ static void reach_point(struct session *s, struct thread *t)
 
 void thread_reach_point(struct session *s, struct thread *t)
 {
+	reach_point(s, t);
+}
+
+void thread_access_point(struct session *s, struct thread *t, uint64_t pc,
+			 uint64_t obj, bool write, uint8_t fn)
+{
+	t->stop = STOP_NONE;
+	t->kind = OP_ACCESS;
+	t->fn = fn;
+	t->arg = write;
+	t->obj = obj;
+	t->pc = pc;
+	t->yield = false;
 	reach_point(s, t);
 }
 

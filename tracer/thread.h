@@ -239,6 +239,11 @@ void drop_lifts_if_contended(struct session *s);
 void lift_when_alone(struct session *s, struct thread *t);
 /* t stands at a point: its pending operation is set (thread.c) */
 void thread_reach_point(struct session *s, struct thread *t);
+/* t stands at a point: an access (OP_ACCESS of fn) of obj at pc, where no
+ * breakpoint of ours need be (a watched store's next instruction, an
+ * access inside a store buffer's window) */
+void thread_access_point(struct session *s, struct thread *t, uint64_t pc,
+			 uint64_t obj, bool write, uint8_t fn);
 /* t's pending operation: the call at breakpoint b, with its first two
  * arguments and its return address */
 struct bp;

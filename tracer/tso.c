@@ -44,13 +44,32 @@
 #define TSO_STEPS 64	/* instructions a window runs before it drains */
 #define TSO_SCAN 32	/* instructions looked at for a load after a store */
 
-/* The program's code at pc as the file has it: our breakpoints' bytes
- * (an int3, a trampoline's jump) replaced by the original ones. */
-static int code_at(struct process *p, uint64_t pc, uint8_t code[16])
+/* A racy access or atomic point of the search is at b */
+static bool racy_bp(const struct bp *b)
+{
+	return b && !b->observe && !b->policy &&
+	       (b->kind == OP_ACCESS || b->kind == OP_ATOMIC);
+}
+
+static bool racy_point(struct process *p, uint64_t pc)
+{
+	return racy_bp(bp_find(p, pc));
+}
+
+/*
+ * The program's code at pc as the file has it: our breakpoints' bytes (an
+ * int3, a trampoline's jump) replaced by the original ones.  *in_the_way
+ * (may be NULL): some breakpoint's bytes cover pc other than a racy
+ * point's int3, whose instruction the window runs as any other.
+ */
+static int code_at(struct process *p, uint64_t pc, uint8_t code[16],
+		   bool *in_the_way)
 {
 	size_t n = 16, lo = 0, hi = p->nbps;
 
 	memset(code, 0, 16);
+	if (in_the_way)
+		*in_the_way = false;
 	if (mem_read(p, pc, code, n)) {
 		n = 4096 - (pc & 4095); /* up to the end of its page */
 		if (n >= 16 || mem_read(p, pc, code, n))
@@ -68,38 +87,14 @@ static int code_at(struct process *p, uint64_t pc, uint8_t code[16])
 		const struct bp *b = &p->bps[i];
 		size_t len = b->tramp ? b->plen : 1;
 
+		if (in_the_way && b->addr <= pc && pc < b->addr + len &&
+		    (b->addr != pc || b->tramp || !racy_bp(b)))
+			*in_the_way = true;
 		for (size_t k = 0; k < len && k < sizeof(b->orig); k++)
 			if (b->addr + k >= pc && b->addr + k < pc + n)
 				code[b->addr + k - pc] = b->orig[k];
 	}
 	return 0;
-}
-
-/* A racy access or atomic point of the search is at pc */
-static bool racy_point(struct process *p, uint64_t pc)
-{
-	const struct bp *b = bp_find(p, pc);
-
-	return b && !b->observe && !b->policy &&
-	       (b->kind == OP_ACCESS || b->kind == OP_ATOMIC);
-}
-
-/* Some breakpoint's bytes cover pc (its int3 or its jump), other than
- * the int3 of a racy access or atomic point, whose instruction the window
- * runs as any other (the original bytes: code_at) */
-static bool bp_in_the_way(struct process *p, uint64_t pc)
-{
-	for (uint64_t k = 0; k < 16 && k <= pc; k++) {
-		const struct bp *b = bp_find(p, pc - k);
-
-		if (!b)
-			continue;
-		if (k == 0 && !b->tramp && racy_point(p, pc))
-			continue;
-		if (k == 0 || (b->tramp && b->plen > k))
-			return true;
-	}
-	return false;
 }
 
 static bool unconditional_jump(const uint8_t *c)
@@ -163,7 +158,8 @@ static bool load_follows(struct thread *t, const struct bp *b,
 		uint64_t target = 0;
 		int reg, len, k;
 
-		if (code_at(p, pc, code) || disasm_decode(code, 16, pc, &in))
+		if (code_at(p, pc, code, NULL) ||
+		    disasm_decode(code, 16, pc, &in))
 			return false;
 		/* into a call, and back from a return: the caller's pc from
 		 * the thread's stack (its registers at the store) */
@@ -374,19 +370,14 @@ static bool stack_step(struct thread *t, int k, int reg, uint64_t target,
 	return true;
 }
 
-/* t stands at the load at pc of address a, inside its window */
+/* t stands at the access (fn TSO_WINDOW) or the drain (TSO_DRAIN) at pc,
+ * of address a, inside its window */
 static int stand(struct session *s, struct thread *t, uint64_t pc,
-		 uint64_t a, bool writes)
+		 uint64_t a, bool writes, uint8_t fn)
 {
-	t->stop = STOP_NONE;
-	t->kind = OP_ACCESS;
-	t->fn = TSO_WINDOW;
-	t->arg = writes;
-	t->obj = a;
-	t->pc = pc;
-	t->yield = false;
 	t->tso_window = true;
-	thread_reach_point(s, t);
+	t->tso_drain = fn == TSO_DRAIN;
+	thread_access_point(s, t, pc, a, writes, fn);
 	return TSO_POINT;
 }
 
@@ -428,10 +419,7 @@ static bool step_over(struct thread *t, uint64_t pc)
  * its stores are not in memory yet, after its last load */
 static int stand_drain(struct session *s, struct thread *t)
 {
-	stand(s, t, t->regs.rip, t->sb[0].addr, true);
-	t->fn = TSO_DRAIN;
-	t->tso_drain = true;
-	return TSO_POINT;
+	return stand(s, t, t->regs.rip, t->sb[0].addr, true, TSO_DRAIN);
 }
 
 /* t runs on under its buffer from its pc; at_access: the load it stands
@@ -447,8 +435,10 @@ static int run(struct session *s, struct thread *t, bool at_access)
 		struct emul_insn e;
 		struct insn_info in;
 
-		if (++t->tso_steps > TSO_STEPS || bp_in_the_way(p, pc) ||
-		    code_at(p, pc, code) ||
+		bool blocked;
+
+		if (++t->tso_steps > TSO_STEPS ||
+		    code_at(p, pc, code, &blocked) || blocked ||
 		    disasm_decode(code, sizeof(code), pc, &in) ||
 		    in.is_atomic)
 			return stand_drain(s, t);
@@ -478,7 +468,8 @@ static int run(struct session *s, struct thread *t, bool at_access)
 
 		/* another thread may run before a racy load (a point's) */
 		if (!at_access && emul_reads(&e) && racy_point(p, pc))
-			return stand(s, t, pc, a, emul_writes(&e));
+			return stand(s, t, pc, a, emul_writes(&e),
+				     TSO_WINDOW);
 		at_access = false;
 		if (!buffered_access(t, &e, a))
 			return stand_drain(s, t);
