@@ -55,6 +55,8 @@ struct sampler {
 	 * number, and whether it has handed over */
 	uint32_t late_base, late_span, late_step;
 	bool late_done;
+	bool rare_timeouts; /* random: this run takes a timeout 1 in 64 */
+	bool timeouts_always; /* random: never rare_timeouts */
 	/* cov: the exploration's pairs and this run's last operations */
 	const struct coverage *cov;
 	struct cov_last last[COV_SLOTS];
@@ -156,6 +158,11 @@ void sampler_profile(struct sampler *s, const struct event *ev, size_t n)
 	s->nobj = m;
 }
 
+void sampler_timeouts_always(struct sampler *s)
+{
+	s->timeouts_always = true;
+}
+
 void sampler_set_coverage(struct sampler *s, const struct coverage *c)
 {
 	s->cov = c;
@@ -174,6 +181,15 @@ void sampler_begin(struct sampler *s, uint64_t run, uint64_t est_steps)
 		for (int i = 0; i < s->depth - 1; i++)
 			s->change[s->nchange++] = 1 + splitmix64(&s->rng) % est_steps;
 	s->target = -1;
+	if (s->kind == SAMPLER_RANDOM) {
+		/* every other run, by a hash of its number (shards number
+		 * their runs k * N + shard), rare timeouts; not drawn from
+		 * rng, so the runs that draw timeouts like threads are the
+		 * walks they were */
+		uint64_t h = run;
+
+		s->rare_timeouts = !s->timeouts_always && (splitmix64(&h) & 1);
+	}
 	if (s->kind == SAMPLER_COV)
 		memset(s->last, 0, sizeof(s->last));
 	if (s->kind == SAMPLER_LATE) {
@@ -527,18 +543,44 @@ static int late_pick(struct sampler *s, const struct choice *c)
  * the rest, a walk through Go's runtime, with such a store at most of its
  * racy points, ran under the window's emulation a third of the time (a
  * step 1.8 times as long).
+ *
+ * Timeouts (a sleep, a timed wait or a timer ending while a thread can
+ * run) are drawn like threads in half of the runs, where time flows fast
+ * against the work (a result that loses to its timeout).  In the other
+ * half (rare_timeouts) a thread that can run is drawn and each timeout
+ * is taken one time in 64, as the other samplers take it: drawn like a
+ * thread, a background thread's periodic sleep (Go's sysmon, a
+ * watchdog) woke at half of the choices and ran as much as the threads
+ * doing the work (go_wg: 8,600 steps a run, against 2,100 so).
  */
 static int random_pick(struct sampler *s, const struct choice *c)
 {
-	int plain = 0, i, k;
+	int plain = 0, timed = 0, i, k;
 
-	for (i = 0; i < c->nalts; i++)
+	for (i = 0; i < c->nalts; i++) {
 		plain += c->alts[i].timeout != ALT_BUFFER;
-	if (plain == c->nalts || plain == 0 || c->kind != DEC_RUN)
+		timed += c->alts[i].timeout == 1;
+	}
+	if (plain == c->nalts && (!timed || !s->rare_timeouts))
 		return (int)(splitmix64(&s->rng) % (uint64_t)c->nalts);
-	k = (int)(splitmix64(&s->rng) % (uint64_t)plain);
-	for (i = 0; c->alts[i].timeout == ALT_BUFFER || k--; i++)
-		;
+	if (plain == 0 || plain == timed || c->kind != DEC_RUN)
+		return (int)(splitmix64(&s->rng) % (uint64_t)c->nalts);
+	if (s->rare_timeouts && timed) {
+		plain -= timed;
+		k = (int)(splitmix64(&s->rng) % (uint64_t)plain);
+		for (i = 0; c->alts[i].timeout || k--; i++)
+			;
+		for (int j = 0; j < c->nalts; j++)
+			if (c->alts[j].timeout == 1 &&
+			    splitmix64(&s->rng) % 64 == 0)
+				return j;
+		if (plain + timed == c->nalts)
+			return i;
+	} else {
+		k = (int)(splitmix64(&s->rng) % (uint64_t)plain);
+		for (i = 0; c->alts[i].timeout == ALT_BUFFER || k--; i++)
+			;
+	}
 	if (splitmix64(&s->rng) % 8 == 0)
 		for (int j = 0; j < c->nalts; j++)
 			if (c->alts[j].timeout == ALT_BUFFER &&

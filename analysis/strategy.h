@@ -69,6 +69,10 @@ struct sampler *sampler_new_kind(int kind, uint64_t seed, int depth);
 uint64_t splitmix64(uint64_t *x);
 
 int sampler_kind(const struct sampler *s);
+/* The random walk draws timeouts like threads in every run, not in half
+ * of them (race discovery: a background thread's wakes, Go's sysmon
+ * preempting goroutines, are what interleave the work it observes). */
+void sampler_timeouts_always(struct sampler *s);
 const char *sampler_name(int kind);
 int sampler_kind_of(const char *name); /* -1 if unknown */
 /* SURW: learn the shared objects and each thread's events on them. */

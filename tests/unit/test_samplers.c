@@ -100,3 +100,59 @@ Test(samplers, cov_takes_the_order_not_seen)
 	sampler_free(s);
 	coverage_free(cov);
 }
+
+/* Threads 1 and 2 can run, thread 3 sleeps: its timeout is the third
+ * alternative.  How many of n choices of run `run` wake the sleeper. */
+static int timeouts_taken(struct sampler *s, uint64_t run, int n)
+{
+	struct strategy st = sampler_strategy(s);
+	int taken = 0;
+
+	sampler_begin(s, run, 100);
+	for (int i = 0; i < n; i++) {
+		struct choice c = two(1);
+
+		c.nalts = 3;
+		c.alts[2].thread = 3;
+		c.alts[2].timeout = 1;
+		c.alts[2].cost = 1;
+		int k = st.pick(st.ctx, &c);
+
+		cr_assert(k >= 0 && k < 3);
+		taken += c.alts[k].timeout == 1;
+	}
+	return taken;
+}
+
+/* The random walk wakes a sleeper like a thread in half of its runs
+ * (time flows fast against the work) and one time in 64 in the others,
+ * so a background thread's periodic sleep does not interleave as much as
+ * the threads doing the work in every run; race discovery's walk wakes
+ * it like a thread in every run. */
+Test(samplers, random_walk_wakes_sleepers_rarely_in_half_its_runs)
+{
+	struct sampler *s = sampler_new_kind(SAMPLER_RANDOM, 1, 3);
+	int heavy = 0, rare = 0;
+
+	for (uint64_t run = 0; run < 40; run++) {
+		int k = timeouts_taken(s, run, 3000);
+
+		if (k >= 800 && k <= 1200)
+			heavy++; /* about 1 in 3 */
+		else if (k >= 20 && k <= 80)
+			rare++; /* about 1 in 64 */
+		else
+			cr_assert_fail("run %llu took %d timeouts of 3000",
+				       (unsigned long long)run, k);
+	}
+	cr_assert(heavy >= 10 && rare >= 10, "%d heavy, %d rare", heavy, rare);
+	sampler_timeouts_always(s);
+	for (uint64_t run = 0; run < 40; run++) {
+		int k = timeouts_taken(s, run, 3000);
+
+		cr_assert(k >= 800 && k <= 1200,
+			  "discovery's run %llu took %d timeouts of 3000",
+			  (unsigned long long)run, k);
+	}
+	sampler_free(s);
+}
