@@ -521,7 +521,7 @@ static void place_tramps(struct session *ss, struct process *s)
 		 * point, world.c rwlock_readers: no trampoline) */
 		if (!pl || !pl->ok || !s->ag_code || !s->ag_page ||
 		    b->kind != OP_CALL || b->observe || b->policy ||
-		    b->fn == FN_RWLOCK_RDLOCK || b->fn == FN_RWLOCK_UNLOCK ||
+		    b->shm_only || b->fn == FN_RWLOCK_RDLOCK || b->fn == FN_RWLOCK_UNLOCK ||
 		    n == AGENT_TRAMPS ||
 		    /* the bytes are the file's (nobody else patched them) */
 		    memcmp(b->orig, pl->bytes, pl->len) ||
@@ -1380,12 +1380,22 @@ int bp_install(struct session *ss, struct process *s)
 	/* race discovery needs the calls under a policy too: without them
 	 * the interpreter's lock handoffs (CPython's GIL: a pthread mutex
 	 * and condvar) order nothing, and every object it touches races */
+	/* ... and so do a process and its forks that share writable
+	 * memory (a multiprocessing Value and its lock, a POSIX semaphore
+	 * in a shared page): the policy orders the interpreter's threads,
+	 * the calls order the processes */
 	if ((ss->cfg->points & POINTS_SYNC) &&
-	    !(pol && pi->own_points &&
+	    !(pol && pi->own_points && !s->nshm &&
 	      (!ss->cfg->observer || !pol_c)) &&
 	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&
 	    elf_first_vaddr(path, &first) == 0) {
 		const struct libc_cache *c = libc_lookup(path);
+		/* the policy's process has them for its shared memory
+		 * only: its own locks (the GIL, the interpreter's) are
+		 * the policy's to order */
+		bool shm_only = pol && pi->own_points &&
+				(!ss->cfg->observer || !pol_c);
+		size_t nb0 = s->nbps;
 
 		s->libc_fsites = c ? c->fsites : NULL;
 		s->libc_fkinds = c ? c->fkinds : NULL;
@@ -1405,6 +1415,8 @@ int bp_install(struct session *ss, struct process *s)
 					s->bps[s->nbps - 1].plan =
 						&c->more_plans[i];
 		}
+		for (size_t i = nb0; shm_only && i < s->nbps; i++)
+			s->bps[i].shm_only = true;
 	}
 	char exe[4096];
 	uint64_t exe_start = 0;

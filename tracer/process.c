@@ -135,6 +135,34 @@ static void free_bps(struct process *p)
 	p->policy_at = 0;
 	p->observing = false;
 	p->rwlock_known = false;
+	p->nshm = 0;
+}
+
+int process_shm_refresh(struct process *p)
+{
+	struct proc_map m[256];
+	struct shm_range old[16];
+	int n = proc_maps(p->pid, m, 256, NULL), nold = p->nshm;
+
+	if (n < 0)
+		return p->nshm;
+	memcpy(old, p->shm, sizeof(old));
+	p->nshm = 0;
+	for (int i = 0; i < n && p->nshm < 16; i++) {
+		uint32_t img = p->img;
+
+		if (!m[i].writable || !m[i].shared ||
+		    (p->ag_page && p->ag_page >= m[i].lo &&
+		     p->ag_page < m[i].hi) ||
+		    (p->ag_page2 && p->ag_page2 >= m[i].lo &&
+		     p->ag_page2 < m[i].hi))
+			continue; /* the agent's page and its view are ours */
+		for (int k = 0; k < nold; k++)
+			if (old[k].lo == m[i].lo && old[k].hi == m[i].hi)
+				img = old[k].img;
+		p->shm[p->nshm++] = (struct shm_range){ m[i].lo, m[i].hi, img };
+	}
+	return p->nshm;
 }
 
 /* The hex number at *p (advanced past it); *ok false when none. */
@@ -401,6 +429,8 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->pimg = parent->pimg;
 	child->rwlock_known = parent->rwlock_known;
 	child->join_off = parent->join_off;
+	memcpy(child->shm, parent->shm, sizeof(child->shm));
+	child->nshm = parent->nshm;
 	if (!parent->nbps)
 		return 0;
 	child->bps = malloc(parent->nbps * sizeof(*child->bps));

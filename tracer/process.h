@@ -52,6 +52,15 @@ struct process {
 	size_t ndormant, capdormant;
 	bool bps_installed;
 	bool bps_lifted;	/* lifted while one thread was left (bp.c) */
+	/* its writable MAP_SHARED mappings (not the agent's page), as read
+	 * at its forks (process_shm_refresh) and inherited by a fork child:
+	 * the same address in the parent and the child is one memory there,
+	 * named with the tag of the image that mapped it first (mem_tag) */
+	struct shm_range {
+		uint64_t lo, hi;
+		uint32_t img;
+	} shm[16];
+	int nshm;
 	/* where the scheduling policy's shared object starts, found when
 	 * its points were installed (0: not known); the policy's own
 	 * session_object_start() gets it without reading the maps again */
@@ -125,6 +134,32 @@ static inline uint64_t process_tag(const struct process *p)
 {
 	return (uint64_t)p->img << 48;
 }
+
+/* The tag of the memory at a in p's address space: the image's that
+ * mapped it first if it is in a writable shared mapping p inherited or
+ * forked with (the same address in those processes is one memory), else
+ * p's own. */
+static inline uint64_t mem_tag(const struct process *p, uint64_t a)
+{
+	for (int i = 0; i < p->nshm; i++)
+		if (a >= p->shm[i].lo && a < p->shm[i].hi)
+			return (uint64_t)p->shm[i].img << 48;
+	return process_tag(p);
+}
+
+/* Is a in one of p's writable shared mappings (struct process.shm)? */
+static inline bool mem_shared(const struct process *p, uint64_t a)
+{
+	for (int i = 0; i < p->nshm; i++)
+		if (a >= p->shm[i].lo && a < p->shm[i].hi)
+			return true;
+	return false;
+}
+
+/* Read p's writable shared mappings again (at a fork of p: its child
+ * inherits them): a range it had keeps its image, a new one gets p's.
+ * Their number. */
+int process_shm_refresh(struct process *p);
 
 /* A new process with leader pid, child of parent (NULL for P0). */
 struct process *process_new(struct session *s, pid_t pid,

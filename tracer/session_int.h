@@ -54,6 +54,9 @@ struct bp {
 	int first_tid;
 	uint32_t hits;		/* observations this run */
 	bool policy;		/* a point of cfg->policy */
+	bool shm_only;		/* a libc call in a policy's process that
+				 * shares memory with another: a point only
+				 * on an object in that memory (bp_install) */
 	bool decoded;		/* insn is valid */
 	struct insn_info *insn;	/* decoded instruction (user points) */
 	bool rmw;		/* insn reads and writes one memory operand

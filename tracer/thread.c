@@ -991,6 +991,23 @@ static void relock_before_access(struct session *s, struct thread *t)
 }
 
 /*
+ * The live threads that may touch the memory at ea of t's process: its
+ * own, and those of every process it shares a writable mapping with when
+ * ea is in one (a fork's parent and child, single-threaded or not).
+ */
+static int threads_sharing(struct session *s, const struct thread *t,
+			   uint64_t ea)
+{
+	bool shared = ea && mem_shared(t->p, ea);
+	int live = 0;
+
+	for (int i = 0; i < s->nth; i++)
+		live += s->th[i].st != SCHED_DEAD &&
+			(s->th[i].p == t->p || (shared && s->th[i].p->nshm));
+	return live;
+}
+
+/*
  * t's access to ea at observation point b (at addr), as its stop takes it:
  * to the detector, and b sampled out when hot.  false: the run's budget
  * is spent, every observation point is gone (b with them).
@@ -1003,8 +1020,7 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 	bool atomic = (b->insn && b->insn->is_atomic) || b->src_atomic;
 
 	relock_before_access(s, t);
-	for (int i = 0; i < s->nth; i++)
-		live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
+	live = threads_sharing(s, t, ea);
 	if (b->sync)
 		s->obs_sync++;
 	else
@@ -1025,9 +1041,9 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 		o->sync(o->ctx, t->idx,
 			atomic_leaves_zero(t, b) ? SYNC_ATOMIC_FREE
 						 : SYNC_ATOMIC,
-			ea | process_tag(t->p), -1);
+			ea | mem_tag(t->p, ea), -1);
 	} else if (o && ea && (live > 1 || atomic)) {
-		o->access(o->ctx, t->idx, addr, ea | process_tag(t->p), size,
+		o->access(o->ctx, t->idx, addr, ea | mem_tag(t->p, ea), size,
 			  write, atomic);
 		s->observed++;
 		if (b->hits == 0)
@@ -1115,13 +1131,12 @@ static void observe_point(struct session *s, struct thread *t, struct bp *b)
 		return;
 	uint64_t ea = bp_operand(s, t, b, &size, &write);
 
-	for (int i = 0; i < s->nth; i++)
-		live += s->th[i].st != SCHED_DEAD && s->th[i].p == t->p;
+	live = threads_sharing(s, t, ea);
 	if (!ea || live <= 1)
 		return;
 	relock_before_access(s, t);
 	s->obs_stops++;
-	o->access(o->ctx, t->idx, b->addr, ea | process_tag(t->p), size, write,
+	o->access(o->ctx, t->idx, b->addr, ea | mem_tag(t->p, ea), size, write,
 		  b->kind == OP_ATOMIC || (b->insn && b->insn->is_atomic) ||
 			  b->src_atomic);
 	s->observed++;
@@ -1231,6 +1246,10 @@ static void on_breakpoint(struct session *s, struct thread *t)
 			resume(s, t, 0);
 			return;
 		}
+	}
+	if (b->shm_only && !mem_shared(t->p, t->regs.rdi)) {
+		resume(s, t, 0); /* not on the memory it shares */
+		return;
 	}
 	if ((b->kind == OP_ACCESS || b->kind == OP_ATOMIC) &&
 	    !s->cfg->observer && !session_policy_active(s) &&

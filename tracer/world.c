@@ -238,7 +238,7 @@ static void push_event(struct session *s, struct thread *t,
 	if (e->kind != OP_TIMER)
 		e->pc |= tag;
 	if (e->obj && !(e->obj >> 63) && e->kind != OP_TIMER)
-		e->obj |= tag;
+		e->obj |= mem_tag(t->p, e->obj);
 	hash_u64(&s->hash, e->thread);
 	hash_u64(&s->hash, (uint64_t)e->kind << 8 | e->fn);
 	hash_u64(&s->hash, e->obj);
@@ -1484,6 +1484,18 @@ static void schedule(struct session *s)
 			/* the first thread of a process: now choices exist
 			 * inside it; or a thread or process after the
 			 * breakpoints were lifted */
+			/* a fork of a process with writable shared memory:
+			 * the processes share it, as threads would
+			 * (points and race discovery's observation in
+			 * each of them, a single thread or not) */
+			if (!t->clone_thread && !t->fork_return &&
+			    process_shm_refresh(t->p) && !t->p->bps_installed &&
+			    bp_install(s, t->p) == -ENOENT)
+				session_fail(s, FAIL_UNSUPPORTED, t,
+					     "%s is not mapped in the program "
+					     "at its fork: the scheduling "
+					     "policy's points are in it",
+					     t->p->pimg->object);
 			if ((t->clone_thread || t->p->bps_lifted) &&
 			    !t->p->bps_installed &&
 			    bp_install(s, t->p) == -ENOENT)

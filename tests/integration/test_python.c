@@ -167,6 +167,25 @@ Test(python, python_lost_update_across_a_gil_drop_found)
 	res_free(&r);
 }
 
+/* Two worker processes that add to a multiprocessing.Value without
+ * holding its lock across the read and the write lose an update; the
+ * interpreters are single-threaded, and before, the run was a false
+ * PASS, complete to bound 2 in 40 runs: a process got points only from
+ * its first thread on, and the Python level left the libc calls out.
+ * Now a fork with writable shared memory gives both processes points on
+ * the calls whose object is in that memory (the Value's semaphore).  The
+ * twin that holds the lock around each addition passes, complete. */
+Test(python, multiprocessing_value_lost_update_found)
+{
+	fails_in_main("mp_value.py", "lost update: count ");
+	struct res r = PY_RUN("mp_value.py", "-q", "-e", "FIXED=1");
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS");
+	assert_contains(r.out, "complete to preemption bound 2", "stdout");
+	res_free(&r);
+}
+
 /* Correct programs on queue.Queue, threading.Condition, a
  * ThreadPoolExecutor and threading.Barrier pass, or run out of their
  * budget; never fail. */
