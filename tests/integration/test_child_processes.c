@@ -113,6 +113,31 @@ Test(child_processes, shared_memory_race_between_processes_reported)
 	res_free(&r);
 }
 
+/*
+ * A lock-free ring between two single-threaded processes (-O2), each
+ * spinning on the other's index in the shared page: the correct one was
+ * INCOMPLETE (its first run spun until --timeout: no process had a
+ * point), now a PASS complete to bound 1; the twin that publishes a slot
+ * before storing its item fails, and replays.
+ */
+Test(child_processes, spsc_ring_between_processes)
+{
+	struct res r = RUN9("-p", "1", "--seed", SEED, "--",
+			    target("shared_ring_processes"));
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	assert_contains(summary(&r), "complete to preemption bound 1",
+			"the summary");
+	res_free(&r);
+	r = RUN9("--seed", SEED, "--", target("shared_ring_processes_racy"));
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL ");
+	assert_contains(summary(&r), "shared_ring_processes.c:", "the summary");
+	replays_exactly(&r, "shared_ring_processes.c");
+	res_free(&r);
+}
+
 /* Was a false PASS: the shell's child ran freely. */
 Test(child_processes, free_children_says_so)
 {
