@@ -82,6 +82,14 @@ struct checkpoint {
 	bool armed;		/* or at the area's int3, set to fork again */
 	bool at_event;		/* or at its last fork's event stop */
 	struct user_regs_struct regs; /* registers at the clone's stop */
+	/* the program's signal mask at the clone's stop (glibc's
+	 * pthread_create blocks every signal around its clone): the
+	 * template runs with SIGTRAP unblocked, since an int3 (the area's)
+	 * that meets a blocked SIGTRAP resets the program's handler of it
+	 * to SIG_DFL, and every run forked after would die of its own
+	 * int3 or raise(SIGTRAP); each fork gets the mask back */
+	uint64_t sigmask;
+	bool sigmask_known;
 	uint64_t key;		/* the launcher's key (tracer/spawn.c) */
 	/* code and data of the fork in the template's vDSO, which glibc
 	 * never calls (its address is hidden from it): put_area() */
@@ -1143,7 +1151,9 @@ static pid_t fork_template(struct checkpoint *cp)
 		r.rip = cp->area + AREA_STUB;
 	else if (cp->robust && robust_list_again(cp, c))
 		goto out_kill;
-	if (ptrace(PTRACE_SETREGS, c, 0, &r))
+	if (ptrace(PTRACE_SETREGS, c, 0, &r) ||
+	    (cp->sigmask_known &&
+	     ptrace(PTRACE_SETSIGMASK, c, sizeof(cp->sigmask), &cp->sigmask)))
 		goto out_kill;
 	/* it has not exec'd: its parent (us, by CLONE_PARENT) may */
 	if (setpgid(c, c))
@@ -1304,6 +1314,14 @@ bool checkpoint_at(struct session *s, struct thread *t)
 
 	bool ok = template_bps(cp, s);
 	int same = 0;
+	uint64_t unblocked;
+
+	cp->sigmask_known = !ptrace(PTRACE_GETSIGMASK, t->tid,
+				    sizeof(cp->sigmask), &cp->sigmask);
+	unblocked = cp->sigmask & ~(1ull << (SIGTRAP - 1));
+	if (cp->sigmask_known && unblocked != cp->sigmask &&
+	    ptrace(PTRACE_SETSIGMASK, t->tid, sizeof(unblocked), &unblocked))
+		ok = false;
 
 	cp->same_tid = false;
 	if (ok && put_area(cp) && (same = same_tid_template(cp)) < 0)
@@ -1371,6 +1389,9 @@ bool checkpoint_at(struct session *s, struct thread *t)
 			cp->armed = false;
 		}
 		/* the template stays as it was: run on in it, no checkpoint */
+		if (cp->sigmask_known)
+			ptrace(PTRACE_SETSIGMASK, cp->pid, sizeof(cp->sigmask),
+			       &cp->sigmask);
 		cp->pid = 0;
 		cp->outfd = -1;
 		s->outfd_shared = false;

@@ -1154,6 +1154,35 @@ static bool trap_taken_since(struct thread *t, uint64_t addr)
 	       si.si_code == SI_KERNEL;
 }
 
+/*
+ * A SIGTRAP at no breakpoint of ours that only ptloom can have caused, so
+ * that delivering it would kill a correct program (a false crash): a
+ * kernel trap (int3) whose byte at addr is no int3 now (ours, taken out
+ * since: the instruction there runs, *rip = addr), a single-step trap
+ * while the program's own trap flag is clear, or a debug-register hit
+ * that no watch of ours claims (the program cannot set those registers
+ * itself; perf's breakpoints say TRAP_PERF).  The program's own int3
+ * (its byte is there), raise(SIGTRAP), kill and a trap flag it set are
+ * delivered.
+ */
+static bool stray_trap(struct thread *t, uint64_t addr, uint64_t *rip)
+{
+	siginfo_t si;
+	uint8_t byte = 0xcc;
+
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si))
+		return false;
+	if (si.si_code == SI_KERNEL) {
+		if (mem_read(t->p, addr, &byte, 1) || byte == 0xcc)
+			return false;
+		*rip = addr;
+		return true;
+	}
+	if (si.si_code == TRAP_TRACE)
+		return !(t->regs.eflags & 0x100);
+	return si.si_code == TRAP_HWBKPT;
+}
+
 /* t's trap is no point: t goes on at rip (a stop of kind) */
 static void pass_on(struct session *s, struct thread *t, uint64_t rip,
 		    int kind)
@@ -1218,7 +1247,14 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		return;
 	}
 	if (!b) {
-		/* not ours: the program's own int3 or a single-step trap */
+		uint64_t rip = t->regs.rip;
+
+		if (stray_trap(t, addr, &rip)) {
+			/* ours, late: the program goes on as it would */
+			pass_on(s, t, rip, STOPK_TRAP);
+			return;
+		}
+		/* not ours: the program's own int3 or trap */
 		s->stop_kinds[STOPK_TRAP]++;
 		resume(s, t, SIGTRAP);
 		return;
