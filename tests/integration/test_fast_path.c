@@ -146,7 +146,8 @@ Test(fast_path, same_runs_on_the_examples)
 }
 
 /* Programs whose runs read the clock, wait with deadlines, take timers
- * and signals, fork and exec, and the bug corpus's. */
+ * and signals, fork and exec, share memory between processes, handle
+ * their own traps, and the bug corpus's. */
 Test(fast_path, same_runs_on_clocks_timers_processes_and_the_bug_corpus)
 {
 	static const char *const names[] = {
@@ -155,7 +156,9 @@ Test(fast_path, same_runs_on_clocks_timers_processes_and_the_bug_corpus)
 		"timedlock_abort", "clock_after_merge", "clock_after_merge_fixed",
 		"fork_exec", "fork_race", "sigchld_wait", "thread_ids",
 		"determinism", "plain_inc_O2", "wsq_O2", "twostage_O0",
-		"rwlock_recheck_fixed_O2", "calls_while_others_wait"
+		"rwlock_recheck_fixed_O2", "calls_while_others_wait",
+		"shared_memory_processes_fixed", "shared_ring_processes",
+		"own_traps"
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
