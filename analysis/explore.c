@@ -1119,6 +1119,7 @@ restart:
 			run_result_free(&rr);
 			break;
 		}
+		r->shared_vm_runs += rr.shared_vm > 0;
 		if (rr.capped && !sample) {
 			/* a choice had more alternatives than a point
 			 * offers: the others were never tried */
@@ -1301,6 +1302,21 @@ out:
 			 (unsigned long long)r->runs, r->runs == 1 ? "" : "s",
 			 (unsigned long long)r->capped_runs, MAX_ALTS,
 			 r->capped_most, MAX_ALTS);
+		r->too_long = true;
+		r->verdict = VERDICT_INCOMPLETE;
+	}
+	if (r->shared_vm_runs && !r->too_long && !r->killed &&
+	    !r->nondeterministic &&
+	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
+		/* its memory is one, ptloom's model of it two: no pass */
+		snprintf(r->error, sizeof(r->error),
+			 "%llu run%s, %llu of them with a process cloned to "
+			 "share its parent's whole memory (clone with CLONE_VM, "
+			 "neither a thread nor a vfork), whose accesses ptloom "
+			 "does not interleave with its parent's; no failure "
+			 "found",
+			 (unsigned long long)r->runs, r->runs == 1 ? "" : "s",
+			 (unsigned long long)r->shared_vm_runs);
 		r->too_long = true;
 		r->verdict = VERDICT_INCOMPLETE;
 	}

@@ -208,6 +208,7 @@ struct explore_result {
 	/* runs with a choice of more alternatives than a point offers
 	 * (MAX_ALTS): not covered by a dfs, and the most candidates seen */
 	uint64_t capped_runs;
+	uint64_t shared_vm_runs; /* runs with a clone sharing the memory */
 	uint32_t capped_most;
 	uint64_t slow_runs;	   /* runs cut by --timeout, still running */
 	char slow_why[320];	   /* the first of them: its kernel_wait */

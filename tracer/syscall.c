@@ -37,6 +37,12 @@
 #ifndef CLONE_THREAD
 #define CLONE_THREAD 0x00010000
 #endif
+#ifndef CLONE_VM
+#define CLONE_VM 0x00000100
+#endif
+#ifndef CLONE_VFORK
+#define CLONE_VFORK 0x00004000
+#endif
 #ifndef CLONE_CHILD_CLEARTID
 #define CLONE_CHILD_CLEARTID 0x00200000
 #endif
@@ -858,6 +864,8 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return true;
 	case SYS_clone:
 		t->clone_thread = r->rdi & CLONE_THREAD;
+		t->clone_vm = (r->rdi & CLONE_VM) &&
+			      !(r->rdi & (CLONE_THREAD | CLONE_VFORK));
 		if (!t->clone_thread && s->cfg->free_children)
 			return handled(); /* fork: the child runs freely */
 		t->new_ctid = (r->rdi & CLONE_CHILD_CLEARTID) ? r->r10 : 0;
@@ -869,6 +877,8 @@ bool syscall_enter(struct session *s, struct thread *t)
 		if (mem_read(t->p, r->rdi, args, sizeof(args)))
 			return handled();
 		t->clone_thread = args[0] & CLONE_THREAD;
+		t->clone_vm = (args[0] & CLONE_VM) &&
+			      !(args[0] & (CLONE_THREAD | CLONE_VFORK));
 		if (!t->clone_thread && s->cfg->free_children)
 			return handled();
 		/* clone_args: child_tid at 16, tls at 56; glibc passes the

@@ -59,6 +59,9 @@ struct thread {
 	struct process *p;	/* its process */
 	int ptidx;		/* T-number within its process */
 	bool clone_thread;	/* its pending clone makes a thread */
+	/* ... or a process that shares the whole memory (CLONE_VM, no
+	 * thread, no vfork): not modelled (session.shared_vm) */
+	bool clone_vm;
 	bool own_sigstop;	/* ptloom sent it a SIGSTOP: suppress it */
 	bool sig_rerun;		/* woken by a signal: runs if it is still there */
 	int sig_block;		/* the wait it left, if the signal is gone */

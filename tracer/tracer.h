@@ -539,6 +539,10 @@ struct run_result {
 	 * to run, waiters a wake may pick, a signal's takers, a wait's
 	 * children): the others were never tried, and the most there were */
 	uint32_t capped, capped_most;
+	/* processes cloned with the whole memory shared (CLONE_VM, not a
+	 * thread, not a vfork): ptloom keys their memory per process, so
+	 * their accesses are not interleaved as threads' would be */
+	uint32_t shared_vm;
 	struct thread_report *threads; /* per-thread state at the end */
 	int nthreads;
 	/* each T-number's kernel id in this run (index = T-number) */

@@ -789,6 +789,16 @@ bool session_may_expire_early(struct session *s, const struct process *p,
 	return true;
 }
 
+/* Is t the last live thread of its process? */
+static bool last_of_process(const struct session *s, const struct thread *t)
+{
+	for (int i = 0; i < s->nth; i++)
+		if (&s->th[i] != t && s->th[i].p == t->p &&
+		    s->th[i].st != SCHED_DEAD)
+			return false;
+	return true;
+}
+
 static void build_sched(struct session *s, struct sched_thread *st)
 {
 	bool any = false;
@@ -1505,6 +1515,8 @@ static void schedule(struct session *s)
 					     "scheduling policy's points are "
 					     "in it",
 					     t->p->pimg->object);
+			if (t->clone_vm && !t->fork_return)
+				s->shared_vm++;
 			if (t->p->idx == 0)
 				collect_objects(s, t->p);
 			if (t->clone_thread && !s->from_checkpoint)
@@ -1606,9 +1618,14 @@ static void schedule(struct session *s)
 		    s->cfg->policy->resume)
 			s->cfg->policy->resume(s->cfg->policy->ctx, s, t->idx);
 		resume(s, t, 0);
-		if (t->kind == OP_EXIT && t->tid == t->p->pid) {
+		if (t->kind == OP_EXIT && t->tid == t->p->pid &&
+		    !last_of_process(s, t)) {
 			/* the leader's exit is reported only with the last
-			 * thread's; it no longer runs */
+			 * thread's; it no longer runs.  (The last thread's
+			 * own exit is its process's end, which comes next:
+			 * a fork child ending with SYS_exit, a clone()'s
+			 * function returning, was marked dead here, and its
+			 * parent's wait a deadlock) */
 			t->st = SCHED_DEAD;
 			continue;
 		}
@@ -2164,6 +2181,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 	res->steps = s->step;
 	res->capped = s->capped;
 	res->capped_most = s->capped_most;
+	res->shared_vm = s->shared_vm;
 	res->stops = s->stops;
 	memcpy(res->stop_kinds, s->stop_kinds, sizeof(res->stop_kinds));
 	res->choices = s->choices;
