@@ -140,12 +140,17 @@ static void free_bps(struct process *p)
 
 int process_shm_refresh(struct process *p)
 {
-	struct proc_map m[256];
+	/* an interpreter maps hundreds of files, and the mmap area (a
+	 * multiprocessing arena, a semaphore) is listed near the end */
+	enum { MAXMAPS = 16384 };
+	struct proc_map *m = malloc(MAXMAPS * sizeof(*m));
 	struct shm_range old[16];
-	int n = proc_maps(p->pid, m, 256, NULL), nold = p->nshm;
+	int n = m ? proc_maps(p->pid, m, MAXMAPS, NULL) : -1, nold = p->nshm;
 
-	if (n < 0)
+	if (n < 0) {
+		free(m);
 		return p->nshm;
+	}
 	memcpy(old, p->shm, sizeof(old));
 	p->nshm = 0;
 	for (int i = 0; i < n && p->nshm < 16; i++) {
@@ -162,6 +167,7 @@ int process_shm_refresh(struct process *p)
 				img = old[k].img;
 		p->shm[p->nshm++] = (struct shm_range){ m[i].lo, m[i].hi, img };
 	}
+	free(m);
 	return p->nshm;
 }
 
