@@ -1120,6 +1120,7 @@ restart:
 			break;
 		}
 		r->shared_vm_runs += rr.shared_vm > 0;
+		r->py_shared_runs += rr.py_shared > 0;
 		if (rr.capped && !sample) {
 			/* a choice had more alternatives than a point
 			 * offers: the others were never tried */
@@ -1317,6 +1318,21 @@ out:
 			 "found",
 			 (unsigned long long)r->runs, r->runs == 1 ? "" : "s",
 			 (unsigned long long)r->shared_vm_runs);
+		r->too_long = true;
+		r->verdict = VERDICT_INCOMPLETE;
+	}
+	if (r->py_shared_runs && !r->too_long && !r->killed &&
+	    !r->nondeterministic &&
+	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
+		/* the interpreters' stores to it are no points */
+		snprintf(r->error, sizeof(r->error),
+			 "%llu run%s, %llu of them with Python interpreters "
+			 "sharing writable memory (a multiprocessing Value or "
+			 "Array, shared_memory): the Python level interleaves "
+			 "them at their locks and system calls, not at their "
+			 "accesses to it; no failure found",
+			 (unsigned long long)r->runs, r->runs == 1 ? "" : "s",
+			 (unsigned long long)r->py_shared_runs);
 		r->too_long = true;
 		r->verdict = VERDICT_INCOMPLETE;
 	}

@@ -140,34 +140,40 @@ static void free_bps(struct process *p)
 
 int process_shm_refresh(struct process *p)
 {
-	/* an interpreter maps hundreds of files, and the mmap area (a
-	 * multiprocessing arena, a semaphore) is listed near the end */
-	enum { MAXMAPS = 16384 };
-	struct proc_map *m = malloc(MAXMAPS * sizeof(*m));
 	struct shm_range old[16];
-	int n = m ? proc_maps(p->pid, m, MAXMAPS, NULL) : -1, nold = p->nshm;
+	char name[64], line[640];
+	int nold = p->nshm;
+	FILE *f;
 
-	if (n < 0) {
-		free(m);
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)p->pid);
+	if (!(f = fopen(name, "re")))
 		return p->nshm;
-	}
 	memcpy(old, p->shm, sizeof(old));
 	p->nshm = 0;
-	for (int i = 0; i < n && p->nshm < 16; i++) {
+	/* an interpreter maps hundreds of files, and the mmap area (a
+	 * multiprocessing arena, a semaphore) is listed near the end */
+	while (fgets(line, sizeof(line), f) && p->nshm < 16) {
+		unsigned long lo, hi;
+		char perm[8];
+		int at = 0;
 		uint32_t img = p->img;
 
-		if (!m[i].writable || !m[i].shared ||
-		    (p->ag_page && p->ag_page >= m[i].lo &&
-		     p->ag_page < m[i].hi) ||
-		    (p->ag_page2 && p->ag_page2 >= m[i].lo &&
-		     p->ag_page2 < m[i].hi))
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s%n", &lo, &hi, perm,
+			   &at) != 3 ||
+		    perm[1] != 'w' || perm[3] != 's' ||
+		    (p->ag_page && p->ag_page >= lo && p->ag_page < hi) ||
+		    (p->ag_page2 && p->ag_page2 >= lo && p->ag_page2 < hi))
 			continue; /* the agent's page and its view are ours */
 		for (int k = 0; k < nold; k++)
-			if (old[k].lo == m[i].lo && old[k].hi == m[i].hi)
+			if (old[k].lo == lo && old[k].hi == hi)
 				img = old[k].img;
-		p->shm[p->nshm++] = (struct shm_range){ m[i].lo, m[i].hi, img };
+		p->shm[p->nshm++] = (struct shm_range){
+			lo, hi, img,
+			/* sem_open's file (glibc: /dev/shm/sem.NAME) */
+			.sem = at && strstr(line + at, "/dev/shm/sem.") != NULL,
+		};
 	}
-	free(m);
+	fclose(f);
 	return p->nshm;
 }
 

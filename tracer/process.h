@@ -59,6 +59,7 @@ struct process {
 	struct shm_range {
 		uint64_t lo, hi;
 		uint32_t img;
+		bool sem; /* a POSIX semaphore's file (sem_open) */
 	} shm[16];
 	int nshm;
 	/* where the scheduling policy's shared object starts, found when

@@ -543,6 +543,11 @@ struct run_result {
 	 * thread, not a vfork): ptloom keys their memory per process, so
 	 * their accesses are not interleaved as threads' would be */
 	uint32_t shared_vm;
+	/* forks of a process under the scheduling policy (an interpreter)
+	 * with writable shared memory other than semaphores (a
+	 * multiprocessing Value or Array, shared_memory): the policy's
+	 * points do not interleave the interpreters' accesses to it */
+	uint32_t py_shared;
 	struct thread_report *threads; /* per-thread state at the end */
 	int nthreads;
 	/* each T-number's kernel id in this run (index = T-number) */

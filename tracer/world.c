@@ -789,6 +789,15 @@ bool session_may_expire_early(struct session *s, const struct process *p,
 	return true;
 }
 
+/* Has p writable shared memory other than semaphores' (process.shm)? */
+static bool shares_data(const struct process *p)
+{
+	for (int i = 0; i < p->nshm; i++)
+		if (!p->shm[i].sem)
+			return true;
+	return false;
+}
+
 /* Is t the last live thread of its process? */
 static bool last_of_process(const struct session *s, const struct thread *t)
 {
@@ -1499,7 +1508,12 @@ static void schedule(struct session *s)
 			 * (points and race discovery's observation in
 			 * each of them, a single thread or not) */
 			if (!t->clone_thread && !t->fork_return &&
-			    process_shm_refresh(t->p) && !t->p->bps_installed &&
+			    process_shm_refresh(t->p) &&
+			    session_policy_process(s, t->p) &&
+			    shares_data(t->p))
+				s->py_shared++;
+			if (!t->clone_thread && !t->fork_return &&
+			    t->p->nshm && !t->p->bps_installed &&
 			    bp_install(s, t->p) == -ENOENT)
 				session_fail(s, FAIL_UNSUPPORTED, t,
 					     "%s is not mapped in the program "
@@ -2182,6 +2196,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 	res->capped = s->capped;
 	res->capped_most = s->capped_most;
 	res->shared_vm = s->shared_vm;
+	res->py_shared = s->py_shared;
 	res->stops = s->stops;
 	memcpy(res->stop_kinds, s->stop_kinds, sizeof(res->stop_kinds));
 	res->choices = s->choices;
