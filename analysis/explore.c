@@ -542,6 +542,22 @@ static bool discover_first(const struct explore_opts *o, struct discovery *d)
 	return discover(o, d) == 0;
 }
 
+/* A PASS (or a budget's INCOMPLETE) whose runs (n of them) met what
+ * ptloom does not model (what): INCOMPLETE, saying so. */
+static void not_modelled(struct explore_result *r, uint64_t n,
+			 const char *what)
+{
+	if (!n || r->too_long || r->killed || r->nondeterministic ||
+	    (r->verdict != VERDICT_PASS && r->verdict != VERDICT_INCOMPLETE))
+		return;
+	snprintf(r->error, sizeof(r->error),
+		 "%llu run%s, %llu of them with %s; no failure found",
+		 (unsigned long long)r->runs, r->runs == 1 ? "" : "s",
+		 (unsigned long long)n, what);
+	r->too_long = true;
+	r->verdict = VERDICT_INCOMPLETE;
+}
+
 static int explore_serial(const struct explore_opts *o0,
 			  struct explore_result *r)
 {
@@ -1306,36 +1322,19 @@ out:
 		r->too_long = true;
 		r->verdict = VERDICT_INCOMPLETE;
 	}
-	if (r->shared_vm_runs && !r->too_long && !r->killed &&
-	    !r->nondeterministic &&
-	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
-		/* its memory is one, ptloom's model of it two: no pass */
-		snprintf(r->error, sizeof(r->error),
-			 "%llu run%s, %llu of them with a process cloned to "
-			 "share its parent's whole memory (clone with CLONE_VM, "
-			 "neither a thread nor a vfork), whose accesses ptloom "
-			 "does not interleave with its parent's; no failure "
-			 "found",
-			 (unsigned long long)r->runs, r->runs == 1 ? "" : "s",
-			 (unsigned long long)r->shared_vm_runs);
-		r->too_long = true;
-		r->verdict = VERDICT_INCOMPLETE;
-	}
-	if (r->py_shared_runs && !r->too_long && !r->killed &&
-	    !r->nondeterministic &&
-	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
-		/* the interpreters' stores to it are no points */
-		snprintf(r->error, sizeof(r->error),
-			 "%llu run%s, %llu of them with Python interpreters "
-			 "sharing writable memory (a multiprocessing Value or "
-			 "Array, shared_memory): the Python level interleaves "
-			 "them at their locks and system calls, not at their "
-			 "accesses to it; no failure found",
-			 (unsigned long long)r->runs, r->runs == 1 ? "" : "s",
-			 (unsigned long long)r->py_shared_runs);
-		r->too_long = true;
-		r->verdict = VERDICT_INCOMPLETE;
-	}
+	/* a process cloned to share its parent's whole memory: its memory
+	 * is one, ptloom's model of it two */
+	not_modelled(r, r->shared_vm_runs,
+		     "a process cloned to share its parent's whole memory "
+		     "(clone with CLONE_VM, neither a thread nor a vfork), "
+		     "whose accesses ptloom does not interleave with its "
+		     "parent's");
+	/* interpreters sharing data: their own stores to it are no points */
+	not_modelled(r, r->py_shared_runs,
+		     "Python interpreters sharing writable memory (a "
+		     "multiprocessing Value or Array, shared_memory): the "
+		     "Python level interleaves them at their locks and system "
+		     "calls, not at their accesses to it");
 	if (r->discovery_limit && !r->too_long && !r->killed &&
 	    !r->nondeterministic &&
 	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
