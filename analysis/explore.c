@@ -543,7 +543,7 @@ static bool discover_first(const struct explore_opts *o, struct discovery *d)
 }
 
 /* A PASS (or a budget's INCOMPLETE) whose runs (n of them) met what
- * ptloom does not model (what): INCOMPLETE, saying so. */
+ * ptloom does not model or offer (what): INCOMPLETE, saying so. */
 static void not_modelled(struct explore_result *r, uint64_t n,
 			 const char *what)
 {
@@ -1305,23 +1305,16 @@ out:
 		r->too_long = true;
 		r->verdict = VERDICT_INCOMPLETE;
 	}
-	if (r->capped_runs && d && !r->too_long && !r->killed &&
-	    !r->nondeterministic &&
-	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
-		/* a dfs run that did not offer every alternative did not
-		 * cover its subtree: no pass (sampled runs claim nothing) */
-		snprintf(r->error, sizeof(r->error),
-			 "%llu run%s, %llu of them with a choice among more "
-			 "than %d alternatives (up to %u: threads able to run, "
-			 "waiters to wake, a signal's takers or a wait's "
-			 "children), of which ptloom offers the first %d; no "
-			 "failure found",
-			 (unsigned long long)r->runs, r->runs == 1 ? "" : "s",
-			 (unsigned long long)r->capped_runs, MAX_ALTS,
-			 r->capped_most, MAX_ALTS);
-		r->too_long = true;
-		r->verdict = VERDICT_INCOMPLETE;
-	}
+	/* a dfs run that did not offer every alternative did not cover its
+	 * subtree: no pass (sampled runs claim nothing) */
+	char capped[200];
+
+	snprintf(capped, sizeof(capped),
+		 "a choice among more than %d alternatives (up to %u: threads "
+		 "able to run, waiters to wake, a signal's takers or a wait's "
+		 "children), of which ptloom offers the first %d",
+		 MAX_ALTS, r->capped_most, MAX_ALTS);
+	not_modelled(r, d ? r->capped_runs : 0, capped);
 	/* a process cloned to share its parent's whole memory: its memory
 	 * is one, ptloom's model of it two */
 	not_modelled(r, r->shared_vm_runs,

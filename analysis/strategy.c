@@ -561,27 +561,24 @@ static int random_pick(struct sampler *s, const struct choice *c)
 		plain += c->alts[i].timeout != ALT_BUFFER;
 		timed += c->alts[i].timeout == 1;
 	}
-	if (plain == c->nalts && (!timed || !s->rare_timeouts))
+	bool rare = s->rare_timeouts && timed;
+
+	if (c->kind != DEC_RUN || plain == 0 || plain == timed ||
+	    (plain == c->nalts && !rare))
 		return (int)(splitmix64(&s->rng) % (uint64_t)c->nalts);
-	if (plain == 0 || plain == timed || c->kind != DEC_RUN)
-		return (int)(splitmix64(&s->rng) % (uint64_t)c->nalts);
-	if (s->rare_timeouts && timed) {
-		plain -= timed;
-		k = (int)(splitmix64(&s->rng) % (uint64_t)plain);
-		for (i = 0; c->alts[i].timeout || k--; i++)
-			;
-		for (int j = 0; j < c->nalts; j++)
-			if (c->alts[j].timeout == 1 &&
-			    splitmix64(&s->rng) % 64 == 0)
-				return j;
-		if (plain + timed == c->nalts)
-			return i;
-	} else {
-		k = (int)(splitmix64(&s->rng) % (uint64_t)plain);
-		for (i = 0; c->alts[i].timeout == ALT_BUFFER || k--; i++)
-			;
-	}
-	if (splitmix64(&s->rng) % 8 == 0)
+	/* the thread drawn: among the threads that can run (rare), or
+	 * among every alternative but the buffered stores */
+	k = (int)(splitmix64(&s->rng) % (uint64_t)(rare ? plain - timed
+							 : plain));
+	for (i = 0; (rare ? c->alts[i].timeout != 0
+			  : c->alts[i].timeout == ALT_BUFFER) ||
+		    k--;
+	     i++)
+		;
+	for (int j = 0; rare && j < c->nalts; j++)
+		if (c->alts[j].timeout == 1 && splitmix64(&s->rng) % 64 == 0)
+			return j;
+	if (plain < c->nalts && splitmix64(&s->rng) % 8 == 0)
 		for (int j = 0; j < c->nalts; j++)
 			if (c->alts[j].timeout == ALT_BUFFER &&
 			    c->alts[j].thread == c->alts[i].thread)

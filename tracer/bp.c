@@ -1377,24 +1377,22 @@ int bp_install(struct session *ss, struct process *s)
 			return -ENOENT;
 		s->policy_at = at;
 	}
-	/* race discovery needs the calls under a policy too: without them
-	 * the interpreter's lock handoffs (CPython's GIL: a pthread mutex
-	 * and condvar) order nothing, and every object it touches races */
-	/* ... and so do a process and its forks that share writable
-	 * memory (a multiprocessing Value and its lock, a POSIX semaphore
-	 * in a shared page): the policy orders the interpreter's threads,
-	 * the calls order the processes */
-	if ((ss->cfg->points & POINTS_SYNC) &&
-	    !(pol && pi->own_points && !s->nshm &&
-	      (!ss->cfg->observer || !pol_c)) &&
+	/* the policy's own points replace the libc calls; race discovery
+	 * needs the calls under a policy too: without them the
+	 * interpreter's lock handoffs (CPython's GIL: a pthread mutex and
+	 * condvar) order nothing, and every object it touches races */
+	bool pol_calls = pol && pi->own_points &&
+			 (!ss->cfg->observer || !pol_c);
+
+	/* ... and a process and its forks that share writable memory (a
+	 * multiprocessing Value and its lock, a POSIX semaphore in a shared
+	 * page) have them for that memory only (shm_only): the policy
+	 * orders the interpreter's threads (its own locks, the GIL), the
+	 * calls order the processes */
+	if ((ss->cfg->points & POINTS_SYNC) && (!pol_calls || s->nshm) &&
 	    find_mapping(s->pid, NULL, path, sizeof(path), &start) == 0 &&
 	    elf_first_vaddr(path, &first) == 0) {
 		const struct libc_cache *c = libc_lookup(path);
-		/* the policy's process has them for its shared memory
-		 * only: its own locks (the GIL, the interpreter's) are
-		 * the policy's to order */
-		bool shm_only = pol && pi->own_points &&
-				(!ss->cfg->observer || !pol_c);
 		size_t nb0 = s->nbps;
 
 		s->libc_fsites = c ? c->fsites : NULL;
@@ -1415,7 +1413,7 @@ int bp_install(struct session *ss, struct process *s)
 					s->bps[s->nbps - 1].plan =
 						&c->more_plans[i];
 		}
-		for (size_t i = nb0; shm_only && i < s->nbps; i++)
+		for (size_t i = nb0; pol_calls && i < s->nbps; i++)
 			s->bps[i].shm_only = true;
 	}
 	char exe[4096];

@@ -136,25 +136,32 @@ static inline uint64_t process_tag(const struct process *p)
 	return (uint64_t)p->img << 48;
 }
 
+/* The writable shared mapping of p (struct process.shm) that holds a,
+ * NULL: none. */
+static inline const struct shm_range *shm_at(const struct process *p,
+					     uint64_t a)
+{
+	for (int i = 0; i < p->nshm; i++)
+		if (a >= p->shm[i].lo && a < p->shm[i].hi)
+			return &p->shm[i];
+	return NULL;
+}
+
 /* The tag of the memory at a in p's address space: the image's that
  * mapped it first if it is in a writable shared mapping p inherited or
  * forked with (the same address in those processes is one memory), else
  * p's own. */
 static inline uint64_t mem_tag(const struct process *p, uint64_t a)
 {
-	for (int i = 0; i < p->nshm; i++)
-		if (a >= p->shm[i].lo && a < p->shm[i].hi)
-			return (uint64_t)p->shm[i].img << 48;
-	return process_tag(p);
+	const struct shm_range *r = shm_at(p, a);
+
+	return r ? (uint64_t)r->img << 48 : process_tag(p);
 }
 
 /* Is a in one of p's writable shared mappings (struct process.shm)? */
 static inline bool mem_shared(const struct process *p, uint64_t a)
 {
-	for (int i = 0; i < p->nshm; i++)
-		if (a >= p->shm[i].lo && a < p->shm[i].hi)
-			return true;
-	return false;
+	return shm_at(p, a) != NULL;
 }
 
 /* Read p's writable shared mappings again (at a fork of p: its child

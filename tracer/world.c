@@ -1495,40 +1495,32 @@ static void schedule(struct session *s)
 		if (s->cfg->max_steps && s->step > s->cfg->max_steps &&
 		    too_many_steps(s, t))
 			break;
-		bool runs = true;
+		bool runs = true, shm_fork;
 
 		lift_when_alone(s, t);
 		switch (t->kind) {
 		case OP_CLONE:
 			/* the first thread of a process: now choices exist
 			 * inside it; or a thread or process after the
-			 * breakpoints were lifted */
-			/* a fork of a process with writable shared memory:
-			 * the processes share it, as threads would
-			 * (points and race discovery's observation in
-			 * each of them, a single thread or not) */
-			if (!t->clone_thread && !t->fork_return &&
-			    process_shm_refresh(t->p) &&
-			    session_policy_process(s, t->p) &&
+			 * breakpoints were lifted; or a fork of a process
+			 * with writable shared memory: the processes share
+			 * it, as threads would (points and race discovery's
+			 * observation in each of them, one thread or not) */
+			shm_fork = !t->clone_thread && !t->fork_return &&
+				   process_shm_refresh(t->p);
+			if (shm_fork && session_policy_process(s, t->p) &&
 			    shares_data(t->p))
 				s->py_shared++;
-			if (!t->clone_thread && !t->fork_return &&
-			    t->p->nshm && !t->p->bps_installed &&
-			    bp_install(s, t->p) == -ENOENT)
-				session_fail(s, FAIL_UNSUPPORTED, t,
-					     "%s is not mapped in the program "
-					     "at its fork: the scheduling "
-					     "policy's points are in it",
-					     t->p->pimg->object);
-			if ((t->clone_thread || t->p->bps_lifted) &&
+			if ((t->clone_thread || t->p->bps_lifted ||
+			     shm_fork) &&
 			    !t->p->bps_installed &&
 			    bp_install(s, t->p) == -ENOENT)
 				session_fail(s, FAIL_UNSUPPORTED, t,
 					     "%s is not mapped in the program "
-					     "at its first thread: the "
-					     "scheduling policy's points are "
-					     "in it",
-					     t->p->pimg->object);
+					     "at its %s: the scheduling "
+					     "policy's points are in it",
+					     t->p->pimg->object,
+					     shm_fork ? "fork" : "first thread");
 			if (t->clone_vm && !t->fork_return)
 				s->shared_vm++;
 			if (t->p->idx == 0)
