@@ -1748,7 +1748,7 @@ static bool dfs_want_state(void *ctx, const struct choice *c)
 static uint64_t dfs_known(void *ctx, const struct choice *c)
 {
 	const struct dfs *d = ctx;
-	int cur = known_current(c);
+	int cur = known_current(c, true);
 	uint64_t k = 0;
 
 	if (d->dpor_failed || d->diverged || cur < 0)

@@ -553,7 +553,7 @@ static int late_pick(struct sampler *s, const struct choice *c)
  * watchdog) woke at half of the choices and ran as much as the threads
  * doing the work (go_wg: 8,600 steps a run, against 2,100 so).
  */
-static int random_pick(struct sampler *s, const struct choice *c)
+static int random_draw(uint64_t *rng, bool rare_run, const struct choice *c)
 {
 	int plain = 0, timed = 0, i, k;
 
@@ -561,14 +561,14 @@ static int random_pick(struct sampler *s, const struct choice *c)
 		plain += c->alts[i].timeout != ALT_BUFFER;
 		timed += c->alts[i].timeout == 1;
 	}
-	bool rare = s->rare_timeouts && timed;
+	bool rare = rare_run && timed;
 
 	if (c->kind != DEC_RUN || plain == 0 || plain == timed ||
 	    (plain == c->nalts && !rare))
-		return (int)(splitmix64(&s->rng) % (uint64_t)c->nalts);
+		return (int)(splitmix64(rng) % (uint64_t)c->nalts);
 	/* the thread drawn: among the threads that can run (rare), or
 	 * among every alternative but the buffered stores */
-	k = (int)(splitmix64(&s->rng) % (uint64_t)(rare ? plain - timed
+	k = (int)(splitmix64(rng) % (uint64_t)(rare ? plain - timed
 							 : plain));
 	for (i = 0; (rare ? c->alts[i].timeout != 0
 			  : c->alts[i].timeout == ALT_BUFFER) ||
@@ -576,14 +576,19 @@ static int random_pick(struct sampler *s, const struct choice *c)
 	     i++)
 		;
 	for (int j = 0; rare && j < c->nalts; j++)
-		if (c->alts[j].timeout == 1 && splitmix64(&s->rng) % 64 == 0)
+		if (c->alts[j].timeout == 1 && splitmix64(rng) % 64 == 0)
 			return j;
-	if (plain < c->nalts && splitmix64(&s->rng) % 8 == 0)
+	if (plain < c->nalts && splitmix64(rng) % 8 == 0)
 		for (int j = 0; j < c->nalts; j++)
 			if (c->alts[j].timeout == ALT_BUFFER &&
 			    c->alts[j].thread == c->alts[i].thread)
 				return j;
 	return i;
+}
+
+static int random_pick(struct sampler *s, const struct choice *c)
+{
+	return random_draw(&s->rng, s->rare_timeouts, c);
 }
 
 static int sampler_pick(void *ctx, const struct choice *c)
@@ -657,34 +662,57 @@ static int highest_peek(const struct sampler *s, const struct choice *c)
 	}
 	return best;
 }
-int known_current(const struct choice *c)
+int known_current(const struct choice *c, bool timeouts)
 {
 	int cur = -1;
 
 	if (c->kind != DEC_RUN || c->current < 0)
 		return -1;
 	for (int i = 0; i < c->nalts; i++) {
-		if (c->alts[i].timeout)
+		if (c->alts[i].timeout && (!timeouts || c->alts[i].timeout != 1))
 			return -1;
-		if (c->alts[i].thread == c->current)
+		if (c->alts[i].thread == c->current && !c->alts[i].timeout)
 			cur = i;
 	}
 	return cur;
 }
 
+/* PCT's known picks with timeouts among the alternatives: up to k,
+ * while maybe_timeout's draws (a copy of the generator) take none. */
+static uint64_t pct_known_timeouts(const struct sampler *s,
+				   const struct choice *c, uint64_t k)
+{
+	uint64_t r = s->rng, n = 0;
+	bool any = false;
+
+	for (int i = 0; i < c->nalts; i++)
+		any |= c->alts[i].timeout != 0;
+	if (!any)
+		return k;
+	for (; n < k && n < 65536; n++)
+		for (int i = 0; i < c->nalts; i++)
+			if (c->alts[i].timeout && splitmix64(&r) % 64 == 0)
+				return n;
+	return n;
+}
+
 static uint64_t sampler_known(void *ctx, const struct choice *c)
 {
 	struct sampler *s = ctx;
-	int cur = known_current(c);
+	/* random and PCT draw their timeouts from the generator, so those
+	 * are known too (a timed wait's timeout is offered whatever the
+	 * clock says: tracer/sched.c) */
+	bool timed = s->kind == SAMPLER_RANDOM || s->kind == SAMPLER_PCT;
+	int cur = known_current(c, timed);
 
 	if (cur < 0)
 		return 0;
 	switch (s->kind) {
 	case SAMPLER_RANDOM: {
+		/* random_pick's own draws on a copy of the generator */
 		uint64_t r = s->rng, k = 0;
 
-		while (k < 65536 &&
-		       splitmix64(&r) % (uint64_t)c->nalts == (uint64_t)cur)
+		while (k < 65536 && random_draw(&r, s->rare_timeouts, c) == cur)
 			k++;
 		return k;
 	}
@@ -696,7 +724,8 @@ static uint64_t sampler_known(void *ctx, const struct choice *c)
 		for (int i = 0; i < c->nalts; i++) {
 			int t = c->alts[i].thread;
 
-			if (!s->has_prio[t < PCT_THREADS ? t : PCT_THREADS - 1])
+			if (!c->alts[i].timeout &&
+			    !s->has_prio[t < PCT_THREADS ? t : PCT_THREADS - 1])
 				return 0;
 		}
 		if (highest(s, c) != cur)
@@ -705,7 +734,7 @@ static uint64_t sampler_known(void *ctx, const struct choice *c)
 			if (s->change[i] >= c->step &&
 			    s->change[i] - c->step < k)
 				k = s->change[i] - c->step;
-		return k;
+		return pct_known_timeouts(s, c, k);
 	}
 	case SAMPLER_POS:
 		return highest_peek(s, c) == cur ? 1 : 0;
@@ -854,7 +883,7 @@ static int replay_pick(void *ctx, const struct choice *c)
 static uint64_t replay_known(void *ctx, const struct choice *c)
 {
 	const struct replay_strategy *r = ctx;
-	int cur = known_current(c);
+	int cur = known_current(c, true);
 	uint64_t k = 0;
 
 	if (!r->strict || r->diverged_at >= 0 || cur < 0)

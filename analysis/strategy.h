@@ -161,8 +161,10 @@ void replay_init(struct replay_strategy *r, const struct decision *dec,
 struct strategy replay_strategy(struct replay_strategy *r);
 
 /* For struct strategy.known hooks: the index of c->current among a run
- * choice's alternatives, -1 when it is not one (or an alternative is a
- * timeout: decided by the clock, never known in advance). */
-int known_current(const struct choice *c);
+ * choice's alternatives, -1 when it is not one, or when an alternative is
+ * a store buffer's or (unless timeouts) a timeout: a hook that says
+ * whether it would take a timeout (its draws, a recorded decision) may
+ * have them. */
+int known_current(const struct choice *c, bool timeouts);
 
 #endif

@@ -1647,8 +1647,11 @@ out_free:
  * without a stop because the strategy knows it would choose t at each
  * (struct strategy.known): the alternatives are what they are now, with
  * t's next call in its place, as long as nothing but t changes: every
- * other thread waits without a deadline or descriptor, or can run and
- * neither yields nor spins (a step of t could wake a spinner); no timer;
+ * other thread waits without a descriptor, and with a deadline only
+ * with its timeout offered already (a strategy whose
+ * hook knows its timeouts: random and PCT draw them, dfs and replay
+ * follow recorded ones), or can run and neither yields nor spins (a
+ * step of t could wake a spinner); no timer;
  * no state key wanted (it reads memory at the choice); t's points are
  * not passive ones (agent.c leaves trylocks to stops: spin recognition
  * may make t yield) and stay short of the fairness yield.  0: none.
@@ -1670,7 +1673,7 @@ uint64_t session_known_budget(struct session *s, struct thread *t)
 		if (o->starting || o->yield || o->kind == OP_SPIN ||
 		    o->wake_due ||
 		    (o->st == SCHED_BLOCKED &&
-		     (o->timed || o->block == BLOCK_FD ||
+		     (o->block == BLOCK_FD ||
 		      o->block == BLOCK_POLL || o->block == BLOCK_VFORK)) ||
 		    (o->st != SCHED_BLOCKED && o->st != SCHED_ENABLED))
 			return 0;
@@ -1678,9 +1681,23 @@ uint64_t session_known_budget(struct session *s, struct thread *t)
 	st = malloc((size_t)(s->nth + 1) * sizeof(*st));
 	c = malloc(sizeof(*c));
 	if (st && c) {
+		/* the schedule as at t's next point, where t is enabled
+		 * (build_sched's horizon depends on that) */
+		int was = t->st;
+
+		t->st = SCHED_ENABLED;
 		build_sched(s, st);
-		st[t->idx].state = SCHED_ENABLED; /* at its next point */
+		t->st = was;
 		st[t->idx].yield = false;
+		st[t->idx].tso = false;
+		/* a timed wait whose timeout is offered now stays offered
+		 * while the clock advances (the horizon only admits more),
+		 * so the alternatives stay these; one not offered yet could
+		 * come in mid-way */
+		for (int i = 0; i < s->nth; i++)
+			if (i != t->idx && s->th[i].st == SCHED_BLOCKED &&
+			    s->th[i].timed && !st[i].timed)
+				goto out;
 		sched_alternatives(st, s->nth, t->idx, c);
 		timer_alternatives(s, c);
 		c->step = (uint32_t)s->step;
@@ -1688,6 +1705,7 @@ uint64_t session_known_budget(struct session *s, struct thread *t)
 		if (c->nalts > 1 && c->nalts < MAX_ALTS)
 			n = s->strat->known(s->strat->ctx, c);
 	}
+out:
 	free(st);
 	free(c);
 	if (n > FAIR_STEPS - s->run_len)

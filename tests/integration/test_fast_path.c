@@ -545,6 +545,41 @@ static void replays_across(const char *prog, const char *arg, int way,
 	res_free(&r);
 }
 
+/* A thread that sleeps in a loop (a watchdog) makes its timeout an
+ * alternative at every choice: the decisions are still known where the
+ * strategy draws its timeouts (random, PCT) or follows recorded ones (the
+ * search's replayed part), so the workers' calls are taken in the program
+ * there; the same runs as with stops, and a lost update found beside the
+ * sleeper replays exactly across the switch. */
+Test(fast_path, decisions_known_beside_a_sleeping_thread)
+{
+	const char *const kinds[] = { "pct", "random", "dfs" };
+	/* of the calls a run (measured 0.98, 0.38, 0.21); with the
+	 * sleeper's timeout unknown, only calls while it was awake and the
+	 * other worker waited: 0.23, 0.08 and 0.15 */
+	const double least[] = { 0.8, 0.2, 0.05 };
+
+	for (int k = 0; k < 3; k++) {
+		const char *const opts[] = { "-s", kinds[k], "-n", "8",
+					     "--seed", "5", "--points", "sync",
+					     "--no-minimize", NULL };
+		struct sampled on, off;
+
+		same_runs(target("calls_beside_a_sleeper"), opts, &on, &off);
+		cr_expect(on.calls_in >= least[k] * off.calls,
+			  "%.1f of %.1f sync calls a run in the program under "
+			  "%s beside a sleeper", on.calls_in, off.calls,
+			  kinds[k]);
+		expect_split(on.calls, on.calls_in, off.calls, "sync calls");
+		sampled_free(&on);
+		sampled_free(&off);
+	}
+	replays_across(target("calls_beside_a_sleeper"), "split", 0,
+		       "sleeper_on", true);
+	replays_across(target("calls_beside_a_sleeper"), "split", 1,
+		       "sleeper_off", true);
+}
+
 /* Failing schedules replay exactly across the switch: a clock read's,
  * a lost update after many calls taken in the program, and a PCT
  * failure found while its calls were followed in the program. */
