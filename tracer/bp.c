@@ -157,7 +157,8 @@ static bool bool_byte(const bool *b)
  * could not have made (the cache checks its own sum). */
 static bool insn_sane(const struct insn_info *in)
 {
-	const bool *flags[] = { &in->is_atomic,	   &in->mem_read,
+	const bool *flags[] = { &in->is_atomic,	   &in->is_tsc,
+				&in->mem_read,
 				&in->mem_write,	   &in->rip_relative,
 				&in->stack_relative, &in->tls,
 				&in->vsib,	   &in->is_call,
@@ -251,6 +252,12 @@ static int scan_elf(const char *path, int mode, struct insn_info **out,
 		free(b);
 	}
 	return n;
+}
+
+int bp_scan_tsc(const char *path, struct insn_info **out,
+		struct disasm_elf_info *info)
+{
+	return scan_elf(path, DISASM_TSC, out, info);
 }
 
 /*
@@ -1362,6 +1369,7 @@ int bp_install(struct session *ss, struct process *s)
 	s->bps_installed = true;
 	s->bps_lifted = false;
 	s->rwlock_known = false;
+	tsc_install(ss, s); /* the objects ld.so has mapped since the exec */
 	/* the policy's points are offsets in a shared object: no run
 	 * without them (the caller says unsupported) */
 	s->policy_at = 0;
@@ -1853,6 +1861,7 @@ int bp_remove_all_in(struct process *s, pid_t pid)
 	if (fd < 0)
 		return -errno;
 	bp_restore_bytes(fd, s->bps, s->nbps);
+	tsc_restore(s, fd);
 	for (int i = 0; i < s->ntramp; i++)
 		if (s->tslot[i].futex && !s->tslot[i].second && s->tslot[i].site)
 			futex_site_restore(s, fd, s->tslot[i].site,

@@ -568,6 +568,7 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	}
 	cp->bps = tp.bps;
 	cp->nbps = tp.nbps;
+	cp->p0.tsc = tp.tsc; /* its rdtsc sites are in the template too */
 	/* its trampolines too (their code is in the template) */
 	cp->p0.ntramp = tp.ntramp;
 	memcpy(cp->p0.tslot, tp.tslot, sizeof(tp.tslot));

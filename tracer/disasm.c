@@ -742,7 +742,16 @@ static int sweep_atomics(struct sweeper *s, const uint8_t *code, size_t len,
 			lost_step(&l, s->qi, resync);
 			continue;
 		}
-		if (!atomic_candidate(s->qi))
+		if ((s->mode & DISASM_TSC) && (s->qi->id == X86_INS_RDTSC ||
+					       s->qi->id == X86_INS_RDTSCP)) {
+			in = (struct insn_info){ .addr = s->qi->address,
+						 .len = (uint8_t)s->qi->size,
+						 .is_tsc = true };
+			if ((err = vec_push(&s->vec, &in)))
+				return err;
+			continue;
+		}
+		if (!(s->mode & DISASM_ATOMICS) || !atomic_candidate(s->qi))
 			continue;
 		dp = p - s->qi->size;
 		dn = s->qi->size;
@@ -1041,7 +1050,8 @@ int disasm_scan(const uint8_t *code, size_t len, uint64_t vaddr, int mode,
 	int err;
 
 	if (!out || (!code && len) || mode < 1 ||
-	    mode > (DISASM_ATOMICS | DISASM_MEMORY))
+	    mode > (DISASM_ATOMICS | DISASM_MEMORY | DISASM_TSC) ||
+	    ((mode & DISASM_TSC) && (mode & DISASM_MEMORY)))
 		return -EINVAL;
 	*out = NULL;
 	err = sweeper_open(&s, mode);
@@ -1539,7 +1549,8 @@ int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
 	int fd, err;
 
 	if (!path || !out || mode < 1 ||
-	    mode > (DISASM_ATOMICS | DISASM_MEMORY))
+	    mode > (DISASM_ATOMICS | DISASM_MEMORY | DISASM_TSC) ||
+	    ((mode & DISASM_TSC) && (mode & DISASM_MEMORY)))
 		return -EINVAL;
 	*out = NULL;
 	if (!info)

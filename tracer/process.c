@@ -443,6 +443,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->join_off = parent->join_off;
 	memcpy(child->shm, parent->shm, sizeof(child->shm));
 	child->nshm = parent->nshm;
+	child->tsc = parent->tsc; /* the same bytes */
 	if (!parent->nbps)
 		return 0;
 	child->bps = malloc(parent->nbps * sizeof(*child->bps));
@@ -519,6 +520,7 @@ void process_exec(struct session *s, struct process *p)
 	p->exec_seen = true;
 	p->fork_copy = false;
 	free_bps(p);
+	p->tsc.n = p->tsc.nobj = 0; /* a new image */
 	p->join_off = 720;
 	p->symbolized = false;
 	process_open(p);
@@ -1263,6 +1265,7 @@ void on_exec(struct session *s, struct thread *t)
 	process_exec(s, p);
 	session_policy_exec(s, p);
 	hide_vdso(s, t, !agent_install(s, t));
+	tsc_install(s, p); /* the executable's and ld.so's, before they run */
 	if (p->idx == 0) {
 		s->exec_seen = true;
 		if (s->cfg->note_execs)

@@ -25,6 +25,9 @@ struct session;
 struct thread;
 struct bp;
 
+#define TSC_SITES 128
+#define TSC_OBJS 48
+
 struct process {
 	int idx;		/* P-number: creation order, P0 is the program */
 	pid_t pid;		/* thread-group id (real, never in the trace) */
@@ -62,6 +65,16 @@ struct process {
 		bool sem; /* a POSIX semaphore's file (sem_open) */
 	} shm[16];
 	int nshm;
+	/* rdtsc and rdtscp sites with an int3 of ptloom's, where PR_SET_TSC
+	 * does not make them trap (tracer/tsc.c): answered at the trap as
+	 * the SIGSEGV of a trapped one is; the load bases of the objects
+	 * swept for them.  Copied with the process (a fork, the template) */
+	struct tsc_table {
+		uint64_t site[TSC_SITES];
+		uint64_t obj[TSC_OBJS];
+		uint8_t len[TSC_SITES];
+		uint16_t n, nobj;
+	} tsc;
 	/* where the scheduling policy's shared object starts, found when
 	 * its points were installed (0: not known); the policy's own
 	 * session_object_start() gets it without reading the maps again */

@@ -297,6 +297,16 @@ enum { BIGWRITE_DONE, BIGWRITE_BLOCKED, BIGWRITE_KERNEL };
 void bigwrite_prepare(struct thread *t);
 int bigwrite_step(struct thread *t);
 bool syscall_emulate_rdtsc(struct session *s, struct thread *t);
+void syscall_answer_rdtsc(struct session *s, struct thread *t, bool rdtscp,
+			  int len);
+/* tracer/tsc.c: rdtsc and rdtscp where PR_SET_TSC does not trap them */
+bool tsc_traps(void);
+void tsc_install(struct session *s, struct process *p);
+bool tsc_hit(struct session *s, struct thread *t, uint64_t addr);
+void tsc_restore(const struct process *p, int memfd);
+/* bp.c: the rdtsc and rdtscp of an ELF file (the file cache's) */
+int bp_scan_tsc(const char *path, struct insn_info **out,
+		struct disasm_elf_info *info);
 void futex_wake_addr(struct session *s, uint64_t addr, int n,
 		     uint32_t bitset, int *woken);
 

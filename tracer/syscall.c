@@ -1275,6 +1275,23 @@ bool syscall_execute(struct session *s, struct thread *t)
 	}
 }
 
+/* The answer of the rdtsc (or rdtscp) at t's pc, from the virtual clock:
+ * t goes on after it (len bytes).  Its registers are read. */
+void syscall_answer_rdtsc(struct session *s, struct thread *t, bool rdtscp,
+			  int len)
+{
+	time_observed(s);
+	uint64_t tsc = s->now * 3;
+
+	s->now += s->quantum;
+	t->regs.rip += (uint64_t)len;
+	if (rdtscp)
+		t->regs.rcx = 0;
+	t->regs.rax = tsc & 0xffffffffu;
+	t->regs.rdx = tsc >> 32;
+	t->regs_dirty = true;
+}
+
 /* rdtsc/rdtscp trapped by PR_SET_TSC arrive as SIGSEGV: answer them from
  * the virtual clock. */
 bool syscall_emulate_rdtsc(struct session *s, struct thread *t)
@@ -1283,20 +1300,11 @@ bool syscall_emulate_rdtsc(struct session *s, struct thread *t)
 
 	if (regs_get(t) || mem_read(t->p, t->regs.rip, c, 3))
 		return false;
-	time_observed(s);
-	uint64_t tsc = s->now * 3;
-
-	s->now += s->quantum;
-	if (c[0] == 0x0f && c[1] == 0x31) {
-		t->regs.rip += 2;
-	} else if (c[0] == 0x0f && c[1] == 0x01 && c[2] == 0xf9) {
-		t->regs.rip += 3;
-		t->regs.rcx = 0;
-	} else {
+	if (c[0] == 0x0f && c[1] == 0x31)
+		syscall_answer_rdtsc(s, t, false, 2);
+	else if (c[0] == 0x0f && c[1] == 0x01 && c[2] == 0xf9)
+		syscall_answer_rdtsc(s, t, true, 3);
+	else
 		return false;
-	}
-	t->regs.rax = tsc & 0xffffffffu;
-	t->regs.rdx = tsc >> 32;
-	t->regs_dirty = true;
 	return true;
 }

@@ -1231,6 +1231,12 @@ static void on_breakpoint(struct session *s, struct thread *t)
 			return;
 		}
 	}
+	if (!b && t->p->tsc.n && tsc_hit(s, t, addr)) {
+		/* an rdtsc PR_SET_TSC did not trap (tracer/tsc.c) */
+		s->stop_kinds[STOPK_TSC]++;
+		resume(s, t, 0);
+		return;
+	}
 	uint64_t hit[4];
 	int nhit = b ? 0 : watch_trapped(t, hit);
 
@@ -1412,6 +1418,7 @@ const char *stop_kind_name(int kind)
 		[STOPK_POLICY] = "policy",
 		[STOPK_OBSERVE] = "observation",
 		[STOPK_TRAP] = "other-trap",
+		[STOPK_TSC] = "rdtsc-site",
 		[STOPK_EVENT] = "ptrace-event",
 		[STOPK_START] = "thread-start",
 		[STOPK_SIGNAL] = "signal",

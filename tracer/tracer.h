@@ -469,6 +469,7 @@ enum stop_count_kind {
 	STOPK_POLICY,		/* a scheduling policy's breakpoint (Python) */
 	STOPK_OBSERVE,		/* race discovery's observation point */
 	STOPK_TRAP,		/* a SIGTRAP not at a breakpoint of ptloom's */
+	STOPK_TSC,		/* an rdtsc's int3 (PR_SET_TSC not trapping) */
 	STOPK_EVENT,		/* clone, fork, vfork, exec events */
 	STOPK_START,		/* a new thread's first SIGSTOP */
 	STOPK_SIGNAL,		/* any other signal, a group-stop */
