@@ -1136,6 +1136,7 @@ restart:
 			break;
 		}
 		r->shared_vm_runs += rr.shared_vm > 0;
+		r->watch_capped_runs += rr.watch_capped;
 		r->py_shared_runs += rr.py_shared > 0;
 		if (rr.capped && !sample) {
 			/* a choice had more alternatives than a point
@@ -1322,6 +1323,12 @@ out:
 		     "(clone with CLONE_VM, neither a thread nor a vfork), "
 		     "whose accesses ptloom does not interleave with its "
 		     "parent's");
+	/* the debug registers do not trap here, and a run spent the single
+	 * steps that watch spin words instead (tracer/thread.c) */
+	not_modelled(r, r->watch_capped_runs,
+		     "stores to a spinning thread's words unwatched: this "
+		     "machine's debug registers do not trap, and the run went "
+		     "past the 200000 single steps that watch them instead");
 	/* interpreters sharing data: their own stores to it are no points */
 	not_modelled(r, r->py_shared_runs,
 		     "Python interpreters sharing writable memory (a "

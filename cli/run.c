@@ -1518,6 +1518,18 @@ minimized:
 						 (double)er.total_steps
 				       : 0,
 			er.filters, er.filters == 1 ? "" : "s");
+	if (!co.quiet && getenv("PTLOOM_STATS") &&
+	    (!tracer_tsc_traps() || !tracer_watch_traps()))
+		fprintf(stderr, "ptloom: this machine: %s%s%s\n",
+			tracer_tsc_traps() ? ""
+					   : "rdtsc runs under PR_SET_TSC "
+					     "(answered at int3s on its sites)",
+			!tracer_tsc_traps() && !tracer_watch_traps() ? "; "
+								     : "",
+			tracer_watch_traps() ? ""
+					     : "debug-register watchpoints do "
+					       "not trap (spin words watched "
+					       "by single steps)");
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.clock_restarts)
 		fprintf(stderr, "ptloom: the search started again with the "
 				"clock in its state keys (a run read it)\n");

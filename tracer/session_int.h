@@ -299,8 +299,10 @@ int bigwrite_step(struct thread *t);
 bool syscall_emulate_rdtsc(struct session *s, struct thread *t);
 void syscall_answer_rdtsc(struct session *s, struct thread *t, bool rdtscp,
 			  int len);
-/* tracer/tsc.c: rdtsc and rdtscp where PR_SET_TSC does not trap them */
+/* tracer/probe.c: what this machine's CPU does (once per process) */
 bool tsc_traps(void);
+bool watch_traps(void);
+/* tracer/tsc.c: rdtsc and rdtscp where PR_SET_TSC does not trap them */
 void tsc_install(struct session *s, struct process *p);
 bool tsc_hit(struct session *s, struct thread *t, uint64_t addr);
 void tsc_restore(const struct process *p, int memfd);

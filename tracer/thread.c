@@ -138,6 +138,12 @@ static void watch_set(struct thread *t, const uint64_t *a, int n)
 	uint64_t dr7 = 0;
 	int k = 0;
 
+	if (!watch_traps()) {
+		/* the words, watched by single steps (resume, watch_step) */
+		memcpy(t->dr, a, (size_t)n * sizeof(*a));
+		t->ndr = n;
+		return;
+	}
 	ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(7), 0);
 	for (int i = 0; i < n; i++) {
 		if (ptrace(PTRACE_POKEUSER, t->tid, DR_OFF(k), a[i]) < 0)
@@ -270,13 +276,70 @@ static bool watch_point(struct session *s, struct thread *t,
 	return true;
 }
 
+/*
+ * Where the debug registers do not trap (probe.c watch_traps: an AMD EPYC
+ * VM here, whose hypervisor takes DR7 and never traps), a thread that
+ * would run with watchpoints runs by single steps instead, and a step
+ * that changed a watched word is the trap: a store of the same value
+ * would have trapped too, but it changes nothing a spinner's turn sees,
+ * so spinners_recheck() would have found no spinner to wake.  Before,
+ * the words went unwatched: the publish-early ring passed its search,
+ * complete to bound 2.  Steps are ~20 us each; past WATCH_STEPS_MAX in a
+ * run the thread runs on unwatched and the run says so (watch_capped:
+ * the verdict is no PASS).
+ */
+#define WATCH_STEPS_MAX 200000
+
+static void watch_values(struct thread *t, uint64_t *v)
+{
+	for (int i = 0; i < t->ndr; i++)
+		if (mem_read(t->p, t->dr[i], &v[i], 8))
+			v[i] = 0;
+}
+
+/* The request that resumes t: a single step while it watches by steps. */
+static int watch_request(struct session *s, struct thread *t)
+{
+	t->wstep = false;
+	if (!t->ndr || watch_traps())
+		return PTRACE_CONT;
+	if (s->watch_steps >= WATCH_STEPS_MAX) {
+		s->watch_capped = true;
+		return PTRACE_CONT;
+	}
+	s->watch_steps++;
+	watch_values(t, t->wvals);
+	t->wstep = true;
+	return PTRACE_SINGLESTEP;
+}
+
+/* t stopped with SIGTRAP after a watching step (si_code: the step's or
+ * a syscall's exit under it): the words that step changed, in hit[];
+ * -1 when the trap is not the step's (an int3 it ran into). */
+static int watch_stepped(struct thread *t, uint64_t *hit)
+{
+	siginfo_t si;
+	uint64_t v[4];
+	int n = 0;
+
+	t->wstep = false;
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) ||
+	    (si.si_code != TRAP_TRACE && si.si_code != TRAP_BRKPT))
+		return -1;
+	watch_values(t, v);
+	for (int i = 0; i < t->ndr; i++)
+		if (v[i] != t->wvals[i])
+			hit[n++] = t->dr[i];
+	return n;
+}
+
 /* A trap of t's own watchpoints (DR6 B0-B3): the words in hit[]. */
 static int watch_trapped(struct thread *t, uint64_t *hit)
 {
 	long d6;
 	int n = 0;
 
-	if (!t->ndr)
+	if (!t->ndr || !watch_traps())
 		return 0;
 	errno = 0;
 	d6 = ptrace(PTRACE_PEEKUSER, t->tid, DR_OFF(6), 0);
@@ -311,6 +374,23 @@ static int watched_store(struct session *s, struct thread *t, uint64_t *hit)
 		if (ea < t->dr[i] + 8 && ea + (uint64_t)size > t->dr[i])
 			hit[n++] = t->dr[i];
 	return n;
+}
+
+/* A watching step's trap: a point where it changed a word a spinner
+ * would now go on at, else the next step.  false: not the step's trap. */
+static bool watch_step_done(struct session *s, struct thread *t)
+{
+	uint64_t hit[4];
+	int n = watch_stepped(t, hit);
+
+	if (n < 0)
+		return false;
+	t->regs_valid = false;
+	s->stop_kinds[STOPK_WATCH_STEP]++;
+	if (n > 0 && !regs_get(t) && watch_point(s, t, hit, n))
+		return true;
+	resume(s, t, 0);
+	return true;
 }
 
 /* Resume a stopped thread: apply a skipped syscall's result, step over a
@@ -362,7 +442,8 @@ void resume(struct session *s, struct thread *t, int sig)
 	t->regs_this_stop = false;
 	t->st = SCHED_RUNNING;
 	agent_resume(s, t);
-	if (ptrace(t->tid_clone || t->exit_fix ? PTRACE_SYSCALL : PTRACE_CONT,
+	if (ptrace(t->tid_clone || t->exit_fix ? PTRACE_SYSCALL
+					       : watch_request(s, t),
 		   t->tid, 0, sig) < 0 &&
 	    errno == ESRCH)
 		t->st = SCHED_DEAD; /* killed meanwhile; its exit follows */
@@ -1419,6 +1500,7 @@ const char *stop_kind_name(int kind)
 		[STOPK_OBSERVE] = "observation",
 		[STOPK_TRAP] = "other-trap",
 		[STOPK_TSC] = "rdtsc-site",
+		[STOPK_WATCH_STEP] = "watch-step",
 		[STOPK_EVENT] = "ptrace-event",
 		[STOPK_START] = "thread-start",
 		[STOPK_SIGNAL] = "signal",
@@ -1521,6 +1603,8 @@ void on_stop(struct session *s, pid_t tid, int status)
 		; /* a rewritten syscall's exit, put back */
 	} else if (sig == SIGTRAP && t->tid_clone) {
 		thread_clone_retry(s, t); /* the kernel refused the id */
+	} else if (sig == SIGTRAP && t->wstep && watch_step_done(s, t)) {
+		; /* a watching step's trap (watch_request) */
 	} else if (sig == SIGTRAP) {
 		on_breakpoint(s, t);
 	} else if (sig == SIGSTOP && t->starting) {

@@ -188,9 +188,13 @@ struct thread {
 	uint64_t wait_path[WAIT_PATH];
 	uint64_t wait_path_at;
 	int nwait_path;
-	/* the write watchpoints its debug registers hold (DR0-3) */
+	/* the write watchpoints its debug registers hold (DR0-3), or the
+	 * words its single steps watch where they do not trap (wstep: it
+	 * was resumed by one, the words' values then in wvals) */
 	uint64_t dr[4];
 	int ndr;
+	bool wstep;
+	uint64_t wvals[4];
 	/* a plain read-modify-write of memory (`addl $1, x`) split into
 	 * its load and its store (bp_split_rmw): the value it loaded */
 	bool split;

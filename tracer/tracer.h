@@ -470,6 +470,7 @@ enum stop_count_kind {
 	STOPK_OBSERVE,		/* race discovery's observation point */
 	STOPK_TRAP,		/* a SIGTRAP not at a breakpoint of ptloom's */
 	STOPK_TSC,		/* an rdtsc's int3 (PR_SET_TSC not trapping) */
+	STOPK_WATCH_STEP,	/* a step watching spin words (no DR traps) */
 	STOPK_EVENT,		/* clone, fork, vfork, exec events */
 	STOPK_START,		/* a new thread's first SIGSTOP */
 	STOPK_SIGNAL,		/* any other signal, a group-stop */
@@ -490,6 +491,13 @@ enum stop_count_kind {
 	STOPK_AGENT_FUTEX,
 	STOPK_N
 };
+
+/* What this machine's CPU does (tracer/probe.c, found out once): rdtsc
+ * faults under PR_SET_TSC; a debug-register write watchpoint traps.
+ * Where not, ptloom makes up for it (int3s at rdtsc sites, single steps
+ * watching spin words). */
+bool tracer_tsc_traps(void);
+bool tracer_watch_traps(void);
 
 /* The short name of a stop kind ("futex-wait"), for PTLOOM_STATS. */
 const char *stop_kind_name(int kind);
@@ -544,6 +552,9 @@ struct run_result {
 	 * thread, not a vfork): ptloom keys their memory per process, so
 	 * their accesses are not interleaved as threads' would be */
 	uint32_t shared_vm;
+	/* a thread ran on with spin words unwatched: the debug registers
+	 * do not trap here and the run spent its single steps */
+	bool watch_capped;
 	/* forks of a process under the scheduling policy (an interpreter)
 	 * with writable shared memory other than semaphores (a
 	 * multiprocessing Value or Array, shared_memory): the policy's

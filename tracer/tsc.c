@@ -9,8 +9,7 @@
  * select's random choices with cputicks(), made other runs from one
  * schedule (three invocations, three trace digests).
  *
- * tsc_traps() finds out once per ptloom process (a child sets the mode
- * and runs rdtsc: a SIGSEGV says it traps).  Where it does not,
+ * tsc_traps() (probe.c) finds out once per ptloom process.  Where it does not,
  * tsc_install() puts an int3 on every rdtsc and rdtscp the sweep of a
  * mapped object finds (disasm.c, DISASM_TSC, kept in the file cache):
  * the executable and the interpreter at the exec stop, before ld.so has
@@ -24,52 +23,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "session_int.h"
-
-static int g_traps = -1;
-
-bool tsc_traps(void)
-{
-	const char *e = getenv("PTLOOM_TSC_SITES");
-
-	if (e && *e && strcmp(e, "0"))
-		return false;
-	if (g_traps >= 0)
-		return g_traps;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		struct rlimit none = { 0, 0 };
-		uint32_t lo, hi;
-
-		setrlimit(RLIMIT_CORE, &none);
-		signal(SIGSEGV, SIG_DFL);
-		if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0))
-			_exit(2);
-		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-		(void)lo;
-		(void)hi;
-		_exit(0);
-	}
-	int st = 0;
-
-	if (pid < 0)
-		return true; /* as before: the fault's way */
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	/* (exit 2: no PR_SET_TSC at all, which the sites make up for too) */
-	g_traps = WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV;
-	return g_traps;
-}
 
 struct map_line {
 	uint64_t lo, off;

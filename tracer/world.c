@@ -2206,6 +2206,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 	res->capped = s->capped;
 	res->capped_most = s->capped_most;
 	res->shared_vm = s->shared_vm;
+	res->watch_capped = s->watch_capped;
 	res->py_shared = s->py_shared;
 	res->stops = s->stops;
 	memcpy(res->stop_kinds, s->stop_kinds, sizeof(res->stop_kinds));

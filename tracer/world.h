@@ -80,6 +80,10 @@ struct session {
 	bool need_schedule;
 	/* a spinner's words were found this run (thread.c watch_arm) */
 	bool watching;
+	/* single steps watching spin words (thread.c watch_request), and
+	 * whether a thread ran on unwatched past their cap */
+	uint64_t watch_steps;
+	bool watch_capped;
 	int fatal_thread;	/* thread that got the last fatal signal */
 	int fatal_sig;
 	char fatal_where[LOC_MAX];

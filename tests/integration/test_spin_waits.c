@@ -86,6 +86,27 @@ Test(spin_waits, spsc_ring_that_publishes_early_found_at_O2)
 	racy_ring_found("spsc_stack_ring_racy_O2");
 }
 
+/* Where the debug registers take a watchpoint and never trap (an AMD EPYC
+ * VM: the racy ring passed its search, complete to bound 2), the threads
+ * beside a waiting spinner run by single steps, and a step that changed
+ * a watched word is the trap: the early publish is found and replays,
+ * and the correct ring still passes.  PTLOOM_WATCH_STEPS=1 takes that way
+ * on any machine. */
+Test(spin_waits, spin_words_watched_by_single_steps_where_watchpoints_do_not_trap)
+{
+	setenv("PTLOOM_WATCH_STEPS", "1", 1);
+	racy_ring_failed(RUN(target("spsc_stack_ring_racy_O2"), "--dfs-only",
+			     "-n", "300", "--seed", SEED));
+
+	struct res r = RUN(target("spsc_stack_ring_O2"), "--dfs-only", "-n",
+			   "300", "--seed", SEED);
+
+	unsetenv("PTLOOM_WATCH_STEPS");
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS");
+	res_free(&r);
+}
+
 /* A work-stealing deque on the owner's stack under a test-and-test-and-
  * set spin lock; the thief polls (lock, look, unlock: memory changes and
  * is restored each turn).  Correct: a PASS complete to bound 1. */
