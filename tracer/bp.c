@@ -158,7 +158,7 @@ static bool bool_byte(const bool *b)
 static bool insn_sane(const struct insn_info *in)
 {
 	const bool *flags[] = { &in->is_atomic,	   &in->is_tsc,
-				&in->mem_read,
+				&in->is_rand,	   &in->mem_read,
 				&in->mem_write,	   &in->rip_relative,
 				&in->stack_relative, &in->tls,
 				&in->vsib,	   &in->is_call,
@@ -254,10 +254,41 @@ static int scan_elf(const char *path, int mode, struct insn_info **out,
 	return n;
 }
 
-int bp_scan_tsc(const char *path, struct insn_info **out,
+/* The rdtsc, rdtscp, rdrand and rdseed of a file, swept (or read from
+ * the file cache) once per ptloom process: every exec of every run asks. */
+#define TSC_SCANS 64
+static struct tsc_scan {
+	char path[4096];
+	struct insn_info *insns;
+	int n;
+	struct disasm_elf_info info;
+} tsc_scans[TSC_SCANS];
+static int ntsc_scans;
+
+int bp_scan_tsc(const char *path, const struct insn_info **out,
 		struct disasm_elf_info *info)
 {
-	return scan_elf(path, DISASM_TSC, out, info);
+	struct tsc_scan *c = NULL;
+
+	for (int i = 0; i < ntsc_scans && !c; i++)
+		if (!strcmp(tsc_scans[i].path, path))
+			c = &tsc_scans[i];
+	if (!c && ntsc_scans < TSC_SCANS) {
+		c = &tsc_scans[ntsc_scans++];
+		snprintf(c->path, sizeof(c->path), "%s", path);
+		c->n = scan_elf(path, DISASM_TSC, &c->insns, &c->info);
+		if (c->n < 0) {
+			c->n = 0;
+			c->insns = NULL;
+		}
+	}
+	if (!c) {
+		*out = NULL;
+		return 0;
+	}
+	*out = c->insns;
+	*info = c->info;
+	return c->n;
 }
 
 /*

@@ -742,11 +742,16 @@ static int sweep_atomics(struct sweeper *s, const uint8_t *code, size_t len,
 			lost_step(&l, s->qi, resync);
 			continue;
 		}
-		if ((s->mode & DISASM_TSC) && (s->qi->id == X86_INS_RDTSC ||
-					       s->qi->id == X86_INS_RDTSCP)) {
+		bool rnd = s->qi->id == X86_INS_RDRAND ||
+			   s->qi->id == X86_INS_RDSEED;
+
+		if ((s->mode & DISASM_TSC) &&
+		    (rnd || s->qi->id == X86_INS_RDTSC ||
+		     s->qi->id == X86_INS_RDTSCP)) {
 			in = (struct insn_info){ .addr = s->qi->address,
 						 .len = (uint8_t)s->qi->size,
-						 .is_tsc = true };
+						 .is_tsc = !rnd,
+						 .is_rand = rnd };
 			if ((err = vec_push(&s->vec, &in)))
 				return err;
 			continue;

@@ -83,6 +83,7 @@ struct insn_info {
 	uint8_t size;	     /* access size in bytes: mem[0].size */
 	bool is_atomic;	     /* lock prefix, xchg with memory, cmpxchg* */
 	bool is_tsc;	     /* rdtsc or rdtscp (DISASM_TSC) */
+	bool is_rand;	     /* rdrand or rdseed (DISASM_TSC) */
 	bool mem_read;	     /* some operand reads memory */
 	bool mem_write;	     /* some operand writes memory */
 	bool rip_relative;   /* mem[0].disp came from rip: relocate it */
@@ -113,7 +114,7 @@ struct insn_info {
 enum {
 	DISASM_ATOMICS = 1, /* atomic read-modify-writes only */
 	DISASM_MEMORY = 2,  /* any non-stack, non-TLS memory access + atomics */
-	DISASM_TSC = 4,	    /* rdtsc and rdtscp only (tracer/tsc.c) */
+	DISASM_TSC = 4,	    /* rdtsc, rdtscp, rdrand, rdseed only (tsc.c) */
 };
 
 /* Facts about a scanned ELF file the caller needs to place its results. */

@@ -65,14 +65,18 @@ struct process {
 		bool sem; /* a POSIX semaphore's file (sem_open) */
 	} shm[16];
 	int nshm;
-	/* rdtsc and rdtscp sites with an int3 of ptloom's, where PR_SET_TSC
-	 * does not make them trap (tracer/tsc.c): answered at the trap as
-	 * the SIGSEGV of a trapped one is; the load bases of the objects
-	 * swept for them.  Copied with the process (a fork, the template) */
+	/* instructions whose answer is the machine's, with an int3 of
+	 * ptloom's (tracer/tsc.c): rdrand and rdseed always, rdtsc and
+	 * rdtscp where PR_SET_TSC does not make them trap; answered at the
+	 * trap.  Each site's length, kind, first byte (the int3 replaced
+	 * it) and, for rdrand, its register and size; the load bases of
+	 * the objects swept.  Copied with the process (a fork, the
+	 * template) */
 	struct tsc_table {
 		uint64_t site[TSC_SITES];
 		uint64_t obj[TSC_OBJS];
-		uint8_t len[TSC_SITES];
+		uint8_t len[TSC_SITES], kind[TSC_SITES], orig[TSC_SITES];
+		uint8_t reg[TSC_SITES], size[TSC_SITES];
 		uint16_t n, nobj;
 	} tsc;
 	/* where the scheduling policy's shared object starts, found when

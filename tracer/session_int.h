@@ -302,12 +302,13 @@ void syscall_answer_rdtsc(struct session *s, struct thread *t, bool rdtscp,
 /* tracer/probe.c: what this machine's CPU does (once per process) */
 bool tsc_traps(void);
 bool watch_traps(void);
-/* tracer/tsc.c: rdtsc and rdtscp where PR_SET_TSC does not trap them */
+/* tracer/tsc.c: rdrand and rdseed, and rdtsc and rdtscp where PR_SET_TSC
+ * does not trap them, answered at int3s on their sites */
 void tsc_install(struct session *s, struct process *p);
 bool tsc_hit(struct session *s, struct thread *t, uint64_t addr);
 void tsc_restore(const struct process *p, int memfd);
 /* bp.c: the rdtsc and rdtscp of an ELF file (the file cache's) */
-int bp_scan_tsc(const char *path, struct insn_info **out,
+int bp_scan_tsc(const char *path, const struct insn_info **out,
 		struct disasm_elf_info *info);
 void futex_wake_addr(struct session *s, uint64_t addr, int n,
 		     uint32_t bitset, int *woken);

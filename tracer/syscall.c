@@ -848,6 +848,9 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return handled();
 	case SYS_set_tid_address:
 		t->ctid = r->rdi;
+		/* ld.so's TLS set-up: its objects are mapped, their
+		 * constructors not run yet */
+		tsc_install(s, t->p);
 		return handled();
 	case SYS_futex:
 		return futex_point(s, t);

@@ -1499,7 +1499,7 @@ const char *stop_kind_name(int kind)
 		[STOPK_POLICY] = "policy",
 		[STOPK_OBSERVE] = "observation",
 		[STOPK_TRAP] = "other-trap",
-		[STOPK_TSC] = "rdtsc-site",
+		[STOPK_TSC] = "rdtsc-rdrand-site",
 		[STOPK_WATCH_STEP] = "watch-step",
 		[STOPK_EVENT] = "ptrace-event",
 		[STOPK_START] = "thread-start",

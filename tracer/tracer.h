@@ -469,7 +469,7 @@ enum stop_count_kind {
 	STOPK_POLICY,		/* a scheduling policy's breakpoint (Python) */
 	STOPK_OBSERVE,		/* race discovery's observation point */
 	STOPK_TRAP,		/* a SIGTRAP not at a breakpoint of ptloom's */
-	STOPK_TSC,		/* an rdtsc's int3 (PR_SET_TSC not trapping) */
+	STOPK_TSC,		/* an int3 at an rdrand, or rdtsc (tsc.c) */
 	STOPK_WATCH_STEP,	/* a step watching spin words (no DR traps) */
 	STOPK_EVENT,		/* clone, fork, vfork, exec events */
 	STOPK_START,		/* a new thread's first SIGSTOP */

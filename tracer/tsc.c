@@ -1,5 +1,13 @@
 /*
- * rdtsc and rdtscp where PR_SET_TSC does not make them trap.
+ * Instructions whose answer is the machine's, at an int3 of ptloom's:
+ * rdrand and rdseed everywhere, rdtsc and rdtscp where PR_SET_TSC does
+ * not make them trap.
+ *
+ * rdrand and rdseed never trap.  libstdc++'s std::random_device reads
+ * rdrand (rdseed) where the CPU has it, so a C++ test seeding its random
+ * choices from it made other runs from one schedule: two invocations of
+ * `run --seed 1` printed two numbers.  Their answer is now a number of
+ * the run's --seed stream, the one getrandom reads.
  *
  * The launcher sets PR_TSC_SIGSEGV (spawn.c), so that every rdtsc faults
  * and syscall_emulate_rdtsc() answers it from the virtual clock.  Some
@@ -7,18 +15,18 @@
  * PR_GET_TSC says PR_TSC_SIGSEGV and rdtsc still runs, so a program read
  * the real counter, and Go's runtime, which seeds its scheduler's and its
  * select's random choices with cputicks(), made other runs from one
- * schedule (three invocations, three trace digests).
+ * schedule (three invocations, three trace digests).  tsc_traps()
+ * (probe.c) finds out once per ptloom process.
  *
- * tsc_traps() (probe.c) finds out once per ptloom process.  Where it does not,
- * tsc_install() puts an int3 on every rdtsc and rdtscp the sweep of a
- * mapped object finds (disasm.c, DISASM_TSC, kept in the file cache):
- * the executable and the interpreter at the exec stop, before ld.so has
- * run, and the objects mapped by the first thread's breakpoints
- * (bp_install), and tsc_hit() answers the trap as the fault is answered.
- * What is not swept (code made at run time, an object mapped after the
- * process's breakpoints, a process with one thread only after its exec)
- * still reads the real counter.  PTLOOM_TSC_SITES=1 makes the sites the
- * way on any machine (tests).
+ * tsc_install() puts the int3s on what the sweep of a mapped object finds
+ * (disasm.c, DISASM_TSC, kept in the file cache): the executable and the
+ * interpreter at the exec stop, before ld.so runs; the libraries ld.so
+ * maps at its set_tid_address (its TLS set-up, after the objects and
+ * before their constructors); the objects mapped by the time of the
+ * first thread's breakpoints (bp_install).  tsc_hit() answers the trap.
+ * What is not swept (code made at run time, an object dlopen'd after the
+ * process's breakpoints) still reads the machine's.  PTLOOM_TSC_SITES=1
+ * takes the rdtsc sites on any machine (tests).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -35,12 +43,42 @@ struct map_line {
 	char path[512];
 };
 
-/* The sites of the object whose first mapping starts at base. */
-static void install_object(struct process *p, const char *path,
-			   uint64_t base)
+enum { K_RDTSC, K_RDTSCP, K_RAND };
+
+/*
+ * rdrand/rdseed: [66] [REX] 0f c7 /6 or /7 with a register operand.
+ * The register (0-15) and the operand's size, or false.
+ */
+static bool rand_operand(const uint8_t *c, int len, uint8_t *reg,
+			 uint8_t *size)
 {
-	struct insn_info *in = NULL;
-	struct disasm_elf_info info;
+	int i = 0;
+	uint8_t rex = 0;
+
+	*size = 4;
+	if (i < len && c[i] == 0x66) {
+		*size = 2;
+		i++;
+	}
+	if (i < len && (c[i] & 0xf0) == 0x40)
+		rex = c[i++];
+	if (rex & 8)
+		*size = 8;
+	if (i + 3 != len || c[i] != 0x0f || c[i + 1] != 0xc7 ||
+	    (c[i + 2] & 0xc0) != 0xc0 ||
+	    ((c[i + 2] >> 3) & 7) < 6)
+		return false;
+	*reg = (uint8_t)((c[i + 2] & 7) | (rex & 1 ? 8 : 0));
+	return true;
+}
+
+/* The sites of the object whose first mapping starts at base: rdrand
+ * and rdseed, and rdtsc and rdtscp when tsc. */
+static void install_object(struct process *p, const char *path,
+			   uint64_t base, bool tsc)
+{
+	const struct insn_info *in = NULL;
+	struct disasm_elf_info info = { 0 };
 	int n;
 
 	if (p->tsc.nobj >= TSC_OBJS)
@@ -51,28 +89,40 @@ static void install_object(struct process *p, const char *path,
 
 	for (int i = 0; i < n && p->tsc.n < TSC_SITES; i++) {
 		uint64_t a = in[i].addr + bias;
-		uint8_t c[3] = { 0 };
-		bool rdtscp = in[i].len == 3;
+		uint8_t c[16] = { 0 }, reg = 0, size = 0;
+		int len = in[i].len, k = p->tsc.n;
 
-		if (!in[i].is_tsc || (in[i].len != 2 && in[i].len != 3) ||
-		    mem_read(p, a, c, in[i].len))
+		/* an int3 there already is not ours to answer for (a
+		 * process's table carries its sites: a fork's, the
+		 * template's, a run's from it) */
+		if (!(in[i].is_rand || (tsc && in[i].is_tsc)) || len < 2 ||
+		    len > 15 || mem_read(p, a, c, (size_t)len) || c[0] == 0xcc)
 			continue;
-		/* the file's instruction, or our int3 on it already (the
-		 * template's breakpoints made again for another run) */
-		bool file = c[0] == 0x0f &&
-			    (rdtscp ? c[1] == 0x01 && c[2] == 0xf9
-				    : c[1] == 0x31);
-		bool ours = c[0] == 0xcc &&
-			    (rdtscp ? c[1] == 0x01 && c[2] == 0xf9
-				    : c[1] == 0x31);
+		uint8_t first = c[0];
+
+		if (in[i].is_tsc) {
+			if (c[0] != 0x0f ||
+			    (len == 2 ? c[1] != 0x31
+				      : len != 3 || c[1] != 0x01 ||
+						c[2] != 0xf9))
+				continue;
+			p->tsc.kind[k] = len == 2 ? K_RDTSC : K_RDTSCP;
+		} else {
+			if (!rand_operand(c, len, &reg, &size))
+				continue;
+			p->tsc.kind[k] = K_RAND;
+		}
 		uint8_t int3 = 0xcc;
 
-		if ((!file && !ours) || (file && mem_write(p, a, &int3, 1)))
+		if (mem_write(p, a, &int3, 1))
 			continue;
-		p->tsc.site[p->tsc.n] = a;
-		p->tsc.len[p->tsc.n++] = in[i].len;
+		p->tsc.site[k] = a;
+		p->tsc.len[k] = (uint8_t)len;
+		p->tsc.orig[k] = first;
+		p->tsc.reg[k] = reg;
+		p->tsc.size[k] = size;
+		p->tsc.n++;
 	}
-	free(in);
 }
 
 void tsc_install(struct session *s, struct process *p)
@@ -82,9 +132,9 @@ void tsc_install(struct session *s, struct process *p)
 	size_t n = 0, cap = 0;
 	FILE *f;
 
+	bool tsc = !tsc_traps();
+
 	(void)s;
-	if (tsc_traps())
-		return;
 	snprintf(name, sizeof(name), "/proc/%d/maps", p->pid);
 	if (!(f = fopen(name, "re")))
 		return;
@@ -130,20 +180,59 @@ void tsc_install(struct session *s, struct process *p)
 		for (int k = 0; base && k < p->tsc.nobj && !done; k++)
 			done = p->tsc.obj[k] == base;
 		if (base && !done)
-			install_object(p, m[i].path, base);
+			install_object(p, m[i].path, base, tsc);
 	}
 	free(m);
 }
 
+/* The register of enum rand_operand's numbering in regs. */
+static unsigned long long *reg_of(struct user_regs_struct *r, int n)
+{
+	unsigned long long *const regs[16] = {
+		&r->rax, &r->rcx, &r->rdx, &r->rbx, &r->rsp, &r->rbp,
+		&r->rsi, &r->rdi, &r->r8,  &r->r9,  &r->r10, &r->r11,
+		&r->r12, &r->r13, &r->r14, &r->r15,
+	};
+
+	return regs[n & 15];
+}
+
+/* rdrand or rdseed at a site: a number of the run's --seed stream (the
+ * one getrandom reads), CF set (a number is there), OF SF ZF AF PF
+ * cleared, as the CPU does. */
+static void answer_rand(struct session *s, struct thread *t, int i)
+{
+	unsigned long long *r = reg_of(&t->regs, t->p->tsc.reg[i]);
+	uint64_t v = splitmix(&s->rng);
+
+	switch (t->p->tsc.size[i]) {
+	case 2:
+		*r = (*r & ~0xffffull) | (v & 0xffff);
+		break;
+	case 4:
+		*r = v & 0xffffffffu; /* a 32-bit write clears the rest */
+		break;
+	default:
+		*r = v;
+	}
+	t->regs.eflags = (t->regs.eflags & ~0x8d5ull) | 1;
+	t->regs.rip += t->p->tsc.len[i];
+	t->regs_dirty = true;
+}
+
 bool tsc_hit(struct session *s, struct thread *t, uint64_t addr)
 {
-	for (int i = 0; i < t->p->tsc.n; i++)
-		if (t->p->tsc.site[i] == addr) {
-			t->regs.rip = addr;
-			syscall_answer_rdtsc(s, t, t->p->tsc.len[i] == 3,
+	for (int i = 0; i < t->p->tsc.n; i++) {
+		if (t->p->tsc.site[i] != addr)
+			continue;
+		t->regs.rip = addr;
+		if (t->p->tsc.kind[i] == K_RAND)
+			answer_rand(s, t, i);
+		else
+			syscall_answer_rdtsc(s, t, t->p->tsc.kind[i] == K_RDTSCP,
 					     t->p->tsc.len[i]);
-			return true;
-		}
+		return true;
+	}
 	return false;
 }
 
@@ -151,9 +240,8 @@ bool tsc_hit(struct session *s, struct thread *t, uint64_t addr)
  * hand-over to gdb). */
 void tsc_restore(const struct process *p, int memfd)
 {
-	static const uint8_t op = 0x0f;
-
 	for (int i = 0; i < p->tsc.n; i++)
-		if (pwrite(memfd, &op, 1, (off_t)p->tsc.site[i]) != 1)
+		if (pwrite(memfd, &p->tsc.orig[i], 1,
+			   (off_t)p->tsc.site[i]) != 1)
 			continue;
 }

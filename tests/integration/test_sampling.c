@@ -116,10 +116,10 @@ static char *determinism_with(bool sites, int *rdtsc_sites)
 					      "PTLOOM_NO_CHECKPOINT=1"
 					    : "PTLOOM_TSC_SITES=0", 60);
 	unsetenv("PTLOOM_STATS");
-	const char *k = strstr(r.err, " rdtsc-site ");
+	const char *k = strstr(r.err, " rdtsc-rdrand-site ");
 
 	assert_exit(r, 0);
-	*rdtsc_sites = k ? atoi(k + strlen(" rdtsc-site ")) : 0;
+	*rdtsc_sites = k ? atoi(k + strlen(" rdtsc-rdrand-site ")) : 0;
 	char *out = strdup(r.out);
 
 	res_free(&r);
@@ -144,6 +144,44 @@ Test(sampling, rdtsc_answered_from_the_clock_where_the_cpu_does_not_trap_it)
 			 "machine's own way");
 	cr_expect(n1 >= 1, "the rdtsc of determinism.c's main was not taken "
 		  "at its site (%d)", n1);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* reads_rdrand's output under `run --output -s random -n 1 --seed S` */
+static char *rdrand_output(const char *seed)
+{
+	struct res r = RUN(target("reads_rdrand"), "--output", "-s", "random",
+			   "-n", "1", "--seed", seed);
+
+	assert_exit(r, 0);
+	char *out = strdup(r.out);
+
+	res_free(&r);
+	return out;
+}
+
+/* rdrand and rdseed never trap: each one the sweep finds gets an int3
+ * and a number of the run's --seed stream (before, two invocations with
+ * one seed printed two numbers); the carry set, a 16-bit result's upper
+ * bits kept, as the CPU does. */
+Test(sampling, cpu_random_numbers_come_from_the_seed)
+{
+	char *a = rdrand_output("1");
+
+	if (strstr(a, "unsupported")) {
+		free(a);
+		cr_skip_test("this CPU has no rdrand (cpuid 1, ecx bit 30)");
+	}
+	char *b = rdrand_output("1");
+	char *c = rdrand_output("2");
+
+	assert_contains(a, "rdrand64=", "reads_rdrand's output");
+	assert_contains(a, "/1 rdrand32=", "rdrand64's carry");
+	assert_contains(a, "rdrand16=abcdef000000", "rdrand16's upper bits");
+	cr_expect_str_eq(a, b, "two invocations with --seed 1 differ");
+	cr_expect_str_neq(a, c, "--seed 1 and --seed 2 drew the same");
 	free(a);
 	free(b);
 	free(c);

@@ -989,6 +989,40 @@ Test(real, sigchld_handler_reaps_while_threads_run)
 	prints(prog[0], "reaped 3, statuses 6, work 6");
 }
 
+/* What random_device printed under `run --output -s random -n 1` */
+static char *random_device_output(const char *seed)
+{
+	struct res r = ptl("run", "--output", "-s", "random", "-n", "1",
+			   "--seed", seed, "--", real("random_device"), NULL);
+
+	cr_assert_eq(r.code, 0, "`%s` exit %d:\n%s%s", r.cmd, r.code, r.out,
+		     r.err);
+	char *out = strdup(r.out);
+
+	res_free(&r);
+	return out;
+}
+
+/* std::random_device reads the CPU's rdrand in libstdc++ (mapped by
+ * ld.so, its sites taken at ld.so's TLS set-up): its numbers come from
+ * the run's --seed stream, so threads that draw their work from it do the
+ * same in every invocation (before: other numbers each time, and other
+ * runs from one schedule). */
+Test(real, random_device_draws_come_from_the_seed)
+{
+	char *a = random_device_output("1");
+	char *b = random_device_output("1");
+	char *c = random_device_output("2");
+
+	cr_assert(strstr(a, "drawn "), "random_device printed:\n%s", a);
+	cr_expect_str_eq(a, b, "two invocations with --seed 1 differ");
+	if (strstr(a, "token hw"))
+		cr_expect_str_neq(a, c, "--seed 1 and --seed 2 drew the same");
+	free(a);
+	free(b);
+	free(c);
+}
+
 Test(real, cpp_atomics_at_O2)
 {
 	char *prog[] = { (char *)real("cpp_atomic"), NULL };
