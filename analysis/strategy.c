@@ -628,8 +628,10 @@ static int sampler_pick(void *ctx, const struct choice *c)
  */
 
 /* Which alternative highest() would pick, drawing missing priorities
- * from a copy of the generator: s is left as it is. */
-static int highest_peek(const struct sampler *s, const struct choice *c)
+ * from a copy of the generator (left in *rng after them): s is left as
+ * it is. */
+static int highest_peek(const struct sampler *s, const struct choice *c,
+			uint64_t *rng)
 {
 	uint64_t r = s->rng;
 	int64_t drawn[MAX_ALTS];
@@ -660,6 +662,7 @@ static int highest_peek(const struct sampler *s, const struct choice *c)
 			bp = p;
 		}
 	}
+	*rng = r;
 	return best;
 }
 int known_current(const struct choice *c, bool timeouts)
@@ -677,12 +680,13 @@ int known_current(const struct choice *c, bool timeouts)
 	return cur;
 }
 
-/* PCT's known picks with timeouts among the alternatives: up to k,
- * while maybe_timeout's draws (a copy of the generator) take none. */
-static uint64_t pct_known_timeouts(const struct sampler *s,
-				   const struct choice *c, uint64_t k)
+/* PCT's (and POS's) known picks with timeouts among the alternatives: up
+ * to k, while maybe_timeout's draws (from r, a copy of the generator)
+ * take none. */
+static uint64_t known_no_timeout(uint64_t r, const struct choice *c,
+				 uint64_t k)
 {
-	uint64_t r = s->rng, n = 0;
+	uint64_t n = 0;
 	bool any = false;
 
 	for (int i = 0; i < c->nalts; i++)
@@ -699,11 +703,10 @@ static uint64_t pct_known_timeouts(const struct sampler *s,
 static uint64_t sampler_known(void *ctx, const struct choice *c)
 {
 	struct sampler *s = ctx;
-	/* random and PCT draw their timeouts from the generator, so those
-	 * are known too (a timed wait's timeout is offered whatever the
-	 * clock says: tracer/sched.c) */
-	bool timed = s->kind == SAMPLER_RANDOM || s->kind == SAMPLER_PCT;
-	int cur = known_current(c, timed);
+	/* each sampler's timeouts are its draws or never taken before its
+	 * step (late), so they are known too (a timed wait's timeout is
+	 * offered whatever the clock says: tracer/sched.c) */
+	int cur = known_current(c, true);
 
 	if (cur < 0)
 		return 0;
@@ -734,10 +737,14 @@ static uint64_t sampler_known(void *ctx, const struct choice *c)
 			if (s->change[i] >= c->step &&
 			    s->change[i] - c->step < k)
 				k = s->change[i] - c->step;
-		return pct_known_timeouts(s, c, k);
+		return known_no_timeout(s->rng, c, k);
 	}
-	case SAMPLER_POS:
-		return highest_peek(s, c) == cur ? 1 : 0;
+	case SAMPLER_POS: {
+		uint64_t r;
+
+		return highest_peek(s, c, &r) == cur ? known_no_timeout(r, c, 1)
+						     : 0;
+	}
 	case SAMPLER_RR: {
 		/* rr_pick's own steps on copies of what it changes */
 		uint64_t r = s->rng, k = 0;
