@@ -33,6 +33,7 @@ if [ "${CI:-}" = true ] || [ "${PTLOOM_SANITIZE:-}" = 1 ]; then
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	PTLOOM_TEST_SLOWDOWN=3 \
 		meson test -C "$san" --print-errorlogs --num-processes 2 \
+		--timeout-multiplier 3 \
 		futex sched minimize schedule symbols disasm dfs races \
 		sampling command_line replay schedule_files || status=1
 fi
