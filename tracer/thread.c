@@ -442,6 +442,7 @@ void resume(struct session *s, struct thread *t, int sig)
 	t->regs_this_stop = false;
 	t->st = SCHED_RUNNING;
 	agent_resume(s, t);
+	t->wstep = false; /* (a syscall's stops are no watching step's) */
 	if (ptrace(t->tid_clone || t->exit_fix ? PTRACE_SYSCALL
 					       : watch_request(s, t),
 		   t->tid, 0, sig) < 0 &&
