@@ -1010,44 +1010,10 @@ static void add_free_hooks(struct process *s, size_t *cap)
  */
 static void add_lib_atomics(struct process *s, size_t *cap, const char *exe)
 {
-	char name[64], line[4096];
-	struct {
-		char path[4096];
-		uint64_t start;
-	} *libs = NULL;
-	size_t nlibs = 0;
+	struct mapped_file *libs = NULL;
+	int nlibs = proc_mapped_files(s->pid, &libs);
 
-	snprintf(name, sizeof(name), "/proc/%d/maps", s->pid);
-	FILE *f = fopen(name, "re");
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, off;
-		char perms[8];
-		char *p = strchr(line, '/');
-		size_t i;
-
-		if (!p || sscanf(line, "%lx-%*x %7s %lx", &lo, perms, &off) != 3)
-			continue;
-		p[strcspn(p, "\n")] = 0;
-		for (i = 0; i < nlibs && strcmp(libs[i].path, p); i++)
-			;
-		if (i == nlibs) {
-			void *n = realloc(libs, (nlibs + 1) * sizeof(*libs));
-
-			if (!n)
-				break;
-			libs = n;
-			snprintf(libs[nlibs].path, sizeof(libs[0].path), "%s",
-				 p);
-			libs[nlibs++].start = off == 0 ? lo : 0;
-		} else if (off == 0 && !libs[i].start) {
-			libs[i].start = lo;
-		}
-	}
-	fclose(f);
-	for (size_t i = 0; i < nlibs; i++) {
+	for (int i = 0; i < nlibs; i++) {
 		struct lib_scan *c;
 
 		if (!libs[i].start || !lib_observed(libs[i].path, exe) ||
@@ -1063,7 +1029,7 @@ static void add_lib_atomics(struct process *s, size_t *cap, const char *exe)
 			s->bps[s->nbps - 1].sync = true;
 		}
 	}
-	free(libs);
+	mapped_files_free(libs, nlibs);
 }
 
 static bool same_file(const char *a, const char *b)

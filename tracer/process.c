@@ -239,6 +239,55 @@ static bool parse_map(const char *l, const char *end, struct proc_map *m)
 	return true;
 }
 
+int proc_mapped_files(pid_t pid, struct mapped_file **out)
+{
+	char name[64], line[4096 + 128];
+	struct mapped_file *v = NULL;
+	int n = 0;
+	FILE *f;
+
+	*out = NULL;
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(name, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, off;
+		char perms[8];
+		char *p = strchr(line, '/');
+		int i;
+
+		if (!p || sscanf(line, "%lx-%*x %7s %lx", &lo, perms, &off) != 3)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		for (i = 0; i < n && strcmp(v[i].path, p); i++)
+			;
+		if (i == n) {
+			struct mapped_file *m = realloc(v, (size_t)(n + 1) *
+								   sizeof(*v));
+			char *path = m ? strdup(p) : NULL;
+
+			if (m)
+				v = m;
+			if (!path)
+				break;
+			v[n++] = (struct mapped_file){ .path = path };
+		}
+		if (off == 0 && !v[i].start)
+			v[i].start = lo;
+		v[i].exec |= perms[2] == 'x';
+	}
+	fclose(f);
+	*out = v;
+	return n;
+}
+
+void mapped_files_free(struct mapped_file *f, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(f[i].path);
+	free(f);
+}
+
 /*
  * The whole file in one buffer (a few reads, not one per KiB) and parsed
  * by hand: a state key reads the maps at every choice, and sscanf was a

@@ -213,6 +213,18 @@ struct proc_map {
 /* The first max mappings of pid into m: their number, -1 if the file
  * cannot be read; *more (may be NULL) says whether there were others. */
 int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more);
+/* A file mapped in a process: where its mapping of file offset 0 starts
+ * (its load base; 0: none seen) and whether a mapping of it executes. */
+struct mapped_file {
+	char *path;
+	uint64_t start;
+	bool exec;
+};
+/* The files pid maps, each once, in the order they first appear: their
+ * number (*out malloc'd, mapped_files_free), -1 if the maps cannot be
+ * read. */
+int proc_mapped_files(pid_t pid, struct mapped_file **out);
+void mapped_files_free(struct mapped_file *f, int n);
 /* The number after "name:" in a /proc status file at path (strtoull's
  * base) into *v; false if the file or the field is not there. */
 bool proc_status_value(const char *path, const char *name, int base,

@@ -297,10 +297,10 @@ static void watch_values(struct thread *t, uint64_t *v)
 			v[i] = 0;
 }
 
-/* The request that resumes t: a single step while it watches by steps. */
+/* The request that resumes t: a single step while it watches by steps
+ * (resume() has cleared t->wstep). */
 static int watch_request(struct session *s, struct thread *t)
 {
-	t->wstep = false;
 	if (!t->ndr || watch_traps())
 		return PTRACE_CONT;
 	if (s->watch_steps >= WATCH_STEPS_MAX) {

@@ -37,12 +37,6 @@
 #include <unistd.h>
 #include "session_int.h"
 
-struct map_line {
-	uint64_t lo, off;
-	bool x;
-	char path[512];
-};
-
 enum { K_RDTSC, K_RDTSCP, K_RAND };
 
 /*
@@ -127,62 +121,20 @@ static void install_object(struct process *p, const char *path,
 
 void tsc_install(struct session *s, struct process *p)
 {
-	char name[64], line[1024];
-	struct map_line *m = NULL;
-	size_t n = 0, cap = 0;
-	FILE *f;
-
+	struct mapped_file *m = NULL;
+	int n = proc_mapped_files(p->pid, &m);
 	bool tsc = !tsc_traps();
 
 	(void)s;
-	snprintf(name, sizeof(name), "/proc/%d/maps", p->pid);
-	if (!(f = fopen(name, "re")))
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, off;
-		char perm[8], path[512];
-		int at = 0;
-
-		path[0] = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi,
-			   perm, &off, &at) < 4)
-			continue;
-		if (at > 0 && sscanf(line + at, "%511[^\n]", path) < 1)
-			path[0] = 0;
-		if (path[0] != '/')
-			continue; /* anonymous, [vdso] (the agent's), ... */
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 64;
-			struct map_line *nm = realloc(m, nc * sizeof(*m));
-
-			if (!nm)
-				break;
-			m = nm;
-			cap = nc;
-		}
-		m[n].lo = lo;
-		m[n].off = off;
-		m[n].x = perm[2] == 'x';
-		snprintf(m[n].path, sizeof(m[n].path), "%s", path);
-		n++;
-	}
-	fclose(f);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t base = 0;
+	for (int i = 0; i < n; i++) {
 		bool done = false;
 
-		if (!m[i].x)
-			continue;
-		/* its object's load base: the mapping of its offset 0 */
-		for (size_t k = 0; k < n && !base; k++)
-			if (m[k].off == 0 && !strcmp(m[k].path, m[i].path))
-				base = m[k].lo;
-		for (int k = 0; base && k < p->tsc.nobj && !done; k++)
-			done = p->tsc.obj[k] == base;
-		if (base && !done)
-			install_object(p, m[i].path, base, tsc);
+		for (int k = 0; k < p->tsc.nobj && !done; k++)
+			done = p->tsc.obj[k] == m[i].start;
+		if (m[i].exec && m[i].start && !done)
+			install_object(p, m[i].path, m[i].start, tsc);
 	}
-	free(m);
+	mapped_files_free(m, n);
 }
 
 /* The register of enum rand_operand's numbering in regs. */
