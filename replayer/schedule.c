@@ -127,6 +127,13 @@ static int check_decision(size_t i, uint64_t kind, uint64_t timeout,
 		       (unsigned long long)index, (unsigned long long)nalts);
 		return -EINVAL;
 	}
+	if (index >= MAX_ALTS) {
+		seterr(err, errlen,
+		       "decision %zu: chose alternative %llu, more than the %d "
+		       "a choice point can have",
+		       i, (unsigned long long)index, MAX_ALTS);
+		return -EINVAL;
+	}
 	/* a script's wait decision names its alternative alone */
 	if (!nalts && index && kind != DEC_POLL) {
 		seterr(err, errlen,

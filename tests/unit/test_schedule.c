@@ -752,6 +752,7 @@ static const struct {
 	{ "bad-index.pb", "decision 1: chose alternative 5 of only 3" },
 	{ "bad-nalts.pb", "decision 1: 1000 alternatives" },
 	{ "bad-index-no-nalts.pb", "without the number of alternatives" },
+	{ "bad-poll-index.pb", "decision 0: chose alternative 1212131327, more than the 256" },
 	{ "bad-wake-timeout.pb", "wake decision cannot be a timeout" },
 	{ "bad-event-kind.pb", "event 3: unknown operation kind 99" },
 	{ "bad-event-fn.pb", "event 3: unknown libc function 200" },
