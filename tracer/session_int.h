@@ -178,6 +178,21 @@ int agent_slot_at(const struct process *p, uint64_t pc, uint64_t *site,
 		  bool *access);
 void session_agent_access(struct session *s, struct thread *t, uint64_t site,
 			  uint64_t ea);
+/* A spin probe (spin.c) single-steps t: session_probe_observes says
+ * whether an observation point is armed at t's pc (and the address its
+ * instruction touches, *ea: found before the step's pc moves into a
+ * slot); session_probe_access takes it, just before the probe steps it,
+ * as its stop or its slot would have.  What race discovery observes is
+ * then the same whether or not a probe looked (a probe's steps through
+ * the runtime's start lost accesses: go_wg's races, and so its runs,
+ * differed per invocation). */
+bool session_probe_observes(struct session *s, struct thread *t,
+			    uint64_t *ea);
+void session_probe_access(struct session *s, struct thread *t, uint64_t site,
+			  uint64_t ea);
+/* t, stopped by ptloom while it ran (the probe's SIGSTOP), goes on as it
+ * was resumed: to its syscall's exit, by watching steps, or running. */
+void resume_running(struct session *s, struct thread *t);
 bool agent_page_at(const struct process *p, uint64_t lo);
 /* pc is in an access slot's displaced instructions: the program's own
  * address of the one there (*back: pc is the jump back, and this the

@@ -279,17 +279,20 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 
 		if (regs_get(t) || mem_read(t->p, t->regs.rip, code, 1))
 			COMPUTE("L157");
+		/* race discovery observes what the probe steps */
+		uint64_t obs_ea = 0;
+		uint64_t obs_site = session_probe_observes(s, t, &obs_ea)
+					    ? t->regs.rip
+					    : 0;
+		/* an access slot's jump over several instructions (race
+		 * discovery): they are stepped in the slot, without its
+		 * logging, each seen at its own pc; the step goes there
+		 * (a probe that gives up first leaves t at the site) */
 		struct bp *mb = bp_find(t->p, t->regs.rip);
-
-		if (mb && mb->multi && mb->tramp && !mb->by_int3) {
-			/* an access slot's jump over several instructions
-			 * (race discovery): they are stepped in the slot,
-			 * without its logging, each seen at its own pc */
-			t->regs.rip = mb->tramp + TRAMP_DISP;
-			t->regs_dirty = true;
-			if (regs_set(t))
-				COMPUTE("L157");
-		}
+		uint64_t into_slot = mb && mb->multi && mb->tramp &&
+						     !mb->by_int3
+					     ? mb->tramp + TRAMP_DISP
+					     : 0;
 		bool back = false;
 		uint64_t moved = agent_unmoved(t->p, t->regs.rip, &back);
 		uint64_t pc = moved ? moved : t->regs.rip;
@@ -352,6 +355,11 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 
 			if (sz > 64)
 				sz = 64;
+			/* a store to a word t watches traps (or ends a
+			 * watching step) when t runs: not in a probe's step */
+			for (int i = 0; m->write && i < t->ndr; i++)
+				if (a < t->dr[i] + 8 && a + (uint64_t)sz > t->dr[i])
+					COMPUTE("watched");
 			if (m->write) {
 				struct store_rec *w = &probe.w[probe.nw];
 
@@ -409,8 +417,23 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 		if (hits >= 3)
 			loops++;
 		/* an observation breakpoint (race discovery) is not a
-		 * point: step its original instruction (all of it, under
-		 * an access slot's jump), then arm it again if it was */
+		 * point: it observes (as the thread's trap or slot would
+		 * have), then its original instruction is stepped (all of
+		 * it, under an access slot's jump), and it is armed again if
+		 * it was (the budget spent takes every one away: their
+		 * bytes are back) */
+		if (obs_site) {
+			session_probe_access(s, t, obs_site, obs_ea);
+			if (!t->p->observing)
+				ob = NULL;
+		}
+		if (into_slot && t->p->observing) {
+			t->regs.rip = into_slot;
+			t->regs_dirty = true;
+			if (regs_set(t))
+				COMPUTE("L157");
+			ob = NULL;
+		}
 		bool rearm = ob && (ob->multi || (!ob->lifted && !ob->retired &&
 						  !ob->dormant));
 

@@ -1196,6 +1196,63 @@ void session_agent_access(struct session *s, struct thread *t, uint64_t site,
 		s->obs_steps++;
 }
 
+/* b is an observation point armed in t's process: its instruction traps
+ * or logs when t runs it */
+static bool observing_at(struct session *s, struct thread *t, struct bp *b)
+{
+	return b && b->observe && !b->lifted && !b->retired && !b->dormant &&
+	       t->p->observing && !s->failed && !s->ended;
+}
+
+bool session_probe_observes(struct session *s, struct thread *t,
+			    uint64_t *ea)
+{
+	struct bp *b = bp_find(t->p, t->regs.rip);
+	int size = 0;
+	bool write = false;
+
+	if (!observing_at(s, t, b) || t->regs.rip != b->addr)
+		return false;
+	*ea = bp_operand(s, t, b, &size, &write);
+	return true;
+}
+
+void session_probe_access(struct session *s, struct thread *t, uint64_t site,
+			  uint64_t ea)
+{
+	struct bp *b = bp_find(t->p, site);
+	int size = 0;
+	bool write = false;
+
+	if (!observing_at(s, t, b) || b->addr != site)
+		return;
+	bp_operand_kind(b, &size, &write);
+	s->stop_kinds[b->access && b->tramp && !b->by_int3
+			      ? STOPK_AGENT_OBSERVE
+			      : STOPK_OBSERVE]++;
+	if (!observe_access(s, t, b, site, ea, size, write) || b->lifted ||
+	    b->retired || b->dormant || !bp_would_step(b, ea))
+		return;
+	/* as observe_hit, or bp_step_over's single step, counts it */
+	if (b->sync && !b->access)
+		s->obs_sync++;
+	else
+		s->obs_steps++;
+}
+
+void resume_running(struct session *s, struct thread *t)
+{
+	bool step = t->wstep;
+
+	t->regs_valid = false;
+	if (ptrace(t->tid_clone || t->exit_fix ? PTRACE_SYSCALL
+		   : step			? watch_request(s, t)
+						: PTRACE_CONT,
+		   t->tid, 0, 0) < 0 &&
+	    errno == ESRCH)
+		t->st = SCHED_DEAD;
+}
+
 /*
  * Race discovery with access points (its later runs interleave at the
  * racy instructions found so far): a point's access is observed too, when

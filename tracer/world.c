@@ -1979,6 +1979,12 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 	s->fatal_thread = -1;
 	s->exit_thread = -1;
 	s->spin_ms = cfg->spin_ms;
+	/* (tests: spin probes as often as this, which must change nothing
+	 * a run does) */
+	const char *look = getenv("PTLOOM_SPIN_LOOK_MS");
+
+	if (s->spin_ms > 0 && look && atoi(look) > 0)
+		s->spin_ms = atoi(look);
 	s->ag_solo = -1;
 	futex_init(&s->ft);
 	if (cfg->policy && cfg->policy->begin)
@@ -2083,6 +2089,11 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 				on_status(s, c->tid, status);
 				continue;
 			}
+			/* a stop like any other first: what the agent
+			 * logged before it is taken (the probe may observe
+			 * t's next accesses), a slot's sequence put back */
+			agent_stopped(s, c->tid, status);
+			regs_set(c);
 			/* evidence, not time: is it a spin another thread
 			 * could end, or a computation? */
 			uint64_t pc = 0;
@@ -2101,10 +2112,8 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 					s->spin_ms *= 2;
 				s->resume_time = now_seconds();
 				s->resume_cpu = process_cpu(s->pid);
-				if (v == SPIN_COMPUTE &&
-				    ptrace(PTRACE_CONT, c->tid, 0, 0) < 0 &&
-				    errno == ESRCH)
-					c->st = SCHED_DEAD;
+				if (v == SPIN_COMPUTE)
+					resume_running(s, c);
 				continue;
 			}
 			res->spin_pc = pc;

@@ -1391,6 +1391,16 @@ static const char *go_build(const char *name)
 	return p;
 }
 
+/* name.go built (each call its own path, four at a time), or the test
+ * skipped with a message when go is missing */
+static const char *go_or_skip(const char *name)
+{
+	if (!have("go"))
+		cr_skip_test("go is not installed (scripts/setup.sh --tests "
+			     "installs it; apt-get install golang-go)");
+	return go_build(name);
+}
+
 /*
  * Go's runtime: its own threads (raw clone, no glibc), futexes with
  * timeouts, sched_yield, nanosleep in sysmon, SIGURG preemption with
@@ -1399,13 +1409,8 @@ static const char *go_build(const char *name)
  */
 Test(real, go_goroutines_waitgroup_channels)
 {
-	if (!have("go"))
-		cr_skip_test("go is not installed (scripts/setup.sh --tests "
-			     "installs it; apt-get install golang-go)");
-	static char bin[2 * PATH_MAX];
-
-	snprintf(bin, sizeof(bin), "%s", go_build("go_wg"));
-	char *prog[] = { bin, NULL };
+	const char *bin = go_or_skip("go_wg");
+	char *prog[] = { (char *)bin, NULL };
 
 	tool_never_fails(prog[0], "10", 1, prog);
 	/* default points: race discovery observes Go's runtime in its first
@@ -1451,10 +1456,7 @@ Test(real, go_goroutines_waitgroup_channels)
  * observed once (issue 10). */
 Test(real, go_lost_update_found)
 {
-	if (!have("go"))
-		cr_skip_test("go is not installed (scripts/setup.sh --tests "
-			     "installs it; apt-get install golang-go)");
-	char *prog[] = { (char *)go_build("go_lost_update"), NULL };
+	char *prog[] = { (char *)go_or_skip("go_lost_update"), NULL };
 	struct res r = ptl("run", "-s", "random", "-n", "40", "--seed", SEED,
 			   "-o", in_tmp("lu_out"), "--", prog[0], NULL);
 
@@ -1468,12 +1470,7 @@ Test(real, go_lost_update_found)
  * exactly; with "fixed" no schedule fails. */
 Test(real, go_netpoller_lost_update_found)
 {
-	if (!have("go"))
-		cr_skip_test("go is not installed (scripts/setup.sh --tests "
-			     "installs it; apt-get install golang-go)");
-	static char bin[2 * PATH_MAX];
-
-	snprintf(bin, sizeof(bin), "%s", go_build("go_tcp_lost_update"));
+	const char *bin = go_or_skip("go_tcp_lost_update");
 	struct res r = ptl("run", "--points", "sync", "--no-minimize", "--seed",
 			   SEED, "-o", in_tmp("gtl_out"), "--", bin, NULL);
 
@@ -1651,6 +1648,70 @@ Test(real, go_and_rust_same_runs_with_and_without_the_fast_path)
 				 "path", bins[i]);
 		free(o_on);
 		free(o_off);
+	}
+}
+
+/* The accesses race discovery observed, from PTLOOM_STATS's line. */
+static unsigned long long observed_of(const char *err)
+{
+	const char *l = strstr(err, "ptloom: race discovery ");
+	unsigned long long n = 0;
+
+	if (l && (l = strstr(l, " s, ")))
+		sscanf(l, " s, %llu accesses observed", &n);
+	return n;
+}
+
+/* A thread that runs long without a scheduling point is stopped and
+ * single-stepped to see whether it spins (tracer/spin.c), at wall-clock
+ * moments.  In race discovery the probe's steps are observed as the
+ * thread's own traps would have been, so what it finds, and the runs
+ * made with it, are the same whether or not, and how often, a probe
+ * looked: Go's runtime starts with a long stretch of observed accesses
+ * (before, a probe there lost some and go_wg's trace digest differed
+ * from one invocation to the next). */
+Test(real, race_discovery_the_same_whether_or_not_spin_probes_look)
+{
+	const char *bin = go_or_skip("go_wg");
+
+	for (int fast = 0; fast < 2; fast++) {
+		char d[2][64] = { "", "" };
+		unsigned long long seen[2];
+
+		for (int look = 0; look < 2; look++) {
+			char *argv[] = { (char *)ptloom(), "run", "-s",
+					 "random", "-n", "3", "--seed", "5",
+					 "--no-minimize", "--points",
+					 "sync,races", "--", (char *)bin,
+					 NULL };
+
+			setenv("PTLOOM_STATS", "1", 1);
+			setenv("PTLOOM_NO_FAST_PATH", fast ? "0" : "1", 1);
+			/* a look every millisecond the thread runs, not
+			 * every 100 */
+			if (look)
+				setenv("PTLOOM_SPIN_LOOK_MS", "1", 1);
+			struct res r = run_argv(argv, 300);
+
+			unsetenv("PTLOOM_SPIN_LOOK_MS");
+			unsetenv("PTLOOM_NO_FAST_PATH");
+			unsetenv("PTLOOM_STATS");
+			const char *l = strstr(r.err, "ptloom: trace digest ");
+
+			cr_assert_not_null(l, "`%s`: no digest\n%s", r.cmd,
+					   r.err);
+			sscanf(l, "ptloom: trace digest %63[^\n]", d[look]);
+			seen[look] = observed_of(r.err);
+			cr_assert_gt(seen[look], 0, "`%s`: no access "
+				     "observed\n%s", r.cmd, r.err);
+			res_free(&r);
+		}
+		cr_expect_eq(seen[0], seen[1], "fast path %s: %llu accesses "
+			     "observed, %llu with a probe every millisecond",
+			     fast ? "on" : "off", seen[0], seen[1]);
+		cr_expect_str_eq(d[0], d[1], "fast path %s: other runs with "
+				 "a probe every millisecond",
+				 fast ? "on" : "off");
 	}
 }
 
