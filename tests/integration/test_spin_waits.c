@@ -165,3 +165,45 @@ Test(spin_waits, computation_is_not_a_spin)
 	assert_summary(&r, "ptloom: PASS");
 	res_free(&r);
 }
+
+/* The trace digest of `run -s random` on target name, with a spin probe
+ * every millisecond a thread runs without a point (look) or only every
+ * 100, as by default. */
+static void digest_with_probes(const char *name, bool look, char d[40])
+{
+	char *argv[] = { (char *)ptloom(), "run", "-s", "random", "-n", "6",
+			 "--seed", "5", "--no-minimize", "--",
+			 (char *)target(name), NULL };
+
+	setenv("PTLOOM_STATS", "1", 1);
+	struct res r = run_argv(argv, look ? "PTLOOM_SPIN_LOOK_MS=1" : NULL,
+				CMD_TIMEOUT);
+	unsetenv("PTLOOM_STATS");
+	const char *l = strstr(r.err, "ptloom: trace digest ");
+
+	cr_assert_not_null(l, "`%s`: no trace digest\n%s", r.cmd, r.err);
+	sscanf(l, "ptloom: trace digest %39[^\n]", d);
+	res_free(&r);
+}
+
+/* A probe is stopping a thread that ran long without a point and single-
+ * stepping it to see whether it spins: one that finds a computation must
+ * leave no trace, and one that finds a spin finds the same one whenever
+ * it looks.  Probes every millisecond make the same runs as probes every
+ * 100 (spinning rings and deques, and work between points). */
+Test(spin_waits, spin_probes_change_no_run)
+{
+	static const char *const names[] = { "spsc_stack_ring_O2",
+					     "wsq_spinlock_O0",
+					     "spsc_linked_fifo_fixed_O2",
+					     "busy_private" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		char d0[40] = "", d1[40] = "";
+
+		digest_with_probes(names[i], false, d0);
+		digest_with_probes(names[i], true, d1);
+		cr_expect_str_eq(d0, d1, "%s: other runs with a probe every "
+				 "millisecond", names[i]);
+	}
+}
