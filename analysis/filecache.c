@@ -203,19 +203,26 @@ static int by_use(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* One of ours: KIND-HASH (lower-case letters and digits, a dash, 16 hex
- * digits) that starts with the magic; the directory may be a user's,
- * whose other files are never touched. */
-static bool ours(int dfd, const char *name)
+/* Named as ours: KIND-HASH (lower-case letters and digits, a dash, 16
+ * hex digits). */
+static bool ours_by_name(const char *name)
 {
 	const char *dash = strrchr(name, '-');
-	char m[8];
-	bool ok = dash && dash > name && strlen(dash + 1) == 16 &&
-		  strspn(dash + 1, "0123456789abcdef") == 16 &&
-		  strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789") ==
-			  (size_t)(dash - name);
 
-	if (!ok)
+	return dash && dash > name && strlen(dash + 1) == 16 &&
+	       strspn(dash + 1, "0123456789abcdef") == 16 &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789") ==
+		       (size_t)(dash - name);
+}
+
+/* One of ours: named so, and it starts with the magic; the directory
+ * may be a user's, whose other files are never touched. */
+static bool ours(int dfd, const char *name)
+{
+	char m[8];
+	bool ok;
+
+	if (!ours_by_name(name))
 		return false;
 	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
@@ -227,9 +234,18 @@ static bool ours(int dfd, const char *name)
 	return ok;
 }
 
+/* The bytes the directory's entries hold, as this process last counted
+ * them plus what it has stored since (-1: not counted yet).  Another
+ * process's stores are seen at the next count: the cap is a soft one. */
+static long long dir_bytes = -1;
+
 /* Over the cap (CACHE_MAX, or PTLOOM_CACHE_MAX bytes): the least recently
- * used entries go until half of it is left. */
-static void evict(void)
+ * used entries go until half of it is left.  The directory is counted
+ * once per process, and again only when what it stored since may have
+ * passed the cap: a count reads every entry's metadata, and one per
+ * store made each new program's first run in a test suite read some
+ * thousand entries (four system calls each) for each of its analyses. */
+static void evict(size_t stored)
 {
 	const char *capv = getenv("PTLOOM_CACHE_MAX");
 	unsigned long long cap_bytes = CACHE_MAX;
@@ -240,6 +256,11 @@ static void evict(void)
 
 		if (!*end)
 			cap_bytes = v;
+	}
+	if (dir_bytes >= 0) {
+		dir_bytes += (long long)stored;
+		if ((unsigned long long)dir_bytes <= cap_bytes)
+			return;
 	}
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -253,8 +274,9 @@ static void evict(void)
 		struct stat st;
 
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= 300 ||
+		    !ours_by_name(e->d_name) ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISREG(st.st_mode) || !ours(dirfd(d), e->d_name))
+		    !S_ISREG(st.st_mode))
 			continue;
 		if (n == cap) {
 			struct old_entry *w =
@@ -273,10 +295,13 @@ static void evict(void)
 	}
 	if (total > cap_bytes && v) {
 		qsort(v, n, sizeof(*v), by_use);
+		/* (only what starts with the magic is ours to remove) */
 		for (size_t i = 0; i < n && total > cap_bytes / 2; i++)
-			if (!unlinkat(dirfd(d), v[i].name, 0))
+			if (ours(dirfd(d), v[i].name) &&
+			    !unlinkat(dirfd(d), v[i].name, 0))
 				total -= (unsigned long long)v[i].size;
 	}
+	dir_bytes = (long long)total;
 	free(v);
 	closedir(d);
 }
@@ -298,7 +323,8 @@ static void store(const char *kind, const char *name, const void *key,
 	if (!make_dirs(dir, 0700) &&
 	    write_atomically(path, write_entry, &e) == 0) {
 		stats.stores++;
-		evict();
+		evict(sizeof(struct header) + self_len + strlen(kind) +
+		      keylen + len);
 	} else {
 		stats.store_errors++;
 	}
