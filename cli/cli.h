@@ -227,7 +227,8 @@ void minimize_process_first(struct session_config *cfg,
  * then the bounded dfs that proves the minimum) may never finish behind a
  * runner (bound 0 of a Criterion binary is thousands of runs of a second):
  * it gets at most as long as the minimisation before it took, and at
- * least MINIMIZE_PROOF_MIN seconds, within the bound. */
+ * least MINIMIZE_PROOF_MIN seconds, within the default bound (all that is
+ * left of a --minimize-time the user gave). */
 #define MINIMIZE_PROOF_MIN 30.0
 
 /* The failure's message (unless the output holds it) and, with_output,

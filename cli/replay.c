@@ -1148,12 +1148,14 @@ int cmd_minimize(int argc, char **argv)
 		 * The same failure with fewer preemptions, searched below
 		 * its count as `run` does: at most 400 runs, for as long as
 		 * the rest took (at least MINIMIZE_PROOF_MIN s) within the
-		 * bound; a run behind a test runner takes seconds.
+		 * bound, or the rest of the user's --minimize-time; a run
+		 * behind a test runner takes seconds.
 		 */
 		double spent = cli_wall() - t0;
 		struct minimize_stats more = { 0 };
 
-		cli_bound_cap(&rs.cfg, spent > MINIMIZE_PROOF_MIN
+		cli_bound_cap(&rs.cfg, rs.min_time > 0 ? 0
+				       : spent > MINIMIZE_PROOF_MIN
 					       ? spent
 					       : MINIMIZE_PROOF_MIN);
 		if (minimize_search(run_with_strategy, &rs.cfg, &best, 400,

@@ -734,7 +734,18 @@ Test(suite_mode, go_test_binary_tests_one_verdict_each)
 			   "-e", "GOFLAGS=-mod=mod", "--", "sh", "-c", gocmd);
 
 	assert_exit(r, 1);
-	cr_assert(strstr(summary(&r), " of 4 tests failed (TestRacyWithdraw"),
+	/* the tests, and their binary's tests together; the runner's own
+	 * run follows the racy test's schedule, and may be one more unit,
+	 * not covered: `go` names its build directory at random, so the
+	 * test binary's run inside it is not the one found alone, and past
+	 * where it parts from it, it can be too long for the limit */
+	const char *sum = summary(&r);
+
+	cr_assert(strstr(sum, " of 4 tests failed (TestRacyWithdraw") ||
+			  (strstr(sum, " of 5 tests failed (TestRacyWithdraw") &&
+			   strstr(sum, "1 not covered (a limit)") &&
+			   strstr(r.out, "runner: ptloom: INCOMPLETE the "
+					 "runner's own run")),
 		  "%s\n%s", r.out, r.err);
 	assert_contains(r.out, "not a test: a build step (Go's toolchain)",
 			"-v");
