@@ -1611,12 +1611,7 @@ int thread_step_wait(struct thread *t, int *status)
 	if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0) < 0)
 		return -errno;
 	t->regs_valid = false;
-	for (;;) {
-		if (waitpid(t->tid, status, __WALL) >= 0)
-			return 0;
-		if (errno != EINTR)
-			return -errno;
-	}
+	return wait_task(t->tid, status) < 0 ? -errno : 0;
 }
 
 bool bp_operand_kind(struct bp *b, int *size, bool *write)

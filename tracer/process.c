@@ -480,6 +480,24 @@ const char *proc_stat_tail(pid_t pid, char *buf, size_t len)
 	return e && e[1] == ' ' ? e + 2 : NULL;
 }
 
+pid_t wait_task(pid_t tid, int *status)
+{
+	for (;;) {
+		pid_t w = waitpid(tid, status, __WALL);
+
+		if (w >= 0 || errno != EINTR)
+			return w;
+		/* (each tick of the run's timer interrupts the wait) */
+		char buf[512];
+		const char *t = proc_stat_tail(tid, buf, sizeof(buf));
+
+		if (!t || t[0] == 'Z' || t[0] == 'X') {
+			errno = ESRCH;
+			return -1;
+		}
+	}
+}
+
 int process_copy_bps(struct process *child, const struct process *parent)
 {
 	free_bps(child);

@@ -198,6 +198,14 @@ void process_close(struct process *p);
 /* /proc/PID/stat past the program name: "S 1234 ..." (state, parent, ...)
  * in buf, or NULL when the task is gone. */
 const char *proc_stat_tail(pid_t pid, char *buf, size_t len);
+/* waitpid(tid, __WALL), again when a signal interrupts it, unless tid
+ * is gone or a zombie by then: -1 with ESRCH.  A thread-group leader
+ * that died with its process (an exit_group, a fatal signal) is a zombie
+ * whose status the kernel holds back until every other thread of the
+ * group is reaped, which only the run's own loop does: waiting for it
+ * alone never returned (a discovery run of go_wg, stepping its leader
+ * over a breakpoint, waited 100 minutes and ignored SIGTERM). */
+pid_t wait_task(pid_t tid, int *status);
 /* One line of /proc/PID/maps. */
 struct proc_map {
 	uint64_t lo, hi;

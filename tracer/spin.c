@@ -448,14 +448,8 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 				COMPUTE("step");
 			}
 			t->regs_valid = false;
-			for (;;) {
-				pid_t w = waitpid(t->tid, status, __WALL);
-
-				if (w == t->tid)
-					break;
-				if (w < 0 && errno != EINTR)
-					return SPIN_GONE;
-			}
+			if (wait_task(t->tid, status) != t->tid)
+				return SPIN_GONE;
 			if (first && rearm)
 				bp_put(t->p, ob, true);
 			if (!WIFSTOPPED(*status) || WSTOPSIG(*status) != SIGTRAP ||
@@ -901,17 +895,8 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 			bp_put(t->p, b, false);
 		long e = ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0);
 
-		if (e == 0)
-			for (;;) {
-				pid_t r = waitpid(t->tid, &status, __WALL);
-
-				if (r == t->tid)
-					break;
-				if (r < 0 && errno != EINTR) {
-					e = -1;
-					break;
-				}
-			}
+		if (e == 0 && wait_task(t->tid, &status) != t->tid)
+			e = -1;
 		if (b && b->tramp) {
 			/* one held at a time: the thread is at b, outside
 			 * the one before (no breakpoint under a jump) */

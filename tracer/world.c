@@ -2074,11 +2074,10 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 			}
 			syscall(SYS_tgkill, c->p->pid, c->tid, SIGSTOP);
 			c->own_sigstop = true;
-			for (;;) {
-				pid_t w = waitpid(c->tid, &status, __WALL);
-
-				if (w == c->tid || (w < 0 && errno != EINTR))
-					break;
+			if (wait_task(c->tid, &status) != c->tid) {
+				/* gone: its death comes to this loop */
+				s->resume_time = now_seconds();
+				continue;
 			}
 			c->regs_valid = false;
 			if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP ||
