@@ -229,6 +229,10 @@ bool bp_split_rmw(struct thread *t);
 /* One PTRACE_SINGLESTEP of stopped t and the wait for its next stop
  * (*status); -errno when either fails (bp.c) */
 int thread_step_wait(struct thread *t, int *status);
+/* The words t watches that [ea, ea + size) overlaps: their number, and
+ * them in hit[] (may be NULL). */
+int thread_watched(const struct thread *t, uint64_t ea, int size,
+		   uint64_t *hit);
 /* tracer/tso.c: x86-TSO store buffers (POINTS_TSO) */
 /* t stands at a store that may enter its store buffer (ALT_BUFFER) */
 bool tso_may_buffer(struct session *s, struct thread *t);

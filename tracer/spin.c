@@ -357,9 +357,8 @@ int spin_probe(struct session *s, struct thread *t, uint64_t *spin_pc,
 				sz = 64;
 			/* a store to a word t watches traps (or ends a
 			 * watching step) when t runs: not in a probe's step */
-			for (int i = 0; m->write && i < t->ndr; i++)
-				if (a < t->dr[i] + 8 && a + (uint64_t)sz > t->dr[i])
-					COMPUTE("watched");
+			if (m->write && thread_watched(t, a, sz, NULL))
+				COMPUTE("watched");
 			if (m->write) {
 				struct store_rec *w = &probe.w[probe.nw];
 

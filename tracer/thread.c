@@ -298,7 +298,7 @@ static void watch_values(struct thread *t, uint64_t *v)
 }
 
 /* The request that resumes t: a single step while it watches by steps
- * (resume() has cleared t->wstep). */
+ * (resume_request() has cleared t->wstep). */
 static int watch_request(struct session *s, struct thread *t)
 {
 	if (!t->ndr || watch_traps())
@@ -354,14 +354,26 @@ static int watch_trapped(struct thread *t, uint64_t *hit)
 /* The instruction under t's breakpoint stores to a watched word: the
  * breakpoint is stepped over by emulation or a single step, neither of
  * which leaves the watchpoint's trap to see. */
+int thread_watched(const struct thread *t, uint64_t ea, int size,
+		   uint64_t *hit)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->ndr; i++)
+		if (ea < t->dr[i] + 8 && ea + (uint64_t)size > t->dr[i]) {
+			if (hit)
+				hit[n] = t->dr[i];
+			n++;
+		}
+	return n;
+}
+
 static int watched_store(struct session *s, struct thread *t, uint64_t *hit)
 {
 	struct bp *b = bp_find(t->p, t->bp_addr);
 	int size = 0;
 	bool write = false;
 	uint64_t ea;
-
-	int n = 0;
 
 	if (!t->ndr || !b || b->policy)
 		return 0;
@@ -370,10 +382,7 @@ static int watched_store(struct session *s, struct thread *t, uint64_t *hit)
 		return 0;
 	if (size <= 0)
 		size = 8;
-	for (int i = 0; i < t->ndr; i++)
-		if (ea < t->dr[i] + 8 && ea + (uint64_t)size > t->dr[i])
-			hit[n++] = t->dr[i];
-	return n;
+	return thread_watched(t, ea, size, hit);
 }
 
 /* A watching step's trap: a point where it changed a word a spinner
@@ -391,6 +400,15 @@ static bool watch_step_done(struct session *s, struct thread *t)
 		return true;
 	resume(s, t, 0);
 	return true;
+}
+
+/* How t goes on: to its syscall's exit (a clone's id, a wait's exit put
+ * back), by a watching step, or running. */
+static int resume_request(struct session *s, struct thread *t)
+{
+	t->wstep = false; /* (a syscall's stops are no watching step's) */
+	return t->tid_clone || t->exit_fix ? PTRACE_SYSCALL
+					   : watch_request(s, t);
 }
 
 /* Resume a stopped thread: apply a skipped syscall's result, step over a
@@ -442,12 +460,16 @@ void resume(struct session *s, struct thread *t, int sig)
 	t->regs_this_stop = false;
 	t->st = SCHED_RUNNING;
 	agent_resume(s, t);
-	t->wstep = false; /* (a syscall's stops are no watching step's) */
-	if (ptrace(t->tid_clone || t->exit_fix ? PTRACE_SYSCALL
-					       : watch_request(s, t),
-		   t->tid, 0, sig) < 0 &&
+	if (ptrace(resume_request(s, t), t->tid, 0, sig) < 0 &&
 	    errno == ESRCH)
 		t->st = SCHED_DEAD; /* killed meanwhile; its exit follows */
+}
+
+void resume_running(struct session *s, struct thread *t)
+{
+	t->regs_valid = false;
+	if (ptrace(resume_request(s, t), t->tid, 0, 0) < 0 && errno == ESRCH)
+		t->st = SCHED_DEAD;
 }
 
 bool call_fn_passive(int fn)
@@ -1176,6 +1198,14 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 	resume(s, t, 0);
 }
 
+/* b is an observation point armed in t's process: its instruction traps
+ * or logs when t runs it */
+static bool observing_at(struct session *s, struct thread *t, struct bp *b)
+{
+	return b && b->observe && !b->lifted && !b->retired && !b->dormant &&
+	       t->p->observing && !s->failed && !s->ended;
+}
+
 void session_agent_access(struct session *s, struct thread *t, uint64_t site,
 			  uint64_t ea)
 {
@@ -1185,8 +1215,7 @@ void session_agent_access(struct session *s, struct thread *t, uint64_t site,
 
 	/* (an entry after its point was sampled out, or after the
 	 * budget: the int3 path would not have stopped there) */
-	if (!b || !b->access || !b->observe || b->lifted || b->retired ||
-	    b->dormant || !t->p->observing || s->failed || s->ended ||
+	if (!observing_at(s, t, b) || !b->access ||
 	    !bp_operand_kind(b, &size, &write))
 		return;
 	s->stop_kinds[STOPK_AGENT_OBSERVE]++;
@@ -1194,14 +1223,6 @@ void session_agent_access(struct session *s, struct thread *t, uint64_t site,
 	if (observe_access(s, t, b, site, ea, size, write) && !b->lifted &&
 	    !b->retired && !b->dormant && bp_would_step(b, ea))
 		s->obs_steps++;
-}
-
-/* b is an observation point armed in t's process: its instruction traps
- * or logs when t runs it */
-static bool observing_at(struct session *s, struct thread *t, struct bp *b)
-{
-	return b && b->observe && !b->lifted && !b->retired && !b->dormant &&
-	       t->p->observing && !s->failed && !s->ended;
 }
 
 bool session_probe_observes(struct session *s, struct thread *t,
@@ -1238,19 +1259,6 @@ void session_probe_access(struct session *s, struct thread *t, uint64_t site,
 		s->obs_sync++;
 	else
 		s->obs_steps++;
-}
-
-void resume_running(struct session *s, struct thread *t)
-{
-	bool step = t->wstep;
-
-	t->regs_valid = false;
-	if (ptrace(t->tid_clone || t->exit_fix ? PTRACE_SYSCALL
-		   : step			? watch_request(s, t)
-						: PTRACE_CONT,
-		   t->tid, 0, 0) < 0 &&
-	    errno == ESRCH)
-		t->st = SCHED_DEAD;
 }
 
 /*

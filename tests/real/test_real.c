@@ -1561,10 +1561,24 @@ Test(real, rust_lost_update_found)
 	fails_and_replays_exactly(&r, prog[0]);
 }
 
+/* The accesses race discovery observed, from PTLOOM_STATS's line. */
+static unsigned long long observed_of(const char *err)
+{
+	const char *l = strstr(err, "ptloom: race discovery ");
+	unsigned long long n = 0;
+
+	if (l && (l = strstr(l, " s, ")))
+		sscanf(l, " s, %llu accesses observed", &n);
+	return n;
+}
+
 /* `ptloom run -s random` of bin with the in-process agent (fast) or
- * without it: the exit code, and the trace digest and output into d, out */
+ * without it: the exit code, and the trace digest and output into d, out,
+ * the observations logged in the program into *logged and, unless
+ * observed is NULL, the accesses race discovery observed into it */
 static int digest_of(const char *bin, const char *points, bool fast,
-		     char d[64], char **out, unsigned long long *logged)
+		     char d[64], char **out, unsigned long long *logged,
+		     unsigned long long *observed)
 {
 	char *argv[] = { (char *)ptloom(), "run", "-s", "random", "-n", "5",
 			 "--seed", "5", "--clock-start", "1767225600",
@@ -1586,6 +1600,8 @@ static int digest_of(const char *bin, const char *points, bool fast,
 	*logged = 0;
 	if (l)
 		sscanf(l, "observation stops (%llu", logged);
+	if (observed)
+		*observed = observed_of(r.err);
 	*out = strdup(r.out);
 	res_free(&r);
 	return code;
@@ -1629,9 +1645,9 @@ Test(real, go_and_rust_same_runs_with_and_without_the_fast_path)
 		if (!bins[i])
 			continue;
 		int c_on = digest_of(bins[i], points[i], true, d_on, &o_on,
-				     &l_on);
+				     &l_on, NULL);
 		int c_off = digest_of(bins[i], points[i], false, d_off, &o_off,
-				      &l_off);
+				      &l_off, NULL);
 
 		cr_expect_eq(l_off, 0, "%s: observations logged without the "
 			     "fast path", bins[i]);
@@ -1651,17 +1667,6 @@ Test(real, go_and_rust_same_runs_with_and_without_the_fast_path)
 	}
 }
 
-/* The accesses race discovery observed, from PTLOOM_STATS's line. */
-static unsigned long long observed_of(const char *err)
-{
-	const char *l = strstr(err, "ptloom: race discovery ");
-	unsigned long long n = 0;
-
-	if (l && (l = strstr(l, " s, ")))
-		sscanf(l, " s, %llu accesses observed", &n);
-	return n;
-}
-
 /* A thread that runs long without a scheduling point is stopped and
  * single-stepped to see whether it spins (tracer/spin.c), at wall-clock
  * moments.  In race discovery the probe's steps are observed as the
@@ -1679,32 +1684,19 @@ Test(real, race_discovery_the_same_whether_or_not_spin_probes_look)
 		unsigned long long seen[2];
 
 		for (int look = 0; look < 2; look++) {
-			char *argv[] = { (char *)ptloom(), "run", "-s",
-					 "random", "-n", "3", "--seed", "5",
-					 "--no-minimize", "--points",
-					 "sync,races", "--", (char *)bin,
-					 NULL };
+			char *out;
+			unsigned long long logged;
 
-			setenv("PTLOOM_STATS", "1", 1);
-			setenv("PTLOOM_NO_FAST_PATH", fast ? "0" : "1", 1);
 			/* a look every millisecond the thread runs, not
 			 * every 100 */
 			if (look)
 				setenv("PTLOOM_SPIN_LOOK_MS", "1", 1);
-			struct res r = run_argv(argv, 300);
-
+			digest_of(bin, "sync,races", fast, d[look], &out,
+				  &logged, &seen[look]);
 			unsetenv("PTLOOM_SPIN_LOOK_MS");
-			unsetenv("PTLOOM_NO_FAST_PATH");
-			unsetenv("PTLOOM_STATS");
-			const char *l = strstr(r.err, "ptloom: trace digest ");
-
-			cr_assert_not_null(l, "`%s`: no digest\n%s", r.cmd,
-					   r.err);
-			sscanf(l, "ptloom: trace digest %63[^\n]", d[look]);
-			seen[look] = observed_of(r.err);
-			cr_assert_gt(seen[look], 0, "`%s`: no access "
-				     "observed\n%s", r.cmd, r.err);
-			res_free(&r);
+			free(out);
+			cr_assert_gt(seen[look], 0, "%s: no access observed",
+				     bin);
 		}
 		cr_expect_eq(seen[0], seen[1], "fast path %s: %llu accesses "
 			     "observed, %llu with a probe every millisecond",
