@@ -57,6 +57,16 @@ EXEC=$(awk '$1=="exec"{print $2}' "$OUT/lim")
 FUTEX=$(awk '$1=="futex"{print $2}' "$OUT/lim")
 echo
 echo "limits (µs): seccomp stop $SECCOMP, int3 hit (emulated) $INT3, fork of a stopped tracee $FORK, traced fork+exec of /bin/true $EXEC, futex hand-off between two threads $FUTEX"
+# the same with both CPUs busy at once (-j 2's workers): a machine whose
+# CPUs serialise page-table work (a hypervisor's shadow paging) forks and
+# execs no faster on two CPUs than on one
+SECCOMP2=$SECCOMP FORK2=$FORK
+if "$OUT/limits" pair >"$OUT/lim2" 2>/dev/null; then
+	SECCOMP2=$(awk '$1=="seccomp2"{print $2}' "$OUT/lim2")
+	FORK2=$(awk '$1=="fork2"{print $2}' "$OUT/lim2")
+	EXEC2=$(awk '$1=="exec2"{print $2}' "$OUT/lim2")
+	echo "two at once, one per CPU (µs each): seccomp stop $SECCOMP2, fork of a stopped tracee $FORK2, traced fork+exec $EXEC2"
+fi
 
 # CPU seconds (user + system) of the children this shell has waited for
 # (ptloom, its launcher and every run's processes are among them), into
