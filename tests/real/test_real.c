@@ -1114,6 +1114,60 @@ Test(real, cpp20_atomic_wait_latch_barrier_semaphore)
 	found_and_replayed("FAIL crash SIGABRT", bug, NULL, NULL);
 }
 
+/*
+ * A real bug in the C++ library of the machine: libstdc++ 12's
+ * std::binary_semaphore loses a wakeup (tests/real/cpp_semaphore.cpp), and
+ * the program hangs, a deadlock under ptloom (the waiter sleeps in its
+ * futex wait, the other thread has exited, main joins).  It takes about
+ * seven preemptions (the acquire's spin yields four times while the
+ * other thread holds the semaphore), past the default bound: the
+ * round-robin sampler finds it (347 runs with seed 1; minimised to 5
+ * preemptions), and the minimised schedule replays exactly.  Only for libstdc++ 12, whose code is the one
+ * described.
+ */
+Test(real, finds_the_lost_wakeup_in_libstdcxx_12_binary_semaphore)
+{
+	const char *prog = built_or_skip("cpp_semaphore", "C++20 <latch>");
+	char *rel[] = { (char *)prog, "release", NULL };
+	struct res v = run_argv(rel, 30);
+
+	if (v.code != 0 || atoi(v.out) != 12) {
+		cr_log_warn("skipped: cpp_semaphore was built with libstdc++ "
+			    "release %d, not 12", atoi(v.out));
+		res_free(&v);
+		cr_skip_test("libstdc++ is not release 12");
+	}
+	res_free(&v);
+	char *argv[] = { (char *)ptloom(), "run", "-s", "rr", "-n", "5000",
+			 "--seed", SEED, "--", (char *)prog, NULL };
+	struct res r = run_argv(argv, 300);
+
+	cr_log_info("%s: %s", r.cmd, summary(&r));
+	cr_assert_eq(r.code, 1, "`%s` exit %d:\n%s%s", r.cmd, r.code, r.out,
+		     r.err);
+	/* the waiter sleeps on the semaphore inside its acquire */
+	cr_assert(strstr(r.out, "ptloom: FAIL deadlock") &&
+			  strstr(r.out, "blocked in futex_wait(sem) from") &&
+			  strstr(r.out, "_M_acquire"),
+		  "`%s`:\n%s", r.cmd, r.out);
+	const char *rp = strstr(r.out, "replay: ptloom replay ");
+	char file[PATH_MAX];
+
+	cr_assert(rp && sscanf(rp, "replay: ptloom replay %4095s", file) == 1,
+		  "%s", r.out);
+	char *again[] = { (char *)ptloom(), "replay", file, "--", (char *)prog,
+			  NULL };
+	struct res p = run_argv(again, 120);
+
+	cr_expect_eq(p.code, 1, "`%s` exit %d:\n%s%s", p.cmd, p.code, p.out,
+		     p.err);
+	cr_expect(strstr(p.out, "replay exact") &&
+			  strstr(p.out, "FAIL deadlock"),
+		  "`%s`:\n%s", p.cmd, p.out);
+	res_free(&r);
+	res_free(&p);
+}
+
 /* glib's GThreadPool, GAsyncQueue, GMutex and GCond (its own futex
  * locks, no pthread entry points); the unlocked counter is found. */
 Test(real, glib_thread_pool_queue_mutex_cond)
