@@ -944,9 +944,14 @@ int cmd_run(int argc, char **argv)
 		struct run_result *orig = &er.fail, best, exact;
 		struct minimize_stats ms = { 0 };
 
-		/* the found schedule, replayed once with names for show */
+		/* the found schedule, replayed once with names for show;
+		 * kept only with the same failure: a hang's replay that
+		 * came out merely too slow for --timeout (a loaded moment)
+		 * once replaced the hang, and "FAIL too slow" was reported,
+		 * a kind no schedule file can hold */
 		if (rerun_exact(&eo.cfg, orig, &exact) == 0 &&
-		    exact.trace_hash == orig->trace_hash) {
+		    exact.trace_hash == orig->trace_hash &&
+		    exact.failure == orig->failure) {
 			run_result_free(orig);
 			*orig = exact;
 		} else if (exact.events) {
@@ -1050,7 +1055,8 @@ int cmd_run(int argc, char **argv)
 				bool exact = false, tree = false;
 
 				if (rerun_exact(&eo.cfg, &best, &ex) == 0 &&
-				    ex.trace_hash == best.trace_hash) {
+				    ex.trace_hash == best.trace_hash &&
+				    ex.failure == best.failure) {
 					run_result_free(&best);
 					best = ex;
 					exact = true;

@@ -818,7 +818,7 @@ void agent_resume(struct session *s, struct thread *t)
 	 * was put back), or the page holds another run's log: the log
 	 * starts again */
 	if (!others || !s->ag_synced) {
-		d->cursor = s->ag_flushed = LOG_START;
+		d->cursor = s->ag_flushed = s->ag_looked = LOG_START;
 		s->ag_solo = -1;
 	}
 	s->ag_synced = true;
@@ -1022,12 +1022,19 @@ bool agent_logged(struct session *s)
 	if (!s->ag || !s->ag_synced)
 		return false;
 	uint64_t end = __atomic_load_n(&s->ag->cursor, __ATOMIC_RELAXED);
+	uint64_t from = s->ag_looked > s->ag_flushed ? s->ag_looked
+						     : s->ag_flushed;
 
 	if (end > PAGE)
 		end = PAGE;
+	/* only what was logged since the last look: the log is taken at
+	 * the thread's next stop, and a thread that logged a point (a
+	 * wake) and then computed for seconds looked busy at every look,
+	 * so no spin probe stopped it and its log was never taken (the
+	 * woken thread stayed blocked: a false hang) */
+	s->ag_looked = end;
 	/* points: an access observed is none (a spin observed is a spin) */
-	for (uint64_t o = s->ag_flushed; o + TRAMP_ENTRY <= end;
-	     o += TRAMP_ENTRY) {
+	for (uint64_t o = from; o + TRAMP_ENTRY <= end; o += TRAMP_ENTRY) {
 		const struct agent_entry *e =
 			(const void *)((const char *)s->ag + o);
 
@@ -1036,6 +1043,12 @@ bool agent_logged(struct session *s)
 			return true;
 	}
 	return false;
+}
+
+void agent_take_log(struct session *s)
+{
+	if (s->ag && s->ag_synced)
+		agent_flush(s);
 }
 
 int agent_slot_at(const struct process *p, uint64_t pc, uint64_t *site,

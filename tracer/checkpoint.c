@@ -1187,7 +1187,7 @@ static void adopt(struct session *s, pid_t c)
 	s->resume_cpu = 0; /* a new process's clock */
 	if (s->cfg->policy && s->cfg->policy->forked)
 		s->cfg->policy->forked(s->cfg->policy->ctx, s, old);
-	s->resume_time = now_seconds();
+	s->resume_time = s->step_wall = now_seconds();
 	ptrace(PTRACE_CONT, c, 0, 0);
 }
 

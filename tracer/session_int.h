@@ -153,7 +153,10 @@ bool agent_code(const struct process *p, uint64_t pc);
  * when it is the one thread that can run; agent_stopped unwinds a thread
  * stopped inside a slot's sequence and hands each logged point to
  * session_agent_point (world.c), in order, before the stop is taken.
- * agent_logged: points wait there (a long step is no spin).
+ * agent_logged: points were logged since its last look (a step that
+ * logs points is no long step, no spin); agent_take_log: the points
+ * logged so far taken now, while their thread runs on (the run is being
+ * judged at --timeout: a wake logged before a long computation counts).
  * agent_slot_at: pc is in p's slot for the breakpoint at *site (an
  * access slot when *access; access may be NULL): its offset in the slot,
  * else -1.  session_agent_access (thread.c): an access logged in race
@@ -169,6 +172,7 @@ void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 void session_agent_futex(struct session *s, struct thread *t, uint64_t site,
 			 uint64_t rdi, uint64_t rsi, uint64_t rdx, int answer);
 bool agent_logged(struct session *s);
+void agent_take_log(struct session *s);
 /* t meets signal sig in a slot's displaced instructions: if sig is not
  * caught (the process dies of it), t's pc goes to the function's own
  * instruction, where the unwinder and the report see it as without the

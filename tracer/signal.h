@@ -28,6 +28,7 @@ bool signal_execute(struct session *s, struct thread *t);
 /* Before a choice: wake or interrupt blocked threads that have a signal
  * pending, when one may have been sent since the last look (or force). */
 void signal_recheck(struct session *s, bool force);
+void signal_recheck_blocked(struct session *s, struct thread *t);
 const char *signal_wait_name(const struct thread *t);
 /* The signals t blocks during its pending call: a ppoll/pselect6/
  * epoll_pwait mask argument, else its own mask. */

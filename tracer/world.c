@@ -511,6 +511,18 @@ static bool timeout_reached(struct session *s)
 	double lim = s->cfg->timeout;
 	pid_t rt = runnable_task(s);
 
+	/* the running thread took no step for half the limit or more (the
+	 * steps it logged in the program, taken below, came before) */
+	bool long_step = now_seconds() - s->step_wall >= lim / 2;
+
+	/* a judgement: what the running thread logged in the program (a
+	 * wake of another thread, before its long computation) counts, as
+	 * its stop would have made it count; so does a signal pending for
+	 * a blocked thread */
+	if (cpu >= lim) {
+		agent_take_log(s);
+		signal_recheck(s, true);
+	}
 	int waiting = other_could_run(s);
 
 	if (cpu >= lim && waiting >= 0) {
@@ -521,6 +533,23 @@ static bool timeout_reached(struct session *s)
 			 "thread runs at a time and the running one reached "
 			 "no point); raise --timeout",
 			 cpu, lim, waiting);
+		return true;
+	}
+	if (cpu >= lim && timer_armed(s) && long_step) {
+		/* a computation a timer's signal would end (alarm(1), then
+		 * work until SIGALRM sets a flag): the virtual clock moves at
+		 * steps, and none was taken for half the limit or more, so
+		 * the timer never comes due; no hang of the program's is
+		 * shown */
+		s->timeout_kind = FAIL_SLOW;
+		snprintf(s->timeout_why, sizeof(s->timeout_why),
+			 "the program used %.1f s of CPU time in this run "
+			 "(--timeout %g) without a scheduling point while a "
+			 "timer of its own was armed: ptloom's clock moves "
+			 "only at scheduling points, so a computation that "
+			 "only the timer's signal ends does not end here "
+			 "(not modelled)",
+			 cpu, lim);
 		return true;
 	}
 	if (cpu >= lim) {
@@ -589,7 +618,7 @@ void session_restart_clock(struct session *s)
 {
 	s->t0 = now_seconds();
 	s->self_cpu0 = self_cpu();
-	s->resume_time = s->t0;
+	s->resume_time = s->step_wall = s->t0;
 	s->resume_cpu = -1;
 }
 
@@ -1262,6 +1291,7 @@ static void take_step(struct session *s, struct thread *t, bool preempt,
 	if (s->cfg->observer)
 		observe_sync(s, t);
 	s->step++;
+	s->step_wall = now_seconds();
 	if (clock)
 		s->now += s->quantum;
 	if (s->current != t->idx) {
@@ -1612,8 +1642,12 @@ static void schedule(struct session *s)
 						       t->idx, SYNC_ACQUIRE,
 						       t->relock, -1);
 		}
-		if (!runs)
-			continue; /* it blocked: pick again */
+		if (!runs) {
+			/* it blocked: pick again (a signal pending for it
+			 * ends the wait at once) */
+			signal_recheck_blocked(s, t);
+			continue;
+		}
 		/* an access while its stores are buffered: run under the
 		 * buffer, up to its next load or the drain (tso.c) */
 		if (t->tso_window && tso_step(s, t) == TSO_POINT) {
@@ -1991,7 +2025,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 		cfg->policy->begin(cfg->policy->ctx);
 	s->t0 = now_seconds();
 	s->self_cpu0 = self_cpu();
-	s->resume_time = s->t0;
+	s->resume_time = s->step_wall = s->t0;
 	s->resume_cpu = 0;
 	if (!cfg->checkpoint || checkpoint_start(s)) {
 		s->outfd = cfg->pass_output

@@ -106,6 +106,7 @@ struct session {
 	size_t root_cmd_len, root_env_len;
 	char root_why[MSG_MAX];
 	double resume_time;	/* when the current thread was chosen */
+	double step_wall;	/* wall clock at the last step taken */
 	double resume_cpu;	/* its CPU time then, < 0: not sampled yet */
 	int seen_ticks;		/* timer ticks already checked */
 	uint64_t observed;	/* accesses reported to the observer */
@@ -121,6 +122,7 @@ struct session {
 	int spin_ms;		/* CPU ms before the next spin probe */
 	bool self_kill;		/* the program sent a SIGKILL itself */
 	bool sig_maybe;		/* a signal may have been sent */
+	bool sig_any;		/* signals were sent in this run */
 	struct timers *timers;	/* virtual alarms, timerfds (timer.c) */
 	struct evloop *evl;	/* held sockets, ... (evloop.c), or NULL */
 	struct livelock ll;	/* past --max-steps (tracer/spin.c) */
@@ -147,6 +149,7 @@ struct session {
 	 * log's offset up to which they are taken */
 	int ag_solo;
 	uint64_t ag_flushed;
+	uint64_t ag_looked; /* agent_logged's last look: the log's end */
 	bool ag_known;	/* ag_solo's points are choices known in advance */
 	bool ag_taken;	/* this stop's flush took logged accesses */
 	char ag_note[128];

@@ -147,3 +147,25 @@ Test(blocking_waits, sigchld_reaches_blocked_waits)
 		res_free(&r);
 	}
 }
+
+/*
+ * A signal pending for a thread when its wait blocks ends that wait at
+ * once, as the kernel's does (tests/targets/alarm_ends_worker.c: the
+ * timer fires to main at its join, the handler that ends the worker's
+ * loop must run).  Before, main blocked with SIGALRM pending and the
+ * worker computed on: "FAIL hang" after 4 runs of seed 0, on a program
+ * that ends in a second.  Runs whose worker computes while main waits
+ * for its turn are past --timeout: INCOMPLETE, never a failure.
+ */
+Test(blocking_waits, a_signal_pending_when_a_wait_blocks_ends_it)
+{
+	struct res r = RUN9("-q", "-s", "random", "-n", "20", "--seed", "0",
+			    "--timeout", "0.5", "--points", "sync",
+			    "--no-minimize", "--",
+			    target("alarm_ends_worker"));
+
+	cr_expect(r.code == 0 || r.code == 3, "`%s` exit %d:\n%s%s", r.cmd,
+		  r.code, r.out, r.err);
+	cr_expect(!strstr(r.out, "FAIL"), "`%s`:\n%s", r.cmd, r.out);
+	res_free(&r);
+}

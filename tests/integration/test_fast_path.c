@@ -809,3 +809,36 @@ Test(fast_path, the_analysis_cache_stays_under_its_cap_and_spares_other_files)
 	cr_expect_eq(entries(dir, NULL), 2 + (int)kept.stored);
 	cr_expect_str_eq(kept.digest, capped.digest);
 }
+
+/*
+ * A wake taken in the program counts when the run is judged at --timeout
+ * although its thread never stops again (tests/targets/wake_then_compute.c:
+ * the worker wakes the stopper, then computes until the stopper runs).
+ * The default schedule (an empty script) gives the same verdict with the
+ * fast path and without: INCOMPLETE, the stopper waiting for its turn.
+ * Before, with the fast path the stopper looked blocked and the replay
+ * said "FAIL hang".
+ */
+Test(fast_path, a_wake_taken_in_the_program_counts_at_the_timeout)
+{
+	char *script = in_tmp("default.script");
+
+	spit(script, "# ptloom schedule script v1\n");
+	for (int fast = 0; fast < 2; fast++) {
+		char *argv[] = { (char *)ptloom(), "replay", "--timeout", "1",
+				 script, "--",
+				 (char *)target("wake_then_compute"), NULL };
+		struct res r = run_argv(argv, fast ? "PTLOOM_NO_FAST_PATH=0"
+						   : "PTLOOM_NO_FAST_PATH=1",
+					CMD_TIMEOUT);
+
+		cr_expect_eq(r.code, 3, "`%s` (fast path %s) exit %d:\n%s%s",
+			     r.cmd, fast ? "on" : "off", r.code, r.out,
+			     r.err);
+		cr_expect(strstr(r.out, "INCOMPLETE") &&
+				  strstr(r.out, "while T2 waited for its turn"),
+			  "`%s` (fast path %s):\n%s", r.cmd,
+			  fast ? "on" : "off", r.out);
+		res_free(&r);
+	}
+}
