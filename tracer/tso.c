@@ -62,15 +62,33 @@ static bool racy_point(struct process *p, uint64_t pc)
  * (may be NULL): some breakpoint's bytes cover pc other than a racy
  * point's int3, whose instruction the window runs as any other.
  */
+/* Code read ahead for a scan that only reads it (load_follows: up to
+ * TSO_SCAN instructions in a row, each a pread of its own before) */
+struct code_win {
+	uint64_t lo;
+	size_t n;
+	uint8_t b[256];
+};
+
 static int code_at(struct process *p, uint64_t pc, uint8_t code[16],
-		   bool *in_the_way)
+		   bool *in_the_way, struct code_win *w)
 {
 	size_t n = 16, lo = 0, hi = p->nbps;
 
 	memset(code, 0, 16);
 	if (in_the_way)
 		*in_the_way = false;
-	if (mem_read(p, pc, code, n)) {
+	if (w && w->n && pc >= w->lo && pc - w->lo + 16 <= w->n) {
+		memcpy(code, w->b + (pc - w->lo), 16);
+	} else if (w && (n = 4096 - (pc & 4095)) >= 16 &&
+		   !mem_read(p, pc, w->b,
+			     n = n < sizeof(w->b) ? n : sizeof(w->b))) {
+		/* up to 256 bytes, not past its page */
+		w->lo = pc;
+		w->n = n;
+		memcpy(code, w->b, 16);
+		n = 16;
+	} else if ((n = 16) && mem_read(p, pc, code, n)) {
 		n = 4096 - (pc & 4095); /* up to the end of its page */
 		if (n >= 16 || mem_read(p, pc, code, n))
 			return -EFAULT;
@@ -151,6 +169,7 @@ static bool load_follows(struct thread *t, const struct bp *b,
 	uint64_t pc = b->addr + b->ei.len, sp = t->regs.rsp;
 	uint64_t rets[8]; /* return addresses of the calls followed */
 	int nrets = 0;
+	struct code_win w = { 0 };
 
 	for (int n = 0; n < TSO_SCAN; n++) {
 		uint8_t code[16];
@@ -158,7 +177,7 @@ static bool load_follows(struct thread *t, const struct bp *b,
 		uint64_t target = 0;
 		int reg, len, k;
 
-		if (code_at(p, pc, code, NULL) ||
+		if (code_at(p, pc, code, NULL, &w) ||
 		    disasm_decode(code, 16, pc, &in))
 			return false;
 		/* into a call, and back from a return: the caller's pc from
@@ -438,7 +457,7 @@ static int run(struct session *s, struct thread *t, bool at_access)
 		bool blocked;
 
 		if (++t->tso_steps > TSO_STEPS ||
-		    code_at(p, pc, code, &blocked) || blocked ||
+		    code_at(p, pc, code, &blocked, NULL) || blocked ||
 		    disasm_decode(code, sizeof(code), pc, &in) ||
 		    in.is_atomic)
 			return stand_drain(s, t);
