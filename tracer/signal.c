@@ -391,11 +391,13 @@ void signal_recheck(struct session *s, bool force)
  * come before: a timer fired to main while it stood at its join's futex
  * wait, main then blocked there, and its SIGALRM handler, which would
  * have ended a worker's loop, never ran (a false hang).  Looked at only
- * in a run where signals were sent at all.
+ * in a run where signals were sent at all (a signal ptloom directed to t
+ * set sig_maybe), and not when signal_recheck() is about to look at
+ * every blocked thread anyway (sig_maybe).
  */
 void signal_recheck_blocked(struct session *s, struct thread *t)
 {
-	if (!s->sig_any && !s->sig_maybe && !t->sig_sent)
+	if (s->sig_maybe || !s->sig_any)
 		return;
 	recheck_one(s, t, claimed(s));
 }

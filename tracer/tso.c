@@ -56,12 +56,6 @@ static bool racy_point(struct process *p, uint64_t pc)
 	return racy_bp(bp_find(p, pc));
 }
 
-/*
- * The program's code at pc as the file has it: our breakpoints' bytes (an
- * int3, a trampoline's jump) replaced by the original ones.  *in_the_way
- * (may be NULL): some breakpoint's bytes cover pc other than a racy
- * point's int3, whose instruction the window runs as any other.
- */
 /* Code read ahead for a scan that only reads it (load_follows: up to
  * TSO_SCAN instructions in a row, each a pread of its own before) */
 struct code_win {
@@ -70,6 +64,14 @@ struct code_win {
 	uint8_t b[256];
 };
 
+/*
+ * The program's code at pc as the file has it: our breakpoints' bytes (an
+ * int3, a trampoline's jump) replaced by the original ones.  *in_the_way
+ * (may be NULL): some breakpoint's bytes cover pc other than a racy
+ * point's int3, whose instruction the window runs as any other.  w (may
+ * be NULL): bytes read ahead, used and refilled (a scan that executes
+ * nothing between its reads).
+ */
 static int code_at(struct process *p, uint64_t pc, uint8_t code[16],
 		   bool *in_the_way, struct code_win *w)
 {
