@@ -1114,6 +1114,29 @@ Test(real, cpp20_atomic_wait_latch_barrier_semaphore)
 	found_and_replayed("FAIL crash SIGABRT", bug, NULL, NULL);
 }
 
+/* r, a run of bin: it failed with kind ("exit status 1"), and the replay
+ * command it printed fails again, exactly, with it.  Frees r. */
+static void fails_and_replays_exactly(struct res *r, const char *bin,
+				      const char *kind)
+{
+	const char *rp = strstr(r->out ? r->out : "", "replay: ptloom replay ");
+	char file[PATH_MAX];
+
+	cr_assert_eq(r->code, 1, "`%s` exit %d:\n%s%s", r->cmd, r->code,
+		     r->out, r->err);
+	cr_assert(strstr(summary(r), kind), "%s", summary(r));
+	cr_assert_not_null(rp, "%s", r->out);
+	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
+	struct res p = ptl("replay", file, "--", bin, NULL);
+
+	cr_expect_eq(p.code, 1, "`%s` exit %d:\n%s%s", p.cmd, p.code, p.out,
+		     p.err);
+	cr_expect(strstr(p.out, "replay exact") && strstr(p.out, kind),
+		  "`%s`:\n%s", p.cmd, p.out);
+	res_free(&p);
+	res_free(r);
+}
+
 /*
  * A real bug in the C++ library of the machine: libstdc++ 12's
  * std::binary_semaphore loses a wakeup (tests/real/cpp_semaphore.cpp), and
@@ -1150,22 +1173,7 @@ Test(real, finds_the_lost_wakeup_in_libstdcxx_12_binary_semaphore)
 			  strstr(r.out, "blocked in futex_wait(sem) from") &&
 			  strstr(r.out, "_M_acquire"),
 		  "`%s`:\n%s", r.cmd, r.out);
-	const char *rp = strstr(r.out, "replay: ptloom replay ");
-	char file[PATH_MAX];
-
-	cr_assert(rp && sscanf(rp, "replay: ptloom replay %4095s", file) == 1,
-		  "%s", r.out);
-	char *again[] = { (char *)ptloom(), "replay", file, "--", (char *)prog,
-			  NULL };
-	struct res p = run_argv(again, 120);
-
-	cr_expect_eq(p.code, 1, "`%s` exit %d:\n%s%s", p.cmd, p.code, p.out,
-		     p.err);
-	cr_expect(strstr(p.out, "replay exact") &&
-			  strstr(p.out, "FAIL deadlock"),
-		  "`%s`:\n%s", p.cmd, p.out);
-	res_free(&r);
-	res_free(&p);
+	fails_and_replays_exactly(&r, prog, "FAIL deadlock");
 }
 
 /* glib's GThreadPool, GAsyncQueue, GMutex and GCond (its own futex
@@ -1405,27 +1413,6 @@ Test(real, changed_library_is_named_on_replay)
 
 static bool have(const char *tool);
 
-/* r, a run of bin: it failed with "exit status 1", and the replay command
- * it printed fails again, exactly.  Frees r. */
-static void fails_and_replays_exactly(struct res *r, const char *bin)
-{
-	const char *rp = strstr(r->out ? r->out : "", "replay: ptloom replay ");
-	char file[PATH_MAX];
-
-	cr_assert_eq(r->code, 1, "`%s` exit %d:\n%s%s", r->cmd, r->code,
-		     r->out, r->err);
-	cr_assert(strstr(summary(r), "exit status 1"), "%s", summary(r));
-	cr_assert_not_null(rp, "%s", r->out);
-	cr_assert_eq(sscanf(rp, "replay: ptloom replay %4095s", file), 1);
-	struct res p = ptl("replay", file, "--", bin, NULL);
-
-	cr_expect_eq(p.code, 1, "`%s` exit %d:\n%s%s", p.cmd, p.code, p.out,
-		     p.err);
-	cr_expect(strstr(p.out, "replay exact"), "`%s`:\n%s", p.cmd, p.out);
-	res_free(&p);
-	res_free(r);
-}
-
 /* tests/real/NAME.go built into the test's directory with `go`, its path
  * (static, so that it outlives in_tmp's rotation) */
 static const char *go_build(const char *name)
@@ -1514,7 +1501,7 @@ Test(real, go_lost_update_found)
 	struct res r = ptl("run", "-s", "random", "-n", "40", "--seed", SEED,
 			   "-o", in_tmp("lu_out"), "--", prog[0], NULL);
 
-	fails_and_replays_exactly(&r, prog[0]);
+	fails_and_replays_exactly(&r, prog[0], "exit status 1");
 }
 
 /* Go's netpoller (epoll, edge-triggered) with a server and two clients on
@@ -1529,7 +1516,7 @@ Test(real, go_netpoller_lost_update_found)
 			   SEED, "-o", in_tmp("gtl_out"), "--", bin, NULL);
 
 	cr_assert(strstr(r.out ? r.out : "", "count 1"), "%s", r.out);
-	fails_and_replays_exactly(&r, bin);
+	fails_and_replays_exactly(&r, bin, "exit status 1");
 	r = ptl("run", "--points", "sync", "--max-time", "20", "--seed", SEED,
 		"--", bin, "fixed", NULL);
 	cr_expect(r.code == 0 || r.code == 3, "`%s` exit %d:\n%s%s", r.cmd,
@@ -1612,7 +1599,7 @@ Test(real, rust_lost_update_found)
 	struct res r = ptl("run", "--seed", SEED, "-o", in_tmp("rs_out"), "--",
 			   prog[0], NULL);
 
-	fails_and_replays_exactly(&r, prog[0]);
+	fails_and_replays_exactly(&r, prog[0], "exit status 1");
 }
 
 /* The accesses race discovery observed, from PTLOOM_STATS's line. */
