@@ -526,7 +526,8 @@ static void futex_waiters_out(struct session *s, const struct process *p)
 			w[2 * n] = a;
 			w[2 * n++ + 1] = 0;
 		}
-		w[2 * k + 1]++;
+		/* a lock's waiter is no wake's (two: the slot stops) */
+		w[2 * k + 1] += s->ft.w[i].bitset == FUTEX_PI_WAITER ? 2 : 1;
 	}
 	memcpy(d->waddr, w, sizeof(w));
 	for (int i = 0; !fits && i < p->ntramp; i++)

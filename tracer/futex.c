@@ -75,7 +75,8 @@ int futex_requeue(struct futex_table *ft, uint64_t from, uint64_t to,
 
 	/* Move matching waiters to the tail, keeping their relative order. */
 	for (size_t i = 0; i < n && moved < max;) {
-		if (ft->w[i].addr != from) {
+		if (ft->w[i].addr != from ||
+		    ft->w[i].bitset == FUTEX_PI_WAITER) {
 			i++;
 			continue;
 		}
@@ -89,6 +90,24 @@ int futex_requeue(struct futex_table *ft, uint64_t from, uint64_t to,
 		moved++;
 	}
 	return moved;
+}
+
+int futex_pi_first(const struct futex_table *ft, uint64_t addr, bool *more)
+{
+	int first = -1;
+
+	*more = false;
+	for (size_t i = 0; i < ft->n; i++) {
+		if (ft->w[i].addr != addr ||
+		    ft->w[i].bitset != FUTEX_PI_WAITER)
+			continue;
+		if (first >= 0) {
+			*more = true;
+			break;
+		}
+		first = ft->w[i].thread;
+	}
+	return first;
 }
 
 bool futex_is_waiting(const struct futex_table *ft, int thread)

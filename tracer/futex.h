@@ -15,8 +15,12 @@
 struct futex_waiter {
 	int thread;
 	uint64_t addr;
-	uint32_t bitset;
+	uint32_t bitset; /* FUTEX_PI_WAITER: a FUTEX_LOCK_PI waiter */
 };
+
+/* A priority-inheritance waiter's bitset: no wake's bitset matches it, so
+ * only an unlock hands it the lock (futex_pi_first). */
+#define FUTEX_PI_WAITER 0u
 
 struct futex_table {
 	struct futex_waiter *w; /* FIFO: oldest first */
@@ -40,6 +44,9 @@ int futex_remove(struct futex_table *ft, int thread);
  * Returns how many moved. */
 int futex_requeue(struct futex_table *ft, uint64_t from, uint64_t to,
 		  int max);
+/* The oldest priority-inheritance waiter of addr, or -1; *more says
+ * whether another one waits behind it. */
+int futex_pi_first(const struct futex_table *ft, uint64_t addr, bool *more);
 bool futex_is_waiting(const struct futex_table *ft, int thread);
 
 #endif

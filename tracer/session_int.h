@@ -333,6 +333,9 @@ void tsc_restore(const struct process *p, int memfd);
 /* bp.c: the rdtsc and rdtscp of an ELF file (the file cache's) */
 int bp_scan_tsc(const char *path, const struct insn_info **out,
 		struct disasm_elf_info *info);
+/* A priority-inheritance lock whose owner is gone passes to its oldest
+ * waiter (syscall.c). */
+void futex_pi_owner_gone(struct session *s, const struct thread *dead);
 void futex_wake_addr(struct session *s, uint64_t addr, int n,
 		     uint32_t bitset, int *woken);
 

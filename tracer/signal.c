@@ -292,7 +292,7 @@ bool signal_execute(struct session *s, struct thread *t)
 static void interrupt(struct session *s, struct thread *t, bool fatal)
 {
 	int block = t->block;
-	bool timed = t->timed;
+	bool timed = t->timed, pi = t->pi_wait;
 	uint64_t left = t->deadline > s->now ? t->deadline - s->now : 0;
 
 	futex_remove(&s->ft, t->idx);
@@ -303,7 +303,8 @@ static void interrupt(struct session *s, struct thread *t, bool fatal)
 		t->sig_rerun = false;
 		return;
 	}
-	thread_make_ready(s, t, OP_WOKEN, -EINTR);
+	/* FUTEX_LOCK_PI is never EINTR: the kernel restarts it */
+	thread_make_ready(s, t, OP_WOKEN, pi ? PTLOOM_RESTART_CALL : -EINTR);
 	if (block != BLOCK_FUTEX) {
 		/* a futex wait may fail with EINTR at any time: glibc
 		 * retries, and the thread left ptloom's futex queue */

@@ -37,6 +37,9 @@
 #ifndef CLONE_THREAD
 #define CLONE_THREAD 0x00010000
 #endif
+#ifndef FUTEX_LOCK_PI2
+#define FUTEX_LOCK_PI2 13
+#endif
 #ifndef CLONE_VM
 #define CLONE_VM 0x00000100
 #endif
@@ -722,28 +725,28 @@ static bool futex_point(struct session *s, struct thread *t)
 		point(t, OP_FUTEX_REQUEUE, t->regs.rdi, (int64_t)t->regs.rdx);
 		t->obj2 = t->regs.r8; /* waiters move there */
 		return true;
-	default: {
-		static const char *const names[] = {
-			[FUTEX_FD] = "FUTEX_FD",
-			[FUTEX_LOCK_PI] = "FUTEX_LOCK_PI",
-			[FUTEX_UNLOCK_PI] = "FUTEX_UNLOCK_PI",
-			[FUTEX_TRYLOCK_PI] = "FUTEX_TRYLOCK_PI",
-			[FUTEX_WAIT_REQUEUE_PI] = "FUTEX_WAIT_REQUEUE_PI",
-			[FUTEX_CMP_REQUEUE_PI] = "FUTEX_CMP_REQUEUE_PI",
-		};
-		const char *nm = cmd >= 0 && cmd < (int)(sizeof(names) /
-							 sizeof(names[0])) &&
-						 names[cmd]
-					 ? names[cmd]
-					 : "futex operation";
-
+	case FUTEX_LOCK_PI:
+	case FUTEX_LOCK_PI2:
+	case FUTEX_TRYLOCK_PI:
+		/* a lock: it may wait (trylock never does) */
+		return point(t, OP_FUTEX_WAIT, t->regs.rdi, 0);
+	case FUTEX_UNLOCK_PI:
+		return point(t, OP_FUTEX_WAKE, t->regs.rdi, 0);
+	case FUTEX_WAIT_REQUEUE_PI:
+	case FUTEX_CMP_REQUEUE_PI: {
+		/* glibc's condition variables stopped using them in 2.25 */
 		session_fail(s, FAIL_UNSUPPORTED, t,
-			     "unsupported: futex %s (op %d) on 0x%llx "
-			     "(priority-inheritance mutexes cannot be made "
-			     "deterministic)",
-			     nm, op, (unsigned long long)t->regs.rdi);
+			     "unsupported: futex %s (op %d) on 0x%llx",
+			     cmd == FUTEX_WAIT_REQUEUE_PI
+				     ? "FUTEX_WAIT_REQUEUE_PI"
+				     : "FUTEX_CMP_REQUEUE_PI",
+			     op, (unsigned long long)t->regs.rdi);
 		return true;
 	}
+	default:
+		/* FUTEX_FD (gone since Linux 2.6.26) and unknown commands:
+		 * the kernel's ENOSYS, which blocks nobody */
+		return handled();
 	}
 }
 
@@ -1095,6 +1098,182 @@ static void block(struct session *s, struct thread *t, int kind, bool timed,
 	t->timeout_result = timeout_result;
 }
 
+/* A futex call's deadline on the virtual clock from its timeout (r10):
+ * relative, or absolute on CLOCK_REALTIME or CLOCK_MONOTONIC.  0, or
+ * the call's error (-EINVAL, or -ETIMEDOUT when it is past). */
+static int futex_deadline(struct session *s, struct thread *t, bool relative,
+			  bool realtime, uint64_t *deadline)
+{
+	uint64_t ns;
+
+	time_observed(s);
+	if (read_ts(t, t->regs.r10, &ns))
+		return -EINVAL;
+	if (relative)
+		*deadline = s->now + ns;
+	else if (realtime)
+		*deadline = ns > s->realtime_base ? ns - s->realtime_base : 0;
+	else
+		*deadline = ns;
+	return *deadline <= s->now ? -ETIMEDOUT : 0;
+}
+
+/* The thread of the run whose kernel id is tid, alive, or NULL. */
+static struct thread *live_tid(struct session *s, uint32_t tid)
+{
+	for (int i = 0; i < s->nth; i++)
+		if (s->th[i].st != SCHED_DEAD && (uint32_t)s->th[i].tid == tid)
+			return &s->th[i];
+	return NULL;
+}
+
+/*
+ * Hand a priority-inheritance lock to its oldest waiter, as the kernel's
+ * unlock (and its owner's death) does: the word names the new owner with
+ * FUTEX_WAITERS kept (the kernel keeps it while it holds PI state, so the
+ * next unlock comes to it), and the waiter's FUTEX_LOCK_PI returns 0.
+ * died: FUTEX_OWNER_DIED stays set (a robust owner died).  Waiters of
+ * equal priority are served in FIFO order by the kernel's rt_mutex (every
+ * non-real-time thread has the default priority there), so this is no
+ * choice.  False: nobody waits.
+ */
+static bool pi_hand_over(struct session *s, struct process *p, uint64_t key,
+			 uint64_t uaddr, bool died)
+{
+	bool more;
+	int w = futex_pi_first(&s->ft, key, &more);
+	uint32_t nv;
+
+	if (w < 0)
+		return false;
+	nv = (uint32_t)s->th[w].tid | FUTEX_WAITERS |
+	     (died ? FUTEX_OWNER_DIED : 0);
+	if (mem_write(p, uaddr, &nv, 4))
+		return false;
+	futex_remove(&s->ft, w);
+	thread_make_ready(s, &s->th[w], OP_WOKEN, 0);
+	s->th[w].futex_woken = true;
+	return true;
+}
+
+/*
+ * A thread is gone: a priority-inheritance lock it owned passes to its
+ * oldest waiter, with FUTEX_OWNER_DIED when the robust list marked it
+ * (the kernel's exit_pi_state_list, then the waiter's fix-up of the
+ * word).  A waiter's futex address is its own call's (it waits at its
+ * seccomp stop).
+ */
+void futex_pi_owner_gone(struct session *s, const struct thread *dead)
+{
+	for (size_t i = 0; i < s->ft.n; i++) {
+		struct futex_waiter fw = s->ft.w[i];
+		struct thread *w = &s->th[fw.thread];
+		uint32_t word;
+
+		if (fw.bitset != FUTEX_PI_WAITER ||
+		    mem_read(w->p, w->regs.rdi, &word, 4))
+			continue;
+		if ((word & FUTEX_TID_MASK) != (uint32_t)dead->tid &&
+		    (word & FUTEX_TID_MASK))
+			continue;
+		if (pi_hand_over(s, w->p, fw.addr, w->regs.rdi,
+				 word & FUTEX_OWNER_DIED))
+			i = (size_t)-1; /* the table changed: look again */
+	}
+}
+
+/*
+ * FUTEX_LOCK_PI, LOCK_PI2, TRYLOCK_PI and UNLOCK_PI, as the kernel does
+ * them (kernel/futex/pi.c): the word holds the owner's kernel thread id,
+ * FUTEX_WAITERS and FUTEX_OWNER_DIED; a lock of a held word sets
+ * FUTEX_WAITERS and waits until the owner's unlock hands it over.  Not
+ * modelled: the kernel's deadlock detection along chains of PI owners
+ * (EDEADLK for a cycle through other threads: glibc then waits forever,
+ * or asserts for error-checking and recursive mutexes); here the cycle is
+ * a deadlock.
+ */
+static bool futex_pi_execute(struct session *s, struct thread *t, int cmd)
+{
+	struct user_regs_struct *r = &t->regs;
+	uint64_t key = fkey(t, r->rdi), deadline = 0;
+	uint32_t val, nv, me = (uint32_t)t->tid, owner;
+	int op = (int)r->rsi;
+	bool more, timed = r->r10 != 0 && cmd != FUTEX_TRYLOCK_PI &&
+			   cmd != FUTEX_UNLOCK_PI;
+
+	if ((op & FUTEX_CLOCK_REALTIME) && cmd != FUTEX_LOCK_PI2) {
+		skip(t, -ENOSYS);
+		return true;
+	}
+	if (r->rdi & 3) {
+		skip(t, -EINVAL);
+		return true;
+	}
+	if (mem_read(t->p, r->rdi, &val, 4)) {
+		skip(t, -EFAULT);
+		return true;
+	}
+	owner = val & FUTEX_TID_MASK;
+	if (cmd == FUTEX_UNLOCK_PI) {
+		if (owner != me) {
+			skip(t, -EPERM);
+			return true;
+		}
+		if (!pi_hand_over(s, t->p, key, r->rdi, false)) {
+			nv = 0;
+			if (mem_write(t->p, r->rdi, &nv, 4)) {
+				skip(t, -EFAULT);
+				return true;
+			}
+		}
+		skip(t, 0);
+		return true;
+	}
+	if (owner == me) {
+		skip(t, -EDEADLK);
+		return true;
+	}
+	if (!owner) {
+		/* free (or its robust owner died): ours */
+		nv = me | (val & FUTEX_OWNER_DIED) |
+		     (futex_pi_first(&s->ft, key, &more) >= 0 ? FUTEX_WAITERS
+							      : 0);
+		skip(t, mem_write(t->p, r->rdi, &nv, 4) ? -EFAULT : 0);
+		return true;
+	}
+	if (cmd == FUTEX_TRYLOCK_PI) {
+		skip(t, -EWOULDBLOCK);
+		return true;
+	}
+	if (!live_tid(s, owner)) {
+		/* an owner that is gone without its robust list saying so */
+		skip(t, -ESRCH);
+		return true;
+	}
+	if (timed) {
+		/* absolute: LOCK_PI's on CLOCK_REALTIME, LOCK_PI2's on
+		 * CLOCK_MONOTONIC unless FUTEX_CLOCK_REALTIME */
+		int e = futex_deadline(s, t, false,
+				       cmd == FUTEX_LOCK_PI ||
+					       (op & FUTEX_CLOCK_REALTIME),
+				       &deadline);
+
+		if (e) {
+			skip(t, e);
+			return true;
+		}
+	}
+	nv = val | FUTEX_WAITERS;
+	if (nv != val && mem_write(t->p, r->rdi, &nv, 4)) {
+		skip(t, -EFAULT);
+		return true;
+	}
+	futex_wait(&s->ft, key, FUTEX_PI_WAITER, t->idx);
+	block(s, t, BLOCK_FUTEX, timed, deadline, -ETIMEDOUT);
+	t->pi_wait = true;
+	return false;
+}
+
 static bool futex_execute(struct session *s, struct thread *t)
 {
 	struct user_regs_struct *r = &t->regs;
@@ -1103,10 +1282,15 @@ static bool futex_execute(struct session *s, struct thread *t)
 	int woken = 0;
 
 	switch (cmd) {
+	case FUTEX_LOCK_PI:
+	case FUTEX_LOCK_PI2:
+	case FUTEX_TRYLOCK_PI:
+	case FUTEX_UNLOCK_PI:
+		return futex_pi_execute(s, t, cmd);
 	case FUTEX_WAIT:
 	case FUTEX_WAIT_BITSET: {
 		uint32_t bitset = cmd == FUTEX_WAIT ? ~0u : (uint32_t)r->r9;
-		uint64_t ns = 0, deadline = 0;
+		uint64_t deadline = 0;
 		bool timed = r->r10 != 0;
 
 		if (!bitset) {
@@ -1122,21 +1306,12 @@ static bool futex_execute(struct session *s, struct thread *t)
 			return true;
 		}
 		if (timed) {
-			time_observed(s);
-			if (read_ts(t, r->r10, &ns)) {
-				skip(t, -EINVAL);
-				return true;
-			}
-			if (cmd == FUTEX_WAIT)
-				deadline = s->now + ns;
-			else if (op & FUTEX_CLOCK_REALTIME)
-				deadline = ns > s->realtime_base
-						   ? ns - s->realtime_base
-						   : 0;
-			else
-				deadline = ns;
-			if (deadline <= s->now) {
-				skip(t, -ETIMEDOUT);
+			int e = futex_deadline(s, t, cmd == FUTEX_WAIT,
+					       op & FUTEX_CLOCK_REALTIME,
+					       &deadline);
+
+			if (e) {
+				skip(t, e);
 				return true;
 			}
 		}

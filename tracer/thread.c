@@ -100,6 +100,7 @@ void thread_make_ready(struct session *s, struct thread *t, int kind,
 	t->arg = 0;
 	t->obj2 = 0;
 	t->futex_woken = false;
+	t->pi_wait = false;
 	t->yield = false;
 	t->wake_due = false;
 	t->skip = true;
@@ -417,7 +418,14 @@ void resume(struct session *s, struct thread *t, int sig)
 {
 	watch_arm(s, t);
 	if (t->stop == STOP_SECCOMP && t->skip) {
-		if (!regs_get(t)) {
+		if (!regs_get(t) && t->result == PTLOOM_RESTART_CALL) {
+			/* the call again, after a handler if one runs (the
+			 * kernel's ERESTARTNOINTR): back to its syscall */
+			t->regs.rax = t->regs.orig_rax;
+			t->regs.rip -= 2;
+			t->regs.orig_rax = (uint64_t)-1;
+			t->regs_dirty = true;
+		} else if (!regs_get(t)) {
 			t->regs.orig_rax = (uint64_t)-1;
 			t->regs.rax = (uint64_t)t->result;
 			t->regs_dirty = true;
@@ -605,6 +613,7 @@ void thread_gone(struct session *s, struct thread *t)
 	t->block = BLOCK_NONE;
 	syscall_close_fds(t);
 	futex_remove(&s->ft, t->idx);
+	futex_pi_owner_gone(s, t);
 	if (t->ctid && s->cfg->observer)
 		s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
 				       SYNC_RELEASE, t->ctid | process_tag(t->p),

@@ -110,6 +110,7 @@ struct thread {
 	uint64_t obj, pc;
 	uint64_t obj2;		/* FUTEX_WAKE_OP/REQUEUE: the second word */
 	bool futex_woken;	/* OP_WOKEN by a futex wake (not a signal) */
+	bool pi_wait;		/* blocked in FUTEX_LOCK_PI: a signal restarts it */
 	int64_t arg;
 	/* syscall emulation: on resume, skip the syscall returning result */
 	bool skip;
@@ -233,6 +234,9 @@ struct thread *thread_born(struct session *s, struct thread *c,
 /* Back from a wait at a point: t is enabled with its syscall's result. */
 void thread_make_ready(struct session *s, struct thread *t, int kind,
 		       int64_t result);
+/* A skipped call's result that makes the thread make the call again
+ * (the kernel's ERESTARTNOINTR): FUTEX_LOCK_PI after a signal. */
+#define PTLOOM_RESTART_CALL (-513)
 /* Resume a stopped thread (sig: a signal to deliver, or 0). */
 void resume(struct session *s, struct thread *t, int sig);
 /* A thread is gone: off every queue, its joiners woken. */

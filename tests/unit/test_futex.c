@@ -260,3 +260,27 @@ Test(futex, destroy_then_init_is_empty)
 	cr_assert_eq(futex_count(&ft, A), 0);
 	cr_assert_not(futex_is_waiting(&ft, 1));
 }
+
+/* A priority-inheritance lock's waiters: no wake or requeue reaches them,
+ * the oldest is the one an unlock hands the lock to, and *more says
+ * whether another waits behind it. */
+Test(futex, priority_inheritance_waiters_are_served_oldest_first_by_unlock)
+{
+	int out[4];
+	bool more;
+
+	cr_assert_eq(futex_pi_first(&ft, A, &more), -1);
+	cr_assert_not(more);
+	wait_on(A, 1);
+	cr_assert_eq(futex_wait(&ft, A, FUTEX_PI_WAITER, 2), 0);
+	cr_assert_eq(futex_wait(&ft, A, FUTEX_PI_WAITER, 3), 0);
+	cr_assert_eq(waiters(A, ALL, out, 4), 1);
+	cr_assert_eq(out[0], 1);
+	cr_assert_eq(futex_requeue(&ft, A, B, 10), 1);
+	cr_assert_eq(futex_pi_first(&ft, A, &more), 2);
+	cr_assert(more);
+	cr_assert_eq(futex_remove(&ft, 2), 0);
+	cr_assert_eq(futex_pi_first(&ft, A, &more), 3);
+	cr_assert_not(more);
+	cr_assert_eq(futex_pi_first(&ft, B, &more), -1);
+}
