@@ -890,6 +890,22 @@ int cmd_run(int argc, char **argv)
 		program_free(&prog);
 		return EXIT_USAGE;
 	}
+	bool unsupported = er.verdict == VERDICT_FAIL &&
+			   er.fail.failure == FAIL_UNSUPPORTED;
+
+	if (unsupported) {
+		/* an operation ptloom cannot make deterministic (ptrace, a
+		 * CPU-time timer, ...): the run says nothing about the
+		 * program, neither a failure nor a pass */
+		snprintf(er.error, sizeof(er.error),
+			 "after %llu run%s: %s; ptloom cannot explore the "
+			 "program past it (no failure found; not a pass)",
+			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
+			 er.fail.message);
+		run_result_free(&er.fail);
+		er.verdict = VERDICT_INCOMPLETE;
+		er.complete = false;
+	}
 
 	const char *sname = strategy_names[eo.strategy];
 	/* what the runs covered: their conflicting pairs, named */
@@ -1419,7 +1435,7 @@ minimized:
 			rep.verdict = "incomplete";
 			code = EXIT_INCOMPLETE;
 		}
-	} else if (er.killed || er.nondeterministic) {
+	} else if (er.killed || er.nondeterministic || unsupported) {
 		snprintf(summary, sizeof(summary), "ptloom: INCOMPLETE %s",
 			 er.error);
 		rep.verdict = "incomplete";

@@ -969,7 +969,7 @@ Test(real, cpu_time_timers_are_unsupported_not_real_time)
 	struct res r = ptl("run", "--seed", SEED, "--", real("itimer_prof"),
 			   "arm", NULL);
 
-	cr_expect_eq(r.code, 1, "`%s` exit %d", r.cmd, r.code);
+	cr_expect_eq(r.code, 3, "`%s` exit %d", r.cmd, r.code);
 	cr_expect(strstr(r.out, "unsupported: setitimer(ITIMER_PROF)") ||
 			  strstr(r.err, "unsupported: setitimer(ITIMER_PROF)"),
 		  "%s%s", r.out, r.err);
