@@ -83,7 +83,11 @@ int sched_alternatives(const struct sched_thread *th, int n, int current,
 		add(c, current, &th[current], false, c->nalts > 0);
 
 	/* Timeouts: a preemption while someone can run, else time jumps to
-	 * the earliest deadline for free. */
+	 * the earliest deadline for free, and only there: a later deadline
+	 * passes only after the earliest one's thread is woken (its timeout
+	 * is a choice among the ones that follow, a preemption then, since
+	 * that thread can run).  Offering it here, free, let a 60 s wait time
+	 * out before a worker's 10 ms sleep ended, at bound 0. */
 	int first_timeout = c->nalts;
 
 	for (int t = 0; t < n; t++) {
@@ -95,6 +99,12 @@ int sched_alternatives(const struct sched_thread *th, int n, int current,
 	if (c->nalts - first_timeout > 1)
 		qsort_r(&c->alts[first_timeout], c->nalts - first_timeout,
 			sizeof(c->alts[0]), cmp_deadline, NULL);
+	if (!enabled)
+		for (int i = first_timeout + 1; i < c->nalts; i++)
+			if (c->alts[i].obj > c->alts[first_timeout].obj) {
+				c->nalts = i;
+				break;
+			}
 	/* A timeout's object is the thread's wait object for the reduction;
 	 * the deadline only orders them. */
 	for (int i = first_timeout; i < c->nalts; i++)

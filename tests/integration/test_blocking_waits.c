@@ -221,3 +221,36 @@ Test(blocking_waits, priority_inheritance_mutexes_are_scheduled)
 	free(s);
 	res_free(&r);
 }
+
+/*
+ * When nobody can run, time jumps to the earliest deadline, and only a
+ * thread waiting until then may time out for free: a later deadline
+ * passes only once that thread is woken, and timing out then, while it
+ * can run, is a preemption ("the machine was slow"), offered only within
+ * ten seconds.  Before, every timed wait's timeout was a free choice when
+ * all threads waited, so main's 60 s wait for a worker's 10 ms sleep
+ * timed out at bound 0: a failure of a correct program.  A 5 s timeout is
+ * still found, at bound 1, as the slow machine it needs.
+ */
+Test(blocking_waits, a_timeout_never_passes_an_earlier_deadline_for_free)
+{
+	char line[3 * PATH_MAX];
+
+	snprintf(line, sizeof(line), "%s run --seed %s -o %s -- %s 60",
+		 ptloom(), SEED, in_tmp("out"), target("generous_timeout"));
+	struct res r = sh(line);
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS");
+	res_free(&r);
+	snprintf(line, sizeof(line), "%s run --seed %s -o %s -- %s 5",
+		 ptloom(), SEED, in_tmp("out"), target("generous_timeout"));
+	r = sh(line);
+	assert_exit(r, 1);
+	char *s = summary(&r);
+
+	assert_contains(s, "FAIL crash SIGABRT", "the 5 s timeout");
+	assert_contains(s, ", bound 1", "the 5 s timeout");
+	free(s);
+	res_free(&r);
+}

@@ -258,12 +258,15 @@ Test(sched, untimed_blocked_threads_never_time_out)
 	cr_assert_str_eq(alts(2, 0), "T00");
 }
 
-Test(sched, timeouts_are_free_when_nobody_can_run)
+/* Nobody can run: time jumps to the earliest deadline, free, and only
+ * there; T0's later one is a choice once T2 can run (a preemption then).
+ * Offering it here let a 60 s wait time out before a 10 ms sleep ended. */
+Test(sched, only_the_earliest_deadline_is_free_when_nobody_can_run)
 {
 	block_timed(0, 0x10, 5000);
 	block(1, 0x20);
 	block_timed(2, 0x30, 3000);
-	cr_assert_str_eq(alts(3, 0), "T20t T00t");
+	cr_assert_str_eq(alts(3, 0), "T20t");
 }
 
 Test(sched, timeouts_are_ordered_earliest_deadline_first)
@@ -283,7 +286,12 @@ Test(sched, equal_deadlines_time_out_lowest_thread_first)
 	block_timed(3, 0x10, 700);
 	block_timed(1, 0x20, 700);
 	block_timed(2, 0x30, 100);
-	cr_assert_str_eq(alts(4, 3), "T20t T10t T30t");
+	enable(0, OP_CALL, 0);
+	cr_assert_str_eq(alts(4, 0), "T00 T21t T11t T31t");
+	/* nobody can run: every thread at the earliest deadline is free */
+	th[0].state = SCHED_DEAD;
+	th[2].state = SCHED_DEAD;
+	cr_assert_str_eq(alts(4, 3), "T10t T30t");
 }
 
 Test(sched, deadlock_offers_nothing)
