@@ -331,6 +331,9 @@ void tsc_install(struct session *s, struct process *p);
 bool tsc_hit(struct session *s, struct thread *t, uint64_t addr);
 void tsc_restore(const struct process *p, int memfd);
 /* bp.c: the rdtsc and rdtscp of an ELF file (the file cache's) */
+/* The wall-clock and CPU seconds ptloom has spent sweeping files
+ * (bp.c scan_elf), in this process so far. */
+void bp_analysis_seconds(double *wall, double *cpu);
 int bp_scan_tsc(const char *path, const struct insn_info **out,
 		struct disasm_elf_info *info);
 /* A priority-inheritance lock whose owner is gone passes to its oldest

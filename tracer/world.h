@@ -92,6 +92,8 @@ struct session {
 	char exit_where[LOC_MAX];
 	double t0;
 	double self_cpu0;	/* ptloom's CPU seconds at the start */
+	/* bp_analysis_seconds() when last absorbed into the clocks above */
+	double analysis_wall, analysis_cpu;
 	uint64_t run_len;	/* points the current thread took in a row */
 	int timeout_kind;	/* FAIL_HANG or FAIL_SLOW past --timeout */
 	char timeout_why[MSG_MAX];
