@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #define MAGIC "PTLMFC1"
-#define MAX_FILE (64u << 20)
+#define MAX_FILE (128u << 20) /* node's memory sweep: 96 MB */
 #define CACHE_MAX (256ull << 20)
 
 struct header {
@@ -316,7 +316,7 @@ static void store(const char *kind, const char *name, const void *key,
 		return;
 	if (sizeof(struct header) + self_len + strlen(kind) + keylen + len >
 	    MAX_FILE) {
-		stats.store_errors++; /* (node's sweep: over 64 MiB) */
+		stats.store_errors++;
 		return;
 	}
 	entry_path(kind, name, path, sizeof(path));

@@ -212,8 +212,8 @@ static int scan_elf_timed(const char *path, int mode, struct insn_info **out,
 			  struct disasm_elf_info *info);
 
 /* scan_elf_timed, its time counted: the sweep of node's executable (1.2
- * million memory instructions, 96 MB, over the file cache's 64 MiB) is
- * 5-8 s of capstone in a run, which is ptloom's work and not the
+ * million memory instructions, 96 MB) is 5-8 s of capstone in a run
+ * without the file cache's entry, which is ptloom's work and not the
  * program's (world.c session_absorb_analysis). */
 static int scan_elf(const char *path, int mode, struct insn_info **out,
 		    struct disasm_elf_info *info)
