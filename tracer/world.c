@@ -1628,6 +1628,14 @@ static void schedule(struct session *s)
 				break;
 			}
 			t->sig_rerun = false;
+			if (t->sig_block == BLOCK_FUTEX &&
+			    !signal_deliverable(s, t)) {
+				/* another thread took the signal: the wait
+				 * starts again (met at its seccomp stop) */
+				t->skip = true;
+				t->result = PTLOOM_RESTART_CALL;
+				break;
+			}
 			if (!signal_deliverable(s, t) &&
 			    !(t->sig_block == BLOCK_FD &&
 			      syscall_fd_ready(s, t))) {

@@ -254,3 +254,39 @@ Test(blocking_waits, a_timeout_never_passes_an_earlier_deadline_for_free)
 	free(s);
 	res_free(&r);
 }
+
+/*
+ * A signal with a handler ends a futex wait as the kernel does: the wait
+ * is handed to the kernel with the signal pending, and an untimed one
+ * under SA_RESTART is restarted, a timed one or one without SA_RESTART
+ * fails with EINTR; a process-directed signal another thread takes
+ * leaves the wait to go on.  Before, ptloom answered EINTR itself: the
+ * first run of sem_wait under an SA_RESTART handler failed (a correct
+ * program), as did a waiter whose signal a third thread took.
+ */
+Test(blocking_waits, a_signal_ends_a_futex_wait_as_the_kernel_would)
+{
+	static const struct {
+		const char *mode;
+		int code;
+	} cases[] = { { "restart", 0 }, { "other", 0 }, { "norestart", 1 },
+		      { "timed", 1 } };
+	char line[3 * PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(line, sizeof(line),
+			 "%s run --seed %s -o %s -- %s %s", ptloom(), SEED,
+			 in_tmp("out"), target("sem_wait_signal"),
+			 cases[i].mode);
+		struct res r = sh(line);
+		char *s = summary(&r);
+
+		cr_assert_eq(r.code, cases[i].code, "%s: exit %d:\n%s%s",
+			     cases[i].mode, r.code, r.out, r.err);
+		assert_contains(s, cases[i].code ? "FAIL exit status 1"
+						 : "complete to preemption bound 2",
+				cases[i].mode);
+		free(s);
+		res_free(&r);
+	}
+}
