@@ -7,10 +7,11 @@
  * signals (/proc/PID/task/TID/status) when a signal may have been sent,
  * and ends the wait as the kernel would:
  *
- *   - a futex wait is handed to the kernel with the signal pending, which
- *     returns at once: EINTR or a restart per the handler's SA_RESTART
- *     (a FUTEX_LOCK_PI restarts); a poll returns EINTR (never restarted
- *     after a handler);
+ *   - an untimed futex wait is handed to the kernel with the signal
+ *     pending, which returns at once: EINTR or a restart per the
+ *     handler's SA_RESTART; a timed one returns EINTR (never restarted
+ *     after a handler), a FUTEX_LOCK_PI restarts; a poll returns EINTR
+ *     (never restarted after a handler);
  *   - a sleep returns EINTR with the time left written, from the virtual
  *     clock;
  *   - read/write/accept/connect are handed to the kernel with the signal
@@ -306,27 +307,32 @@ static void interrupt(struct session *s, struct thread *t, bool fatal)
 		return;
 	}
 	/*
-	 * A futex wait the signal ends is the kernel's to end, as it would:
-	 * with the signal pending the kernel's wait returns at once, and
-	 * the handler's SA_RESTART (untimed) makes it EINTR or a restart
-	 * (the syscall again, met at its seccomp stop); a timed one is
-	 * EINTR after a handler.  An EINTR of ptloom's own was wrong twice:
-	 * sem_wait under an SA_RESTART handler returned -1 EINTR, which
-	 * natively never happens, and a waiter whose process-directed
-	 * signal another thread took failed with EINTR too.  If the signal
-	 * is gone by its turn, the call starts again (world.c).
-	 * FUTEX_LOCK_PI is never EINTR (ERESTARTNOINTR): ptloom restarts
-	 * it, since the kernel must never wait for a PI lock ptloom models.
+	 * An untimed futex wait the signal ends is the kernel's to end, as
+	 * it would: with the signal pending its wait returns at once, and
+	 * the handler's SA_RESTART makes it EINTR or a restart (the syscall
+	 * again, met at its seccomp stop).  A timed one is EINTR after a
+	 * handler whatever the flags (ERESTART_RESTARTBLOCK), which ptloom
+	 * answers itself: the kernel would compare its deadline with the
+	 * real clock, not ptloom's, and might say ETIMEDOUT.  An EINTR of
+	 * ptloom's own for every wait was wrong twice: sem_wait under an
+	 * SA_RESTART handler returned -1 EINTR, which natively never
+	 * happens, and a waiter whose process-directed signal another
+	 * thread took failed with EINTR too.  If the signal is gone by its
+	 * turn, the call starts again (world.c).  FUTEX_LOCK_PI is never
+	 * EINTR (ERESTARTNOINTR): ptloom restarts it, since the kernel must
+	 * never wait for a PI lock ptloom models.
 	 */
 	thread_make_ready(s, t, OP_WOKEN,
-			  block == BLOCK_FUTEX ? PTLOOM_RESTART_CALL : -EINTR);
+			  block == BLOCK_FUTEX && (pi || !timed)
+				  ? PTLOOM_RESTART_CALL
+				  : -EINTR);
 	if (!pi) {
 		t->sig_rerun = true;
 		t->sig_block = block;
 		t->sig_timed = timed;
 	}
 	if (fatal || block == BLOCK_FD || block == BLOCK_SIGNAL ||
-	    (block == BLOCK_FUTEX && !pi)) {
+	    (block == BLOCK_FUTEX && !pi && !timed)) {
 		/* the kernel runs the call with the signal pending: the
 		 * handler, SA_RESTART, or the process's death, as usual */
 		t->skip = false;
