@@ -17,7 +17,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -193,15 +192,6 @@ struct scan_head {
 /* Wall-clock and CPU seconds of scan_elf so far (bp_analysis_seconds). */
 static double scan_wall, scan_cpu;
 
-static double clock_of(clockid_t id)
-{
-	struct timespec ts;
-
-	if (clock_gettime(id, &ts))
-		return 0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void bp_analysis_seconds(double *wall, double *cpu)
 {
 	*wall = scan_wall;
@@ -218,12 +208,11 @@ static int scan_elf_timed(const char *path, int mode, struct insn_info **out,
 static int scan_elf(const char *path, int mode, struct insn_info **out,
 		    struct disasm_elf_info *info)
 {
-	double w = clock_of(CLOCK_MONOTONIC),
-	       c = clock_of(CLOCK_PROCESS_CPUTIME_ID);
+	double w = now_seconds(), c = self_cpu_seconds();
 	int n = scan_elf_timed(path, mode, out, info);
 
-	scan_wall += clock_of(CLOCK_MONOTONIC) - w;
-	scan_cpu += clock_of(CLOCK_PROCESS_CPUTIME_ID) - c;
+	scan_wall += now_seconds() - w;
+	scan_cpu += self_cpu_seconds() - c;
 	return n;
 }
 

@@ -122,6 +122,8 @@ void spawn_register(pid_t pid);
 uint64_t spawn_key(void);
 void spawn_unregister(pid_t pid);
 double now_seconds(void);
+/* CPU seconds ptloom itself has used. */
+double self_cpu_seconds(void);
 /* The run's future depends on the virtual clock from here on: it was read
  * or a deadline set against it (session.time_used).  Before the run's
  * first choice every run does the same (ld.so's rdtsc at startup): the

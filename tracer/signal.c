@@ -322,17 +322,19 @@ static void interrupt(struct session *s, struct thread *t, bool fatal)
 	 * EINTR (ERESTARTNOINTR): ptloom restarts it, since the kernel must
 	 * never wait for a PI lock ptloom models.
 	 */
+	bool futex_to_kernel = block == BLOCK_FUTEX && !pi && !timed;
+
+	/* a PI lock restarts; a wait the kernel is to end restarts only if
+	 * the signal is gone by its turn (world.c), else the kernel runs it */
 	thread_make_ready(s, t, OP_WOKEN,
-			  block == BLOCK_FUTEX && (pi || !timed)
-				  ? PTLOOM_RESTART_CALL
-				  : -EINTR);
+			  pi || futex_to_kernel ? PTLOOM_RESTART_CALL : -EINTR);
 	if (!pi) {
 		t->sig_rerun = true;
 		t->sig_block = block;
 		t->sig_timed = timed;
 	}
 	if (fatal || block == BLOCK_FD || block == BLOCK_SIGNAL ||
-	    (block == BLOCK_FUTEX && !pi && !timed)) {
+	    futex_to_kernel) {
 		/* the kernel runs the call with the signal pending: the
 		 * handler, SA_RESTART, or the process's death, as usual */
 		t->skip = false;

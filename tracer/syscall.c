@@ -1118,15 +1118,6 @@ static int futex_deadline(struct session *s, struct thread *t, bool relative,
 	return *deadline <= s->now ? -ETIMEDOUT : 0;
 }
 
-/* The thread of the run whose kernel id is tid, alive, or NULL. */
-static struct thread *live_tid(struct session *s, uint32_t tid)
-{
-	for (int i = 0; i < s->nth; i++)
-		if (s->th[i].st != SCHED_DEAD && (uint32_t)s->th[i].tid == tid)
-			return &s->th[i];
-	return NULL;
-}
-
 /*
  * Hand a priority-inheritance lock to its oldest waiter, as the kernel's
  * unlock (and its owner's death) does: the word names the new owner with
@@ -1245,7 +1236,9 @@ static bool futex_pi_execute(struct session *s, struct thread *t, int cmd)
 		skip(t, -EWOULDBLOCK);
 		return true;
 	}
-	if (!live_tid(s, owner)) {
+	struct thread *holder = find_thread(s, (pid_t)owner);
+
+	if (!holder || holder->st == SCHED_DEAD) {
 		/* an owner that is gone without its robust list saying so */
 		skip(t, -ESRCH);
 		return true;

@@ -418,16 +418,17 @@ void resume(struct session *s, struct thread *t, int sig)
 {
 	watch_arm(s, t);
 	if (t->stop == STOP_SECCOMP && t->skip) {
-		if (!regs_get(t) && t->result == PTLOOM_RESTART_CALL) {
-			/* the call again, after a handler if one runs (the
-			 * kernel's ERESTARTNOINTR): back to its syscall */
-			t->regs.rax = t->regs.orig_rax;
-			t->regs.rip -= 2;
+		if (!regs_get(t)) {
+			if (t->result == PTLOOM_RESTART_CALL) {
+				/* the call again, after a handler if one runs
+				 * (the kernel's ERESTARTNOINTR): back to its
+				 * syscall */
+				t->regs.rax = t->regs.orig_rax;
+				t->regs.rip -= 2;
+			} else {
+				t->regs.rax = (uint64_t)t->result;
+			}
 			t->regs.orig_rax = (uint64_t)-1;
-			t->regs_dirty = true;
-		} else if (!regs_get(t)) {
-			t->regs.orig_rax = (uint64_t)-1;
-			t->regs.rax = (uint64_t)t->result;
 			t->regs_dirty = true;
 		}
 	} else if (t->stop == STOP_BP) {

@@ -447,16 +447,6 @@ static int kernel_sleeper(struct session *s, long *nr)
 	return -1;
 }
 
-/* CPU seconds ptloom itself has used. */
-static double self_cpu(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
-		return 0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* CPU seconds the program's processes have used in this run. */
 static double tree_cpu(struct session *s)
 {
@@ -564,7 +554,7 @@ static bool timeout_reached(struct session *s)
 	 * CPU: a loaded machine), or computing more than ptloom works (its
 	 * CPU time will show a hang soon): give it longer.  A run where
 	 * ptloom's own work dominates is just too slow for the limit. */
-	double self = self_cpu() - s->self_cpu0;
+	double self = self_cpu_seconds() - s->self_cpu0;
 
 	if (rt && (cpu + self < wall / 2 || cpu >= self) &&
 	    wall < lim * TIMEOUT_SLOW_FACTOR)
@@ -617,7 +607,7 @@ static bool timeout_reached(struct session *s)
 void session_restart_clock(struct session *s)
 {
 	s->t0 = now_seconds();
-	s->self_cpu0 = self_cpu();
+	s->self_cpu0 = self_cpu_seconds();
 	s->resume_time = s->step_wall = s->t0;
 	s->resume_cpu = -1;
 	bp_analysis_seconds(&s->analysis_wall, &s->analysis_cpu);
@@ -1628,17 +1618,17 @@ static void schedule(struct session *s)
 				break;
 			}
 			t->sig_rerun = false;
-			if (t->sig_block == BLOCK_FUTEX &&
-			    !signal_deliverable(s, t)) {
-				/* another thread took the signal: the wait
-				 * starts again (met at its seccomp stop) */
-				t->skip = true;
-				t->result = PTLOOM_RESTART_CALL;
-				break;
-			}
 			if (!signal_deliverable(s, t) &&
 			    !(t->sig_block == BLOCK_FD &&
 			      syscall_fd_ready(s, t))) {
+				if (t->sig_block == BLOCK_FUTEX) {
+					/* another thread took the signal: the
+					 * wait starts again (met at its
+					 * seccomp stop) */
+					t->skip = true;
+					t->result = PTLOOM_RESTART_CALL;
+					break;
+				}
 				/* another thread took the signal: wait on; the
 				 * kernel runs the call once it can return */
 				t->st = SCHED_BLOCKED;
@@ -2058,7 +2048,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 	if (cfg->policy && cfg->policy->begin)
 		cfg->policy->begin(cfg->policy->ctx);
 	s->t0 = now_seconds();
-	s->self_cpu0 = self_cpu();
+	s->self_cpu0 = self_cpu_seconds();
 	s->resume_time = s->step_wall = s->t0;
 	s->resume_cpu = 0;
 	bp_analysis_seconds(&s->analysis_wall, &s->analysis_cpu);

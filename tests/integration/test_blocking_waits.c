@@ -170,14 +170,29 @@ Test(blocking_waits, a_signal_pending_when_a_wait_blocks_ends_it)
 	res_free(&r);
 }
 
-/* ptloom run OPTS -- pi_mutexes MODE */
-static struct res pi_run(const char *opts, const char *mode)
+/* ptloom run -- NAME ARG (a target's mode or number) */
+static struct res target_run(const char *name, const char *arg)
 {
 	char line[3 * PATH_MAX];
 
-	snprintf(line, sizeof(line), "%s run %s --seed %s --timeout 20 -- %s %s",
-		 ptloom(), opts, SEED, target("pi_mutexes"), mode);
+	snprintf(line, sizeof(line),
+		 "%s run --seed %s --timeout 20 -o %s -- %s %s", ptloom(),
+		 SEED, in_tmp("out"), target(name), arg);
 	return sh(line);
+}
+
+/* ptloom run -- NAME ARG exits with code, its summary saying want */
+static void target_gives(const char *name, const char *arg, int code,
+			 const char *want)
+{
+	struct res r = target_run(name, arg);
+	char *s = summary(&r);
+
+	cr_assert_eq(r.code, code, "%s %s: exit %d:\n%s%s", name, arg,
+		     r.code, r.out, r.err);
+	assert_contains(s, want, arg);
+	free(s);
+	res_free(&r);
 }
 
 /*
@@ -195,18 +210,10 @@ Test(blocking_waits, priority_inheritance_mutexes_are_scheduled)
 	static const char *const correct[] = { "count", "owner_dies",
 					       "signal", "timed", "cond" };
 
-	for (size_t i = 0; i < sizeof(correct) / sizeof(correct[0]); i++) {
-		struct res r = pi_run("", correct[i]);
-		char *s = summary(&r);
-
-		cr_assert_eq(r.code, 0, "%s: exit %d:\n%s%s", correct[i],
-			     r.code, r.out, r.err);
-		assert_contains(s, "complete to preemption bound 2",
-				correct[i]);
-		free(s);
-		res_free(&r);
-	}
-	struct res r = pi_run("", "racy");
+	for (size_t i = 0; i < sizeof(correct) / sizeof(correct[0]); i++)
+		target_gives("pi_mutexes", correct[i], 0,
+			     "complete to preemption bound 2");
+	struct res r = target_run("pi_mutexes", "racy");
 	char *s = summary(&r);
 
 	assert_exit(r, 1);
@@ -214,12 +221,7 @@ Test(blocking_waits, priority_inheritance_mutexes_are_scheduled)
 	replay_line_exact(&r, "the lost update's replay");
 	free(s);
 	res_free(&r);
-	r = pi_run("", "abba");
-	s = summary(&r);
-	assert_exit(r, 1);
-	assert_contains(s, "FAIL deadlock", "the opposite orders");
-	free(s);
-	res_free(&r);
+	target_gives("pi_mutexes", "abba", 1, "FAIL deadlock");
 }
 
 /*
@@ -234,18 +236,12 @@ Test(blocking_waits, priority_inheritance_mutexes_are_scheduled)
  */
 Test(blocking_waits, a_timeout_never_passes_an_earlier_deadline_for_free)
 {
-	char line[3 * PATH_MAX];
-
-	snprintf(line, sizeof(line), "%s run --seed %s -o %s -- %s 60",
-		 ptloom(), SEED, in_tmp("out"), target("generous_timeout"));
-	struct res r = sh(line);
+	struct res r = target_run("generous_timeout", "60");
 
 	assert_exit(r, 0);
 	assert_summary(&r, "ptloom: PASS");
 	res_free(&r);
-	snprintf(line, sizeof(line), "%s run --seed %s -o %s -- %s 5",
-		 ptloom(), SEED, in_tmp("out"), target("generous_timeout"));
-	r = sh(line);
+	r = target_run("generous_timeout", "5");
 	assert_exit(r, 1);
 	char *s = summary(&r);
 
@@ -271,22 +267,9 @@ Test(blocking_waits, a_signal_ends_a_futex_wait_as_the_kernel_would)
 		int code;
 	} cases[] = { { "restart", 0 }, { "other", 0 }, { "norestart", 1 },
 		      { "timed", 1 } };
-	char line[3 * PATH_MAX];
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		snprintf(line, sizeof(line),
-			 "%s run --seed %s -o %s -- %s %s", ptloom(), SEED,
-			 in_tmp("out"), target("sem_wait_signal"),
-			 cases[i].mode);
-		struct res r = sh(line);
-		char *s = summary(&r);
-
-		cr_assert_eq(r.code, cases[i].code, "%s: exit %d:\n%s%s",
-			     cases[i].mode, r.code, r.out, r.err);
-		assert_contains(s, cases[i].code ? "FAIL exit status 1"
-						 : "complete to preemption bound 2",
-				cases[i].mode);
-		free(s);
-		res_free(&r);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		target_gives("sem_wait_signal", cases[i].mode, cases[i].code,
+			     cases[i].code ? "FAIL exit status 1"
+					   : "complete to preemption bound 2");
 }
