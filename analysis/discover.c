@@ -240,6 +240,8 @@ static uint64_t sync_key(const struct obs_ctx *o, uint64_t obj)
 {
 	long i = object_below(&o->objs, obj);
 
+	if (obj >> 63)
+		return obj; /* a descriptor's object, no address */
 	if (i >= 0 && obj < o->objs.hi[i])
 		return o->objs.lo[i];
 	return obj & ~63ull;
@@ -271,6 +273,10 @@ static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 		break;
 	case SYNC_FREE:
 		races_forget(o->rd, obj, (uint64_t)other);
+		break;
+	case SYNC_ACQUIRE_ATOMICS:
+		/* the atomics' keys (on_access): bits 63..61 are 010 */
+		races_acquire_all(o->rd, thread, 7ull << 61, 1ull << 62);
 		break;
 	case SYNC_ACQUIRE:
 		races_acquire(o->rd, thread, SYNC_KEY(obj));
@@ -526,10 +532,21 @@ int discover_races(const struct session_config *base, int runs,
 			     ? symbols_elf_atomic_code(base->argv[0], &acode)
 			     : 0;
 
+	/* and a C11 _Atomic's (a global one: by its type) */
+	uint64_t *adata = NULL;
+	int nadata = base->argv && base->argv[0]
+			     ? symbols_elf_atomic_data(base->argv[0], &adata)
+			     : 0;
+
 	if (nacode > 0) {
 		cfg.atomic_exe = base->argv[0];
 		cfg.atomic_code = acode;
 		cfg.natomic_code = (size_t)nacode;
+	}
+	if (nadata > 0) {
+		cfg.atomic_exe = base->argv[0];
+		cfg.atomic_data = adata;
+		cfg.natomic_data = (size_t)nadata;
 	}
 	/* Go's runtime: after the first run only its atomics are observed
 	 * (cfg.nruntime_code, set per run below) */
@@ -549,6 +566,7 @@ int discover_races(const struct session_config *base, int runs,
 	if (!smp) {
 		races_free(o.rd);
 		free(acode);
+		free(adata);
 		free(rcode);
 		checkpoint_free(cp);
 		return -ENOMEM;
@@ -634,6 +652,7 @@ int discover_races(const struct session_config *base, int runs,
 			sampler_free(rr);
 			races_free(o.rd);
 			free(acode);
+			free(adata);
 			free(rcode);
 			checkpoint_free(cp);
 			return e;
@@ -743,6 +762,7 @@ int discover_races(const struct session_config *base, int runs,
 	sampler_free(rr);
 	races_free(o.rd);
 	free(acode);
+	free(adata);
 	free(rcode);
 	d->forked = (int)checkpoint_forks(cp);
 	checkpoint_free(cp);

@@ -326,6 +326,16 @@ void races_acquire(struct race_detector *r, int thread, uint64_t obj)
 	lazy_join(r, thread, r->lazy[i - 1]);
 }
 
+void races_acquire_all(struct race_detector *r, int thread, uint64_t mask,
+		       uint64_t value)
+{
+	const struct u64map *m = &r->lock_map;
+
+	for (uint32_t i = 0; i < m->cap; i++)
+		if (m->vals[i] && (m->keys[i] & mask) == value)
+			races_acquire(r, thread, m->keys[i]);
+}
+
 void races_release(struct race_detector *r, int thread, uint64_t obj)
 {
 	struct vclock *v = thread_clock(r, thread);

@@ -47,6 +47,10 @@ void races_thread_join(struct race_detector *r, int joiner, int joined);
 /* Lock acquire, futex wait return, sem wait, cond wait return, atomic
  * read: the thread sees every release on obj so far. */
 void races_acquire(struct race_detector *r, int thread, uint64_t obj);
+/* races_acquire of every object whose key k has (k & mask) == value: a
+ * thread whose reads were not observed acquires all it may have read. */
+void races_acquire_all(struct race_detector *r, int thread, uint64_t mask,
+		       uint64_t value);
 /* Unlock, futex wake, sem post, atomic write.  Releases accumulate: an
  * acquire sees all earlier releases of obj, whoever made them. */
 void races_release(struct race_detector *r, int thread, uint64_t obj);

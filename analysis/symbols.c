@@ -1565,7 +1565,12 @@ static bool may_be_cxx(Dwarf_Die *cu)
 	}
 }
 
-int symbols_elf_atomic_code(const char *path, uint64_t **out)
+/* walk(first DIE of a unit, its language, r) over every unit of path's
+ * DWARF (only the units may_be_cxx if cxx), its ranges into *out
+ * (ranges_finish). */
+static int units_walk(const char *path, bool cxx,
+		      int (*walk)(Dwarf_Die *, int, struct ranges *),
+		      uint64_t **out)
 {
 	struct ranges r = { 0 };
 	Dwarf_Off off = 0, next;
@@ -1586,14 +1591,225 @@ int symbols_elf_atomic_code(const char *path, uint64_t **out)
 				    NULL) == 0) {
 		Dwarf_Die cu;
 
-		if (dwarf_offdie(dw, off + hsize, &cu) && may_be_cxx(&cu) &&
-		    dwarf_child(&cu, &cu) == 0)
-			err = atomic_walk(&cu, &r, 0);
+		if (dwarf_offdie(dw, off + hsize, &cu) &&
+		    (!cxx || may_be_cxx(&cu))) {
+			int lang = dwarf_srclang(&cu);
+
+			if (dwarf_child(&cu, &cu) == 0)
+				err = walk(&cu, lang, &r);
+		}
 		off = next;
 	}
 	dwarf_end(dw);
 	close(fd);
 	return ranges_finish(&r, err, out);
+}
+
+static int atomic_code_unit(Dwarf_Die *first, int lang, struct ranges *r)
+{
+	(void)lang;
+	return atomic_walk(first, r, 0);
+}
+
+int symbols_elf_atomic_code(const char *path, uint64_t **out)
+{
+	return units_walk(path, true, atomic_code_unit, out);
+}
+
+/* ---- atomic objects by their type (symbols_elf_atomic_data) ---- */
+
+/* type without its typedefs and qualifiers; false if there is none */
+static bool type_strip(Dwarf_Die *type)
+{
+	for (int i = 0; i < 16; i++) {
+		switch (dwarf_tag(type)) {
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+		case DW_TAG_volatile_type:
+		case DW_TAG_restrict_type: {
+			Dwarf_Attribute a;
+
+			if (!dwarf_attr_integrate(type, DW_AT_type, &a) ||
+			    !dwarf_formref_die(&a, type))
+				return false;
+			break;
+		}
+		default:
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A library's atomic type, whole: C++'s std::atomic<T> (and its bases),
+ * std::atomic_flag, Rust's core::sync::atomic::Atomic*, Go's
+ * sync/atomic and runtime/internal/atomic types. */
+static bool atomic_type_name(const char *n, int lang)
+{
+	if (!n)
+		return false;
+	if (lang == DW_LANG_Rust)
+		return !strncmp(n, "Atomic", 6) && n[6] >= 'A' && n[6] <= 'Z';
+	if (lang == DW_LANG_Go)
+		return !strncmp(n, "sync/atomic.", 12) ||
+		       !strncmp(n, "runtime/internal/atomic.", 24) ||
+		       !strncmp(n, "internal/runtime/atomic.", 24);
+	return !strncmp(n, "atomic<", 7) || !strncmp(n, "__atomic_base<", 14) ||
+	       !strncmp(n, "__atomic_float<", 15) ||
+	       !strncmp(n, "__atomic_ref<", 13) || !strcmp(n, "atomic_flag") ||
+	       !strcmp(n, "__atomic_flag_base");
+}
+
+#define ATOMIC_ELEMENTS 256 /* elements of an array of structures looked at */
+
+/* The atomic parts of an object of type at addr into r (depth: nesting).
+ * Returns 0 or -ENOMEM. */
+static int atomic_parts(Dwarf_Die *type, uint64_t addr, int lang,
+			struct ranges *r, int depth)
+{
+	Dwarf_Word size;
+	Dwarf_Die t = *type, m;
+
+	if (depth > 8 || !type_strip(&t))
+		return 0;
+	switch (dwarf_tag(&t)) {
+	case DW_TAG_atomic_type:
+		if (dwarf_aggregate_size(&t, &size) || !size) {
+			Dwarf_Die u = t;
+			Dwarf_Attribute a;
+
+			if (!dwarf_attr_integrate(&t, DW_AT_type, &a) ||
+			    !dwarf_formref_die(&a, &u) ||
+			    dwarf_aggregate_size(&u, &size) || !size)
+				return 0;
+		}
+		return ranges_add(r, addr, addr + size);
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+		if (atomic_type_name(dwarf_diename(&t), lang)) {
+			if (dwarf_aggregate_size(&t, &size) || !size)
+				return 0;
+			return ranges_add(r, addr, addr + size);
+		}
+		if (dwarf_child(&t, &m) != 0)
+			return 0;
+		do {
+			Dwarf_Attribute a;
+			Dwarf_Word off = 0;
+			Dwarf_Die mt;
+
+			if (dwarf_tag(&m) != DW_TAG_member &&
+			    dwarf_tag(&m) != DW_TAG_inheritance)
+				continue;
+			if (dwarf_hasattr(&m, DW_AT_bit_size))
+				continue; /* a bit-field is never atomic */
+			if (dwarf_attr(&m, DW_AT_data_member_location, &a) &&
+			    dwarf_formudata(&a, &off))
+				continue; /* not a constant offset */
+			if (!dwarf_attr_integrate(&m, DW_AT_type, &a) ||
+			    !dwarf_formref_die(&a, &mt))
+				continue;
+			int err = atomic_parts(&mt, addr + off, lang, r,
+					       depth + 1);
+
+			if (err)
+				return err;
+		} while (dwarf_siblingof(&m, &m) == 0);
+		return 0;
+	case DW_TAG_array_type: {
+		Dwarf_Attribute a;
+		Dwarf_Die e, es;
+		Dwarf_Word esize;
+
+		if (dwarf_aggregate_size(&t, &size) || !size ||
+		    !dwarf_attr_integrate(&t, DW_AT_type, &a) ||
+		    !dwarf_formref_die(&a, &e) ||
+		    dwarf_aggregate_size(&e, &esize) || !esize)
+			return 0;
+		es = e;
+		if (!type_strip(&es))
+			return 0;
+		if (dwarf_tag(&es) == DW_TAG_atomic_type ||
+		    (dwarf_tag(&es) != DW_TAG_array_type &&
+		     atomic_type_name(dwarf_diename(&es), lang)))
+			return ranges_add(r, addr, addr + size);
+		/* atomics inside the elements: each element's, up to a
+		 * bound (a longer array's later elements are not known) */
+		struct ranges one = { 0 };
+		int err = atomic_parts(&e, addr, lang, &one, depth + 1);
+
+		for (Dwarf_Word k = 0; !err && one.n && k < size / esize &&
+				       k < ATOMIC_ELEMENTS; k++)
+			for (size_t j = 0; !err && j < one.n; j++)
+				err = ranges_add(r, one.v[2 * j] + k * esize,
+						 one.v[2 * j + 1] + k * esize);
+		free(one.v);
+		return err;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* A variable's fixed address (a location of one DW_OP_addr), or 0. */
+static uint64_t static_address(Dwarf_Die *var)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (!dwarf_attr(var, DW_AT_location, &a) ||
+	    dwarf_getlocation(&a, &ops, &n) != 0 || n != 1 ||
+	    ops[0].atom != DW_OP_addr)
+		return 0;
+	return ops[0].number;
+}
+
+static int atomic_data_walk(Dwarf_Die *die, int lang, struct ranges *r,
+			    int depth)
+{
+	Dwarf_Die child;
+	int err = 0;
+
+	if (depth > 64)
+		return 0;
+	do {
+		int tag = dwarf_tag(die);
+
+		if (tag == DW_TAG_variable) {
+			Dwarf_Attribute a;
+			Dwarf_Die type;
+			uint64_t addr = static_address(die);
+
+			if (addr && dwarf_attr_integrate(die, DW_AT_type, &a) &&
+			    dwarf_formref_die(&a, &type) &&
+			    (err = atomic_parts(&type, addr, lang, r, 0)))
+				return err;
+			continue;
+		}
+		/* where variables with an address may be declared: a
+		 * namespace, a function's body and its blocks (static
+		 * locals), a class (static members, defined outside it
+		 * with a DW_AT_specification) */
+		if (tag != DW_TAG_namespace && tag != DW_TAG_subprogram &&
+		    tag != DW_TAG_lexical_block && tag != DW_TAG_module)
+			continue;
+		if (dwarf_child(die, &child) == 0 &&
+		    (err = atomic_data_walk(&child, lang, r, depth + 1)))
+			return err;
+	} while (dwarf_siblingof(die, die) == 0);
+	return 0;
+}
+
+static int atomic_data_unit(Dwarf_Die *first, int lang, struct ranges *r)
+{
+	return atomic_data_walk(first, lang, r, 0);
+}
+
+int symbols_elf_atomic_data(const char *path, uint64_t **out)
+{
+	return units_walk(path, false, atomic_data_unit, out);
 }
 
 /* ---- a language runtime's own code (symbols_elf_runtime_code) ---- */

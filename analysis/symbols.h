@@ -118,6 +118,18 @@ int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len);
 int symbols_elf_atomic_code(const char *path, uint64_t **out);
 
 /*
+ * The static data of the ELF file (link-time addresses, pairs [lo, hi),
+ * sorted, disjoint) that its DWARF says are atomic objects: variables
+ * with a fixed address (globals, statics, static members) of a C11
+ * _Atomic type, a std::atomic, a Rust Atomic* or a Go sync/atomic type,
+ * or such members of a structure, a union or an array.  A C11
+ * atomic_load_explicit or atomic_store_explicit is a plain mov on x86,
+ * with no function around it to tell it from any other.  Returns the
+ * number of ranges (0 without DWARF) or -errno; *out is malloc'd.
+ */
+int symbols_elf_atomic_data(const char *path, uint64_t **out);
+
+/*
  * The code of a language runtime in the ELF file (link-time pairs [lo,
  * hi), sorted, disjoint): in a Go executable (a .go.buildinfo section),
  * the functions of the packages Go's own race detector does not

@@ -1085,6 +1085,14 @@ static bool in_ranges(const uint64_t *r, size_t n, uint64_t addr)
 	return false;
 }
 
+bool bp_atomic_datum(const struct process *p,
+		     const struct session_config *cfg, uint64_t ea)
+{
+	return p->data_known && cfg->natomic_data &&
+	       in_ranges(cfg->atomic_data, cfg->natomic_data,
+			 ea - p->data_bias);
+}
+
 /* The observation points in the executable's atomic operations by their
  * source (cfg->atomic_code) are atomics. */
 static void mark_src_atomic(struct process *s, const struct session_config *cfg,
@@ -1533,6 +1541,8 @@ int bp_install(struct session *ss, struct process *s)
 	}
 	if (exe_scan)
 		mark_src_atomic(s, ss->cfg, exe_bias, exe_scan);
+	s->data_known = exe_scan != NULL;
+	s->data_bias = exe_bias;
 	if (s->nbps > 1)
 		qsort(s->bps, s->nbps, sizeof(s->bps[0]), cmp_bp);
 	/* drop duplicates (two names of one function) */

@@ -157,6 +157,8 @@ struct checkpoint {
 	uint64_t policy_at;	/* process.h policy_at of the template */
 	bool observing;
 	bool rwlock_known; /* struct process */
+	bool data_known;   /* struct process */
+	uint64_t data_bias;
 	/* the program's mapped objects at the checkpoint (run_result) */
 	char **objects;
 	int nobjects;
@@ -577,6 +579,8 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	cp->policy_at = tp.policy_at;
 	cp->observing = tp.observing;
 	cp->rwlock_known = tp.rwlock_known;
+	cp->data_known = tp.data_known;
+	cp->data_bias = tp.data_bias;
 	cp->bp_points = cfg->points;
 	cp->bp_observe = cfg->observer != NULL;
 	cp->bp_policy = cfg->policy;
@@ -612,6 +616,8 @@ static void inherit_bps(const struct checkpoint *cp, struct process *p)
 	tp.policy_at = cp->policy_at;
 	tp.observing = cp->observing;
 	tp.rwlock_known = cp->rwlock_known;
+	tp.data_known = cp->data_known;
+	tp.data_bias = cp->data_bias;
 	p->ntramp = tp.ntramp;
 	memcpy(p->tslot, tp.tslot, sizeof(tp.tslot));
 	p->nacc = tp.nacc;

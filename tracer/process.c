@@ -134,6 +134,7 @@ static void free_bps(struct process *p)
 	p->bps_lifted = false;
 	p->policy_at = 0;
 	p->observing = false;
+	p->data_known = false;
 	p->rwlock_known = false;
 	p->nshm = 0;
 }
@@ -295,6 +296,12 @@ void mapped_files_free(struct mapped_file *f, int n)
  */
 static int proc_maps_fd(int fd, struct proc_map *m, int max, bool *more,
 			bool writable);
+
+bool proc_map_glibc_stack(const struct proc_map *m, uint64_t tp)
+{
+	return m->anon && m->guard_below && tp >= m->lo && tp < m->hi &&
+	       m->hi - tp <= (64u << 10);
+}
 
 int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more)
 {
@@ -507,6 +514,8 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->policy_at = parent->policy_at;
 	child->pimg = parent->pimg;
 	child->rwlock_known = parent->rwlock_known;
+	child->data_known = parent->data_known;
+	child->data_bias = parent->data_bias;
 	child->join_off = parent->join_off;
 	memcpy(child->shm, parent->shm, sizeof(child->shm));
 	child->nshm = parent->nshm;

@@ -89,6 +89,10 @@ struct process {
 	bool ever_policy;	/* pimg was set in this run */
 	bool ever_c;		/* ... and an exec gave it none (C-level) */
 	bool observing;		/* observation breakpoints are in place */
+	/* the executable is cfg->atomic_exe, loaded at data_bias from its
+	 * link-time addresses (cfg->atomic_data) */
+	bool data_known;
+	uint64_t data_bias;
 	bool rwlock_known;	/* its libc is a glibc whose pthread_rwlock_t
 				 * world.c rwlock_readers reads (>= 2.30) */
 	/* signals the program sent to its process group (kill 0, -pgrp,
@@ -221,6 +225,13 @@ struct proc_map {
 /* The first max mappings of pid into m: their number, -1 if the file
  * cannot be read; *more (may be NULL) says whether there were others. */
 int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more);
+/* Is m a stack glibc allocated for a thread whose descriptor is at tp:
+ * an anonymous mapping right above its own guard page, the descriptor
+ * (struct pthread, about 2.3 KiB in glibc 2.36, less the static TLS
+ * alignment) at its top.  A stack the program gave
+ * (pthread_attr_setstack) has no guard of glibc's and is the program's
+ * memory again once the thread is gone. */
+bool proc_map_glibc_stack(const struct proc_map *m, uint64_t tp);
 /* A file mapped in a process: where its mapping of file offset 0 starts
  * (its load base; 0: none seen) and whether a mapping of it executes. */
 struct mapped_file {

@@ -229,6 +229,9 @@ void bp_access_int3(struct process *p);
 /* The int3 path at observation point b (its address ea) would have
  * single-stepped its instruction (race discovery's budget counts it). */
 bool bp_would_step(const struct bp *b, uint64_t ea);
+/* ea is in an atomic object of p's executable (cfg->atomic_data) */
+bool bp_atomic_datum(const struct process *p,
+		     const struct session_config *cfg, uint64_t ea);
 int bp_lift_all(struct process *p);
 /* Effective address of the memory operand at breakpoint b for t. */
 bool bp_split_rmw(struct thread *t);

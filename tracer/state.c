@@ -48,10 +48,6 @@
 #define KEY_MEM_MAX (4ull << 20)
 #define KEY_RUN_MAX (64ull << 20)
 #define RED_ZONE 128
-/* glibc puts a thread's descriptor (struct pthread, about 2.3 KiB in
- * glibc 2.36) at the top of the stack it allocates, less the static TLS
- * alignment */
-#define GLIBC_TCB_SLACK (64u << 10)
 
 struct keyer {
 	uint64_t h[4];
@@ -257,16 +253,6 @@ static void key_thread(struct keyer *k, struct session *s,
 		key_u64(k, norm(k, r[i]));
 }
 
-/* Is m a stack glibc allocated for a thread whose descriptor is at tp:
- * an anonymous mapping right above its own guard page, the descriptor at
- * its top.  A stack the program gave (pthread_attr_setstack) has no guard
- * of glibc's and is the program's memory again once the thread is gone. */
-static bool glibc_stack(const struct proc_map *m, uint64_t tp)
-{
-	return m->anon && m->guard_below && tp >= m->lo && tp < m->hi &&
-	       m->hi - tp <= GLIBC_TCB_SLACK;
-}
-
 /*
  * What a key hashes of the memory, planned before anything is read: per
  * writable mapping its bounds (a map entry), then the runs of its pages
@@ -466,7 +452,7 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 
 			if (t->st != SCHED_DEAD || t->p != p || sp < m->lo ||
 			    sp >= m->hi ||
-			    !glibc_stack(m, t->regs.fs_base))
+			    !proc_map_glibc_stack(m, t->regs.fs_base))
 				continue;
 			if (sp - RED_ZONE > lo)
 				lo = (sp - RED_ZONE) & ~7ull;

@@ -605,6 +605,36 @@ void robust_release(struct session *s, struct thread *t)
 	}
 }
 
+/*
+ * Race discovery: t has exited, and the stack glibc allocated for it
+ * holds nothing anybody may read but its descriptor; glibc gives it to a
+ * thread created later once the kernel has cleared t's tid (a plain load
+ * in pthread_create, which nobody observes), so its next owner does not
+ * race with t (SYNC_FREE, as for a freed heap block).  Before, the
+ * frames of detached threads made way for the next ones' in races
+ * reported on the reused stack.
+ */
+static void forget_dead_stack(struct session *s, struct thread *t)
+{
+	struct access_observer *o = s->cfg->observer;
+	enum { MAX = 1024 };
+	struct proc_map *m;
+	int n;
+
+	if (t->p->dead || !t->regs.fs_base || !(m = malloc(MAX * sizeof(*m))))
+		return;
+	n = proc_maps(t->p->pid, m, MAX, NULL);
+	for (int i = 0; i < n; i++)
+		if (proc_map_glibc_stack(&m[i], t->regs.fs_base) &&
+		    m[i].hi - m[i].lo <= INT_MAX) {
+			o->sync(o->ctx, t->idx, SYNC_FREE,
+				m[i].lo | process_tag(t->p),
+				(int)(m[i].hi - m[i].lo));
+			break;
+		}
+	free(m);
+}
+
 /* A thread is gone: off every queue, its joiners woken. */
 void thread_gone(struct session *s, struct thread *t)
 {
@@ -619,6 +649,8 @@ void thread_gone(struct session *s, struct thread *t)
 		s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
 				       SYNC_RELEASE, t->ctid | process_tag(t->p),
 				       -1);
+	if (s->cfg->observer && t->tid != t->p->pid)
+		forget_dead_stack(s, t);
 	if (t->ctid) {
 		/* The kernel cleared the tid word and woke nobody we model:
 		 * wake the joiners. See tests/targets/join_many. */
@@ -950,9 +982,19 @@ struct thread *thread_born(struct session *s, struct thread *c,
 		c->stop = STOP_SIGSTOP;
 		fix_child_regs(c);
 	}
-	if (s->cfg->observer && s->cfg->observer->sync)
-		s->cfg->observer->sync(s->cfg->observer->ctx, parent_idx,
-				       SYNC_FORK, 0, c->idx);
+	if (s->cfg->observer && s->cfg->observer->sync) {
+		struct access_observer *o = s->cfg->observer;
+		int others = 0;
+
+		for (int i = 0; i < s->nth; i++)
+			others += i != parent_idx && &s->th[i] != c &&
+				  s->th[i].st != SCHED_DEAD &&
+				  s->th[i].p == s->th[parent_idx].p;
+		if (!others)
+			o->sync(o->ctx, parent_idx, SYNC_ACQUIRE_ATOMICS, 0,
+				-1);
+		o->sync(o->ctx, parent_idx, SYNC_FORK, 0, c->idx);
+	}
 	p = &s->th[parent_idx];
 	p->stop = STOP_NONE;
 	p->kind = OP_CLONE;
@@ -1131,7 +1173,8 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 {
 	struct access_observer *o = s->cfg->observer;
 	int live = 0;
-	bool atomic = (b->insn && b->insn->is_atomic) || b->src_atomic;
+	bool atomic = (b->insn && b->insn->is_atomic) || b->src_atomic ||
+		      (ea && bp_atomic_datum(t->p, s->cfg, ea));
 
 	relock_before_access(s, t);
 	live = threads_sharing(s, t, ea);

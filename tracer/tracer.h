@@ -230,7 +230,13 @@ enum {
 	 * which only write unlocks release): two read sections are not
 	 * ordered by the lock */
 	SYNC_RELEASE_READERS,
-	SYNC_ACQUIRE_READERS
+	SYNC_ACQUIRE_READERS,
+	/* the thread creates another while no other thread of its process
+	 * lives: its accesses since the others exited were not observed,
+	 * and any of them may have read an atomic they released (a
+	 * detached worker's counter, read before starting the next
+	 * thread): it acquires every atomic's release */
+	SYNC_ACQUIRE_ATOMICS
 };
 
 /* Symbolisation of a live tracee, provided by the caller (analysis/). */
@@ -388,6 +394,12 @@ struct session_config {
 	const char *atomic_exe;
 	const uint64_t *atomic_code;
 	size_t natomic_code;
+	/* ... and its static data that are atomic objects by their type
+	 * (a C11 _Atomic, a std::atomic: symbols_elf_atomic_data),
+	 * link-time pairs [lo, hi), sorted: every access to them is
+	 * atomic */
+	const uint64_t *atomic_data;
+	size_t natomic_data;
 	/* race discovery: the code of the executable runtime_exe that is a
 	 * language runtime's own (Go's: symbols_elf_runtime_code),
 	 * link-time pairs [lo, hi), sorted: with runtime_atomics_only only

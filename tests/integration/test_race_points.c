@@ -198,3 +198,51 @@ Test(race_points, race_between_short_threads_found_whatever_the_seed)
 		res_free(&r);
 	}
 }
+
+/* ptloom races on each mode of tests/targets/handoffs.c, at -O0 and -O2:
+ * exit code and what its output says. */
+static void handoffs_races(const char *const *modes, int code,
+			   const char *says)
+{
+	static const char *const builds[] = { "handoffs", "handoffs_O2" };
+
+	for (int b = 0; b < 2; b++)
+		for (size_t i = 0; modes[i]; i++) {
+			struct res r = PTL("races", "--seed", SEED, "--",
+					   target(builds[b]), modes[i]);
+
+			cr_expect_eq(r.code, code, "ptloom races on %s %s: "
+				     "exit %d\n%s", builds[b], modes[i],
+				     r.code, r.out);
+			cr_expect(strstr(r.out, says) != NULL, "%s %s: %s",
+				  builds[b], modes[i], r.out);
+			res_free(&r);
+		}
+}
+
+/* Data handed over with no lock or libc call in between, as the hardware
+ * and the kernel order it (tests/targets/handoffs.c): a global C11
+ * _Atomic flag's release store and acquire load (plain movs on x86: its
+ * DWARF type says atomic), _Atomic members of a global array, a pipe and
+ * an eventfd, a detached worker's atomic counter read while main is
+ * alone, the dead frames of detached threads on the stacks glibc gives
+ * the next ones.  Before, each of them was reported as a race. */
+Test(race_points, races_command_quiet_on_handoffs_through_atomics_descriptors_and_exits)
+{
+	static const char *const modes[] = { "c11_flag", "member_flags",
+					     "descriptors", "detached",
+					     "stack_reuse", NULL };
+
+	handoffs_races(modes, 0, "0 data races");
+}
+
+/* ... and their racy twins are still reported: the flag a plain int, the
+ * pipe written before the data, a detached worker's result read after a
+ * sleep. */
+Test(race_points, races_command_reports_the_racy_twins_of_the_handoffs)
+{
+	static const char *const modes[] = { "plain_flag", "pipe_late",
+					     "sleep", NULL };
+
+	handoffs_races(modes, 1, "race on data");
+}
