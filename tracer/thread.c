@@ -1796,6 +1796,10 @@ void on_stop(struct session *s, pid_t tid, int status)
 				report_threads(s); /* all stopped: their stacks */
 		}
 		s->sig_maybe = true; /* signals are about */
+		if (s->cfg->observer)
+			s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
+					       SYNC_ACQUIRE, SYNC_SIGNALS_KEY,
+					       -1);
 		signal_delivering(s, t, sig);
 		resume(s, t, sig);
 	}

@@ -239,6 +239,13 @@ enum {
 	SYNC_ACQUIRE_ATOMICS
 };
 
+/* The object a kill, tgkill or tkill releases and a handler's delivery
+ * acquires (SYNC_RELEASE, SYNC_ACQUIRE): what the sender did before it
+ * sent happens before the handler.  One for every signal (more order
+ * than there is, never less); bit 63 as a descriptor's object, no
+ * address. */
+#define SYNC_SIGNALS_KEY ((1ull << 63) | (1ull << 61))
+
 /* Symbolisation of a live tracee, provided by the caller (analysis/). */
 struct symbolizer {
 	void *ctx;

@@ -1103,6 +1103,9 @@ static void observe_sync(struct session *s, struct thread *t)
 	if ((t->obj >> 63) && t->kind != OP_CALL && t->kind != OP_ACCESS &&
 	    t->kind != OP_ATOMIC)
 		o->sync(o->ctx, t->idx, SYNC_ACQREL, t->obj, -1);
+	/* a signal sent: its handler, when delivered, acquires (thread.c) */
+	if (t->kind == OP_KILL)
+		o->sync(o->ctx, t->idx, SYNC_RELEASE, SYNC_SIGNALS_KEY, -1);
 	/* an access or atomic point's object is data, observed as an
 	 * access (thread.c observe_point), no synchronisation */
 	if (t->obj && !(t->obj >> 63) && t->kind != OP_ACCESS &&

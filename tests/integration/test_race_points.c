@@ -226,23 +226,24 @@ static void handoffs_races(const char *const *modes, int code,
  * DWARF type says atomic), _Atomic members of a global array, a pipe and
  * an eventfd, a detached worker's atomic counter read while main is
  * alone, the dead frames of detached threads on the stacks glibc gives
- * the next ones.  Before, each of them was reported as a race. */
+ * the next ones, a pthread_kill's handler.  Before, each of them was
+ * reported as a race. */
 Test(race_points, races_command_quiet_on_handoffs_through_atomics_descriptors_and_exits)
 {
 	static const char *const modes[] = { "c11_flag", "member_flags",
 					     "descriptors", "detached",
-					     "stack_reuse", NULL };
+					     "stack_reuse", "signal", NULL };
 
 	handoffs_races(modes, 0, "0 data races");
 }
 
 /* ... and their racy twins are still reported: the flag a plain int, the
  * pipe written before the data, a detached worker's result read after a
- * sleep. */
+ * sleep, the signal sent before the data is filled. */
 Test(race_points, races_command_reports_the_racy_twins_of_the_handoffs)
 {
 	static const char *const modes[] = { "plain_flag", "pipe_late",
-					     "sleep", NULL };
+					     "sleep", "signal_late", NULL };
 
 	handoffs_races(modes, 1, "race on data");
 }

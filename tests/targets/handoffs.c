@@ -11,6 +11,8 @@
  *                 main, alone once it has exited, starts a reader
  *   stack_reuse   detached workers end after posting; glibc gives their
  *                 stacks to the next ones (their frames are dead)
+ *   signal        main fills the data, then pthread_kill: the worker's
+ *                 handler reads it
  *
  * Each is correct: `ptloom races` reports nothing.  Their racy twins,
  * whose races must still be reported:
@@ -18,8 +20,10 @@
  *   plain_flag    the flag a plain volatile int
  *   pipe_late     the worker writes to the pipe before its data
  *   sleep         a detached worker's result read after a sleep
+ *   signal_late   main sends the signal before it fills the data
  */
 #define _DEFAULT_SOURCE /* usleep */
+#include <signal.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -240,6 +244,46 @@ static void stack_reuse(void)
 	pthread_join(h, NULL);
 }
 
+/* --- signal and signal_late --- */
+static volatile sig_atomic_t got;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	printf("%ld\n", check());
+	got = 1;
+}
+
+static void *sig_worker(void *arg)
+{
+	sigset_t ss;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &ss, NULL);
+	while (!got)
+		pause();
+	return arg;
+}
+
+static void signal_handoff(int late)
+{
+	sigset_t ss;
+	pthread_t t;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &ss, NULL);
+	signal(SIGUSR1, on_usr1);
+	pthread_create(&t, NULL, sig_worker, NULL);
+	if (!late)
+		fill(1);
+	pthread_kill(t, SIGUSR1);
+	if (late)
+		fill(1);
+	pthread_join(t, NULL);
+}
+
 static void two(void *(*a)(void *), void *(*b)(void *), void *arg)
 {
 	pthread_t x, y;
@@ -271,6 +315,10 @@ int main(int argc, char **argv)
 		detached(1);
 	else if (!strcmp(mode, "stack_reuse"))
 		stack_reuse();
+	else if (!strcmp(mode, "signal"))
+		signal_handoff(0);
+	else if (!strcmp(mode, "signal_late"))
+		signal_handoff(1);
 	else
 		return 2;
 	puts("ok");
