@@ -192,6 +192,23 @@ Test(races, releases_accumulate)
 	cr_assert_eq(npairs(NULL), 0);
 }
 
+/* acquire_all takes the releases of the keys it selects, no other */
+Test(races, acquire_all_takes_the_selected_keys_only)
+{
+	const uint64_t atom = (1ull << 62) | LOCK, other = LOCK + 64;
+
+	races_thread_create(r, 0, 1);
+	races_thread_create(r, 0, 2);
+	races_access(r, 1, 0x10, X, 4, true, false);
+	races_release(r, 1, atom);
+	races_access(r, 1, 0x20, X + 8, 4, true, false);
+	races_release(r, 1, other);
+	races_acquire_all(r, 2, 7ull << 61, 1ull << 62);
+	races_access(r, 2, 0x30, X, 4, true, false);	 /* ordered */
+	races_access(r, 2, 0x40, X + 8, 4, true, false); /* not */
+	cr_assert_eq(npairs(NULL), 1);
+}
+
 Test(races, acquire_without_release_orders_nothing)
 {
 	races_thread_create(r, 0, 1);

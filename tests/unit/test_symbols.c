@@ -550,3 +550,61 @@ Test(symbols, errors)
 	cr_assert_eq(symbols_elf_build_id(target_src(), id, 20), -EINVAL);
 	cr_assert_eq(symbols_elf_text("/nonexistent", t, 1), -ENOENT);
 }
+
+/* Is [lo, hi) inside one of the n sorted pairs of r? */
+static bool within(const uint64_t *r, int n, uint64_t lo, uint64_t hi)
+{
+	for (int i = 0; i < n; i++)
+		if (lo >= r[2 * i] && hi <= r[2 * i + 1])
+			return true;
+	return false;
+}
+
+/* Static data of an atomic type, by DWARF: a global _Atomic, an _Atomic
+ * member of a global structure and of each element of a global array of
+ * them; not a plain global, nor a structure's plain members. */
+Test(symbols, atomic_data_by_type)
+{
+	const char *cc = getenv("CC") ? getenv("CC") : "cc";
+	char src[PATH_MAX], cmd[PATH_MAX * 3];
+	uint64_t flag, plain, one, many, *r = NULL;
+	FILE *f;
+
+	snprintf(src, sizeof(src), "%s/atomics.c", tg.dir);
+	snprintf(tg.exe, sizeof(tg.exe), "%s/atomics", tg.dir);
+	cr_assert_not_null(f = fopen(src, "w"));
+	fputs("#include <stdatomic.h>\n"
+	      "_Atomic int flag;\n"
+	      "int plain;\n"
+	      "struct s { long a; _Atomic long b; int c; } one, many[3];\n"
+	      "int main(void) { return flag + plain + (int)one.b +\n"
+	      "                 (int)many[2].b + (int)one.a; }\n", f);
+	cr_assert_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "%s -g -O2 -o '%s' '%s'", cc, tg.exe, src);
+	cr_assert_eq(system(cmd), 0, "cannot build: %s", cmd);
+	cr_assert_eq(symbols_elf_lookup(tg.exe, "flag", &flag, 1), 1);
+	cr_assert_eq(symbols_elf_lookup(tg.exe, "plain", &plain, 1), 1);
+	cr_assert_eq(symbols_elf_lookup(tg.exe, "one", &one, 1), 1);
+	cr_assert_eq(symbols_elf_lookup(tg.exe, "many", &many, 1), 1);
+
+	int n = symbols_elf_atomic_data(tg.exe, &r);
+
+	cr_assert_gt(n, 0);
+	cr_expect(within(r, n, flag, flag + 4));
+	cr_expect(!within(r, n, plain, plain + 1));
+	cr_expect(within(r, n, one + 8, one + 16));
+	cr_expect(!within(r, n, one, one + 1));
+	cr_expect(!within(r, n, one + 16, one + 17));
+	for (int i = 0; i < 3; i++) {
+		cr_expect(within(r, n, many + 24 * i + 8, many + 24 * i + 16),
+			  "many[%d].b", i);
+		cr_expect(!within(r, n, many + 24 * i, many + 24 * i + 1),
+			  "many[%d].a", i);
+	}
+	free(r);
+	/* no DWARF: nothing known */
+	snprintf(cmd, sizeof(cmd), "%s -O2 -o '%s' '%s'", cc, tg.exe, src);
+	cr_assert_eq(system(cmd), 0, "cannot build: %s", cmd);
+	cr_assert_eq(symbols_elf_atomic_data(tg.exe, &r), 0);
+	free(r);
+}
