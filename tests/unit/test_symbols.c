@@ -607,4 +607,5 @@ Test(symbols, atomic_data_by_type)
 	cr_assert_eq(system(cmd), 0, "cannot build: %s", cmd);
 	cr_assert_eq(symbols_elf_atomic_data(tg.exe, &r), 0);
 	free(r);
+	unlink(src); /* the teardown removes the executable and the dir */
 }
