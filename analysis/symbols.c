@@ -1362,16 +1362,22 @@ int symbols_elf_text(const char *path, struct elf_text *out, int max)
 
 /* ---- atomic operations by their source (symbols_elf_atomic_code) ---- */
 
-/* The headers whose functions are the C++ library's atomic operations. */
-static bool atomic_header(const char *file)
+/* The headers whose functions are the C++ library's atomic operations,
+ * or (rust) the file of Rust's core::sync::atomic (AtomicBool::load and
+ * the atomic_load it inlines, ...). */
+static bool atomic_header(const char *file, bool rust)
 {
 	static const char *const names[] = {
 		"atomic", "atomic_base.h", "atomic_wait.h",
 		"atomic_timed_wait.h", "atomic_futex.h", "atomic_lockfree_defines.h",
 		"shared_ptr_atomic.h", "atomic_word.h", "atomicity.h",
 	};
+	static const char core[] = "/core/src/sync/atomic.rs";
 	const char *b = file ? strrchr(file, '/') : NULL;
 
+	if (rust)
+		return file && strlen(file) >= sizeof(core) - 1 &&
+		       !strcmp(file + strlen(file) - (sizeof(core) - 1), core);
 	b = b ? b + 1 : file;
 	if (!b)
 		return false;
@@ -1403,7 +1409,8 @@ static int ranges_add(struct ranges *r, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
-static int atomic_walk(Dwarf_Die *die, struct ranges *r, int depth)
+static int atomic_walk(Dwarf_Die *die, struct ranges *r, int depth,
+		       bool rust)
 {
 	Dwarf_Die child;
 	int err = 0;
@@ -1415,7 +1422,7 @@ static int atomic_walk(Dwarf_Die *die, struct ranges *r, int depth)
 
 		if ((tag == DW_TAG_inlined_subroutine ||
 		     tag == DW_TAG_subprogram) &&
-		    atomic_header(dwarf_decl_file(die))) {
+		    atomic_header(dwarf_decl_file(die), rust)) {
 			Dwarf_Addr base, lo, hi;
 			ptrdiff_t off = 0;
 
@@ -1426,7 +1433,7 @@ static int atomic_walk(Dwarf_Die *die, struct ranges *r, int depth)
 			continue; /* what it inlines is inside */
 		}
 		if (dwarf_child(die, &child) == 0 &&
-		    (err = atomic_walk(&child, r, depth + 1)))
+		    (err = atomic_walk(&child, r, depth + 1, rust)))
 			return err;
 	} while (dwarf_siblingof(die, die) == 0);
 	return 0;
@@ -1566,8 +1573,8 @@ static bool may_be_cxx(Dwarf_Die *cu)
 }
 
 /* walk(first DIE of a unit, its language, r) over every unit of path's
- * DWARF (only the units may_be_cxx if cxx), its ranges into *out
- * (ranges_finish). */
+ * DWARF (only the units may_be_cxx or Rust's if cxx), its ranges into
+ * *out (ranges_finish). */
 static int units_walk(const char *path, bool cxx,
 		      int (*walk)(Dwarf_Die *, int, struct ranges *),
 		      uint64_t **out)
@@ -1592,7 +1599,8 @@ static int units_walk(const char *path, bool cxx,
 		Dwarf_Die cu;
 
 		if (dwarf_offdie(dw, off + hsize, &cu) &&
-		    (!cxx || may_be_cxx(&cu))) {
+		    (!cxx || may_be_cxx(&cu) ||
+		     dwarf_srclang(&cu) == DW_LANG_Rust)) {
 			int lang = dwarf_srclang(&cu);
 
 			if (dwarf_child(&cu, &cu) == 0)
@@ -1607,8 +1615,7 @@ static int units_walk(const char *path, bool cxx,
 
 static int atomic_code_unit(Dwarf_Die *first, int lang, struct ranges *r)
 {
-	(void)lang;
-	return atomic_walk(first, r, 0);
+	return atomic_walk(first, r, 0, lang == DW_LANG_Rust);
 }
 
 int symbols_elf_atomic_code(const char *path, uint64_t **out)

@@ -110,7 +110,7 @@ int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len);
  * The code of the ELF file (link-time addresses, pairs [lo, hi), sorted,
  * disjoint) that its DWARF says is the body, inlined or not, of a function
  * of the C++ library's atomic headers (<atomic>, bits/atomic_base.h,
- * bits/atomic_wait.h, ...).  On x86 an atomic load or release store is a
+ * bits/atomic_wait.h, ...) or of Rust's core::sync::atomic.  On x86 an atomic load or release store is a
  * plain mov, so without this a std::atomic flag handing data over would
  * be a race.  Returns the number of ranges (0 without DWARF) or -errno;
  * *out is malloc'd.
