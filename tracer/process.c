@@ -297,10 +297,13 @@ void mapped_files_free(struct mapped_file *f, int n)
 static int proc_maps_fd(int fd, struct proc_map *m, int max, bool *more,
 			bool writable);
 
+/* how far below the top of its stack glibc puts a thread's descriptor */
+#define GLIBC_TCB_SLACK (64u << 10)
+
 bool proc_map_glibc_stack(const struct proc_map *m, uint64_t tp)
 {
 	return m->anon && m->guard_below && tp >= m->lo && tp < m->hi &&
-	       m->hi - tp <= (64u << 10);
+	       m->hi - tp <= GLIBC_TCB_SLACK;
 }
 
 int proc_maps(pid_t pid, struct proc_map *m, int max, bool *more)

@@ -957,6 +957,20 @@ static void fix_child_regs(struct thread *c)
 	c->fix_regs = false;
 }
 
+/* The live threads that share ea with t (its process's; with ea, those
+ * of processes sharing its memory too): t alone when 1. */
+static int threads_sharing(struct session *s, const struct thread *t,
+			   uint64_t ea)
+{
+	bool shared = ea && mem_shared(t->p, ea);
+	int live = 0;
+
+	for (int i = 0; i < s->nth; i++)
+		live += s->th[i].st != SCHED_DEAD &&
+			(s->th[i].p == t->p || (shared && s->th[i].p->nshm));
+	return live;
+}
+
 /*
  * c was just created by the clone or fork of thread parent_idx: it is not
  * schedulable before its first stop (unless that stop came first, a
@@ -984,13 +998,11 @@ struct thread *thread_born(struct session *s, struct thread *c,
 	}
 	if (s->cfg->observer && s->cfg->observer->sync) {
 		struct access_observer *o = s->cfg->observer;
-		int others = 0;
+		const struct thread *pt = &s->th[parent_idx];
 
-		for (int i = 0; i < s->nth; i++)
-			others += i != parent_idx && &s->th[i] != c &&
-				  s->th[i].st != SCHED_DEAD &&
-				  s->th[i].p == s->th[parent_idx].p;
-		if (!others)
+		/* alone as observe_access judges it (its accesses were not
+		 * observed), the thread being born not counted */
+		if (threads_sharing(s, pt, 0) - (c->p == pt->p) <= 1)
 			o->sync(o->ctx, parent_idx, SYNC_ACQUIRE_ATOMICS, 0,
 				-1);
 		o->sync(o->ctx, parent_idx, SYNC_FORK, 0, c->idx);
@@ -1151,18 +1163,6 @@ static void relock_before_access(struct session *s, struct thread *t)
  * own, and those of every process it shares a writable mapping with when
  * ea is in one (a fork's parent and child, single-threaded or not).
  */
-static int threads_sharing(struct session *s, const struct thread *t,
-			   uint64_t ea)
-{
-	bool shared = ea && mem_shared(t->p, ea);
-	int live = 0;
-
-	for (int i = 0; i < s->nth; i++)
-		live += s->th[i].st != SCHED_DEAD &&
-			(s->th[i].p == t->p || (shared && s->th[i].p->nshm));
-	return live;
-}
-
 /*
  * t's access to ea at observation point b (at addr), as its stop takes it:
  * to the detector, and b sampled out when hot.  false: the run's budget

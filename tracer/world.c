@@ -1093,23 +1093,20 @@ static void observe_sync(struct session *s, struct thread *t)
 		release_pending_wakes(s, t);
 	if (t->kind == OP_SPIN)
 		acquire_everyone(s, t);
-	/* a descriptor (a pipe, the sockets, an eventfd: fd_object's keys,
-	 * bit 63): what a thread did before it wrote there happens before
-	 * what a thread does after it has read (or polled) what was
-	 * written, as the kernel orders them (a worker's result announced
-	 * through an eventfd or a pipe to an event loop).  Every operation
-	 * on it acquires and releases it: more order than a read that
-	 * found nothing has, never less */
-	if ((t->obj >> 63) && t->kind != OP_CALL && t->kind != OP_ACCESS &&
-	    t->kind != OP_ATOMIC)
-		o->sync(o->ctx, t->idx, SYNC_ACQREL, t->obj, -1);
 	/* a signal sent: its handler, when delivered, acquires (thread.c) */
 	if (t->kind == OP_KILL)
 		o->sync(o->ctx, t->idx, SYNC_RELEASE, SYNC_SIGNALS_KEY, -1);
-	/* an access or atomic point's object is data, observed as an
-	 * access (thread.c observe_point), no synchronisation */
-	if (t->obj && !(t->obj >> 63) && t->kind != OP_ACCESS &&
-	    t->kind != OP_ATOMIC && !observe_rwlock(s, t))
+	/* every operation acquires and releases its object (an rwlock
+	 * call its own way), a descriptor's too (fd_object's keys, bit 63:
+	 * a pipe, the sockets, an eventfd): what a thread did before it
+	 * wrote there happens before what a thread does after it has read
+	 * (or polled) what was written, as the kernel orders them (a
+	 * worker's result announced to an event loop; more order than a
+	 * read that found nothing has, never less).  An access or atomic
+	 * point's object is data, observed as an access (thread.c
+	 * observe_point), no synchronisation */
+	if (t->obj && t->kind != OP_ACCESS && t->kind != OP_ATOMIC &&
+	    ((t->obj >> 63) ? t->kind != OP_CALL : !observe_rwlock(s, t)))
 		o->sync(o->ctx, t->idx, SYNC_ACQREL, t->obj, -1);
 	if (t->kind == OP_CALL &&
 	    (t->fn == FN_COND_WAIT || t->fn == FN_COND_TIMEDWAIT ||
