@@ -249,12 +249,20 @@ static void redraw(struct sampler *s, int t)
 	s->has_prio[t] = false;
 }
 
+/* A timeout as such: not one whose deadline came while only yielders
+ * could run (alt.woken), whose thread is one that can run. */
+static bool timeout_only(const struct alt *a)
+{
+	return a->timeout && !a->woken;
+}
+
 /* The machine may be slow: rarely let a timed wait expire. */
 static int maybe_timeout(struct sampler *s, const struct choice *c, int best)
 {
 	if (best >= 0 && !c->alts[best].timeout)
 		for (int i = 0; i < c->nalts; i++)
-			if (c->alts[i].timeout && splitmix64(&s->rng) % 64 == 0)
+			if (timeout_only(&c->alts[i]) &&
+			    splitmix64(&s->rng) % 64 == 0)
 				return i;
 	return best < 0 ? 0 : best;
 }
@@ -270,7 +278,7 @@ static int highest(struct sampler *s, const struct choice *c)
 	for (int i = 0; i < c->nalts; i++) {
 		const struct alt *a = &c->alts[i];
 
-		if (a->timeout || a->yield)
+		if (timeout_only(a) || a->yield)
 			continue;
 		int64_t p = prio_of(s, a->thread);
 
@@ -286,7 +294,7 @@ static int highest(struct sampler *s, const struct choice *c)
 static int first_spinner(const struct choice *c)
 {
 	for (int i = 0; i < c->nalts; i++)
-		if (!c->alts[i].timeout)
+		if (!timeout_only(&c->alts[i]))
 			return i;
 	return 0;
 }
@@ -344,13 +352,13 @@ static int surw_pick(struct sampler *s, const struct choice *c)
 	int pick = -1;
 
 	for (int i = 0; i < c->nalts && s->target >= 0; i++)
-		if (c->alts[i].thread == s->target && !c->alts[i].timeout &&
+		if (c->alts[i].thread == s->target && !timeout_only(&c->alts[i]) &&
 		    !c->alts[i].yield)
 			pick = i;
 	for (int i = 0; pick < 0 && i < c->nalts; i++) {
 		const struct alt *a = &c->alts[i];
 
-		if (a->timeout || a->yield)
+		if (timeout_only(a) || a->yield)
 			continue;
 		int r = s->remaining[a->thread < PCT_THREADS ? a->thread : 0];
 
@@ -362,7 +370,7 @@ static int surw_pick(struct sampler *s, const struct choice *c)
 		for (int i = 0; i < c->nalts && pick < 0; i++) {
 			const struct alt *a = &c->alts[i];
 
-			if (a->timeout || a->yield)
+			if (timeout_only(a) || a->yield)
 				continue;
 			int r = s->remaining[a->thread < PCT_THREADS
 						     ? a->thread
@@ -404,7 +412,7 @@ static int rr_pick(struct sampler *s, const struct choice *c)
 	for (int i = 0; i < c->nalts; i++) {
 		const struct alt *a = &c->alts[i];
 
-		if (a->timeout || a->yield)
+		if (timeout_only(a) || a->yield)
 			continue;
 		if (a->thread == s->turn)
 			cur = i;
@@ -527,7 +535,7 @@ static int late_pick(struct sampler *s, const struct choice *c)
 	if (s->late_done || c->step < s->late_step)
 		return 0;
 	for (int i = 1; i < c->nalts; i++)
-		if (c->alts[i].thread != c->current && !c->alts[i].timeout &&
+		if (c->alts[i].thread != c->current && !timeout_only(&c->alts[i]) &&
 		    (best < 0 || c->alts[i].thread > c->alts[best].thread))
 			best = i;
 	if (best < 0)
@@ -559,7 +567,7 @@ static int random_draw(uint64_t *rng, bool rare_run, const struct choice *c)
 
 	for (i = 0; i < c->nalts; i++) {
 		plain += c->alts[i].timeout != ALT_BUFFER;
-		timed += c->alts[i].timeout == 1;
+		timed += c->alts[i].timeout == 1 && !c->alts[i].woken;
 	}
 	bool rare = rare_run && timed;
 
@@ -570,13 +578,14 @@ static int random_draw(uint64_t *rng, bool rare_run, const struct choice *c)
 	 * among every alternative but the buffered stores */
 	k = (int)(splitmix64(rng) % (uint64_t)(rare ? plain - timed
 							 : plain));
-	for (i = 0; (rare ? c->alts[i].timeout != 0
+	for (i = 0; (rare ? c->alts[i].timeout != 0 && !c->alts[i].woken
 			  : c->alts[i].timeout == ALT_BUFFER) ||
 		    k--;
 	     i++)
 		;
 	for (int j = 0; rare && j < c->nalts; j++)
-		if (c->alts[j].timeout == 1 && splitmix64(rng) % 64 == 0)
+		if (c->alts[j].timeout == 1 && !c->alts[j].woken &&
+		    splitmix64(rng) % 64 == 0)
 			return j;
 	if (plain < c->nalts && splitmix64(rng) % 8 == 0)
 		for (int j = 0; j < c->nalts; j++)
@@ -644,7 +653,7 @@ static int highest_peek(const struct sampler *s, const struct choice *c,
 		int64_t p = s->prio[t];
 
 		drawn[i] = -1;
-		if (a->timeout || a->yield)
+		if (timeout_only(a) || a->yield)
 			continue;
 		if (!s->has_prio[t]) {
 			/* prio_of() draws in this order, once a thread */
@@ -690,12 +699,13 @@ static uint64_t known_no_timeout(uint64_t r, const struct choice *c,
 	bool any = false;
 
 	for (int i = 0; i < c->nalts; i++)
-		any |= c->alts[i].timeout != 0;
+		any |= timeout_only(&c->alts[i]);
 	if (!any)
 		return k;
 	for (; n < k && n < 65536; n++)
 		for (int i = 0; i < c->nalts; i++)
-			if (c->alts[i].timeout && splitmix64(&r) % 64 == 0)
+			if (timeout_only(&c->alts[i]) &&
+			    splitmix64(&r) % 64 == 0)
 				return n;
 	return n;
 }
@@ -727,7 +737,7 @@ static uint64_t sampler_known(void *ctx, const struct choice *c)
 		for (int i = 0; i < c->nalts; i++) {
 			int t = c->alts[i].thread;
 
-			if (!c->alts[i].timeout &&
+			if (!timeout_only(&c->alts[i]) &&
 			    !s->has_prio[t < PCT_THREADS ? t : PCT_THREADS - 1])
 				return 0;
 		}

@@ -145,6 +145,9 @@ struct alt {
 	uint8_t fn;	  /* enum call_fn of a pending OP_CALL; WAIT_BLOCKING,
 			     FORK_RETURN */
 	uint8_t global;	  /* it may touch anything (a signal's handler) */
+	uint8_t woken;	  /* a timeout whose deadline came while only
+			     yielders could run: its thread is one that can
+			     run, for the samplers too (sched.c) */
 	uint8_t readers;  /* a pending glibc pthread_rwlock_rdlock or _unlock
 			     call and its lock as read at this point: 1 +
 			     its readers (at most 254) when no writer holds

@@ -18,7 +18,7 @@
  *     up to HOLD_ZERO_MAX times in a row first: a loop that only polls
  *     cannot wait for it forever);
  *   - the wait's timeout comes first, cost 1, when the wait has one
- *     within TIMEOUT_HORIZON_NS: the clock moves to its deadline, the
+ *     within MAX_STALL_NS (world.h): the clock moves to its deadline, the
  *     ready sockets are held and the wait returns the others (nothing:
  *     it timed out).  A loop then runs its due timer before the I/O it
  *     raced with.
@@ -726,7 +726,7 @@ void evloop_poll(struct session *s, struct thread *t)
 
 	/* not in a wrapper that times its children (timeout(1), ctest's
 	 * TIMEOUT over libuv): their deadline comes with their own time */
-	if (tmo > 0 && (uint64_t)tmo * 1000000ull <= TIMEOUT_HORIZON_NS &&
+	if (tmo > 0 && deadline <= session_stall_limit(s) &&
 	    session_may_expire_early(s, t->p, s->step)) {
 		timer = c->nalts;
 		c->alts[c->nalts++] = (struct alt){

@@ -36,13 +36,37 @@ static int cmp_deadline(const void *a, const void *b, void *th)
 	return (x->thread > y->thread) - (x->thread < y->thread);
 }
 
+/* Adds the timeouts of the timed waits (only the due ones: due 1, only
+ * the others: 0, all: -1), earliest deadline first, each at cost; returns
+ * where they start.  A timeout's object is the thread's wait object for
+ * the reduction; the deadline only orders them. */
+static int add_timeouts(struct choice *c, const struct sched_thread *th,
+			int n, int due, bool cost)
+{
+	int first = c->nalts;
+
+	for (int t = 0; t < n; t++) {
+		if (th[t].state != SCHED_BLOCKED || !th[t].timed ||
+		    (due >= 0 && th[t].due != (due == 1)))
+			continue;
+		add(c, t, &th[t], true, cost);
+		c->alts[c->nalts - 1].obj = th[t].deadline;
+	}
+	if (c->nalts - first > 1)
+		qsort_r(&c->alts[first], c->nalts - first, sizeof(c->alts[0]),
+			cmp_deadline, NULL);
+	for (int i = first; i < c->nalts; i++)
+		c->alts[i].obj = th[c->alts[i].thread].obj;
+	return first;
+}
+
 int sched_alternatives(const struct sched_thread *th, int n, int current,
 		       struct choice *c)
 {
 	bool cur_on = current >= 0 && current < n &&
 		      th[current].state == SCHED_ENABLED;
 	bool cur_runs = cur_on && !th[current].yield;
-	int enabled = 0, busy = 0;
+	int enabled = 0, busy = 0, due = 0;
 
 	c->kind = DEC_RUN;
 	c->current = current;
@@ -50,7 +74,16 @@ int sched_alternatives(const struct sched_thread *th, int n, int current,
 	for (int t = 0; t < n; t++) {
 		enabled += th[t].state == SCHED_ENABLED;
 		busy += th[t].state == SCHED_ENABLED && !th[t].yield;
+		due += th[t].state == SCHED_BLOCKED && th[t].timed &&
+		       th[t].due;
 	}
+	/* Only yielders can run and a deadline has come: that wait's thread
+	 * is the one they wait for (natively it is woken and runs), so its
+	 * timeout comes first and free and the yielders cost one, as beside
+	 * a busy thread.  Before, the timeout cost a preemption while a
+	 * spinner could run, and the spinner ran for free until --max-steps
+	 * (a flag set by a thread after usleep(1000): INCOMPLETE). */
+	bool woken = busy == 0 && enabled > 0 && due > 0;
 	/* round-robin order after the current thread, the current last */
 	int start = current >= 0 && current < n && !cur_runs ? current + 1 : 0;
 
@@ -66,6 +99,10 @@ int sched_alternatives(const struct sched_thread *th, int n, int current,
 		 * yielded; a preemption when it could go on */
 		add(c, t, &th[t], false, cur_runs);
 	}
+	if (woken)
+		for (int i = add_timeouts(c, th, n, 1, false); i < c->nalts;
+		     i++)
+			c->alts[i].woken = 1;
 	/* yielders: free only when nobody else can run; otherwise running
 	 * one is a preemption, so spinning threads cannot pass the turn to
 	 * each other forever while the thread they wait for is ready */
@@ -75,7 +112,7 @@ int sched_alternatives(const struct sched_thread *th, int n, int current,
 		if (th[t].state != SCHED_ENABLED || !th[t].yield ||
 		    t == current)
 			continue;
-		add(c, t, &th[t], false, busy > 0);
+		add(c, t, &th[t], false, busy > 0 || woken);
 	}
 	/* the yielder itself again: free only when it is alone, or one
 	 * spinning thread could be chosen forever at no cost */
@@ -88,27 +125,16 @@ int sched_alternatives(const struct sched_thread *th, int n, int current,
 	 * is a choice among the ones that follow, a preemption then, since
 	 * that thread can run).  Offering it here, free, let a 60 s wait time
 	 * out before a worker's 10 ms sleep ended, at bound 0. */
-	int first_timeout = c->nalts;
+	int first_timeout = add_timeouts(c, th, n, woken ? 0 : -1,
+					 enabled > 0);
 
-	for (int t = 0; t < n; t++) {
-		if (th[t].state != SCHED_BLOCKED || !th[t].timed)
-			continue;
-		add(c, t, &th[t], true, enabled > 0);
-		c->alts[c->nalts - 1].obj = th[t].deadline;
-	}
-	if (c->nalts - first_timeout > 1)
-		qsort_r(&c->alts[first_timeout], c->nalts - first_timeout,
-			sizeof(c->alts[0]), cmp_deadline, NULL);
 	if (!enabled)
 		for (int i = first_timeout + 1; i < c->nalts; i++)
-			if (c->alts[i].obj > c->alts[first_timeout].obj) {
+			if (th[c->alts[i].thread].deadline >
+			    th[c->alts[first_timeout].thread].deadline) {
 				c->nalts = i;
 				break;
 			}
-	/* A timeout's object is the thread's wait object for the reduction;
-	 * the deadline only orders them. */
-	for (int i = first_timeout; i < c->nalts; i++)
-		c->alts[i].obj = th[c->alts[i].thread].obj;
 	/* x86-TSO: a store that may stay in its thread's store buffer past
 	 * the loads that follow it, after everything else: a delay, counted
 	 * as a preemption (tracer/tso.c) */

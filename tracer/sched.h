@@ -12,7 +12,11 @@
  *   comes last;
  * - a thread in a timed wait may time out at any choice point: that costs a
  *   preemption while another thread could run, and is free (earliest
- *   deadline first) when nobody else can.
+ *   deadline first) when nobody else can;
+ * - when only yielders (spinners) can run, a wait whose deadline has come
+ *   is a thread able to run: its timeout comes first, free, and the
+ *   yielders cost a preemption, as beside any thread that is not
+ *   yielding (a spin on a flag that a sleeping thread sets).
  */
 #ifndef PTLOOM_SCHED_H
 #define PTLOOM_SCHED_H
@@ -32,6 +36,7 @@ struct sched_thread {
 	int state;	  /* enum sched_state */
 	bool yield;	  /* its pending operation is a yield */
 	bool timed;	  /* blocked with a deadline */
+	bool due;	  /* timed, and the deadline has come (virtual clock) */
 	uint64_t deadline; /* virtual ns */
 	uint8_t kind;	  /* pending operation */
 	uint8_t fn;	  /* its enum call_fn (OP_CALL) */

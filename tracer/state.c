@@ -572,8 +572,12 @@ uint64_t session_state_key(struct session *s)
 	/* the clock only while the program may read it: a search that
 	 * leaves it out restarts with it once a run reads it
 	 * (session_config.key_no_clock) */
-	if (!s->cfg->key_no_clock || s->time_used)
+	if (!s->cfg->key_no_clock || s->time_used) {
 		key_u64(&k, s->now);
+		/* which early expiries a stall explains (world.h) */
+		for (int i = 0; i < s->nth; i++)
+			key_u64(&k, s->th[i].ran_at);
+	}
 	key_part(&k, &key);
 	key_u64(&k, s->rng);
 	key_u64(&k, (uint64_t)s->sole_bps << 32 | (uint64_t)s->live);

@@ -984,6 +984,7 @@ struct thread *thread_born(struct session *s, struct thread *c,
 
 	c->st = SCHED_BLOCKED; /* not schedulable before its first stop */
 	c->starting = true;
+	c->ran_at = s->now + 1; /* it waits for the processor from here */
 	if (p->tid_clone) {
 		c->fix_regs = true;
 		c->fix_rdi = p->clone_rdi;

@@ -108,6 +108,10 @@ struct thread {
 	uint8_t kind, fn;
 	bool yield;
 	uint64_t obj, pc;
+	/* virtual ns + 1 of its last step (or of its birth): how long it has
+	 * waited for the processor when able to run (session_stall_limit);
+	 * 0: not yet */
+	uint64_t ran_at;
 	uint64_t obj2;		/* FUTEX_WAKE_OP/REQUEUE: the second word */
 	bool futex_woken;	/* OP_WOKEN by a futex wake (not a signal) */
 	bool pi_wait;		/* blocked in FUTEX_LOCK_PI: a signal restarts it */

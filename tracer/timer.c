@@ -793,11 +793,13 @@ void timer_alternatives(struct session *s, struct choice *c)
 			    s->th[i].st == SCHED_RUNNING);
 	if (!enabled)
 		return; /* timer_tick() moved time to the earliest */
+	uint64_t limit = session_stall_limit(s);
+
 	for (int i = 0; i < tm->n; i++) {
 		struct ptimer *p = &tm->t[i];
 		int o, sig, takers = 0, who[MAX_ALTS];
 
-		if (!signals(s, p) || p->deadline > s->now + TIMEOUT_HORIZON_NS ||
+		if (!signals(s, p) || p->deadline > limit ||
 		    (p->deadline > s->now &&
 		     !session_may_expire_early(s, process_find(s, p->pid),
 					       p->armed)) ||

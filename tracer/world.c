@@ -814,6 +814,21 @@ static bool waits_now(const struct thread *v, const struct thread *cur)
 	       v->turn_waits && v->nspin_words > 0;
 }
 
+uint64_t session_stall_limit(const struct session *s)
+{
+	uint64_t base = s->now;
+
+	for (int i = 0; i < s->nth; i++) {
+		const struct thread *t = &s->th[i];
+
+		if (i != s->current && !t->starting &&
+		    t->st == SCHED_ENABLED && !t->yield && t->ran_at &&
+		    t->ran_at - 1 < base)
+			base = t->ran_at - 1;
+	}
+	return base + MAX_STALL_NS;
+}
+
 bool session_may_expire_early(struct session *s, const struct process *p,
 			      uint64_t armed)
 {
@@ -854,6 +869,7 @@ static bool last_of_process(const struct session *s, const struct thread *t)
 static void build_sched(struct session *s, struct sched_thread *st)
 {
 	bool any = false;
+	uint64_t limit = session_stall_limit(s);
 
 	for (int i = 0; i < s->nth; i++)
 		any |= !s->th[i].starting && s->th[i].st == SCHED_ENABLED;
@@ -864,6 +880,7 @@ static void build_sched(struct session *s, struct sched_thread *st)
 			.state = t->st,
 			.yield = t->yield,
 			.timed = t->st == SCHED_BLOCKED && t->timed,
+			.due = t->deadline <= s->now,
 			.deadline = t->deadline,
 			.kind = t->kind,
 			.fn = t->kind == OP_CALL ? t->fn
@@ -884,7 +901,7 @@ static void build_sched(struct session *s, struct sched_thread *st)
 		if (t->starting)
 			st[i].state = SCHED_BLOCKED;
 		if (any && st[i].timed &&
-		    (t->deadline > s->now + TIMEOUT_HORIZON_NS ||
+		    (t->deadline > limit ||
 		     (t->deadline > s->now &&
 		      !session_may_expire_early(s, t->p, t->armed))))
 			st[i].timed = false;
@@ -907,9 +924,14 @@ static void build_sched(struct session *s, struct sched_thread *st)
 	if (cur >= 0 && cur < s->nth && s->run_len >= FAIR_STEPS &&
 	    st[cur].state == SCHED_ENABLED)
 		for (int i = 0; i < s->nth; i++)
-			if (i != cur && st[i].state == SCHED_ENABLED &&
-			    !(s->run_len < 4 * FAIR_STEPS &&
-			      waits_now(&s->th[i], &s->th[cur]))) {
+			if (i != cur &&
+			    ((st[i].state == SCHED_ENABLED &&
+			      !(s->run_len < 4 * FAIR_STEPS &&
+				waits_now(&s->th[i], &s->th[cur]))) ||
+			     /* a wait whose deadline came: it could run
+			      * (a spin on a flag a sleeper sets) */
+			     (st[i].state == SCHED_BLOCKED && st[i].timed &&
+			      st[i].due))) {
 				st[cur].yield = true;
 				break;
 			}
@@ -1319,6 +1341,7 @@ static void take_step(struct session *s, struct thread *t, bool preempt,
 	s->step_wall = now_seconds();
 	if (clock)
 		s->now += s->quantum;
+	t->ran_at = s->now + 1;
 	if (s->current != t->idx) {
 		s->switches++;
 		s->run_len = 0;

@@ -19,14 +19,22 @@ struct process;
 struct thread;
 
 /*
- * A timeout or timer more than this far ahead of the virtual clock is not
- * "the machine was slow": it may expire only when nobody can run.  A stall
- * that long is what ptloom's own default --timeout calls a hang; protocol
- * resend timers (nanomsg's 60 s request resend under Criterion: the runner
- * saw a test phase twice) and test runners' watchdogs (ctest's, under
- * random sampling) would otherwise make correct programs fail.
+ * "The machine was slow": a deadline may expire early (its timeout taken
+ * as a preemption while a thread could still run) only as far as a stall
+ * of at most this much virtual time explains it, counted from the
+ * earliest last step of the threads able to run that are not running
+ * (session_stall_limit): no thread that could run waits longer for the
+ * processor.  A second, as a loaded machine may give; a test's guard (a
+ * 2 s `time.After` beside a goroutine's 1 ms sleep, `join(timeout=5)`,
+ * `wait_for(5s)`) is then no failure, while a 50 ms or 1 s sleep that
+ * assumes the worker finished still is.  Counted per wait before (ten
+ * seconds ahead of the clock), the stalls added up: Go's sysmon sleeps
+ * 10 ms at a time, each an early expiry, and a round-robin sample
+ * starved a runnable goroutine for 2.5 s.  Protocol resend timers
+ * (nanomsg's 60 s request resend under Criterion) and test runners'
+ * watchdogs (ctest's) are far past it too.
  */
-#define TIMEOUT_HORIZON_NS (10ull * 1000000000ull)
+#define MAX_STALL_NS (1000ull * 1000000ull)
 
 struct session {
 	const struct session_config *cfg;
@@ -181,6 +189,7 @@ struct session {
  * before its deadline end first.  Threads that only spin or yield are no
  * work.
  */
+uint64_t session_stall_limit(const struct session *s);
 bool session_may_expire_early(struct session *s, const struct process *p,
 			      uint64_t armed);
 

@@ -228,11 +228,12 @@ Test(blocking_waits, priority_inheritance_mutexes_are_scheduled)
  * When nobody can run, time jumps to the earliest deadline, and only a
  * thread waiting until then may time out for free: a later deadline
  * passes only once that thread is woken, and timing out then, while it
- * can run, is a preemption ("the machine was slow"), offered only within
- * ten seconds.  Before, every timed wait's timeout was a free choice when
- * all threads waited, so main's 60 s wait for a worker's 10 ms sleep
- * timed out at bound 0: a failure of a correct program.  A 5 s timeout is
- * still found, at bound 1, as the slow machine it needs.
+ * can run, is a preemption ("the machine was slow"), offered only as far
+ * as a stall of a second explains it.  Before, every timed wait's timeout
+ * was a free choice when all threads waited, so main's 60 s wait for a
+ * worker's 10 ms sleep timed out at bound 0: a failure of a correct
+ * program; and a 5 s guard was a FAIL at bound 1 (a ten-second horizon).
+ * A 1 s timeout is still found, at bound 1, as the slow machine it needs.
  */
 Test(blocking_waits, a_timeout_never_passes_an_earlier_deadline_for_free)
 {
@@ -242,11 +243,48 @@ Test(blocking_waits, a_timeout_never_passes_an_earlier_deadline_for_free)
 	assert_summary(&r, "ptloom: PASS");
 	res_free(&r);
 	r = target_run("generous_timeout", "5");
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS");
+	res_free(&r);
+	r = target_run("generous_timeout", "1");
 	assert_exit(r, 1);
 	char *s = summary(&r);
 
-	assert_contains(s, "FAIL crash SIGABRT", "the 5 s timeout");
-	assert_contains(s, ", bound 1", "the 5 s timeout");
+	assert_contains(s, "FAIL crash SIGABRT", "the 1 s timeout");
+	assert_contains(s, ", bound 1", "the 1 s timeout");
+	free(s);
+	res_free(&r);
+}
+
+/*
+ * A test's guard beside a periodic thread: main waits 2 s for a worker's
+ * 1 ms sleep while a watchdog sleeps 10 ms at a time.  No thread able to
+ * run waits more than a second of virtual time for the processor
+ * (world.h MAX_STALL_NS), counted from its last step, so neither main's
+ * own timeout nor the watchdog's wake-ups taken early one after another
+ * can starve the worker past the guard.  Before, every sampler failed it
+ * within 10 runs (a ten-second horizon per wait).  A 1 s guard is still
+ * found.
+ */
+Test(blocking_waits, a_guard_expires_only_for_a_stall_of_a_second)
+{
+	const char *samplers[] = { "rr", "pct", "random" };
+
+	for (int i = 0; i < 3; i++) {
+		struct res r = PTL("run", "-s", samplers[i], "-n", "200",
+				   "--seed", SEED, "-o", in_tmp("out"), "--",
+				   target("guard_beside_a_ticker"), "2");
+
+		cr_expect_eq(r.code, 0, "`%s` exit %d:\n%s%s", r.cmd, r.code,
+			     r.out, r.err);
+		res_free(&r);
+	}
+	struct res r = target_run("guard_beside_a_ticker", "1");
+	char *s = summary(&r);
+
+	cr_expect_eq(r.code, 1, "`%s` exit %d:\n%s%s", r.cmd, r.code, r.out,
+		     r.err);
+	assert_contains(s, "FAIL crash SIGABRT", "the 1 s guard");
 	free(s);
 	res_free(&r);
 }

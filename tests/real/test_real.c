@@ -1504,6 +1504,24 @@ Test(real, go_lost_update_found)
 	fails_and_replays_exactly(&r, prog[0], "exit status 1");
 }
 
+/* A Go program's 2 s guard (`select` on `time.After`) for a goroutine's
+ * 1 ms sleep: no sample makes it fire.  Go's sysmon sleeps 20 us to 10 ms
+ * at a time; each wake-up it took early ("the machine was slow") moved
+ * the clock on while the goroutine, able to run, waited, and round-robin
+ * samples starved it past the guard: FAIL after 27 to 31 runs of this
+ * command before.  No thread able to run waits more than a second now
+ * (tracer/world.h MAX_STALL_NS). */
+Test(real, go_timer_guard_never_fires_beside_sysmon)
+{
+	const char *bin = go_or_skip("go_guard");
+	struct res r = ptl("run", "-s", "rr", "-n", "60", "--seed", SEED, "-o",
+			   in_tmp("gg_out"), "--", bin, NULL);
+
+	cr_expect_eq(r.code, 0, "`%s` exit %d:\n%s%s", r.cmd, r.code, r.out,
+		     r.err);
+	res_free(&r);
+}
+
 /* Go's netpoller (epoll, edge-triggered) with a server and two clients on
  * loopback TCP in one program: the order in which it sees the clients'
  * messages and its 2 ms timer is explored, so the lost update is found

@@ -232,6 +232,42 @@ Test(sched, yielders_come_after_preemptions_of_busy_threads)
 	cr_assert_str_eq(alts(3, 0), "T00 T21 T11");
 }
 
+/* A deadline that came (virtual clock) while only spinners can run: its
+ * thread is the one they wait for, as if the kernel had woken it, so its
+ * timeout comes first and free, marked for the samplers, and the spinners
+ * cost one as beside a busy thread.  Before, the spinner went on for free
+ * until --max-steps (a flag set after usleep(1000)). */
+Test(sched, a_deadline_that_came_runs_before_the_spinners)
+{
+	yielding(0);
+	yielding(1);
+	block_timed(2, 0x40, 1000);
+	th[2].due = true;
+	block_timed(3, 0x50, 5000);
+	cr_assert_str_eq(alts(4, 0), "T20t T11 T01 T31t");
+	cr_assert_eq(c.alts[0].woken, 1);
+	cr_assert_eq(c.alts[0].obj, 0x40, "the wait's object");
+	cr_assert_eq(c.alts[3].woken, 0);
+}
+
+Test(sched, a_deadline_not_come_yet_waits_behind_a_spinner)
+{
+	yielding(0);
+	block_timed(1, 0x40, 1000);
+	cr_assert_str_eq(alts(2, 0), "T00 T11t");
+	cr_assert_eq(c.alts[1].woken, 0);
+}
+
+Test(sched, a_deadline_that_came_is_a_preemption_beside_a_busy_thread)
+{
+	enable(0, OP_CALL, 0);
+	yielding(1);
+	block_timed(2, 0x40, 1000);
+	th[2].due = true;
+	cr_assert_str_eq(alts(3, 0), "T00 T11 T21t");
+	cr_assert_eq(c.alts[2].woken, 0);
+}
+
 Test(sched, timeout_costs_one_while_someone_is_enabled)
 {
 	enable(0, OP_CALL, 0);
