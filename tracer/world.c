@@ -1356,6 +1356,22 @@ static void take_step(struct session *s, struct thread *t, bool preempt,
 	s->current = t->idx;
 }
 
+/* Threads blocked on descriptors that are ready now can run. */
+static void wake_ready_fds(struct session *s)
+{
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *t = &s->th[i];
+
+		if (t->st == SCHED_BLOCKED &&
+		    (t->block == BLOCK_FD || t->block == BLOCK_POLL) &&
+		    syscall_fd_ready(s, t)) {
+			t->st = SCHED_ENABLED;
+			t->block = BLOCK_NONE;
+			t->timed = false;
+		}
+	}
+}
+
 static void schedule(struct session *s)
 {
 	struct sched_thread *st = malloc((size_t)(s->nth + 1) * sizeof(*st));
@@ -1382,17 +1398,7 @@ static void schedule(struct session *s)
 		st = realloc(st, (size_t)(s->nth + 1) * sizeof(*st));
 		if (!st)
 			break;
-		for (int i = 0; i < s->nth; i++) {
-			struct thread *t = &s->th[i];
-
-			if (t->st == SCHED_BLOCKED &&
-			    (t->block == BLOCK_FD || t->block == BLOCK_POLL) &&
-			    syscall_fd_ready(s, t)) {
-				t->st = SCHED_ENABLED;
-				t->block = BLOCK_NONE;
-				t->timed = false;
-			}
-		}
+		wake_ready_fds(s);
 		/*
 		 * A wait for children none of whom can be reported blocks
 		 * now: taking it later would block the same way until a
@@ -1415,6 +1421,13 @@ static void schedule(struct session *s)
 		signal_recheck(s, false);
 		int fired = timer_tick(s);
 
+		/* a timerfd that came due may be what a reader or a poll
+		 * waits for: before, a reader blocked on a 2 ms timerfd
+		 * beside main's 3 s sem_timedwait stayed blocked, and main's
+		 * timeout, the only alternative left, failed a correct
+		 * program at bound 0 (tests/targets/timerfd_beside_a_timed_wait.c) */
+		if (fired)
+			wake_ready_fds(s);
 		signal_recheck(s, false);
 		drop_lifts_if_contended(s);
 		/* a choice is made only while every thread is stopped: one

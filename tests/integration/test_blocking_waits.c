@@ -290,6 +290,22 @@ Test(blocking_waits, a_guard_expires_only_for_a_stall_of_a_second)
 }
 
 /*
+ * A timer that comes due while every thread waits wakes what waits for
+ * it before anyone's timeout is chosen: a reader of a 2 ms timerfd beside
+ * main's 3 s sem_timedwait.  Before, time jumped to the timerfd's expiry
+ * but its reader was looked at only at the next choice, and main's
+ * timeout, the one alternative left, failed the program at bound 0.
+ */
+Test(blocking_waits, a_timer_that_comes_due_wakes_its_reader_first)
+{
+	struct res r = target_run("timerfd_beside_a_timed_wait", "");
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS");
+	res_free(&r);
+}
+
+/*
  * A signal with a handler ends a futex wait as the kernel does: the wait
  * is handed to the kernel with the signal pending, and an untimed one
  * under SA_RESTART is restarted, a timed one or one without SA_RESTART
