@@ -924,14 +924,9 @@ static void build_sched(struct session *s, struct sched_thread *st)
 	if (cur >= 0 && cur < s->nth && s->run_len >= FAIR_STEPS &&
 	    st[cur].state == SCHED_ENABLED)
 		for (int i = 0; i < s->nth; i++)
-			if (i != cur &&
-			    ((st[i].state == SCHED_ENABLED &&
-			      !(s->run_len < 4 * FAIR_STEPS &&
-				waits_now(&s->th[i], &s->th[cur]))) ||
-			     /* a wait whose deadline came: it could run
-			      * (a spin on a flag a sleeper sets) */
-			     (st[i].state == SCHED_BLOCKED && st[i].timed &&
-			      st[i].due))) {
+			if (i != cur && st[i].state == SCHED_ENABLED &&
+			    !(s->run_len < 4 * FAIR_STEPS &&
+			      waits_now(&s->th[i], &s->th[cur]))) {
 				st[cur].yield = true;
 				break;
 			}
