@@ -352,8 +352,8 @@ static int surw_pick(struct sampler *s, const struct choice *c)
 	int pick = -1;
 
 	for (int i = 0; i < c->nalts && s->target >= 0; i++)
-		if (c->alts[i].thread == s->target && !timeout_only(&c->alts[i]) &&
-		    !c->alts[i].yield)
+		if (c->alts[i].thread == s->target &&
+		    !timeout_only(&c->alts[i]) && !c->alts[i].yield)
 			pick = i;
 	for (int i = 0; pick < 0 && i < c->nalts; i++) {
 		const struct alt *a = &c->alts[i];
@@ -535,7 +535,8 @@ static int late_pick(struct sampler *s, const struct choice *c)
 	if (s->late_done || c->step < s->late_step)
 		return 0;
 	for (int i = 1; i < c->nalts; i++)
-		if (c->alts[i].thread != c->current && !timeout_only(&c->alts[i]) &&
+		if (c->alts[i].thread != c->current &&
+		    !timeout_only(&c->alts[i]) &&
 		    (best < 0 || c->alts[i].thread > c->alts[best].thread))
 			best = i;
 	if (best < 0)
@@ -578,7 +579,7 @@ static int random_draw(uint64_t *rng, bool rare_run, const struct choice *c)
 	 * among every alternative but the buffered stores */
 	k = (int)(splitmix64(rng) % (uint64_t)(rare ? plain - timed
 							 : plain));
-	for (i = 0; (rare ? c->alts[i].timeout != 0 && !c->alts[i].woken
+	for (i = 0; (rare ? timeout_only(&c->alts[i])
 			  : c->alts[i].timeout == ALT_BUFFER) ||
 		    k--;
 	     i++)

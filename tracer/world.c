@@ -1420,7 +1420,8 @@ static void schedule(struct session *s)
 		 * waits for: before, a reader blocked on a 2 ms timerfd
 		 * beside main's 3 s sem_timedwait stayed blocked, and main's
 		 * timeout, the only alternative left, failed a correct
-		 * program at bound 0 (tests/targets/timerfd_beside_a_timed_wait.c) */
+		 * program at bound 0
+		 * (tests/targets/timerfd_beside_a_timed_wait.c) */
 		if (fired)
 			wake_ready_fds(s);
 		signal_recheck(s, false);

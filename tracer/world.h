@@ -35,6 +35,10 @@ struct thread;
  * watchdogs (ctest's) are far past it too.
  */
 #define MAX_STALL_NS (1000ull * 1000000ull)
+/* The latest deadline that may expire early now: MAX_STALL_NS past the
+ * earliest last step of the threads able to run, not running and not
+ * yielding (the clock when there are none). */
+uint64_t session_stall_limit(const struct session *s);
 
 struct session {
 	const struct session_config *cfg;
@@ -189,7 +193,6 @@ struct session {
  * before its deadline end first.  Threads that only spin or yield are no
  * work.
  */
-uint64_t session_stall_limit(const struct session *s);
 bool session_may_expire_early(struct session *s, const struct process *p,
 			      uint64_t armed);
 
