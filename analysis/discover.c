@@ -71,6 +71,7 @@ struct obs_ctx {
 	struct objects objs;
 	uint64_t *atomics;	/* open-addressing set of 8-byte blocks */
 	int *atomic_thr;	/* its first thread + 1, or -1 for several */
+	uint8_t *atomic_mask;	/* the bytes of it atomics touched */
 	size_t atomics_cap, natomics;
 	struct seen seen;
 	struct race_detector *rd;
@@ -96,24 +97,50 @@ static long atomic_slot(struct obs_ctx *o, uint64_t a)
 	return -(long)j - 2;
 }
 
-static bool atomic_addr(struct obs_ctx *o, uint64_t addr, int thread,
-			bool add)
+/* The bytes [addr, addr + size) has in addr's 8-byte block (all of them
+ * for a size not known, 0). */
+static uint8_t block_mask(uint64_t addr, int size)
+{
+	unsigned int lo = (unsigned int)(addr & 7), hi;
+
+	if (size <= 0)
+		return 0xff;
+	hi = lo + (unsigned int)(size < 8 ? size : 8);
+	if (hi > 8)
+		hi = 8;
+	return (uint8_t)(((1u << hi) - 1) & ~((1u << lo) - 1));
+}
+
+/*
+ * add: the bytes [addr, addr + size) an atomic touched join the set;
+ * else: does a plain access of them touch an atomic's bytes?  By bytes,
+ * not blocks: a plain int beside an atomic one in the same 8 bytes (data
+ * published by a flag next to it) was taken as atomic, and its race
+ * hidden.
+ */
+static bool atomic_addr(struct obs_ctx *o, uint64_t addr, int size,
+			int thread, bool add)
 {
 	uint64_t a = addr & ~7ull;
+	uint8_t m = block_mask(addr, size);
 	size_t cap = o->atomics_cap;
 
 	if (add && (o->natomics + 1) * 2 > cap) {
 		size_t nc = cap ? cap * 2 : 256;
 		uint64_t *old = o->atomics;
 		int *oldt = o->atomic_thr;
+		uint8_t *oldm = o->atomic_mask;
 
 		o->atomics = calloc(nc, sizeof(uint64_t));
 		o->atomic_thr = calloc(nc, sizeof(int));
-		if (!o->atomics || !o->atomic_thr) {
+		o->atomic_mask = calloc(nc, 1);
+		if (!o->atomics || !o->atomic_thr || !o->atomic_mask) {
 			free(o->atomics);
 			free(o->atomic_thr);
+			free(o->atomic_mask);
 			o->atomics = old;
 			o->atomic_thr = oldt;
+			o->atomic_mask = oldm;
 			return false;
 		}
 		o->atomics_cap = nc;
@@ -123,15 +150,20 @@ static bool atomic_addr(struct obs_ctx *o, uint64_t addr, int thread,
 
 				o->atomics[j] = old[i];
 				o->atomic_thr[j] = oldt[i];
+				o->atomic_mask[j] = oldm[i];
 			}
 		free(old);
 		free(oldt);
+		free(oldm);
 	}
 	long j = atomic_slot(o, a);
 
+	if (j >= 0 && !add)
+		return (o->atomic_mask[j] & m) != 0;
 	if (j >= 0) {
 		if (o->atomic_thr[j] != thread + 1)
 			o->atomic_thr[j] = -1;
+		o->atomic_mask[j] |= m;
 		return true;
 	}
 	if (!add || j == -1)
@@ -139,6 +171,7 @@ static bool atomic_addr(struct obs_ctx *o, uint64_t addr, int thread,
 	j = -j - 2;
 	o->atomics[j] = a;
 	o->atomic_thr[j] = thread + 1;
+	o->atomic_mask[j] = m;
 	o->natomics++;
 	return true;
 }
@@ -151,7 +184,7 @@ static void on_access(void *ctx, int thread, uint64_t pc, uint64_t addr,
 
 	seen_add(&o->seen, pc, a);
 	if (atomic) {
-		atomic_addr(o, addr, thread, true);
+		atomic_addr(o, addr, size, thread, true);
 		races_acquire(o->rd, thread, (1ull << 62) | a);
 		races_access(o->rd, thread, pc, addr, size ? size : 1, write,
 			     true);
@@ -159,7 +192,7 @@ static void on_access(void *ctx, int thread, uint64_t pc, uint64_t addr,
 		o->d->accesses++;
 		return;
 	}
-	if (atomic_addr(o, addr, thread, false)) {
+	if (atomic_addr(o, addr, size, thread, false)) {
 		if (!write)
 			races_acquire(o->rd, thread, (1ull << 62) | a);
 		races_access(o->rd, thread, pc, addr, size ? size : 1, write,
@@ -267,7 +300,7 @@ static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 	case SYNC_ATOMIC:
 	case SYNC_ATOMIC_FREE:
 		/* keyed as the program's own atomics (on_access) */
-		atomic_addr(o, obj, thread, true);
+		atomic_addr(o, obj, 0, thread, true);
 		races_touch_unseen(o->rd, thread, (1ull << 62) | (obj & ~7ull),
 				   kind == SYNC_ATOMIC);
 		break;
@@ -385,6 +418,13 @@ static void collect(struct obs_ctx *o, int pid)
 	}
 	sym->detach(sym->ctx);
 	o->named = n;
+}
+
+static bool on_after(void *ctx, int thread, int other)
+{
+	const struct obs_ctx *o = ctx;
+
+	return races_after(o->rd, thread, other);
 }
 
 static void on_alive(void *ctx, int pid)
@@ -512,6 +552,7 @@ int discover_races(const struct session_config *base, int runs,
 		.sync = on_sync,
 		.max_accesses = budget,
 		.alive = on_alive,
+		.after = on_after,
 	};
 	double t0 = now();
 
@@ -805,6 +846,7 @@ int discover_races(const struct session_config *base, int runs,
 	free(o.seen.addr);
 	free(o.atomics);
 	free(o.atomic_thr);
+	free(o.atomic_mask);
 	free(o.objs.lo);
 	free(o.objs.hi);
 	d->seconds = now() - t0;

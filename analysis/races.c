@@ -46,6 +46,7 @@ struct vclock {
 	uint32_t *c;
 	uint32_t n; /* entries in use; missing ones are 0 */
 	uint32_t cap;
+	uint32_t last; /* a thread's: the epoch of its last access, 0 none */
 };
 
 /* Open addressing, uint64 key to a nonzero uint32 value (0 = empty). */
@@ -268,6 +269,17 @@ void races_thread_create(struct race_detector *r, int parent, int child)
 	/* a reused T-number must not inherit what others know of it */
 	tick(cv, child);
 	tick(pv, parent);
+}
+
+bool races_after(const struct race_detector *r, int thread, int other)
+{
+	if (other < 0 || (uint32_t)other >= r->nthreads ||
+	    !r->threads[other].last)
+		return true; /* no access of other's recorded */
+	if (thread < 0 || (uint32_t)thread >= r->nthreads)
+		return false;
+	return r->threads[other].last <= vc_get(&r->threads[thread],
+						(uint32_t)other);
 }
 
 void races_thread_join(struct race_detector *r, int joiner, int joined)
@@ -575,6 +587,7 @@ void races_access(struct race_detector *r, int thread, uint64_t pc,
 	if (!v)
 		return;
 	clock = v->c[thread];
+	v->last = clock;
 	if (size < 1)
 		size = 1;
 	if (size > RACES_MAX_ACCESS)
@@ -650,8 +663,10 @@ int races_new(struct race_detector **out)
 
 void races_reset_execution(struct race_detector *r)
 {
-	for (uint32_t i = 0; i < r->nthreads; i++)
+	for (uint32_t i = 0; i < r->nthreads; i++) {
 		r->threads[i].n = 0;
+		r->threads[i].last = 0;
+	}
 	for (uint32_t i = 0; i < r->nlocks; i++)
 		free(r->locks[i].c);
 	r->nlocks = 0;

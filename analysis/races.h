@@ -44,6 +44,10 @@ void races_free(struct race_detector *r);
 void races_thread_create(struct race_detector *r, int parent, int child);
 /* Join edge: everything joined did happens before joiner's next step. */
 void races_thread_join(struct race_detector *r, int joiner, int joined);
+/* Does every access recorded so far by thread other happen before
+ * thread's current step?  Then none of them can race with what thread
+ * does from here. */
+bool races_after(const struct race_detector *r, int thread, int other);
 /* Lock acquire, futex wait return, sem wait, cond wait return, atomic
  * read: the thread sees every release on obj so far. */
 void races_acquire(struct race_detector *r, int thread, uint64_t obj);

@@ -896,6 +896,15 @@ bool process_wait_execute(struct session *s, struct thread *t)
 	if (t->regs.rdi != was.rdi || t->regs.rsi != was.rsi ||
 	    (w4 ? t->regs.r10 : t->regs.r8))
 		thread_fix_at_exit(t, &was);
+	if (q->dead && s->cfg->observer) {
+		/* the child's whole life happens before the wait returns its
+		 * death: what it stored in memory they share is ordered */
+		const struct access_observer *o = s->cfg->observer;
+
+		for (int i = 0; i < s->nth; i++)
+			if (s->th[i].p == q)
+				o->sync(o->ctx, t->idx, SYNC_JOIN, 0, i);
+	}
 	if (!(w.options & WNOWAIT)) {
 		if (q->dead) {
 			q->reaped = true;

@@ -568,6 +568,7 @@ uint64_t session_state_key(struct session *s)
 	key_u64(&k, (uint64_t)s->current);
 	key_part(&k, &key);
 	key_u64(&k, s->run_len < 1000 ? s->run_len : 1000);
+	key_u64(&k, s->spin_len < SPIN_EXPIRIES ? s->spin_len : SPIN_EXPIRIES);
 	key_part(&k, &key);
 	/* the clock only while the program may read it: a search that
 	 * leaves it out restarts with it once a run reads it

@@ -488,6 +488,13 @@ bool call_fn_passive(int fn)
 	       fn == FN_SEM_TRYWAIT || fn == FN_MTX_TRYLOCK;
 }
 
+bool thread_point_reads(const struct thread *t)
+{
+	/* a racy read, or an atomic load (a plain mov of an _Atomic, Go's
+	 * atomic.Load): not a locked read-modify-write, which writes */
+	return (t->kind == OP_ACCESS || t->kind == OP_ATOMIC) && !t->arg;
+}
+
 static void reach_point(struct session *s, struct thread *t)
 {
 	/*
@@ -496,10 +503,13 @@ static void reach_point(struct session *s, struct thread *t)
 	 * spinning (a busy-wait on flags, a trylock loop): treat the point as a yield, so the others run
 	 * first and the spin cannot starve them.  See tests/targets/peterson.
 	 */
-	bool passive = (t->kind == OP_ACCESS && !t->arg) ||
+	bool passive = thread_point_reads(t) ||
 		       (t->kind == OP_CALL && call_fn_passive(t->fn));
 
-	if (!passive || s->switches != t->spin_switch) {
+	/* a sched_yield or a spin point changes nothing a spin reads: a
+	 * loop of loads and yields is a spin too */
+	if ((!passive && t->kind != OP_YIELD && t->kind != OP_SPIN) ||
+	    s->switches != t->spin_switch) {
 		t->nspin = 0; /* it wrote, or someone else ran: progress */
 		t->repeats = 0;
 	}
@@ -972,6 +982,27 @@ static int threads_sharing(struct session *s, const struct thread *t,
 }
 
 /*
+ * Does a thread of t's process that ended (not joined) have accesses the
+ * observer does not order before t's next?  Then t, though alone, races
+ * with them: a worker that published a flag and then wrote the data, read
+ * by main once the worker was gone (before its join).  Threads of other
+ * processes that shared memory with t are left out: what orders their
+ * end for t (a pipe's end of file, a signal) is not all observed.
+ */
+static bool unordered_dead(struct session *s, const struct thread *t)
+{
+	const struct access_observer *o = s->cfg->observer;
+
+	if (!o || !o->after)
+		return false;
+	for (int i = 0; i < s->nth; i++)
+		if (s->th[i].st == SCHED_DEAD && i != t->idx &&
+		    s->th[i].p == t->p && !o->after(o->ctx, t->idx, i))
+			return true;
+	return false;
+}
+
+/*
  * c was just created by the clone or fork of thread parent_idx: it is not
  * schedulable before its first stop (unless that stop came first, a
  * stray), and the parent's pending operation is the clone's return.
@@ -1179,6 +1210,8 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 
 	relock_before_access(s, t);
 	live = threads_sharing(s, t, ea);
+	if (live <= 1 && ea && unordered_dead(s, t))
+		live = 2; /* its accesses may race with t's */
 	if (b->sync)
 		s->obs_sync++;
 	else
@@ -1228,6 +1261,7 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 	if (o && o->max_accesses &&
 	    (s->obs_stops + s->obs_steps >= o->max_accesses ||
 	     s->obs_sync >= o->max_accesses)) {
+		s->obs_spent = true;
 		for (int i = 0; i < s->nprocs; i++)
 			if (s->procs[i] && !s->procs[i]->dead &&
 			    s->procs[i]->observing)
@@ -1321,25 +1355,52 @@ void session_probe_access(struct session *s, struct thread *t, uint64_t site,
  * the thread reaches it.  Its thread runs nothing until the access, so
  * the detector sees it with the clock it happens at.
  */
+/*
+ * A scheduling point's own access, seen at its stop, is observed when the
+ * thread takes its step from it: the others may run first.  Observed at
+ * the stop, a spin's load that found the flag still clear acquired
+ * nothing, then read it set once the writer had run and ended, and the
+ * data the flag published was reported as a race.
+ */
 static void observe_point(struct session *s, struct thread *t, struct bp *b)
 {
 	struct access_observer *o = s->cfg->observer;
-	int size = 0, live = 0;
+	int size = 0;
 	bool write = false;
 
+	t->obs_due = false;
 	if (!o || !t->p->observing ||
 	    (b->kind != OP_ACCESS && b->kind != OP_ATOMIC))
 		return;
 	uint64_t ea = bp_operand(s, t, b, &size, &write);
 
-	live = threads_sharing(s, t, ea);
-	if (!ea || live <= 1)
+	if (!ea)
+		return;
+	t->obs_due = true;
+	t->obs_pc = b->addr;
+	t->obs_ea = ea;
+	t->obs_size = size;
+	t->obs_write = write;
+	t->obs_atomic = b->kind == OP_ATOMIC ||
+			(b->insn && b->insn->is_atomic) || b->src_atomic;
+}
+
+void thread_observe_step(struct session *s, struct thread *t)
+{
+	struct access_observer *o = s->cfg->observer;
+	uint64_t ea = t->obs_ea;
+
+	if (!t->obs_due)
+		return;
+	t->obs_due = false;
+	if (!o || s->obs_spent || !t->p->observing || t->pc != t->obs_pc ||
+	    (t->kind != OP_ACCESS && t->kind != OP_ATOMIC) ||
+	    (threads_sharing(s, t, ea) <= 1 && !unordered_dead(s, t)))
 		return;
 	relock_before_access(s, t);
 	s->obs_stops++;
-	o->access(o->ctx, t->idx, b->addr, ea | mem_tag(t->p, ea), size, write,
-		  b->kind == OP_ATOMIC || (b->insn && b->insn->is_atomic) ||
-			  b->src_atomic);
+	o->access(o->ctx, t->idx, t->obs_pc, ea | mem_tag(t->p, ea),
+		  t->obs_size, t->obs_write, t->obs_atomic);
 	s->observed++;
 }
 

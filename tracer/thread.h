@@ -170,6 +170,12 @@ struct thread {
 	int nsig_moved;
 	uint64_t cond_mutex;	/* a pthread call's second argument */
 	uint64_t relock;	/* cond_wait's mutex, acquired at the wake */
+	/* race discovery: the access of the point t stands at (at obs_pc),
+	 * observed when t takes its step from there (thread_observe_step):
+	 * what the others do meanwhile comes before it */
+	bool obs_due, obs_write, obs_atomic;
+	int obs_size;
+	uint64_t obs_pc, obs_ea;
 	/* the rwlock of a pending write lock: its futex points acquire the
 	 * readers' side (race discovery, world.c observe_rwlock) */
 	uint64_t rw_writing;
@@ -254,6 +260,13 @@ void drop_lifts_if_contended(struct session *s);
 void lift_when_alone(struct session *s, struct thread *t);
 /* t stands at a point: its pending operation is set (thread.c) */
 void thread_reach_point(struct session *s, struct thread *t);
+/* Race discovery: t takes its step from its point, whose access
+ * (observe_point) is observed now. */
+void thread_observe_step(struct session *s, struct thread *t);
+
+/* t's point only reads memory (a racy read, an atomic load)? */
+bool thread_point_reads(const struct thread *t);
+
 /* t stands at a point: an access (OP_ACCESS of fn) of obj at pc, where no
  * breakpoint of ours need be (a watched store's next instruction, an
  * access inside a store buffer's window) */

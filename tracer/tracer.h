@@ -86,6 +86,9 @@ struct access_observer {
 	uint64_t max_accesses; /* budget per run; 0 = unlimited */
 	/* the process is about to end and still alive (symbolise now) */
 	void (*alive)(void *ctx, int pid);
+	/* does every access reported of thread other (one that ended)
+	 * happen before thread's next?  NULL: take it that it does */
+	bool (*after)(void *ctx, int thread, int other);
 };
 
 /*

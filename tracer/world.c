@@ -817,15 +817,19 @@ static bool waits_now(const struct thread *v, const struct thread *cur)
 uint64_t session_stall_limit(const struct session *s)
 {
 	uint64_t base = s->now;
+	bool busy = false;
 
 	for (int i = 0; i < s->nth; i++) {
 		const struct thread *t = &s->th[i];
 
-		if (i != s->current && !t->starting &&
-		    t->st == SCHED_ENABLED && !t->yield && t->ran_at &&
-		    t->ran_at - 1 < base)
+		if (t->starting || t->st != SCHED_ENABLED || t->yield)
+			continue;
+		busy = true;
+		if (i != s->current && t->ran_at && t->ran_at - 1 < base)
 			base = t->ran_at - 1;
 	}
+	if (!busy && s->spin_len >= SPIN_EXPIRIES)
+		return s->now;
 	return base + MAX_STALL_NS;
 }
 
@@ -1001,7 +1005,9 @@ static void acquire_everyone(struct session *s, struct thread *t)
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *u = &s->th[i];
 
-		if (u != t && u->p == t->p && u->st != SCHED_DEAD)
+		/* an ended thread's stores too: the spin may be on a flag
+		 * it set before it ended (not joined yet) */
+		if (u != t && u->p == t->p)
 			o->sync(o->ctx, u->idx, SYNC_RELEASE, key, -1);
 	}
 	o->sync(o->ctx, t->idx, SYNC_ACQUIRE, key, -1);
@@ -1176,7 +1182,7 @@ static bool too_many_steps(struct session *s, struct thread *t)
 static void wake_spinners(struct session *s, struct thread *t)
 {
 	if (t->yield || t->kind == OP_SPIN || t->kind == OP_YIELD ||
-	    (t->kind == OP_ACCESS && !t->arg)) {
+	    thread_point_reads(t)) {
 		t->wake_due = true;
 		return;
 	}
@@ -1330,13 +1336,16 @@ static void take_step(struct session *s, struct thread *t, bool preempt,
 	wake_spinners(s, t);
 	if (s->strat->executed && s->nev)
 		s->strat->executed(s->strat->ctx, &s->ev[s->nev - 1]);
-	if (s->cfg->observer)
+	if (s->cfg->observer) {
+		thread_observe_step(s, t);
 		observe_sync(s, t);
+	}
 	s->step++;
 	s->step_wall = now_seconds();
 	if (clock)
 		s->now += s->quantum;
 	t->ran_at = s->now + 1;
+	s->spin_len = t->yield ? s->spin_len + 1 : 0;
 	if (s->current != t->idx) {
 		s->switches++;
 		s->run_len = 0;

@@ -35,9 +35,19 @@ struct thread;
  * watchdogs (ctest's) are far past it too.
  */
 #define MAX_STALL_NS (1000ull * 1000000ull)
+/*
+ * Steps of yielding threads in a row (a spin, a sched_yield loop) beside
+ * which a deadline may still expire early.  Past them, while every thread
+ * that can run yields, only deadlines that came expire: the spin's steps
+ * change nothing it reads, so the same expiry one step later is the same
+ * state but for how often the loop looked (and the clock).  Offered at
+ * every step, a 1 ms sleep beside a spin was a thousand runs at bound 1.
+ */
+#define SPIN_EXPIRIES 2
 /* The latest deadline that may expire early now: MAX_STALL_NS past the
  * earliest last step of the threads able to run, not running and not
- * yielding (the clock when there are none). */
+ * yielding (the clock when there are none); the clock itself past
+ * SPIN_EXPIRIES steps of a spin. */
 uint64_t session_stall_limit(const struct session *s);
 
 struct session {
@@ -107,6 +117,9 @@ struct session {
 	/* bp_analysis_seconds() when last absorbed into the clocks above */
 	double analysis_wall, analysis_cpu;
 	uint64_t run_len;	/* points the current thread took in a row */
+	/* steps taken in a row by yielding threads (spinners, sched_yield):
+	 * past SPIN_EXPIRIES nothing expires early (session_stall_limit) */
+	uint64_t spin_len;
 	int timeout_kind;	/* FAIL_HANG or FAIL_SLOW past --timeout */
 	char timeout_why[MSG_MAX];
 	bool exec_seen;
@@ -130,6 +143,9 @@ struct session {
 	 * budget of their own, as large, so that the accesses' stays the
 	 * accesses' */
 	uint64_t obs_sync;
+	/* the budget is spent: no access is observed any more, a point's
+	 * neither (what it would order is no longer seen) */
+	bool obs_spent;
 	int live;		/* threads alive */
 	uint64_t switches;	/* times another thread was chosen */
 	uint64_t join_off;	/* pthread_t + join_off = its tid word */

@@ -88,7 +88,8 @@ Test(missed_bug_classes, consumer_spinning_at_the_moment_a_node_is_linked_O2)
  * stage, handed to the thread created last (bound 0 alone never finishes:
  * every order of 101 threads is free).  From run 2,000 on, the hybrid's
  * newest-thread scan (late) puts that thread into each step in turn. */
-Test(missed_bug_classes, two_stage_pipeline_of_a_hundred_workers)
+Test(missed_bug_classes, two_stage_pipeline_of_a_hundred_workers,
+     .timeout = 400) /* about 240 s of a CPU: 2,000 runs of 101 threads */
 {
 	struct res r = run9_within(600 * slowdown(), "--seed", SEED, "--",
 				   target("stage_pipeline"), (const char *)NULL);

@@ -370,3 +370,21 @@ Test(races, seen_atomic_release_does_not_hide_later_access)
 	races_access(r, 2, 0x210, X + 8, 4, true, false);
 	cr_assert_eq(npairs(NULL), 1);
 }
+
+/* races_after: an ended thread's accesses are ordered before main's next
+ * only once main has acquired what the thread released after them (a
+ * flag set after the data is not enough) or joined it. */
+Test(races, an_ended_thread_is_ordered_by_what_main_acquired)
+{
+	races_thread_create(r, 0, 1);
+	cr_assert(races_after(r, 0, 1), "no access of T1's yet");
+	races_access(r, 1, 0x10, X, 4, true, false);
+	races_release(r, 1, LOCK);
+	cr_assert_not(races_after(r, 0, 1));
+	races_acquire(r, 0, LOCK);
+	cr_assert(races_after(r, 0, 1), "released after the write");
+	races_access(r, 1, 0x14, X + 8, 4, true, false); /* after the flag */
+	cr_assert_not(races_after(r, 0, 1), "written after the release");
+	races_thread_join(r, 0, 1);
+	cr_assert(races_after(r, 0, 1), "joined");
+}
