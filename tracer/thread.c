@@ -1351,16 +1351,12 @@ void session_probe_access(struct session *s, struct thread *t, uint64_t site,
 
 /*
  * Race discovery with access points (its later runs interleave at the
- * racy instructions found so far): a point's access is observed too, when
- * the thread reaches it.  Its thread runs nothing until the access, so
- * the detector sees it with the clock it happens at.
- */
-/*
- * A scheduling point's own access, seen at its stop, is observed when the
- * thread takes its step from it: the others may run first.  Observed at
- * the stop, a spin's load that found the flag still clear acquired
- * nothing, then read it set once the writer had run and ended, and the
- * data the flag published was reported as a race.
+ * racy instructions found so far): a point's access is observed too, seen
+ * at its stop and reported when the thread takes its step from the point
+ * (thread_observe_step), with the clock it happens at: the others may run
+ * in between.  Reported at the stop, a spin's load that found the flag
+ * still clear acquired nothing, then read it set once the writer had run
+ * and ended, and the data the flag published was reported as a race.
  */
 static void observe_point(struct session *s, struct thread *t, struct bp *b)
 {
