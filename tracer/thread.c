@@ -1002,6 +1002,17 @@ static bool unordered_dead(struct session *s, const struct thread *t)
 	return false;
 }
 
+/* As threads_sharing, but at least two while a thread of t's process that
+ * ended has accesses not ordered before t's (unordered_dead): the threads
+ * t's access at ea may race with, itself included. */
+static int threads_racing(struct session *s, const struct thread *t,
+			  uint64_t ea)
+{
+	int live = threads_sharing(s, t, ea);
+
+	return live <= 1 && ea && unordered_dead(s, t) ? 2 : live;
+}
+
 /*
  * c was just created by the clone or fork of thread parent_idx: it is not
  * schedulable before its first stop (unless that stop came first, a
@@ -1209,9 +1220,7 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 		      (ea && bp_atomic_datum(t->p, s->cfg, ea));
 
 	relock_before_access(s, t);
-	live = threads_sharing(s, t, ea);
-	if (live <= 1 && ea && unordered_dead(s, t))
-		live = 2; /* its accesses may race with t's */
+	live = threads_racing(s, t, ea);
 	if (b->sync)
 		s->obs_sync++;
 	else
@@ -1391,7 +1400,7 @@ void thread_observe_step(struct session *s, struct thread *t)
 	t->obs_due = false;
 	if (!o || s->obs_spent || !t->p->observing || t->pc != t->obs_pc ||
 	    (t->kind != OP_ACCESS && t->kind != OP_ATOMIC) ||
-	    (threads_sharing(s, t, ea) <= 1 && !unordered_dead(s, t)))
+	    threads_racing(s, t, ea) <= 1)
 		return;
 	relock_before_access(s, t);
 	s->obs_stops++;

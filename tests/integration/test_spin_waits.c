@@ -24,16 +24,14 @@ static void finishes(const struct res *r)
 	free(s);
 }
 
-/* A lock-free SPSC ring on the main thread's stack: the producer (main)
- * spins inline on the ring's indices in its own stack, the consumer
- * through ring_empty() on another thread's stack.  Correct: a PASS
- * complete to the default bound. */
-static void ring_passes(const char *name)
+/* A correct spinning program, name with its argument arg (or none): a
+ * PASS complete to the default bound.  Its spins are single-stepped a
+ * turn at a time to learn the words they wait on (the ring below: 26 s at
+ * -O0 at load 5): a generous command limit. */
+static void passes_complete(const char *name, const char *arg)
 {
-	/* its spins are single-stepped a turn at a time to learn the words
-	 * they wait on (26 s at -O0 at load 5): a generous command limit */
 	struct res r = run9_within(180 * slowdown(), "--seed", SEED, "--",
-				   target(name), (const char *)NULL);
+				   target(name), arg, (const char *)NULL);
 
 	assert_exit(r, 0);
 	assert_summary(&r, "ptloom: PASS");
@@ -41,14 +39,17 @@ static void ring_passes(const char *name)
 	res_free(&r);
 }
 
+/* A lock-free SPSC ring on the main thread's stack: the producer (main)
+ * spins inline on the ring's indices in its own stack, the consumer
+ * through ring_empty() on another thread's stack. */
 Test(spin_waits, spsc_ring_on_a_stack_passes_at_O0)
 {
-	ring_passes("spsc_stack_ring_O0");
+	passes_complete("spsc_stack_ring_O0", NULL);
 }
 
 Test(spin_waits, spsc_ring_on_a_stack_passes_at_O2)
 {
-	ring_passes("spsc_stack_ring_O2");
+	passes_complete("spsc_stack_ring_O2", NULL);
 }
 
 /* The twin that publishes a slot before storing its item: no scheduling
@@ -218,28 +219,16 @@ Test(spin_waits, spin_probes_change_no_run)
  * INCOMPLETE, bound 1 not exhausted.  Now it expires early only in the
  * loop's first turns (SPIN_EXPIRIES, tracer/world.h).
  */
-static void flag_passes(const char *name, const char *mode)
-{
-	struct res r = run9_within(180 * slowdown(), "--seed", SEED,
-				   "--max-time", "150", "--", target(name),
-				   mode, (const char *)NULL);
-
-	assert_exit(r, 0);
-	assert_summary(&r, "ptloom: PASS");
-	assert_contains(r.out, "complete to preemption bound 2", "the summary");
-	res_free(&r);
-}
-
 Test(spin_waits, a_spin_on_an_atomic_flag_waits_out_a_sleeper)
 {
-	flag_passes("flag_beside_a_sleeper_O0", "spin");
-	flag_passes("flag_beside_a_sleeper_O2", "spin");
+	passes_complete("flag_beside_a_sleeper_O0", "spin");
+	passes_complete("flag_beside_a_sleeper_O2", "spin");
 }
 
 Test(spin_waits, a_yielding_spin_on_an_atomic_flag_waits_out_a_sleeper)
 {
-	flag_passes("flag_beside_a_sleeper_O0", "yield");
-	flag_passes("flag_beside_a_sleeper_O2", "yield");
+	passes_complete("flag_beside_a_sleeper_O0", "yield");
+	passes_complete("flag_beside_a_sleeper_O2", "yield");
 }
 
 /*
