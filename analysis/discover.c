@@ -806,6 +806,7 @@ int discover_races(const struct session_config *base, int runs,
 	free(adata);
 	free(rcode);
 	d->forked = (int)checkpoint_forks(cp);
+	d->from_exec = (int)checkpoint_pid_taken(cp);
 	checkpoint_free(cp);
 	/* the instructions that touched a racy address */
 	for (size_t i = 0; i < o.seen.cap; i++) {

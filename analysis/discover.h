@@ -32,6 +32,7 @@ struct discovery {
 	size_t nraces;
 	int runs;
 	int forked;		/* runs forked from its template */
+	int from_exec;		/* runs from exec: the template's pid taken */
 	uint64_t accesses;	/* accesses observed in all */
 	double seconds;
 	double longest_run;	/* wall seconds of the longest run */

@@ -623,6 +623,7 @@ static int explore_serial(const struct explore_opts *o0,
 			r->discovery_seconds = disc.seconds;
 			r->discovery_runs = disc.runs;
 			r->discovery_forked = disc.forked;
+			r->discovery_from_exec = disc.from_exec;
 			r->discovery_stops = disc.obs_stops;
 			r->discovery_steps = disc.obs_steps;
 			r->discovery_logged = disc.obs_logged;

@@ -179,6 +179,7 @@ struct explore_result {
 	double discovery_seconds;
 	int discovery_runs;
 	int discovery_forked;	   /* of them forked from a template */
+	int discovery_from_exec;   /* from exec: its pid was taken then */
 	uint64_t discovery_stops;  /* its observation stops */
 	uint64_t discovery_steps;  /* and single-steps over them */
 	uint64_t discovery_logged; /* stops the access slots saved */

@@ -1590,14 +1590,15 @@ minimized:
 				"stops (%llu of them logged in the program "
 				"instead), %llu single-steps, %llu stops at "
 				"shared objects' atomics and free(); %d runs "
-				"forked from its checkpoint\n",
+				"forked from its checkpoint, %d from exec (the "
+				"template's pid was another process's then)\n",
 			er.discovery_runs, er.discovery_seconds,
 			(unsigned long long)er.accesses,
 			(unsigned long long)er.discovery_stops,
 			(unsigned long long)er.discovery_logged,
 			(unsigned long long)er.discovery_steps,
 			(unsigned long long)er.discovery_sync,
-			er.discovery_forked);
+			er.discovery_forked, er.discovery_from_exec);
 	if (!co.quiet && getenv("PTLOOM_STATS") &&
 	    er.discovery_runtime_atomics)
 		fprintf(stderr, "ptloom: race discovery: the language "

@@ -232,6 +232,11 @@ unsigned checkpoint_forks(const struct checkpoint *cp)
 	return cp ? cp->forks : 0;
 }
 
+unsigned checkpoint_pid_taken(const struct checkpoint *cp)
+{
+	return cp ? cp->pid_taken : 0;
+}
+
 static bool same_strings(char *const *a, char *const *b)
 {
 	if (a == b)
@@ -1415,6 +1420,23 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	return true;
 }
 
+/* Tests: PTLOOM_CHECKPOINT_EXEC_EVERY=N makes every N-th run of the
+ * process's checkpoints start from exec, as when another process holds the
+ * template's pid (EEXIST): such a run must be the run a fork would have
+ * made. */
+static bool exec_forced(void)
+{
+	static long every = -1;
+	static unsigned long n;
+
+	if (every < 0) {
+		const char *e = getenv("PTLOOM_CHECKPOINT_EXEC_EVERY");
+
+		every = e && atol(e) > 0 ? atol(e) : 0;
+	}
+	return every > 0 && ++n % (unsigned long)every == 0;
+}
+
 int checkpoint_start(struct session *s)
 {
 	struct checkpoint *cp = s->cfg->checkpoint;
@@ -1455,7 +1477,9 @@ int checkpoint_start(struct session *s)
 		free(fdobj);
 		return 1;
 	}
-	c = template_bps(cp, s) ? fork_template(cp) : -EIO;
+	c = !template_bps(cp, s)	? -EIO
+	    : cp->same_tid && exec_forced() ? -EEXIST
+					    : fork_template(cp);
 	if (c < 0) {
 		free(evl);
 		free(th);

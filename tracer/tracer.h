@@ -686,6 +686,9 @@ void checkpoint_free(struct checkpoint *cp); /* ends the template */
 /* Why the exploration runs from exec after all, or NULL. */
 const char *checkpoint_note(const struct checkpoint *cp);
 unsigned checkpoint_forks(const struct checkpoint *cp);
+/* runs that started from exec because another process held the template's
+ * pid when they forked */
+unsigned checkpoint_pid_taken(const struct checkpoint *cp);
 
 /* Resolve a program name on PATH like a shell. Returns a malloc'd path or
  * NULL (errno set). */

@@ -2314,6 +2314,10 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 				s->ev[i].fn, (unsigned long long)s->ev[i].obj,
 				(unsigned long long)s->ev[i].pc,
 				(long long)s->ev[i].arg);
+	if (getenv("PTLOOM_DEBUG_EVENTS"))
+		fprintf(stderr, "end h%llx steps %llu\n",
+			(unsigned long long)s->hash,
+			(unsigned long long)s->step);
 	res->events = s->ev;
 	res->nevents = s->nev;
 	res->decisions = s->dec;
