@@ -560,7 +560,7 @@ void thread_call_point(struct thread *t, const struct bp *b, uint64_t rdi,
 {
 	t->kind = OP_CALL;
 	t->fn = b->fn;
-	t->yield = b->fn == FN_SPIN_LOCK;
+	t->yield = false;
 	t->arg = 0;
 	t->obj = rdi;
 	t->cond_mutex = rsi; /* for pthread_cond_wait */
@@ -1581,7 +1581,7 @@ static void on_breakpoint(struct session *s, struct thread *t)
 
 		t->kind = b->kind;
 		t->fn = b->fn;
-		t->yield = b->kind == OP_SPIN || b->fn == FN_SPIN_LOCK;
+		t->yield = b->kind == OP_SPIN;
 		t->arg = 0;
 
 		t->obj = b->kind == OP_SPIN || b->policy
