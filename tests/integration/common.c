@@ -705,7 +705,8 @@ long pid_taken_of(const struct res *r)
 		return 0;
 	while (p > r->err && p[-1] >= '0' && p[-1] <= '9')
 		p--;
-	cr_log_warn("%ld runs from exec: their pid was taken", atol(p));
+	fprintf(stderr, "[NOTE] %ld runs from exec: their pid was taken\n",
+		atol(p));
 	return atol(p);
 }
 

@@ -228,7 +228,7 @@ Test(child_processes, a_process_that_ptraces_is_unsupported)
 			   "ptrace_child uses ptrace");
 	res_free(&r);
 	if (system("command -v strace >/dev/null 2>&1")) {
-		cr_log_warn("strace missing: its check skipped");
+		skip_note("strace missing: its check skipped");
 		return;
 	}
 	r = RUN9("--no-minimize", "--seed", SEED, "--", "strace", "-f", "-o",

@@ -292,7 +292,7 @@ Test(debugging, show_html_is_one_self_contained_page_with_every_lane)
 		res_free(&r);
 	} else {
 		skip_note("skipping the page's structure check: no %s",
-			    PYTHON3);
+			  PYTHON3);
 	}
 	/* a real browser renders it: every lane in the DOM, no error */
 	if (chromium_renders(in_tmp("page.html"), 3, 1, "chromium.png"))

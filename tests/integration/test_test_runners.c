@@ -39,8 +39,8 @@ Test(test_runners, ctest_project_racy_test_found_and_named)
 
 	if (system("command -v cmake >/dev/null 2>&1 && "
 		   "command -v ctest >/dev/null 2>&1")) {
-		cr_log_warn("cmake/ctest missing (scripts/setup.sh installs "
-			    "them): ctest check skipped");
+		skip_note("cmake/ctest missing (scripts/setup.sh installs "
+			  "them): ctest check skipped");
 		cr_skip_test("cmake is not installed");
 	}
 	for (int k = 0; k < 2; k++) {
@@ -146,7 +146,7 @@ Test(test_runners, meson_test_correct_project_passes)
 	char cmd[4 * PATH_MAX];
 
 	if (system("command -v meson >/dev/null 2>&1")) {
-		cr_log_warn("meson missing: meson test check skipped");
+		skip_note("meson missing: meson test check skipped");
 		cr_skip_test("meson is not installed");
 	}
 	snprintf(cmd, sizeof(cmd), "meson setup '%s' '%s' -Dfirst='%s' "
