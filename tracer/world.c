@@ -2307,17 +2307,17 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 		if (cl)
 			list_process(res->clevel, sizeof(res->clevel), p);
 	}
-	if (getenv("PTLOOM_DEBUG_EVENTS"))
+	if (getenv("PTLOOM_DEBUG_EVENTS")) {
 		for (size_t i = 0; i < s->nev; i++)
 			fprintf(stderr, "ev %u T%u k%u f%u o%llx pc%llx a%lld\n",
 				s->ev[i].step, s->ev[i].thread, s->ev[i].kind,
 				s->ev[i].fn, (unsigned long long)s->ev[i].obj,
 				(unsigned long long)s->ev[i].pc,
 				(long long)s->ev[i].arg);
-	if (getenv("PTLOOM_DEBUG_EVENTS"))
 		fprintf(stderr, "end h%llx steps %llu\n",
 			(unsigned long long)s->hash,
 			(unsigned long long)s->step);
+	}
 	res->events = s->ev;
 	res->nevents = s->nev;
 	res->decisions = s->dec;

@@ -468,6 +468,18 @@ char *summary(const struct res *r)
 	return s;
 }
 
+/* The runs of a PASS summary ("ptloom: PASS N runs, ..."), -1 if none. */
+long pass_runs(const struct res *r)
+{
+	char *s = summary(r);
+	long n = -1;
+
+	if (sscanf(s, "ptloom: PASS %ld runs", &n) != 1)
+		n = -1;
+	free(s);
+	return n;
+}
+
 /* The summary line starts with want. */
 void assert_summary(const struct res *r, const char *want)
 {

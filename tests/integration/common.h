@@ -134,6 +134,7 @@ char *json_get(const char *json, const char *key);
 long json_num(const char *json, const char *key);
 char *line_with(const char *s, const char *prefix);
 char *summary(const struct res *r);
+long pass_runs(const struct res *r);
 void assert_summary(const struct res *r, const char *want);
 char *program_lines(const char *s);
 struct res run_opts(const char *program, const char *const *opts);

@@ -233,18 +233,6 @@ Test(parallel, dfs_with_two_jobs_has_the_serial_budget)
  * of the uncached shards, and a buggy one gives the serial search's first
  * failure (the summary but its run count).
  */
-static long runs_of(const struct res *r)
-{
-	char *s = summary(r);
-	long n = -1;
-	const char *p = strstr(s, " PASS ");
-
-	if (p)
-		sscanf(p, " PASS %ld runs", &n);
-	free(s);
-	return n;
-}
-
 Test(parallel, dfs_with_two_jobs_shares_the_state_cache)
 {
 	/* bound 1 keeps it short: 218 runs or so, 285 uncached */
@@ -257,9 +245,9 @@ Test(parallel, dfs_with_two_jobs_shares_the_state_cache)
 	assert_exit(b, 0);
 	assert_exit(u, 0);
 	assert_contains(b.out, "complete to preemption bound 1", "-j 2");
-	cr_assert_gt(runs_of(&b), 0, "%s", b.out);
-	cr_assert_lt(runs_of(&b), runs_of(&u), "cached -j 2: %s\nuncached: %s",
-		     b.out, u.out);
+	cr_assert_gt(pass_runs(&b), 0, "%s", b.out);
+	cr_assert_lt(pass_runs(&b), pass_runs(&u),
+		     "cached -j 2: %s\nuncached: %s", b.out, u.out);
 	res_free(&b);
 	res_free(&u);
 	const char *bugs[] = { example("bank"), example("deadlock"),

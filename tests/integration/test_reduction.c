@@ -125,18 +125,6 @@ Test(reduction, delay_bound_finds_and_proves)
 	res_free(&r);
 }
 
-/* The runs of a PASS summary ("ptloom: PASS N runs, ..."), -1 if none. */
-static long pass_runs(const struct res *r)
-{
-	char *s = summary(r);
-	long n = -1;
-
-	if (sscanf(s, "ptloom: PASS %ld runs", &n) != 1)
-		n = -1;
-	free(s);
-	return n;
-}
-
 /* DPOR (--reduction dpor) proves bound 2 of deadlock_fixed in fewer runs
  * than sleep sets alone (both without the state cache, which DPOR turns
  * off), with the same verdict; -j 2 keeps sleep sets and equals the
