@@ -78,6 +78,14 @@ struct obs_ctx {
 	const struct session_config *cfg;
 	struct discovery *d;
 	size_t named;	/* races named so far */
+	/* the language runtime's code (symbols_elf_runtime_code: link-time
+	 * ranges), and its executable's load bias once a live process
+	 * showed it (runtime_bias_known) */
+	const char *runtime_exe;
+	const uint64_t *runtime_code;
+	size_t nruntime_code;
+	uint64_t runtime_bias;
+	bool runtime_bias_known;
 };
 
 /* Addresses an atomic instruction touched: on x86 an atomic load or
@@ -369,6 +377,42 @@ static uint64_t next_insn(int pid, uint64_t pc)
 	return pc + in.len;
 }
 
+/* The load bias of exe in process pid (its run-time address minus its
+ * link-time one), from the executable mapping of exe's file and the ELF's
+ * executable segments; false if not found. */
+static bool load_bias(int pid, const char *exe, uint64_t *bias)
+{
+	char path[64], line[4096 + 128], file[4096], want[4096], got[4096];
+	struct elf_text seg[8];
+	int nseg = symbols_elf_text(exe, seg, 8);
+	uint64_t lo, hi, off;
+	bool found = false;
+	FILE *f;
+
+	if (nseg <= 0 || !realpath(exe, want))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &lo, &hi,
+			   perms, &off, file) != 5 ||
+		    perms[2] != 'x' || !realpath(file, got) ||
+		    strcmp(got, want))
+			continue;
+		for (int i = 0; i < nseg && !found; i++)
+			if (off >= seg[i].offset &&
+			    off < seg[i].offset + seg[i].size) {
+				*bias = lo - (seg[i].vaddr + (off - seg[i].offset));
+				found = true;
+			}
+	}
+	fclose(f);
+	return found;
+}
+
 /* A store raced by a load of another thread: the point after the store
  * (the load's own point is before it). */
 static void mark_after_stores(struct race_entry *e, int pid)
@@ -405,6 +449,9 @@ static void collect(struct obs_ctx *o, int pid)
 	d->nraces = n;
 	struct symbolizer *sym = o->cfg->sym;
 
+	if (o->nruntime_code && pid > 0 && !o->runtime_bias_known)
+		o->runtime_bias_known = load_bias(pid, o->runtime_exe,
+						  &o->runtime_bias);
 	if (!sym || pid <= 0 || o->named >= n)
 		return;
 	sym->attach(sym->ctx, pid);
@@ -418,6 +465,56 @@ static void collect(struct obs_ctx *o, int pid)
 	}
 	sym->detach(sym->ctx);
 	o->named = n;
+}
+
+/* In the runtime's code (link-time ranges r, n pairs, sorted)? */
+static bool in_code(const uint64_t *r, size_t n, uint64_t pc)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (pc < r[2 * m])
+			hi = m;
+		else if (pc >= r[2 * m + 1])
+			lo = m + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Which races are not the program's data races, once every run is seen
+ * (they stay points: discovery_points).  A race on bytes an atomic
+ * instruction touched in some run: an atomic load or a release store is
+ * a plain mov on x86, so the accesses after an atomic instruction are
+ * taken as atomics (on_access), and the ones before it are too, here:
+ * which came first was the schedule's doing (Rust's Condvar loads its
+ * futex word with a mov before the first notify's `lock inc`; a
+ * channel's select word was read with a mov before a sender's `lock
+ * cmpxchg`).  A race with both sides in the language runtime's own code:
+ * Go's race detector does not instrument those packages, as its runtime
+ * races by design (sysmon reads the Ps' state unlocked).
+ */
+static void classify(struct obs_ctx *o)
+{
+	struct discovery *d = o->d;
+
+	for (size_t i = 0; i < d->nraces; i++) {
+		struct race_entry *e = &d->races[i];
+		bool rt = o->nruntime_code && o->runtime_bias_known;
+
+		for (int k = 0; k < 2 && rt; k++)
+			rt = in_code(o->runtime_code, o->nruntime_code,
+				     EVENT_ADDR(e->pair.pc[k]) -
+					     o->runtime_bias);
+		e->unreported = atomic_addr(o, e->pair.addr, 1, 0, false)
+					? RACE_ON_ATOMIC
+				: rt ? RACE_IN_RUNTIME
+				     : RACE_REPORTED;
+	}
 }
 
 static bool on_after(void *ctx, int thread, int other)
@@ -597,8 +694,9 @@ int discover_races(const struct session_config *base, int runs,
 			     : 0;
 
 	if (nrcode > 0) {
-		cfg.runtime_exe = base->argv[0];
-		cfg.runtime_code = rcode;
+		cfg.runtime_exe = o.runtime_exe = base->argv[0];
+		cfg.runtime_code = o.runtime_code = rcode;
+		o.nruntime_code = (size_t)nrcode;
 	}
 	cfg.points = POINTS_SYNC;
 	cfg.symbolize_trace = false;
@@ -804,6 +902,7 @@ int discover_races(const struct session_config *base, int runs,
 	races_free(o.rd);
 	free(acode);
 	free(adata);
+	classify(&o);
 	free(rcode);
 	d->forked = (int)checkpoint_forks(cp);
 	d->from_exec = (int)checkpoint_pid_taken(cp);

@@ -25,6 +25,20 @@ struct race_entry {
 	 * window between the store and the code after it, which holds no
 	 * point of its own */
 	uint64_t after[2];
+	/* enum race_unreported: a pair kept as points but not reported as
+	 * the program's data race */
+	uint8_t unreported;
+};
+
+enum race_unreported {
+	RACE_REPORTED = 0,
+	/* an atomic instruction touched its bytes in some run: both sides
+	 * are atomics (on x86 an atomic load or store is a plain mov),
+	 * whichever came first */
+	RACE_ON_ATOMIC,
+	/* both sides in the language runtime's own code (Go's: the
+	 * packages Go's race detector leaves uninstrumented) */
+	RACE_IN_RUNTIME,
 };
 
 struct discovery {

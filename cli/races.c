@@ -152,15 +152,27 @@ int cmd_races(int argc, char **argv)
 		       d.runs, d.runs == 1 ? "" : "s",
 		       (unsigned long long)d.accesses, d.seconds);
 	}
+	/* the program's races; the pairs on atomics and inside the
+	 * language runtime are counted, not reported */
+	size_t nrep = 0, on_atomic = 0, in_runtime = 0;
+
 	for (size_t i = 0; i < d.nraces; i++) {
 		struct race_entry *r = &d.races[i];
 		char where[2][LOC_MAX + 32];
 
+		if (r->unreported == RACE_ON_ATOMIC) {
+			on_atomic++;
+			continue;
+		}
+		if (r->unreported == RACE_IN_RUNTIME) {
+			in_runtime++;
+			continue;
+		}
 		for (int k = 0; k < 2; k++)
 			snprintf(where[k], sizeof(where[k]), "%s",
 				 r->where[k][0] ? r->where[k] : "?");
 		if (json) {
-			printf("%s\n    { \"object\": ", i ? "," : "");
+			printf("%s\n    { \"object\": ", nrep++ ? "," : "");
 			json_string(stdout, r->what[0] ? r->what : NULL);
 			printf(", \"address\": \"0x%llx\", \"size\": %d, "
 			       "\"count\": %llu, \"accesses\": [",
@@ -179,6 +191,7 @@ int cmd_races(int argc, char **argv)
 			printf("] }");
 			continue;
 		}
+		nrep++;
 		if (co.quiet)
 			continue;
 		printf("\nrace on %s (%d bytes at 0x%llx):\n",
@@ -197,12 +210,12 @@ int cmd_races(int argc, char **argv)
 		snprintf(why, sizeof(why), "interrupted by %s after %d of %d "
 					   "run%s", signal_name(cli_interrupted),
 			 d.runs, runs, runs == 1 ? "" : "s");
-	else if (!d.nraces && observed <= 0)
+	else if (!nrep && observed <= 0)
 		snprintf(why, sizeof(why), "no run observed the program to "
 					   "its end (%d of %d run%s failed: "
 					   "it crashed, hung or was refused)",
 			 d.failed_runs, d.runs, d.runs == 1 ? "" : "s");
-	else if (!d.nraces && d.spent_runs)
+	else if (!nrep && d.spent_runs)
 		/* a limit is not a pass: what ran past it was not seen */
 		snprintf(why, sizeof(why), "the observation budget (--budget "
 					   "%llu) ended the observation of %d "
@@ -210,19 +223,29 @@ int cmd_races(int argc, char **argv)
 					   "end; raise --budget",
 			 (unsigned long long)budget, d.spent_runs, d.runs,
 			 d.runs == 1 ? "" : "s");
-	int code = d.nraces ? EXIT_FAIL : why[0] ? EXIT_INCOMPLETE : EXIT_PASS;
+	int code = nrep ? EXIT_FAIL : why[0] ? EXIT_INCOMPLETE : EXIT_PASS;
 
 	if (cli_interrupted)
 		code = exit_interrupted();
+	if (!json && !co.quiet && (on_atomic || in_runtime))
+		printf("%sptloom: not reported: %zu pair%s on atomics' bytes (an "
+		       "atomic load or store is a plain mov on x86), %zu inside "
+		       "the language runtime's own code (as Go's race "
+		       "detector)\n",
+		       nrep ? "\n" : "", on_atomic, on_atomic == 1 ? "" : "s",
+		       in_runtime);
 	if (json) {
-		printf("\n  ],\n  \"verdict\": \"%s\",\n  \"incomplete\": ",
-		       d.nraces ? "races" : why[0] ? "incomplete" : "pass");
+		printf("\n  ],\n  \"not_reported\": { \"on_atomics\": %zu, "
+		       "\"in_runtime\": %zu },\n  \"verdict\": \"%s\",\n  "
+		       "\"incomplete\": ",
+		       on_atomic, in_runtime,
+		       nrep ? "races" : why[0] ? "incomplete" : "pass");
 		json_string(stdout, why[0] ? why : NULL);
 		printf("\n}\n");
-	} else if (d.nraces) {
+	} else if (nrep) {
 		printf("%sptloom: RACES %zu data race%s found%s%s\n",
-		       !co.quiet ? "\n" : "", d.nraces,
-		       d.nraces == 1 ? "" : "s", why[0] ? "; " : "", why);
+		       !co.quiet ? "\n" : "", nrep, nrep == 1 ? "" : "s",
+		       why[0] ? "; " : "", why);
 	} else if (why[0]) {
 		printf("ptloom: %s %s; no data race found (not a pass)\n",
 		       cli_interrupted ? "INTERRUPTED" : "INCOMPLETE", why);
