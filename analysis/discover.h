@@ -28,6 +28,8 @@ struct race_entry {
 	/* enum race_unreported: a pair kept as points but not reported as
 	 * the program's data race */
 	uint8_t unreported;
+	/* both sides in the language runtime's own code: no points either */
+	bool runtime;
 };
 
 enum race_unreported {
@@ -78,6 +80,9 @@ struct discovery {
 	 * runtime (Go's: symbols_elf_runtime_code); the first run observes
 	 * all of it */
 	int runtime_atomics_runs;
+	/* atomic instructions of the runtime's own code on data threads
+	 * share, left out of the points (its races are: RACE_IN_RUNTIME) */
+	int runtime_atomics_left;
 	struct user_point *spin; /* yield points found in spins */
 	size_t nspin;
 	/* the first discovery run that crashed, exited non-zero or

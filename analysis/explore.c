@@ -629,6 +629,11 @@ static int explore_serial(const struct explore_opts *o0,
 			r->discovery_logged = disc.obs_logged;
 			r->discovery_sync = disc.obs_sync;
 			r->discovery_runtime_atomics = disc.runtime_atomics_runs;
+			r->discovery_runtime_atomics_left =
+				disc.runtime_atomics_left;
+			for (size_t i = 0; i < disc.nraces; i++)
+				r->discovery_runtime_races +=
+					disc.races[i].runtime;
 			for (size_t i = 0; disc.feedback_costly &&
 					   i < disc.nraces; i++)
 				r->discovery_costly += disc.races[i].by_feedback;

@@ -190,6 +190,9 @@ struct explore_result {
 	/* discovery runs that observed only the language runtime's atomics
 	 * (Go's runtime after the first run) */
 	int discovery_runtime_atomics;
+	/* the runtime's own races and shared atomics: no points */
+	size_t discovery_runtime_races;
+	int discovery_runtime_atomics_left;
 	/* a discovery run cut by --timeout or --max-steps: the discovery
 	 * did not see the program to its end (error says), 0 if none */
 	int discovery_limit;

@@ -1603,8 +1603,12 @@ minimized:
 	    er.discovery_runtime_atomics)
 		fprintf(stderr, "ptloom: race discovery: the language "
 				"runtime's code observed in its first run, "
-				"only its atomics in %d more\n",
-			er.discovery_runtime_atomics);
+				"only its atomics in %d more; its own %zu "
+				"races and %d shared atomic instructions are "
+				"no points\n",
+			er.discovery_runtime_atomics,
+			er.discovery_runtime_races,
+			er.discovery_runtime_atomics_left);
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_costly)
 		fprintf(stderr, "ptloom: race discovery: %zu races its "
 				"feedback runs found are no points (too "

@@ -1068,7 +1068,7 @@ static bool same_file(const char *a, const char *b)
 }
 
 /* Link-time addr is in the sorted pairs r[0..2n). */
-static bool in_ranges(const uint64_t *r, size_t n, uint64_t addr)
+bool ranges_contain(const uint64_t *r, size_t n, uint64_t addr)
 {
 	size_t lo = 0, hi = n;
 
@@ -1089,7 +1089,7 @@ bool bp_atomic_datum(const struct process *p,
 		     const struct session_config *cfg, uint64_t ea)
 {
 	return p->data_known && cfg->natomic_data &&
-	       in_ranges(cfg->atomic_data, cfg->natomic_data,
+	       ranges_contain(cfg->atomic_data, cfg->natomic_data,
 			 ea - p->data_bias);
 }
 
@@ -1107,7 +1107,7 @@ static void mark_src_atomic(struct process *s, const struct session_config *cfg,
 		struct bp *b = &s->bps[i];
 
 		if (b->addr >= lo && b->addr < hi && !b->sync)
-			b->src_atomic = in_ranges(cfg->atomic_code,
+			b->src_atomic = ranges_contain(cfg->atomic_code,
 						  cfg->natomic_code,
 						  b->addr - bias);
 	}
@@ -1480,7 +1480,7 @@ int bp_install(struct session *ss, struct process *s)
 			struct insn_info *in = &c->insns[i];
 
 			bool in_rt = rt && !in->is_atomic &&
-				     in_ranges(ss->cfg->runtime_code,
+				     ranges_contain(ss->cfg->runtime_code,
 					       ss->cfg->nruntime_code,
 					       in->addr);
 

@@ -729,4 +729,8 @@ struct tracer_file_cache {
 };
 void tracer_set_file_cache(const struct tracer_file_cache *fc);
 
+/* Is addr in one of the n sorted, disjoint pairs [lo, hi) of r (the
+ * link-time ranges of session_config.atomic_code, runtime_code, ...)? */
+bool ranges_contain(const uint64_t *r, size_t n, uint64_t addr);
+
 #endif
