@@ -41,6 +41,12 @@ enum race_unreported {
 	/* both sides in the language runtime's own code (Go's: the
 	 * packages Go's race detector leaves uninstrumented) */
 	RACE_IN_RUNTIME,
+	/* both sides in Rust std's channels (std::sync::mpmc, mpsc), in a
+	 * binary without DWARF: their slots' stamps and positions are
+	 * atomics that only plain movs touch (acquire loads, release
+	 * stores), so what they order looks racy; with DWARF they are
+	 * known atomics (symbols_elf_atomic_code) */
+	RACE_IN_RUST_CHANNEL,
 };
 
 struct discovery {

@@ -154,7 +154,7 @@ int cmd_races(int argc, char **argv)
 	}
 	/* the program's races; the pairs on atomics and inside the
 	 * language runtime are counted, not reported */
-	size_t nrep = 0, on_atomic = 0, in_runtime = 0;
+	size_t nrep = 0, on_atomic = 0, in_runtime = 0, in_channel = 0;
 
 	for (size_t i = 0; i < d.nraces; i++) {
 		struct race_entry *r = &d.races[i];
@@ -166,6 +166,10 @@ int cmd_races(int argc, char **argv)
 		}
 		if (r->unreported == RACE_IN_RUNTIME) {
 			in_runtime++;
+			continue;
+		}
+		if (r->unreported == RACE_IN_RUST_CHANNEL) {
+			in_channel++;
 			continue;
 		}
 		for (int k = 0; k < 2; k++)
@@ -227,18 +231,36 @@ int cmd_races(int argc, char **argv)
 
 	if (cli_interrupted)
 		code = exit_interrupted();
-	if (!json && !co.quiet && (on_atomic || in_runtime))
-		printf("%sptloom: not reported: %zu pair%s on atomics' bytes (an "
-		       "atomic load or store is a plain mov on x86), %zu inside "
-		       "the language runtime's own code (as Go's race "
-		       "detector)\n",
-		       nrep ? "\n" : "", on_atomic, on_atomic == 1 ? "" : "s",
-		       in_runtime);
+	if (!json && !co.quiet && (on_atomic || in_runtime || in_channel)) {
+		/* only the kinds there are */
+		char line[400] = "";
+		size_t k = 0;
+
+		if (on_atomic)
+			k += (size_t)snprintf(line + k, sizeof(line) - k,
+					      "%zu pair%s on atomics' bytes (an "
+					      "atomic load or store is a plain "
+					      "mov on x86)",
+					      on_atomic,
+					      on_atomic == 1 ? "" : "s");
+		if (in_runtime && k < sizeof(line))
+			k += (size_t)snprintf(line + k, sizeof(line) - k,
+					      "%s%zu inside the language "
+					      "runtime's own code (as Go's "
+					      "race detector)",
+					      k ? ", " : "", in_runtime);
+		if (in_channel && k < sizeof(line))
+			snprintf(line + k, sizeof(line) - k,
+				 "%s%zu inside Rust std's channels (a build "
+				 "without -g)",
+				 k ? ", " : "", in_channel);
+		printf("%sptloom: not reported: %s\n", nrep ? "\n" : "", line);
+	}
 	if (json) {
 		printf("\n  ],\n  \"not_reported\": { \"on_atomics\": %zu, "
-		       "\"in_runtime\": %zu },\n  \"verdict\": \"%s\",\n  "
-		       "\"incomplete\": ",
-		       on_atomic, in_runtime,
+		       "\"in_runtime\": %zu, \"in_rust_channels\": %zu },\n  "
+		       "\"verdict\": \"%s\",\n  \"incomplete\": ",
+		       on_atomic, in_runtime, in_channel,
 		       nrep ? "races" : why[0] ? "incomplete" : "pass");
 		json_string(stdout, why[0] ? why : NULL);
 		printf("\n}\n");
