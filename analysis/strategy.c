@@ -461,10 +461,17 @@ static int cov_pick(struct sampler *s, const struct choice *c)
 			continue;
 		struct cov_last *l = cov_slot(s, a->obj);
 		uint64_t key = a->pc + (a->kind != OP_CALL);
+		/* a load conflicts with the last write only, as the coverage
+		 * counts it: paired with the last access, two threads'
+		 * loads in a spin (Rust's full sync_channel's senders) made
+		 * a pair never covered, picked at every turn while the
+		 * thread that would end the spin never ran (runs past
+		 * --max-steps) */
+		int lt = a->reads ? l->wthread : l->thread;
+		uint64_t lk = a->reads ? l->wkey : l->key;
 
-		if (l->obj != a->obj || !l->thread ||
-		    l->thread - 1 == a->thread ||
-		    coverage_seen(s->cov, l->key, key))
+		if (l->obj != a->obj || !lt || lt - 1 == a->thread ||
+		    coverage_seen(s->cov, lk, key))
 			continue;
 		int64_t p = prio_of(s, a->thread);
 

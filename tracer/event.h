@@ -154,6 +154,10 @@ struct alt {
 			     or waits as primary and no reader waits; else
 			     0 (state, not the operation: same_op ignores
 			     it) */
+	/* a pending racy access or atomic instruction that only reads (a
+	 * load, not a store nor a locked read-modify-write): for samplers,
+	 * not part of the operation (same_op ignores it) */
+	uint8_t reads;
 	uint64_t obj;	  /* the object that operation touches, 0 if none */
 	uint64_t obj2;	  /* a second one: cond_wait's mutex, the tid word
 			   * an exit clears, FUTEX_WAKE_OP's second word */

@@ -42,6 +42,7 @@ struct sched_thread {
 	uint8_t fn;	  /* its enum call_fn (OP_CALL) */
 	bool global;	  /* the operation may touch anything */
 	uint8_t readers;  /* struct alt's readers */
+	bool reads;	  /* struct alt's reads */
 	uint64_t obj;
 	uint64_t obj2;	  /* a second object (struct alt) */
 	uint64_t pc;	  /* where its pending operation is (struct alt) */

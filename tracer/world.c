@@ -900,6 +900,7 @@ static void build_sched(struct session *s, struct sched_thread *st)
 		};
 		pending_objects(t, &st[i]);
 		st[i].readers = rwlock_readers(t);
+		st[i].reads = thread_point_reads(t);
 		st[i].tso = t->st == SCHED_ENABLED && !t->starting &&
 			    tso_may_buffer(s, t);
 		if (t->starting)
