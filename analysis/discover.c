@@ -26,6 +26,20 @@ struct seen {
 	size_t cap, n;
 };
 
+/* The slot of (pc, addr) in h (cap > 0): its own, or the free one where
+ * it would go. */
+static size_t seen_slot(const struct seen *h, uint64_t pc, uint64_t addr)
+{
+	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) ^ (addr >> 3) *
+					 0xc2b2ae3d27d4eb4full) &
+		   (h->cap - 1);
+
+	for (; h->pc[i]; i = (i + 1) & (h->cap - 1))
+		if (h->pc[i] == pc && h->addr[i] == addr)
+			break;
+	return i;
+}
+
 static bool seen_add(struct seen *h, uint64_t pc, uint64_t addr)
 {
 	if (h->n * 2 >= h->cap) {
@@ -47,31 +61,19 @@ static bool seen_add(struct seen *h, uint64_t pc, uint64_t addr)
 		free(h->addr);
 		*h = nh;
 	}
-	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) ^ (addr >> 3) *
-					 0xc2b2ae3d27d4eb4full) &
-		   (h->cap - 1);
+	size_t i = seen_slot(h, pc, addr);
 
-	for (; h->pc[i]; i = (i + 1) & (h->cap - 1))
-		if (h->pc[i] == pc && h->addr[i] == addr)
-			return true;
-	h->pc[i] = pc;
-	h->addr[i] = addr;
-	h->n++;
+	if (!h->pc[i]) {
+		h->pc[i] = pc;
+		h->addr[i] = addr;
+		h->n++;
+	}
 	return true;
 }
 
 static bool seen_has(const struct seen *h, uint64_t pc, uint64_t addr)
 {
-	if (!h->cap)
-		return false;
-	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) ^ (addr >> 3) *
-					 0xc2b2ae3d27d4eb4full) &
-		   (h->cap - 1);
-
-	for (; h->pc[i]; i = (i + 1) & (h->cap - 1))
-		if (h->pc[i] == pc && h->addr[i] == addr)
-			return true;
-	return false;
+	return h->cap && h->pc[seen_slot(h, pc, addr)];
 }
 
 /* The synchronisation objects calls named: [lo, hi), sorted by lo,
