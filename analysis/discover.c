@@ -496,6 +496,16 @@ static void collect(struct obs_ctx *o, int pid)
 	o->named = n;
 }
 
+/* A symbolised location in Rust std's channels ("std::sync::mpmc::
+ * array::Channel<T>::send+0x3f7 (prog)", "<std::sync::mpsc::...>::..."). */
+static bool rust_channel(const char *where)
+{
+	if (where[0] == '<')
+		where++;
+	return !strncmp(where, "std::sync::mpmc::", 17) ||
+	       !strncmp(where, "std::sync::mpsc::", 17);
+}
+
 /*
  * Which races are not the program's data races, once every run is seen
  * (they stay points: discovery_points).  A race on bytes an atomic
@@ -514,16 +524,6 @@ static void collect(struct obs_ctx *o, int pid)
  * movs), so no instruction showed them atomic (rs_many: 7 races of a
  * sync_channel in a release build, none with -g).
  */
-/* A symbolised location in Rust std's channels ("std::sync::mpmc::
- * array::Channel<T>::send+0x3f7 (prog)", "<std::sync::mpsc::...>::..."). */
-static bool rust_channel(const char *where)
-{
-	if (where[0] == '<')
-		where++;
-	return !strncmp(where, "std::sync::mpmc::", 17) ||
-	       !strncmp(where, "std::sync::mpsc::", 17);
-}
-
 static void classify(struct obs_ctx *o)
 {
 	struct discovery *d = o->d;
@@ -609,23 +609,21 @@ static size_t feedback_points(const struct obs_ctx *o,
 	*out = NULL;
 	if (!gran)
 		return 0;
-	size_t ng = 0;
-
 	/* the runtime's own races too (classify leaves them out of the
 	 * search's points): as points here they interleave Go's threads
 	 * finely enough for two goroutines' accesses to meet on two of
 	 * them (without: go_lost_update's race in no run of seeds 0 to 3) */
 	for (size_t k = 0; k < d->nraces; k++)
-		gran[ng++] = d->races[k].pair.addr & ~7ull;
-	qsort(gran, ng, sizeof(*gran), cmp_u64);
+		gran[k] = d->races[k].pair.addr & ~7ull;
+	qsort(gran, d->nraces, sizeof(*gran), cmp_u64);
 	p = malloc(cap * sizeof(*p));
 	for (size_t i = 0; p && i < d->nspin; i++)
 		p[n++] = d->spin[i];
-	for (size_t i = 0; p && ng && i < o->seen.cap; i++) {
+	for (size_t i = 0; p && d->nraces && i < o->seen.cap; i++) {
 		uint64_t a = o->seen.addr[i];
 
 		if (!o->seen.pc[i] ||
-		    !bsearch(&a, gran, ng, sizeof(*gran), cmp_u64))
+		    !bsearch(&a, gran, d->nraces, sizeof(*gran), cmp_u64))
 			continue;
 		if (n == cap) {
 			struct user_point *np = realloc(p, 2 * cap * sizeof(*p));

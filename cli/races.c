@@ -152,24 +152,17 @@ int cmd_races(int argc, char **argv)
 		       d.runs, d.runs == 1 ? "" : "s",
 		       (unsigned long long)d.accesses, d.seconds);
 	}
-	/* the program's races; the pairs on atomics and inside the
-	 * language runtime are counted, not reported */
-	size_t nrep = 0, on_atomic = 0, in_runtime = 0, in_channel = 0;
+	/* the program's races; the other pairs are counted by kind
+	 * (enum race_unreported), not reported */
+	size_t nrep = 0, left[RACE_IN_RUST_CHANNEL + 1] = { 0 }, nleft = 0;
 
 	for (size_t i = 0; i < d.nraces; i++) {
 		struct race_entry *r = &d.races[i];
 		char where[2][LOC_MAX + 32];
 
-		if (r->unreported == RACE_ON_ATOMIC) {
-			on_atomic++;
-			continue;
-		}
-		if (r->unreported == RACE_IN_RUNTIME) {
-			in_runtime++;
-			continue;
-		}
-		if (r->unreported == RACE_IN_RUST_CHANNEL) {
-			in_channel++;
+		if (r->unreported) {
+			left[r->unreported]++;
+			nleft++;
 			continue;
 		}
 		for (int k = 0; k < 2; k++)
@@ -231,36 +224,37 @@ int cmd_races(int argc, char **argv)
 
 	if (cli_interrupted)
 		code = exit_interrupted();
-	if (!json && !co.quiet && (on_atomic || in_runtime || in_channel)) {
-		/* only the kinds there are */
-		char line[400] = "";
-		size_t k = 0;
+	if (!json && !co.quiet && nleft) {
+		static const char *const kind[] = {
+			[RACE_ON_ATOMIC] = "on atomics' bytes (an atomic load "
+					   "or store is a plain mov on x86)",
+			[RACE_IN_RUNTIME] = "inside the language runtime's own "
+					    "code (as Go's race detector)",
+			[RACE_IN_RUST_CHANNEL] = "inside Rust std's channels (a "
+						 "build without -g)",
+		};
+		const char *sep = "";
 
-		if (on_atomic)
-			k += (size_t)snprintf(line + k, sizeof(line) - k,
-					      "%zu pair%s on atomics' bytes (an "
-					      "atomic load or store is a plain "
-					      "mov on x86)",
-					      on_atomic,
-					      on_atomic == 1 ? "" : "s");
-		if (in_runtime && k < sizeof(line))
-			k += (size_t)snprintf(line + k, sizeof(line) - k,
-					      "%s%zu inside the language "
-					      "runtime's own code (as Go's "
-					      "race detector)",
-					      k ? ", " : "", in_runtime);
-		if (in_channel && k < sizeof(line))
-			snprintf(line + k, sizeof(line) - k,
-				 "%s%zu inside Rust std's channels (a build "
-				 "without -g)",
-				 k ? ", " : "", in_channel);
-		printf("%sptloom: not reported: %s\n", nrep ? "\n" : "", line);
+		printf("%sptloom: not reported: ", nrep ? "\n" : "");
+		/* only the kinds there are */
+		for (int k = RACE_ON_ATOMIC; k <= RACE_IN_RUST_CHANNEL; k++) {
+			if (!left[k])
+				continue;
+			printf("%s%zu %s%s", sep, left[k],
+			       k == RACE_ON_ATOMIC
+				       ? (left[k] == 1 ? "pair " : "pairs ")
+				       : "",
+			       kind[k]);
+			sep = ", ";
+		}
+		printf("\n");
 	}
 	if (json) {
 		printf("\n  ],\n  \"not_reported\": { \"on_atomics\": %zu, "
 		       "\"in_runtime\": %zu, \"in_rust_channels\": %zu },\n  "
 		       "\"verdict\": \"%s\",\n  \"incomplete\": ",
-		       on_atomic, in_runtime, in_channel,
+		       left[RACE_ON_ATOMIC], left[RACE_IN_RUNTIME],
+		       left[RACE_IN_RUST_CHANNEL],
 		       nrep ? "races" : why[0] ? "incomplete" : "pass");
 		json_string(stdout, why[0] ? why : NULL);
 		printf("\n}\n");
