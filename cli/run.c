@@ -589,22 +589,37 @@ static void smaller_schedule(const struct explore_opts *eo,
 	/* (a --minimize-time of the user's is the search's too: the share
 	 * keeps the default's wait predictable, and a slow machine's
 	 * search to bound 1 was cut at 30 s of the 180 given) */
-	cli_bound_cap(cfg, own_time			 ? 0
-			   : spent > MINIMIZE_PROOF_MIN ? spent
-							: MINIMIZE_PROOF_MIN);
-	/* the bounded search first, for a few runs: it goes bound by bound
-	 * from 0, so a failure it meets there has the fewest preemptions
-	 * (a C extension's race under Python: 1 preemption in 16 runs, after
-	 * the placement search had spent 400 runs, 40 s, finding none) */
-	if (best->preemptions > 1 && *clear < (int)best->preemptions &&
-	    smaller_by_bounds(eo, cfg, best, ms, QUICK_BOUNDED_RUNS, clear) &&
-	    (!best->preemptions || *clear >= (int)best->preemptions)) {
+	double share = own_time			? 0
+		       : spent > MINIMIZE_PROOF_MIN ? spent
+						    : MINIMIZE_PROOF_MIN;
+
+	cli_bound_cap(cfg, share);
+	/* the bounded search first, for a few runs and at most a quarter
+	 * of the time left (a runner's run takes seconds): it goes bound by
+	 * bound from 0, so a failure it meets there has the fewest
+	 * preemptions (a C extension's race under Python: 1 preemption in
+	 * 31 runs, where the placement search had spent 400 runs, 40 s,
+	 * finding none) */
+	if (best->preemptions > 1 && *clear < (int)best->preemptions) {
+		double t_q = cli_wall(), left = cli_bound_left();
+
+		if (left > 0)
+			cli_bound_cap(cfg, left / 4);
+		bool smaller = smaller_by_bounds(eo, cfg, best, ms,
+						 QUICK_BOUNDED_RUNS, clear);
+		double used = cli_wall() - t_q;
+
 		min_debug("quick bounded search", best, ms->runs);
-		*capped = cli_bound_capped();
-		cli_bound_cap(cfg, 0);
-		return;
+		if (smaller && *clear >= (int)best->preemptions) {
+			*capped = false; /* proven: no search below cut */
+			cli_bound_cap(cfg, 0);
+			return;
+		}
+		/* the phase's share again, less what this took (0: none) */
+		cli_bound_cap(cfg, share <= 0	      ? 0
+				   : share - used > 1e-3 ? share - used
+							 : 1e-3);
 	}
-	min_debug("quick bounded search", best, ms->runs);
 	if (minimize_search(run_with_strategy, cfg, best, 400, &more) >= 0) {
 		ms->runs += more.runs;
 		more.runs = 0;
