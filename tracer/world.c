@@ -2199,6 +2199,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 				on_status(s, c->tid, status);
 				continue;
 			}
+			c->own_sigstop = false; /* taken here */
 			/* a stop like any other first: what the agent
 			 * logged before it is taken (the probe may observe
 			 * t's next accesses), a slot's sequence put back */
