@@ -524,9 +524,9 @@ static void min_debug(const char *phase, const struct run_result *best,
 /*
  * The same failure below best's preemptions by the bounded search (dfs to
  * best's count - 1, at most max_runs runs, raising *clear): on success
- * *best is replaced and minimised again.  Returns whether it was.
+ * *best is replaced and minimised again.
  */
-static bool smaller_by_bounds(const struct explore_opts *eo,
+static void smaller_by_bounds(const struct explore_opts *eo,
 			      struct session_config *cfg,
 			      struct run_result *best,
 			      struct minimize_stats *ms, unsigned max_runs,
@@ -534,11 +534,10 @@ static bool smaller_by_bounds(const struct explore_opts *eo,
 {
 	struct explore_result er;
 	struct minimize_stats more = { 0 };
-	bool found = false;
 
 	if (bounded_search(eo, (int)best->preemptions - 1, max_runs, &er,
 			   clear))
-		return false;
+		return;
 	if (er.verdict == VERDICT_FAIL && fingerprint_equal(&er.fail, best) &&
 	    er.fail.preemptions < best->preemptions) {
 		run_result_free(best);
@@ -548,11 +547,9 @@ static bool smaller_by_bounds(const struct explore_opts *eo,
 		ms->runs += more.runs;
 		ms->preemptions_after = best->preemptions;
 		ms->decisions_after = more.decisions_after;
-		found = true;
 	}
 	ms->runs += (unsigned)er.runs;
 	explore_result_free(&er);
-	return found;
 }
 
 /*
@@ -605,22 +602,18 @@ static void smaller_schedule(const struct explore_opts *eo,
 
 		if (left > 0)
 			cli_bound_cap(cfg, left / 4);
-		bool smaller = smaller_by_bounds(eo, cfg, best, ms,
-						 QUICK_BOUNDED_RUNS, clear);
+		smaller_by_bounds(eo, cfg, best, ms, QUICK_BOUNDED_RUNS, clear);
 		double used = cli_wall() - t_q;
 
 		min_debug("quick bounded search", best, ms->runs);
-		if (smaller && *clear >= (int)best->preemptions) {
-			*capped = false; /* proven: no search below cut */
-			cli_bound_cap(cfg, 0);
-			return;
-		}
 		/* the phase's share again, less what this took (0: none) */
 		cli_bound_cap(cfg, share <= 0	      ? 0
 				   : share - used > 1e-3 ? share - used
 							 : 1e-3);
 	}
-	if (minimize_search(run_with_strategy, cfg, best, 400, &more) >= 0) {
+	/* (none once the minimum is proven: the check below returns) */
+	if (*clear < (int)best->preemptions &&
+	    minimize_search(run_with_strategy, cfg, best, 400, &more) >= 0) {
 		ms->runs += more.runs;
 		more.runs = 0;
 		minimize(run_by_step, cfg, best, 200, &more);
