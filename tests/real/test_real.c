@@ -1903,7 +1903,10 @@ static void tool_check(const char *tool, const char *runs,
 
 	r.out = NULL;
 	res_free(&r);
-	for (int s = 0; s < 3; s++) {
+	/* every strategy at the synchronisation points; the default
+	 * points' race discovery is the same whatever samples after it, and
+	 * costs a tool like sort seconds: one strategy there */
+	for (int s = 0; s < (points ? 3 : 1); s++) {
 		n = 0;
 		argv[n++] = (char *)ptloom();
 		argv[n++] = "run";
@@ -2099,12 +2102,13 @@ Test(real, writes_larger_than_the_pipe_buffer)
 	found_and_replayed("FAIL exit status 1", racy, NULL, "sync");
 }
 
-/* The same through a shell pipeline of Debian tools (about 1 MiB). */
+/* The same through a shell pipeline of Debian tools. */
 Test(real, shell_pipeline_larger_than_the_pipe_buffer)
 {
 	char *args[] = { "sh", "-c", "cat in.txt | md5sum", NULL };
 
-	tool_never_fails("md5sum", "5", 60000, args);
+	/* about 300 KiB: four times the pipe's buffer */
+	tool_never_fails("md5sum", "5", 12000, args);
 	char *prog[] = { "sh", "-c", "cat in.txt | md5sum", NULL };
 
 	complete_to_bound_1(prog);
