@@ -217,6 +217,20 @@ void minimize_reorder_first(struct session_config *cfg, struct run_result *best,
  */
 void minimize_process_first(struct session_config *cfg,
 			    struct run_result *best, struct minimize_stats *ms);
+/*
+ * A candidate schedule of minimisation replays the failure or is
+ * dropped: one that runs far longer than the failing run (a spin the
+ * found order never met, a loop around two spinners) is not the same
+ * failure, and used to run to --timeout (10 s a candidate).  The cap:
+ * MINIMIZE_STEPS_FACTOR times the failing run's points plus
+ * MINIMIZE_STEPS_SLACK, never above --max-steps; none for a livelock,
+ * whose length is its failure.  Returns cfg's max_steps before, which the
+ * caller puts back (and the bounded search keeps: its runs prove).
+ */
+#define MINIMIZE_STEPS_FACTOR 4
+#define MINIMIZE_STEPS_SLACK 2000
+uint64_t minimize_cap_steps(struct session_config *cfg,
+			    const struct run_result *best);
 /* Minimisation's default time bound (run and minimize): the larger of
  * MINIMIZE_TIME_MIN seconds and MINIMIZE_TIME_FACTOR times the time the
  * failure took to find; --minimize-time SEC sets it. */

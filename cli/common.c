@@ -1946,6 +1946,20 @@ int run_by_step(void *cfg, const struct decision *dec, size_t n,
 	return session_run(cfg, &s, out);
 }
 
+uint64_t minimize_cap_steps(struct session_config *cfg,
+			    const struct run_result *best)
+{
+	uint64_t was = cfg->max_steps;
+	uint64_t cap = best->steps * MINIMIZE_STEPS_FACTOR +
+		       MINIMIZE_STEPS_SLACK;
+
+	if (best->failure != FAIL_LIVELOCK &&
+	    best->steps < UINT64_MAX / (2 * MINIMIZE_STEPS_FACTOR) &&
+	    (!was || cap < was))
+		cfg->max_steps = cap;
+	return was;
+}
+
 int run_with_strategy(void *cfg, struct strategy *s, struct run_result *out)
 {
 	int e = bound_check(cfg);

@@ -1138,6 +1138,8 @@ int cmd_minimize(int argc, char **argv)
 	struct minimize_stats ps = { 0 };
 
 	cli_bound_begin(&rs.cfg, bound);
+	uint64_t max_steps = minimize_cap_steps(&rs.cfg, &best);
+
 	minimize_process_first(&rs.cfg, &best, &ps);
 	minimize_reorder_first(&rs.cfg, &best, 500, &ms);
 	ms.runs += ps.runs;
@@ -1173,6 +1175,7 @@ int cmd_minimize(int argc, char **argv)
 	bool stopped = cli_bound_hit();
 
 	cli_bound_end(&rs.cfg);
+	rs.cfg.max_steps = max_steps;
 	cli_progress_end();
 	/* once more, exactly, with names */
 	struct replay_strategy exact;

@@ -432,6 +432,10 @@ static int bounds_clear(const struct explore_opts *eo,
 	return 0;
 }
 
+/* --max-steps of the search, while minimisation's candidates have their
+ * cap (minimize_cap_steps); 0 otherwise */
+static uint64_t search_max_steps;
+
 /* The bounded search for a smaller schedule: at most max_runs runs of dfs
  * at bound, serial; its outcome raises *clear (bounds with no failure). */
 static int bounded_search(const struct explore_opts *eo, int bound,
@@ -451,6 +455,8 @@ static int bounded_search(const struct explore_opts *eo, int bound,
 	o.jobs = 1;
 	o.nshards = 0;
 	o.shard = 0;
+	if (search_max_steps)
+		o.cfg.max_steps = search_max_steps; /* its runs prove */
 	double left = cli_bound_left();
 
 	if (left == 0)
@@ -1076,6 +1082,8 @@ int cmd_run(int argc, char **argv)
 				/* the found schedule is the best so far: the
 				 * bound applies from here on */
 				cli_bound_begin(&eo.cfg, budget);
+				search_max_steps =
+					minimize_cap_steps(&eo.cfg, &best);
 				double t_min = cli_wall();
 				unsigned pb = best.preemptions;
 				size_t db = minimize_count_decisions(&best);
@@ -1107,6 +1115,8 @@ int cmd_run(int argc, char **argv)
 				bool stopped = cli_bound_hit();
 
 				cli_bound_end(&eo.cfg);
+				eo.cfg.max_steps = search_max_steps;
+				search_max_steps = 0;
 				struct run_result ex;
 
 				bool exact = false, tree = false;
