@@ -114,6 +114,10 @@ struct dfs {
 	struct node *stack;	/* nodes at depth >= plen */
 	size_t depth, cap;
 	size_t pos;		/* decisions taken in the current run */
+	/* decisions the current run must take to reach the edge it was
+	 * given (the item's costly edge, or the backtracked node's): a run
+	 * that ends before it did not run that edge (dfs_ended_short) */
+	size_t must_reach;
 	bool in_item;
 	bool diverged, pruned_run;
 	uint64_t pruned;
@@ -579,6 +583,7 @@ bool dfs_next(struct dfs *d)
 					edge_add(d, edge_key(n->hash, next,
 							     n->nalts));
 				d->live = d->plen == 0;
+				d->must_reach = d->plen + d->depth;
 				return true;
 			}
 			free_node(n);
@@ -589,6 +594,7 @@ bool dfs_next(struct dfs *d)
 	if (!next_item(d))
 		return false;
 	d->live = d->plen == 0;
+	d->must_reach = d->plen;
 	return true;
 }
 
@@ -1850,6 +1856,12 @@ uint64_t dfs_key(const struct dfs *d)
 int dfs_bound(const struct dfs *d)
 {
 	return d->cur;
+}
+
+bool dfs_ended_short(const struct dfs *d)
+{
+	return !d->diverged && !d->pruned_run && !d->dpor_failed &&
+	       d->pos < d->must_reach;
 }
 
 bool dfs_diverged(const struct dfs *d)

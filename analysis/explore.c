@@ -1087,6 +1087,25 @@ restart:
 			run_result_free(&rr);
 			break;
 		}
+		if (d && !sample && rr.failure == FAIL_NONE &&
+		    dfs_ended_short(d)) {
+			/* it passed before reaching the edge it was given
+			 * (`make` or `ninja` finding their targets made by
+			 * an earlier run): that edge never ran, though the
+			 * search would count it explored */
+			snprintf(r->error, sizeof(r->error),
+				 "run %llu ended before the schedule prefix "
+				 "it was given: the program does not repeat "
+				 "itself under ptloom (a file an earlier run "
+				 "left?), so the search cannot go on; no "
+				 "failure found in %llu runs",
+				 (unsigned long long)r->runs,
+				 (unsigned long long)r->runs);
+			r->nondeterministic = true;
+			r->verdict = VERDICT_INCOMPLETE;
+			run_result_free(&rr);
+			break;
+		}
 		if (rr.failure == FAIL_SPIN) {
 			/* a spin without scheduling points: make its PC a
 			 * yield point and start again, so every run stays a

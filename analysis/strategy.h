@@ -137,6 +137,11 @@ int dfs_bound(const struct dfs *d);	/* the bound being explored */
 /* The reduction's dependence of two pending operations (tests use it). */
 bool dfs_dependent(const struct alt *a, const struct alt *b);
 bool dfs_diverged(const struct dfs *d); /* last run left its prefix */
+/* The last run ended before the edge it was given (its prefix's costly
+ * edge or the backtracked node): the program did not repeat itself (a
+ * file an earlier run left: `make` finds its targets made) and that edge
+ * was never run, though the search would count it done. */
+bool dfs_ended_short(const struct dfs *d);
 size_t dfs_pending(const struct dfs *d);
 /* Of the work items of the bound being explored: how many are done, of
  * how many (progress lines). */
