@@ -584,6 +584,10 @@ static int explore_serial(const struct explore_opts *o0,
 	char disc_why[400] = "";	/* a discovery run hit a limit */
 	double fastest = -1;	/* wall seconds of the fastest finished run */
 	bool clock_restart = false; /* a dfs run read the clock: key it */
+	/* the trace of the search's first whole dfs run, which the first
+	 * run after a clock restart takes again (the same decisions) */
+	uint64_t first_trace = 0;
+	bool have_first = false, check_first = false;
 
 	memset(r, 0, sizeof(*r));
 	/* A serial dfs with the state cache keys states without the virtual
@@ -817,6 +821,7 @@ restart:
 			 * without the clock is not known to be covered.
 			 * Start again with the clock in every key. */
 			clock_restart = false;
+			check_first = have_first;
 			o->cfg.key_no_clock = false;
 			dfs_free(d);
 			sampler_free(smp);
@@ -1063,6 +1068,7 @@ restart:
 			continue;
 		}
 		if (cut_short) {
+			check_first = false; /* the next run is another one */
 			r->pruned++;
 			run_result_free(&rr);
 			progress(o, r, t0, d, false);
@@ -1105,6 +1111,36 @@ restart:
 			r->verdict = VERDICT_INCOMPLETE;
 			run_result_free(&rr);
 			break;
+		}
+		if (d && !sample && rr.failure == FAIL_NONE && !have_first) {
+			first_trace = rr.trace_hash;
+			have_first = true;
+		} else if (d && !sample && check_first) {
+			check_first = false;
+			if (rr.failure == FAIL_NONE &&
+			    rr.trace_hash != first_trace) {
+				/* the search begun again took the first run's
+				 * decisions and the program did something else
+				 * (`ninja` finding what the first run built):
+				 * the new search explores another program */
+				snprintf(r->error, sizeof(r->error),
+					 "run %llu, the first of the search "
+					 "begun again with the clock in its "
+					 "state keys, did not repeat the first "
+					 "run (trace %016llx, then %016llx): "
+					 "the program does not repeat itself "
+					 "under ptloom (a file an earlier run "
+					 "left?), so the search cannot go on; "
+					 "no failure found in %llu runs",
+					 (unsigned long long)r->runs,
+					 (unsigned long long)first_trace,
+					 (unsigned long long)rr.trace_hash,
+					 (unsigned long long)r->runs);
+				r->nondeterministic = true;
+				r->verdict = VERDICT_INCOMPLETE;
+				run_result_free(&rr);
+				break;
+			}
 		}
 		if (rr.failure == FAIL_SPIN) {
 			/* a spin without scheduling points: make its PC a
