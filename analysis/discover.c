@@ -672,7 +672,7 @@ static double now(void)
 
 int discover_races(const struct session_config *base, int runs,
 		   int max_runs, uint64_t seed, uint64_t budget,
-		   bool fork_runs, struct discovery *d)
+		   bool fork_runs, double max_seconds, struct discovery *d)
 {
 	struct obs_ctx o = { .cfg = base, .d = d };
 	struct session_config cfg = *base;
@@ -786,6 +786,13 @@ int discover_races(const struct session_config *base, int runs,
 
 		if (base->interrupted && *base->interrupted)
 			break;
+		/* --max-time is for the whole command: 24 runs of a build
+		 * (7 s each) took 170 s of --max-time 120 */
+		if (max_seconds > 0 && i > 0 && now() - t0 >= max_seconds) {
+			d->time_up = true;
+			d->limit_run = i;
+			break;
+		}
 		/* seeded random samples */
 		bool turns = rr && i >= runs && (i - runs) % 2 == 0;
 

@@ -526,7 +526,7 @@ static int discover(const struct explore_opts *o, struct discovery *d)
 						  : DISCOVERY_BUDGET,
 			      !o->no_checkpoint && !o->only_run &&
 				      !getenv("PTLOOM_NO_CHECKPOINT"),
-			      d);
+			      o->max_time, d);
 }
 
 /*
@@ -582,6 +582,7 @@ static int explore_serial(const struct explore_opts *o0,
 	size_t ndisc_points = 0;
 	uint64_t first_run = 1;	/* the first run since the last restart */
 	char disc_why[400] = "";	/* a discovery run hit a limit */
+	int disc_time_up = 0;	/* discovery's runs when --max-time ended it */
 	double fastest = -1;	/* wall seconds of the fastest finished run */
 	bool clock_restart = false; /* a dfs run read the clock: key it */
 	/* the trace of the search's first whole dfs run, which the first
@@ -661,6 +662,8 @@ static int explore_serial(const struct explore_opts *o0,
 						 " (%s)", disc.limit_why);
 			}
 			r->longest_run = disc.longest_run;
+			if (disc.time_up)
+				disc_time_up = disc.runs;
 			if (disc.have_fail) {
 				/* keep it for after the exploration */
 				disc_fail = disc.fail;
@@ -1396,6 +1399,19 @@ out:
 		     "multiprocessing Value or Array, shared_memory): the "
 		     "Python level interleaves them at their locks and system "
 		     "calls, not at their accesses to it");
+	if (disc_time_up && !r->too_long && !r->killed &&
+	    !r->nondeterministic && r->verdict == VERDICT_INCOMPLETE) {
+		/* say which limit: "0 runs, bound 0 not exhausted" alone
+		 * hid that race discovery's runs took the time */
+		snprintf(r->error, sizeof(r->error),
+			 "%llu run%s, bound %d not exhausted: --max-time (%g s) "
+			 "ran out after race discovery's %d runs (%.0f s; "
+			 "--points sync skips it); no failure found",
+			 (unsigned long long)r->runs, r->runs == 1 ? "" : "s",
+			 r->bound, o->max_time, disc_time_up,
+			 r->discovery_seconds);
+		r->too_long = true;
+	}
 	if (r->discovery_limit && !r->too_long && !r->killed &&
 	    !r->nondeterministic &&
 	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
