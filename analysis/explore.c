@@ -776,6 +776,8 @@ restart:
 			smp = NULL;
 			profiled = false;
 			r->restarts++;
+			/* new points: another first run */
+			have_first = check_first = false;
 			goto restart;
 		}
 		sampler_profile(smp, pr.events, pr.nevents);
@@ -1162,6 +1164,8 @@ restart:
 			smp = NULL;
 			r->restarts++;
 			first_run = r->runs + 1;
+			/* new points: another first run */
+			have_first = check_first = false;
 			goto restart;
 		}
 		if (rr.failure == FAIL_HANG &&

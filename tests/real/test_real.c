@@ -1052,6 +1052,42 @@ Test(real, program_that_does_not_repeat_itself_is_incomplete)
 	res_free(&r);
 }
 
+/*
+ * Work done once (tests/real/runs_once.c: the first run leaves its target,
+ * as make and ninja do; later runs from exec do nothing): INCOMPLETE,
+ * never a PASS.  Before, the backtracked runs ended before the edges they
+ * were given and those edges counted as explored ("PASS, complete to
+ * preemption bound 2" over a lost update); with the clock read, the search
+ * began again on the made target and passed the no-op runs.
+ */
+Test(real, work_done_once_is_incomplete_not_a_pass)
+{
+	static const char *const modes[] = { "plain", "clock" };
+	static const char *const why[] = {
+		"ended before the schedule prefix it was given",
+		"did not repeat the first run"
+	};
+
+	/* runs from exec: a fork of the first run's template would repeat
+	 * the test of the target made before it */
+	setenv("PTLOOM_NO_CHECKPOINT", "1", 1);
+	for (int m = 0; m < 2; m++) {
+		unlink(in_tmp("runs_once.done"));
+		struct res r = ptl("run", "--seed", SEED, "--points", "sync",
+				   "--", real("runs_once"),
+				   in_tmp("runs_once.done"), modes[m], NULL);
+
+		cr_expect_eq(r.code, 3, "`%s` exit %d: %s%s", r.cmd, r.code,
+			     r.out, r.err);
+		cr_expect(strstr(summary(&r), "INCOMPLETE") &&
+				  strstr(summary(&r), "does not repeat itself") &&
+				  strstr(summary(&r), why[m]),
+			  "%s: %s%s", modes[m], r.out, r.err);
+		res_free(&r);
+	}
+	unsetenv("PTLOOM_NO_CHECKPOINT");
+}
+
 /* The same, hidden from a count of alternatives: every other run makes
  * other calls at the same choices.  Before, dfs followed the indices over
  * the mixed runs and said "PASS 270 runs, complete to preemption bound

@@ -454,7 +454,29 @@ struct sched_set {
 	int *seen;
 	char (*out)[MAXLEN * 2];
 	size_t n, cap;
+	/* set_find's index: open addressing over s, 1 + its index, 0
+	 * empty (a linear search made brute force's sets quadratic) */
+	size_t *idx;
+	size_t icap;
 };
+
+static uint64_t sched_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ull;
+	return h;
+}
+
+static void set_index(struct sched_set *ss, size_t i)
+{
+	size_t k = sched_hash(ss->s[i]) & (ss->icap - 1);
+
+	while (ss->idx[k])
+		k = (k + 1) & (ss->icap - 1);
+	ss->idx[k] = i + 1;
+}
 
 static void set_add(struct sched_set *ss, const struct mstate *s)
 {
@@ -472,13 +494,26 @@ static void set_add(struct sched_set *ss, const struct mstate *s)
 	ss->seen[ss->n] = 0;
 	outcome(s, ss->out[ss->n], sizeof(ss->out[0]));
 	ss->n++;
+	if (2 * ss->n > ss->icap) {
+		free(ss->idx);
+		ss->icap = ss->icap ? 2 * ss->icap : 256;
+		ss->idx = calloc(ss->icap, sizeof(*ss->idx));
+		cr_assert(ss->idx);
+		for (size_t i = 0; i < ss->n; i++)
+			set_index(ss, i);
+	} else {
+		set_index(ss, ss->n - 1);
+	}
 }
 
 static long set_find(const struct sched_set *ss, const char *sched)
 {
-	for (size_t i = 0; i < ss->n; i++)
-		if (!strcmp(ss->s[i], sched))
-			return (long)i;
+	if (!ss->icap)
+		return -1;
+	for (size_t k = sched_hash(sched) & (ss->icap - 1); ss->idx[k];
+	     k = (k + 1) & (ss->icap - 1))
+		if (!strcmp(ss->s[ss->idx[k] - 1], sched))
+			return (long)ss->idx[k] - 1;
 	return -1;
 }
 
@@ -488,6 +523,7 @@ static void set_free(struct sched_set *ss)
 	free(ss->cost);
 	free(ss->seen);
 	free(ss->out);
+	free(ss->idx);
 	memset(ss, 0, sizeof(*ss));
 }
 
