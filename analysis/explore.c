@@ -604,6 +604,15 @@ static int explore_serial(const struct explore_opts *o0,
 					       : o->nshards <= 1) &&
 			      !o->key_clock && !(o->dpor && o->reduction) &&
 			      !getenv("PTLOOM_KEY_CLOCK");
+	/* --max-time bounds the whole exploration, race discovery's runs
+	 * and a run in flight included: a run still going at the bound is
+	 * stopped there (FAIL_INTERRUPTED, not covered).  Before, the
+	 * bound was checked only between runs, and a run longer than it
+	 * (a program's start-up that reads the TSC in a loop: gm, 10 s)
+	 * ran on to its end past it */
+	if (o->max_time > 0 &&
+	    (o->cfg.stop_wall <= 0 || t0 + o->max_time < o->cfg.stop_wall))
+		o->cfg.stop_wall = t0 + o->max_time;
 	r->coverage = coverage_new();
 	for (size_t i = 0; i < o->cfg.nuser_points; i++)
 		add_point(r, o->cfg.user_points[i].addr,
@@ -1008,6 +1017,18 @@ restart:
 		struct run_result rr;
 		int e = session_run(&o->cfg, &hstrat, &rr);
 
+		if (!e && rr.failure == FAIL_INTERRUPTED &&
+		    !(o->cfg.interrupted && *o->cfg.interrupted) &&
+		    o->cfg.stop_wall > 0 && now() >= o->cfg.stop_wall) {
+			/* stopped at the time bound: no run, not covered
+			 * (a finished search's samples were extra) */
+			run_result_free(&rr);
+			if (post)
+				r->complete = true;
+			else
+				r->verdict = VERDICT_INCOMPLETE;
+			break;
+		}
 		if (!e && rr.seconds > r->longest_run)
 			r->longest_run = rr.seconds;
 
@@ -1302,6 +1323,8 @@ restart:
 		c.user_points = disc_points;
 		c.nuser_points = ndisc_points;
 		c.spin_ms = 0;
+		/* a failure found: replayed past --max-time's bound too */
+		c.stop_wall = o0->cfg.stop_wall;
 		replay_init(&rs, disc_fail.decisions, disc_fail.ndecisions,
 			    true);
 		struct strategy st = replay_strategy(&rs);

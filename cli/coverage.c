@@ -39,9 +39,11 @@ int cli_coverage_pairs(struct session_config *cfg, const struct coverage *c,
 		free(keys);
 		return 0;
 	}
-	if (nk) {
+	if (nk && !(cfg->stop_wall > 0 && cli_wall() >= cfg->stop_wall)) {
 		/* one more run, any schedule (lenient: a passing run's),
-		 * naming every pair's code while the program is alive */
+		 * naming every pair's code while the program is alive
+		 * (within cfg's time bound, if any: a run it stops names
+		 * what it met) */
 		struct replay_strategy rs;
 		struct session_config k = *cfg;
 

@@ -958,8 +958,21 @@ int cmd_run(int argc, char **argv)
 	/* what the runs covered: their conflicting pairs, named */
 	struct report_pair *cov_list = NULL;
 	char *cov_names = NULL, covtext[1536], covshort[160];
+	/* the naming run is one more run of the program: within
+	 * --max-time too (past it, the pairs keep their addresses) */
+	struct session_config cov_cfg = eo.cfg;
+
+	if (eo.max_time > 0) {
+		double left = eo.max_time - (cli_wall() - t_start);
+
+		if (left < 0)
+			left = 0;
+		cov_cfg.stop_wall = cli_wall() + left;
+		if (left > 0 && (cov_cfg.timeout <= 0 || cov_cfg.timeout > left))
+			cov_cfg.timeout = left;
+	}
 	int ncov = cli_interrupted ? 0
-		   : cli_coverage_pairs(&eo.cfg, er.coverage,
+		   : cli_coverage_pairs(&cov_cfg, er.coverage,
 					er.have_pass ? &er.pass
 					: er.verdict == VERDICT_FAIL ? &er.fail
 								     : NULL,
