@@ -820,6 +820,13 @@ int discover_races(const struct session_config *base, int runs,
 		if (e && base->interrupted && *base->interrupted)
 			break; /* killed while starting: keep what was seen */
 		if (!e && r.failure == FAIL_INTERRUPTED) {
+			/* (the caller's time bound, cfg.stop_wall, stops a
+			 * run in flight: --max-time ran out) */
+			if (!(base->interrupted && *base->interrupted) &&
+			    base->stop_wall > 0 && i > 0) {
+				d->time_up = true;
+				d->limit_run = i;
+			}
 			run_result_free(&r);
 			break; /* not a run that observed the program */
 		}
