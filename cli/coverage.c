@@ -112,6 +112,17 @@ void cli_coverage_text(char *buf, size_t len, const struct report_pair *ps,
 	if (!list || covered == pairs)
 		return;
 	off = strlen(buf);
+	for (size_t i = 0; i < n; i++)
+		shown += ps[i].seen != 3;
+	if (!shown) {
+		/* no names to show (an interrupted exploration names none):
+		 * no empty list before "and N more" */
+		snprintf(buf + off, len - off,
+			 "; the %llu not: --report lists them",
+			 (unsigned long long)(pairs - covered));
+		return;
+	}
+	shown = 0;
 	snprintf(buf + off, len - off, "; the %llu not:",
 		 (unsigned long long)(pairs - covered));
 	for (size_t i = 0; i < n && shown < 3; i++) {
