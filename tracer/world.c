@@ -560,7 +560,14 @@ static bool timeout_reached(struct session *s)
 	    wall < lim * TIMEOUT_SLOW_FACTOR)
 		return false;
 	s->timeout_kind = FAIL_SLOW;
-	if (rt)
+	long nr = -1;
+	int k = rt ? -1 : kernel_sleeper(s, &nr);
+	const char *name = k >= 0 ? unmodelled_wait(nr) : NULL;
+
+	/* nothing runnable at this instant, but the program and ptloom
+	 * used half the wall time or more: a busy run caught between two
+	 * steps (node's, 70,000 stops a run), not one asleep */
+	if (rt || (!name && cpu + self >= wall / 2))
 		snprintf(s->timeout_why, sizeof(s->timeout_why),
 			 "the run took %.0f s of wall-clock time, the "
 			 "program %.1f s of CPU (--timeout %g): the machine "
@@ -568,10 +575,6 @@ static bool timeout_reached(struct session *s)
 			 "raise --timeout",
 			 wall, cpu, lim);
 	else {
-		long nr = -1;
-		int k = kernel_sleeper(s, &nr);
-		const char *name = k >= 0 ? unmodelled_wait(nr) : NULL;
-
 		if (name) {
 			/* a FIFO's open between two threads: the one that
 			 * would end it is held by ptloom, no limit helps */
