@@ -924,14 +924,19 @@ restart:
 
 		if (!sample && !d && o->only_run && r->runs >= 1)
 			break;
+		/* SURW's profile run counts as a run of -n (before, -n 1 made
+		 * two); under -j each worker makes its own, beside the same
+		 * samples as the serial run's */
 		if (!sample && !d && o->max_runs &&
-		    r->runs * (o->stride ? o->stride : 1) + (uint64_t)o->worker >=
-			    o->max_runs)
+		    (o->max_runs <= r->profile_runs ||
+		     r->runs * (o->stride ? o->stride : 1) +
+				     (uint64_t)o->worker >=
+			     o->max_runs - r->profile_runs))
 			break;
 		if (!post && ((o->shared_runs && o->shared_max &&
 			       *o->shared_runs >= o->shared_max) ||
 			      (!o->shared_runs && o->max_runs &&
-			       r->runs >= o->max_runs) ||
+			       r->runs + r->profile_runs >= o->max_runs) ||
 			      (o->max_time > 0 && now() - t0 >= o->max_time))) {
 			r->verdict = VERDICT_INCOMPLETE;
 			break;

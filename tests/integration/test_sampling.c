@@ -201,6 +201,25 @@ Test(sampling, correct_example_passes_pct)
 	res_free(&r);
 }
 
+/* -n N is at most N executions: SURW's profile of the default schedule is
+ * one of them (before, -n 1 made 2 runs and -n 3 made 4). */
+Test(sampling, surw_profile_run_counts_toward_n)
+{
+	static const char *const n[] = { "1", "3" };
+
+	for (int i = 0; i < 2; i++) {
+		struct res r = RUN(example("bank_fixed"), "-s", "surw",
+				   "--seed", SEED, "-n", n[i]);
+		char want[64];
+
+		snprintf(want, sizeof(want), "ptloom: PASS %s run%s ", n[i],
+			 i ? "s" : "");
+		assert_exit(r, 0);
+		assert_summary(&r, want);
+		res_free(&r);
+	}
+}
+
 static char *determinism_output(const char *seed)
 {
 	/* the virtual clock starts at the real time unless fixed: with one
