@@ -1437,7 +1437,7 @@ out:
 		 * hid that race discovery's runs took the time */
 		snprintf(r->error, sizeof(r->error),
 			 "%llu run%s, bound %d not exhausted: --max-time (%g s) "
-			 "ran out after race discovery's %d runs (%.0f s; "
+			 "ran out after race discovery's %d runs (%.1f s; "
 			 "--points sync skips it); no failure found",
 			 (unsigned long long)r->runs, r->runs == 1 ? "" : "s",
 			 r->bound, o->max_time, disc_time_up,

@@ -524,6 +524,10 @@ static void min_debug(const char *phase, const struct run_result *best,
 		phase, best->preemptions, runs, cli_wall() - t0);
 }
 
+/* Seconds past --max-time the run that names the coverage's pairs may
+ * take when the search used it all. */
+#define NAMING_GRACE 1.0
+
 /* The quick bounded search's runs, before the placement search. */
 #define QUICK_BOUNDED_RUNS 40
 
@@ -959,14 +963,16 @@ int cmd_run(int argc, char **argv)
 	struct report_pair *cov_list = NULL;
 	char *cov_names = NULL, covtext[1536], covshort[160];
 	/* the naming run is one more run of the program: within
-	 * --max-time too (past it, the pairs keep their addresses) */
+	 * --max-time too, but for NAMING_GRACE seconds past it (a search
+	 * ends at its bound: the pairs of every INCOMPLETE by --max-time
+	 * were bare addresses; a run it stops names what it met) */
 	struct session_config cov_cfg = eo.cfg;
 
 	if (eo.max_time > 0) {
 		double left = eo.max_time - (cli_wall() - t_start);
 
-		if (left < 0)
-			left = 0;
+		if (left < NAMING_GRACE)
+			left = NAMING_GRACE;
 		cov_cfg.stop_wall = cli_wall() + left;
 		if (left > 0 && (cov_cfg.timeout <= 0 || cov_cfg.timeout > left))
 			cov_cfg.timeout = left;
@@ -1545,12 +1551,22 @@ minimized:
 		rep.verdict = "incomplete";
 		code = EXIT_INCOMPLETE;
 	} else {
+		/* which budget: the run count or the time */
+		char lim[96] = "";
+
+		if (eo.max_runs && er.runs >= eo.max_runs)
+			snprintf(lim, sizeof(lim), "-n %llu reached: ",
+				 (unsigned long long)eo.max_runs);
+		else if (eo.max_time > 0 && !cli_interrupted)
+			snprintf(lim, sizeof(lim), "--max-time %g s reached: ",
+				 eo.max_time);
 		snprintf(summary, sizeof(summary),
 			 "ptloom: INCOMPLETE %llu run%s, %sbound %d not "
-			 "exhausted%s; no failure found (a limit is not a pass)",
+			 "exhausted%s; no failure found (%sa limit is not a "
+			 "pass)",
 			 (unsigned long long)er.runs, er.runs == 1 ? "" : "s",
 			 eo.delay_bound ? "delay " : "", er.bound,
-			 cli_interrupted ? " (interrupted)" : "");
+			 cli_interrupted ? " (interrupted)" : "", lim);
 		rep.verdict = "incomplete";
 		code = EXIT_INCOMPLETE;
 	}
