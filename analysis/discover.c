@@ -672,7 +672,7 @@ static double now(void)
 
 int discover_races(const struct session_config *base, int runs,
 		   int max_runs, uint64_t seed, uint64_t budget,
-		   bool fork_runs, double max_seconds, struct discovery *d)
+		   bool fork_runs, struct discovery *d)
 {
 	struct obs_ctx o = { .cfg = base, .d = d };
 	struct session_config cfg = *base;
@@ -786,9 +786,9 @@ int discover_races(const struct session_config *base, int runs,
 
 		if (base->interrupted && *base->interrupted)
 			break;
-		/* --max-time is for the whole command: 24 runs of a build
-		 * (7 s each) took 170 s of --max-time 120 */
-		if (max_seconds > 0 && i > 0 && now() - t0 >= max_seconds) {
+		/* --max-time (base->stop_wall) is for the whole command: 24
+		 * runs of a build (7 s each) took 170 s of --max-time 120 */
+		if (base->stop_wall > 0 && i > 0 && now() >= base->stop_wall) {
 			d->time_up = true;
 			d->limit_run = i;
 			break;

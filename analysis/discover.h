@@ -74,7 +74,7 @@ struct discovery {
 	 * why, 0 if none */
 	int limit_kind;
 	int limit_run;		/* its number, 1-based */
-	bool time_up;		/* max_seconds ended it (after limit_run) */
+	bool time_up;		/* stop_wall ended it (after limit_run) */
 	char limit_why[MSG_MAX];
 	uint64_t *extra_pcs;	/* other instructions touching racy data */
 	size_t nextra;
@@ -126,11 +126,12 @@ struct discovery {
  * single-steps over them (then the run goes on unobserved).  fork_runs:
  * runs after the first fork from a template of its own, at the first
  * thread (tracer/checkpoint.c; observation starts there), which it
- * kills when done.  max_seconds (0: none): no run starts past it (the
- * command's --max-time; d->time_up says so).  0 or -errno. */
+ * kills when done.  No run starts past base->stop_wall (the command's
+ * --max-time), and one in flight stops there; d->time_up says so.  0 or
+ * -errno. */
 int discover_races(const struct session_config *base, int runs,
 		   int max_runs, uint64_t seed, uint64_t budget,
-		   bool fork_runs, double max_seconds, struct discovery *d);
+		   bool fork_runs, struct discovery *d);
 void discovery_free(struct discovery *d);
 /* The racy instructions as user points (sorted, unique); malloc'd. */
 size_t discovery_points(const struct discovery *d, struct user_point **out);

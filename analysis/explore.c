@@ -513,10 +513,34 @@ static bool hybrid_turn(uint64_t runs)
 	return runs % 16 == 15;
 }
 
-/* Race discovery for exploration o (discover_races): 0 or -errno. */
+/*
+ * The program did not repeat itself under ptloom: what the search has not
+ * run yet is not covered, no failure, no pass.  how says what run r->runs
+ * did (it follows "run N"), why what may make a program do so.
+ */
+static void not_repeated(struct explore_result *r, const char *how,
+			 const char *why)
+{
+	snprintf(r->error, sizeof(r->error),
+		 "run %llu%s: the program does not repeat itself under "
+		 "ptloom (%s), so the search cannot go on; no failure found "
+		 "in %llu runs",
+		 (unsigned long long)r->runs, how, why,
+		 (unsigned long long)r->runs);
+	r->nondeterministic = true;
+	r->verdict = VERDICT_INCOMPLETE;
+}
+
+/* Race discovery for exploration o (discover_races), within its
+ * --max-time (explore_serial's stop_wall, else from now: -j's parent
+ * discovers before its workers start): 0 or -errno. */
 static int discover(const struct explore_opts *o, struct discovery *d)
 {
-	return discover_races(&o->cfg,
+	struct session_config c = o->cfg;
+
+	if (o->max_time > 0 && c.stop_wall <= 0)
+		c.stop_wall = now() + o->max_time;
+	return discover_races(&c,
 			      o->discovery_runs ? o->discovery_runs
 						: DISCOVERY_RUNS,
 			      o->discovery_runs ? o->discovery_runs
@@ -526,7 +550,7 @@ static int discover(const struct explore_opts *o, struct discovery *d)
 						  : DISCOVERY_BUDGET,
 			      !o->no_checkpoint && !o->only_run &&
 				      !getenv("PTLOOM_NO_CHECKPOINT"),
-			      o->max_time, d);
+			      d);
 }
 
 /*
@@ -1105,22 +1129,17 @@ restart:
 			progress(o, r, t0, d, false);
 			continue;
 		}
+		char how[sizeof(r->error)] = "";
+
 		if (d && rr.failure == FAIL_DIVERGED) {
-			/* the program did not repeat itself: what the search
-			 * has not run yet is not covered (a large runtime,
-			 * the JVM, whose threads depend on what ptloom does
-			 * not control); no failure, no pass */
-			snprintf(r->error, sizeof(r->error),
-				 "run %llu did not follow the schedule prefix "
-				 "it was given (%s): the program does not "
-				 "repeat itself under ptloom (nondeterminism "
-				 "it does not control), so the search cannot "
-				 "go on; no failure found in %llu runs",
-				 (unsigned long long)r->runs,
-				 rr.message[0] ? rr.message : "diverged",
-				 (unsigned long long)r->runs);
-			r->nondeterministic = true;
-			r->verdict = VERDICT_INCOMPLETE;
+			/* a large runtime, the JVM, whose threads depend on
+			 * what ptloom does not control */
+			snprintf(how, sizeof(how),
+				 " did not follow the schedule prefix it was "
+				 "given (%s)",
+				 rr.message[0] ? rr.message : "diverged");
+			not_repeated(r, how,
+				     "nondeterminism it does not control");
 			run_result_free(&rr);
 			break;
 		}
@@ -1130,16 +1149,10 @@ restart:
 			 * (`make` or `ninja` finding their targets made by
 			 * an earlier run): that edge never ran, though the
 			 * search would count it explored */
-			snprintf(r->error, sizeof(r->error),
-				 "run %llu ended before the schedule prefix "
-				 "it was given: the program does not repeat "
-				 "itself under ptloom (a file an earlier run "
-				 "left?), so the search cannot go on; no "
-				 "failure found in %llu runs",
-				 (unsigned long long)r->runs,
-				 (unsigned long long)r->runs);
-			r->nondeterministic = true;
-			r->verdict = VERDICT_INCOMPLETE;
+			not_repeated(r,
+				     " ended before the schedule prefix it was "
+				     "given",
+				     "a file an earlier run left?");
 			run_result_free(&rr);
 			break;
 		}
@@ -1154,21 +1167,15 @@ restart:
 				 * decisions and the program did something else
 				 * (`ninja` finding what the first run built):
 				 * the new search explores another program */
-				snprintf(r->error, sizeof(r->error),
-					 "run %llu, the first of the search "
-					 "begun again with the clock in its "
-					 "state keys, did not repeat the first "
-					 "run (trace %016llx, then %016llx): "
-					 "the program does not repeat itself "
-					 "under ptloom (a file an earlier run "
-					 "left?), so the search cannot go on; "
-					 "no failure found in %llu runs",
-					 (unsigned long long)r->runs,
+				snprintf(how, sizeof(how),
+					 ", the first of the search begun "
+					 "again with the clock in its state "
+					 "keys, did not repeat the first run "
+					 "(trace %016llx, then %016llx)",
 					 (unsigned long long)first_trace,
-					 (unsigned long long)rr.trace_hash,
-					 (unsigned long long)r->runs);
-				r->nondeterministic = true;
-				r->verdict = VERDICT_INCOMPLETE;
+					 (unsigned long long)rr.trace_hash);
+				not_repeated(r, how,
+					     "a file an earlier run left?");
 				run_result_free(&rr);
 				break;
 			}

@@ -39,7 +39,7 @@ int cli_coverage_pairs(struct session_config *cfg, const struct coverage *c,
 		free(keys);
 		return 0;
 	}
-	if (nk && !(cfg->stop_wall > 0 && cli_wall() >= cfg->stop_wall)) {
+	if (nk) {
 		/* one more run, any schedule (lenient: a passing run's),
 		 * naming every pair's code while the program is alive
 		 * (within cfg's time bound, if any: a run it stops names
@@ -112,9 +112,11 @@ void cli_coverage_text(char *buf, size_t len, const struct report_pair *ps,
 	if (!list || covered == pairs)
 		return;
 	off = strlen(buf);
-	for (size_t i = 0; i < n; i++)
-		shown += ps[i].seen != 3;
-	if (!shown) {
+	bool any = false;
+
+	for (size_t i = 0; i < n && !any; i++)
+		any = ps[i].seen != 3;
+	if (!any) {
 		/* no names to show (an interrupted exploration names none):
 		 * no empty list before "and N more" */
 		snprintf(buf + off, len - off,
@@ -122,7 +124,6 @@ void cli_coverage_text(char *buf, size_t len, const struct report_pair *ps,
 			 (unsigned long long)(pairs - covered));
 		return;
 	}
-	shown = 0;
 	snprintf(buf + off, len - off, "; the %llu not:",
 		 (unsigned long long)(pairs - covered));
 	for (size_t i = 0; i < n && shown < 3; i++) {

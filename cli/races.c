@@ -120,7 +120,7 @@ int cmd_races(int argc, char **argv)
 
 	session_config_init(&cfg, &prog, &co);
 	int e = discover_races(&cfg, runs, max_runs, co.seed, budget,
-				   !getenv("PTLOOM_NO_CHECKPOINT"), 0, &d);
+				   !getenv("PTLOOM_NO_CHECKPOINT"), &d);
 
 	if (e && cli_interrupted) {
 		printf("ptloom: INTERRUPTED by %s before any run ended\n",

@@ -974,7 +974,7 @@ int cmd_run(int argc, char **argv)
 		if (left < NAMING_GRACE)
 			left = NAMING_GRACE;
 		cov_cfg.stop_wall = cli_wall() + left;
-		if (left > 0 && (cov_cfg.timeout <= 0 || cov_cfg.timeout > left))
+		if (cov_cfg.timeout <= 0 || cov_cfg.timeout > left)
 			cov_cfg.timeout = left;
 	}
 	int ncov = cli_interrupted ? 0
