@@ -94,6 +94,11 @@ struct obs_ctx {
 	 * with a plain mov (key: pc, 0) */
 	struct seen stores;
 	struct race_detector *rd;
+	/* the same accesses and synchronisation, with every untyped word
+	 * access (access_observer.access) taken as an atomic's: the races
+	 * that stay are certain whatever those are (NULL: no code without
+	 * debug information known) */
+	struct race_detector *rd2;
 	const struct session_config *cfg;
 	struct discovery *d;
 	size_t named;	/* races named so far */
@@ -211,8 +216,24 @@ static bool atomic_addr(struct obs_ctx *o, uint64_t addr, int size,
 	return true;
 }
 
+/* An access the detector takes as an atomic's: it acquires the atomics'
+ * key of its bytes before a load and releases it after a store (a plain
+ * mov on an atomic's bytes; ordered both ways: an atomic instruction). */
+static void access_atomic(struct race_detector *rd, int thread, uint64_t pc,
+			  uint64_t addr, int size, bool write, bool load,
+			  bool store)
+{
+	uint64_t key = (1ull << 62) | (addr & ~7ull);
+
+	if (load)
+		races_acquire(rd, thread, key);
+	races_access(rd, thread, pc, addr, size ? size : 1, write, true);
+	if (store)
+		races_release(rd, thread, key);
+}
+
 static void on_access(void *ctx, int thread, uint64_t pc, uint64_t addr,
-		      int size, bool write, bool atomic)
+		      int size, bool write, bool atomic, bool untyped_word)
 {
 	struct obs_ctx *o = ctx;
 	uint64_t a = addr & ~7ull;
@@ -220,27 +241,31 @@ static void on_access(void *ctx, int thread, uint64_t pc, uint64_t addr,
 	seen_add(&o->seen, pc, a);
 	if (!atomic && write && o->nruntime_code)
 		seen_add(&o->stores, pc, 0);
+	o->d->accesses++;
 	if (atomic) {
 		atomic_addr(o, addr, size, thread, true);
-		races_acquire(o->rd, thread, (1ull << 62) | a);
-		races_access(o->rd, thread, pc, addr, size ? size : 1, write,
-			     true);
-		races_release(o->rd, thread, (1ull << 62) | a);
-		o->d->accesses++;
+		access_atomic(o->rd, thread, pc, addr, size, write, true,
+			      true);
+		if (o->rd2)
+			access_atomic(o->rd2, thread, pc, addr, size, write,
+				      true, true);
 		return;
 	}
 	if (atomic_addr(o, addr, size, thread, false)) {
-		if (!write)
-			races_acquire(o->rd, thread, (1ull << 62) | a);
-		races_access(o->rd, thread, pc, addr, size ? size : 1, write,
-			     true);
-		if (write)
-			races_release(o->rd, thread, (1ull << 62) | a);
-		o->d->accesses++;
+		access_atomic(o->rd, thread, pc, addr, size, write, !write,
+			      write);
+		if (o->rd2)
+			access_atomic(o->rd2, thread, pc, addr, size, write,
+				      !write, write);
 		return;
 	}
-	races_access(o->rd, thread, pc, addr, size ? size : 1, write, atomic);
-	o->d->accesses++;
+	races_access(o->rd, thread, pc, addr, size ? size : 1, write, false);
+	if (o->rd2 && untyped_word)
+		access_atomic(o->rd2, thread, pc, addr, size, write, !write,
+			      write);
+	else if (o->rd2)
+		races_access(o->rd2, thread, pc, addr, size ? size : 1, write,
+			     false);
 }
 
 /* The index of the last object starting at or below a, or -1. */
@@ -319,51 +344,61 @@ static uint64_t sync_key(const struct obs_ctx *o, uint64_t obj)
 
 #define SYNC_KEY(obj) sync_key(o, (obj))
 
-static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
+/* on_sync's work on one detector */
+static void sync_one(struct obs_ctx *o, struct race_detector *rd, int thread,
+		     int kind, uint64_t obj, int other)
 {
-	struct obs_ctx *o = ctx;
-
 	switch (kind) {
 	case SYNC_OBJECT:
-		if (other > 0)
-			object_add(&o->objs, obj, (uint64_t)other);
 		break;
 	case SYNC_FORK:
-		races_thread_create(o->rd, thread, other);
+		races_thread_create(rd, thread, other);
 		break;
 	case SYNC_JOIN:
-		races_thread_join(o->rd, thread, other);
+		races_thread_join(rd, thread, other);
 		break;
 	case SYNC_ATOMIC:
 	case SYNC_ATOMIC_FREE:
 		/* keyed as the program's own atomics (on_access) */
-		atomic_addr(o, obj, 0, thread, true);
-		races_touch_unseen(o->rd, thread, (1ull << 62) | (obj & ~7ull),
+		races_touch_unseen(rd, thread, (1ull << 62) | (obj & ~7ull),
 				   kind == SYNC_ATOMIC);
 		break;
 	case SYNC_FREE:
-		races_forget(o->rd, obj, (uint64_t)other);
+		races_forget(rd, obj, (uint64_t)other);
 		break;
 	case SYNC_ACQUIRE_ATOMICS:
 		/* the atomics' keys (on_access): bits 63..61 are 010 */
-		races_acquire_all(o->rd, thread, 7ull << 61, 1ull << 62);
+		races_acquire_all(rd, thread, 7ull << 61, 1ull << 62);
 		break;
 	case SYNC_ACQUIRE:
-		races_acquire(o->rd, thread, SYNC_KEY(obj));
+		races_acquire(rd, thread, SYNC_KEY(obj));
 		break;
 	case SYNC_RELEASE:
-		races_release(o->rd, thread, SYNC_KEY(obj));
+		races_release(rd, thread, SYNC_KEY(obj));
 		break;
 	case SYNC_ACQUIRE_READERS:
-		races_acquire(o->rd, thread, (1ull << 60) | SYNC_KEY(obj));
+		races_acquire(rd, thread, (1ull << 60) | SYNC_KEY(obj));
 		break;
 	case SYNC_RELEASE_READERS:
-		races_release(o->rd, thread, (1ull << 60) | SYNC_KEY(obj));
+		races_release(rd, thread, (1ull << 60) | SYNC_KEY(obj));
 		break;
 	default:
-		races_acquire(o->rd, thread, SYNC_KEY(obj));
-		races_release(o->rd, thread, SYNC_KEY(obj));
+		races_acquire(rd, thread, SYNC_KEY(obj));
+		races_release(rd, thread, SYNC_KEY(obj));
 	}
+}
+
+static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
+{
+	struct obs_ctx *o = ctx;
+
+	if (kind == SYNC_OBJECT && other > 0)
+		object_add(&o->objs, obj, (uint64_t)other);
+	if (kind == SYNC_ATOMIC || kind == SYNC_ATOMIC_FREE)
+		atomic_addr(o, obj, 0, thread, true);
+	sync_one(o, o->rd, thread, kind, obj, other);
+	if (o->rd2)
+		sync_one(o, o->rd2, thread, kind, obj, other);
 }
 
 /* The address of the instruction after the one at pc in process pid, 0
@@ -506,6 +541,26 @@ static bool rust_channel(const char *where)
 	       !strncmp(where, "std::sync::mpsc::", 17);
 }
 
+/* The race pair p (of o->rd) is one of o->rd2's: it stays when every
+ * untyped word access is taken as an atomic's.  (rd2 has more order, so
+ * its pairs are rd's, save where its shadow kept other accesses: such a
+ * pair of rd2's alone is not reported, which can hide a race, never
+ * invent one.) */
+static bool sure_pair(struct obs_ctx *o, const struct race_pair *p)
+{
+	const struct race_pair *q;
+	size_t n = 0;
+
+	if (races_pairs(o->rd2, &q, &n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((q[i].addr & ~7ull) == (p->addr & ~7ull) &&
+		    ((q[i].pc[0] == p->pc[0] && q[i].pc[1] == p->pc[1]) ||
+		     (q[i].pc[0] == p->pc[1] && q[i].pc[1] == p->pc[0])))
+			return true;
+	return false;
+}
+
 /*
  * Which races are not the program's data races, once every run is seen
  * (they stay points: discovery_points).  A race on bytes an atomic
@@ -522,7 +577,13 @@ static bool rust_channel(const char *where)
  * DWARF, else their atomics were known): a channel hands a value over
  * whole, and its slots' atomics are only ever loaded and stored (plain
  * movs), so no instruction showed them atomic (rs_many: 7 races of a
- * sync_channel in a release build, none with -g).
+ * sync_channel in a release build, none with -g).  Of the ones reported,
+ * a pair whose two sides are plain word loads or stores in code no debug
+ * information covers, or one that only such accesses leave unordered, is
+ * only possible (race_entry.possible): crossbeam's channel stamps in
+ * Debian's stripped fd and b3sum were reported as data races, and so
+ * would any stripped program's acquire/release atomics and the data they
+ * hand over.
  */
 static void classify(struct obs_ctx *o)
 {
@@ -541,6 +602,8 @@ static void classify(struct obs_ctx *o)
 						rust_channel(e->where[1])
 					? RACE_IN_RUST_CHANNEL
 					: RACE_REPORTED;
+		e->possible = o->rd2 && !e->unreported &&
+			      !sure_pair(o, &e->pair);
 	}
 }
 
@@ -687,8 +750,24 @@ int discover_races(const struct session_config *base, int runs,
 	double t0 = now();
 
 	memset(d, 0, sizeof(*d));
-	if (races_new(&o.rd))
+	/* the executable's code its debug information covers: elsewhere
+	 * an atomic's load or store looks like any other */
+	uint64_t *tcode = NULL;
+	int ntcode = base->argv && base->argv[0]
+			     ? symbols_elf_unit_code(base->argv[0], &tcode)
+			     : -ENOENT;
+
+	if (races_new(&o.rd) || (ntcode >= 0 && races_new(&o.rd2))) {
+		races_free(o.rd);
+		free(tcode);
 		return -ENOMEM;
+	}
+	if (ntcode >= 0) {
+		cfg.atomic_exe = base->argv[0];
+		cfg.typed_known = true;
+		cfg.typed_code = tcode;
+		cfg.ntyped_code = (size_t)ntcode;
+	}
 	cfg.observer = &obs;
 	/* a template of discovery's own: its runs' points, observers and
 	 * agent's regions are not the search's (observation starts at the
@@ -737,6 +816,8 @@ int discover_races(const struct session_config *base, int runs,
 
 	if (!smp) {
 		races_free(o.rd);
+		races_free(o.rd2);
+		free(tcode);
 		free(acode);
 		free(adata);
 		free(rcode);
@@ -798,6 +879,8 @@ int discover_races(const struct session_config *base, int runs,
 
 		sampler_begin(turns ? rr : smp, (uint64_t)i, 100);
 		races_reset_execution(o.rd);
+		if (o.rd2)
+			races_reset_execution(o.rd2);
 		free(pts);
 		pts = NULL;
 		npts = 0;
@@ -837,6 +920,8 @@ int discover_races(const struct session_config *base, int runs,
 			sampler_free(smp);
 			sampler_free(rr);
 			races_free(o.rd);
+			races_free(o.rd2);
+			free(tcode);
 			free(acode);
 			free(adata);
 			free(rcode);
@@ -867,6 +952,7 @@ int discover_races(const struct session_config *base, int runs,
 			    cfg.policy->observe_object && !r.obs_stops;
 
 		d->failed_runs += r.failure != FAIL_NONE;
+		d->exit_runs += r.failure == FAIL_EXIT;
 		d->obs_stops += r.obs_stops;
 		d->obs_steps += r.obs_steps;
 		d->obs_logged += r.stop_kinds[STOPK_AGENT_OBSERVE];
@@ -950,6 +1036,8 @@ int discover_races(const struct session_config *base, int runs,
 	free(acode);
 	free(adata);
 	classify(&o);
+	races_free(o.rd2);
+	free(tcode);
 	d->forked = (int)checkpoint_forks(cp);
 	d->from_exec = (int)checkpoint_pid_taken(cp);
 	checkpoint_free(cp);

@@ -30,6 +30,14 @@ struct race_entry {
 	uint8_t unreported;
 	/* both sides in the language runtime's own code: no points either */
 	bool runtime;
+	/* reported as possible, not certain: a race only while the plain
+	 * loads and stores of an aligned word in code no debug information
+	 * covers (access_observer.access's `untyped_word`) are no atomic's;
+	 * on x86 an atomic's load or store is such a mov (Rust's and C++'s
+	 * acquire/release protocols, a C11 atomic), and without its type
+	 * nothing tells them apart.  A read-modify-write without a lock, a
+	 * wider, misaligned or string access is never one. */
+	bool possible;
 };
 
 enum race_unreported {
@@ -59,6 +67,9 @@ struct discovery {
 	double seconds;
 	double longest_run;	/* wall seconds of the longest run */
 	int failed_runs;	/* discovery runs that failed */
+	/* of them, the ones that ended with an exit status (not 0): the
+	 * program ran to its end (grep finding nothing, a test that fails) */
+	int exit_runs;
 	/* runs whose observation the budget ended before the program's end
 	 * (what they ran after it was not observed) */
 	int spent_runs;

@@ -1641,6 +1641,28 @@ int symbols_elf_atomic_code(const char *path, uint64_t **out)
 	return units_walk(path, true, atomic_code_unit, out);
 }
 
+/* the code first's compile unit covers */
+static int unit_code_unit(Dwarf_Die *first, int lang, struct ranges *r)
+{
+	Dwarf_Die cu;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t o = 0;
+	int err = 0;
+
+	(void)lang;
+	if (!dwarf_diecu(first, &cu, NULL, NULL))
+		return 0;
+	while (!err && (o = dwarf_ranges(&cu, o, &base, &lo, &hi)) > 0)
+		if (hi > lo)
+			err = ranges_add(r, lo, hi);
+	return err;
+}
+
+int symbols_elf_unit_code(const char *path, uint64_t **out)
+{
+	return units_walk(path, false, unit_code_unit, out);
+}
+
 /* ---- atomic objects by their type (symbols_elf_atomic_data) ---- */
 
 /* type without its typedefs and qualifiers; false if there is none */

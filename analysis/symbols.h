@@ -118,6 +118,15 @@ int symbols_elf_build_id(const char *path, uint8_t *buf, size_t len);
 int symbols_elf_atomic_code(const char *path, uint64_t **out);
 
 /*
+ * The code of the ELF file (link-time pairs [lo, hi), sorted, disjoint)
+ * that its DWARF's compile units cover (their DW_AT_ranges or low/high
+ * pc): where an access's type can be known.  Returns the number of ranges
+ * (0 without DWARF: a stripped program, a release build's own code) or
+ * -errno; *out is malloc'd.
+ */
+int symbols_elf_unit_code(const char *path, uint64_t **out);
+
+/*
  * The static data of the ELF file (link-time addresses, pairs [lo, hi),
  * sorted, disjoint) that its DWARF says are atomic objects: variables
  * with a fixed address (globals, statics, static members) of a C11

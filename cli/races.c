@@ -51,8 +51,11 @@ static void usage(FILE *f)
 	      "\n"
 	      "exit: 0 no race found, 1 races found, 2 usage or input "
 	      "error,\n"
-	      "      3 incomplete (no run observed the program to its end), "
-	      "130/143 interrupted\n",
+	      "      3 incomplete (no run observed the program to its end, "
+	      "or only possible\n"
+	      "      races: in code without debug information an atomic's "
+	      "load or store\n"
+	      "      looks like any other), 130/143 interrupted\n",
 	      f);
 }
 
@@ -155,26 +158,39 @@ int cmd_races(int argc, char **argv)
 	/* the program's races; the other pairs are counted by kind
 	 * (enum race_unreported), not reported */
 	size_t nrep = 0, left[RACE_IN_RUST_CHANNEL + 1] = { 0 }, nleft = 0;
+	/* the certain races first, then the possible ones */
+	size_t npos = 0, nout = 0;
 
-	for (size_t i = 0; i < d.nraces; i++) {
-		struct race_entry *r = &d.races[i];
+	for (size_t j = 0; j < 2 * d.nraces; j++) {
+		bool pass = j >= d.nraces; /* the possible ones' */
+		struct race_entry *r = &d.races[j % d.nraces];
 		char where[2][LOC_MAX + 32];
 
 		if (r->unreported) {
-			left[r->unreported]++;
-			nleft++;
+			if (!pass) {
+				left[r->unreported]++;
+				nleft++;
+			}
 			continue;
 		}
+		if (r->possible != pass)
+			continue;
+		if (r->possible)
+			npos++;
 		for (int k = 0; k < 2; k++)
 			snprintf(where[k], sizeof(where[k]), "%s",
 				 r->where[k][0] ? r->where[k] : "?");
 		if (json) {
-			printf("%s\n    { \"object\": ", nrep++ ? "," : "");
+			if (!r->possible)
+				nrep++;
+			printf("%s\n    { \"object\": ", nout++ ? "," : "");
 			json_string(stdout, r->what[0] ? r->what : NULL);
 			printf(", \"address\": \"0x%llx\", \"size\": %d, "
-			       "\"count\": %llu, \"accesses\": [",
+			       "\"count\": %llu, \"possible\": %s, "
+			       "\"accesses\": [",
 			       (unsigned long long)r->pair.addr, r->pair.size,
-			       (unsigned long long)r->pair.count);
+			       (unsigned long long)r->pair.count,
+			       r->possible ? "true" : "false");
 			for (int k = 0; k < 2; k++) {
 				printf("%s{ \"thread\": \"T%d\", \"kind\": "
 				       "\"%s\", \"pc\": \"0x%llx\", "
@@ -188,10 +204,12 @@ int cmd_races(int argc, char **argv)
 			printf("] }");
 			continue;
 		}
-		nrep++;
+		if (!r->possible)
+			nrep++;
 		if (co.quiet)
 			continue;
-		printf("\nrace on %s (%d bytes at 0x%llx):\n",
+		printf("\n%srace on %s (%d bytes at 0x%llx):\n",
+		       r->possible ? "possible " : "",
 		       r->what[0] ? esc(r->what) : "?", r->pair.size,
 		       (unsigned long long)r->pair.addr);
 		for (int k = 0; k < 2; k++)
@@ -200,7 +218,8 @@ int cmd_races(int argc, char **argv)
 			       r->pair.thread[k], esc(where[k]));
 	}
 	/* a pass needs runs that observed the program to their end */
-	int observed = d.runs - d.failed_runs;
+	/* a run that ended with an exit status was observed to its end */
+	int observed = d.runs - d.failed_runs + d.exit_runs;
 	char why[200] = "";
 
 	if (cli_interrupted)
@@ -211,7 +230,17 @@ int cmd_races(int argc, char **argv)
 		snprintf(why, sizeof(why), "no run observed the program to "
 					   "its end (%d of %d run%s failed: "
 					   "it crashed, hung or was refused)",
-			 d.failed_runs, d.runs, d.runs == 1 ? "" : "s");
+			 d.failed_runs - d.exit_runs, d.runs,
+			 d.runs == 1 ? "" : "s");
+	else if (!nrep && npos)
+		/* not a pass, not a failure: without types ptloom cannot
+		 * judge them */
+		snprintf(why, sizeof(why), "%zu possible race%s in code "
+					   "without debug information; build "
+					   "with -g (or install the program's "
+					   "debug symbols) to judge %s",
+			 npos, npos == 1 ? "" : "s",
+			 npos == 1 ? "it" : "them");
 	else if (!nrep && d.spent_runs)
 		/* a limit is not a pass: what ran past it was not seen */
 		snprintf(why, sizeof(why), "the observation budget (--budget "
@@ -224,6 +253,13 @@ int cmd_races(int argc, char **argv)
 
 	if (cli_interrupted)
 		code = exit_interrupted();
+	if (!json && !co.quiet && npos)
+		printf("\nptloom: %zu possible race%s: each side a plain load "
+		       "or store of an aligned\nword in code without debug "
+		       "information, which is also what an atomic's load\nor "
+		       "store is on x86: without the type, ptloom cannot tell "
+		       "a data race from\nan atomic's ordering there\n",
+		       npos, npos == 1 ? "" : "s");
 	if (!json && !co.quiet && nleft) {
 		static const char *const kind[] = {
 			[RACE_ON_ATOMIC] = "on atomics' bytes (an atomic load "
@@ -235,7 +271,7 @@ int cmd_races(int argc, char **argv)
 		};
 		const char *sep = "";
 
-		printf("%sptloom: not reported: ", nrep ? "\n" : "");
+		printf("%sptloom: not reported: ", nrep || npos ? "\n" : "");
 		/* only the kinds there are */
 		for (int k = RACE_ON_ATOMIC; k <= RACE_IN_RUST_CHANNEL; k++) {
 			if (!left[k])
@@ -250,21 +286,27 @@ int cmd_races(int argc, char **argv)
 		printf("\n");
 	}
 	if (json) {
-		printf("\n  ],\n  \"not_reported\": { \"on_atomics\": %zu, "
-		       "\"in_runtime\": %zu, \"in_rust_channels\": %zu },\n  "
-		       "\"verdict\": \"%s\",\n  \"incomplete\": ",
-		       left[RACE_ON_ATOMIC], left[RACE_IN_RUNTIME],
+		printf("\n  ],\n  \"possible\": %zu,\n  \"not_reported\": { "
+		       "\"on_atomics\": %zu, \"in_runtime\": %zu, "
+		       "\"in_rust_channels\": %zu },\n  \"verdict\": \"%s\",\n  "
+		       "\"incomplete\": ",
+		       npos, left[RACE_ON_ATOMIC], left[RACE_IN_RUNTIME],
 		       left[RACE_IN_RUST_CHANNEL],
 		       nrep ? "races" : why[0] ? "incomplete" : "pass");
 		json_string(stdout, why[0] ? why : NULL);
 		printf("\n}\n");
 	} else if (nrep) {
-		printf("%sptloom: RACES %zu data race%s found%s%s\n",
-		       !co.quiet ? "\n" : "", nrep, nrep == 1 ? "" : "s",
+		char pos[64] = "";
+
+		if (npos)
+			snprintf(pos, sizeof(pos), " and %zu possible", npos);
+		printf("%sptloom: RACES %zu data race%s found%s%s%s\n",
+		       !co.quiet ? "\n" : "", nrep, nrep == 1 ? "" : "s", pos,
 		       why[0] ? "; " : "", why);
 	} else if (why[0]) {
-		printf("ptloom: %s %s; no data race found (not a pass)\n",
-		       cli_interrupted ? "INTERRUPTED" : "INCOMPLETE", why);
+		printf("ptloom: %s %s; no %sdata race found (not a pass)\n",
+		       cli_interrupted ? "INTERRUPTED" : "INCOMPLETE", why,
+		       npos ? "certain " : "");
 	} else {
 		printf("ptloom: PASS 0 data races found\n");
 	}

@@ -1098,7 +1098,7 @@ bool bp_atomic_datum(const struct process *p,
 static void mark_src_atomic(struct process *s, const struct session_config *cfg,
 			    uint64_t bias, const struct scan_cache *c)
 {
-	if (!cfg->natomic_code || !c->n)
+	if ((!cfg->natomic_code && !cfg->typed_known) || !c->n)
 		return;
 	uint64_t lo = c->insns[0].addr + bias,
 		 hi = c->insns[c->n - 1].addr + bias + 16;
@@ -1106,10 +1106,16 @@ static void mark_src_atomic(struct process *s, const struct session_config *cfg,
 	for (size_t i = 0; i < s->nbps; i++) {
 		struct bp *b = &s->bps[i];
 
-		if (b->addr >= lo && b->addr < hi && !b->sync)
-			b->src_atomic = ranges_contain(cfg->atomic_code,
-						  cfg->natomic_code,
-						  b->addr - bias);
+		if (b->addr < lo || b->addr >= hi || b->sync)
+			continue;
+		b->src_atomic = cfg->natomic_code &&
+				ranges_contain(cfg->atomic_code,
+					       cfg->natomic_code,
+					       b->addr - bias);
+		/* ... and where nothing says whether it is one */
+		b->untyped = cfg->typed_known &&
+			     !ranges_contain(cfg->typed_code,
+					     cfg->ntyped_code, b->addr - bias);
 	}
 }
 

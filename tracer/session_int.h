@@ -43,6 +43,7 @@ struct bp {
 				 * synchronisation, never sampled out */
 	bool freeing;		/* sync: libc's free or realloc */
 	bool src_atomic;	/* in cfg->atomic_code: an atomic operation */
+	bool untyped;		/* in atomic_exe, not in cfg->typed_code */
 	bool runtime;		/* observe: a plain access in cfg->runtime_code */
 	bool lifted;		/* original byte back while no one could
 				 * preempt (bp_lift) */

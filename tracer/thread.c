@@ -1211,6 +1211,19 @@ static void relock_before_access(struct session *s, struct thread *t)
  * to the detector, and b sampled out when hot.  false: the run's budget
  * is spent, every observation point is gone (b with them).
  */
+/* b's instruction is one plain load or store of an aligned 1, 2, 4 or 8
+ * bytes at ea in code no debug information covers
+ * (access_observer.access's `untyped_word`) */
+static bool untyped_word(const struct bp *b, uint64_t ea, int size)
+{
+	const struct insn_info *in = b->insn;
+
+	return b->untyped && in && in->nmem == 1 && !in->is_string_op && !in->vsib &&
+	       in->mem_read != in->mem_write &&
+	       (size == 1 || size == 2 || size == 4 || size == 8) &&
+	       !(ea & (uint64_t)(size - 1));
+}
+
 static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 			   uint64_t addr, uint64_t ea, int size, bool write)
 {
@@ -1244,7 +1257,7 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 			ea | mem_tag(t->p, ea), -1);
 	} else if (o && ea && (live > 1 || atomic)) {
 		o->access(o->ctx, t->idx, addr, ea | mem_tag(t->p, ea), size,
-			  write, atomic);
+			  write, atomic, untyped_word(b, ea, size));
 		s->observed++;
 		if (b->hits == 0)
 			b->first_tid = t->idx;
@@ -1388,6 +1401,7 @@ static void observe_point(struct session *s, struct thread *t, struct bp *b)
 	t->obs_write = write;
 	t->obs_atomic = b->kind == OP_ATOMIC ||
 			(b->insn && b->insn->is_atomic) || b->src_atomic;
+	t->obs_word = untyped_word(b, ea, size);
 }
 
 void thread_observe_step(struct session *s, struct thread *t)
@@ -1405,7 +1419,7 @@ void thread_observe_step(struct session *s, struct thread *t)
 	relock_before_access(s, t);
 	s->obs_stops++;
 	o->access(o->ctx, t->idx, t->obs_pc, ea | mem_tag(t->p, ea),
-		  t->obs_size, t->obs_write, t->obs_atomic);
+		  t->obs_size, t->obs_write, t->obs_atomic, t->obs_word);
 	s->observed++;
 }
 

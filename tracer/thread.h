@@ -173,7 +173,7 @@ struct thread {
 	/* race discovery: the access of the point t stands at (at obs_pc),
 	 * observed when t takes its step from there (thread_observe_step):
 	 * what the others do meanwhile comes before it */
-	bool obs_due, obs_write, obs_atomic;
+	bool obs_due, obs_write, obs_atomic, obs_word;
 	int obs_size;
 	uint64_t obs_pc, obs_ea;
 	/* the rwlock of a pending write lock: its futex points acquire the

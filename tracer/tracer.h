@@ -77,9 +77,15 @@ struct access_observer {
 	void *ctx;
 	/* every instruction address in [lo, hi) of the program's own text
 	 * that may access memory is reported before it executes, with the
-	 * effective address it accesses, when more than one thread exists */
+	 * effective address it accesses, when more than one thread exists;
+	 * untyped_word: the instruction is one plain load or one plain store
+	 * (no read-modify-write, string or vector-indexed access) of 1, 2, 4
+	 * or 8 bytes aligned to their size, in code of atomic_exe that no
+	 * debug information covers (session_config.typed_code): what an
+	 * atomic's load or store is on x86, with nothing to say whether it
+	 * is one */
 	void (*access)(void *ctx, int thread, uint64_t pc, uint64_t addr,
-		       int size, bool write, bool atomic);
+		       int size, bool write, bool atomic, bool untyped_word);
 	/* synchronisation: release/acquire on an object, fork/join */
 	void (*sync)(void *ctx, int thread, int kind, uint64_t obj,
 		     int other_thread);
@@ -404,6 +410,13 @@ struct session_config {
 	const char *atomic_exe;
 	const uint64_t *atomic_code;
 	size_t natomic_code;
+	/* ... the code of atomic_exe its debug information covers
+	 * (symbols_elf_unit_code), when typed_known: elsewhere in it an
+	 * access's type cannot be known (access_observer.access's
+	 * untyped_word) */
+	const uint64_t *typed_code;
+	size_t ntyped_code;
+	bool typed_known;
 	/* ... and its static data that are atomic objects by their type
 	 * (a C11 _Atomic, a std::atomic: symbols_elf_atomic_data),
 	 * link-time pairs [lo, hi), sorted: every access to them is

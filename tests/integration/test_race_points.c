@@ -247,3 +247,64 @@ Test(race_points, races_command_reports_the_racy_twins_of_the_handoffs)
 
 	handoffs_races(modes, 1, "race on data");
 }
+
+/* In a stripped program (no symbols, no debug information) an atomic's
+ * load or release store is a plain mov like any other: a C11 _Atomic
+ * flag handing data over (handoffs c11_flag, built stripped) was reported
+ * as three data races, the flag's and the data's it orders (crossbeam's
+ * channels in Debian's fd and b3sum alike).  ptloom races now calls them
+ * possible, says why and what would judge them, and gives no pass and no
+ * failure (exit 3); with -g the same program passes.  A race that stays
+ * whatever those movs are is still a certain one: a pipe written after
+ * the data was read, an unlocked `count++` (one read-modify-write, never
+ * an atomic's). */
+Test(race_points, races_in_code_without_debug_information_are_only_possible)
+{
+	struct res r = PTL("races", "--seed", SEED, "--",
+			   target("handoffs_O2_stripped"), "c11_flag");
+
+	assert_exit(r, 3);
+	assert_contains(r.out, "possible race on", "the stripped flag's report");
+	assert_contains(r.out, "without debug information",
+			"the stripped flag's report");
+	cr_expect(!strstr(r.out, "\nrace on") && !strstr(r.out, "RACES"),
+		  "a certain race reported:\n%s", r.out);
+	assert_summary(&r, "ptloom: INCOMPLETE 3 possible races");
+	res_free(&r);
+
+	r = PTL("races", "--seed", SEED, "--", target("handoffs_O2"),
+		"c11_flag");
+	assert_exit(r, 0);
+	res_free(&r);
+
+	r = PTL("races", "--seed", SEED, "--", target("handoffs_O2_stripped"),
+		"pipe_late");
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: RACES 2 data races found");
+	res_free(&r);
+
+	r = PTL("races", "--seed", SEED, "--", target("plain_inc_O2_stripped"));
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: RACES 1 data race found");
+	res_free(&r);
+}
+
+/* A program that ends with an exit status (grep finding nothing, a test
+ * that fails) ran to its end: its runs were observed whole.  Before,
+ * `ptloom races` said "no run observed the program to its end (... it
+ * crashed, hung or was refused)", INCOMPLETE, whether it had seen a race
+ * or not. */
+Test(race_points, races_of_a_program_exiting_with_a_status_are_judged)
+{
+	struct res r = PTL("races", "--seed", SEED, "--",
+			   target("status_after_threads"));
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 0 data races found");
+	res_free(&r);
+	r = PTL("races", "--seed", SEED, "--", target("status_after_threads"),
+		"racy");
+	assert_exit(r, 1);
+	assert_contains(r.out, "race on unlocked", "the racy mode's report");
+	res_free(&r);
+}
