@@ -125,9 +125,19 @@ void tsc_install(struct session *s, struct process *p)
 	int n = proc_mapped_files(p->pid, &m);
 	bool tsc = !tsc_traps();
 
-	(void)s;
 	for (int i = 0; i < n; i++) {
 		bool done = false;
+
+		/* a first sweep of a large program's libraries takes
+		 * seconds each (GraphicsMagick's: 12 s in all): a time bound
+		 * or Ctrl-C ends the run here, before code whose reads are
+		 * not answered yet can run */
+		if ((s->cfg->interrupted && *s->cfg->interrupted) ||
+		    (s->cfg->stop_wall > 0 &&
+		     now_seconds() >= s->cfg->stop_wall)) {
+			session_fail(s, FAIL_INTERRUPTED, NULL, "interrupted");
+			break;
+		}
 
 		for (int k = 0; k < p->tsc.nobj && !done; k++)
 			done = p->tsc.obj[k] == m[i].start;
