@@ -388,6 +388,16 @@ static void sync_one(struct obs_ctx *o, struct race_detector *rd, int thread,
 	}
 }
 
+static void on_freed(void *ctx, int thread, uint64_t pc, uint64_t addr,
+		     uint64_t size)
+{
+	struct obs_ctx *o = ctx;
+
+	races_freed(o->rd, thread, pc, addr, size);
+	if (o->rd2)
+		races_freed(o->rd2, thread, pc, addr, size);
+}
+
 static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 {
 	struct obs_ctx *o = ctx;
@@ -743,6 +753,7 @@ int discover_races(const struct session_config *base, int runs,
 		.ctx = &o,
 		.access = on_access,
 		.sync = on_sync,
+		.freed = on_freed,
 		.max_accesses = budget,
 		.alive = on_alive,
 		.after = on_after,

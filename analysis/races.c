@@ -446,7 +446,8 @@ static int pair_index_grow(struct race_detector *r)
 }
 
 static void report(struct race_detector *r, const struct cell *x, int thread,
-		   uint64_t pc, uint64_t addr, int size, bool write)
+		   uint64_t pc, uint64_t addr, int size, bool write,
+		   bool freed)
 {
 	struct race_pair *p;
 	uint32_t mask, i;
@@ -491,6 +492,7 @@ static void report(struct race_detector *r, const struct cell *x, int thread,
 		.pc = { x->pc, pc },
 		.thread = { x->tid, thread },
 		.write = { x->flags & CELL_WRITE, write },
+		.freed = freed,
 		.addr = addr,
 		.size = size,
 		.count = 1,
@@ -544,12 +546,20 @@ found:
 	return &page->cells[((addr >> 3) & (PAGE_GRANULES - 1)) * CELLS];
 }
 
-void races_forget(struct race_detector *r, uint64_t addr, uint64_t size)
+/* races_forget, and with thread >= 0 races_freed: the free is a write of
+ * every byte first, by thread at pc */
+static void forget_range(struct race_detector *r, uint64_t addr,
+			 uint64_t size, int thread, uint64_t pc)
 {
 	uint64_t end = addr + size;
+	struct vclock *v = thread >= 0 ? thread_clock(r, thread) : NULL;
 
 	if (end < addr)
 		end = UINT64_MAX;
+	if (v) {
+		v->last = v->c[thread];
+		r->seq++;
+	}
 	for (uint64_t g = addr & ~(uint64_t)(GRANULE - 1); g < end;) {
 		uint64_t pageno = g >> PAGE_SHIFT;
 		uint32_t i = map_get(&r->page_map, pageno);
@@ -568,12 +578,32 @@ void races_forget(struct race_detector *r, uint64_t addr, uint64_t size)
 						      GRANULE;
 		uint8_t mask = (uint8_t)(((1u << hi) - 1) & ~((1u << lo) - 1));
 
-		for (int k = 0; k < CELLS; k++)
-			cells[k].mask &= (uint8_t)~mask;
+		for (int k = 0; k < CELLS; k++) {
+			struct cell *x = &cells[k];
+
+			if (v && (x->mask & mask) && x->tid != thread &&
+			    x->clock > vc_get(v, x->tid))
+				report(r, x, thread, pc,
+				       g + (unsigned int)__builtin_ctz(x->mask &
+								       mask),
+				       (int)(hi - lo), true, true);
+			x->mask &= (uint8_t)~mask;
+		}
 		if (g + GRANULE < g)
 			break;
 		g += GRANULE;
 	}
+}
+
+void races_forget(struct race_detector *r, uint64_t addr, uint64_t size)
+{
+	forget_range(r, addr, size, -1, 0);
+}
+
+void races_freed(struct race_detector *r, int thread, uint64_t pc,
+		 uint64_t addr, uint64_t size)
+{
+	forget_range(r, addr, size, thread, pc);
 }
 
 void races_access(struct race_detector *r, int thread, uint64_t pc,
@@ -626,7 +656,8 @@ void races_access(struct race_detector *r, int thread, uint64_t pc,
 				unsigned int b = (unsigned int)__builtin_ctz(
 					x->mask & mask);
 
-				report(r, x, thread, pc, g + b, size, write);
+				report(r, x, thread, pc, g + b, size, write,
+				       false);
 			}
 			/* covered by the new access: see the overview */
 			if (hb && (write || !xw) && (!atomic || xa)) {

@@ -32,6 +32,7 @@ struct race_pair {
 	uint64_t pc[2]; /* earlier access first, as first observed */
 	int thread[2];
 	bool write[2];
+	bool freed;	/* the later access is the block's free (a write) */
 	uint64_t addr;	/* first byte both accesses touched */
 	int size;	/* size of the later access */
 	uint64_t count; /* how many times the pair was observed */
@@ -70,6 +71,13 @@ void races_touch_unseen(struct race_detector *r, int thread, uint64_t obj,
  * that whoever gets the memory next does not race with its last owner (a
  * race with an access after the free is missed, none is invented). */
 void races_forget(struct race_detector *r, uint64_t addr, uint64_t size);
+/* ... freed by thread in a call from pc (free, realloc): as
+ * ThreadSanitizer takes it, a write of every byte first, so an access not
+ * ordered before it races with it (a reader still holding the block a
+ * writer frees: the allocator's own stores into it are not observed, and
+ * a dead store before a free is gone at -O2) */
+void races_freed(struct race_detector *r, int thread, uint64_t pc,
+		 uint64_t addr, uint64_t size);
 /* An access of size bytes at [addr, addr + size) by the instruction at
  * pc (a rep string operation may pass its whole extent).  Sizes below 1
  * count as 1; accesses are cut at RACES_MAX_ACCESS bytes. */

@@ -196,7 +196,9 @@ int cmd_races(int argc, char **argv)
 				       "\"%s\", \"pc\": \"0x%llx\", "
 				       "\"location\": ",
 				       k ? ", " : "", r->pair.thread[k],
-				       r->pair.write[k] ? "write" : "read",
+				       k && r->pair.freed ? "free"
+				       : r->pair.write[k] ? "write"
+							  : "read",
 				       (unsigned long long)r->pair.pc[k]);
 				json_string(stdout, where[k]);
 				printf(" }");
@@ -214,7 +216,9 @@ int cmd_races(int argc, char **argv)
 		       (unsigned long long)r->pair.addr);
 		for (int k = 0; k < 2; k++)
 			printf("  %s by T%d at %s\n",
-			       r->pair.write[k] ? "write" : "read ",
+			       k && r->pair.freed ? "free "
+			       : r->pair.write[k] ? "write"
+						  : "read ",
 			       r->pair.thread[k], esc(where[k]));
 	}
 	/* a pass needs runs that observed the program to their end */

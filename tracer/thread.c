@@ -1240,8 +1240,15 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 		s->obs_stops++;
 	if (o && b->freeing) {
 		int64_t size = block_size(t);
+		uint64_t ret = 0;
 
-		if (size > 0)
+		/* at the function's entry: its return address on top */
+		if (size > 0 && o->freed &&
+		    !mem_read(t->p, t->regs.rsp, &ret, sizeof(ret)) && ret)
+			o->freed(o->ctx, t->idx, ret,
+				 t->regs.rdi | process_tag(t->p),
+				 (uint64_t)size);
+		else if (size > 0)
 			o->sync(o->ctx, t->idx, SYNC_FREE,
 				t->regs.rdi | process_tag(t->p), (int)size);
 	} else if (o && ea && b->sync) {

@@ -89,6 +89,12 @@ struct access_observer {
 	/* synchronisation: release/acquire on an object, fork/join */
 	void (*sync)(void *ctx, int thread, int kind, uint64_t obj,
 		     int other_thread);
+	/* a heap block freed (free, realloc: its address and usable
+	 * size) by a call that returns to pc: a write of all of it, after
+	 * which its memory is whoever's gets it next (NULL: sync's
+	 * SYNC_FREE) */
+	void (*freed)(void *ctx, int thread, uint64_t pc, uint64_t addr,
+		      uint64_t size);
 	uint64_t max_accesses; /* budget per run; 0 = unlimited */
 	/* the process is about to end and still alive (symbolise now) */
 	void (*alive)(void *ctx, int pid);

@@ -308,3 +308,38 @@ Test(race_points, races_of_a_program_exiting_with_a_status_are_judged)
 	assert_contains(r.out, "race on unlocked", "the racy mode's report");
 	res_free(&r);
 }
+
+/* A writer frees the configuration it replaced while the reader may still
+ * read it (tests/targets/free_while_read.c, an RCU update without its
+ * grace period).  The free is the only write there (the allocator's
+ * stores are libc's, not observed), and discovery forgot the block at the
+ * free: no race, no race point, and `run` said "PASS complete to
+ * preemption bound 2" (so did liburcu's readers with the writer's
+ * synchronize_rcu left out).  A free is now a write of the whole block,
+ * as ThreadSanitizer takes it: the race is reported ("free  by"), and the
+ * read of freed memory fails; freeing after the joins has no race. */
+Test(race_points, a_block_freed_while_another_thread_reads_it_races)
+{
+	struct res r = PTL("races", "--seed", SEED, "--",
+			   target("free_while_read_O2"));
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "  free  by T2 at writer at free_while_read.c:",
+			"ptloom races");
+	assert_contains(r.out, "  read  by T1 at reader at free_while_read.c:",
+			"ptloom races");
+	res_free(&r);
+	r = RUN(target("free_while_read_O2"), "--seed", SEED, "--no-minimize");
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT in T1 (reader at "
+			   "free_while_read.c:");
+	res_free(&r);
+	r = PTL("races", "--seed", SEED, "--", target("free_while_read_O2"),
+		"fixed");
+	assert_exit(r, 0);
+	res_free(&r);
+	r = PTL("run", "--seed", SEED, "--", target("free_while_read_O2"),
+		"fixed");
+	assert_exit(r, 0);
+	res_free(&r);
+}
