@@ -652,8 +652,17 @@ static uint64_t sigbit(int sig)
  * timer slack (20.048 ms of 20 asked), another each run, and a program
  * that sleeps the rest (rsync) would not repeat itself.  signal_recheck()
  * (process_died sets sig_maybe) interrupts it instead, its rest taken
- * from the virtual clock.
+ * from the virtual clock.  So are the polls whose call writes the time
+ * left back (writes_time_left): glibc's select copies pselect6's into the
+ * program's timeval, 19997 us and then 19998 from one schedule; ended
+ * by signal_recheck() with EINTR, the timeval is as ptloom's select
+ * leaves it, whatever the machine's clock did.
  */
+static bool writes_time_left(unsigned long long nr)
+{
+	return nr == SYS_select || nr == SYS_pselect6 || nr == SYS_ppoll;
+}
+
 static void sigchld(struct session *s, struct process *p)
 {
 	char path[64];
@@ -669,6 +678,7 @@ static void sigchld(struct session *s, struct process *p)
 		if (t->p != p || t->st != SCHED_BLOCKED ||
 		    t->block != BLOCK_POLL ||
 		    t->stop != STOP_SECCOMP || regs_get(t) ||
+		    writes_time_left(t->regs.orig_rax) ||
 		    (signal_wait_mask(t) & sigbit(SIGCHLD)))
 			continue;
 		t->sig_block = t->block;

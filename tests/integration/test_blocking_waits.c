@@ -174,6 +174,41 @@ Test(blocking_waits, a_sleep_sigchld_interrupts_leaves_the_virtual_rest)
 }
 
 /*
+ * The same for select(2), whose call writes the time left into the
+ * program's timeval: the kernel ran it with SIGCHLD pending and wrote
+ * the machine's clock's rest (19997 us, then 19998 from one schedule;
+ * 20000 where the signal came by ptloom's own path).  Now every run of
+ * `-s random -n 20 --output` prints one time left: ptloom's.
+ */
+Test(blocking_waits, a_select_sigchld_interrupts_leaves_no_machine_time)
+{
+	struct res r = RUN9("-q", "--output", "-s", "random", "-n", "20",
+			    "--seed", SEED, "--",
+			    target("sleep_rest_after_sigchld"), "select");
+	const char *first = NULL;
+	size_t len = 0;
+	int lines = 0;
+
+	assert_exit(r, 0);
+	for (const char *p = strstr(r.out, "interrupted: "); p;
+	     p = strstr(p + 1, "interrupted: ")) {
+		size_t n = strcspn(p, "\n");
+
+		lines++;
+		if (!first) {
+			first = p;
+			len = n;
+		}
+		cr_expect(n == len && !strncmp(p, first, n),
+			  "`%s`: two times left from one program:\n%s",
+			  r.cmd, r.out);
+	}
+	cr_expect(lines > 0, "`%s`: no interrupted select:\n%s%s", r.cmd,
+		  r.out, r.err);
+	res_free(&r);
+}
+
+/*
  * A signal pending for a thread when its wait blocks ends that wait at
  * once, as the kernel's does (tests/targets/alarm_ends_worker.c: the
  * timer fires to main at its join, the handler that ends the worker's

@@ -4,13 +4,16 @@
  * handler reaps the child that exits meanwhile.  It prints the times it
  * slept, so that a time left that came from the machine's clock (the
  * kernel's, with its timer slack: up to 50 us more than was asked)
- * shows as another output and another trace from one schedule.
+ * shows as another output and another trace from one schedule.  With
+ * the argument "select" it waits in select(2) instead, which leaves the
+ * time left in its timeval (glibc copies pselect6's there).
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,7 +28,18 @@ static void on_chld(int sig)
 	errno = e;
 }
 
-int main(void)
+/* select's time left, printed as nanosleep's is */
+static void select_rest(void)
+{
+	struct timeval tv = { 0, 20000 };
+
+	while (select(0, NULL, NULL, NULL, &tv) < 0 && errno == EINTR)
+		printf("interrupted: %ld.%06ld s left\n", (long)tv.tv_sec,
+		       (long)tv.tv_usec);
+	puts("selected");
+}
+
+int main(int argc, char **argv)
 {
 	struct sigaction sa;
 	struct timespec ts = { 0, 20000000 };
@@ -39,6 +53,10 @@ int main(void)
 		return 2;
 	if (pid == 0)
 		_exit(0);
+	if (argc > 1 && !strcmp(argv[1], "select")) {
+		select_rest();
+		return 0;
+	}
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
 		printf("interrupted: %ld.%09ld s left\n", (long)ts.tv_sec,
 		       ts.tv_nsec);
