@@ -642,13 +642,27 @@ static uint64_t sigbit(int sig)
 
 /*
  * The kernel sent SIGCHLD to p's process when ptloom reaped a child.  A
- * thread of p that catches it and waits in an emulated poll or sleep would
+ * thread of p that catches it and waits in an emulated poll would
  * natively be interrupted (poll, select and epoll_wait are never
  * restarted): the lowest-numbered such thread is made ready to run its
  * call in the kernel, which returns -EINTR at once and runs the handler
  * (libuv's and make's child handling).  The minimum for processes; the
- * signals issue generalises it.
+ * signals issue generalises it.  A sleep is not the kernel's to end: its
+ * time left (nanosleep's rem) would be the machine's clock's, with its
+ * timer slack (20.048 ms of 20 asked), another each run, and a program
+ * that sleeps the rest (rsync) would not repeat itself.  signal_recheck()
+ * (process_died sets sig_maybe) interrupts it instead, its rest taken
+ * from the virtual clock.  So are the polls whose call writes the time
+ * left back (writes_time_left): glibc's select copies pselect6's into the
+ * program's timeval, 19997 us and then 19998 from one schedule; ended
+ * by signal_recheck() with EINTR, the timeval is as ptloom's select
+ * leaves it, whatever the machine's clock did.
  */
+static bool writes_time_left(unsigned long long nr)
+{
+	return nr == SYS_select || nr == SYS_pselect6 || nr == SYS_ppoll;
+}
+
 static void sigchld(struct session *s, struct process *p)
 {
 	char path[64];
@@ -662,8 +676,9 @@ static void sigchld(struct session *s, struct process *p)
 		struct thread *t = &s->th[i];
 
 		if (t->p != p || t->st != SCHED_BLOCKED ||
-		    (t->block != BLOCK_POLL && t->block != BLOCK_SLEEP) ||
+		    t->block != BLOCK_POLL ||
 		    t->stop != STOP_SECCOMP || regs_get(t) ||
+		    writes_time_left(t->regs.orig_rax) ||
 		    (signal_wait_mask(t) & sigbit(SIGCHLD)))
 			continue;
 		t->sig_block = t->block;

@@ -1481,6 +1481,40 @@ static void pass_on(struct session *s, struct thread *t, uint64_t rip,
 	resume(s, t, 0);
 }
 
+/*
+ * The program's own signal sig, met at t's signal-delivery stop (or its
+ * int3 or raise(SIGTRAP), on_breakpoint), is delivered: to t, or to
+ * another thread that takes it.  A fatal one names its thread, its
+ * source line and every stack first, while they are all stopped.
+ */
+static void program_signal(struct session *s, struct thread *t, int sig)
+{
+	if (signal_redirect(s, t, sig))
+		return; /* another thread takes it */
+	if (fatal_signal(sig)) {
+		siginfo_t si;
+
+		s->fatal_thread = t->idx;
+		s->fatal_sig = sig;
+		/* sent by another process (a runner's kill), or the
+		 * process's own (abort, a fault) */
+		s->fatal_foreign = !ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) &&
+				   si.si_code <= 0 && si.si_pid != t->p->pid;
+		t->st = SCHED_ENABLED; /* stopped, for the unwinder */
+		agent_fault_pc(t, sig);
+		session_where(s, t, s->fatal_where, sizeof(s->fatal_where));
+		symbolize_trace(s);
+		if (s->cfg->symbolize_trace)
+			report_threads(s); /* all stopped: their stacks */
+	}
+	s->sig_maybe = true; /* signals are about */
+	if (s->cfg->observer)
+		s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
+				       SYNC_ACQUIRE, SYNC_SIGNALS_KEY, -1);
+	signal_delivering(s, t, sig);
+	resume(s, t, sig);
+}
+
 static void on_breakpoint(struct session *s, struct thread *t)
 {
 	if (regs_get(t)) {
@@ -1550,7 +1584,7 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		}
 		/* not ours: the program's own int3 or trap */
 		s->stop_kinds[STOPK_TRAP]++;
-		resume(s, t, SIGTRAP);
+		program_signal(s, t, SIGTRAP);
 		return;
 	}
 	t->regs.rip = addr;
@@ -1862,34 +1896,8 @@ void on_stop(struct session *s, pid_t tid, int status)
 		resume(s, t, 0);
 	} else if (sig == SIGSEGV && syscall_emulate_rdtsc(s, t)) {
 		resume(s, t, 0);
-	} else if (signal_redirect(s, t, sig)) {
-		return; /* another thread takes it */
 	} else {
-		if (fatal_signal(sig)) {
-			siginfo_t si;
-
-			s->fatal_thread = t->idx;
-			s->fatal_sig = sig;
-			/* sent by another process (a runner's kill), or the
-			 * process's own (abort, a fault) */
-			s->fatal_foreign =
-				!ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) &&
-				si.si_code <= 0 && si.si_pid != t->p->pid;
-			t->st = SCHED_ENABLED; /* stopped, for the unwinder */
-			agent_fault_pc(t, sig);
-			session_where(s, t, s->fatal_where,
-				      sizeof(s->fatal_where));
-			symbolize_trace(s);
-			if (s->cfg->symbolize_trace)
-				report_threads(s); /* all stopped: their stacks */
-		}
-		s->sig_maybe = true; /* signals are about */
-		if (s->cfg->observer)
-			s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
-					       SYNC_ACQUIRE, SYNC_SIGNALS_KEY,
-					       -1);
-		signal_delivering(s, t, sig);
-		resume(s, t, sig);
+		program_signal(s, t, sig);
 	}
 }
 

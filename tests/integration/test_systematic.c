@@ -143,7 +143,10 @@ Test(systematic, crash_segv_found)
  * pthread_create where every signal is blocked, took an int3 of ptloom's,
  * and the kernel then resets the handler of a blocked SIGTRAP to the
  * default, in the template and in every run forked from it.  Its traps are
- * delivered to it, and its twin without a handler dies of the first.
+ * delivered to it, and its twin without a handler dies of the first, named
+ * like any crash: its thread and source line (an int3 or raise(SIGTRAP) of
+ * the program's was delivered with neither, `FAIL crash SIGTRAP after 1
+ * run`, doctest's CHECK that breaks into the debugger it sees too).
  */
 Test(systematic, programs_own_traps_are_delivered)
 {
@@ -156,7 +159,8 @@ Test(systematic, programs_own_traps_are_delivered)
 	res_free(&r);
 	r = RUN(target("own_traps_uncaught"), "--seed", SEED);
 	assert_exit(r, 1);
-	assert_summary(&r, "ptloom: FAIL crash SIGTRAP");
+	assert_summary(&r, "ptloom: FAIL crash SIGTRAP in T");
+	assert_contains(summary(&r), "own_traps.c:", "the summary");
 	res_free(&r);
 }
 
