@@ -305,6 +305,7 @@ bool syscall_execute(struct session *s, struct thread *t);
 /* Re-check a blocked fd/poll wait; true if it became ready. */
 bool syscall_fd_ready(struct session *s, struct thread *t);
 void syscall_close_fds(struct thread *t);
+void syscall_poll_timed_out(struct thread *t);
 /* Can the world outside the program make t's descriptors ready?
  * (tracer/fdext.c) */
 bool syscall_fd_external(struct session *s, struct thread *t);

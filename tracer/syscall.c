@@ -465,6 +465,28 @@ static uint8_t fd_kind(struct thread *t, int ourfd)
 	return FDK_PLAIN;
 }
 
+/* t's select, pselect6 or ppoll timed out: the time left it reports
+ * (select's timeval, glibc's copy of it, a raw ppoll's timespec) is none,
+ * as the kernel writes it.  Before, a select that timed out left the
+ * timeval as given (20000 us left after waiting them all). */
+void syscall_poll_timed_out(struct thread *t)
+{
+	static const struct timespec none;
+	long nr;
+	uint64_t at;
+
+	if (regs_get(t))
+		return;
+	nr = (long)t->regs.orig_rax;
+	at = nr == SYS_select || nr == SYS_pselect6 ? t->regs.r8
+	     : nr == SYS_ppoll			   ? t->regs.rdx
+						   : 0;
+	if (at)
+		mem_write(t->p, at, &none,
+			  nr == SYS_select ? sizeof(struct timeval)
+					   : sizeof(none));
+}
+
 void syscall_close_fds(struct thread *t)
 {
 	for (int i = 0; i < t->npfd; i++)

@@ -1587,6 +1587,8 @@ static void schedule(struct session *s)
 		}
 		if (a.timeout) {
 			futex_remove(&s->ft, t->idx);
+			if (t->block == BLOCK_POLL)
+				syscall_poll_timed_out(t);
 			syscall_close_fds(t);
 			if (t->deadline > s->now)
 				s->now = t->deadline;

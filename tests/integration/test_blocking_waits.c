@@ -205,6 +205,14 @@ Test(blocking_waits, a_select_sigchld_interrupts_leaves_no_machine_time)
 	}
 	cr_expect(lines > 0, "`%s`: no interrupted select:\n%s%s", r.cmd,
 		  r.out, r.err);
+	/* and once it timed out, none is left (before: the timeval as
+	 * given, 20000 us left after waiting them all) */
+	assert_contains(r.out, "selected: 0.000000 s left", "its output");
+	for (const char *p = strstr(r.out, "selected: "); p;
+	     p = strstr(p + 1, "selected: "))
+		cr_expect(!strncmp(p, "selected: 0.000000 s left", 25),
+			  "`%s`: time left after a timeout:\n%s", r.cmd,
+			  r.out);
 	res_free(&r);
 }
 

@@ -36,7 +36,9 @@ static void select_rest(void)
 	while (select(0, NULL, NULL, NULL, &tv) < 0 && errno == EINTR)
 		printf("interrupted: %ld.%06ld s left\n", (long)tv.tv_sec,
 		       (long)tv.tv_usec);
-	puts("selected");
+	/* it timed out: nothing left, as the kernel writes it */
+	printf("selected: %ld.%06ld s left\n", (long)tv.tv_sec,
+	       (long)tv.tv_usec);
 }
 
 int main(int argc, char **argv)
