@@ -493,6 +493,30 @@ static bool never_blocks(const struct thread *t, int fd)
 	       S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode);
 }
 
+/*
+ * The timeout a blocking operation of this kind waits on socket ourfd for
+ * (SO_RCVTIMEO for a read or an accept, SO_SNDTIMEO for a write or a
+ * connect), in ns; 0 for none or not a socket.  The kernel's wait ends
+ * with EAGAIN (a connect's with EINPROGRESS) once it passes: a timed wait
+ * like a poll's, never a deadlock.
+ */
+static uint64_t sock_timeout_ns(int ourfd, int kind)
+{
+	struct stat sb;
+	struct timeval tv;
+	socklen_t len = sizeof(tv);
+
+	if (fstat(ourfd, &sb) < 0 || !S_ISSOCK(sb.st_mode) ||
+	    getsockopt(ourfd, SOL_SOCKET,
+		       kind == OP_READ || kind == OP_ACCEPT ? SO_RCVTIMEO
+							    : SO_SNDTIMEO,
+		       &tv, &len) < 0 ||
+	    tv.tv_sec < 0 || tv.tv_usec < 0)
+		return 0;
+	return (uint64_t)tv.tv_sec * 1000000000ull +
+	       (uint64_t)tv.tv_usec * 1000ull;
+}
+
 static bool fd_point(struct session *s, struct thread *t, int kind,
 		     short events, bool dontwait)
 {
@@ -513,6 +537,7 @@ static bool fd_point(struct session *s, struct thread *t, int kind,
 	t->ext_known = false;
 	t->nonblock = dontwait || (fcntl(fd, F_GETFL) & O_NONBLOCK);
 	t->poll_timeout_ms = -1;
+	t->fd_timeout_ns = t->nonblock ? 0 : sock_timeout_ns(fd, kind);
 	point(t, kind, fd_object(s, fd), (int64_t)t->regs.rdi);
 	if (kind == OP_WRITE)
 		bigwrite_prepare(t);
@@ -654,6 +679,7 @@ static bool lock_point(struct session *s, struct thread *t, int fd, int kind,
 	t->ext_known = false;
 	t->nonblock = nonblock;
 	t->poll_timeout_ms = -1;
+	t->fd_timeout_ns = 0;
 	t->lk_kind = (uint8_t)kind;
 	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
 }
@@ -1358,7 +1384,11 @@ static bool fd_execute(struct session *s, struct thread *t)
 		syscall_close_fds(t);
 		return true;
 	}
-	block(s, t, BLOCK_FD, false, 0, 0);
+	/* a socket's SO_RCVTIMEO or SO_SNDTIMEO: it times out as the
+	 * kernel's wait would, on the virtual clock */
+	block(s, t, BLOCK_FD, t->fd_timeout_ns > 0,
+	      s->now + t->fd_timeout_ns,
+	      t->kind == OP_CONNECT ? -EINPROGRESS : -EAGAIN);
 	return false;
 }
 

@@ -144,6 +144,9 @@ struct thread {
 	bool wbig;
 	uint64_t wdone;
 	int64_t poll_timeout_ms; /* <0 infinite */
+	/* a blocking read, write, accept or connect on a socket with
+	 * SO_RCVTIMEO or SO_SNDTIMEO: the option's timeout, 0 for none */
+	uint64_t fd_timeout_ns;
 	/* its zero-timeout waits in a row that saw only held sockets
 	 * (tracer/evloop.c) */
 	uint8_t evl_empty;

@@ -225,6 +225,33 @@ Test(blocking_waits, priority_inheritance_mutexes_are_scheduled)
 }
 
 /*
+ * A socket's SO_RCVTIMEO and SO_SNDTIMEO make a blocking recv, accept or
+ * send a timed wait: it ends with EAGAIN when the virtual clock reaches
+ * its timeout, as the kernel's wait does.  Before, such a wait on a
+ * socketpair nobody wrote to was a "FAIL deadlock" of a correct program
+ * (recv, send), an accept nobody connected to waited out --timeout
+ * (INCOMPLETE), and a receiver whose 50 ms timeout fires before a worker's
+ * late send passed every schedule.
+ */
+Test(blocking_waits, a_socket_timeout_ends_its_wait)
+{
+	static const char *const correct[] = { "recv", "accept", "send",
+					       "served" };
+
+	for (size_t i = 0; i < sizeof(correct) / sizeof(correct[0]); i++)
+		target_gives("socket_timeouts", correct[i], 0,
+			     "complete to preemption bound 2");
+	struct res r = target_run("socket_timeouts", "late");
+	char *s = summary(&r);
+
+	assert_exit(r, 1);
+	assert_contains(s, "FAIL crash SIGABRT", "the late send");
+	replay_line_exact(&r, "the late send's replay");
+	free(s);
+	res_free(&r);
+}
+
+/*
  * When nobody can run, time jumps to the earliest deadline, and only a
  * thread waiting until then may time out for free: a later deadline
  * passes only once that thread is woken, and timing out then, while it
