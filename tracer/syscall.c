@@ -894,6 +894,21 @@ bool syscall_enter(struct session *s, struct thread *t)
 			     "unsupported: futex_waitv cannot be made "
 			     "deterministic yet");
 		return true;
+	case SYS_io_uring_setup:
+		/*
+		 * The kernel completes a ring's requests on its own time
+		 * (inline, at a later syscall, or in its io-wq workers,
+		 * which ptrace cannot stop), writing the program's buffers
+		 * and the completion queue outside the schedule: a run
+		 * would not be a function of its schedule (a failure that
+		 * does not replay, a pass that did not cover the orders).
+		 */
+		session_fail(s, FAIL_UNSUPPORTED, t,
+			     "unsupported: P%d %s uses io_uring (the kernel "
+			     "completes its requests outside ptloom's "
+			     "schedule)",
+			     t->p->idx, t->p->comm);
+		return true;
 	case SYS_clone:
 		t->clone_thread = r->rdi & CLONE_THREAD;
 		t->clone_vm = (r->rdi & CLONE_VM) &&
