@@ -57,6 +57,8 @@ static const int traced_syscalls[] = {
 	/* the machine's momentary state (syscall.c) */
 	SYS_getrusage, SYS_times, SYS_sysinfo,
 	SYS_clock_getres, PTLOOM_SYSCALL_NR, SYS_flock,
+	/* POSIX message queues: descriptor waits (syscall.c) */
+	SYS_mq_timedsend, SYS_mq_timedreceive,
 	/* the CPUs of a native run (syscall.c) */
 	SYS_sched_getaffinity, SYS_sched_setaffinity,
 	SYS_ptrace, /* refused: ptloom is every process's tracer */

@@ -538,6 +538,7 @@ static bool fd_point(struct session *s, struct thread *t, int kind,
 	t->nonblock = dontwait || (fcntl(fd, F_GETFL) & O_NONBLOCK);
 	t->poll_timeout_ms = -1;
 	t->fd_timeout_ns = t->nonblock ? 0 : sock_timeout_ns(fd, kind);
+	t->fd_abs = false;
 	point(t, kind, fd_object(s, fd), (int64_t)t->regs.rdi);
 	if (kind == OP_WRITE)
 		bigwrite_prepare(t);
@@ -635,6 +636,44 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 	return point(t, OP_POLL, t->npfd ? fd_object(s, t->pfd[0]) : 0, tmo);
 }
 
+/*
+ * mq_timedsend and mq_timedreceive (mq_send and mq_receive too): a wait on
+ * the queue's descriptor, which poll says is ready to receive (a message
+ * is there) or to send (there is room), as a pipe's read or write.  Its
+ * absolute CLOCK_REALTIME deadline (r8) is on the virtual clock: past it
+ * the call fails with ETIMEDOUT, as the kernel's wait does.  A bad
+ * deadline is the kernel's to refuse.
+ */
+static bool mq_point(struct session *s, struct thread *t, int kind,
+		     short events)
+{
+	uint64_t ns = 0;
+	int fd = grab_fd(t, (int)t->regs.rdi);
+
+	if (fd < 0)
+		return handled();
+	if (!fd_is_mqueue(fd) ||
+	    (t->regs.r8 && read_ts(t, t->regs.r8, &ns))) {
+		close(fd);
+		return handled();
+	}
+	t->pfd[0] = fd;
+	t->pev[0] = events;
+	t->pkind[0] = FDK_PLAIN;
+	t->npfd = 1;
+	t->ext_known = false;
+	t->nonblock = fcntl(fd, F_GETFL) & O_NONBLOCK;
+	t->poll_timeout_ms = -1;
+	t->fd_timeout_ns = 0;
+	t->fd_abs = t->regs.r8 != 0;
+	if (t->fd_abs) {
+		time_observed(s);
+		t->fd_deadline = ns > s->realtime_base ? ns - s->realtime_base
+						       : 0;
+	}
+	return point(t, kind, fd_object(s, fd), (int64_t)t->regs.rdi);
+}
+
 bool syscall_fd_ready(struct session *s, struct thread *t)
 {
 	struct pollfd p[POLL_MAX];
@@ -680,6 +719,7 @@ static bool lock_point(struct session *s, struct thread *t, int fd, int kind,
 	t->nonblock = nonblock;
 	t->poll_timeout_ms = -1;
 	t->fd_timeout_ns = 0;
+	t->fd_abs = false;
 	t->lk_kind = (uint8_t)kind;
 	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
 }
@@ -991,6 +1031,10 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return fd_point(s, t, OP_WRITE, POLLOUT,
 				(nr == SYS_sendto ? r->r10 : r->rdx) &
 					MSG_DONTWAIT);
+	case SYS_mq_timedreceive:
+		return mq_point(s, t, OP_READ, POLLIN);
+	case SYS_mq_timedsend:
+		return mq_point(s, t, OP_WRITE, POLLOUT);
 	case SYS_accept:
 	case SYS_accept4:
 		return fd_point(s, t, OP_ACCEPT, POLLIN, false);
@@ -1398,6 +1442,17 @@ static bool fd_execute(struct session *s, struct thread *t)
 	if (t->nonblock || syscall_fd_ready(s, t)) {
 		syscall_close_fds(t);
 		return true;
+	}
+	if (t->fd_abs) {
+		/* a message queue's deadline */
+		time_observed(s);
+		if (t->fd_deadline <= s->now) {
+			syscall_close_fds(t);
+			skip(t, -ETIMEDOUT);
+			return true;
+		}
+		block(s, t, BLOCK_FD, true, t->fd_deadline, -ETIMEDOUT);
+		return false;
 	}
 	/* a socket's SO_RCVTIMEO or SO_SNDTIMEO: it times out as the
 	 * kernel's wait would, on the virtual clock */

@@ -282,6 +282,44 @@ Test(blocking_waits, io_uring_is_unsupported_never_a_pass)
 }
 
 /*
+ * POSIX message queues: mq_timedsend and mq_timedreceive (mq_send and
+ * mq_receive too) are waits on the queue's descriptor, ready when poll
+ * says so, their absolute CLOCK_REALTIME deadline on the virtual clock
+ * (ETIMEDOUT past it), and a wait on an unlinked queue nobody can send
+ * to is a deadlock (one still named may get a message from outside).
+ * Before, a receive or a send that had to wait slept in the kernel while
+ * ptloom held the thread that would end it, so every such run went past
+ * --timeout (INCOMPLETE), and a receive's 50 ms deadline, which the
+ * kernel took on the real clock while the virtual one stood still, was a
+ * failure of a correct program ("not before the deadline").
+ */
+Test(blocking_waits, message_queues_are_descriptor_waits)
+{
+	char line[3 * PATH_MAX];
+
+	snprintf(line, sizeof(line),
+		 "%s run --seed %s --timeout 20 --dfs-only -p 1 --points sync "
+		 "-- %s pc", ptloom(), SEED, target("mq_threads"));
+	struct res r = sh(line);
+	char *s = summary(&r);
+
+	assert_exit(r, 0);
+	assert_contains(s, "complete to preemption bound 1", "the summary");
+	free(s);
+	res_free(&r);
+	target_gives("mq_threads", "deadline", 0,
+		     "complete to preemption bound 2");
+	target_gives("mq_threads", "nobody", 1, "FAIL deadlock");
+	r = target_run("mq_threads", "order");
+	s = summary(&r);
+	assert_exit(r, 1);
+	assert_contains(s, "FAIL crash SIGABRT", "the order");
+	replay_line_exact(&r, "the order's replay");
+	free(s);
+	res_free(&r);
+}
+
+/*
  * When nobody can run, time jumps to the earliest deadline, and only a
  * thread waiting until then may time out for free: a later deadline
  * passes only once that thread is woken, and timing out then, while it
