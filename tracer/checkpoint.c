@@ -20,6 +20,7 @@
  * open read-only and small deleted files (their offsets, and a deleted
  * file's contents, are put back before each run; other files' offsets
  * and contents would be shared between runs), writable shared mappings,
+ * SysV IPC objects (a semget, msgget or shmget before the first thread),
  * child processes,
  * futex waiters, breakpoints.  Where one is found the exploration runs
  * every execution from exec, and checkpoint_note() says why.  The
@@ -1256,6 +1257,14 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	if (s->timers) {
 		/* tracer/timer.c keeps them per run and per pid */
 		say_off(cp, "a timer was set before the first thread");
+		return false;
+	}
+	if (s->procs[0]->sysv_ipc) {
+		/* a semaphore's value, a queue's messages, a segment's
+		 * contents and their removal (IPC_RMID) would pass from one
+		 * run to the next */
+		say_off(cp, "SysV IPC (semget, msgget or shmget) was used "
+			    "before the first thread");
 		return false;
 	}
 	if (evloop_held(s)) {

@@ -59,6 +59,8 @@ static const int traced_syscalls[] = {
 	SYS_clock_getres, PTLOOM_SYSCALL_NR, SYS_flock,
 	/* POSIX message queues: descriptor waits (syscall.c) */
 	SYS_mq_timedsend, SYS_mq_timedreceive,
+	/* SysV IPC objects: no fork checkpoint shares them (checkpoint.c) */
+	SYS_semget, SYS_msgget, SYS_shmget,
 	/* the CPUs of a native run (syscall.c) */
 	SYS_sched_getaffinity, SYS_sched_setaffinity,
 	SYS_ptrace, /* refused: ptloom is every process's tracer */

@@ -1031,6 +1031,14 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return fd_point(s, t, OP_WRITE, POLLOUT,
 				(nr == SYS_sendto ? r->r10 : r->rdx) &
 					MSG_DONTWAIT);
+	case SYS_semget:
+	case SYS_msgget:
+	case SYS_shmget:
+		/* a semaphore set, message queue or shared memory segment is
+		 * the kernel's: runs forked from a template that has one
+		 * would share its values, messages and removal */
+		t->p->sysv_ipc = true;
+		return handled();
 	case SYS_mq_timedreceive:
 		return mq_point(s, t, OP_READ, POLLIN);
 	case SYS_mq_timedsend:

@@ -384,6 +384,28 @@ Test(checkpoints, checkpoint_puts_back_files_open_at_the_first_thread)
 	res_free(&r);
 }
 
+/*
+ * A SysV semaphore set, message queue or shared memory segment made
+ * before the first thread is the kernel's, not the template's memory: runs
+ * forked from the template would share its values and its removal.  Such
+ * a program runs every execution from exec ("no fork checkpoint: SysV
+ * IPC").  Before, sysv_before_threads, whose first run removes its set at
+ * the end, failed in its second run (every later run found the set gone):
+ * "FAIL crash SIGABRT" of a correct program, a failure that did not
+ * replay.
+ */
+Test(checkpoints, sysv_ipc_before_the_first_thread_means_exec)
+{
+	struct res r = run_stats((const char *const[]){ "--seed", SEED, NULL },
+				 target("sysv_before_threads"));
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "complete to preemption bound 2", "the summary");
+	cr_assert_eq(forks_of(&r), 0, "%s", r.err);
+	assert_contains(r.err, "no fork checkpoint: SysV IPC", "the stats");
+	res_free(&r);
+}
+
 /* "ptloom: trace digest X over N runs" (PTLOOM_STATS), or "" */
 static char *digest_line(const struct res *r)
 {
