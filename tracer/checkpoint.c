@@ -372,6 +372,30 @@ static bool stateless_device(const struct stat *st)
 	       (mn == 3 || mn == 5 || mn == 7 || mn == 8 || mn == 9);
 }
 
+/* Does process pid have a signal pending (its thread's or its own)?  A
+ * fork's child starts with none: a signal the program raised while it
+ * blocked it, and takes later (sigwait), would be lost in every run. */
+static bool signal_pending(pid_t pid)
+{
+	char path[64], line[256];
+	bool any = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "re")))
+		return true; /* cannot tell */
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+
+		if ((sscanf(line, "SigPnd: %llx", &v) == 1 ||
+		     sscanf(line, "ShdPnd: %llx", &v) == 1) &&
+		    v)
+			any = true;
+	}
+	fclose(f);
+	return any;
+}
+
 /* Nothing a fork would share between runs but what can be put back:
  * files, shared memory. */
 static bool template_is_safe(struct checkpoint *cp, pid_t pid, int outfd)
@@ -1265,6 +1289,11 @@ bool checkpoint_at(struct session *s, struct thread *t)
 		 * run to the next */
 		say_off(cp, "SysV IPC (semget, msgget or shmget) was used "
 			    "before the first thread");
+		return false;
+	}
+	if (signal_pending(s->pid)) {
+		say_off(cp, "a signal was pending at the first thread (a "
+			    "fork's child has none)");
 		return false;
 	}
 	if (evloop_held(s)) {

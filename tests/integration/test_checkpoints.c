@@ -406,6 +406,29 @@ Test(checkpoints, sysv_ipc_before_the_first_thread_means_exec)
 	res_free(&r);
 }
 
+/*
+ * A fork's child starts with no signal pending: a signal the program
+ * raised while it blocked it, pending at the first thread, would be lost
+ * in every run forked from the template.  Such a program runs every
+ * execution from exec ("no fork checkpoint: a signal was pending").
+ * Before, signal_before_threads (main raises a blocked SIGUSR1, starts a
+ * worker, then takes the signal with sigwait) was "FAIL deadlock
+ * (sigwait() from main ...)" in its first run, a failure of a correct
+ * program.
+ */
+Test(checkpoints, a_signal_pending_at_the_first_thread_means_exec)
+{
+	struct res r = run_stats((const char *const[]){ "--seed", SEED, NULL },
+				 target("signal_before_threads"));
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "complete to preemption bound 2", "the summary");
+	cr_assert_eq(forks_of(&r), 0, "%s", r.err);
+	assert_contains(r.err, "no fork checkpoint: a signal was pending",
+			"the stats");
+	res_free(&r);
+}
+
 /* "ptloom: trace digest X over N runs" (PTLOOM_STATS), or "" */
 static char *digest_line(const struct res *r)
 {
