@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -1038,6 +1039,10 @@ bool syscall_enter(struct session *s, struct thread *t)
 		 * the kernel's: runs forked from a template that has one
 		 * would share its values, messages and removal */
 		t->p->sysv_ipc = true;
+		/* a private one's id, at the exit (thread_exit_fix), for its
+		 * removal at the run's end */
+		if (r->rdi == IPC_PRIVATE)
+			thread_fix_at_exit(t, r);
 		return handled();
 	case SYS_mq_timedreceive:
 		return mq_point(s, t, OP_READ, POLLIN);
