@@ -20,6 +20,7 @@
  * open read-only and small deleted files (their offsets, and a deleted
  * file's contents, are put back before each run; other files' offsets
  * and contents would be shared between runs), writable shared mappings,
+ * SysV IPC objects (a semget, msgget or shmget before the first thread),
  * child processes,
  * futex waiters, breakpoints.  Where one is found the exploration runs
  * every execution from exec, and checkpoint_note() says why.  The
@@ -369,6 +370,30 @@ static bool stateless_device(const struct stat *st)
 
 	return S_ISCHR(st->st_mode) && mj == 1 &&
 	       (mn == 3 || mn == 5 || mn == 7 || mn == 8 || mn == 9);
+}
+
+/* Does process pid have a signal pending (its thread's or its own)?  A
+ * fork's child starts with none: a signal the program raised while it
+ * blocked it, and takes later (sigwait), would be lost in every run. */
+static bool signal_pending(pid_t pid)
+{
+	char path[64], line[256];
+	bool any = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "re")))
+		return true; /* cannot tell */
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+
+		if ((sscanf(line, "SigPnd: %llx", &v) == 1 ||
+		     sscanf(line, "ShdPnd: %llx", &v) == 1) &&
+		    v)
+			any = true;
+	}
+	fclose(f);
+	return any;
 }
 
 /* Nothing a fork would share between runs but what can be put back:
@@ -1256,6 +1281,19 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	if (s->timers) {
 		/* tracer/timer.c keeps them per run and per pid */
 		say_off(cp, "a timer was set before the first thread");
+		return false;
+	}
+	if (s->procs[0]->sysv_ipc) {
+		/* a semaphore's value, a queue's messages, a segment's
+		 * contents and their removal (IPC_RMID) would pass from one
+		 * run to the next */
+		say_off(cp, "SysV IPC (semget, msgget or shmget) was used "
+			    "before the first thread");
+		return false;
+	}
+	if (signal_pending(s->pid)) {
+		say_off(cp, "a signal was pending at the first thread (a "
+			    "fork's child has none)");
 		return false;
 	}
 	if (evloop_held(s)) {

@@ -36,12 +36,17 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <unistd.h>
 #include "session_int.h"
+
+#ifndef MQUEUE_MAGIC
+#define MQUEUE_MAGIC 0x19800202 /* ipc/mqueue.c */
+#endif
 
 static bool in_tree(struct session *s, pid_t pid)
 {
@@ -542,6 +547,13 @@ static bool sock_external(struct session *s, struct thread *t, int ourfd,
 	return false;
 }
 
+bool fd_is_mqueue(int ourfd)
+{
+	struct statfs f;
+
+	return fstatfs(ourfd, &f) == 0 && f.f_type == MQUEUE_MAGIC;
+}
+
 static bool external(struct session *s, struct thread *t, int ourfd,
 		     int depth)
 {
@@ -554,6 +566,10 @@ static bool external(struct session *s, struct thread *t, int ourfd,
 	ssize_t n = readlink(nm, link, sizeof(link) - 1);
 
 	link[n > 0 ? n : 0] = 0;
+	if (S_ISREG(sb.st_mode) && fd_is_mqueue(ourfd))
+		/* a message queue others may still open by its name; one
+		 * unlinked (mq_unlink: no link left) is the program's */
+		return sb.st_nlink > 0;
 	if (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode))
 		return false; /* always ready */
 	if (S_ISFIFO(sb.st_mode))

@@ -28,6 +28,9 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1908,6 +1911,29 @@ void note_exe(struct session *s, struct process *p)
 	}
 }
 
+/*
+ * The SysV IPC objects the run made with IPC_PRIVATE, once its processes
+ * are gone: nobody can find them by key, and a run that ptloom ended early
+ * (the reduction cuts runs short, a failure, a limit) never removed its
+ * own, so an exploration left one semaphore set per such run (154 after
+ * a few explorations of a 186-run program).  One the program removed
+ * itself is gone already (EINVAL, ignored).
+ */
+static void remove_private_ipc(struct session *s)
+{
+	for (int i = 0; i < s->nipc; i++) {
+		int id = s->ipc[i].id;
+
+		if (s->ipc[i].nr == SYS_semget)
+			semctl(id, 0, IPC_RMID);
+		else if (s->ipc[i].nr == SYS_msgget)
+			msgctl(id, IPC_RMID, NULL);
+		else
+			shmctl(id, IPC_RMID, NULL);
+	}
+	s->nipc = 0;
+}
+
 /* Kill the process group and reap everything, so nothing is left behind. */
 void kill_and_reap(struct session *s)
 {
@@ -1915,6 +1941,7 @@ void kill_and_reap(struct session *s)
 
 	if (s->handed_over)
 		return; /* the caller's now, stopped; it kills it */
+	remove_private_ipc(s);
 	/*
 	 * One process, its leader reaped: the kernel reports a traced
 	 * leader's end only once its other threads are reaped, and the

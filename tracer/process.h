@@ -45,6 +45,9 @@ struct process {
 	/* the program set a task's CPU mask to ptloom's pin itself: its
 	 * sched_getaffinity is the kernel's to answer (syscall.c) */
 	bool set_pin;
+	/* it called semget, msgget or shmget: the kernel's SysV IPC
+	 * objects it may use are no fork's own (checkpoint.c) */
+	bool sysv_ipc;
 	uint32_t img;		/* image number: tags its events' addresses */
 	char comm[16];		/* program name */
 	int nthreads;		/* threads created, for its own T-numbers */

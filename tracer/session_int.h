@@ -309,6 +309,8 @@ void syscall_poll_timed_out(struct thread *t);
 /* Can the world outside the program make t's descriptors ready?
  * (tracer/fdext.c) */
 bool syscall_fd_external(struct session *s, struct thread *t);
+/* Is our copy ourfd a POSIX message queue's descriptor? */
+bool fd_is_mqueue(int ourfd);
 /* Whose an inet socket (our copy ourfd) is: FDEXT_PROGRAM, a connection
  * whose other end the program holds; FDEXT_OPEN, a socket listening on a
  * loopback address, or an unconnected UDP one bound there; FDEXT_WORLD;

@@ -57,9 +57,14 @@ static const int traced_syscalls[] = {
 	/* the machine's momentary state (syscall.c) */
 	SYS_getrusage, SYS_times, SYS_sysinfo,
 	SYS_clock_getres, PTLOOM_SYSCALL_NR, SYS_flock,
+	/* POSIX message queues: descriptor waits (syscall.c) */
+	SYS_mq_timedsend, SYS_mq_timedreceive,
+	/* SysV IPC objects: no fork checkpoint shares them (checkpoint.c) */
+	SYS_semget, SYS_msgget, SYS_shmget,
 	/* the CPUs of a native run (syscall.c) */
 	SYS_sched_getaffinity, SYS_sched_setaffinity,
 	SYS_ptrace, /* refused: ptloom is every process's tracer */
+	SYS_io_uring_setup, /* refused: the kernel's asynchronous work */
 	/* signals (tracer/signal.c) */
 	SYS_rt_sigtimedwait, SYS_rt_sigsuspend, SYS_pause,
 	SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_pidfd_send_signal,

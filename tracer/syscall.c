@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -515,6 +516,30 @@ static bool never_blocks(const struct thread *t, int fd)
 	       S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode);
 }
 
+/*
+ * The timeout a blocking operation of this kind waits on socket ourfd for
+ * (SO_RCVTIMEO for a read or an accept, SO_SNDTIMEO for a write or a
+ * connect), in ns; 0 for none or not a socket.  The kernel's wait ends
+ * with EAGAIN (a connect's with EINPROGRESS) once it passes: a timed wait
+ * like a poll's, never a deadlock.
+ */
+static uint64_t sock_timeout_ns(int ourfd, int kind)
+{
+	struct stat sb;
+	struct timeval tv;
+	socklen_t len = sizeof(tv);
+
+	if (fstat(ourfd, &sb) < 0 || !S_ISSOCK(sb.st_mode) ||
+	    getsockopt(ourfd, SOL_SOCKET,
+		       kind == OP_READ || kind == OP_ACCEPT ? SO_RCVTIMEO
+							    : SO_SNDTIMEO,
+		       &tv, &len) < 0 ||
+	    tv.tv_sec < 0 || tv.tv_usec < 0)
+		return 0;
+	return (uint64_t)tv.tv_sec * 1000000000ull +
+	       (uint64_t)tv.tv_usec * 1000ull;
+}
+
 static bool fd_point(struct session *s, struct thread *t, int kind,
 		     short events, bool dontwait)
 {
@@ -535,6 +560,8 @@ static bool fd_point(struct session *s, struct thread *t, int kind,
 	t->ext_known = false;
 	t->nonblock = dontwait || (fcntl(fd, F_GETFL) & O_NONBLOCK);
 	t->poll_timeout_ms = -1;
+	t->fd_timeout_ns = t->nonblock ? 0 : sock_timeout_ns(fd, kind);
+	t->fd_abs = false;
 	point(t, kind, fd_object(s, fd), (int64_t)t->regs.rdi);
 	if (kind == OP_WRITE)
 		bigwrite_prepare(t);
@@ -632,6 +659,44 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 	return point(t, OP_POLL, t->npfd ? fd_object(s, t->pfd[0]) : 0, tmo);
 }
 
+/*
+ * mq_timedsend and mq_timedreceive (mq_send and mq_receive too): a wait on
+ * the queue's descriptor, which poll says is ready to receive (a message
+ * is there) or to send (there is room), as a pipe's read or write.  Its
+ * absolute CLOCK_REALTIME deadline (r8) is on the virtual clock: past it
+ * the call fails with ETIMEDOUT, as the kernel's wait does.  A bad
+ * deadline is the kernel's to refuse.
+ */
+static bool mq_point(struct session *s, struct thread *t, int kind,
+		     short events)
+{
+	uint64_t ns = 0;
+	int fd = grab_fd(t, (int)t->regs.rdi);
+
+	if (fd < 0)
+		return handled();
+	if (!fd_is_mqueue(fd) ||
+	    (t->regs.r8 && read_ts(t, t->regs.r8, &ns))) {
+		close(fd);
+		return handled();
+	}
+	t->pfd[0] = fd;
+	t->pev[0] = events;
+	t->pkind[0] = FDK_PLAIN;
+	t->npfd = 1;
+	t->ext_known = false;
+	t->nonblock = fcntl(fd, F_GETFL) & O_NONBLOCK;
+	t->poll_timeout_ms = -1;
+	t->fd_timeout_ns = 0;
+	t->fd_abs = t->regs.r8 != 0;
+	if (t->fd_abs) {
+		time_observed(s);
+		t->fd_deadline = ns > s->realtime_base ? ns - s->realtime_base
+						       : 0;
+	}
+	return point(t, kind, fd_object(s, fd), (int64_t)t->regs.rdi);
+}
+
 bool syscall_fd_ready(struct session *s, struct thread *t)
 {
 	struct pollfd p[POLL_MAX];
@@ -676,6 +741,8 @@ static bool lock_point(struct session *s, struct thread *t, int fd, int kind,
 	t->ext_known = false;
 	t->nonblock = nonblock;
 	t->poll_timeout_ms = -1;
+	t->fd_timeout_ns = 0;
+	t->fd_abs = false;
 	t->lk_kind = (uint8_t)kind;
 	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
 }
@@ -890,6 +957,21 @@ bool syscall_enter(struct session *s, struct thread *t)
 			     "unsupported: futex_waitv cannot be made "
 			     "deterministic yet");
 		return true;
+	case SYS_io_uring_setup:
+		/*
+		 * The kernel completes a ring's requests on its own time
+		 * (inline, at a later syscall, or in its io-wq workers,
+		 * which ptrace cannot stop), writing the program's buffers
+		 * and the completion queue outside the schedule: a run
+		 * would not be a function of its schedule (a failure that
+		 * does not replay, a pass that did not cover the orders).
+		 */
+		session_fail(s, FAIL_UNSUPPORTED, t,
+			     "unsupported: P%d %s uses io_uring (the kernel "
+			     "completes its requests outside ptloom's "
+			     "schedule)",
+			     t->p->idx, t->p->comm);
+		return true;
 	case SYS_clone:
 		t->clone_thread = r->rdi & CLONE_THREAD;
 		t->clone_vm = (r->rdi & CLONE_VM) &&
@@ -972,6 +1054,22 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return fd_point(s, t, OP_WRITE, POLLOUT,
 				(nr == SYS_sendto ? r->r10 : r->rdx) &
 					MSG_DONTWAIT);
+	case SYS_semget:
+	case SYS_msgget:
+	case SYS_shmget:
+		/* a semaphore set, message queue or shared memory segment is
+		 * the kernel's: runs forked from a template that has one
+		 * would share its values, messages and removal */
+		t->p->sysv_ipc = true;
+		/* a private one's id, at the exit (thread_exit_fix), for its
+		 * removal at the run's end */
+		if (r->rdi == IPC_PRIVATE)
+			thread_fix_at_exit(t, r);
+		return handled();
+	case SYS_mq_timedreceive:
+		return mq_point(s, t, OP_READ, POLLIN);
+	case SYS_mq_timedsend:
+		return mq_point(s, t, OP_WRITE, POLLOUT);
 	case SYS_accept:
 	case SYS_accept4:
 		return fd_point(s, t, OP_ACCEPT, POLLIN, false);
@@ -1380,7 +1478,22 @@ static bool fd_execute(struct session *s, struct thread *t)
 		syscall_close_fds(t);
 		return true;
 	}
-	block(s, t, BLOCK_FD, false, 0, 0);
+	if (t->fd_abs) {
+		/* a message queue's deadline */
+		time_observed(s);
+		if (t->fd_deadline <= s->now) {
+			syscall_close_fds(t);
+			skip(t, -ETIMEDOUT);
+			return true;
+		}
+		block(s, t, BLOCK_FD, true, t->fd_deadline, -ETIMEDOUT);
+		return false;
+	}
+	/* a socket's SO_RCVTIMEO or SO_SNDTIMEO: it times out as the
+	 * kernel's wait would, on the virtual clock */
+	block(s, t, BLOCK_FD, t->fd_timeout_ns > 0,
+	      s->now + t->fd_timeout_ns,
+	      t->kind == OP_CONNECT ? -EINPROGRESS : -EAGAIN);
 	return false;
 }
 

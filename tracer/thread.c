@@ -909,6 +909,16 @@ bool thread_exit_fix(struct session *s, struct thread *t)
 	if (regs_get(t))
 		return false;
 	nr = t->regs.orig_rax;
+	if (nr == SYS_semget || nr == SYS_msgget || nr == SYS_shmget) {
+		/* a SysV IPC object of IPC_PRIVATE's: the run's alone */
+		if ((int64_t)t->regs.rax >= 0 && s->nipc < 32) {
+			s->ipc[s->nipc].nr = (long)nr;
+			s->ipc[s->nipc++].id = (int)t->regs.rax;
+		}
+		t->stop = STOP_NONE;
+		resume(s, t, 0);
+		return true;
+	}
 	if (nr != SYS_wait4 && nr != SYS_waitid && nr != SYS_tgkill &&
 	    nr != SYS_rt_tgsigqueueinfo)
 		return false; /* not the syscall's exit (missed): a trap */

@@ -144,6 +144,13 @@ struct thread {
 	bool wbig;
 	uint64_t wdone;
 	int64_t poll_timeout_ms; /* <0 infinite */
+	/* a blocking read, write, accept or connect on a socket with
+	 * SO_RCVTIMEO or SO_SNDTIMEO: the option's timeout, 0 for none */
+	uint64_t fd_timeout_ns;
+	/* an mq_timedsend or mq_timedreceive's deadline (virtual monotonic
+	 * ns), when fd_abs */
+	bool fd_abs;
+	uint64_t fd_deadline;
 	/* its zero-timeout waits in a row that saw only held sockets
 	 * (tracer/evloop.c) */
 	uint8_t evl_empty;

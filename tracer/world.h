@@ -61,6 +61,10 @@ struct session {
 	uint32_t nimg;		/* process images so far */
 	uint64_t *fdobj;	/* pipes met, by (dev, inode): their objects */
 	size_t nfdobj, capfdobj;
+	/* SysV IPC objects the run made with IPC_PRIVATE (semget, msgget,
+	 * shmget: the syscall, the id), removed when the run is over */
+	struct { long nr; int id; } ipc[32];
+	int nipc;
 	pid_t sym_pid;		/* the process the symbolizer is attached to */
 	int outfd;		/* memfd with the program's output */
 	struct thread *th;	/* indexed by T-number */

@@ -293,6 +293,101 @@ Test(blocking_waits, priority_inheritance_mutexes_are_scheduled)
 }
 
 /*
+ * A socket's SO_RCVTIMEO and SO_SNDTIMEO make a blocking recv, accept or
+ * send a timed wait: it ends with EAGAIN when the virtual clock reaches
+ * its timeout, as the kernel's wait does.  Before, such a wait on a
+ * socketpair nobody wrote to was a "FAIL deadlock" of a correct program
+ * (recv, send), an accept nobody connected to waited out --timeout
+ * (INCOMPLETE), and a receiver whose 50 ms timeout fires before a worker's
+ * late send passed every schedule.
+ */
+Test(blocking_waits, a_socket_timeout_ends_its_wait)
+{
+	static const char *const correct[] = { "recv", "accept", "send",
+					       "served" };
+
+	for (size_t i = 0; i < sizeof(correct) / sizeof(correct[0]); i++)
+		target_gives("socket_timeouts", correct[i], 0,
+			     "complete to preemption bound 2");
+	struct res r = target_run("socket_timeouts", "late");
+	char *s = summary(&r);
+
+	assert_exit(r, 1);
+	assert_contains(s, "FAIL crash SIGABRT", "the late send");
+	replay_line_exact(&r, "the late send's replay");
+	free(s);
+	res_free(&r);
+}
+
+/*
+ * io_uring: the kernel completes a ring's requests on its own time (its
+ * io-wq workers, which ptrace cannot stop, write the program's buffers
+ * while it runs), so no run is a function of its schedule.  The first
+ * io_uring_setup ends the run as unsupported: INCOMPLETE, never a pass.
+ * Before, io_uring_read (whose buffer the kernel fills while main looks
+ * at it: natively an assertion failure about one run in four) was "PASS
+ * 8 runs, complete to preemption bound 2", and a failure found in such a
+ * program did not replay.
+ */
+Test(blocking_waits, io_uring_is_unsupported_never_a_pass)
+{
+	/* refused at the call, whether the kernel has io_uring or not */
+	struct res r = target_run("io_uring_read", "");
+	char *s = summary(&r);
+
+	assert_exit(r, 3);
+	assert_contains(s, "unsupported: P0 io_uring_read uses io_uring",
+			"the summary");
+	free(s);
+	res_free(&r);
+	char line[3 * PATH_MAX];
+
+	snprintf(line, sizeof(line), "%s races --seed %s -- %s", ptloom(),
+		 SEED, target("io_uring_read"));
+	r = sh(line);
+	assert_exit(r, 3);
+	res_free(&r);
+}
+
+/*
+ * POSIX message queues: mq_timedsend and mq_timedreceive (mq_send and
+ * mq_receive too) are waits on the queue's descriptor, ready when poll
+ * says so, their absolute CLOCK_REALTIME deadline on the virtual clock
+ * (ETIMEDOUT past it), and a wait on an unlinked queue nobody can send
+ * to is a deadlock (one still named may get a message from outside).
+ * Before, a receive or a send that had to wait slept in the kernel while
+ * ptloom held the thread that would end it, so every such run went past
+ * --timeout (INCOMPLETE), and a receive's 50 ms deadline, which the
+ * kernel took on the real clock while the virtual one stood still, was a
+ * failure of a correct program ("not before the deadline").
+ */
+Test(blocking_waits, message_queues_are_descriptor_waits)
+{
+	char line[3 * PATH_MAX];
+
+	snprintf(line, sizeof(line),
+		 "%s run --seed %s --timeout 20 --dfs-only -p 1 --points sync "
+		 "-- %s pc", ptloom(), SEED, target("mq_threads"));
+	struct res r = sh(line);
+	char *s = summary(&r);
+
+	assert_exit(r, 0);
+	assert_contains(s, "complete to preemption bound 1", "the summary");
+	free(s);
+	res_free(&r);
+	target_gives("mq_threads", "deadline", 0,
+		     "complete to preemption bound 2");
+	target_gives("mq_threads", "nobody", 1, "FAIL deadlock");
+	r = target_run("mq_threads", "order");
+	s = summary(&r);
+	assert_exit(r, 1);
+	assert_contains(s, "FAIL crash SIGABRT", "the order");
+	replay_line_exact(&r, "the order's replay");
+	free(s);
+	res_free(&r);
+}
+
+/*
  * When nobody can run, time jumps to the earliest deadline, and only a
  * thread waiting until then may time out for free: a later deadline
  * passes only once that thread is woken, and timing out then, while it

@@ -384,6 +384,84 @@ Test(checkpoints, checkpoint_puts_back_files_open_at_the_first_thread)
 	res_free(&r);
 }
 
+/*
+ * A SysV semaphore set, message queue or shared memory segment made
+ * before the first thread is the kernel's, not the template's memory: runs
+ * forked from the template would share its values and its removal.  Such
+ * a program runs every execution from exec ("no fork checkpoint: SysV
+ * IPC").  Before, sysv_before_threads, whose first run removes its set at
+ * the end, failed in its second run (every later run found the set gone):
+ * "FAIL crash SIGABRT" of a correct program, a failure that did not
+ * replay.
+ */
+Test(checkpoints, sysv_ipc_before_the_first_thread_means_exec)
+{
+	struct res r = run_stats((const char *const[]){ "--seed", SEED, NULL },
+				 target("sysv_before_threads"));
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "complete to preemption bound 2", "the summary");
+	cr_assert_eq(forks_of(&r), 0, "%s", r.err);
+	assert_contains(r.err, "no fork checkpoint: SysV IPC", "the stats");
+	res_free(&r);
+}
+
+/* Lines of /proc/sysvipc/sem: the machine's semaphore sets, plus one */
+static int sem_sets(void)
+{
+	FILE *f = fopen("/proc/sysvipc/sem", "r");
+	char line[512];
+	int n = 0;
+
+	cr_assert_not_null(f, "/proc/sysvipc/sem");
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * A run's SysV IPC objects made with IPC_PRIVATE are removed when the run
+ * is over: nobody can find them by key once its processes are gone, and a
+ * run ptloom ends early (the reduction cuts runs short) never removed its
+ * own.  Before, an exploration of sysv_before_threads (186 runs) left 30
+ * semaphore sets on the machine.
+ */
+Test(checkpoints, private_sysv_ipc_of_a_run_is_removed_at_its_end)
+{
+	int before = sem_sets();
+	struct res r = run_stats((const char *const[]){ "--seed", SEED, NULL },
+				 target("sysv_before_threads"));
+
+	assert_exit(r, 0);
+	res_free(&r);
+	cr_assert_leq(sem_sets(), before, "semaphore sets left: %d, were %d",
+		      sem_sets() - 1, before - 1);
+}
+
+/*
+ * A fork's child starts with no signal pending: a signal the program
+ * raised while it blocked it, pending at the first thread, would be lost
+ * in every run forked from the template.  Such a program runs every
+ * execution from exec ("no fork checkpoint: a signal was pending").
+ * Before, signal_before_threads (main raises a blocked SIGUSR1, starts a
+ * worker, then takes the signal with sigwait) was "FAIL deadlock
+ * (sigwait() from main ...)" in its first run, a failure of a correct
+ * program.
+ */
+Test(checkpoints, a_signal_pending_at_the_first_thread_means_exec)
+{
+	struct res r = run_stats((const char *const[]){ "--seed", SEED, NULL },
+				 target("signal_before_threads"));
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "complete to preemption bound 2", "the summary");
+	cr_assert_eq(forks_of(&r), 0, "%s", r.err);
+	assert_contains(r.err, "no fork checkpoint: a signal was pending",
+			"the stats");
+	res_free(&r);
+}
+
 /* "ptloom: trace digest X over N runs" (PTLOOM_STATS), or "" */
 static char *digest_line(const struct res *r)
 {
