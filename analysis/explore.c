@@ -1237,6 +1237,7 @@ restart:
 			break;
 		}
 		r->shared_vm_runs += rr.shared_vm > 0;
+		r->shared_apart_runs += rr.shared_apart > 0;
 		r->watch_capped_runs += rr.watch_capped;
 		r->py_shared_runs += rr.py_shared > 0;
 		if (rr.capped && !sample) {
@@ -1426,6 +1427,13 @@ out:
 		     "(clone with CLONE_VM, neither a thread nor a vfork), "
 		     "whose accesses ptloom does not interleave with its "
 		     "parent's");
+	/* two processes mapping one file shared each on its own: ptloom
+	 * follows what a fork copies, at one address (tracer/syscall.c
+	 * shared_apart) */
+	not_modelled(r, r->shared_apart_runs,
+		     "processes that each map one file shared and writable on "
+		     "their own (shm_open, a file mapped after a fork), whose "
+		     "accesses to it ptloom does not interleave");
 	/* the debug registers do not trap here, and a run spent the single
 	 * steps that watch spin words instead (tracer/thread.c) */
 	not_modelled(r, r->watch_capped_runs,

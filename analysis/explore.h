@@ -213,6 +213,7 @@ struct explore_result {
 	 * (MAX_ALTS): not covered by a dfs, and the most candidates seen */
 	uint64_t capped_runs;
 	uint64_t shared_vm_runs; /* runs with a clone sharing the memory */
+	uint64_t shared_apart_runs; /* runs with files mapped shared apart */
 	uint64_t watch_capped_runs; /* runs past their watching steps */
 	uint64_t py_shared_runs; /* runs with interpreters sharing data */
 	uint32_t capped_most;

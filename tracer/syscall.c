@@ -882,6 +882,73 @@ static void watch_syscall(struct session *s, struct thread *t, long nr)
 	}
 }
 
+/* Does process q map the file dev:ino shared and writable? */
+static bool maps_shared_writable(const struct process *q, dev_t dev,
+				 ino_t ino)
+{
+	char name[64], line[640];
+	bool found = false;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)q->pid);
+	if (!(f = fopen(name, "re")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long ino2;
+		char perm[8];
+
+		found = sscanf(line, "%*x-%*x %7s %*x %x:%x %lu", perm, &maj,
+			       &min, &ino2) == 4 &&
+			perm[1] == 'w' && perm[3] == 's' && ino2 == ino &&
+			maj == major(dev) && min == minor(dev);
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * t's process maps a file shared and writable (mmap with MAP_SHARED of
+ * a descriptor, PROT_WRITE) that another live process of the program
+ * maps so already, each on its own (shm_open or a file mapped after a
+ * fork, not a mapping the fork copied).  The two then share memory at
+ * addresses ptloom does not know to be one (it follows shared memory a
+ * fork copies, at the same address: process.shm), so their plain loads
+ * and stores there are neither points nor races, and a lost update
+ * between them passed, "complete to preemption bound 2".  Counted
+ * (session.shared_apart): such a run is no pass (explore.c), its failure
+ * still one (it ran, one thread at a time).  A POSIX semaphore's file (sem_open: its waits are futexes keyed by
+ * what they map) and ptloom's own page are not the program's data.
+ */
+static void shared_apart(struct session *s, struct thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+	char name[64], link[256];
+	struct stat sb;
+	ssize_t n;
+
+	if (s->nprocs < 2 || !(r->r10 & MAP_SHARED) ||
+	    !(r->rdx & PROT_WRITE) || (int)r->r8 < 0)
+		return;
+	snprintf(name, sizeof(name), "/proc/%d/fd/%d", (int)t->p->pid,
+		 (int)r->r8);
+	n = readlink(name, link, sizeof(link) - 1);
+	link[n > 0 ? n : 0] = 0;
+	if (stat(name, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    !strncmp(link, "/dev/shm/sem.", 13) ||
+	    !strncmp(link, "/memfd:ptloom-", 14))
+		return;
+	for (int i = 0; i < s->nprocs; i++) {
+		struct process *q = s->procs[i];
+
+		if (q && q != t->p && !q->dead &&
+		    maps_shared_writable(q, sb.st_dev, sb.st_ino)) {
+			s->shared_apart++;
+			return;
+		}
+	}
+}
+
 bool syscall_enter(struct session *s, struct thread *t)
 {
 	struct user_regs_struct *r = &t->regs;
@@ -903,6 +970,9 @@ bool syscall_enter(struct session *s, struct thread *t)
 	    timer_enter(s, t, nr, &sig_point))
 		return sig_point;
 	switch (nr) {
+	case SYS_mmap:
+		shared_apart(s, t);
+		return handled();
 	case SYS_clock_gettime:
 		emulate_clock_gettime(s, t);
 		return handled();

@@ -593,6 +593,10 @@ struct run_result {
 	 * thread, not a vfork): ptloom keys their memory per process, so
 	 * their accesses are not interleaved as threads' would be */
 	uint32_t shared_vm;
+	/* a file mapped shared and writable by two processes each on its
+	 * own (shm_open, a file mapped after a fork): ptloom follows the
+	 * shared memory a fork copies, at one address, not this */
+	uint32_t shared_apart;
 	/* a thread ran on with spin words unwatched: the debug registers
 	 * do not trap here and the run spent its single steps */
 	bool watch_capped;

@@ -2335,6 +2335,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 	res->capped = s->capped;
 	res->capped_most = s->capped_most;
 	res->shared_vm = s->shared_vm;
+	res->shared_apart = s->shared_apart;
 	res->watch_capped = s->watch_capped;
 	res->py_shared = s->py_shared;
 	res->stops = s->stops;

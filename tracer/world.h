@@ -83,6 +83,8 @@ struct session {
 	 * candidates seen at one */
 	uint32_t capped, capped_most;
 	uint32_t shared_vm; /* clones of a process sharing the memory */
+	/* files mapped shared and writable by two processes on their own */
+	uint32_t shared_apart;
 	uint32_t py_shared; /* forks of a policy's process with shared data */
 	uint64_t stops;		/* tracee stops reported by a wait */
 	uint64_t stop_kinds[STOPK_N]; /* every handled stop, by kind */
