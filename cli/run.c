@@ -1317,6 +1317,13 @@ minimized:
 					 : "race-discovery",
 				 er.found_preemptions,
 				 er.found_preemptions == 1 ? "" : "s");
+		/* a sampler's failure that race discovery's run found (the
+		 * sampler's runs did not; it was replayed after them, one run
+		 * more): said so, not credited to the sampler */
+		const char *by_discovery = er.found_by == FOUND_DISCOVERY
+						   ? " by a race-discovery "
+						     "sample"
+						   : "";
 		/* whether the minimised count is proven the fewest */
 		const char *mproof = no_time    ? ", minimum not proven"
 				     : !files[1][0] && !strncmp(mnote, "not ",
@@ -1367,18 +1374,19 @@ minimized:
 		else if (er.found_preemptions != pre)
 			snprintf(summary, sizeof(summary),
 				 "ptloom: FAIL %s after %llu run%s (%s, %u "
-				 "preemption%s%s; found with %u)",
+				 "preemption%s%s; found with %u%s)",
 				 desc, (unsigned long long)er.runs,
 				 er.runs == 1 ? "" : "s", sname, pre,
 				 pre == 1 ? "" : "s", mproof,
-				 er.found_preemptions);
+				 er.found_preemptions, by_discovery);
 		else
 			snprintf(summary, sizeof(summary),
 				 "ptloom: FAIL %s after %llu run%s (%s, %u "
-				 "preemption%s%s)",
+				 "preemption%s%s%s%s)",
 				 desc, (unsigned long long)er.runs,
 				 er.runs == 1 ? "" : "s", sname, pre,
-				 pre == 1 ? "" : "s", mproof);
+				 pre == 1 ? "" : "s", mproof,
+				 by_discovery[0] ? "; found" : "", by_discovery);
 		if (!co.quiet) {
 			print_failure_output(orig, true);
 			if (depart[0])

@@ -47,6 +47,7 @@ if [ "${1:-}" = --tests ]; then
 	optional+=(chromium)	# tests (reports): show --format html rendered
 	optional+=(golang-go)	# tests/real: Go's runtime (about 335 MB)
 	optional+=(rustc)	# tests/real: Rust's std threads
+	optional+=(libboost-thread-dev)	# tests/real: Boost.Asio's thread pool
 fi
 
 missing=()

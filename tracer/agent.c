@@ -503,7 +503,15 @@ static void futex_waiters_out(struct session *s, const struct process *p)
 	struct agent_data *d = s->ag;
 	uint64_t w[2 * TRAMP_NWAIT];
 	int n = 0;
-	bool fits = true;
+	bool fits = true, lifted = false;
+
+	/* points lifted while nobody else could run (thread.c
+	 * quiet_others): a wake that wakes somebody stops, so that they
+	 * trap again before t runs on through them (world.c schedule), as
+	 * without the agent */
+	for (int i = 0; i < s->nprocs && !lifted; i++)
+		lifted = s->procs[i] && !s->procs[i]->dead &&
+			 s->procs[i]->nlifted;
 
 	for (int i = 0; i < TRAMP_NWAIT; i++) {
 		w[2 * i] = ~0ull; /* no address: 0 waiters */
@@ -527,7 +535,8 @@ static void futex_waiters_out(struct session *s, const struct process *p)
 			w[2 * n++ + 1] = 0;
 		}
 		/* a lock's waiter is no wake's (two: the slot stops) */
-		w[2 * k + 1] += s->ft.w[i].bitset == FUTEX_PI_WAITER ? 2 : 1;
+		w[2 * k + 1] +=
+			s->ft.w[i].bitset == FUTEX_PI_WAITER || lifted ? 2 : 1;
 	}
 	memcpy(d->waddr, w, sizeof(w));
 	for (int i = 0; !fits && i < p->ntramp; i++)

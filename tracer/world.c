@@ -1738,6 +1738,13 @@ static void schedule(struct session *s)
 		if (session_policy_process(s, t->p) &&
 		    s->cfg->policy->resume)
 			s->cfg->policy->resume(s->cfg->policy->ctx, s, t->idx);
+		/* what t did may have made another thread able to run (a
+		 * futex wake): the points lifted while t was alone trap
+		 * again before t runs on through them.  Before, they came
+		 * back at the next choice only, and t's next instruction
+		 * points until its next call were no choices (atomics and
+		 * racy accesses after a condition variable's signal) */
+		drop_lifts_if_contended(s);
 		resume(s, t, 0);
 		if (t->kind == OP_EXIT && t->tid == t->p->pid &&
 		    !last_of_process(s, t)) {

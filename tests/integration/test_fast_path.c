@@ -842,3 +842,26 @@ Test(fast_path, a_wake_taken_in_the_program_counts_at_the_timeout)
 		res_free(&r);
 	}
 }
+
+/* A store whose race point was lifted while its thread was alone (the
+ * reader blocked on a semaphore) is a choice again once the post woke
+ * the reader, with the wake taken at a stop or in the program: the bug
+ * (the reader sees the 1 between two stores) at one preemption, the same
+ * runs both ways.  Before, the lifts came back at main's next choice (its
+ * join): bound 2, after 26 runs; and with the fast path when they came
+ * back depended on which choices the search knew in advance, so that
+ * Boost asio's thread pool with a strand did "not repeat itself". */
+Test(fast_path, points_lifted_while_alone_trap_again_after_a_wake)
+{
+	static const char *const dfs[] = { "-n", "120", "--seed", "5",
+					   "--no-minimize", NULL };
+	struct sampled on, off;
+
+	same_runs(target("store_after_a_wake"), dfs, &on, &off);
+	cr_expect_eq(on.code, 1, "exit %d:\n%s%s", on.code, on.out, on.err);
+	cr_expect(strstr(on.out, "FAIL crash SIGABRT in T1") &&
+			  strstr(on.out, "bound 1;"),
+		  "the store after the wake is no choice:\n%s", on.out);
+	sampled_free(&on);
+	sampled_free(&off);
+}

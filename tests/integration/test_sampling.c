@@ -319,6 +319,31 @@ Test(sampling, bank_found_by_pct)
 	res_free(&r);
 }
 
+/* A failure a sampler's runs did not find, but a run of race discovery
+ * did (replayed after the sampler's runs, one run more), is credited to
+ * race discovery.  Before, `-s pct -n 1` on counter_race said "after 2
+ * runs (pct, 3 preemptions)", as if pct had found it. */
+Test(sampling, failure_found_by_race_discovery_is_not_credited_to_the_sampler)
+{
+	static const char *const sname[] = { "pct", "random" };
+
+	for (int i = 0; i < 2; i++) {
+		struct res r = RUN(target("counter_race"), "-s", sname[i], "-n",
+				   "1", "--seed", "1", "--no-minimize");
+		char *s = summary(&r);
+		char want[64];
+
+		assert_exit(r, 1);
+		snprintf(want, sizeof(want), "after 2 runs (%s, ", sname[i]);
+		cr_expect(strstr(s, want) &&
+				  strstr(s, "; found by a race-discovery "
+					    "sample)"),
+			  "`%s`: %s", r.cmd, s);
+		free(s);
+		res_free(&r);
+	}
+}
+
 Test(sampling, static_executable_found_named_and_proven)
 {
 	struct res r = RUN(target("bank_nolock_static"), "--seed", SEED);
