@@ -597,12 +597,18 @@ static bool timeout_reached(struct session *s)
 				 "ptloom does not model; raise --timeout",
 				 lim, k, nr);
 		else
+			/* nothing runnable and no sleeper found: a run that
+			 * got little CPU (a loaded machine, a cold analysis
+			 * cache's sweep), not a wait of the program's (a
+			 * hardening report: qemu-img under load was said to
+			 * sleep in a wait no thread was in) */
 			snprintf(s->timeout_why, sizeof(s->timeout_why),
-				 "the run took longer than %g s (--timeout) "
-				 "with every running thread asleep in the "
-				 "kernel, in a wait ptloom does not model; "
-				 "raise --timeout",
-				 lim);
+				 "the run took %.0f s of wall-clock time, the "
+				 "program %.1f s of CPU and ptloom %.1f s "
+				 "(--timeout %g), and no thread was found "
+				 "asleep in the kernel: the machine is likely "
+				 "too loaded for this run; raise --timeout",
+				 wall, cpu, self, lim);
 	}
 	return true;
 }
