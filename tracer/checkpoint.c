@@ -372,6 +372,29 @@ static bool stateless_device(const struct stat *st)
 	       (mn == 3 || mn == 5 || mn == 7 || mn == 8 || mn == 9);
 }
 
+/* Did p change the named files before its first thread (syscall.c
+ * fs_change): a removal, rename, new directory or link, or a file it
+ * opened to write that is still a regular file (relative names from its
+ * working directory)? */
+static bool fs_changed_before(const struct process *p)
+{
+	if (p->fs_changed)
+		return true;
+	for (int i = 0; i < p->nfs_made; i++) {
+		char path[512];
+		struct stat st;
+
+		if (p->fs_made[i][0] == '/')
+			snprintf(path, sizeof(path), "%s", p->fs_made[i]);
+		else
+			snprintf(path, sizeof(path), "/proc/%d/cwd/%s",
+				 (int)p->pid, p->fs_made[i]);
+		if (!stat(path, &st) && S_ISREG(st.st_mode))
+			return true;
+	}
+	return false;
+}
+
 /* Does process pid have a signal pending (its thread's or its own)?  A
  * fork's child starts with none: a signal the program raised while it
  * blocked it, and takes later (sigwait), would be lost in every run. */
@@ -1312,6 +1335,18 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	}
 	if (!template_is_safe(cp, s->pid, s->outfd))
 		return false;
+	if (fs_changed_before(s->procs[0])) {
+		/* what the runs do to those files would pass from one run
+		 * to the next, where each run from exec makes them again:
+		 * not this run's template; a later run that changes none
+		 * (one that reads what the first made) may give one */
+		template_forget(cp);
+		snprintf(cp->note, sizeof(cp->note),
+			 "no fork checkpoint yet: the program changed named "
+			 "files (made, wrote, removed or renamed one) before "
+			 "the first thread");
+		return false;
+	}
 	/* keep the state as it is before this stop is handled */
 	cp->snap = *s;
 	cp->th0 = s->th[0];
@@ -1412,6 +1447,10 @@ bool checkpoint_at(struct session *s, struct thread *t)
 		usleep(2000);
 		c = fork_template(cp);
 	}
+	/* an earlier run's "not yet" is over */
+	if (c >= 0 && !strncmp(cp->note, "no fork checkpoint yet: the program "
+					 "changed named files", 55))
+		cp->note[0] = 0;
 
 	if (c < 0 && cp->same_tid) {
 		/* T is gone: nothing to run on in */

@@ -48,6 +48,13 @@ struct process {
 	/* it called semget, msgget or shmget: the kernel's SysV IPC
 	 * objects it may use are no fork's own (checkpoint.c) */
 	bool sysv_ipc;
+	/* the named files it changed before a fork checkpoint could stand
+	 * (checkpoint.c): fs_changed for a removal, rename, new directory
+	 * or link; fs_made, the files it opened to write (up to 8), which
+	 * must be gone or no regular file at the checkpoint */
+	bool fs_changed;
+	int nfs_made;
+	char fs_made[8][256];
 	uint32_t img;		/* image number: tags its events' addresses */
 	char comm[16];		/* program name */
 	int nthreads;		/* threads created, for its own T-numbers */

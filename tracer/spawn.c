@@ -65,6 +65,12 @@ static const int traced_syscalls[] = {
 	SYS_sched_getaffinity, SYS_sched_setaffinity,
 	SYS_ptrace, /* refused: ptloom is every process's tracer */
 	SYS_io_uring_setup, /* refused: the kernel's asynchronous work */
+	/* the named files: no fork checkpoint after they changed
+	 * (checkpoint.c), and opens to write below */
+	SYS_creat, SYS_unlink, SYS_unlinkat, SYS_rename, SYS_renameat,
+	SYS_renameat2, SYS_mkdir, SYS_mkdirat, SYS_rmdir, SYS_link,
+	SYS_linkat, SYS_symlink, SYS_symlinkat, SYS_truncate, SYS_mknod,
+	SYS_mknodat, SYS_openat2,
 	/* signals (tracer/signal.c) */
 	SYS_rt_sigtimedwait, SYS_rt_sigsuspend, SYS_pause,
 	SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_pidfd_send_signal,
@@ -118,7 +124,7 @@ static long ksys(long nr, long a1, long a2, long a3, long a4, long a5)
 
 static int install_filter(uint64_t key)
 {
-	struct sock_filter f[9 + NTRACED + 7 + 6];
+	struct sock_filter f[9 + NTRACED + 10 + 7 + 6];
 	int k = 0;
 	const unsigned a5 = offsetof(struct seccomp_data, args[5]);
 
@@ -144,8 +150,28 @@ static int install_filter(uint64_t key)
 		/* on a match, jump to the RET_TRACE at the end */
 		f[k] = (struct sock_filter)BPF_JUMP(
 			BPF_JMP | BPF_JEQ | BPF_K, (unsigned)traced_syscalls[i],
-			(unsigned char)(NTRACED - i + 4 + 7), 0);
+			(unsigned char)(NTRACED - i + 10 + 4 + 7), 0);
 		k++;
+	}
+	/* open and openat only to write or create (checkpoint.c) */
+	static const struct {
+		int nr;
+		unsigned flags;
+	} opens[] = { { SYS_openat, offsetof(struct seccomp_data, args[2]) },
+		      { SYS_open, offsetof(struct seccomp_data, args[1]) } };
+
+	for (int i = 0; i < 2; i++) {
+		f[k++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JEQ | BPF_K, (unsigned)opens[i].nr, 0, 4);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						      opens[i].flags);
+		f[k++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JSET | BPF_K,
+			O_WRONLY | O_RDWR | O_CREAT | O_TRUNC, 0, 1);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+						      SECCOMP_RET_TRACE);
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+						      SECCOMP_RET_ALLOW);
 	}
 	/* mmap only of a file, shared (a watcher sees what processes
 	 * share through it: test-suite mode) */

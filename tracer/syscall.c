@@ -949,6 +949,107 @@ static void shared_apart(struct session *s, struct thread *t)
 	}
 }
 
+/* The path at addr in t's process, "" if it cannot be read. */
+static void read_path(struct thread *t, uint64_t addr, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	while (addr && n + 1 < len) {
+		char c[64];
+		size_t want = sizeof(c) - (addr + n) % sizeof(c);
+
+		if (mem_read(t->p, addr + n, c, want))
+			break;
+		for (size_t i = 0; i < want && n + 1 < len; i++) {
+			buf[n++] = c[i];
+			if (!c[i])
+				return;
+		}
+	}
+	buf[n < len ? n : len - 1] = 0;
+}
+
+/* Python's bytecode cache: a .pyc written (by a temporary name, then
+ * renamed) changes nothing a program sees but its start-up's speed */
+static bool cache_path(const char *path)
+{
+	return !strncmp(path, "__pycache__/", 12) ||
+	       strstr(path, "/__pycache__/") != NULL;
+}
+
+/*
+ * The named files before a fork checkpoint: runs forked from its template
+ * share the file system's state after what the program did before its
+ * first thread, where runs from exec each do it again.  A file made (or
+ * written) there and removed by the run ("create a temporary file, start
+ * the threads, remove it at the end": the next forked run failed its
+ * unlink, a false FAIL of a hardening report) must mean exec.  A file
+ * opened to write is remembered (checkpoint.c looks whether it is still
+ * a regular file there), its unlink forgotten with it; any other removal,
+ * rename, new directory or link is a change (process.fs_changed).  Once
+ * the first thread exists nothing is recorded.
+ */
+static void fs_change(struct session *s, struct thread *t, long nr)
+{
+	struct user_regs_struct *r = &t->regs;
+	struct process *p = t->p;
+	char path[256];
+
+	if (p->idx != 0 || s->nth > 1 || p->fs_changed)
+		return;
+	switch (nr) {
+	case SYS_open:
+	case SYS_creat:
+	case SYS_openat:
+		if (nr == SYS_openat ? (r->rdx & O_TMPFILE) == O_TMPFILE
+				     : nr == SYS_open &&
+					       (r->rsi & O_TMPFILE) == O_TMPFILE)
+			return; /* no name */
+		read_path(t, nr == SYS_openat ? r->rsi : r->rdi, path,
+			  sizeof(path));
+		if (cache_path(path))
+			return;
+		for (int i = 0; i < p->nfs_made; i++)
+			if (!strcmp(p->fs_made[i], path))
+				return;
+		if (!path[0] || p->nfs_made == 8) {
+			p->fs_changed = true;
+			return;
+		}
+		snprintf(p->fs_made[p->nfs_made++], sizeof(p->fs_made[0]),
+			 "%s", path);
+		return;
+	case SYS_unlink:
+	case SYS_unlinkat:
+		read_path(t, nr == SYS_unlink ? r->rdi : r->rsi, path,
+			  sizeof(path));
+		for (int i = 0; i < p->nfs_made; i++)
+			if (path[0] && !strcmp(p->fs_made[i], path) &&
+			    (nr == SYS_unlink || (int)r->rdi == AT_FDCWD ||
+			     path[0] == '/')) {
+				/* one it made: gone again */
+				memmove(p->fs_made[i], p->fs_made[i + 1],
+					(size_t)(p->nfs_made - i - 1) *
+						sizeof(p->fs_made[0]));
+				p->nfs_made--;
+				return;
+			}
+		p->fs_changed = true;
+		return;
+	case SYS_rename:
+	case SYS_renameat:
+	case SYS_renameat2:
+		read_path(t, nr == SYS_rename ? r->rsi : r->r10, path,
+			  sizeof(path));
+		if (!cache_path(path))
+			p->fs_changed = true;
+		return;
+	default:
+		p->fs_changed = true;
+	}
+}
+
 bool syscall_enter(struct session *s, struct thread *t)
 {
 	struct user_regs_struct *r = &t->regs;
@@ -1124,6 +1225,27 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return fd_point(s, t, OP_WRITE, POLLOUT,
 				(nr == SYS_sendto ? r->r10 : r->rdx) &
 					MSG_DONTWAIT);
+	case SYS_open:
+	case SYS_openat:
+	case SYS_openat2:
+	case SYS_creat:
+	case SYS_unlink:
+	case SYS_unlinkat:
+	case SYS_rename:
+	case SYS_renameat:
+	case SYS_renameat2:
+	case SYS_mkdir:
+	case SYS_mkdirat:
+	case SYS_rmdir:
+	case SYS_link:
+	case SYS_linkat:
+	case SYS_symlink:
+	case SYS_symlinkat:
+	case SYS_truncate:
+	case SYS_mknod:
+	case SYS_mknodat:
+		fs_change(s, t, nr);
+		return handled();
 	case SYS_semget:
 	case SYS_msgget:
 	case SYS_shmget:

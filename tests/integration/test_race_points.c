@@ -39,8 +39,11 @@ static void found_with(const char *program, const char *points,
 
 static void passes_complete_with(const char *program, const char *points)
 {
+	/* a spin's run single-steps its words where the debug registers do
+	 * not trap: seconds on a loaded machine, too slow for a 5 s
+	 * --timeout (INCOMPLETE, a CI run beside other tests) */
 	struct res r = RUN(program, "--seed", SEED, "--points", points,
-			   "--timeout", "5", "--max-time", "90");
+			   "--timeout", "30", "--max-time", "90");
 
 	assert_exit(r, 0);
 	char *s = summary(&r);
