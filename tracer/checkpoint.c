@@ -98,6 +98,9 @@ struct checkpoint {
 	uint8_t area_orig[AREA_LEN];
 	bool child_stub;	/* a child starts in the area's stub */
 	bool same_tid;		/* runs get the template's pid (set_tid) */
+	/* the note says an earlier run changed named files first: a
+	 * later run's template ends it */
+	bool fs_note;
 	pid_t tid0;		/* that pid: the program's first process */
 	uint64_t tid_addr;	/* the main thread's pd->tid word */
 	/* without one (not glibc): the word its set_tid_address() named,
@@ -1345,6 +1348,7 @@ bool checkpoint_at(struct session *s, struct thread *t)
 			 "no fork checkpoint yet: the program changed named "
 			 "files (made, wrote, removed or renamed one) before "
 			 "the first thread");
+		cp->fs_note = true;
 		return false;
 	}
 	/* keep the state as it is before this stop is handled */
@@ -1448,9 +1452,10 @@ bool checkpoint_at(struct session *s, struct thread *t)
 		c = fork_template(cp);
 	}
 	/* an earlier run's "not yet" is over */
-	if (c >= 0 && !strncmp(cp->note, "no fork checkpoint yet: the program "
-					 "changed named files", 55))
+	if (c >= 0 && cp->fs_note) {
 		cp->note[0] = 0;
+		cp->fs_note = false;
+	}
 
 	if (c < 0 && cp->same_tid) {
 		/* T is gone: nothing to run on in */

@@ -123,6 +123,8 @@ void spawn_register(pid_t pid);
 uint64_t spawn_key(void);
 void spawn_unregister(pid_t pid);
 double now_seconds(void);
+/* Ctrl-C, or --max-time's bound (cfg->stop_wall) passed (world.c) */
+bool session_stop_due(const struct session *s);
 /* CPU seconds ptloom itself has used. */
 double self_cpu_seconds(void);
 /* The run's future depends on the virtual clock from here on: it was read

@@ -917,8 +917,9 @@ static bool maps_shared_writable(const struct process *q, dev_t dev,
  * and stores there are neither points nor races, and a lost update
  * between them passed, "complete to preemption bound 2".  Counted
  * (session.shared_apart): such a run is no pass (explore.c), its failure
- * still one (it ran, one thread at a time).  A POSIX semaphore's file (sem_open: its waits are futexes keyed by
- * what they map) and ptloom's own page are not the program's data.
+ * still one (it ran, one thread at a time).  A POSIX semaphore's file
+ * (sem_open: its waits are futexes keyed by what they map) and ptloom's
+ * own page are not the program's data.
  */
 static void shared_apart(struct session *s, struct thread *t)
 {
@@ -1001,10 +1002,12 @@ static void fs_change(struct session *s, struct thread *t, long nr)
 	switch (nr) {
 	case SYS_open:
 	case SYS_creat:
-	case SYS_openat:
-		if (nr == SYS_openat ? (r->rdx & O_TMPFILE) == O_TMPFILE
-				     : nr == SYS_open &&
-					       (r->rsi & O_TMPFILE) == O_TMPFILE)
+	case SYS_openat: {
+		uint64_t flags = nr == SYS_openat ? r->rdx
+				 : nr == SYS_open ? r->rsi
+						  : 0;
+
+		if ((flags & O_TMPFILE) == O_TMPFILE)
 			return; /* no name */
 		read_path(t, nr == SYS_openat ? r->rsi : r->rdi, path,
 			  sizeof(path));
@@ -1020,6 +1023,7 @@ static void fs_change(struct session *s, struct thread *t, long nr)
 		snprintf(p->fs_made[p->nfs_made++], sizeof(p->fs_made[0]),
 			 "%s", path);
 		return;
+	}
 	case SYS_unlink:
 	case SYS_unlinkat:
 		read_path(t, nr == SYS_unlink ? r->rdi : r->rsi, path,

@@ -1228,8 +1228,8 @@ static bool untyped_word(const struct bp *b, uint64_t ea, int size)
 {
 	const struct insn_info *in = b->insn;
 
-	return b->untyped && in && in->nmem == 1 && !in->is_string_op && !in->vsib &&
-	       in->mem_read != in->mem_write &&
+	return b->untyped && in && in->nmem == 1 && !in->is_string_op &&
+	       !in->vsib && in->mem_read != in->mem_write &&
 	       (size == 1 || size == 2 || size == 4 || size == 8) &&
 	       !(ea & (uint64_t)(size - 1));
 }

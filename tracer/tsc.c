@@ -132,9 +132,7 @@ void tsc_install(struct session *s, struct process *p)
 		 * seconds each (GraphicsMagick's: 12 s in all): a time bound
 		 * or Ctrl-C ends the run here, before code whose reads are
 		 * not answered yet can run */
-		if ((s->cfg->interrupted && *s->cfg->interrupted) ||
-		    (s->cfg->stop_wall > 0 &&
-		     now_seconds() >= s->cfg->stop_wall)) {
+		if (session_stop_due(s)) {
 			session_fail(s, FAIL_INTERRUPTED, NULL, "interrupted");
 			break;
 		}

@@ -677,14 +677,20 @@ static int release_held(struct session *s, bool block)
 	return done;
 }
 
+/* Ctrl-C, or the time bound (--max-time's stop_wall) passed: the run
+ * stops, not a failure */
+bool session_stop_due(const struct session *s)
+{
+	return (s->cfg->interrupted && *s->cfg->interrupted) ||
+	       (s->cfg->stop_wall > 0 && now_seconds() >= s->cfg->stop_wall);
+}
+
 /* The limits checked on every timer tick: Ctrl-C, --timeout, a spin. */
 int check_limits(struct session *s, pid_t only)
 {
 	session_absorb_analysis(s);
-	if (s->cfg->interrupted && *s->cfg->interrupted)
+	if (session_stop_due(s))
 		return -EINTR;
-	if (s->cfg->stop_wall > 0 && now_seconds() >= s->cfg->stop_wall)
-		return -EINTR; /* a time bound: stopped, not a failure */
 	if (s->cfg->timeout > 0 && now_seconds() - s->t0 > s->cfg->timeout &&
 	    timeout_reached(s))
 		return -ETIMEDOUT;
@@ -1261,9 +1267,7 @@ static bool outside_wait(struct session *s, const struct choice *c,
 	double start = now_seconds();
 
 	for (;;) {
-		if ((s->cfg->interrupted && *s->cfg->interrupted) ||
-		    (s->cfg->stop_wall > 0 &&
-		     now_seconds() >= s->cfg->stop_wall)) {
+		if (session_stop_due(s)) {
 			session_fail(s, FAIL_INTERRUPTED, NULL, "interrupted");
 			return true;
 		}
