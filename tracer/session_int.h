@@ -308,6 +308,9 @@ bool syscall_execute(struct session *s, struct thread *t);
 bool syscall_fd_ready(struct session *s, struct thread *t);
 void syscall_close_fds(struct thread *t);
 void syscall_poll_timed_out(struct thread *t);
+/* The time left ns into t's select, pselect6 or ppoll's timeout struct
+ * (registers read) */
+void syscall_poll_left_write(struct thread *t, uint64_t ns);
 /* Can the world outside the program make t's descriptors ready?
  * (tracer/fdext.c) */
 bool syscall_fd_external(struct session *s, struct thread *t);

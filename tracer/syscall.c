@@ -472,20 +472,8 @@ static uint8_t fd_kind(struct thread *t, int ourfd)
  * timeval as given (20000 us left after waiting them all). */
 void syscall_poll_timed_out(struct thread *t)
 {
-	static const struct timespec none;
-	long nr;
-	uint64_t at;
-
-	if (regs_get(t))
-		return;
-	nr = (long)t->regs.orig_rax;
-	at = nr == SYS_select || nr == SYS_pselect6 ? t->regs.r8
-	     : nr == SYS_ppoll			   ? t->regs.rdx
-						   : 0;
-	if (at)
-		mem_write(t->p, at, &none,
-			  nr == SYS_select ? sizeof(struct timeval)
-					   : sizeof(none));
+	if (!regs_get(t))
+		syscall_poll_left_write(t, 0);
 }
 
 void syscall_close_fds(struct thread *t)
@@ -566,6 +554,88 @@ static bool fd_point(struct session *s, struct thread *t, int kind,
 	if (kind == OP_WRITE)
 		bigwrite_prepare(t);
 	return true;
+}
+
+/* The time-left struct of t's select, pselect6 or ppoll (nr), which the
+ * kernel writes back (select's timeval, pselect6's and ppoll's timespec),
+ * or 0. */
+static uint64_t poll_left_at(const struct thread *t, long nr)
+{
+	return nr == SYS_select || nr == SYS_pselect6 ? t->regs.r8
+	       : nr == SYS_ppoll			? t->regs.rdx
+							: 0;
+}
+
+/* select, pselect6 and ppoll write back the time their timeout has left
+ * (glibc's pselect and ppoll copy the timeout first; a raw call and
+ * select do not): that time must be the virtual clock's, as the timeout
+ * is.  The timeout exactly (select's microseconds are not the wait's
+ * milliseconds), and not started yet. */
+static void poll_left_prepare(struct thread *t, long nr)
+{
+	uint64_t at = poll_left_at(t, nr), ns = 0;
+	struct timeval tv;
+
+	t->poll_left = t->poll_left_at_exit = false;
+	t->poll_start = UINT64_MAX;
+	if (!at)
+		return;
+	if (nr == SYS_select) {
+		if (mem_read(t->p, at, &tv, sizeof(tv)) || tv.tv_sec < 0 ||
+		    tv.tv_usec < 0 || tv.tv_usec >= 1000000)
+			return; /* the kernel's EINVAL or EFAULT */
+		ns = (uint64_t)tv.tv_sec * 1000000000ull +
+		     (uint64_t)tv.tv_usec * 1000ull;
+	} else if (read_ts(t, at, &ns)) {
+		return;
+	}
+	t->poll_tmo_ns = ns;
+	t->poll_left = true;
+}
+
+void syscall_poll_left_write(struct thread *t, uint64_t ns)
+{
+	long nr = (long)t->regs.orig_rax;
+	uint64_t at = poll_left_at(t, nr);
+
+	if (!at)
+		return;
+	if (nr == SYS_select) {
+		struct timeval tv = { .tv_sec = (time_t)(ns / 1000000000ull),
+				      .tv_usec = (suseconds_t)(ns % 1000000000ull /
+							       1000) };
+
+		mem_write(t->p, at, &tv, sizeof(tv));
+	} else {
+		struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
+				       .tv_nsec = (long)(ns % 1000000000ull) };
+
+		mem_write(t->p, at, &ts, sizeof(ts));
+	}
+}
+
+/* t's ready select, pselect6 or ppoll goes on: the time left on the
+ * virtual clock since it first ran (none once it timed out), written now
+ * when ptloom answers it, or at its exit over the kernel's (the machine's
+ * clock: 0.999997 s left of 1 s in one run, 0.999998 in the next, which a
+ * program waiting out the rest saw as a different run). */
+static void poll_time_left(struct session *s, struct thread *t)
+{
+	uint64_t left = 0, ran;
+
+	if (!t->poll_left || regs_get(t))
+		return;
+	ran = t->poll_start <= s->now ? s->now - t->poll_start : 0;
+	if (!(t->skip && t->result == 0) && ran < t->poll_tmo_ns)
+		left = t->poll_tmo_ns - ran;
+	if (t->skip) {
+		if (t->result >= 0)
+			syscall_poll_left_write(t, left);
+		return;
+	}
+	t->poll_tmo_ns = left;
+	t->poll_left_at_exit = true;
+	thread_fix_at_exit(t, &t->regs);
 }
 
 /* poll/ppoll/select/pselect6/epoll_wait: duplicate the descriptors waited
@@ -654,6 +724,7 @@ static bool poll_point(struct session *s, struct thread *t, long nr)
 	}
 	for (int i = 0; i < t->npfd; i++)
 		t->pkind[i] = fd_kind(t, t->pfd[i]);
+	poll_left_prepare(t, nr);
 	t->poll_timeout_ms = tmo;
 	t->nonblock = tmo == 0;
 	return point(t, OP_POLL, t->npfd ? fd_object(s, t->pfd[0]) : 0, tmo);
@@ -1764,8 +1835,11 @@ bool syscall_execute(struct session *s, struct thread *t)
 	case OP_CONNECT:
 		return fd_execute(s, t);
 	case OP_POLL:
+		if (t->poll_left && t->poll_start == UINT64_MAX)
+			t->poll_start = s->now;
 		if (t->nonblock || syscall_fd_ready(s, t)) {
 			evloop_poll(s, t);
+			poll_time_left(s, t);
 			syscall_close_fds(t);
 			return true;
 		}

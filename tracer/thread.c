@@ -919,16 +919,24 @@ bool thread_exit_fix(struct session *s, struct thread *t)
 		resume(s, t, 0);
 		return true;
 	}
+	bool poll = nr == SYS_select || nr == SYS_pselect6 || nr == SYS_ppoll;
+
 	if (nr != SYS_wait4 && nr != SYS_waitid && nr != SYS_tgkill &&
-	    nr != SYS_rt_tgsigqueueinfo)
+	    nr != SYS_rt_tgsigqueueinfo && !poll)
 		return false; /* not the syscall's exit (missed): a trap */
-	s->stop_kinds[STOPK_PROC]++;
+	s->stop_kinds[poll ? STOPK_POLL : STOPK_PROC]++;
 	if ((int64_t)t->regs.rax <= -512 && (int64_t)t->regs.rax >= -516) {
 		/* interrupted, to be restarted: as ptloom rewrote it */
 		t->exit_fix = true;
 		t->stop = STOP_NONE;
 		resume(s, t, 0);
 		return true;
+	}
+	if (poll && t->poll_left_at_exit) {
+		/* the kernel answered a ready wait: the time left is the
+		 * virtual clock's (syscall.c poll_time_left) */
+		t->poll_left_at_exit = false;
+		syscall_poll_left_write(t, t->poll_tmo_ns);
 	}
 	uint64_t ru = nr == SYS_wait4 ? t->regs.r10
 		      : nr == SYS_waitid ? t->regs.r8 : 0;

@@ -144,6 +144,12 @@ struct thread {
 	bool wbig;
 	uint64_t wdone;
 	int64_t poll_timeout_ms; /* <0 infinite */
+	/* select, pselect6 or ppoll with a time-left struct: its timeout
+	 * exactly, and the virtual time the call first ran (UINT64_MAX:
+	 * not yet); the time left it reports is the virtual clock's
+	 * (syscall.c poll_time_left) */
+	uint64_t poll_tmo_ns, poll_start;
+	bool poll_left, poll_left_at_exit;
 	/* a blocking read, write, accept or connect on a socket with
 	 * SO_RCVTIMEO or SO_SNDTIMEO: the option's timeout, 0 for none */
 	uint64_t fd_timeout_ns;

@@ -174,6 +174,51 @@ Test(blocking_waits, a_sleep_sigchld_interrupts_leaves_the_virtual_rest)
 }
 
 /*
+ * A ready select, pselect6 or ppoll reports the virtual time its timeout
+ * has left: all of it when it was ready at once (none when the schedule
+ * took its timeout: time jumped to its deadline), the rest of the virtual
+ * time it waited when a writer woke it; the same schedules print the same
+ * lines.  The kernel answers ready waits and wrote the machine's clock's
+ * rest (0.999998 s of 1 s, 1.999999559 of 2), a different line from the
+ * same schedule.
+ */
+Test(blocking_waits, a_ready_wait_reports_virtual_time_left)
+{
+	struct res r = RUN9("-q", "--output", "-s", "random", "-n", "8",
+			    "--seed", SEED, "--",
+			    target("ready_wait_time_left"));
+	struct res again = RUN9("-q", "--output", "-s", "random", "-n", "8",
+				"--seed", SEED, "--",
+				target("ready_wait_time_left"));
+	int sel = 0, psel = 0;
+
+	assert_exit(r, 0);
+	assert_exit(again, 0);
+	cr_expect_str_eq(r.out, again.out, "`%s` twice: different output",
+			 r.cmd);
+	for (const char *p = strstr(r.out, "ready select: "); p;
+	     p = strstr(p + 1, "ready select: "), sel++)
+		cr_expect(!strncmp(p, "ready select: 1, 1.000000 s left", 32) ||
+				  !strncmp(p, "ready select: 1, 0.000000 s left",
+					   32),
+			  "`%s`: a ready select's time left:\n%s", r.cmd,
+			  r.out);
+	for (const char *p = strstr(r.out, "ready pselect6: "); p;
+	     p = strstr(p + 1, "ready pselect6: "), psel++)
+		cr_expect(!strncmp(p, "ready pselect6: 1, 2.000000000 s left",
+				   37) ||
+				  !strncmp(p,
+					   "ready pselect6: 1, 0.000000000 s left",
+					   37),
+			  "`%s`: a ready pselect6's time left:\n%s", r.cmd,
+			  r.out);
+	cr_expect(sel == 8 && psel == 8, "`%s`: 8 runs' lines expected:\n%s%s",
+		  r.cmd, r.out, r.err);
+	res_free(&r);
+	res_free(&again);
+}
+
+/*
  * The same for select(2), whose call writes the time left into the
  * program's timeval: the kernel ran it with SIGCHLD pending and wrote
  * the machine's clock's rest (19997 us, then 19998 from one schedule;
