@@ -797,12 +797,33 @@ static uint64_t sampler_known(void *ctx, const struct choice *c)
 	}
 }
 
+/* struct strategy.peek: the random walk's draws, on a copy of its
+ * generator (a thread's run choices only) */
+static uint64_t sampler_peek_start(void *ctx)
+{
+	return ((const struct sampler *)ctx)->rng;
+}
+
+static int sampler_peek(void *ctx, const struct choice *c, uint64_t *state)
+{
+	const struct sampler *s = ctx;
+
+	if (s->kind != SAMPLER_RANDOM || c->kind != DEC_RUN)
+		return -1;
+	return random_draw(state, s->rare_timeouts, c);
+}
+
 struct strategy sampler_strategy(struct sampler *s)
 {
+	bool random = s->kind == SAMPLER_RANDOM;
+
 	return (struct strategy){ .ctx = s,
 				  .pick = sampler_pick,
 				  .executed = sampler_executed,
-				  .known = sampler_known };
+				  .known = sampler_known,
+				  .peek_start = random ? sampler_peek_start
+						       : NULL,
+				  .peek = random ? sampler_peek : NULL };
 }
 
 void sampler_free(struct sampler *s)

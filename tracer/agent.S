@@ -236,4 +236,186 @@ ptloom_boot_code:
 3:	int3
 ptloom_boot_end:
 
+
+/*
+ * The hand-off between threads in the program (agent.c: "The hand-off"):
+ * copied into every process's code region after its slots, entered from
+ * each call slot's stub (r11 = the page, eax = the slot, the page's
+ * SCR_RAX and SCR_R11 holding the program's rax and r11) while the
+ * supervisor's plan runs, and by a thread the supervisor parks (at
+ * ptloom_ho_park, r12 = its save area, r9 = the key).  One thread runs
+ * at a time: the one whose turn it is (HO_CUR); the one that hands over
+ * touches only its registers and its own save area once it has set the
+ * next one's go word.  Nothing is written below the stack pointer.  The
+ * two rip-relative references to the page's HO_JMP are patched where the
+ * blob is copied (ptloom_ho_fix1 and 2 follow their disp32).
+ */
+#include "agent_layout.h"
+	.set	P_NOW, 0
+	.set	P_QUANTUM, 8
+	.set	P_CURSOR, 40
+	.set	P_LIMIT, 48
+	.set	P_REGION, 56
+	.set	P_SCR_RAX, 64
+	.set	P_SCR_R11, 72
+	.set	P_SCR_FL, 80
+	.set	P_LOG, 2048
+	.set	T_SLOT, 224
+	.set	T_DISP, 161
+
+	.section .rodata.ptloom_agent, "a"
+	.balign 16
+	.globl ptloom_ho_start
+	.globl ptloom_ho_flsaved
+	.globl ptloom_ho_r12
+	.globl ptloom_ho_saved
+	.globl ptloom_ho_committed
+	.globl ptloom_ho_clocked
+	.globl ptloom_ho_handing
+	.globl ptloom_ho_handed
+	.globl ptloom_ho_park
+	.globl ptloom_ho_trap
+	.globl ptloom_ho_fix1
+	.globl ptloom_ho_fix2
+	.globl ptloom_ho_end
+ptloom_ho_start:
+	movq	%rax, HO_ID(%r11)
+	lahf
+	seto	%al
+	movq	%rax, P_SCR_FL(%r11)
+ptloom_ho_flsaved:			/* (flags change from here) */
+	movq	HO_CUR(%r11), %rax
+	imulq	$HO_SV, %rax, %rax
+	leaq	HO_SAVE(%r11,%rax), %rax
+	movq	%rcx, SV_RCX(%rax)
+	movq	%rdx, SV_RDX(%rax)
+	movq	%rsi, SV_RSI(%rax)
+	movq	%rdi, SV_RDI(%rax)
+	movq	%r8, SV_R8(%rax)
+	movq	%r9, SV_R9(%rax)
+	movq	%r10, SV_R10(%rax)
+	movq	%r12, SV_R12(%rax)
+	movq	%rax, %r12
+ptloom_ho_r12:				/* r12, rcx, rdx change from here */
+	movq	P_SCR_RAX(%r11), %rcx
+	movq	%rcx, SV_RAX(%r12)
+	movq	P_SCR_R11(%r11), %rcx
+	movq	%rcx, SV_R11(%r12)
+	movq	P_SCR_FL(%r11), %rcx
+	movq	%rcx, SV_FL(%r12)
+	movq	HO_ID(%r11), %rcx
+	movq	%rcx, SV_ID(%r12)
+	imulq	$T_SLOT, %rcx, %rcx
+	addq	P_REGION(%r11), %rcx
+	addq	$T_DISP, %rcx
+	movq	%rcx, SV_TGT(%r12)
+	movq	P_CURSOR(%r11), %rdx
+	movq	%rdx, SV_ENTRY(%r12)
+	movq	$SVP_SAVED, SV_PHASE(%r12)
+ptloom_ho_saved:			/* the context is in the save area */
+	xorl	%r8d, %r8d		/* r8: this point is a switch */
+	cmpq	P_LIMIT(%r11), %rdx
+	jb	2f			/* before the limit: log, go on */
+	jne	8f			/* past it: stop */
+	cmpq	HO_SW(%r11), %rdx	/* at it: the planned switch? (read */
+	jne	8f			/* once: the supervisor may end the */
+	cmpq	HO_LIM(%r11), %rdx	/* plan meanwhile, agent_ho_freeze) */
+	jne	8f
+	movl	$1, %r8d
+	cmpq	$P_LOG, %rdx
+	je	2f
+	movq	-32(%r11,%rdx), %rcx	/* a futex slot's wake of somebody */
+	btq	$30, %rcx		/* right before closed the log here */
+	jnc	2f
+	shrq	$32, %rcx
+	jnz	8f
+2:	leaq	(%r11,%rdx), %rcx	/* the entry: slot and participant, */
+	movq	HO_CUR(%r11), %rsi	/* rdi, rsi, the return address */
+	shlq	$32, %rsi
+	orq	HO_ID(%r11), %rsi
+	btsq	$HO_ENTRY_FLAG, %rsi
+	movq	%rsi, (%rcx)
+	movq	%rdi, 8(%rcx)
+	movq	SV_RSI(%r12), %rsi
+	movq	%rsi, 16(%rcx)
+	movq	(%rsp), %rsi
+	movq	%rsi, 24(%rcx)
+	addq	$32, P_CURSOR(%r11)	/* the commit */
+ptloom_ho_committed:
+	movq	P_QUANTUM(%r11), %rcx
+	lock addq %rcx, P_NOW(%r11)
+ptloom_ho_clocked:
+	movq	$SVP_ON, SV_PHASE(%r12)
+	testl	%r8d, %r8d
+	jz	6f			/* no switch here: go on */
+	movq	%rdx, %rcx		/* the decision: its word */
+	subq	$P_LOG, %rcx
+	shrq	$2, %rcx
+	movq	HO_DEC(%r11,%rcx), %rcx
+	movq	%rcx, %rdx		/* the next limit */
+	shrq	$16, %rdx
+	movl	%edx, %edx
+	movq	%rdx, P_LIMIT(%r11)
+	movq	%rdx, HO_LIM(%r11)
+	btq	$63, %rcx		/* a switch there, or the plan's end */
+	jc	3f
+	movq	$-1, %rdx
+3:	movq	SV_ENTRY(%r12), %rax	/* unless the supervisor ended the */
+	lock cmpxchgq %rdx, HO_SW(%r11)	/* plan meanwhile */
+	movzwl	%cx, %ecx		/* the next participant */
+	movq	%rcx, SV_NEXT(%r12)
+	movq	%rcx, HO_CUR(%r11)
+	movq	$SVP_SWITCH, SV_PHASE(%r12)
+	imulq	$HO_SV, %rcx, %rcx
+	leaq	HO_SAVE+SV_GO(%r11,%rcx), %rdi
+	movq	HO_KEY(%r11), %r9
+ptloom_ho_handing:
+	movl	$1, (%rdi)		/* its turn */
+ptloom_ho_handed:			/* only r12's area and registers now */
+	movq	$SVP_PARKED, SV_PHASE(%r12)
+	movl	$202, %eax		/* futex(&go[next], FUTEX_WAKE, 1) */
+	movl	$1, %esi
+	movl	$1, %edx
+	syscall
+ptloom_ho_park:
+	leaq	SV_GO(%r12), %rdi
+4:	movl	(%rdi), %eax
+	testl	%eax, %eax
+	jnz	5f
+	movl	$202, %eax		/* futex(&go[self], FUTEX_WAIT, 0) */
+	xorl	%esi, %esi
+	xorl	%edx, %edx
+	xorl	%r10d, %r10d
+	syscall
+	jmp	4b
+5:	cmpl	$1, %eax
+	jne	ptloom_ho_trap
+	movl	$0, (%rdi)		/* taken */
+	jmp	6f
+8:	decq	SV_TGT(%r12)		/* the slot's int3: a stop */
+6:	movq	SV_TGT(%r12), %rax
+	movq	%rax, ho_jmpword(%rip)
+ptloom_ho_fix1:
+	movq	SV_RCX(%r12), %rcx
+	movq	SV_RDX(%r12), %rdx
+	movq	SV_RSI(%r12), %rsi
+	movq	SV_RDI(%r12), %rdi
+	movq	SV_R8(%r12), %r8
+	movq	SV_R9(%r12), %r9
+	movq	SV_R10(%r12), %r10
+	movq	SV_R11(%r12), %r11
+	movq	SV_FL(%r12), %rax
+	addb	$0x7f, %al
+	sahf
+	movq	SV_RAX(%r12), %rax
+	movq	SV_R12(%r12), %r12
+	jmp	*ho_jmpword(%rip)
+ptloom_ho_fix2:
+ptloom_ho_trap:
+	int3				/* go = 2: the supervisor's */
+	jmp	ptloom_ho_trap
+ptloom_ho_end:
+ho_jmpword:
+	.quad	0
+
 	.section .note.GNU-stack, "", @progbits

@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <linux/futex.h>
 #include <libelf.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,9 +48,14 @@
 #include <unistd.h>
 #include "session_int.h"
 #include "tramp.h"
+#include "agent_layout.h"
 
 extern const uint8_t ptloom_boot_start[], ptloom_boot_code[],
 	ptloom_boot_end[];
+extern const uint8_t ptloom_ho_start[], ptloom_ho_flsaved[], ptloom_ho_r12[],
+	ptloom_ho_saved[], ptloom_ho_committed[], ptloom_ho_clocked[],
+	ptloom_ho_handing[], ptloom_ho_handed[], ptloom_ho_park[],
+	ptloom_ho_trap[], ptloom_ho_fix1[], ptloom_ho_fix2[], ptloom_ho_end[];
 extern const uint8_t ptloom_agent_start[], ptloom_agent_end[],
 	ptloom_agent_clock_gettime[], ptloom_agent_gettimeofday[],
 	ptloom_agent_time[], ptloom_agent_clock_getres[],
@@ -71,7 +77,9 @@ struct agent_data {
 	uint64_t scr_new;	/* a futex slot's cursor after its entry */
 	/* futex slots: address, waiters; TRAMP_NWAIT times */
 	uint64_t waddr[2 * TRAMP_NWAIT];
-	uint64_t pad[19 - 2 * TRAMP_NWAIT];
+	/* the hand-off's words (agent_layout.h) */
+	uint64_t ho_cur, ho_sw, ho_lim, ho_id, ho_jmp, ho_key;
+	uint64_t pad[19 - 2 * TRAMP_NWAIT - 6];
 	uint64_t table[AGENT_TRAMPS]; /* each slot's way: log or stop */
 };
 
@@ -93,10 +101,30 @@ _Static_assert(offsetof(struct agent_data, waddr) == TRAMP_WADDR, "waddr");
 _Static_assert(offsetof(struct agent_data, table) == TRAMP_TABLE, "table");
 _Static_assert(sizeof(struct agent_data) <= TRAMP_LOG, "log");
 _Static_assert(sizeof(struct agent_entry) == TRAMP_ENTRY, "entry");
+_Static_assert(offsetof(struct agent_data, ho_cur) == HO_CUR &&
+		       offsetof(struct agent_data, ho_sw) == HO_SW &&
+		       offsetof(struct agent_data, ho_lim) == HO_LIM &&
+		       offsetof(struct agent_data, ho_id) == HO_ID &&
+		       offsetof(struct agent_data, ho_jmp) == HO_JMP &&
+		       offsetof(struct agent_data, ho_key) == HO_KEY,
+	       "the hand-off's words");
+_Static_assert(offsetof(struct agent_data, region) == 56, "region");
+_Static_assert(TRAMP_SLOT == 224 && TRAMP_DISP == 161 && TRAMP_LOG == 2048 &&
+		       TRAMP_INT3 == TRAMP_DISP - 1,
+	       "agent.S's T_SLOT, T_DISP, P_LOG");
+_Static_assert(HO_DEC + HO_NDEC * 8 <= HO_SAVE &&
+		       HO_SAVE + HO_MAX * HO_SV <= (64 << 10),
+	       "the hand-off's words fit in the page");
 
 #define PAGE (64ul << 10) /* the page and its log */
 #define LOG_START ((uint64_t)TRAMP_LOG)
-#define CODE_LEN (((uint64_t)AGENT_TRAMPS * TRAMP_SLOT + 4095) & ~4095ul)
+/* the region: the slots, then the hand-off's stubs (one a slot) and its
+ * code (agent.S) */
+#define HO_STUBS ((uint64_t)AGENT_TRAMPS * TRAMP_SLOT)
+#define HO_STUB 32
+#define HO_CODE (HO_STUBS + (uint64_t)AGENT_TRAMPS * HO_STUB)
+#define HO_CODE_MAX 1024ul
+#define CODE_LEN ((HO_CODE + HO_CODE_MAX + 4095) & ~4095ul)
 #define BLOB_AT 16 /* the code's place in its host function */
 /* race discovery's access slots: at most this region, near the
  * executable (and the page's second view before it) */
@@ -762,8 +790,8 @@ static void agent_flush(struct session *s)
 	struct agent_data *d = s->ag;
 	uint64_t end = __atomic_load_n(&d->cursor, __ATOMIC_ACQUIRE);
 
-	if (end > PAGE)
-		end = PAGE;
+	if (end > HO_LOG_END)
+		end = HO_LOG_END;
 	while (s->ag_flushed + TRAMP_ENTRY <= end) {
 		const struct agent_entry *e =
 			(const void *)((const char *)d + s->ag_flushed);
@@ -773,6 +801,27 @@ static void agent_flush(struct session *s)
 		uint32_t fs; /* a futex slot's index */
 
 		s->ag_flushed += TRAMP_ENTRY;
+		if (e->slot >> HO_ENTRY_FLAG & 1) {
+			/* the hand-off's: who passed it, and the plan's
+			 * pick there */
+			uint64_t who = e->slot >> 32 & 0xffff;
+			uint32_t id = (uint32_t)e->slot;
+			uint64_t k = (s->ag_flushed - TRAMP_ENTRY - LOG_START) /
+				     TRAMP_ENTRY;
+			struct thread *u = who < (uint64_t)s->nth
+						   ? &s->th[who]
+						   : NULL;
+
+			if (u && id < (uint32_t)u->p->ntramp && k < (uint64_t)s->ho_n)
+				session_agent_handoff_point(
+					s, u, u->p->tslot[id].site, e->rdi,
+					e->rsi, e->ret, s->ho_picks[k]);
+			else if (!s->failed)
+				session_fail(s, FAIL_INTERNAL, u,
+					     "internal error: a hand-off point "
+					     "outside its plan");
+			continue;
+		}
 		if (t && (e->slot & TRAMP_ACCESS))
 			session_agent_access(s, t, e->slot & ~TRAMP_ACCESS,
 					     e->rdi);
@@ -801,6 +850,358 @@ static void access_by_int3(struct session *s)
 		if (p && !p->dead && p->nacc && !p->acc_int3)
 			bp_access_int3(p);
 	}
+}
+
+/*
+ * The hand-off between threads in the program (issue 25's design, see
+ * docs/INTERNALS.md "The hand-off"): while a plan of the strategy's
+ * coming picks runs (world.c session_handoff_plan), every thread that can
+ * run waits at a trampolined call, and the table sends those calls to
+ * per-slot stubs and the common code of agent.S instead of the slots'
+ * own logging: each point is logged with the thread that passed it; at
+ * a planned switch the thread sets the next one's go word, wakes it and
+ * waits on its own (shared futexes on the page; their syscalls carry the
+ * launcher's key past ptloom's filter).  A thread waiting so is parked
+ * (thread.ho_parked): at its point in the model, its registers in its
+ * save area; the supervisor sends it on with its go word (agent_ho_wake)
+ * or brings it to a ptrace stop at its point when it needs its
+ * registers (agent_ho_materialise).  Opt-in (PTLOOM_HANDOFF=1) while it
+ * is new.
+ */
+#define HO_AT(d, off) ((char *)(d) + (off))
+#define HO_SAVE_OF(d, i) ((uint64_t *)HO_AT(d, HO_SAVE + (uint64_t)(i) * HO_SV))
+#define HO_GO_OF(d, i) ((uint32_t *)HO_AT(d, HO_SAVE + (uint64_t)(i) * HO_SV + SV_GO))
+#define HO_OFF(sym) ((uint64_t)((sym) - ptloom_ho_start))
+
+static bool ho_enabled(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *e = getenv("PTLOOM_HANDOFF");
+
+		on = e && *e && strcmp(e, "0");
+	}
+	return on;
+}
+
+static long ho_futex(uint32_t *w, int op, uint32_t val)
+{
+	return syscall(SYS_futex, w, op, val, NULL, NULL, 0);
+}
+
+/* The stubs and the common code in p's region, once. */
+static bool ho_write(struct process *p)
+{
+	size_t blob = (size_t)(ptloom_ho_end - ptloom_ho_start);
+	size_t len = (size_t)(HO_CODE - HO_STUBS) + blob;
+	uint64_t base = p->ag_code + HO_STUBS, code = p->ag_code + HO_CODE;
+	uint8_t *b;
+	bool ok = true;
+
+	if (p->ho_ready)
+		return true;
+	if (!p->ag_code || !p->ag_page || blob > HO_CODE_MAX ||
+	    !(b = malloc(len)))
+		return false;
+	memset(b, 0xcc, len);
+	for (uint32_t i = 0; i < AGENT_TRAMPS && ok; i++) {
+		uint8_t *o = b + i * HO_STUB;
+		uint64_t at = base + i * HO_STUB;
+		int64_t r;
+		int32_t r32;
+
+		/* mov %r11, SCR_R11(%rip); mov %rax, SCR_RAX(%rip);
+		 * mov $i, %eax; lea page(%rip), %r11; jmp common */
+		static const uint8_t tpl[31] = {
+			0x4c, 0x89, 0x1d, 0, 0, 0, 0, 0x48, 0x89, 0x05, 0,
+			0,    0,    0,    0xb8, 0, 0, 0, 0, 0x4c, 0x8d, 0x1d,
+			0,    0,    0,    0,    0xe9, 0, 0, 0, 0 };
+		const struct {
+			int at, end;
+			uint64_t to;
+		} rel[4] = { { 3, 7, p->ag_page + TRAMP_SCR_R11 },
+			     { 10, 14, p->ag_page + TRAMP_SCR_RAX },
+			     { 22, 26, p->ag_page },
+			     { 27, 31, code } };
+
+		memcpy(o, tpl, sizeof(tpl));
+		memcpy(o + 15, &i, 4);
+		for (int k = 0; k < 4; k++) {
+			r = (int64_t)(rel[k].to - (at + (uint64_t)rel[k].end));
+			if (r != (int32_t)r)
+				ok = false;
+			r32 = (int32_t)r;
+			memcpy(o + rel[k].at, &r32, 4);
+		}
+	}
+	uint8_t *c = b + (HO_CODE - HO_STUBS);
+
+	memcpy(c, ptloom_ho_start, blob);
+	/* the two references to the page's HO_JMP */
+	uint64_t fix[2] = { HO_OFF(ptloom_ho_fix1), HO_OFF(ptloom_ho_fix2) };
+
+	for (int k = 0; k < 2 && ok; k++) {
+		int64_t r = (int64_t)(p->ag_page + HO_JMP - (code + fix[k]));
+		int32_t r32 = (int32_t)r;
+
+		ok = r == r32;
+		memcpy(c + fix[k] - 4, &r32, 4);
+	}
+	if (ok && !mem_write(p, base, b, len))
+		p->ho_ready = true;
+	free(b);
+	return p->ho_ready;
+}
+
+/* The slot index of p's breakpoint at site, or -1. */
+static int ho_slot_of(const struct process *p, uint64_t site)
+{
+	for (int i = 0; i < p->ntramp; i++)
+		if (!p->tslot[i].futex && p->tslot[i].site == site)
+			return i;
+	return -1;
+}
+
+/* o, stopped at its trampolined point, waits in the program from now on:
+ * its registers into its save area, on at the park.  false: it cannot. */
+static bool ho_park(struct session *s, struct thread *o)
+{
+	struct agent_data *d = s->ag;
+	struct bp *b = bp_find(o->p, o->bp_addr);
+	int id = b ? ho_slot_of(o->p, o->bp_addr) : -1;
+	uint64_t *sv = HO_SAVE_OF(d, o->idx);
+	struct user_regs_struct *r = &o->regs;
+
+	if (!b || !b->tramp || id < 0 || regs_get(o))
+		return false;
+	sv[SV_RAX / 8] = r->rax;
+	sv[SV_RCX / 8] = r->rcx;
+	sv[SV_RDX / 8] = r->rdx;
+	sv[SV_RSI / 8] = r->rsi;
+	sv[SV_RDI / 8] = r->rdi;
+	sv[SV_R8 / 8] = r->r8;
+	sv[SV_R9 / 8] = r->r9;
+	sv[SV_R10 / 8] = r->r10;
+	sv[SV_R11 / 8] = r->r11;
+	sv[SV_R12 / 8] = r->r12;
+	sv[SV_FL / 8] = ((r->eflags & 0xd5) << 8) | ((r->eflags >> 11) & 1);
+	sv[SV_TGT / 8] = b->tramp + TRAMP_DISP;
+	sv[SV_PHASE / 8] = SVP_PARKED;
+	sv[SV_ID / 8] = (uint64_t)id;
+	__atomic_store_n(HO_GO_OF(d, o->idx), 0, __ATOMIC_RELEASE);
+	struct user_regs_struct park = *r;
+
+	park.rip = o->p->ag_code + HO_CODE + HO_OFF(ptloom_ho_park);
+	park.r12 = o->p->ag_page + HO_SAVE + (uint64_t)o->idx * HO_SV;
+	park.r9 = spawn_key();
+	park.orig_rax = (uint64_t)-1;
+	if (ptrace(PTRACE_SETREGS, o->tid, 0, &park) < 0 ||
+	    ptrace(PTRACE_CONT, o->tid, 0, 0) < 0)
+		return false;
+	o->regs_valid = false;
+	o->regs_dirty = false;
+	o->regs_this_stop = false;
+	o->ho_parked = true;
+	return true;
+}
+
+/* A plan for t about to run: true when it runs (the table leads t's
+ * calls to the hand-off's stubs). */
+static bool ho_start(struct session *s, struct thread *t)
+{
+	struct agent_data *d = s->ag;
+	uint16_t *pk = s->ho_picks;
+	int n, cur = t->idx, first = -1;
+	uint64_t end;
+
+	if (!ho_enabled() || !t->p->ag_page || t->p->ag_code != d->region ||
+	    !ho_write(t->p) ||
+	    (n = session_handoff_plan(s, t, pk, HO_NDEC)) <= 0)
+		return false;
+	for (int k = 0; k < n && first < 0; k++) {
+		if (pk[k] != cur)
+			first = k;
+		cur = pk[k];
+	}
+	if (first < 0)
+		return false; /* t's alone: the known budget does that */
+	/* every thread of the plan waits in the program */
+	for (int k = 0; k < n; k++) {
+		struct thread *o = &s->th[pk[k]];
+
+		if (o != t && !o->ho_parked && !ho_park(s, o))
+			return false; /* (those parked stay so) */
+	}
+	end = LOG_START + (uint64_t)n * TRAMP_ENTRY;
+	/* each switch's word: whom it hands over to, where the next switch
+	 * (or the plan's end) is */
+	uint64_t *dec = (uint64_t *)HO_AT(d, HO_DEC);
+	int last = -1;
+
+	cur = t->idx;
+	for (int k = 0; k < n; k++) {
+		if (pk[k] != cur) {
+			if (last >= 0)
+				dec[last] |= (LOG_START +
+					      (uint64_t)k * TRAMP_ENTRY) << 16 |
+					     1ull << 63;
+			dec[k] = pk[k];
+			last = k;
+		}
+		cur = pk[k];
+	}
+	dec[last] |= end << 16;
+	uint64_t sw = LOG_START + (uint64_t)first * TRAMP_ENTRY;
+
+	HO_SAVE_OF(d, t->idx)[SV_PHASE / 8] = SVP_PARKED;
+	d->ho_cur = (uint64_t)t->idx;
+	d->ho_sw = sw;
+	d->ho_lim = sw;
+	d->ho_key = spawn_key();
+	__atomic_store_n(HO_GO_OF(d, t->idx), 0, __ATOMIC_RELEASE);
+	d->cursor = s->ag_flushed = s->ag_looked = LOG_START;
+	__atomic_store_n(&d->limit, sw, __ATOMIC_RELEASE);
+	for (int i = 0; i < t->p->ntramp; i++) {
+		const struct tramp_slot *ts = &t->p->tslot[i];
+		uint64_t to = ts->futex    ? d->region + (uint64_t)i * TRAMP_SLOT +
+						 TRAMP_FAST
+			      : ts->passive ? d->region + (uint64_t)i * TRAMP_SLOT +
+						  TRAMP_INT3
+					    : d->region + HO_STUBS +
+						  (uint64_t)i * HO_STUB;
+
+		if (!ts->second)
+			__atomic_store_n(&d->table[i], to, __ATOMIC_RELEASE);
+	}
+	d->on = (uint64_t)t->p->ntramp;
+	futex_waiters_out(s, t->p);
+	s->ho_n = n;
+	s->ho_active = true;
+	s->ho_frozen = false;
+	s->ag_solo = t->idx;
+	s->ag_known = true;
+	return true;
+}
+
+int agent_ho_materialise(struct thread *t)
+{
+	struct agent_data *d = g_page;
+	struct process *p = t->p;
+	uint64_t *sv, trap;
+	int resend = t->ho_resend, status;
+
+	if (!t->ho_parked)
+		return 0;
+	t->ho_resend = 0;
+	t->ho_parked = false;
+	if (!d)
+		return -ESRCH;
+	sv = HO_SAVE_OF(d, t->idx);
+	trap = p->ag_code + HO_CODE + HO_OFF(ptloom_ho_trap);
+	__atomic_store_n(HO_GO_OF(d, t->idx), 2, __ATOMIC_RELEASE);
+	ho_futex(HO_GO_OF(d, t->idx), FUTEX_WAKE, 1);
+	for (;;) {
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)t->tid, &si,
+			   WEXITED | WSTOPPED | WNOWAIT | __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		/* its death, an exit's event: the session's to take */
+		if (si.si_code != CLD_TRAPPED || (si.si_status >> 8))
+			return -ESRCH;
+		if (waitpid(t->tid, &status, __WALL) != t->tid ||
+		    !WIFSTOPPED(status) ||
+		    ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) < 0)
+			return -ESRCH;
+		if (WSTOPSIG(status) == SIGTRAP && t->regs.rip == trap + 1)
+			break;
+		/* a signal on the way: held back, sent again once it is at
+		 * its point (as to a thread stopped there, it comes when
+		 * the thread is sent on) */
+		if (WSTOPSIG(status) != SIGTRAP && WSTOPSIG(status) != SIGSTOP)
+			resend = WSTOPSIG(status);
+		ptrace(PTRACE_CONT, t->tid, 0, 0);
+	}
+	t->regs_kernel = t->regs;
+	t->regs_kernel_known = true;
+	t->regs.rax = sv[SV_RAX / 8];
+	t->regs.rcx = sv[SV_RCX / 8];
+	t->regs.rdx = sv[SV_RDX / 8];
+	t->regs.rsi = sv[SV_RSI / 8];
+	t->regs.rdi = sv[SV_RDI / 8];
+	t->regs.r8 = sv[SV_R8 / 8];
+	t->regs.r9 = sv[SV_R9 / 8];
+	t->regs.r10 = sv[SV_R10 / 8];
+	t->regs.r11 = sv[SV_R11 / 8];
+	t->regs.r12 = sv[SV_R12 / 8];
+	t->regs.eflags = (t->regs.eflags & ~0x8d5ull) |
+			 ((sv[SV_FL / 8] >> 8) & 0xd5) |
+			 ((sv[SV_FL / 8] & 1) << 11);
+	t->regs.rip = t->bp_addr; /* at its point, as on_breakpoint left it */
+	t->regs.orig_rax = (uint64_t)-1;
+	t->regs_valid = true;
+	t->regs_dirty = true;
+	t->regs_this_stop = true;
+	if (resend)
+		syscall(SYS_tgkill, p->pid, t->tid, resend);
+	return 0;
+}
+
+bool agent_ho_wake(struct session *s, struct thread *t)
+{
+	struct agent_data *d = s->ag;
+
+	if (!t->ho_parked || !d || t->stop != STOP_BP)
+		return false;
+	t->ho_parked = false;
+	t->sig_sent = 0;
+	t->skip = false;
+	t->stop = STOP_NONE;
+	t->regs_valid = false;
+	t->regs_this_stop = false;
+	t->st = SCHED_RUNNING;
+	agent_resume(s, t);
+	__atomic_store_n(HO_GO_OF(d, t->idx), 1, __ATOMIC_RELEASE);
+	ho_futex(HO_GO_OF(d, t->idx), FUTEX_WAKE, 1);
+	if (t->ho_resend)
+		syscall(SYS_tgkill, t->p->pid, t->tid, t->ho_resend);
+	t->ho_resend = 0;
+	return true;
+}
+
+bool agent_ho_freeze(struct session *s)
+{
+	struct agent_data *d = s->ag;
+	uint64_t c;
+
+	if (!s->ho_active || !d)
+		return true;
+	if (!s->ho_frozen) {
+		/* no switch from now on (one that passed its check goes
+		 * through: agent.S reads HO_SW once and changes it by a
+		 * compare-and-swap); the turn's holder stops at the plan's
+		 * next switch */
+		__atomic_store_n(&d->ho_sw, ~0ull, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&d->ho_lim, ~1ull, __ATOMIC_SEQ_CST);
+		s->ho_frozen = true;
+		return false;
+	}
+	c = __atomic_load_n(&d->ho_cur, __ATOMIC_ACQUIRE);
+	if (c < HO_MAX) {
+		uint64_t ph = HO_SAVE_OF(d, c)[SV_PHASE / 8];
+
+		if (ph == SVP_SAVED || ph == SVP_ON || ph == SVP_SWITCH)
+			return false; /* inside the hand-off's code */
+	}
+	s->ho_active = false;
+	s->ho_frozen = false;
+	agent_flush(s);
+	return true;
 }
 
 void agent_resume(struct session *s, struct thread *t)
@@ -840,18 +1241,21 @@ void agent_resume(struct session *s, struct thread *t)
 			     ? session_solo_budget(s, t)
 			     : 0;
 
+	if (n && s->ag_known && ho_start(s, t))
+		return;
+
 	if (!n && t && t->p->nacc && !t->p->acc_int3 && t->p->observing &&
 	    s->cfg->observer) {
 		/* race discovery: t's accesses go to the log, which takes
 		 * them as the stops they replace (session_agent_access) */
-		d->limit = PAGE - TRAMP_ENTRY;
+		d->limit = HO_LOG_END - TRAMP_ENTRY;
 		s->ag_solo = t->idx;
 		return;
 	}
 	if (!n)
 		return;
-	if (n > (PAGE - LOG_START) / TRAMP_ENTRY)
-		n = (PAGE - LOG_START) / TRAMP_ENTRY;
+	if (n > (HO_LOG_END - LOG_START) / TRAMP_ENTRY)
+		n = (HO_LOG_END - LOG_START) / TRAMP_ENTRY;
 	d->limit = LOG_START + n * TRAMP_ENTRY;
 	s->ag_solo = t->idx;
 	if (t->p->ag_code == d->region) {
@@ -951,22 +1355,70 @@ static void agent_unwind(struct session *s, struct thread *t)
 	t->regs_dirty = true;
 }
 
-void agent_stopped(struct session *s, pid_t tid, int status)
+bool agent_stopped(struct session *s, pid_t tid, int status)
 {
 	struct agent_data *d = s->ag;
 
 	s->ag_taken = false;
 	if (!d || !s->ag_synced)
-		return;
+		return false;
+	struct thread *x = find_thread(s, tid);
+
+	if (x && x->ho_parked && WIFSTOPPED(status) && !(status >> 16) &&
+	    !(s->ho_active && x->idx == (int)d->ho_cur)) {
+		/* a signal met a thread parked at its point: as to a thread
+		 * stopped there, it comes when the thread goes on (sent
+		 * again then); it waits on */
+		int sig = WSTOPSIG(status);
+
+		if (sig != SIGTRAP && sig != SIGSTOP)
+			x->ho_resend = sig;
+		ptrace(PTRACE_CONT, x->tid, 0, 0);
+		return true;
+	}
 	bool on = d->on;
 
 	if (on)
 		table_set(d, d->on, false, NULL);
-	if (s->ag_solo >= 0 && WIFSTOPPED(status)) {
-		struct thread *t = find_thread(s, tid);
+	int odd = -1;
 
-		if (t && t->idx == s->ag_solo)
-			agent_unwind(s, t);
+	/* a parked thread that dies, or meets its exit's event (another's
+	 * exit_group), waits no more */
+	if (x && x->ho_parked && (!WIFSTOPPED(status) || (status >> 16)))
+		x->ho_parked = false;
+	if (s->ho_active) {
+		/* the plan ends at any stop; the parked stay parked */
+		__atomic_store_n(&d->ho_sw, ~0ull, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&d->ho_lim, ~1ull, __ATOMIC_SEQ_CST);
+		s->ho_active = s->ho_frozen = false;
+		if (x && WIFSTOPPED(status) && !(status >> 16)) {
+			uint64_t pc = 0;
+
+			/* the thread whose turn it is runs (the log taken
+			 * below says so: its hand-over is logged before its
+			 * go word is set); another stopped while parked */
+			if (x->idx == (int)d->ho_cur) {
+				x->ho_parked = false;
+				if (!regs_get(x))
+					pc = x->regs.rip;
+				if (pc >= x->p->ag_code + HO_STUBS &&
+				    pc < x->p->ag_code + CODE_LEN)
+					odd = x->idx;
+				else
+					agent_unwind(s, x);
+			} else {
+				odd = x->idx;
+				x->ho_parked = false; /* (stopped already) */
+			}
+			if (odd >= 0 && getenv("PTLOOM_HO_DEBUG"))
+				fprintf(stderr, "HO odd T%d status %#x pc %#llx cur %llu code %#llx\n",
+					x->idx, status, (unsigned long long)pc,
+					(unsigned long long)d->ho_cur,
+					(unsigned long long)(x->p->ag_code + HO_CODE));
+		}
+	} else if (s->ag_solo >= 0 && WIFSTOPPED(status)) {
+		if (x && x->idx == s->ag_solo)
+			agent_unwind(s, x);
 	}
 	uint64_t now = __atomic_load_n(&d->now, __ATOMIC_RELAXED);
 	uint64_t reads = __atomic_load_n(&d->reads, __ATOMIC_RELAXED);
@@ -984,6 +1436,13 @@ void agent_stopped(struct session *s, pid_t tid, int status)
 		s->ag_reads = reads;
 	}
 	agent_flush(s);
+	if (odd >= 0 && !s->failed)
+		session_fail(s, FAIL_INTERNAL, x,
+			     "internal error: T%d stopped inside the agent's "
+			     "hand-off between threads, which ptloom does not "
+			     "take apart yet (PTLOOM_HANDOFF)",
+			     odd);
+	return false;
 }
 
 /* pc is in the displaced instructions of a slot of p's: the breakpoint's
@@ -1035,8 +1494,8 @@ bool agent_logged(struct session *s)
 	uint64_t from = s->ag_looked > s->ag_flushed ? s->ag_looked
 						     : s->ag_flushed;
 
-	if (end > PAGE)
-		end = PAGE;
+	if (end > HO_LOG_END)
+		end = HO_LOG_END;
 	/* only what was logged since the last look: the log is taken at
 	 * the thread's next stop, and a thread that logged a point (a
 	 * wake) and then computed for seconds looked busy at every look,

@@ -47,6 +47,13 @@ int mem_access_user(struct process *p, uint64_t addr, void *buf, size_t len,
 
 int regs_get(struct thread *t)
 {
+	if (t->ho_parked) {
+		/* waiting in the program: to its ptrace stop first */
+		int r = agent_ho_materialise(t);
+
+		if (r)
+			return r;
+	}
 	if (t->regs_valid)
 		return 0;
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) < 0) {

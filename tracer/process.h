@@ -138,6 +138,7 @@ struct process {
 	 * no other thread can run, world.c session_known_budget) */
 	uint64_t ag_code;
 	int ntramp;
+	bool ho_ready;	/* the hand-off's stubs and code are in its region */
 	/* race discovery's access slots (tracer/tramp.c): the page's view
 	 * near the executable (0: none) and the region after it, the slots
 	 * used; acc_int3: they are entered through int3s now, never jumps

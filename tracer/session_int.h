@@ -151,7 +151,10 @@ bool agent_install(struct session *s, struct thread *t);
 void agent_inherit(struct process *child, const struct process *parent);
 void agent_disable_in(const struct process *parent, pid_t child);
 void agent_resume(struct session *s, struct thread *t);
-void agent_stopped(struct session *s, pid_t tid, int status);
+/* true: the stop was the agent's alone (a signal that met a thread parked
+ * in the program: held back, sent again once it goes on), nothing more
+ * to do with it */
+bool agent_stopped(struct session *s, pid_t tid, int status);
 bool agent_code(const struct process *p, uint64_t pc);
 /* Trampolines (tracer/tramp.c): agent_resume lets t log the points it
  * passes in the page (up to session_solo_budget(s, t) of them, 0: none)
@@ -171,6 +174,24 @@ uint64_t session_solo_budget(struct session *s, struct thread *t);
 uint64_t session_known_budget(struct session *s, struct thread *t);
 void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 			 uint64_t rdi, uint64_t rsi, uint64_t ret);
+/* The hand-off between threads in the program (agent.c): the plan of
+ * picks for t about to run (its length, 0: none), and a point the
+ * hand-off's code logged, whose pick was the plan's `to`. */
+int session_handoff_plan(struct session *s, struct thread *t,
+			 uint16_t *picks, int max);
+void session_agent_handoff_point(struct session *s, struct thread *t,
+				 uint64_t site, uint64_t rdi, uint64_t rsi,
+				 uint64_t ret, int to);
+/* A thread parked in the program (thread.ho_parked): brought to a ptrace
+ * stop at its point, its registers as there (0, or -errno: it died);
+ * sent on from it by its go word (false: it must be resumed by ptrace) */
+int agent_ho_materialise(struct thread *t);
+bool agent_ho_wake(struct session *s, struct thread *t);
+/* check_limits, before it acts on the running thread: false while a
+ * plan runs, which then ends at its next switch (no thread hands over
+ * any more); true once the thread whose turn it is is the running one
+ * of the session (the points logged so far taken) */
+bool agent_ho_freeze(struct session *s);
 /* A futex wake t passed in a futex slot (tramp.h; site: its `mov`):
  * futex(rdi, rsi, rdx) answered `answer`, taken as its seccomp stop and
  * the choice after it would have been. */

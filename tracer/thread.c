@@ -416,6 +416,12 @@ static int resume_request(struct session *s, struct thread *t)
  * breakpoint, deliver a pending signal. */
 void resume(struct session *s, struct thread *t, int sig)
 {
+	/* parked in the program at its point: its go word sends it on
+	 * (agent.c), else it is brought to its ptrace stop first */
+	if (t->ho_parked && !sig && agent_ho_wake(s, t))
+		return;
+	if (t->ho_parked)
+		agent_ho_materialise(t);
 	watch_arm(s, t);
 	if (t->stop == STOP_SECCOMP && t->skip) {
 		if (!regs_get(t)) {
@@ -1958,6 +1964,7 @@ uint64_t session_solo_budget(struct session *s, struct thread *t)
 	const struct session_config *c = s->cfg;
 	uint64_t n = UINT64_MAX;
 
+	s->ag_known = false;
 	if (c->no_fast_path || c->observer || session_policy_active(s) ||
 	    c->watch || s->nheld || s->sig_maybe || s->failed || s->ended ||
 	    s->handed_over || t->p->observing || s->current != t->idx ||

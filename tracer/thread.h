@@ -63,6 +63,12 @@ struct thread {
 	 * thread, no vfork): not modelled (session.shared_vm) */
 	bool clone_vm;
 	bool own_sigstop;	/* ptloom sent it a SIGSTOP: suppress it */
+	/* at its point (a trampolined call, STOP_BP), but waiting in the
+	 * agent's park on its go word, not in a ptrace stop: its
+	 * registers are in the page (agent.c agent_ho_materialise), a
+	 * resume is a futex wake (agent_ho_wake) */
+	bool ho_parked;
+	int ho_resend;		/* a signal held back while it was parked */
 	bool sig_rerun;		/* woken by a signal: runs if it is still there */
 	int sig_block;		/* the wait it left, if the signal is gone */
 	bool sig_timed;

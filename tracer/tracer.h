@@ -46,6 +46,14 @@ struct strategy {
 	 * each, at the next stop.  Only choices at which want_state would
 	 * say no may be counted: the program has run on by then. */
 	uint64_t (*known)(void *ctx, const struct choice *c);
+	/* Optional: the pick pick would make at c, drawn from *state (a
+	 * copy of the strategy's own, peek_start's), which moves on as
+	 * pick's would, the strategy left as it is; -1: cannot tell.  The
+	 * agent's hand-off between threads follows a plan of such picks
+	 * (tracer/agent.c); pick is still asked for each at the next
+	 * stop. */
+	uint64_t (*peek_start)(void *ctx);
+	int (*peek)(void *ctx, const struct choice *c, uint64_t *state);
 	/* Optional: after pick or single abandoned the run, whether that
 	 * was a prune (a state or a sleep set the search has covered),
 	 * whose result nobody reads: the run then ends without describing

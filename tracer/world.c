@@ -330,7 +330,8 @@ void on_status(struct session *s, pid_t tid, int status)
 	 * the clock reads the program made meanwhile first */
 	bool failed = s->failed;
 
-	agent_stopped(s, tid, status);
+	if (agent_stopped(s, tid, status))
+		return;
 	if (WIFEXITED(status) || WIFSIGNALED(status))
 		on_death(s, tid, status);
 	else if (WIFSTOPPED(status) && (failed || !s->failed))
@@ -699,6 +700,13 @@ int check_limits(struct session *s, pid_t only)
 		s->resume_time = now_seconds();
 		s->resume_cpu = -1;
 	}
+	/* a long step while threads hand over in the program: the plan
+	 * ends first, so that the running thread is the one whose turn it
+	 * is (agent.c) */
+	if (s->ho_active && s->cfg->spin_ms > 0 && only == -1 &&
+	    (now_seconds() - s->resume_time) * 1000 > s->spin_ms &&
+	    !agent_ho_freeze(s))
+		return 0;
 	if (s->cfg->spin_ms <= 0 || only != -1 || s->current < 0 ||
 	    s->current >= s->nth || s->th[s->current].st != SCHED_RUNNING ||
 	    session_policy_process(s, s->th[s->current].p) ||
@@ -1853,7 +1861,7 @@ out:
  * the clock (the slot advanced it).  false: the run ended or failed.
  */
 static bool agent_take_choice(struct session *s, struct thread *t,
-			      const char *what)
+			      const char *what, int expect)
 {
 	bool need = s->need_schedule, ok = false;
 
@@ -1875,7 +1883,7 @@ static bool agent_take_choice(struct session *s, struct thread *t,
 	if (c->nalts >= 1 && c->nalts < MAX_ALTS && (pick = decide(s, c)) < 0)
 		goto out;
 	if (c->nalts < 1 || c->nalts >= MAX_ALTS ||
-	    c->alts[pick].thread != t->idx || c->alts[pick].timeout) {
+	    c->alts[pick].thread != expect || c->alts[pick].timeout) {
 		session_fail(s, FAIL_INTERNAL, t,
 			     "internal error: %s taken in the program had "
 			     "%d alternatives and went to T%d at step %llu",
@@ -1886,8 +1894,8 @@ static bool agent_take_choice(struct session *s, struct thread *t,
 	}
 	if (c->alts[pick].cost)
 		s->preemptions++;
-	take_step(s, t, c->alts[pick].cost, c->nalts > 1, false);
-	lift_when_alone(s, t);
+	take_step(s, &s->th[expect], c->alts[pick].cost, c->nalts > 1, false);
+	lift_when_alone(s, &s->th[expect]);
 	ok = true;
 out:
 	free(st);
@@ -1915,13 +1923,155 @@ void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 	t->stop = STOP_BP;
 	t->bp_addr = site;
 	thread_call_point(t, b, rdi, rsi, ret);
-	if (agent_take_choice(s, t, "a point")) {
+	if (agent_take_choice(s, t, "a point", t->idx)) {
 		t->last_fn = t->fn;
 		t->last_obj = t->obj;
 		t->last_site = t->pc;
 	}
 	t->st = SCHED_RUNNING;
 	t->stop = STOP_NONE;
+}
+
+/*
+ * A point t passed in the hand-off's code (agent.c): as
+ * session_agent_point, but the plan's pick there is `to`, which may be
+ * another thread: t then stays at its point, parked in the program, and
+ * `to`, parked at its own, goes on from it (its call runs).
+ */
+void session_agent_handoff_point(struct session *s, struct thread *t,
+				 uint64_t site, uint64_t rdi, uint64_t rsi,
+				 uint64_t ret, int to)
+{
+	struct bp *b = bp_find(t->p, site);
+	struct thread *w = to >= 0 && to < s->nth ? &s->th[to] : NULL;
+
+	if (s->failed || s->ended)
+		return;
+	if (!b || !w) {
+		session_fail(s, FAIL_INTERNAL, t,
+			     "internal error: a hand-off point at %#llx to "
+			     "T%d is no point of ptloom's",
+			     (unsigned long long)site, to);
+		return;
+	}
+	s->stop_kinds[STOPK_AGENT_CALL]++;
+	t->stop = STOP_BP;
+	t->bp_addr = site;
+	thread_call_point(t, b, rdi, rsi, ret);
+	if (!agent_take_choice(s, t, "a hand-off point", to))
+		return;
+	if (w == t) {
+		t->last_fn = t->fn;
+		t->last_obj = t->obj;
+		t->last_site = t->pc;
+		t->st = SCHED_RUNNING;
+		t->stop = STOP_NONE;
+		return;
+	}
+	/* t waits at its point as a stopped thread would (its registers
+	 * in the page); w goes on from its own, as resume() would have
+	 * sent it on from its breakpoint */
+	t->st = SCHED_ENABLED;
+	t->ho_parked = true;
+	t->regs_valid = false;
+	w->last_fn = w->fn;
+	w->last_obj = w->obj;
+	w->last_site = w->pc;
+	w->st = SCHED_RUNNING;
+	w->stop = STOP_NONE;
+	w->ho_parked = false;
+	w->sig_sent = 0;
+	w->skip = false;
+	w->regs_valid = false;
+	s->ag_solo = w->idx;
+}
+
+/*
+ * The hand-off's plan (agent.c), for t about to run while other threads
+ * wait at points: the strategy's picks at t's coming points and at those
+ * of whoever it picks (struct strategy.peek), up to max, each offered
+ * the alternatives it would be offered then, which stay what they are
+ * while every thread that can run waits at a trampolined call (a lock, an
+ * unlock, a condition variable's call: not a trylock, where spin
+ * recognition may make it yield) and every other one waits without a
+ * deadline or a descriptor: one process, no timer, no buffered store, no
+ * free child; the plan stops short of a timeout pick and of the fairness
+ * yield.  Its length (0: none); picks[k] is a thread's index.
+ */
+int session_handoff_plan(struct session *s, struct thread *t,
+			 uint16_t *picks, int max)
+{
+	struct sched_thread *st;
+	struct choice *c;
+	int others = 0, n = 0;
+
+	if (!s->strat->peek || !s->strat->peek_start || s->nprocs != 1 ||
+	    s->nfreep || timer_armed(s) || t->yield || t->idx >= 64 ||
+	    s->run_len >= FAIR_STEPS)
+		return 0;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *o = &s->th[i];
+		struct bp *b;
+
+		if (o == t || o->st == SCHED_DEAD)
+			continue;
+		if (o->starting || o->yield || o->wake_due || o->p != t->p)
+			return 0;
+		if (o->st == SCHED_BLOCKED) {
+			if (o->timed || o->block == BLOCK_FD ||
+			    o->block == BLOCK_POLL || o->block == BLOCK_VFORK)
+				return 0;
+			continue;
+		}
+		if (o->st != SCHED_ENABLED || i >= 64 || o->kind != OP_CALL ||
+		    call_fn_passive(o->fn) || o->stop != STOP_BP ||
+		    o->skip || o->sig_sent ||
+		    !(b = bp_find(o->p, o->bp_addr)) || !b->tramp)
+			return 0;
+		others++;
+	}
+	if (!others)
+		return 0;
+	st = malloc((size_t)(s->nth + 1) * sizeof(*st));
+	c = malloc(sizeof(*c));
+	if (st && c) {
+		int was = t->st, cur = t->idx;
+		uint64_t run_len = (uint64_t)s->run_len;
+		uint64_t state = s->strat->peek_start(s->strat->ctx);
+
+		t->st = SCHED_ENABLED;
+		build_sched(s, st);
+		t->st = was;
+		st[t->idx].yield = false;
+		st[t->idx].tso = false;
+		for (int i = 0; i < s->nth; i++)
+			if (st[i].tso || st[i].timed || st[i].yield)
+				goto out;
+		for (; n < max && run_len < FAIR_STEPS; n++) {
+			int pick;
+
+			sched_alternatives(st, s->nth, cur, c);
+			timer_alternatives(s, c);
+			c->step = (uint32_t)(s->step + (uint64_t)n);
+			c->preemptions = s->preemptions;
+			if (c->nalts < 1 || c->nalts >= MAX_ALTS)
+				break;
+			pick = c->nalts == 1 ? 0
+					     : s->strat->peek(s->strat->ctx, c,
+							      &state);
+			if (pick < 0 || c->alts[pick].timeout)
+				break;
+			picks[n] = c->alts[pick].thread;
+			if (picks[n] != cur)
+				run_len = 0;
+			run_len++;
+			cur = picks[n];
+		}
+	}
+out:
+	free(st);
+	free(c);
+	return n;
 }
 
 /*
@@ -1954,7 +2104,7 @@ void session_agent_futex(struct session *s, struct thread *t, uint64_t site,
 		session_fail(s, FAIL_INTERNAL, t,
 			     "internal error: a futex wake taken in the program "
 			     "was no point");
-	else if (agent_take_choice(s, t, "a futex wake") &&
+	else if (agent_take_choice(s, t, "a futex wake", t->idx) &&
 		 (!syscall_execute(s, t) || !t->skip || t->result != answer))
 		session_fail(s, FAIL_INTERNAL, t,
 			     "internal error: a futex wake taken in the program "

@@ -188,6 +188,12 @@ struct session {
 	uint64_t ag_looked; /* agent_logged's last look: the log's end */
 	bool ag_known;	/* ag_solo's points are choices known in advance */
 	bool ag_taken;	/* this stop's flush took logged accesses */
+	/* the hand-off between threads in the program (agent.c): a plan
+	 * runs; its picks, point by point from the log's start, and how
+	 * many (threads are indexed by their index in th[]) */
+	bool ho_active, ho_frozen;
+	int ho_n;
+	uint16_t ho_picks[1024];
 	char ag_note[128];
 	struct {		/* state keys (tracer/state.c) */
 		bool off;	/* beyond the key for the rest of the run */
