@@ -865,8 +865,8 @@ static void access_by_int3(struct session *s)
  * (thread.ho_parked): at its point in the model, its registers in its
  * save area; the supervisor sends it on with its go word (agent_ho_wake)
  * or brings it to a ptrace stop at its point when it needs its
- * registers (agent_ho_materialise).  Opt-in (PTLOOM_HANDOFF=1) while it
- * is new.
+ * registers (agent_ho_materialise).  PTLOOM_HANDOFF=0 turns it off
+ * (for comparison: the runs are the same).
  */
 #define HO_AT(d, off) ((char *)(d) + (off))
 #define HO_SAVE_OF(d, i) ((uint64_t *)HO_AT(d, HO_SAVE + (uint64_t)(i) * HO_SV))
@@ -880,7 +880,7 @@ static bool ho_enabled(void)
 	if (on < 0) {
 		const char *e = getenv("PTLOOM_HANDOFF");
 
-		on = e && *e && strcmp(e, "0");
+		on = !e || strcmp(e, "0");
 	}
 	return on;
 }
@@ -1410,11 +1410,6 @@ bool agent_stopped(struct session *s, pid_t tid, int status)
 				odd = x->idx;
 				x->ho_parked = false; /* (stopped already) */
 			}
-			if (odd >= 0 && getenv("PTLOOM_HO_DEBUG"))
-				fprintf(stderr, "HO odd T%d status %#x pc %#llx cur %llu code %#llx\n",
-					x->idx, status, (unsigned long long)pc,
-					(unsigned long long)d->ho_cur,
-					(unsigned long long)(x->p->ag_code + HO_CODE));
 		}
 	} else if (s->ag_solo >= 0 && WIFSTOPPED(status)) {
 		if (x && x->idx == s->ag_solo)

@@ -1775,6 +1775,7 @@ const char *stop_kind_name(int kind)
 		[STOPK_AGENT_CLOCK] = "clock-in-program(no stop)",
 		[STOPK_AGENT_CALL] = "sync-call-in-program(no stop)",
 		[STOPK_AGENT_FUTEX] = "futex-wake-in-program(no stop)",
+		[STOPK_AGENT_HANDOFF] = "hand-over-in-program(no stop)",
 		[STOPK_AGENT_OBSERVE] = "observed-in-program(no stop)",
 	};
 

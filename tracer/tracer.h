@@ -538,6 +538,10 @@ enum stop_count_kind {
 	/* not a stop: the futex wakes the agent's futex slots logged
 	 * (tracer/tramp.c), each a STOPK_FUTEX_WAKE stop without them */
 	STOPK_AGENT_FUTEX,
+	/* not a stop: the hand-overs from one thread to another the
+	 * agent's hand-off made (tracer/agent.c), each a STOPK_CALL stop
+	 * without it */
+	STOPK_AGENT_HANDOFF,
 	STOPK_N
 };
 

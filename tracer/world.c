@@ -1971,6 +1971,7 @@ void session_agent_handoff_point(struct session *s, struct thread *t,
 	/* t waits at its point as a stopped thread would (its registers
 	 * in the page); w goes on from its own, as resume() would have
 	 * sent it on from its breakpoint */
+	s->stop_kinds[STOPK_AGENT_HANDOFF]++;
 	t->st = SCHED_ENABLED;
 	t->ho_parked = true;
 	t->regs_valid = false;
@@ -2004,6 +2005,7 @@ int session_handoff_plan(struct session *s, struct thread *t,
 	struct sched_thread *st;
 	struct choice *c;
 	int others = 0, n = 0;
+	bool parkable[64] = { false };
 
 	if (!s->strat->peek || !s->strat->peek_start || s->nprocs != 1 ||
 	    s->nfreep || timer_armed(s) || t->yield || t->idx >= 64 ||
@@ -2023,12 +2025,19 @@ int session_handoff_plan(struct session *s, struct thread *t,
 				return 0;
 			continue;
 		}
-		if (o->st != SCHED_ENABLED || i >= 64 || o->kind != OP_CALL ||
-		    call_fn_passive(o->fn) || o->stop != STOP_BP ||
-		    o->skip || o->sig_sent ||
-		    !(b = bp_find(o->p, o->bp_addr)) || !b->tramp)
+		if (o->st != SCHED_ENABLED)
 			return 0;
-		others++;
+		/* one that waits at a trampolined call can be parked and
+		 * picked; one stopped at another point (a futex call the
+		 * supervisor carries out) only stays what it is: the plan
+		 * ends where it would be picked */
+		if (i < 64 && o->kind == OP_CALL && !call_fn_passive(o->fn) &&
+		    o->stop == STOP_BP && !o->skip && !o->sig_sent &&
+		    (b = bp_find(o->p, o->bp_addr)) && b->tramp)
+			parkable[i] = true;
+		else if (o->ho_parked)
+			return 0;
+		others += parkable[i];
 	}
 	if (!others)
 		return 0;
@@ -2059,7 +2068,9 @@ int session_handoff_plan(struct session *s, struct thread *t,
 			pick = c->nalts == 1 ? 0
 					     : s->strat->peek(s->strat->ctx, c,
 							      &state);
-			if (pick < 0 || c->alts[pick].timeout)
+			if (pick < 0 || c->alts[pick].timeout ||
+			    (c->alts[pick].thread != t->idx &&
+			     !parkable[c->alts[pick].thread]))
 				break;
 			picks[n] = c->alts[pick].thread;
 			if (picks[n] != cur)

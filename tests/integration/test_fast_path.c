@@ -23,6 +23,7 @@ struct sampled {
 	double calls_in;  /* sync calls taken in the program a run */
 	double wakes;	  /* futex-wake stops a run */
 	double wakes_in;  /* futex wakes taken in the program a run */
+	double handovers; /* hand-overs between threads in the program */
 };
 
 static double per_run(const char *err, const char *kind)
@@ -86,6 +87,7 @@ static struct sampled sample_argv(const char *program,
 	s.calls_in = per_run(r.err, "sync-call-in-program(no stop)");
 	s.wakes = per_run(r.err, "futex-wake");
 	s.wakes_in = per_run(r.err, "futex-wake-in-program(no stop)");
+	s.handovers = per_run(r.err, "hand-over-in-program(no stop)");
 	s.out = strdup(r.out);
 	s.err = strdup(r.err);
 	res_free(&r);
@@ -449,6 +451,50 @@ Test(fast_path, sampler_decisions_followed_in_the_program)
 		check_same_runs(example("bank"), opts);
 		check_same_runs(example("mutex_condvar"), opts);
 	}
+}
+
+/*
+ * A random walk's picks are planned ahead (its generator's copy draws
+ * them): where the turn passes from one thread to another at a call,
+ * the thread hands over to the next in the program, which waits there
+ * on a futex word of the agent's page instead of in a ptrace stop
+ * (tracer/agent.c, the hand-off).  The same runs as without the agent;
+ * threads locking mutexes of their own make almost every switch so
+ * (389 sync-call stops a run became 11 when it was built).
+ */
+Test(fast_path, threads_hand_over_to_each_other_in_the_program)
+{
+	const char *const opts[] = { "-s", "random", "-n", "8", "--seed", "5",
+				     "--points", "sync", "--no-minimize",
+				     NULL };
+	const char *const three[] = { "3", "150", NULL };
+
+	for (int k = 0; k < 2; k++) {
+		struct sampled on = sample_argv(target("own_lock_loops"), opts,
+						true, k ? three : NULL);
+		struct sampled off = sample_argv(target("own_lock_loops"),
+						 opts, false,
+						 k ? three : NULL);
+
+		cr_expect_eq(on.code, 0, "exit %d with the agent:\n%s",
+			     on.code, on.err);
+		cr_expect_eq(off.code, 0, "exit %d without the agent:\n%s",
+			     off.code, off.err);
+		cr_expect_str_eq(on.digest, off.digest,
+				 "other runs with the hand-off than without");
+		cr_expect_str_eq(on.out, off.out, "other output");
+		cr_expect(on.handovers >= 100,
+			  "%.1f hand-overs a run in the program:\n%s",
+			  on.handovers, on.err);
+		cr_expect(on.calls < off.calls / 5,
+			  "%.1f sync-call stops a run with the hand-off, %.1f "
+			  "without", on.calls, off.calls);
+		sampled_free(&on);
+		sampled_free(&off);
+	}
+	check_same_runs(target("lock_loop"), opts);
+	check_same_runs(example("bank"), opts);
+	check_same_runs(example("mutex_condvar"), opts);
 }
 
 /* The systematic search's decisions are known where a run follows the
