@@ -2070,7 +2070,8 @@ int session_handoff_plan(struct session *s, struct thread *t,
 							      &state);
 			if (pick < 0 || c->alts[pick].timeout ||
 			    (c->alts[pick].thread != t->idx &&
-			     !parkable[c->alts[pick].thread]))
+			     (c->alts[pick].thread >= 64 ||
+			      !parkable[c->alts[pick].thread])))
 				break;
 			picks[n] = c->alts[pick].thread;
 			if (picks[n] != cur)
