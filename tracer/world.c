@@ -2131,7 +2131,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 				   ? -1
 				   : memfd_create("ptloom-output", MFD_CLOEXEC);
 		r = spawn_program(cfg, s->outfd,
-				  tracer_may_set_ids() ? thread_wanted_id(s, 0)
+				  tracer_may_set_ids() ? thread_id_to_ask(s, 0)
 						       : 0,
 				  &s->pid);
 		if (r) {
