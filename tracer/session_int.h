@@ -97,6 +97,9 @@ void thread_clone_same_tid(struct session *s, struct thread *t);
 /* the id T-number idx asks for: the recording's (session_config.ids),
  * else the one it had in this process's earlier runs; 0: none */
 pid_t thread_wanted_id(const struct session *s, int idx);
+/* that id if it is free, else a free one with as many decimal digits that
+ * no other T-number wants; 0: none */
+pid_t thread_id_to_ask(const struct session *s, int idx);
 /* T-number idx has kernel id got (its first thread's pid for a process) */
 void thread_note_id(struct session *s, int idx, pid_t got);
 /* c was made by parent's clone or fork: its id noted, the registers

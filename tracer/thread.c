@@ -785,6 +785,62 @@ pid_t thread_wanted_id(const struct session *s, int idx)
 	return canonical_id(c, idx);
 }
 
+static bool id_free(pid_t id)
+{
+	return kill(id, 0) < 0 && errno == ESRCH;
+}
+
+static int id_digits(long id)
+{
+	int d = 1;
+
+	while (id >= 10) {
+		id /= 10;
+		d++;
+	}
+	return d;
+}
+
+/* The id T-number idx asks the kernel for now: its wanted one
+ * (thread_wanted_id) if free, else the nearest free one with as many
+ * decimal digits that no other T-number wants; 0: none.  Another process
+ * may hold the wanted one (a wrap of the ids on a busy machine, another
+ * exploration of the same command line), and the kernel then gave any:
+ * node names its main context "/usr/bin/node[PID]" in UTF-16 on the heap,
+ * so a replay of a recording at pid 16640 that got a 4-digit pid saw all
+ * its later objects 48 bytes off and diverged at V8's code-object mutex.
+ * A program's layout follows its ids' widths (a pid in a name, a log
+ * line) far more often than their values. */
+pid_t thread_id_to_ask(const struct session *s, int idx)
+{
+	pid_t want = thread_wanted_id(s, idx);
+
+	if (want <= 0 || id_free(want))
+		return want;
+	(void)canonical_id(s->cfg, 0); /* id_max read */
+	long lo = 1, hi;
+	int d = id_digits(want);
+
+	for (int i = 1; i < d; i++)
+		lo *= 10;
+	hi = lo * 10 - 1;
+	if (id_max > 0 && hi >= id_max)
+		hi = id_max - 1;
+	for (long k = 1; k <= 4 * ID_BLOCK; k++)
+		for (int sign = -1; sign <= 1; sign += 2) {
+			long c = want + sign * k;
+			bool other = false;
+
+			if (c < lo || c > hi || c < 2)
+				continue;
+			for (int j = 0; j < TID_SLOTS && !other; j++)
+				other = j != idx && thread_wanted_id(s, j) == c;
+			if (!other && id_free((pid_t)c))
+				return (pid_t)c;
+		}
+	return 0;
+}
+
 /* T-number idx got kernel id got: later runs ask for it (a process that
  * took the first run's after a wrap keeps it: the kernel's id is this
  * index's from then on); one the recording had is counted if it is not. */
@@ -817,7 +873,7 @@ void thread_clone_same_tid(struct session *s, struct thread *t)
 	int idx = s->nth;
 	pid_t want;
 
-	if (idx <= 0 || !(want = thread_wanted_id(s, idx)) ||
+	if (idx <= 0 || !thread_wanted_id(s, idx) ||
 	    t->stop != STOP_SECCOMP || regs_get(t) || !set_tid_allowed())
 		return;
 	if (r->orig_rax == SYS_clone3) {
@@ -852,12 +908,11 @@ void thread_clone_same_tid(struct session *s, struct thread *t)
 	}
 	if (a[0] & new_ns)
 		return;
-	/* free now (a process that took it after a wrap keeps it: the
-	 * kernel's id is this index's from then on); PTLOOM_SET_TID_TAKEN=1
+	/* free now, or one like it (thread_id_to_ask); PTLOOM_SET_TID_TAKEN=1
 	 * asks for a taken one, so that the kernel refuses (tests) */
 	if (getenv("PTLOOM_SET_TID_TAKEN"))
 		want = getpid();
-	else if (kill(want, 0) == 0 || errno != ESRCH)
+	else if (!(want = thread_id_to_ask(s, idx)))
 		return;
 	/* the struct and the id under the red zone of the creator's stack,
 	 * dead space (nothing runs there before the syscall reads it) */

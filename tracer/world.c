@@ -373,16 +373,21 @@ static char task_state(pid_t tid)
  * still running or waiting for a CPU (R), in disk I/O (D) or stopped with
  * an event ptloom has not read yet (t) means a loaded machine or a long
  * computation: that run is too slow for the limit, not known to hang.
- * Returns such a task, or 0.
+ * So does any other thread of the program in R or D, which ptloom waits
+ * for although it did not let it run: one dying of its process's exit
+ * (node's last step done, its leader a zombie, T6 still on its way out
+ * under load 12), one cloned before its first stop.  Those held at a
+ * point are in t.  Returns such a task, or 0.
  */
 static pid_t runnable_task(struct session *s)
 {
 	for (int i = 0; i < s->nth; i++) {
-		if (s->th[i].st != SCHED_RUNNING)
+		if (s->th[i].st == SCHED_DEAD)
 			continue;
 		char c = task_state(s->th[i].tid);
 
-		if (c == 'R' || c == 'D' || c == 't' || c == 'T')
+		if (c == 'R' || c == 'D' ||
+		    (s->th[i].st == SCHED_RUNNING && (c == 't' || c == 'T')))
 			return s->th[i].tid;
 	}
 	for (int i = 0; i < s->nfreep; i++) {
@@ -2293,7 +2298,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 				   ? -1
 				   : memfd_create("ptloom-output", MFD_CLOEXEC);
 		r = spawn_program(cfg, s->outfd,
-				  tracer_may_set_ids() ? thread_wanted_id(s, 0)
+				  tracer_may_set_ids() ? thread_id_to_ask(s, 0)
 						       : 0,
 				  &s->pid);
 		if (r) {

@@ -180,6 +180,63 @@ Test(replay, a_program_that_reads_the_machine_state_replays_exactly)
 	res_free(&r);
 }
 
+/*
+ * Another process holds the pid the recording had (the ids wrapped on a
+ * busy machine, or another exploration of the same command line asks for
+ * the same canonical ones): the replay's T0 asks for a free pid with as
+ * many digits, so a program whose heap layout follows its pid's width
+ * (node's "/usr/bin/node[PID]") replays exactly.  In a pid namespace of its
+ * own, where the script holds the recorded pid and the kernel's next ids
+ * have 3 digits: the replay took one of those and diverged at the
+ * program's first mutex, 64 bytes off.
+ */
+Test(replay, a_recorded_pid_another_process_holds_is_replaced_by_one_as_wide)
+{
+	if (geteuid() != 0)
+		cr_skip_test("not root: the kernel lets only a process with "
+			     "CAP_CHECKPOINT_RESTORE choose ids");
+	char *cmd;
+
+	spit(in_tmp("held.sh"),
+	     "cd \"$3\" || exit 2\n"
+	     "\"$1\" run --seed 1 --no-minimize -o out -- \"$2\" >run.txt 2>&1\n"
+	     "f=$(sed -n 's/^replay: ptloom replay \\([^ ]*\\) .*/\\1/p' "
+	     "run.txt)\n"
+	     "pid=$(\"$1\" show \"$f\" | "
+	     "sed -n 's/^kernel ids: T0 \\([0-9]*\\).*/\\1/p')\n"
+	     "echo \"recorded $pid\"\n"
+	     "echo $((pid - 1)) >/proc/sys/kernel/ns_last_pid || exit 2\n"
+	     "sleep 600 &\n"
+	     "echo \"holder $!\"\n"
+	     "echo 100 >/proc/sys/kernel/ns_last_pid || exit 2\n"
+	     "\"$1\" replay --report replay.json \"$f\" -- \"$2\"\n");
+	cr_assert(asprintf(&cmd, "unshare --pid --fork --mount-proc sh '%s' "
+				 "'%s' '%s' '%s'",
+			   in_tmp("held.sh"), ptloom(),
+			   target("pid_in_a_name"), tmp) > 0);
+	struct res r = sh(cmd);
+	char *rec = line_with(r.out, "recorded "), *held = line_with(r.out,
+								     "holder ");
+
+	if (!rec)
+		cr_skip_test("no pid namespace of its own (unshare: %s): "
+			     "skipped", r.err);
+	cr_assert_not_null(held, "%s\n%s", r.out, r.err);
+	cr_assert_str_eq(held + strlen("holder "), rec + strlen("recorded "),
+			 "the script did not get the recorded pid:\n%s",
+			 r.out);
+	assert_exit(r, 1);
+	assert_contains(r.out, "counter 6", "the replay's output");
+	char *j = slurp(in_tmp("replay.json"));
+
+	assert_json(j, "exact", "true");
+	free(j);
+	free(rec);
+	free(held);
+	free(cmd);
+	res_free(&r);
+}
+
 /* Where the recorded ids cannot be had, a replay that diverges says that
  * is the likely cause. */
 Test(replay, a_replay_without_the_recorded_ids_names_them)
