@@ -11,7 +11,8 @@
 # library); an integration group is this build's test_cli with $PTLOOM and
 # $PTLOOM_SCHEDTOOL taken from the sanitized build: its targets and
 # examples are built without sanitizers in both builds, so this build's
-# serve.  The dfs unit test checks 30 generated programs each, not 80.
+# serve.  The dfs unit test checks 30 generated programs each, not 80,
+# and sampling's correct programs run with one seed, not three.
 set -euo pipefail
 
 san=${PTLOOM_SANITIZED:-}
@@ -25,6 +26,8 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # ptloom runs several times slower under ASan: the tests' own limits grow
 export PTLOOM_TEST_SLOWDOWN=3
 export PTLOOM_DFS_PROGRAMS=30
+# sampling's correct programs with one seed, not three (test_sampling.c)
+export PTLOOM_TEST_ONE_SEED=1
 
 case $1 in
 unit)
