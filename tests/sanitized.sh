@@ -11,8 +11,8 @@
 # library); an integration group is this build's test_cli with $PTLOOM and
 # $PTLOOM_SCHEDTOOL taken from the sanitized build: its targets and
 # examples are built without sanitizers in both builds, so this build's
-# serve.  The dfs unit test checks 30 generated programs each, not 80,
-# and sampling's correct programs run with one seed, not three.
+# serve.  The dfs unit test checks 30 generated programs each, not 80;
+# sampling and replay repeat less (PTLOOM_TEST_SANITIZED).
 set -euo pipefail
 
 san=${PTLOOM_SANITIZED:-}
@@ -26,8 +26,10 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # ptloom runs several times slower under ASan: the tests' own limits grow
 export PTLOOM_TEST_SLOWDOWN=3
 export PTLOOM_DFS_PROGRAMS=30
-# sampling's correct programs with one seed, not three (test_sampling.c)
-export PTLOOM_TEST_ONE_SEED=1
+# repeat less where the normal run repeats (tests/integration/common.h
+# sanitized_run(): sampling's correct programs with one seed, not three;
+# replay's failures replayed 4 times, not 20)
+export PTLOOM_TEST_SANITIZED=1
 
 case $1 in
 unit)

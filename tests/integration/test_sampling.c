@@ -15,12 +15,11 @@ TestSuite(sampling, .init = setup, .fini = teardown, .timeout = 120);
 static void passes_random_with_native_output(const char *program)
 {
 	static const char *seeds[] = { "1", "7", "42" };
-	/* the sanitizer build's run (tests/sanitized.sh) takes the first
-	 * seed only: ASan and UBSan still watch ptloom through 50 runs of
-	 * every program, and this build's run checks all three seeds */
-	size_t nseeds = getenv("PTLOOM_TEST_ONE_SEED")
-				? 1
-				: sizeof(seeds) / sizeof(seeds[0]);
+	/* the sanitizer build's run takes the first seed only: ASan and
+	 * UBSan still watch ptloom through 50 runs of every program, and the
+	 * normal run checks all three seeds */
+	size_t nseeds = sanitized_run() ? 1
+					: sizeof(seeds) / sizeof(seeds[0]);
 	char *want = native(program);
 
 	cr_assert(want[0], "%s prints nothing natively", program);
