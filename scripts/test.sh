@@ -11,8 +11,9 @@
 # same run of `meson test` then runs the unit tests and the lighter
 # integration groups on that build too (suite 'sanitize',
 # tests/sanitized.sh; the dfs unit test's checks against brute force on
-# 30 generated programs each, not 80): one run, so that the two CPUs
-# share them with the rest to the end.
+# 30 generated programs each, not 80, and sampling and replay repeating
+# less: PTLOOM_TEST_SANITIZED): one run, so that the two CPUs share them
+# with the rest to the end.
 #
 # Exits non-zero when any of it failed.
 set -uo pipefail
