@@ -5,10 +5,15 @@
 #   bash scripts/test.sh                     # everything
 #   bash scripts/test.sh --suite unit        # one suite
 #
-# Under CI (CI=true) or with PTLOOM_SANITIZE=1 it then builds ptloom once
-# more with AddressSanitizer and UBSan and runs the unit tests and the
-# lighter integration groups on that build (the dfs unit test's checks
-# against brute force on 30 generated programs each, not 80).
+# Under CI (CI=true) or with PTLOOM_SANITIZE=1 it first builds ptloom once
+# more with AddressSanitizer and UBSan, in $build-sanitize (only ptloom,
+# the unit tests and schedtool: the targets are this build's), and the
+# same run of `meson test` then runs the unit tests and the lighter
+# integration groups on that build too (suite 'sanitize',
+# tests/sanitized.sh; the dfs unit test's checks against brute force on
+# 30 generated programs each, not 80, and sampling and replay repeating
+# less: PTLOOM_TEST_SANITIZED): one run, so that the two CPUs share them
+# with the rest to the end.
 #
 # Exits non-zero when any of it failed.
 set -uo pipefail
@@ -18,26 +23,24 @@ build=${PTLOOM_BUILD:-build}
 cd "$root"
 
 bash scripts/setup.sh --tests || exit 1
-meson test -C "$build" --print-errorlogs --num-processes 2 "$@"
-status=$?
 
 if [ "${CI:-}" = true ] || [ "${PTLOOM_SANITIZE:-}" = 1 ]; then
 	san="$build-sanitize"
-	echo
-	echo "== ptloom built with -fsanitize=address,undefined"
+	echo "== ptloom built with -fsanitize=address,undefined in $san"
 	if [ ! -f "$san/build.ninja" ]; then
-		# (not tests/real: none of its groups runs here)
+		# (not tests/real: none of its groups runs there)
 		meson setup "$san" -Db_sanitize=address,undefined \
 			-Db_lundef=false -Dreal_tests=false >/dev/null || exit 1
 	fi
-	ninja -C "$san" >/dev/null || exit 1
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	PTLOOM_TEST_SLOWDOWN=3 \
-	PTLOOM_DFS_PROGRAMS=30 \
-		meson test -C "$san" --print-errorlogs --num-processes 2 \
-		--timeout-multiplier 3 \
-		futex sched minimize schedule symbols disasm dfs races \
-		sampling command_line replay schedule_files || status=1
+	# what tests/sanitized.sh runs from it (meson test's 'sanitize-*')
+	ninja -C "$san" ptloom tests/schedtool tests/test_futex \
+		tests/test_sched tests/test_minimize tests/test_schedule \
+		tests/test_symbols tests/test_disasm tests/test_dfs \
+		tests/test_races >/dev/null || exit 1
+	case $san in
+	/*) export PTLOOM_SANITIZED=$san ;;
+	*) export PTLOOM_SANITIZED=$root/$san ;;
+	esac
 fi
-exit $status
+
+meson test -C "$build" --print-errorlogs --num-processes 2 "$@"

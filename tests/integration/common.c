@@ -9,6 +9,13 @@ int slowdown(void)
 	return n > 0 && n < 100 ? n : 1;
 }
 
+bool sanitized_run(void)
+{
+	const char *s = getenv("PTLOOM_TEST_SANITIZED");
+
+	return s && !strcmp(s, "1");
+}
+
 /* --- environment -------------------------------------------------------- */
 
 const char *env_or(const char *name, const char *dflt)

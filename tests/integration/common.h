@@ -105,6 +105,11 @@ struct found {
 /* --- common.c ------------------------------------------------------------ */
 
 int slowdown(void);
+/* true in the run against the sanitizer build (PTLOOM_TEST_SANITIZED=1,
+ * tests/sanitized.sh): a test may repeat less there (one seed of three,
+ * 4 replays of 20), since the normal run makes every repetition and
+ * ASan and UBSan watch ptloom's memory, which repeating changes little */
+bool sanitized_run(void);
 const char *env_or(const char *name, const char *dflt);
 const char *ptloom(void);
 const char *prog(const char *dir_env, const char *dflt,
