@@ -944,8 +944,41 @@ static uint64_t replay_known(void *ctx, const struct choice *c)
 	return k;
 }
 
+/* struct strategy.peek: a strict replay's coming run decisions, found
+ * as replay_pick finds them (its position copied in *state) */
+static uint64_t replay_peek_start(void *ctx)
+{
+	const struct replay_strategy *r = ctx;
+
+	return r->strict && r->diverged_at < 0 ? r->pos : UINT64_MAX;
+}
+
+static int replay_peek(void *ctx, const struct choice *c, uint64_t *state)
+{
+	const struct replay_strategy *r = ctx;
+	const struct decision *d;
+	int found = -1;
+
+	if (*state >= r->ndec)
+		return -1;
+	d = &r->dec[*state];
+	if (d->kind != DEC_RUN || c->kind != DEC_RUN || d->timeout || !d->nalts)
+		return -1;
+	if (d->index < c->nalts && c->alts[d->index].thread == d->thread &&
+	    !c->alts[d->index].timeout)
+		found = d->index;
+	for (int i = 0; found < 0 && i < c->nalts; i++)
+		if (c->alts[i].thread == d->thread && !c->alts[i].timeout)
+			found = i;
+	if (found >= 0)
+		(*state)++;
+	return found;
+}
+
 struct strategy replay_strategy(struct replay_strategy *r)
 {
 	return (struct strategy){ .ctx = r, .pick = replay_pick,
-				  .known = replay_known };
+				  .known = replay_known,
+				  .peek_start = replay_peek_start,
+				  .peek = replay_peek };
 }

@@ -79,6 +79,23 @@ if gwant lock; then
 		grow "us per sync point (lock loop, $how)" le 5 \
 			"stop $SECCOMP, futex $FUTEX" "${vals[@]}"
 	done
+	# the hand-off between threads in the program (agent.c): threads
+	# locking mutexes of their own, so that every switch is at a call;
+	# the columns here are no-fast, the agent without the hand-off
+	# (PTLOOM_HANDOFF=0) and fast
+	cc -O2 -pthread -o "$OUT/own_lock_loops" \
+		"$ROOT/tests/targets/own_lock_loops.c" || exit 2
+	vals=()
+	for b in "no-fast|$PTLOOM|PTLOOM_NO_FAST_PATH=1" \
+		"no-handoff|$PTLOOM|PTLOOM_HANDOFF=0" "fast|$PTLOOM|X=1"; do
+		IFS='|' read -r bn bp be <<<"$b"
+		read -r n secs rate us stops wall v <<<"$(gx "$bp" "$be" "$OUT" -s random \
+			-n 20 --points sync --seed 1 -- "$OUT/own_lock_loops" 2 "$GLOCK")"
+		vals+=("$us")
+		echo "own_lock_loops $GLOCK random: $bn $v $n runs, $stops stops a run, $us us/step, ${secs} s" >>"$DETAIL"
+	done
+	grow "us per point (own locks, random; cols: no-fast, no-handoff, fast)" le 5 \
+		"stop $SECCOMP, futex $FUTEX" "${vals[@]}"
 fi
 
 # 2. schedules/s with -j 2 on bank_fixed, and a schedule's cost in native

@@ -1156,7 +1156,10 @@ bool agent_ho_wake(struct session *s, struct thread *t)
 {
 	struct agent_data *d = s->ag;
 
-	if (!t->ho_parked || !d || t->stop != STOP_BP)
+	/* (a spin watched by debug registers: those are set by ptrace,
+	 * at a stop) */
+	if (!t->ho_parked || !d || t->stop != STOP_BP || s->watching ||
+	    t->ndr)
 		return false;
 	t->ho_parked = false;
 	t->sig_sent = 0;
