@@ -61,6 +61,8 @@ static const int traced_syscalls[] = {
 	SYS_mq_timedsend, SYS_mq_timedreceive,
 	/* SysV IPC objects: no fork checkpoint shares them (checkpoint.c) */
 	SYS_semget, SYS_msgget, SYS_shmget,
+	/* SysV semaphore waits (sysvsem.c) */
+	SYS_semop, SYS_semtimedop,
 	/* the CPUs of a native run (syscall.c) */
 	SYS_sched_getaffinity, SYS_sched_setaffinity,
 	SYS_ptrace, /* refused: ptloom is every process's tracer */

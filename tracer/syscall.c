@@ -415,6 +415,8 @@ static bool can_block(int ourfd)
  * which the run first met it, so the trace stays a function of the
  * schedule.
  */
+static uint64_t key_object(struct session *s, uint64_t key);
+
 static uint64_t fd_object(struct session *s, int ourfd)
 {
 	struct stat sb;
@@ -423,7 +425,18 @@ static uint64_t fd_object(struct session *s, int ourfd)
 		return 0;
 	if (S_ISSOCK(sb.st_mode))
 		return (1ull << 63) | 1;
-	uint64_t key = ((uint64_t)sb.st_dev << 40) ^ sb.st_ino;
+	return key_object(s, ((uint64_t)sb.st_dev << 40) ^ sb.st_ino);
+}
+
+/* A SysV semaphore set's object: its id is the kernel's (new for every
+ * run of an IPC_PRIVATE set), so the order the run first met it in too. */
+static uint64_t sem_object(struct session *s, int id)
+{
+	return key_object(s, (0xfffeull << 48) | (uint32_t)id);
+}
+
+static uint64_t key_object(struct session *s, uint64_t key)
+{
 	size_t i;
 
 	for (i = 0; i < s->nfdobj; i++)
@@ -709,6 +722,11 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 				return true;
 			continue;
 		}
+		if (t->pkind[i] == FDK_SEM) {
+			if (sem_ready(t))
+				return true;
+			continue;
+		}
 		if (t->pkind[i] == FDK_EPOLL)
 			continue; /* judged member by member, below */
 		p[n].fd = t->pfd[i];
@@ -745,6 +763,41 @@ static bool lock_point(struct session *s, struct thread *t, int fd, int kind,
 	t->fd_abs = false;
 	t->lk_kind = (uint8_t)kind;
 	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
+}
+
+/*
+ * semop(id, ops, n) and semtimedop(id, ops, n, timeout): a point whose
+ * readiness ptloom judges (tracer/sysvsem.c), a wait like a read's until
+ * the operations can complete, its relative timeout on the virtual clock
+ * (EAGAIN past it, as the kernel's).  A bad timeout is the kernel's to
+ * refuse.
+ */
+static bool sem_point(struct session *s, struct thread *t, long nr)
+{
+	uint64_t ns = 0;
+	bool timed = nr == SYS_semtimedop && t->regs.r10;
+
+	if (timed && read_ts(t, t->regs.r10, &ns))
+		return handled();
+	t->pfd[0] = -1;
+	t->pev[0] = 0;
+	t->pkind[0] = FDK_SEM;
+	t->npfd = 1;
+	t->ext_known = false;
+	t->nonblock = false;
+	t->poll_timeout_ms = -1;
+	t->fd_timeout_ns = 0;
+	t->fd_abs = timed;
+	if (timed) {
+		time_observed(s);
+		t->fd_deadline = s->now + ns;
+	}
+	t->sem_id = (int)t->regs.rdi;
+	t->sem_ops = t->regs.rsi;
+	t->sem_nops = (uint32_t)t->regs.rdx;
+	t->sem_waited = false;
+	/* the id is the kernel's, another every run: not in the trace */
+	return point(t, OP_SYSCALL, sem_object(s, t->sem_id), 0);
 }
 
 /* flock(fd, op): a point; one that may block waits, as a read does,
@@ -1266,6 +1319,9 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return mq_point(s, t, OP_READ, POLLIN);
 	case SYS_mq_timedsend:
 		return mq_point(s, t, OP_WRITE, POLLOUT);
+	case SYS_semop:
+	case SYS_semtimedop:
+		return sem_point(s, t, nr);
 	case SYS_accept:
 	case SYS_accept4:
 		return fd_point(s, t, OP_ACCEPT, POLLIN, false);
@@ -1670,21 +1726,31 @@ static bool futex_execute(struct session *s, struct thread *t)
  * perform; otherwise t waits for its descriptor. */
 static bool fd_execute(struct session *s, struct thread *t)
 {
+	if (waits_sem(t) && t->sem_waited && sem_gone(t)) {
+		/* its set was removed while it waited */
+		syscall_close_fds(t);
+		skip(t, -EIDRM);
+		return true;
+	}
 	if (t->nonblock || syscall_fd_ready(s, t)) {
 		syscall_close_fds(t);
 		return true;
 	}
 	if (t->fd_abs) {
-		/* a message queue's deadline */
+		/* a message queue's deadline, a semtimedop's timeout */
+		int64_t late = waits_sem(t) ? -EAGAIN : -ETIMEDOUT;
+
 		time_observed(s);
 		if (t->fd_deadline <= s->now) {
 			syscall_close_fds(t);
-			skip(t, -ETIMEDOUT);
+			skip(t, late);
 			return true;
 		}
-		block(s, t, BLOCK_FD, true, t->fd_deadline, -ETIMEDOUT);
+		t->sem_waited = waits_sem(t);
+		block(s, t, BLOCK_FD, true, t->fd_deadline, late);
 		return false;
 	}
+	t->sem_waited = waits_sem(t);
 	/* a socket's SO_RCVTIMEO or SO_SNDTIMEO: it times out as the
 	 * kernel's wait would, on the virtual clock */
 	block(s, t, BLOCK_FD, t->fd_timeout_ns > 0,
@@ -1709,7 +1775,7 @@ bool syscall_execute(struct session *s, struct thread *t)
 	case OP_SYSCALL:
 		/* a lock free now, or no wait (LOCK_NB, LOCK_UN): the
 		 * kernel's to take, as a ready descriptor's operation */
-		if (waits_lock(t))
+		if (waits_lock(t) || waits_sem(t))
 			return fd_execute(s, t);
 		return signal_execute(s, t);
 	case OP_WAIT4:

@@ -1231,6 +1231,7 @@ static bool outside_wait(struct session *s, const struct choice *c,
 	struct pollfd p[4 * POLL_MAX];
 	int n = 0, who = -1;
 	bool flk = false; /* a flock another process holds: look again */
+	bool sem = false; /* who waits on a semaphore set */
 
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
@@ -1239,10 +1240,13 @@ static bool outside_wait(struct session *s, const struct choice *c,
 		    (t->block != BLOCK_FD && t->block != BLOCK_POLL) ||
 		    (!syscall_fd_external(s, t) && !(open && t->ext_open)))
 			continue;
-		if (who < 0)
+		if (who < 0) {
 			who = t->idx;
+			sem = waits_sem(t);
+		}
 		for (int k = 0; k < t->npfd && n < 4 * POLL_MAX; k++)
-			if (t->pfd[k] >= 0 && t->pkind[k] == FDK_FLOCK)
+			if (t->pkind[k] == FDK_FLOCK ||
+			    t->pkind[k] == FDK_SEM)
 				flk = true;
 			else if (t->pfd[k] >= 0)
 				p[n++] = (struct pollfd){ .fd = t->pfd[k],
@@ -1290,10 +1294,13 @@ static bool outside_wait(struct session *s, const struct choice *c,
 				session_fail(s, FAIL_SLOW, NULL,
 				     "the run waited %g s (--timeout) for the "
 				     "world outside the program (T%d waits on a "
-				     "descriptor only another process, a server "
-				     "or a terminal can make ready); raise "
-				     "--timeout",
-				     s->cfg->timeout, who);
+				     "%s); raise --timeout",
+				     s->cfg->timeout, who,
+				     sem ? "SysV semaphore set found by its "
+					   "key, which another process may post"
+					 : "descriptor only another process, "
+					   "a server or a terminal can make "
+					   "ready");
 			return true;
 		}
 		if (budget >= 0 && (budget - (now - start)) * 1000 < ms)
@@ -1302,15 +1309,16 @@ static bool outside_wait(struct session *s, const struct choice *c,
 		    (s->cfg->timeout - (now - s->t0)) * 1000 < ms)
 			ms = (s->cfg->timeout - (now - s->t0)) * 1000;
 		if (flk && ms > 20)
-			ms = 20; /* no descriptor says when a flock is free */
+			ms = 20; /* no descriptor says when a flock is free
+				  * or a semaphore posted */
 		if (poll(p, (nfds_t)n, ms < 1 ? 1 : (int)ms) > 0)
 			return true;
 		for (int i = 0; flk && i < s->nth; i++) {
 			struct thread *t = &s->th[i];
 
 			if (t->st == SCHED_BLOCKED && t->block == BLOCK_FD &&
-			    waits_lock(t) &&
-			    flock_ready(t, 0))
+			    ((waits_lock(t) && flock_ready(t, 0)) ||
+			     (waits_sem(t) && sem_ready(t))))
 				return true;
 		}
 	}
