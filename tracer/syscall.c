@@ -122,6 +122,7 @@ static bool point(struct thread *t, int kind, uint64_t obj, int64_t arg)
 	t->fn = 0;
 	t->obj = obj;
 	t->obj2 = 0;
+	t->file_io = false;
 	t->futex_woken = false;
 	t->arg = arg;
 	t->pc = t->regs.rip;
@@ -514,19 +515,79 @@ void syscall_close_fds(struct thread *t)
  * A descriptor of a file or device, on which a read or write never
  * blocks, from its /proc entry: one stat instead of duplicating it,
  * fstat and close (the output, at every write).  False: a pipe, a
- * socket, an anonymous inode, or cannot tell.
+ * socket, an anonymous inode, or cannot tell.  *sb: what it is.
  */
-static bool never_blocks(const struct thread *t, int fd)
+static bool never_blocks(const struct thread *t, int fd, struct stat *sb)
 {
 	char name[64];
-	struct stat sb;
 
 	snprintf(name, sizeof(name), "/proc/%d/task/%d/fd/%d", t->p->pid,
 		 t->tid, fd);
-	if (fd < 0 || stat(name, &sb) < 0)
+	if (fd < 0 || stat(name, sb) < 0)
 		return false;
-	return S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode) ||
-	       S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode);
+	return S_ISREG(sb->st_mode) || S_ISDIR(sb->st_mode) ||
+	       S_ISCHR(sb->st_mode) || S_ISBLK(sb->st_mode);
+}
+
+/* Has t's process another thread alive? */
+static bool not_alone(const struct session *s, const struct thread *t)
+{
+	for (int i = 0; i < s->nth; i++)
+		if (&s->th[i] != t && s->th[i].p == t->p &&
+		    s->th[i].st != SCHED_DEAD)
+			return true;
+	return false;
+}
+
+/*
+ * A read, write or truncation of a regular file (sb) by t: a point while
+ * its process has another thread, so that a read-modify-write of a file
+ * by two threads (a counter, a log's length) can be interleaved between
+ * its read and its write; before, file I/O was no point, and such a lost
+ * update passed complete.  Its object is the file (device and inode, as a
+ * pipe's): I/O on two files commutes, and two reads at a position of
+ * their own (FILE_PREAD) too.  Never a wait (the kernel's at once).  Not
+ * points: a single-threaded process's file I/O (no cost, no new event),
+ * the standard descriptors and ptloom's output capture (the program's
+ * output is not its state), pipes, sockets and devices (fd_point's).
+ */
+static bool file_point(struct session *s, struct thread *t, int kind,
+		       bool pread, const struct stat *sb)
+{
+	int fd = (int)t->regs.rdi;
+	struct stat out;
+
+	if (!S_ISREG(sb->st_mode) || fd <= 2 || !not_alone(s, t))
+		return handled();
+	if (s->outfd >= 0 && fstat(s->outfd, &out) == 0 &&
+	    out.st_dev == sb->st_dev && out.st_ino == sb->st_ino)
+		return handled();
+	t->npfd = 0;
+	t->ext_known = false;
+	t->nonblock = true;
+	t->fd_abs = false;
+	point(t, kind, key_object(s, ((uint64_t)sb->st_dev << 40) ^
+					     sb->st_ino),
+	      fd);
+	t->fn = pread ? FILE_PREAD : 0;
+	t->file_io = true;
+	return true;
+}
+
+/* pread64, preadv, preadv2, their writes and ftruncate: file_point's */
+static bool file_at_point(struct session *s, struct thread *t, long nr)
+{
+	struct stat sb;
+	bool read = nr == SYS_pread64 || nr == SYS_preadv ||
+		    nr == SYS_preadv2;
+
+	if (!not_alone(s, t) || !never_blocks(t, (int)t->regs.rdi, &sb))
+		return handled(); /* alone: the cost is this stop's */
+	/* a preadv2 at offset -1 uses and moves the offset */
+	return file_point(s, t, read ? OP_READ : OP_WRITE,
+			  read && !(nr == SYS_preadv2 &&
+				    (int64_t)t->regs.r10 == -1),
+			  &sb);
 }
 
 /*
@@ -556,8 +617,12 @@ static uint64_t sock_timeout_ns(int ourfd, int kind)
 static bool fd_point(struct session *s, struct thread *t, int kind,
 		     short events, bool dontwait)
 {
-	if (never_blocks(t, (int)t->regs.rdi))
-		return handled();
+	struct stat sb;
+
+	if (never_blocks(t, (int)t->regs.rdi, &sb))
+		return kind == OP_READ || kind == OP_WRITE
+			       ? file_point(s, t, kind, false, &sb)
+			       : handled();
 	int fd = grab_fd(t, (int)t->regs.rdi);
 
 	if (fd < 0)
@@ -1322,6 +1387,14 @@ bool syscall_enter(struct session *s, struct thread *t)
 	case SYS_semop:
 	case SYS_semtimedop:
 		return sem_point(s, t, nr);
+	case SYS_pread64:
+	case SYS_pwrite64:
+	case SYS_preadv:
+	case SYS_pwritev:
+	case SYS_preadv2:
+	case SYS_pwritev2:
+	case SYS_ftruncate:
+		return file_at_point(s, t, nr);
 	case SYS_accept:
 	case SYS_accept4:
 		return fd_point(s, t, OP_ACCEPT, POLLIN, false);

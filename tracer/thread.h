@@ -121,6 +121,9 @@ struct thread {
 	 * 0: not yet */
 	uint64_t ran_at;
 	uint64_t obj2;		/* FUTEX_WAKE_OP/REQUEUE: the second word */
+	/* its OP_READ or OP_WRITE is a regular file's (syscall.c
+	 * file_point): no synchronisation for race discovery */
+	bool file_io;
 	bool futex_woken;	/* OP_WOKEN by a futex wake (not a signal) */
 	bool pi_wait;		/* blocked in FUTEX_LOCK_PI: a signal restarts it */
 	int64_t arg;

@@ -1143,8 +1143,12 @@ static void observe_sync(struct session *s, struct thread *t)
 	 * worker's result announced to an event loop; more order than a
 	 * read that found nothing has, never less).  An access or atomic
 	 * point's object is data, observed as an access (thread.c
-	 * observe_point), no synchronisation */
+	 * observe_point), no synchronisation; nor is a regular file's I/O
+	 * (syscall.c file_point: as before it was a point, and as
+	 * ThreadSanitizer takes files, two threads' log lines order none
+	 * of their other accesses) */
 	if (t->obj && t->kind != OP_ACCESS && t->kind != OP_ATOMIC &&
+	    !(t->file_io && (t->kind == OP_READ || t->kind == OP_WRITE)) &&
 	    ((t->obj >> 63) ? t->kind != OP_CALL : !observe_rwlock(s, t)))
 		o->sync(o->ctx, t->idx, SYNC_ACQREL, t->obj, -1);
 	if (t->kind == OP_CALL &&
