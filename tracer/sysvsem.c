@@ -19,20 +19,22 @@
  * wait on it nobody can end is a deadlock; one found by its key may be
  * posted by any process on the machine: the world's, waited for in real
  * time up to --timeout.  When ptloom cannot read the set (no permission,
- * a bad id, too many operations), the kernel decides, as before.
+ * a bad id, more than SEM_OPS_MAX operations), the kernel decides, as
+ * before.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/sem.h>
 #include <sys/syscall.h>
 #include "session_int.h"
 
-#define SEM_OPS_MAX 64	/* operations judged; more: the kernel's */
+#define SEM_OPS_MAX 4096 /* operations judged; more: the kernel's E2BIG */
 #define SEM_VMAX 32767	/* SEMVMX */
 
 union semun_ {
@@ -45,33 +47,43 @@ union semun_ {
  * to say how); 0: it would wait; -1: the set is gone. */
 static int judge(struct thread *t)
 {
-	struct sembuf ops[SEM_OPS_MAX];
 	struct semid_ds ds;
-	unsigned short val[1024];
 	size_t n = t->sem_nops;
+	struct sembuf *ops;
+	unsigned short *val;
+	int ready = 1;
 
 	if (semctl(t->sem_id, 0, IPC_STAT, (union semun_){ .buf = &ds }) < 0)
 		return errno == EINVAL || errno == EIDRM ? -1 : 1;
-	if (!n || n > SEM_OPS_MAX || ds.sem_nsems > 1024 ||
+	if (!n || n > SEM_OPS_MAX || !ds.sem_nsems)
+		return 1;
+	ops = malloc(n * sizeof(*ops));
+	val = malloc(ds.sem_nsems * sizeof(*val));
+	if (!ops || !val ||
 	    mem_read(t->p, t->sem_ops, ops, n * sizeof(ops[0])) ||
 	    semctl(t->sem_id, 0, GETALL, (union semun_){ .array = val }) < 0)
-		return 1;
+		goto out; /* the kernel's to say */
 	for (size_t i = 0; i < n; i++) {
 		unsigned num = ops[i].sem_num;
 		int v, r;
 
 		if (num >= ds.sem_nsems)
-			return 1; /* EFBIG */
+			break; /* EFBIG */
 		v = val[num];
 		r = v + ops[i].sem_op;
-		if ((ops[i].sem_op == 0 && v != 0) || r < 0)
+		if ((ops[i].sem_op == 0 && v != 0) || r < 0) {
 			/* it waits, unless it is IPC_NOWAIT's EAGAIN */
-			return (ops[i].sem_flg & IPC_NOWAIT) ? 1 : 0;
+			ready = (ops[i].sem_flg & IPC_NOWAIT) ? 1 : 0;
+			break;
+		}
 		if (r > SEM_VMAX)
-			return 1; /* ERANGE */
+			break; /* ERANGE */
 		val[num] = (unsigned short)r;
 	}
-	return 1;
+out:
+	free(ops);
+	free(val);
+	return ready;
 }
 
 bool sem_ready(struct thread *t)
