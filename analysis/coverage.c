@@ -315,7 +315,10 @@ size_t coverage_add_run(struct coverage *c, const struct event *ev,
 		case OP_POLL:
 		case OP_ACCEPT:
 		case OP_CONNECT:
-			got += op(c, e->obj, t, key, true, COV_FD);
+			/* a file's pread only reads it */
+			got += op(c, e->obj, t, key,
+				  !(e->kind == OP_READ && e->fn == FILE_PREAD),
+				  COV_FD);
 			break;
 		default:
 			break;
@@ -361,6 +364,8 @@ int coverage_what_of_event(int kind, int fn, int64_t arg, bool *write)
 		*write = arg != 0;
 		return COV_MEMORY;
 	case OP_READ:
+		*write = fn != FILE_PREAD;
+		return COV_FD;
 	case OP_WRITE:
 	case OP_POLL:
 	case OP_ACCEPT:

@@ -798,6 +798,9 @@ bool dfs_dependent(const struct alt *a, const struct alt *b)
 		return exit_touches(a, b);
 	if (y == DEP_LIFE)
 		return exit_touches(b, a);
+	if (a->kind == OP_READ && b->kind == OP_READ &&
+	    a->fn == FILE_PREAD && b->fn == FILE_PREAD)
+		return false; /* two reads of a file, no offset moved */
 	struct span sa[2], sb[2];
 	int na = spans(a, sa), nb = spans(b, sb);
 

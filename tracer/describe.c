@@ -225,7 +225,9 @@ static const char *block_name(struct thread *t)
 	switch (t->block) {
 	case BLOCK_SLEEP: return "sleep";
 	case BLOCK_FD:
-		return waits_lock(t) ? "flock" : "read/write";
+		return waits_lock(t)  ? "flock"
+		       : waits_sem(t) ? "semop"
+				      : "read/write";
 	case BLOCK_POLL: return "poll";
 	case BLOCK_SIGNAL: return signal_wait_name(t);
 	case BLOCK_WAIT: return "wait";
@@ -308,7 +310,8 @@ void report_threads(struct session *s)
 				 obj);
 		} else if (t->st == SCHED_BLOCKED) {
 			if (t->block == BLOCK_WAIT || t->block == BLOCK_STOPPED ||
-			    t->block == BLOCK_VFORK || t->block == BLOCK_SIGNAL)
+			    t->block == BLOCK_VFORK || t->block == BLOCK_SIGNAL ||
+			    (t->block == BLOCK_FD && waits_sem(t)))
 				obj[0] = 0;
 			else if (t->block == BLOCK_FD)
 				/* the descriptor, not its encoded object */

@@ -121,6 +121,10 @@ enum decision_kind {
  * the threads' bookkeeping only (analysis/dfs.c DEP_JOIN); the new
  * thread's first step follows it (analysis/dpor.c). */
 #define THREAD_CLONE 2
+/* alt.fn of an OP_READ of a regular file at a position of its own (pread,
+ * preadv): it neither changes the file nor moves an offset, so two of
+ * them on one file commute (analysis/dfs.c) */
+#define FILE_PREAD 1
 
 /* alt.timeout and decision.timeout of a store that enters its thread's
  * store buffer (x86-TSO, tracer/tso.c) instead of memory: the thread's

@@ -609,6 +609,8 @@ bool syscall_fd_external(struct session *s, struct thread *t)
 {
 	if (waits_lock(t))
 		return flock_external(s, t, 0); /* holders come and go */
+	if (waits_sem(t))
+		return sem_external(s, t);
 	if (t->ext_known)
 		return t->ext;
 	bool ext = false;

@@ -351,6 +351,12 @@ int fdext_inet_class(struct session *s, int ourfd);
 enum { LK_FLOCK = 0, LK_POSIX, LK_OFD };
 bool flock_ready(struct thread *t, int i);
 bool flock_external(struct session *s, struct thread *t, int i);
+/* t's pending semop (waits_sem): would it complete (or fail) now?  Is
+ * its set gone?  May a process outside the program post it?
+ * (tracer/sysvsem.c) */
+bool sem_ready(struct thread *t);
+bool sem_gone(struct thread *t);
+bool sem_external(struct session *s, struct thread *t);
 /* A blocking write of more than PIPE_BUF bytes to a pipe or stream socket
  * (tracer/bigwrite.c): prepare marks it (t->wbig), step writes what fits
  * without blocking. */

@@ -61,6 +61,12 @@ static const int traced_syscalls[] = {
 	SYS_mq_timedsend, SYS_mq_timedreceive,
 	/* SysV IPC objects: no fork checkpoint shares them (checkpoint.c) */
 	SYS_semget, SYS_msgget, SYS_shmget,
+	/* SysV semaphore waits (sysvsem.c) */
+	SYS_semop, SYS_semtimedop,
+	/* a regular file's I/O at a position, a truncation: points while
+	 * the process has other threads (syscall.c file_point) */
+	SYS_pread64, SYS_pwrite64, SYS_preadv, SYS_pwritev, SYS_preadv2,
+	SYS_pwritev2, SYS_ftruncate,
 	/* the CPUs of a native run (syscall.c) */
 	SYS_sched_getaffinity, SYS_sched_setaffinity,
 	SYS_ptrace, /* refused: ptloom is every process's tracer */

@@ -122,6 +122,7 @@ static bool point(struct thread *t, int kind, uint64_t obj, int64_t arg)
 	t->fn = 0;
 	t->obj = obj;
 	t->obj2 = 0;
+	t->file_io = false;
 	t->futex_woken = false;
 	t->arg = arg;
 	t->pc = t->regs.rip;
@@ -415,6 +416,8 @@ static bool can_block(int ourfd)
  * which the run first met it, so the trace stays a function of the
  * schedule.
  */
+static uint64_t key_object(struct session *s, uint64_t key);
+
 static uint64_t fd_object(struct session *s, int ourfd)
 {
 	struct stat sb;
@@ -423,7 +426,18 @@ static uint64_t fd_object(struct session *s, int ourfd)
 		return 0;
 	if (S_ISSOCK(sb.st_mode))
 		return (1ull << 63) | 1;
-	uint64_t key = ((uint64_t)sb.st_dev << 40) ^ sb.st_ino;
+	return key_object(s, ((uint64_t)sb.st_dev << 40) ^ sb.st_ino);
+}
+
+/* A SysV semaphore set's object: its id is the kernel's (new for every
+ * run of an IPC_PRIVATE set), so the order the run first met it in too. */
+static uint64_t sem_object(struct session *s, int id)
+{
+	return key_object(s, (0xfffeull << 48) | (uint32_t)id);
+}
+
+static uint64_t key_object(struct session *s, uint64_t key)
+{
 	size_t i;
 
 	for (i = 0; i < s->nfdobj; i++)
@@ -489,19 +503,79 @@ void syscall_close_fds(struct thread *t)
  * A descriptor of a file or device, on which a read or write never
  * blocks, from its /proc entry: one stat instead of duplicating it,
  * fstat and close (the output, at every write).  False: a pipe, a
- * socket, an anonymous inode, or cannot tell.
+ * socket, an anonymous inode, or cannot tell.  *sb: what it is.
  */
-static bool never_blocks(const struct thread *t, int fd)
+static bool never_blocks(const struct thread *t, int fd, struct stat *sb)
 {
 	char name[64];
-	struct stat sb;
 
 	snprintf(name, sizeof(name), "/proc/%d/task/%d/fd/%d", t->p->pid,
 		 t->tid, fd);
-	if (fd < 0 || stat(name, &sb) < 0)
+	if (fd < 0 || stat(name, sb) < 0)
 		return false;
-	return S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode) ||
-	       S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode);
+	return S_ISREG(sb->st_mode) || S_ISDIR(sb->st_mode) ||
+	       S_ISCHR(sb->st_mode) || S_ISBLK(sb->st_mode);
+}
+
+/* Has t's process another thread alive? */
+static bool not_alone(const struct session *s, const struct thread *t)
+{
+	for (int i = 0; i < s->nth; i++)
+		if (&s->th[i] != t && s->th[i].p == t->p &&
+		    s->th[i].st != SCHED_DEAD)
+			return true;
+	return false;
+}
+
+/*
+ * A read, write or truncation of a regular file (sb) by t: a point while
+ * its process has another thread, so that a read-modify-write of a file
+ * by two threads (a counter, a log's length) can be interleaved between
+ * its read and its write; before, file I/O was no point, and such a lost
+ * update passed complete.  Its object is the file (device and inode, as a
+ * pipe's): I/O on two files commutes, and two reads at a position of
+ * their own (FILE_PREAD) too.  Never a wait (the kernel's at once).  Not
+ * points: a single-threaded process's file I/O (no cost, no new event),
+ * the standard descriptors and ptloom's output capture (the program's
+ * output is not its state), pipes, sockets and devices (fd_point's).
+ */
+static bool file_point(struct session *s, struct thread *t, int kind,
+		       bool pread, const struct stat *sb)
+{
+	int fd = (int)t->regs.rdi;
+	struct stat out;
+
+	if (!S_ISREG(sb->st_mode) || fd <= 2 || !not_alone(s, t))
+		return handled();
+	if (s->outfd >= 0 && fstat(s->outfd, &out) == 0 &&
+	    out.st_dev == sb->st_dev && out.st_ino == sb->st_ino)
+		return handled();
+	t->npfd = 0;
+	t->ext_known = false;
+	t->nonblock = true;
+	t->fd_abs = false;
+	point(t, kind, key_object(s, ((uint64_t)sb->st_dev << 40) ^
+					     sb->st_ino),
+	      fd);
+	t->fn = pread ? FILE_PREAD : 0;
+	t->file_io = true;
+	return true;
+}
+
+/* pread64, preadv, preadv2, their writes and ftruncate: file_point's */
+static bool file_at_point(struct session *s, struct thread *t, long nr)
+{
+	struct stat sb;
+	bool read = nr == SYS_pread64 || nr == SYS_preadv ||
+		    nr == SYS_preadv2;
+
+	if (!not_alone(s, t) || !never_blocks(t, (int)t->regs.rdi, &sb))
+		return handled(); /* alone: the cost is this stop's */
+	/* a preadv2 at offset -1 uses and moves the offset */
+	return file_point(s, t, read ? OP_READ : OP_WRITE,
+			  read && !(nr == SYS_preadv2 &&
+				    (int64_t)t->regs.r10 == -1),
+			  &sb);
 }
 
 /*
@@ -531,8 +605,12 @@ static uint64_t sock_timeout_ns(int ourfd, int kind)
 static bool fd_point(struct session *s, struct thread *t, int kind,
 		     short events, bool dontwait)
 {
-	if (never_blocks(t, (int)t->regs.rdi))
-		return handled();
+	struct stat sb;
+
+	if (never_blocks(t, (int)t->regs.rdi, &sb))
+		return kind == OP_READ || kind == OP_WRITE
+			       ? file_point(s, t, kind, false, &sb)
+			       : handled();
 	int fd = grab_fd(t, (int)t->regs.rdi);
 
 	if (fd < 0)
@@ -780,6 +858,11 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 				return true;
 			continue;
 		}
+		if (t->pkind[i] == FDK_SEM) {
+			if (sem_ready(t))
+				return true;
+			continue;
+		}
 		if (t->pkind[i] == FDK_EPOLL)
 			continue; /* judged member by member, below */
 		p[n].fd = t->pfd[i];
@@ -816,6 +899,41 @@ static bool lock_point(struct session *s, struct thread *t, int fd, int kind,
 	t->fd_abs = false;
 	t->lk_kind = (uint8_t)kind;
 	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
+}
+
+/*
+ * semop(id, ops, n) and semtimedop(id, ops, n, timeout): a point whose
+ * readiness ptloom judges (tracer/sysvsem.c), a wait like a read's until
+ * the operations can complete, its relative timeout on the virtual clock
+ * (EAGAIN past it, as the kernel's).  A bad timeout is the kernel's to
+ * refuse.
+ */
+static bool sem_point(struct session *s, struct thread *t, long nr)
+{
+	uint64_t ns = 0;
+	bool timed = nr == SYS_semtimedop && t->regs.r10;
+
+	if (timed && read_ts(t, t->regs.r10, &ns))
+		return handled();
+	t->pfd[0] = -1;
+	t->pev[0] = 0;
+	t->pkind[0] = FDK_SEM;
+	t->npfd = 1;
+	t->ext_known = false;
+	t->nonblock = false;
+	t->poll_timeout_ms = -1;
+	t->fd_timeout_ns = 0;
+	t->fd_abs = timed;
+	if (timed) {
+		time_observed(s);
+		t->fd_deadline = s->now + ns;
+	}
+	t->sem_id = (int)t->regs.rdi;
+	t->sem_ops = t->regs.rsi;
+	t->sem_nops = (uint32_t)t->regs.rdx;
+	t->sem_waited = false;
+	/* the id is the kernel's, another every run: not in the trace */
+	return point(t, OP_SYSCALL, sem_object(s, t->sem_id), 0);
 }
 
 /* flock(fd, op): a point; one that may block waits, as a read does,
@@ -1337,6 +1455,17 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return mq_point(s, t, OP_READ, POLLIN);
 	case SYS_mq_timedsend:
 		return mq_point(s, t, OP_WRITE, POLLOUT);
+	case SYS_semop:
+	case SYS_semtimedop:
+		return sem_point(s, t, nr);
+	case SYS_pread64:
+	case SYS_pwrite64:
+	case SYS_preadv:
+	case SYS_pwritev:
+	case SYS_preadv2:
+	case SYS_pwritev2:
+	case SYS_ftruncate:
+		return file_at_point(s, t, nr);
 	case SYS_accept:
 	case SYS_accept4:
 		return fd_point(s, t, OP_ACCEPT, POLLIN, false);
@@ -1741,21 +1870,31 @@ static bool futex_execute(struct session *s, struct thread *t)
  * perform; otherwise t waits for its descriptor. */
 static bool fd_execute(struct session *s, struct thread *t)
 {
+	if (waits_sem(t) && t->sem_waited && sem_gone(t)) {
+		/* its set was removed while it waited */
+		syscall_close_fds(t);
+		skip(t, -EIDRM);
+		return true;
+	}
 	if (t->nonblock || syscall_fd_ready(s, t)) {
 		syscall_close_fds(t);
 		return true;
 	}
 	if (t->fd_abs) {
-		/* a message queue's deadline */
+		/* a message queue's deadline, a semtimedop's timeout */
+		int64_t late = waits_sem(t) ? -EAGAIN : -ETIMEDOUT;
+
 		time_observed(s);
 		if (t->fd_deadline <= s->now) {
 			syscall_close_fds(t);
-			skip(t, -ETIMEDOUT);
+			skip(t, late);
 			return true;
 		}
-		block(s, t, BLOCK_FD, true, t->fd_deadline, -ETIMEDOUT);
+		t->sem_waited = waits_sem(t);
+		block(s, t, BLOCK_FD, true, t->fd_deadline, late);
 		return false;
 	}
+	t->sem_waited = waits_sem(t);
 	/* a socket's SO_RCVTIMEO or SO_SNDTIMEO: it times out as the
 	 * kernel's wait would, on the virtual clock */
 	block(s, t, BLOCK_FD, t->fd_timeout_ns > 0,
@@ -1780,7 +1919,7 @@ bool syscall_execute(struct session *s, struct thread *t)
 	case OP_SYSCALL:
 		/* a lock free now, or no wait (LOCK_NB, LOCK_UN): the
 		 * kernel's to take, as a ready descriptor's operation */
-		if (waits_lock(t))
+		if (waits_lock(t) || waits_sem(t))
 			return fd_execute(s, t);
 		return signal_execute(s, t);
 	case OP_WAIT4:

@@ -1765,6 +1765,13 @@ static int syscall_stop_kind(const struct thread *t)
 	case SYS_readv:
 	case SYS_write:
 	case SYS_writev:
+	case SYS_pread64:
+	case SYS_pwrite64:
+	case SYS_preadv:
+	case SYS_pwritev:
+	case SYS_preadv2:
+	case SYS_pwritev2:
+	case SYS_ftruncate:
 	case SYS_recvfrom:
 	case SYS_recvmsg:
 	case SYS_sendto:

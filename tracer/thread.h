@@ -48,7 +48,8 @@ enum block_kind {
  * a signalfd is ready for the thread that reads it, by its pending
  * signals (tracer/signal.c:signal_fd_ready()). */
 enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD,
-       FDK_FLOCK /* a flock(2) request: pev 1 shared, 2 exclusive */ };
+       FDK_FLOCK, /* a flock(2) request: pev 1 shared, 2 exclusive */
+       FDK_SEM /* a SysV semop (tracer/sysvsem.c): pfd -1 */ };
 
 #define WAIT_PATH 48 /* instructions of a spin's turn remembered */
 #define TSO_MAX 16 /* stores a thread's store buffer holds (tso.c) */
@@ -96,6 +97,13 @@ struct thread {
 	 * byte range [lk_start, lk_end] */
 	uint8_t lk_kind;
 	int64_t lk_start, lk_end;
+	/* a semop or semtimedop waited for (FDK_SEM): the set, the address
+	 * and number of its operations; sem_waited once it blocked (a set
+	 * removed then ends the wait with EIDRM) */
+	int sem_id;
+	uint64_t sem_ops;
+	uint32_t sem_nops;
+	bool sem_waited;
 	int st;			/* enum sched_state */
 	bool starting;		/* cloned, its first stop not seen yet */
 	bool held;		/* BLOCK_HELD: at its exec event stop */
@@ -119,6 +127,9 @@ struct thread {
 	 * 0: not yet */
 	uint64_t ran_at;
 	uint64_t obj2;		/* FUTEX_WAKE_OP/REQUEUE: the second word */
+	/* its OP_READ or OP_WRITE is a regular file's (syscall.c
+	 * file_point): no synchronisation for race discovery */
+	bool file_io;
 	bool futex_woken;	/* OP_WOKEN by a futex wake (not a signal) */
 	bool pi_wait;		/* blocked in FUTEX_LOCK_PI: a signal restarts it */
 	int64_t arg;
@@ -248,6 +259,12 @@ struct thread {
 static inline bool waits_lock(const struct thread *t)
 {
 	return t->npfd == 1 && t->pkind[0] == FDK_FLOCK;
+}
+
+/* t's pending operation is a SysV semop (tracer/sysvsem.c) */
+static inline bool waits_sem(const struct thread *t)
+{
+	return t->npfd == 1 && t->pkind[0] == FDK_SEM;
 }
 
 struct thread *session_new_thread(struct session *s, pid_t tid,

@@ -1156,8 +1156,12 @@ static void observe_sync(struct session *s, struct thread *t)
 	 * worker's result announced to an event loop; more order than a
 	 * read that found nothing has, never less).  An access or atomic
 	 * point's object is data, observed as an access (thread.c
-	 * observe_point), no synchronisation */
+	 * observe_point), no synchronisation; nor is a regular file's I/O
+	 * (syscall.c file_point: as before it was a point, and as
+	 * ThreadSanitizer takes files, two threads' log lines order none
+	 * of their other accesses) */
 	if (t->obj && t->kind != OP_ACCESS && t->kind != OP_ATOMIC &&
+	    !(t->file_io && (t->kind == OP_READ || t->kind == OP_WRITE)) &&
 	    ((t->obj >> 63) ? t->kind != OP_CALL : !observe_rwlock(s, t)))
 		o->sync(o->ctx, t->idx, SYNC_ACQREL, t->obj, -1);
 	if (t->kind == OP_CALL &&
@@ -1244,6 +1248,7 @@ static bool outside_wait(struct session *s, const struct choice *c,
 	struct pollfd p[4 * POLL_MAX];
 	int n = 0, who = -1;
 	bool flk = false; /* a flock another process holds: look again */
+	bool sem = false; /* who waits on a semaphore set */
 
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
@@ -1252,10 +1257,13 @@ static bool outside_wait(struct session *s, const struct choice *c,
 		    (t->block != BLOCK_FD && t->block != BLOCK_POLL) ||
 		    (!syscall_fd_external(s, t) && !(open && t->ext_open)))
 			continue;
-		if (who < 0)
+		if (who < 0) {
 			who = t->idx;
+			sem = waits_sem(t);
+		}
 		for (int k = 0; k < t->npfd && n < 4 * POLL_MAX; k++)
-			if (t->pfd[k] >= 0 && t->pkind[k] == FDK_FLOCK)
+			if (t->pkind[k] == FDK_FLOCK ||
+			    t->pkind[k] == FDK_SEM)
 				flk = true;
 			else if (t->pfd[k] >= 0)
 				p[n++] = (struct pollfd){ .fd = t->pfd[k],
@@ -1303,10 +1311,13 @@ static bool outside_wait(struct session *s, const struct choice *c,
 				session_fail(s, FAIL_SLOW, NULL,
 				     "the run waited %g s (--timeout) for the "
 				     "world outside the program (T%d waits on a "
-				     "descriptor only another process, a server "
-				     "or a terminal can make ready); raise "
-				     "--timeout",
-				     s->cfg->timeout, who);
+				     "%s); raise --timeout",
+				     s->cfg->timeout, who,
+				     sem ? "SysV semaphore set found by its "
+					   "key, which another process may post"
+					 : "descriptor only another process, "
+					   "a server or a terminal can make "
+					   "ready");
 			return true;
 		}
 		if (budget >= 0 && (budget - (now - start)) * 1000 < ms)
@@ -1315,15 +1326,16 @@ static bool outside_wait(struct session *s, const struct choice *c,
 		    (s->cfg->timeout - (now - s->t0)) * 1000 < ms)
 			ms = (s->cfg->timeout - (now - s->t0)) * 1000;
 		if (flk && ms > 20)
-			ms = 20; /* no descriptor says when a flock is free */
+			ms = 20; /* no descriptor says when a flock is free
+				  * or a semaphore posted */
 		if (poll(p, (nfds_t)n, ms < 1 ? 1 : (int)ms) > 0)
 			return true;
 		for (int i = 0; flk && i < s->nth; i++) {
 			struct thread *t = &s->th[i];
 
 			if (t->st == SCHED_BLOCKED && t->block == BLOCK_FD &&
-			    waits_lock(t) &&
-			    flock_ready(t, 0))
+			    ((waits_lock(t) && flock_ready(t, 0)) ||
+			     (waits_sem(t) && sem_ready(t))))
 				return true;
 		}
 	}

@@ -433,6 +433,35 @@ Test(blocking_waits, message_queues_are_descriptor_waits)
 }
 
 /*
+ * SysV semaphores: semop and semtimedop are points whose readiness ptloom
+ * judges from the set's values, waits like a read's, semtimedop's timeout
+ * on the virtual clock.  Before, the call slept in the kernel while
+ * ptloom held the thread that would post: pc (a worker posts after 20 ms,
+ * main waits 10 s) was 'FAIL crash SIGABRT' of a correct program at its
+ * first run, timeout's 50 ms were not seen on the virtual clock (a FAIL
+ * too), handoff and nobody waited out --timeout (INCOMPLETE).
+ */
+Test(blocking_waits, sysv_semaphores_are_waits_on_the_virtual_clock)
+{
+	static const char *const correct[] = { "pc", "timeout", "handoff",
+					       "removed" };
+
+	for (size_t i = 0; i < sizeof(correct) / sizeof(correct[0]); i++)
+		target_gives("sysv_sem_threads", correct[i], 0,
+			     "complete to preemption bound 2");
+	target_gives("sysv_sem_threads", "nobody", 1,
+		     "FAIL deadlock (semop()");
+	struct res r = target_run("sysv_sem_threads", "order");
+	char *s = summary(&r);
+
+	assert_exit(r, 1);
+	assert_contains(s, "FAIL crash SIGABRT", "the order");
+	replay_line_exact(&r, "the order's replay");
+	free(s);
+	res_free(&r);
+}
+
+/*
  * When nobody can run, time jumps to the earliest deadline, and only a
  * thread waiting until then may time out for free: a later deadline
  * passes only once that thread is woken, and timing out then, while it

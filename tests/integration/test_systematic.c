@@ -109,6 +109,57 @@ Test(systematic, order_violation_found_at_bound_1)
 	res_free(&r);
 }
 
+/*
+ * A read-modify-write of a counter kept in a regular file, by two threads
+ * without a lock: a file's read and write are points while the process
+ * has another thread, so the lost update is found (pread/pwrite, and
+ * lseek with read/write) and replays exactly.  Before, file I/O was no
+ * point and both were 'PASS ... complete to preemption bound 2'.  Under a
+ * mutex, or two threads only preading, it passes complete; two preads of
+ * one file commute (no conflicting pair).
+ */
+static struct res file_counter(const char *mode)
+{
+	char line[3 * PATH_MAX];
+
+	snprintf(line, sizeof(line), "%s run --seed %s --timeout 20 -- %s %s",
+		 ptloom(), SEED, target("file_counter"), mode);
+	return sh(line);
+}
+
+Test(systematic, a_lost_update_through_a_file_is_found)
+{
+	static const char *const lossy[] = { "pread", "read" };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct res r = file_counter(lossy[i]);
+		char *s = summary(&r);
+
+		assert_exit(r, 1);
+		assert_contains(s, "FAIL crash SIGABRT in T0 (main at "
+				   "file_counter.c",
+				lossy[i]);
+		replay_line_exact(&r, lossy[i]);
+		free(s);
+		res_free(&r);
+	}
+	struct res r = file_counter("locked");
+	char *s = summary(&r);
+
+	assert_exit(r, 0);
+	assert_contains(s, "complete to preemption bound 2", "locked");
+	free(s);
+	res_free(&r);
+	r = file_counter("readers");
+	s = summary(&r);
+	assert_exit(r, 0);
+	assert_contains(s, "complete to preemption bound 2; 0 of 0 "
+			   "conflicting pairs",
+			"readers");
+	free(s);
+	res_free(&r);
+}
+
 Test(systematic, timedlock_abort_found)
 {
 	struct res r = RUN(target("timedlock_abort"), "--seed", SEED);
