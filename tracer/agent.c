@@ -1158,8 +1158,13 @@ bool agent_ho_wake(struct session *s, struct thread *t)
 
 	/* (a spin watched by debug registers: those are set by ptrace,
 	 * at a stop) */
+	/* a signal held back while it was parked: it is brought to its
+	 * ptrace stop, the signal sent again there, and goes on by ptrace,
+	 * so that the signal meets it at its point as without the agent
+	 * (sent again once it ran on, the handler ran from the park's
+	 * code: a lost signal in pi_mutexes signal under -s random) */
 	if (!t->ho_parked || !d || t->stop != STOP_BP || s->watching ||
-	    t->ndr)
+	    t->ndr || t->ho_resend)
 		return false;
 	t->ho_parked = false;
 	t->sig_sent = 0;
@@ -1171,9 +1176,6 @@ bool agent_ho_wake(struct session *s, struct thread *t)
 	agent_resume(s, t);
 	__atomic_store_n(HO_GO_OF(d, t->idx), 1, __ATOMIC_RELEASE);
 	ho_futex(HO_GO_OF(d, t->idx), FUTEX_WAKE, 1);
-	if (t->ho_resend)
-		syscall(SYS_tgkill, t->p->pid, t->tid, t->ho_resend);
-	t->ho_resend = 0;
 	return true;
 }
 
@@ -1374,8 +1376,13 @@ bool agent_stopped(struct session *s, pid_t tid, int status)
 		 * again then); it waits on */
 		int sig = WSTOPSIG(status);
 
-		if (sig != SIGTRAP && sig != SIGSTOP)
+		if (sig != SIGTRAP && sig != SIGSTOP) {
 			x->ho_resend = sig;
+			/* and nobody hands over to it in the program any
+			 * more (the plan ends at its next switch) */
+			__atomic_store_n(&d->ho_sw, ~0ull, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&d->ho_lim, ~1ull, __ATOMIC_SEQ_CST);
+		}
 		ptrace(PTRACE_CONT, x->tid, 0, 0);
 		return true;
 	}

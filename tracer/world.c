@@ -2050,11 +2050,12 @@ int session_handoff_plan(struct session *s, struct thread *t,
 		 * ends where it would be picked */
 		if (i < 64 && o->kind == OP_CALL && !call_fn_passive(o->fn) &&
 		    o->stop == STOP_BP && !o->skip && !o->sig_sent &&
+		    !o->ho_resend &&
 		    (b = bp_find(o->p, o->bp_addr)) && b->tramp)
 			parkable[i] = true;
 		else if (o->ho_parked)
 			return 0;
-		others += parkable[i];
+		others += i < 64 && parkable[i];
 	}
 	if (!others)
 		return 0;

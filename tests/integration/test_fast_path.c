@@ -501,6 +501,24 @@ Test(fast_path, threads_hand_over_to_each_other_in_the_program)
 				     "--no-minimize", NULL };
 
 	check_same_runs(target("many_threads"), many);
+	/* a signal sent to a thread parked at its lock: it meets the
+	 * thread at its point, as without the agent (once it was lost: the
+	 * thread was handed the turn in the program, "n == 1 && handled"
+	 * failed at run 189) */
+	const char *const sig[] = { "-s", "random", "-n", "200", "--seed",
+				    "1", "--no-minimize", NULL };
+	const char *const sigarg[] = { "signal", NULL };
+	struct sampled son = sample_argv(target("pi_mutexes"), sig, true,
+					 sigarg);
+	struct sampled soff = sample_argv(target("pi_mutexes"), sig, false,
+					  sigarg);
+
+	cr_expect_eq(son.code, 0, "pi_mutexes signal: exit %d with the "
+		     "agent:\n%s%s", son.code, son.out, son.err);
+	cr_expect_str_eq(son.digest, soff.digest,
+			 "pi_mutexes signal: other runs with the agent");
+	sampled_free(&son);
+	sampled_free(&soff);
 }
 
 /* The systematic search's decisions are known where a run follows the
