@@ -865,8 +865,10 @@ static void access_by_int3(struct session *s)
  * (thread.ho_parked): at its point in the model, its registers in its
  * save area; the supervisor sends it on with its go word (agent_ho_wake)
  * or brings it to a ptrace stop at its point when it needs its
- * registers (agent_ho_materialise).  PTLOOM_HANDOFF=0 turns it off
- * (for comparison: the runs are the same).
+ * registers (agent_ho_materialise).  Opt-in (PTLOOM_HANDOFF=1) until a
+ * thread stopped inside its code is taken apart: a signal that met the
+ * thread whose turn it had just become, still in the park, was
+ * FAIL_INTERNAL in pi_mutexes signal (the last CI).
  */
 #define HO_AT(d, off) ((char *)(d) + (off))
 #define HO_SAVE_OF(d, i) ((uint64_t *)HO_AT(d, HO_SAVE + (uint64_t)(i) * HO_SV))
@@ -880,7 +882,7 @@ static bool ho_enabled(void)
 	if (on < 0) {
 		const char *e = getenv("PTLOOM_HANDOFF");
 
-		on = !e || strcmp(e, "0");
+		on = e && *e && strcmp(e, "0");
 	}
 	return on;
 }

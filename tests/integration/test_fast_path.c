@@ -464,6 +464,8 @@ Test(fast_path, sampler_decisions_followed_in_the_program)
  */
 Test(fast_path, threads_hand_over_to_each_other_in_the_program)
 {
+	/* (opt-in while a thread stopped inside it is not taken apart) */
+	setenv("PTLOOM_HANDOFF", "1", 1);
 	const char *const opts[] = { "-s", "random", "-n", "8", "--seed", "5",
 				     "--points", "sync", "--no-minimize",
 				     NULL };
@@ -519,6 +521,7 @@ Test(fast_path, threads_hand_over_to_each_other_in_the_program)
 			 "pi_mutexes signal: other runs with the agent");
 	sampled_free(&son);
 	sampled_free(&soff);
+	unsetenv("PTLOOM_HANDOFF");
 }
 
 /* The systematic search's decisions are known where a run follows the
