@@ -174,6 +174,9 @@ bool agent_code(const struct process *p, uint64_t pc);
  * discovery (its instruction at site, its address ea), taken as its
  * observation stop would have been. */
 uint64_t session_solo_budget(struct session *s, struct thread *t);
+/* n, or fewer: the steps left before --max-steps or replay --gdb's step,
+ * where a stop must be (0: there already) */
+uint64_t session_steps_before_stop(const struct session *s, uint64_t n);
 uint64_t session_known_budget(struct session *s, struct thread *t);
 void session_agent_point(struct session *s, struct thread *t, uint64_t site,
 			 uint64_t rdi, uint64_t rsi, uint64_t ret);

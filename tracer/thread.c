@@ -2022,6 +2022,25 @@ static bool sole_thread(struct session *s, const struct thread *t)
  * replay --gdb's step, where a stop must be.  A sole thread is left to
  * the lift (lift_when_alone).  0: none.
  */
+uint64_t session_steps_before_stop(const struct session *s, uint64_t n)
+{
+	const struct session_config *c = s->cfg;
+
+	if (c->max_steps) {
+		if (s->step >= c->max_steps)
+			return 0;
+		if (c->max_steps - s->step < n)
+			n = c->max_steps - s->step;
+	}
+	if (c->stop_at) {
+		if (s->step >= c->stop_step)
+			return 0;
+		if (c->stop_step - s->step < n)
+			n = c->stop_step - s->step;
+	}
+	return n;
+}
+
 uint64_t session_solo_budget(struct session *s, struct thread *t)
 {
 	const struct session_config *c = s->cfg;
@@ -2036,19 +2055,7 @@ uint64_t session_solo_budget(struct session *s, struct thread *t)
 	s->ag_known = !quiet_others(s, t);
 	if (s->ag_known) /* others can run: a strategy that knows */
 		n = session_known_budget(s, t);
-	if (c->max_steps) {
-		if (s->step >= c->max_steps)
-			return 0;
-		if (c->max_steps - s->step < n)
-			n = c->max_steps - s->step;
-	}
-	if (c->stop_at) {
-		if (s->step >= c->stop_step)
-			return 0;
-		if (c->stop_step - s->step < n)
-			n = c->stop_step - s->step;
-	}
-	return n;
+	return session_steps_before_stop(s, n);
 }
 
 void lift_when_alone(struct session *s, struct thread *t)

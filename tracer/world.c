@@ -2060,18 +2060,7 @@ int session_handoff_plan(struct session *s, struct thread *t,
 	if (!others)
 		return 0;
 	/* a stop must be at --max-steps and at replay --gdb's step */
-	if (s->cfg->max_steps)
-		max = s->step >= s->cfg->max_steps
-			      ? 0
-			      : (int)(s->cfg->max_steps - s->step < (uint64_t)max
-					      ? s->cfg->max_steps - s->step
-					      : (uint64_t)max);
-	if (s->cfg->stop_at)
-		max = s->step >= s->cfg->stop_step
-			      ? 0
-			      : (int)(s->cfg->stop_step - s->step < (uint64_t)max
-					      ? s->cfg->stop_step - s->step
-					      : (uint64_t)max);
+	max = (int)session_steps_before_stop(s, (uint64_t)max);
 	st = malloc((size_t)(s->nth + 1) * sizeof(*st));
 	c = malloc(sizeof(*c));
 	if (st && c) {
