@@ -274,6 +274,8 @@ ptloom_boot_end:
 	.globl ptloom_ho_handing
 	.globl ptloom_ho_handed
 	.globl ptloom_ho_park
+	.globl ptloom_ho_taken
+	.globl ptloom_ho_stopping
 	.globl ptloom_ho_trap
 	.globl ptloom_ho_fix1
 	.globl ptloom_ho_fix2
@@ -391,7 +393,9 @@ ptloom_ho_park:
 5:	cmpl	$1, %eax
 	jne	ptloom_ho_trap
 	movl	$0, (%rdi)		/* taken */
+ptloom_ho_taken:
 	jmp	6f
+ptloom_ho_stopping:
 8:	decq	SV_TGT(%r12)		/* the slot's int3: a stop */
 6:	movq	SV_TGT(%r12), %rax
 	movq	%rax, ho_jmpword(%rip)

@@ -55,6 +55,7 @@ extern const uint8_t ptloom_boot_start[], ptloom_boot_code[],
 extern const uint8_t ptloom_ho_start[], ptloom_ho_flsaved[], ptloom_ho_r12[],
 	ptloom_ho_saved[], ptloom_ho_committed[], ptloom_ho_clocked[],
 	ptloom_ho_handing[], ptloom_ho_handed[], ptloom_ho_park[],
+	ptloom_ho_taken[], ptloom_ho_stopping[],
 	ptloom_ho_trap[], ptloom_ho_fix1[], ptloom_ho_fix2[], ptloom_ho_end[];
 extern const uint8_t ptloom_agent_start[], ptloom_agent_end[],
 	ptloom_agent_clock_gettime[], ptloom_agent_gettimeofday[],
@@ -865,10 +866,10 @@ static void access_by_int3(struct session *s)
  * (thread.ho_parked): at its point in the model, its registers in its
  * save area; the supervisor sends it on with its go word (agent_ho_wake)
  * or brings it to a ptrace stop at its point when it needs its
- * registers (agent_ho_materialise).  Opt-in (PTLOOM_HANDOFF=1) until a
- * thread stopped inside its code is taken apart: a signal that met the
- * thread whose turn it had just become, still in the park, was
- * FAIL_INTERNAL in pi_mutexes signal (the last CI).
+ * registers (agent_ho_materialise).  The thread whose turn it is,
+ * stopped by a signal in the park or in the restore after it, is taken
+ * apart (ho_took_apart); a stop elsewhere in this code is FAIL_INTERNAL.
+ * PTLOOM_HANDOFF=0 turns it off (the same runs).
  */
 #define HO_AT(d, off) ((char *)(d) + (off))
 #define HO_SAVE_OF(d, i) ((uint64_t *)HO_AT(d, HO_SAVE + (uint64_t)(i) * HO_SV))
@@ -882,7 +883,7 @@ static bool ho_enabled(void)
 	if (on < 0) {
 		const char *e = getenv("PTLOOM_HANDOFF");
 
-		on = e && *e && strcmp(e, "0");
+		on = !e || strcmp(e, "0"); /* PTLOOM_HANDOFF=0: off */
 	}
 	return on;
 }
@@ -1008,6 +1009,25 @@ static bool ho_park(struct session *s, struct thread *o)
 	return true;
 }
 
+/* the program's registers a save area holds (its flags: lahf/seto's;
+ * no system call restarted); rip is the caller's */
+static void ho_regs_from_save(struct user_regs_struct *r, const uint64_t *sv)
+{
+	r->rax = sv[SV_RAX / 8];
+	r->rcx = sv[SV_RCX / 8];
+	r->rdx = sv[SV_RDX / 8];
+	r->rsi = sv[SV_RSI / 8];
+	r->rdi = sv[SV_RDI / 8];
+	r->r8 = sv[SV_R8 / 8];
+	r->r9 = sv[SV_R9 / 8];
+	r->r10 = sv[SV_R10 / 8];
+	r->r11 = sv[SV_R11 / 8];
+	r->r12 = sv[SV_R12 / 8];
+	r->eflags = (r->eflags & ~0x8d5ull) | ((sv[SV_FL / 8] >> 8) & 0xd5) |
+		    ((sv[SV_FL / 8] & 1) << 11);
+	r->orig_rax = (uint64_t)-1;
+}
+
 /* A plan for t about to run: true when it runs (the table leads t's
  * calls to the hand-off's stubs). */
 static bool ho_start(struct session *s, struct thread *t)
@@ -1131,21 +1151,8 @@ int agent_ho_materialise(struct thread *t)
 	}
 	t->regs_kernel = t->regs;
 	t->regs_kernel_known = true;
-	t->regs.rax = sv[SV_RAX / 8];
-	t->regs.rcx = sv[SV_RCX / 8];
-	t->regs.rdx = sv[SV_RDX / 8];
-	t->regs.rsi = sv[SV_RSI / 8];
-	t->regs.rdi = sv[SV_RDI / 8];
-	t->regs.r8 = sv[SV_R8 / 8];
-	t->regs.r9 = sv[SV_R9 / 8];
-	t->regs.r10 = sv[SV_R10 / 8];
-	t->regs.r11 = sv[SV_R11 / 8];
-	t->regs.r12 = sv[SV_R12 / 8];
-	t->regs.eflags = (t->regs.eflags & ~0x8d5ull) |
-			 ((sv[SV_FL / 8] >> 8) & 0xd5) |
-			 ((sv[SV_FL / 8] & 1) << 11);
+	ho_regs_from_save(&t->regs, sv);
 	t->regs.rip = t->bp_addr; /* at its point, as on_breakpoint left it */
-	t->regs.orig_rax = (uint64_t)-1;
 	t->regs_valid = true;
 	t->regs_dirty = true;
 	t->regs_this_stop = true;
@@ -1362,6 +1369,47 @@ static void agent_unwind(struct session *s, struct thread *t)
 	t->regs_dirty = true;
 }
 
+/*
+ * x, whose turn it is, stopped in the park or in the restore after it
+ * (pc): a signal met it as it was handed the turn (or as it went on past
+ * a logged point, or to its slot's int3).  It goes on from its target with
+ * its registers from its save area, as the log says it does; a go word
+ * the hand-over set (or is about to set: the thread handing over runs)
+ * is taken here.  false: pc is elsewhere.
+ */
+static bool ho_took_apart(struct session *s, struct thread *x, uint64_t pc)
+{
+	struct agent_data *d = s->ag;
+	uint64_t code = x->p->ag_code + HO_CODE;
+	uint64_t *sv = HO_SAVE_OF(d, x->idx);
+	uint32_t *go = HO_GO_OF(d, x->idx);
+
+	if (x->idx >= HO_MAX || pc < code + HO_OFF(ptloom_ho_park) ||
+	    pc >= code + HO_OFF(ptloom_ho_fix2))
+		return false;
+	if (pc < code + HO_OFF(ptloom_ho_taken)) {
+		/* not taken yet: set, or about to be (the thread handing over
+		 * runs between its log's HO_CUR and its go word); a hand-over
+		 * stopped there itself is not taken apart */
+		int i;
+
+		for (i = 0; i < 200000 &&
+			    __atomic_load_n(go, __ATOMIC_ACQUIRE) != 1;
+		     i++)
+			usleep(10);
+		if (i == 200000)
+			return false;
+		__atomic_store_n(go, 0, __ATOMIC_RELEASE);
+	}
+	ho_regs_from_save(&x->regs, sv);
+	/* on at its target; at its slot's int3 when it was on its way
+	 * there and had not stepped its target back yet */
+	x->regs.rip = sv[SV_TGT / 8] -
+		      (pc == code + HO_OFF(ptloom_ho_stopping) ? 1 : 0);
+	x->regs_dirty = true;
+	return true;
+}
+
 bool agent_stopped(struct session *s, pid_t tid, int status)
 {
 	struct agent_data *d = s->ag;
@@ -1413,8 +1461,10 @@ bool agent_stopped(struct session *s, pid_t tid, int status)
 				x->ho_parked = false;
 				if (!regs_get(x))
 					pc = x->regs.rip;
-				if (pc >= x->p->ag_code + HO_STUBS &&
-				    pc < x->p->ag_code + CODE_LEN)
+				if (ho_took_apart(s, x, pc))
+					;
+				else if (pc >= x->p->ag_code + HO_STUBS &&
+					 pc < x->p->ag_code + CODE_LEN)
 					odd = x->idx;
 				else
 					agent_unwind(s, x);
