@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include "session_int.h"
 
 /* The symbolizer looks at one process at a time. */
@@ -226,7 +227,9 @@ static const char *block_name(struct thread *t)
 	case BLOCK_SLEEP: return "sleep";
 	case BLOCK_FD:
 		return waits_lock(t)  ? "flock"
-		       : waits_sem(t) ? "semop"
+		       : waits_sem(t) ? (t->sem_nr == SYS_msgsnd   ? "msgsnd"
+					 : t->sem_nr == SYS_msgrcv ? "msgrcv"
+								   : "semop")
 				      : "read/write";
 	case BLOCK_POLL: return "poll";
 	case BLOCK_SIGNAL: return signal_wait_name(t);

@@ -61,8 +61,8 @@ static const int traced_syscalls[] = {
 	SYS_mq_timedsend, SYS_mq_timedreceive,
 	/* SysV IPC objects: no fork checkpoint shares them (checkpoint.c) */
 	SYS_semget, SYS_msgget, SYS_shmget,
-	/* SysV semaphore waits (sysvsem.c) */
-	SYS_semop, SYS_semtimedop,
+	/* SysV semaphore and message queue waits (sysvsem.c) */
+	SYS_semop, SYS_semtimedop, SYS_msgsnd, SYS_msgrcv,
 	/* a regular file's I/O at a position, a truncation: points while
 	 * the process has other threads (syscall.c file_point) */
 	SYS_pread64, SYS_pwrite64, SYS_preadv, SYS_pwritev, SYS_preadv2,

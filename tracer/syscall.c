@@ -906,7 +906,8 @@ static bool lock_point(struct session *s, struct thread *t, int fd, int kind,
  * readiness ptloom judges (tracer/sysvsem.c), a wait like a read's until
  * the operations can complete, its relative timeout on the virtual clock
  * (EAGAIN past it, as the kernel's).  A bad timeout is the kernel's to
- * refuse.
+ * refuse.  msgsnd and msgrcv on a SysV message queue are the same point,
+ * a wait until the message fits or one its type takes is there.
  */
 static bool sem_point(struct session *s, struct thread *t, long nr)
 {
@@ -928,10 +929,20 @@ static bool sem_point(struct session *s, struct thread *t, long nr)
 		time_observed(s);
 		t->fd_deadline = s->now + ns;
 	}
+	t->sem_nr = nr;
 	t->sem_id = (int)t->regs.rdi;
 	t->sem_ops = t->regs.rsi;
 	t->sem_nops = (uint32_t)t->regs.rdx;
 	t->sem_waited = false;
+	if (nr == SYS_msgsnd || nr == SYS_msgrcv) {
+		/* msgsnd(id, msgp, size, flg), msgrcv(id, msgp, size, type,
+		 * flg): no timeout */
+		t->msg_size = t->regs.rdx;
+		t->msg_type = nr == SYS_msgrcv ? (int64_t)t->regs.r10 : 0;
+		t->msg_flg = (int)(nr == SYS_msgrcv ? t->regs.r8
+						     : t->regs.r10);
+		t->nonblock = (t->msg_flg & IPC_NOWAIT) != 0;
+	}
 	/* the id is the kernel's, another every run: not in the trace */
 	return point(t, OP_SYSCALL, sem_object(s, t->sem_id), 0);
 }
@@ -1457,6 +1468,8 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return mq_point(s, t, OP_WRITE, POLLOUT);
 	case SYS_semop:
 	case SYS_semtimedop:
+	case SYS_msgsnd:
+	case SYS_msgrcv:
 		return sem_point(s, t, nr);
 	case SYS_pread64:
 	case SYS_pwrite64:
@@ -1871,7 +1884,7 @@ static bool futex_execute(struct session *s, struct thread *t)
 static bool fd_execute(struct session *s, struct thread *t)
 {
 	if (waits_sem(t) && t->sem_waited && sem_gone(t)) {
-		/* its set was removed while it waited */
+		/* its set (queue) was removed while it waited */
 		syscall_close_fds(t);
 		skip(t, -EIDRM);
 		return true;
@@ -1881,7 +1894,8 @@ static bool fd_execute(struct session *s, struct thread *t)
 		return true;
 	}
 	if (t->fd_abs) {
-		/* a message queue's deadline, a semtimedop's timeout */
+		/* a message queue's deadline, a semtimedop's timeout (a
+		 * SysV message queue's calls have none) */
 		int64_t late = waits_sem(t) ? -EAGAIN : -ETIMEDOUT;
 
 		time_observed(s);

@@ -27,15 +27,18 @@
 #endif
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
+#include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/syscall.h>
 #include "session_int.h"
 
 #define SEM_OPS_MAX 4096 /* operations judged; more: the kernel's E2BIG */
 #define SEM_VMAX 32767	/* SEMVMX */
+#define MSG_SCAN_MAX 4096 /* messages looked at for msgrcv's type */
 
 union semun_ {
 	int val;
@@ -43,8 +46,63 @@ union semun_ {
 	unsigned short *array;
 };
 
-/* 1: t's pending semop would complete now (or fail at once: the kernel's
- * to say how); 0: it would wait; -1: the set is gone. */
+/* A message in queue id that msgrcv's type and flags take (MSG_COPY
+ * reads the queue's messages in place, by index: a kernel without it
+ * (CONFIG_CHECKPOINT_RESTORE) leaves it to the kernel, 1). */
+static int msg_match(int id, unsigned long qnum, int64_t type, int flg)
+{
+	/* a copy needs room for the whole message: msgmax bytes */
+	static long *m;
+	static size_t room;
+
+	if (type == 0)
+		return qnum > 0;
+	if (!m) {
+		FILE *f = fopen("/proc/sys/kernel/msgmax", "r");
+		long max = 8192;
+
+		if (f) {
+			if (fscanf(f, "%ld", &max) != 1)
+				max = 8192;
+			fclose(f);
+		}
+		room = max > 0 && max < (1l << 20) ? (size_t)max : (1u << 20);
+		m = malloc(sizeof(long) + room);
+		if (!m)
+			return 1;
+	}
+	for (unsigned long i = 0; i < qnum && i < MSG_SCAN_MAX; i++) {
+		if (msgrcv(id, m, room, (long)i,
+			   MSG_COPY | IPC_NOWAIT | MSG_NOERROR) < 0)
+			return errno == ENOMSG ? 0 : 1;
+		if (type > 0 ? ((flg & MSG_EXCEPT) ? m[0] != type
+						   : m[0] == type)
+			     : m[0] <= -type)
+			return 1;
+	}
+	return qnum >= MSG_SCAN_MAX;
+}
+
+/* The same for a msgsnd or msgrcv (the kernel's rules: a message fits
+ * while the queue's bytes and messages stay within msg_qbytes). */
+static int judge_msg(struct thread *t)
+{
+	struct msqid_ds ds;
+
+	if (msgctl(t->sem_id, IPC_STAT, &ds) < 0)
+		return errno == EINVAL || errno == EIDRM ? -1 : 1;
+	if (t->msg_flg & (IPC_NOWAIT | MSG_COPY))
+		return 1;
+	if (t->sem_nr == SYS_msgsnd)
+		return t->msg_size > ds.msg_qbytes ||
+		       (ds.msg_cbytes + t->msg_size <= ds.msg_qbytes &&
+			ds.msg_qnum + 1 <= ds.msg_qbytes);
+	return msg_match(t->sem_id, ds.msg_qnum, t->msg_type, t->msg_flg);
+}
+
+/* 1: t's pending semop (msgsnd, msgrcv) would complete now (or fail at
+ * once: the kernel's to say how); 0: it would wait; -1: the set (queue)
+ * is gone. */
 static int judge(struct thread *t)
 {
 	struct semid_ds ds;
@@ -53,6 +111,8 @@ static int judge(struct thread *t)
 	unsigned short *val;
 	int ready = 1;
 
+	if (t->sem_nr == SYS_msgsnd || t->sem_nr == SYS_msgrcv)
+		return judge_msg(t);
 	if (semctl(t->sem_id, 0, IPC_STAT, (union semun_){ .buf = &ds }) < 0)
 		return errno == EINVAL || errno == EIDRM ? -1 : 1;
 	if (!n || n > SEM_OPS_MAX || !ds.sem_nsems)
@@ -98,8 +158,12 @@ bool sem_gone(struct thread *t)
 
 bool sem_external(struct session *s, struct thread *t)
 {
+	long made = t->sem_nr == SYS_msgsnd || t->sem_nr == SYS_msgrcv
+			    ? SYS_msgget
+			    : SYS_semget;
+
 	for (int i = 0; i < s->nipc; i++)
-		if (s->ipc[i].nr == SYS_semget && s->ipc[i].id == t->sem_id)
+		if (s->ipc[i].nr == made && s->ipc[i].id == t->sem_id)
 			return false; /* the run's own, by IPC_PRIVATE */
 	return true;
 }

@@ -49,7 +49,8 @@ enum block_kind {
  * signals (tracer/signal.c:signal_fd_ready()). */
 enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD,
        FDK_FLOCK, /* a flock(2) request: pev 1 shared, 2 exclusive */
-       FDK_SEM /* a SysV semop (tracer/sysvsem.c): pfd -1 */ };
+       FDK_SEM /* a SysV semop, msgsnd or msgrcv (tracer/sysvsem.c):
+		* pfd -1 */ };
 
 #define WAIT_PATH 48 /* instructions of a spin's turn remembered */
 #define TSO_MAX 16 /* stores a thread's store buffer holds (tso.c) */
@@ -99,11 +100,17 @@ struct thread {
 	int64_t lk_start, lk_end;
 	/* a semop or semtimedop waited for (FDK_SEM): the set, the address
 	 * and number of its operations; sem_waited once it blocked (a set
-	 * removed then ends the wait with EIDRM) */
+	 * removed then ends the wait with EIDRM).  A msgsnd or msgrcv
+	 * (sem_nr) too: sem_id its queue; msg_size, msg_type and msg_flg
+	 * its size, type and flags */
+	long sem_nr;
 	int sem_id;
 	uint64_t sem_ops;
 	uint32_t sem_nops;
 	bool sem_waited;
+	int msg_flg;
+	int64_t msg_type;
+	uint64_t msg_size;
 	int st;			/* enum sched_state */
 	bool starting;		/* cloned, its first stop not seen yet */
 	bool held;		/* BLOCK_HELD: at its exec event stop */
@@ -261,7 +268,8 @@ static inline bool waits_lock(const struct thread *t)
 	return t->npfd == 1 && t->pkind[0] == FDK_FLOCK;
 }
 
-/* t's pending operation is a SysV semop (tracer/sysvsem.c) */
+/* t's pending operation is a SysV semop, msgsnd or msgrcv
+ * (tracer/sysvsem.c) */
 static inline bool waits_sem(const struct thread *t)
 {
 	return t->npfd == 1 && t->pkind[0] == FDK_SEM;

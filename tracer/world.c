@@ -1313,8 +1313,9 @@ static bool outside_wait(struct session *s, const struct choice *c,
 				     "world outside the program (T%d waits on a "
 				     "%s); raise --timeout",
 				     s->cfg->timeout, who,
-				     sem ? "SysV semaphore set found by its "
-					   "key, which another process may post"
+				     sem ? "SysV semaphore set or message "
+					   "queue found by its key, which "
+					   "another process may post or send to"
 					 : "descriptor only another process, "
 					   "a server or a terminal can make "
 					   "ready");

@@ -441,17 +441,16 @@ Test(blocking_waits, message_queues_are_descriptor_waits)
  * first run, timeout's 50 ms were not seen on the virtual clock (a FAIL
  * too), handoff and nobody waited out --timeout (INCOMPLETE).
  */
-Test(blocking_waits, sysv_semaphores_are_waits_on_the_virtual_clock)
+/* name's four correct modes complete, "nobody" a deadlock in the call
+ * (deadlock: its summary), "order" a failure replayed exactly */
+static void sysv_waits_give(const char *name, const char *const correct[4],
+			    const char *deadlock)
 {
-	static const char *const correct[] = { "pc", "timeout", "handoff",
-					       "removed" };
-
-	for (size_t i = 0; i < sizeof(correct) / sizeof(correct[0]); i++)
-		target_gives("sysv_sem_threads", correct[i], 0,
+	for (size_t i = 0; i < 4; i++)
+		target_gives(name, correct[i], 0,
 			     "complete to preemption bound 2");
-	target_gives("sysv_sem_threads", "nobody", 1,
-		     "FAIL deadlock (semop()");
-	struct res r = target_run("sysv_sem_threads", "order");
+	target_gives(name, "nobody", 1, deadlock);
+	struct res r = target_run(name, "order");
 	char *s = summary(&r);
 
 	assert_exit(r, 1);
@@ -459,6 +458,31 @@ Test(blocking_waits, sysv_semaphores_are_waits_on_the_virtual_clock)
 	replay_line_exact(&r, "the order's replay");
 	free(s);
 	res_free(&r);
+}
+
+Test(blocking_waits, sysv_semaphores_are_waits_on_the_virtual_clock)
+{
+	static const char *const correct[] = { "pc", "timeout", "handoff",
+					       "removed" };
+
+	sysv_waits_give("sysv_sem_threads", correct, "FAIL deadlock (semop()");
+}
+
+/*
+ * SysV message queues: msgsnd and msgrcv are the same points, waits until
+ * the message fits (msg_qbytes) or one msgrcv's type takes is there
+ * (read in place with MSG_COPY); a queue removed under a waiter ends its
+ * wait with EIDRM.  Before, msgrcv slept in the kernel while ptloom held
+ * the thread that would send: pingpong was INCOMPLETE, "T1 sleeps in the
+ * kernel in msgrcv(2)", after 41 s.
+ */
+Test(blocking_waits, sysv_message_queues_are_waits_of_the_model)
+{
+	static const char *const correct[] = { "pingpong", "typed", "full",
+					       "removed" };
+
+	sysv_waits_give("sysv_msg_threads", correct,
+			"FAIL deadlock (msgrcv()");
 }
 
 /*
