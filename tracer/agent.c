@@ -1176,13 +1176,7 @@ bool agent_ho_wake(struct session *s, struct thread *t)
 	    t->ndr || t->ho_resend)
 		return false;
 	t->ho_parked = false;
-	t->sig_sent = 0;
-	t->skip = false;
-	t->stop = STOP_NONE;
-	t->regs_valid = false;
-	t->regs_this_stop = false;
-	t->st = SCHED_RUNNING;
-	agent_resume(s, t);
+	thread_set_running(s, t);
 	__atomic_store_n(HO_GO_OF(d, t->idx), 1, __ATOMIC_RELEASE);
 	ho_futex(HO_GO_OF(d, t->idx), FUTEX_WAKE, 1);
 	return true;

@@ -468,16 +468,21 @@ void resume(struct session *s, struct thread *t, int sig)
 		sig = t->sig;
 	}
 	regs_set(t);
-	t->sig_sent = 0; /* a handler runs now */
+	thread_set_running(s, t); /* (a handler runs now) */
+	if (ptrace(resume_request(s, t), t->tid, 0, sig) < 0 &&
+	    errno == ESRCH)
+		t->st = SCHED_DEAD; /* killed meanwhile; its exit follows */
+}
+
+void thread_set_running(struct session *s, struct thread *t)
+{
+	t->sig_sent = 0;
 	t->skip = false;
 	t->stop = STOP_NONE;
 	t->regs_valid = false;
 	t->regs_this_stop = false;
 	t->st = SCHED_RUNNING;
 	agent_resume(s, t);
-	if (ptrace(resume_request(s, t), t->tid, 0, sig) < 0 &&
-	    errno == ESRCH)
-		t->st = SCHED_DEAD; /* killed meanwhile; its exit follows */
 }
 
 void resume_running(struct session *s, struct thread *t)

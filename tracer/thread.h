@@ -293,6 +293,9 @@ void thread_make_ready(struct session *s, struct thread *t, int kind,
 #define PTLOOM_RESTART_CALL (-513)
 /* Resume a stopped thread (sig: a signal to deliver, or 0). */
 void resume(struct session *s, struct thread *t, int sig);
+/* resume()'s bookkeeping once t is sent on (by ptrace, or by its go word
+ * in the program: agent_ho_wake): no stop, no skipped call, running */
+void thread_set_running(struct session *s, struct thread *t);
 /* A thread is gone: off every queue, its joiners woken. */
 void thread_gone(struct session *s, struct thread *t);
 /* t's exit runs: its robust futexes are marked OWNER_DIED, a waiter woken. */
