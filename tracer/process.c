@@ -72,6 +72,10 @@ struct process *process_new(struct session *s, pid_t pid,
 	if (parent) {
 		memcpy(p->comm, parent->comm, sizeof(p->comm));
 		agent_inherit(p, parent);
+		/* (its descriptors are the parent's) */
+		memcpy(p->wfile, parent->wfile, sizeof(p->wfile));
+		p->nwfile = parent->nwfile;
+		p->wfile_all = parent->wfile_all;
 	}
 	s->procs[s->nprocs++] = p;
 	return p;

@@ -28,6 +28,8 @@ struct bp;
 #define TSC_SITES 128
 #define TSC_OBJS 48
 
+#define PROC_WFILES 32
+
 struct process {
 	int idx;		/* P-number: creation order, P0 is the program */
 	pid_t pid;		/* thread-group id (real, never in the trace) */
@@ -48,6 +50,13 @@ struct process {
 	/* it called semget, msgget or shmget: the kernel's SysV IPC
 	 * objects it may use are no fork's own (checkpoint.c) */
 	bool sysv_ipc;
+	/* the regular files it or a process it was forked from opened to
+	 * write or create (file object keys: device, inode; syscall.c
+	 * file_point), wfile_all past PROC_WFILES: while another process
+	 * lives, their I/O is a point */
+	uint64_t wfile[PROC_WFILES];
+	int nwfile;
+	bool wfile_all;
 	/* the named files it changed before a fork checkpoint could stand
 	 * (checkpoint.c): fs_changed for a removal, rename, new directory
 	 * or link; fs_made, the files it opened to write (up to 8), which

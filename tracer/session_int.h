@@ -358,6 +358,10 @@ bool flock_external(struct session *s, struct thread *t, int i);
  * its set gone?  May a process outside the program post it?
  * (tracer/sysvsem.c) */
 bool sem_ready(struct thread *t);
+/* t's process opened descriptor fd to write or create: its regular file
+ * is one whose I/O is a point while another process lives
+ * (syscall.c) */
+void syscall_file_opened(struct thread *t, int fd);
 bool sem_gone(struct thread *t);
 bool sem_external(struct session *s, struct thread *t);
 /* A blocking write of more than PIPE_BUF bytes to a pipe or stream socket

@@ -11,6 +11,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -527,6 +528,95 @@ static bool not_alone(const struct session *s, const struct thread *t)
 	return false;
 }
 
+/* Does another process of the program live? */
+static bool other_process(const struct session *s, const struct thread *t)
+{
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i] && s->procs[i] != t->p && !s->procs[i]->dead)
+			return true;
+	return false;
+}
+
+static uint64_t file_key(const struct stat *sb)
+{
+	return ((uint64_t)sb->st_dev << 40) ^ sb->st_ino;
+}
+
+void syscall_file_opened(struct thread *t, int fd)
+{
+	struct process *p = t->p;
+	struct stat sb;
+	char name[64];
+
+	snprintf(name, sizeof(name), "/proc/%d/fd/%d", p->pid, fd);
+	if (stat(name, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return;
+	for (int i = 0; i < p->nwfile; i++)
+		if (p->wfile[i] == file_key(&sb))
+			return;
+	if (p->nwfile == PROC_WFILES)
+		p->wfile_all = true;
+	else
+		p->wfile[p->nwfile++] = file_key(&sb);
+}
+
+/* Has process pid a descriptor of the file whose key is key? */
+static bool holds_open(pid_t pid, uint64_t key)
+{
+	char name[64];
+	DIR *d;
+	struct dirent *e;
+	bool found = false;
+
+	snprintf(name, sizeof(name), "/proc/%d/fd", pid);
+	if (!(d = opendir(name)))
+		return false;
+	while (!found && (e = readdir(d))) {
+		char fd[300];
+		struct stat sb;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(fd, sizeof(fd), "%s/%s", name, e->d_name);
+		found = stat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+			file_key(&sb) == key;
+	}
+	closedir(d);
+	return found;
+}
+
+/* Is t's I/O on regular file sb shared: another thread of its process
+ * lives, or a process of the program opened the file to write (or
+ * create) and another live process holds it open now?  Two processes'
+ * read-modify-write of a file (each its pread, then its pwrite) was a
+ * PASS complete to bound 2, their I/O no point.  (A file written by one
+ * process and read by the next, which a build does through names, is
+ * held by one process at a time: no point, no new schedule.) */
+static bool io_shared(const struct session *s, const struct thread *t,
+		      const struct stat *sb)
+{
+	bool written = false;
+
+	if (not_alone(s, t))
+		return true;
+	if (!other_process(s, t))
+		return false;
+	for (int i = 0; i < s->nprocs && !written; i++) {
+		const struct process *q = s->procs[i];
+
+		if (!q || q->dead)
+			continue;
+		written = q->wfile_all;
+		for (int k = 0; k < q->nwfile && !written; k++)
+			written = q->wfile[k] == file_key(sb);
+	}
+	for (int i = 0; i < s->nprocs && written; i++)
+		if (s->procs[i] && s->procs[i] != t->p && !s->procs[i]->dead &&
+		    holds_open(s->procs[i]->pid, file_key(sb)))
+			return true;
+	return false;
+}
+
 /*
  * A read, write or truncation of a regular file (sb) by t: a point while
  * its process has another thread, so that a read-modify-write of a file
@@ -545,7 +635,7 @@ static bool file_point(struct session *s, struct thread *t, int kind,
 	int fd = (int)t->regs.rdi;
 	struct stat out;
 
-	if (!S_ISREG(sb->st_mode) || fd <= 2 || !not_alone(s, t))
+	if (!S_ISREG(sb->st_mode) || fd <= 2 || !io_shared(s, t, sb))
 		return handled();
 	if (s->outfd >= 0 && fstat(s->outfd, &out) == 0 &&
 	    out.st_dev == sb->st_dev && out.st_ino == sb->st_ino)
@@ -554,9 +644,7 @@ static bool file_point(struct session *s, struct thread *t, int kind,
 	t->ext_known = false;
 	t->nonblock = true;
 	t->fd_abs = false;
-	point(t, kind, key_object(s, ((uint64_t)sb->st_dev << 40) ^
-					     sb->st_ino),
-	      fd);
+	point(t, kind, key_object(s, file_key(sb)), fd);
 	t->fn = pread ? FILE_PREAD : 0;
 	t->file_io = true;
 	return true;
@@ -569,7 +657,8 @@ static bool file_at_point(struct session *s, struct thread *t, long nr)
 	bool read = nr == SYS_pread64 || nr == SYS_preadv ||
 		    nr == SYS_preadv2;
 
-	if (!not_alone(s, t) || !never_blocks(t, (int)t->regs.rdi, &sb))
+	if ((!not_alone(s, t) && !other_process(s, t)) ||
+	    !never_blocks(t, (int)t->regs.rdi, &sb))
 		return handled(); /* alone: the cost is this stop's */
 	/* a preadv2 at offset -1 uses and moves the offset */
 	return file_point(s, t, read ? OP_READ : OP_WRITE,
@@ -1449,6 +1538,11 @@ bool syscall_enter(struct session *s, struct thread *t)
 	case SYS_mknod:
 	case SYS_mknodat:
 		fs_change(s, t, nr);
+		/* an open the filter stops writes or creates: its file, at
+		 * the exit (thread_exit_fix), for file_point */
+		if (nr == SYS_open || nr == SYS_openat || nr == SYS_openat2 ||
+		    nr == SYS_creat)
+			thread_fix_at_exit(t, r);
 		return handled();
 	case SYS_semget:
 	case SYS_msgget:

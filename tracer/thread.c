@@ -975,6 +975,15 @@ bool thread_exit_fix(struct session *s, struct thread *t)
 	if (regs_get(t))
 		return false;
 	nr = t->regs.orig_rax;
+	if (nr == SYS_open || nr == SYS_openat || nr == SYS_openat2 ||
+	    nr == SYS_creat) {
+		/* a regular file opened to write or create */
+		if ((int64_t)t->regs.rax >= 0)
+			syscall_file_opened(t, (int)t->regs.rax);
+		t->stop = STOP_NONE;
+		resume(s, t, 0);
+		return true;
+	}
 	if (nr == SYS_semget || nr == SYS_msgget || nr == SYS_shmget) {
 		/* a SysV IPC object of IPC_PRIVATE's: the run's alone */
 		if ((int64_t)t->regs.rax >= 0 && s->nipc < 32) {

@@ -118,13 +118,18 @@ Test(systematic, order_violation_found_at_bound_1)
  * mutex, or two threads only preading, it passes complete; two preads of
  * one file commute (no conflicting pair).
  */
-static struct res file_counter(const char *mode)
+static struct res file_counter_of(const char *name, const char *mode)
 {
 	char line[3 * PATH_MAX];
 
 	snprintf(line, sizeof(line), "%s run --seed %s --timeout 20 -- %s %s",
-		 ptloom(), SEED, target("file_counter"), mode);
+		 ptloom(), SEED, target(name), mode);
 	return sh(line);
+}
+
+static struct res file_counter(const char *mode)
+{
+	return file_counter_of("file_counter", mode);
 }
 
 Test(systematic, a_lost_update_through_a_file_is_found)
@@ -158,6 +163,40 @@ Test(systematic, a_lost_update_through_a_file_is_found)
 			"readers");
 	free(s);
 	res_free(&r);
+}
+
+/*
+ * The same between two processes, each single-threaded: a file a process
+ * of the program opened to write is a point's object while another live
+ * process holds it open (a parent and its child each pread, then
+ * pwrite).  Before, a single-threaded process's file I/O was no point
+ * and the lost update was 'PASS 2 runs, complete to preemption bound 2'.
+ * Under flock, or with the parent's update after the child's exit, it
+ * passes complete.
+ */
+Test(systematic, a_lost_update_through_a_file_between_processes_is_found)
+{
+	struct res r = file_counter_of("file_counter_processes", "racy");
+	char *s = summary(&r);
+
+	assert_exit(r, 1);
+	assert_contains(s, "FAIL crash SIGABRT in T0 (main at "
+			   "file_counter_processes.c",
+			"racy");
+	replay_line_exact(&r, "racy");
+	free(s);
+	res_free(&r);
+	static const char *const correct[] = { "locked", "ordered" };
+
+	for (size_t i = 0; i < 2; i++) {
+		r = file_counter_of("file_counter_processes", correct[i]);
+		s = summary(&r);
+		assert_exit(r, 0);
+		assert_contains(s, "complete to preemption bound 2",
+				correct[i]);
+		free(s);
+		res_free(&r);
+	}
 }
 
 Test(systematic, timedlock_abort_found)
