@@ -113,6 +113,9 @@ void thread_fix_at_exit(struct thread *t, const struct user_regs_struct *was);
  * wait's rusage the run's), t resumed; false: it is not (the fix is
  * dropped, the trap is another's) */
 bool thread_exit_fix(struct session *s, struct thread *t);
+/* t's mmap of a file shared returned: names it with the file's other
+ * mappings (syscall.c) */
+void syscall_mmap_exit(struct session *s, struct thread *t);
 /* the thread clone t resumed with thread_clone_same_tid failed (t is at
  * the syscall's exit): the clone runs again as the program made it */
 void thread_clone_retry(struct session *s, struct thread *t);
