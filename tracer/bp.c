@@ -586,7 +586,8 @@ static void place_tramps(struct session *ss, struct process *s)
 		 * point, world.c rwlock_readers: no trampoline) */
 		if (!pl || !pl->ok || !s->ag_code || !s->ag_page ||
 		    b->kind != OP_CALL || b->observe || b->policy ||
-		    b->shm_only || b->fn == FN_RWLOCK_RDLOCK || b->fn == FN_RWLOCK_UNLOCK ||
+		    b->shm_only || b->shm_alone ||
+		    b->fn == FN_RWLOCK_RDLOCK || b->fn == FN_RWLOCK_UNLOCK ||
 		    n == AGENT_TRAMPS ||
 		    /* the bytes are the file's (nobody else patched them) */
 		    memcmp(b->orig, pl->bytes, pl->len) ||
@@ -1461,6 +1462,11 @@ int bp_install(struct session *ss, struct process *s)
 		}
 		for (size_t i = nb0; pol_calls && i < s->nbps; i++)
 			s->bps[i].shm_only = true;
+		/* one thread, its points for a file mapped apart: its
+		 * calls on its own objects order nothing another process
+		 * does (syscall.c apart_mapped) */
+		for (size_t i = nb0; s->install_alone && i < s->nbps; i++)
+			s->bps[i].shm_alone = true;
 	}
 	char exe[4096];
 	uint64_t exe_start = 0;
@@ -1899,6 +1905,12 @@ int bp_lift_all(struct process *s)
 	s->ndormant = 0;
 	s->observing = false;
 	return 0;
+}
+
+void bp_calls_all(struct process *p)
+{
+	for (size_t i = 0; i < p->nbps; i++)
+		p->bps[i].shm_alone = false;
 }
 
 /* A forked child inherits our int3 bytes: put the originals back. */

@@ -105,6 +105,10 @@ struct process {
 	/* the scheduling policy's image for its image (sched_policy.adopt at
 	 * its exec; a fork's parent's), NULL: C-level points */
 	const struct policy_image *pimg;
+	/* bp_install is called for a file p maps apart while p has one
+	 * thread: its libc calls are points only on objects in shared
+	 * memory (bp.shm_alone) until its next thread */
+	bool install_alone;
 	bool ever_policy;	/* pimg was set in this run */
 	bool ever_c;		/* ... and an exec gave it none (C-level) */
 	bool observing;		/* observation breakpoints are in place */

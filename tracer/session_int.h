@@ -58,6 +58,10 @@ struct bp {
 	bool shm_only;		/* a libc call in a policy's process that
 				 * shares memory with another: a point only
 				 * on an object in that memory (bp_install) */
+	bool shm_alone;		/* the same in a process of one thread whose
+				 * points came with a file mapped apart
+				 * (process.install_alone), until its next
+				 * thread (bp_calls_all) */
 	bool decoded;		/* insn is valid */
 	struct insn_info *insn;	/* decoded instruction (user points) */
 	bool rmw;		/* insn reads and writes one memory operand
@@ -240,6 +244,9 @@ uint64_t agent_unmoved(struct process *p, uint64_t pc, bool *back);
 
 /* tracer/bp.c */
 int bp_install(struct session *s, struct process *p);
+/* p has a second thread: every libc call of its is a point (shm_alone
+ * cleared) */
+void bp_calls_all(struct process *p);
 struct bp *bp_find(struct process *p, uint64_t addr);
 int bp_step_over(struct session *s, struct thread *t);
 int bp_remove_all_in(struct process *p, pid_t pid);

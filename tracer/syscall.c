@@ -1103,23 +1103,6 @@ static bool map_line_parse(const char *line, struct map_line *m)
 	return true;
 }
 
-/* Process q's mappings, up to max of them (the number read; -1: its maps
- * cannot be read). */
-static int read_maps(const struct process *q, struct map_line *m, int max)
-{
-	char name[64], line[640];
-	int n = 0;
-	FILE *f;
-
-	snprintf(name, sizeof(name), "/proc/%d/maps", (int)q->pid);
-	if (!(f = fopen(name, "re")))
-		return -1;
-	while (n < max && fgets(line, sizeof(line), f))
-		n += map_line_parse(line, &m[n]) && m[n].ino;
-	fclose(f);
-	return n;
-}
-
 /* A case of a file mapped apart ptloom does not follow: the run is no
  * pass (explore.c), its failure still one. */
 static void apart_fence(struct session *s)
@@ -1134,6 +1117,38 @@ static struct apart_file *apart_file(struct session *s, uint64_t dev,
 		if (s->apart_files[i].dev == dev && s->apart_files[i].ino == ino)
 			return &s->apart_files[i];
 	return NULL;
+}
+
+#define MAPS_MAX 256
+
+/* Process q's mappings of the file dev:ino and of the files mapped apart
+ * (session.apart_files), up to MAPS_MAX of them: their number; -1: its
+ * maps cannot be read (gone); -2: more than that (not followed). */
+static int read_maps(struct session *s, const struct process *q,
+		     uint64_t dev, uint64_t ino, struct map_line *m)
+{
+	char name[64], line[640];
+	int n = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)q->pid);
+	if (!(f = fopen(name, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		struct map_line l;
+
+		if (!map_line_parse(line, &l) || !l.ino ||
+		    (!(l.dev == dev && l.ino == ino) &&
+		     !apart_file(s, l.dev, l.ino)))
+			continue;
+		if (n == MAPS_MAX) {
+			n = -2;
+			break;
+		}
+		m[n++] = l;
+	}
+	fclose(f);
+	return n;
 }
 
 /* Name the mapping m of p as the file's first mapping a names it (p's
@@ -1183,6 +1198,31 @@ static bool apart_name(struct session *s, struct process *p,
 	return true;
 }
 
+/* p's points and observation, one thread or not (as at a fork of shared
+ * memory: world.c), with a file mapped apart; while it has one thread,
+ * its libc calls are points only on objects in shared memory (a
+ * process-shared mutex in the file: bp.shm_alone), as before its points
+ * its calls were none */
+static void apart_points(struct session *s, struct process *p,
+			 const struct map_line *m)
+{
+	int live = 0;
+
+	/* an interpreter's own stores to it are no points (as at a fork of
+	 * its shared memory: world.c); a semaphore's file is only waited
+	 * on and posted */
+	if (session_policy_process(s, p) &&
+	    strncmp(m->path, "/dev/shm/sem.", 13))
+		s->py_shared++;
+	if (p->bps_installed || p->dead)
+		return;
+	for (int i = 0; i < s->nth; i++)
+		live += s->th[i].p == p && s->th[i].st != SCHED_DEAD;
+	p->install_alone = live == 1;
+	(void)bp_install(s, p);
+	p->install_alone = false;
+}
+
 /*
  * p has just mapped a file shared (mmap with MAP_SHARED of a descriptor,
  * at the call's exit: m, as its maps list it).  If another mapping of
@@ -1201,7 +1241,7 @@ static bool apart_name(struct session *s, struct process *p,
 static void apart_mapped(struct session *s, struct process *p,
 			 const struct map_line *m)
 {
-	static struct map_line maps[1024];
+	static struct map_line maps[MAPS_MAX];
 	struct process *who[64];
 	struct map_line mine[64];
 	int nwho = 0;
@@ -1212,17 +1252,26 @@ static void apart_mapped(struct session *s, struct process *p,
 	if (a)
 		first = *a;
 	/* the file's mappings in the program's live processes */
-	for (int i = 0; i < s->nprocs && nwho < 64; i++) {
+	for (int i = 0; i < s->nprocs; i++) {
 		struct process *q = s->procs[i];
 		int n;
 
-		if (!q || q->dead || (n = read_maps(q, maps, 1024)) < 0)
+		if (!q || q->dead ||
+		    (n = read_maps(s, q, m->dev, m->ino, maps)) == -1)
 			continue;
-		for (int k = 0; k < n && nwho < 64; k++) {
+		if (n < 0) {
+			apart_fence(s);
+			return;
+		}
+		for (int k = 0; k < n; k++) {
 			const struct map_line *l = &maps[k];
 
 			if (l->dev != m->dev || l->ino != m->ino)
 				continue;
+			if (nwho == 64) {
+				apart_fence(s); /* not all named */
+				return;
+			}
 			if (!l->shared) {
 				/* private: its pages the file's until it
 				 * writes them, not followed */
@@ -1245,8 +1294,8 @@ static void apart_mapped(struct session *s, struct process *p,
 		a = &s->apart_files[s->napart++];
 		*a = (struct apart_file){ m->dev, m->ino, m->lo - m->off, m->off,
 					  m->off + (m->hi - m->lo), p->img };
-		if (apart_name(s, p, m, a) && !p->bps_installed)
-			(void)bp_install(s, p);
+		if (apart_name(s, p, m, a))
+			apart_points(s, p, m);
 		return;
 	}
 	/* the first mapping: the table's, else one a fork shared (its
@@ -1289,12 +1338,8 @@ static void apart_mapped(struct session *s, struct process *p,
 			return;
 	/* points and observation in each mapper, one thread or not (as at
 	 * a fork of shared memory: world.c) */
-	for (int i = -1; i < nwho; i++) {
-		struct process *q = i < 0 ? p : who[i];
-
-		if (!q->bps_installed && !q->dead)
-			(void)bp_install(s, q);
-	}
+	for (int i = -1; i < nwho; i++)
+		apart_points(s, i < 0 ? p : who[i], m);
 }
 
 /*
@@ -1305,14 +1350,18 @@ static void apart_mapped(struct session *s, struct process *p,
  */
 static void apart_check(struct session *s, struct process *p)
 {
-	static struct map_line maps[1024];
+	static struct map_line maps[MAPS_MAX];
 	int n, k = 0;
 	bool any = false;
 
 	for (int i = 0; i < p->nshm; i++)
 		any |= p->shm[i].apart;
-	if (!any || p->dead || (n = read_maps(p, maps, 1024)) < 0)
+	if (!any || p->dead || (n = read_maps(s, p, 0, 0, maps)) == -1)
 		return;
+	if (n < 0) {
+		apart_fence(s);
+		return;
+	}
 	for (int i = 0; i < p->nshm; i++) {
 		struct shm_range *r = &p->shm[i];
 		bool found = !r->apart;
@@ -1327,16 +1376,24 @@ static void apart_check(struct session *s, struct process *p)
 	}
 	p->nshm = k;
 	for (int j = 0; j < n; j++) {
-		bool named = false;
+		uint64_t at = maps[j].lo; /* named up to here */
+		bool more = true;
 
 		if (!apart_file(s, maps[j].dev, maps[j].ino))
 			continue;
-		for (int i = 0; !named && i < p->nshm; i++)
-			named = p->shm[i].dev == maps[j].dev &&
-				p->shm[i].ino == maps[j].ino &&
-				p->shm[i].lo <= maps[j].lo &&
-				maps[j].hi <= p->shm[i].hi;
-		if (!named) {
+		/* (a line may be two ranges the kernel merged) */
+		while (more && at < maps[j].hi) {
+			more = false;
+			for (int i = 0; i < p->nshm; i++)
+				if (p->shm[i].dev == maps[j].dev &&
+				    p->shm[i].ino == maps[j].ino &&
+				    p->shm[i].lo <= at && at < p->shm[i].hi) {
+					at = p->shm[i].hi;
+					more = true;
+					break;
+				}
+		}
+		if (at < maps[j].hi) {
 			apart_fence(s);
 			return;
 		}
@@ -1374,18 +1431,20 @@ static void shared_apart(struct session *s, struct thread *t)
 
 void syscall_mmap_exit(struct session *s, struct thread *t)
 {
-	static struct map_line maps[1024];
+	char name[64], line[640];
 	uint64_t at = t->regs.rax, len = t->exit_args[1];
-	int n;
+	FILE *f;
 
 	if ((int64_t)at < 0 && (int64_t)at > -4096)
 		return; /* failed */
-	if ((n = read_maps(t->p, maps, 1024)) < 0)
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)t->p->pid);
+	if (!(f = fopen(name, "re")))
 		return;
-	for (int i = 0; i < n; i++) {
-		struct map_line m = maps[i];
+	while (fgets(line, sizeof(line), f)) {
+		struct map_line m;
 
-		if (at < m.lo || at >= m.hi || !m.shared)
+		if (!map_line_parse(line, &m) || at < m.lo || at >= m.hi ||
+		    !m.shared || !m.ino)
 			continue;
 		/* the call's part of a line the kernel merged */
 		m.off += at - m.lo;
@@ -1395,6 +1454,7 @@ void syscall_mmap_exit(struct session *s, struct thread *t)
 		apart_mapped(s, t->p, &m);
 		break;
 	}
+	fclose(f);
 	for (int i = 0; i < s->nprocs; i++)
 		if (s->procs[i])
 			apart_check(s, s->procs[i]);

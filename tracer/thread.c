@@ -1164,6 +1164,7 @@ static void on_clone_event(struct session *s, int parent_idx)
 	if (!c)
 		return;
 	c->ctid = ctid;
+	bp_calls_all(c->p); /* a second thread: every call a point */
 	p = thread_born(s, c, parent_idx, false);
 	thread_clone_made(s, p, c);
 	/*
@@ -1701,7 +1702,7 @@ static void on_breakpoint(struct session *s, struct thread *t)
 			return;
 		}
 	}
-	if (b->shm_only && !mem_shared(t->p, t->regs.rdi)) {
+	if ((b->shm_only || b->shm_alone) && !mem_shared(t->p, t->regs.rdi)) {
 		resume(s, t, 0); /* not on the memory it shares */
 		return;
 	}

@@ -202,6 +202,32 @@ Test(child_processes, memory_shared_by_mappings_made_apart_is_modelled)
 	res_free(&r);
 }
 
+/* What ptloom cannot name of a file mapped apart stays fenced: a mapping
+ * moved by mremap, the file truncated while both map it, a private
+ * mapping of it beside the shared ones (tests/targets/
+ * shm_apart_unfollowed.c, correct, with a process-shared mutex: it passes
+ * complete when none of those happens). */
+Test(child_processes, mappings_made_apart_not_followed_are_never_a_pass)
+{
+	static const char *const how[] = { "mremap", "truncate", "private" };
+	struct res r = RUN9("--seed", SEED, "--",
+			    target("shm_apart_unfollowed"), "none");
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	res_free(&r);
+	for (int i = 0; i < 3; i++) {
+		r = RUN9("--seed", SEED, "--", target("shm_apart_unfollowed"),
+			 how[i]);
+		assert_exit(r, 3);
+		assert_summary(&r, "ptloom: INCOMPLETE ");
+		assert_contains(summary(&r),
+				"in a way ptloom does not follow",
+				"the summary");
+		res_free(&r);
+	}
+}
+
 /* Was a false PASS: the shell's child ran freely. */
 Test(child_processes, free_children_says_so)
 {
