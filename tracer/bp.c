@@ -724,7 +724,9 @@ static void place_access(struct session *ss, struct process *s)
 
 	s->nacc = 0;
 	s->acc_int3 = false;
-	if (!cap || !s->ag_page2)
+	/* (none for a process whose points came with a file mapped apart:
+	 * int3s, as without the agent, process.install_apart) */
+	if (!cap || !s->ag_page2 || s->install_apart)
 		return;
 	key = acc_key(s);
 	struct acc_cache *c = &acc_cache;
@@ -1442,7 +1444,10 @@ int bp_install(struct session *ss, struct process *s)
 		const struct libc_cache *c = libc_lookup(path);
 		size_t nb0 = s->nbps;
 
-		s->libc_fsites = c ? c->fsites : NULL;
+		/* (no futex wake slots for a process whose points came
+		 * with a file mapped apart: its wakes stop at the filter,
+		 * process.install_apart) */
+		s->libc_fsites = c && !s->install_apart ? c->fsites : NULL;
 		s->libc_fkinds = c ? c->fkinds : NULL;
 		s->libc_nfsites = c ? c->nfsites : 0;
 		s->libc_bias = start - first;

@@ -109,6 +109,11 @@ struct process {
 	 * thread: its libc calls are points only on objects in shared
 	 * memory (bp.shm_alone) until its next thread */
 	bool install_alone;
+	/* bp_install is called for a file p maps apart, at its mmap's exit:
+	 * no futex wake slots nor access slots (int3s; with them a
+	 * Criterion worker's race discovery failed its runner's handshake,
+	 * "Protocol error", and a futex slot's wake was "no point") */
+	bool install_apart;
 	bool ever_policy;	/* pimg was set in this run */
 	bool ever_c;		/* ... and an exec gave it none (C-level) */
 	bool observing;		/* observation breakpoints are in place */

@@ -1219,8 +1219,9 @@ static void apart_points(struct session *s, struct process *p,
 	for (int i = 0; i < s->nth; i++)
 		live += s->th[i].p == p && s->th[i].st != SCHED_DEAD;
 	p->install_alone = live == 1;
+	p->install_apart = true;
 	(void)bp_install(s, p);
-	p->install_alone = false;
+	p->install_alone = p->install_apart = false;
 }
 
 /*
