@@ -1212,8 +1212,9 @@ static void apart_points(struct session *s, struct process *p,
 	 * its shared memory: world.c); a semaphore's file is only waited
 	 * on and posted */
 	if (session_policy_process(s, p) &&
-	    strncmp(m->path, "/dev/shm/sem.", 13))
+	    strncmp(m->path, "/dev/shm/sem.", 13)) {
 		s->py_shared++;
+	}
 	if (p->bps_installed || p->dead)
 		return;
 	for (int i = 0; i < s->nth; i++)
@@ -1240,7 +1241,7 @@ static void apart_points(struct session *s, struct process *p,
  * fenced: such a run is no pass.
  */
 static void apart_mapped(struct session *s, struct process *p,
-			 const struct map_line *m)
+			 const struct map_line *m, bool can_write)
 {
 	static struct map_line maps[MAPS_MAX];
 	struct process *who[64];
@@ -1252,6 +1253,19 @@ static void apart_mapped(struct session *s, struct process *p,
 
 	if (a)
 		first = *a;
+	/* a mapping that can never be written (read-only, of a descriptor
+	 * open only to read: glibc's gconv cache) shares nothing while
+	 * nobody maps the file to write, which a mapping that may would
+	 * have put in the table, or a fork in a shm list */
+	for (int i = 0; !a && !can_write && i < s->nprocs; i++) {
+		const struct process *q = s->procs[i];
+
+		for (int k = 0; q && !q->dead && k < q->nshm; k++)
+			can_write |= q->shm[k].dev == m->dev &&
+				     q->shm[k].ino == m->ino;
+	}
+	if (!a && !can_write)
+		return;
 	/* the file's mappings in the program's live processes */
 	for (int i = 0; i < s->nprocs; i++) {
 		struct process *q = s->procs[i];
@@ -1438,6 +1452,21 @@ void syscall_mmap_exit(struct session *s, struct thread *t)
 
 	if ((int64_t)at < 0 && (int64_t)at > -4096)
 		return; /* failed */
+	/* writable, or may be made so (mprotect): a descriptor open to
+	 * write (its registers are the call's still: r8) */
+	bool can_write = (t->exit_args[2] & PROT_WRITE) != 0;
+
+	snprintf(name, sizeof(name), "/proc/%d/fdinfo/%d", (int)t->p->pid,
+		 (int)t->regs.r8);
+	if (!can_write && (f = fopen(name, "re"))) {
+		unsigned flags = O_RDWR;
+
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "flags: %o", &flags) == 1)
+				break;
+		fclose(f);
+		can_write = (flags & O_ACCMODE) != O_RDONLY;
+	}
 	snprintf(name, sizeof(name), "/proc/%d/maps", (int)t->p->pid);
 	if (!(f = fopen(name, "re")))
 		return;
@@ -1452,7 +1481,7 @@ void syscall_mmap_exit(struct session *s, struct thread *t)
 		m.lo = at;
 		if (m.hi > at + ((len + 4095) & ~4095ull))
 			m.hi = at + ((len + 4095) & ~4095ull);
-		apart_mapped(s, t->p, &m);
+		apart_mapped(s, t->p, &m, can_write);
 		break;
 	}
 	fclose(f);
