@@ -1410,6 +1410,7 @@ int bp_install(struct session *ss, struct process *s)
 	s->bps_installed = true;
 	s->bps_lifted = false;
 	s->rwlock_known = false;
+	s->calls_alone = false;
 	tsc_install(ss, s); /* the objects ld.so has mapped since the exec */
 	/* the policy's points are offsets in a shared object: no run
 	 * without them (the caller says unsupported) */
@@ -1472,6 +1473,7 @@ int bp_install(struct session *ss, struct process *s)
 		 * does (syscall.c apart_mapped) */
 		for (size_t i = nb0; s->install_alone && i < s->nbps; i++)
 			s->bps[i].shm_alone = true;
+		s->calls_alone = s->install_alone;
 	}
 	char exe[4096];
 	uint64_t exe_start = 0;
@@ -1914,8 +1916,11 @@ int bp_lift_all(struct process *s)
 
 void bp_calls_all(struct process *p)
 {
+	if (!p->calls_alone)
+		return;
 	for (size_t i = 0; i < p->nbps; i++)
 		p->bps[i].shm_alone = false;
+	p->calls_alone = false;
 }
 
 /* A forked child inherits our int3 bytes: put the originals back. */

@@ -140,6 +140,7 @@ static void free_bps(struct process *p)
 	p->data_known = false;
 	p->rwlock_known = false;
 	p->nshm = 0;
+	p->calls_alone = false;
 }
 
 int process_shm_refresh(struct session *s, struct process *p)
@@ -540,6 +541,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->bps_installed = parent->bps_installed;
 	child->bps_lifted = parent->bps_lifted;
 	child->observing = parent->observing;
+	child->calls_alone = parent->calls_alone;
 	child->policy_at = parent->policy_at;
 	child->pimg = parent->pimg;
 	child->rwlock_known = parent->rwlock_known;

@@ -109,6 +109,7 @@ struct process {
 	 * thread: its libc calls are points only on objects in shared
 	 * memory (bp.shm_alone) until its next thread */
 	bool install_alone;
+	bool calls_alone; /* some of its bps are shm_alone */
 	/* bp_install is called for a file p maps apart, at its mmap's exit:
 	 * no futex wake slots nor access slots (int3s; with them a
 	 * Criterion worker's race discovery failed its runner's handshake,
