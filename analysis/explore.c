@@ -1427,13 +1427,14 @@ out:
 		     "(clone with CLONE_VM, neither a thread nor a vfork), "
 		     "whose accesses ptloom does not interleave with its "
 		     "parent's");
-	/* two processes mapping one file shared each on its own: ptloom
-	 * follows what a fork copies, at one address (tracer/syscall.c
-	 * shared_apart) */
+	/* a file processes map shared each on its own, in a way ptloom
+	 * does not name (tracer/syscall.c apart_fence) */
 	not_modelled(r, r->shared_apart_runs,
-		     "processes that each map one file shared and writable on "
-		     "their own (shm_open, a file mapped after a fork), whose "
-		     "accesses to it ptloom does not interleave");
+		     "a file processes map shared on their own (shm_open, a "
+		     "file mapped after a fork) in a way ptloom does not "
+		     "follow (moved by mremap, truncated, also mapped private, "
+		     "beyond its first mapping, or more than 16 such "
+		     "mappings), whose accesses it does not interleave");
 	/* the debug registers do not trap here, and a run spent the single
 	 * steps that watch spin words instead (tracer/thread.c) */
 	not_modelled(r, r->watch_capped_runs,

@@ -586,7 +586,8 @@ static void place_tramps(struct session *ss, struct process *s)
 		 * point, world.c rwlock_readers: no trampoline) */
 		if (!pl || !pl->ok || !s->ag_code || !s->ag_page ||
 		    b->kind != OP_CALL || b->observe || b->policy ||
-		    b->shm_only || b->fn == FN_RWLOCK_RDLOCK || b->fn == FN_RWLOCK_UNLOCK ||
+		    b->shm_only || b->shm_alone ||
+		    b->fn == FN_RWLOCK_RDLOCK || b->fn == FN_RWLOCK_UNLOCK ||
 		    n == AGENT_TRAMPS ||
 		    /* the bytes are the file's (nobody else patched them) */
 		    memcmp(b->orig, pl->bytes, pl->len) ||
@@ -723,7 +724,9 @@ static void place_access(struct session *ss, struct process *s)
 
 	s->nacc = 0;
 	s->acc_int3 = false;
-	if (!cap || !s->ag_page2)
+	/* (none for a process whose points came with a file mapped apart:
+	 * int3s, as without the agent, process.install_apart) */
+	if (!cap || !s->ag_page2 || s->install_apart)
 		return;
 	key = acc_key(s);
 	struct acc_cache *c = &acc_cache;
@@ -1407,6 +1410,7 @@ int bp_install(struct session *ss, struct process *s)
 	s->bps_installed = true;
 	s->bps_lifted = false;
 	s->rwlock_known = false;
+	s->calls_alone = false;
 	tsc_install(ss, s); /* the objects ld.so has mapped since the exec */
 	/* the policy's points are offsets in a shared object: no run
 	 * without them (the caller says unsupported) */
@@ -1441,7 +1445,10 @@ int bp_install(struct session *ss, struct process *s)
 		const struct libc_cache *c = libc_lookup(path);
 		size_t nb0 = s->nbps;
 
-		s->libc_fsites = c ? c->fsites : NULL;
+		/* (no futex wake slots for a process whose points came
+		 * with a file mapped apart: its wakes stop at the filter,
+		 * process.install_apart) */
+		s->libc_fsites = c && !s->install_apart ? c->fsites : NULL;
 		s->libc_fkinds = c ? c->fkinds : NULL;
 		s->libc_nfsites = c ? c->nfsites : 0;
 		s->libc_bias = start - first;
@@ -1461,6 +1468,12 @@ int bp_install(struct session *ss, struct process *s)
 		}
 		for (size_t i = nb0; pol_calls && i < s->nbps; i++)
 			s->bps[i].shm_only = true;
+		/* one thread, its points for a file mapped apart: its
+		 * calls on its own objects order nothing another process
+		 * does (syscall.c apart_mapped) */
+		for (size_t i = nb0; s->install_alone && i < s->nbps; i++)
+			s->bps[i].shm_alone = true;
+		s->calls_alone = s->install_alone;
 	}
 	char exe[4096];
 	uint64_t exe_start = 0;
@@ -1899,6 +1912,15 @@ int bp_lift_all(struct process *s)
 	s->ndormant = 0;
 	s->observing = false;
 	return 0;
+}
+
+void bp_calls_all(struct process *p)
+{
+	if (!p->calls_alone)
+		return;
+	for (size_t i = 0; i < p->nbps; i++)
+		p->bps[i].shm_alone = false;
+	p->calls_alone = false;
 }
 
 /* A forked child inherits our int3 bytes: put the originals back. */

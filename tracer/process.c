@@ -144,9 +144,10 @@ static void free_bps(struct process *p)
 	p->data_known = false;
 	p->rwlock_known = false;
 	p->nshm = 0;
+	p->calls_alone = false;
 }
 
-int process_shm_refresh(struct process *p)
+int process_shm_refresh(struct session *s, struct process *p)
 {
 	struct shm_range old[16];
 	char name[64], line[640];
@@ -161,25 +162,48 @@ int process_shm_refresh(struct process *p)
 	/* an interpreter maps hundreds of files, and the mmap area (a
 	 * multiprocessing arena, a semaphore) is listed near the end */
 	while (fgets(line, sizeof(line), f) && p->nshm < 16) {
-		unsigned long lo, hi;
+		unsigned long lo, hi, off, ino;
+		unsigned maj, min;
 		char perm[8];
 		int at = 0;
-		uint32_t img = p->img;
+		struct shm_range r;
 
-		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s%n", &lo, &hi, perm,
-			   &at) != 3 ||
+		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu%n", &lo, &hi, perm,
+			   &off, &maj, &min, &ino, &at) != 7 ||
 		    perm[1] != 'w' || perm[3] != 's' ||
 		    (p->ag_page && p->ag_page >= lo && p->ag_page < hi) ||
 		    (p->ag_page2 && p->ag_page2 >= lo && p->ag_page2 < hi))
 			continue; /* the agent's page and its view are ours */
-		for (int k = 0; k < nold; k++)
-			if (old[k].lo == lo && old[k].hi == hi)
-				img = old[k].img;
-		p->shm[p->nshm++] = (struct shm_range){
-			lo, hi, img,
+		r = (struct shm_range){
+			lo, hi, p->img,
 			/* sem_open's file (glibc: /dev/shm/sem.NAME) */
 			.sem = at && strstr(line + at, "/dev/shm/sem.") != NULL,
+			.dev = (uint64_t)maj << 32 | min, .ino = ino, .off = off,
+			.anon = at && strstr(line + at, "/dev/zero") != NULL,
 		};
+		bool kept = false;
+
+		for (int k = 0; k < nold; k++)
+			if (old[k].lo == lo && old[k].hi == hi) {
+				r.img = old[k].img;
+				r.apart = old[k].apart;
+				r.delta = old[k].delta;
+				kept = true;
+			}
+		/* a file mapped apart elsewhere: named as its first mapping
+		 * names it (syscall.c apart_mapped) */
+		for (int k = 0; !kept && k < s->napart; k++) {
+			const struct apart_file *a = &s->apart_files[k];
+
+			if (a->dev != r.dev || a->ino != r.ino)
+				continue;
+			if (off < a->off_lo || off + (hi - lo) > a->off_hi)
+				s->shared_apart++; /* beyond its naming */
+			r.img = a->img;
+			r.apart = true;
+			r.delta = (int64_t)(a->base + off - lo);
+		}
+		p->shm[p->nshm++] = r;
 	}
 	fclose(f);
 	return p->nshm;
@@ -521,6 +545,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->bps_installed = parent->bps_installed;
 	child->bps_lifted = parent->bps_lifted;
 	child->observing = parent->observing;
+	child->calls_alone = parent->calls_alone;
 	child->policy_at = parent->policy_at;
 	child->pimg = parent->pimg;
 	child->rwlock_known = parent->rwlock_known;

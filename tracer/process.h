@@ -77,11 +77,20 @@ struct process {
 	/* its writable MAP_SHARED mappings (not the agent's page), as read
 	 * at its forks (process_shm_refresh) and inherited by a fork child:
 	 * the same address in the parent and the child is one memory there,
-	 * named with the tag of the image that mapped it first (mem_tag) */
+	 * named with the tag of the image that mapped it first (mem_name);
+	 * and its mappings of a file another process maps shared on its own
+	 * (apart: syscall.c apart_mapped), named by the file's first
+	 * mapping (session.apart_files): address + delta in image img */
 	struct shm_range {
 		uint64_t lo, hi;
 		uint32_t img;
 		bool sem; /* a POSIX semaphore's file (sem_open) */
+		bool apart; /* mapped on its own, delta its naming */
+		/* anonymous (MAP_SHARED | MAP_ANONYMOUS): only a fork
+		 * shares it, where a file may be mapped by any process */
+		bool anon;
+		int64_t delta;
+		uint64_t dev, ino, off; /* the file's, the offset of lo */
 	} shm[16];
 	int nshm;
 	/* instructions whose answer is the machine's, with an int3 of
@@ -105,6 +114,16 @@ struct process {
 	/* the scheduling policy's image for its image (sched_policy.adopt at
 	 * its exec; a fork's parent's), NULL: C-level points */
 	const struct policy_image *pimg;
+	/* bp_install is called for a file p maps apart while p has one
+	 * thread: its libc calls are points only on objects in shared
+	 * memory (bp.shm_alone) until its next thread */
+	bool install_alone;
+	bool calls_alone; /* some of its bps are shm_alone */
+	/* bp_install is called for a file p maps apart, at its mmap's exit:
+	 * no futex wake slots nor access slots (int3s; with them a
+	 * Criterion worker's race discovery failed its runner's handshake,
+	 * "Protocol error", and a futex slot's wake was "no point") */
+	bool install_apart;
 	bool ever_policy;	/* pimg was set in this run */
 	bool ever_c;		/* ... and an exec gave it none (C-level) */
 	bool observing;		/* observation breakpoints are in place */
@@ -188,15 +207,32 @@ static inline const struct shm_range *shm_at(const struct process *p,
 	return NULL;
 }
 
-/* The tag of the memory at a in p's address space: the image's that
- * mapped it first if it is in a writable shared mapping p inherited or
- * forked with (the same address in those processes is one memory), else
- * p's own. */
-static inline uint64_t mem_tag(const struct process *p, uint64_t a)
+/* The name of the memory at a in p's address space, in events and race
+ * discovery: a tagged with the image's that mapped it first if it is in a
+ * writable shared mapping p inherited or forked with (the same address in
+ * those processes is one memory), or as the file's first mapping names
+ * the same byte if p maps the file on its own (shm_range.apart: two
+ * addresses, one memory); else a with p's own tag. */
+static inline uint64_t mem_name(const struct process *p, uint64_t a)
 {
 	const struct shm_range *r = shm_at(p, a);
 
-	return r ? (uint64_t)r->img << 48 : process_tag(p);
+	if (!r)
+		return a | process_tag(p);
+	return (uint64_t)r->img << 48 | (a + (uint64_t)r->delta);
+}
+
+/* The address a synchronisation object at a is keyed by (untagged, as
+ * the observer keys them): a itself, or in a mapping made apart the
+ * address the file's first mapping has for it. */
+static inline uint64_t mem_sync_key(const struct process *p, uint64_t a)
+{
+	const struct shm_range *r;
+
+	if (!p->nshm || !a || (a >> 47))
+		return a;
+	r = shm_at(p, a);
+	return r ? a + (uint64_t)r->delta : a;
 }
 
 /* Is a in one of p's writable shared mappings (struct process.shm)? */
@@ -208,7 +244,7 @@ static inline bool mem_shared(const struct process *p, uint64_t a)
 /* Read p's writable shared mappings again (at a fork of p: its child
  * inherits them): a range it had keeps its image, a new one gets p's.
  * Their number. */
-int process_shm_refresh(struct process *p);
+int process_shm_refresh(struct session *s, struct process *p);
 
 /* A new process with leader pid, child of parent (NULL for P0). */
 struct process *process_new(struct session *s, pid_t pid,

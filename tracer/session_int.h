@@ -58,6 +58,10 @@ struct bp {
 	bool shm_only;		/* a libc call in a policy's process that
 				 * shares memory with another: a point only
 				 * on an object in that memory (bp_install) */
+	bool shm_alone;		/* the same in a process of one thread whose
+				 * points came with a file mapped apart
+				 * (process.install_alone), until its next
+				 * thread (bp_calls_all) */
 	bool decoded;		/* insn is valid */
 	struct insn_info *insn;	/* decoded instruction (user points) */
 	bool rmw;		/* insn reads and writes one memory operand
@@ -113,6 +117,9 @@ void thread_fix_at_exit(struct thread *t, const struct user_regs_struct *was);
  * wait's rusage the run's), t resumed; false: it is not (the fix is
  * dropped, the trap is another's) */
 bool thread_exit_fix(struct session *s, struct thread *t);
+/* t's mmap of a file shared returned: names it with the file's other
+ * mappings (syscall.c) */
+void syscall_mmap_exit(struct session *s, struct thread *t);
 /* the thread clone t resumed with thread_clone_same_tid failed (t is at
  * the syscall's exit): the clone runs again as the program made it */
 void thread_clone_retry(struct session *s, struct thread *t);
@@ -237,6 +244,9 @@ uint64_t agent_unmoved(struct process *p, uint64_t pc, bool *back);
 
 /* tracer/bp.c */
 int bp_install(struct session *s, struct process *p);
+/* p has a second thread: every libc call of its is a point (shm_alone
+ * cleared) */
+void bp_calls_all(struct process *p);
 struct bp *bp_find(struct process *p, uint64_t addr);
 int bp_step_over(struct session *s, struct thread *t);
 int bp_remove_all_in(struct process *p, pid_t pid);

@@ -57,6 +57,8 @@ static const int traced_syscalls[] = {
 	/* the machine's momentary state (syscall.c) */
 	SYS_getrusage, SYS_times, SYS_sysinfo,
 	SYS_clock_getres, PTLOOM_SYSCALL_NR, SYS_flock,
+	/* memory moved: a file's mapping named apart (syscall.c) */
+	SYS_mremap,
 	/* POSIX message queues: descriptor waits (syscall.c) */
 	SYS_mq_timedsend, SYS_mq_timedreceive,
 	/* SysV IPC objects: no fork checkpoint shares them (checkpoint.c) */

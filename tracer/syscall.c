@@ -1171,44 +1171,359 @@ static void watch_syscall(struct session *s, struct thread *t, long nr)
 	}
 }
 
-/* Does process q map the file dev:ino shared and writable? */
-static bool maps_shared_writable(const struct process *q, dev_t dev,
-				 ino_t ino)
+/* One line of /proc/PID/maps: [lo, hi), its file (dev as
+ * major << 32 | minor, inode; 0: none) at offset off, shared or not. */
+struct map_line {
+	uint64_t lo, hi, off, dev, ino;
+	bool shared, writable;
+	char path[128];
+};
+
+static bool map_line_parse(const char *line, struct map_line *m)
+{
+	unsigned long lo, hi, off, ino;
+	unsigned maj, min;
+	char perm[8];
+	int at = 0;
+
+	if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu%n", &lo, &hi, perm, &off,
+		   &maj, &min, &ino, &at) != 7)
+		return false;
+	m->lo = lo;
+	m->hi = hi;
+	m->off = off;
+	m->dev = (uint64_t)maj << 32 | min;
+	m->ino = ino;
+	m->shared = perm[3] == 's';
+	m->writable = perm[1] == 'w';
+	while (line[at] == ' ')
+		at++;
+	snprintf(m->path, sizeof(m->path), "%s", line + at);
+	m->path[strcspn(m->path, "\n")] = 0;
+	return true;
+}
+
+/* A case of a file mapped apart ptloom does not follow: the run is no
+ * pass (explore.c), its failure still one. */
+static void apart_fence(struct session *s)
+{
+	s->shared_apart++;
+}
+
+static struct apart_file *apart_file(struct session *s, uint64_t dev,
+				     uint64_t ino)
+{
+	for (int i = 0; i < s->napart; i++)
+		if (s->apart_files[i].dev == dev && s->apart_files[i].ino == ino)
+			return &s->apart_files[i];
+	return NULL;
+}
+
+#define MAPS_MAX 256
+
+/* Process q's mappings of the file dev:ino and of the files mapped apart
+ * (session.apart_files), up to MAPS_MAX of them: their number; -1: its
+ * maps cannot be read (gone); -2: more than that (not followed). */
+static int read_maps(struct session *s, const struct process *q,
+		     uint64_t dev, uint64_t ino, struct map_line *m)
 {
 	char name[64], line[640];
-	bool found = false;
+	int n = 0;
 	FILE *f;
 
 	snprintf(name, sizeof(name), "/proc/%d/maps", (int)q->pid);
 	if (!(f = fopen(name, "re")))
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned maj, min;
-		unsigned long ino2;
-		char perm[8];
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		struct map_line l;
 
-		found = sscanf(line, "%*x-%*x %7s %*x %x:%x %lu", perm, &maj,
-			       &min, &ino2) == 4 &&
-			perm[1] == 'w' && perm[3] == 's' && ino2 == ino &&
-			maj == major(dev) && min == minor(dev);
+		if (!map_line_parse(line, &l) || !l.ino ||
+		    (!(l.dev == dev && l.ino == ino) &&
+		     !apart_file(s, l.dev, l.ino)))
+			continue;
+		if (n == MAPS_MAX) {
+			n = -2;
+			break;
+		}
+		m[n++] = l;
 	}
 	fclose(f);
-	return found;
+	return n;
+}
+
+/* Name the mapping m of p as the file's first mapping a names it (p's
+ * shm list); false: it cannot be (a fence counted). */
+static bool apart_name(struct session *s, struct process *p,
+		       const struct map_line *m, const struct apart_file *a)
+{
+	struct shm_range r = {
+		m->lo, m->hi, a->img, .apart = true,
+		.delta = (int64_t)(a->base + m->off - m->lo),
+		.dev = m->dev, .ino = m->ino, .off = m->off,
+		.sem = !strncmp(m->path, "/dev/shm/sem.", 13),
+	};
+	int k = 0;
+
+	if (m->off < a->off_lo || m->off + (m->hi - m->lo) > a->off_hi) {
+		apart_fence(s); /* offsets the first mapping does not name */
+		return false;
+	}
+	for (int i = 0; i < p->nshm; i++) {
+		struct shm_range *o = &p->shm[i];
+
+		if (o->lo == r.lo && o->hi == r.hi && o->dev == r.dev &&
+		    o->ino == r.ino && o->off == r.off) {
+			if (o->img == r.img && o->delta == r.delta)
+				return true; /* named so already */
+			apart_fence(s);
+			return false;
+		}
+		if (o->lo < r.hi && r.lo < o->hi) {
+			/* a mapping this one replaced (MAP_FIXED): gone, all
+			 * of it, or part of it stays and is not followed */
+			if (o->lo < r.lo || o->hi > r.hi) {
+				apart_fence(s);
+				return false;
+			}
+			continue;
+		}
+		p->shm[k++] = *o;
+	}
+	p->nshm = k;
+	if (p->nshm == 16) {
+		apart_fence(s);
+		return false;
+	}
+	p->shm[p->nshm++] = r;
+	return true;
+}
+
+/* p's points and observation, one thread or not (as at a fork of shared
+ * memory: world.c), with a file mapped apart; while it has one thread,
+ * its libc calls are points only on objects in shared memory (a
+ * process-shared mutex in the file: bp.shm_alone), as before its points
+ * its calls were none */
+static void apart_points(struct session *s, struct process *p,
+			 const struct map_line *m)
+{
+	int live = 0;
+
+	/* an interpreter's own stores to it are no points (as at a fork of
+	 * its shared memory: world.c); a semaphore's file is only waited
+	 * on and posted */
+	if (session_policy_process(s, p) &&
+	    strncmp(m->path, "/dev/shm/sem.", 13)) {
+		s->py_shared++;
+	}
+	if (p->bps_installed || p->dead)
+		return;
+	for (int i = 0; i < s->nth; i++)
+		live += s->th[i].p == p && s->th[i].st != SCHED_DEAD;
+	p->install_alone = live == 1;
+	p->install_apart = true;
+	(void)bp_install(s, p);
+	p->install_alone = p->install_apart = false;
 }
 
 /*
- * t's process maps a file shared and writable (mmap with MAP_SHARED of
- * a descriptor, PROT_WRITE) that another live process of the program
- * maps so already, each on its own (shm_open or a file mapped after a
- * fork, not a mapping the fork copied).  The two then share memory at
- * addresses ptloom does not know to be one (it follows shared memory a
- * fork copies, at the same address: process.shm), so their plain loads
- * and stores there are neither points nor races, and a lost update
- * between them passed, "complete to preemption bound 2".  Counted
- * (session.shared_apart): such a run is no pass (explore.c), its failure
- * still one (it ran, one thread at a time).  A POSIX semaphore's file
- * (sem_open: its waits are futexes keyed by what they map) and ptloom's
- * own page are not the program's data.
+ * p has just mapped a file shared (mmap with MAP_SHARED of a descriptor,
+ * at the call's exit: m, as its maps list it).  If another mapping of
+ * the file is live in a process of the program (another process's, made
+ * on its own: shm_open in each, a file mapped after a fork; or one of
+ * p's), the two share memory at addresses of their own: every mapping of
+ * the file is named as its first one names it (session.apart_files:
+ * device, inode and offset name the byte), in p's and each mapper's shm
+ * list, so their loads and stores there are one object's in events,
+ * coverage and race discovery, as a fork's shared memory is
+ * (process.shm), and each mapper gets its points and observation now,
+ * one thread or not.  What cannot be named so (offsets beyond the first
+ * mapping's, a mapping it replaced in part, a 17th range or file) is
+ * fenced: such a run is no pass.
+ */
+static void apart_mapped(struct session *s, struct process *p,
+			 const struct map_line *m, bool can_write)
+{
+	static struct map_line maps[MAPS_MAX];
+	struct process *who[64];
+	struct map_line mine[64];
+	int nwho = 0;
+	struct apart_file *a = apart_file(s, m->dev, m->ino);
+	struct apart_file first = { 0 };
+	bool have_first = a != NULL;
+
+	if (a)
+		first = *a;
+	/* a mapping that can never be written (read-only, of a descriptor
+	 * open only to read: glibc's gconv cache) shares nothing while
+	 * nobody maps the file to write, which a mapping that may would
+	 * have put in the table, or a fork in a shm list */
+	for (int i = 0; !a && !can_write && i < s->nprocs; i++) {
+		const struct process *q = s->procs[i];
+
+		for (int k = 0; q && !q->dead && k < q->nshm; k++)
+			can_write |= q->shm[k].dev == m->dev &&
+				     q->shm[k].ino == m->ino;
+	}
+	if (!a && !can_write)
+		return;
+	/* the file's mappings in the program's live processes */
+	for (int i = 0; i < s->nprocs; i++) {
+		struct process *q = s->procs[i];
+		int n;
+
+		if (!q || q->dead ||
+		    (n = read_maps(s, q, m->dev, m->ino, maps)) == -1)
+			continue;
+		if (n < 0) {
+			apart_fence(s);
+			return;
+		}
+		for (int k = 0; k < n; k++) {
+			const struct map_line *l = &maps[k];
+
+			if (l->dev != m->dev || l->ino != m->ino)
+				continue;
+			if (nwho == 64) {
+				apart_fence(s); /* not all named */
+				return;
+			}
+			if (!l->shared) {
+				/* private: its pages the file's until it
+				 * writes them, not followed */
+				apart_fence(s);
+				return;
+			}
+			if (q == p && l->lo < m->hi && m->lo < l->hi)
+				continue; /* the new one (maybe merged) */
+			who[nwho] = q;
+			mine[nwho++] = *l;
+		}
+	}
+	if (!nwho && !a) {
+		/* mapped alone: the first mapping, whose accesses another
+		 * process's mapping may come between from now on */
+		if (s->napart == 16) {
+			apart_fence(s);
+			return;
+		}
+		a = &s->apart_files[s->napart++];
+		*a = (struct apart_file){ m->dev, m->ino, m->lo - m->off, m->off,
+					  m->off + (m->hi - m->lo), p->img };
+		if (apart_name(s, p, m, a))
+			apart_points(s, p, m);
+		return;
+	}
+	/* the first mapping: the table's, else one a fork shared (its
+	 * naming stands), else the first other mapping found */
+	for (int i = 0; !have_first && i < s->nprocs; i++) {
+		const struct process *q = s->procs[i];
+
+		for (int k = 0; q && !q->dead && k < q->nshm; k++) {
+			const struct shm_range *r = &q->shm[k];
+
+			if (r->dev != m->dev || r->ino != m->ino)
+				continue;
+			first = (struct apart_file){
+				m->dev, m->ino,
+				r->lo + (uint64_t)r->delta - r->off, r->off,
+				r->off + (r->hi - r->lo), r->img,
+			};
+			have_first = true;
+			break;
+		}
+	}
+	if (!have_first)
+		first = (struct apart_file){
+			m->dev, m->ino, mine[0].lo - mine[0].off, mine[0].off,
+			mine[0].off + (mine[0].hi - mine[0].lo),
+			who[0]->img,
+		};
+	if (!a) {
+		if (s->napart == 16) {
+			apart_fence(s);
+			return;
+		}
+		s->apart_files[s->napart++] = first;
+		a = &s->apart_files[s->napart - 1];
+	}
+	if (!apart_name(s, p, m, a))
+		return;
+	for (int i = 0; i < nwho; i++)
+		if (!apart_name(s, who[i], &mine[i], a))
+			return;
+	/* points and observation in each mapper, one thread or not (as at
+	 * a fork of shared memory: world.c) */
+	for (int i = -1; i < nwho; i++)
+		apart_points(s, i < 0 ? p : who[i], m);
+}
+
+/*
+ * Is what p maps of the files mapped apart still what its shm list
+ * says?  A range no longer mapped (munmap) is dropped; a mapping of such
+ * a file the list does not hold (moved by mremap, mapped private) is
+ * fenced.  At p's mmaps of shared files and at its exit_group.
+ */
+static void apart_check(struct session *s, struct process *p)
+{
+	static struct map_line maps[MAPS_MAX];
+	int n, k = 0;
+	bool any = false;
+
+	for (int i = 0; i < p->nshm; i++)
+		any |= p->shm[i].apart;
+	if (!any || p->dead || (n = read_maps(s, p, 0, 0, maps)) == -1)
+		return;
+	if (n < 0) {
+		apart_fence(s);
+		return;
+	}
+	for (int i = 0; i < p->nshm; i++) {
+		struct shm_range *r = &p->shm[i];
+		bool found = !r->apart;
+
+		for (int j = 0; !found && j < n; j++)
+			found = maps[j].dev == r->dev &&
+				maps[j].ino == r->ino && maps[j].shared &&
+				maps[j].lo <= r->lo && r->hi <= maps[j].hi &&
+				maps[j].off + (r->lo - maps[j].lo) == r->off;
+		if (found)
+			p->shm[k++] = *r;
+	}
+	p->nshm = k;
+	for (int j = 0; j < n; j++) {
+		uint64_t at = maps[j].lo; /* named up to here */
+		bool more = true;
+
+		if (!apart_file(s, maps[j].dev, maps[j].ino))
+			continue;
+		/* (a line may be two ranges the kernel merged) */
+		while (more && at < maps[j].hi) {
+			more = false;
+			for (int i = 0; i < p->nshm; i++)
+				if (p->shm[i].dev == maps[j].dev &&
+				    p->shm[i].ino == maps[j].ino &&
+				    p->shm[i].lo <= at && at < p->shm[i].hi) {
+					at = p->shm[i].hi;
+					more = true;
+					break;
+				}
+		}
+		if (at < maps[j].hi) {
+			apart_fence(s);
+			return;
+		}
+	}
+}
+
+/*
+ * t's process maps a file shared (mmap with MAP_SHARED of a descriptor;
+ * the filter stops no other mmap) while the program has more than one
+ * process: its exit (thread_exit_fix, syscall_mmap_exit) sees where, and
+ * names it with the file's other live mappings if there are (apart_mapped).
+ * Before, such memory was two objects at two addresses whose plain loads
+ * and stores were neither points nor races (a lost update between two
+ * processes passed, "complete to preemption bound 2"), then a fence.
+ * ptloom's own page is not the program's data.
  */
 static void shared_apart(struct session *s, struct thread *t)
 {
@@ -1217,26 +1532,103 @@ static void shared_apart(struct session *s, struct thread *t)
 	struct stat sb;
 	ssize_t n;
 
-	if (s->nprocs < 2 || !(r->r10 & MAP_SHARED) ||
-	    !(r->rdx & PROT_WRITE) || (int)r->r8 < 0)
+	if (s->nprocs < 2 || !(r->r10 & MAP_SHARED) || (int)r->r8 < 0)
 		return;
 	snprintf(name, sizeof(name), "/proc/%d/fd/%d", (int)t->p->pid,
 		 (int)r->r8);
 	n = readlink(name, link, sizeof(link) - 1);
 	link[n > 0 ? n : 0] = 0;
 	if (stat(name, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-	    !strncmp(link, "/dev/shm/sem.", 13) ||
 	    !strncmp(link, "/memfd:ptloom-", 14))
 		return;
-	for (int i = 0; i < s->nprocs; i++) {
-		struct process *q = s->procs[i];
+	thread_fix_at_exit(t, r);
+}
 
-		if (q && q != t->p && !q->dead &&
-		    maps_shared_writable(q, sb.st_dev, sb.st_ino)) {
-			s->shared_apart++;
+void syscall_mmap_exit(struct session *s, struct thread *t)
+{
+	char name[64], line[640];
+	uint64_t at = t->regs.rax, len = t->exit_args[1];
+	FILE *f;
+
+	if ((int64_t)at < 0 && (int64_t)at > -4096)
+		return; /* failed */
+	/* writable, or may be made so (mprotect): a descriptor open to
+	 * write (its registers are the call's still: r8) */
+	bool can_write = (t->exit_args[2] & PROT_WRITE) != 0;
+
+	snprintf(name, sizeof(name), "/proc/%d/fdinfo/%d", (int)t->p->pid,
+		 (int)t->regs.r8);
+	if (!can_write && (f = fopen(name, "re"))) {
+		unsigned flags = O_RDWR;
+
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "flags: %o", &flags) == 1)
+				break;
+		fclose(f);
+		can_write = (flags & O_ACCMODE) != O_RDONLY;
+	}
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)t->p->pid);
+	if (!(f = fopen(name, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		struct map_line m;
+
+		if (!map_line_parse(line, &m) || at < m.lo || at >= m.hi ||
+		    !m.shared || !m.ino)
+			continue;
+		/* the call's part of a line the kernel merged */
+		m.off += at - m.lo;
+		m.lo = at;
+		if (m.hi > at + ((len + 4095) & ~4095ull))
+			m.hi = at + ((len + 4095) & ~4095ull);
+		apart_mapped(s, t->p, &m, can_write);
+		break;
+	}
+	fclose(f);
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i])
+			apart_check(s, s->procs[i]);
+}
+
+/* t moves or resizes memory (mremap) at rdi: a range of a file mapped
+ * apart or shared with a fork there is not followed where it goes. */
+static void mremap_enter(struct session *s, struct thread *t)
+{
+	uint64_t lo = t->regs.rdi, hi = lo + t->regs.rsi;
+
+	for (int i = 0; i < t->p->nshm; i++)
+		if (t->p->shm[i].lo < hi && lo < t->p->shm[i].hi) {
+			apart_fence(s);
 			return;
 		}
+}
+
+/* a truncation (ftruncate of descriptor fd, else truncate of path) of a
+ * file mapped apart: its pages change (zeroed, gone) by no access */
+static void truncate_enter(struct session *s, struct thread *t, int fd,
+			   const char *path)
+{
+	char name[64];
+	struct stat sb;
+
+	if (!s->napart)
+		return;
+	char rel[320];
+
+	if (!path) {
+		snprintf(name, sizeof(name), "/proc/%d/fd/%d", (int)t->p->pid,
+			 fd);
+		path = name;
+	} else if (path[0] != '/') {
+		/* relative to the process's directory */
+		snprintf(rel, sizeof(rel), "/proc/%d/cwd/%s", (int)t->p->pid,
+			 path);
+		path = rel;
 	}
+	if (stat(path, &sb) == 0 &&
+	    apart_file(s, (uint64_t)major(sb.st_dev) << 32 | minor(sb.st_dev),
+		       sb.st_ino))
+		apart_fence(s);
 }
 
 /* The path at addr in t's process, "" if it cannot be read. */
@@ -1367,6 +1759,9 @@ bool syscall_enter(struct session *s, struct thread *t)
 	case SYS_mmap:
 		shared_apart(s, t);
 		return handled();
+	case SYS_mremap:
+		mremap_enter(s, t);
+		return handled();
 	case SYS_clock_gettime:
 		emulate_clock_gettime(s, t);
 		return handled();
@@ -1467,6 +1862,7 @@ bool syscall_enter(struct session *s, struct thread *t)
 	case SYS_exit:
 		return point(t, OP_EXIT, 0, (int64_t)r->rdi);
 	case SYS_exit_group:
+		apart_check(s, t->p);
 		if (t->p->idx > 0 && (r->rdi & 0xff) && !t->p->san_sig) {
 			/* a sanitizer's report ends this way: its runtime
 			 * exits itself (its own exit_group, not libc's) */
@@ -1537,6 +1933,12 @@ bool syscall_enter(struct session *s, struct thread *t)
 	case SYS_truncate:
 	case SYS_mknod:
 	case SYS_mknodat:
+		if (nr == SYS_truncate && s->napart) {
+			char path[256];
+
+			read_path(t, r->rdi, path, sizeof(path));
+			truncate_enter(s, t, -1, path);
+		}
 		fs_change(s, t, nr);
 		/* an open the filter stops writes or creates: its file, at
 		 * the exit (thread_exit_fix), for file_point */
@@ -1572,6 +1974,8 @@ bool syscall_enter(struct session *s, struct thread *t)
 	case SYS_preadv2:
 	case SYS_pwritev2:
 	case SYS_ftruncate:
+		if (nr == SYS_ftruncate)
+			truncate_enter(s, t, (int)r->rdi, NULL);
 		return file_at_point(s, t, nr);
 	case SYS_accept:
 	case SYS_accept4:

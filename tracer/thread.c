@@ -994,6 +994,13 @@ bool thread_exit_fix(struct session *s, struct thread *t)
 		resume(s, t, 0);
 		return true;
 	}
+	if (nr == SYS_mmap) {
+		/* a file mapped shared: named with its other mappings */
+		syscall_mmap_exit(s, t);
+		t->stop = STOP_NONE;
+		resume(s, t, 0);
+		return true;
+	}
 	bool poll = nr == SYS_select || nr == SYS_pselect6 || nr == SYS_ppoll;
 
 	if (nr != SYS_wait4 && nr != SYS_waitid && nr != SYS_tgkill &&
@@ -1061,16 +1068,20 @@ static void fix_child_regs(struct thread *c)
 }
 
 /* The live threads that share ea with t (its process's; with ea, those
- * of processes sharing its memory too): t alone when 1. */
+ * of processes sharing its memory too: every process for a file's
+ * pages): t alone when 1. */
 static int threads_sharing(struct session *s, const struct thread *t,
 			   uint64_t ea)
 {
-	bool shared = ea && mem_shared(t->p, ea);
+	const struct shm_range *r = ea ? shm_at(t->p, ea) : NULL;
 	int live = 0;
 
+	/* a file's pages: any process may map it (apart), or have mapped
+	 * it before this one did */
 	for (int i = 0; i < s->nth; i++)
 		live += s->th[i].st != SCHED_DEAD &&
-			(s->th[i].p == t->p || (shared && s->th[i].p->nshm));
+			(s->th[i].p == t->p ||
+			 (r && (!r->anon || s->th[i].p->nshm)));
 	return live;
 }
 
@@ -1167,6 +1178,7 @@ static void on_clone_event(struct session *s, int parent_idx)
 	if (!c)
 		return;
 	c->ctid = ctid;
+	bp_calls_all(c->p); /* a second thread: every call a point */
 	p = thread_born(s, c, parent_idx, false);
 	thread_clone_made(s, p, c);
 	/*
@@ -1354,9 +1366,9 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 		o->sync(o->ctx, t->idx,
 			atomic_leaves_zero(t, b) ? SYNC_ATOMIC_FREE
 						 : SYNC_ATOMIC,
-			ea | mem_tag(t->p, ea), -1);
+			mem_name(t->p, ea), -1);
 	} else if (o && ea && (live > 1 || atomic)) {
-		o->access(o->ctx, t->idx, addr, ea | mem_tag(t->p, ea), size,
+		o->access(o->ctx, t->idx, addr, mem_name(t->p, ea), size,
 			  write, atomic, untyped_word(b, ea, size));
 		s->observed++;
 		if (b->hits == 0)
@@ -1518,7 +1530,7 @@ void thread_observe_step(struct session *s, struct thread *t)
 		return;
 	relock_before_access(s, t);
 	s->obs_stops++;
-	o->access(o->ctx, t->idx, t->obs_pc, ea | mem_tag(t->p, ea),
+	o->access(o->ctx, t->idx, t->obs_pc, mem_name(t->p, ea),
 		  t->obs_size, t->obs_write, t->obs_atomic, t->obs_word);
 	s->observed++;
 }
@@ -1704,7 +1716,7 @@ static void on_breakpoint(struct session *s, struct thread *t)
 			return;
 		}
 	}
-	if (b->shm_only && !mem_shared(t->p, t->regs.rdi)) {
+	if ((b->shm_only || b->shm_alone) && !mem_shared(t->p, t->regs.rdi)) {
 		resume(s, t, 0); /* not on the memory it shares */
 		return;
 	}

@@ -238,7 +238,7 @@ static void push_event(struct session *s, struct thread *t,
 	if (e->kind != OP_TIMER)
 		e->pc |= tag;
 	if (e->obj && !(e->obj >> 63) && e->kind != OP_TIMER)
-		e->obj |= mem_tag(t->p, e->obj);
+		e->obj = mem_name(t->p, e->obj);
 	hash_u64(&s->hash, e->thread);
 	hash_u64(&s->hash, (uint64_t)e->kind << 8 | e->fn);
 	hash_u64(&s->hash, e->obj);
@@ -781,14 +781,14 @@ static bool is_cond_wait(int fn)
 static void pending_objects(const struct thread *t, struct sched_thread *st)
 {
 	if (t->kind == OP_FUTEX_WAKE || t->kind == OP_FUTEX_REQUEUE)
-		st->obj2 = t->obj2;
+		st->obj2 = mem_sync_key(t->p, t->obj2);
 	if (t->kind == OP_CALL ? is_cond_wait(t->fn) : is_cond_wait(t->last_fn)) {
 		if (st->obj2 || !t->cond_mutex)
 			st->global = true;
-		st->obj2 = t->cond_mutex;
+		st->obj2 = mem_sync_key(t->p, t->cond_mutex);
 	}
 	if (t->kind == OP_EXIT)
-		st->obj2 = t->ctid;
+		st->obj2 = mem_sync_key(t->p, t->ctid);
 	if ((t->kind == OP_WOKEN && !t->futex_woken) || t->sig_sent)
 		st->global = true;
 }
@@ -923,7 +923,9 @@ static void build_sched(struct session *s, struct sched_thread *st)
 			      : t->kind == OP_CLONE && t->clone_thread
 				      ? THREAD_CLONE
 				      : 0,
-			.obj = t->obj,
+			/* a file's bytes mapped apart: as its first mapping
+			 * names them (process.h) */
+			.obj = mem_sync_key(t->p, t->obj),
 			.pc = t->pc,
 		};
 		pending_objects(t, &st[i]);
@@ -1021,7 +1023,8 @@ static void release_pending_wakes(struct session *s, struct thread *t)
 		    (u->kind != OP_FUTEX_WAKE && u->kind != OP_FUTEX_REQUEUE) ||
 		    (u->obj != t->obj && u->obj2 != t->obj))
 			continue;
-		o->sync(o->ctx, u->idx, SYNC_RELEASE, t->obj, -1);
+		o->sync(o->ctx, u->idx, SYNC_RELEASE,
+			mem_sync_key(t->p, t->obj), -1);
 	}
 }
 
@@ -1064,6 +1067,7 @@ static bool observe_rwlock(struct session *s, struct thread *t)
 {
 	struct access_observer *o = s->cfg->observer;
 	uint32_t w[7];
+	uint64_t key = mem_sync_key(t->p, t->obj);
 
 	if (t->kind != OP_CALL || !t->p->rwlock_known || !t->obj ||
 	    (t->obj >> 63))
@@ -1072,22 +1076,22 @@ static bool observe_rwlock(struct session *s, struct thread *t)
 	case FN_RWLOCK_RDLOCK:
 	case FN_RWLOCK_TRYRDLOCK:
 	case FN_RWLOCK_TIMEDRDLOCK:
-		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, t->obj, -1);
+		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, key, -1);
 		return true;
 	case FN_RWLOCK_WRLOCK:
 	case FN_RWLOCK_TRYWRLOCK:
 	case FN_RWLOCK_TIMEDWRLOCK:
-		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, t->obj, -1);
-		o->sync(o->ctx, t->idx, SYNC_ACQUIRE_READERS, t->obj, -1);
-		t->rw_writing = t->obj;
+		o->sync(o->ctx, t->idx, SYNC_ACQUIRE, key, -1);
+		o->sync(o->ctx, t->idx, SYNC_ACQUIRE_READERS, key, -1);
+		t->rw_writing = key;
 		return true;
 	case FN_RWLOCK_UNLOCK:
 		if (mem_read(t->p, t->obj, w, sizeof(w)))
 			return false;
 		/* a writer's (any owner: never less order than there is) */
 		if (w[6])
-			o->sync(o->ctx, t->idx, SYNC_RELEASE, t->obj, -1);
-		o->sync(o->ctx, t->idx, SYNC_RELEASE_READERS, t->obj, -1);
+			o->sync(o->ctx, t->idx, SYNC_RELEASE, key, -1);
+		o->sync(o->ctx, t->idx, SYNC_RELEASE_READERS, key, -1);
 		return true;
 	default:
 		return false;
@@ -1112,6 +1116,9 @@ static bool observe_rwlock(struct session *s, struct thread *t)
 static void observe_sync(struct session *s, struct thread *t)
 {
 	struct access_observer *o = s->cfg->observer;
+	/* keyed as the file's first mapping names it if mapped apart */
+	uint64_t obj = mem_sync_key(t->p, t->obj);
+	uint64_t cm = mem_sync_key(t->p, t->cond_mutex);
 
 	if (t->rw_writing && (t->kind == OP_FUTEX_WAIT || t->kind == OP_WOKEN ||
 			      t->kind == OP_FUTEX_WAKE))
@@ -1127,12 +1134,12 @@ static void observe_sync(struct session *s, struct thread *t)
 	}
 	if (t->kind == OP_CALL && t->obj && !(t->obj >> 63) &&
 	    call_object_size(t->fn) < 64)
-		o->sync(o->ctx, t->idx, SYNC_OBJECT, t->obj,
+		o->sync(o->ctx, t->idx, SYNC_OBJECT, obj,
 			(int)call_object_size(t->fn));
 	if (t->kind == OP_CALL && t->cond_mutex && !(t->cond_mutex >> 63) &&
 	    (t->fn == FN_COND_WAIT || t->fn == FN_COND_TIMEDWAIT ||
 	     t->fn == FN_CND_WAIT || t->fn == FN_CND_TIMEDWAIT))
-		o->sync(o->ctx, t->idx, SYNC_OBJECT, t->cond_mutex,
+		o->sync(o->ctx, t->idx, SYNC_OBJECT, cm,
 			(int)call_object_size(FN_MUTEX_LOCK));
 	/* what a wait or a spin reads may have been stored by code nobody
 	 * observes (libgomp's barrier stores its generation with a plain
@@ -1163,13 +1170,13 @@ static void observe_sync(struct session *s, struct thread *t)
 	if (t->obj && t->kind != OP_ACCESS && t->kind != OP_ATOMIC &&
 	    !(t->file_io && (t->kind == OP_READ || t->kind == OP_WRITE)) &&
 	    ((t->obj >> 63) ? t->kind != OP_CALL : !observe_rwlock(s, t)))
-		o->sync(o->ctx, t->idx, SYNC_ACQREL, t->obj, -1);
+		o->sync(o->ctx, t->idx, SYNC_ACQREL, obj, -1);
 	if (t->kind == OP_CALL &&
 	    (t->fn == FN_COND_WAIT || t->fn == FN_COND_TIMEDWAIT ||
 	     t->fn == FN_CND_WAIT || t->fn == FN_CND_TIMEDWAIT) &&
 	    t->cond_mutex) {
-		o->sync(o->ctx, t->idx, SYNC_RELEASE, t->cond_mutex, -1);
-		t->relock = t->cond_mutex;
+		o->sync(o->ctx, t->idx, SYNC_RELEASE, cm, -1);
+		t->relock = cm;
 	}
 }
 
@@ -1646,7 +1653,7 @@ static void schedule(struct session *s)
 			 * it, as threads would (points and race discovery's
 			 * observation in each of them, one thread or not) */
 			shm_fork = !t->clone_thread && !t->fork_return &&
-				   process_shm_refresh(t->p);
+				   process_shm_refresh(s, t->p);
 			if (shm_fork && session_policy_process(s, t->p) &&
 			    shares_data(t->p))
 				s->py_shared++;

@@ -83,8 +83,19 @@ struct session {
 	 * candidates seen at one */
 	uint32_t capped, capped_most;
 	uint32_t shared_vm; /* clones of a process sharing the memory */
-	/* files mapped shared and writable by two processes on their own */
+	/* mappings of a file two processes map shared on their own that
+	 * ptloom does not follow (syscall.c apart_fence: moved, truncated,
+	 * mapped private, too many): such a run is no pass */
 	uint32_t shared_apart;
+	/* the files two processes of the run mapped shared on their own
+	 * (syscall.c apart_mapped): a byte at file offset x is named
+	 * img << 48 | (base + x) in every process, as the mapping that
+	 * was first (at least offsets [off_lo, off_hi)) names it */
+	struct apart_file {
+		uint64_t dev, ino, base, off_lo, off_hi;
+		uint32_t img;
+	} apart_files[16];
+	int napart;
 	uint32_t py_shared; /* forks of a policy's process with shared data */
 	uint64_t stops;		/* tracee stops reported by a wait */
 	uint64_t stop_kinds[STOPK_N]; /* every handled stop, by kind */
