@@ -976,27 +976,26 @@ bool thread_exit_fix(struct session *s, struct thread *t)
 		return false;
 	nr = t->regs.orig_rax;
 	if (nr == SYS_open || nr == SYS_openat || nr == SYS_openat2 ||
-	    nr == SYS_creat) {
-		/* a regular file opened to write or create */
-		if ((int64_t)t->regs.rax >= 0)
+	    nr == SYS_creat || nr == SYS_semget || nr == SYS_msgget ||
+	    nr == SYS_shmget || nr == SYS_mmap) {
+		if (nr == SYS_mmap) {
+			/* a file mapped shared: named with its other
+			 * mappings */
+			syscall_mmap_exit(s, t);
+		} else if ((int64_t)t->regs.rax < 0) {
+			/* (failed: nothing to note) */
+		} else if (nr == SYS_semget || nr == SYS_msgget ||
+			   nr == SYS_shmget) {
+			/* a SysV IPC object of IPC_PRIVATE's: the run's
+			 * alone */
+			if (s->nipc < 32) {
+				s->ipc[s->nipc].nr = (long)nr;
+				s->ipc[s->nipc++].id = (int)t->regs.rax;
+			}
+		} else {
+			/* a regular file opened to write or create */
 			syscall_file_opened(t, (int)t->regs.rax);
-		t->stop = STOP_NONE;
-		resume(s, t, 0);
-		return true;
-	}
-	if (nr == SYS_semget || nr == SYS_msgget || nr == SYS_shmget) {
-		/* a SysV IPC object of IPC_PRIVATE's: the run's alone */
-		if ((int64_t)t->regs.rax >= 0 && s->nipc < 32) {
-			s->ipc[s->nipc].nr = (long)nr;
-			s->ipc[s->nipc++].id = (int)t->regs.rax;
 		}
-		t->stop = STOP_NONE;
-		resume(s, t, 0);
-		return true;
-	}
-	if (nr == SYS_mmap) {
-		/* a file mapped shared: named with its other mappings */
-		syscall_mmap_exit(s, t);
 		t->stop = STOP_NONE;
 		resume(s, t, 0);
 		return true;

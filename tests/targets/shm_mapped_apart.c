@@ -36,6 +36,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	(void)atomic;
+	(void)nosleep;
 	fd = shm_open(name, O_CREAT | O_TRUNC | O_RDWR, 0600);
 	if (fd < 0 || ftruncate(fd, 4096))
 		return 2;
