@@ -1662,17 +1662,32 @@ Test(real, go_netpoller_lost_update_found)
 }
 
 /* tests/real/NAME.rs built into the test's directory with rustc and
- * flags, its path (static, so that it outlives in_tmp's rotation) */
+ * flags, its path (static, so that it outlives in_tmp's rotation).
+ * rustc takes seconds a program and five tests build the same ones
+ * (rust_sync -O four times): each build is kept in rustc-cache/ of
+ * $PTLOOM_REAL (the build's tests/real) and copied from there while it is
+ * newer than its source and rustc; made under a name of its own and
+ * renamed, as real-a-q and real-r-z may build one at once. */
 static const char *rust_build_with(const char *name, const char *flags)
 {
 	static char bin[4][2 * PATH_MAX];
 	static int k;
-	char cmd[3 * PATH_MAX], *p = bin[k++ % 4];
+	char cmd[8 * PATH_MAX], *p = bin[k++ % 4], cache[2 * PATH_MAX];
 	const char *src = env_or("PTLOOM_REAL_SRC", "tests/real");
+	size_t n;
 
+	snprintf(cache, sizeof(cache), "%s/rustc-cache/%s%s",
+		 env_or("PTLOOM_REAL", tmp), name, flags);
+	for (n = strlen(cache) - strlen(name) - strlen(flags); cache[n]; n++)
+		if (cache[n] == ' ')
+			cache[n] = '_';
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && rustc %s -o '%s/%s' '%s/%s.rs' >'%s/rustc.log' 2>&1",
-		 tmp, flags, tmp, name, src, name, tmp);
+		 "c='%s' s='%s/%s.rs' && mkdir -p \"${c%%/*}\" && "
+		 "{ { [ \"$c\" -nt \"$s\" ] && "
+		 "[ \"$c\" -nt \"$(command -v rustc)\" ]; } || "
+		 "{ cd '%s' && rustc %s -o \"$c.$$\" \"$s\" >'%s/rustc.log' "
+		 "2>&1 && mv -f \"$c.$$\" \"$c\"; }; } && cp \"$c\" '%s/%s'",
+		 cache, src, name, tmp, flags, tmp, tmp, name);
 	cr_assert_eq(system(cmd), 0, "rustc failed (%s/rustc.log)", tmp);
 	snprintf(p, sizeof(bin[0]), "%s/%s", tmp, name);
 	return p;
