@@ -869,16 +869,25 @@ int discover_races(const struct session_config *base, int runs,
 		struct run_result r;
 		size_t races0 = d->nraces;
 
-		/* past runs, on while the runs are cheap (DISCOVERY_CHEAP)
-		 * and observe something: runs that observed no access at
-		 * all (processes of one thread each: a build, a shell
-		 * script) have no short threads to catch overlapping; gcc's
-		 * 24 such runs took 5.9 s before two 0.2 s runs */
-		uint64_t seen = d->obs_stops + d->obs_steps + d->obs_sync;
+		/* runs owed to a stack seen shared: at least
+		 * DISCOVERY_STACK_RUNS observing its stack-relative accesses */
+		bool stack_owed = d->stack_shared &&
+				  d->stack_runs < DISCOVERY_STACK_RUNS &&
+				  i < max_runs + DISCOVERY_STACK_RUNS;
+		/* past runs, on while the runs are cheap (DISCOVERY_CHEAP;
+		 * their stops at stack-relative accesses left out: a
+		 * program's runs are as cheap as they were before its
+		 * stack was seen shared) and observe something: runs that
+		 * observed no access at all (processes of one thread each:
+		 * a build, a shell script) have no short threads to catch
+		 * overlapping; gcc's 24 such runs took 5.9 s before two
+		 * 0.2 s runs */
+		uint64_t seen = d->obs_stops - d->obs_stack + d->obs_steps +
+				d->obs_sync;
 
-		if (i >= runs &&
+		if (i >= runs && !stack_owed &&
 		    (i >= max_runs || !d->runs ||
-		     seen + d->obs_logged == 0 ||
+		     seen + d->obs_stack + d->obs_logged == 0 ||
 		     seen >= (uint64_t)DISCOVERY_CHEAP * (uint64_t)d->runs))
 			break;
 
@@ -962,6 +971,14 @@ int discover_races(const struct session_config *base, int runs,
 			continue;
 		}
 		d->runs++;
+		d->stack_runs += cfg.observe_stack;
+		if (r.stack_shared && !cfg.observe_stack) {
+			/* data on a thread's stack reached another thread:
+			 * its owner's stack-relative accesses to it are
+			 * what the runs so far left out */
+			d->stack_shared = true;
+			cfg.observe_stack = true;
+		}
 		/* a policy that names the observed objects (a Python
 		 * program's C extensions) and none was there to observe:
 		 * nothing more to discover */
@@ -974,6 +991,7 @@ int discover_races(const struct session_config *base, int runs,
 		d->obs_steps += r.obs_steps;
 		d->obs_logged += r.stop_kinds[STOPK_AGENT_OBSERVE];
 		d->obs_sync += r.obs_sync;
+		d->obs_stack += r.obs_stack;
 		/* either budget spent ends the run's observation */
 		bool spent = r.obs_stops + r.obs_steps >= budget ||
 			     r.obs_sync >= budget;
@@ -1032,13 +1050,16 @@ int discover_races(const struct session_config *base, int runs,
 		run_result_free(&r);
 		if (too_long || none)
 			break; /* each further run would wait as long */
+		bool owed = d->stack_shared &&
+			    d->stack_runs < DISCOVERY_STACK_RUNS;
+
 		if (d->obs_stops + d->obs_steps >= DISCOVERY_TOTAL * budget &&
-		    i + 1 < runs) {
+		    i + 1 < runs && !owed) {
 			d->cut_short = true; /* spent what the runs may */
 			break;
 		}
 		if (spent && d->nraces == races0) {
-			if (++idle >= 2 && i + 1 < runs) {
+			if (++idle >= 2 && i + 1 < runs && !owed) {
 				d->cut_short = true;
 				break;
 			}
@@ -1046,6 +1067,9 @@ int discover_races(const struct session_config *base, int runs,
 			idle = 0;
 		}
 	}
+	/* a stack seen shared, and no run observed its stack-relative
+	 * accesses: what its owner did there is unknown */
+	d->stack_unobserved = d->stack_shared && !d->stack_runs;
 	free(pts);
 	sampler_free(smp);
 	sampler_free(rr);

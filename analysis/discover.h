@@ -80,6 +80,7 @@ struct discovery {
 	uint64_t obs_logged;	/* of obs_stops, logged in the program by an
 				 * access slot instead (no stop) */
 	uint64_t obs_sync;	/* stops and steps at shared objects' atomics */
+	uint64_t obs_stack;	/* of obs_stops, at stack-relative accesses */
 	/* a run cut by --timeout or --max-steps ended the discovery (it
 	 * did not observe the program to its end): its failure kind and
 	 * why, 0 if none */
@@ -101,6 +102,15 @@ struct discovery {
 	/* atomic instructions of the runtime's own code on data threads
 	 * share, left out of the points (its races are: RACE_IN_RUNTIME) */
 	int runtime_atomics_left;
+	/* a run saw a thread touch another live thread's stack
+	 * (run_result.stack_shared): the runs after it observe the
+	 * executable's stack-relative accesses too (observe_stack), so that
+	 * the owner's own accesses to what escaped meet the other's;
+	 * stack_runs of them ran.  stack_unobserved: none could (the
+	 * discovery ended first), so a race there may be missing */
+	bool stack_shared;
+	int stack_runs;
+	bool stack_unobserved;
 	struct user_point *spin; /* yield points found in spins */
 	size_t nspin;
 	/* the first discovery run that crashed, exited non-zero or
@@ -131,6 +141,9 @@ struct discovery {
 #define DISCOVERY_RUNS 6
 #define DISCOVERY_MAX_RUNS 24
 #define DISCOVERY_CHEAP 2000
+/* Runs observing stack-relative accesses at least, once a run saw stack
+ * data shared (discovery.stack_shared), past the runs above if need be */
+#define DISCOVERY_STACK_RUNS 3
 
 /* base: the configuration of every run (points are ignored).  runs:
  * executions, up to max_runs while they are cheap; budget: per run, the stops at observation points plus the

@@ -675,6 +675,9 @@ static int explore_serial(const struct explore_opts *o0,
 			for (size_t i = 0; disc.feedback_costly &&
 					   i < disc.nraces; i++)
 				r->discovery_costly += disc.races[i].by_feedback;
+			r->discovery_stack_shared = disc.stack_shared;
+			r->discovery_stack_runs = disc.stack_runs;
+			r->discovery_stack_unobserved = disc.stack_unobserved;
 			if (disc.limit_kind) {
 				r->discovery_limit = disc.limit_kind;
 				snprintf(disc_why, sizeof(disc_why),
@@ -1447,6 +1450,21 @@ out:
 		     "multiprocessing Value or Array, shared_memory): the "
 		     "Python level interleaves them at their locks and system "
 		     "calls, not at their accesses to it");
+	/* data on a thread's stack reached another thread, and no
+	 * discovery run observed its owner's stack-relative accesses to it
+	 * (the discovery ended first): their races may be missing */
+	if (r->discovery_stack_unobserved && !r->too_long && !r->killed &&
+	    !r->nondeterministic &&
+	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_INCOMPLETE)) {
+		snprintf(r->error, sizeof(r->error),
+			 "%llu run%s: race discovery saw data on a thread's "
+			 "stack reach another thread, but ended before it "
+			 "observed the owner's stack-relative accesses, so "
+			 "the race points may be incomplete; no failure found",
+			 (unsigned long long)r->runs, r->runs == 1 ? "" : "s");
+		r->too_long = true;
+		r->verdict = VERDICT_INCOMPLETE;
+	}
 	if (disc_time_up && !r->too_long && !r->killed &&
 	    !r->nondeterministic && r->verdict == VERDICT_INCOMPLETE) {
 		/* say which limit: "0 runs, bound 0 not exhausted" alone

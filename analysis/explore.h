@@ -196,6 +196,12 @@ struct explore_result {
 	/* a discovery run cut by --timeout or --max-steps: the discovery
 	 * did not see the program to its end (error says), 0 if none */
 	int discovery_limit;
+	/* discovery saw data on a thread's stack reach another thread
+	 * (discovery.stack_shared): its runs observing stack-relative
+	 * accesses, and whether none could (stack_unobserved: no pass) */
+	bool discovery_stack_shared;
+	int discovery_stack_runs;
+	bool discovery_stack_unobserved;
 	int restarts;		   /* explorations restarted for a spin */
 	/* restarted because a dfs run read the virtual clock, which state
 	 * keys left out until then (session_config.key_no_clock) */

@@ -144,6 +144,11 @@ int cmd_races(int argc, char **argv)
 			d.runs, d.failed_runs, (unsigned long long)d.obs_stops,
 			(unsigned long long)d.obs_logged,
 			(unsigned long long)d.obs_steps, d.forked);
+	if (getenv("PTLOOM_STATS") && d.stack_shared)
+		fprintf(stderr, "ptloom: race discovery: a thread's stack "
+				"shared with another, %d runs observed "
+				"stack-relative accesses\n",
+			d.stack_runs);
 	if (json) {
 		printf("{\n  \"program\": ");
 		json_string(stdout, prog.display);
@@ -253,6 +258,13 @@ int cmd_races(int argc, char **argv)
 					   "end; raise --budget",
 			 (unsigned long long)budget, d.spent_runs, d.runs,
 			 d.runs == 1 ? "" : "s");
+	else if (!nrep && d.stack_unobserved)
+		/* its owner's accesses to what escaped were never seen */
+		snprintf(why, sizeof(why), "data on a thread's stack reached "
+					   "another thread, and no run "
+					   "observed its owner's "
+					   "stack-relative accesses to it "
+					   "(raise --runs)");
 	int code = nrep ? EXIT_FAIL : why[0] ? EXIT_INCOMPLETE : EXIT_PASS;
 
 	if (cli_interrupted)

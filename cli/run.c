@@ -1699,6 +1699,11 @@ minimized:
 			er.discovery_runtime_atomics,
 			er.discovery_runtime_races,
 			er.discovery_runtime_atomics_left);
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_stack_shared)
+		fprintf(stderr, "ptloom: race discovery: a thread's stack "
+				"shared with another, %d runs observed "
+				"stack-relative accesses\n",
+			er.discovery_stack_runs);
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_costly)
 		fprintf(stderr, "ptloom: race discovery: %zu races its "
 				"feedback runs found are no points (too "

@@ -895,11 +895,14 @@ static struct scan_cache {
 	int n;
 	uint64_t min_vaddr;
 	bool pie;
-} scans[2];
+} scans[3];
 
+/* mode: DISASM_ATOMICS, DISASM_MEMORY or, with the stack-relative
+ * accesses too, DISASM_MEMORY | DISASM_STACK (each its own cache) */
 static struct scan_cache *scan_exe(const char *path, int mode)
 {
-	struct scan_cache *c = &scans[mode == DISASM_MEMORY];
+	struct scan_cache *c =
+		&scans[(mode & DISASM_STACK) ? 2 : mode == DISASM_MEMORY];
 	struct disasm_elf_info info;
 
 	if (c->n >= 0 && c->mode == mode && !strcmp(c->path, path) && c->insns)
@@ -1132,19 +1135,25 @@ static bool exe_insn_at(struct process *p, uint64_t addr)
 
 	if (find_exe(p->pid, exe, sizeof(exe), &start))
 		return false;
-	struct scan_cache *c = scan_exe(exe, DISASM_MEMORY);
-	uint64_t a = addr - (c->pie ? start - c->min_vaddr : 0);
-	int lo = 0, hi = c->n - 1;
+	/* a race point may be a stack-relative access (discovery observed
+	 * them: observe_stack), which only the wider sweep holds */
+	for (int k = 0; k < 2; k++) {
+		struct scan_cache *c =
+			scan_exe(exe, k ? DISASM_MEMORY | DISASM_STACK
+				       : DISASM_MEMORY);
+		uint64_t a = addr - (c->pie ? start - c->min_vaddr : 0);
+		int lo = 0, hi = c->n - 1;
 
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
+		while (lo <= hi) {
+			int mid = (lo + hi) / 2;
 
-		if (c->insns[mid].addr == a)
-			return true;
-		if (c->insns[mid].addr < a)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
+			if (c->insns[mid].addr == a)
+				return true;
+			if (c->insns[mid].addr < a)
+				lo = mid + 1;
+			else
+				hi = mid - 1;
+		}
 	}
 	return false;
 }
@@ -1489,8 +1498,10 @@ int bp_install(struct session *ss, struct process *s)
 	if ((want_atomics || want_observe) &&
 	    find_exe(s->pid, exe, sizeof(exe), &exe_start) == 0) {
 		struct scan_cache *c =
-			scan_exe(exe, want_observe ? DISASM_MEMORY
-						   : DISASM_ATOMICS);
+			scan_exe(exe, !want_observe ? DISASM_ATOMICS
+				 : ss->cfg->observe_stack
+					 ? DISASM_MEMORY | DISASM_STACK
+					 : DISASM_MEMORY);
 		uint64_t bias = c->pie ? exe_start - c->min_vaddr : 0;
 		bool rt = want_observe && ss->cfg->nruntime_code &&
 			  same_file(exe, ss->cfg->runtime_exe);
@@ -1520,6 +1531,8 @@ int bp_install(struct session *ss, struct process *s)
 				!(want_atomics && in->is_atomic);
 			s->bps[s->nbps - 1].runtime = in_rt;
 			s->bps[s->nbps - 1].move = in->move_len;
+			s->bps[s->nbps - 1].stack =
+				in->stack_relative && !in->is_atomic;
 		}
 		if (want_observe) {
 			add_lib_atomics(s, &cap, exe);

@@ -155,6 +155,7 @@ struct checkpoint {
 	const uint64_t *bp_atomic, *bp_runtime;
 	size_t bp_natomic, bp_nruntime;
 	bool bp_runtime_atomics;
+	bool bp_stack;		/* session_config.observe_stack */
 	const void *bp_watch;
 	struct bp *bps;
 	size_t nbps;
@@ -563,6 +564,7 @@ static bool bps_match(const struct checkpoint *cp,
 	       cp->bp_runtime == cfg->runtime_code &&
 	       cp->bp_nruntime == cfg->nruntime_code &&
 	       cp->bp_runtime_atomics == cfg->runtime_atomics_only &&
+	       cp->bp_stack == cfg->observe_stack &&
 	       cp->bp_watch == (const void *)cfg->watch &&
 	       cp->bp_nuser == cfg->nuser_points &&
 	       (!cfg->nuser_points ||
@@ -645,6 +647,7 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	cp->bp_runtime = cfg->runtime_code;
 	cp->bp_nruntime = cfg->nruntime_code;
 	cp->bp_runtime_atomics = cfg->runtime_atomics_only;
+	cp->bp_stack = cfg->observe_stack;
 	cp->bp_watch = cfg->watch;
 	cp->bp_nuser = cfg->nuser_points;
 	cp->have_bps = true;

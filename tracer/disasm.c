@@ -570,8 +570,9 @@ static bool keep(const struct insn_info *in, int mode)
 		return true;
 	if (!(mode & DISASM_MEMORY))
 		return false;
-	return (in->mem_read || in->mem_write) && !in->stack_relative &&
-	       !in->tls && !in->vsib;
+	return (in->mem_read || in->mem_write) &&
+	       (!in->stack_relative || (mode & DISASM_STACK)) && !in->tls &&
+	       !in->vsib;
 }
 
 /*
@@ -1055,8 +1056,10 @@ int disasm_scan(const uint8_t *code, size_t len, uint64_t vaddr, int mode,
 	int err;
 
 	if (!out || (!code && len) || mode < 1 ||
-	    mode > (DISASM_ATOMICS | DISASM_MEMORY | DISASM_TSC) ||
-	    ((mode & DISASM_TSC) && (mode & DISASM_MEMORY)))
+	    mode > (DISASM_ATOMICS | DISASM_MEMORY | DISASM_TSC |
+		    DISASM_STACK) ||
+	    ((mode & DISASM_TSC) && (mode & DISASM_MEMORY)) ||
+	    ((mode & DISASM_STACK) && !(mode & DISASM_MEMORY)))
 		return -EINVAL;
 	*out = NULL;
 	err = sweeper_open(&s, mode);
@@ -1554,8 +1557,10 @@ int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
 	int fd, err;
 
 	if (!path || !out || mode < 1 ||
-	    mode > (DISASM_ATOMICS | DISASM_MEMORY | DISASM_TSC) ||
-	    ((mode & DISASM_TSC) && (mode & DISASM_MEMORY)))
+	    mode > (DISASM_ATOMICS | DISASM_MEMORY | DISASM_TSC |
+		    DISASM_STACK) ||
+	    ((mode & DISASM_TSC) && (mode & DISASM_MEMORY)) ||
+	    ((mode & DISASM_STACK) && !(mode & DISASM_MEMORY)))
 		return -EINVAL;
 	*out = NULL;
 	if (!info)

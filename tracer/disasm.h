@@ -115,6 +115,11 @@ enum {
 	DISASM_ATOMICS = 1, /* atomic read-modify-writes only */
 	DISASM_MEMORY = 2,  /* any non-stack, non-TLS memory access + atomics */
 	DISASM_TSC = 4,	    /* rdtsc, rdtscp, rdrand, rdseed only (tsc.c) */
+	/* with DISASM_MEMORY: the stack-relative accesses too (rsp-based,
+	 * rbp-based in a frame-pointer function): race discovery once a
+	 * thread was seen touching another's stack (session_config.
+	 * observe_stack) */
+	DISASM_STACK = 8,
 };
 
 /* Facts about a scanned ELF file the caller needs to place its results. */

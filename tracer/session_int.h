@@ -45,6 +45,8 @@ struct bp {
 	bool src_atomic;	/* in cfg->atomic_code: an atomic operation */
 	bool untyped;		/* in atomic_exe, not in cfg->typed_code */
 	bool runtime;		/* observe: a plain access in cfg->runtime_code */
+	/* observe: a stack-relative access (session_config.observe_stack) */
+	bool stack;
 	bool lifted;		/* original byte back while no one could
 				 * preempt (bp_lift) */
 	bool retired;		/* original byte back for the run */

@@ -1328,6 +1328,72 @@ static bool untyped_word(const struct bp *b, uint64_t ea, int size)
 	       !(ea & (uint64_t)(size - 1));
 }
 
+/* The stacks of p's live threads that do not know theirs yet, from one
+ * read of p's maps: main's [stack] (and the 8 MiB below its top it may
+ * grow into), a stack glibc allocated (the mapping its thread pointer's
+ * descriptor tops); any other kind (pthread_attr_setstack's, a
+ * language runtime's own) stays empty. */
+static void learn_stacks(struct session *s, struct process *p)
+{
+	enum { MAX = 1024, GROWS = 8 << 20 };
+	struct proc_map *m = malloc(MAX * sizeof(*m));
+	int n = m ? proc_maps(p->pid, m, MAX, NULL) : -1;
+
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *u = &s->th[i];
+
+		if (u->p != p || u->st == SCHED_DEAD ||
+		    (u->stk_known && u->stk_img == p->img))
+			continue;
+		u->stk_known = true;
+		u->stk_img = p->img;
+		u->stk_lo = u->stk_hi = 0;
+		for (int k = 0; k < n; k++) {
+			if (u->tid == p->pid && m[k].stack) {
+				u->stk_hi = m[k].hi;
+				u->stk_lo = m[k].hi - m[k].lo > GROWS
+						    ? m[k].lo
+						    : m[k].hi - GROWS;
+				break;
+			}
+			if (u->tid != p->pid && u->regs.fs_base &&
+			    proc_map_glibc_stack(&m[k], u->regs.fs_base)) {
+				u->stk_lo = m[k].lo;
+				u->stk_hi = m[k].hi;
+				break;
+			}
+		}
+	}
+	free(m);
+}
+
+/*
+ * Race discovery: t's observed access at ea is to the stack of another
+ * live thread of its process: data on a stack escaped to another thread
+ * (a counter on main's stack handed to a worker).  Its owner reaches it
+ * with stack-relative accesses, which discovery leaves out of its points
+ * unless session_config.observe_stack: the run says so
+ * (run_result.stack_shared), and discovery observes them from then on.
+ */
+static void note_stack_shared(struct session *s, struct thread *t,
+			      uint64_t ea)
+{
+	if (s->stack_shared || s->cfg->observe_stack)
+		return;
+	for (int i = 0; i < s->nth; i++) {
+		struct thread *u = &s->th[i];
+
+		if (u == t || u->p != t->p || u->st == SCHED_DEAD)
+			continue;
+		if (!u->stk_known || u->stk_img != t->p->img)
+			learn_stacks(s, t->p);
+		if (ea >= u->stk_lo && ea < u->stk_hi) {
+			s->stack_shared++;
+			return;
+		}
+	}
+}
+
 static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 			   uint64_t addr, uint64_t ea, int size, bool write)
 {
@@ -1342,6 +1408,7 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 		s->obs_sync++;
 	else
 		s->obs_stops++;
+	s->obs_stack += b->stack && !b->sync;
 	if (o && b->freeing) {
 		int64_t size = block_size(t);
 		uint64_t ret = 0;
@@ -1367,6 +1434,8 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 						 : SYNC_ATOMIC,
 			mem_name(t->p, ea), -1);
 	} else if (o && ea && (live > 1 || atomic)) {
+		if (live > 1)
+			note_stack_shared(s, t, ea);
 		o->access(o->ctx, t->idx, addr, mem_name(t->p, ea), size,
 			  write, atomic, untyped_word(b, ea, size));
 		s->observed++;

@@ -185,6 +185,12 @@ struct thread {
 	 * (tracer/evloop.c) */
 	uint8_t evl_empty;
 	uint64_t ctid;		/* CLONE_CHILD_CLEARTID address */
+	/* race discovery: its stack [stk_lo, stk_hi) in image stk_img (main's
+	 * [stack], a stack glibc allocated; empty: another kind), once
+	 * stk_known (thread.c note_stack_shared) */
+	uint64_t stk_lo, stk_hi;
+	uint32_t stk_img;
+	bool stk_known;
 	uint64_t new_ctid;	/* ctid for the thread this one creates */
 	uint64_t bp_addr;	/* STOP_BP */
 	/* the last synchronisation call entered, for deadlock reports */

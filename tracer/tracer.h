@@ -447,6 +447,12 @@ struct session_config {
 	const uint64_t *runtime_code;
 	size_t nruntime_code;
 	bool runtime_atomics_only;
+	/* race discovery: observe the executable's stack-relative accesses
+	 * too (rsp-based, rbp-based in a frame-pointer function), which it
+	 * leaves out by default: a run saw a thread touch another's stack
+	 * (run_result.stack_shared), so a thread's own accesses to its
+	 * locals may race */
+	bool observe_stack;
 	/* no in-process agent (--no-fast-path, PTLOOM_NO_FAST_PATH): clock
 	 * reads are answered at syscall stops; the same run either way */
 	bool no_fast_path;
@@ -596,6 +602,8 @@ struct run_result {
 	/* stops and steps at shared objects' atomics and free() (their own
 	 * budget, as large) */
 	uint64_t obs_sync;
+	/* of obs_stops, those at stack-relative accesses (observe_stack) */
+	uint64_t obs_stack;
 	uint64_t spin_pc;	/* FAIL_SPIN: where a thread spins */
 	/* choices with more alternatives than MAX_ALTS offers (threads able
 	 * to run, waiters a wake may pick, a signal's takers, a wait's
@@ -609,6 +617,12 @@ struct run_result {
 	 * own (shm_open, a file mapped after a fork): ptloom follows the
 	 * shared memory a fork copies, at one address, not this */
 	uint32_t shared_apart;
+	/* race discovery: observed accesses by a thread to another live
+	 * thread's stack (main's [stack], a stack glibc allocated): data on
+	 * a stack escaped to another thread, whose owner reaches it with
+	 * stack-relative accesses only session_config.observe_stack
+	 * observes */
+	uint32_t stack_shared;
 	/* a thread ran on with spin words unwatched: the debug registers
 	 * do not trap here and the run spent its single steps */
 	bool watch_capped;

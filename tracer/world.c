@@ -2543,6 +2543,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 	res->capped_most = s->capped_most;
 	res->shared_vm = s->shared_vm;
 	res->shared_apart = s->shared_apart;
+	res->stack_shared = s->stack_shared;
 	res->watch_capped = s->watch_capped;
 	res->py_shared = s->py_shared;
 	res->stops = s->stops;
@@ -2556,6 +2557,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 	res->obs_stops = s->obs_stops;
 	res->obs_steps = s->obs_steps;
 	res->obs_sync = s->obs_sync;
+	res->obs_stack = s->obs_stack;
 	snprintf(res->agent_note, sizeof(res->agent_note), "%s", s->ag_note);
 	if (!s->exec_seen && !s->failed) {
 		char how[48] = "";

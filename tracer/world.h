@@ -96,6 +96,8 @@ struct session {
 		uint32_t img;
 	} apart_files[16];
 	int napart;
+	/* observed accesses to another live thread's stack (run_result) */
+	uint32_t stack_shared;
 	uint32_t py_shared; /* forks of a policy's process with shared data */
 	uint64_t stops;		/* tracee stops reported by a wait */
 	uint64_t stop_kinds[STOPK_N]; /* every handled stop, by kind */
@@ -156,6 +158,7 @@ struct session {
 	uint64_t observed;	/* accesses reported to the observer */
 	uint64_t obs_stops;	/* race discovery's observation stops */
 	uint64_t obs_steps;	/* and single-steps over them */
+	uint64_t obs_stack;	/* of obs_stops, at stack-relative accesses */
 	/* stops and steps at the shared objects' atomics (bp.sync): a
 	 * budget of their own, as large, so that the accesses' stays the
 	 * accesses' */

@@ -185,3 +185,46 @@ Test(missed_bug_classes, store_buffering_trace_shows_the_buffer)
 			       "memory (&want", "show");
 	res_free(&r);
 }
+
+/* A counter on main's stack that a worker updates through its address:
+ * main's own load and store are stack-relative (rbp at -O0, rsp at -O2),
+ * which race discovery left out, and the search said "PASS complete to
+ * preemption bound 2" on the lost update.  Discovery now sees the worker
+ * touch main's stack and observes stack-relative accesses from then on:
+ * the race is a point, the failure found and replayed exactly, and
+ * `ptloom races` names it.  The twin under a mutex, its arguments in a
+ * struct on main's stack, passes. */
+static void stack_data(const char *buggy, const char *fixed)
+{
+	struct res r = RUN(target(buggy), "--seed", SEED);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT in T0 (main at "
+			   "stack_lost_update.c:");
+	replays_exactly(&r, "stack_lost_update.c:");
+	res_free(&r);
+
+	r = PTL("races", "--seed", SEED, "--", target(buggy));
+	assert_exit(r, 1);
+	assert_contains(r.out, "by T0 at main at stack_lost_update.c:",
+			"races");
+	assert_contains(r.out, "by T1 at adder at stack_lost_update.c:",
+			"races");
+	res_free(&r);
+
+	r = RUN(target(fixed), "--seed", SEED);
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	assert_contains(r.out, "complete to preemption bound 2", "summary");
+	res_free(&r);
+}
+
+Test(missed_bug_classes, lost_update_on_data_on_a_threads_stack_O0)
+{
+	stack_data("stack_lost_update_O0", "stack_lost_update_fixed_O0");
+}
+
+Test(missed_bug_classes, lost_update_on_data_on_a_threads_stack_O2)
+{
+	stack_data("stack_lost_update_O2", "stack_lost_update_fixed_O2");
+}

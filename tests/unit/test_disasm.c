@@ -602,6 +602,42 @@ Test(disasm, scan_elf_memory_excludes_stack_and_tls)
 	free(v);
 }
 
+/* DISASM_STACK (race discovery once a thread's stack is shared): the
+ * same sweep plus the stack-relative accesses, never TLS or vsib ones;
+ * only with DISASM_MEMORY */
+Test(disasm, scan_elf_memory_with_stack)
+{
+	struct insn_info *m, *v;
+	int nm, n, k = 0, stack = 0;
+
+	nm = disasm_scan_elf("/proc/self/exe", DISASM_MEMORY, &m, NULL);
+	n = disasm_scan_elf("/proc/self/exe", DISASM_MEMORY | DISASM_STACK,
+			    &v, NULL);
+	cr_assert_gt(nm, 0);
+	cr_assert_gt(n, nm);
+	for (int i = 0; i < n; i++) {
+		cr_assert(!v[i].tls && !v[i].vsib);
+		if (v[i].stack_relative && !v[i].is_atomic) {
+			stack++;
+			continue;
+		}
+		/* the rest is DISASM_MEMORY's, in order */
+		cr_assert_lt(k, nm);
+		cr_assert_eq(v[i].addr, m[k].addr);
+		k++;
+	}
+	cr_assert_eq(k, nm);
+	cr_assert_gt(stack, 0);
+	free(m);
+	free(v);
+	cr_assert_eq(disasm_scan_elf("/proc/self/exe",
+				     DISASM_ATOMICS | DISASM_STACK, &v, NULL),
+		     -EINVAL);
+	cr_assert_eq(disasm_scan(sweep_code, 1, 0, DISASM_TSC | DISASM_STACK,
+				 &v),
+		     -EINVAL);
+}
+
 Test(disasm, scan_elf_errors)
 {
 	char path[] = "/tmp/ptloom-disasm-XXXXXX";
