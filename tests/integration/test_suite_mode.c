@@ -743,11 +743,15 @@ Test(suite_mode, go_test_binary_tests_one_verdict_each)
 	/* in the module (the shell execs go in its own process) */
 	snprintf(gocmd, sizeof(gocmd), "cd '%s' && exec go test -count=1 .",
 		 mod);
-	/* each run builds the test binary again (from GOCACHE) */
-	struct res r = PTL("run", "--per-test", "-v", "-s", "pos", "-n", "3",
-			   "--no-minimize", "--seed", SEED, "-o",
-			   in_tmp("out_gotest"), "-e", gocache, "-e", gopath,
-			   "-e", "GOFLAGS=-mod=mod", "--", "sh", "-c", gocmd);
+	/* each run builds the test binary again (from GOCACHE): `go`'s
+	 * compile and link under ptrace take most of a minute on a loaded
+	 * machine (52-55 s at load 5), so three of the usual limit */
+	char *goargv[] = { (char *)ptloom(), "run", "--per-test", "-v", "-s",
+			   "pos", "-n", "3", "--no-minimize", "--seed",
+			   (char *)SEED, "-o", (char *)in_tmp("out_gotest"),
+			   "-e", gocache, "-e", gopath, "-e",
+			   "GOFLAGS=-mod=mod", "--", "sh", "-c", gocmd, NULL };
+	struct res r = run_argv(goargv, NULL, 3 * CMD_TIMEOUT);
 
 	assert_exit(r, 1);
 	/* the tests, and their binary's tests together; the runner's own
