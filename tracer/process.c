@@ -147,6 +147,30 @@ static void free_bps(struct process *p)
 	p->calls_alone = false;
 }
 
+bool map_line_parse(const char *line, struct map_line *m)
+{
+	unsigned long lo, hi, off, ino;
+	unsigned maj, min;
+	char perm[8];
+	int at = 0;
+
+	if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu%n", &lo, &hi, perm, &off,
+		   &maj, &min, &ino, &at) != 7)
+		return false;
+	m->lo = lo;
+	m->hi = hi;
+	m->off = off;
+	m->dev = (uint64_t)maj << 32 | min;
+	m->ino = ino;
+	m->shared = perm[3] == 's';
+	m->writable = perm[1] == 'w';
+	while (line[at] == ' ')
+		at++;
+	snprintf(m->path, sizeof(m->path), "%s", line + at);
+	m->path[strcspn(m->path, "\n")] = 0;
+	return true;
+}
+
 int process_shm_refresh(struct session *s, struct process *p)
 {
 	struct shm_range old[16];
@@ -162,24 +186,21 @@ int process_shm_refresh(struct session *s, struct process *p)
 	/* an interpreter maps hundreds of files, and the mmap area (a
 	 * multiprocessing arena, a semaphore) is listed near the end */
 	while (fgets(line, sizeof(line), f) && p->nshm < 16) {
-		unsigned long lo, hi, off, ino;
-		unsigned maj, min;
-		char perm[8];
-		int at = 0;
+		struct map_line m;
 		struct shm_range r;
 
-		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu%n", &lo, &hi, perm,
-			   &off, &maj, &min, &ino, &at) != 7 ||
-		    perm[1] != 'w' || perm[3] != 's' ||
-		    (p->ag_page && p->ag_page >= lo && p->ag_page < hi) ||
-		    (p->ag_page2 && p->ag_page2 >= lo && p->ag_page2 < hi))
+		if (!map_line_parse(line, &m) || !m.writable || !m.shared ||
+		    (p->ag_page && p->ag_page >= m.lo && p->ag_page < m.hi) ||
+		    (p->ag_page2 && p->ag_page2 >= m.lo && p->ag_page2 < m.hi))
 			continue; /* the agent's page and its view are ours */
+		uint64_t lo = m.lo, hi = m.hi, off = m.off;
+
 		r = (struct shm_range){
 			lo, hi, p->img,
 			/* sem_open's file (glibc: /dev/shm/sem.NAME) */
-			.sem = at && strstr(line + at, "/dev/shm/sem.") != NULL,
-			.dev = (uint64_t)maj << 32 | min, .ino = ino, .off = off,
-			.anon = at && strstr(line + at, "/dev/zero") != NULL,
+			.sem = strstr(m.path, "/dev/shm/sem.") != NULL,
+			.dev = m.dev, .ino = m.ino, .off = off,
+			.anon = strstr(m.path, "/dev/zero") != NULL,
 		};
 		bool kept = false;
 

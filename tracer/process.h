@@ -245,6 +245,15 @@ static inline bool mem_shared(const struct process *p, uint64_t a)
  * inherits them): a range it had keeps its image, a new one gets p's.
  * Their number. */
 int process_shm_refresh(struct session *s, struct process *p);
+/* One line of /proc/PID/maps: [lo, hi), its file (dev as
+ * major << 32 | minor, inode; 0: none) at offset off, shared or not,
+ * writable or not, its path (cut at 127 bytes). */
+struct map_line {
+	uint64_t lo, hi, off, dev, ino;
+	bool shared, writable;
+	char path[128];
+};
+bool map_line_parse(const char *line, struct map_line *m);
 
 /* A new process with leader pid, child of parent (NULL for P0). */
 struct process *process_new(struct session *s, pid_t pid,

@@ -419,6 +419,12 @@ static bool can_block(int ourfd)
  */
 static uint64_t key_object(struct session *s, uint64_t key);
 
+/* A file's object key: its device and inode (a pipe's too) */
+static uint64_t file_key(const struct stat *sb)
+{
+	return ((uint64_t)sb->st_dev << 40) ^ sb->st_ino;
+}
+
 static uint64_t fd_object(struct session *s, int ourfd)
 {
 	struct stat sb;
@@ -427,7 +433,7 @@ static uint64_t fd_object(struct session *s, int ourfd)
 		return 0;
 	if (S_ISSOCK(sb.st_mode))
 		return (1ull << 63) | 1;
-	return key_object(s, ((uint64_t)sb.st_dev << 40) ^ sb.st_ino);
+	return key_object(s, file_key(&sb));
 }
 
 /* A SysV semaphore set's object: its id is the kernel's (new for every
@@ -537,11 +543,6 @@ static bool other_process(const struct session *s, const struct thread *t)
 	return false;
 }
 
-static uint64_t file_key(const struct stat *sb)
-{
-	return ((uint64_t)sb->st_dev << 40) ^ sb->st_ino;
-}
-
 void syscall_file_opened(struct thread *t, int fd)
 {
 	struct process *p = t->p;
@@ -595,6 +596,7 @@ static bool holds_open(pid_t pid, uint64_t key)
 static bool io_shared(const struct session *s, const struct thread *t,
 		      const struct stat *sb)
 {
+	uint64_t key = file_key(sb);
 	bool written = false;
 
 	if (not_alone(s, t))
@@ -608,11 +610,11 @@ static bool io_shared(const struct session *s, const struct thread *t,
 			continue;
 		written = q->wfile_all;
 		for (int k = 0; k < q->nwfile && !written; k++)
-			written = q->wfile[k] == file_key(sb);
+			written = q->wfile[k] == key;
 	}
 	for (int i = 0; i < s->nprocs && written; i++)
 		if (s->procs[i] && s->procs[i] != t->p && !s->procs[i]->dead &&
-		    holds_open(s->procs[i]->pid, file_key(sb)))
+		    holds_open(s->procs[i]->pid, key))
 			return true;
 	return false;
 }
@@ -1169,38 +1171,6 @@ static void watch_syscall(struct session *s, struct thread *t, long nr)
 				nr != SYS_kill);
 		break;
 	}
-}
-
-/* One line of /proc/PID/maps: [lo, hi), its file (dev as
- * major << 32 | minor, inode; 0: none) at offset off, shared or not. */
-struct map_line {
-	uint64_t lo, hi, off, dev, ino;
-	bool shared, writable;
-	char path[128];
-};
-
-static bool map_line_parse(const char *line, struct map_line *m)
-{
-	unsigned long lo, hi, off, ino;
-	unsigned maj, min;
-	char perm[8];
-	int at = 0;
-
-	if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu%n", &lo, &hi, perm, &off,
-		   &maj, &min, &ino, &at) != 7)
-		return false;
-	m->lo = lo;
-	m->hi = hi;
-	m->off = off;
-	m->dev = (uint64_t)maj << 32 | min;
-	m->ino = ino;
-	m->shared = perm[3] == 's';
-	m->writable = perm[1] == 'w';
-	while (line[at] == ' ')
-		at++;
-	snprintf(m->path, sizeof(m->path), "%s", line + at);
-	m->path[strcspn(m->path, "\n")] = 0;
-	return true;
 }
 
 /* A case of a file mapped apart ptloom does not follow: the run is no
