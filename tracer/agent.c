@@ -888,6 +888,15 @@ static bool ho_enabled(void)
 	return on;
 }
 
+/* No switch from now on: agent.S reads HO_SW once at a point and changes
+ * it by a compare-and-swap, so one that passed its check goes through;
+ * the turn's holder stops at the plan's next switch. */
+static void ho_no_switch(struct agent_data *d)
+{
+	__atomic_store_n(&d->ho_sw, ~0ull, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&d->ho_lim, ~1ull, __ATOMIC_SEQ_CST);
+}
+
 static long ho_futex(uint32_t *w, int op, uint32_t val)
 {
 	return syscall(SYS_futex, w, op, val, NULL, NULL, 0);
@@ -1190,12 +1199,7 @@ bool agent_ho_freeze(struct session *s)
 	if (!s->ho_active || !d)
 		return true;
 	if (!s->ho_frozen) {
-		/* no switch from now on (one that passed its check goes
-		 * through: agent.S reads HO_SW once and changes it by a
-		 * compare-and-swap); the turn's holder stops at the plan's
-		 * next switch */
-		__atomic_store_n(&d->ho_sw, ~0ull, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&d->ho_lim, ~1ull, __ATOMIC_SEQ_CST);
+		ho_no_switch(d);
 		s->ho_frozen = true;
 		return false;
 	}
@@ -1424,8 +1428,7 @@ bool agent_stopped(struct session *s, pid_t tid, int status)
 			x->ho_resend = sig;
 			/* and nobody hands over to it in the program any
 			 * more (the plan ends at its next switch) */
-			__atomic_store_n(&d->ho_sw, ~0ull, __ATOMIC_SEQ_CST);
-			__atomic_store_n(&d->ho_lim, ~1ull, __ATOMIC_SEQ_CST);
+			ho_no_switch(d);
 		}
 		ptrace(PTRACE_CONT, x->tid, 0, 0);
 		return true;
@@ -1442,8 +1445,7 @@ bool agent_stopped(struct session *s, pid_t tid, int status)
 		x->ho_parked = false;
 	if (s->ho_active) {
 		/* the plan ends at any stop; the parked stay parked */
-		__atomic_store_n(&d->ho_sw, ~0ull, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&d->ho_lim, ~1ull, __ATOMIC_SEQ_CST);
+		ho_no_switch(d);
 		s->ho_active = s->ho_frozen = false;
 		if (x && WIFSTOPPED(status) && !(status >> 16)) {
 			uint64_t pc = 0;
