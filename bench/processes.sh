@@ -47,7 +47,7 @@ ninja -C "$BUILD" >/dev/null || { echo "build failed" >&2; exit 2; }
 rate() {
 	local n=$1
 	shift
-	(cd "$BIN" && PTLOOM_STATS=1 timeout 600 "$PTLOOM" run -s random -n "$n" \
+	(cd "$BIN" && env PTLOOM_STATS=1 ${RATE_ENV:-} timeout 600 "$PTLOOM" run -s random -n "$n" \
 		--no-minimize --timeout 120 --seed 1 --points sync -o "$BIN/out" \
 		-- "$@" 2>&1 >/dev/null) |
 		sed -n 's/.* \([0-9.]*\) runs\/s.*/\1/p' | tail -1
@@ -97,6 +97,14 @@ if [ -x "$T/criterion_tests" ] && [ -x "$T/criterion_bare" ]; then
 		"$T/criterion_tests" --filter suite/locked
 	row "criterion (2 tests, 2 workers)" "$CRIT_RUNS" "$cbare" \
 		"$T/criterion_tests"
+	# the same with every rdtsc at a stop (before the agent's rdtsc
+	# slots; INTERNALS, the agent's item 10)
+	RATE_ENV=PTLOOM_TSC_SLOTS=0
+	row "  rdtsc at stops: --filter" "$CRIT_RUNS" "$cbare" \
+		"$T/criterion_tests" --filter suite/locked
+	row "  rdtsc at stops: 2 tests" "$CRIT_RUNS" "$cbare" \
+		"$T/criterion_tests"
+	RATE_ENV=
 else
 	echo "criterion targets not built"
 fi

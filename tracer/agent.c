@@ -125,7 +125,10 @@ _Static_assert(HO_DEC + HO_NDEC * 8 <= HO_SAVE &&
 #define HO_STUB 32
 #define HO_CODE (HO_STUBS + (uint64_t)AGENT_TRAMPS * HO_STUB)
 #define HO_CODE_MAX 1024ul
-#define CODE_LEN ((HO_CODE + HO_CODE_MAX + 4095) & ~4095ul)
+/* the rdtsc slots (tsc.c) after the hand-off's code */
+#define TSC_AREA (HO_CODE + HO_CODE_MAX)
+#define CODE_LEN \
+	((TSC_AREA + (uint64_t)AGENT_TSC_SLOTS * TRAMP_TSLOT + 4095) & ~4095ul)
 #define BLOB_AT 16 /* the code's place in its host function */
 /* race discovery's access slots: at most this region, near the
  * executable (and the page's second view before it) */
@@ -691,7 +694,9 @@ bool agent_install(struct session *s, struct thread *t)
 			tramps = r && r - at + (1ul << 30) < (2ul << 30)
 					 ? r
 					 : r ? 0 : at + PAGE;
-			if (s->cfg->observer)
+			/* (race discovery's access slots, an executable's
+			 * rdtsc slots) */
+			if (s->cfg->observer || tsc_exe_slots(p))
 				near = near_place(p->pid, &near_len);
 			page = map_page(s, t, code, at, &tramps, &near,
 					&near_len, note, sizeof(note));
@@ -1520,9 +1525,15 @@ void agent_fault_pc(struct thread *t, int sig)
 	char path[64];
 	siginfo_t si;
 
-	if (regs_get(t) ||
-	    !slot_unmove(t->p, t->regs.rip, &site, &access, &pc, &b))
+	if (regs_get(t))
 		return;
+	if (!slot_unmove(t->p, t->regs.rip, &site, &access, &pc, &b)) {
+		/* an instruction moved with an rdtsc (tsc.c) */
+		if (!tsc_fault_pc(t->p, t->regs.rip, &pc))
+			return;
+		site = 0;
+		access = false;
+	}
 	/* an access slot's one instruction faulted (the kernel's signal):
 	 * its own address, caught or not, as at its int3, so that a
 	 * handler (Go's sigpanic, which looks the pc up) sees the program's
@@ -1612,6 +1623,57 @@ uint64_t agent_unmoved(struct process *p, uint64_t pc, bool *back)
 	if (back)
 		*back = opc == site + b->plen;
 	return opc;
+}
+
+/* the rdtsc slots of the near region (an executable's sites): at its
+ * end, after race discovery's access slots */
+#define NEAR_TSC \
+	(((uint64_t)AGENT_TSC_SLOTS * TRAMP_TSLOT + 4095) & ~4095ul)
+
+uint64_t agent_near_access_len(const struct process *p)
+{
+	return p->ag_near_len > NEAR_TSC ? p->ag_near_len - NEAR_TSC : 0;
+}
+
+uint64_t agent_tsc_slot(const struct process *p, int i, uint64_t site,
+			uint64_t *page)
+{
+	uint64_t a;
+
+	if (!p->ag_page || i < 0 || i >= AGENT_TSC_SLOTS)
+		return 0;
+	/* the region (near the libraries), else the near region (below
+	 * the executable), whichever a rel32 from the site reaches */
+	a = p->ag_code + TSC_AREA + (uint64_t)i * TRAMP_TSLOT;
+	if (p->ag_code && a - site + (1ul << 30) < (2ul << 30)) {
+		*page = p->ag_page;
+		return a;
+	}
+	a = p->ag_near + agent_near_access_len(p) +
+	    (uint64_t)i * TRAMP_TSLOT;
+	if (p->ag_near && p->ag_page2 && agent_near_access_len(p) &&
+	    a - site + (1ul << 30) < (2ul << 30)) {
+		*page = p->ag_page2;
+		return a;
+	}
+	return 0;
+}
+
+int agent_tsc_slot_at(const struct process *p, uint64_t pc, uint64_t *off)
+{
+	uint64_t lo[2] = { p->ag_code ? p->ag_code + TSC_AREA : 0,
+			   p->ag_near && agent_near_access_len(p)
+				   ? p->ag_near + agent_near_access_len(p)
+				   : 0 };
+
+	for (int k = 0; k < 2; k++) {
+		if (!lo[k] || pc < lo[k] ||
+		    pc >= lo[k] + (uint64_t)AGENT_TSC_SLOTS * TRAMP_TSLOT)
+			continue;
+		*off = (pc - lo[k]) % TRAMP_TSLOT;
+		return (int)((pc - lo[k]) / TRAMP_TSLOT);
+	}
+	return -1;
 }
 
 bool agent_code(const struct process *p, uint64_t pc)

@@ -717,7 +717,7 @@ static uint64_t acc_key(const struct process *s)
  * int3). */
 static void place_access(struct session *ss, struct process *s)
 {
-	size_t cap = s->ag_near_len / TRAMP_ASLOT, n = 0;
+	size_t cap = agent_near_access_len(s) / TRAMP_ASLOT, n = 0;
 	uint8_t *buf;
 	uint64_t key;
 	bool keep = true;
@@ -846,6 +846,10 @@ static int arm_bps(struct session *ss, struct process *s)
 	uint8_t *buf = span_buf;
 	size_t k = 0;
 
+	/* an rdtsc's slot whose moved bytes a breakpoint's would meet goes
+	 * back to its int3 first (tsc.c) */
+	for (size_t i = 0; i < s->nbps && s->tsc.nslot; i++)
+		tsc_unslot(s, s->bps[i].addr, s->bps[i].addr + 16);
 	for (size_t i = 0; i < s->nbps;) {
 		size_t j = span_end(s->bps, i, s->nbps, NULL);
 		uint64_t lo = s->bps[i].addr;

@@ -607,7 +607,8 @@ static int sweeper_open(struct sweeper *s, int mode)
 	err = open_handle(&s->h, &s->ci, false);
 	if (err)
 		return err;
-	if ((mode & DISASM_MEMORY) && !(s->ci2 = cs_malloc(s->h))) {
+	if ((mode & (DISASM_MEMORY | DISASM_TSC)) &&
+	    !(s->ci2 = cs_malloc(s->h))) {
 		err = -ENOMEM;
 		goto out_close_h;
 	}
@@ -1414,13 +1415,90 @@ static int sweep_ranges(struct sweeper *sw, struct elf_scan *s,
 	return err;
 }
 
+/*
+ * DISASM_TSC: the move_len of each rdtsc and rdtscp found (tsc.c moves
+ * it, with the instructions after it, into a slot of the agent's), with
+ * the file's branch targets (all) and its function's ways in, as the
+ * memory sweep computes it for an access.
+ */
+static void tsc_move_lens(struct sweeper *sw, struct elf_scan *s,
+			  struct entries *all)
+{
+	sw->global = all;
+	for (size_t k = 0; k < sw->vec.n; k++) {
+		struct insn_info *in = &sw->vec.v[k];
+		uint64_t a = in->addr, end;
+		size_t f = s->nfuncs;
+
+		if (!in->is_tsc)
+			continue;
+		/* its function: the last to start at or before it in its
+		 * code range (the first of those at one address is the
+		 * largest, cmp_func) */
+		for (size_t i = 0; i < s->nfuncs; i++) {
+			const struct code_range *r = &s->ranges[s->funcs[i].range];
+
+			if (s->funcs[i].addr <= a && a >= r->addr &&
+			    a < r->addr + r->size &&
+			    (f == s->nfuncs || s->funcs[i].addr > s->funcs[f].addr))
+				f = i;
+		}
+		if (f == s->nfuncs || s->funcs[f].bad)
+			continue;
+		const struct func *fn = &s->funcs[f];
+		const struct code_range *cr = &s->ranges[fn->range];
+		size_t j = f + 1;
+
+		while (j < s->nfuncs && s->funcs[j].range == fn->range &&
+		       s->funcs[j].addr == fn->addr)
+			j++;
+		end = fn->size ? fn->addr + fn->size
+		      : j < s->nfuncs && s->funcs[j].range == fn->range
+			      ? s->funcs[j].addr
+			      : cr->addr + cr->size;
+		if (end > cr->addr + cr->size)
+			end = cr->addr + cr->size;
+		if (a >= end)
+			continue;
+		const uint8_t *code = cr->bytes + (a - cr->addr), *p = code;
+		size_t n = (size_t)(end - a), left = n;
+		uint64_t pc = a;
+		struct entries e = { 0 };
+
+		add_global_entries(sw, fn->addr, (size_t)(end - fn->addr), &e);
+		if (cs_disasm_iter(sw->h, &p, &left, &pc, sw->ci) &&
+		    sw->ci->size == in->len)
+			in->move_len = move_len(sw, sw->ci, code, n, &e);
+		free(e.a);
+	}
+	sw->global = NULL;
+}
+
 static int sweep_functions(struct sweeper *sw, struct elf_scan *s,
 			   struct disasm_elf_info *info)
 {
 	struct entries all = { 0 };
 	int err;
+	bool tsc = false;
 
 	qsort(s->funcs, s->nfuncs, sizeof(*s->funcs), cmp_func);
+	if (sw->mode & DISASM_TSC) {
+		if ((err = sweep_ranges(sw, s, info, NULL)))
+			return err;
+		for (size_t k = 0; k < sw->vec.n && !tsc; k++)
+			tsc = sw->vec.v[k].is_tsc;
+		if (!tsc)
+			return 0;
+		/* a file with an rdtsc: its branch targets, for the sites'
+		 * move lengths */
+		sweep_ranges(sw, s, info, &all);
+		if (all.n > 1)
+			qsort(all.a, all.n, sizeof(*all.a), cmp_u64);
+		if (!all.bad)
+			tsc_move_lens(sw, s, &all);
+		free(all.a);
+		return 0;
+	}
 	if (!(sw->mode & DISASM_MEMORY))
 		return sweep_ranges(sw, s, info, NULL);
 	/* every direct branch target of the file first: a function's move

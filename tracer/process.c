@@ -652,7 +652,7 @@ void process_exec(struct session *s, struct process *p)
 	p->exec_seen = true;
 	p->fork_copy = false;
 	free_bps(p);
-	p->tsc.n = p->tsc.nobj = 0; /* a new image */
+	p->tsc.n = p->tsc.nobj = p->tsc.nslot = 0; /* a new image */
 	p->join_off = 720;
 	p->symbolized = false;
 	process_open(p);

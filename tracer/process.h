@@ -20,6 +20,8 @@
 
 /* trampolines a process image may have (tracer/tramp.c) */
 #define AGENT_TRAMPS 224
+/* rdtsc slots in the agent's region (tsc.c, tramp.h TRAMP_TSLOT) */
+#define AGENT_TSC_SLOTS 64
 
 struct session;
 struct thread;
@@ -106,6 +108,12 @@ struct process {
 		uint8_t len[TSC_SITES], kind[TSC_SITES], orig[TSC_SITES];
 		uint8_t reg[TSC_SITES], size[TSC_SITES];
 		uint16_t n, nobj;
+		/* an rdtsc answered in the agent's slot (tsc.c): the slot's
+		 * number + 1 (0: the int3, or nothing), the span moved
+		 * there and its original bytes */
+		uint8_t slot[TSC_SITES], mlen[TSC_SITES];
+		uint8_t morig[TSC_SITES][16];
+		uint8_t nslot;
 	} tsc;
 	/* where the scheduling policy's shared object starts, found when
 	 * its points were installed (0: not known); the policy's own

@@ -393,6 +393,24 @@ bool watch_traps(void);
 void tsc_install(struct session *s, struct process *p);
 bool tsc_hit(struct session *s, struct thread *t, uint64_t addr);
 void tsc_restore(const struct process *p, int memfd);
+/* pc is an rdtsc site whose jump leads to its slot (the spin prober runs
+ * it as it would the rdtsc); tsc_unslot: the slots whose moved bytes
+ * [lo, hi) meets go back to the int3 (a breakpoint goes there);
+ * tsc_fault_pc: the program's address of the instruction at pc in a
+ * slot */
+bool tsc_slot_site(const struct process *p, uint64_t pc);
+void tsc_unslot(struct process *p, uint64_t lo, uint64_t hi);
+bool tsc_fault_pc(const struct process *p, uint64_t pc, uint64_t *prog);
+/* agent.c: the address of p's rdtsc slot i (0: none), and which one pc
+ * is in (-1: none), at offset *off */
+uint64_t agent_tsc_slot(const struct process *p, int i, uint64_t site,
+			uint64_t *page);
+int agent_tsc_slot_at(const struct process *p, uint64_t pc, uint64_t *off);
+/* the near region's bytes for access slots (the rest: rdtsc slots) */
+uint64_t agent_near_access_len(const struct process *p);
+/* p's executable has an rdtsc a slot can take (it wants the near
+ * region) */
+bool tsc_exe_slots(struct process *p);
 /* bp.c: the rdtsc and rdtscp of an ELF file (the file cache's) */
 /* The wall-clock and CPU seconds ptloom has spent sweeping files
  * (bp.c scan_elf), in this process so far. */

@@ -102,7 +102,7 @@ static bool must_run(struct process *p, uint64_t pc, const uint8_t *code)
 
 	if (b && b->observe)
 		return false; /* stepped with its original byte */
-	if (b || code[0] == 0xcc ||
+	if (b || code[0] == 0xcc || tsc_slot_site(p, pc) ||
 	    (agent_code(p, pc) && !agent_unmoved(p, pc, NULL)))
 		return true;
 	if (code[0] == 0x0f && (code[1] == 0x05 || code[1] == 0x31 ||
@@ -839,7 +839,8 @@ int spin_reads(struct session *s, struct thread *t, uint64_t *words, int max,
 			break; /* another point */
 		if (b)
 			memcpy(code, b->orig, sizeof(code));
-		else if (code[0] == 0xcc || agent_code(t->p, t->regs.rip))
+		else if (code[0] == 0xcc || agent_code(t->p, t->regs.rip) ||
+			 tsc_slot_site(t->p, t->regs.rip))
 			break;
 		if ((code[0] == 0x0f &&
 		     (code[1] == 0x05 || code[1] == 0x31 || code[1] == 0x34 ||

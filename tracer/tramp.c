@@ -239,12 +239,11 @@ void tramp_jump(uint64_t site, uint64_t slot, uint8_t *out)
 
 /* The displaced instructions of plan pl (moved from site) at the slot's
  * TRAMP_DISP (slot_len bytes in all), then the jump back. */
-static bool emit_displaced(const struct tramp_plan *pl, uint64_t site,
-			   uint64_t slot, size_t slot_len, uint8_t *out)
+static bool emit_moved(const struct tramp_plan *pl, int first,
+		       uint64_t site, uint64_t slot, size_t k, size_t slot_len,
+		       uint8_t *out)
 {
-	size_t k = TRAMP_DISP;
-
-	for (int i = 0; i < pl->n; i++) {
+	for (int i = first; i < pl->n; i++) {
 		const struct tramp_insn *ti = &pl->insn[i];
 		uint64_t pc = slot + k;
 
@@ -281,6 +280,12 @@ static bool emit_displaced(const struct tramp_plan *pl, uint64_t site,
 	}
 	out[k] = 0xe9;
 	return rel32(out + k + 1, slot + k, 5, site + pl->len);
+}
+
+static bool emit_displaced(const struct tramp_plan *pl, uint64_t site,
+			   uint64_t slot, size_t slot_len, uint8_t *out)
+{
+	return emit_moved(pl, 0, site, slot, TRAMP_DISP, slot_len, out);
 }
 
 /* rax, r11 and the flags back from the page's scratch words, at offset r
@@ -876,5 +881,67 @@ bool tramp_fix_futex(uint64_t off, struct tramp_ffix *f)
 	/* before the commit (or failing): all back, from the site again */
 	f->regs = TFIX_ALL;
 	f->unclock = off >= fl.clocked;
+	return true;
+}
+
+/* ---- rdtsc answered in the program (tramp.h) ---- */
+
+bool tramp_emit_tsc(const struct tramp_plan *pl, bool rdtscp, uint64_t site,
+		    uint64_t slot, uint64_t page, uint8_t *out)
+{
+	static const uint8_t seq[TRAMP_TDISP] = {
+		0x9f,			      /* lahf */
+		0x0f, 0x90, 0xc0,	      /* seto %al */
+		0x89, 0xc2,		      /* mov %eax, %edx: the flags */
+		0x48, 0x8b, 0x05, 0, 0, 0, 0, /* mov QUANTUM(page), %rax */
+		0xf0, 0x48, 0x0f, 0xc1, 0x05, 0, 0, 0, 0,
+					      /* lock xadd %rax, NOW(page) */
+		0xf0, 0x48, 0xff, 0x05, 0, 0, 0, 0, /* lock incq READS(page) */
+		0x48, 0x8d, 0x04, 0x40,	      /* lea (%rax,%rax,2), %rax */
+		0x48, 0x92,		      /* xchg %rax, %rdx */
+		0x04, 0x7f,		      /* add $0x7f, %al: OF */
+		0x9e,			      /* sahf: SF ZF AF PF CF */
+		0x89, 0xd0,		      /* mov %edx, %eax: the low half */
+		0xc4, 0xe3, 0xfb, 0xf0, 0xd2, 0x20, /* rorx $32, %rdx, %rdx */
+		0x89, 0xd2,		      /* mov %edx, %edx: the high half */
+		0x0f, 0x1f, 0x44, 0x00, 0x00, /* nop (rdtscp: mov $0, %ecx) */
+	};
+	static const uint8_t ecx0[5] = { 0xb9, 0, 0, 0, 0 };
+
+	if (!pl->ok || pl->n < 1 || pl->insn[0].len != (rdtscp ? 3 : 2) ||
+	    pl->len < 5)
+		return false;
+	memset(out, 0xcc, TRAMP_TSLOT);
+	memcpy(out, seq, sizeof(seq));
+	if (rdtscp)
+		memcpy(out + TRAMP_TDISP - 5, ecx0, sizeof(ecx0));
+	if (!rel32(out + 9, slot + 6, 7, page + TRAMP_QUANTUM) ||
+	    !rel32(out + 18, slot + 13, 9, page + TRAMP_NOW) ||
+	    !rel32(out + 26, slot + 22, 8, page + TRAMP_READS))
+		return false;
+	return emit_moved(pl, 1, site, slot, TRAMP_TDISP, TRAMP_TSLOT, out);
+}
+
+bool tramp_tsc_unmove(const struct tramp_plan *pl, uint64_t site,
+		      uint64_t off, uint64_t *pc)
+{
+	uint64_t k = TRAMP_TDISP;
+
+	if (off < TRAMP_TDISP) {
+		*pc = site; /* (the answer: it cannot fault) */
+		return true;
+	}
+	for (int i = 1; i < pl->n; i++) {
+		const struct tramp_insn *ti = &pl->insn[i];
+
+		if (off == k) {
+			*pc = site + ti->off;
+			return true;
+		}
+		k += ti->kind == TI_JCC ? 6 : ti->kind == TI_JMP ? 5 : ti->len;
+	}
+	if (off != k)
+		return false;
+	*pc = site + pl->len; /* the jump back */
 	return true;
 }

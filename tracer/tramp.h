@@ -202,4 +202,26 @@ struct tramp_ffix {
 };
 bool tramp_fix_futex(uint64_t off, struct tramp_ffix *f);
 
+/*
+ * rdtsc and rdtscp answered in the program (tracer/tsc.c): the
+ * instruction and those after it that make up 5 to 16 bytes (disasm.c's
+ * move_len: nothing branches into them, none touches memory) move into a
+ * slot of TRAMP_TSLOT bytes, which answers from the page's clock as the
+ * supervisor's emulation does (syscall.c syscall_answer_rdtsc: the clock
+ * times 3, then a quantum on; rdtscp's ecx 0), counting a read, without
+ * changing a flag or any register but rax and rdx (and rcx), then runs the
+ * others (from TRAMP_TDISP) and jumps back.  It needs BMI2 (rorx: a
+ * flag-free split of the answer).  pl: tramp_plan_span's of the whole
+ * span at site.
+ */
+#define TRAMP_TSLOT 96
+#define TRAMP_TDISP 54
+#define TRAMP_READS 24
+bool tramp_emit_tsc(const struct tramp_plan *pl, bool rdtscp, uint64_t site,
+		    uint64_t slot, uint64_t page, uint8_t *out);
+/* The program's address of the instruction at offset off of such a slot
+ * (its answer's part: the site), false when none starts there. */
+bool tramp_tsc_unmove(const struct tramp_plan *pl, uint64_t site,
+		      uint64_t off, uint64_t *pc);
+
 #endif

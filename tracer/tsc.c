@@ -27,6 +27,15 @@
  * What is not swept (code made at run time, an object dlopen'd after the
  * process's breakpoints) still reads the machine's.  PTLOOM_TSC_SITES=1
  * takes the rdtsc sites on any machine (tests).
+ *
+ * Where it can, an rdtsc or rdtscp is not trapped at all, on any machine:
+ * it moves, with the instructions after it (move_len), into a slot of the
+ * agent's code that answers from the shared page's clock as the stop
+ * would (tramp.h tramp_emit_tsc; INTERNALS, the agent's item 10): a
+ * library's in the region, the executable's in the near region.  A
+ * breakpoint that would meet a slot's moved bytes puts them back first
+ * (tsc_unslot).  PTLOOM_TSC_SLOTS=0 keeps every site at its int3 (or
+ * fault).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -36,6 +45,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "session_int.h"
+#include "tramp.h"
 
 enum { K_RDTSC, K_RDTSCP, K_RAND };
 
@@ -66,8 +76,58 @@ static bool rand_operand(const uint8_t *c, int len, uint8_t *reg,
 	return true;
 }
 
+/* The CPU has BMI2 (the slot's rorx). */
+static bool bmi2(void)
+{
+	static int has = -1;
+
+	if (has < 0) {
+		const char *e = getenv("PTLOOM_TSC_SLOTS");
+
+		__builtin_cpu_init();
+		has = __builtin_cpu_supports("bmi2") && !(e && !strcmp(e, "0"));
+	}
+	return has;
+}
+
+/* A breakpoint's bytes (up to 16 from its address) meet [lo, hi). */
+static bool bp_near(const struct process *p, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < p->nbps; i++)
+		if (p->bps[i].addr < hi && p->bps[i].addr + 16 > lo)
+			return true;
+	return false;
+}
+
+/* The rdtsc (rdtscp) at a, len bytes, whose span of mlen bytes moves:
+ * into a slot of the agent's region, answered there (tramp.h).  false:
+ * it cannot (no region, no room, no BMI2, bytes not the file's). */
+static bool put_slot(struct process *p, uint64_t a, int len, int mlen, int k)
+{
+	struct tramp_plan pl;
+	uint8_t orig[16], code[TRAMP_TSLOT], jump[16];
+	uint64_t page = 0, slot = agent_tsc_slot(p, p->tsc.nslot, a, &page);
+
+	if (!slot || mlen < 5 || mlen > 16 || !bmi2() ||
+	    mem_read(p, a, orig, (size_t)mlen) ||
+	    memchr(orig, 0xcc, (size_t)mlen) || bp_near(p, a - 15, a + mlen) ||
+	    !tramp_plan_span(orig, (size_t)mlen, a, (size_t)mlen, &pl) ||
+	    !tramp_emit_tsc(&pl, len == 3, a, slot, page, code))
+		return false;
+	tramp_jump(a, slot, jump);
+	memset(jump + 5, 0xcc, (size_t)mlen - 5);
+	if (mem_write(p, slot, code, sizeof(code)) ||
+	    mem_write(p, a, jump, (size_t)mlen))
+		return false;
+	p->tsc.slot[k] = (uint8_t)(++p->tsc.nslot);
+	p->tsc.mlen[k] = (uint8_t)mlen;
+	memcpy(p->tsc.morig[k], orig, (size_t)mlen);
+	return true;
+}
+
 /* The sites of the object whose first mapping starts at base: rdrand
- * and rdseed, and rdtsc and rdtscp when tsc. */
+ * and rdseed, and rdtsc and rdtscp: in a slot where one can take them,
+ * else at an int3 when tsc (PR_SET_TSC does not trap them). */
 static void install_object(struct process *p, const char *path,
 			   uint64_t base, bool tsc)
 {
@@ -89,7 +149,7 @@ static void install_object(struct process *p, const char *path,
 		/* an int3 there already is not ours to answer for (a
 		 * process's table carries its sites: a fork's, the
 		 * template's, a run's from it) */
-		if (!(in[i].is_rand || (tsc && in[i].is_tsc)) || len < 2 ||
+		if (!(in[i].is_rand || in[i].is_tsc) || len < 2 ||
 		    len > 15 || mem_read(p, a, c, (size_t)len) || c[0] == 0xcc)
 			continue;
 		uint8_t first = c[0];
@@ -101,10 +161,21 @@ static void install_object(struct process *p, const char *path,
 						c[2] != 0xf9))
 				continue;
 			p->tsc.kind[k] = len == 2 ? K_RDTSC : K_RDTSCP;
+			p->tsc.slot[k] = 0;
+			if (put_slot(p, a, len, in[i].move_len, k)) {
+				p->tsc.site[k] = a;
+				p->tsc.len[k] = (uint8_t)len;
+				p->tsc.orig[k] = first;
+				p->tsc.n++;
+				continue;
+			}
+			if (!tsc)
+				continue; /* it traps */
 		} else {
 			if (!rand_operand(c, len, &reg, &size))
 				continue;
 			p->tsc.kind[k] = K_RAND;
+			p->tsc.slot[k] = 0;
 		}
 		uint8_t int3 = 0xcc;
 
@@ -117,6 +188,25 @@ static void install_object(struct process *p, const char *path,
 		p->tsc.size[k] = size;
 		p->tsc.n++;
 	}
+}
+
+bool tsc_exe_slots(struct process *p)
+{
+	const struct insn_info *in = NULL;
+	struct disasm_elf_info info = { 0 };
+	char name[64], exe[4096];
+	ssize_t len;
+	int n;
+
+	snprintf(name, sizeof(name), "/proc/%d/exe", (int)p->pid);
+	if (!bmi2() || (len = readlink(name, exe, sizeof(exe) - 1)) <= 0)
+		return false;
+	exe[len] = 0;
+	n = bp_scan_tsc(exe, &in, &info);
+	for (int i = 0; i < n; i++)
+		if (in[i].is_tsc && in[i].move_len >= 5)
+			return true;
+	return false;
 }
 
 void tsc_install(struct session *s, struct process *p)
@@ -183,7 +273,7 @@ static void answer_rand(struct session *s, struct thread *t, int i)
 bool tsc_hit(struct session *s, struct thread *t, uint64_t addr)
 {
 	for (int i = 0; i < t->p->tsc.n; i++) {
-		if (t->p->tsc.site[i] != addr)
+		if (t->p->tsc.site[i] != addr || t->p->tsc.slot[i])
 			continue;
 		t->regs.rip = addr;
 		if (t->p->tsc.kind[i] == K_RAND)
@@ -200,8 +290,58 @@ bool tsc_hit(struct session *s, struct thread *t, uint64_t addr)
  * hand-over to gdb). */
 void tsc_restore(const struct process *p, int memfd)
 {
-	for (int i = 0; i < p->tsc.n; i++)
-		if (pwrite(memfd, &p->tsc.orig[i], 1,
-			   (off_t)p->tsc.site[i]) != 1)
+	for (int i = 0; i < p->tsc.n; i++) {
+		if (p->tsc.slot[i]) {
+			/* (a thread in the slot goes on there, and back to
+			 * the same bytes' end) */
+			if (pwrite(memfd, p->tsc.morig[i], p->tsc.mlen[i],
+				   (off_t)p->tsc.site[i]) != p->tsc.mlen[i])
+				continue;
+		} else if (pwrite(memfd, &p->tsc.orig[i], 1,
+				  (off_t)p->tsc.site[i]) != 1) {
 			continue;
+		}
+	}
+}
+
+bool tsc_slot_site(const struct process *p, uint64_t pc)
+{
+	for (int i = 0; i < p->tsc.n && p->tsc.nslot; i++)
+		if (p->tsc.slot[i] && p->tsc.site[i] == pc)
+			return true;
+	return false;
+}
+
+void tsc_unslot(struct process *p, uint64_t lo, uint64_t hi)
+{
+	for (int i = 0; i < p->tsc.n && p->tsc.nslot; i++) {
+		uint64_t a = p->tsc.site[i];
+		uint8_t int3 = 0xcc;
+
+		if (!p->tsc.slot[i] || a >= hi || a + p->tsc.mlen[i] <= lo)
+			continue;
+		/* its own bytes back, and the int3 where the rdtsc does not
+		 * trap; a thread in the slot goes on there and back to the
+		 * same bytes' end */
+		if (mem_write(p, a, p->tsc.morig[i], p->tsc.mlen[i]))
+			continue;
+		p->tsc.slot[i] = 0;
+		if (!tsc_traps())
+			mem_write(p, a, &int3, 1);
+	}
+}
+
+bool tsc_fault_pc(const struct process *p, uint64_t pc, uint64_t *prog)
+{
+	uint64_t off;
+	int n = agent_tsc_slot_at(p, pc, &off);
+	struct tramp_plan pl;
+
+	for (int i = 0; n >= 0 && i < p->tsc.n; i++)
+		if (p->tsc.slot[i] == n + 1)
+			return tramp_plan_span(p->tsc.morig[i], p->tsc.mlen[i],
+					       p->tsc.site[i], p->tsc.mlen[i],
+					       &pl) &&
+			       tramp_tsc_unmove(&pl, p->tsc.site[i], off, prog);
+	return false;
 }

@@ -387,6 +387,36 @@ Test(fast_path, clock_reads_answered_in_the_program)
 	sampled_free(&off);
 }
 
+/* rdtsc and rdtscp are answered in the program (a slot of the agent's,
+ * tracer/tsc.c): no stop with the agent where the CPU has BMI2, the same
+ * runs and the same values as at the int3 or the fault without it, the
+ * flags an rdtsc sits between left as they were. */
+Test(fast_path, rdtsc_answered_in_the_program)
+{
+	static const char *const opts[] = { "-s", "random", "-n", "5", "--seed",
+					    "5", "--output", NULL };
+	struct sampled on, off;
+
+	same_runs(target("rdtsc_reads"), opts, &on, &off);
+	cr_expect_eq(on.code, 0, "rdtsc_reads exited %d with the agent:\n%s",
+		     on.code, on.out);
+	assert_contains(on.out, "aux 0 ok", "the output");
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("bmi2")) {
+		double tsc = per_run(on.err, "rdtsc-rdrand-site");
+
+		cr_expect(tsc == 0, "%.1f rdtsc stops a run with the agent",
+			  tsc);
+		cr_expect(on.in_prog >= 100, "%.1f clock reads a run in the "
+			  "program", on.in_prog);
+	} else {
+		printf("fast_path: this CPU has no BMI2: rdtsc stays at its "
+		       "int3 or fault; only the runs are compared\n");
+	}
+	sampled_free(&on);
+	sampled_free(&off);
+}
+
 /* Libc's synchronisation calls made while every other thread waits are
  * taken in the program: nearly none is a stop with the trampolines, every
  * one without them, and the runs are the same. */

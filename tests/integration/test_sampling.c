@@ -106,7 +106,9 @@ Test(sampling, many_threads_passes_random)
 
 /* determinism's output under `run --output -s random -n 1 --seed 3`,
  * with PTLOOM_TSC_SITES set (sites: an int3 on each rdtsc the sweep
- * finds, as where PR_SET_TSC does not trap) or not (this machine's way) */
+ * finds, as where PR_SET_TSC does not trap) or not (this machine's way),
+ * the agent's rdtsc slots off (PTLOOM_TSC_SLOTS=0: the int3 or the
+ * fault) */
 static char *determinism_with(bool sites, int *rdtsc_sites)
 {
 	char *argv[] = { (char *)ptloom(), "run", "--output", "-s", "random",
@@ -118,8 +120,10 @@ static char *determinism_with(bool sites, int *rdtsc_sites)
 	/* (no template: its stops before the first thread, main's rdtsc
 	 * among them, are no run's) */
 	struct res r = run_argv(argv, sites ? "PTLOOM_TSC_SITES=1 "
-					      "PTLOOM_NO_CHECKPOINT=1"
-					    : "PTLOOM_TSC_SITES=0", 60);
+					      "PTLOOM_NO_CHECKPOINT=1 "
+					      "PTLOOM_TSC_SLOTS=0"
+					    : "PTLOOM_TSC_SITES=0 "
+					      "PTLOOM_TSC_SLOTS=0", 60);
 	unsetenv("PTLOOM_STATS");
 	const char *k = strstr(r.err, " rdtsc-rdrand-site ");
 
