@@ -518,11 +518,31 @@ static void table_set(struct agent_data *d, uint64_t n, bool on,
 	for (uint64_t i = 0; i < n; i++)
 		__atomic_store_n(&d->table[i],
 				 d->region + i * TRAMP_SLOT +
-					 (on && !(passive && passive[i].passive)
+					 (on && !(passive && (passive[i].passive ||
+							      passive[i].freeing))
 						  ? TRAMP_FAST
 						  : TRAMP_INT3),
 				 __ATOMIC_RELEASE);
 	d->on = on ? n : 0;
+}
+
+/* p's free() and realloc() slots log (race discovery, t alone: the log
+ * is open for its observations); true if it has any */
+static bool frees_on(struct agent_data *d, const struct process *p)
+{
+	uint64_t last = 0;
+
+	for (int i = 0; i < p->ntramp; i++)
+		if (p->tslot[i].freeing) {
+			__atomic_store_n(&d->table[i],
+					 d->region + (uint64_t)i * TRAMP_SLOT +
+						 TRAMP_FAST,
+					 __ATOMIC_RELEASE);
+			last = (uint64_t)i + 1;
+		}
+	if (last > d->on)
+		d->on = last; /* (agent_stopped puts every word back) */
+	return last != 0;
 }
 
 /*
@@ -838,6 +858,10 @@ static void agent_flush(struct session *s)
 			session_agent_futex(s, t, t->p->tslot[fs].site, e->rdi,
 					    e->rsi, e->ret,
 					    (int)(e->slot >> 32));
+		else if (t && e->slot < (uint64_t)t->p->ntramp &&
+			 t->p->tslot[e->slot].freeing)
+			session_agent_free(s, t, t->p->tslot[e->slot].site,
+					   e->rdi, e->rsi, e->ret);
 		else if (t && e->slot < (uint64_t)t->p->ntramp)
 			session_agent_point(s, t, t->p->tslot[e->slot].site,
 					    e->rdi, e->rsi, e->ret);
@@ -1102,8 +1126,9 @@ static bool ho_start(struct session *s, struct thread *t)
 		const struct tramp_slot *ts = &t->p->tslot[i];
 		uint64_t to = ts->futex    ? d->region + (uint64_t)i * TRAMP_SLOT +
 						 TRAMP_FAST
-			      : ts->passive ? d->region + (uint64_t)i * TRAMP_SLOT +
-						  TRAMP_INT3
+			      : ts->passive || ts->freeing
+				      ? d->region + (uint64_t)i * TRAMP_SLOT +
+						TRAMP_INT3
 					    : d->region + HO_STUBS +
 						  (uint64_t)i * HO_STUB;
 
@@ -1261,10 +1286,14 @@ void agent_resume(struct session *s, struct thread *t)
 	if (n && s->ag_known && ho_start(s, t))
 		return;
 
-	if (!n && t && t->p->nacc && !t->p->acc_int3 && t->p->observing &&
-	    s->cfg->observer) {
-		/* race discovery: t's accesses go to the log, which takes
-		 * them as the stops they replace (session_agent_access) */
+	if (!n && t && t->p->observing && s->cfg->observer &&
+	    ((t->p->nacc && !t->p->acc_int3) ||
+	     (t->p->ag_code == d->region && frees_on(d, t->p)))) {
+		/* race discovery: t's accesses (and its calls of free and
+		 * realloc) go to the log, which takes them as the stops
+		 * they replace (session_agent_access, session_agent_free) */
+		if (t->p->ag_code == d->region)
+			frees_on(d, t->p);
 		d->limit = HO_LOG_END - TRAMP_ENTRY;
 		s->ag_solo = t->idx;
 		return;
@@ -1357,8 +1386,12 @@ static void agent_unwind(struct session *s, struct thread *t)
 		t->regs_dirty = true;
 		return;
 	}
+	int unit = slot_unit(t->p, t->regs.rip);
+
 	if ((off = agent_slot_at(t->p, t->regs.rip, &site, &access)) < 0 ||
-	    !tramp_fix(access, (uint64_t)off, &f))
+	    !(!access && unit >= 0 && t->p->tslot[unit].freeing
+		      ? tramp_fix_free((uint64_t)off, &f)
+		      : tramp_fix(access, (uint64_t)off, &f)))
 		return;
 	uint64_t slot = t->regs.rip - (uint64_t)off;
 

@@ -584,8 +584,11 @@ static void place_tramps(struct session *ss, struct process *s)
 		b->access = b->by_int3 = false;
 		/* (an rwlock's read side is looked at in memory at its
 		 * point, world.c rwlock_readers: no trampoline) */
+		/* (race discovery's free and realloc: tramp_emit_free) */
+		bool fr = b->freeing && b->observe && b->kind == OP_ACCESS;
+
 		if (!pl || !pl->ok || !s->ag_code || !s->ag_page ||
-		    b->kind != OP_CALL || b->observe || b->policy ||
+		    (!fr && (b->kind != OP_CALL || b->observe)) || b->policy ||
 		    b->shm_only || b->shm_alone ||
 		    b->fn == FN_RWLOCK_RDLOCK || b->fn == FN_RWLOCK_UNLOCK ||
 		    n == AGENT_TRAMPS ||
@@ -597,15 +600,17 @@ static void place_tramps(struct session *ss, struct process *s)
 			continue;
 		uint64_t slot = s->ag_code + (uint64_t)n * TRAMP_SLOT;
 
-		if (!tramp_emit(pl, b->addr, slot, (uint32_t)n, s->ag_page,
-				region + (size_t)n * TRAMP_SLOT))
+		if (!(fr ? tramp_emit_free : tramp_emit)(
+			    pl, b->addr, slot, (uint32_t)n, s->ag_page,
+			    region + (size_t)n * TRAMP_SLOT))
 			continue;
 		b->tramp = slot;
 		b->plen = pl->len;
 		s->tslot[n] = (struct tramp_slot){
 			.site = b->addr,
-			.passive = call_fn_passive(b->fn) ||
-				   b->fn == FN_SPIN_LOCK,
+			.passive = !fr && (call_fn_passive(b->fn) ||
+					   b->fn == FN_SPIN_LOCK),
+			.freeing = fr,
 		};
 		n++;
 	}
@@ -993,13 +998,23 @@ static bool lib_observed(const char *path, const char *exe)
 	       !strstr(path, " (deleted)");
 }
 
-/* libc's free and realloc, looked up once per ptloom process */
+/* libc's free and realloc, looked up once per ptloom process, with the
+ * plans of their slots (tramp_emit_free) */
 static struct {
 	char path[4096];
 	uint64_t vals[3], more[8];
 	int idx[8], nmore;
 	bool ok;
+	struct tramp_plan plans[11];
 } frees;
+
+static void plan_free_one(void *ctx, int i, const uint8_t *code, size_t size)
+{
+	(void)ctx;
+	if (i >= 0 && i < 11)
+		tramp_plan(code, size, i < 3 ? frees.vals[i] : frees.more[i - 3],
+			   &frees.plans[i]);
+}
 
 /*
  * Race discovery: free() and realloc() in libc are observation points
@@ -1024,6 +1039,15 @@ static void add_free_hooks(struct process *s, size_t *cap)
 		frees.ok = elf_symbols_lookup(path, names, 3, frees.vals,
 					      frees.more, frees.idx,
 					      &frees.nmore) == 0;
+		if (frees.ok) {
+			uint64_t all[11];
+
+			memcpy(all, frees.vals, sizeof(frees.vals));
+			memcpy(all + 3, frees.more,
+			       (size_t)frees.nmore * sizeof(*all));
+			elf_functions_code(path, all, 3 + frees.nmore,
+					   plan_free_one, NULL);
+		}
 	}
 	if (!frees.ok)
 		return;
@@ -1035,6 +1059,7 @@ static void add_free_hooks(struct process *s, size_t *cap)
 		s->bps[s->nbps - 1].observe = true;
 		s->bps[s->nbps - 1].sync = true;
 		s->bps[s->nbps - 1].freeing = true;
+		s->bps[s->nbps - 1].plan = &frees.plans[i];
 	}
 }
 

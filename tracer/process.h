@@ -195,6 +195,8 @@ struct process {
 		 * marked) */
 		bool futex, second;
 		uint8_t fkind; /* TRAMP_FUTEX_* */
+		/* race discovery's free() or realloc() (tramp_emit_free) */
+		bool freeing;
 	} tslot[AGENT_TRAMPS];
 };
 

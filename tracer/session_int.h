@@ -221,6 +221,11 @@ void agent_take_log(struct session *s);
 void agent_fault_pc(struct thread *t, int sig);
 int agent_slot_at(const struct process *p, uint64_t pc, uint64_t *site,
 		  bool *access);
+/* a call of free or realloc t logged in its slot (tramp_emit_free): the
+ * block, its chunk header then (when the block is 16-aligned), the
+ * return address; as the observation point's stop takes it */
+void session_agent_free(struct session *s, struct thread *t, uint64_t site,
+			uint64_t p, uint64_t hdr, uint64_t ret);
 void session_agent_access(struct session *s, struct thread *t, uint64_t site,
 			  uint64_t ea);
 /* A spin probe (spin.c) single-steps t: session_probe_observes says

@@ -1274,17 +1274,23 @@ static bool atomic_leaves_zero(struct thread *t, struct bp *b)
 /* At free(p) or realloc(p, n): the bytes malloc gave p (its chunk's
  * size less the header, as malloc_usable_size), 0 for NULL or a header
  * that cannot be read. */
+static int64_t chunk_size(uint64_t p, uint64_t hdr)
+{
+	uint64_t size = hdr & ~7ull;
+
+	if (!p || p < 16 || (p & 15) || size < 16 || size > (1ull << 30))
+		return 0;
+	return (int64_t)(size - (hdr & 2 ? 16 : 8));
+}
+
 static int64_t block_size(struct thread *t)
 {
-	uint64_t p, hdr = 0, size;
+	uint64_t p, hdr = 0;
 
 	if (regs_get(t) || !(p = t->regs.rdi) || p < 16 || (p & 15) ||
 	    mem_read(t->p, p - 8, &hdr, 8))
 		return 0;
-	size = hdr & ~7ull;
-	if (size < 16 || size > (1ull << 30))
-		return 0;
-	return (int64_t)(size - (hdr & 2 ? 16 : 8));
+	return chunk_size(p, hdr);
 }
 
 /*
@@ -1394,8 +1400,25 @@ static void note_stack_shared(struct session *s, struct thread *t,
 	}
 }
 
+/* A call of free or realloc (b->freeing) as its slot logged it: the
+ * block's address, its chunk header then, the return address. */
+struct logged_free {
+	uint64_t p, hdr, ret;
+};
+
+static bool observe_call(struct session *s, struct thread *t, struct bp *b,
+			 uint64_t addr, uint64_t ea, int size, bool write,
+			 const struct logged_free *lf);
+
 static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 			   uint64_t addr, uint64_t ea, int size, bool write)
+{
+	return observe_call(s, t, b, addr, ea, size, write, NULL);
+}
+
+static bool observe_call(struct session *s, struct thread *t, struct bp *b,
+			 uint64_t addr, uint64_t ea, int size, bool write,
+			 const struct logged_free *lf)
 {
 	struct access_observer *o = s->cfg->observer;
 	int live = 0;
@@ -1410,18 +1433,18 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 		s->obs_stops++;
 	s->obs_stack += b->stack && !b->sync;
 	if (o && b->freeing) {
-		int64_t size = block_size(t);
-		uint64_t ret = 0;
+		int64_t size = lf ? chunk_size(lf->p, lf->hdr) : block_size(t);
+		uint64_t ret = lf ? lf->ret : 0, p = lf ? lf->p : t->regs.rdi;
 
 		/* at the function's entry: its return address on top */
 		if (size > 0 && o->freed &&
-		    !mem_read(t->p, t->regs.rsp, &ret, sizeof(ret)) && ret)
-			o->freed(o->ctx, t->idx, ret,
-				 t->regs.rdi | process_tag(t->p),
+		    (lf || !mem_read(t->p, t->regs.rsp, &ret, sizeof(ret))) &&
+		    ret)
+			o->freed(o->ctx, t->idx, ret, p | process_tag(t->p),
 				 (uint64_t)size);
 		else if (size > 0)
 			o->sync(o->ctx, t->idx, SYNC_FREE,
-				t->regs.rdi | process_tag(t->p), (int)size);
+				p | process_tag(t->p), (int)size);
 	} else if (o && ea && b->sync) {
 		/* a shared object's lock: synchronisation only, and never
 		 * sampled out (a lock seen 256 times and then no more would
@@ -1513,6 +1536,23 @@ void session_agent_access(struct session *s, struct thread *t, uint64_t site,
 	if (observe_access(s, t, b, site, ea, size, write) && !b->lifted &&
 	    !b->retired && !b->dormant && bp_would_step(b, ea))
 		s->obs_steps++;
+}
+
+void session_agent_free(struct session *s, struct thread *t, uint64_t site,
+			uint64_t p, uint64_t hdr, uint64_t ret)
+{
+	struct bp *b = bp_find(t->p, site);
+	struct logged_free lf = { p, hdr, ret };
+
+	/* (an entry after the budget removed the point: the int3 path
+	 * would not have stopped there) */
+	if (!observing_at(s, t, b) || !b->freeing)
+		return;
+	s->stop_kinds[STOPK_AGENT_OBSERVE]++;
+	s->ag_taken = true;
+	/* (the operand of free's first instruction: nothing a free's
+	 * observation reads) */
+	observe_call(s, t, b, site, 0, 0, false, &lf);
 }
 
 bool session_probe_observes(struct session *s, struct thread *t,

@@ -357,6 +357,42 @@ bool tramp_emit(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
 	return emit_displaced(pl, site, slot, TRAMP_SLOT, out);
 }
 
+bool tramp_emit_free(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
+		     uint32_t id, uint64_t page, uint8_t *out)
+{
+	/* after the entry's rdi (68): its chunk header where rdi is a
+	 * block's address (nonzero, 16-aligned; else the word is left as
+	 * it is, and the supervisor knows rdi), the return address, the
+	 * commit; no clock (an observation is no step) */
+	static const uint8_t mid[35] = {
+		0x48, 0x85, 0xff,		    /* test %rdi, %rdi */
+		0x74, 0x0e,			    /* jz 91 */
+		0x40, 0xf6, 0xc7, 0x0f,		    /* test $15, %dil */
+		0x75, 0x08,			    /* jnz 91 */
+		0x48, 0x8b, 0x47, 0xf8,		    /* mov -8(%rdi), %rax */
+		0x49, 0x89, 0x43, 0x10,		    /* mov %rax, 16(%r11) */
+		0x48, 0x8b, 0x04, 0x24,		    /* 91: mov (%rsp), %rax */
+		0x49, 0x89, 0x43, 0x18,		    /* mov %rax, 24(%r11) */
+		0x48, 0x83, 0x05, 0, 0, 0, 0, 0x20, /* 99: addq $32, CURSOR */
+	};
+
+	if (!tramp_emit(pl, site, slot, id, page, out))
+		return false;
+	memcpy(out + 72, mid, sizeof(mid));
+	return rel32(out + 102, slot + 99, 8, page + TRAMP_CURSOR);
+}
+
+bool tramp_fix_free(uint64_t off, struct tramp_fix *f)
+{
+	/* a call's, but its commit is at 99 and it has no clock */
+	if (off > 84 && off <= 99) {
+		memset(f, 0, sizeof(*f));
+		f->regs = TFIX_ALL; /* not committed: it logs again */
+		return true;
+	}
+	return tramp_fix(false, off, f);
+}
+
 bool tramp_fix(bool access, uint64_t off, struct tramp_fix *f)
 {
 	memset(f, 0, sizeof(*f));

@@ -99,6 +99,20 @@ struct tramp_fix {
 bool tramp_fix(bool access, uint64_t off, struct tramp_fix *f);
 
 /*
+ * free() and realloc() in race discovery (their observation points, the
+ * block forgotten: thread.c observe_free): a call's slot whose entry is
+ * the slot, rdi, the block's chunk header (the word before rdi, read only
+ * where rdi is nonzero and 16-aligned) and the return address, without
+ * the clock's quantum (an observation is no step).  Its table word logs
+ * only while the supervisor lets t log its observations alone.
+ * tramp_fix_free: as tramp_fix for such a slot (nothing committed before
+ * offset 107).
+ */
+bool tramp_emit_free(const struct tramp_plan *pl, uint64_t site, uint64_t slot,
+		     uint32_t id, uint64_t page, uint8_t *out);
+bool tramp_fix_free(uint64_t off, struct tramp_fix *f);
+
+/*
  * Access slots (race discovery's observation points): one instruction of
  * 5 bytes or more that touches memory, moved into a slot that logs the
  * address it is about to touch and runs it.  No table: the supervisor

@@ -267,6 +267,36 @@ Test(fast_path, race_discovery_observes_in_the_program)
 	}
 }
 
+/* free() and realloc(), which race discovery observes to forget a block,
+ * are logged in the program too (tramp_emit_free: the block, its chunk
+ * header at the call, the return address): the same races and
+ * observations as at their stops.  Of the about 6,900 observations
+ * logged here some 3,200 are those calls (3,690 without them). */
+Test(fast_path, race_discovery_takes_free_in_the_program)
+{
+	unsigned long long l_on, l_off, s_on, s_off;
+	int f_on, f_off;
+	char *on = races_of(target("frees_beside_a_race"), true, &l_on, &s_on,
+			    &f_on);
+	char *off = races_of(target("frees_beside_a_race"), false, &l_off,
+			     &s_off, &f_off);
+
+	cr_expect_str_eq(on, off, "other races with the slots than without");
+	cr_expect_eq(s_on, s_off, "%llu observation stops with the slots, "
+		     "%llu without", s_on, s_off);
+	cr_expect_eq(f_on, f_off, "%d discovery runs failed with the slots, "
+		     "%d without", f_on, f_off);
+	cr_expect_geq(l_on, 5500, "%llu observations logged in the program: "
+		      "free and realloc not among them?", l_on);
+	assert_contains(on, "race on racy", "the report");
+	for (const char *r = strstr(on, "race on"); r;
+	     r = strstr(r + 1, "race on"))
+		cr_expect(!strncmp(r, "race on racy", 12),
+			  "a race on a heap block:\n%s", on);
+	free(on);
+	free(off);
+}
+
 /* A budget spent at a stop by the accesses logged before it: the
  * observation points go, and an int3 the thread had already met is not
  * the program's (before, it was sent SIGTRAP and died); the same
