@@ -984,3 +984,120 @@ Test(trampolines, futex_sites_are_whole_instructions)
 	memcpy(inside + 2, sc + 18, 8);
 	cr_assert_not(tramp_futex_syscall_site(inside, 10, 0x5000, &site));
 }
+
+/* An rdtsc (rdtscp) and the `mov %rdx, %r8` after it moved into an rdtsc
+ * slot (tramp_emit_tsc), called with random registers and flags: rax and
+ * rdx hold the clock times 3 split as the CPU splits the counter (rdtscp's
+ * ecx 0), the moved instruction runs, the clock advances by a quantum and
+ * a read is counted; every other register and every flag is as it was. */
+Test(trampolines, an_rdtsc_slot_answers_from_the_clock_and_keeps_the_rest)
+{
+	static const uint8_t bodies[2][8] = {
+		{ 0x0f, 0x31, 0x49, 0x89, 0xd0, 0xc3 },	/* rdtsc */
+		{ 0x0f, 0x01, 0xf9, 0x49, 0x89, 0xd0, 0xc3 }, /* rdtscp */
+	};
+
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("bmi2"))
+		cr_skip_test("this CPU has no BMI2 (the slot's rorx): ptloom "
+			     "keeps rdtsc at its int3 or fault here");
+	for (int k = 0; k < 2; k++) {
+		struct tramp_plan pl;
+		size_t len = k ? 6 : 5;
+
+		mem = mmap(NULL, PAGE_LEN + 2 * 4096,
+			   PROT_READ | PROT_WRITE | PROT_EXEC,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		cr_assert(mem != MAP_FAILED);
+		slot = mem + PAGE_LEN;
+		fn = slot + 4096;
+		memcpy(fn, bodies[k], sizeof(bodies[k]));
+		cr_assert(tramp_plan_span(fn, sizeof(bodies[k]), (uint64_t)fn,
+					  len, &pl));
+		cr_assert(tramp_emit_tsc(&pl, k == 1, (uint64_t)fn,
+					 (uint64_t)slot, (uint64_t)mem, slot));
+		tramp_jump((uint64_t)fn, (uint64_t)slot, fn);
+		struct page *pg = (struct page *)mem;
+
+		pg->quantum = 1000;
+		for (int round = 0; round < 200; round++) {
+			struct cpu in, out;
+			uint64_t now = rnd() >> 4, tsc = now * 3;
+
+			random_cpu(&in);
+			out = in;
+			pg->now = now;
+			pg->reads = 7;
+			call_with(&out, fn);
+			cr_assert_eq(out.g[0], tsc & 0xffffffffu, "eax");
+			cr_assert_eq(out.g[3], tsc >> 32, "edx");
+			cr_assert_eq(out.g[8], tsc >> 32, "the moved mov");
+			if (k)
+				cr_assert_eq(out.g[2], 0, "rdtscp's ecx");
+			cr_assert_eq(pg->now, now + 1000, "a quantum on");
+			cr_assert_eq(pg->reads, 8, "a clock read");
+			in.g[0] = out.g[0];
+			in.g[3] = out.g[3];
+			in.g[8] = out.g[8];
+			if (k)
+				in.g[2] = out.g[2];
+			same_cpu(&in, &out, k ? "rdtscp" : "rdtsc");
+		}
+		munmap(mem, PAGE_LEN + 2 * 4096);
+	}
+}
+
+/* free()'s slot (tramp_emit_free) logs the block, the chunk header before
+ * it (only for a nonzero, 16-aligned block: the word is left alone
+ * otherwise) and the return address, without the clock's quantum, and
+ * keeps every register and flag. */
+Test(trampolines, a_free_slot_logs_the_block_and_its_header)
+{
+	static const uint8_t body[] = { 0x48, 0x89, 0xc0, 0x90, 0x90, 0xc3 };
+	struct tramp_plan pl;
+
+	mem = mmap(NULL, PAGE_LEN + 2 * 4096,
+		   PROT_READ | PROT_WRITE | PROT_EXEC,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(mem != MAP_FAILED);
+	slot = mem + PAGE_LEN;
+	fn = slot + 4096;
+	memcpy(fn, body, sizeof(body));
+	cr_assert(tramp_plan(fn, sizeof(body), (uint64_t)fn, &pl));
+	cr_assert(tramp_emit_free(&pl, (uint64_t)fn, (uint64_t)slot, 3,
+				  (uint64_t)mem, slot));
+	tramp_jump((uint64_t)fn, (uint64_t)slot, fn);
+	uint64_t *table = (uint64_t *)(mem + TRAMP_TABLE);
+	/* a block: its header, then its bytes (past the log) */
+	uint64_t *blk = (uint64_t *)(mem + PAGE_LEN - 1024);
+	struct page *pg = (struct page *)mem;
+
+	table[3] = (uint64_t)slot + TRAMP_FAST;
+	pg->quantum = 1000;
+	for (int round = 0; round < 300; round++) {
+		struct cpu in, out;
+		uint64_t cur = TRAMP_LOG + 32 * (uint64_t)(rnd() % 100);
+		int kind = (int)(rnd() % 3); /* a block, NULL, misaligned */
+		uint64_t *e = (uint64_t *)(mem + cur);
+
+		random_cpu(&in);
+		blk[-1] = rnd();
+		in.g[5] = kind == 0   ? (uint64_t)blk
+			  : kind == 1 ? 0
+				      : (uint64_t)blk + 8;
+		out = in;
+		e[2] = 0x5555;
+		pg->cursor = cur;
+		pg->limit = cur + 32;
+		pg->now = 5000;
+		call_with(&out, fn);
+		same_cpu(&in, &out, "free logged");
+		cr_assert_eq(pg->cursor, cur + 32, "the commit");
+		cr_assert_eq(pg->now, 5000, "no quantum for an observation");
+		cr_assert_eq(e[0], 3, "the slot");
+		cr_assert_eq(e[1], in.g[5], "the block");
+		cr_assert_eq(e[2], kind == 0 ? blk[-1] : 0x5555, "the header");
+		cr_assert_eq(e[3], out.ret, "the return address");
+	}
+	munmap(mem, PAGE_LEN + 2 * 4096);
+}
