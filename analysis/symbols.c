@@ -27,6 +27,7 @@
 #include "demangle.h"
 #include "../tracer/elf.h"
 
+#include <ctype.h>
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
@@ -1141,10 +1142,38 @@ static bool system_library(const char *modname)
 }
 
 /*
+ * A sanitizer's runtime linked into the program (clang's default, where
+ * gcc's is libasan.so): its functions, C++ ones mangled in namespaces
+ * such as __sanitizer and __asan (_ZN11__sanitizer14internal__exitEi,
+ * _ZNK6__asan...), C ones prefixed (__asan_report_load1,
+ * __interceptor_malloc).
+ */
+static bool sanitizer_function(const char *sym)
+{
+	static const char *const prefixes[] = {
+		"__sanitizer", "__asan", "__lsan", "__ubsan", "__tsan",
+		"__msan", "__hwasan", "__interception", "__interceptor_",
+		"___interceptor_",
+	};
+
+	if (starts_with(sym, "_ZNK"))
+		sym += 4;
+	else if (starts_with(sym, "_ZN"))
+		sym += 3;
+	while (isdigit((unsigned char)*sym))
+		sym++;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (starts_with(sym, prefixes[i]))
+			return true;
+	return false;
+}
+
+/*
  * The C library's own failure path linked into a static executable
- * (abort, raise, the assertion and fortify helpers, the start code):
+ * (abort, raise, the assertion and fortify helpers, the start code), or
+ * a sanitizer's runtime linked into the program (its report's exit):
  * the frame that called it names the failure, as it does where the same
- * functions are in libc.so.
+ * functions are in libc.so or libasan.so.
  */
 static bool runtime_function(Dwfl_Module *mod, uint64_t pc)
 {
@@ -1165,7 +1194,7 @@ static bool runtime_function(Dwfl_Module *mod, uint64_t pc)
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (starts_with(sym, prefixes[i]))
 			return true;
-	return false;
+	return sanitizer_function(sym);
 }
 
 void symbols_user_location(struct symbols *s, int tid, char *buf, size_t len)

@@ -140,21 +140,22 @@ static void hidden_crash_named_under_jobs(const struct res *one)
 
 #define NO_LEAKS "ASAN_OPTIONS=detect_leaks=0"
 
-/* tests/targets/asan_use_after_free.c built with -fsanitize=address in
- * the test's directory; NULL (the test skipped, saying why) when the
- * compiler cannot build it or the result does not report natively. */
-static const char *asan_program(void)
+/* tests/targets/asan_use_after_free.c built by the compiler cc with
+ * -fsanitize=address in the test's directory, as name; NULL (the test
+ * skipped, saying why) when the compiler cannot build it or the result
+ * does not report natively. */
+static const char *asan_program_by(const char *cc, const char *name)
 {
 	static char cmd[3 * PATH_MAX], bin[PATH_MAX];
 
-	snprintf(bin, sizeof(bin), "%s", in_tmp("asan_uaf"));
-	snprintf(cmd, sizeof(cmd), "${CC:-cc} -fsanitize=address -g -O1 "
-		 "-o '%s' '%s' 2>&1", bin, script("asan_use_after_free.c"));
+	snprintf(bin, sizeof(bin), "%s", in_tmp(name));
+	snprintf(cmd, sizeof(cmd), "%s -fsanitize=address -g -O1 "
+		 "-o '%s' '%s' 2>&1", cc, bin, script("asan_use_after_free.c"));
 	struct res c = sh(cmd);
 
 	if (c.code) {
-		skip_note("skipping: the compiler cannot build with "
-			  "-fsanitize=address: %s", c.out);
+		skip_note("skipping: %s cannot build with "
+			  "-fsanitize=address: %s", cc, c.out);
 		res_free(&c);
 		return NULL;
 	}
@@ -168,6 +169,12 @@ static const char *asan_program(void)
 			  "report natively (exit %d): %.200s", n.code, n.out);
 	res_free(&n);
 	return ok ? bin : NULL;
+}
+
+/* the compiler of the build (gcc's runtime is libasan.so) */
+static const char *asan_program(void)
+{
+	return asan_program_by("${CC:-cc}", "asan_uaf");
 }
 
 /* A sanitizer's report ends a process by an exit of its runtime (status
@@ -253,6 +260,36 @@ Test(process_trees, correct_sanitizer_build_passes)
 		 and_true(bin));
 	assert_exit(r, 0);
 	assert_contains(summary(&r), "died of AddressSanitizer", "the summary");
+	res_free(&r);
+}
+
+/* clang links the sanitizer's runtime into the program (gcc's is
+ * libasan.so): the failure is named at the program's frame that made
+ * the report, not at the runtime's exit under it
+ * (__sanitizer::internal__exit), in a process behind a shell and in
+ * the command's own. */
+Test(process_trees, sanitizer_runtime_linked_into_the_program_names_its_caller)
+{
+	const char *bin = asan_program_by("clang", "asan_uaf_clang");
+
+	if (!bin)
+		cr_skip_test("no -fsanitize=address program built by clang");
+	/* (sync points and no minimisation: the location is the first
+	 * run's, and each run of it runs the symbolizer) */
+	struct res r = RUN9("--fail-on-child-crash", "--points", "sync",
+			    "--no-minimize", "--seed", SEED, "--", "sh", "-c",
+			    and_true(bin));
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash AddressSanitizer in P1 "
+			   "asan_uaf_clang T0 (main at asan_use_after_free.c:"
+			   "27)");
+	res_free(&r);
+	r = RUN9("--points", "sync", "--no-minimize", "--seed", SEED, "--",
+		 bin);
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL exit status 1 in T0 (main at "
+			   "asan_use_after_free.c:27)");
 	res_free(&r);
 }
 
