@@ -23,10 +23,17 @@
 #   criterion (2 tests, 2 workers)       2.5000      .1886     13.2x 1811.00x
 # Earlier (before the Criterion fix every Criterion run failed): sh -c
 # 1.34x and outer.sh 2.36x the bare cost at load ~10.
-# Most of a Criterion run is ~50,000 trapped rdtsc per process start-up
-# (mbedtls's HAVEGE entropy init, run by libgit2 from criterion_initialize,
-# in the runner and again in each re-exec'd worker), each a ptrace stop;
-# no fork checkpoint (nanomsg's eventfd is open at the first thread).
+# Most of a Criterion run was ~65,000 trapped rdtsc per process start-up
+# (mbedtls's entropy init, run by libgit2 from criterion_initialize, in the
+# runner and again in each re-exec'd worker), each a ptrace stop, until the
+# agent answered rdtsc in the program (INTERNALS, the agent's item 10); the
+# two "rdtsc at stops" rows run with PTLOOM_TSC_SLOTS=0.  December 2026,
+# load 3-5, PROC_RUNS=20 PROC_CRIT_RUNS=3:
+#   criterion --filter suite/locked       .3125      .1041      3.0x
+#   criterion (2 tests, 2 workers)        .2564      .1149      2.2x
+#     rdtsc at stops: --filter            .7142      .0892      8.0x
+#     rdtsc at stops: 2 tests             .9090      .1030      8.8x
+# No fork checkpoint (nanomsg's eventfd is open at the first thread).
 #
 #   bench/processes.sh            uses build/ (or $PTLOOM_BUILD)
 #   PROC_RUNS=200 PROC_CRIT_RUNS=20 bench/processes.sh
