@@ -374,15 +374,25 @@ static size_t crash_warnings(struct explore_opts *eo, struct explore_result *er,
 				 "ptloom replay %s--fail-on-child-crash %s -- "
 				 "%s",
 				 envs, n[k].file, quoted);
+		/* (a run the reduction cut short may end before the
+		 * process could die: said, so that "5 of 6" is not read as
+		 * a schedule that spared it) */
+		char cut[96] = "";
+
+		if (er->pruned)
+			snprintf(cut, sizeof(cut),
+				 ", %llu of them cut short by the search's "
+				 "reduction",
+				 (unsigned long long)er->pruned);
 		snprintf(n[k].msg, sizeof(n[k].msg),
-			 "%s died of %s%s%s%s in %llu of %llu run%s; the "
+			 "%s died of %s%s%s%s in %llu of %llu run%s%s; the "
 			 "command's exit status hid it (--fail-on-child-crash "
 			 "makes it a failure)",
 			 c->label, n[k].sig, c->where[0] ? " (" : "",
 			 esc(c->where), c->where[0] ? ")" : "",
 			 (unsigned long long)c->runs,
 			 (unsigned long long)er->runs,
-			 er->runs == 1 ? "" : "s");
+			 er->runs == 1 ? "" : "s", cut);
 		w[k] = (struct report_warning){
 			.kind = "child_crash",
 			.process = c->label,

@@ -21,6 +21,23 @@ static const char *and_true(const char *program)
  * reproduces it as a failure, exactly; the JSON report carries it. */
 static void hidden_crash_named_under_jobs(const struct res *one);
 
+/* The systematic search cuts runs short (its reduction): the hidden
+ * crash's count says how many of the runs it counts were, so that "7 of
+ * 60 runs" is not read as 53 schedules that spared the process. */
+Test(process_trees, hidden_crash_count_says_how_many_runs_were_cut_short)
+{
+	struct res r = RUN9("-n", "60", "--seed", SEED, "--", "sh", "-c",
+			    and_true(target("counter_race")));
+	char *w = line_with(r.out, "warning: ");
+
+	assert_exit(r, 3);
+	cr_assert_not_null(w, "no warning line:\n%s", r.out);
+	assert_contains(w, " runs, ", "the warning");
+	assert_contains(w, " of them cut short by the search's reduction; ",
+			"the warning");
+	res_free(&r);
+}
+
 Test(process_trees, crash_hidden_by_the_parent_is_named)
 {
 	struct res r = RUN9("-s", "random", "-n", "30", "--seed", SEED, "--",
