@@ -536,6 +536,13 @@ static struct bp *bp_at_or_after(struct process *s, uint64_t addr)
 	return lo < s->nbps ? &s->bps[lo] : NULL;
 }
 
+bool bp_near(struct process *p, uint64_t lo, uint64_t hi)
+{
+	struct bp *b = bp_at_or_after(p, lo > 15 ? lo - 15 : 0);
+
+	return b && b->addr < hi;
+}
+
 /* glibc's `mov` of that kind (TRAMP_FUTEX_*) back at site, through fd
  * (a /proc/PID/mem) or, with fd < 0, p's memory. */
 static void futex_site_restore(struct process *p, int fd, uint64_t site,
@@ -853,8 +860,11 @@ static int arm_bps(struct session *ss, struct process *s)
 
 	/* an rdtsc's slot whose moved bytes a breakpoint's would meet goes
 	 * back to its int3 first (tsc.c) */
-	for (size_t i = 0; i < s->nbps && s->tsc.nslot; i++)
-		tsc_unslot(s, s->bps[i].addr, s->bps[i].addr + 16);
+	for (int i = 0; i < s->tsc.n && s->tsc.nslot; i++)
+		if (s->tsc.slot[i] &&
+		    bp_near(s, s->tsc.site[i],
+			    s->tsc.site[i] + s->tsc.mlen[i]))
+			tsc_unslot(s, s->tsc.site[i], s->tsc.site[i] + 1);
 	for (size_t i = 0; i < s->nbps;) {
 		size_t j = span_end(s->bps, i, s->nbps, NULL);
 		uint64_t lo = s->bps[i].addr;

@@ -404,6 +404,9 @@ void tsc_restore(const struct process *p, int memfd);
  * tsc_fault_pc: the program's address of the instruction at pc in a
  * slot */
 bool tsc_slot_site(const struct process *p, uint64_t pc);
+/* bp.c: a breakpoint of p's (its address and the 15 bytes after it, its
+ * moved or emulated bytes) meets [lo, hi); p's breakpoints are sorted */
+bool bp_near(struct process *p, uint64_t lo, uint64_t hi);
 void tsc_unslot(struct process *p, uint64_t lo, uint64_t hi);
 bool tsc_fault_pc(const struct process *p, uint64_t pc, uint64_t *prog);
 /* agent.c: the address of p's rdtsc slot i (0: none), and which one pc

@@ -90,15 +90,6 @@ static bool bmi2(void)
 	return has;
 }
 
-/* A breakpoint's bytes (up to 16 from its address) meet [lo, hi). */
-static bool bp_near(const struct process *p, uint64_t lo, uint64_t hi)
-{
-	for (size_t i = 0; i < p->nbps; i++)
-		if (p->bps[i].addr < hi && p->bps[i].addr + 16 > lo)
-			return true;
-	return false;
-}
-
 /* The rdtsc (rdtscp) at a, len bytes, whose span of mlen bytes moves:
  * into a slot of the agent's region, answered there (tramp.h).  false:
  * it cannot (no region, no room, no BMI2, bytes not the file's). */
@@ -110,7 +101,7 @@ static bool put_slot(struct process *p, uint64_t a, int len, int mlen, int k)
 
 	if (!slot || mlen < 5 || mlen > 16 || !bmi2() ||
 	    mem_read(p, a, orig, (size_t)mlen) ||
-	    memchr(orig, 0xcc, (size_t)mlen) || bp_near(p, a - 15, a + mlen) ||
+	    memchr(orig, 0xcc, (size_t)mlen) || bp_near(p, a, a + mlen) ||
 	    !tramp_plan_span(orig, (size_t)mlen, a, (size_t)mlen, &pl) ||
 	    !tramp_emit_tsc(&pl, len == 3, a, slot, page, code))
 		return false;
