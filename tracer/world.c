@@ -1716,6 +1716,11 @@ static void schedule(struct session *s)
 			}
 			break;
 		case OP_WOKEN:
+			/* the kernel runs the call, with a signal pending: a
+			 * FIFO's open that can complete does (fifo_go), as a
+			 * partnered sleeper's does */
+			if (waits_fifo(t) && fifo_ready(s, t, false))
+				fifo_go(s, t);
 			if (!t->sig_rerun) {
 				syscall_close_fds(t);
 				break;
