@@ -30,7 +30,8 @@
  * FIFOs the run did not make (a test harness's, a shell's before the
  * run) stay the kernel's, as before: a process outside may be asleep in
  * its own open of one, which no descriptor shows, and a wait judged here
- * would never see it.
+ * would never see it; so do all FIFOs under --free-children (a child
+ * that runs freely opens its end in the kernel too).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -105,10 +106,8 @@ bool fifo_ready(struct session *s, struct thread *t, bool world)
 
 bool fifo_external(struct session *s, struct thread *t)
 {
-	/* a child that runs freely may open it any time; a process outside
-	 * that holds it may open it again */
-	return s->cfg->free_children || s->nfreep > 0 ||
-	       fdext_held_outside(s, t->fifo_key, HOLD_ANY);
+	/* a process outside that holds it may open it again */
+	return fdext_held_outside(s, t->fifo_key, HOLD_ANY);
 }
 
 /* ptloom's own descriptor of FIFO fd (an O_PATH one) in mode (O_RDONLY,

@@ -1149,7 +1149,10 @@ static bool fifo_point(struct session *s, struct thread *t, long nr)
 	struct stat sb;
 	int fd;
 
-	if (!s->nfifo_made || (flags & (O_NONBLOCK | O_PATH | O_DIRECTORY)) ||
+	/* a child that runs freely opens its end in the kernel, where its
+	 * wait shows in no descriptor: the kernel's, as before */
+	if (!s->nfifo_made || s->cfg->free_children ||
+	    (flags & (O_NONBLOCK | O_PATH | O_DIRECTORY)) ||
 	    ((flags & O_CREAT) && (flags & O_EXCL)) ||
 	    ((flags & O_ACCMODE) != O_RDONLY &&
 	     (flags & O_ACCMODE) != O_WRONLY))
