@@ -226,11 +226,12 @@ static const char *block_name(struct thread *t)
 	switch (t->block) {
 	case BLOCK_SLEEP: return "sleep";
 	case BLOCK_FD:
-		return waits_lock(t)  ? "flock"
-		       : waits_sem(t) ? (t->sem_nr == SYS_msgsnd   ? "msgsnd"
-					 : t->sem_nr == SYS_msgrcv ? "msgrcv"
-								   : "semop")
-				      : "read/write";
+		return waits_lock(t)   ? "flock"
+		       : waits_fifo(t) ? "open"
+		       : waits_sem(t)  ? (t->sem_nr == SYS_msgsnd   ? "msgsnd"
+					  : t->sem_nr == SYS_msgrcv ? "msgrcv"
+								    : "semop")
+				       : "read/write";
 	case BLOCK_POLL: return "poll";
 	case BLOCK_SIGNAL: return signal_wait_name(t);
 	case BLOCK_WAIT: return "wait";
@@ -316,6 +317,9 @@ void report_threads(struct session *s)
 			    t->block == BLOCK_VFORK || t->block == BLOCK_SIGNAL ||
 			    (t->block == BLOCK_FD && waits_sem(t)))
 				obj[0] = 0;
+			else if (t->block == BLOCK_FD && waits_fifo(t))
+				/* the FIFO's path */
+				fifo_describe(t, obj, sizeof(obj));
 			else if (t->block == BLOCK_FD)
 				/* the descriptor, not its encoded object */
 				timer_describe_fd(t->p->pid, (int)t->arg, obj,

@@ -77,8 +77,12 @@ static pid_t parent_of(pid_t pid)
  * its launcher and its checkpoint templates are its children) hold a
  * descriptor whose link reads `want` ("pipe:[123]", "socket:[456]")?
  * With only_tree, the question is the converse: does the program hold it?
+ * Without want, a descriptor of the file whose key is key
+ * (syscall_file_key: a named FIFO's link is its path) open as mode
+ * (HOLD_*) says.
  */
-static bool held(struct session *s, const char *want, bool only_tree)
+static bool held_by(struct session *s, const char *want, uint64_t key,
+		    int mode, bool only_tree)
 {
 	pid_t me = getpid();
 	DIR *d = opendir("/proc");
@@ -99,6 +103,12 @@ static bool held(struct session *s, const char *want, bool only_tree)
 			continue;
 		char dir[64];
 
+		if (!want) {
+			/* the file's key, open as mode asks */
+			found = syscall_holds_open((pid_t)pid, key, mode) &&
+				(only_tree || parent_of((pid_t)pid) != me);
+			continue;
+		}
 		snprintf(dir, sizeof(dir), "/proc/%ld/fd", pid);
 		DIR *fds = opendir(dir);
 		struct dirent *f;
@@ -126,6 +136,16 @@ static bool held(struct session *s, const char *want, bool only_tree)
 	}
 	closedir(d);
 	return found;
+}
+
+static bool held(struct session *s, const char *want, bool only_tree)
+{
+	return held_by(s, want, 0, HOLD_ANY, only_tree);
+}
+
+bool fdext_held_outside(struct session *s, uint64_t key, int mode)
+{
+	return held_by(s, NULL, key, mode, false);
 }
 
 /* The inode of a Unix socket's peer (sock_diag), 0 if none, -1 if unknown. */
@@ -611,6 +631,8 @@ bool syscall_fd_external(struct session *s, struct thread *t)
 		return flock_external(s, t, 0); /* holders come and go */
 	if (waits_sem(t))
 		return sem_external(s, t);
+	if (waits_fifo(t))
+		return fifo_external(s, t);
 	if (t->ext_known)
 		return t->ext;
 	bool ext = false;

@@ -375,6 +375,38 @@ bool flock_external(struct session *s, struct thread *t, int i);
  * its set gone?  May a process outside the program post it?
  * (tracer/sysvsem.c) */
 bool sem_ready(struct thread *t);
+/* A file's object key (device and inode), as syscall.c names files and
+ * pipes; does process pid hold a descriptor of it open for reading
+ * (HOLD_READ), writing (HOLD_WRITE) or either (syscall.c)? */
+enum { HOLD_ANY = 0, HOLD_READ, HOLD_WRITE };
+struct stat;
+uint64_t syscall_file_key(const struct stat *sb);
+bool syscall_holds_open(pid_t pid, uint64_t key, int want);
+/* does a process outside the program (and ptloom) hold a descriptor of
+ * the file whose key is key, open as mode (HOLD_*) says
+ * (tracer/fdext.c)? */
+bool fdext_held_outside(struct session *s, uint64_t key, int mode);
+/* tracer/fifo.c: the open of a FIFO the run made as a wait of the model.
+ * fifo_made: t's mknod or mknodat of path returned (a FIFO: the run's);
+ * fifo_is_runs: is the FIFO whose key is key one the run made?
+ * fifo_ready: would t's pending open complete now (world: counting the
+ * descriptors of processes outside the program too)?  fifo_external:
+ * may the world end its wait?  fifo_go: t's ready open goes to the
+ * kernel; fifo_opened: it returned (its exit); fifo_settle: ptloom's own
+ * descriptors no pending open needs any more are closed; fifo_free:
+ * all of them, at the run's end. */
+void fifo_made(struct session *s, struct thread *t, const char *path);
+bool fifo_is_runs(const struct session *s, uint64_t key);
+bool fifo_ready(struct session *s, struct thread *t, bool world);
+bool fifo_external(struct session *s, struct thread *t);
+void fifo_go(struct session *s, struct thread *t);
+void fifo_opened(struct session *s, struct thread *t);
+void fifo_settle(struct session *s);
+void fifo_free(struct session *s);
+/* the path of the FIFO t's pending open waits for */
+void fifo_describe(const struct thread *t, char *buf, size_t len);
+/* t's mknod or mknodat returned: fifo_made of its path (syscall.c) */
+void syscall_mknod_exit(struct session *s, struct thread *t);
 /* t's process opened descriptor fd to write or create: its regular file
  * is one whose I/O is a point while another process lives
  * (syscall.c) */

@@ -132,7 +132,7 @@ static long ksys(long nr, long a1, long a2, long a3, long a4, long a5)
 
 static int install_filter(uint64_t key)
 {
-	struct sock_filter f[9 + NTRACED + 10 + 7 + 6];
+	struct sock_filter f[9 + NTRACED + 12 + 7 + 6];
 	int k = 0;
 	const unsigned a5 = offsetof(struct seccomp_data, args[5]);
 
@@ -158,10 +158,11 @@ static int install_filter(uint64_t key)
 		/* on a match, jump to the RET_TRACE at the end */
 		f[k] = (struct sock_filter)BPF_JUMP(
 			BPF_JMP | BPF_JEQ | BPF_K, (unsigned)traced_syscalls[i],
-			(unsigned char)(NTRACED - i + 10 + 4 + 7), 0);
+			(unsigned char)(NTRACED - i + 12 + 4 + 7), 0);
 		k++;
 	}
-	/* open and openat only to write or create (checkpoint.c) */
+	/* open and openat only to write or create (checkpoint.c), or
+	 * without O_NONBLOCK (a FIFO's may wait: tracer/fifo.c) */
 	static const struct {
 		int nr;
 		unsigned flags;
@@ -170,12 +171,14 @@ static int install_filter(uint64_t key)
 
 	for (int i = 0; i < 2; i++) {
 		f[k++] = (struct sock_filter)BPF_JUMP(
-			BPF_JMP | BPF_JEQ | BPF_K, (unsigned)opens[i].nr, 0, 4);
+			BPF_JMP | BPF_JEQ | BPF_K, (unsigned)opens[i].nr, 0, 5);
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 						      opens[i].flags);
 		f[k++] = (struct sock_filter)BPF_JUMP(
 			BPF_JMP | BPF_JSET | BPF_K,
-			O_WRONLY | O_RDWR | O_CREAT | O_TRUNC, 0, 1);
+			O_WRONLY | O_RDWR | O_CREAT | O_TRUNC, 1, 0);
+		f[k++] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JSET | BPF_K, O_NONBLOCK | O_PATH, 1, 0);
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 						      SECCOMP_RET_TRACE);
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,

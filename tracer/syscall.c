@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
@@ -425,6 +426,33 @@ static uint64_t file_key(const struct stat *sb)
 	return ((uint64_t)sb->st_dev << 40) ^ sb->st_ino;
 }
 
+uint64_t syscall_file_key(const struct stat *sb)
+{
+	return file_key(sb);
+}
+
+/* Is descriptor fd (its name in /proc/PID/fd) of process pid open for
+ * want's access (its fdinfo's flags)? */
+static bool holds_for(pid_t pid, const char *fd, int want)
+{
+	char name[320], line[128];
+	unsigned long flags = 0;
+	bool got = false;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/fdinfo/%s", pid, fd);
+	if (!(f = fopen(name, "r")))
+		return false;
+	while (!got && fgets(line, sizeof(line), f))
+		got = sscanf(line, "flags: %lo", &flags) == 1;
+	fclose(f);
+	if (!got)
+		return false;
+	flags &= O_ACCMODE;
+	return flags == O_RDWR ||
+	       flags == (want == HOLD_WRITE ? O_WRONLY : O_RDONLY);
+}
+
 static uint64_t fd_object(struct session *s, int ourfd)
 {
 	struct stat sb;
@@ -561,8 +589,9 @@ void syscall_file_opened(struct thread *t, int fd)
 		p->wfile[p->nwfile++] = file_key(&sb);
 }
 
-/* Has process pid a descriptor of the file whose key is key? */
-static bool holds_open(pid_t pid, uint64_t key)
+/* Has process pid a descriptor of the file whose key is key, open for
+ * reading (want HOLD_READ), writing (HOLD_WRITE) or either (HOLD_ANY)? */
+bool syscall_holds_open(pid_t pid, uint64_t key, int want)
 {
 	char name[64];
 	DIR *d;
@@ -579,8 +608,8 @@ static bool holds_open(pid_t pid, uint64_t key)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(fd, sizeof(fd), "%s/%s", name, e->d_name);
-		found = stat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-			file_key(&sb) == key;
+		found = stat(fd, &sb) == 0 && file_key(&sb) == key &&
+			(want == HOLD_ANY || holds_for(pid, e->d_name, want));
 	}
 	closedir(d);
 	return found;
@@ -614,7 +643,7 @@ static bool io_shared(const struct session *s, const struct thread *t,
 	}
 	for (int i = 0; i < s->nprocs && written; i++)
 		if (s->procs[i] && s->procs[i] != t->p && !s->procs[i]->dead &&
-		    holds_open(s->procs[i]->pid, key))
+		    syscall_holds_open(s->procs[i]->pid, key, HOLD_ANY))
 			return true;
 	return false;
 }
@@ -942,7 +971,6 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 	struct pollfd p[POLL_MAX];
 	int n = 0;
 
-	(void)s;
 	for (int i = 0; i < t->npfd; i++) {
 		if (t->pkind[i] == FDK_FLOCK) {
 			if (flock_ready(t, i))
@@ -951,6 +979,11 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 		}
 		if (t->pkind[i] == FDK_SEM) {
 			if (sem_ready(t))
+				return true;
+			continue;
+		}
+		if (t->pkind[i] == FDK_FIFO) {
+			if (fifo_ready(s, t, false))
 				return true;
 			continue;
 		}
@@ -1082,6 +1115,90 @@ static bool record_lock_point(struct session *s, struct thread *t)
 	return lock_point(s, t, fd,
 			  (int)t->regs.rsi == F_OFD_SETLKW ? LK_OFD : LK_POSIX,
 			  fl.l_type == F_WRLCK, false);
+}
+
+/* path as t's process names it, relative to its descriptor dirfd (or
+ * its directory, or its root), as ptloom can look it up; -1: too long */
+static int at_path(const struct thread *t, int dirfd, const char *path,
+		   char *out, size_t n)
+{
+	int w;
+
+	if (path[0] == '/')
+		w = snprintf(out, n, "/proc/%d/root%s", t->tid, path);
+	else if (dirfd == AT_FDCWD)
+		w = snprintf(out, n, "/proc/%d/cwd/%s", t->tid, path);
+	else
+		w = snprintf(out, n, "/proc/%d/fd/%d/%s", t->tid, dirfd, path);
+	return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+static void read_path(struct thread *t, uint64_t addr, char *buf, size_t len);
+
+/*
+ * open or openat of a FIFO the run made, for reading or for writing and
+ * without O_NONBLOCK: a point, a wait as a read's until the other end is
+ * open or opening (tracer/fifo.c).  Any other open is the kernel's.
+ */
+static bool fifo_point(struct session *s, struct thread *t, long nr)
+{
+	struct user_regs_struct *r = &t->regs;
+	uint64_t flags = nr == SYS_openat ? r->rdx : r->rsi, key;
+	bool nofollow = flags & O_NOFOLLOW;
+	char path[PATH_MAX], full[PATH_MAX + 64];
+	struct stat sb;
+	int fd;
+
+	/* a child that runs freely opens its end in the kernel, where its
+	 * wait shows in no descriptor: the kernel's, as before */
+	if (!s->nfifo_made || s->cfg->free_children ||
+	    (flags & (O_NONBLOCK | O_PATH | O_DIRECTORY)) ||
+	    ((flags & O_CREAT) && (flags & O_EXCL)) ||
+	    ((flags & O_ACCMODE) != O_RDONLY &&
+	     (flags & O_ACCMODE) != O_WRONLY))
+		return false; /* it never waits */
+	read_path(t, nr == SYS_openat ? r->rsi : r->rdi, path, sizeof(path));
+	if (!path[0] ||
+	    at_path(t, nr == SYS_openat ? (int)r->rdi : AT_FDCWD, path, full,
+		    sizeof(full)) ||
+	    (nofollow ? lstat(full, &sb) : stat(full, &sb)) ||
+	    !S_ISFIFO(sb.st_mode) || !fifo_is_runs(s, syscall_file_key(&sb)))
+		return false;
+	key = syscall_file_key(&sb);
+	fd = open(full, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &sb) || syscall_file_key(&sb) != key) {
+		close(fd); /* renamed meanwhile: the kernel's */
+		return false;
+	}
+	t->pfd[0] = fd;
+	t->pev[0] = 0;
+	t->pkind[0] = FDK_FIFO;
+	t->npfd = 1;
+	t->ext_known = false;
+	t->nonblock = false;
+	t->poll_timeout_ms = -1;
+	t->fd_timeout_ns = 0;
+	t->fd_abs = false;
+	t->fifo_key = key;
+	t->fifo_write = (flags & O_ACCMODE) == O_WRONLY;
+	t->fifo_promised = false;
+	t->fifo_going = false;
+	return point(t, OP_SYSCALL, key_object(s, key), 0);
+}
+
+/* t's mknod or mknodat returned: a FIFO it made is the run's */
+void syscall_mknod_exit(struct session *s, struct thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+	bool at = r->orig_rax == SYS_mknodat;
+	char path[PATH_MAX], full[PATH_MAX + 64];
+
+	read_path(t, at ? r->rsi : r->rdi, path, sizeof(path));
+	if (path[0] && !at_path(t, at ? (int)r->rdi : AT_FDCWD, path, full,
+				sizeof(full)))
+		fifo_made(s, t, full);
 }
 
 static bool futex_point(struct session *s, struct thread *t)
@@ -1886,6 +2003,11 @@ bool syscall_enter(struct session *s, struct thread *t)
 					MSG_DONTWAIT);
 	case SYS_open:
 	case SYS_openat:
+		/* to read: the filter stops it only for a FIFO's open */
+		if (!((nr == SYS_openat ? r->rdx : r->rsi) &
+		      (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)))
+			return fifo_point(s, t, nr);
+	/* fall through */
 	case SYS_openat2:
 	case SYS_creat:
 	case SYS_unlink:
@@ -1915,6 +2037,12 @@ bool syscall_enter(struct session *s, struct thread *t)
 		if (nr == SYS_open || nr == SYS_openat || nr == SYS_openat2 ||
 		    nr == SYS_creat)
 			thread_fix_at_exit(t, r);
+		/* a FIFO made: the run's, at the exit (syscall_mknod_exit) */
+		if ((nr == SYS_mknod && (r->rsi & S_IFMT) == S_IFIFO) ||
+		    (nr == SYS_mknodat && (r->rdx & S_IFMT) == S_IFIFO))
+			thread_fix_at_exit(t, r);
+		if (nr == SYS_open || nr == SYS_openat)
+			return fifo_point(s, t, nr);
 		return handled();
 	case SYS_semget:
 	case SYS_msgget:
@@ -2358,6 +2486,8 @@ static bool fd_execute(struct session *s, struct thread *t)
 		return true;
 	}
 	if (t->nonblock || syscall_fd_ready(s, t)) {
+		if (waits_fifo(t))
+			fifo_go(s, t);
 		syscall_close_fds(t);
 		return true;
 	}
@@ -2399,9 +2529,10 @@ bool syscall_execute(struct session *s, struct thread *t)
 		skip(t, 0);
 		return true;
 	case OP_SYSCALL:
-		/* a lock free now, or no wait (LOCK_NB, LOCK_UN): the
-		 * kernel's to take, as a ready descriptor's operation */
-		if (waits_lock(t) || waits_sem(t))
+		/* a lock free now, or no wait (LOCK_NB, LOCK_UN), a FIFO's
+		 * other end open: the kernel's to take, as a ready
+		 * descriptor's operation */
+		if (waits_lock(t) || waits_sem(t) || waits_fifo(t))
 			return fd_execute(s, t);
 		return signal_execute(s, t);
 	case OP_WAIT4:

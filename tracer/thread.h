@@ -49,8 +49,10 @@ enum block_kind {
  * signals (tracer/signal.c:signal_fd_ready()). */
 enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD,
        FDK_FLOCK, /* a flock(2) request: pev 1 shared, 2 exclusive */
-       FDK_SEM /* a SysV semop, msgsnd or msgrcv (tracer/sysvsem.c):
-		* pfd -1 */ };
+       FDK_SEM, /* a SysV semop, msgsnd or msgrcv (tracer/sysvsem.c):
+		 * pfd -1 */
+       FDK_FIFO /* an open of a FIFO (tracer/fifo.c): pfd an O_PATH
+		 * descriptor of it */ };
 
 #define WAIT_PATH 48 /* instructions of a spin's turn remembered */
 #define TSO_MAX 16 /* stores a thread's store buffer holds (tso.c) */
@@ -111,6 +113,13 @@ struct thread {
 	int msg_flg;
 	int64_t msg_type;
 	uint64_t msg_size;
+	/* an open of a FIFO waited for (FDK_FIFO): the FIFO's file key, for
+	 * writing (else reading); fifo_promised once another thread's open
+	 * of the other end let the kernel complete it (it is counted as the
+	 * kernel counts a sleeper in its open: ready, whatever comes);
+	 * fifo_going from its execution to its exit (thread_exit_fix) */
+	uint64_t fifo_key;
+	bool fifo_write, fifo_promised, fifo_going;
 	int st;			/* enum sched_state */
 	bool starting;		/* cloned, its first stop not seen yet */
 	bool held;		/* BLOCK_HELD: at its exec event stop */
@@ -279,6 +288,12 @@ static inline bool waits_lock(const struct thread *t)
 static inline bool waits_sem(const struct thread *t)
 {
 	return t->npfd == 1 && t->pkind[0] == FDK_SEM;
+}
+
+/* t's pending operation is an open of a FIFO (tracer/fifo.c) */
+static inline bool waits_fifo(const struct thread *t)
+{
+	return t->npfd == 1 && t->pkind[0] == FDK_FIFO;
 }
 
 struct thread *session_new_thread(struct session *s, pid_t tid,

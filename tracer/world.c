@@ -1270,7 +1270,7 @@ static bool outside_wait(struct session *s, const struct choice *c,
 		}
 		for (int k = 0; k < t->npfd && n < 4 * POLL_MAX; k++)
 			if (t->pkind[k] == FDK_FLOCK ||
-			    t->pkind[k] == FDK_SEM)
+			    t->pkind[k] == FDK_SEM || t->pkind[k] == FDK_FIFO)
 				flk = true;
 			else if (t->pfd[k] >= 0)
 				p[n++] = (struct pollfd){ .fd = t->pfd[k],
@@ -1334,8 +1334,8 @@ static bool outside_wait(struct session *s, const struct choice *c,
 		    (s->cfg->timeout - (now - s->t0)) * 1000 < ms)
 			ms = (s->cfg->timeout - (now - s->t0)) * 1000;
 		if (flk && ms > 20)
-			ms = 20; /* no descriptor says when a flock is free
-				  * or a semaphore posted */
+			ms = 20; /* no descriptor says when a flock is free,
+				  * a semaphore posted or a FIFO opened */
 		if (poll(p, (nfds_t)n, ms < 1 ? 1 : (int)ms) > 0)
 			return true;
 		for (int i = 0; flk && i < s->nth; i++) {
@@ -1343,7 +1343,8 @@ static bool outside_wait(struct session *s, const struct choice *c,
 
 			if (t->st == SCHED_BLOCKED && t->block == BLOCK_FD &&
 			    ((waits_lock(t) && flock_ready(t, 0)) ||
-			     (waits_sem(t) && sem_ready(t))))
+			     (waits_sem(t) && sem_ready(t)) ||
+			     (waits_fifo(t) && fifo_ready(s, t, true))))
 				return true;
 		}
 	}
@@ -1410,6 +1411,8 @@ static void take_step(struct session *s, struct thread *t, bool preempt,
 /* Threads blocked on descriptors that are ready now can run. */
 static void wake_ready_fds(struct session *s)
 {
+	if (s->nfifo_bridge)
+		fifo_settle(s); /* a promised open's thread gone */
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
 
@@ -1713,6 +1716,11 @@ static void schedule(struct session *s)
 			}
 			break;
 		case OP_WOKEN:
+			/* the kernel runs the call, with a signal pending: a
+			 * FIFO's open that can complete does (fifo_go), as a
+			 * partnered sleeper's does */
+			if (waits_fifo(t) && fifo_ready(s, t, false))
+				fifo_go(s, t);
 			if (!t->sig_rerun) {
 				syscall_close_fds(t);
 				break;
@@ -2580,6 +2588,7 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 	}
 	for (int i = 0; i < s->nth; i++)
 		syscall_close_fds(&s->th[i]);
+	fifo_free(s);
 	free(s->th);
 	free(s->fdobj);
 	process_note_last_exec(s);

@@ -65,6 +65,16 @@ struct session {
 	 * shmget: the syscall, the id), removed when the run is over */
 	struct { long nr; int id; } ipc[32];
 	int nipc;
+	/* FIFOs the run made (mknod, mknodat: their file keys), whose opens
+	 * are waits of the model (tracer/fifo.c); ptloom's own descriptors
+	 * of such FIFOs (in mode O_RDONLY, O_WRONLY or O_RDWR) while opens
+	 * the kernel would count are pending (owner -1, for the promised
+	 * opens of that mode) or while a promised open is in the kernel
+	 * (owner its T-number) */
+	uint64_t fifo_made[32];
+	int nfifo_made;
+	struct { uint64_t key; int fd, mode, owner; } fifo_bridge[8];
+	int nfifo_bridge;
 	pid_t sym_pid;		/* the process the symbolizer is attached to */
 	int outfd;		/* memfd with the program's output */
 	struct thread *th;	/* indexed by T-number */

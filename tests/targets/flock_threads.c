@@ -16,9 +16,9 @@
  *           file must not get it (a run forked from a checkpoint shares
  *           the template's description: one run's unlock was the next
  *           run's, a false failure);
- *   fifo    a thread opens the FIFO argv[1].fifo for reading, which waits
- *           in the kernel until main opens it for writing, after a
- *           sleep: a wait ptloom does not schedule.
+ *   vmsplice  a thread vmsplices a byte into a full pipe, which waits in
+ *           the kernel until main reads from the pipe, after a sleep: a
+ *           wait ptloom does not schedule.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -121,7 +122,7 @@ static void add_in_file(void)
 	close(fd);
 }
 
-static char fifo[4096];
+static int full[2]; /* the "vmsplice" mode's pipe */
 
 /* a thread that only exists (the "held" mode's) */
 static void *nothing(void *arg)
@@ -129,10 +130,14 @@ static void *nothing(void *arg)
 	return arg;
 }
 
-static void *fifo_reader(void *arg)
+static void *splicer(void *arg)
 {
+	char c = 'x';
+	struct iovec v = { &c, 1 };
+
 	(void)arg;
-	close(open(fifo, O_RDONLY));
+	if (vmsplice(full[1], &v, 1, 0) != 1)
+		abort();
 	return NULL;
 }
 
@@ -171,16 +176,21 @@ int main(int argc, char **argv)
 		flock(fd, LOCK_UN);
 		return r == 0;
 	}
-	if (!strcmp(mode, "fifo")) {
-		snprintf(fifo, sizeof(fifo), "%s.fifo", path);
-		unlink(fifo);
-		if (mkfifo(fifo, 0600))
+	if (!strcmp(mode, "vmsplice")) {
+		char b[4096];
+
+		if (pipe(full) || fcntl(full[1], F_SETFL, O_NONBLOCK))
 			return 2;
-		pthread_create(&t[0], NULL, fifo_reader, NULL);
+		memset(b, 'f', sizeof(b));
+		while (write(full[1], b, sizeof(b)) > 0)
+			;
+		if (fcntl(full[1], F_SETFL, 0))
+			return 2;
+		pthread_create(&t[0], NULL, splicer, NULL);
 		usleep(1000);
-		close(open(fifo, O_WRONLY));
+		if (read(full[0], b, sizeof(b)) <= 0)
+			return 2;
 		pthread_join(t[0], NULL);
-		unlink(fifo);
 		return 0;
 	}
 	for (long i = 0; i < 2; i++)
