@@ -1256,6 +1256,7 @@ static bool outside_wait(struct session *s, const struct choice *c,
 	int n = 0, who = -1;
 	bool flk = false; /* a flock another process holds: look again */
 	bool sem = false; /* who waits on a semaphore set */
+	bool fifo = false; /* who waits in a FIFO's open */
 
 	for (int i = 0; i < s->nth; i++) {
 		struct thread *t = &s->th[i];
@@ -1267,6 +1268,7 @@ static bool outside_wait(struct session *s, const struct choice *c,
 		if (who < 0) {
 			who = t->idx;
 			sem = waits_sem(t);
+			fifo = waits_fifo(t);
 		}
 		for (int k = 0; k < t->npfd && n < 4 * POLL_MAX; k++)
 			if (t->pkind[k] == FDK_FLOCK ||
@@ -1323,9 +1325,12 @@ static bool outside_wait(struct session *s, const struct choice *c,
 				     sem ? "SysV semaphore set or message "
 					   "queue found by its key, which "
 					   "another process may post or send to"
-					 : "descriptor only another process, "
-					   "a server or a terminal can make "
-					   "ready");
+				     : fifo ? "FIFO's open, whose other end "
+					      "only a process outside the "
+					      "program can still open"
+					    : "descriptor only another process, "
+					      "a server or a terminal can make "
+					      "ready");
 			return true;
 		}
 		if (budget >= 0 && (budget - (now - start)) * 1000 < ms)
