@@ -161,8 +161,12 @@ static int install_filter(uint64_t key)
 			(unsigned char)(NTRACED - i + 12 + 4 + 7), 0);
 		k++;
 	}
-	/* open and openat only to write or create (checkpoint.c), or
-	 * without O_NONBLOCK (a FIFO's may wait: tracer/fifo.c) */
+	/* open and openat only to write or create (checkpoint.c), or to
+	 * read with none of O_NONBLOCK, O_PATH, O_CLOEXEC, O_NOCTTY or
+	 * O_DIRECTORY: a FIFO's may wait (tracer/fifo.c), as a shell's `<`
+	 * or a plain open(path, O_RDONLY) does; ld.so's, an interpreter's
+	 * and a compiler's reads (O_CLOEXEC, O_NOCTTY: hundreds a run) are
+	 * no stops, and a FIFO opened so stays the kernel's */
 	static const struct {
 		int nr;
 		unsigned flags;
@@ -178,7 +182,10 @@ static int install_filter(uint64_t key)
 			BPF_JMP | BPF_JSET | BPF_K,
 			O_WRONLY | O_RDWR | O_CREAT | O_TRUNC, 1, 0);
 		f[k++] = (struct sock_filter)BPF_JUMP(
-			BPF_JMP | BPF_JSET | BPF_K, O_NONBLOCK | O_PATH, 1, 0);
+			BPF_JMP | BPF_JSET | BPF_K,
+			O_NONBLOCK | O_PATH | O_CLOEXEC | O_NOCTTY |
+				O_DIRECTORY,
+			1, 0);
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 						      SECCOMP_RET_TRACE);
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
