@@ -13,9 +13,13 @@
  * O_NONBLOCK open for writing without a reader is the kernel's ENXIO).
  * A ready open is the kernel's; one that is not blocks (BLOCK_FD) until
  * another thread's open or a fork makes it ready, judged again at every
- * scheduling round; one nobody can end is a deadlock (the FIFO is the
- * program's), unless a process outside the program holds it (then the
- * world's: waited for in real time, up to --timeout).
+ * scheduling round; one nobody in the program can end waits for the
+ * world (fifo_external: a process outside may open the other end by the
+ * FIFO's name; waited for in real time, up to --timeout: INCOMPLETE, never
+ * a deadlock a correct server would get).  Opens for reading with
+ * O_CLOEXEC, O_NOCTTY or O_DIRECTORY pass the seccomp filter without a
+ * stop (spawn.c: ld.so's, interpreters' and compilers' reads): a FIFO
+ * opened so is the kernel's.
  *
  * The kernel counts a thread asleep in its open as a reader (writer) at
  * once, and completes it as soon as the other end is opened, whatever
