@@ -144,6 +144,12 @@ int cmd_races(int argc, char **argv)
 			d.runs, d.failed_runs, (unsigned long long)d.obs_stops,
 			(unsigned long long)d.obs_logged,
 			(unsigned long long)d.obs_steps, d.forked);
+	if (getenv("PTLOOM_STATS") && d.nhidden)
+		fprintf(stderr, "ptloom: race discovery: %zu pairs only the "
+				"lazy joins of shared objects' atomics order "
+				"(not reported: the release may have come "
+				"late)\n",
+			d.nhidden);
 	if (getenv("PTLOOM_STATS") && d.stack_shared)
 		fprintf(stderr, "ptloom: race discovery: a thread's stack "
 				"shared with another, %d runs observed "
