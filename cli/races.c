@@ -144,12 +144,6 @@ int cmd_races(int argc, char **argv)
 			d.runs, d.failed_runs, (unsigned long long)d.obs_stops,
 			(unsigned long long)d.obs_logged,
 			(unsigned long long)d.obs_steps, d.forked);
-	if (getenv("PTLOOM_STATS") && d.nhidden)
-		fprintf(stderr, "ptloom: race discovery: %zu pairs only the "
-				"lazy joins of shared objects' atomics order "
-				"(not reported: the release may have come "
-				"late)\n",
-			d.nhidden);
 	if (getenv("PTLOOM_STATS") && d.stack_shared)
 		fprintf(stderr, "ptloom: race discovery: a thread's stack "
 				"shared with another, %d runs observed "
@@ -307,6 +301,14 @@ int cmd_races(int argc, char **argv)
 		}
 		printf("\n");
 	}
+	if (!json && !co.quiet && d.nhidden)
+		printf("%sptloom: not reported: %zu pair%s ordered only by "
+		       "taking a thread that left a\nshared object's atomic "
+		       "word nonzero to have released it by another's next\n"
+		       "touch (an unlock may be a store nobody sees; `ptloom "
+		       "run` interleaves there)\n",
+		       nrep || npos || nleft ? "\n" : "", d.nhidden,
+		       d.nhidden == 1 ? "" : "s");
 	if (json) {
 		printf("\n  ],\n  \"possible\": %zu,\n  \"not_reported\": { "
 		       "\"on_atomics\": %zu, \"in_runtime\": %zu, "

@@ -1310,10 +1310,19 @@ Test(real, tbb_parallel_for_lost_update_between_chunks)
 					       "libtbb-dev"),
 			 NULL };
 	char *racy[] = { prog[0], "racy", NULL };
+	char *argv[] = { (char *)ptloom(), "races", "--seed", SEED, "--",
+			 prog[0], "racy", NULL };
 
 	never_fails("20", NULL, prog);
 	races_says(prog, 0, NULL);
 	found_and_replayed("FAIL crash SIGABRT", racy, NULL, NULL);
+	/* `ptloom races` does not report the pair but says it left it out */
+	struct res r = run_argv(argv, 200);
+
+	cr_expect(strstr(r.out, "not reported: ") &&
+			  strstr(r.out, " ordered only by taking a thread"),
+		  "`%s` exit %d:\n%s%s", r.cmd, r.code, r.out, r.err);
+	res_free(&r);
 }
 
 /* Debian ships a program's DWARF apart (-dbgsym packages under
