@@ -88,6 +88,10 @@ struct discovery {
 	int limit_run;		/* its number, 1-based */
 	bool time_up;		/* stop_wall ended it (after limit_run) */
 	char limit_why[MSG_MAX];
+	/* pairs only the lazy joins of shared objects' atomics order
+	 * (discover.c hidden_pairs): points, not reported races */
+	struct race_pair *hidden;
+	size_t nhidden;
 	uint64_t *extra_pcs;	/* other instructions touching racy data */
 	size_t nextra;
 	uint64_t *atomic_pcs;	/* instructions on atomics shared by threads */

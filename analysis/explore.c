@@ -675,6 +675,7 @@ static int explore_serial(const struct explore_opts *o0,
 			for (size_t i = 0; disc.feedback_costly &&
 					   i < disc.nraces; i++)
 				r->discovery_costly += disc.races[i].by_feedback;
+			r->discovery_hidden = disc.nhidden;
 			r->discovery_stack_shared = disc.stack_shared;
 			r->discovery_stack_runs = disc.stack_runs;
 			r->discovery_stack_unobserved = disc.stack_unobserved;

@@ -187,6 +187,9 @@ struct explore_result {
 	/* races feedback runs found that are no points: too costly
 	 * (discover.c FEEDBACK_STEPS) */
 	size_t discovery_costly;
+	/* pairs only the lazy joins of shared objects' atomics order:
+	 * points, not races (discovery.hidden) */
+	size_t discovery_hidden;
 	/* discovery runs that observed only the language runtime's atomics
 	 * (Go's runtime after the first run) */
 	int discovery_runtime_atomics;

@@ -301,6 +301,14 @@ int cmd_races(int argc, char **argv)
 		}
 		printf("\n");
 	}
+	if (!json && !co.quiet && d.nhidden)
+		printf("%sptloom: not reported: %zu pair%s ordered only by "
+		       "taking a thread that left a\nshared object's atomic "
+		       "word nonzero to have released it by another's next\n"
+		       "touch (an unlock may be a store nobody sees; `ptloom "
+		       "run` interleaves there)\n",
+		       nrep || npos || nleft ? "\n" : "", d.nhidden,
+		       d.nhidden == 1 ? "" : "s");
 	if (json) {
 		printf("\n  ],\n  \"possible\": %zu,\n  \"not_reported\": { "
 		       "\"on_atomics\": %zu, \"in_runtime\": %zu, "

@@ -1714,6 +1714,11 @@ minimized:
 				"shared with another, %d runs observed "
 				"stack-relative accesses\n",
 			er.discovery_stack_runs);
+	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_hidden)
+		fprintf(stderr, "ptloom: race discovery: %zu pairs only "
+				"the lazy joins of shared objects' atomics "
+				"order are points, not races\n",
+			er.discovery_hidden);
 	if (!co.quiet && getenv("PTLOOM_STATS") && er.discovery_costly)
 		fprintf(stderr, "ptloom: race discovery: %zu races its "
 				"feedback runs found are no points (too "

@@ -48,6 +48,7 @@ if [ "${1:-}" = --tests ]; then
 	optional+=(golang-go)	# tests/real: Go's runtime (about 335 MB)
 	optional+=(rustc)	# tests/real: Rust's std threads
 	optional+=(libboost-thread-dev)	# tests/real: Boost.Asio's thread pool
+	optional+=(libtbb-dev)	# tests/real: oneTBB's parallel_for
 fi
 
 missing=()
