@@ -698,6 +698,24 @@ static bool file_at_point(struct session *s, struct thread *t, long nr)
 			  &sb);
 }
 
+/* t's wait on one descriptor fd (ptloom's copy of the tracee's, or -1 for
+ * an object with no descriptor) for events ev, whose readiness kind
+ * (FDK_*) says who judges: no poll timeout, the descriptor's own
+ * (timeout_ns, absolute when abs) */
+static void one_fd_wait(struct thread *t, int fd, short ev, uint8_t kind,
+			bool nonblock, uint64_t timeout_ns, bool abs)
+{
+	t->pfd[0] = fd;
+	t->pev[0] = ev;
+	t->pkind[0] = kind;
+	t->npfd = 1;
+	t->ext_known = false;
+	t->nonblock = nonblock;
+	t->poll_timeout_ms = -1;
+	t->fd_timeout_ns = timeout_ns;
+	t->fd_abs = abs;
+}
+
 /*
  * The timeout a blocking operation of this kind waits on socket ourfd for
  * (SO_RCVTIMEO for a read or an accept, SO_SNDTIMEO for a write or a
@@ -739,15 +757,10 @@ static bool fd_point(struct session *s, struct thread *t, int kind,
 		close(fd);
 		return handled();
 	}
-	t->pfd[0] = fd;
-	t->pev[0] = events;
-	t->pkind[0] = fd_kind(t, fd);
-	t->npfd = 1;
-	t->ext_known = false;
-	t->nonblock = dontwait || (fcntl(fd, F_GETFL) & O_NONBLOCK);
-	t->poll_timeout_ms = -1;
-	t->fd_timeout_ns = t->nonblock ? 0 : sock_timeout_ns(fd, kind);
-	t->fd_abs = false;
+	bool nb = dontwait || (fcntl(fd, F_GETFL) & O_NONBLOCK);
+
+	one_fd_wait(t, fd, events, fd_kind(t, fd), nb,
+		    nb ? 0 : sock_timeout_ns(fd, kind), false);
 	point(t, kind, fd_object(s, fd), (int64_t)t->regs.rdi);
 	if (kind == OP_WRITE)
 		bigwrite_prepare(t);
@@ -949,15 +962,8 @@ static bool mq_point(struct session *s, struct thread *t, int kind,
 		close(fd);
 		return handled();
 	}
-	t->pfd[0] = fd;
-	t->pev[0] = events;
-	t->pkind[0] = FDK_PLAIN;
-	t->npfd = 1;
-	t->ext_known = false;
-	t->nonblock = fcntl(fd, F_GETFL) & O_NONBLOCK;
-	t->poll_timeout_ms = -1;
-	t->fd_timeout_ns = 0;
-	t->fd_abs = t->regs.r8 != 0;
+	one_fd_wait(t, fd, events, FDK_PLAIN, fcntl(fd, F_GETFL) & O_NONBLOCK,
+		    0, t->regs.r8 != 0);
 	if (t->fd_abs) {
 		time_observed(s);
 		t->fd_deadline = ns > s->realtime_base ? ns - s->realtime_base
@@ -1012,15 +1018,7 @@ bool syscall_fd_ready(struct session *s, struct thread *t)
 static bool lock_point(struct session *s, struct thread *t, int fd, int kind,
 		       bool excl, bool nonblock)
 {
-	t->pfd[0] = fd;
-	t->pev[0] = excl ? 2 : 1;
-	t->pkind[0] = FDK_FLOCK;
-	t->npfd = 1;
-	t->ext_known = false;
-	t->nonblock = nonblock;
-	t->poll_timeout_ms = -1;
-	t->fd_timeout_ns = 0;
-	t->fd_abs = false;
+	one_fd_wait(t, fd, excl ? 2 : 1, FDK_FLOCK, nonblock, 0, false);
 	t->lk_kind = (uint8_t)kind;
 	return point(t, OP_SYSCALL, fd_object(s, fd), (int64_t)t->regs.rdi);
 }
@@ -1040,15 +1038,7 @@ static bool sem_point(struct session *s, struct thread *t, long nr)
 
 	if (timed && read_ts(t, t->regs.r10, &ns))
 		return handled();
-	t->pfd[0] = -1;
-	t->pev[0] = 0;
-	t->pkind[0] = FDK_SEM;
-	t->npfd = 1;
-	t->ext_known = false;
-	t->nonblock = false;
-	t->poll_timeout_ms = -1;
-	t->fd_timeout_ns = 0;
-	t->fd_abs = timed;
+	one_fd_wait(t, -1, 0, FDK_SEM, false, 0, timed);
 	if (timed) {
 		time_observed(s);
 		t->fd_deadline = s->now + ns;
@@ -1172,15 +1162,7 @@ static bool fifo_point(struct session *s, struct thread *t, long nr)
 		close(fd); /* renamed meanwhile: the kernel's */
 		return false;
 	}
-	t->pfd[0] = fd;
-	t->pev[0] = 0;
-	t->pkind[0] = FDK_FIFO;
-	t->npfd = 1;
-	t->ext_known = false;
-	t->nonblock = false;
-	t->poll_timeout_ms = -1;
-	t->fd_timeout_ns = 0;
-	t->fd_abs = false;
+	one_fd_wait(t, fd, 0, FDK_FIFO, false, 0, false);
 	t->fifo_key = key;
 	t->fifo_write = (flags & O_ACCMODE) == O_WRONLY;
 	t->fifo_promised = false;
