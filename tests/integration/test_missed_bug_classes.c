@@ -7,6 +7,15 @@
 TestSuite(missed_bug_classes, .init = setup, .fini = teardown,
 	  .timeout = 300);
 
+/* A correct twin's run: PASS, complete to the default bound */
+static void passes_complete(struct res r)
+{
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	assert_contains(r.out, "complete to preemption bound 2", "summary");
+	res_free(&r);
+}
+
 /* Twenty turns that must strictly alternate (19 switches): beyond any
  * preemption bound; the round-robin samples of the hybrid make it. */
 Test(missed_bug_classes, strict_alternation_of_ten_turns_each)
@@ -42,11 +51,7 @@ Test(missed_bug_classes, window_between_a_store_and_a_racing_load)
 	replays_exactly(&r, "publish_early.c:");
 	res_free(&r);
 
-	r = RUN(target("publish_early_fixed"), "--seed", SEED);
-	assert_exit(r, 0);
-	assert_summary(&r, "ptloom: PASS ");
-	assert_contains(r.out, "complete to preemption bound 2", "summary");
-	res_free(&r);
+	passes_complete(RUN(target("publish_early_fixed"), "--seed", SEED));
 }
 
 /* An SPSC FIFO of linked heap nodes whose producer links a node before it
@@ -66,11 +71,7 @@ static void spin_window(const char *buggy, const char *fixed)
 	replays_exactly(&r, "spsc_linked_fifo.c:");
 	res_free(&r);
 
-	r = RUN(target(fixed), "--seed", SEED, "-n", "10000");
-	assert_exit(r, 0);
-	assert_summary(&r, "ptloom: PASS ");
-	assert_contains(r.out, "complete to preemption bound 2", "summary");
-	res_free(&r);
+	passes_complete(RUN(target(fixed), "--seed", SEED, "-n", "10000"));
 }
 
 Test(missed_bug_classes, consumer_spinning_at_the_moment_a_node_is_linked_O0)
@@ -137,11 +138,7 @@ static void store_buffering(const char *buggy, const char *fixed)
 	assert_contains(r.out, ", bound 2;", "summary");
 	res_free(&r);
 
-	r = RUN(target(fixed), "--seed", SEED);
-	assert_exit(r, 0);
-	assert_summary(&r, "ptloom: PASS ");
-	assert_contains(r.out, "complete to preemption bound 2", "summary");
-	res_free(&r);
+	passes_complete(RUN(target(fixed), "--seed", SEED));
 
 	/* --points without tso: sequentially consistent, as before */
 	r = RUN(target(buggy), "--seed", SEED, "--points", "sync,races");
@@ -212,11 +209,7 @@ static void stack_data(const char *buggy, const char *fixed)
 			"races");
 	res_free(&r);
 
-	r = RUN(target(fixed), "--seed", SEED);
-	assert_exit(r, 0);
-	assert_summary(&r, "ptloom: PASS ");
-	assert_contains(r.out, "complete to preemption bound 2", "summary");
-	res_free(&r);
+	passes_complete(RUN(target(fixed), "--seed", SEED));
 }
 
 Test(missed_bug_classes, lost_update_on_data_on_a_threads_stack_O0)

@@ -49,6 +49,18 @@ static uint8_t *slot, *fn;
 static volatile uint64_t trap_regs[18];
 static volatile int traps;
 
+/* mem: the page (PAGE_LEN) and pages more after it, read, write and
+ * execute; slot at the first of those, fn fn_at pages after it */
+static void map_code(size_t pages, size_t fn_at)
+{
+	mem = mmap(NULL, PAGE_LEN + pages * 4096,
+		   PROT_READ | PROT_WRITE | PROT_EXEC,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(mem != MAP_FAILED);
+	slot = mem + PAGE_LEN;
+	fn = slot + fn_at * 4096;
+}
+
 static void on_trap(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
@@ -77,12 +89,7 @@ static void setup(void)
 	struct tramp_plan pl;
 	struct sigaction sa;
 
-	mem = mmap(NULL, PAGE_LEN + 2 * 4096, PROT_READ | PROT_WRITE |
-						      PROT_EXEC,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	cr_assert(mem != MAP_FAILED);
-	slot = mem + PAGE_LEN;
-	fn = slot + 4096;
+	map_code(2, 1);
 	memcpy(fn, body, sizeof(body));
 	cr_assert(tramp_plan(fn, sizeof(body), (uint64_t)fn, &pl));
 	cr_assert_eq(pl.len, 5);
@@ -385,12 +392,7 @@ static void setup_span(const uint8_t *insn, size_t n, size_t span,
 	struct tramp_plan pl;
 	struct insn_info ii;
 
-	mem = mmap(NULL, PAGE_LEN + 3 * 4096,
-		   PROT_READ | PROT_WRITE | PROT_EXEC,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	cr_assert(mem != MAP_FAILED);
-	slot = mem + PAGE_LEN;
-	fn = slot + 4096;
+	map_code(3, 1);
 	memcpy(fn, insn, n);
 	fn[n] = 0xc3;
 	memcpy(fn + 2048, insn, n); /* the same, run natively */
@@ -699,12 +701,7 @@ static void setup_futex(int kind)
 
 	futex_kind = kind;
 	memcpy(futex_code, tramp_futex_moved[kind], 5);
-	mem = mmap(NULL, PAGE_LEN + 4 * 4096,
-		   PROT_READ | PROT_WRITE | PROT_EXEC,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	cr_assert(mem != MAP_FAILED);
-	slot = mem + PAGE_LEN;
-	fn = slot + 3 * 4096;
+	map_code(4, 3);
 	memcpy(fn, futex_code, sizeof(futex_code));
 	memcpy(fn + 2048, futex_code, sizeof(futex_code)); /* native */
 	cr_assert(tramp_emit_futex((uint64_t)fn, kind, (uint64_t)slot, 0,
@@ -1005,12 +1002,7 @@ Test(trampolines, an_rdtsc_slot_answers_from_the_clock_and_keeps_the_rest)
 		struct tramp_plan pl;
 		size_t len = k ? 6 : 5;
 
-		mem = mmap(NULL, PAGE_LEN + 2 * 4096,
-			   PROT_READ | PROT_WRITE | PROT_EXEC,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		cr_assert(mem != MAP_FAILED);
-		slot = mem + PAGE_LEN;
-		fn = slot + 4096;
+		map_code(2, 1);
 		memcpy(fn, bodies[k], sizeof(bodies[k]));
 		cr_assert(tramp_plan_span(fn, sizeof(bodies[k]), (uint64_t)fn,
 					  len, &pl));
@@ -1056,12 +1048,7 @@ Test(trampolines, a_free_slot_logs_the_block_and_its_header)
 	static const uint8_t body[] = { 0x48, 0x89, 0xc0, 0x90, 0x90, 0xc3 };
 	struct tramp_plan pl;
 
-	mem = mmap(NULL, PAGE_LEN + 2 * 4096,
-		   PROT_READ | PROT_WRITE | PROT_EXEC,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	cr_assert(mem != MAP_FAILED);
-	slot = mem + PAGE_LEN;
-	fn = slot + 4096;
+	map_code(2, 1);
 	memcpy(fn, body, sizeof(body));
 	cr_assert(tramp_plan(fn, sizeof(body), (uint64_t)fn, &pl));
 	cr_assert(tramp_emit_free(&pl, (uint64_t)fn, (uint64_t)slot, 3,
