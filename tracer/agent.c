@@ -1286,17 +1286,17 @@ void agent_resume(struct session *s, struct thread *t)
 	if (n && s->ag_known && ho_start(s, t))
 		return;
 
-	if (!n && t && t->p->observing && s->cfg->observer &&
-	    ((t->p->nacc && !t->p->acc_int3) ||
-	     (t->p->ag_code == d->region && frees_on(d, t->p)))) {
+	if (!n && t && t->p->observing && s->cfg->observer) {
 		/* race discovery: t's accesses (and its calls of free and
 		 * realloc) go to the log, which takes them as the stops
 		 * they replace (session_agent_access, session_agent_free) */
-		if (t->p->ag_code == d->region)
-			frees_on(d, t->p);
-		d->limit = HO_LOG_END - TRAMP_ENTRY;
-		s->ag_solo = t->idx;
-		return;
+		bool frees = t->p->ag_code == d->region && frees_on(d, t->p);
+
+		if (frees || (t->p->nacc && !t->p->acc_int3)) {
+			d->limit = HO_LOG_END - TRAMP_ENTRY;
+			s->ag_solo = t->idx;
+			return;
+		}
 	}
 	if (!n)
 		return;

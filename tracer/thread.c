@@ -1415,16 +1415,6 @@ struct logged_free {
 
 static bool observe_call(struct session *s, struct thread *t, struct bp *b,
 			 uint64_t addr, uint64_t ea, int size, bool write,
-			 const struct logged_free *lf);
-
-static bool observe_access(struct session *s, struct thread *t, struct bp *b,
-			   uint64_t addr, uint64_t ea, int size, bool write)
-{
-	return observe_call(s, t, b, addr, ea, size, write, NULL);
-}
-
-static bool observe_call(struct session *s, struct thread *t, struct bp *b,
-			 uint64_t addr, uint64_t ea, int size, bool write,
 			 const struct logged_free *lf)
 {
 	struct access_observer *o = s->cfg->observer;
@@ -1501,6 +1491,12 @@ static bool observe_call(struct session *s, struct thread *t, struct bp *b,
 		return false;
 	}
 	return true;
+}
+
+static bool observe_access(struct session *s, struct thread *t, struct bp *b,
+			   uint64_t addr, uint64_t ea, int size, bool write)
+{
+	return observe_call(s, t, b, addr, ea, size, write, NULL);
 }
 
 static void observe_hit(struct session *s, struct thread *t, struct bp *b,
