@@ -295,7 +295,10 @@ static int collect_workers(const struct explore_opts *o,
 							 ? WEXITSTATUS(st)
 							 : -1);
 			}
-			if (outside) {
+			if (outside || (ws->ok[k] && !ws->told[k] &&
+					ws->w[k].verdict == VERDICT_ERROR)) {
+				/* (an error is the verdict, whatever the rest
+				 * would find) */
 				tell_rest(ws, SIGTERM);
 				if (!deadline)
 					deadline = now() + 2;
@@ -1539,9 +1542,13 @@ static void worker_exit(int fd, const struct explore_opts *o,
 {
 	int sig = o->cfg.interrupted ? *o->cfg.interrupted : 0;
 
-	if (sig && interrupted_result(wr))
+	/* (an error on the way out, a wait the signal cut short, is the
+	 * signal's too) */
+	if (sig && (interrupted_result(wr) || wr->verdict == VERDICT_ERROR)) {
+		wr->verdict = VERDICT_INCOMPLETE;
 		snprintf(wr->error, sizeof(wr->error), "interrupted by SIG%s",
 			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	}
 	FILE *f = fdopen(fd, "w");
 
 	if (f) {

@@ -26,7 +26,9 @@ extern volatile int cli_interrupted;
 int exit_interrupted(void);
 /* Test hook: PTLOOM_TEST_INTERRUPT=WHERE (or WHERE:TERM) raises SIGINT
  * (SIGTERM) at the point named WHERE, for steps too quick to interrupt
- * from outside in a test ("minimize", "replay"). */
+ * from outside in a test ("minimize", "replay"; tracer/checkpoint.c has
+ * "checkpoint:TERM", as the first fork checkpoint is made, and
+ * "worker-checkpoint:TERM", in the first -j worker only). */
 void cli_test_interrupt(const char *where);
 
 /* The program under test, as the user named it and as it is run. */

@@ -1444,6 +1444,14 @@ bool checkpoint_at(struct session *s, struct thread *t)
 			 "held the same number in the second run (not its id)",
 			 cp->seen.n);
 	}
+	/* tests: SIGTERM here, whose handler kills T first (in -j's
+	 * first worker only with "worker-checkpoint:TERM") */
+	const char *ti = getenv("PTLOOM_TEST_INTERRUPT");
+
+	if (ok && ti &&
+	    (!strcmp(ti, "checkpoint:TERM") ||
+	     (!strcmp(ti, "worker-checkpoint:TERM") && tracer_worker() == 1)))
+		raise(SIGTERM);
 	pid_t c = ok ? fork_template(cp) : -EIO;
 
 	/* T's pid, free since T was killed, taken by another process in

@@ -723,6 +723,11 @@ void tracer_forget_tids(int worker)
 	id_base = -1;
 }
 
+int tracer_worker(void)
+{
+	return id_worker;
+}
+
 static pid_t canonical_id(const struct session_config *c, int idx)
 {
 	if (id_base < 0) {

@@ -750,6 +750,8 @@ void tracer_kill_all(void);
 /* Forget the thread ids earlier runs gave each thread index: -j worker
  * number worker (1, 2, ...) asks for its own (tracer/thread.c). */
 void tracer_forget_tids(int worker);
+/* The worker number given there (1, 2, ...), 0 in ptloom itself. */
+int tracer_worker(void);
 /* May this process choose its programs' ids (clone3's set_tid: root or
  * CAP_CHECKPOINT_RESTORE; PTLOOM_NO_SET_TID=1 says no, for tests)? */
 bool tracer_may_set_ids(void);

@@ -2198,8 +2198,11 @@ static void conclude(struct session *s)
 
 	if (s->handed_over)
 		return;
-	if (!s->failed && s->cfg->interrupted && *s->cfg->interrupted) {
-		/* ptloom was told to stop and killed the program itself */
+	if (s->cfg->interrupted && *s->cfg->interrupted &&
+	    (!s->failed || r->failure == FAIL_INTERNAL)) {
+		/* ptloom was told to stop and killed the program itself; an
+		 * internal error on the way (a wait the signal cut short: a
+		 * fork checkpoint's template forking) is the interrupt's */
 		r->failure = FAIL_INTERRUPTED;
 		snprintf(r->message, sizeof(r->message), "interrupted");
 		return;

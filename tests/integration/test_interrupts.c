@@ -108,3 +108,34 @@ Test(interrupts, signals_stop_an_exploration_with_130_or_143)
 	assert_summary(&r, "ptloom: INTERRUPTED by SIGTERM after ");
 	res_free(&r);
 }
+
+/* A signal that reaches ptloom, or one of its -j workers, while a fork
+ * checkpoint's template is being made (the handler kills the template
+ * first) is an interrupt: never an internal error, and never a worker
+ * the others wait for to the end of their search. */
+Test(interrupts, interrupt_while_making_a_fork_checkpoint_is_an_interrupt)
+{
+	static const char *const strategies[][2] = { { "-s", "random" },
+						     { "-p", "2" } };
+	char *prog = (char *)target("many_threads");
+
+	for (int i = 0; i < 2; i++) {
+		char *argv[] = { (char *)ptloom(), "run", "--seed", SEED,
+				 "-j", "2", (char *)strategies[i][0],
+				 (char *)strategies[i][1], "-n", "100000", "--",
+				 prog, NULL };
+		struct res r = with_interrupt("worker-checkpoint:TERM", argv);
+
+		assert_exit(r, 3);
+		assert_summary(&r, "ptloom: INCOMPLETE worker 1 ");
+		assert_contains(r.out, "interrupted by SIGTERM", "summary");
+		res_free(&r);
+	}
+	char *argv[] = { (char *)ptloom(), "run", "--seed", SEED, "-p", "2",
+			 "-n", "100000", "--", prog, NULL };
+	struct res r = with_interrupt("checkpoint:TERM", argv);
+
+	assert_exit(r, 143);
+	assert_summary(&r, "ptloom: INTERRUPTED by SIGTERM");
+	res_free(&r);
+}
