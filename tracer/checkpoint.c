@@ -1356,6 +1356,7 @@ bool checkpoint_at(struct session *s, struct thread *t)
 	}
 	/* keep the state as it is before this stop is handled */
 	cp->snap = *s;
+	cp->snap.ntemp = 0; /* (none before a file changed; the run's) */
 	cp->th0 = s->th[0];
 	cp->th0.regs_valid = false;
 	cp->p0 = *s->procs[0];

@@ -1984,13 +1984,41 @@ static void remove_private_ipc(struct session *s)
 	s->nipc = 0;
 }
 
+/*
+ * The files the run created exclusively and the directories it made in a
+ * temporary directory (world.h run_temp), once its processes are gone:
+ * every run makes the same names (the random stream is ptloom's), and a
+ * run that ptloom ended early never removed its own, so the next run's
+ * mkstemp met them and tried other names (a compiler under ptloom: 1,187
+ * tries and 1,438 stops a run instead of 24) and a run's course hung on
+ * what earlier ones left.  Newest first; only what still has the inode it
+ * was made with; a directory only once empty.  discard: close only (the
+ * processes live on, a debugger's).
+ */
+static void remove_run_temp_files(struct session *s, bool discard)
+{
+	for (int i = s->ntemp - 1; i >= 0; i--) {
+		struct run_temp *m = &s->temp[i];
+		struct stat sb;
+
+		if (!discard &&
+		    !fstatat(m->dirfd, m->name, &sb, AT_SYMLINK_NOFOLLOW) &&
+		    sb.st_dev == m->dev && sb.st_ino == m->ino)
+			unlinkat(m->dirfd, m->name, m->dir ? AT_REMOVEDIR : 0);
+		close(m->dirfd);
+	}
+	s->ntemp = 0;
+}
+
 /* Kill the process group and reap everything, so nothing is left behind. */
 void kill_and_reap(struct session *s)
 {
 	int status;
 
-	if (s->handed_over)
+	if (s->handed_over) {
+		remove_run_temp_files(s, true);
 		return; /* the caller's now, stopped; it kills it */
+	}
 	remove_private_ipc(s);
 	/*
 	 * One process, its leader reaped: the kernel reports a traced
@@ -2001,6 +2029,7 @@ void kill_and_reap(struct session *s)
 	 */
 	if (s->leader_reaped && s->nprocs == 1 && !s->nfreep && !s->nstray) {
 		spawn_unregister(s->pid);
+		remove_run_temp_files(s, false);
 		return;
 	}
 	/*
@@ -2071,4 +2100,5 @@ void kill_and_reap(struct session *s)
 	while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
 		;
 	spawn_unregister(s->pid);
+	remove_run_temp_files(s, false);
 }

@@ -407,6 +407,10 @@ void fifo_free(struct session *s);
 void fifo_describe(const struct thread *t, char *buf, size_t len);
 /* t's mknod or mknodat returned: fifo_made of its path (syscall.c) */
 void syscall_mknod_exit(struct session *s, struct thread *t);
+/* t's exclusive create (open, openat with O_CREAT|O_EXCL) or mkdir
+ * returned its file: the run's, removed when the run is over if it lies in
+ * a temporary directory (syscall.c; world.h run_temp) */
+void syscall_created_exit(struct session *s, struct thread *t);
 /* t's process opened descriptor fd to write or create: its regular file
  * is one whose I/O is a point while another process lives
  * (syscall.c) */

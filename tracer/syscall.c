@@ -1183,6 +1183,86 @@ void syscall_mknod_exit(struct session *s, struct thread *t)
 		fifo_made(s, t, full);
 }
 
+/* A temporary directory of the run's: /tmp, /var/tmp, /dev/shm or $TMPDIR
+ * itself (not a project that lives below one), or a directory the run
+ * made there (mkdtemp's). */
+static bool temp_dir(const struct session *s, int dirfd)
+{
+	char self[64], real[PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
+	const char *const dirs[] = { "/tmp", "/var/tmp", "/dev/shm",
+				     tmp && tmp[0] == '/' ? tmp : NULL };
+	struct stat sb;
+	ssize_t n;
+
+	if (!fstat(dirfd, &sb))
+		for (int i = 0; i < s->ntemp; i++)
+			if (s->temp[i].dir && s->temp[i].dev == sb.st_dev &&
+			    s->temp[i].ino == sb.st_ino)
+				return true;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dirfd);
+	n = readlink(self, real, sizeof(real) - 1);
+	if (n <= 0)
+		return false;
+	real[n] = 0;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		size_t k = dirs[i] ? strlen(dirs[i]) : 0;
+
+		while (k > 1 && dirs[i][k - 1] == '/')
+			k--;
+		if (k > 1 && strlen(real) == k && !strncmp(real, dirs[i], k))
+			return true;
+	}
+	return false;
+}
+
+void syscall_created_exit(struct session *s, struct thread *t)
+{
+	struct user_regs_struct *r = &t->regs;
+	long nr = (long)r->orig_rax;
+	bool at = nr == SYS_openat || nr == SYS_mkdirat;
+	char path[PATH_MAX], full[PATH_MAX + 64];
+	struct stat sb;
+
+	if (s->ntemp == (int)(sizeof(s->temp) / sizeof(s->temp[0])))
+		return; /* (the rest stay, as before) */
+	read_path(t, at ? r->rsi : r->rdi, path, sizeof(path));
+	if (!path[0] ||
+	    at_path(t, at ? (int)r->rdi : AT_FDCWD, path, full, sizeof(full)))
+		return;
+	/* its directory and name, as ptloom can name them once the
+	 * process is gone */
+	size_t e = strlen(full);
+
+	while (e > 1 && full[e - 1] == '/')
+		full[--e] = 0;
+	char *slash = strrchr(full, '/');
+
+	if (!slash || strlen(slash + 1) >= sizeof(s->temp[0].name) ||
+	    !strcmp(slash + 1, ".") || !strcmp(slash + 1, ".."))
+		return;
+	*slash = 0;
+	int dfd = open(full, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return;
+	bool dir = nr == SYS_mkdir || nr == SYS_mkdirat;
+
+	if (!temp_dir(s, dfd) ||
+	    fstatat(dfd, slash + 1, &sb, AT_SYMLINK_NOFOLLOW) ||
+	    (dir ? !S_ISDIR(sb.st_mode) : !S_ISREG(sb.st_mode))) {
+		close(dfd);
+		return;
+	}
+	struct run_temp *m = &s->temp[s->ntemp++];
+
+	m->dirfd = dfd;
+	m->dir = dir;
+	m->dev = sb.st_dev;
+	m->ino = sb.st_ino;
+	snprintf(m->name, sizeof(m->name), "%s", slash + 1);
+}
+
 static bool futex_point(struct session *s, struct thread *t)
 {
 	int op = (int)t->regs.rsi;
@@ -2018,6 +2098,10 @@ bool syscall_enter(struct session *s, struct thread *t)
 		 * the exit (thread_exit_fix), for file_point */
 		if (nr == SYS_open || nr == SYS_openat || nr == SYS_openat2 ||
 		    nr == SYS_creat)
+			thread_fix_at_exit(t, r);
+		/* a directory made: the run's, at the exit
+		 * (syscall_created_exit) */
+		if (nr == SYS_mkdir || nr == SYS_mkdirat)
 			thread_fix_at_exit(t, r);
 		/* a FIFO made: the run's, at the exit (syscall_mknod_exit) */
 		if ((nr == SYS_mknod && (r->rsi & S_IFMT) == S_IFIFO) ||

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stddef.h>
@@ -983,7 +984,7 @@ bool thread_exit_fix(struct session *s, struct thread *t)
 	if (nr == SYS_open || nr == SYS_openat || nr == SYS_openat2 ||
 	    nr == SYS_creat || nr == SYS_semget || nr == SYS_msgget ||
 	    nr == SYS_shmget || nr == SYS_mmap || nr == SYS_mknod ||
-	    nr == SYS_mknodat) {
+	    nr == SYS_mknodat || nr == SYS_mkdir || nr == SYS_mkdirat) {
 		if (t->fifo_going)
 			/* a FIFO's open returned: a promise kept */
 			fifo_opened(s, t);
@@ -996,6 +997,9 @@ bool thread_exit_fix(struct session *s, struct thread *t)
 		} else if (nr == SYS_mknod || nr == SYS_mknodat) {
 			/* a FIFO made: the run's (tracer/fifo.c) */
 			syscall_mknod_exit(s, t);
+		} else if (nr == SYS_mkdir || nr == SYS_mkdirat) {
+			/* a directory made: the run's */
+			syscall_created_exit(s, t);
 		} else if (nr == SYS_semget || nr == SYS_msgget ||
 			   nr == SYS_shmget) {
 			/* a SysV IPC object of IPC_PRIVATE's: the run's
@@ -1006,7 +1010,13 @@ bool thread_exit_fix(struct session *s, struct thread *t)
 			}
 		} else {
 			/* a regular file opened to write or create */
+			uint64_t fl = nr == SYS_openat ? t->regs.rdx
+				      : nr == SYS_open ? t->regs.rsi
+						       : 0;
+
 			syscall_file_opened(t, (int)t->regs.rax);
+			if ((fl & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+				syscall_created_exit(s, t);
 		}
 		t->stop = STOP_NONE;
 		resume(s, t, 0);

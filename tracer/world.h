@@ -73,6 +73,22 @@ struct session {
 	 * (owner its T-number) */
 	uint64_t fifo_made[32];
 	int nfifo_made;
+	/* files the run created exclusively (O_CREAT|O_EXCL) and directories
+	 * it made, in a temporary directory (/tmp, /var/tmp, /dev/shm,
+	 * $TMPDIR, or one such directory of the run's: syscall.c temp_dir),
+	 * removed when the run is over
+	 * (process.c remove_run_temp_files), as every run makes the same
+	 * names (the random stream is ptloom's) and a run ptloom ended early
+	 * never removed its own.  Each its directory (an O_PATH descriptor
+	 * of ptloom's), name and inode. */
+	struct run_temp {
+		int dirfd;
+		bool dir;
+		dev_t dev;
+		ino_t ino;
+		char name[256];
+	} temp[32];
+	int ntemp;
 	struct { uint64_t key; int fd, mode, owner; } fifo_bridge[8];
 	int nfifo_bridge;
 	pid_t sym_pid;		/* the process the symbolizer is attached to */

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <utime.h>
+#include <dirent.h>
 #include "common.h"
 
 TestSuite(hardening, .init = setup, .fini = teardown, .timeout = 300);
@@ -192,6 +193,50 @@ Test(hardening, report_cleanup_leaves_the_users_files)
 
 	assert_contains(rep, "\"verdict\": \"fail\"", "the report");
 	free(rep);
+}
+
+/*
+ * What a run created exclusively in a temporary directory (mkstemp's
+ * O_CREAT|O_EXCL file, mkdtemp's directory) is removed when the run ends:
+ * every run makes the same names, and a run ptloom ends early never
+ * removes its own, so the next one met them and went another way.  What
+ * the program wrote without O_EXCL stays.
+ */
+Test(hardening, a_runs_temporary_files_are_removed_when_it_ends)
+{
+	char *dir = strdup(in_tmp("tmpdir")), env[PATH_MAX + 16];
+
+	mkdir(dir, 0755);
+	snprintf(env, sizeof(env), "TMPDIR=%s", dir);
+	char *argv[] = { (char *)ptloom(), "run", "--seed", SEED, "-s",
+			 "random", "-n", "4", "--", "sh", "-c",
+			 "mktemp; mktemp -d; d=$(mktemp -d); mktemp -p $d; "
+			 "echo x > $TMPDIR/kept.txt",
+			 NULL };
+	struct res r = run_argv(argv, env, CMD_TIMEOUT);
+
+	cr_assert(r.code == 0 || r.code == 3, "`%s` exit %d:\n%s%s", r.cmd,
+		  r.code, r.out, r.err);
+	res_free(&r);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int kept = 0, other = 0;
+	char names[1024] = "";
+
+	cr_assert(d);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!strcmp(e->d_name, "kept.txt"))
+			kept++;
+		else
+			other++;
+		strncat(names, e->d_name, sizeof(names) - strlen(names) - 2);
+		strcat(names, " ");
+	}
+	closedir(d);
+	cr_assert(kept == 1 && other == 0, "left in TMPDIR: %s", names);
+	free(dir);
 }
 
 /*
