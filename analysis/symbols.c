@@ -116,7 +116,9 @@ struct symbols {
 
 	/* file-backed mappings and the bss right after them: the only
 	 * places a data address can belong to a module */
-	struct { uint64_t lo, hi; } *files;
+	/* owner: a bss mapping's file mapping right below it (the module
+	 * libdw reports covers the file's mappings only), else lo */
+	struct { uint64_t lo, hi, owner; } *files;
 	size_t nfiles;
 
 	/* each CU's functions by address, built on its first lookup
@@ -638,6 +640,27 @@ static void dwarf_info(struct symbols *s, Dwfl_Module *mod, uint64_t pc,
 
 /* "0x7f3c1a28aeec (libc.so.6+0x8aeec)": the address as the file numbers it
  * (what addr2line -e takes) survives ASLR. */
+/* The end of mod's loaded segments in memory, its bss included (0: not
+ * known) */
+static uint64_t module_memory_end(Dwfl_Module *mod)
+{
+	Dwarf_Addr bias = 0;
+	Elf *e = dwfl_module_getelf(mod, &bias);
+	size_t n = 0;
+	uint64_t end = 0;
+
+	if (!e || elf_getphdrnum(e, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    ph.p_vaddr + ph.p_memsz + bias > end)
+			end = ph.p_vaddr + ph.p_memsz + bias;
+	}
+	return end;
+}
+
 static void format_unnamed(char *buf, size_t len, Dwfl_Module *mod,
 			   uint64_t addr)
 {
@@ -850,7 +873,7 @@ bool symbols_is_runtime(struct symbols *s, uint64_t pc)
 static void read_file_maps(struct symbols *s)
 {
 	char name[64], line[4096];
-	uint64_t prev_hi = 0;
+	uint64_t prev_hi = 0, owner = 0;
 	bool prev_file = false;
 
 	free(s->files);
@@ -867,8 +890,12 @@ static void read_file_maps(struct symbols *s)
 		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
 			continue;
 		bool file = strchr(line, '/') != NULL;
-		bool bss = !file && !strchr(line, '[') && prev_file &&
-			   lo == prev_hi;
+		/* (without address randomisation the heap starts right
+		 * after the executable's bss, and the kernel merges the two
+		 * mappings into one "[heap]": its module's range tells its
+		 * bss from the heap) */
+		bool bss = !file && (!strchr(line, '[') || strstr(line, "[heap]")) &&
+			   prev_file && lo == prev_hi;
 
 		if (file || bss) {
 			void *n = realloc(s->files,
@@ -877,8 +904,11 @@ static void read_file_maps(struct symbols *s)
 			if (!n)
 				break;
 			s->files = n;
+			if (file)
+				owner = lo;
 			s->files[s->nfiles].lo = lo;
-			s->files[s->nfiles++].hi = hi;
+			s->files[s->nfiles].hi = hi;
+			s->files[s->nfiles++].owner = owner;
 		}
 		prev_file = file;
 		prev_hi = hi;
@@ -886,13 +916,19 @@ static void read_file_maps(struct symbols *s)
 	fclose(f);
 }
 
-static bool in_file_mapping(struct symbols *s, uint64_t addr)
+/* Is addr in a file's mapping or its bss?  *owner: an address of the
+ * file's own mappings (addr, or the one below a bss). */
+static bool in_file_mapping(struct symbols *s, uint64_t addr, uint64_t *owner)
 {
 	if (!s->files)
 		read_file_maps(s);
 	for (size_t i = 0; i < s->nfiles; i++)
-		if (addr >= s->files[i].lo && addr < s->files[i].hi)
+		if (addr >= s->files[i].lo && addr < s->files[i].hi) {
+			*owner = s->files[i].owner < s->files[i].lo
+					 ? s->files[i].owner
+					 : addr;
 			return true;
+		}
 	return false;
 }
 
@@ -912,7 +948,13 @@ void symbols_describe_data(struct symbols *s, uint64_t addr, char *buf,
 		return;
 	}
 	/* no refresh on a miss: heap and stack addresses are in no module */
-	mod = in_file_mapping(s, addr) ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+	uint64_t owner = addr;
+
+	mod = in_file_mapping(s, addr, &owner)
+		      ? dwfl_addrmodule(s->dwfl, owner)
+		      : NULL;
+	if (mod && owner != addr && addr >= module_memory_end(mod))
+		mod = NULL; /* past its bss: the heap */
 	if (mod) {
 		sym = demangled(s, dwfl_module_addrinfo(mod, addr, &off, &esym,
 							NULL, NULL, NULL));

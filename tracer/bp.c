@@ -1442,8 +1442,9 @@ static void add_object_observes(struct session *ss, struct process *s,
 			/* observed, and scheduling points too: threads run
 			 * such code without the interpreter's lock, and only
 			 * a switch inside it makes two of them overlap */
-			add_bp(s, cap, in->addr + bias,
-			       atomic ? OP_ATOMIC : OP_ACCESS, 0);
+			if (!add_bp(s, cap, in->addr + bias,
+				    atomic ? OP_ATOMIC : OP_ACCESS, 0))
+				s->bps[s->nbps - 1].memfn = in->memfn;
 		}
 	}
 	fclose(f);
@@ -1572,6 +1573,7 @@ int bp_install(struct session *ss, struct process *s)
 			s->bps[s->nbps - 1].move = in->move_len;
 			s->bps[s->nbps - 1].stack =
 				in->stack_relative && !in->is_atomic;
+			s->bps[s->nbps - 1].memfn = in->memfn;
 		}
 		if (want_observe) {
 			add_lib_atomics(s, &cap, exe);
@@ -1621,8 +1623,11 @@ int bp_install(struct session *ss, struct process *s)
 
 	for (size_t i = 0; i < s->nbps; i++) {
 		if (k && s->bps[k - 1].addr == s->bps[i].addr) {
+			uint8_t mf = s->bps[k - 1].memfn | s->bps[i].memfn;
+
 			if (s->bps[k - 1].observe && !s->bps[i].observe)
 				s->bps[k - 1] = s->bps[i];
+			s->bps[k - 1].memfn = mf;
 			continue;
 		}
 		s->bps[k++] = s->bps[i];

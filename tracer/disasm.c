@@ -582,7 +582,17 @@ static bool keep(const struct insn_info *in, int mode)
  */
 struct entries;
 
+/* A libc memory function the file calls: its PLT entry or GOT slot. */
+struct memfn_site {
+	uint64_t addr;
+	uint8_t kind; /* DISASM_MEMFN_* */
+};
+
 struct sweeper {
+	/* DISASM_MEMORY: the file's PLT entries and GOT slots of memcpy and
+	 * the like (memfn_sites), sorted by address */
+	const struct memfn_site *plt, *got;
+	size_t nplt, ngot;
 	csh h;
 	cs_insn *ci;
 	csh quick;
@@ -962,6 +972,45 @@ static uint8_t move_len(struct sweeper *s, const cs_insn *ci,
  * Linear sweep of [code, code + len) at vaddr.  frame_pointer is whether
  * rbp is taken to be a frame pointer before the first prologue is seen.
  */
+static uint8_t memfn_find(const struct memfn_site *v, size_t n,
+			  uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].addr == addr)
+			return v[mid].kind;
+		if (v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* ci a call: of a memory function's PLT entry (`call memcpy@plt`), or
+ * through its GOT slot (`call *memcpy@GOTPCREL(%rip)`, -fno-plt)? */
+static uint8_t memfn_call(const struct sweeper *s, const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+
+	if (x->op_count != 1)
+		return 0;
+	if (x->operands[0].type == X86_OP_IMM)
+		return memfn_find(s->plt, s->nplt,
+				  (uint64_t)x->operands[0].imm);
+	if (x->operands[0].type == X86_OP_MEM &&
+	    x->operands[0].mem.base == X86_REG_RIP &&
+	    x->operands[0].mem.index == X86_REG_INVALID &&
+	    x->operands[0].mem.segment == X86_REG_INVALID)
+		return memfn_find(s->got, s->ngot,
+				  ci->address + ci->size +
+					  (uint64_t)x->operands[0].mem.disp);
+	return 0;
+}
+
 static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 		 uint64_t vaddr, bool frame_pointer)
 {
@@ -1009,6 +1058,23 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 		     (ci->bytes[1] == 0x8b && ci->bytes[2] == 0xec))) {
 			frame_pointer = true;
 			continue;
+		}
+		if (ci->id == X86_INS_CALL && (s->nplt || s->ngot)) {
+			uint8_t k = memfn_call(s, ci);
+
+			if (k) {
+				memset(&in, 0, sizeof(in));
+				in.addr = ci->address;
+				in.len = (uint8_t)ci->size;
+				in.is_call = true;
+				in.memfn = k;
+				err = vec_push(&s->vec, &in);
+				if (err) {
+					free(e.a);
+					return err;
+				}
+				continue;
+			}
 		}
 		if (!has_mem_operand(&ci->detail->x86))
 			continue;
@@ -1624,6 +1690,138 @@ static void mark_constant_reads(Elf *e, struct insn_info *v, int n)
 	}
 }
 
+static int cmp_memfn(const void *a, const void *b)
+{
+	const struct memfn_site *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static uint8_t memfn_kind(const char *name)
+{
+	static const char *const copy[] = { "memcpy", "memmove", "mempcpy",
+					    "__memcpy_chk", "__memmove_chk",
+					    "__mempcpy_chk" };
+
+	for (size_t i = 0; i < sizeof(copy) / sizeof(copy[0]); i++)
+		if (!strcmp(name, copy[i]))
+			return DISASM_MEMFN_COPY;
+	return !strcmp(name, "memset") || !strcmp(name, "__memset_chk")
+		       ? DISASM_MEMFN_SET
+		       : 0;
+}
+
+/*
+ * The file's GOT slots that the loader binds to a memory function of
+ * libc's (R_X86_64_JUMP_SLOT, R_X86_64_GLOB_DAT relocations naming it),
+ * and the PLT entries (16 bytes each, in .plt or .plt.sec) that jump
+ * through them: *got and *plt, malloc'd and sorted.  None is no error.
+ */
+static void memfn_sites(Elf *e, struct memfn_site **got, size_t *ngot,
+			struct memfn_site **plt, size_t *nplt)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0, pcap = 0;
+
+	*got = *plt = NULL;
+	*ngot = *nplt = 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh, lsh;
+		Elf_Data *d, *sd;
+		Elf_Scn *ls;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !(ls = elf_getscn(e, sh.sh_link)) ||
+		    !gelf_getshdr(ls, &lsh) || lsh.sh_type != SHT_DYNSYM ||
+		    !(d = elf_getdata(scn, NULL)) ||
+		    !(sd = elf_getdata(ls, NULL)) || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *nm;
+			uint8_t k;
+
+			if (!gelf_getrela(d, (int)i, &r) ||
+			    (GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT &&
+			     GELF_R_TYPE(r.r_info) != R_X86_64_GLOB_DAT) ||
+			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) ||
+			    !(nm = elf_strptr(e, lsh.sh_link, sym.st_name)) ||
+			    !(k = memfn_kind(nm)))
+				continue;
+			if (*ngot == cap) {
+				size_t nc = cap ? cap * 2 : 8;
+				struct memfn_site *v =
+					realloc(*got, nc * sizeof(*v));
+
+				if (!v)
+					break;
+				*got = v;
+				cap = nc;
+			}
+			(*got)[(*ngot)++] = (struct memfn_site){ r.r_offset, k };
+		}
+	}
+	if (!*ngot)
+		return;
+	qsort(*got, *ngot, sizeof(**got), cmp_memfn);
+	size_t shstr;
+
+	if (elf_getshdrstrndx(e, &shstr))
+		return;
+	scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		const char *nm;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(nm = elf_strptr(e, shstr, sh.sh_name)) ||
+		    (strcmp(nm, ".plt") && strcmp(nm, ".plt.sec")) ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf ||
+		    d->d_size < sh.sh_size)
+			continue;
+		const uint8_t *b = d->d_buf;
+
+		for (size_t at = 0; at + 16 <= sh.sh_size; at += 16) {
+			/* an entry's jump through its slot: [f2] ff 25 disp32
+			 * (bnd jmp *disp(%rip)), after an endbr64 or not */
+			for (size_t j = at; j + 6 <= at + 16; j++) {
+				size_t op = b[j] == 0xf2 ? j + 1 : j;
+
+				if (op + 6 > at + 16 || b[op] != 0xff ||
+				    b[op + 1] != 0x25)
+					continue;
+				int32_t disp;
+
+				memcpy(&disp, b + op + 2, 4);
+				uint64_t slot = sh.sh_addr + op + 6 +
+						(uint64_t)(int64_t)disp;
+				uint8_t k = memfn_find(*got, *ngot, slot);
+
+				if (k) {
+					if (*nplt == pcap) {
+						size_t nc = pcap ? pcap * 2 : 8;
+						struct memfn_site *v = realloc(
+							*plt, nc * sizeof(*v));
+
+						if (!v)
+							return;
+						*plt = v;
+						pcap = nc;
+					}
+					(*plt)[(*nplt)++] = (struct memfn_site){
+						sh.sh_addr + at, k
+					};
+				}
+				break;
+			}
+		}
+	}
+	if (*nplt)
+		qsort(*plt, *nplt, sizeof(**plt), cmp_memfn);
+}
+
 int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
 		    struct disasm_elf_info *info)
 {
@@ -1672,6 +1870,13 @@ int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
 	err = sweeper_open(&sw, mode);
 	if (err)
 		goto out_free_scan;
+	struct memfn_site *got = NULL, *plt = NULL;
+
+	if (mode & DISASM_MEMORY) {
+		memfn_sites(e, &got, &sw.ngot, &plt, &sw.nplt);
+		sw.got = got;
+		sw.plt = plt;
+	}
 	if (s.nfuncs) {
 		info->has_symtab = true;
 		err = sweep_functions(&sw, &s, info);
@@ -1688,6 +1893,8 @@ int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
 		}
 	}
 	sweeper_close(&sw);
+	free(got);
+	free(plt);
 	if (err)
 		free(sw.vec.v);
 	else

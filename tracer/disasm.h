@@ -91,6 +91,13 @@ struct insn_info {
 	bool tls;	     /* fs: or gs: segment */
 	bool vsib;	     /* vector-indexed: no single address */
 	bool is_call;
+	/* DISASM_MEMORY: a call of the file's to libc's memcpy, memmove,
+	 * memset or their _chk forms (through its PLT entry or its GOT
+	 * slot): DISASM_MEMFN_COPY (reads rsi, writes rdi, rdx bytes) or
+	 * DISASM_MEMFN_SET (writes rdi), else 0.  Their accesses are
+	 * libc's, which no sweep of the file sees (race discovery observes
+	 * them at the call: tracer/thread.c observe_memfn) */
+	uint8_t memfn;
 	bool is_ret;
 	bool is_jump;
 	bool is_string_op; /* movs, stos, lods, scas, cmps, ins, outs */
@@ -175,6 +182,8 @@ int disasm_scan(const uint8_t *code, size_t len, uint64_t vaddr, int mode,
  */
 int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
 		    struct disasm_elf_info *info);
+#define DISASM_MEMFN_COPY 1
+#define DISASM_MEMFN_SET 2
 
 /* "lock cmpxchgq %rdx, (%rdi)" into buf (AT&T syntax); "(bad)" when the
  * bytes do not decode.  Always NUL-terminates when buflen > 0. */

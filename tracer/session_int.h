@@ -42,6 +42,9 @@ struct bp {
 	bool sync;		/* observe: an atomic of a shared object, only
 				 * synchronisation, never sampled out */
 	bool freeing;		/* sync: libc's free or realloc */
+	/* observe: a call of memcpy, memset and the like (insn_info.memfn):
+	 * its ranges, from the registers (thread.c observe_memfn) */
+	uint8_t memfn;
 	bool src_atomic;	/* in cfg->atomic_code: an atomic operation */
 	bool untyped;		/* in atomic_exe, not in cfg->typed_code */
 	bool runtime;		/* observe: a plain access in cfg->runtime_code */

@@ -1514,11 +1514,93 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
 	return observe_call(s, t, b, addr, ea, size, write, NULL);
 }
 
+/* The bytes of a memcpy or memset call observed (the detector keeps at
+ * most 64 KiB of one access as well) */
+#define MEMFN_OBSERVE_MAX 65536
+
+/*
+ * An access of many bytes at b, as t is about to make it: a call of
+ * memcpy (memmove, mempcpy, their _chk forms) or memset (bp.memfn: libc's
+ * accesses, which no observation point sees, taken as the program's at
+ * its call), or a rep movs or rep stos (a struct copy gcc makes of
+ * memcpy).  Its destination, its source (0: none) and its length, from
+ * t's registers; false when b is no such access.
+ */
+static bool ranged_access(struct thread *t, struct bp *b, uint64_t *dst,
+			  uint64_t *src, uint64_t *n)
+{
+	int size = 0;
+	bool write = false;
+
+	if (b->memfn) {
+		if (regs_get(t))
+			return false;
+		*dst = t->regs.rdi;
+		*src = b->memfn == DISASM_MEMFN_COPY ? t->regs.rsi : 0;
+		*n = t->regs.rdx;
+	} else {
+		if (!bp_operand_kind(b, &size, &write) ||
+		    !b->insn->is_string_op || !b->insn->has_rep)
+			return false;
+		const struct insn_info *in = b->insn;
+		bool movs = in->nmem == 2 && in->mem[0].write &&
+			    !in->mem[0].read && in->mem[1].read &&
+			    !in->mem[1].write;
+		bool stos = in->nmem == 1 && in->mem[0].write &&
+			    !in->mem[0].read;
+		uint64_t el = in->mem[0].size ? in->mem[0].size : 1;
+
+		if ((!movs && !stos) || regs_get(t))
+			return false;
+		uint64_t cnt = in->mem[0].addr32 ? (uint32_t)t->regs.rcx
+						 : t->regs.rcx;
+
+		*n = cnt > MEMFN_OBSERVE_MAX ? MEMFN_OBSERVE_MAX : cnt * el;
+		*dst = t->regs.rdi;
+		*src = movs ? t->regs.rsi : 0;
+		if (t->regs.eflags & 0x400) {
+			/* DF set: from the last element down */
+			*dst = *dst + el - *n;
+			if (*src)
+				*src = *src + el - *n;
+		}
+	}
+	if (*n > MEMFN_OBSERVE_MAX)
+		*n = MEMFN_OBSERVE_MAX;
+	return true;
+}
+
+/* t's ranged access at b (ranged_access): the source read, then the
+ * destination written.  false as observe_access. */
+static bool observe_range(struct session *s, struct thread *t, struct bp *b,
+			  uint64_t addr, uint64_t dst, uint64_t src,
+			  uint64_t n)
+{
+	if (!n || !dst)
+		return true;
+	if (src && !observe_access(s, t, b, addr, src, (int)n, false))
+		return false;
+	return observe_access(s, t, b, addr, dst, (int)n, true);
+}
+
 static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 			uint64_t addr)
 {
 	int size = 0;
 	bool write = false;
+
+	uint64_t dst, src, n;
+
+	if (ranged_access(t, b, &dst, &src, &n)) {
+		/* (its instruction is stepped over as any other) */
+		if (!observe_range(s, t, b, addr, dst, src, n) || b->lifted ||
+		    b->retired || b->dormant)
+			t->stop = STOP_NONE;
+		else
+			s->obs_steps++;
+		resume(s, t, 0);
+		return;
+	}
 	uint64_t ea = bp_operand(s, t, b, &size, &write);
 
 	if (!observe_access(s, t, b, addr, ea, size, write) || b->lifted ||
@@ -1582,7 +1664,11 @@ bool session_probe_observes(struct session *s, struct thread *t,
 
 	if (!observing_at(s, t, b) || t->regs.rip != b->addr)
 		return false;
-	*ea = bp_operand(s, t, b, &size, &write);
+	uint64_t dst, src, n;
+
+	*ea = ranged_access(t, b, &dst, &src, &n)
+		      ? dst
+		      : bp_operand(s, t, b, &size, &write);
 	return true;
 }
 
@@ -1595,6 +1681,15 @@ void session_probe_access(struct session *s, struct thread *t, uint64_t site,
 
 	if (!observing_at(s, t, b) || b->addr != site)
 		return;
+	uint64_t dst, src, n;
+
+	if (ranged_access(t, b, &dst, &src, &n)) {
+		s->stop_kinds[STOPK_OBSERVE]++;
+		if (observe_range(s, t, b, site, dst, src, n) && !b->lifted &&
+		    !b->retired && !b->dormant)
+			s->obs_steps++;
+		return;
+	}
 	bp_operand_kind(b, &size, &write);
 	s->stop_kinds[b->access && b->tramp && !b->by_int3
 			      ? STOPK_AGENT_OBSERVE
@@ -1625,9 +1720,26 @@ static void observe_point(struct session *s, struct thread *t, struct bp *b)
 	bool write = false;
 
 	t->obs_due = false;
+	t->obs_src = 0;
 	if (!o || !t->p->observing ||
 	    (b->kind != OP_ACCESS && b->kind != OP_ATOMIC))
 		return;
+	uint64_t dst, src, n;
+
+	if (ranged_access(t, b, &dst, &src, &n)) {
+		/* a memcpy's, a memset's or a rep movs's bytes */
+		if (!n || !dst)
+			return;
+		t->obs_due = true;
+		t->obs_pc = b->addr;
+		t->obs_ea = dst;
+		t->obs_src = src;
+		t->obs_size = (int)n;
+		t->obs_write = true;
+		t->obs_atomic = false;
+		t->obs_word = false;
+		return;
+	}
 	uint64_t ea = bp_operand(s, t, b, &size, &write);
 
 	if (!ea)
@@ -1656,6 +1768,12 @@ void thread_observe_step(struct session *s, struct thread *t)
 		return;
 	relock_before_access(s, t);
 	s->obs_stops++;
+	if (t->obs_src) {
+		o->access(o->ctx, t->idx, t->obs_pc,
+			  mem_name(t->p, t->obs_src), t->obs_size, false,
+			  false, false);
+		s->observed++;
+	}
 	o->access(o->ctx, t->idx, t->obs_pc, mem_name(t->p, ea),
 		  t->obs_size, t->obs_write, t->obs_atomic, t->obs_word);
 	s->observed++;

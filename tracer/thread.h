@@ -228,6 +228,7 @@ struct thread {
 	bool obs_due, obs_write, obs_atomic, obs_word;
 	int obs_size;
 	uint64_t obs_pc, obs_ea;
+	uint64_t obs_src; /* a memcpy's source too (bp.memfn), else 0 */
 	/* the rwlock of a pending write lock: its futex points acquire the
 	 * readers' side (race discovery, world.c observe_rwlock) */
 	uint64_t rw_writing;

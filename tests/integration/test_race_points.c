@@ -346,3 +346,43 @@ Test(race_points, a_block_freed_while_another_thread_reads_it_races)
 	assert_exit(r, 0);
 	res_free(&r);
 }
+
+/*
+ * A copy or a clear of many bytes that no instruction of the program
+ * makes as an access: libc's memcpy and memset (-fno-builtin: called
+ * through the PLT) and the `rep movsq` gcc makes of the copy.  Race
+ * discovery takes their ranges at the call (at the instruction), so the
+ * writer's stores become points and the torn snapshot is found, where
+ * before the search said "PASS, complete to preemption bound 2"; the
+ * locked twins pass complete.  `ptloom races` names the record and the
+ * memset's and memcpy's lines; its global lies past the file's page of
+ * the bss, where the heap's mapping begins (before: a bare address).
+ */
+Test(race_points, copies_and_clears_made_by_libc_or_a_string_instruction_race)
+{
+	static const char *const bugs[] = { "torn_copy_O0", "torn_copy_O2",
+					    "torn_copy_libc" };
+	static const char *const fixed[] = { "torn_copy_fixed_O0",
+					     "torn_copy_fixed_O2",
+					     "torn_copy_fixed_libc" };
+
+	for (int i = 0; i < 3; i++) {
+		/* (the default points) */
+		found_with(target(bugs[i]), "sync,races,tso", "torn_copy.c");
+		passes_complete_with(target(fixed[i]), "sync,races,tso");
+	}
+	struct res r = PTL("races", "--seed", SEED, "--",
+			   target("torn_copy_libc"), "clear");
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "race on shared ", "ptloom races' output");
+	assert_contains(r.out, "at writer at torn_copy.c:32",
+			"ptloom races' output (the memset)");
+	assert_contains(r.out, "at main at torn_copy.c:54",
+			"ptloom races' output (the memcpy)");
+	res_free(&r);
+	r = PTL("races", "--seed", SEED, "--", target("torn_copy_fixed_libc"),
+		"clear");
+	assert_exit(r, 0);
+	res_free(&r);
+}
