@@ -1068,6 +1068,9 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 				in.len = (uint8_t)ci->size;
 				in.is_call = true;
 				in.memfn = k;
+				/* (libc's accesses, at its call) */
+				in.mem_read = k == DISASM_MEMFN_COPY;
+				in.mem_write = true;
 				err = vec_push(&s->vec, &in);
 				if (err) {
 					free(e.a);
