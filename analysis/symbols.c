@@ -638,8 +638,6 @@ static void dwarf_info(struct symbols *s, Dwfl_Module *mod, uint64_t pc,
 	free(scopes);
 }
 
-/* "0x7f3c1a28aeec (libc.so.6+0x8aeec)": the address as the file numbers it
- * (what addr2line -e takes) survives ASLR. */
 /* The end of mod's loaded segments in memory, its bss included (0: not
  * known) */
 static uint64_t module_memory_end(Dwfl_Module *mod)
@@ -661,6 +659,8 @@ static uint64_t module_memory_end(Dwfl_Module *mod)
 	return end;
 }
 
+/* "0x7f3c1a28aeec (libc.so.6+0x8aeec)": the address as the file numbers it
+ * (what addr2line -e takes) survives ASLR. */
 static void format_unnamed(char *buf, size_t len, Dwfl_Module *mod,
 			   uint64_t addr)
 {
@@ -894,7 +894,8 @@ static void read_file_maps(struct symbols *s)
 		 * after the executable's bss, and the kernel merges the two
 		 * mappings into one "[heap]": its module's range tells its
 		 * bss from the heap) */
-		bool bss = !file && (!strchr(line, '[') || strstr(line, "[heap]")) &&
+		bool bss = !file &&
+			   (!strchr(line, '[') || strstr(line, "[heap]")) &&
 			   prev_file && lo == prev_hi;
 
 		if (file || bss) {

@@ -968,10 +968,7 @@ static uint8_t move_len(struct sweeper *s, const cs_insn *ci,
 	return len <= 16 ? (uint8_t)len : 0;
 }
 
-/*
- * Linear sweep of [code, code + len) at vaddr.  frame_pointer is whether
- * rbp is taken to be a frame pointer before the first prologue is seen.
- */
+/* The kind of the memory function at addr in v (sorted), 0 if none */
 static uint8_t memfn_find(const struct memfn_site *v, size_t n,
 			  uint64_t addr)
 {
@@ -1011,6 +1008,10 @@ static uint8_t memfn_call(const struct sweeper *s, const cs_insn *ci)
 	return 0;
 }
 
+/*
+ * Linear sweep of [code, code + len) at vaddr.  frame_pointer is whether
+ * rbp is taken to be a frame pointer before the first prologue is seen.
+ */
 static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 		 uint64_t vaddr, bool frame_pointer)
 {
@@ -1714,6 +1715,23 @@ static uint8_t memfn_kind(const char *name)
 		       : 0;
 }
 
+/* x onto *v (*n of them, room for *cap); false when out of memory */
+static bool memfn_add(struct memfn_site **v, size_t *n, size_t *cap,
+		      struct memfn_site x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		struct memfn_site *w = realloc(*v, nc * sizeof(*w));
+
+		if (!w)
+			return false;
+		*v = w;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = x;
+	return true;
+}
+
 /*
  * The file's GOT slots that the loader binds to a memory function of
  * libc's (R_X86_64_JUMP_SLOT, R_X86_64_GLOB_DAT relocations naming it),
@@ -1752,17 +1770,9 @@ static void memfn_sites(Elf *e, struct memfn_site **got, size_t *ngot,
 			    !(nm = elf_strptr(e, lsh.sh_link, sym.st_name)) ||
 			    !(k = memfn_kind(nm)))
 				continue;
-			if (*ngot == cap) {
-				size_t nc = cap ? cap * 2 : 8;
-				struct memfn_site *v =
-					realloc(*got, nc * sizeof(*v));
-
-				if (!v)
-					break;
-				*got = v;
-				cap = nc;
-			}
-			(*got)[(*ngot)++] = (struct memfn_site){ r.r_offset, k };
+			if (!memfn_add(got, ngot, &cap,
+				       (struct memfn_site){ r.r_offset, k }))
+				break;
 		}
 	}
 	if (!*ngot)
@@ -1802,21 +1812,10 @@ static void memfn_sites(Elf *e, struct memfn_site **got, size_t *ngot,
 						(uint64_t)(int64_t)disp;
 				uint8_t k = memfn_find(*got, *ngot, slot);
 
-				if (k) {
-					if (*nplt == pcap) {
-						size_t nc = pcap ? pcap * 2 : 8;
-						struct memfn_site *v = realloc(
-							*plt, nc * sizeof(*v));
-
-						if (!v)
-							return;
-						*plt = v;
-						pcap = nc;
-					}
-					(*plt)[(*nplt)++] = (struct memfn_site){
-						sh.sh_addr + at, k
-					};
-				}
+				if (k && !memfn_add(plt, nplt, &pcap,
+						    (struct memfn_site){
+							    sh.sh_addr + at, k }))
+					return;
 				break;
 			}
 		}

@@ -96,7 +96,7 @@ struct insn_info {
 	 * slot): DISASM_MEMFN_COPY (reads rsi, writes rdi, rdx bytes) or
 	 * DISASM_MEMFN_SET (writes rdi), else 0.  Their accesses are
 	 * libc's, which no sweep of the file sees (race discovery observes
-	 * them at the call: tracer/thread.c observe_memfn) */
+	 * them at the call: tracer/thread.c ranged_access) */
 	uint8_t memfn;
 	bool is_ret;
 	bool is_jump;

@@ -43,7 +43,7 @@ struct bp {
 				 * synchronisation, never sampled out */
 	bool freeing;		/* sync: libc's free or realloc */
 	/* observe: a call of memcpy, memset and the like (insn_info.memfn):
-	 * its ranges, from the registers (thread.c observe_memfn) */
+	 * its ranges, from the registers (thread.c ranged_access) */
 	uint8_t memfn;
 	bool src_atomic;	/* in cfg->atomic_code: an atomic operation */
 	bool untyped;		/* in atomic_exe, not in cfg->typed_code */

@@ -1555,7 +1555,7 @@ static bool ranged_access(struct thread *t, struct bp *b, uint64_t *dst,
 		uint64_t cnt = in->mem[0].addr32 ? (uint32_t)t->regs.rcx
 						 : t->regs.rcx;
 
-		*n = cnt > MEMFN_OBSERVE_MAX ? MEMFN_OBSERVE_MAX : cnt * el;
+		*n = (cnt > MEMFN_OBSERVE_MAX ? MEMFN_OBSERVE_MAX : cnt) * el;
 		*dst = t->regs.rdi;
 		*src = movs ? t->regs.rsi : 0;
 		if (t->regs.eflags & 0x400) {
@@ -1588,7 +1588,6 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 {
 	int size = 0;
 	bool write = false;
-
 	uint64_t dst, src, n;
 
 	if (ranged_access(t, b, &dst, &src, &n)) {
