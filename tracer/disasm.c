@@ -1070,8 +1070,9 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 				in.is_call = true;
 				in.memfn = k;
 				/* (libc's accesses, at its call) */
-				in.mem_read = k == DISASM_MEMFN_COPY;
-				in.mem_write = true;
+				in.mem_read = k != DISASM_MEMFN_SET &&
+					      k != DISASM_MEMFN_BZERO;
+				in.mem_write = k <= DISASM_MEMFN_STRNCAT;
 				err = vec_push(&s->vec, &in);
 				if (err) {
 					free(e.a);
@@ -1703,16 +1704,60 @@ static int cmp_memfn(const void *a, const void *b)
 
 static uint8_t memfn_kind(const char *name)
 {
-	static const char *const copy[] = { "memcpy", "memmove", "mempcpy",
-					    "__memcpy_chk", "__memmove_chk",
-					    "__mempcpy_chk" };
+	static const struct {
+		const char *name;
+		uint8_t kind;
+	} fns[] = {
+		{ "memcpy", DISASM_MEMFN_COPY },
+		{ "memmove", DISASM_MEMFN_COPY },
+		{ "mempcpy", DISASM_MEMFN_COPY },
+		{ "__mempcpy", DISASM_MEMFN_COPY },
+		{ "__memcpy_chk", DISASM_MEMFN_COPY },
+		{ "__memmove_chk", DISASM_MEMFN_COPY },
+		{ "__mempcpy_chk", DISASM_MEMFN_COPY },
+		{ "memset", DISASM_MEMFN_SET },
+		{ "__memset_chk", DISASM_MEMFN_SET },
+		{ "bzero", DISASM_MEMFN_BZERO },
+		{ "explicit_bzero", DISASM_MEMFN_BZERO },
+		{ "__explicit_bzero_chk", DISASM_MEMFN_BZERO },
+		{ "strcpy", DISASM_MEMFN_STRCPY },
+		{ "stpcpy", DISASM_MEMFN_STRCPY },
+		{ "__stpcpy", DISASM_MEMFN_STRCPY },
+		{ "__strcpy_chk", DISASM_MEMFN_STRCPY },
+		{ "__stpcpy_chk", DISASM_MEMFN_STRCPY },
+		{ "strncpy", DISASM_MEMFN_STRNCPY },
+		{ "stpncpy", DISASM_MEMFN_STRNCPY },
+		{ "__strncpy_chk", DISASM_MEMFN_STRNCPY },
+		{ "__stpncpy_chk", DISASM_MEMFN_STRNCPY },
+		{ "strcat", DISASM_MEMFN_STRCAT },
+		{ "__strcat_chk", DISASM_MEMFN_STRCAT },
+		{ "strncat", DISASM_MEMFN_STRNCAT },
+		{ "__strncat_chk", DISASM_MEMFN_STRNCAT },
+		{ "strlen", DISASM_MEMFN_STRLEN },
+		{ "strdup", DISASM_MEMFN_STRLEN },
+		{ "__strdup", DISASM_MEMFN_STRLEN },
+		{ "strrchr", DISASM_MEMFN_STRLEN },
+		{ "rindex", DISASM_MEMFN_STRLEN },
+		{ "strnlen", DISASM_MEMFN_STRNLEN },
+		{ "strndup", DISASM_MEMFN_STRNLEN },
+		{ "__strndup", DISASM_MEMFN_STRNLEN },
+		{ "strcmp", DISASM_MEMFN_STRCMP },
+		{ "strncmp", DISASM_MEMFN_STRNCMP },
+		{ "strcasecmp", DISASM_MEMFN_STRCASECMP },
+		{ "strncasecmp", DISASM_MEMFN_STRNCASECMP },
+		{ "memcmp", DISASM_MEMFN_MEMCMP },
+		{ "bcmp", DISASM_MEMFN_MEMCMP },
+		{ "__memcmpeq", DISASM_MEMFN_MEMCMP },
+		{ "strchr", DISASM_MEMFN_STRCHR },
+		{ "index", DISASM_MEMFN_STRCHR },
+		{ "strchrnul", DISASM_MEMFN_STRCHR },
+		{ "memchr", DISASM_MEMFN_MEMCHR },
+	};
 
-	for (size_t i = 0; i < sizeof(copy) / sizeof(copy[0]); i++)
-		if (!strcmp(name, copy[i]))
-			return DISASM_MEMFN_COPY;
-	return !strcmp(name, "memset") || !strcmp(name, "__memset_chk")
-		       ? DISASM_MEMFN_SET
-		       : 0;
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (!strcmp(name, fns[i].name))
+			return fns[i].kind;
+	return DISASM_MEMFN_NONE;
 }
 
 /* x onto *v (*n of them, room for *cap); false when out of memory */

@@ -91,12 +91,12 @@ struct insn_info {
 	bool tls;	     /* fs: or gs: segment */
 	bool vsib;	     /* vector-indexed: no single address */
 	bool is_call;
-	/* DISASM_MEMORY: a call of the file's to libc's memcpy, memmove,
-	 * memset or their _chk forms (through its PLT entry or its GOT
-	 * slot): DISASM_MEMFN_COPY (reads rsi, writes rdi, rdx bytes) or
-	 * DISASM_MEMFN_SET (writes rdi), else 0.  Their accesses are
-	 * libc's, which no sweep of the file sees (race discovery observes
-	 * them at the call: tracer/thread.c ranged_access) */
+	/* DISASM_MEMORY: a call of the file's to one of libc's memory and
+	 * string functions (memcpy, memset, strcpy, strcmp, strlen, their
+	 * _chk forms...; through its PLT entry or its GOT slot): which
+	 * (enum disasm_memfn), else 0.  Their accesses are libc's, which
+	 * no sweep of the file sees (race discovery observes them at the
+	 * call: tracer/thread.c ranged_access) */
 	uint8_t memfn;
 	bool is_ret;
 	bool is_jump;
@@ -182,8 +182,37 @@ int disasm_scan(const uint8_t *code, size_t len, uint64_t vaddr, int mode,
  */
 int disasm_scan_elf(const char *path, int mode, struct insn_info **out,
 		    struct disasm_elf_info *info);
-#define DISASM_MEMFN_COPY 1
-#define DISASM_MEMFN_SET 2
+/* insn_info.memfn: which libc function a call calls, by what its
+ * accesses are (tracer/thread.c ranged_access takes their ranges from the
+ * registers and, for a string's length, from memory) */
+enum disasm_memfn {
+	DISASM_MEMFN_NONE,
+	DISASM_MEMFN_COPY,	/* memcpy, memmove, mempcpy: reads rsi, writes
+				 * rdi, rdx bytes */
+	DISASM_MEMFN_SET,	/* memset: writes rdi, rdx bytes */
+	DISASM_MEMFN_BZERO,	/* bzero, explicit_bzero: writes rdi, rsi */
+	DISASM_MEMFN_STRCPY,	/* strcpy, stpcpy: reads rsi's string,
+				 * writes as many bytes at rdi */
+	DISASM_MEMFN_STRNCPY,	/* strncpy, stpncpy: reads rsi's string (at
+				 * most rdx bytes), writes rdx at rdi */
+	DISASM_MEMFN_STRCAT,	/* strcat: reads both strings, writes rsi's
+				 * after rdi's */
+	DISASM_MEMFN_STRNCAT,	/* strncat: the same, at most rdx of rsi's */
+	DISASM_MEMFN_STRLEN,	/* strlen, strdup, strrchr: reads rdi's
+				 * string */
+	DISASM_MEMFN_STRNLEN,	/* strnlen, strndup: at most rsi bytes */
+	DISASM_MEMFN_STRCMP,	/* strcmp: reads rdi's and rsi's strings to
+				 * their first difference */
+	DISASM_MEMFN_STRNCMP,	/* strncmp: at most rdx bytes */
+	DISASM_MEMFN_STRCASECMP,  /* strcasecmp: ASCII case folded */
+	DISASM_MEMFN_STRNCASECMP, /* strncasecmp */
+	DISASM_MEMFN_MEMCMP,	/* memcmp, bcmp: to the first difference, at
+				 * most rdx bytes */
+	DISASM_MEMFN_STRCHR,	/* strchr, strchrnul: rdi's string to the
+				 * byte sil */
+	DISASM_MEMFN_MEMCHR,	/* memchr: the same, rdx bytes, no NUL */
+	DISASM_MEMFN_COUNT
+};
 
 /* "lock cmpxchgq %rdx, (%rdi)" into buf (AT&T syntax); "(bad)" when the
  * bytes do not decode.  Always NUL-terminates when buflen > 0. */

@@ -1518,69 +1518,296 @@ static bool observe_access(struct session *s, struct thread *t, struct bp *b,
  * most 64 KiB of one access as well) */
 #define MEMFN_OBSERVE_MAX 65536
 
+/* struct ranged_op.fn of a rep cmps and a rep scas (_ALL: from the last
+ * element down, taken whole) */
+enum {
+	RANGED_CMPS = DISASM_MEMFN_COUNT,
+	RANGED_SCAS,
+	RANGED_CMPS_ALL,
+	RANGED_SCAS_ALL
+};
+
+/* the rep prefix of the instruction in orig: 0xf3 (rep, repe), 0xf2
+ * (repne) or 0 */
+static uint8_t rep_prefix(const uint8_t *orig, int len)
+{
+	uint8_t rep = 0;
+
+	for (int i = 0; i < len && i < 15; i++) {
+		uint8_t c = orig[i];
+
+		if (c == 0xf2 || c == 0xf3)
+			rep = c;
+		else if (!(c == 0x66 || c == 0x67 || c == 0xf0 || c == 0x2e ||
+			   c == 0x3e || c == 0x26 || c == 0x36 || c == 0x64 ||
+			   c == 0x65 || (c >= 0x40 && c <= 0x4f)))
+			break;
+	}
+	return rep;
+}
+
 /*
- * An access of many bytes at b, as t is about to make it: a call of
- * memcpy (memmove, mempcpy, their _chk forms) or memset (bp.memfn: libc's
- * accesses, which no observation point sees, taken as the program's at
- * its call), or a rep movs or rep stos (a struct copy gcc makes of
- * memcpy).  Its destination, its source (0: none) and its length, from
- * t's registers; false when b is no such access.
+ * An access of many bytes at b, as t is about to make it: a call of one
+ * of libc's memory or string functions (bp.memfn: libc's accesses, which
+ * no observation point sees, taken as the program's at its call), or a
+ * rep string instruction (a struct copy gcc makes of memcpy, an inlined
+ * strlen or memcmp).  Its operands into *op, from t's registers; false
+ * when b is no such access.
  */
-static bool ranged_access(struct thread *t, struct bp *b, uint64_t *dst,
-			  uint64_t *src, uint64_t *n)
+static bool ranged_access(struct thread *t, struct bp *b,
+			  struct ranged_op *op)
 {
 	int size = 0;
 	bool write = false;
 
+	memset(op, 0, sizeof(*op));
+	op->el = 1;
 	if (b->memfn) {
 		if (regs_get(t))
 			return false;
-		*dst = t->regs.rdi;
-		*src = b->memfn == DISASM_MEMFN_COPY ? t->regs.rsi : 0;
-		*n = t->regs.rdx;
-	} else {
-		if (!bp_operand_kind(b, &size, &write) ||
-		    !b->insn->is_string_op || !b->insn->has_rep)
-			return false;
-		const struct insn_info *in = b->insn;
-		bool movs = in->nmem == 2 && in->mem[0].write &&
-			    !in->mem[0].read && in->mem[1].read &&
-			    !in->mem[1].write;
-		bool stos = in->nmem == 1 && in->mem[0].write &&
-			    !in->mem[0].read;
-		uint64_t el = in->mem[0].size ? in->mem[0].size : 1;
-
-		if ((!movs && !stos) || regs_get(t))
-			return false;
-		uint64_t cnt = in->mem[0].addr32 ? (uint32_t)t->regs.rcx
-						 : t->regs.rcx;
-
-		*n = (cnt > MEMFN_OBSERVE_MAX ? MEMFN_OBSERVE_MAX : cnt) * el;
-		*dst = t->regs.rdi;
-		*src = movs ? t->regs.rsi : 0;
-		if (t->regs.eflags & 0x400) {
-			/* DF set: from the last element down */
-			*dst = *dst + el - *n;
-			if (*src)
-				*src = *src + el - *n;
-		}
+		op->fn = b->memfn;
+		op->dst = t->regs.rdi;
+		op->src = t->regs.rsi;
+		op->n = t->regs.rdx;
+		op->c = t->regs.rsi & 0xff;
+		if (op->fn == DISASM_MEMFN_BZERO || op->fn == DISASM_MEMFN_STRNLEN)
+			op->n = t->regs.rsi;
+		return true;
 	}
-	if (*n > MEMFN_OBSERVE_MAX)
-		*n = MEMFN_OBSERVE_MAX;
+	if (!bp_operand_kind(b, &size, &write) || !b->insn->is_string_op ||
+	    !b->insn->has_rep)
+		return false;
+	const struct insn_info *in = b->insn;
+	const struct disasm_mem *m = in->mem;
+	bool movs = in->nmem == 2 && m[0].write && !m[0].read && m[1].read &&
+		    !m[1].write;
+	bool stos = in->nmem == 1 && m[0].write && !m[0].read;
+	bool cmps = in->nmem == 2 && !m[0].write && !m[1].write;
+	bool scas = in->nmem == 1 && !m[0].write && m[0].read;
+	uint64_t el = m[0].size ? m[0].size : 1;
+
+	if ((!movs && !stos && !cmps && !scas) || el > 8 || regs_get(t))
+		return false;
+	uint64_t cnt = m[0].addr32 ? (uint32_t)t->regs.rcx : t->regs.rcx;
+
+	if (cnt > MEMFN_OBSERVE_MAX / el)
+		cnt = MEMFN_OBSERVE_MAX / el;
+	op->el = (uint8_t)el;
+	op->dst = t->regs.rdi;
+	op->src = t->regs.rsi;
+	op->n = cnt;
+	op->c = t->regs.rax;
+	op->repne = rep_prefix(b->orig, in->len) == 0xf2;
+	op->fn = movs ? DISASM_MEMFN_COPY
+		 : stos ? DISASM_MEMFN_SET
+		 : cmps ? RANGED_CMPS
+			: RANGED_SCAS;
+	if (t->regs.eflags & 0x400) {
+		/* DF set: from the last element down, taken whole */
+		op->dst = op->dst + el - cnt * el;
+		op->src = op->src + el - cnt * el;
+		if (cmps || scas)
+			op->fn = cmps ? RANGED_CMPS_ALL : RANGED_SCAS_ALL;
+	}
+	if (movs || stos)
+		op->n = cnt * el;
 	return true;
 }
 
-/* t's ranged access at b (ranged_access): the source read, then the
- * destination written.  false as observe_access. */
-static bool observe_range(struct session *s, struct thread *t, struct bp *b,
-			  uint64_t addr, uint64_t dst, uint64_t src,
-			  uint64_t n)
+/* how a string function's scan goes (mem_scan) */
+struct scan_how {
+	bool two;	/* compares a with b (else a with c) */
+	bool nul;	/* ends after a's NUL */
+	bool fold;	/* ASCII case folded */
+	uint8_t until;	/* 1: ends after the first difference; 2: after
+			 * the first equal; 0 neither */
+	uint8_t el;
+	uint64_t c;
+};
+
+static uint64_t el_value(const uint8_t *v, int el, bool fold)
 {
-	if (!n || !dst)
-		return true;
-	if (src && !observe_access(s, t, b, addr, src, (int)n, false))
-		return false;
-	return observe_access(s, t, b, addr, dst, (int)n, true);
+	uint64_t x = 0;
+
+	memcpy(&x, v, (size_t)el);
+	if (fold && el == 1 && x >= 'A' && x <= 'Z')
+		x += 'a' - 'A';
+	return x;
+}
+
+/*
+ * The number of elements a function that scans memory from a (and b)
+ * reads, at most max: up to and with the element its scan ends at.  What
+ * cannot be read ends it (the program faults there itself).
+ */
+static uint64_t mem_scan(struct process *p, uint64_t a, uint64_t b,
+			 uint64_t max, const struct scan_how *h)
+{
+	uint8_t ba[512], bb[512];
+	uint64_t done = 0, el = h->el ? h->el : 1;
+	uint64_t mask = el == 8 ? ~0ull : (1ull << (8 * el)) - 1;
+
+	while (done < max) {
+		uint64_t pa = a + done * el, pb = b + done * el;
+		uint64_t chunk = sizeof(ba), room = 4096 - (pa & 4095);
+
+		if (room < chunk)
+			chunk = room;
+		if (h->two && 4096 - (pb & 4095) < chunk)
+			chunk = 4096 - (pb & 4095);
+		chunk -= chunk % el;
+		if (!chunk)
+			chunk = el; /* (an element across two pages) */
+		if ((max - done) * el < chunk)
+			chunk = (max - done) * el;
+		if (mem_read(p, pa, ba, chunk) ||
+		    (h->two && mem_read(p, pb, bb, chunk)))
+			return done;
+		for (uint64_t k = 0; k < chunk; k += el) {
+			uint64_t x = el_value(ba + k, (int)el, h->fold);
+			uint64_t y = h->two ? el_value(bb + k, (int)el, h->fold)
+					    : h->c & mask;
+
+			done++;
+			if ((h->until == 1 && x != y) ||
+			    (h->until == 2 && x == y) || (h->nul && !x))
+				return done;
+		}
+	}
+	return max;
+}
+
+/* a read or a write of n bytes at addr */
+struct mrange {
+	uint64_t addr, n;
+	bool write;
+};
+
+/* The ranges of op (ranged_access) into r[3], reads first: how many */
+static int ranged_ranges(struct process *p, const struct ranged_op *op,
+			 struct mrange r[3])
+{
+	const uint64_t max = MEMFN_OBSERVE_MAX;
+	uint64_t n = op->n < max ? op->n : max;
+	struct scan_how str = { .nul = true, .el = 1 };
+	struct scan_how cmp = { .two = true, .until = 1, .el = 1 };
+	uint64_t len, dlen;
+	int k = 0;
+
+#define RANGE(a, len, w) \
+	do { \
+		uint64_t a_ = (a), n_ = (len); \
+		if (a_ && n_) \
+			r[k++] = (struct mrange){ a_, n_, (w) }; \
+	} while (0)
+	switch (op->fn) {
+	case DISASM_MEMFN_COPY:
+		RANGE(op->src, n, false);
+		RANGE(op->dst, n, true);
+		break;
+	case DISASM_MEMFN_SET:
+	case DISASM_MEMFN_BZERO:
+		RANGE(op->dst, n, true);
+		break;
+	case DISASM_MEMFN_STRCPY:
+		len = mem_scan(p, op->src, 0, max, &str);
+		RANGE(op->src, len, false);
+		RANGE(op->dst, len, true);
+		break;
+	case DISASM_MEMFN_STRNCPY:
+		len = mem_scan(p, op->src, 0, n, &str);
+		RANGE(op->src, len, false);
+		RANGE(op->dst, n, true);
+		break;
+	case DISASM_MEMFN_STRCAT:
+	case DISASM_MEMFN_STRNCAT:
+		len = mem_scan(p, op->src, 0,
+			       op->fn == DISASM_MEMFN_STRCAT ? max : n, &str);
+		dlen = mem_scan(p, op->dst, 0, max, &str);
+		RANGE(op->src, len, false);
+		if (dlen) {
+			uint8_t last = 0;
+			uint64_t w = len;
+
+			/* (strncat's n characters get a NUL of their own) */
+			if (op->fn == DISASM_MEMFN_STRNCAT && len &&
+			    (mem_read(p, op->src + len - 1, &last, 1) || last))
+				w = len + 1;
+			/* (dst's NUL is written over) */
+			RANGE(op->dst, dlen - 1, false);
+			RANGE(op->dst + dlen - 1, w, true);
+		}
+		break;
+	case DISASM_MEMFN_STRLEN:
+		RANGE(op->dst, mem_scan(p, op->dst, 0, max, &str), false);
+		break;
+	case DISASM_MEMFN_STRNLEN:
+		RANGE(op->dst, mem_scan(p, op->dst, 0, n, &str), false);
+		break;
+	case DISASM_MEMFN_STRCMP:
+	case DISASM_MEMFN_STRNCMP:
+	case DISASM_MEMFN_STRCASECMP:
+	case DISASM_MEMFN_STRNCASECMP:
+	case DISASM_MEMFN_MEMCMP:
+		cmp.nul = op->fn != DISASM_MEMFN_MEMCMP;
+		cmp.fold = op->fn == DISASM_MEMFN_STRCASECMP ||
+			   op->fn == DISASM_MEMFN_STRNCASECMP;
+		len = mem_scan(p, op->dst, op->src,
+			       op->fn == DISASM_MEMFN_STRCMP ||
+					       op->fn == DISASM_MEMFN_STRCASECMP
+				       ? max
+				       : n,
+			       &cmp);
+		RANGE(op->dst, len, false);
+		RANGE(op->src, len, false);
+		break;
+	case DISASM_MEMFN_STRCHR:
+	case DISASM_MEMFN_MEMCHR:
+		str.until = 2;
+		str.c = op->c;
+		str.nul = op->fn == DISASM_MEMFN_STRCHR;
+		len = mem_scan(p, op->dst, 0,
+			       op->fn == DISASM_MEMFN_STRCHR ? max : n, &str);
+		RANGE(op->dst, len, false);
+		break;
+	case RANGED_CMPS:
+	case RANGED_SCAS:
+		cmp.two = op->fn == RANGED_CMPS;
+		cmp.until = op->repne ? 2 : 1;
+		cmp.el = op->el;
+		cmp.c = op->c;
+		len = mem_scan(p, op->dst, op->src, op->n, &cmp) * op->el;
+		RANGE(op->dst, len, false);
+		if (op->fn == RANGED_CMPS)
+			RANGE(op->src, len, false);
+		break;
+	case RANGED_CMPS_ALL:
+	case RANGED_SCAS_ALL:
+		RANGE(op->dst, op->n * op->el, false);
+		if (op->fn == RANGED_CMPS_ALL)
+			RANGE(op->src, op->n * op->el, false);
+		break;
+	}
+#undef RANGE
+	for (int i = 0; i < k; i++)
+		if (r[i].n > max)
+			r[i].n = max;
+	return k;
+}
+
+/* op's ranged access at b (ranged_access, ranged_ranges): its reads, then
+ * its write.  false as observe_access. */
+static bool observe_range(struct session *s, struct thread *t, struct bp *b,
+			  uint64_t addr, const struct ranged_op *op)
+{
+	struct mrange r[3];
+	int k = ranged_ranges(t->p, op, r);
+
+	for (int i = 0; i < k; i++)
+		if (!observe_access(s, t, b, addr, r[i].addr, (int)r[i].n,
+				    r[i].write))
+			return false;
+	return true;
 }
 
 static void observe_hit(struct session *s, struct thread *t, struct bp *b,
@@ -1588,11 +1815,11 @@ static void observe_hit(struct session *s, struct thread *t, struct bp *b,
 {
 	int size = 0;
 	bool write = false;
-	uint64_t dst, src, n;
+	struct ranged_op op;
 
-	if (ranged_access(t, b, &dst, &src, &n)) {
+	if (ranged_access(t, b, &op)) {
 		/* (its instruction is stepped over as any other) */
-		if (!observe_range(s, t, b, addr, dst, src, n) || b->lifted ||
+		if (!observe_range(s, t, b, addr, &op) || b->lifted ||
 		    b->retired || b->dormant)
 			t->stop = STOP_NONE;
 		else
@@ -1663,11 +1890,10 @@ bool session_probe_observes(struct session *s, struct thread *t,
 
 	if (!observing_at(s, t, b) || t->regs.rip != b->addr)
 		return false;
-	uint64_t dst, src, n;
+	struct ranged_op op;
 
-	*ea = ranged_access(t, b, &dst, &src, &n)
-		      ? dst
-		      : bp_operand(s, t, b, &size, &write);
+	*ea = ranged_access(t, b, &op) ? op.dst
+				       : bp_operand(s, t, b, &size, &write);
 	return true;
 }
 
@@ -1680,11 +1906,11 @@ void session_probe_access(struct session *s, struct thread *t, uint64_t site,
 
 	if (!observing_at(s, t, b) || b->addr != site)
 		return;
-	uint64_t dst, src, n;
+	struct ranged_op op;
 
-	if (ranged_access(t, b, &dst, &src, &n)) {
+	if (ranged_access(t, b, &op)) {
 		s->stop_kinds[STOPK_OBSERVE]++;
-		if (observe_range(s, t, b, site, dst, src, n) && !b->lifted &&
+		if (observe_range(s, t, b, site, &op) && !b->lifted &&
 		    !b->retired && !b->dormant)
 			s->obs_steps++;
 		return;
@@ -1719,24 +1945,19 @@ static void observe_point(struct session *s, struct thread *t, struct bp *b)
 	bool write = false;
 
 	t->obs_due = false;
-	t->obs_src = 0;
+	t->obs_ranged = false;
 	if (!o || !t->p->observing ||
 	    (b->kind != OP_ACCESS && b->kind != OP_ATOMIC))
 		return;
-	uint64_t dst, src, n;
-
-	if (ranged_access(t, b, &dst, &src, &n)) {
-		/* a memcpy's, a memset's or a rep movs's bytes */
-		if (!n || !dst)
+	if (ranged_access(t, b, &t->obs_rng)) {
+		/* a memcpy's, a strcmp's or a rep movs's bytes: how many,
+		 * from memory when the access is made */
+		if (!t->obs_rng.dst)
 			return;
 		t->obs_due = true;
+		t->obs_ranged = true;
 		t->obs_pc = b->addr;
-		t->obs_ea = dst;
-		t->obs_src = src;
-		t->obs_size = (int)n;
-		t->obs_write = true;
-		t->obs_atomic = false;
-		t->obs_word = false;
+		t->obs_ea = t->obs_rng.dst;
 		return;
 	}
 	uint64_t ea = bp_operand(s, t, b, &size, &write);
@@ -1767,11 +1988,17 @@ void thread_observe_step(struct session *s, struct thread *t)
 		return;
 	relock_before_access(s, t);
 	s->obs_stops++;
-	if (t->obs_src) {
-		o->access(o->ctx, t->idx, t->obs_pc,
-			  mem_name(t->p, t->obs_src), t->obs_size, false,
-			  false, false);
-		s->observed++;
+	if (t->obs_ranged) {
+		struct mrange r[3];
+		int k = ranged_ranges(t->p, &t->obs_rng, r);
+
+		for (int i = 0; i < k; i++) {
+			o->access(o->ctx, t->idx, t->obs_pc,
+				  mem_name(t->p, r[i].addr), (int)r[i].n,
+				  r[i].write, false, false);
+			s->observed++;
+		}
+		return;
 	}
 	o->access(o->ctx, t->idx, t->obs_pc, mem_name(t->p, ea),
 		  t->obs_size, t->obs_write, t->obs_atomic, t->obs_word);

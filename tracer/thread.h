@@ -57,6 +57,20 @@ enum { FDK_PLAIN = 0, FDK_SIGNALFD, FDK_EPOLL, FDK_TIMERFD,
 #define WAIT_PATH 48 /* instructions of a spin's turn remembered */
 #define TSO_MAX 16 /* stores a thread's store buffer holds (tso.c) */
 
+/*
+ * A ranged access's operands as its stop found them (thread.c
+ * ranged_access): a call of one of libc's memory or string functions
+ * (enum disasm_memfn), or a rep string instruction.  How many bytes it
+ * reads and writes can depend on memory (a string's length), read when
+ * the access is made.
+ */
+struct ranged_op {
+	uint8_t fn;	/* DISASM_MEMFN_*, or RANGED_CMPS, RANGED_SCAS */
+	uint8_t el;	/* element size: 1 but for a rep's */
+	bool repne;	/* a rep cmps or scas: stops at the first equal */
+	uint64_t dst, src, n, c;
+};
+
 struct thread {
 	int tid;
 	int idx;		/* T-number in the whole tree (the trace's) */
@@ -228,7 +242,11 @@ struct thread {
 	bool obs_due, obs_write, obs_atomic, obs_word;
 	int obs_size;
 	uint64_t obs_pc, obs_ea;
-	uint64_t obs_src; /* a memcpy's source too (bp.memfn), else 0 */
+	/* obs_ranged: a call of memcpy, strcpy, strcmp and the like or a
+	 * rep string instruction: its operands (its ranges are read from
+	 * memory at the step) */
+	bool obs_ranged;
+	struct ranged_op obs_rng;
 	/* the rwlock of a pending write lock: its futex points acquire the
 	 * readers' side (race discovery, world.c observe_rwlock) */
 	uint64_t rw_writing;

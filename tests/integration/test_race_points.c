@@ -386,3 +386,52 @@ Test(race_points, copies_and_clears_made_by_libc_or_a_string_instruction_race)
 	assert_exit(r, 0);
 	res_free(&r);
 }
+
+/*
+ * A shared string that no instruction of the program reads: libc's
+ * strcpy, strcmp, strchr, memcmp, strcat and strlen read it (-fno-builtin:
+ * all called; -O0 and -O2 copy with strcpy or stpcpy).  Race discovery
+ * takes the bytes each reads (and writes) at its call, a string's length
+ * from memory then, so the writer's stores become points and the torn
+ * name is found, where each said "PASS, complete to preemption bound 2"
+ * before; the locked twins pass complete, and `ptloom races` names the
+ * strcmp's line.
+ */
+Test(race_points, strings_read_by_libc_string_functions_race)
+{
+	static const char *const modes[] = { "copy",   "compare", "find",
+					     "memcmp", "append",  "length" };
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct res r = PTL("run", "--seed", SEED, "--timeout", "5",
+				   "--", target("torn_string_libc"), modes[i]);
+
+		assert_exit(r, 1);
+		assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+		res_free(&r);
+	}
+	found_with(target("torn_string_O0"), "sync,races,tso",
+		   "torn_string.c");
+	found_with(target("torn_string_O2"), "sync,races,tso",
+		   "torn_string.c");
+	passes_complete_with(target("torn_string_fixed_libc"),
+			     "sync,races,tso");
+	struct res r = PTL("run", "--seed", SEED, "--",
+			   target("torn_string_fixed_libc"), "append");
+
+	assert_exit(r, 0);
+	char *sum = summary(&r);
+
+	assert_contains(sum, "complete to preemption bound 2", "the summary");
+	free(sum);
+	res_free(&r);
+	r = PTL("races", "--seed", SEED, "--", target("torn_string_libc"),
+		"compare");
+	assert_exit(r, 1);
+	assert_contains(r.out, "race on name", "ptloom races' output");
+	assert_contains(r.out, "at writer at torn_string.c:31",
+			"ptloom races' output (the writer's store)");
+	assert_contains(r.out, "at main at torn_string.c:64",
+			"ptloom races' output (the strcmp)");
+	res_free(&r);
+}
