@@ -991,6 +991,32 @@ static struct lib_scan *scan_lib(const char *path)
 }
 
 /*
+ * A shared object of the program's own: one outside the system's library
+ * directories (a library its build made, found through its RPATH or
+ * LD_LIBRARY_PATH; a plugin it loaded).  Its code is the program's: race
+ * discovery observes its accesses and its atomics are points, as the
+ * executable's (add_program_objects); the system's libraries are seen at
+ * their calls.
+ */
+static bool program_object(const char *path, const char *exe)
+{
+	static const char *const sys[] = {
+		"/lib/",     "/lib32/",	    "/lib64/",	      "/libx32/",
+		"/usr/lib/", "/usr/lib32/", "/usr/lib64/",    "/usr/libx32/",
+		"/usr/libexec/",
+	};
+
+	if (path[0] != '/' || !strcmp(path, exe) ||
+	    strstr(path, " (deleted)") || !strncmp(path, "/memfd:", 7) ||
+	    !strncmp(path, "/dev/", 5))
+		return false;
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		if (!strncmp(path, sys[i], strlen(sys[i])))
+			return false;
+	return true;
+}
+
+/*
  * Every shared object but libc and the loader.  What libc promises to
  * synchronise is seen at its calls (libc_fns); its internal atomics order
  * more than POSIX does (the thread count a thread's exit decrements and
@@ -1006,7 +1032,7 @@ static bool lib_observed(const char *path, const char *exe)
 	base = base ? base + 1 : path;
 	return strcmp(path, exe) && strncmp(base, "ld-", 3) &&
 	       strncmp(base, "libc.so", 7) && strncmp(base, "libc-", 5) &&
-	       !strstr(path, " (deleted)");
+	       !strstr(path, " (deleted)") && !program_object(path, exe);
 }
 
 /* libc's free and realloc, looked up once per ptloom process, with the
@@ -1378,6 +1404,7 @@ static const struct libc_cache *libc_lookup(const char *path)
 #define OBJ_SCANS 16
 static struct obj_scan {
 	char path[4096];
+	int mode;
 	struct insn_info *insns;
 	int n;
 	uint64_t min_vaddr;
@@ -1385,19 +1412,21 @@ static struct obj_scan {
 } obj_scans[OBJ_SCANS];
 static int next_obj_scan;
 
-static struct obj_scan *scan_obj(const char *path)
+static struct obj_scan *scan_obj(const char *path, int mode)
 {
 	struct disasm_elf_info info;
 	struct obj_scan *c;
 
 	for (int i = 0; i < OBJ_SCANS; i++)
-		if (obj_scans[i].path[0] && !strcmp(obj_scans[i].path, path))
+		if (obj_scans[i].path[0] && obj_scans[i].mode == mode &&
+		    !strcmp(obj_scans[i].path, path))
 			return &obj_scans[i];
 	c = &obj_scans[next_obj_scan++ % OBJ_SCANS];
 	free(c->insns);
 	memset(c, 0, sizeof(*c));
 	snprintf(c->path, sizeof(c->path), "%s", path);
-	c->n = scan_elf(path, DISASM_MEMORY, &c->insns, &info);
+	c->mode = mode;
+	c->n = scan_elf(path, mode, &c->insns, &info);
 	if (c->n < 0) {
 		c->n = 0;
 		c->insns = NULL;
@@ -1433,7 +1462,7 @@ static void add_object_observes(struct session *ss, struct process *s,
 		p[strcspn(p, "\n")] = 0;
 		if (!pol->observe_object(pol->ctx, p))
 			continue;
-		struct obj_scan *c = scan_obj(p);
+		struct obj_scan *c = scan_obj(p, DISASM_MEMORY);
 		uint64_t bias = c->pie ? lo - c->min_vaddr : 0;
 
 		for (int i = 0; i < c->n; i++) {
@@ -1449,6 +1478,53 @@ static void add_object_observes(struct session *ss, struct process *s,
 		}
 	}
 	fclose(f);
+}
+
+/*
+ * The program's own shared objects (program_object) in a process of a
+ * native program: their memory instructions observed (want_observe) and
+ * their atomics points (want_atomics), as the executable's.  Without them
+ * a race in a library the program's build made (a CMake project's
+ * libfoo.so) had no point: "PASS, complete to preemption bound 2".
+ */
+static void add_program_objects(struct session *ss, struct process *s,
+				size_t *cap, const char *exe,
+				bool want_atomics, bool want_observe)
+{
+	struct mapped_file *libs = NULL;
+	int nlibs = proc_mapped_files(s->pid, &libs);
+	int mode = !want_observe	 ? DISASM_ATOMICS
+		   : ss->cfg->observe_stack ? DISASM_MEMORY | DISASM_STACK
+					    : DISASM_MEMORY;
+
+	for (int i = 0; i < nlibs; i++) {
+		if (!libs[i].start || !libs[i].exec ||
+		    !program_object(libs[i].path, exe))
+			continue;
+		struct obj_scan *c = scan_obj(libs[i].path, mode);
+		uint64_t bias = c->pie ? libs[i].start - c->min_vaddr : 0;
+
+		for (int k = 0; k < c->n; k++) {
+			const struct insn_info *in = &c->insns[k];
+			bool point = want_atomics && in->is_atomic;
+
+			if (!in->is_atomic &&
+			    (!want_observe || in->reads_constant))
+				continue;
+			if (!point && !want_observe)
+				continue;
+			if (add_bp(s, cap, in->addr + bias,
+				   point ? OP_ATOMIC : OP_ACCESS, 0))
+				continue;
+			struct bp *b = &s->bps[s->nbps - 1];
+
+			b->observe = !point;
+			b->move = in->move_len;
+			b->stack = in->stack_relative && !in->is_atomic;
+			b->memfn = in->memfn;
+		}
+	}
+	mapped_files_free(libs, nlibs);
 }
 
 int bp_install(struct session *ss, struct process *s)
@@ -1576,6 +1652,8 @@ int bp_install(struct session *ss, struct process *s)
 				in->stack_relative && !in->is_atomic;
 			s->bps[s->nbps - 1].memfn = in->memfn;
 		}
+		add_program_objects(ss, s, &cap, exe, want_atomics,
+				    want_observe);
 		if (want_observe) {
 			add_lib_atomics(s, &cap, exe);
 			add_free_hooks(s, &cap);

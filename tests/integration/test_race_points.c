@@ -435,3 +435,29 @@ Test(race_points, strings_read_by_libc_string_functions_race)
 			"ptloom races' output (the strcmp)");
 	res_free(&r);
 }
+
+/*
+ * A race whose every instruction is in a shared library of the program's
+ * own build (libcounter.so, found through the executable's RPATH, as a
+ * CMake or meson project links its tests).  Such a library's code is the
+ * program's: discovery observes it and its atomics are points, where only
+ * the executable's were, and the search said "PASS, complete to
+ * preemption bound 2" (126 runs).  The locked twin passes complete, and
+ * `ptloom races` names the library's line.
+ */
+Test(race_points, races_in_the_programs_own_shared_libraries_are_found)
+{
+	found_with(target("library_counter"), "sync,races,tso",
+		   "library_counter_main.c");
+	passes_complete_with(target("library_counter_fixed"),
+			     "sync,races,tso");
+	struct res r = PTL("races", "--seed", SEED, "--",
+			   target("library_counter"));
+
+	assert_exit(r, 1);
+	assert_contains(r.out, "race on visits",
+			"ptloom races' output (the library's global)");
+	assert_contains(r.out, "at counter_visit at library_counter.c:19",
+			"ptloom races' output (the library's store)");
+	res_free(&r);
+}
