@@ -1527,6 +1527,94 @@ static void add_program_objects(struct session *ss, struct process *s,
 	mapped_files_free(libs, nlibs);
 }
 
+/* the C++ standard library (libstdc++, libc++) */
+static bool cxx_runtime(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libstdc++.so", 12) ||
+	       !strncmp(base, "libc++.so", 9);
+}
+
+/* the objects executable path holds copies of (elf_copy_objects), read
+ * once per ptloom process */
+static const uint64_t (*exe_copies(const char *path, int *n))[2]
+{
+	static struct {
+		char path[4096];
+		uint64_t (*v)[2];
+		int n;
+	} cache[4];
+	static int next;
+
+	for (int i = 0; i < 4; i++)
+		if (cache[i].path[0] && !strcmp(cache[i].path, path)) {
+			*n = cache[i].n;
+			return (const uint64_t(*)[2])cache[i].v;
+		}
+	int k = next++ % 4;
+
+	free(cache[k].v);
+	snprintf(cache[k].path, sizeof(cache[k].path), "%s", path);
+	cache[k].n = elf_copy_objects(path, &cache[k].v);
+	if (cache[k].n < 0)
+		cache[k].n = 0;
+	*n = cache[k].n;
+	return (const uint64_t(*)[2])cache[k].v;
+}
+
+/*
+ * Race discovery in the C++ standard library's code: a system library
+ * whose code works on the program's objects (a std::string's append, its
+ * assignment, a container's rebalancing are libstdc++'s functions, not
+ * inlined), so a race on a std::string two threads append to had no
+ * access anywhere in the program's own code ("PASS, complete to bound
+ * 2").  Its memory instructions are observed as the executable's (its
+ * atomics stay synchronisation, add_lib_atomics), but what it does to its
+ * own state is not the program's: its locale caches and the streams'
+ * fields (std::cout's width, written by every <<, in its mapping or
+ * copied into the executable's bss) race by its design, and would be
+ * reported and made points.  Its span and the executable's copied
+ * objects (thread.c cxx_internal) tell them apart.
+ */
+static void add_cxx_runtime(struct process *s, size_t *cap, const char *exe,
+			    uint64_t exe_bias)
+{
+	struct mapped_file *libs = NULL;
+	int nlibs = proc_mapped_files(s->pid, &libs);
+
+	for (int i = 0; i < nlibs; i++) {
+		uint64_t lo, hi;
+
+		if (!libs[i].start || !libs[i].exec ||
+		    !cxx_runtime(libs[i].path) ||
+		    elf_load_span(libs[i].path, &lo, &hi))
+			continue;
+		struct obj_scan *c = scan_obj(libs[i].path, DISASM_MEMORY);
+		uint64_t bias = c->pie ? libs[i].start - c->min_vaddr : 0;
+
+		for (int k = 0; k < c->n; k++) {
+			const struct insn_info *in = &c->insns[k];
+
+			if (in->is_atomic || in->reads_constant ||
+			    add_bp(s, cap, in->addr + bias, OP_ACCESS, 0))
+				continue;
+			struct bp *b = &s->bps[s->nbps - 1];
+
+			b->observe = true;
+			b->move = in->move_len;
+			b->memfn = in->memfn;
+		}
+		s->rt.lo = lo + bias;
+		s->rt.hi = hi + bias;
+		s->rt.copies = exe_copies(exe, &s->rt.ncopies);
+		s->rt.copies_bias = exe_bias;
+		break;
+	}
+	mapped_files_free(libs, nlibs);
+}
+
 int bp_install(struct session *ss, struct process *s)
 {
 	size_t cap = 0;
@@ -1655,6 +1743,7 @@ int bp_install(struct session *ss, struct process *s)
 		add_program_objects(ss, s, &cap, exe, want_atomics,
 				    want_observe);
 		if (want_observe) {
+			add_cxx_runtime(s, &cap, exe, bias);
 			add_lib_atomics(s, &cap, exe);
 			add_free_hooks(s, &cap);
 		}

@@ -164,6 +164,7 @@ struct checkpoint {
 	bool rwlock_known; /* struct process */
 	bool data_known;   /* struct process */
 	uint64_t data_bias;
+	struct cxx_runtime rt; /* struct process */
 	/* the program's mapped objects at the checkpoint (run_result) */
 	char **objects;
 	int nobjects;
@@ -639,6 +640,7 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	cp->rwlock_known = tp.rwlock_known;
 	cp->data_known = tp.data_known;
 	cp->data_bias = tp.data_bias;
+	cp->rt = tp.rt;
 	cp->bp_points = cfg->points;
 	cp->bp_observe = cfg->observer != NULL;
 	cp->bp_policy = cfg->policy;
@@ -677,6 +679,7 @@ static void inherit_bps(const struct checkpoint *cp, struct process *p)
 	tp.rwlock_known = cp->rwlock_known;
 	tp.data_known = cp->data_known;
 	tp.data_bias = cp->data_bias;
+	tp.rt = cp->rt;
 	p->ntramp = tp.ntramp;
 	memcpy(p->tslot, tp.tslot, sizeof(tp.tslot));
 	p->nacc = tp.nacc;

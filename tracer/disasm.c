@@ -1783,51 +1783,41 @@ static bool memfn_add(struct memfn_site **v, size_t *n, size_t *cap,
  * and the PLT entries (16 bytes each, in .plt or .plt.sec) that jump
  * through them: *got and *plt, malloc'd and sorted.  None is no error.
  */
+struct got_sites {
+	struct memfn_site **v;
+	size_t *n, cap;
+};
+
+static bool add_got_site(void *ctx, const GElf_Rela *r, const GElf_Sym *sym,
+			 const char *name)
+{
+	struct got_sites *g = ctx;
+	uint8_t k;
+
+	(void)sym;
+	if ((GELF_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT &&
+	     GELF_R_TYPE(r->r_info) != R_X86_64_GLOB_DAT) ||
+	    !(k = memfn_kind(name)))
+		return true;
+	return memfn_add(g->v, g->n, &g->cap,
+			 (struct memfn_site){ r->r_offset, k });
+}
+
 static void memfn_sites(Elf *e, struct memfn_site **got, size_t *ngot,
 			struct memfn_site **plt, size_t *nplt)
 {
 	Elf_Scn *scn = NULL;
-	size_t cap = 0, pcap = 0;
+	size_t pcap = 0, shstr;
+	struct got_sites g = { got, ngot, 0 };
 
 	*got = *plt = NULL;
 	*ngot = *nplt = 0;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh, lsh;
-		Elf_Data *d, *sd;
-		Elf_Scn *ls;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
-		    !(ls = elf_getscn(e, sh.sh_link)) ||
-		    !gelf_getshdr(ls, &lsh) || lsh.sh_type != SHT_DYNSYM ||
-		    !(d = elf_getdata(scn, NULL)) ||
-		    !(sd = elf_getdata(ls, NULL)) || !sh.sh_entsize)
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Rela r;
-			GElf_Sym sym;
-			const char *nm;
-			uint8_t k;
-
-			if (!gelf_getrela(d, (int)i, &r) ||
-			    (GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT &&
-			     GELF_R_TYPE(r.r_info) != R_X86_64_GLOB_DAT) ||
-			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) ||
-			    !(nm = elf_strptr(e, lsh.sh_link, sym.st_name)) ||
-			    !(k = memfn_kind(nm)))
-				continue;
-			if (!memfn_add(got, ngot, &cap,
-				       (struct memfn_site){ r.r_offset, k }))
-				break;
-		}
-	}
+	elf_dyn_relocs(e, add_got_site, &g);
 	if (!*ngot)
 		return;
 	qsort(*got, *ngot, sizeof(**got), cmp_memfn);
-	size_t shstr;
-
 	if (elf_getshdrstrndx(e, &shstr))
 		return;
-	scn = NULL;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;

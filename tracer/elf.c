@@ -164,7 +164,10 @@ int elf_symbol_values(const char *path, const char *name, uint64_t *values,
 	return k;
 }
 
-int elf_first_vaddr(const char *path, uint64_t *vaddr)
+/* fn(ctx, header) for each PT_LOAD segment of path's, in order, until it
+ * returns false: 0, -ENOENT (not ELF), -EINVAL (no PT_LOAD) */
+static int load_segments(const char *path,
+			 bool (*fn)(void *ctx, const GElf_Phdr *ph), void *ctx)
 {
 	int fd;
 	Elf *e = open_elf(path, &fd);
@@ -180,14 +183,123 @@ int elf_first_vaddr(const char *path, uint64_t *vaddr)
 			if (!gelf_getphdr(e, (int)i, &ph) ||
 			    ph.p_type != PT_LOAD)
 				continue;
-			*vaddr = ph.p_vaddr - ph.p_offset;
 			r = 0;
-			break;
+			if (!fn(ctx, &ph))
+				break;
 		}
 	}
 	elf_end(e);
 	close(fd);
 	return r;
+}
+
+static bool first_vaddr(void *ctx, const GElf_Phdr *ph)
+{
+	*(uint64_t *)ctx = ph->p_vaddr - ph->p_offset;
+	return false;
+}
+
+int elf_first_vaddr(const char *path, uint64_t *vaddr)
+{
+	return load_segments(path, first_vaddr, vaddr);
+}
+
+static bool widen_span(void *ctx, const GElf_Phdr *ph)
+{
+	uint64_t *span = ctx;
+
+	if (ph->p_vaddr < span[0])
+		span[0] = ph->p_vaddr;
+	if (ph->p_vaddr + ph->p_memsz > span[1])
+		span[1] = ph->p_vaddr + ph->p_memsz;
+	return true;
+}
+
+int elf_load_span(const char *path, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t span[2] = { UINT64_MAX, 0 };
+	int r = load_segments(path, widen_span, span);
+
+	*lo = span[0];
+	*hi = span[1];
+	return r;
+}
+
+void elf_dyn_relocs(Elf *e,
+		    bool (*fn)(void *ctx, const GElf_Rela *r,
+			       const GElf_Sym *sym, const char *name),
+		    void *ctx)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh, lsh;
+		Elf_Data *d, *sd;
+		Elf_Scn *ls;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !(ls = elf_getscn(e, sh.sh_link)) ||
+		    !gelf_getshdr(ls, &lsh) || lsh.sh_type != SHT_DYNSYM ||
+		    !(d = elf_getdata(scn, NULL)) ||
+		    !(sd = elf_getdata(ls, NULL)) || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *nm;
+
+			if (!gelf_getrela(d, (int)i, &r) ||
+			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) ||
+			    !(nm = elf_strptr(e, lsh.sh_link, sym.st_name)))
+				continue;
+			if (!fn(ctx, &r, &sym, nm))
+				return;
+		}
+	}
+}
+
+struct copies {
+	uint64_t (*v)[2];
+	size_t n, cap;
+};
+
+static bool add_copy(void *ctx, const GElf_Rela *r, const GElf_Sym *sym,
+		     const char *name)
+{
+	struct copies *c = ctx;
+
+	(void)name;
+	if (GELF_R_TYPE(r->r_info) != R_X86_64_COPY || !sym->st_size)
+		return true;
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? 2 * c->cap : 8;
+		uint64_t(*w)[2] = realloc(c->v, nc * sizeof(*w));
+
+		if (!w)
+			return false;
+		c->v = w;
+		c->cap = nc;
+	}
+	c->v[c->n][0] = r->r_offset;
+	c->v[c->n][1] = r->r_offset + sym->st_size;
+	c->n++;
+	return true;
+}
+
+int elf_copy_objects(const char *path, uint64_t (**out)[2])
+{
+	int fd;
+	Elf *e = open_elf(path, &fd);
+	struct copies c = { 0 };
+
+	*out = NULL;
+	if (!e)
+		return -ENOENT;
+	elf_dyn_relocs(e, add_copy, &c);
+	elf_end(e);
+	close(fd);
+	*out = c.v;
+	return (int)c.n;
 }
 
 /*

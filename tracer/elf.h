@@ -62,6 +62,25 @@ int elf_eh_frame_functions(Elf *e,
 			   int (*fn)(void *ctx, uint64_t addr, uint64_t size),
 			   void *ctx);
 
+/* The span of path's loaded segments, at link-time addresses: the
+ * lowest PT_LOAD p_vaddr and the highest p_vaddr + p_memsz.  0, -ENOENT,
+ * -EINVAL (no PT_LOAD). */
+int elf_load_span(const char *path, uint64_t *lo, uint64_t *hi);
+
+/* fn(ctx, the relocation, its symbol, the symbol's name) for each
+ * relocation of e's that names a dynamic symbol (.rela.dyn, .rela.plt),
+ * until fn returns false. */
+void elf_dyn_relocs(Elf *e,
+		    bool (*fn)(void *ctx, const GElf_Rela *r,
+			       const GElf_Sym *sym, const char *name),
+		    void *ctx);
+
+/* The objects of shared libraries that executable path holds a copy of
+ * (R_X86_64_COPY: libstdc++'s std::cout, libc's stdout): their ranges
+ * [start, end) at link-time addresses into *out (malloc'd, NULL if
+ * none): how many, or -ENOENT. */
+int elf_copy_objects(const char *path, uint64_t (**out)[2]);
+
 /* Open path for libelf (read-mmap): 0, -errno (open) or -EINVAL (not
  * ELF); the caller ends e and closes fd. */
 int elf_open_path(const char *path, int *fd, Elf **e);

@@ -142,6 +142,7 @@ static void free_bps(struct process *p)
 	p->policy_at = 0;
 	p->observing = false;
 	p->data_known = false;
+	memset(&p->rt, 0, sizeof(p->rt));
 	p->rwlock_known = false;
 	p->nshm = 0;
 	p->calls_alone = false;
@@ -572,6 +573,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->rwlock_known = parent->rwlock_known;
 	child->data_known = parent->data_known;
 	child->data_bias = parent->data_bias;
+	child->rt = parent->rt;
 	child->join_off = parent->join_off;
 	memcpy(child->shm, parent->shm, sizeof(child->shm));
 	child->nshm = parent->nshm;

@@ -1428,6 +1428,22 @@ struct logged_free {
 	uint64_t p, hdr, ret;
 };
 
+/* An access at ea by the instruction at pc that is the C++ standard
+ * library's to its own state (bp.c add_cxx_runtime): pc in its span, and
+ * ea in it too or in an object the executable holds a copy of */
+static bool cxx_internal(const struct process *p, uint64_t pc, uint64_t ea)
+{
+	if (pc < p->rt.lo || pc >= p->rt.hi)
+		return false;
+	if (ea >= p->rt.lo && ea < p->rt.hi)
+		return true;
+	for (int i = 0; i < p->rt.ncopies; i++)
+		if (ea >= p->rt.copies[i][0] + p->rt.copies_bias &&
+		    ea < p->rt.copies[i][1] + p->rt.copies_bias)
+			return true;
+	return false;
+}
+
 static bool observe_call(struct session *s, struct thread *t, struct bp *b,
 			 uint64_t addr, uint64_t ea, int size, bool write,
 			 const struct logged_free *lf)
@@ -1468,6 +1484,10 @@ static bool observe_call(struct session *s, struct thread *t, struct bp *b,
 			atomic_leaves_zero(t, b) ? SYNC_ATOMIC_FREE
 						 : SYNC_ATOMIC,
 			mem_name(t->p, ea), -1);
+	} else if (o && ea && cxx_internal(t->p, addr, ea)) {
+		/* (sampled as any other) */
+		if (++b->hits >= OBSERVE_PC_CAP)
+			bp_retire(t->p, b);
 	} else if (o && ea && (live > 1 || atomic)) {
 		if (live > 1)
 			note_stack_shared(s, t, ea);
@@ -1984,7 +2004,7 @@ void thread_observe_step(struct session *s, struct thread *t)
 	t->obs_due = false;
 	if (!o || s->obs_spent || !t->p->observing || t->pc != t->obs_pc ||
 	    (t->kind != OP_ACCESS && t->kind != OP_ATOMIC) ||
-	    threads_racing(s, t, ea) <= 1)
+	    threads_racing(s, t, ea) <= 1 || cxx_internal(t->p, t->obs_pc, ea))
 		return;
 	relock_before_access(s, t);
 	s->obs_stops++;
