@@ -993,7 +993,7 @@ static struct lib_scan *scan_lib(const char *path)
 /*
  * A shared object of the program's own: one outside the system's library
  * directories (a library its build made, found through its RPATH or
- * LD_LIBRARY_PATH; a plugin it loaded).  Its code is the program's: race
+ * LD_LIBRARY_PATH; a plugin it loaded), and no toolchain runtime.  Its code is the program's: race
  * discovery observes its accesses and its atomics are points, as the
  * executable's (add_program_objects); the system's libraries are seen at
  * their calls.
@@ -1006,12 +1006,28 @@ static bool program_object(const char *path, const char *exe)
 		"/usr/libexec/",
 	};
 
+	/* the toolchain's runtimes, wherever they were installed (a
+	 * glibc of its own under /opt, a Nix store) */
+	static const char *const runtimes[] = {
+		"libc.so",     "libc-",	      "ld-",	     "ld64.so",
+		"libpthread",  "libm.so",     "libm-",	     "libdl.",
+		"libdl-",      "librt.",      "librt-",	     "libresolv",
+		"libgcc_s",    "libstdc++",   "libc++",	     "libatomic",
+		"libgomp",     "libasan",     "libtsan",     "libubsan",
+		"liblsan",     "libhwasan",
+	};
+	const char *base = strrchr(path, '/');
+
 	if (path[0] != '/' || !strcmp(path, exe) ||
 	    strstr(path, " (deleted)") || !strncmp(path, "/memfd:", 7) ||
 	    !strncmp(path, "/dev/", 5))
 		return false;
 	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
 		if (!strncmp(path, sys[i], strlen(sys[i])))
+			return false;
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
+		if (!strncmp(base, runtimes[i], strlen(runtimes[i])))
 			return false;
 	return true;
 }
