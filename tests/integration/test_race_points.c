@@ -390,7 +390,8 @@ Test(race_points, copies_and_clears_made_by_libc_or_a_string_instruction_race)
 /*
  * A shared string that no instruction of the program reads: libc's
  * strcpy, strcmp, strchr, memcmp, strcat and strlen read it (-fno-builtin:
- * all called; -O0 and -O2 copy with strcpy or stpcpy).  Race discovery
+ * all called; -O0 and -O2 copy with strcpy or stpcpy), or a repe cmpsb
+ * or repne scasb reads as far as the data says.  Race discovery
  * takes the bytes each reads (and writes) at its call, a string's length
  * from memory then, so the writer's stores become points and the torn
  * name is found, where each said "PASS, complete to preemption bound 2"
@@ -424,6 +425,19 @@ Test(race_points, strings_read_by_libc_string_functions_race)
 
 	assert_contains(sum, "complete to preemption bound 2", "the summary");
 	free(sum);
+	res_free(&r);
+	/* string instructions: repe cmpsb (before: "PASS, complete"),
+	 * repne scasb */
+	r = PTL("run", "--seed", SEED, "--timeout", "5", "--",
+		target("inline_string_ops"));
+	assert_exit(r, 1);
+	res_free(&r);
+	r = PTL("run", "--seed", SEED, "--timeout", "5", "--",
+		target("inline_string_ops"), "length");
+	assert_exit(r, 1);
+	res_free(&r);
+	r = PTL("run", "--seed", SEED, "--", target("inline_string_ops_fixed"));
+	assert_exit(r, 0);
 	res_free(&r);
 	r = PTL("races", "--seed", SEED, "--", target("torn_string_libc"),
 		"compare");
