@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include "discover.h"
+#include "../tracer/disasm.h"
 #include "symbols.h"
 #include "strategy.h"
 #include "../tracer/disasm.h"
@@ -551,7 +552,13 @@ static void collect(struct obs_ctx *o, int pid)
 		for (int k = 0; k < 2; k++)
 			sym->code(sym->ctx, e->pair.pc[k], e->where[k],
 				  sizeof(e->where[k]));
-		sym->data(sym->ctx, e->pair.addr, e->what, sizeof(e->what));
+		const char *state = disasm_state_name(e->pair.addr);
+
+		if (state)
+			snprintf(e->what, sizeof(e->what), "%s", state);
+		else
+			sym->data(sym->ctx, e->pair.addr, e->what,
+				  sizeof(e->what));
 	}
 	sym->detach(sym->ctx);
 	o->named = n;

@@ -170,7 +170,9 @@ static bool insn_sane(const struct insn_info *in)
 		if (!bool_byte(flags[i]))
 			return false;
 	if (!in->len || in->len > 15 || in->nmem > 2 || in->move_len > 20 ||
-	    in->memfn >= DISASM_MEMFN_COUNT ||
+	    (in->memfn >= DISASM_MEMFN_COUNT &&
+	     (in->memfn < DISASM_MEMFN_STATE ||
+	      in->memfn >= DISASM_MEMFN_STATE + 2 * DISASM_STATE_COUNT)) ||
 	    in->push_reg < 0 || in->push_reg >= DISASM_REG_MAX)
 		return false;
 	for (int k = 0; k < 2; k++) {

@@ -1072,7 +1072,9 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 				/* (libc's accesses, at its call) */
 				in.mem_read = k != DISASM_MEMFN_SET &&
 					      k != DISASM_MEMFN_BZERO;
-				in.mem_write = k <= DISASM_MEMFN_STRNCAT;
+				in.mem_write = k >= DISASM_MEMFN_STATE
+						       ? (k - DISASM_MEMFN_STATE) & 1
+						       : k <= DISASM_MEMFN_STRNCAT;
 				err = vec_push(&s->vec, &in);
 				if (err) {
 					free(e.a);
@@ -1754,10 +1756,70 @@ static uint8_t memfn_kind(const char *name)
 		{ "memchr", DISASM_MEMFN_MEMCHR },
 	};
 
+	/* hidden state: its family, and whether the call changes it */
+	static const struct {
+		const char *name;
+		uint8_t family;
+		bool write;
+	} states[] = {
+		{ "strtok", DISASM_STATE_STRTOK, true },
+		{ "localtime", DISASM_STATE_TM, true },
+		{ "gmtime", DISASM_STATE_TM, true },
+		{ "ctime", DISASM_STATE_TM, true },
+		{ "asctime", DISASM_STATE_TM, true },
+		{ "getenv", DISASM_STATE_ENV, false },
+		{ "secure_getenv", DISASM_STATE_ENV, false },
+		{ "setenv", DISASM_STATE_ENV, true },
+		{ "unsetenv", DISASM_STATE_ENV, true },
+		{ "putenv", DISASM_STATE_ENV, true },
+		{ "clearenv", DISASM_STATE_ENV, true },
+		{ "drand48", DISASM_STATE_RAND48, true },
+		{ "lrand48", DISASM_STATE_RAND48, true },
+		{ "mrand48", DISASM_STATE_RAND48, true },
+		{ "srand48", DISASM_STATE_RAND48, true },
+		{ "seed48", DISASM_STATE_RAND48, true },
+		{ "lcong48", DISASM_STATE_RAND48, true },
+		{ "inet_ntoa", DISASM_STATE_INET_NTOA, true },
+		{ "getpwnam", DISASM_STATE_PASSWD, true },
+		{ "getpwuid", DISASM_STATE_PASSWD, true },
+		{ "getpwent", DISASM_STATE_PASSWD, true },
+		{ "getgrnam", DISASM_STATE_GROUP, true },
+		{ "getgrgid", DISASM_STATE_GROUP, true },
+		{ "getgrent", DISASM_STATE_GROUP, true },
+		{ "gethostbyname", DISASM_STATE_HOST, true },
+		{ "gethostbyname2", DISASM_STATE_HOST, true },
+		{ "gethostbyaddr", DISASM_STATE_HOST, true },
+	};
+
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 		if (!strcmp(name, fns[i].name))
 			return fns[i].kind;
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (!strcmp(name, states[i].name))
+			return (uint8_t)(DISASM_MEMFN_STATE +
+					 2 * states[i].family +
+					 states[i].write);
 	return DISASM_MEMFN_NONE;
+}
+
+const char *disasm_state_name(uint64_t addr)
+{
+	static const char *const names[DISASM_STATE_COUNT] = {
+		[DISASM_STATE_STRTOK] = "strtok's position",
+		[DISASM_STATE_TM] = "the struct tm of localtime and gmtime",
+		[DISASM_STATE_ENV] = "the environment (getenv, setenv)",
+		[DISASM_STATE_RAND48] = "drand48's seed",
+		[DISASM_STATE_INET_NTOA] = "inet_ntoa's buffer",
+		[DISASM_STATE_PASSWD] = "getpwnam's struct passwd",
+		[DISASM_STATE_GROUP] = "getgrnam's struct group",
+		[DISASM_STATE_HOST] = "gethostbyname's struct hostent",
+	};
+	uint64_t a = addr & ((1ull << 48) - 1);
+
+	if (a < DISASM_STATE_BASE ||
+	    a >= DISASM_STATE_ADDR(DISASM_STATE_COUNT))
+		return NULL;
+	return names[(a - DISASM_STATE_BASE) / 64];
 }
 
 /* x onto *v (*n of them, room for *cap); false when out of memory */

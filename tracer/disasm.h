@@ -211,8 +211,38 @@ enum disasm_memfn {
 	DISASM_MEMFN_STRCHR,	/* strchr, strchrnul: rdi's string to the
 				 * byte sil */
 	DISASM_MEMFN_MEMCHR,	/* memchr: the same, rdx bytes, no NUL */
-	DISASM_MEMFN_COUNT
+	DISASM_MEMFN_COUNT,
+	/* from here on, a function with hidden state of libc's (POSIX's
+	 * MT-Unsafe ones: strtok's position, the struct tm localtime and
+	 * gmtime return, the environment): DISASM_MEMFN_STATE + 2 * its
+	 * family, + 1 when the call changes the state; observed as an
+	 * access to DISASM_STATE_ADDR(family) */
+	DISASM_MEMFN_STATE = 32
 };
+
+/* the families of hidden state (disasm_state_name) */
+enum disasm_state {
+	DISASM_STATE_STRTOK,	/* strtok */
+	DISASM_STATE_TM,	/* localtime, gmtime, ctime, asctime */
+	DISASM_STATE_ENV,	/* getenv; setenv, putenv, unsetenv, clearenv */
+	DISASM_STATE_RAND48,	/* drand48, lrand48, mrand48, srand48, ... */
+	DISASM_STATE_INET_NTOA, /* inet_ntoa */
+	DISASM_STATE_PASSWD,	/* getpwnam, getpwuid, getpwent */
+	DISASM_STATE_GROUP,	/* getgrnam, getgrgid, getgrent */
+	DISASM_STATE_HOST,	/* gethostbyname, gethostbyaddr */
+	DISASM_STATE_COUNT
+};
+
+/* An address no process can map (past the 47 bits of user space, below
+ * the 48 of a process's tag, process.h mem_name) standing for a hidden
+ * state's memory */
+#define DISASM_STATE_BASE 0x800000000000ull
+#define DISASM_STATE_ADDR(family) \
+	(DISASM_STATE_BASE + 64 * (uint64_t)(family))
+
+/* "strtok's position": the hidden state at addr (a DISASM_STATE_ADDR,
+ * any process tag above its 48 bits), NULL if addr is none */
+const char *disasm_state_name(uint64_t addr);
 
 /* "lock cmpxchgq %rdx, (%rdi)" into buf (AT&T syntax); "(bad)" when the
  * bytes do not decode.  Always NUL-terminates when buflen > 0. */

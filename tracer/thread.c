@@ -1720,6 +1720,14 @@ static int ranged_ranges(struct process *p, const struct ranged_op *op,
 		if (a_ && n_) \
 			r[k++] = (struct mrange){ a_, n_, (w) }; \
 	} while (0)
+	if (op->fn >= DISASM_MEMFN_STATE) {
+		/* a libc function's hidden state */
+		int f = (op->fn - DISASM_MEMFN_STATE) / 2;
+
+		r[k++] = (struct mrange){ DISASM_STATE_ADDR(f), 8,
+					  (op->fn - DISASM_MEMFN_STATE) & 1 };
+		return k;
+	}
 	switch (op->fn) {
 	case DISASM_MEMFN_COPY:
 		RANGE(op->src, n, false);

@@ -600,7 +600,10 @@ Test(disasm, scan_elf_memory_excludes_stack_and_tls)
 		 * accesses) */
 		cr_assert(!v[i].memfn ||
 			  (v[i].is_call && !v[i].nmem &&
-			   v[i].memfn < DISASM_MEMFN_COUNT &&
+			   (v[i].memfn < DISASM_MEMFN_COUNT ||
+			    (v[i].memfn >= DISASM_MEMFN_STATE &&
+			     v[i].memfn < DISASM_MEMFN_STATE +
+						  2 * DISASM_STATE_COUNT)) &&
 			   (v[i].mem_read || v[i].mem_write)));
 		cr_assert(v[i].is_atomic ||
 			  (!v[i].stack_relative && !v[i].tls && !v[i].vsib));
