@@ -1015,6 +1015,7 @@ static bool program_object(const char *path, const char *exe)
 		"libpthread",  "libm.so",     "libm-",	     "libdl.",
 		"libdl-",      "librt.",      "librt-",	     "libresolv",
 		"libgcc_s",    "libstdc++",   "libc++",	     "libatomic",
+		"libglib-2.0",
 		"libgomp",     "libasan",     "libtsan",     "libubsan",
 		"liblsan",     "libhwasan",
 	};
@@ -1545,14 +1546,21 @@ static void add_program_objects(struct session *ss, struct process *s,
 	mapped_files_free(libs, nlibs);
 }
 
-/* the C++ standard library (libstdc++, libc++) */
-static bool cxx_runtime(const char *path)
+/* A system library whose code works on the program's own objects: the
+ * C++ standard library (libstdc++, libc++: a std::string's append, a
+ * container's rebalancing are its functions, not inlined) and GLib (a
+ * GHashTable's insert, a GString's append) */
+static bool object_library(const char *path)
 {
+	static const char *const names[] = { "libstdc++.so", "libc++.so",
+					     "libglib-2.0.so" };
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
-	return !strncmp(base, "libstdc++.so", 12) ||
-	       !strncmp(base, "libc++.so", 9);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(base, names[i], strlen(names[i])))
+			return true;
+	return false;
 }
 
 /* the objects executable path holds copies of (elf_copy_objects), read
@@ -1583,30 +1591,29 @@ static const uint64_t (*exe_copies(const char *path, int *n))[2]
 }
 
 /*
- * Race discovery in the C++ standard library's code: a system library
- * whose code works on the program's objects (a std::string's append, its
- * assignment, a container's rebalancing are libstdc++'s functions, not
- * inlined), so a race on a std::string two threads append to had no
- * access anywhere in the program's own code ("PASS, complete to bound
- * 2").  Its memory instructions are observed as the executable's (its
- * atomics stay synchronisation, add_lib_atomics), but what it does to its
- * own state is not the program's: its locale caches and the streams'
- * fields (std::cout's width, written by every <<, in its mapping or
- * copied into the executable's bss) race by its design, and would be
- * reported and made points.  Its span and the executable's copied
- * objects (thread.c cxx_internal) tell them apart.
+ * Race discovery in the code of the system libraries that work on the
+ * program's objects (object_library): a race on a std::string two threads
+ * append to, or a GHashTable two threads insert into, had no access
+ * anywhere in the program's own code ("PASS, complete to bound 2").
+ * Their memory instructions are observed as the executable's (their
+ * atomics stay synchronisation, add_lib_atomics), but what they do to
+ * their own state is not the program's: libstdc++'s locale caches and
+ * the streams' fields (std::cout's width, written by every <<, in its
+ * mapping or copied into the executable's bss) race by its design, and
+ * would be reported and made points.  Their spans and the executable's
+ * copied objects (thread.c library_internal) tell them apart.
  */
-static void add_cxx_runtime(struct process *s, size_t *cap, const char *exe,
-			    uint64_t exe_bias)
+static void add_object_libraries(struct process *s, size_t *cap,
+				 const char *exe, uint64_t exe_bias)
 {
 	struct mapped_file *libs = NULL;
 	int nlibs = proc_mapped_files(s->pid, &libs);
 
-	for (int i = 0; i < nlibs; i++) {
+	for (int i = 0; i < nlibs && s->rt.n < OBJECT_LIBS; i++) {
 		uint64_t lo, hi;
 
 		if (!libs[i].start || !libs[i].exec ||
-		    !cxx_runtime(libs[i].path) ||
+		    !object_library(libs[i].path) ||
 		    elf_load_span(libs[i].path, &lo, &hi))
 			continue;
 		struct obj_scan *c = scan_obj(libs[i].path, DISASM_MEMORY);
@@ -1624,12 +1631,13 @@ static void add_cxx_runtime(struct process *s, size_t *cap, const char *exe,
 			b->move = in->move_len;
 			b->memfn = in->memfn;
 		}
-		s->rt.lo = lo + bias;
-		s->rt.hi = hi + bias;
-		s->rt.copies = exe_copies(exe, &s->rt.ncopies);
-		s->rt.copies_bias = exe_bias;
-		break;
+		s->rt.span[s->rt.n][0] = lo + bias;
+		s->rt.span[s->rt.n][1] = hi + bias;
+		s->rt.n++;
 	}
+	if (s->rt.n)
+		s->rt.copies = exe_copies(exe, &s->rt.ncopies);
+	s->rt.copies_bias = exe_bias;
 	mapped_files_free(libs, nlibs);
 }
 
@@ -1761,7 +1769,7 @@ int bp_install(struct session *ss, struct process *s)
 		add_program_objects(ss, s, &cap, exe, want_atomics,
 				    want_observe);
 		if (want_observe) {
-			add_cxx_runtime(s, &cap, exe, bias);
+			add_object_libraries(s, &cap, exe, bias);
 			add_lib_atomics(s, &cap, exe);
 			add_free_hooks(s, &cap);
 		}

@@ -164,7 +164,7 @@ struct checkpoint {
 	bool rwlock_known; /* struct process */
 	bool data_known;   /* struct process */
 	uint64_t data_bias;
-	struct cxx_runtime rt; /* struct process */
+	struct object_libs rt; /* struct process */
 	/* the program's mapped objects at the checkpoint (run_result) */
 	char **objects;
 	int nobjects;

@@ -32,9 +32,12 @@ struct bp;
 
 #define PROC_WFILES 32
 
-/* The C++ standard library of a process (bp.c add_cxx_runtime) */
-struct cxx_runtime {
-	uint64_t lo, hi; /* its loaded span; 0, 0: none */
+/* The system libraries whose code works on the program's objects in a
+ * process (bp.c add_object_libraries: libstdc++, GLib) */
+#define OBJECT_LIBS 4
+struct object_libs {
+	uint64_t span[OBJECT_LIBS][2]; /* their loaded spans [lo, hi) */
+	int n;
 	const uint64_t (*copies)[2]; /* bp.c's static storage */
 	int ncopies;
 	uint64_t copies_bias;
@@ -147,12 +150,12 @@ struct process {
 	 * link-time addresses (cfg->atomic_data) */
 	bool data_known;
 	uint64_t data_bias;
-	/* race discovery: the C++ standard library's loaded span (bp.c
-	 * add_cxx_runtime; 0, 0: none), and the objects the executable
-	 * holds copies of (std::cout: static storage of bp.c's, at
-	 * rt_copies_bias): its code's accesses to its own state there are
-	 * not the program's (thread.c cxx_internal) */
-	struct cxx_runtime rt;
+	/* race discovery: the loaded spans of the system libraries whose
+	 * code works on the program's objects (the C++ standard library,
+	 * GLib), and the objects the executable holds copies of (std::cout):
+	 * their code's accesses to their own state there are not the
+	 * program's (thread.c library_internal) */
+	struct object_libs rt;
 	bool rwlock_known;	/* its libc is a glibc whose pthread_rwlock_t
 				 * world.c rwlock_readers reads (>= 2.30) */
 	/* signals the program sent to its process group (kill 0, -pgrp,

@@ -1428,15 +1428,21 @@ struct logged_free {
 	uint64_t p, hdr, ret;
 };
 
-/* An access at ea by the instruction at pc that is the C++ standard
- * library's to its own state (bp.c add_cxx_runtime): pc in its span, and
- * ea in it too or in an object the executable holds a copy of */
-static bool cxx_internal(const struct process *p, uint64_t pc, uint64_t ea)
+/* An access at ea by the instruction at pc that is an object library's
+ * to its own state (bp.c add_object_libraries): pc in one's span, and ea
+ * in one's too or in an object the executable holds a copy of */
+static bool library_internal(const struct process *p, uint64_t pc,
+			     uint64_t ea)
 {
-	if (pc < p->rt.lo || pc >= p->rt.hi)
+	bool in_lib = false;
+
+	for (int i = 0; i < p->rt.n && !in_lib; i++)
+		in_lib = pc >= p->rt.span[i][0] && pc < p->rt.span[i][1];
+	if (!in_lib)
 		return false;
-	if (ea >= p->rt.lo && ea < p->rt.hi)
-		return true;
+	for (int i = 0; i < p->rt.n; i++)
+		if (ea >= p->rt.span[i][0] && ea < p->rt.span[i][1])
+			return true;
 	for (int i = 0; i < p->rt.ncopies; i++)
 		if (ea >= p->rt.copies[i][0] + p->rt.copies_bias &&
 		    ea < p->rt.copies[i][1] + p->rt.copies_bias)
@@ -1484,7 +1490,7 @@ static bool observe_call(struct session *s, struct thread *t, struct bp *b,
 			atomic_leaves_zero(t, b) ? SYNC_ATOMIC_FREE
 						 : SYNC_ATOMIC,
 			mem_name(t->p, ea), -1);
-	} else if (o && ea && cxx_internal(t->p, addr, ea)) {
+	} else if (o && ea && library_internal(t->p, addr, ea)) {
 		/* (sampled as any other) */
 		if (++b->hits >= OBSERVE_PC_CAP)
 			bp_retire(t->p, b);
@@ -2012,7 +2018,7 @@ void thread_observe_step(struct session *s, struct thread *t)
 	t->obs_due = false;
 	if (!o || s->obs_spent || !t->p->observing || t->pc != t->obs_pc ||
 	    (t->kind != OP_ACCESS && t->kind != OP_ATOMIC) ||
-	    threads_racing(s, t, ea) <= 1 || cxx_internal(t->p, t->obs_pc, ea))
+	    threads_racing(s, t, ea) <= 1 || library_internal(t->p, t->obs_pc, ea))
 		return;
 	relock_before_access(s, t);
 	s->obs_stops++;
