@@ -226,7 +226,6 @@ enum disasm_state {
 	DISASM_STATE_TM,	/* localtime, gmtime, ctime, asctime */
 	DISASM_STATE_ENV,	/* getenv; setenv, putenv, unsetenv, clearenv */
 	DISASM_STATE_RAND48,	/* drand48, lrand48, mrand48, srand48, ... */
-	DISASM_STATE_INET_NTOA, /* inet_ntoa */
 	DISASM_STATE_PASSWD,	/* getpwnam, getpwuid, getpwent */
 	DISASM_STATE_GROUP,	/* getgrnam, getgrgid, getgrent */
 	DISASM_STATE_HOST,	/* gethostbyname, gethostbyaddr */

@@ -523,7 +523,7 @@ Test(race_points, races_in_system_libraries_code_on_the_programs_objects_are_fou
  * A race on libc's hidden state: strtok keeps its position in the string
  * it splits in libc, one for the process, and no instruction of the
  * program touches it.  A call of strtok (and of localtime, gmtime,
- * getenv/setenv, drand48, inet_ntoa, getpwnam, gethostbyname...) is
+ * getenv/setenv, drand48, getpwnam, gethostbyname...) is
  * observed as an access to that state, named in the report; two threads
  * splitting their own lists was "PASS, complete to preemption bound 2"
  * (128 runs), and strtok_r's twin passes complete.
