@@ -1079,6 +1079,51 @@ static void plan_free_one(void *ctx, int i, const uint8_t *code, size_t size)
  * the last one (malloc hands a block one thread freed to another through
  * its own atomics, which are not observed).
  */
+static void plan_tmbuf(void *ctx, int i, const uint8_t *code, size_t size)
+{
+	uint64_t *at = ctx;
+
+	/* gmtime: `lea _tmbuf(%rip), %rdx` among its first instructions
+	 * (glibc's gmtime and localtime pass it to __tz_convert) */
+	for (size_t k = 0; i == 0 && k + 7 <= size && k < 24; k++)
+		if (code[k] == 0x48 && code[k + 1] == 0x8d &&
+		    code[k + 2] == 0x15) {
+			int32_t disp;
+
+			memcpy(&disp, code + k + 3, 4);
+			*at += k + 7 + (uint64_t)(int64_t)disp;
+			return;
+		}
+	*at = 0;
+}
+
+/* libc's static struct tm that localtime and gmtime return (at path's
+ * link-time addresses, 0: not found), once per ptloom process: the
+ * program's reads of what they return race with the next call's writes
+ * (ranged_ranges) */
+static uint64_t libc_tmbuf(const char *path)
+{
+	static char known[4096];
+	static uint64_t tmbuf;
+	static const char *const names[] = { "gmtime" };
+
+	if (!strcmp(known, path))
+		return tmbuf;
+	snprintf(known, sizeof(known), "%s", path);
+	tmbuf = 0;
+	uint64_t v = 0, more[4];
+	int idx[4], nmore = 4;
+
+	if (elf_symbols_lookup(path, names, 1, &v, more, idx, &nmore) ||
+	    !v)
+		return 0;
+	tmbuf = v;
+	if (elf_functions_code(path, &v, 1, plan_tmbuf, &tmbuf) ||
+	    tmbuf == v)
+		tmbuf = 0;
+	return tmbuf;
+}
+
 static void add_free_hooks(struct process *s, size_t *cap)
 {
 	static const char *const names[] = { "free", "realloc", "cfree" };
@@ -1088,6 +1133,9 @@ static void add_free_hooks(struct process *s, size_t *cap)
 	if (find_mapping(s->pid, NULL, path, sizeof(path), &start) ||
 	    elf_first_vaddr(path, &first))
 		return;
+	uint64_t tm = libc_tmbuf(path);
+
+	s->rt.tmbuf = tm ? start - first + tm : 0;
 	if (strcmp(frees.path, path)) {
 		memset(&frees, 0, sizeof(frees));
 		snprintf(frees.path, sizeof(frees.path), "%s", path);

@@ -1766,7 +1766,7 @@ static uint8_t memfn_kind(const char *name)
 		{ "localtime", DISASM_STATE_TM, true },
 		{ "gmtime", DISASM_STATE_TM, true },
 		{ "ctime", DISASM_STATE_TM, true },
-		{ "asctime", DISASM_STATE_TM, true },
+		{ "asctime", DISASM_STATE_ASCTIME, true },
 		{ "getenv", DISASM_STATE_ENV, false },
 		{ "secure_getenv", DISASM_STATE_ENV, false },
 		{ "setenv", DISASM_STATE_ENV, true },
@@ -1806,6 +1806,7 @@ const char *disasm_state_name(uint64_t addr)
 	static const char *const names[DISASM_STATE_COUNT] = {
 		[DISASM_STATE_STRTOK] = "strtok's position",
 		[DISASM_STATE_TM] = "the struct tm of localtime and gmtime",
+		[DISASM_STATE_ASCTIME] = "asctime's string",
 		[DISASM_STATE_ENV] = "the environment (getenv, setenv)",
 		[DISASM_STATE_RAND48] = "drand48's seed",
 		[DISASM_STATE_PASSWD] = "getpwnam's struct passwd",

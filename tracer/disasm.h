@@ -223,7 +223,8 @@ enum disasm_memfn {
 /* the families of hidden state (disasm_state_name) */
 enum disasm_state {
 	DISASM_STATE_STRTOK,	/* strtok */
-	DISASM_STATE_TM,	/* localtime, gmtime, ctime, asctime */
+	DISASM_STATE_TM,	/* localtime, gmtime, ctime: their struct tm */
+	DISASM_STATE_ASCTIME,	/* asctime: its string */
 	DISASM_STATE_ENV,	/* getenv; setenv, putenv, unsetenv, clearenv */
 	DISASM_STATE_RAND48,	/* drand48, lrand48, mrand48, srand48, ... */
 	DISASM_STATE_PASSWD,	/* getpwnam, getpwuid, getpwent */

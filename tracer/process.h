@@ -41,6 +41,9 @@ struct object_libs {
 	const uint64_t (*copies)[2]; /* bp.c's static storage */
 	int ncopies;
 	uint64_t copies_bias;
+	/* libc's static struct tm that localtime and gmtime return (bp.c
+	 * libc_tmbuf; 0: unknown) */
+	uint64_t tmbuf;
 };
 
 struct process {

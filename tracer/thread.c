@@ -1732,6 +1732,10 @@ static int ranged_ranges(struct process *p, const struct ranged_op *op,
 
 		r[k++] = (struct mrange){ DISASM_STATE_ADDR(f), 8,
 					  (op->fn - DISASM_MEMFN_STATE) & 1 };
+		/* localtime's and gmtime's struct tm, which the program
+		 * reads once the call returned (sizeof(struct tm)) */
+		if (f == DISASM_STATE_TM && p->rt.tmbuf)
+			r[k++] = (struct mrange){ p->rt.tmbuf, 56, true };
 		return k;
 	}
 	switch (op->fn) {

@@ -524,9 +524,10 @@ Test(race_points, races_in_system_libraries_code_on_the_programs_objects_are_fou
  * it splits in libc, one for the process, and no instruction of the
  * program touches it.  A call of strtok (and of localtime, gmtime,
  * getenv/setenv, drand48, getpwnam, gethostbyname...) is
- * observed as an access to that state, named in the report; two threads
- * splitting their own lists was "PASS, complete to preemption bound 2"
- * (128 runs), and strtok_r's twin passes complete.
+ * observed as an access to that state, named in the report (gmtime's
+ * also as a write of the struct tm it returns); two threads splitting
+ * their own lists was "PASS, complete to preemption bound 2" (128 runs),
+ * and strtok_r's twin passes complete.
  */
 Test(race_points, libc_functions_sharing_hidden_state_race)
 {
@@ -536,4 +537,11 @@ Test(race_points, libc_functions_sharing_hidden_state_race)
 	race_reported(target("shared_strtok"), NULL,
 		      "race on strtok's position",
 		      "at count_items at shared_strtok.c:23");
+	/* gmtime's struct tm, which the program reads once the call
+	 * returned: its read races with the other thread's call (before:
+	 * "PASS, complete", 162 runs) */
+	found_with(target("shared_tm"), "sync,races,tso", "shared_tm.c");
+	passes_complete_with(target("shared_tm_fixed"), "sync,races,tso");
+	race_reported(target("shared_tm"), NULL,
+		      "race on the struct tm of localtime and gmtime", NULL);
 }
