@@ -968,6 +968,22 @@ static uint8_t move_len(struct sweeper *s, const cs_insn *ci,
 	return len <= 16 ? (uint8_t)len : 0;
 }
 
+/* whether a call of memfn kind k reads, writes memory */
+static bool memfn_reads(uint8_t k)
+{
+	return k != DISASM_MEMFN_SET && k != DISASM_MEMFN_BZERO &&
+	       k != DISASM_MEMFN_PRINT && k != DISASM_MEMFN_FREAD &&
+	       k != DISASM_MEMFN_READ;
+}
+
+static bool memfn_writes(uint8_t k)
+{
+	if (k >= DISASM_MEMFN_STATE)
+		return (k - DISASM_MEMFN_STATE) & 1;
+	return k <= DISASM_MEMFN_STRNCAT || k == DISASM_MEMFN_PRINT ||
+	       k == DISASM_MEMFN_FREAD || k == DISASM_MEMFN_READ;
+}
+
 /* The kind of the memory function at addr in v (sorted), 0 if none */
 static uint8_t memfn_find(const struct memfn_site *v, size_t n,
 			  uint64_t addr)
@@ -1070,11 +1086,8 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 				in.is_call = true;
 				in.memfn = k;
 				/* (libc's accesses, at its call) */
-				in.mem_read = k != DISASM_MEMFN_SET &&
-					      k != DISASM_MEMFN_BZERO;
-				in.mem_write = k >= DISASM_MEMFN_STATE
-						       ? (k - DISASM_MEMFN_STATE) & 1
-						       : k <= DISASM_MEMFN_STRNCAT;
+				in.mem_read = memfn_reads(k);
+				in.mem_write = memfn_writes(k);
 				err = vec_push(&s->vec, &in);
 				if (err) {
 					free(e.a);
@@ -1754,6 +1767,36 @@ static uint8_t memfn_kind(const char *name)
 		{ "index", DISASM_MEMFN_STRCHR },
 		{ "strchrnul", DISASM_MEMFN_STRCHR },
 		{ "memchr", DISASM_MEMFN_MEMCHR },
+		{ "sprintf", DISASM_MEMFN_PRINT },
+		{ "vsprintf", DISASM_MEMFN_PRINT },
+		{ "__sprintf_chk", DISASM_MEMFN_PRINT },
+		{ "__vsprintf_chk", DISASM_MEMFN_PRINT },
+		{ "snprintf", DISASM_MEMFN_PRINT },
+		{ "vsnprintf", DISASM_MEMFN_PRINT },
+		{ "__snprintf_chk", DISASM_MEMFN_PRINT },
+		{ "__vsnprintf_chk", DISASM_MEMFN_PRINT },
+		{ "fgets", DISASM_MEMFN_PRINT },
+		{ "__fgets_chk", DISASM_MEMFN_PRINT },
+		{ "fgets_unlocked", DISASM_MEMFN_PRINT },
+		{ "strftime", DISASM_MEMFN_PRINT },
+		{ "fread", DISASM_MEMFN_FREAD },
+		{ "fread_unlocked", DISASM_MEMFN_FREAD },
+		{ "qsort", DISASM_MEMFN_FREAD },
+		{ "fwrite", DISASM_MEMFN_FWRITE },
+		{ "fwrite_unlocked", DISASM_MEMFN_FWRITE },
+		{ "read", DISASM_MEMFN_READ },
+		{ "pread", DISASM_MEMFN_READ },
+		{ "pread64", DISASM_MEMFN_READ },
+		{ "recv", DISASM_MEMFN_READ },
+		{ "recvfrom", DISASM_MEMFN_READ },
+		{ "write", DISASM_MEMFN_WRITE },
+		{ "pwrite", DISASM_MEMFN_WRITE },
+		{ "pwrite64", DISASM_MEMFN_WRITE },
+		{ "send", DISASM_MEMFN_WRITE },
+		{ "sendto", DISASM_MEMFN_WRITE },
+		{ "puts", DISASM_MEMFN_PUTS },
+		{ "fputs", DISASM_MEMFN_PUTS },
+		{ "fputs_unlocked", DISASM_MEMFN_PUTS },
 	};
 
 	/* hidden state: its family, and whether the call changes it */

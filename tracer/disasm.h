@@ -211,6 +211,14 @@ enum disasm_memfn {
 	DISASM_MEMFN_STRCHR,	/* strchr, strchrnul: rdi's string to the
 				 * byte sil */
 	DISASM_MEMFN_MEMCHR,	/* memchr: the same, rdx bytes, no NUL */
+	DISASM_MEMFN_PRINT,	/* sprintf, snprintf, fgets, strftime: writes
+				 * rdi's first byte (its length is known
+				 * only at the return) */
+	DISASM_MEMFN_FREAD,	/* fread, qsort: writes rsi * rdx at rdi */
+	DISASM_MEMFN_FWRITE,	/* fwrite: reads rsi * rdx at rdi */
+	DISASM_MEMFN_READ,	/* read, pread, recv: writes rdx at rsi */
+	DISASM_MEMFN_WRITE,	/* write, pwrite, send: reads rdx at rsi */
+	DISASM_MEMFN_PUTS,	/* puts, fputs: reads rdi's string */
 	DISASM_MEMFN_COUNT,
 	/* from here on, a function with hidden state of libc's (POSIX's
 	 * MT-Unsafe ones: strtok's position, the struct tm localtime and

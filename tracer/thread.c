@@ -1598,6 +1598,11 @@ static bool ranged_access(struct thread *t, struct bp *b,
 		op->c = t->regs.rsi & 0xff;
 		if (op->fn == DISASM_MEMFN_BZERO || op->fn == DISASM_MEMFN_STRNLEN)
 			op->n = t->regs.rsi;
+		else if ((op->fn == DISASM_MEMFN_FREAD ||
+			  op->fn == DISASM_MEMFN_FWRITE) &&
+			 __builtin_mul_overflow(t->regs.rsi, t->regs.rdx,
+						&op->n))
+			op->n = MEMFN_OBSERVE_MAX;
 		return true;
 	}
 	if (!bp_operand_kind(b, &size, &write) || !b->insn->is_string_op ||
@@ -1746,6 +1751,27 @@ static int ranged_ranges(struct process *p, const struct ranged_op *op,
 	case DISASM_MEMFN_SET:
 	case DISASM_MEMFN_BZERO:
 		RANGE(op->dst, n, true);
+		break;
+	case DISASM_MEMFN_PRINT:
+		/* its first byte (the length is the output's, known at the
+		 * return): enough for a reader of the string to race with
+		 * it */
+		RANGE(op->dst, 1, true);
+		break;
+	case DISASM_MEMFN_FREAD:
+		RANGE(op->dst, n, true);
+		break;
+	case DISASM_MEMFN_FWRITE:
+		RANGE(op->dst, n, false);
+		break;
+	case DISASM_MEMFN_READ:
+		RANGE(op->src, n, true);
+		break;
+	case DISASM_MEMFN_WRITE:
+		RANGE(op->src, n, false);
+		break;
+	case DISASM_MEMFN_PUTS:
+		RANGE(op->dst, mem_scan(p, op->dst, 0, max, &str), false);
 		break;
 	case DISASM_MEMFN_STRCPY:
 		len = mem_scan(p, op->src, 0, max, &str);
