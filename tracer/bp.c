@@ -995,10 +995,10 @@ static struct lib_scan *scan_lib(const char *path)
 /*
  * A shared object of the program's own: one outside the system's library
  * directories (a library its build made, found through its RPATH or
- * LD_LIBRARY_PATH; a plugin it loaded), and no toolchain runtime.  Its code is the program's: race
- * discovery observes its accesses and its atomics are points, as the
- * executable's (add_program_objects); the system's libraries are seen at
- * their calls.
+ * LD_LIBRARY_PATH; a plugin it loaded), and no toolchain runtime.  Its
+ * code is the program's: race discovery observes its accesses and its
+ * atomics are points, as the executable's (add_program_objects); the
+ * system's libraries are seen at their calls.
  */
 static bool program_object(const char *path, const char *exe)
 {
@@ -1015,9 +1015,8 @@ static bool program_object(const char *path, const char *exe)
 		"libpthread",  "libm.so",     "libm-",	     "libdl.",
 		"libdl-",      "librt.",      "librt-",	     "libresolv",
 		"libgcc_s",    "libstdc++",   "libc++",	     "libatomic",
-		"libglib-2.0",
-		"libgomp",     "libasan",     "libtsan",     "libubsan",
-		"liblsan",     "libhwasan",
+		"libglib-2.0", "libgomp",     "libasan",     "libtsan",
+		"libubsan",    "liblsan",     "libhwasan",
 	};
 	const char *base = strrchr(path, '/');
 
