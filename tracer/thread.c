@@ -1552,6 +1552,8 @@ enum {
 	RANGED_CMPS_ALL,
 	RANGED_SCAS_ALL
 };
+_Static_assert(RANGED_SCAS_ALL < DISASM_MEMFN_STATE,
+	       "a rep's kinds lie between the functions' and the states'");
 
 /* the rep prefix of the instruction in orig: 0xf3 (rep, repe), 0xf2
  * (repne) or 0 */
