@@ -1552,7 +1552,7 @@ enum {
 	RANGED_CMPS_ALL,
 	RANGED_SCAS_ALL
 };
-_Static_assert(RANGED_SCAS_ALL < DISASM_MEMFN_STATE,
+_Static_assert((int)RANGED_SCAS_ALL < (int)DISASM_MEMFN_STATE,
 	       "a rep's kinds lie between the functions' and the states'");
 
 /* the rep prefix of the instruction in orig: 0xf3 (rep, repe), 0xf2
