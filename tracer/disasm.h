@@ -219,6 +219,14 @@ enum disasm_memfn {
 	DISASM_MEMFN_READ,	/* read, pread, recv: writes rdx at rsi */
 	DISASM_MEMFN_WRITE,	/* write, pwrite, send: reads rdx at rsi */
 	DISASM_MEMFN_PUTS,	/* puts, fputs: reads rdi's string */
+	DISASM_MEMFN_STRSTR,	/* strstr, strcasestr: rsi's string, and
+				 * rdi's to the end of the first match */
+	DISASM_MEMFN_STRSPN,	/* strspn: rsi's string, and rdi's to the
+				 * first byte not in it */
+	DISASM_MEMFN_STRCSPN,	/* strcspn, strpbrk: to the first byte in
+				 * it */
+	DISASM_MEMFN_NUMBER,	/* atoi, strtol, strtod...: rdi's number,
+				 * to the first byte that cannot be one's */
 	DISASM_MEMFN_COUNT,
 	/* from here on, a function with hidden state of libc's (POSIX's
 	 * MT-Unsafe ones: strtok's position, the struct tm localtime and

@@ -1710,6 +1710,75 @@ static uint64_t mem_scan(struct process *p, uint64_t a, uint64_t b,
 	return max;
 }
 
+/* The string at a (at most max bytes) into buf: its length with its NUL,
+ * or what could be read of it (then not NUL-terminated: buf holds max
+ * bytes at most, and max + 1 are there) */
+static uint64_t mem_string(struct process *p, uint64_t a, char *buf,
+			   uint64_t max)
+{
+	uint64_t done = 0;
+
+	while (done < max) {
+		uint64_t chunk = 4096 - ((a + done) & 4095);
+
+		if (chunk > max - done)
+			chunk = max - done;
+		if (mem_read(p, a + done, buf + done, chunk))
+			break;
+		const char *z = memchr(buf + done, 0, chunk);
+
+		if (z)
+			return (uint64_t)(z - buf) + 1;
+		done += chunk;
+	}
+	buf[done] = 0;
+	return done;
+}
+
+/* How far a function that scans the string at s reads it (strstr,
+ * strspn, strcspn, atoi: DISASM_MEMFN_STRSTR...), arg its other string
+ * (the needle, the set; 0 none): the bytes of s, and of arg into *alen */
+static uint64_t scan_extent(struct process *p, uint8_t fn, uint64_t s,
+			    uint64_t arg, uint64_t *alen)
+{
+	static char hay[65536 + 1], set[65536 + 1];
+	uint64_t n = mem_string(p, s, hay, 65536);
+	uint64_t k = 0;
+
+	*alen = arg ? mem_string(p, arg, set, 65536) : 0;
+	if (!n)
+		return 0;
+	switch (fn) {
+	case DISASM_MEMFN_STRSTR: {
+		const char *m = *alen ? strstr(hay, set) : NULL;
+
+		/* to the end of the first match, else all of it */
+		return m ? (uint64_t)(m - hay) + strlen(set) : n;
+	}
+	case DISASM_MEMFN_STRSPN:
+		k = strspn(hay, set);
+		break;
+	case DISASM_MEMFN_STRCSPN:
+		k = strcspn(hay, set);
+		break;
+	default:
+		/* a number's: blanks, then what a number of any base or a
+		 * float can hold */
+		while (k < n && (hay[k] == ' ' || (hay[k] >= '\t' &&
+						    hay[k] <= '\r')))
+			k++;
+		while (k < n && hay[k] &&
+		       ((hay[k] >= '0' && hay[k] <= '9') ||
+			(hay[k] >= 'a' && hay[k] <= 'z') ||
+			(hay[k] >= 'A' && hay[k] <= 'Z') || hay[k] == '.' ||
+			hay[k] == '+' || hay[k] == '-'))
+			k++;
+		break;
+	}
+	/* and the byte that ended it */
+	return k < n ? k + 1 : n;
+}
+
 /* a read or a write of n bytes at addr */
 struct mrange {
 	uint64_t addr, n;
@@ -1774,6 +1843,16 @@ static int ranged_ranges(struct process *p, const struct ranged_op *op,
 		break;
 	case DISASM_MEMFN_PUTS:
 		RANGE(op->dst, mem_scan(p, op->dst, 0, max, &str), false);
+		break;
+	case DISASM_MEMFN_STRSTR:
+	case DISASM_MEMFN_STRSPN:
+	case DISASM_MEMFN_STRCSPN:
+	case DISASM_MEMFN_NUMBER:
+		len = scan_extent(p, op->fn, op->dst,
+				  op->fn == DISASM_MEMFN_NUMBER ? 0 : op->src,
+				  &dlen);
+		RANGE(op->dst, len, false);
+		RANGE(op->src, dlen, false);
 		break;
 	case DISASM_MEMFN_STRCPY:
 		len = mem_scan(p, op->src, 0, max, &str);

@@ -1,14 +1,16 @@
 /* Buggy (a torn string): a writer changes a shared name from "aaa..." to
  * "bbb..." byte by byte while the main thread reads it with one of
  * libc's string functions and checks what it read.  The reads are
- * libc's, inside strcpy, strcmp, strchr, memcmp, strcat or strlen: a
- * race whose reading side no instruction of the program shows as an
- * access.  The function is chosen by argv[1] ("copy", the default,
- * "compare", "find", "memcmp", "append", "length": the name grows from
- * empty instead).  -DFIXED: both hold a mutex. */
+ * libc's, inside strcpy, strcmp, strchr, memcmp, strcat, strlen, strstr,
+ * strspn or atol: a race whose reading side no instruction of the
+ * program shows as an access.  The function is chosen by argv[1] ("copy",
+ * the default, "compare", "find", "memcmp", "append", "search", "span",
+ * "length": the name grows from empty instead, "parse": a number's
+ * digits 1 become 2).  -DFIXED: both hold a mutex. */
 #include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LEN 24
@@ -22,13 +24,14 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *writer(void *arg)
 {
 	volatile char *w = name;
-	int n = strcmp(mode, "length") ? LEN : 8;
+	int parse = !strcmp(mode, "parse");
+	int n = strcmp(mode, "length") && !parse ? LEN : 8;
 
 #ifdef FIXED
 	pthread_mutex_lock(&lock);
 #endif
 	for (int i = 0; i < n; i++)
-		w[i] = 'b';
+		w[i] = parse ? '2' : 'b';
 #ifdef FIXED
 	pthread_mutex_unlock(&lock);
 #endif
@@ -54,7 +57,9 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		mode = argv[1];
-	if (strcmp(mode, "length"))
+	if (!strcmp(mode, "parse"))
+		memcpy(name, "11111111", 8);
+	else if (strcmp(mode, "length"))
 		memcpy(name, as, LEN);
 	pthread_create(&t, NULL, writer, NULL);
 #ifdef FIXED
@@ -70,6 +75,16 @@ int main(int argc, char **argv)
 		strcpy(buf, "x");
 		strcat(buf, name);
 		ok = uniform(buf + 1);
+	} else if (!strcmp(mode, "search")) {
+		ok = !strstr(name, "ba");
+	} else if (!strcmp(mode, "span")) {
+		size_t n = strspn(name, "b");
+
+		ok = n == 0 || n == LEN;
+	} else if (!strcmp(mode, "parse")) {
+		long v = atol(name);
+
+		ok = v == 11111111 || v == 22222222;
 	} else if (!strcmp(mode, "length")) {
 		size_t n = strlen(name);
 

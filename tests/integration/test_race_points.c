@@ -416,7 +416,8 @@ Test(race_points, copies_and_clears_made_by_libc_or_a_string_instruction_race)
 
 /*
  * A shared string that no instruction of the program reads: libc's
- * strcpy, strcmp, strchr, memcmp, strcat and strlen read it (-fno-builtin:
+ * strcpy, strcmp, strchr, memcmp, strcat, strstr, strspn, atol and strlen
+ * read it (-fno-builtin:
  * all called; -O0 and -O2 copy with strcpy or stpcpy), or a repe cmpsb
  * or repne scasb reads as far as the data says.  Race discovery
  * takes the bytes each reads (and writes) at its call, a string's length
@@ -427,8 +428,10 @@ Test(race_points, copies_and_clears_made_by_libc_or_a_string_instruction_race)
  */
 Test(race_points, strings_read_by_libc_string_functions_race)
 {
-	static const char *const modes[] = { "copy",   "compare", "find",
-					     "memcmp", "append",  "length" };
+	static const char *const modes[] = {
+		"copy",	  "compare", "find",  "memcmp", "append",
+		"search", "span",    "parse", "length",
+	};
 
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		struct res r = PTL("run", "--seed", SEED, "--timeout", "5",
@@ -467,9 +470,9 @@ Test(race_points, strings_read_by_libc_string_functions_race)
 	assert_exit(r, 0);
 	res_free(&r);
 	race_reported(target("torn_string_libc"), "compare", "race on name",
-		      "at writer at torn_string.c:31");
+		      "at writer at torn_string.c:34");
 	race_reported(target("torn_string_libc"), "compare", "race on name",
-		      "at main at torn_string.c:64");
+		      "at main at torn_string.c:69");
 }
 
 /*
