@@ -164,6 +164,7 @@ static bool insn_sane(const struct insn_info *in)
 				&in->vsib,	   &in->is_call,
 				&in->is_ret,	   &in->is_jump,
 				&in->is_string_op, &in->has_rep,
+				&in->repne,
 				&in->is_push_reg,  &in->reads_constant };
 
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
@@ -1071,13 +1072,6 @@ static void plan_free_one(void *ctx, int i, const uint8_t *code, size_t size)
 			   &frees.plans[i]);
 }
 
-/*
- * Race discovery: free() and realloc() in libc are observation points
- * too: the block they are given is forgotten by the race detector
- * (SYNC_FREE), so that the next owner of its memory does not race with
- * the last one (malloc hands a block one thread freed to another through
- * its own atomics, which are not observed).
- */
 static void plan_tmbuf(void *ctx, int i, const uint8_t *code, size_t size)
 {
 	uint64_t *at = ctx;
@@ -1123,6 +1117,13 @@ static uint64_t libc_tmbuf(const char *path)
 	return tmbuf;
 }
 
+/*
+ * Race discovery: free() and realloc() in libc are observation points
+ * too: the block they are given is forgotten by the race detector
+ * (SYNC_FREE), so that the next owner of its memory does not race with
+ * the last one (malloc hands a block one thread freed to another through
+ * its own atomics, which are not observed).
+ */
 static void add_free_hooks(struct process *s, size_t *cap)
 {
 	static const char *const names[] = { "free", "realloc", "cfree" };
@@ -1173,11 +1174,9 @@ static void add_free_hooks(struct process *s, size_t *cap)
  * call ptloom knows) become synchronisation-only observation points, so
  * that the program's accesses they order are not reported as races.
  */
-static void add_lib_atomics(struct process *s, size_t *cap, const char *exe)
+static void add_lib_atomics(struct process *s, size_t *cap, const char *exe,
+			    const struct mapped_file *libs, int nlibs)
 {
-	struct mapped_file *libs = NULL;
-	int nlibs = proc_mapped_files(s->pid, &libs);
-
 	for (int i = 0; i < nlibs; i++) {
 		struct lib_scan *c;
 
@@ -1194,7 +1193,6 @@ static void add_lib_atomics(struct process *s, size_t *cap, const char *exe)
 			s->bps[s->nbps - 1].sync = true;
 		}
 	}
-	mapped_files_free(libs, nlibs);
 }
 
 static bool same_file(const char *a, const char *b)
@@ -1547,6 +1545,35 @@ static void add_object_observes(struct session *ss, struct process *s,
 }
 
 /*
+ * The breakpoints of the instructions c swept, loaded at bias: its atomics
+ * points when atomics, else observed with its other accesses when
+ * observe, or left alone (skip_atomics: add_lib_atomics takes them as
+ * synchronisation).  Reads of constant data are no access.
+ */
+static void add_scanned(struct process *s, size_t *cap,
+			const struct obj_scan *c, uint64_t bias, bool atomics,
+			bool observe, bool skip_atomics)
+{
+	for (int k = 0; k < c->n; k++) {
+		const struct insn_info *in = &c->insns[k];
+		bool point = atomics && in->is_atomic;
+
+		if (in->is_atomic ? skip_atomics || (!point && !observe)
+				  : !observe || in->reads_constant)
+			continue;
+		if (add_bp(s, cap, in->addr + bias,
+			   point ? OP_ATOMIC : OP_ACCESS, 0))
+			continue;
+		struct bp *b = &s->bps[s->nbps - 1];
+
+		b->observe = !point;
+		b->move = in->move_len;
+		b->stack = in->stack_relative && !in->is_atomic;
+		b->memfn = in->memfn;
+	}
+}
+
+/*
  * The program's own shared objects (program_object) in a process of a
  * native program: their memory instructions observed (want_observe) and
  * their atomics points (want_atomics), as the executable's.  Without them
@@ -1555,10 +1582,9 @@ static void add_object_observes(struct session *ss, struct process *s,
  */
 static void add_program_objects(struct session *ss, struct process *s,
 				size_t *cap, const char *exe,
+				const struct mapped_file *libs, int nlibs,
 				bool want_atomics, bool want_observe)
 {
-	struct mapped_file *libs = NULL;
-	int nlibs = proc_mapped_files(s->pid, &libs);
 	int mode = !want_observe	 ? DISASM_ATOMICS
 		   : ss->cfg->observe_stack ? DISASM_MEMORY | DISASM_STACK
 					    : DISASM_MEMORY;
@@ -1568,29 +1594,11 @@ static void add_program_objects(struct session *ss, struct process *s,
 		    !program_object(libs[i].path, exe))
 			continue;
 		struct obj_scan *c = scan_obj(libs[i].path, mode);
-		uint64_t bias = c->pie ? libs[i].start - c->min_vaddr : 0;
 
-		for (int k = 0; k < c->n; k++) {
-			const struct insn_info *in = &c->insns[k];
-			bool point = want_atomics && in->is_atomic;
-
-			if (!in->is_atomic &&
-			    (!want_observe || in->reads_constant))
-				continue;
-			if (!point && !want_observe)
-				continue;
-			if (add_bp(s, cap, in->addr + bias,
-				   point ? OP_ATOMIC : OP_ACCESS, 0))
-				continue;
-			struct bp *b = &s->bps[s->nbps - 1];
-
-			b->observe = !point;
-			b->move = in->move_len;
-			b->stack = in->stack_relative && !in->is_atomic;
-			b->memfn = in->memfn;
-		}
+		add_scanned(s, cap, c,
+			    c->pie ? libs[i].start - c->min_vaddr : 0,
+			    want_atomics, want_observe, false);
 	}
-	mapped_files_free(libs, nlibs);
 }
 
 /* A system library whose code works on the program's own objects: the
@@ -1651,11 +1659,9 @@ static const uint64_t (*exe_copies(const char *path, int *n))[2]
  * copied objects (thread.c library_internal) tell them apart.
  */
 static void add_object_libraries(struct process *s, size_t *cap,
-				 const char *exe, uint64_t exe_bias)
+				 const char *exe, uint64_t exe_bias,
+				 const struct mapped_file *libs, int nlibs)
 {
-	struct mapped_file *libs = NULL;
-	int nlibs = proc_mapped_files(s->pid, &libs);
-
 	for (int i = 0; i < nlibs && s->rt.n < OBJECT_LIBS; i++) {
 		uint64_t lo, hi;
 
@@ -1666,18 +1672,7 @@ static void add_object_libraries(struct process *s, size_t *cap,
 		struct obj_scan *c = scan_obj(libs[i].path, DISASM_MEMORY);
 		uint64_t bias = c->pie ? libs[i].start - c->min_vaddr : 0;
 
-		for (int k = 0; k < c->n; k++) {
-			const struct insn_info *in = &c->insns[k];
-
-			if (in->is_atomic || in->reads_constant ||
-			    add_bp(s, cap, in->addr + bias, OP_ACCESS, 0))
-				continue;
-			struct bp *b = &s->bps[s->nbps - 1];
-
-			b->observe = true;
-			b->move = in->move_len;
-			b->memfn = in->memfn;
-		}
+		add_scanned(s, cap, c, bias, false, true, true);
 		s->rt.span[s->rt.n][0] = lo + bias;
 		s->rt.span[s->rt.n][1] = hi + bias;
 		s->rt.n++;
@@ -1685,7 +1680,6 @@ static void add_object_libraries(struct process *s, size_t *cap,
 	if (s->rt.n)
 		s->rt.copies = exe_copies(exe, &s->rt.ncopies);
 	s->rt.copies_bias = exe_bias;
-	mapped_files_free(libs, nlibs);
 }
 
 int bp_install(struct session *ss, struct process *s)
@@ -1813,13 +1807,18 @@ int bp_install(struct session *ss, struct process *s)
 				in->stack_relative && !in->is_atomic;
 			s->bps[s->nbps - 1].memfn = in->memfn;
 		}
-		add_program_objects(ss, s, &cap, exe, want_atomics,
-				    want_observe);
+		/* the mapped files, read once for the three */
+		struct mapped_file *libs = NULL;
+		int nlibs = proc_mapped_files(s->pid, &libs);
+
+		add_program_objects(ss, s, &cap, exe, libs, nlibs,
+				    want_atomics, want_observe);
 		if (want_observe) {
-			add_object_libraries(s, &cap, exe, bias);
-			add_lib_atomics(s, &cap, exe);
+			add_object_libraries(s, &cap, exe, bias, libs, nlibs);
+			add_lib_atomics(s, &cap, exe, libs, nlibs);
 			add_free_hooks(s, &cap);
 		}
+		mapped_files_free(libs, nlibs);
 		s->observing = want_observe;
 		if (want_observe && same_file(exe, ss->cfg->atomic_exe)) {
 			exe_scan = c;

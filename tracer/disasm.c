@@ -313,6 +313,7 @@ static void describe(const cs_insn *ci, bool frame_pointer, struct insn_info *o)
 	o->is_ret = in_group(d, CS_GRP_RET);
 	o->is_jump = in_group(d, CS_GRP_JUMP);
 	o->is_string_op = sk != STR_NONE;
+	o->repne = o->is_string_op && x->prefix[0] == X86_PREFIX_REPNE;
 	o->has_rep = o->is_string_op && (x->prefix[0] == X86_PREFIX_REP ||
 					 x->prefix[0] == X86_PREFIX_REPNE);
 

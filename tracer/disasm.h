@@ -102,6 +102,7 @@ struct insn_info {
 	bool is_jump;
 	bool is_string_op; /* movs, stos, lods, scas, cmps, ins, outs */
 	bool has_rep;	   /* rep/repe/repne prefix (string ops) */
+	bool repne;	   /* ... repne: a cmps or scas ends at an equal */
 	bool is_push_reg;  /* push of a 64-bit general register */
 	int push_reg;	   /* enum disasm_reg, when is_push_reg */
 	/* disasm_scan_elf: it only reads, rip-relative, the file's read-only

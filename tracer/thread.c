@@ -1555,25 +1555,6 @@ enum {
 _Static_assert((int)RANGED_SCAS_ALL < (int)DISASM_MEMFN_STATE,
 	       "a rep's kinds lie between the functions' and the states'");
 
-/* the rep prefix of the instruction in orig: 0xf3 (rep, repe), 0xf2
- * (repne) or 0 */
-static uint8_t rep_prefix(const uint8_t *orig, int len)
-{
-	uint8_t rep = 0;
-
-	for (int i = 0; i < len && i < 15; i++) {
-		uint8_t c = orig[i];
-
-		if (c == 0xf2 || c == 0xf3)
-			rep = c;
-		else if (!(c == 0x66 || c == 0x67 || c == 0xf0 || c == 0x2e ||
-			   c == 0x3e || c == 0x26 || c == 0x36 || c == 0x64 ||
-			   c == 0x65 || (c >= 0x40 && c <= 0x4f)))
-			break;
-	}
-	return rep;
-}
-
 /*
  * An access of many bytes at b, as t is about to make it: a call of one
  * of libc's memory or string functions (bp.memfn: libc's accesses, which
@@ -1630,7 +1611,7 @@ static bool ranged_access(struct thread *t, struct bp *b,
 	op->src = t->regs.rsi;
 	op->n = cnt;
 	op->c = t->regs.rax;
-	op->repne = rep_prefix(b->orig, in->len) == 0xf2;
+	op->repne = in->repne;
 	op->fn = movs ? DISASM_MEMFN_COPY
 		 : stos ? DISASM_MEMFN_SET
 		 : cmps ? RANGED_CMPS
@@ -2129,7 +2110,8 @@ void thread_observe_step(struct session *s, struct thread *t)
 	t->obs_due = false;
 	if (!o || s->obs_spent || !t->p->observing || t->pc != t->obs_pc ||
 	    (t->kind != OP_ACCESS && t->kind != OP_ATOMIC) ||
-	    threads_racing(s, t, ea) <= 1 || library_internal(t->p, t->obs_pc, ea))
+	    threads_racing(s, t, ea) <= 1 ||
+	    library_internal(t->p, t->obs_pc, ea))
 		return;
 	relock_before_access(s, t);
 	s->obs_stops++;
