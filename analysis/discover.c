@@ -1048,6 +1048,9 @@ int discover_races(const struct session_config *base, int runs,
 		}
 		d->runs++;
 		d->stack_runs += cfg.observe_stack;
+		if (r.late_objects && !d->late_runs++)
+			memcpy(d->late_object, r.late_object,
+			       sizeof(d->late_object));
 		if (r.stack_shared && !cfg.observe_stack) {
 			/* data on a thread's stack reached another thread:
 			 * its owner's stack-relative accesses to it are

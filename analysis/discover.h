@@ -115,6 +115,11 @@ struct discovery {
 	bool stack_shared;
 	int stack_runs;
 	bool stack_unobserved;
+	/* runs in which the program mapped an object of its own after its
+	 * first thread (run_result.late_objects): its code was not observed,
+	 * nor its atomics points; the first one's file name */
+	int late_runs;
+	char late_object[64];
 	struct user_point *spin; /* yield points found in spins */
 	size_t nspin;
 	/* the first discovery run that crashed, exited non-zero or

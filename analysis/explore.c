@@ -585,6 +585,23 @@ static void not_modelled(struct explore_result *r, uint64_t n,
 	r->verdict = VERDICT_INCOMPLETE;
 }
 
+/* A plugin of the program's own loaded after its first thread (n
+ * discovery runs, the first's file name): its code was never observed,
+ * nor its atomics points (bp.c bp_late_objects): no pass */
+static void late_objects(struct explore_result *r, int n, const char *name)
+{
+	char what[240];
+
+	if (!n)
+		return;
+	snprintf(what, sizeof(what),
+		 "code of the program's own loaded after its first thread "
+		 "started (%s, dlopen'ed), whose accesses and atomics race "
+		 "discovery did not see",
+		 name);
+	not_modelled(r, (uint64_t)n, what);
+}
+
 static int explore_serial(const struct explore_opts *o0,
 			  struct explore_result *r)
 {
@@ -682,6 +699,9 @@ static int explore_serial(const struct explore_opts *o0,
 			r->discovery_stack_shared = disc.stack_shared;
 			r->discovery_stack_runs = disc.stack_runs;
 			r->discovery_stack_unobserved = disc.stack_unobserved;
+			r->discovery_late_runs = disc.late_runs;
+			memcpy(r->discovery_late_object, disc.late_object,
+			       sizeof(r->discovery_late_object));
 			if (disc.limit_kind) {
 				r->discovery_limit = disc.limit_kind;
 				snprintf(disc_why, sizeof(disc_why),
@@ -1448,6 +1468,7 @@ out:
 		     "stores to a spinning thread's words unwatched: this "
 		     "machine's debug registers do not trap, and the run went "
 		     "past the 200000 single steps that watch them instead");
+	late_objects(r, r->discovery_late_runs, r->discovery_late_object);
 	/* interpreters sharing data: their own stores to it are no points */
 	not_modelled(r, r->py_shared_runs,
 		     "Python interpreters sharing writable memory (a "
@@ -2357,6 +2378,11 @@ int explore(const struct explore_opts *o, struct explore_result *r)
 	else
 		e = explore_serial(o, r);
 	if (have) {
+		/* (the workers' reasons are not sent: said again here) */
+		r->discovery_late_runs = pre.late_runs;
+		memcpy(r->discovery_late_object, pre.late_object,
+		       sizeof(r->discovery_late_object));
+		late_objects(r, pre.late_runs, pre.late_object);
 		discovery_free(&pre);
 		/* its time is the exploration's, as in a serial one */
 		r->seconds = now() - t0;

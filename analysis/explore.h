@@ -205,6 +205,10 @@ struct explore_result {
 	bool discovery_stack_shared;
 	int discovery_stack_runs;
 	bool discovery_stack_unobserved;
+	/* discovery runs in which the program mapped an object of its own
+	 * after its first thread (a plugin): not covered; the first's name */
+	int discovery_late_runs;
+	char discovery_late_object[64];
 	int restarts;		   /* explorations restarted for a spin */
 	/* restarted because a dfs run read the virtual clock, which state
 	 * keys left out until then (session_config.key_no_clock) */

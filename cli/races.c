@@ -265,6 +265,14 @@ int cmd_races(int argc, char **argv)
 					   "observed its owner's "
 					   "stack-relative accesses to it "
 					   "(raise --runs)");
+	else if (!nrep && d.late_runs)
+		/* its code was never observed */
+		snprintf(why, sizeof(why), "%d of %d run%s loaded code of "
+					   "the program's own after its first "
+					   "thread started (%s, dlopen'ed), "
+					   "whose accesses were not observed",
+			 d.late_runs, d.runs, d.runs == 1 ? "" : "s",
+			 d.late_object);
 	int code = nrep ? EXIT_FAIL : why[0] ? EXIT_INCOMPLETE : EXIT_PASS;
 
 	if (cli_interrupted)

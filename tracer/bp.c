@@ -1589,6 +1589,7 @@ static void add_program_objects(struct session *ss, struct process *s,
 		   : ss->cfg->observe_stack ? DISASM_MEMORY | DISASM_STACK
 					    : DISASM_MEMORY;
 
+	memset(&s->swept, 0, sizeof(s->swept));
 	for (int i = 0; i < nlibs; i++) {
 		if (!libs[i].start || !libs[i].exec ||
 		    !program_object(libs[i].path, exe))
@@ -1598,7 +1599,52 @@ static void add_program_objects(struct session *ss, struct process *s,
 		add_scanned(s, cap, c,
 			    c->pie ? libs[i].start - c->min_vaddr : 0,
 			    want_atomics, want_observe, false);
+		if (s->swept.n < SWEPT_OBJECTS)
+			s->swept.start[s->swept.n] = libs[i].start;
+		s->swept.n++;
 	}
+	s->swept.watch = want_observe && s->swept.n <= SWEPT_OBJECTS;
+}
+
+/*
+ * At p's exit_group in race discovery: the program's own objects mapped
+ * since its breakpoints were installed (a plugin dlopen'ed after the first
+ * thread) have had neither their accesses observed nor their atomics
+ * armed; they are counted in the run (run_result.late_objects), the first
+ * named.  (Arming them where they are mapped would need the breakpoint
+ * set, its trampolines and the checkpoints' copies to grow mid-run.)
+ */
+void bp_late_objects(struct session *ss, struct process *p)
+{
+	char exe[4096];
+	uint64_t start;
+	struct mapped_file *libs = NULL;
+	int nlibs;
+
+	if (!p->swept.watch || !p->observing)
+		return;
+	p->swept.watch = false; /* once a process */
+	if (find_exe(p->pid, exe, sizeof(exe), &start) ||
+	    (nlibs = proc_mapped_files(p->pid, &libs)) < 0)
+		return;
+	for (int i = 0; i < nlibs; i++) {
+		int k = 0;
+
+		if (!libs[i].start || !libs[i].exec ||
+		    !program_object(libs[i].path, exe))
+			continue;
+		while (k < p->swept.n && p->swept.start[k] != libs[i].start)
+			k++;
+		if (k < p->swept.n)
+			continue;
+		if (!ss->late_objects++) {
+			const char *base = strrchr(libs[i].path, '/');
+
+			snprintf(ss->late_object, sizeof(ss->late_object), "%s",
+				 base ? base + 1 : libs[i].path);
+		}
+	}
+	mapped_files_free(libs, nlibs);
 }
 
 /* A system library whose code works on the program's own objects: the

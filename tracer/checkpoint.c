@@ -165,6 +165,7 @@ struct checkpoint {
 	bool data_known;   /* struct process */
 	uint64_t data_bias;
 	struct object_libs rt; /* struct process */
+	struct swept_objects swept; /* struct process */
 	/* the program's mapped objects at the checkpoint (run_result) */
 	char **objects;
 	int nobjects;
@@ -641,6 +642,7 @@ static bool template_bps(struct checkpoint *cp, struct session *s)
 	cp->data_known = tp.data_known;
 	cp->data_bias = tp.data_bias;
 	cp->rt = tp.rt;
+	cp->swept = tp.swept;
 	cp->bp_points = cfg->points;
 	cp->bp_observe = cfg->observer != NULL;
 	cp->bp_policy = cfg->policy;
@@ -680,6 +682,7 @@ static void inherit_bps(const struct checkpoint *cp, struct process *p)
 	tp.data_known = cp->data_known;
 	tp.data_bias = cp->data_bias;
 	tp.rt = cp->rt;
+	tp.swept = cp->swept;
 	p->ntramp = tp.ntramp;
 	memcpy(p->tslot, tp.tslot, sizeof(tp.tslot));
 	p->nacc = tp.nacc;

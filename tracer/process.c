@@ -143,6 +143,7 @@ static void free_bps(struct process *p)
 	p->observing = false;
 	p->data_known = false;
 	memset(&p->rt, 0, sizeof(p->rt));
+	memset(&p->swept, 0, sizeof(p->swept));
 	p->rwlock_known = false;
 	p->nshm = 0;
 	p->calls_alone = false;
@@ -574,6 +575,7 @@ int process_copy_bps(struct process *child, const struct process *parent)
 	child->data_known = parent->data_known;
 	child->data_bias = parent->data_bias;
 	child->rt = parent->rt;
+	child->swept = parent->swept;
 	child->join_off = parent->join_off;
 	memcpy(child->shm, parent->shm, sizeof(child->shm));
 	child->nshm = parent->nshm;

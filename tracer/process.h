@@ -46,6 +46,18 @@ struct object_libs {
 	uint64_t tmbuf;
 };
 
+/* Race discovery: the program's own shared objects swept at the install
+ * (bp.c add_program_objects), by load address, so that one mapped later (a
+ * plugin dlopen'ed after the first thread), whose code was neither
+ * observed nor armed, is seen at the process's exit_group
+ * (bp_late_objects) and the run not said to cover it */
+#define SWEPT_OBJECTS 16
+struct swept_objects {
+	uint64_t start[SWEPT_OBJECTS];
+	int n;
+	bool watch; /* discovery swept them, and no more than fit */
+};
+
 struct process {
 	int idx;		/* P-number: creation order, P0 is the program */
 	pid_t pid;		/* thread-group id (real, never in the trace) */
@@ -159,6 +171,7 @@ struct process {
 	 * their code's accesses to their own state there are not the
 	 * program's (thread.c library_internal) */
 	struct object_libs rt;
+	struct swept_objects swept;
 	bool rwlock_known;	/* its libc is a glibc whose pthread_rwlock_t
 				 * world.c rwlock_readers reads (>= 2.30) */
 	/* signals the program sent to its process group (kill 0, -pgrp,

@@ -264,6 +264,7 @@ int bp_restore_bytes(int memfd, const struct bp *bps, size_t n);
 /* b's original bytes back (arm: its int3 or jump again), for a step */
 void bp_put(struct process *p, const struct bp *b, bool arm);
 int bp_remove_observers(struct process *p);
+void bp_late_objects(struct session *s, struct process *p);
 /* An instruction point hit while no other thread could run is no choice:
  * put its original byte back until another thread could (bp_drop_lifts). */
 void bp_lift(struct process *p, struct bp *b);

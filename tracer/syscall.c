@@ -2012,6 +2012,7 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return point(t, OP_EXIT, 0, (int64_t)r->rdi);
 	case SYS_exit_group:
 		apart_check(s, t->p);
+		bp_late_objects(s, t->p);
 		if (t->p->idx > 0 && (r->rdi & 0xff) && !t->p->san_sig) {
 			/* a sanitizer's report ends this way: its runtime
 			 * exits itself (its own exit_group, not libc's) */

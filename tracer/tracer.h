@@ -623,6 +623,12 @@ struct run_result {
 	 * stack-relative accesses only session_config.observe_stack
 	 * observes */
 	uint32_t stack_shared;
+	/* race discovery: the program's own shared objects mapped after its
+	 * first thread (a plugin dlopen'ed then): their code was neither
+	 * observed nor armed, and the run does not cover it; the first's
+	 * file name */
+	uint32_t late_objects;
+	char late_object[64];
 	/* a thread ran on with spin words unwatched: the debug registers
 	 * do not trap here and the run spent its single steps */
 	bool watch_capped;

@@ -2560,6 +2560,8 @@ static int run_once(const struct session_config *cfg, struct strategy *strat,
 	res->shared_vm = s->shared_vm;
 	res->shared_apart = s->shared_apart;
 	res->stack_shared = s->stack_shared;
+	res->late_objects = s->late_objects;
+	memcpy(res->late_object, s->late_object, sizeof(res->late_object));
 	res->watch_capped = s->watch_capped;
 	res->py_shared = s->py_shared;
 	res->stops = s->stops;

@@ -124,6 +124,9 @@ struct session {
 	int napart;
 	/* observed accesses to another live thread's stack (run_result) */
 	uint32_t stack_shared;
+	/* the program's own objects mapped after the install (run_result) */
+	uint32_t late_objects;
+	char late_object[64];
 	uint32_t py_shared; /* forks of a policy's process with shared data */
 	uint64_t stops;		/* tracee stops reported by a wait */
 	uint64_t stop_kinds[STOPK_N]; /* every handled stop, by kind */

@@ -492,6 +492,48 @@ Test(race_points, races_in_the_programs_own_shared_libraries_are_found)
 }
 
 /*
+ * The same library dlopen'ed by a program that already has threads (a
+ * plugin): its code was mapped after race discovery swept the program,
+ * so its race had no point (before: "PASS, complete to preemption bound
+ * 2", 160 runs).  ptloom does not arm it where it is mapped, and says so:
+ * INCOMPLETE naming it, serially, under -j and in `ptloom races`.  Loaded
+ * before the first thread it is found; a system library loaded late
+ * (libm) changes nothing.
+ */
+Test(race_points, a_plugin_loaded_after_the_first_thread_is_no_pass)
+{
+	const char *late = target("late_plugin");
+	const char *const jobs[] = { "1", "2" };
+
+	for (int j = 0; j < 2; j++) {
+		struct res r = PTL("run", "--seed", SEED, "-j", jobs[j],
+				   "--timeout", "10", "--", late);
+
+		assert_exit(r, 3);
+		assert_summary(&r, "ptloom: INCOMPLETE");
+		assert_contains(r.out, "loaded after its first thread started "
+				       "(libcounter.so, dlopen'ed)",
+				"the summary");
+		res_free(&r);
+	}
+	struct res r = PTL("races", "--seed", SEED, "--", late);
+
+	assert_exit(r, 3);
+	assert_contains(r.out, "(libcounter.so, dlopen'ed)", "the summary");
+	res_free(&r);
+	r = PTL("run", "--seed", SEED, "--timeout", "10", "--", late, "early");
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+	res_free(&r);
+	r = PTL("run", "--seed", SEED, "--timeout", "10", "--", late,
+		"system");
+	assert_exit(r, 0);
+	assert_contains(r.out, "complete to preemption bound 2",
+			"the summary");
+	res_free(&r);
+}
+
+/*
  * A race in the code of a system library that works on the program's
  * objects: two threads append to one std::string, and
  * basic_string::_M_append is libstdc++'s, not inlined; two threads insert
