@@ -1168,6 +1168,70 @@ static void add_free_hooks(struct process *s, size_t *cap)
 }
 
 /*
+ * Race discovery: the entries of an OpenMP runtime's waits for tasks
+ * (libgomp's and LLVM libomp's taskwait, taskwait with dependences and
+ * taskgroup end).  When the tasks waited for are done already, such a
+ * wait returns after one acquire load of a counter a task's end stored to
+ * (plain moves on x86, unobserved), and the accesses the tasks made (on
+ * other threads) were reported as racing with the ones after the wait.
+ * At the entry the thread sees all that every thread did so far
+ * (session_acquire_everyone); a task that ends later ends the wait through a
+ * semaphore's atomics, which are observed.
+ */
+static struct task_waits {
+	char path[4096];
+	uint64_t first;
+	uint64_t vals[6], more[8];
+	int idx[8], nmore;
+	bool ok;
+} task_waits[4];
+
+static void add_task_waits(struct process *s, size_t *cap,
+			   const struct mapped_file *libs, int nlibs)
+{
+	static const char *const names[] = {
+		"GOMP_taskwait",	"GOMP_taskwait_depend",
+		"GOMP_taskgroup_end",	"__kmpc_omp_taskwait",
+		"__kmpc_end_taskgroup", "__kmpc_omp_wait_deps",
+	};
+	static int next;
+
+	for (int i = 0; i < nlibs; i++) {
+		const char *base = strrchr(libs[i].path, '/');
+		struct task_waits *w = NULL;
+
+		base = base ? base + 1 : libs[i].path;
+		if (!libs[i].start ||
+		    (strncmp(base, "libgomp", 7) && strncmp(base, "libomp", 6) &&
+		     strncmp(base, "libiomp", 7)))
+			continue;
+		for (int k = 0; k < 4 && !w; k++)
+			if (!strcmp(task_waits[k].path, libs[i].path))
+				w = &task_waits[k];
+		if (!w) {
+			w = &task_waits[next++ % 4];
+			memset(w, 0, sizeof(*w));
+			snprintf(w->path, sizeof(w->path), "%s", libs[i].path);
+			w->nmore = 8;
+			w->ok = elf_first_vaddr(w->path, &w->first) == 0 &&
+				elf_symbols_lookup(w->path, names, 6, w->vals,
+						   w->more, w->idx,
+						   &w->nmore) == 0;
+		}
+		for (int k = 0; w->ok && k < 6 + w->nmore; k++) {
+			uint64_t v = k < 6 ? w->vals[k] : w->more[k - 6];
+
+			if (!v || add_bp(s, cap, libs[i].start - w->first + v,
+					 OP_ACCESS, 0))
+				continue;
+			s->bps[s->nbps - 1].observe = true;
+			s->bps[s->nbps - 1].sync = true;
+			s->bps[s->nbps - 1].joins = true;
+		}
+	}
+}
+
+/*
  * Race discovery: the atomic read-modify-writes of every shared object the
  * process has mapped (libgomp's, glib's, libstdc++'s locks, barriers and
  * reference counts: an uncontended lock is one such instruction and no
@@ -1862,6 +1926,7 @@ int bp_install(struct session *ss, struct process *s)
 		if (want_observe) {
 			add_object_libraries(s, &cap, exe, bias, libs, nlibs);
 			add_lib_atomics(s, &cap, exe, libs, nlibs);
+			add_task_waits(s, &cap, libs, nlibs);
 			add_free_hooks(s, &cap);
 		}
 		mapped_files_free(libs, nlibs);

@@ -42,6 +42,8 @@ struct bp {
 	bool sync;		/* observe: an atomic of a shared object, only
 				 * synchronisation, never sampled out */
 	bool freeing;		/* sync: libc's free or realloc */
+	bool joins;		/* sync: an OpenMP runtime's task wait
+				 * (session_acquire_everyone at its entry) */
 	/* observe: a call of memcpy, memset and the like (insn_info.memfn):
 	 * its ranges, from the registers (thread.c ranged_access) */
 	uint8_t memfn;
@@ -265,6 +267,11 @@ int bp_restore_bytes(int memfd, const struct bp *bps, size_t n);
 void bp_put(struct process *p, const struct bp *b, bool arm);
 int bp_remove_observers(struct process *p);
 void bp_late_objects(struct session *s, struct process *p);
+/* Race discovery: t sees everything the other threads of its process did
+ * so far (they release into a key of t's, t acquires it): a spinner's
+ * re-check, an OpenMP task wait's entry.  More happens-before than there
+ * may be, never less. */
+void session_acquire_everyone(struct session *s, struct thread *t);
 /* An instruction point hit while no other thread could run is no choice:
  * put its original byte back until another thread could (bp_drop_lifts). */
 void bp_lift(struct process *p, struct bp *b);

@@ -1459,6 +1459,12 @@ static bool observe_call(struct session *s, struct thread *t, struct bp *b,
 	bool atomic = (b->insn && b->insn->is_atomic) || b->src_atomic ||
 		      (ea && bp_atomic_datum(t->p, s->cfg, ea));
 
+	if (o && b->joins) {
+		/* a wait for tasks (bp.c add_task_waits): at its entry */
+		s->obs_sync++;
+		session_acquire_everyone(s, t);
+		return true;
+	}
 	relock_before_access(s, t);
 	live = threads_racing(s, t, ea);
 	if (b->sync)

@@ -1028,7 +1028,7 @@ static void release_pending_wakes(struct session *s, struct thread *t)
 	}
 }
 
-static void acquire_everyone(struct session *s, struct thread *t)
+void session_acquire_everyone(struct session *s, struct thread *t)
 {
 	struct access_observer *o = s->cfg->observer;
 	/* a key of t's own, no address (bit 62: atomics' keys) */
@@ -1151,7 +1151,7 @@ static void observe_sync(struct session *s, struct thread *t)
 	    t->kind != OP_ATOMIC)
 		release_pending_wakes(s, t);
 	if (t->kind == OP_SPIN)
-		acquire_everyone(s, t);
+		session_acquire_everyone(s, t);
 	/* a signal sent: its handler, when delivered, acquires (thread.c) */
 	if (t->kind == OP_KILL)
 		o->sync(o->ctx, t->idx, SYNC_RELEASE, SYNC_SIGNALS_KEY, -1);

@@ -1,7 +1,8 @@
 /*
  * OpenMP synchronisation on globals, for `ptloom races`: a critical
  * section, omp locks (plain and nested), barriers, single, master,
- * ordered, sections and tasks under a lock.  libgomp implements all of
+ * ordered, sections, tasks under a lock, and tasks waited for with
+ * taskwait and taskgroup.  libgomp implements all of
  * them with its own atomics and futexes (an uncontended critical section
  * is one lock cmpxchg in libgomp; its barrier's last thread stores the
  * generation with a plain mov), so none of it is a pthread call: every
@@ -13,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-long a[64], crit, locked, nested, after, ord, sec1, sec2, total, racy_count;
+long a[64], b[4], waited, grouped, crit, locked, nested, after, ord, sec1, sec2, total, racy_count;
 int flag;
 omp_lock_t lk;
 omp_nest_lock_t nl;
@@ -73,8 +74,32 @@ int main(int argc, char **argv)
 #pragma omp taskwait
 			flag = (int)a[0];
 		}
+#pragma omp single
+		{
+			/* tasks without a lock: what they wrote is ordered
+			 * before what follows only by the wait for them (a
+			 * taskwait whose tasks are done returns after one
+			 * acquire load, a plain mov) */
+			for (int t = 0; t < 4; t++) {
+#pragma omp task firstprivate(t)
+				b[t] = t + 1;
+			}
+#pragma omp taskwait
+			for (int t = 0; t < 4; t++)
+				waited += b[t];
+#pragma omp taskgroup
+			{
+				for (int t = 0; t < 4; t++) {
+#pragma omp task firstprivate(t)
+					b[t] *= 2;
+				}
+			}
+			for (int t = 0; t < 4; t++)
+				grouped += b[t];
+		}
 	}
 	printf("crit %ld locked %ld after %ld ord %ld total %ld nested %ld "
-	       "flag %d\n", crit, locked, after, ord, total, nested, flag);
+	       "flag %d waited %ld grouped %ld\n", crit, locked, after, ord,
+	       total, nested, flag, waited, grouped);
 	return 0;
 }
