@@ -49,6 +49,7 @@ if [ "${1:-}" = --tests ]; then
 	optional+=(rustc)	# tests/real: Rust's std threads
 	optional+=(libboost-thread-dev)	# tests/real: Boost.Asio's thread pool
 	optional+=(libtbb-dev)	# tests/real: oneTBB's parallel_for
+	optional+=(libomp-dev)	# tests/real: clang -fopenmp's runtime
 fi
 
 missing=()

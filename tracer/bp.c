@@ -173,7 +173,9 @@ static bool insn_sane(const struct insn_info *in)
 	if (!in->len || in->len > 15 || in->nmem > 2 || in->move_len > 20 ||
 	    (in->memfn >= DISASM_MEMFN_COUNT &&
 	     (in->memfn < DISASM_MEMFN_STATE ||
-	      in->memfn >= DISASM_MEMFN_STATE + 2 * DISASM_STATE_COUNT)) ||
+	      in->memfn >= DISASM_MEMFN_STATE + 2 * DISASM_STATE_COUNT) &&
+	     (in->memfn < DISASM_MEMFN_OMP ||
+	      in->memfn >= DISASM_MEMFN_OMP + DISASM_OMP_COUNT)) ||
 	    in->push_reg < 0 || in->push_reg >= DISASM_REG_MAX)
 		return false;
 	for (int k = 0; k < 2; k++) {
@@ -1168,37 +1170,64 @@ static void add_free_hooks(struct process *s, size_t *cap)
 }
 
 /*
- * Race discovery: the entries of an OpenMP runtime's waits for tasks
- * (libgomp's and LLVM libomp's taskwait, taskwait with dependences and
- * taskgroup end).  When the tasks waited for are done already, such a
- * wait returns after one acquire load of a counter a task's end stored to
- * (plain moves on x86, unobserved), and the accesses the tasks made (on
- * other threads) were reported as racing with the ones after the wait.
- * At the entry the thread sees all that every thread did so far
- * (session_acquire_everyone); a task that ends later ends the wait through a
- * semaphore's atomics, which are observed.
+ * Race discovery: an OpenMP runtime's synchronisation, which its own
+ * atomics do not carry (enum bp_omp).  A taskwait or taskgroup end whose
+ * tasks other threads have finished returns after one acquire load of a
+ * count their ends stored (plain movs on x86, unobserved): at the entry of
+ * libgomp's and LLVM libomp's task waits the thread acquires everyone (a
+ * task that ends later ends the wait through libgomp's semaphore, whose
+ * atomics are observed; libomp's spin is covered at the return,
+ * add_omp_return).  LLVM libomp's fork, barriers and locks end on plain
+ * loads of flags its threads store: the master's fork releases what it did
+ * before, which each thread's start of the region's code acquires; a
+ * thread entering a barrier releases, one leaving it acquires (at the
+ * return); an unlock releases, a lock acquires (at the return), one key
+ * for every lock of a process.  More happens-before than there may be,
+ * never less.
  */
-static struct task_waits {
+static const struct {
+	const char *name;
+	uint8_t omp;
+} omp_entries[] = {
+	{ "GOMP_taskwait", BP_OMP_EVERYONE },
+	{ "GOMP_taskwait_depend", BP_OMP_EVERYONE },
+	{ "GOMP_taskgroup_end", BP_OMP_EVERYONE },
+	{ "__kmpc_omp_taskwait", BP_OMP_EVERYONE },
+	{ "__kmpc_end_taskgroup", BP_OMP_EVERYONE },
+	{ "__kmpc_omp_wait_deps", BP_OMP_EVERYONE },
+	{ "__kmpc_fork_call", BP_OMP_RELEASE_FORK },
+	{ "__kmpc_fork_teams", BP_OMP_RELEASE_FORK },
+	{ "__kmp_invoke_microtask", BP_OMP_ACQUIRE_FORK },
+	{ "__kmpc_barrier", BP_OMP_RELEASE_BARRIER },
+	{ "__kmpc_cancel_barrier", BP_OMP_RELEASE_BARRIER },
+	{ "__kmpc_end_critical", BP_OMP_RELEASE_MUTEX },
+	{ "__kmpc_end_ordered", BP_OMP_RELEASE_MUTEX },
+	{ "__kmpc_end_reduce", BP_OMP_RELEASE_MUTEX },
+	{ "__kmpc_end_reduce_nowait", BP_OMP_RELEASE_MUTEX },
+	{ "__kmpc_unset_lock", BP_OMP_RELEASE_MUTEX },
+	{ "__kmpc_unset_nest_lock", BP_OMP_RELEASE_MUTEX },
+	{ "omp_unset_lock", BP_OMP_RELEASE_MUTEX },
+	{ "omp_unset_nest_lock", BP_OMP_RELEASE_MUTEX },
+};
+
+#define NOMP (sizeof(omp_entries) / sizeof(omp_entries[0]))
+
+static struct omp_runtime {
 	char path[4096];
 	uint64_t first;
-	uint64_t vals[6], more[8];
-	int idx[8], nmore;
+	uint64_t vals[NOMP], more[16];
+	int idx[16], nmore;
 	bool ok;
-} task_waits[4];
+} omp_runtimes[4];
 
-static void add_task_waits(struct process *s, size_t *cap,
-			   const struct mapped_file *libs, int nlibs)
+static void add_omp_entries(struct process *s, size_t *cap,
+			    const struct mapped_file *libs, int nlibs)
 {
-	static const char *const names[] = {
-		"GOMP_taskwait",	"GOMP_taskwait_depend",
-		"GOMP_taskgroup_end",	"__kmpc_omp_taskwait",
-		"__kmpc_end_taskgroup", "__kmpc_omp_wait_deps",
-	};
 	static int next;
 
 	for (int i = 0; i < nlibs; i++) {
 		const char *base = strrchr(libs[i].path, '/');
-		struct task_waits *w = NULL;
+		struct omp_runtime *w = NULL;
 
 		base = base ? base + 1 : libs[i].path;
 		if (!libs[i].start ||
@@ -1206,29 +1235,54 @@ static void add_task_waits(struct process *s, size_t *cap,
 		     strncmp(base, "libiomp", 7)))
 			continue;
 		for (int k = 0; k < 4 && !w; k++)
-			if (!strcmp(task_waits[k].path, libs[i].path))
-				w = &task_waits[k];
+			if (!strcmp(omp_runtimes[k].path, libs[i].path))
+				w = &omp_runtimes[k];
 		if (!w) {
-			w = &task_waits[next++ % 4];
+			const char *names[NOMP];
+
+			for (size_t k = 0; k < NOMP; k++)
+				names[k] = omp_entries[k].name;
+			w = &omp_runtimes[next++ % 4];
 			memset(w, 0, sizeof(*w));
 			snprintf(w->path, sizeof(w->path), "%s", libs[i].path);
-			w->nmore = 8;
+			w->nmore = 16;
 			w->ok = elf_first_vaddr(w->path, &w->first) == 0 &&
-				elf_symbols_lookup(w->path, names, 6, w->vals,
-						   w->more, w->idx,
+				elf_symbols_lookup(w->path, names, (int)NOMP,
+						   w->vals, w->more, w->idx,
 						   &w->nmore) == 0;
 		}
-		for (int k = 0; w->ok && k < 6 + w->nmore; k++) {
-			uint64_t v = k < 6 ? w->vals[k] : w->more[k - 6];
+		for (int k = 0; w->ok && k < (int)NOMP + w->nmore; k++) {
+			uint64_t v = k < (int)NOMP ? w->vals[k]
+						   : w->more[k - (int)NOMP];
+			int e = k < (int)NOMP ? k : w->idx[k - (int)NOMP];
 
 			if (!v || add_bp(s, cap, libs[i].start - w->first + v,
 					 OP_ACCESS, 0))
 				continue;
 			s->bps[s->nbps - 1].observe = true;
 			s->bps[s->nbps - 1].sync = true;
-			s->bps[s->nbps - 1].joins = true;
+			s->bps[s->nbps - 1].omp = omp_entries[e].omp;
 		}
 	}
+}
+
+/* The return from a call of an OpenMP runtime's wait in the program (in
+ * insn_info.memfn, DISASM_MEMFN_OMP on): what the thread does next is
+ * ordered after what the wait waited for (add_omp_entries) */
+static void add_omp_return(struct process *s, size_t *cap,
+			   const struct insn_info *in, uint64_t bias)
+{
+	static const uint8_t after[DISASM_OMP_COUNT] = {
+		[DISASM_OMP_EVERYONE] = BP_OMP_EVERYONE,
+		[DISASM_OMP_BARRIER] = BP_OMP_ACQUIRE_BARRIER,
+		[DISASM_OMP_MUTEX] = BP_OMP_ACQUIRE_MUTEX,
+	};
+
+	if (add_bp(s, cap, in->addr + in->len + bias, OP_ACCESS, 0))
+		return;
+	s->bps[s->nbps - 1].observe = true;
+	s->bps[s->nbps - 1].sync = true;
+	s->bps[s->nbps - 1].omp = after[in->memfn - DISASM_MEMFN_OMP];
 }
 
 /*
@@ -1622,6 +1676,11 @@ static void add_scanned(struct process *s, size_t *cap,
 		const struct insn_info *in = &c->insns[k];
 		bool point = atomics && in->is_atomic;
 
+		if (in->memfn >= DISASM_MEMFN_OMP) {
+			if (observe)
+				add_omp_return(s, cap, in, bias);
+			continue;
+		}
 		if (in->is_atomic ? skip_atomics || (!point && !observe)
 				  : !observe || in->reads_constant)
 			continue;
@@ -1898,6 +1957,11 @@ int bp_install(struct session *ss, struct process *s)
 
 			if (obj_observe && !(want_atomics && in->is_atomic))
 				continue;
+			if (in->memfn >= DISASM_MEMFN_OMP) {
+				if (want_observe)
+					add_omp_return(s, &cap, in, bias);
+				continue;
+			}
 			/* a read of constant data (the GOT, .rodata): no
 			 * race, and no order, can come of it */
 			if (!in->is_atomic &&
@@ -1926,7 +1990,7 @@ int bp_install(struct session *ss, struct process *s)
 		if (want_observe) {
 			add_object_libraries(s, &cap, exe, bias, libs, nlibs);
 			add_lib_atomics(s, &cap, exe, libs, nlibs);
-			add_task_waits(s, &cap, libs, nlibs);
+			add_omp_entries(s, &cap, libs, nlibs);
 			add_free_hooks(s, &cap);
 		}
 		mapped_files_free(libs, nlibs);
@@ -1974,11 +2038,18 @@ int bp_install(struct session *ss, struct process *s)
 
 	for (size_t i = 0; i < s->nbps; i++) {
 		if (k && s->bps[k - 1].addr == s->bps[i].addr) {
-			uint8_t mf = s->bps[k - 1].memfn | s->bps[i].memfn;
+			struct bp *a = &s->bps[k - 1];
+			uint8_t mf = a->memfn | s->bps[i].memfn;
+			uint8_t om = a->omp ? a->omp : s->bps[i].omp;
 
-			if (s->bps[k - 1].observe && !s->bps[i].observe)
-				s->bps[k - 1] = s->bps[i];
-			s->bps[k - 1].memfn = mf;
+			/* (a point over an observation, an access over the
+			 * bare return from an OpenMP wait: add_omp_return) */
+			if ((a->observe && !s->bps[i].observe) ||
+			    (a->omp && a->sync && s->bps[i].observe &&
+			     !s->bps[i].sync))
+				*a = s->bps[i];
+			a->memfn = mf;
+			a->omp = om;
 			continue;
 		}
 		s->bps[k++] = s->bps[i];

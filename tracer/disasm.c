@@ -972,13 +972,15 @@ static uint8_t move_len(struct sweeper *s, const cs_insn *ci,
 /* whether a call of memfn kind k reads, writes memory */
 static bool memfn_reads(uint8_t k)
 {
-	return k != DISASM_MEMFN_SET && k != DISASM_MEMFN_BZERO &&
+	return k < DISASM_MEMFN_OMP && k != DISASM_MEMFN_SET && k != DISASM_MEMFN_BZERO &&
 	       k != DISASM_MEMFN_PRINT && k != DISASM_MEMFN_FREAD &&
 	       k != DISASM_MEMFN_READ;
 }
 
 static bool memfn_writes(uint8_t k)
 {
+	if (k >= DISASM_MEMFN_OMP)
+		return false;
 	if (k >= DISASM_MEMFN_STATE)
 		return (k - DISASM_MEMFN_STATE) & 1;
 	return k <= DISASM_MEMFN_STRNCAT || k == DISASM_MEMFN_PRINT ||
@@ -1856,9 +1858,42 @@ static uint8_t memfn_kind(const char *name)
 		{ "gethostbyaddr", DISASM_STATE_HOST, true },
 	};
 
+	/* an OpenMP runtime's waits (LLVM libomp: its barriers, fork/join
+	 * and locks end on plain loads of flags its threads store) */
+	static const struct {
+		const char *name;
+		uint8_t kind;
+	} omp[] = {
+		{ "__kmpc_fork_call", DISASM_OMP_EVERYONE },
+		{ "__kmpc_fork_teams", DISASM_OMP_EVERYONE },
+		{ "__kmpc_omp_taskwait", DISASM_OMP_EVERYONE },
+		{ "__kmpc_end_taskgroup", DISASM_OMP_EVERYONE },
+		{ "__kmpc_omp_wait_deps", DISASM_OMP_EVERYONE },
+		{ "GOMP_taskwait", DISASM_OMP_EVERYONE },
+		{ "GOMP_taskgroup_end", DISASM_OMP_EVERYONE },
+		{ "__kmpc_barrier", DISASM_OMP_BARRIER },
+		{ "__kmpc_cancel_barrier", DISASM_OMP_BARRIER },
+		{ "__kmpc_critical", DISASM_OMP_MUTEX },
+		{ "__kmpc_critical_with_hint", DISASM_OMP_MUTEX },
+		{ "__kmpc_ordered", DISASM_OMP_MUTEX },
+		{ "__kmpc_reduce", DISASM_OMP_MUTEX },
+		{ "__kmpc_reduce_nowait", DISASM_OMP_MUTEX },
+		{ "__kmpc_set_lock", DISASM_OMP_MUTEX },
+		{ "__kmpc_set_nest_lock", DISASM_OMP_MUTEX },
+		{ "__kmpc_test_lock", DISASM_OMP_MUTEX },
+		{ "__kmpc_test_nest_lock", DISASM_OMP_MUTEX },
+		{ "omp_set_lock", DISASM_OMP_MUTEX },
+		{ "omp_set_nest_lock", DISASM_OMP_MUTEX },
+		{ "omp_test_lock", DISASM_OMP_MUTEX },
+		{ "omp_test_nest_lock", DISASM_OMP_MUTEX },
+	};
+
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
 		if (!strcmp(name, fns[i].name))
 			return fns[i].kind;
+	for (size_t i = 0; i < sizeof(omp) / sizeof(omp[0]); i++)
+		if (!strcmp(name, omp[i].name))
+			return (uint8_t)(DISASM_MEMFN_OMP + omp[i].kind);
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
 		if (!strcmp(name, states[i].name))
 			return (uint8_t)(DISASM_MEMFN_STATE +

@@ -234,7 +234,24 @@ enum disasm_memfn {
 	 * gmtime return, the environment): DISASM_MEMFN_STATE + 2 * its
 	 * family, + 1 when the call changes the state; observed as an
 	 * access to DISASM_STATE_ADDR(family) */
-	DISASM_MEMFN_STATE = 32
+	DISASM_MEMFN_STATE = 32,
+	/* from here on, a call of one of an OpenMP runtime's waits (LLVM
+	 * libomp's fork, barrier, critical section, lock, taskwait):
+	 * DISASM_MEMFN_OMP + enum disasm_omp.  No access of its own: what
+	 * follows its return is ordered after what it waited for (bp.c
+	 * add_omp_return) */
+	DISASM_MEMFN_OMP = 96
+};
+
+/* what a wait of an OpenMP runtime orders after its return */
+enum disasm_omp {
+	DISASM_OMP_EVERYONE, /* all that every thread did (a join, a
+				* taskwait) */
+	DISASM_OMP_BARRIER,  /* what each thread did before it entered a
+				* barrier */
+	DISASM_OMP_MUTEX,    /* what was done before an unlock (critical,
+				* omp lock, ordered, a reduction's lock) */
+	DISASM_OMP_COUNT
 };
 
 /* the families of hidden state (disasm_state_name) */

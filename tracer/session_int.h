@@ -29,6 +29,21 @@
 /* The number the annotation in include/ptloom.h uses. */
 #define PTLOOM_SYSCALL_NR 0x7074
 
+/* struct bp.omp: at an OpenMP runtime's entry point (sync) or at the
+ * return from a call of one in the program (add_omp_returns), the thread
+ * acquires everyone (session_acquire_everyone), or acquires or releases
+ * its process's key of a kind (a fork, a barrier, mutual exclusion) */
+enum bp_omp {
+	BP_OMP_NONE,
+	BP_OMP_EVERYONE,
+	BP_OMP_ACQUIRE_FORK,
+	BP_OMP_RELEASE_FORK,
+	BP_OMP_ACQUIRE_BARRIER,
+	BP_OMP_RELEASE_BARRIER,
+	BP_OMP_ACQUIRE_MUTEX,
+	BP_OMP_RELEASE_MUTEX
+};
+
 struct bp {
 	uint64_t addr;
 	uint8_t orig[16];	/* original bytes (orig[0] is under the int3) */
@@ -42,8 +57,9 @@ struct bp {
 	bool sync;		/* observe: an atomic of a shared object, only
 				 * synchronisation, never sampled out */
 	bool freeing;		/* sync: libc's free or realloc */
-	bool joins;		/* sync: an OpenMP runtime's task wait
-				 * (session_acquire_everyone at its entry) */
+	/* race discovery: an OpenMP runtime's synchronisation (enum
+	 * bp_omp; bp.c add_omp_entries, add_omp_returns) */
+	uint8_t omp;
 	/* observe: a call of memcpy, memset and the like (insn_info.memfn):
 	 * its ranges, from the registers (thread.c ranged_access) */
 	uint8_t memfn;

@@ -1450,6 +1450,22 @@ static bool library_internal(const struct process *p, uint64_t pc,
 	return false;
 }
 
+/* An OpenMP runtime's synchronisation (enum bp_omp): its keys have no
+ * address (bit 63), one of each kind per process */
+static void omp_sync(struct session *s, struct thread *t, uint8_t kind)
+{
+	struct access_observer *o = s->cfg->observer;
+	int k = kind - BP_OMP_ACQUIRE_FORK;
+	uint64_t key = (1ull << 63) | (0x7075ull << 44) |
+		       ((uint64_t)t->p->idx << 4) | (uint64_t)(k / 2);
+
+	if (kind == BP_OMP_EVERYONE)
+		session_acquire_everyone(s, t);
+	else
+		o->sync(o->ctx, t->idx, k & 1 ? SYNC_RELEASE : SYNC_ACQUIRE,
+			key, -1);
+}
+
 static bool observe_call(struct session *s, struct thread *t, struct bp *b,
 			 uint64_t addr, uint64_t ea, int size, bool write,
 			 const struct logged_free *lf)
@@ -1459,11 +1475,15 @@ static bool observe_call(struct session *s, struct thread *t, struct bp *b,
 	bool atomic = (b->insn && b->insn->is_atomic) || b->src_atomic ||
 		      (ea && bp_atomic_datum(t->p, s->cfg, ea));
 
-	if (o && b->joins) {
-		/* a wait for tasks (bp.c add_task_waits): at its entry */
-		s->obs_sync++;
-		session_acquire_everyone(s, t);
-		return true;
+	/* an OpenMP runtime's synchronisation: at every hit */
+	bool pinned = b->omp != BP_OMP_NONE;
+
+	if (o && pinned) {
+		omp_sync(s, t, b->omp);
+		if (b->sync) { /* (the entry of a runtime's function) */
+			s->obs_sync++;
+			return true;
+		}
 	}
 	relock_before_access(s, t);
 	live = threads_racing(s, t, ea);
@@ -1498,7 +1518,7 @@ static bool observe_call(struct session *s, struct thread *t, struct bp *b,
 			mem_name(t->p, ea), -1);
 	} else if (o && ea && library_internal(t->p, addr, ea)) {
 		/* (sampled as any other) */
-		if (++b->hits >= OBSERVE_PC_CAP)
+		if (++b->hits >= OBSERVE_PC_CAP && !pinned)
 			bp_retire(t->p, b);
 	} else if (o && ea && (live > 1 || atomic)) {
 		if (live > 1)
@@ -1511,7 +1531,9 @@ static bool observe_call(struct session *s, struct thread *t, struct bp *b,
 		else if (b->first_tid != t->idx)
 			b->shared = true;
 		/* an atomic orders what it is seen with: never sampled */
-		if (b->runtime && ++b->hits >= OBSERVE_RUNTIME_CAP) {
+		if (pinned) {
+			/* (never sampled out) */
+		} else if (b->runtime && ++b->hits >= OBSERVE_RUNTIME_CAP) {
 			bp_retire(t->p, b);
 		} else if (!b->runtime && ++b->hits >= OBSERVE_PC_CAP &&
 			   !atomic) {
@@ -1520,11 +1542,11 @@ static bool observe_call(struct session *s, struct thread *t, struct bp *b,
 			else
 				bp_doze(t->p, b);
 		}
-	} else if (o && live <= 1) {
+	} else if (o && live <= 1 && !pinned) {
 		/* alone in its process: no race yet; back when a thread is
 		 * born */
 		bp_lift(t->p, b);
-	} else if (o && !ea) {
+	} else if (o && !ea && !pinned) {
 		bp_retire(t->p, b); /* no operand to observe */
 	}
 	if (o && o->max_accesses &&
