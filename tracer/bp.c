@@ -1200,6 +1200,7 @@ static const struct {
 	{ "__kmp_invoke_microtask", BP_OMP_ACQUIRE_FORK },
 	{ "__kmpc_barrier", BP_OMP_RELEASE_BARRIER },
 	{ "__kmpc_cancel_barrier", BP_OMP_RELEASE_BARRIER },
+	{ "__kmpc_copyprivate", BP_OMP_RELEASE_BARRIER },
 	{ "__kmpc_end_critical", BP_OMP_RELEASE_MUTEX },
 	{ "__kmpc_end_ordered", BP_OMP_RELEASE_MUTEX },
 	{ "__kmpc_end_reduce", BP_OMP_RELEASE_MUTEX },
@@ -1276,8 +1277,18 @@ static void add_omp_return(struct process *s, size_t *cap,
 		[DISASM_OMP_EVERYONE] = BP_OMP_EVERYONE,
 		[DISASM_OMP_BARRIER] = BP_OMP_ACQUIRE_BARRIER,
 		[DISASM_OMP_MUTEX] = BP_OMP_ACQUIRE_MUTEX,
+		/* (its last barrier follows every copy) */
+		[DISASM_OMP_COPYPRIVATE] = BP_OMP_EVERYONE,
 	};
 
+	/* a copyprivate's copy function runs inside it, after its
+	 * barrier, and reads what the single thread wrote before */
+	if (in->memfn == DISASM_MEMFN_OMP + DISASM_OMP_COPYPRIVATE &&
+	    in->target && !add_bp(s, cap, in->target + bias, OP_ACCESS, 0)) {
+		s->bps[s->nbps - 1].observe = true;
+		s->bps[s->nbps - 1].sync = true;
+		s->bps[s->nbps - 1].omp = BP_OMP_ACQUIRE_BARRIER;
+	}
 	if (add_bp(s, cap, in->addr + in->len + bias, OP_ACCESS, 0))
 		return;
 	s->bps[s->nbps - 1].observe = true;

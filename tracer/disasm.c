@@ -1044,6 +1044,9 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 	bool resync = frame_pointer;
 	struct lost l = { false, false };
 	struct entries e = { .bad = true };
+	/* the last function address put in r8 (`lea f(%rip), %r8`, `mov
+	 * $f, %r8`) and where: a copyprivate's copy function */
+	uint64_t r8_fn = 0, r8_at = 0;
 
 	if (!(s->mode & DISASM_MEMORY))
 		return sweep_atomics(s, code, len, vaddr, resync);
@@ -1079,6 +1082,21 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 			frame_pointer = true;
 			continue;
 		}
+		if ((ci->id == X86_INS_LEA || ci->id == X86_INS_MOV) &&
+		    ci->detail->x86.op_count == 2 &&
+		    ci->detail->x86.operands[0].type == X86_OP_REG &&
+		    ci->detail->x86.operands[0].reg == X86_REG_R8) {
+			const cs_x86_op *o = &ci->detail->x86.operands[1];
+
+			r8_at = ci->address;
+			r8_fn = ci->id == X86_INS_LEA && o->type == X86_OP_MEM &&
+					o->mem.base == X86_REG_RIP &&
+					o->mem.index == X86_REG_INVALID
+				? ci->address + ci->size + (uint64_t)o->mem.disp
+			      : ci->id == X86_INS_MOV && o->type == X86_OP_IMM
+				? (uint64_t)o->imm
+				: 0;
+		}
 		if (ci->id == X86_INS_CALL && (s->nplt || s->ngot)) {
 			uint8_t k = memfn_call(s, ci);
 
@@ -1088,6 +1106,12 @@ static int sweep(struct sweeper *s, const uint8_t *code, size_t len,
 				in.len = (uint8_t)ci->size;
 				in.is_call = true;
 				in.memfn = k;
+				/* (a copyprivate's copy function: set up
+				 * just before the call) */
+				if (k == DISASM_MEMFN_OMP +
+						 DISASM_OMP_COPYPRIVATE &&
+				    r8_at && ci->address - r8_at < 64)
+					in.target = r8_fn;
 				/* (libc's accesses, at its call) */
 				in.mem_read = memfn_reads(k);
 				in.mem_write = memfn_writes(k);
@@ -1872,6 +1896,7 @@ static uint8_t memfn_kind(const char *name)
 		{ "GOMP_taskwait", DISASM_OMP_EVERYONE },
 		{ "GOMP_taskgroup_end", DISASM_OMP_EVERYONE },
 		{ "__kmpc_barrier", DISASM_OMP_BARRIER },
+		{ "__kmpc_copyprivate", DISASM_OMP_COPYPRIVATE },
 		{ "__kmpc_cancel_barrier", DISASM_OMP_BARRIER },
 		{ "__kmpc_critical", DISASM_OMP_MUTEX },
 		{ "__kmpc_critical_with_hint", DISASM_OMP_MUTEX },

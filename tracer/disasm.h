@@ -69,7 +69,9 @@ struct disasm_mem {
 
 struct insn_info {
 	uint64_t addr;
-	uint64_t target;	  /* direct call/jump destination, else 0 */
+	/* direct call/jump destination; for a call of an OpenMP runtime's
+	 * copyprivate (memfn), its copy function; else 0 */
+	uint64_t target;
 	struct disasm_mem mem[2]; /* the written operand first */
 	uint8_t nmem;		  /* memory operands that access memory */
 	uint8_t len;
@@ -251,6 +253,10 @@ enum disasm_omp {
 				* barrier */
 	DISASM_OMP_MUTEX,    /* what was done before an unlock (critical,
 				* omp lock, ordered, a reduction's lock) */
+	DISASM_OMP_COPYPRIVATE, /* everyone's (its last barrier follows
+				   every copy); its copy function
+				   (insn_info.target) runs after its
+				   first barrier */
 	DISASM_OMP_COUNT
 };
 

@@ -1,8 +1,8 @@
 /*
  * OpenMP synchronisation on globals, for `ptloom races`: a critical
  * section, omp locks (plain and nested), barriers, single, master,
- * ordered, sections, tasks under a lock, and tasks waited for with
- * taskwait and taskgroup.  libgomp implements all of
+ * ordered, sections, tasks under a lock, tasks waited for with taskwait
+ * and taskgroup, and copyprivate.  libgomp implements all of
  * them with its own atomics and futexes (an uncontended critical section
  * is one lock cmpxchg in libgomp; its barrier's last thread stores the
  * generation with a plain mov), so none of it is a pthread call: every
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-long a[64], b[4], waited, grouped, crit, locked, nested, after, ord, sec1, sec2, total, racy_count;
+long a[64], b[4], waited, grouped, copied, crit, locked, nested, after, ord, sec1, sec2, total, racy_count;
 int flag;
 omp_lock_t lk;
 omp_nest_lock_t nl;
@@ -97,9 +97,16 @@ int main(int argc, char **argv)
 			for (int t = 0; t < 4; t++)
 				grouped += b[t];
 		}
+		/* a value one thread computes, copied into every thread's
+		 * own variable */
+		long mine;
+#pragma omp single copyprivate(mine)
+		mine = grouped + 1;
+#pragma omp atomic
+		copied += mine;
 	}
 	printf("crit %ld locked %ld after %ld ord %ld total %ld nested %ld "
-	       "flag %d waited %ld grouped %ld\n", crit, locked, after, ord,
-	       total, nested, flag, waited, grouped);
+	       "flag %d waited %ld grouped %ld copied %ld\n", crit, locked, after,
+	       ord, total, nested, flag, waited, grouped, copied);
 	return 0;
 }
