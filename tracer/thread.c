@@ -37,8 +37,14 @@
 #endif
 
 /* Observations of one instruction per run in race discovery (sampling),
- * and how often one that dozed is woken (observe_hit). */
-#define OBSERVE_PC_CAP 256
+ * and how often one that dozed is woken (observe_hit).  A loop's accesses
+ * to the end of an array of thousands, so that its last ones, which
+ * another thread's may race with, are seen: at 256, a writer filling
+ * a[0..399] while main read a[399] twice was never seen storing a[399],
+ * and the search said "PASS, complete" (tests/targets/array_tail.c).
+ * The same with the program's access slots and without (the run's budget
+ * still bounds a run's stops). */
+#define OBSERVE_PC_CAP 4096
 /* a language runtime's plain access (bp.runtime): its races are the same
  * in every run, its start-up is most of what a Go program observes */
 #define OBSERVE_RUNTIME_CAP 16

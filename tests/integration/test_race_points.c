@@ -492,6 +492,31 @@ Test(race_points, races_in_the_programs_own_shared_libraries_are_found)
 }
 
 /*
+ * A writer fills an array in one loop while main reads its last element
+ * twice (-O2): the store that races is the loop's 400th run of one
+ * instruction.  Race discovery kept 256 observations of an instruction,
+ * so it never saw that store, and the search said "PASS, complete to
+ * preemption bound 2" (8 runs); `ptloom races` said PASS, 0 races, even
+ * at 1,000 elements.  Up to 4,096 observations of one instruction are
+ * kept now (the run's budget still bounds its stops).  Reading after the
+ * join passes complete.
+ */
+Test(race_points, races_at_the_end_of_a_long_loop_are_found)
+{
+	const char *prog = target("array_tail");
+
+	found_with(prog, "sync,races,tso", "array_tail.c");
+	struct res r = PTL("run", "--seed", SEED, "--timeout", "10", "--",
+			   prog, "fixed");
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "complete to preemption bound 2",
+			"the summary");
+	res_free(&r);
+	race_reported(prog, "1000", "race on a+3996", "array_tail.c");
+}
+
+/*
  * The same library dlopen'ed by a program that already has threads (a
  * plugin): its code was mapped after race discovery swept the program,
  * so its race had no point (before: "PASS, complete to preemption bound
