@@ -939,6 +939,29 @@ static void sleep_after(struct dfs *d, const struct node *n)
 	free(sl);
 }
 
+/*
+ * The thread that ran last yields at c for fairness (tracer/world.c
+ * FAIR_STEPS: it took that many points in a row, so leaving it is free
+ * and staying costs a preemption).  What staying costs there depends on
+ * how long it has run, not on the operations: a sleeper's representative,
+ * its operation moved before this run of points, splits the run and
+ * needs preemptions the pruned run did not (a writer's store at its
+ * 1,100th point in a row, between two reads of main's: pruned at the
+ * yield, and "PASS, complete to preemption bound 2").  Nothing sleeps
+ * at such a node.
+ */
+static bool fairness_yield(const struct choice *c)
+{
+	for (int i = 0; i < c->nalts; i++) {
+		const struct alt *a = &c->alts[i];
+
+		if (a->thread == c->current && !a->timeout)
+			return a->yield && a->cost && a->kind != OP_YIELD &&
+			       a->kind != OP_SPIN;
+	}
+	return false;
+}
+
 /* A fresh node's sleep set: the running one, each sleeper kept only
  * while the node offers its thread the same operation. */
 static void node_sleep(struct dfs *d, struct node *n)
@@ -1586,6 +1609,8 @@ static int pick_inner(struct dfs *d, const struct choice *c)
 		d->diverged = true;
 		return -1;
 	}
+	if (fairness_yield(c))
+		set_run_sleep(d, NULL, 0);
 	node_sleep(d, n);
 	if (d->cache && c->state && !d->placement &&
 	    (d->nshards <= 1 || d->shm) && !dpor_active(d) &&

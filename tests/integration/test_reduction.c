@@ -50,6 +50,24 @@ Test(reduction, mutex_condvar_completes_bound_2_within_the_budget)
 	example_completes_bound_2("mutex_condvar", "--dfs-only");
 }
 
+/* array_tail at -O0: a writer's 1,200 points in a row (its stores to
+ * a[0..399] and its counter's), main's two reads of a[399] between which
+ * the last store must fall.  After 1,000 points in a row the writer
+ * yields (fairness: leaving it is free, staying costs a preemption), so
+ * what staying costs depends on how long it has run: sleep sets pruned
+ * the one bound-2 run, at the yield, where main slept, and the search
+ * said "PASS 3362 runs, complete to preemption bound 2".  Nothing sleeps
+ * at a fairness yield now: FAIL, bound 2. */
+Test(reduction, a_thread_past_its_fairness_yield_still_meets_the_others)
+{
+	struct res r = RUN(target("array_tail_O0"), "--seed", SEED,
+			   "--no-minimize");
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT");
+	res_free(&r);
+}
+
 /* Two threads strictly alternating 5+5 updates: about 9 preemptions, far
  * beyond the default bound 2, found by the hybrid's samples with default
  * options; the summary says a sample found it beyond the bound. */
