@@ -2106,8 +2106,13 @@ static void observe_point(struct session *s, struct thread *t, struct bp *b)
 
 	t->obs_due = false;
 	t->obs_ranged = false;
-	if (!o || !t->p->observing ||
-	    (b->kind != OP_ACCESS && b->kind != OP_ATOMIC))
+	if (!o || !t->p->observing)
+		return;
+	/* the return from an OpenMP wait that is also a point (its
+	 * instruction raced): what the wait ordered, before its access */
+	if (b->omp)
+		omp_sync(s, t, b->omp);
+	if (b->kind != OP_ACCESS && b->kind != OP_ATOMIC)
 		return;
 	if (ranged_access(t, b, &t->obs_rng)) {
 		/* a memcpy's, a strcmp's or a rep movs's bytes: how many,
