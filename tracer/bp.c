@@ -1119,6 +1119,18 @@ static uint64_t libc_tmbuf(const char *path)
 	return tmbuf;
 }
 
+/* A synchronisation-only observation point of race discovery at addr (a
+ * shared object's atomic, free, an OpenMP runtime's order), or NULL */
+static struct bp *add_sync_observer(struct process *s, size_t *cap,
+				    uint64_t addr)
+{
+	if (add_bp(s, cap, addr, OP_ACCESS, 0))
+		return NULL;
+	s->bps[s->nbps - 1].observe = true;
+	s->bps[s->nbps - 1].sync = true;
+	return &s->bps[s->nbps - 1];
+}
+
 /*
  * Race discovery: free() and realloc() in libc are observation points
  * too: the block they are given is forgotten by the race detector
@@ -1159,13 +1171,13 @@ static void add_free_hooks(struct process *s, size_t *cap)
 		return;
 	for (int i = 0; i < 3 + frees.nmore; i++) {
 		uint64_t v = i < 3 ? frees.vals[i] : frees.more[i - 3];
+		struct bp *b = v ? add_sync_observer(s, cap, start - first + v)
+				 : NULL;
 
-		if (!v || add_bp(s, cap, start - first + v, OP_ACCESS, 0))
+		if (!b)
 			continue;
-		s->bps[s->nbps - 1].observe = true;
-		s->bps[s->nbps - 1].sync = true;
-		s->bps[s->nbps - 1].freeing = true;
-		s->bps[s->nbps - 1].plan = &frees.plans[i];
+		b->freeing = true;
+		b->plan = &frees.plans[i];
 	}
 }
 
@@ -1256,22 +1268,22 @@ static void add_omp_entries(struct process *s, size_t *cap,
 			uint64_t v = k < (int)NOMP ? w->vals[k]
 						   : w->more[k - (int)NOMP];
 			int e = k < (int)NOMP ? k : w->idx[k - (int)NOMP];
+			uint64_t at = libs[i].start - w->first + v;
+			struct bp *b = v ? add_sync_observer(s, cap, at) : NULL;
 
-			if (!v || add_bp(s, cap, libs[i].start - w->first + v,
-					 OP_ACCESS, 0))
-				continue;
-			s->bps[s->nbps - 1].observe = true;
-			s->bps[s->nbps - 1].sync = true;
-			s->bps[s->nbps - 1].omp = omp_entries[e].omp;
+			if (b)
+				b->omp = omp_entries[e].omp;
 		}
 	}
 }
 
-/* The return from a call of an OpenMP runtime's wait in the program (in
- * insn_info.memfn, DISASM_MEMFN_OMP on): what the thread does next is
- * ordered after what the wait waited for (add_omp_entries) */
-static void add_omp_return(struct process *s, size_t *cap,
-			   const struct insn_info *in, uint64_t bias)
+/* A call of an OpenMP runtime's wait in the program (in insn_info.memfn,
+ * DISASM_MEMFN_OMP on; false for any other instruction, which is not
+ * taken): when observing, the return from it, where what the thread does
+ * next is ordered after what the wait waited for (add_omp_entries) */
+static bool add_omp_return(struct process *s, size_t *cap,
+			   const struct insn_info *in, uint64_t bias,
+			   bool observe)
 {
 	static const uint8_t after[DISASM_OMP_COUNT] = {
 		[DISASM_OMP_EVERYONE] = BP_OMP_EVERYONE,
@@ -1281,19 +1293,20 @@ static void add_omp_return(struct process *s, size_t *cap,
 		[DISASM_OMP_COPYPRIVATE] = BP_OMP_EVERYONE,
 	};
 
+	struct bp *b;
+
+	if (in->memfn < DISASM_MEMFN_OMP)
+		return false;
+	if (!observe)
+		return true;
 	/* a copyprivate's copy function runs inside it, after its
 	 * barrier, and reads what the single thread wrote before */
 	if (in->memfn == DISASM_MEMFN_OMP + DISASM_OMP_COPYPRIVATE &&
-	    in->target && !add_bp(s, cap, in->target + bias, OP_ACCESS, 0)) {
-		s->bps[s->nbps - 1].observe = true;
-		s->bps[s->nbps - 1].sync = true;
-		s->bps[s->nbps - 1].omp = BP_OMP_ACQUIRE_BARRIER;
-	}
-	if (add_bp(s, cap, in->addr + in->len + bias, OP_ACCESS, 0))
-		return;
-	s->bps[s->nbps - 1].observe = true;
-	s->bps[s->nbps - 1].sync = true;
-	s->bps[s->nbps - 1].omp = after[in->memfn - DISASM_MEMFN_OMP];
+	    in->target && (b = add_sync_observer(s, cap, in->target + bias)))
+		b->omp = BP_OMP_ACQUIRE_BARRIER;
+	if ((b = add_sync_observer(s, cap, in->addr + in->len + bias)))
+		b->omp = after[in->memfn - DISASM_MEMFN_OMP];
+	return true;
 }
 
 /*
@@ -1312,15 +1325,11 @@ static void add_lib_atomics(struct process *s, size_t *cap, const char *exe,
 		if (!libs[i].start || !lib_observed(libs[i].path, exe) ||
 		    !(c = scan_lib(libs[i].path)))
 			continue;
-		for (int k = 0; k < c->n; k++) {
-			if (!c->insns[k].is_atomic ||
-			    add_bp(s, cap, libs[i].start - c->min_vaddr +
-						   c->insns[k].addr,
-				   OP_ACCESS, 0))
-				continue;
-			s->bps[s->nbps - 1].observe = true;
-			s->bps[s->nbps - 1].sync = true;
-		}
+		for (int k = 0; k < c->n; k++)
+			if (c->insns[k].is_atomic)
+				add_sync_observer(s, cap,
+						  libs[i].start - c->min_vaddr +
+							  c->insns[k].addr);
 	}
 }
 
@@ -1687,11 +1696,8 @@ static void add_scanned(struct process *s, size_t *cap,
 		const struct insn_info *in = &c->insns[k];
 		bool point = atomics && in->is_atomic;
 
-		if (in->memfn >= DISASM_MEMFN_OMP) {
-			if (observe)
-				add_omp_return(s, cap, in, bias);
+		if (add_omp_return(s, cap, in, bias, observe))
 			continue;
-		}
 		if (in->is_atomic ? skip_atomics || (!point && !observe)
 				  : !observe || in->reads_constant)
 			continue;
@@ -1968,11 +1974,8 @@ int bp_install(struct session *ss, struct process *s)
 
 			if (obj_observe && !(want_atomics && in->is_atomic))
 				continue;
-			if (in->memfn >= DISASM_MEMFN_OMP) {
-				if (want_observe)
-					add_omp_return(s, &cap, in, bias);
+			if (add_omp_return(s, &cap, in, bias, want_observe))
 				continue;
-			}
 			/* a read of constant data (the GOT, .rodata): no
 			 * race, and no order, can come of it */
 			if (!in->is_atomic &&

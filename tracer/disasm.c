@@ -972,8 +972,8 @@ static uint8_t move_len(struct sweeper *s, const cs_insn *ci,
 /* whether a call of memfn kind k reads, writes memory */
 static bool memfn_reads(uint8_t k)
 {
-	return k < DISASM_MEMFN_OMP && k != DISASM_MEMFN_SET && k != DISASM_MEMFN_BZERO &&
-	       k != DISASM_MEMFN_PRINT && k != DISASM_MEMFN_FREAD &&
+	return k < DISASM_MEMFN_OMP && k != DISASM_MEMFN_SET &&
+	       k != DISASM_MEMFN_BZERO && k != DISASM_MEMFN_PRINT && k != DISASM_MEMFN_FREAD &&
 	       k != DISASM_MEMFN_READ;
 }
 

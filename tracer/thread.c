@@ -1457,7 +1457,14 @@ static bool library_internal(const struct process *p, uint64_t pc,
 }
 
 /* An OpenMP runtime's synchronisation (enum bp_omp): its keys have no
- * address (bit 63), one of each kind per process */
+ * address (bit 63), one of each kind per process; the kinds come in
+ * pairs, acquire then release */
+_Static_assert(BP_OMP_RELEASE_FORK == BP_OMP_ACQUIRE_FORK + 1 &&
+		       BP_OMP_ACQUIRE_BARRIER == BP_OMP_ACQUIRE_FORK + 2 &&
+		       BP_OMP_RELEASE_BARRIER == BP_OMP_ACQUIRE_FORK + 3 &&
+		       BP_OMP_ACQUIRE_MUTEX == BP_OMP_ACQUIRE_FORK + 4 &&
+		       BP_OMP_RELEASE_MUTEX == BP_OMP_ACQUIRE_FORK + 5,
+	       "omp_sync takes a kind's key and direction from its place");
 static void omp_sync(struct session *s, struct thread *t, uint8_t kind)
 {
 	struct access_observer *o = s->cfg->observer;
