@@ -11,8 +11,8 @@
 # same run of `meson test` then runs the unit tests and the lighter
 # integration groups on that build too (suite 'sanitize',
 # tests/sanitized.sh; the dfs unit test's checks against brute force on
-# 30 generated programs each, not 80, and sampling and replay repeating
-# less: PTLOOM_TEST_SANITIZED): one run, so that the two CPUs share them
+# 30 generated programs each, not 80, and replay repeating less:
+# PTLOOM_TEST_SANITIZED): one run, so that the two CPUs share them
 # with the rest to the end.
 #
 # Exits non-zero when any of it failed.
@@ -36,7 +36,8 @@ if [ "${CI:-}" = true ] || [ "${PTLOOM_SANITIZE:-}" = 1 ]; then
 	ninja -C "$san" ptloom tests/schedtool tests/test_futex \
 		tests/test_sched tests/test_minimize tests/test_schedule \
 		tests/test_symbols tests/test_disasm tests/test_dfs \
-		tests/test_races >/dev/null || exit 1
+		tests/test_races tests/test_samplers tests/test_coverage \
+		tests/test_emul tests/test_trampolines >/dev/null || exit 1
 	case $san in
 	/*) export PTLOOM_SANITIZED=$san ;;
 	*) export PTLOOM_SANITIZED=$root/$san ;;

@@ -12,7 +12,7 @@
 # $PTLOOM_SCHEDTOOL taken from the sanitized build: its targets and
 # examples are built without sanitizers in both builds, so this build's
 # serve.  The dfs unit test checks 30 generated programs each, not 80;
-# sampling and replay repeat less (PTLOOM_TEST_SANITIZED).
+# replay repeats less (PTLOOM_TEST_SANITIZED; sampling too, when run).
 set -euo pipefail
 
 san=${PTLOOM_SANITIZED:-}
