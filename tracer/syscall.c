@@ -87,7 +87,8 @@ static uint64_t fkey_op(struct session *s, struct thread *t, uint64_t addr,
 	uint64_t key = addr ^ ((uint64_t)t->p->idx << 48);
 	FILE *f;
 
-	if ((op & FUTEX_PRIVATE_FLAG) || s->nprocs < 2)
+	/* (one process: by address, unless it maps a file twice) */
+	if ((op & FUTEX_PRIVATE_FLAG) || (s->nprocs < 2 && !s->napart))
 		return key;
 	snprintf(name, sizeof(name), "/proc/%d/maps", t->p->pid);
 	if (!(f = fopen(name, "re")))
@@ -1550,7 +1551,13 @@ static void apart_mapped(struct session *s, struct process *p,
 	}
 	if (!nwho && !a) {
 		/* mapped alone: the first mapping, whose accesses another
-		 * process's mapping may come between from now on */
+		 * process's mapping may come between from now on; in a
+		 * program of one process, nobody's yet: a second mapping of
+		 * the file, this process's or a fork's own, finds this one in
+		 * the maps and names both then (a fork's copy of it is
+		 * shared memory as any: process.shm) */
+		if (s->nprocs < 2)
+			return;
 		if (s->napart == 16) {
 			apart_fence(s);
 			return;
@@ -1666,22 +1673,24 @@ static void apart_check(struct session *s, struct process *p)
 
 /*
  * t's process maps a file shared (mmap with MAP_SHARED of a descriptor;
- * the filter stops no other mmap) while the program has more than one
- * process: its exit (thread_exit_fix, syscall_mmap_exit) sees where, and
- * names it with the file's other live mappings if there are (apart_mapped).
+ * the filter stops no other mmap): its exit (thread_exit_fix,
+ * syscall_mmap_exit) sees where, and names it with the file's other live
+ * mappings if there are (apart_mapped), another process's or its own.
  * Before, such memory was two objects at two addresses whose plain loads
  * and stores were neither points nor races (a lost update between two
- * processes passed, "complete to preemption bound 2"), then a fence.
+ * processes passed, "complete to preemption bound 2", then a fence; and
+ * between two threads of one process that map a memfd twice, a ring
+ * buffer's two views, until this looked at one process's mappings too).
  * ptloom's own page is not the program's data.
  */
-static void shared_apart(struct session *s, struct thread *t)
+static void shared_apart(struct thread *t)
 {
 	struct user_regs_struct *r = &t->regs;
 	char name[64], link[256];
 	struct stat sb;
 	ssize_t n;
 
-	if (s->nprocs < 2 || !(r->r10 & MAP_SHARED) || (int)r->r8 < 0)
+	if (!(r->r10 & MAP_SHARED) || (int)r->r8 < 0)
 		return;
 	snprintf(name, sizeof(name), "/proc/%d/fd/%d", (int)t->p->pid,
 		 (int)r->r8);
@@ -1906,7 +1915,7 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return sig_point;
 	switch (nr) {
 	case SYS_mmap:
-		shared_apart(s, t);
+		shared_apart(t);
 		return handled();
 	case SYS_mremap:
 		mremap_enter(s, t);

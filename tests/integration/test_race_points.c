@@ -636,3 +636,51 @@ Test(race_points, buffers_filled_by_libc_io_functions_race)
 			      "read_into_shared.c", "race on buf",
 			      "at main at read_into_shared.c:45");
 }
+
+/* One process that maps one file twice (a memfd's two views, as a ring
+ * buffer maps its pages back to back): the same byte at two addresses is
+ * one object, named by the file's device, inode and offset.  Before, two
+ * threads' lost update through the two views passed, "complete to
+ * preemption bound 2", and `ptloom races` found none: the views'
+ * addresses were two objects.  Now found and replayed exactly, and
+ * raced; the twins that lock a process-shared mutex through the two
+ * views, or run a ring of records that wrap into the second view, pass
+ * complete with no race (a wait through one view meets the post through
+ * the other), and the ring's producer that publishes early is found
+ * (tests/targets/two_views.c). */
+Test(race_points, one_file_mapped_twice_by_one_process_is_one_memory)
+{
+	const char *views = target("two_views");
+	struct res r = RUN9("--seed", SEED, "--no-minimize", "--", views);
+
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT in T0 (main at "
+			   "two_views.c:");
+	replays_exactly(&r, "two_views.c:");
+	res_free(&r);
+	r = PTL("races", "--seed", SEED, "--", views);
+	assert_exit(r, 1);
+	assert_contains(r.out, "write by T1 at add at two_views.c:",
+			"ptloom races' output");
+	assert_contains(r.out, "write by T2 at add at two_views.c:",
+			"ptloom races' output");
+	res_free(&r);
+	r = RUN9("--seed", SEED, "--no-minimize", "--", views, "early");
+	assert_exit(r, 1);
+	assert_summary(&r, "ptloom: FAIL crash SIGABRT in T0 (ring_main at "
+			   "two_views.c:");
+	res_free(&r);
+	static const char *const correct[] = { "locked", "ring" };
+
+	for (int i = 0; i < 2; i++) {
+		r = RUN9("--seed", SEED, "--", views, correct[i]);
+		assert_exit(r, 0);
+		assert_contains(r.out, "complete to preemption bound 2",
+				"the summary");
+		res_free(&r);
+		r = PTL("races", "--seed", SEED, "--", views, correct[i]);
+		assert_exit(r, 0);
+		assert_contains(r.out, "PASS 0 data races", "ptloom races");
+		res_free(&r);
+	}
+}
