@@ -63,6 +63,8 @@ static const int traced_syscalls[] = {
 	SYS_mq_timedsend, SYS_mq_timedreceive,
 	/* SysV IPC objects: no fork checkpoint shares them (checkpoint.c) */
 	SYS_semget, SYS_msgget, SYS_shmget,
+	/* a SysV segment attached: shared memory named apart (syscall.c) */
+	SYS_shmat,
 	/* SysV semaphore and message queue waits (sysvsem.c) */
 	SYS_semop, SYS_semtimedop, SYS_msgsnd, SYS_msgrcv,
 	/* a regular file's I/O at a position, a truncation: points while

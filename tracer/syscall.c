@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -1705,18 +1706,22 @@ static void shared_apart(struct thread *t)
 void syscall_mmap_exit(struct session *s, struct thread *t)
 {
 	char name[64], line[640];
-	uint64_t at = t->regs.rax, len = t->exit_args[1];
+	bool shmat = t->regs.orig_rax == SYS_shmat;
+	/* (a SysV segment's whole attachment: its line) */
+	uint64_t at = t->regs.rax, len = shmat ? ~0ull >> 1 : t->exit_args[1];
 	FILE *f;
 
 	if ((int64_t)at < 0 && (int64_t)at > -4096)
 		return; /* failed */
 	/* writable, or may be made so (mprotect): a descriptor open to
-	 * write (its registers are the call's still: r8) */
-	bool can_write = (t->exit_args[2] & PROT_WRITE) != 0;
+	 * write (its registers are the call's still: r8); a segment
+	 * attached to write */
+	bool can_write = shmat ? !(t->exit_args[2] & SHM_RDONLY)
+			       : (t->exit_args[2] & PROT_WRITE) != 0;
 
 	snprintf(name, sizeof(name), "/proc/%d/fdinfo/%d", (int)t->p->pid,
 		 (int)t->regs.r8);
-	if (!can_write && (f = fopen(name, "re"))) {
+	if (!can_write && !shmat && (f = fopen(name, "re"))) {
 		unsigned flags = O_RDWR;
 
 		while (fgets(line, sizeof(line), f))
@@ -1737,7 +1742,7 @@ void syscall_mmap_exit(struct session *s, struct thread *t)
 		/* the call's part of a line the kernel merged */
 		m.off += at - m.lo;
 		m.lo = at;
-		if (m.hi > at + ((len + 4095) & ~4095ull))
+		if (m.hi - at > ((len + 4095) & ~4095ull))
 			m.hi = at + ((len + 4095) & ~4095ull);
 		apart_mapped(s, t->p, &m, can_write);
 		break;
@@ -1916,6 +1921,11 @@ bool syscall_enter(struct session *s, struct thread *t)
 	switch (nr) {
 	case SYS_mmap:
 		shared_apart(t);
+		return handled();
+	case SYS_shmat:
+		/* a SysV segment attached: shared memory as a file mapped
+		 * shared (its exit names it with its other attachments) */
+		thread_fix_at_exit(t, r);
 		return handled();
 	case SYS_mremap:
 		mremap_enter(s, t);

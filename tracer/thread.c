@@ -989,14 +989,15 @@ bool thread_exit_fix(struct session *s, struct thread *t)
 	nr = t->regs.orig_rax;
 	if (nr == SYS_open || nr == SYS_openat || nr == SYS_openat2 ||
 	    nr == SYS_creat || nr == SYS_semget || nr == SYS_msgget ||
-	    nr == SYS_shmget || nr == SYS_mmap || nr == SYS_mknod ||
-	    nr == SYS_mknodat || nr == SYS_mkdir || nr == SYS_mkdirat) {
+	    nr == SYS_shmget || nr == SYS_mmap || nr == SYS_shmat ||
+	    nr == SYS_mknod || nr == SYS_mknodat || nr == SYS_mkdir ||
+	    nr == SYS_mkdirat) {
 		if (t->fifo_going)
 			/* a FIFO's open returned: a promise kept */
 			fifo_opened(s, t);
-		if (nr == SYS_mmap) {
-			/* a file mapped shared: named with its other
-			 * mappings */
+		if (nr == SYS_mmap || nr == SYS_shmat) {
+			/* a file mapped shared, a SysV segment attached:
+			 * named with its other mappings */
 			syscall_mmap_exit(s, t);
 		} else if ((int64_t)t->regs.rax < 0) {
 			/* (failed: nothing to note) */

@@ -684,3 +684,36 @@ Test(race_points, one_file_mapped_twice_by_one_process_is_one_memory)
 		res_free(&r);
 	}
 }
+
+/* A SysV shared memory segment attached twice (shmat), by two threads of
+ * one process at two addresses or by a parent and its child each after
+ * the fork: one memory, named by the segment's inode and offset.  Before,
+ * both lost updates passed "complete to preemption bound 2" (shmat was
+ * not looked at); now found and raced, and the processes' additions under
+ * a process-shared mutex in the segment pass complete
+ * (tests/targets/sysv_attached_twice.c). */
+Test(race_points, a_sysv_segment_attached_twice_is_one_memory)
+{
+	const char *prog = target("sysv_attached_twice");
+	static const char *const buggy[] = { "threads", "processes" };
+
+	for (int i = 0; i < 2; i++) {
+		struct res r = RUN9("--seed", SEED, "--no-minimize", "--", prog,
+				    buggy[i]);
+
+		assert_exit(r, 1);
+		assert_summary(&r, "ptloom: FAIL crash SIGABRT in T0 (main at "
+				   "sysv_attached_twice.c:");
+		res_free(&r);
+		r = PTL("races", "--seed", SEED, "--", prog, buggy[i]);
+		assert_exit(r, 1);
+		assert_contains(r.out, "sysv_attached_twice.c:",
+				"ptloom races' output");
+		res_free(&r);
+	}
+	struct res r = RUN9("--seed", SEED, "--", prog, "locked");
+
+	assert_exit(r, 0);
+	assert_contains(r.out, "complete to preemption bound 2", "the summary");
+	res_free(&r);
+}
