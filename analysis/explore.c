@@ -1459,9 +1459,10 @@ out:
 	not_modelled(r, r->shared_apart_runs,
 		     "a file processes map shared on their own (shm_open, a "
 		     "file mapped after a fork) in a way ptloom does not "
-		     "follow (moved by mremap, truncated, also mapped private, "
-		     "beyond its first mapping, or more than 16 such "
-		     "mappings), whose accesses it does not interleave");
+		     "follow (moved or viewed twice by mremap, truncated, also "
+		     "mapped private, beyond its first mapping, or more than "
+		     "16 such mappings), whose accesses it does not "
+		     "interleave");
 	/* the debug registers do not trap here, and a run spent the single
 	 * steps that watch spin words instead (tracer/thread.c) */
 	not_modelled(r, r->watch_capped_runs,

@@ -1759,6 +1759,13 @@ static void mremap_enter(struct session *s, struct thread *t)
 {
 	uint64_t lo = t->regs.rdi, hi = lo + t->regs.rsi;
 
+	if (!t->regs.rsi) {
+		/* old size 0: a second view of a shared mapping, which no
+		 * name follows (one process's, not in any shm list) */
+		apart_fence(s);
+		return;
+	}
+
 	for (int i = 0; i < t->p->nshm; i++)
 		if (t->p->shm[i].lo < hi && lo < t->p->shm[i].hi) {
 			apart_fence(s);

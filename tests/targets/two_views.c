@@ -18,6 +18,9 @@
  *                      published with release and acquire
  *   two_views early    buggy: the ring's producer publishes a record
  *                      before it writes it
+ *   two_views mremap   buggy: the lost update, the second view made by
+ *                      mremap with old size 0 (which ptloom does not
+ *                      follow: no pass)
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -129,8 +132,10 @@ int main(int argc, char **argv)
 	}
 	locked = !strcmp(mode, "locked");
 	for (int i = 0; i < 2; i++) {
-		view[i] = mmap(NULL, SZ, PROT_READ | PROT_WRITE, MAP_SHARED,
-			       fd, 0);
+		view[i] = i && !strcmp(mode, "mremap")
+				  ? mremap(view[0], 0, SZ, MREMAP_MAYMOVE)
+				  : mmap(NULL, SZ, PROT_READ | PROT_WRITE,
+					 MAP_SHARED, fd, 0);
 		assert(view[i] != MAP_FAILED);
 	}
 	assert(view[0] != view[1]);
