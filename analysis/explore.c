@@ -406,6 +406,17 @@ static void add_totals(struct explore_result *r,
 	if (w->agent_note[0] && !r->agent_note[0])
 		snprintf(r->agent_note, sizeof(r->agent_note), "%s",
 			 w->agent_note);
+	r->steps_runs += w->steps_runs;
+	r->slow_runs += w->slow_runs;
+	if (w->slow_why[0] && !r->slow_why[0])
+		snprintf(r->slow_why, sizeof(r->slow_why), "%s", w->slow_why);
+	r->capped_runs += w->capped_runs;
+	if (w->capped_most > r->capped_most)
+		r->capped_most = w->capped_most;
+	r->shared_vm_runs += w->shared_vm_runs;
+	r->shared_apart_runs += w->shared_apart_runs;
+	r->watch_capped_runs += w->watch_capped_runs;
+	r->py_shared_runs += w->py_shared_runs;
 }
 
 static int cmp_point(const void *a, const void *b)
@@ -600,6 +611,98 @@ static void late_objects(struct explore_result *r, int n, const char *name)
 		 "discovery did not see",
 		 name);
 	not_modelled(r, (uint64_t)n, what);
+}
+
+/* Runs that ptloom ran but did not cover (a per-run limit cut them, or
+ * they met what it does not model): a PASS, or a budget's INCOMPLETE,
+ * becomes INCOMPLETE saying which.  At the end of a serial exploration,
+ * and again after -j workers' results are added up (explore()), with the
+ * counts of all of them. */
+static void runs_not_covered(const struct explore_opts *o,
+			     struct explore_result *r, bool dfs)
+{
+	/* (-j: bound 0's runs, made in every worker, are counted once) */
+	uint64_t *counts[] = { &r->steps_runs,	      &r->slow_runs,
+			       &r->capped_runs,	      &r->shared_vm_runs,
+			       &r->shared_apart_runs, &r->watch_capped_runs,
+			       &r->py_shared_runs };
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (*counts[i] > r->runs)
+			*counts[i] = r->runs;
+	if ((r->steps_runs || r->slow_runs) &&
+	    (r->verdict == VERDICT_PASS ||
+	     r->verdict == VERDICT_INCOMPLETE) &&
+	    !r->too_long && !r->killed && !r->nondeterministic) {
+		/* a run cut by a per-run limit was not covered: no pass */
+		if (r->steps_runs)
+			snprintf(r->error, sizeof(r->error),
+				 "%llu runs, %llu of them longer than "
+				 "--max-steps (%llu) without a livelock; raise "
+				 "--max-steps; no failure found",
+				 (unsigned long long)r->runs,
+				 (unsigned long long)r->steps_runs,
+				 (unsigned long long)o->cfg.max_steps);
+		else if (r->slow_why[0])
+			/* a wait nobody can end while ptloom holds the
+			 * others (a FIFO's open by two threads): say which */
+			snprintf(r->error, sizeof(r->error),
+				 "%llu runs, %llu of them past --timeout (%g "
+				 "s) with no hang shown (the first: %s); no "
+				 "failure found",
+				 (unsigned long long)r->runs,
+				 (unsigned long long)r->slow_runs,
+				 o->cfg.timeout, r->slow_why);
+		else
+			snprintf(r->error, sizeof(r->error),
+				 "%llu runs, %llu of them past --timeout (%g "
+				 "s) with no hang shown; raise --timeout; no "
+				 "failure found",
+				 (unsigned long long)r->runs,
+				 (unsigned long long)r->slow_runs,
+				 o->cfg.timeout);
+		r->too_long = true;
+		r->verdict = VERDICT_INCOMPLETE;
+	}
+	/* a dfs run that did not offer every alternative did not cover its
+	 * subtree: no pass (sampled runs claim nothing) */
+	char capped[200];
+
+	snprintf(capped, sizeof(capped),
+		 "a choice among more than %d alternatives (up to %u: threads "
+		 "able to run, waiters to wake, a signal's takers or a wait's "
+		 "children), of which ptloom offers the first %d",
+		 MAX_ALTS, r->capped_most, MAX_ALTS);
+	not_modelled(r, dfs ? r->capped_runs : 0, capped);
+	/* a process cloned to share its parent's whole memory: its memory
+	 * is one, ptloom's model of it two */
+	not_modelled(r, r->shared_vm_runs,
+		     "a process cloned to share its parent's whole memory "
+		     "(clone with CLONE_VM, neither a thread nor a vfork), "
+		     "whose accesses ptloom does not interleave with its "
+		     "parent's");
+	/* a file processes map shared each on its own, in a way ptloom
+	 * does not name (tracer/syscall.c apart_fence) */
+	not_modelled(r, r->shared_apart_runs,
+		     "a file processes map shared on their own (shm_open, a "
+		     "file mapped after a fork) in a way ptloom does not "
+		     "follow (moved or viewed twice by mremap, truncated, also "
+		     "mapped private, beyond its first mapping, or more than "
+		     "16 such mappings), whose accesses it does not "
+		     "interleave");
+	/* the debug registers do not trap here, and a run spent the single
+	 * steps that watch spin words instead (tracer/thread.c) */
+	not_modelled(r, r->watch_capped_runs,
+		     "stores to a spinning thread's words unwatched: this "
+		     "machine's debug registers do not trap, and the run went "
+		     "past the 200000 single steps that watch them instead");
+	late_objects(r, r->discovery_late_runs, r->discovery_late_object);
+	/* interpreters sharing data: their own stores to it are no points */
+	not_modelled(r, r->py_shared_runs,
+		     "Python interpreters sharing writable memory (a "
+		     "multiprocessing Value or Array, shared_memory): the "
+		     "Python level interleaves them at their locks and system "
+		     "calls, not at their accesses to it");
 }
 
 static int explore_serial(const struct explore_opts *o0,
@@ -1403,79 +1506,7 @@ out:
 	if (have_disc_fail)
 		run_result_free(&disc_fail);
 	free(disc_points);
-	if ((r->steps_runs || r->slow_runs) &&
-	    (r->verdict == VERDICT_PASS ||
-	     r->verdict == VERDICT_INCOMPLETE) &&
-	    !r->too_long && !r->killed && !r->nondeterministic) {
-		/* a run cut by a per-run limit was not covered: no pass */
-		if (r->steps_runs)
-			snprintf(r->error, sizeof(r->error),
-				 "%llu runs, %llu of them longer than "
-				 "--max-steps (%llu) without a livelock; raise "
-				 "--max-steps; no failure found",
-				 (unsigned long long)r->runs,
-				 (unsigned long long)r->steps_runs,
-				 (unsigned long long)o->cfg.max_steps);
-		else if (r->slow_why[0])
-			/* a wait nobody can end while ptloom holds the
-			 * others (a FIFO's open by two threads): say which */
-			snprintf(r->error, sizeof(r->error),
-				 "%llu runs, %llu of them past --timeout (%g "
-				 "s) with no hang shown (the first: %s); no "
-				 "failure found",
-				 (unsigned long long)r->runs,
-				 (unsigned long long)r->slow_runs,
-				 o->cfg.timeout, r->slow_why);
-		else
-			snprintf(r->error, sizeof(r->error),
-				 "%llu runs, %llu of them past --timeout (%g "
-				 "s) with no hang shown; raise --timeout; no "
-				 "failure found",
-				 (unsigned long long)r->runs,
-				 (unsigned long long)r->slow_runs,
-				 o->cfg.timeout);
-		r->too_long = true;
-		r->verdict = VERDICT_INCOMPLETE;
-	}
-	/* a dfs run that did not offer every alternative did not cover its
-	 * subtree: no pass (sampled runs claim nothing) */
-	char capped[200];
-
-	snprintf(capped, sizeof(capped),
-		 "a choice among more than %d alternatives (up to %u: threads "
-		 "able to run, waiters to wake, a signal's takers or a wait's "
-		 "children), of which ptloom offers the first %d",
-		 MAX_ALTS, r->capped_most, MAX_ALTS);
-	not_modelled(r, d ? r->capped_runs : 0, capped);
-	/* a process cloned to share its parent's whole memory: its memory
-	 * is one, ptloom's model of it two */
-	not_modelled(r, r->shared_vm_runs,
-		     "a process cloned to share its parent's whole memory "
-		     "(clone with CLONE_VM, neither a thread nor a vfork), "
-		     "whose accesses ptloom does not interleave with its "
-		     "parent's");
-	/* a file processes map shared each on its own, in a way ptloom
-	 * does not name (tracer/syscall.c apart_fence) */
-	not_modelled(r, r->shared_apart_runs,
-		     "a file processes map shared on their own (shm_open, a "
-		     "file mapped after a fork) in a way ptloom does not "
-		     "follow (moved or viewed twice by mremap, truncated, also "
-		     "mapped private, beyond its first mapping, or more than "
-		     "16 such mappings), whose accesses it does not "
-		     "interleave");
-	/* the debug registers do not trap here, and a run spent the single
-	 * steps that watch spin words instead (tracer/thread.c) */
-	not_modelled(r, r->watch_capped_runs,
-		     "stores to a spinning thread's words unwatched: this "
-		     "machine's debug registers do not trap, and the run went "
-		     "past the 200000 single steps that watch them instead");
-	late_objects(r, r->discovery_late_runs, r->discovery_late_object);
-	/* interpreters sharing data: their own stores to it are no points */
-	not_modelled(r, r->py_shared_runs,
-		     "Python interpreters sharing writable memory (a "
-		     "multiprocessing Value or Array, shared_memory): the "
-		     "Python level interleaves them at their locks and system "
-		     "calls, not at their accesses to it");
+	runs_not_covered(o, r, d != NULL);
 	/* data on a thread's stack reached another thread, and no
 	 * discovery run observed its owner's stack-relative accesses to it
 	 * (the discovery ended first): their races may be missing */
@@ -1937,6 +1968,16 @@ static void put_result(FILE *f, const struct explore_result *wr)
 	fprintf(f, "%llu %s\n", (unsigned long long)wr->outlived_runs,
 		wr->outlived);
 	fprintf(f, "%s\n", wr->agent_note);
+	/* the runs not covered, for runs_not_covered() over them all */
+	fprintf(f, "%llu %llu %llu %u %llu %llu %llu %llu\n",
+		(unsigned long long)wr->steps_runs,
+		(unsigned long long)wr->slow_runs,
+		(unsigned long long)wr->capped_runs, wr->capped_most,
+		(unsigned long long)wr->shared_vm_runs,
+		(unsigned long long)wr->shared_apart_runs,
+		(unsigned long long)wr->watch_capped_runs,
+		(unsigned long long)wr->py_shared_runs);
+	put_line(f, wr->slow_why);
 	for (size_t i = 0; fail && i < fr->ndecisions; i++) {
 		const struct decision *c = &fr->decisions[i];
 
@@ -2031,6 +2072,21 @@ static bool get_result(FILE *f, struct explore_result *w)
 		return false;
 	line[strcspn(line, "\n")] = 0;
 	snprintf(w->agent_note, sizeof(w->agent_note), "%s", line);
+	unsigned long long nc[7];
+
+	if (fscanf(f, "%llu %llu %llu %u %llu %llu %llu %llu", &nc[0], &nc[1],
+		   &nc[2], &w->capped_most, &nc[3], &nc[4], &nc[5],
+		   &nc[6]) != 8 ||
+	    fgetc(f) != '\n' || !fgets(w->slow_why, sizeof(w->slow_why), f))
+		return false;
+	w->slow_why[strcspn(w->slow_why, "\n")] = 0;
+	w->steps_runs = nc[0];
+	w->slow_runs = nc[1];
+	w->capped_runs = nc[2];
+	w->shared_vm_runs = nc[3];
+	w->shared_apart_runs = nc[4];
+	w->watch_capped_runs = nc[5];
+	w->py_shared_runs = nc[6];
 	w->fail.decisions = calloc(ndec + 1, sizeof(struct decision));
 	w->points = calloc(np + 1, sizeof(struct user_point));
 	if (!w->fail.decisions || !w->points)
@@ -2378,6 +2434,10 @@ int explore(const struct explore_opts *o, struct explore_result *r)
 		e = explore_parallel(&jo, r);
 	else
 		e = explore_serial(o, r);
+	if (o->jobs > 1 && !o->only_run)
+		/* the workers' runs not covered, counted over all of them
+		 * (a worker's own reason counts its runs only) */
+		runs_not_covered(o, r, o->strategy == STRAT_DFS);
 	if (have) {
 		/* (the workers' reasons are not sent: said again here) */
 		r->discovery_late_runs = pre.late_runs;
