@@ -1546,6 +1546,11 @@ static void apart_mapped(struct session *s, struct process *p,
 			}
 			if (q == p && l->lo < m->hi && m->lo < l->hi)
 				continue; /* the new one (maybe merged) */
+			if (s->nprocs < 2 && !a &&
+			    !(l->off < m->off + (m->hi - m->lo) &&
+			      m->off < l->off + (l->hi - l->lo)))
+				continue; /* one process's other window of
+					   * the file: no byte in both */
 			who[nwho] = q;
 			mine[nwho++] = *l;
 		}
