@@ -571,8 +571,11 @@ static bool keep(const struct insn_info *in, int mode)
 		return true;
 	if (!(mode & DISASM_MEMORY))
 		return false;
+	/* a thread's own stack and thread-local data (%fs-relative) are
+	 * its own until another thread is seen to reach them (the wider
+	 * sweep, DISASM_STACK) */
 	return (in->mem_read || in->mem_write) &&
-	       (!in->stack_relative || (mode & DISASM_STACK)) && !in->tls &&
+	       (!(in->stack_relative || in->tls) || (mode & DISASM_STACK)) &&
 	       !in->vsib;
 }
 

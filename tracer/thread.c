@@ -1366,8 +1366,11 @@ static bool untyped_word(const struct bp *b, uint64_t ea, int size)
 /* The stacks of p's live threads that do not know theirs yet, from one
  * read of p's maps: main's [stack] (and the 8 MiB below its top it may
  * grow into), a stack glibc allocated (the mapping its thread pointer's
- * descriptor tops); any other kind (pthread_attr_setstack's, a
- * language runtime's own) stays empty. */
+ * descriptor tops, its thread-local data below the descriptor); any
+ * other kind (pthread_attr_setstack's, a language runtime's own) stays
+ * empty.  And main's thread-local data: the anonymous mapping its
+ * thread pointer is in (the loader's allocation of its TLS block and
+ * descriptor). */
 static void learn_stacks(struct session *s, struct process *p)
 {
 	enum { MAX = 1024, GROWS = 8 << 20 };
@@ -1382,7 +1385,13 @@ static void learn_stacks(struct session *s, struct process *p)
 			continue;
 		u->stk_known = true;
 		u->stk_img = p->img;
-		u->stk_lo = u->stk_hi = 0;
+		u->stk_lo = u->stk_hi = u->tls_lo = u->tls_hi = 0;
+		for (int k = 0; u->tid == p->pid && k < n; k++)
+			if (m[k].anon && u->regs.fs_base >= m[k].lo &&
+			    u->regs.fs_base < m[k].hi) {
+				u->tls_lo = m[k].lo;
+				u->tls_hi = m[k].hi;
+			}
 		for (int k = 0; k < n; k++) {
 			if (u->tid == p->pid && m[k].stack) {
 				u->stk_hi = m[k].hi;
@@ -1403,11 +1412,12 @@ static void learn_stacks(struct session *s, struct process *p)
 }
 
 /*
- * Race discovery: t's observed access at ea is to the stack of another
- * live thread of its process: data on a stack escaped to another thread
- * (a counter on main's stack handed to a worker).  Its owner reaches it
- * with stack-relative accesses, which discovery leaves out of its points
- * unless session_config.observe_stack: the run says so
+ * Race discovery: t's observed access at ea is to the stack or the
+ * thread-local data of another live thread of its process: data on a
+ * stack escaped to another thread (a counter on main's stack handed to a
+ * worker), or a __thread variable's address did.  Its owner reaches it
+ * with stack-relative or %fs-relative accesses, which discovery leaves
+ * out of its points unless session_config.observe_stack: the run says so
  * (run_result.stack_shared), and discovery observes them from then on.
  */
 static void note_stack_shared(struct session *s, struct thread *t,
@@ -1422,7 +1432,8 @@ static void note_stack_shared(struct session *s, struct thread *t,
 			continue;
 		if (!u->stk_known || u->stk_img != t->p->img)
 			learn_stacks(s, t->p);
-		if (ea >= u->stk_lo && ea < u->stk_hi) {
+		if ((ea >= u->stk_lo && ea < u->stk_hi) ||
+		    (ea >= u->tls_lo && ea < u->tls_hi)) {
 			s->stack_shared++;
 			return;
 		}

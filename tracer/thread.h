@@ -212,6 +212,9 @@ struct thread {
 	 * [stack], a stack glibc allocated; empty: another kind), once
 	 * stk_known (thread.c note_stack_shared) */
 	uint64_t stk_lo, stk_hi;
+	/* main's thread-local data: the anonymous mapping its thread
+	 * pointer is in (another thread's is in its stack's) */
+	uint64_t tls_lo, tls_hi;
 	uint32_t stk_img;
 	bool stk_known;
 	uint64_t new_ctid;	/* ctid for the thread this one creates */

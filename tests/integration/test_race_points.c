@@ -734,3 +734,50 @@ Test(race_points, a_sysv_segment_attached_twice_is_one_memory)
 	assert_contains(r.out, "complete to preemption bound 2", "the summary");
 	res_free(&r);
 }
+
+/* A thread-local variable whose address reaches another thread: its
+ * owner reaches it %fs-relative, which race discovery left out of its
+ * points (as a thread's stack-relative accesses), so a worker's, or
+ * main's, counter that another thread adds to through the pointer lost
+ * its update under "PASS ..., complete to preemption bound 2", and
+ * `ptloom races` found nothing.  Another thread's access to a thread's
+ * thread-local data (main's: the loader's mapping its thread pointer is
+ * in) now makes discovery observe the %fs-relative accesses too; the
+ * twins that lock, or sum the counters between barriers, pass complete
+ * with no race (tests/targets/thread_local_shared.c). */
+Test(race_points, thread_local_data_reached_by_another_thread_races)
+{
+	const char *prog = target("thread_local_shared");
+	static const char *const buggy[] = { "worker", "main" };
+	static const char *const where[] = { "(owner at thread_local_shared.c:",
+					     "(main at thread_local_shared.c:" };
+
+	for (int i = 0; i < 2; i++) {
+		struct res r = RUN9("--seed", SEED, "--no-minimize", "--", prog,
+				    buggy[i]);
+
+		assert_exit(r, 1);
+		assert_contains(summary(&r), where[i], "the summary");
+		replays_exactly(&r, "thread_local_shared.c:");
+		res_free(&r);
+		r = PTL("races", "--seed", SEED, "--", prog, buggy[i]);
+		assert_exit(r, 1);
+		assert_contains(r.out, "thread_local_shared.c:",
+				"ptloom races' output");
+		res_free(&r);
+	}
+	static const char *const correct[] = { "locked", "sum" };
+
+	for (int i = 0; i < 2; i++) {
+		struct res r = RUN9("--seed", SEED, "--", prog, correct[i]);
+
+		assert_exit(r, 0);
+		assert_contains(r.out, "complete to preemption bound 2",
+				"the summary");
+		res_free(&r);
+		r = PTL("races", "--seed", SEED, "--", prog, correct[i]);
+		assert_exit(r, 0);
+		assert_contains(r.out, "PASS 0 data races", "ptloom races");
+		res_free(&r);
+	}
+}
