@@ -546,6 +546,46 @@ found:
 	return &page->cells[((addr >> 3) & (PAGE_GRANULES - 1)) * CELLS];
 }
 
+static void forget_range(struct race_detector *r, uint64_t addr,
+			 uint64_t size, int thread, uint64_t pc);
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* forget_range over [addr, end) when it spans far more pages than were
+ * ever seen (munmap of a reservation of gigabytes): page by page, only
+ * the pages the map holds, in address order; false if out of memory */
+static bool forget_seen_pages(struct race_detector *r, uint64_t addr,
+			      uint64_t end, int thread, uint64_t pc)
+{
+	uint64_t first = addr >> PAGE_SHIFT, last = (end - 1) >> PAGE_SHIFT;
+	uint64_t *pn = malloc((r->page_map.n + 1) * sizeof(*pn));
+	size_t n = 0;
+
+	if (!pn)
+		return false;
+	for (uint32_t i = 0; i < r->page_map.cap; i++)
+		if (r->page_map.vals[i] && r->page_map.keys[i] >= first &&
+		    r->page_map.keys[i] <= last && n < r->page_map.n)
+			pn[n++] = r->page_map.keys[i];
+	qsort(pn, n, sizeof(*pn), cmp_u64);
+	for (size_t k = 0; k < n; k++) {
+		uint64_t lo = pn[k] << PAGE_SHIFT, hi = lo + (1u << PAGE_SHIFT);
+
+		if (lo < addr)
+			lo = addr;
+		if (hi > end || hi < lo)
+			hi = end;
+		forget_range(r, lo, hi - lo, thread, pc);
+	}
+	free(pn);
+	return true;
+}
+
 /* races_forget, and with thread >= 0 races_freed: the free is a write of
  * every byte first, by thread at pc */
 static void forget_range(struct race_detector *r, uint64_t addr,
@@ -556,6 +596,9 @@ static void forget_range(struct race_detector *r, uint64_t addr,
 
 	if (end < addr)
 		end = UINT64_MAX;
+	if (((end - addr) >> PAGE_SHIFT) > 2 * (uint64_t)r->page_map.cap + 64 &&
+	    forget_seen_pages(r, addr, end, thread, pc))
+		return; /* (an unmapped reservation: the pages seen in it) */
 	if (v) {
 		v->last = v->c[thread];
 		r->seq++;

@@ -59,6 +59,8 @@ static const int traced_syscalls[] = {
 	SYS_clock_getres, PTLOOM_SYSCALL_NR, SYS_flock,
 	/* memory moved: a file's mapping named apart (syscall.c) */
 	SYS_mremap,
+	/* memory unmapped: race discovery forgets it (syscall.c) */
+	SYS_munmap,
 	/* POSIX message queues: descriptor waits (syscall.c) */
 	SYS_mq_timedsend, SYS_mq_timedreceive,
 	/* SysV IPC objects: no fork checkpoint shares them (checkpoint.c) */

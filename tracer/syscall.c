@@ -1778,6 +1778,43 @@ static void mremap_enter(struct session *s, struct thread *t)
 		}
 }
 
+/*
+ * t unmaps [rdi, rdi + rsi) of its process's private memory: race
+ * discovery forgets what was accessed there (SYNC_FREE, as for a freed
+ * heap block or a dead thread's stack), since the kernel gives the
+ * addresses to the next mapping, whose accesses are a new object's.
+ * Before, two threads that each mapped, used and unmapped a buffer met
+ * at the address the kernel gave both in turn: races reported on a
+ * correct program.  A range shared with another mapping (process.shm)
+ * lives on there and is left as it is.
+ */
+static void munmap_enter(struct session *s, struct thread *t)
+{
+	const struct access_observer *o = s->cfg->observer;
+	uint64_t lo = t->regs.rdi, len = (t->regs.rsi + 4095) & ~4095ull;
+	const uint64_t chunk = 1ull << 30;
+
+	if (!o || !len || (lo & 4095) || lo + len < lo ||
+	    lo + len > 1ull << 47)
+		return; /* (the kernel refuses it) */
+	for (int i = 0; i < t->p->nshm; i++)
+		if (t->p->shm[i].lo < lo + len && lo < t->p->shm[i].hi)
+			return;
+	uint64_t ret = 0;
+
+	/* a free of every byte by the thread, as free()'s, at the call's
+	 * return address when the libc wrapper made it (a thread still
+	 * reading the memory races with it) */
+	if (o->freed && !mem_read(t->p, t->regs.rsp, &ret, sizeof(ret)) &&
+	    ret) {
+		o->freed(o->ctx, t->idx, ret, lo | process_tag(t->p), len);
+		return;
+	}
+	for (uint64_t a = lo; a < lo + len; a += chunk)
+		o->sync(o->ctx, t->idx, SYNC_FREE, a | process_tag(t->p),
+			(int)(lo + len - a < chunk ? lo + len - a : chunk));
+}
+
 /* a truncation (ftruncate of descriptor fd, else truncate of path) of a
  * file mapped apart: its pages change (zeroed, gone) by no access */
 static void truncate_enter(struct session *s, struct thread *t, int fd,
@@ -1941,6 +1978,9 @@ bool syscall_enter(struct session *s, struct thread *t)
 		return handled();
 	case SYS_mremap:
 		mremap_enter(s, t);
+		return handled();
+	case SYS_munmap:
+		munmap_enter(s, t);
 		return handled();
 	case SYS_clock_gettime:
 		emulate_clock_gettime(s, t);

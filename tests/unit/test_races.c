@@ -388,3 +388,28 @@ Test(races, an_ended_thread_is_ordered_by_what_main_acquired)
 	races_thread_join(r, 0, 1);
 	cr_assert(races_after(r, 0, 1), "joined");
 }
+
+/* Memory forgotten over a range of far more pages than were ever seen
+ * (munmap of a reservation of gigabytes) is forgotten page by page where
+ * it was seen: T2's write after it does not race with T1's before, one
+ * just outside the range still does, and a freeing thread's forget over
+ * such a range races with a read it did not order. */
+Test(races, a_huge_range_forgotten_where_it_was_seen)
+{
+	const uint64_t base = 0x7f0000000000ull, huge = 64ull << 30;
+	const struct race_pair *p;
+
+	races_thread_create(r, 0, 1);
+	races_thread_create(r, 0, 2);
+	races_access(r, 1, 0x10, base + (5ull << 30), 8, true, false);
+	races_access(r, 1, 0x18, base + huge, 8, true, false);
+	races_forget(r, base, huge);
+	races_access(r, 2, 0x20, base + (5ull << 30), 8, true, false);
+	cr_assert_eq(npairs(NULL), 0);
+	races_access(r, 2, 0x28, base + huge, 8, true, false);
+	cr_assert_eq(npairs(&p), 1);
+	cr_assert_eq(p[0].addr, base + huge);
+	races_access(r, 1, 0x30, base + 4096 * 3 + 8, 8, false, false);
+	races_freed(r, 2, 0x40, base, huge);
+	cr_assert_eq(npairs(&p), 2);
+}
