@@ -976,8 +976,8 @@ static uint8_t move_len(struct sweeper *s, const cs_insn *ci,
 static bool memfn_reads(uint8_t k)
 {
 	return k < DISASM_MEMFN_OMP && k != DISASM_MEMFN_SET &&
-	       k != DISASM_MEMFN_BZERO && k != DISASM_MEMFN_PRINT && k != DISASM_MEMFN_FREAD &&
-	       k != DISASM_MEMFN_READ;
+	       k != DISASM_MEMFN_BZERO && k != DISASM_MEMFN_PRINT &&
+	       k != DISASM_MEMFN_FREAD && k != DISASM_MEMFN_READ;
 }
 
 static bool memfn_writes(uint8_t k)

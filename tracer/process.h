@@ -250,6 +250,17 @@ static inline const struct shm_range *shm_at(const struct process *p,
 	return NULL;
 }
 
+/* Whether a writable shared mapping of p (struct process.shm) overlaps
+ * [lo, hi). */
+static inline bool shm_overlapping(const struct process *p, uint64_t lo,
+				   uint64_t hi)
+{
+	for (int i = 0; i < p->nshm; i++)
+		if (p->shm[i].lo < hi && lo < p->shm[i].hi)
+			return true;
+	return false;
+}
+
 /* The name of the memory at a in p's address space, in events and race
  * discovery: a tagged with the image's that mapped it first if it is in a
  * writable shared mapping p inherited or forked with (the same address in

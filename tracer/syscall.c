@@ -1712,8 +1712,7 @@ void syscall_mmap_exit(struct session *s, struct thread *t)
 {
 	char name[64], line[640];
 	bool shmat = t->regs.orig_rax == SYS_shmat;
-	/* (a SysV segment's whole attachment: its line) */
-	uint64_t at = t->regs.rax, len = shmat ? ~0ull >> 1 : t->exit_args[1];
+	uint64_t at = t->regs.rax, len = t->exit_args[1];
 	FILE *f;
 
 	if ((int64_t)at < 0 && (int64_t)at > -4096)
@@ -1744,10 +1743,11 @@ void syscall_mmap_exit(struct session *s, struct thread *t)
 		if (!map_line_parse(line, &m) || at < m.lo || at >= m.hi ||
 		    !m.shared || !m.ino)
 			continue;
-		/* the call's part of a line the kernel merged */
+		/* the call's part of a line the kernel merged (a SysV
+		 * segment's attachment: all of its line) */
 		m.off += at - m.lo;
 		m.lo = at;
-		if (m.hi - at > ((len + 4095) & ~4095ull))
+		if (!shmat && m.hi > at + ((len + 4095) & ~4095ull))
 			m.hi = at + ((len + 4095) & ~4095ull);
 		apart_mapped(s, t->p, &m, can_write);
 		break;
@@ -1771,11 +1771,8 @@ static void mremap_enter(struct session *s, struct thread *t)
 		return;
 	}
 
-	for (int i = 0; i < t->p->nshm; i++)
-		if (t->p->shm[i].lo < hi && lo < t->p->shm[i].hi) {
-			apart_fence(s);
-			return;
-		}
+	if (shm_overlapping(t->p, lo, hi))
+		apart_fence(s);
 }
 
 /*
@@ -1795,11 +1792,8 @@ static void munmap_enter(struct session *s, struct thread *t)
 	const uint64_t chunk = 1ull << 30;
 
 	if (!o || !len || (lo & 4095) || lo + len < lo ||
-	    lo + len > 1ull << 47)
-		return; /* (the kernel refuses it) */
-	for (int i = 0; i < t->p->nshm; i++)
-		if (t->p->shm[i].lo < lo + len && lo < t->p->shm[i].hi)
-			return;
+	    lo + len > 1ull << 47 || shm_overlapping(t->p, lo, lo + len))
+		return; /* (the kernel refuses it; shared memory) */
 	uint64_t ret = 0;
 
 	/* a free of every byte by the thread, as free()'s, at the call's

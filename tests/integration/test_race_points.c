@@ -637,8 +637,8 @@ Test(race_points, buffers_filled_by_libc_io_functions_race)
 			      "at main at read_into_shared.c:45");
 }
 
-/* program with arg passes complete to bound 2, and `ptloom races` finds
- * no race in it */
+/* program with arg (NULL: none) passes complete to bound 2, and `ptloom
+ * races` finds no race in it */
 static void passes_complete_without_races(const char *program,
 					  const char *arg)
 {
@@ -714,7 +714,7 @@ Test(race_points, one_file_mapped_twice_by_one_process_is_one_memory)
  * the fork: one memory, named by the segment's inode and offset.  Before,
  * both lost updates passed "complete to preemption bound 2" (shmat was
  * not looked at); now found and raced, and the processes' additions under
- * a process-shared mutex in the segment pass complete
+ * a process-shared mutex in the segment pass complete with no race
  * (tests/targets/sysv_attached_twice.c). */
 Test(race_points, a_sysv_segment_attached_twice_is_one_memory)
 {
@@ -735,11 +735,7 @@ Test(race_points, a_sysv_segment_attached_twice_is_one_memory)
 				"ptloom races' output");
 		res_free(&r);
 	}
-	struct res r = RUN9("--seed", SEED, "--", prog, "locked");
-
-	assert_exit(r, 0);
-	assert_contains(r.out, "complete to preemption bound 2", "the summary");
-	res_free(&r);
+	passes_complete_without_races(prog, "locked");
 }
 
 /* A thread-local variable whose address reaches another thread: its
@@ -789,16 +785,9 @@ Test(race_points, thread_local_data_reached_by_another_thread_races)
 Test(race_points, memory_unmapped_and_mapped_again_is_a_new_object)
 {
 	const char *prog = target("unmapped_buffers");
-	struct res r = RUN9("--seed", SEED, "--", prog);
 
-	assert_exit(r, 0);
-	assert_contains(r.out, "complete to preemption bound 2", "the summary");
-	res_free(&r);
-	r = PTL("races", "--seed", SEED, "--", prog);
-	assert_exit(r, 0);
-	assert_contains(r.out, "PASS 0 data races", "ptloom races");
-	res_free(&r);
-	r = PTL("races", "--seed", SEED, "--", prog, "early");
+	passes_complete_without_races(prog, NULL);
+	struct res r = PTL("races", "--seed", SEED, "--", prog, "early");
 	assert_exit(r, 1);
 	assert_contains(r.out, "free  by T0 at main at unmapped_buffers.c:",
 			"ptloom races' output");
