@@ -119,7 +119,50 @@ struct obs_ctx {
 	size_t nruntime_code;
 	uint64_t runtime_bias;
 	bool runtime_bias_known;
+	/* by T-number: running a handler of a caught signal (this run) */
+	uint8_t *in_handler;
+	size_t nin_handler;
 };
+
+/*
+ * The detectors' contexts: T-number t is 2t, a handler of a signal
+ * running in it 2t + 1 (SYNC_HANDLER_ENTER to SYNC_HANDLER_LEAVE).  A
+ * handler may come between any two instructions of its thread once the
+ * signal can be delivered, so its accesses are ordered after only what
+ * its thread did before it last changed its signal mask
+ * (SYNC_SIGSTATE_KEY), what the signal's sender did before sending and
+ * what earlier handlers did; its thread's later code comes after it.
+ * Before, a handler's accesses were its thread's, after all it did, and
+ * a lost update between a thread's load and store and its own handler's
+ * increment had no point: "PASS, complete".
+ */
+static int ctx_of(const struct obs_ctx *o, int thread)
+{
+	if (thread < 0)
+		return thread;
+	return 2 * thread + ((size_t)thread < o->nin_handler &&
+			     o->in_handler[thread]);
+}
+
+static void set_in_handler(struct obs_ctx *o, int thread, bool on)
+{
+	if (thread < 0)
+		return;
+	if ((size_t)thread >= o->nin_handler) {
+		size_t n = (size_t)thread + 64;
+		uint8_t *a;
+
+		if (!on)
+			return;
+		a = realloc(o->in_handler, n);
+		if (!a)
+			return; /* its thread's, as before */
+		memset(a + o->nin_handler, 0, n - o->nin_handler);
+		o->in_handler = a;
+		o->nin_handler = n;
+	}
+	o->in_handler[thread] = on;
+}
 
 /* pc (a run-time address) in the language runtime's own code? */
 static bool runtime_pc(const struct obs_ctx *o, uint64_t pc)
@@ -246,6 +289,7 @@ static void on_access(void *ctx, int thread, uint64_t pc, uint64_t addr,
 {
 	struct obs_ctx *o = ctx;
 	uint64_t a = addr & ~7ull;
+	int c = ctx_of(o, thread);
 
 	seen_add(&o->seen, pc, a);
 	if (!atomic && write && o->nruntime_code)
@@ -253,33 +297,33 @@ static void on_access(void *ctx, int thread, uint64_t pc, uint64_t addr,
 	o->d->accesses++;
 	if (atomic) {
 		atomic_addr(o, addr, size, thread, true);
-		access_atomic(o->rd, thread, pc, addr, size, write, true,
+		access_atomic(o->rd, c, pc, addr, size, write, true,
 			      true);
-		access_atomic(o->rd_strict, thread, pc, addr, size, write,
+		access_atomic(o->rd_strict, c, pc, addr, size, write,
 			      true, true);
 		if (o->rd2)
-			access_atomic(o->rd2, thread, pc, addr, size, write,
+			access_atomic(o->rd2, c, pc, addr, size, write,
 				      true, true);
 		return;
 	}
 	if (atomic_addr(o, addr, size, thread, false)) {
-		access_atomic(o->rd, thread, pc, addr, size, write, !write,
+		access_atomic(o->rd, c, pc, addr, size, write, !write,
 			      write);
-		access_atomic(o->rd_strict, thread, pc, addr, size, write,
+		access_atomic(o->rd_strict, c, pc, addr, size, write,
 			      !write, write);
 		if (o->rd2)
-			access_atomic(o->rd2, thread, pc, addr, size, write,
+			access_atomic(o->rd2, c, pc, addr, size, write,
 				      !write, write);
 		return;
 	}
-	races_access(o->rd, thread, pc, addr, size ? size : 1, write, false);
-	races_access(o->rd_strict, thread, pc, addr, size ? size : 1, write,
+	races_access(o->rd, c, pc, addr, size ? size : 1, write, false);
+	races_access(o->rd_strict, c, pc, addr, size ? size : 1, write,
 		     false);
 	if (o->rd2 && untyped_word)
-		access_atomic(o->rd2, thread, pc, addr, size, write, !write,
+		access_atomic(o->rd2, c, pc, addr, size, write, !write,
 			      write);
 	else if (o->rd2)
-		races_access(o->rd2, thread, pc, addr, size ? size : 1, write,
+		races_access(o->rd2, c, pc, addr, size ? size : 1, write,
 			     false);
 }
 
@@ -367,10 +411,12 @@ static void sync_one(struct obs_ctx *o, struct race_detector *rd, int thread,
 	case SYNC_OBJECT:
 		break;
 	case SYNC_FORK:
-		races_thread_create(rd, thread, other);
+		races_thread_create(rd, thread, 2 * other);
 		break;
 	case SYNC_JOIN:
-		races_thread_join(rd, thread, other);
+		/* (a handler of its that it never left: its code after) */
+		races_thread_join(rd, thread, 2 * other);
+		races_thread_join(rd, thread, 2 * other + 1);
 		break;
 	case SYNC_ATOMIC:
 	case SYNC_ATOMIC_FREE:
@@ -407,25 +453,65 @@ static void on_freed(void *ctx, int thread, uint64_t pc, uint64_t addr,
 		     uint64_t size)
 {
 	struct obs_ctx *o = ctx;
+	int c = ctx_of(o, thread);
 
-	races_freed(o->rd, thread, pc, addr, size);
-	races_freed(o->rd_strict, thread, pc, addr, size);
+	races_freed(o->rd, c, pc, addr, size);
+	races_freed(o->rd_strict, c, pc, addr, size);
 	if (o->rd2)
-		races_freed(o->rd2, thread, pc, addr, size);
+		races_freed(o->rd2, c, pc, addr, size);
+}
+
+/* A handler starts (sync: at a fault of its thread's instruction, after
+ * it), returns, or its thread changes its mask: on each detector. */
+static void handler_sync(struct obs_ctx *o, struct race_detector *rd,
+			 int thread, int kind, bool sync)
+{
+	int t = 2 * thread, h = t + 1;
+
+	switch (kind) {
+	case SYNC_HANDLER_ENTER:
+		if (sync)
+			races_thread_create(rd, t, h);
+		races_acquire(rd, h, SYNC_SIGSTATE_KEY(thread));
+		break;
+	case SYNC_HANDLER_LEAVE:
+		races_thread_join(rd, t, h);
+		break;
+	case SYNC_SIGSTATE:
+		races_release(rd, ctx_of(o, thread), SYNC_SIGSTATE_KEY(thread));
+		break;
+	}
 }
 
 static void on_sync(void *ctx, int thread, int kind, uint64_t obj, int other)
 {
 	struct obs_ctx *o = ctx;
 
+	if (kind == SYNC_HANDLER_ENTER || kind == SYNC_HANDLER_LEAVE ||
+	    kind == SYNC_SIGSTATE) {
+		bool nested = kind == SYNC_HANDLER_ENTER &&
+			      ctx_of(o, thread) & 1;
+
+		if (nested || thread < 0)
+			return; /* one context for nested handlers */
+		handler_sync(o, o->rd, thread, kind, obj == 1);
+		handler_sync(o, o->rd_strict, thread, kind, obj == 1);
+		if (o->rd2)
+			handler_sync(o, o->rd2, thread, kind, obj == 1);
+		if (kind != SYNC_SIGSTATE)
+			set_in_handler(o, thread, kind == SYNC_HANDLER_ENTER);
+		return;
+	}
 	if (kind == SYNC_OBJECT && other > 0)
 		object_add(&o->objs, obj, (uint64_t)other);
 	if (kind == SYNC_ATOMIC || kind == SYNC_ATOMIC_FREE)
 		atomic_addr(o, obj, 0, thread, true);
-	sync_one(o, o->rd, thread, kind, obj, other, true);
-	sync_one(o, o->rd_strict, thread, kind, obj, other, false);
+	int c = ctx_of(o, thread);
+
+	sync_one(o, o->rd, c, kind, obj, other, true);
+	sync_one(o, o->rd_strict, c, kind, obj, other, false);
 	if (o->rd2)
-		sync_one(o, o->rd2, thread, kind, obj, other, true);
+		sync_one(o, o->rd2, c, kind, obj, other, true);
 }
 
 /* The address of the instruction after the one at pc in process pid, 0
@@ -533,7 +619,13 @@ static void collect(struct obs_ctx *o, int pid)
 		       (n - d->nraces) * sizeof(*r));
 	}
 	for (size_t i = 0; i < n; i++) {
-		d->races[i].pair = p[i];
+		struct race_pair *q = &d->races[i].pair;
+
+		*q = p[i];
+		/* contexts (ctx_of) back to T-numbers */
+		d->races[i].own_handler = q->thread[0] / 2 == q->thread[1] / 2;
+		q->thread[0] /= 2;
+		q->thread[1] /= 2;
 		if (pid > 0)
 			mark_after_stores(&d->races[i], pid);
 	}
@@ -630,6 +722,7 @@ static void classify(struct obs_ctx *o)
 		e->runtime = rt;
 		e->unreported = atomic_addr(o, e->pair.addr, 1, 0, false)
 					? RACE_ON_ATOMIC
+				: e->own_handler ? RACE_WITH_OWN_HANDLER
 				: rt ? RACE_IN_RUNTIME
 				: rust_channel(e->where[0]) &&
 						rust_channel(e->where[1])
@@ -679,16 +772,23 @@ static void hidden_pairs(struct obs_ctx *o)
 				 p->pc[1] == q[i].pc[0]);
 		}
 		if (!known && !(runtime_pc(o, q[i].pc[0]) &&
-				runtime_pc(o, q[i].pc[1])))
-			d->hidden[d->nhidden++] = q[i];
+				runtime_pc(o, q[i].pc[1]))) {
+			struct race_pair *h = &d->hidden[d->nhidden++];
+
+			*h = q[i];
+			h->thread[0] /= 2; /* (ctx_of) */
+			h->thread[1] /= 2;
+		}
 	}
 }
 
 static bool on_after(void *ctx, int thread, int other)
 {
 	const struct obs_ctx *o = ctx;
+	int c = ctx_of(o, thread);
 
-	return races_after(o->rd, thread, other);
+	return races_after(o->rd, c, 2 * other) &&
+	       races_after(o->rd, c, 2 * other + 1);
 }
 
 static void on_alive(void *ctx, int pid)
@@ -982,6 +1082,8 @@ int discover_races(const struct session_config *base, int runs,
 		races_reset_execution(o.rd_strict);
 		if (o.rd2)
 			races_reset_execution(o.rd2);
+		if (o.nin_handler)
+			memset(o.in_handler, 0, o.nin_handler);
 		free(pts);
 		pts = NULL;
 		npts = 0;

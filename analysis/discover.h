@@ -38,6 +38,9 @@ struct race_entry {
 	 * nothing tells them apart.  A read-modify-write without a lock, a
 	 * wider, misaligned or string access is never one. */
 	bool possible;
+	/* a thread's access and one of a handler of a signal running in
+	 * it (RACE_WITH_OWN_HANDLER) */
+	bool own_handler;
 };
 
 enum race_unreported {
@@ -55,6 +58,11 @@ enum race_unreported {
 	 * stores), so what they order looks racy; with DWARF they are
 	 * known atomics (symbols_elf_atomic_code) */
 	RACE_IN_RUST_CHANNEL,
+	/* a thread and a handler of a signal running in it: the handler
+	 * may come between the thread's instructions (`ptloom run`
+	 * interleaves there), but one access of each is no data race
+	 * (a volatile sig_atomic_t flag is how C says to talk to one) */
+	RACE_WITH_OWN_HANDLER,
 };
 
 struct discovery {

@@ -162,7 +162,7 @@ int cmd_races(int argc, char **argv)
 	}
 	/* the program's races; the other pairs are counted by kind
 	 * (enum race_unreported), not reported */
-	size_t nrep = 0, left[RACE_IN_RUST_CHANNEL + 1] = { 0 }, nleft = 0;
+	size_t nrep = 0, left[RACE_WITH_OWN_HANDLER + 1] = { 0 }, nleft = 0;
 	/* the certain races first, then the possible ones */
 	size_t npos = 0, nout = 0;
 
@@ -292,16 +292,20 @@ int cmd_races(int argc, char **argv)
 					    "code (as Go's race detector)",
 			[RACE_IN_RUST_CHANNEL] = "inside Rust std's channels (a "
 						 "build without -g)",
+			[RACE_WITH_OWN_HANDLER] =
+				"between a thread and a signal handler "
+				"running in it (`ptloom run` interleaves "
+				"there)",
 		};
 		const char *sep = "";
 
 		printf("%sptloom: not reported: ", nrep || npos ? "\n" : "");
 		/* only the kinds there are */
-		for (int k = RACE_ON_ATOMIC; k <= RACE_IN_RUST_CHANNEL; k++) {
+		for (int k = RACE_ON_ATOMIC; k <= RACE_WITH_OWN_HANDLER; k++) {
 			if (!left[k])
 				continue;
 			printf("%s%zu %s%s", sep, left[k],
-			       k == RACE_ON_ATOMIC
+			       k == RACE_ON_ATOMIC || k == RACE_WITH_OWN_HANDLER
 				       ? (left[k] == 1 ? "pair " : "pairs ")
 				       : "",
 			       kind[k]);
@@ -320,10 +324,11 @@ int cmd_races(int argc, char **argv)
 	if (json) {
 		printf("\n  ],\n  \"possible\": %zu,\n  \"not_reported\": { "
 		       "\"on_atomics\": %zu, \"in_runtime\": %zu, "
-		       "\"in_rust_channels\": %zu },\n  \"verdict\": \"%s\",\n  "
+		       "\"in_rust_channels\": %zu, \"with_own_handler\": %zu "
+		       "},\n  \"verdict\": \"%s\",\n  "
 		       "\"incomplete\": ",
 		       npos, left[RACE_ON_ATOMIC], left[RACE_IN_RUNTIME],
-		       left[RACE_IN_RUST_CHANNEL],
+		       left[RACE_IN_RUST_CHANNEL], left[RACE_WITH_OWN_HANDLER],
 		       nrep ? "races" : why[0] ? "incomplete" : "pass");
 		json_string(stdout, why[0] ? why : NULL);
 		printf("\n}\n");

@@ -147,14 +147,130 @@ bool signal_deliverable(struct session *s, struct thread *t)
 	return interrupting(&st, signal_wait_mask(t)) != 0;
 }
 
+/*
+ * Race discovery's signal handlers (SYNC_HANDLER_ENTER, tracer.h): a
+ * handler's accesses are a context of their own from its delivery to
+ * its rt_sigreturn, or until its thread is seen back on the stack it
+ * interrupted (a siglongjmp out of it).  Discovery's processes stop at
+ * rt_sigreturn, rt_sigprocmask and rt_sigaction (spawn.c's second
+ * filter); no other run does.  What the thread logged in the program
+ * before is taken first: it is the thread's, not the handler's.
+ */
+static void take_log_alone(struct session *s, struct thread *t)
+{
+	for (int i = 0; i < s->nth; i++)
+		if (&s->th[i] != t && s->th[i].st == SCHED_RUNNING)
+			return; /* its log stays (agent_resume's rule) */
+	agent_take_log(s);
+}
+
+static void handler_leave(struct session *s, struct thread *t)
+{
+	const struct access_observer *o = s->cfg->observer;
+
+	take_log_alone(s, t);
+	t->sig_depth = 0;
+	o->sync(o->ctx, t->idx, SYNC_HANDLER_LEAVE, 0, -1);
+}
+
+void signal_handler_enter(struct session *s, struct thread *t, int sig)
+{
+	const struct access_observer *o = s->cfg->observer;
+	struct sigstate st;
+	siginfo_t si;
+	bool fault = false;
+
+	if (!o || sig <= 0 || sig > 64 || read_sigstate(NULL, t, &st) ||
+	    !(st.caught & BIT(sig)) || regs_get(t))
+		return;
+	switch (sig) {
+	case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP:
+	case SIGSYS:
+		/* the thread's own instruction's (si_code > 0: the
+		 * kernel's), not sent */
+		fault = !ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) &&
+			si.si_code > 0;
+		break;
+	}
+	take_log_alone(s, t);
+	if (!t->sig_depth++)
+		t->sig_sp = t->regs.rsp;
+	o->sync(o->ctx, t->idx, SYNC_HANDLER_ENTER, fault, -1);
+}
+
+/* Below where the outermost handler interrupted it, on the same stack
+ * (the kernel leaves the 128-byte red zone), t still runs a handler; at
+ * or above it, it jumped out.  A handler on an alternate stack above the
+ * thread's is taken as left at once: its accesses are the thread's, as
+ * before (an order that may hide a race, never invent one). */
+void signal_handler_check(struct session *s, struct thread *t)
+{
+	uint64_t sp = t->regs.rsp;
+
+	if (t->sig_depth && s->cfg->observer && sp + 128 >= t->sig_sp &&
+	    sp - t->sig_sp < (64ull << 20))
+		handler_leave(s, t);
+}
+
+/* discovery's stops at the calls that change a thread's signal state */
+static void handler_calls(struct session *s, struct thread *t, long nr)
+{
+	const struct access_observer *o = s->cfg->observer;
+	struct user_regs_struct *r = &t->regs;
+
+	if (!o)
+		return;
+	switch (nr) {
+	case SYS_rt_sigreturn:
+		if (t->sig_depth && !--t->sig_depth) {
+			t->sig_depth = 1;
+			handler_leave(s, t);
+		}
+		break;
+	case SYS_rt_sigprocmask: {
+		struct sigstate st;
+		uint64_t set = 0;
+
+		if (!r->rsi || r->r10 != 8 || mem_read(t->p, r->rsi, &set, 8))
+			break; /* a question, or the kernel's EINVAL */
+		signal_handler_check(s, t); /* siglongjmp's mask */
+		/* only an unblock orders what came before it before a
+		 * handler: one blocked at its sending runs at the first
+		 * unblock after, one that was not may have run earlier
+		 * (a block, or sigsuspend's mask, orders nothing) */
+		if ((r->rdi == SIG_UNBLOCK && set) ||
+		    (r->rdi == SIG_SETMASK && !read_sigstate(NULL, t, &st) &&
+		     (st.blocked & ~set))) {
+			take_log_alone(s, t);
+			o->sync(o->ctx, t->idx, SYNC_SIGSTATE, 0, -1);
+		}
+		break;
+	}
+	case SYS_rt_sigaction:
+		/* what came before a handler was installed comes before it
+		 * runs, in whichever thread */
+		if (!r->rsi)
+			break;
+		take_log_alone(s, t);
+		o->sync(o->ctx, t->idx, SYNC_RELEASE, SYNC_SIGNALS_KEY, -1);
+		break;
+	}
+}
+
 bool signal_enter(struct session *s, struct thread *t, long nr, bool *point)
 {
 	struct user_regs_struct *r = &t->regs;
 	uint64_t set = 0;
 
-	(void)s;
-
+	if (t->sig_depth)
+		signal_handler_check(s, t);
 	switch (nr) {
+	case SYS_rt_sigreturn:
+	case SYS_rt_sigprocmask:
+	case SYS_rt_sigaction:
+		handler_calls(s, t, nr);
+		*point = false;
+		return true;
 	case SYS_rt_sigqueueinfo:
 	case SYS_rt_tgsigqueueinfo:
 	case SYS_pidfd_send_signal:

@@ -70,6 +70,14 @@ void signal_directed(struct session *s, pid_t tid, int sig, int code,
 bool signal_redirect(struct session *s, struct thread *t, int sig);
 /* At t's signal-delivery-stop for sig: fix the siginfo (above). */
 void signal_delivering(struct session *s, struct thread *t, int sig);
+/* Race discovery (session_config.observer), at t's signal-delivery-stop
+ * for sig once it is t's: a caught signal's handler runs in a context of
+ * its own (SYNC_HANDLER_ENTER). */
+void signal_handler_enter(struct session *s, struct thread *t, int sig);
+/* ... at any stop of t with its registers: t left its handlers by a
+ * jump (siglongjmp) when its stack is back where the outermost one
+ * interrupted it (SYNC_HANDLER_LEAVE). */
+void signal_handler_check(struct session *s, struct thread *t);
 /* ourfd is an epoll set in which pid registered a signalfd. */
 bool signal_epoll_has_sfd(pid_t pid, int ourfd);
 

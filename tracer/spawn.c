@@ -113,6 +113,7 @@ struct launch_req {
 	uint32_t has_out; /* the output memfd rides along (SCM_RIGHTS) */
 	int32_t want;	/* the pid to ask for (clone3's set_tid); 0: any */
 	uint32_t has_argv0; /* a last string: the program's argv[0] */
+	uint32_t sig_stops; /* race discovery's: signal_stops_filter() */
 };
 #define LAUNCH_MAGIC 0x504c4e43u
 #define LAUNCH_MAX (4u << 20)	/* bytes of argv + environment */
@@ -231,6 +232,34 @@ static int install_filter(uint64_t key)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
+/*
+ * Race discovery's processes also stop at the calls that change a
+ * thread's signal state and at a handler's return (signal.c: a handler's
+ * accesses are a context of their own), stacked on the launcher's filter
+ * in the new process only: no other run pays for them.
+ */
+static void signal_stops_filter(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigreturn, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigprocmask, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]),
+				   .filter = f };
+
+	ksys(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, (long)&prog, 0,
+	     0);
+}
+
 /* The launcher's buffers (it cannot call malloc safely: only keyed
  * syscalls are its own). */
 static char req_buf[LAUNCH_MAX];
@@ -273,6 +302,8 @@ static __attribute__((noreturn)) void launch_child(const struct launch_req *q,
 	ksys(SYS_prctl, PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
 	if (ksys(SYS_ptrace, PTRACE_TRACEME, 0, 0, 0, 0) < 0)
 		ksys(SYS_exit_group, 126, 0, 0, 0, 0);
+	if (q->sig_stops)
+		signal_stops_filter();
 	ksys(SYS_kill, ksys(SYS_getpid, 0, 0, 0, 0, 0), SIGSTOP, 0, 0, 0);
 	const char *file = argv[0];
 
@@ -494,6 +525,7 @@ static long launch(const struct session_config *cfg, int outfd, pid_t want)
 	q.has_argv0 = cfg->argv0 && strcmp(cfg->argv0, cfg->argv[0]);
 	if (q.has_argv0)
 		len += strlen(cfg->argv0) + 1;
+	q.sig_stops = cfg->observer != NULL;
 	if (len > LAUNCH_MAX || q.argc + q.envc > LAUNCH_MAXV)
 		return -E2BIG;
 	char *buf = malloc(len + 1), *p = buf;

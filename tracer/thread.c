@@ -2268,9 +2268,12 @@ static void program_signal(struct session *s, struct thread *t, int sig)
 			report_threads(s); /* all stopped: their stacks */
 	}
 	s->sig_maybe = true; /* signals are about */
-	if (s->cfg->observer)
+	if (s->cfg->observer) {
+		/* its handler's context acquires what senders released */
+		signal_handler_enter(s, t, sig);
 		s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
 				       SYNC_ACQUIRE, SYNC_SIGNALS_KEY, -1);
+	}
 	signal_delivering(s, t, sig);
 	resume(s, t, sig);
 }
@@ -2281,6 +2284,8 @@ static void on_breakpoint(struct session *s, struct thread *t)
 		resume(s, t, 0);
 		return;
 	}
+	if (t->sig_depth)
+		signal_handler_check(s, t);
 	uint64_t addr = t->regs.rip - 1, site = 0;
 	struct bp *b;
 

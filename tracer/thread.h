@@ -237,6 +237,11 @@ struct thread {
 	 * their whole siginfo, put back at delivery */
 	struct { int sig; siginfo_t si; } sig_moved[4];
 	int nsig_moved;
+	/* race discovery: handlers of caught signals it is running (nested
+	 * ones count), and its stack pointer where the outermost one
+	 * interrupted it (signal_handler_enter) */
+	int sig_depth;
+	uint64_t sig_sp;
 	uint64_t cond_mutex;	/* a pthread call's second argument */
 	uint64_t relock;	/* cond_wait's mutex, acquired at the wake */
 	/* race discovery: the access of the point t stands at (at obs_pc),

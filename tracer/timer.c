@@ -511,6 +511,13 @@ bool timer_enter(struct session *s, struct thread *t, long nr, bool *point)
 	default:
 		break;
 	}
+	/* race discovery: what the thread did before it armed a timer
+	 * comes before the handler of the signal the timer sends, in
+	 * whichever thread (as a kill's send, world.c) */
+	if (s->cfg->observer && (nr == SYS_alarm || nr == SYS_setitimer ||
+				 nr == SYS_timer_settime))
+		s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
+				       SYNC_RELEASE, SYNC_SIGNALS_KEY, -1);
 	switch (nr) {
 	case SYS_alarm: {
 		p = find(s, pid, PT_ITIMER, 0, true);

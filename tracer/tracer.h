@@ -259,7 +259,21 @@ enum {
 	 * and any of them may have read an atomic they released (a
 	 * detached worker's counter, read before starting the next
 	 * thread): it acquires every atomic's release */
-	SYNC_ACQUIRE_ATOMICS
+	SYNC_ACQUIRE_ATOMICS,
+	/* a caught signal's handler starts running in the thread: what it
+	 * does until SYNC_HANDLER_LEAVE is a context of its own, which may
+	 * come between any two instructions of the thread after the
+	 * signal could be delivered, not after them (obj 1: a fault of the
+	 * thread's own instruction, which it follows; 0: sent); it
+	 * acquires what SYNC_SIGSTATE released and SYNC_SIGNALS_KEY */
+	SYNC_HANDLER_ENTER,
+	/* the handler returned (rt_sigreturn) or was left (siglongjmp):
+	 * the thread goes on after all it did */
+	SYNC_HANDLER_LEAVE,
+	/* the thread unblocked signals: a handler that runs in it later
+	 * comes after all it did so far (a section it ran with the signal
+	 * blocked is no handler's to interrupt) */
+	SYNC_SIGSTATE
 };
 
 /* The object a kill, tgkill or tkill releases and a handler's delivery
@@ -268,6 +282,10 @@ enum {
  * than there is, never less); bit 63 as a descriptor's object, no
  * address. */
 #define SYNC_SIGNALS_KEY ((1ull << 63) | (1ull << 61))
+/* ... and SYNC_SIGSTATE's object of T-number t: released by t, acquired
+ * by the handlers that run in t */
+#define SYNC_SIGSTATE_KEY(t)                                                \
+	((1ull << 63) | (1ull << 61) | (1ull << 60) | (uint64_t)(t))
 
 /* Symbolisation of a live tracee, provided by the caller (analysis/). */
 struct symbolizer {

@@ -798,3 +798,43 @@ Test(race_points, memory_unmapped_and_mapped_again_is_a_new_object)
 			   "unmapped_buffers.c:");
 	res_free(&r);
 }
+
+/* A signal handler comes between two instructions of the thread it
+ * interrupts: a counter that a thread adds to (load, add, store) and its
+ * own SIGUSR1 handler adds to, the signal sent by another thread, lost
+ * the handler's increment under "PASS ..., complete to preemption bound
+ * 2": race discovery ordered a handler after all its thread had done, so
+ * the thread's load and store were no points.  A handler is now a
+ * context of its own, ordered after what its thread did before it last
+ * unblocked signals and after the sender's send; the pairs are points,
+ * not reported as data races (a volatile sig_atomic_t flag is how C says
+ * to talk to a handler).  Found in main and in a worker and replayed
+ * exactly; the twins that block the signal around the increments, set
+ * only a flag, take their own fault, or siglongjmp out of the handler pass
+ * complete with no race (tests/targets/handler_in_its_thread.c). */
+Test(race_points, a_signal_handler_between_two_instructions_of_its_thread)
+{
+	const char *prog = target("handler_in_its_thread");
+	static const char *const buggy[] = { "main", "worker" };
+
+	for (int i = 0; i < 2; i++) {
+		struct res r = RUN9("--seed", SEED, "--no-minimize", "--", prog,
+				    buggy[i]);
+
+		assert_exit(r, 1);
+		assert_summary(&r, "ptloom: FAIL crash SIGABRT in T0 (main at "
+				   "handler_in_its_thread.c:");
+		replays_exactly(&r, "handler_in_its_thread.c:");
+		res_free(&r);
+		r = PTL("races", "--seed", SEED, "--", prog, buggy[i]);
+		assert_exit(r, 0);
+		assert_contains(r.out, "between a thread and a signal handler "
+				       "running in it", "ptloom races' output");
+		res_free(&r);
+	}
+	static const char *const correct[] = { "blocked", "flag", "fault",
+					       "longjmp" };
+
+	for (int i = 0; i < 4; i++)
+		passes_complete_without_races(prog, correct[i]);
+}
