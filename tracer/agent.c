@@ -406,9 +406,11 @@ static int run_boot(struct thread *t, const struct user_regs_struct *base,
 }
 
 /* A filter of the program's own, besides those ptloom runs under and the
- * launcher's (Seccomp_filters, where the kernel says): its syscalls are
- * the program's business (one may kill it), so none is run in it. */
-static bool own_filter(pid_t pid)
+ * launcher's (Seccomp_filters, where the kernel says), and race
+ * discovery's second one (spawn.c, when session_config.observer): its
+ * syscalls are the program's business (one may kill it), so none is run
+ * in it. */
+static bool own_filter(pid_t pid, bool discovery)
 {
 	static bool known, have_mine;
 	static uint64_t mine;
@@ -423,7 +425,7 @@ static bool own_filter(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	return have_mine &&
 	       proc_status_value(path, "Seccomp_filters", 10, &n) &&
-	       n > mine + 1;
+	       n > mine + 1 + discovery;
 }
 
 /* Map the shared page into t's process at `at`, and the trampolines'
@@ -696,7 +698,7 @@ bool agent_install(struct session *s, struct thread *t)
 		if (!agent_page())
 			snprintf(note, sizeof(note), "ptloom's shared page: %s",
 				 strerror(errno));
-		else if (own_filter(p->pid))
+		else if (own_filter(p->pid, s->cfg->observer != NULL))
 			snprintf(note, sizeof(note),
 				 "it runs under a seccomp filter of its own");
 		else if (prlimit(p->pid, RLIMIT_STACK, NULL, &rl) ||
