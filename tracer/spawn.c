@@ -59,8 +59,6 @@ static const int traced_syscalls[] = {
 	SYS_clock_getres, PTLOOM_SYSCALL_NR, SYS_flock,
 	/* memory moved: a file's mapping named apart (syscall.c) */
 	SYS_mremap,
-	/* memory unmapped: race discovery forgets it (syscall.c) */
-	SYS_munmap,
 	/* POSIX message queues: descriptor waits (syscall.c) */
 	SYS_mq_timedsend, SYS_mq_timedreceive,
 	/* SysV IPC objects: no fork checkpoint shares them (checkpoint.c) */
@@ -113,7 +111,7 @@ struct launch_req {
 	uint32_t has_out; /* the output memfd rides along (SCM_RIGHTS) */
 	int32_t want;	/* the pid to ask for (clone3's set_tid); 0: any */
 	uint32_t has_argv0; /* a last string: the program's argv[0] */
-	uint32_t sig_stops; /* race discovery's: signal_stops_filter() */
+	uint32_t discovery; /* race discovery's: discovery_filter() */
 };
 #define LAUNCH_MAGIC 0x504c4e43u
 #define LAUNCH_MAX (4u << 20)	/* bytes of argv + environment */
@@ -235,10 +233,12 @@ static int install_filter(uint64_t key)
 /*
  * Race discovery's processes also stop at the calls that change a
  * thread's signal state and at a handler's return (signal.c: a handler's
- * accesses are a context of their own), stacked on the launcher's filter
- * in the new process only: no other run pays for them.
+ * accesses are a context of their own), and at munmap (syscall.c: the
+ * memory is forgotten, a new object's when mapped again), stacked on the
+ * launcher's filter in the new process only: no other run pays for them
+ * (munmap was a stop in every run for a session).
  */
-static void signal_stops_filter(void)
+static void discovery_filter(void)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -247,9 +247,10 @@ static void signal_stops_filter(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigreturn, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigprocmask, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigreturn, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigprocmask, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigaction, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_munmap, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
 	};
@@ -302,8 +303,8 @@ static __attribute__((noreturn)) void launch_child(const struct launch_req *q,
 	ksys(SYS_prctl, PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
 	if (ksys(SYS_ptrace, PTRACE_TRACEME, 0, 0, 0, 0) < 0)
 		ksys(SYS_exit_group, 126, 0, 0, 0, 0);
-	if (q->sig_stops)
-		signal_stops_filter();
+	if (q->discovery)
+		discovery_filter();
 	ksys(SYS_kill, ksys(SYS_getpid, 0, 0, 0, 0, 0), SIGSTOP, 0, 0, 0);
 	const char *file = argv[0];
 
@@ -525,7 +526,7 @@ static long launch(const struct session_config *cfg, int outfd, pid_t want)
 	q.has_argv0 = cfg->argv0 && strcmp(cfg->argv0, cfg->argv[0]);
 	if (q.has_argv0)
 		len += strlen(cfg->argv0) + 1;
-	q.sig_stops = cfg->observer != NULL;
+	q.discovery = cfg->observer != NULL;
 	if (len > LAUNCH_MAX || q.argc + q.envc > LAUNCH_MAXV)
 		return -E2BIG;
 	char *buf = malloc(len + 1), *p = buf;
