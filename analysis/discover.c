@@ -144,6 +144,16 @@ static int ctx_of(const struct obs_ctx *o, int thread)
 			     o->in_handler[thread]);
 }
 
+/* A detector's pair with its contexts given back as T-numbers. */
+static struct race_pair pair_of_threads(const struct race_pair *p)
+{
+	struct race_pair q = *p;
+
+	q.thread[0] /= 2;
+	q.thread[1] /= 2;
+	return q;
+}
+
 static void set_in_handler(struct obs_ctx *o, int thread, bool on)
 {
 	if (thread < 0)
@@ -619,13 +629,10 @@ static void collect(struct obs_ctx *o, int pid)
 		       (n - d->nraces) * sizeof(*r));
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct race_pair *q = &d->races[i].pair;
-
-		*q = p[i];
-		/* contexts (ctx_of) back to T-numbers */
-		d->races[i].own_handler = q->thread[0] / 2 == q->thread[1] / 2;
-		q->thread[0] /= 2;
-		q->thread[1] /= 2;
+		d->races[i].pair = pair_of_threads(&p[i]);
+		/* two contexts of one thread (ctx_of) */
+		d->races[i].own_handler = d->races[i].pair.thread[0] ==
+					  d->races[i].pair.thread[1];
 		if (pid > 0)
 			mark_after_stores(&d->races[i], pid);
 	}
@@ -772,13 +779,8 @@ static void hidden_pairs(struct obs_ctx *o)
 				 p->pc[1] == q[i].pc[0]);
 		}
 		if (!known && !(runtime_pc(o, q[i].pc[0]) &&
-				runtime_pc(o, q[i].pc[1]))) {
-			struct race_pair *h = &d->hidden[d->nhidden++];
-
-			*h = q[i];
-			h->thread[0] /= 2; /* (ctx_of) */
-			h->thread[1] /= 2;
-		}
+				runtime_pc(o, q[i].pc[1])))
+			d->hidden[d->nhidden++] = pair_of_threads(&q[i]);
 	}
 }
 

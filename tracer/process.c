@@ -1432,12 +1432,7 @@ void on_exec(struct session *s, struct thread *t)
 			note_root_exec(s, p);
 	}
 	timer_exec(s, p->pid);
-	if (t->sig_depth && s->cfg->observer) {
-		/* a handler that execs: the new image runs no handler */
-		t->sig_depth = 0;
-		s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
-				       SYNC_HANDLER_LEAVE, 0, -1);
-	}
+	signal_handler_leave(s, t); /* a handler that execs */
 	if (s->cfg->watch && s->cfg->watch->exec) {
 		if (s->cfg->watch->exec(s->cfg->watch->ctx, p->idx, p->parent,
 					p->pid, t->idx)) {

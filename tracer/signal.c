@@ -154,23 +154,25 @@ bool signal_deliverable(struct session *s, struct thread *t)
  * interrupted (a siglongjmp out of it).  Discovery's processes stop at
  * rt_sigreturn, rt_sigprocmask and rt_sigaction (spawn.c's second
  * filter); no other run does.  What the thread logged in the program
- * before is taken first: it is the thread's, not the handler's.
+ * before a stop was taken at the stop (agent_stopped), so it is the
+ * thread's, not the handler's.
  */
-static void take_log_alone(struct session *s, struct thread *t)
-{
-	for (int i = 0; i < s->nth; i++)
-		if (&s->th[i] != t && s->th[i].st == SCHED_RUNNING)
-			return; /* its log stays (agent_resume's rule) */
-	agent_take_log(s);
-}
-
-static void handler_leave(struct session *s, struct thread *t)
+void signal_handler_leave(struct session *s, struct thread *t)
 {
 	const struct access_observer *o = s->cfg->observer;
 
-	take_log_alone(s, t);
+	if (!t->sig_depth || !o)
+		return;
 	t->sig_depth = 0;
 	o->sync(o->ctx, t->idx, SYNC_HANDLER_LEAVE, 0, -1);
+}
+
+void signal_release_to_handlers(struct session *s, struct thread *t)
+{
+	const struct access_observer *o = s->cfg->observer;
+
+	if (o)
+		o->sync(o->ctx, t->idx, SYNC_RELEASE, SYNC_SIGNALS_KEY, -1);
 }
 
 void signal_handler_enter(struct session *s, struct thread *t, int sig)
@@ -192,7 +194,6 @@ void signal_handler_enter(struct session *s, struct thread *t, int sig)
 			si.si_code > 0;
 		break;
 	}
-	take_log_alone(s, t);
 	if (!t->sig_depth++)
 		t->sig_sp = t->regs.rsp;
 	o->sync(o->ctx, t->idx, SYNC_HANDLER_ENTER, fault, -1);
@@ -207,9 +208,8 @@ void signal_handler_check(struct session *s, struct thread *t)
 {
 	uint64_t sp = t->regs.rsp;
 
-	if (t->sig_depth && s->cfg->observer && sp + 128 >= t->sig_sp &&
-	    sp - t->sig_sp < (64ull << 20))
-		handler_leave(s, t);
+	if (sp + 128 >= t->sig_sp && sp - t->sig_sp < (64ull << 20))
+		signal_handler_leave(s, t);
 }
 
 /* discovery's stops at the calls that change a thread's signal state */
@@ -222,10 +222,11 @@ static void handler_calls(struct session *s, struct thread *t, long nr)
 		return;
 	switch (nr) {
 	case SYS_rt_sigreturn:
-		if (t->sig_depth && !--t->sig_depth) {
-			t->sig_depth = 1;
-			handler_leave(s, t);
-		}
+		/* (a nested handler's return: the outer one goes on) */
+		if (t->sig_depth > 1)
+			t->sig_depth--;
+		else
+			signal_handler_leave(s, t);
 		break;
 	case SYS_rt_sigprocmask: {
 		struct sigstate st;
@@ -233,26 +234,22 @@ static void handler_calls(struct session *s, struct thread *t, long nr)
 
 		if (!r->rsi || r->r10 != 8 || mem_read(t->p, r->rsi, &set, 8))
 			break; /* a question, or the kernel's EINVAL */
-		signal_handler_check(s, t); /* siglongjmp's mask */
+		/* (siglongjmp's mask: signal_enter looked at the stack) */
 		/* only an unblock orders what came before it before a
 		 * handler: one blocked at its sending runs at the first
 		 * unblock after, one that was not may have run earlier
 		 * (a block, or sigsuspend's mask, orders nothing) */
 		if ((r->rdi == SIG_UNBLOCK && set) ||
 		    (r->rdi == SIG_SETMASK && !read_sigstate(NULL, t, &st) &&
-		     (st.blocked & ~set))) {
-			take_log_alone(s, t);
+		     (st.blocked & ~set)))
 			o->sync(o->ctx, t->idx, SYNC_SIGSTATE, 0, -1);
-		}
 		break;
 	}
 	case SYS_rt_sigaction:
 		/* what came before a handler was installed comes before it
 		 * runs, in whichever thread */
-		if (!r->rsi)
-			break;
-		take_log_alone(s, t);
-		o->sync(o->ctx, t->idx, SYNC_RELEASE, SYNC_SIGNALS_KEY, -1);
+		if (r->rsi)
+			signal_release_to_handlers(s, t);
 		break;
 	}
 }

@@ -78,6 +78,11 @@ void signal_handler_enter(struct session *s, struct thread *t, int sig);
  * jump (siglongjmp) when its stack is back where the outermost one
  * interrupted it (SYNC_HANDLER_LEAVE). */
 void signal_handler_check(struct session *s, struct thread *t);
+/* ... t left its handlers (rt_sigreturn, a jump out, an exec) */
+void signal_handler_leave(struct session *s, struct thread *t);
+/* Race discovery: what t did so far comes before every handler that
+ * runs later (a kill sent, a timer armed, a handler installed) */
+void signal_release_to_handlers(struct session *s, struct thread *t);
 /* ourfd is an epoll set in which pid registered a signalfd. */
 bool signal_epoll_has_sfd(pid_t pid, int ourfd);
 

@@ -514,10 +514,8 @@ bool timer_enter(struct session *s, struct thread *t, long nr, bool *point)
 	/* race discovery: what the thread did before it armed a timer
 	 * comes before the handler of the signal the timer sends, in
 	 * whichever thread (as a kill's send, world.c) */
-	if (s->cfg->observer && (nr == SYS_alarm || nr == SYS_setitimer ||
-				 nr == SYS_timer_settime))
-		s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
-				       SYNC_RELEASE, SYNC_SIGNALS_KEY, -1);
+	if (nr == SYS_alarm || nr == SYS_setitimer || nr == SYS_timer_settime)
+		signal_release_to_handlers(s, t);
 	switch (nr) {
 	case SYS_alarm: {
 		p = find(s, pid, PT_ITIMER, 0, true);

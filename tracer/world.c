@@ -1154,7 +1154,7 @@ static void observe_sync(struct session *s, struct thread *t)
 		session_acquire_everyone(s, t);
 	/* a signal sent: its handler, when delivered, acquires (thread.c) */
 	if (t->kind == OP_KILL)
-		o->sync(o->ctx, t->idx, SYNC_RELEASE, SYNC_SIGNALS_KEY, -1);
+		signal_release_to_handlers(s, t);
 	/* every operation acquires and releases its object (an rwlock
 	 * call its own way), a descriptor's too (fd_object's keys, bit 63:
 	 * a pipe, the sockets, an eventfd): what a thread did before it
