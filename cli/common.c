@@ -1682,10 +1682,67 @@ static void event_line_raw(const struct event *e,
 		else
 			snprintf(buf, len, "%s creates a thread", tname);
 		return;
+	case OP_KILL:
+		if (e->sent_sig) {
+			const char *n = sigabbrev_np(e->sent_sig);
+			char to[48];
+
+			if (!e->sent_to)
+				snprintf(to, sizeof(to), "a process");
+			else if (e->sent_to == EVENT_TO_ALL)
+				snprintf(to, sizeof(to),
+					 "every process it may signal");
+			else if (e->sent_to == EVENT_TO_GROUP)
+				snprintf(to, sizeof(to), "a process group");
+			else if (e->sent_to & EVENT_TO_PROC)
+				snprintf(to, sizeof(to), "P%u",
+					 e->sent_to & ~EVENT_TO_PROC);
+			else if (e->sent_to - 1u == e->thread)
+				snprintf(to, sizeof(to), "itself");
+			else
+				snprintf(to, sizeof(to), "T%u",
+					 e->sent_to - 1u);
+			if (n)
+				snprintf(buf, len, "%s sends SIG%s to %s",
+					 tname, n, to);
+			else
+				snprintf(buf, len, "%s sends signal %u to %s",
+					 tname, e->sent_sig, to);
+			return;
+		}
+		break;
 	default:
 		break;
 	}
 	snprintf(buf, len, "%s %s(%s)%s%s", tname, op, obj, at, where);
+}
+
+/* event_line_raw(), and the handler t ran in that step */
+static void event_line_sig(const struct event *e,
+			   const struct sym_index *ix, char *buf, size_t len)
+{
+	char raw[1024], tname[48];
+	const char *n = e->handler_sig ? sigabbrev_np(e->handler_sig) : NULL;
+	size_t tl;
+
+	event_line_raw(e, ix, raw, sizeof(raw));
+	tl = (size_t)snprintf(tname, sizeof(tname), "T%u ", e->thread);
+	if (!e->handler_sig || e->kind == OP_TIMER ||
+	    strncmp(raw, tname, tl)) {
+		snprintf(buf, len, "%s", raw);
+		return;
+	}
+	/* between this point and the thread's next one: before or after
+	 * the operation depends on how ptloom carried it out (a syscall
+	 * made, an instruction emulated or single-stepped), so no order
+	 * is claimed */
+	if (n)
+		snprintf(buf, len, "%s; its SIG%s handler runs in this step",
+			 raw, n);
+	else
+		snprintf(buf, len,
+			 "%s; its handler of signal %u runs in this step", raw,
+			 e->handler_sig);
 }
 
 void event_line(const struct event *e, const struct sym_entry *syms,
@@ -1705,7 +1762,7 @@ void event_line_ix(const struct event *e, const struct sym_index *ix,
 	char raw[1024];
 
 	/* symbol texts come from the program or a file */
-	event_line_raw(e, ix, raw, sizeof(raw));
+	event_line_sig(e, ix, raw, sizeof(raw));
 	esc_text(buf, len, raw, 0);
 }
 

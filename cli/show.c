@@ -186,7 +186,8 @@ static bool matters(const struct win *w)
 	if (e->preempt || e->kind == OP_START || e->kind == OP_EXIT ||
 	    e->kind == OP_EXIT_GROUP || e->kind == OP_CLONE ||
 	    e->kind == OP_TIMEOUT || e->kind == OP_ANNOTATE ||
-	    e->kind == OP_TIMER || e->kind == OP_DELAY)
+	    e->kind == OP_TIMER || e->kind == OP_DELAY ||
+	    e->kind == OP_KILL || e->handler_sig)
 		return true;
 	if (w->i + 6 >= w->n)
 		return true;
@@ -209,8 +210,10 @@ static void preempted(const struct win *w, char *buf, size_t len)
 	    victim_at[w->k] == NONE)
 		return;
 	event_cursor_at(&c, cur_v, victim_at[w->k]);
-	if (read_event(&c, &v))
+	if (read_event(&c, &v)) {
+		v.handler_sig = 0; /* what it was about to do: not sent yet */
 		event_line_ix(&v, &cur_ix, buf, len);
+	}
 }
 
 /* Calls f for each line of the collapsed trace: a stretch of one thread's
@@ -743,6 +746,10 @@ static void show_json(FILE *f, const struct schedule *s)
 			(unsigned long long)e->pc,
 			e->preempt ? "true" : "false");
 		json_string(f, line);
+		if (e->handler_sig)
+			fprintf(f, ", \"handler_signal\": %u", e->handler_sig);
+		if (e->kind == OP_KILL && e->sent_sig)
+			fprintf(f, ", \"sent_signal\": %u", e->sent_sig);
 		if (e->preempt) {
 			char was[600];
 

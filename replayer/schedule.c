@@ -938,6 +938,15 @@ static int decode_event(const uint8_t *d, size_t dl, size_t i,
 			.obj = m->obj,
 			.pc = m->pc,
 			.arg = m->arg,
+			/* what show says of signals: out of range, nothing */
+			.handler_sig = m->handler_signal <= 64
+					       ? (uint8_t)m->handler_signal
+					       : 0,
+			.sent_sig = m->sent_signal <= 64
+					    ? (uint8_t)m->sent_signal
+					    : 0,
+			.sent_to = m->sent_to <= 0xffff ? (uint16_t)m->sent_to
+							: 0,
 		};
 	ptloom__event__free_unpacked(m, NULL);
 	return r;
@@ -1640,6 +1649,9 @@ static int wire_fill(struct wire *w, const struct schedule *s)
 		w->ev[i].obj = e->obj;
 		w->ev[i].pc = e->pc;
 		w->ev[i].arg = e->arg;
+		w->ev[i].handler_signal = e->handler_sig;
+		w->ev[i].sent_signal = e->sent_sig;
+		w->ev[i].sent_to = e->sent_to;
 		w->evp[i] = &w->ev[i];
 	}
 	w->m.n_events = ne;

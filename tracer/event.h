@@ -184,6 +184,13 @@ struct choice {
 	struct alt alts[MAX_ALTS]; /* default choice first */
 };
 
+/* event.sent_to of an OP_KILL: thread T (1 + T), process P
+ * (EVENT_TO_PROC | P), or a group */
+#define EVENT_TO_THREAD(t) ((uint16_t)(1 + (t)))
+#define EVENT_TO_PROC 0x8000u
+#define EVENT_TO_GROUP 0xfffeu /* a process group */
+#define EVENT_TO_ALL 0xffffu   /* every process it may signal */
+
 /* A decision as recorded in a schedule. */
 struct decision {
 	uint32_t step;
@@ -203,6 +210,11 @@ struct event {
 	uint8_t fn;	  /* enum call_fn for OP_CALL, else 0 */
 	uint8_t preempt;  /* the thread was chosen by a preemption */
 	uint8_t decided;  /* a decision with >1 alternative chose it */
+	/* for show only, never in the trace hash nor compared by replay: */
+	uint8_t handler_sig; /* the thread ran its handler of this signal
+				in this step, before the operation */
+	uint8_t sent_sig;    /* OP_KILL: the signal sent, 0 unknown */
+	uint16_t sent_to;    /* OP_KILL: whom to (EVENT_TO_*), 0 unknown */
 	uint64_t obj;	  /* object address (futex word, mutex, fd) */
 	uint64_t pc;	  /* code address of the operation (call site) */
 	int64_t arg;	  /* a second operand: wake count, length, ... */

@@ -254,6 +254,65 @@ static void handler_calls(struct session *s, struct thread *t, long nr)
 	}
 }
 
+void signal_note_send(struct session *s, struct thread *t, long nr)
+{
+	const struct user_regs_struct *r = &t->regs;
+	long pid = (int)r->rdi, tid = 0, sig;
+	struct thread *u;
+	struct process *p;
+
+	switch (nr) {
+	case SYS_kill:
+	case SYS_rt_sigqueueinfo:
+		sig = (long)r->rsi;
+		break;
+	case SYS_tgkill:
+	case SYS_rt_tgsigqueueinfo:
+		tid = (int)r->rsi;
+		sig = (long)r->rdx;
+		break;
+	case SYS_tkill:
+		tid = pid;
+		sig = (long)r->rsi;
+		break;
+	case SYS_pidfd_send_signal:
+		pid = 0;
+		sig = (long)r->rsi;
+		break;
+	default:
+		sig = 0;
+	}
+	t->sent_sig = sig > 0 && sig <= 64 ? (uint8_t)sig : 0;
+	t->sent_to = 0;
+	if (nr == SYS_pidfd_send_signal)
+		return;
+	if (tid) {
+		if (tid > 0 && (u = find_thread(s, (pid_t)tid)) &&
+		    u->idx < 0x7fff)
+			t->sent_to = EVENT_TO_THREAD(u->idx);
+	} else if (pid > 0) {
+		if ((p = process_find(s, (pid_t)pid)) && p->idx < 0x7fff)
+			t->sent_to = (uint16_t)(EVENT_TO_PROC | p->idx);
+	} else {
+		t->sent_to = pid == -1 ? EVENT_TO_ALL : EVENT_TO_GROUP;
+	}
+}
+
+void signal_note_handler(struct session *s, struct thread *t, int sig)
+{
+	struct sigstate st;
+
+	if (sig <= 0 || sig > 64 || read_sigstate(NULL, t, &st) ||
+	    !(st.caught & BIT(sig)))
+		return;
+	/* its step: the last event of t (a few back at most) */
+	for (size_t i = s->nev, n = 0; i-- > 0 && n < 4096; n++)
+		if (s->ev[i].thread == t->idx) {
+			s->ev[i].handler_sig = (uint8_t)sig;
+			return;
+		}
+}
+
 bool signal_enter(struct session *s, struct thread *t, long nr, bool *point)
 {
 	struct user_regs_struct *r = &t->regs;
@@ -278,6 +337,7 @@ bool signal_enter(struct session *s, struct thread *t, long nr, bool *point)
 		t->arg = 0;
 		t->pc = r->rip;
 		t->yield = false;
+		signal_note_send(s, t, nr);
 		return true;
 	case SYS_rt_sigtimedwait:
 		if (r->r10 != 8 || mem_read(t->p, r->rdi, &set, 8)) {

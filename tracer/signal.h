@@ -23,6 +23,13 @@ enum {
 /* At a seccomp stop: true when nr is ours; *point says whether it is a
  * scheduling point (else it is left to the kernel). */
 bool signal_enter(struct session *s, struct thread *t, long nr, bool *point);
+/* t's pending kill, tgkill, tkill, rt_(tg)sigqueueinfo or
+ * pidfd_send_signal (syscall nr): its signal and target, for show
+ * (thread.sent_sig, sent_to) */
+void signal_note_send(struct session *s, struct thread *t, long nr);
+/* the program's signal sig is delivered to t: if it has a handler,
+ * t's current step says so (event.handler_sig, for show) */
+void signal_note_handler(struct session *s, struct thread *t, int sig);
 /* Execute a sigwait-family point: true if it runs, false if it blocked. */
 bool signal_execute(struct session *s, struct thread *t);
 /* Before a choice: wake or interrupt blocked threads that have a signal

@@ -2229,7 +2229,9 @@ bool syscall_enter(struct session *s, struct thread *t)
 	case SYS_tkill:
 		if ((nr == SYS_tgkill ? r->rdx : r->rsi) == SIGKILL)
 			s->self_kill = true;
-		return point(t, OP_KILL, 0, 0);
+		point(t, OP_KILL, 0, 0);
+		signal_note_send(s, t, nr);
+		return true;
 	case PTLOOM_SYSCALL_NR:
 		point(t, OP_ANNOTATE, r->rdi, 0);
 		return true;

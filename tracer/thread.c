@@ -2275,6 +2275,7 @@ static void program_signal(struct session *s, struct thread *t, int sig)
 				       SYNC_ACQUIRE, SYNC_SIGNALS_KEY, -1);
 	}
 	signal_delivering(s, t, sig);
+	signal_note_handler(s, t, sig);
 	resume(s, t, sig);
 }
 

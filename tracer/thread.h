@@ -163,6 +163,9 @@ struct thread {
 	bool futex_woken;	/* OP_WOKEN by a futex wake (not a signal) */
 	bool pi_wait;		/* blocked in FUTEX_LOCK_PI: a signal restarts it */
 	int64_t arg;
+	/* a pending OP_KILL's signal and target (event.sent_sig, sent_to) */
+	uint8_t sent_sig;
+	uint16_t sent_to;
 	/* syscall emulation: on resume, skip the syscall returning result */
 	bool skip;
 	int64_t result;

@@ -269,6 +269,8 @@ static void record_event(struct session *s, struct thread *t, bool preempt,
 		.obj = t->obj,
 		.pc = t->pc,
 		.arg = t->arg,
+		.sent_sig = t->kind == OP_KILL ? t->sent_sig : 0,
+		.sent_to = t->kind == OP_KILL ? t->sent_to : 0,
 	};
 
 	push_event(s, t, &e, preempt, decided);

@@ -168,6 +168,60 @@ static long file_size(const char *path)
 	return stat(path, &st) ? -1 : (long)st.st_size;
 }
 
+/* The trace says who sent a signal to whom and in which step a handler
+ * ran: handler_in_its_thread's lost update reads "T1 sends SIGUSR1 to
+ * T0", then T0's access with "its SIGUSR1 handler runs in this step" (the
+ * handler's increment between the thread's load and its store), and
+ * abort's raise "sends SIGABRT to itself"; a timer's handler between a
+ * worker's two stores the same way; in the text and in JSON.  The trace
+ * hash does not change with it: the replay is exact. */
+static void shows_signal(const char *prog, const char *arg,
+			 const char *where, const char *sent,
+			 const char *handler, int signo)
+{
+	char *argv[] = { (char *)ptloom(), "run", "-o", in_tmp("out"),
+			 "--report", in_tmp("report.json"), "--report-format",
+			 "json", "--seed", SEED, "--", (char *)prog,
+			 (char *)arg, NULL };
+	struct res r = run_argv(argv, NULL, CMD_TIMEOUT);
+
+	assert_exit(r, 1);
+	replays_exactly(&r, where);
+	char *j = report(), *sched = strdup(json_get(j, "minimized_file"));
+
+	free(j);
+	res_free(&r);
+	r = PTL("show", sched);
+	assert_exit(r, 0);
+	if (sent)
+		assert_contains(r.out, sent, "show");
+	assert_contains(r.out, handler, "show");
+	assert_contains(r.out, "sends SIGABRT to itself", "show");
+	res_free(&r);
+	r = PTL("show", "--format", "json", sched);
+	assert_exit(r, 0);
+	spit(in_tmp("show.json"), r.out);
+	assert_json_loads(in_tmp("show.json"));
+	char want[48];
+
+	snprintf(want, sizeof(want), "\"handler_signal\": %d", signo);
+	assert_contains(r.out, want, "show --format json");
+	res_free(&r);
+	free(sched);
+}
+
+Test(debugging, show_names_signals_sent_and_the_steps_their_handlers_ran_in)
+{
+	shows_signal(target("handler_in_its_thread"), "main",
+		     "handler_in_its_thread.c:", "T1 sends SIGUSR1 to T0",
+		     "; its SIGUSR1 handler runs in this step", SIGUSR1);
+	shows_signal(target("alarm_between_stores"), NULL,
+		     "alarm_between_stores.c:", "a timer fires: SIGALRM to T1",
+		     "T1 access(&items) at worker at alarm_between_stores.c:28; "
+		     "its SIGALRM handler runs in this step",
+		     SIGALRM);
+}
+
 /*
  * Renders a page of `show --format html` in headless chromium (Debian's,
  * which scripts/setup.sh --tests installs; as root it needs --no-sandbox)
