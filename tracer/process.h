@@ -161,6 +161,11 @@ struct process {
 	bool ever_policy;	/* pimg was set in this run */
 	bool ever_c;		/* ... and an exec gave it none (C-level) */
 	bool observing;		/* observation breakpoints are in place */
+	/* a timer of its own sends it a signal it has a handler for: the
+	 * handler may run between any two instructions of its threads, so
+	 * one thread alone is observed and keeps its points
+	 * (signal.c signal_timer_armed) */
+	bool handler_race;
 	/* the executable is cfg->atomic_exe, loaded at data_bias from its
 	 * link-time addresses (cfg->atomic_data) */
 	bool data_known;

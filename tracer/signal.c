@@ -313,6 +313,39 @@ void signal_note_handler(struct session *s, struct thread *t, int sig)
 		}
 }
 
+/*
+ * A handler of a timer's signal runs between any two instructions of the
+ * thread it interrupts.  In a process of several threads its accesses are
+ * observed and its pairs with the thread's own are points (SYNC_HANDLER_*
+ * above); a process of one thread had no breakpoints (they go in at its
+ * first clone) and was not observed (alone), so a timer's handler adding
+ * to what the loop it interrupts adds to passed complete.  Once such a
+ * process arms a timer whose signal it catches, its breakpoints go in
+ * (its libc calls points only on shared objects while it stays alone, as
+ * for a file mapped apart) and its one thread counts as two for race
+ * discovery (thread.c threads_racing) and the lift (sole_thread sees the
+ * timer).  Signals from other processes and SIGCHLD are not followed so.
+ */
+void signal_timer_armed(struct session *s, struct thread *t, int sig)
+{
+	struct process *p = t->p;
+	struct sigstate st;
+	int live = 0;
+
+	if (p->handler_race || p->dead || sig <= 0 || sig > 64 ||
+	    session_policy_process(s, p) || read_sigstate(NULL, t, &st) ||
+	    !(st.caught & BIT(sig)))
+		return;
+	p->handler_race = true;
+	if (p->bps_installed)
+		return;
+	for (int i = 0; i < s->nth; i++)
+		live += s->th[i].p == p && s->th[i].st != SCHED_DEAD;
+	p->install_alone = live == 1;
+	(void)bp_install(s, p);
+	p->install_alone = false;
+}
+
 bool signal_enter(struct session *s, struct thread *t, long nr, bool *point)
 {
 	struct user_regs_struct *r = &t->regs;

@@ -1142,6 +1142,8 @@ static int threads_racing(struct session *s, const struct thread *t,
 {
 	int live = threads_sharing(s, t, ea);
 
+	if (live <= 1 && t->p->handler_race)
+		return 2; /* and its timer's handler (signal_timer_armed) */
 	return live <= 1 && ea && unordered_dead(s, t) ? 2 : live;
 }
 

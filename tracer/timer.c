@@ -42,6 +42,7 @@
 #include <unistd.h>
 #include "process.h"
 #include "session_int.h"
+#include "signal.h"
 #include "timer.h"
 
 #define NS 1000000000ull
@@ -277,6 +278,8 @@ static bool itimer(struct session *s, struct thread *t, long nr, bool *point)
 			p->armed = s->step;
 			p->interval = (uint64_t)nv.it_interval.tv_sec * NS +
 				      (uint64_t)nv.it_interval.tv_usec * 1000;
+			if (v)
+				signal_timer_armed(s, t, SIGALRM);
 		}
 	}
 	if (old_addr && mem_write(t->p, old_addr, &ov, sizeof(ov))) {
@@ -416,6 +419,9 @@ static int64_t posix_call(struct session *s, struct thread *t, long nr,
 			p->armed = s->step;
 			p->interval = p->deadline ? ts_ns(&nv.it_interval) : 0;
 			p->overrun = 0;
+			if (p->deadline && (p->notify == SIGEV_SIGNAL ||
+					    p->notify == SIGEV_THREAD_ID))
+				signal_timer_armed(s, t, p->signo);
 		}
 		if (old_addr && mem_write(t->p, old_addr, &ov, sizeof(ov)))
 			return -EFAULT;
@@ -526,6 +532,8 @@ bool timer_enter(struct session *s, struct thread *t, long nr, bool *point)
 			p->armed = s->step;
 			p->interval = 0;
 		}
+		if (r->rdi)
+			signal_timer_armed(s, t, SIGALRM);
 		/* seconds left of the previous alarm, rounded up */
 		skip(t, (int64_t)((was + NS - 1) / NS));
 		return true;

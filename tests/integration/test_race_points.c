@@ -838,3 +838,34 @@ Test(race_points, a_signal_handler_between_two_instructions_of_its_thread)
 	for (int i = 0; i < 4; i++)
 		passes_complete_without_races(prog, correct[i]);
 }
+
+/* The same in a process of one thread, the signal its own timer's
+ * (setitimer every millisecond, or timer_create's SIGUSR1 once): before,
+ * such a process had no breakpoints and was not observed (alone), and
+ * the lost update passed "complete to preemption bound 2" (58 and 6
+ * runs).  Now found at bound 1 and replayed exactly; the twins that block
+ * the signal around the increment, or whose handler only sets a volatile
+ * sig_atomic_t, pass complete with no race. */
+Test(race_points, a_timer_handler_between_two_instructions_of_the_only_thread)
+{
+	const char *prog = target("handler_in_its_only_thread");
+	static const char *const buggy[] = { "itimer", "posix" };
+
+	for (int i = 0; i < 2; i++) {
+		struct res r = RUN9("--seed", SEED, "--no-minimize", "--", prog,
+				    buggy[i]);
+
+		assert_exit(r, 1);
+		assert_summary(&r, "ptloom: FAIL crash SIGABRT in T0 (main at "
+				   "handler_in_its_only_thread.c:");
+		replays_exactly(&r, "handler_in_its_only_thread.c:");
+		res_free(&r);
+		r = PTL("races", "--seed", SEED, "--", prog, buggy[i]);
+		assert_exit(r, 0);
+		assert_contains(r.out, "between a thread and a signal handler "
+				       "running in it", "ptloom races' output");
+		res_free(&r);
+	}
+	passes_complete_without_races(prog, "blocked");
+	passes_complete_without_races(prog, "flag");
+}

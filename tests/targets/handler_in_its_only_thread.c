@@ -1,0 +1,88 @@
+/*
+ * One thread and the handler of its own timer's signal: the handler runs
+ * between any two instructions of the thread it interrupts.
+ *   itimer   buggy: a setitimer every millisecond; its SIGALRM handler
+ *            adds to the counter the loop adds to (load, add, store):
+ *            the handler's increment between the loop's load and store
+ *            is lost, and the count no longer adds up (abort)
+ *   posix    buggy: the same with timer_create's SIGUSR1, armed once
+ *   blocked  correct: the loop blocks SIGALRM around its increment
+ *   flag     correct: the handler sets a volatile sig_atomic_t the loop
+ *            reads, and counts nothing the loop counts
+ * Before, a process of one thread had no breakpoints and was not
+ * observed: the buggy modes passed complete to bound 2.
+ */
+#define _DEFAULT_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile long counter, ticks;
+static volatile sig_atomic_t flag;
+static const char *mode = "itimer";
+
+static void on_tick(int sig)
+{
+	(void)sig;
+	if (!strcmp(mode, "flag")) {
+		flag = 1;
+		return;
+	}
+	counter++;
+	ticks++;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_tick, .sa_flags = SA_RESTART };
+	int sig = SIGALRM;
+	sigset_t set;
+	timer_t tm;
+
+	if (argc > 1)
+		mode = argv[1];
+	if (!strcmp(mode, "posix"))
+		sig = SIGUSR1;
+	sigaction(sig, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	if (!strcmp(mode, "posix")) {
+		struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL,
+				       .sigev_signo = SIGUSR1 };
+		struct itimerspec its = { .it_value = { 0, 1000000 } };
+
+		if (timer_create(CLOCK_MONOTONIC, &ev, &tm))
+			return 2;
+		timer_settime(tm, 0, &its, NULL);
+	} else {
+		struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+	for (int i = 0; i < 3; i++) {
+		if (!strcmp(mode, "blocked"))
+			sigprocmask(SIG_BLOCK, &set, NULL);
+		counter++;
+		if (!strcmp(mode, "blocked"))
+			sigprocmask(SIG_UNBLOCK, &set, NULL);
+		usleep(2000);
+	}
+	if (strcmp(mode, "posix")) {
+		struct itimerval z = { { 0, 0 }, { 0, 0 } };
+
+		setitimer(ITIMER_REAL, &z, NULL);
+	}
+	if (!strcmp(mode, "flag")) {
+		printf("flag %d, counter %ld\n", (int)flag, counter);
+		return counter == 3 ? 0 : 1;
+	}
+	printf("counter %ld, ticks %ld\n", counter, ticks);
+	if (counter != 3 + ticks)
+		abort();
+	return 0;
+}
