@@ -799,6 +799,27 @@ Test(race_points, memory_unmapped_and_mapped_again_is_a_new_object)
 	res_free(&r);
 }
 
+/* prog's mode arg loses a handler's update: FAIL crash SIGABRT in T0 at
+ * file (FILE.c:), replayed exactly; `ptloom races` counts the pair apart */
+static void handler_race_found(const char *prog, const char *arg,
+			       const char *file)
+{
+	struct res r = RUN9("--seed", SEED, "--no-minimize", "--", prog, arg);
+	char want[96];
+
+	assert_exit(r, 1);
+	snprintf(want, sizeof(want), "ptloom: FAIL crash SIGABRT in T0 (main at %s",
+		 file);
+	assert_summary(&r, want);
+	replays_exactly(&r, file);
+	res_free(&r);
+	r = PTL("races", "--seed", SEED, "--", prog, arg);
+	assert_exit(r, 0);
+	assert_contains(r.out, "between a thread and a signal handler "
+			       "running in it", "ptloom races' output");
+	res_free(&r);
+}
+
 /* A signal handler comes between two instructions of the thread it
  * interrupts: a counter that a thread adds to (load, add, store) and its
  * own SIGUSR1 handler adds to, the signal sent by another thread, lost
@@ -817,21 +838,8 @@ Test(race_points, a_signal_handler_between_two_instructions_of_its_thread)
 	const char *prog = target("handler_in_its_thread");
 	static const char *const buggy[] = { "main", "worker" };
 
-	for (int i = 0; i < 2; i++) {
-		struct res r = RUN9("--seed", SEED, "--no-minimize", "--", prog,
-				    buggy[i]);
-
-		assert_exit(r, 1);
-		assert_summary(&r, "ptloom: FAIL crash SIGABRT in T0 (main at "
-				   "handler_in_its_thread.c:");
-		replays_exactly(&r, "handler_in_its_thread.c:");
-		res_free(&r);
-		r = PTL("races", "--seed", SEED, "--", prog, buggy[i]);
-		assert_exit(r, 0);
-		assert_contains(r.out, "between a thread and a signal handler "
-				       "running in it", "ptloom races' output");
-		res_free(&r);
-	}
+	for (int i = 0; i < 2; i++)
+		handler_race_found(prog, buggy[i], "handler_in_its_thread.c:");
 	static const char *const correct[] = { "blocked", "flag", "fault",
 					       "longjmp" };
 
@@ -851,21 +859,9 @@ Test(race_points, a_timer_handler_between_two_instructions_of_the_only_thread)
 	const char *prog = target("handler_in_its_only_thread");
 	static const char *const buggy[] = { "itimer", "posix" };
 
-	for (int i = 0; i < 2; i++) {
-		struct res r = RUN9("--seed", SEED, "--no-minimize", "--", prog,
-				    buggy[i]);
-
-		assert_exit(r, 1);
-		assert_summary(&r, "ptloom: FAIL crash SIGABRT in T0 (main at "
+	for (int i = 0; i < 2; i++)
+		handler_race_found(prog, buggy[i],
 				   "handler_in_its_only_thread.c:");
-		replays_exactly(&r, "handler_in_its_only_thread.c:");
-		res_free(&r);
-		r = PTL("races", "--seed", SEED, "--", prog, buggy[i]);
-		assert_exit(r, 0);
-		assert_contains(r.out, "between a thread and a signal handler "
-				       "running in it", "ptloom races' output");
-		res_free(&r);
-	}
 	passes_complete_without_races(prog, "blocked");
 	passes_complete_without_races(prog, "flag");
 }
