@@ -314,19 +314,22 @@ void signal_note_handler(struct session *s, struct thread *t, int sig)
 }
 
 /*
- * A handler of a timer's signal runs between any two instructions of the
- * thread it interrupts.  In a process of several threads its accesses are
+ * A handler of a timer's signal, or of the SIGCHLD of a child it forked,
+ * runs between any two instructions of the thread it interrupts.  In a process of several threads its accesses are
  * observed and its pairs with the thread's own are points (SYNC_HANDLER_*
  * above); a process of one thread had no breakpoints (they go in at its
  * first clone) and was not observed (alone), so a timer's handler adding
- * to what the loop it interrupts adds to passed complete.  Once such a
- * process arms a timer whose signal it catches, its breakpoints go in
+ * to what the loop it interrupts adds to passed complete, as did a
+ * SIGCHLD handler counting down the children main counts up.  Once such a
+ * process arms a timer whose signal it catches, or forks while it
+ * catches SIGCHLD, its breakpoints go in
  * (its libc calls points only on shared objects while it stays alone, as
  * for a file mapped apart) and its one thread counts as two for race
  * discovery (thread.c threads_racing) and the lift (sole_thread sees the
- * timer).  Signals from other processes and SIGCHLD are not followed so.
+ * timer, or a child).  Signals sent by other processes are not followed
+ * so.
  */
-void signal_timer_armed(struct session *s, struct thread *t, int sig)
+void signal_handler_may_run(struct session *s, struct thread *t, int sig)
 {
 	struct process *p = t->p;
 	struct sigstate st;

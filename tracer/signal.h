@@ -30,8 +30,8 @@ void signal_note_send(struct session *s, struct thread *t, long nr);
 /* the program's signal sig is delivered to t: if it has a handler,
  * t's current step says so (event.handler_sig, for show) */
 void signal_note_handler(struct session *s, struct thread *t, int sig);
-/* t armed a timer of its process that sends sig */
-void signal_timer_armed(struct session *s, struct thread *t, int sig);
+/* t armed a timer of its process that sends sig, or forked (SIGCHLD) */
+void signal_handler_may_run(struct session *s, struct thread *t, int sig);
 /* Execute a sigwait-family point: true if it runs, false if it blocked. */
 bool signal_execute(struct session *s, struct thread *t);
 /* Before a choice: wake or interrupt blocked threads that have a signal

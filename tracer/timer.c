@@ -279,7 +279,7 @@ static bool itimer(struct session *s, struct thread *t, long nr, bool *point)
 			p->interval = (uint64_t)nv.it_interval.tv_sec * NS +
 				      (uint64_t)nv.it_interval.tv_usec * 1000;
 			if (v)
-				signal_timer_armed(s, t, SIGALRM);
+				signal_handler_may_run(s, t, SIGALRM);
 		}
 	}
 	if (old_addr && mem_write(t->p, old_addr, &ov, sizeof(ov))) {
@@ -421,7 +421,7 @@ static int64_t posix_call(struct session *s, struct thread *t, long nr,
 			p->overrun = 0;
 			if (p->deadline && (p->notify == SIGEV_SIGNAL ||
 					    p->notify == SIGEV_THREAD_ID))
-				signal_timer_armed(s, t, p->signo);
+				signal_handler_may_run(s, t, p->signo);
 		}
 		if (old_addr && mem_write(t->p, old_addr, &ov, sizeof(ov)))
 			return -EFAULT;
@@ -533,7 +533,7 @@ bool timer_enter(struct session *s, struct thread *t, long nr, bool *point)
 			p->interval = 0;
 		}
 		if (r->rdi)
-			signal_timer_armed(s, t, SIGALRM);
+			signal_handler_may_run(s, t, SIGALRM);
 		/* seconds left of the previous alarm, rounded up */
 		skip(t, (int64_t)((was + NS - 1) / NS));
 		return true;

@@ -9,20 +9,27 @@
  *   blocked  correct: the loop blocks SIGALRM around its increment
  *   flag     correct: the handler sets a volatile sig_atomic_t the loop
  *            reads, and counts nothing the loop counts
+ *   sigchld  buggy: main counts the children it forks up, its SIGCHLD
+ *            handler reaps them and counts them down: a child's end
+ *            between main's load and store leaves the count at 1
+ *   sigchld_blocked  correct: main blocks SIGCHLD around its fork and
+ *            its count
  * Before, a process of one thread had no breakpoints and was not
  * observed: the buggy modes passed complete to bound 2.
  */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static volatile long counter, ticks;
+static volatile long counter, ticks, running, reaped;
 static volatile sig_atomic_t flag;
 static const char *mode = "itimer";
 
@@ -37,6 +44,41 @@ static void on_tick(int sig)
 	ticks++;
 }
 
+static void on_child(int sig)
+{
+	(void)sig;
+	while (waitpid(-1, NULL, WNOHANG) > 0) {
+		running--;
+		reaped++;
+	}
+}
+
+static int children(bool block)
+{
+	struct sigaction sa = { .sa_handler = on_child,
+				.sa_flags = SA_RESTART };
+	sigset_t set;
+
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (int i = 0; i < 2; i++) {
+		if (block)
+			sigprocmask(SIG_BLOCK, &set, NULL);
+		if (fork() == 0)
+			_exit(0);
+		running++;
+		if (block)
+			sigprocmask(SIG_UNBLOCK, &set, NULL);
+	}
+	while (reaped < 2)
+		usleep(1000);
+	printf("running %ld\n", running);
+	if (running)
+		abort();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_tick, .sa_flags = SA_RESTART };
@@ -46,6 +88,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		mode = argv[1];
+	if (!strncmp(mode, "sigchld", 7))
+		return children(!strcmp(mode, "sigchld_blocked"));
 	if (!strcmp(mode, "posix"))
 		sig = SIGUSR1;
 	sigaction(sig, &sa, NULL);
