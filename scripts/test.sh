@@ -11,7 +11,7 @@
 # same run of `meson test` then runs the unit tests and the lighter
 # integration groups on that build too (suite 'sanitize',
 # tests/sanitized.sh; the dfs unit test's checks against brute force on
-# 30 generated programs each, not 80, and replay repeating less:
+# 12 generated programs each, not 80, and replay repeating less:
 # PTLOOM_TEST_SANITIZED): one run, so that the two CPUs share them
 # with the rest to the end.
 #

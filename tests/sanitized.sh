@@ -11,7 +11,7 @@
 # library); an integration group is this build's test_cli with $PTLOOM and
 # $PTLOOM_SCHEDTOOL taken from the sanitized build: its targets and
 # examples are built without sanitizers in both builds, so this build's
-# serve.  The dfs unit test checks 30 generated programs each, not 80;
+# serve.  The dfs unit test checks 12 generated programs each, not 80;
 # replay repeats less (PTLOOM_TEST_SANITIZED; sampling too, when run).
 set -euo pipefail
 
@@ -25,7 +25,7 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # ptloom runs several times slower under ASan: the tests' own limits grow
 export PTLOOM_TEST_SLOWDOWN=3
-export PTLOOM_DFS_PROGRAMS=30
+export PTLOOM_DFS_PROGRAMS=12
 # repeat less where the normal run repeats (tests/integration/common.h
 # sanitized_run(): sampling's correct programs with one seed, not three;
 # replay's failures replayed 4 times, not 20)

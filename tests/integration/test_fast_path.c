@@ -160,7 +160,7 @@ Test(fast_path, same_runs_on_clocks_timers_processes_and_the_bug_corpus)
 		"determinism", "plain_inc_O2", "wsq_O2", "twostage_O0",
 		"rwlock_recheck_fixed_O2",
 		"shared_memory_processes_fixed", "shared_ring_processes",
-		"own_traps"
+		"own_traps", "handler_in_its_only_thread"
 		/* (calls_while_others_wait under RANDOM8: the same
 		 * exploration as sync_calls_taken_in_the_program_while_others_
 		 * wait's, which checks the same runs and more) */
