@@ -286,15 +286,34 @@ void signal_note_send(struct session *s, struct thread *t, long nr)
 	t->sent_to = 0;
 	if (nr == SYS_pidfd_send_signal)
 		return;
+	u = NULL;
+	p = NULL;
 	if (tid) {
 		if (tid > 0 && (u = find_thread(s, (pid_t)tid)) &&
 		    u->idx < 0x7fff)
 			t->sent_to = EVENT_TO_THREAD(u->idx);
+		if (u)
+			p = u->p;
 	} else if (pid > 0) {
 		if ((p = process_find(s, (pid_t)pid)) && p->idx < 0x7fff)
 			t->sent_to = (uint16_t)(EVENT_TO_PROC | p->idx);
 	} else {
 		t->sent_to = pid == -1 ? EVENT_TO_ALL : EVENT_TO_GROUP;
+	}
+	/* another process of one thread that catches it: its handler may
+	 * come between any two of its instructions from now on */
+	if (p && p != t->p && !p->dead && t->sent_sig) {
+		struct thread *only = NULL;
+		int live = 0;
+
+		for (int i = 0; i < s->nth; i++)
+			if (s->th[i].p == p && s->th[i].st != SCHED_DEAD &&
+			    !s->th[i].starting) {
+				only = &s->th[i];
+				live++;
+			}
+		if (live == 1)
+			signal_handler_may_run(s, only, t->sent_sig);
 	}
 }
 

@@ -799,18 +799,18 @@ Test(race_points, memory_unmapped_and_mapped_again_is_a_new_object)
 	res_free(&r);
 }
 
-/* prog's mode arg loses a handler's update: FAIL crash SIGABRT in T0 at
- * where ("main at FILE.c:"), replayed exactly; `ptloom races` counts the
- * pair apart */
-static void handler_race_found(const char *prog, const char *arg,
-			       const char *where)
+/* prog's mode arg loses a handler's update: FAIL crash SIGABRT in who
+ * ("T0") at where ("main at FILE.c:"), replayed exactly; `ptloom races`
+ * counts the pair apart */
+static void handler_race_in(const char *prog, const char *arg,
+			    const char *who, const char *where)
 {
 	struct res r = RUN9("--seed", SEED, "--no-minimize", "--", prog, arg);
-	char want[128];
+	char want[160];
 
 	assert_exit(r, 1);
-	snprintf(want, sizeof(want), "ptloom: FAIL crash SIGABRT in T0 (%s",
-		 where);
+	snprintf(want, sizeof(want), "ptloom: FAIL crash SIGABRT in %s (%s",
+		 who, where);
 	assert_summary(&r, want);
 	replays_exactly(&r, where);
 	res_free(&r);
@@ -819,6 +819,12 @@ static void handler_race_found(const char *prog, const char *arg,
 	assert_contains(r.out, "between a thread and a signal handler "
 			       "running in it", "ptloom races' output");
 	res_free(&r);
+}
+
+static void handler_race_found(const char *prog, const char *arg,
+			       const char *where)
+{
+	handler_race_in(prog, arg, "T0", where);
 }
 
 /* A signal handler comes between two instructions of the thread it
@@ -850,11 +856,11 @@ Test(race_points, a_signal_handler_between_two_instructions_of_its_thread)
 }
 
 /* The same in a process of one thread, the signal its own timer's
- * (setitimer every millisecond, or timer_create's SIGUSR1 once) or its
+ * (setitimer every millisecond, or timer_create's SIGUSR1 once), its
  * children's SIGCHLD (main counts them up, the handler reaps them and
- * counts them down): before, such a process had no breakpoints and was
- * not observed (alone), and the lost update passed "complete to
- * preemption bound 2" (58, 6 and 194 runs).  Now found and replayed
+ * counts them down) or its parent's kill: before, such a process had no
+ * breakpoints and was not observed (alone), and the lost update passed
+ * "complete to preemption bound 2" (58, 6, 194 and 34 runs).  Now found and replayed
  * exactly; the twins that block the signal around the increment, or
  * whose handler only sets a volatile sig_atomic_t, pass complete with no
  * race. */
@@ -868,7 +874,12 @@ Test(race_points, a_handler_between_two_instructions_of_the_only_thread)
 				   "main at handler_in_its_only_thread.c:");
 	handler_race_found(prog, "sigchld",
 			   "children at handler_in_its_only_thread.c:");
+	/* (the parent aborts on the child's exit status: the failure names
+	 * the child, as for a runner) */
+	handler_race_in(prog, "kill", "P1 handler_in_its_ T0",
+			"signalled_child at handler_in_its_only_thread.c:");
 	passes_complete_without_races(prog, "blocked");
 	passes_complete_without_races(prog, "flag");
 	passes_complete_without_races(prog, "sigchld_blocked");
+	passes_complete_without_races(prog, "kill_flag");
 }

@@ -14,6 +14,10 @@
  *            between main's load and store leaves the count at 1
  *   sigchld_blocked  correct: main blocks SIGCHLD around its fork and
  *            its count
+ *   kill     buggy: a child of one thread counts in its loop and in its
+ *            SIGUSR1 handler, which its parent sends it twice: the child
+ *            exits 1 when an update was lost, and the parent aborts
+ *   kill_flag  correct: the child's handler only sets a flag
  * Before, a process of one thread had no breakpoints and was not
  * observed: the buggy modes passed complete to bound 2.
  */
@@ -79,6 +83,42 @@ static int children(bool block)
 	return 0;
 }
 
+/* kill and kill_flag: the parent's side */
+static int signalled_child(void)
+{
+	int fd[2], st;
+	char c;
+	pid_t pid;
+
+	if (pipe(fd))
+		return 2;
+	pid = fork();
+	if (pid == 0) {
+		struct sigaction sa = { .sa_handler = on_tick,
+					.sa_flags = SA_RESTART };
+
+		sigaction(SIGUSR1, &sa, NULL);
+		if (write(fd[1], "r", 1) != 1)
+			_exit(2);
+		for (int i = 0; i < 3; i++) {
+			counter++;
+			usleep(1000);
+		}
+		usleep(5000);
+		_exit(counter == 3 + ticks ? 0 : 1);
+	}
+	if (read(fd[0], &c, 1) != 1)
+		return 2;
+	for (int i = 0; i < 2; i++) {
+		kill(pid, SIGUSR1);
+		usleep(1000);
+	}
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		abort();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_tick, .sa_flags = SA_RESTART };
@@ -90,6 +130,11 @@ int main(int argc, char **argv)
 		mode = argv[1];
 	if (!strncmp(mode, "sigchld", 7))
 		return children(!strcmp(mode, "sigchld_blocked"));
+	if (!strcmp(mode, "kill") || !strcmp(mode, "kill_flag")) {
+		if (!strcmp(mode, "kill_flag"))
+			mode = "flag";
+		return signalled_child();
+	}
 	if (!strcmp(mode, "posix"))
 		sig = SIGUSR1;
 	sigaction(sig, &sa, NULL);
