@@ -340,13 +340,14 @@ void signal_note_handler(struct session *s, struct thread *t, int sig)
  * first clone) and was not observed (alone), so a timer's handler adding
  * to what the loop it interrupts adds to passed complete, as did a
  * SIGCHLD handler counting down the children main counts up.  Once such a
- * process arms a timer whose signal it catches, or forks while it
- * catches SIGCHLD, its breakpoints go in
+ * process arms a timer whose signal it catches, forks while it catches
+ * SIGCHLD, or is sent a signal it catches by another, its breakpoints go
+ * in
  * (its libc calls points only on shared objects while it stays alone, as
  * for a file mapped apart) and its one thread counts as two for race
  * discovery (thread.c threads_racing) and the lift (sole_thread sees the
- * timer, or a child).  Signals sent by other processes are not followed
- * so.
+ * timer, or a child).  A signal another process sends it (signal_note_send,
+ * at the sender's point) is followed from that send on.
  */
 void signal_handler_may_run(struct session *s, struct thread *t, int sig)
 {
