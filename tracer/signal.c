@@ -333,21 +333,22 @@ void signal_note_handler(struct session *s, struct thread *t, int sig)
 }
 
 /*
- * A handler of a timer's signal, or of the SIGCHLD of a child it forked,
- * runs between any two instructions of the thread it interrupts.  In a process of several threads its accesses are
- * observed and its pairs with the thread's own are points (SYNC_HANDLER_*
- * above); a process of one thread had no breakpoints (they go in at its
- * first clone) and was not observed (alone), so a timer's handler adding
- * to what the loop it interrupts adds to passed complete, as did a
- * SIGCHLD handler counting down the children main counts up.  Once such a
- * process arms a timer whose signal it catches, forks while it catches
- * SIGCHLD, or is sent a signal it catches by another, its breakpoints go
- * in
- * (its libc calls points only on shared objects while it stays alone, as
- * for a file mapped apart) and its one thread counts as two for race
- * discovery (thread.c threads_racing) and the lift (sole_thread sees the
- * timer, or a child).  A signal another process sends it (signal_note_send,
- * at the sender's point) is followed from that send on.
+ * A handler of a timer's signal, or of a signal another process sends,
+ * runs between any two instructions of the thread it interrupts.  In a
+ * process of several threads its accesses are observed and its pairs
+ * with the thread's own are points (SYNC_HANDLER_* above); a process of
+ * one thread had no breakpoints (they go in at its first clone) and was
+ * not observed (alone), so a timer's handler adding to what the loop it
+ * interrupts adds to passed complete.  Once such a process arms a timer
+ * whose signal it catches, or another process sends it a signal it
+ * catches (signal_note_send, at the sender's point: followed from that
+ * send on), its breakpoints go in (its libc calls points only on shared
+ * objects while it stays alone, as for a file mapped apart) and its one
+ * thread counts as two for race discovery (thread.c threads_racing);
+ * sole_thread keeps the points while a timer is armed or the sender can
+ * run.  A SIGCHLD handler is not followed so: every runner (bash, make,
+ * ctest's libuv) has one, and observing them took ctest's race
+ * discovery from 3.1 s to 11.9 s and cut make's from 24 runs to 6.
  */
 void signal_handler_may_run(struct session *s, struct thread *t, int sig)
 {

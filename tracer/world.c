@@ -1664,9 +1664,6 @@ static void schedule(struct session *s)
 			 * observation in each of them, one thread or not) */
 			shm_fork = !t->clone_thread && !t->fork_return &&
 				   process_shm_refresh(s, t->p);
-			/* its child's SIGCHLD may come at any instruction */
-			if (!t->clone_thread && !t->fork_return)
-				signal_handler_may_run(s, t, SIGCHLD);
 			if (shm_fork && session_policy_process(s, t->p) &&
 			    shares_data(t->p))
 				s->py_shared++;

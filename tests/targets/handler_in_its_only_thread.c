@@ -11,7 +11,9 @@
  *            reads, and counts nothing the loop counts
  *   sigchld  buggy: main counts the children it forks up, its SIGCHLD
  *            handler reaps them and counts them down: a child's end
- *            between main's load and store leaves the count at 1
+ *            between main's load and store leaves the count at 1.  Not
+ *            found: a SIGCHLD handler is not followed in a process of one
+ *            thread (docs/INTERNALS.md §12: every runner has one)
  *   sigchld_blocked  correct: main blocks SIGCHLD around its fork and
  *            its count
  *   kill     buggy: a child of one thread counts in its loop and in its
