@@ -1868,6 +1868,20 @@ static void add_object_libraries(struct process *s, size_t *cap,
 	s->rt.copies_bias = exe_bias;
 }
 
+void bp_install_now(struct session *s, struct process *p, bool apart)
+{
+	int live = 0;
+
+	if (p->bps_installed || p->dead)
+		return;
+	for (int i = 0; i < s->nth; i++)
+		live += s->th[i].p == p && s->th[i].st != SCHED_DEAD;
+	p->install_alone = live == 1;
+	p->install_apart = apart;
+	(void)bp_install(s, p);
+	p->install_alone = p->install_apart = false;
+}
+
 int bp_install(struct session *ss, struct process *s)
 {
 	size_t cap = 0;

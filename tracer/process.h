@@ -148,9 +148,9 @@ struct process {
 	/* the scheduling policy's image for its image (sched_policy.adopt at
 	 * its exec; a fork's parent's), NULL: C-level points */
 	const struct policy_image *pimg;
-	/* bp_install is called for a file p maps apart while p has one
-	 * thread: its libc calls are points only on objects in shared
-	 * memory (bp.shm_alone) until its next thread */
+	/* bp_install_now while p has one thread (a file it maps apart, a
+	 * handler that may run: signal.c): its libc calls are points only
+	 * on objects in shared memory (bp.shm_alone) until its next thread */
 	bool install_alone;
 	bool calls_alone; /* some of its bps are shm_alone */
 	/* bp_install is called for a file p maps apart, at its mmap's exit:
@@ -161,10 +161,10 @@ struct process {
 	bool ever_policy;	/* pimg was set in this run */
 	bool ever_c;		/* ... and an exec gave it none (C-level) */
 	bool observing;		/* observation breakpoints are in place */
-	/* a timer of its own sends it a signal it has a handler for: the
-	 * handler may run between any two instructions of its threads, so
-	 * one thread alone is observed and keeps its points
-	 * (signal.c signal_timer_armed) */
+	/* a timer of its own, or another process, sends it a signal it has
+	 * a handler for: the handler may run between any two instructions
+	 * of its threads, so one thread alone is observed and keeps its
+	 * points (signal.c signal_handler_may_run) */
 	bool handler_race;
 	/* the executable is cfg->atomic_exe, loaded at data_bias from its
 	 * link-time addresses (cfg->atomic_data) */

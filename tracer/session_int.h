@@ -272,6 +272,11 @@ uint64_t agent_unmoved(struct process *p, uint64_t pc, bool *back);
 
 /* tracer/bp.c */
 int bp_install(struct session *s, struct process *p);
+/* bp_install outside p's first clone (unless already installed or dead):
+ * while p has one thread its libc calls are points only on objects in
+ * shared memory (bp.shm_alone); apart: no futex wake nor access slots
+ * (process.install_apart) */
+void bp_install_now(struct session *s, struct process *p, bool apart);
 /* p has a second thread: every libc call of its is a point (shm_alone
  * cleared) */
 void bp_calls_all(struct process *p);

@@ -182,8 +182,16 @@ void signal_handler_enter(struct session *s, struct thread *t, int sig)
 	siginfo_t si;
 	bool fault = false;
 
-	if (!o || sig <= 0 || sig > 64 || read_sigstate(NULL, t, &st) ||
-	    !(st.caught & BIT(sig)) || regs_get(t))
+	if (sig <= 0 || sig > 64 || read_sigstate(NULL, t, &st) ||
+	    !(st.caught & BIT(sig)))
+		return;
+	/* show: its step is the last event of t (a few back at most) */
+	for (size_t i = s->nev, n = 0; i-- > 0 && n < 4096; n++)
+		if (s->ev[i].thread == t->idx) {
+			s->ev[i].handler_sig = (uint8_t)sig;
+			break;
+		}
+	if (!o || regs_get(t))
 		return;
 	switch (sig) {
 	case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP:
@@ -317,21 +325,6 @@ void signal_note_send(struct session *s, struct thread *t, long nr)
 	}
 }
 
-void signal_note_handler(struct session *s, struct thread *t, int sig)
-{
-	struct sigstate st;
-
-	if (sig <= 0 || sig > 64 || read_sigstate(NULL, t, &st) ||
-	    !(st.caught & BIT(sig)))
-		return;
-	/* its step: the last event of t (a few back at most) */
-	for (size_t i = s->nev, n = 0; i-- > 0 && n < 4096; n++)
-		if (s->ev[i].thread == t->idx) {
-			s->ev[i].handler_sig = (uint8_t)sig;
-			return;
-		}
-}
-
 /*
  * A handler of a timer's signal, or of a signal another process sends,
  * runs between any two instructions of the thread it interrupts.  In a
@@ -354,20 +347,13 @@ void signal_handler_may_run(struct session *s, struct thread *t, int sig)
 {
 	struct process *p = t->p;
 	struct sigstate st;
-	int live = 0;
 
 	if (p->handler_race || p->dead || sig <= 0 || sig > 64 ||
 	    session_policy_process(s, p) || read_sigstate(NULL, t, &st) ||
 	    !(st.caught & BIT(sig)))
 		return;
 	p->handler_race = true;
-	if (p->bps_installed)
-		return;
-	for (int i = 0; i < s->nth; i++)
-		live += s->th[i].p == p && s->th[i].st != SCHED_DEAD;
-	p->install_alone = live == 1;
-	(void)bp_install(s, p);
-	p->install_alone = false;
+	bp_install_now(s, p, false);
 }
 
 bool signal_enter(struct session *s, struct thread *t, long nr, bool *point)

@@ -27,10 +27,8 @@ bool signal_enter(struct session *s, struct thread *t, long nr, bool *point);
  * pidfd_send_signal (syscall nr): its signal and target, for show
  * (thread.sent_sig, sent_to) */
 void signal_note_send(struct session *s, struct thread *t, long nr);
-/* the program's signal sig is delivered to t: if it has a handler,
- * t's current step says so (event.handler_sig, for show) */
-void signal_note_handler(struct session *s, struct thread *t, int sig);
-/* t armed a timer of its process that sends sig, or forked (SIGCHLD) */
+/* t armed a timer of its process that sends sig, or another process
+ * sends sig to t's process of one thread */
 void signal_handler_may_run(struct session *s, struct thread *t, int sig);
 /* Execute a sigwait-family point: true if it runs, false if it blocked. */
 bool signal_execute(struct session *s, struct thread *t);
@@ -79,9 +77,10 @@ void signal_directed(struct session *s, pid_t tid, int sig, int code,
 bool signal_redirect(struct session *s, struct thread *t, int sig);
 /* At t's signal-delivery-stop for sig: fix the siginfo (above). */
 void signal_delivering(struct session *s, struct thread *t, int sig);
-/* Race discovery (session_config.observer), at t's signal-delivery-stop
- * for sig once it is t's: a caught signal's handler runs in a context of
- * its own (SYNC_HANDLER_ENTER). */
+/* At t's signal-delivery-stop for sig once it is t's: a caught signal's
+ * handler runs; t's current step says so (event.handler_sig, for show)
+ * and, for race discovery (session_config.observer), the handler runs in
+ * a context of its own (SYNC_HANDLER_ENTER). */
 void signal_handler_enter(struct session *s, struct thread *t, int sig);
 /* ... at any stop of t with its registers: t left its handlers by a
  * jump (siglongjmp) when its stack is back where the outermost one

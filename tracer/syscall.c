@@ -1457,8 +1457,6 @@ static bool apart_name(struct session *s, struct process *p,
 static void apart_points(struct session *s, struct process *p,
 			 const struct map_line *m)
 {
-	int live = 0;
-
 	/* an interpreter's own stores to it are no points (as at a fork of
 	 * its shared memory: world.c); a semaphore's file is only waited
 	 * on and posted */
@@ -1466,14 +1464,7 @@ static void apart_points(struct session *s, struct process *p,
 	    strncmp(m->path, "/dev/shm/sem.", 13)) {
 		s->py_shared++;
 	}
-	if (p->bps_installed || p->dead)
-		return;
-	for (int i = 0; i < s->nth; i++)
-		live += s->th[i].p == p && s->th[i].st != SCHED_DEAD;
-	p->install_alone = live == 1;
-	p->install_apart = true;
-	(void)bp_install(s, p);
-	p->install_alone = p->install_apart = false;
+	bp_install_now(s, p, true);
 }
 
 /*

@@ -1143,7 +1143,7 @@ static int threads_racing(struct session *s, const struct thread *t,
 	int live = threads_sharing(s, t, ea);
 
 	if (live <= 1 && t->p->handler_race)
-		return 2; /* and its timer's handler (signal_timer_armed) */
+		return 2; /* and its handler (signal_handler_may_run) */
 	return live <= 1 && ea && unordered_dead(s, t) ? 2 : live;
 }
 
@@ -2270,14 +2270,11 @@ static void program_signal(struct session *s, struct thread *t, int sig)
 			report_threads(s); /* all stopped: their stacks */
 	}
 	s->sig_maybe = true; /* signals are about */
-	if (s->cfg->observer) {
-		/* its handler's context acquires what senders released */
-		signal_handler_enter(s, t, sig);
+	signal_handler_enter(s, t, sig);
+	if (s->cfg->observer) /* its handler acquires what senders released */
 		s->cfg->observer->sync(s->cfg->observer->ctx, t->idx,
 				       SYNC_ACQUIRE, SYNC_SIGNALS_KEY, -1);
-	}
 	signal_delivering(s, t, sig);
-	signal_note_handler(s, t, sig);
 	resume(s, t, sig);
 }
 
