@@ -1128,16 +1128,16 @@ static bool runner_worker(pid_t pid, const struct sproc *pp)
 
 /* What argv (a test program's list option) prints, run natively with
  * envp in cwd, its input and errors /dev/null: at most cap bytes in 30 s.
- * NULL if it could not run; *whole (if asked) says whether that was all of
- * it and the program then exited with status 0. */
-static char *native_listing(const char *exe, char *const *argv,
-			    char *const *envp, const char *cwd, bool *whole,
-			    size_t cap)
+ * NULL if it could not run; *code (if asked) is its exit status when that
+ * was all of it and it then exited, else -1. */
+static char *native_listing_code(const char *exe, char *const *argv,
+				 char *const *envp, const char *cwd,
+				 int *code, size_t cap)
 {
 	bool eof = false;
 
-	if (whole)
-		*whole = false;
+	if (code)
+		*code = -1;
 	int fd[2];
 
 	if (pipe2(fd, O_CLOEXEC))
@@ -1209,8 +1209,22 @@ static char *native_listing(const char *exe, char *const *argv,
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 	}
+	if (code && eof && w > 0 && WIFEXITED(st))
+		*code = WEXITSTATUS(st);
+	return buf;
+}
+
+/* The same, *whole (if asked) saying whether that was all of it and the
+ * program then exited with status 0. */
+static char *native_listing(const char *exe, char *const *argv,
+			    char *const *envp, const char *cwd, bool *whole,
+			    size_t cap)
+{
+	int code = -1;
+	char *buf = native_listing_code(exe, argv, envp, cwd, &code, cap);
+
 	if (whole)
-		*whole = eof && w > 0 && WIFEXITED(st) && !WEXITSTATUS(st);
+		*whole = code == 0;
 	return buf;
 }
 
@@ -1456,7 +1470,8 @@ static void explore_unit(struct suite *su, struct unit *u)
  * might run it; pytest by its command line.
  */
 enum harness {
-	HARNESS_RUST, HARNESS_GO, HARNESS_GTEST, NSYMBOL,
+	HARNESS_RUST, HARNESS_GO, HARNESS_GTEST, HARNESS_CATCH2,
+	HARNESS_DOCTEST, NSYMBOL,
 	HARNESS_PYTEST = NSYMBOL, /* known by its command line */
 	NHARNESS
 };
@@ -1465,12 +1480,19 @@ static const char *const harness_symbol[NSYMBOL] = {
 	"4test16test_main_static",	/* libtest's (legacy and v0 names) */
 	"testing.(*M).Run",		/* what `go test -c` generates calls */
 	"7testing14InitGoogleTest",	/* GoogleTest's (linked in or not) */
+	"5Catch7Session",		/* Catch2's (compiled into the test) */
+	"7doctest7Context",		/* doctest's (compiled into the test) */
 };
 static const char *const harness_name[NHARNESS] = {
-	"Rust's libtest", "Go's testing package", "GoogleTest", "pytest",
+	"Rust's libtest", "Go's testing package", "GoogleTest", "Catch2",
+	"doctest", "pytest",
 };
+/* (doctest's options by their prefixed names, which a build that turns
+ * the plain ones off still takes: a plain option it does not know is
+ * ignored, and the listing would run every test) */
 static const char *const harness_list[NHARNESS] = {
-	"--list", "-test.list", "--gtest_list_tests", "--collect-only -q",
+	"--list", "-test.list", "--gtest_list_tests", "--list-test-names-only",
+	"--dt-list-test-cases", "--collect-only -q",
 };
 
 /* pytest's options that take a value (as "-k EXPR", "-kEXPR" or
@@ -1559,6 +1581,111 @@ static const char *const rust_valued[] = {
 	"--shuffle-seed", NULL,
 };
 
+/* Catch2's options that take a value (as "-o FILE", "--out FILE",
+ * "--out=FILE" or "--out:FILE"); an argument that is none of its options
+ * is a test spec */
+static const char *const catch2_valued[] = {
+	"-r", "--reporter", "-o", "--out", "-n", "--name", "-d", "--durations",
+	"-D", "--min-duration", "-x", "--abortx", "-w", "--warn", "-c",
+	"--section", "--order", "--rng-seed", "--use-colour",
+	"--wait-for-keypress", "--verbosity", "--benchmark-samples",
+	"--benchmark-resamples", "--benchmark-confidence-interval",
+	"--benchmark-warmup-time", NULL,
+};
+
+/* Catch2's options that run no test or choose tests another way (a file
+ * of specs) */
+static const char *const catch2_other[] = {
+	"-l", "--list-tests", "-t", "--list-tags", "--list-reporters",
+	"--list-test-names-only", "--list-listeners", "-h", "-?", "--help",
+	"--libidentify", "-f", "--input-file", NULL,
+};
+
+/* Is a Catch2's option o, alone (*sep = false: its value next) or with
+ * its value ("o=V", "o:V": *sep = true)? */
+static bool catch2_opt(const char *a, const char *const *list, bool *sep)
+{
+	for (int i = 0; list[i]; i++) {
+		size_t n = strlen(list[i]);
+
+		if (!strncmp(a, list[i], n) &&
+		    (!a[n] || a[n] == '=' || a[n] == ':')) {
+			*sep = a[n] != 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A doctest option's name: a's leading dashes and the "dt-" prefix left
+ * out, up to its '=' (*nlen); NULL if a is no option */
+static const char *doctest_opt(const char *a, size_t *nlen)
+{
+	if (a[0] != '-')
+		return NULL;
+	a += strspn(a, "-");
+	if (!strncmp(a, "dt-", 3))
+		a += 3;
+	*nlen = strcspn(a, "=");
+	return a;
+}
+
+/* Is doctest option a one of names? */
+static bool doctest_is(const char *a, const char *const *names)
+{
+	size_t n = 0;
+	const char *o = doctest_opt(a, &n);
+
+	for (int i = 0; o && names[i]; i++)
+		if (strlen(names[i]) == n && !strncmp(o, names[i], n))
+			return true;
+	return false;
+}
+
+/* doctest's options that run no test or pick tests by their order */
+static const char *const doctest_other[] = {
+	"help", "h", "?", "version", "v", "count", "c", "list-test-cases",
+	"ltc", "list-test-suites", "lts", "list-reporters", "lr", "first",
+	"f", "last", "l", "no-run", "nr", NULL,
+};
+static const char *const doctest_test_case[] = { "test-case", "tc", NULL };
+/* where it writes and how: the listing's must be the console's, on stdout */
+static const char *const doctest_output[] = { "out", "o", "reporters", "r",
+					      NULL };
+
+/* name as the one test Catch2's command line runs: a test spec whose
+ * special characters are escaped (a name is matched without case and
+ * trimmed, a '*' at either end is a wildcard: split_harness checks that
+ * the spec lists that test alone) */
+static char *catch2_spec(const char *name)
+{
+	char *r = xrealloc(NULL, 2 * strlen(name) + 1), *q = r;
+
+	for (const char *p = name; *p; p++) {
+		if (strchr("\\,[]\"~", *p))
+			*q++ = '\\';
+		*q++ = *p;
+	}
+	*q = 0;
+	return r;
+}
+
+/* doctest's --dt-test-case=NAME: commas and backslashes escaped (its
+ * wildcards and its matching without case are checked as Catch2's are) */
+static char *doctest_spec(const char *name)
+{
+	char *r = xrealloc(NULL, 2 * strlen(name) + 32), *q = r;
+
+	q += sprintf(q, "--dt-test-case=");
+	for (const char *p = name; *p; p++) {
+		if (*p == ',' || *p == '\\')
+			*q++ = '\\';
+		*q++ = *p;
+	}
+	*q = 0;
+	return r;
+}
+
 /*
  * The harness's command line for running the test named test alone (argv
  * without its own selection, then the test's), or without test, argv with
@@ -1639,6 +1766,37 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 				run = sep ? strchr(a, '=') + 1
 					  : i + 1 < argc ? argv[++i] : NULL;
 			}
+		} else if (h == HARNESS_CATCH2) {
+			if (catch2_opt(a, catch2_other, &sep)) {
+				snprintf(why, wlen, "its command line has %s",
+					 a);
+				goto other;
+			}
+			bool valued = catch2_opt(a, catch2_valued, &sep);
+			/* the listing prints to stdout, as the console
+			 * reporter does */
+			bool out = list && (catch2_opt(a, (const char *const[]){
+						    "-o", "--out", "-r",
+						    "--reporter", NULL }, &sep));
+
+			if (valued && !sep && i + 1 < argc) {
+				if (!out)
+					av[k++] = xstrdup(a);
+				a = argv[++i];
+			}
+			if (out)
+				continue;
+			if (!valued && a[0] != '-')
+				drop = true; /* a test spec: the test's */
+		} else if (h == HARNESS_DOCTEST) {
+			if (doctest_is(a, doctest_other)) {
+				snprintf(why, wlen, "its command line has %s",
+					 a);
+				goto other;
+			}
+			if (list && doctest_is(a, doctest_output))
+				continue;
+			drop = doctest_is(a, doctest_test_case);
 		} else {
 			if (!strcmp(a, "--gtest_list_tests") ||
 			    !strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -1665,6 +1823,10 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 		av[k++] = xstrdup(test);
 	} else if (test && h == HARNESS_PYTEST) {
 		av[k++] = xstrdup(test);
+	} else if (test && h == HARNESS_CATCH2) {
+		av[k++] = catch2_spec(test);
+	} else if (test && h == HARNESS_DOCTEST) {
+		av[k++] = doctest_spec(test);
 	} else if (test) {
 		char *r = xrealloc(NULL, strlen(test) + 16);
 
@@ -1684,6 +1846,8 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 	} else if (list && h == HARNESS_GO) {
 		av[k++] = xstrdup("-test.list");
 		av[k++] = xstrdup(run ? run : ".*");
+	} else if (list && (h == HARNESS_CATCH2 || h == HARNESS_DOCTEST)) {
+		av[k++] = xstrdup(harness_list[h]);
 	} else if (list) {
 		av[k++] = xstrdup("--gtest_list_tests");
 	}
@@ -1699,6 +1863,7 @@ other:
 static char **harness_tests(enum harness h, char *buf, int *n)
 {
 	char **out = NULL, suite[512] = "";
+	int rules = 0; /* doctest's rules of '=' met */
 
 	*n = 0;
 	for (char *l = buf; *l;) {
@@ -1726,6 +1891,17 @@ static char **harness_tests(enum harness h, char *buf, int *n)
 			 * -test.bench, which is not split */
 			if (len && !strchr(l, ' ') &&
 			    strncmp(l, "Benchmark", 9))
+				snprintf(name, sizeof(name), "%s", l);
+		} else if (h == HARNESS_CATCH2) {
+			/* a name a line (--list-test-names-only) */
+			if (len)
+				snprintf(name, sizeof(name), "%s", l);
+		} else if (h == HARNESS_DOCTEST) {
+			/* a name a line between two rules of '=', after
+			 * "[doctest] listing all test case names" */
+			if (!strncmp(l, "=====", 5))
+				rules++;
+			else if (rules == 1 && len)
 				snprintf(name, sizeof(name), "%s", l);
 		} else {
 			/* "SUITE." then "  TEST", each maybe followed by
@@ -1801,39 +1977,60 @@ static bool split_harness(struct suite *su, pid_t pid)
 
 	free(env);
 	if (lav) {
-		char *buf = native_listing(exe, lav, envp, cwd, &whole,
-						 LIST_MAX);
+		int code = -1;
+		char *buf = native_listing_code(exe, lav, envp, cwd, &code,
+						LIST_MAX);
 
-		if (buf && whole)
+		/* Catch2 (2.x) ends its listing with the number of tests
+		 * it listed as its exit status */
+		if (buf && (code == 0 || (h == HARNESS_CATCH2 && code > 0)))
 			tests = harness_tests(h, buf, &ntests);
-		else
+		if (tests && h == HARNESS_CATCH2 && code != ntests % 256) {
+			free_strings(tests);
+			tests = NULL;
+			ntests = 0;
+		}
+		if (!tests)
 			snprintf(why, sizeof(why),
 				 "its list option (%s) did not end with "
-				 "exit status 0 within 30 s and 8 MiB",
-				 harness_list[h]);
+				 "exit status %s within 30 s and 8 MiB",
+				 harness_list[h],
+				 h == HARNESS_CATCH2 ? "the number of tests "
+						       "it listed"
+						     : "0");
 		free(buf);
 	}
-	/* pytest's command line narrowed to a test must collect just it
-	 * (a plugin's option with a value may look like a path) */
-	if (h == HARNESS_PYTEST && ntests >= 2) {
-		char **one = harness_argv(h, exe, argv, tests[0], true, why,
+	/* the command line narrowed to a test must list just it: pytest's
+	 * (a plugin's option with a value may look like a path: the first
+	 * test is checked), Catch2's and doctest's (their names match
+	 * without case, and with wildcards: each one is) */
+	bool narrowed = h == HARNESS_PYTEST || h == HARNESS_CATCH2 ||
+			h == HARNESS_DOCTEST;
+
+	for (int t = 0; narrowed && t < ntests &&
+			(t == 0 || h != HARNESS_PYTEST) && !cli_interrupted;
+	     t++) {
+		char **one = harness_argv(h, exe, argv, tests[t], true, why,
 					  sizeof(why));
-		int n1 = 0;
+		int n1 = 0, code = -1;
 		char **got = NULL;
 
 		if (one) {
-			char *buf = native_listing(exe, one, envp, cwd, &whole,
-						 LIST_MAX);
+			char *buf = native_listing_code(exe, one, envp, cwd,
+							&code, LIST_MAX);
 
-			if (buf && whole)
+			if (buf && (code == 0 ||
+				    (h == HARNESS_CATCH2 && code == 1)))
 				got = harness_tests(h, buf, &n1);
 			free(buf);
 		}
-		if (n1 != 1 || strcmp(got[0], tests[0])) {
+		if (n1 != 1 || strcmp(got[0], tests[t])) {
 			snprintf(why, sizeof(why),
-				 "its command line narrowed to %s collected "
-				 "%d tests, not that one",
-				 tests[0], n1);
+				 "its command line narrowed to %s %s %d "
+				 "tests, not that one",
+				 tests[t],
+				 h == HARNESS_PYTEST ? "collected" : "listed",
+				 n1);
 			free_strings(tests);
 			tests = NULL;
 			ntests = 0;
