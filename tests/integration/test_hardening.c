@@ -499,3 +499,19 @@ Test(hardening, setuid_exec_is_alike_in_every_process)
 		res_free(&r);
 	}
 }
+
+/* A program that asks whether it is traced (/proc/self/status,
+ * /proc/thread-self/status, its task's file, its child's) reads
+ * "TracerPid:\t0" as natively, with stdio and with read(2): a test
+ * framework would break into ptloom as into a debugger at a failed soft
+ * check (doctest), a FAIL of a correct program. */
+Test(hardening, a_program_asking_whether_it_is_traced_is_told_no)
+{
+	struct res r = RUN(target("asks_if_traced"), "--seed", SEED);
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	assert_contains(summary(&r), "complete to preemption bound 2",
+			"the summary");
+	res_free(&r);
+}

@@ -642,18 +642,29 @@ static void in_process_suite(const char *bin, const char *const *opts,
 		       opts, ntests, racy, filter, names);
 }
 
+/* target name, or the test skipped saying why (package: what installs
+ * what it is built with) */
+static const char *framework_target(const char *name, const char *package,
+				    const char *framework)
+{
+	const char *bin = target(name);
+
+	if (access(bin, X_OK)) {
+		skip_note("%s missing (scripts/setup.sh installs it): %s "
+			  "split check skipped",
+			  package, framework);
+		cr_skip_test("no %s binary", framework);
+	}
+	return bin;
+}
+
 /* A GoogleTest binary: its four tests (a value-parameterised test's two
  * instances named Nums/Square.Positive/0 and /1, as GoogleTest lists them)
  * one verdict each, explored as `--gtest_filter=NAME`. */
 Test(suite_mode, gtest_tests_one_verdict_each)
 {
-	const char *bin = target("gtest_suite");
-
-	if (access(bin, X_OK)) {
-		skip_note("libgtest-dev missing (scripts/setup.sh installs "
-			  "it): GoogleTest split check skipped");
-		cr_skip_test("no GoogleTest binary");
-	}
+	const char *bin =
+		framework_target("gtest_suite", "libgtest-dev", "GoogleTest");
 	const char *opts[] = { "-n", "40", NULL };
 	const char *names[] = { "Bank.Locked", "Bank.Racy",
 				"Nums/Square.Positive/0",
@@ -661,6 +672,61 @@ Test(suite_mode, gtest_tests_one_verdict_each)
 
 	in_process_suite(bin, opts, 4, "Bank.Racy",
 			 "--gtest_filter=Bank.Racy", names);
+}
+
+/* A Catch2 binary: its three tests (the hidden one not among them) one
+ * verdict each, explored as the binary running an escaped test spec of
+ * the name ("racy\\, withdraw"): a comma separates specs and brackets
+ * start a tag. */
+Test(suite_mode, catch2_tests_one_verdict_each)
+{
+	const char *bin = framework_target("catch2_suite", "catch2", "Catch2");
+	const char *opts[] = { "-n", "40", NULL };
+	const char *names[] = { "bank: locked", "bank: racy, withdraw",
+				"a [bracketed] name", NULL };
+
+	in_process_suite(bin, opts, 3, "bank: racy, withdraw",
+			 "bank: racy\\, withdraw", names);
+}
+
+/* A doctest binary: its four tests (the skipped one not among them) one
+ * verdict each, explored as --dt-test-case=NAME; the failed WARN and the
+ * expected failure pass as they do natively (doctest would break into
+ * ptloom as into a debugger if /proc/self/status named it).  A name that
+ * narrows the command line to more tests than one (doctest matches
+ * names without case: "Bank: Locked" beside "bank: locked") leaves the
+ * binary one program, saying why. */
+Test(suite_mode, doctest_tests_one_verdict_each)
+{
+	const char *bin =
+		framework_target("doctest_suite", "doctest-dev", "doctest");
+	const char *opts[] = { "-n", "40", NULL };
+	const char *names[] = { "bank: locked", "bank: racy, withdraw",
+				"soft check", "known bug", NULL };
+
+	in_process_suite(bin, opts, 4, "bank: racy, withdraw",
+			 "--dt-test-case=bank: racy\\, withdraw", names);
+	/* its own filters: "*o*" names every test and the exclusion leaves
+	 * the two soft ones; each test's command line keeps the exclusion
+	 * and puts its own name in the place of "*o*" */
+	struct res r = PTL("run", "--per-test", "-v", "-n", "20", "--seed",
+			   SEED, "-o", in_tmp("out2"), "--", bin,
+			   "--test-case=*o*", "--test-case-exclude=bank*");
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS 3 tests, 2 explored on its own, 1 "
+			   "with the whole command");
+	res_free(&r);
+	/* two names alike but for their case: one program */
+	r = PTL("run", "--per-test", "-v", "-n", "4", "--seed", SEED, "-o",
+		in_tmp("out3"), "--", target("doctest_cases"),
+		"--test-case-exclude=*racy*");
+	assert_contains(r.out,
+			"a test program of doctest, not split: its command "
+			"line narrowed to bank: locked listed 2 tests, not "
+			"that one",
+			"-v");
+	cr_assert_null(strstr(r.out, "tests together"), "%s", r.out);
+	res_free(&r);
 }
 
 /* A Rust test binary: libtest runs its tests in threads at once; each is

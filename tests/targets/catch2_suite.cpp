@@ -1,0 +1,57 @@
+/*
+ * A Catch2 (2.x, header-only) test binary: its tests run one after the
+ * other in one process (test-suite mode splits them,
+ * tests/integration/test_suite_mode.c).  Correct: "bank: locked" (two
+ * threads add under a mutex) and "a [bracketed] name" (a name with
+ * characters a test spec must escape).  Racy: "bank: racy, withdraw", a
+ * lost update across two threads (`v = balance; balance = v + 1;`
+ * unlocked), with a comma in its name; natively it nearly always passes.
+ * "slow one" is hidden ([.]): Catch2 lists and runs it only when asked, so
+ * it is no test of its own to test-suite mode.
+ */
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+#include <mutex>
+#include <thread>
+
+static volatile int balance;
+
+TEST_CASE("bank: locked", "[bank]")
+{
+	std::mutex m;
+	int n = 0;
+	auto add = [&] {
+		std::lock_guard<std::mutex> g(m);
+		n++;
+	};
+	std::thread a(add), b(add);
+
+	a.join();
+	b.join();
+	REQUIRE(n == 2);
+}
+
+TEST_CASE("bank: racy, withdraw", "[bank]")
+{
+	balance = 0;
+	auto add = [] {
+		int v = balance;
+
+		balance = v + 1;
+	};
+	std::thread a(add), b(add);
+
+	a.join();
+	b.join();
+	REQUIRE(balance == 2);
+}
+
+TEST_CASE("a [bracketed] name")
+{
+	REQUIRE(1 + 1 == 2);
+}
+
+TEST_CASE("slow one", "[.]")
+{
+	FAIL("a hidden test runs only when asked");
+}
