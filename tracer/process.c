@@ -1395,9 +1395,14 @@ void process_note_last_exec(struct session *s)
  * Would the exec of the file at path (a process's /proc/PID/exe) run with
  * other privileges natively than under ptloom?  A set-user-ID or
  * set-group-ID file changes the process's credentials unless they are its
- * own already or the file system is mounted nosuid; a traced exec keeps
- * them only when the tracer has CAP_SYS_PTRACE (the kernel's
- * ptracer_capable()).  The same for every process, the first one too.
+ * own already or the file system is mounted nosuid; under ptloom it never
+ * does, whoever runs it: every process of a run has no_new_privs (the
+ * launcher's, spawn.c), under which the kernel keeps the caller's ids
+ * (and a traced exec changes them only when the tracer has
+ * CAP_SYS_PTRACE).  Without the bit, root's runs would change them, but
+ * the kernel then turns address randomisation back on for the new image
+ * (PER_CLEAR_ON_SETID), and no two runs would be alike.  The same for
+ * every process, the first one too.
  */
 static bool exec_loses_privileges(const char *path, const struct stat *sb)
 {
@@ -1407,10 +1412,7 @@ static bool exec_loses_privileges(const char *path, const struct stat *sb)
 	    !((sb->st_mode & S_ISGID) && (sb->st_mode & S_IXGRP) &&
 	      sb->st_gid != getegid()))
 		return false;
-	if (!statvfs(path, &vfs) && (vfs.f_flag & ST_NOSUID))
-		return false;
-	return !(status_mask("/proc/self/status", "CapEff") &
-		 (1ull << 19)); /* CAP_SYS_PTRACE */
+	return statvfs(path, &vfs) || !(vfs.f_flag & ST_NOSUID);
 }
 
 void on_exec(struct session *s, struct thread *t)
@@ -1454,7 +1456,7 @@ void on_exec(struct session *s, struct thread *t)
 		session_fail(s, FAIL_UNSUPPORTED, t,
 			     "unsupported: %s execs a set-user-ID or "
 			     "set-group-ID program (ptloom runs it without "
-			     "its privileges: it lacks CAP_SYS_PTRACE)",
+			     "its privileges: no_new_privs)",
 			     label);
 	}
 }
