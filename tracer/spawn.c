@@ -378,18 +378,39 @@ static bool split_request(const struct launch_req *q)
 	return true;
 }
 
+/* The signals ignored and blocked when ptloom started, before it set
+ * anything of its own: what the program inherits natively (an ignored
+ * signal and the mask survive fork and exec: a CI service started by
+ * systemd ignores SIGPIPE, `nohup` SIGHUP).  Not SIGCHLD: ignored, the
+ * kernel reaps a process's children itself. */
+static sigset_t inherited_ign, inherited_mask;
+
+__attribute__((constructor)) static void note_inherited_signals(void)
+{
+	struct sigaction sa;
+
+	sigemptyset(&inherited_ign);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGCHLD && !sigaction(sig, NULL, &sa) &&
+		    !(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_IGN)
+			sigaddset(&inherited_ign, sig);
+	if (sigprocmask(SIG_SETMASK, NULL, &inherited_mask))
+		sigemptyset(&inherited_mask);
+	sigdelset(&inherited_mask, SIGCHLD);
+}
+
 static __attribute__((noreturn)) void launcher_main(int sock)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	sigset_t none;
+	struct sigaction ign = { .sa_handler = SIG_IGN };
 
-	/* what every program starts with: default dispositions (ptloom's
-	 * handlers and SIGPIPE's SIG_IGN are not the program's), nothing
-	 * blocked, and our own process group, away from terminal signals */
+	/* what the program starts with: the dispositions and the mask
+	 * ptloom was started with, not its own (its handlers, its SIGPIPE
+	 * ignored), and our own process group, away from terminal signals */
 	for (int sig = 1; sig < NSIG; sig++)
-		sigaction(sig, &dfl, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+		sigaction(sig, sigismember(&inherited_ign, sig) ? &ign : &dfl,
+			  NULL);
+	sigprocmask(SIG_SETMASK, &inherited_mask, NULL);
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != L.owner)

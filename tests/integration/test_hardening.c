@@ -515,3 +515,27 @@ Test(hardening, a_program_asking_whether_it_is_traced_is_told_no)
 			"the summary");
 	res_free(&r);
 }
+
+/* A signal ignored when ptloom started is ignored in the program, as it
+ * would be natively (it survives fork and exec), not ptloom's own
+ * dispositions nor the defaults: under a parent that ignores SIGPIPE the
+ * program's write to a closed pipe must fail with EPIPE, not kill it. */
+Test(hardening, signals_ignored_when_ptloom_started_stay_ignored)
+{
+	char line[2 * PATH_MAX + 128];
+
+	snprintf(line, sizeof(line),
+		 "trap '' PIPE; exec '%s' run --seed %s -o '%s' -- '%s' "
+		 "ignored",
+		 ptloom(), SEED, in_tmp("out"), target("inherited_signals"));
+	char *argv[] = { "/bin/sh", "-c", line, NULL };
+	struct res r = run_argv(argv, NULL, CMD_TIMEOUT);
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	res_free(&r);
+	/* and not ignored where it was not (ptloom's own SIGPIPE is) */
+	r = RUN(target("inherited_signals"), "--seed", SEED);
+	assert_exit(r, 0);
+	res_free(&r);
+}
