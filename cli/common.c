@@ -271,6 +271,14 @@ static int cmp_str(const void *a, const void *b)
 static const char *const env_keep[] = {
 	"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH",
 	"LD_PRELOAD", "TMPDIR", "USER", "LOGNAME", "SHELL", "PWD",
+	/* where a runtime finds the program's code: without them a program
+	 * that runs natively cannot start (a Python test whose modules are
+	 * on PYTHONPATH: ModuleNotFoundError, a FAIL of a correct program) */
+	"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NODE_PATH", "CLASSPATH",
+	"JAVA_HOME", "GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOFLAGS",
+	"CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "PERL5LIB",
+	"PERLLIB", "RUBYLIB", "GEM_HOME", "GEM_PATH", "LUA_PATH", "LUA_CPATH",
+	"R_LIBS", "R_LIBS_USER",
 };
 
 static bool keep_var(const char *kv, bool all)

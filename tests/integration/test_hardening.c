@@ -539,3 +539,24 @@ Test(hardening, signals_ignored_when_ptloom_started_stay_ignored)
 	assert_exit(r, 0);
 	res_free(&r);
 }
+
+/* A program whose code a runtime finds through the environment (a module
+ * on PYTHONPATH) starts as natively: the variable is passed, not left out
+ * with the rest of the shell's (before: ModuleNotFoundError, FAIL exit
+ * status 1 after 1 run). */
+Test(hardening, a_runtimes_search_path_reaches_the_program)
+{
+	char cmd[2 * PATH_MAX + 256];
+
+	spit(in_tmp("found_by_path.py"), "X = 1\n");
+	snprintf(cmd, sizeof(cmd),
+		 "PYTHONPATH='%s' '%s' run -n 2 --seed %s -o '%s' -- "
+		 "/usr/bin/python3 -c 'import found_by_path'",
+		 tmp, ptloom(), SEED, in_tmp("out"));
+	struct res r = sh(cmd);
+
+	assert_exit(r, 0);
+	assert_summary(&r, "ptloom: PASS ");
+	cr_assert_null(strstr(r.out, "ModuleNotFoundError"), "%s", r.out);
+	res_free(&r);
+}
