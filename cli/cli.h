@@ -40,6 +40,8 @@ struct program {
 	int argc;
 	char **envp;	   /* the fixed environment */
 	int nenv;
+	char *left_out;	   /* names of the variables it left out, or NULL */
+	int nleft_out, nnamed_out; /* how many, how many of them named */
 	char *display;	   /* "./bank arg" for messages */
 };
 

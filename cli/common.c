@@ -540,9 +540,25 @@ int program_setup(struct program *p, int argc, char **argv,
 	p->exec_argv[0] = p->path;
 	p->argv0 = p->argv[0]; /* what a shell would give it */
 	p->envp = calloc(1, sizeof(char *));
-	for (char **e = environ; *e; e++)
-		if (keep_var(*e, o->keep_env))
+	for (char **e = environ; *e; e++) {
+		if (keep_var(*e, o->keep_env)) {
 			program_setenv(p, *e);
+			continue;
+		}
+		/* its name, for the note a failure on the first run gives */
+		size_t n = strcspn(*e, "="), have = p->left_out ?
+			strlen(p->left_out) : 0;
+
+		if (!strncmp(*e, "GLIBC_TUNABLES=", 15))
+			continue;
+		p->nleft_out++;
+		if (have + n > 4000)
+			continue; /* (counted, not named) */
+		p->left_out = realloc(p->left_out, have + n + 3);
+		snprintf(p->left_out + have, n + 3, "%s%.*s", have ? ", " : "",
+			 (int)n, *e);
+		p->nnamed_out++;
+	}
 	/* rseq registration is not needed and cannot affect schedules */
 	program_setenv(p, PTLOOM_TUNABLES);
 	for (int i = 0; i < o->nenv_extra; i++)
@@ -565,6 +581,7 @@ void program_free(struct program *p)
 	free(p->argv);
 	free(p->exec_argv);
 	free(p->envp);
+	free(p->left_out);
 	free(p->path);
 	free(p->display);
 	memset(p, 0, sizeof(*p));

@@ -1441,6 +1441,17 @@ minimized:
 		append(summary, sizeof(summary), "; %s", covshort);
 		rep.summary = summary;
 		printf("%s\n", summary);
+		if (er.runs == 1 && !shown->preemptions && prog.nleft_out)
+			/* the first run, with no preemption: the program's
+			 * plain run under ptloom; one that needs a variable
+			 * of the shell's fails so (a test's own setting) */
+			fprintf(stderr,
+				"ptloom: note: the first run failed, with no "
+				"preemption, in ptloom's fixed environment, "
+				"which left out %d of ptloom's variables (%s%s): "
+				"-e NAME=VALUE passes one, --keep-env all\n",
+				prog.nleft_out, prog.left_out,
+				prog.nnamed_out < prog.nleft_out ? ", ..." : "");
 		if (co.report && report_write(&rep, co.report_format,
 					      co.report))
 			fprintf(stderr, "ptloom: cannot write %s\n", co.report);
