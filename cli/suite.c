@@ -1601,6 +1601,11 @@ static const char *const catch2_other[] = {
 	"--libidentify", "-f", "--input-file", NULL,
 };
 
+/* where Catch2 writes and how: the listing's must be the console's, on
+ * stdout */
+static const char *const catch2_output[] = { "-o", "--out", "-r",
+					     "--reporter", NULL };
+
 /* Is a Catch2's option o, alone (*sep = false: its value next) or with
  * its value ("o=V", "o:V": *sep = true)? */
 static bool catch2_opt(const char *a, const char *const *list, bool *sep)
@@ -1773,11 +1778,8 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 				goto other;
 			}
 			bool valued = catch2_opt(a, catch2_valued, &sep);
-			/* the listing prints to stdout, as the console
-			 * reporter does */
-			bool out = list && (catch2_opt(a, (const char *const[]){
-						    "-o", "--out", "-r",
-						    "--reporter", NULL }, &sep));
+			/* (one of the valued ones: sep stays as it is) */
+			bool out = list && catch2_opt(a, catch2_output, &sep);
 
 			if (valued && !sep && i + 1 < argc) {
 				if (!out)

@@ -376,18 +376,24 @@ static void note_setaffinity(struct session *s, struct thread *t)
 		of->p->set_pin = true;
 }
 
-/*
- * A read of /dev/urandom or /dev/random is getrandom by another name
- * (perl seeds its hashes so, after getrandom): answered from --seed too,
- * or a replay, a fresh exec, would hash differently from the runs forked
- * past the read.
- */
-static int grab_fd(struct thread *t, int fd);
+/* Duplicate the tracee's descriptor fd into ours. -1 if it is closed. */
+static int grab_fd(struct thread *t, int fd)
+{
+	if (fd < 0 || process_pidfd(t->p) < 0)
+		return -1;
+	return (int)syscall(SYS_pidfd_getfd, t->p->pidfd, fd, 0);
+}
 
 enum { READ_OTHER, READ_RANDOM, READ_STATUS };
 
-/* What t's read of fd reads: /dev/random or /dev/urandom, a task's
- * /proc/PID/status or /proc/PID/task/TID/status, or anything else. */
+/*
+ * What t's read of fd reads: /dev/random or /dev/urandom, a task's
+ * /proc/PID/status or /proc/PID/task/TID/status, or anything else.  A
+ * read of /dev/urandom or /dev/random is getrandom by another name (perl
+ * seeds its hashes so, after getrandom): answered from --seed too, or a
+ * replay, a fresh exec, would hash differently from the runs forked past
+ * the read.  A status file's: emulate_status_read.
+ */
 static int read_kind(const struct thread *t, int fd)
 {
 	char name[64], link[96];
@@ -472,14 +478,6 @@ static bool emulate_status_read(struct thread *t, int fd, uint64_t addr,
 		skip(t, n);
 	free(buf);
 	return true;
-}
-
-/* Duplicate the tracee's descriptor fd into ours. -1 if it is closed. */
-static int grab_fd(struct thread *t, int fd)
-{
-	if (fd < 0 || process_pidfd(t->p) < 0)
-		return -1;
-	return (int)syscall(SYS_pidfd_getfd, t->p->pidfd, fd, 0);
 }
 
 /* Descriptors on which a read or write can block: pipes, sockets and
