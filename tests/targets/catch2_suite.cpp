@@ -11,39 +11,16 @@
  */
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
-#include <mutex>
-#include <thread>
-
-static volatile int balance;
+#include "bank_tests.h"
 
 TEST_CASE("bank: locked", "[bank]")
 {
-	std::mutex m;
-	int n = 0;
-	auto add = [&] {
-		std::lock_guard<std::mutex> g(m);
-		n++;
-	};
-	std::thread a(add), b(add);
-
-	a.join();
-	b.join();
-	REQUIRE(n == 2);
+	REQUIRE(locked_adds() == 2);
 }
 
 TEST_CASE("bank: racy, withdraw", "[bank]")
 {
-	balance = 0;
-	auto add = [] {
-		int v = balance;
-
-		balance = v + 1;
-	};
-	std::thread a(add), b(add);
-
-	a.join();
-	b.join();
-	REQUIRE(balance == 2);
+	REQUIRE(racy_adds() == 2);
 }
 
 TEST_CASE("a [bracketed] name")

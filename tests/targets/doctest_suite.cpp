@@ -15,39 +15,16 @@
  */
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
-#include <mutex>
-#include <thread>
-
-static volatile int balance;
+#include "bank_tests.h"
 
 TEST_CASE("bank: locked")
 {
-	std::mutex m;
-	int n = 0;
-	auto add = [&] {
-		std::lock_guard<std::mutex> g(m);
-		n++;
-	};
-	std::thread a(add), b(add);
-
-	a.join();
-	b.join();
-	CHECK(n == 2);
+	CHECK(locked_adds() == 2);
 }
 
 TEST_CASE("bank: racy, withdraw")
 {
-	balance = 0;
-	auto add = [] {
-		int v = balance;
-
-		balance = v + 1;
-	};
-	std::thread a(add), b(add);
-
-	a.join();
-	b.join();
-	REQUIRE(balance == 2);
+	REQUIRE(racy_adds() == 2);
 }
 
 TEST_CASE("soft check")

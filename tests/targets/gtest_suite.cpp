@@ -10,39 +10,16 @@
  * its own to test-suite mode.
  */
 #include <gtest/gtest.h>
-#include <mutex>
-#include <thread>
-
-static volatile int balance;
+#include "bank_tests.h"
 
 TEST(Bank, Locked)
 {
-	std::mutex m;
-	int n = 0;
-	auto add = [&] {
-		std::lock_guard<std::mutex> g(m);
-		n++;
-	};
-	std::thread a(add), b(add);
-
-	a.join();
-	b.join();
-	EXPECT_EQ(n, 2);
+	EXPECT_EQ(locked_adds(), 2);
 }
 
 TEST(Bank, Racy)
 {
-	balance = 0;
-	auto add = [] {
-		int v = balance;
-
-		balance = v + 1;
-	};
-	std::thread a(add), b(add);
-
-	a.join();
-	b.join();
-	EXPECT_EQ(balance, 2) << "lost update";
+	EXPECT_EQ(racy_adds(), 2) << "lost update";
 }
 
 TEST(Bank, DISABLED_Slow)
