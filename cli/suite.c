@@ -1471,7 +1471,7 @@ static void explore_unit(struct suite *su, struct unit *u)
  */
 enum harness {
 	HARNESS_RUST, HARNESS_GO, HARNESS_GTEST, HARNESS_CATCH2,
-	HARNESS_DOCTEST, NSYMBOL,
+	HARNESS_DOCTEST, HARNESS_BOOST, NSYMBOL,
 	HARNESS_PYTEST = NSYMBOL, /* known by its command line */
 	NHARNESS
 };
@@ -1482,17 +1482,18 @@ static const char *const harness_symbol[NSYMBOL] = {
 	"7testing14InitGoogleTest",	/* GoogleTest's (linked in or not) */
 	"5Catch7Session",		/* Catch2's (compiled into the test) */
 	"7doctest7Context",		/* doctest's (compiled into the test) */
+	"9unit_test14unit_test_main",	/* Boost.Test's (linked in or not) */
 };
 static const char *const harness_name[NHARNESS] = {
 	"Rust's libtest", "Go's testing package", "GoogleTest", "Catch2",
-	"doctest", "pytest",
+	"doctest", "Boost.Test", "pytest",
 };
 /* (doctest's options by their prefixed names, which a build that turns
  * the plain ones off still takes: a plain option it does not know is
  * ignored, and the listing would run every test) */
 static const char *const harness_list[NHARNESS] = {
 	"--list", "-test.list", "--gtest_list_tests", "--list-test-names-only",
-	"--dt-list-test-cases", "--collect-only -q",
+	"--dt-list-test-cases", "--list_content=DOT", "--collect-only -q",
 };
 
 /* pytest's options that take a value (as "-k EXPR", "-kEXPR" or
@@ -1658,6 +1659,37 @@ static const char *const doctest_test_case[] = { "test-case", "tc", NULL };
 static const char *const doctest_output[] = { "out", "o", "reporters", "r",
 					      NULL };
 
+/* Boost.Test's parameters that run no test or choose the tests: its long
+ * options may be abbreviated to a prefix no other parameter shares, so a
+ * prefix of one of these is taken for it */
+static const char *const boost_other[] = {
+	"run_test", "list_content", "list_labels", "help", "usage",
+	"version", NULL,
+};
+
+/* Is a Boost.Test's long option ("--NAME", "--NAME=V", "--no_NAME") one
+ * of names, or a prefix of one at least min characters long? */
+static bool boost_is(const char *a, const char *const *names, size_t min)
+{
+	if (strncmp(a, "--", 2) || !a[2])
+		return false;
+	a += 2;
+	size_t n = strcspn(a, "=");
+
+	if (n > 3 && !strncmp(a, "no_", 3)) {
+		a += 3;
+		n -= 3;
+	}
+	for (int i = 0; names[i]; i++)
+		if (n >= min && n <= strlen(names[i]) &&
+		    !strncmp(a, names[i], n))
+			return true;
+	return false;
+}
+
+/* where Boost.Test reports, and so lists: the listing's must be stdout */
+static const char *const boost_output[] = { "report_sink", NULL };
+
 /* name as the one test Catch2's command line runs: a test spec whose
  * special characters are escaped (a name is matched without case and
  * trimmed, a '*' at either end is a wildcard: split_harness checks that
@@ -1707,13 +1739,20 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 	char **av = xrealloc(NULL, (size_t)(argc + 6) * sizeof(*av));
 	const char *run = NULL; /* Go's own -test.run */
 	int start = h == HARNESS_PYTEST ? pytest_start(exe, argv) : 1;
+	int end = argc; /* Boost.Test's own arguments end at "--" */
+
+	for (int i = start; h == HARNESS_BOOST && i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			end = i;
+			break;
+		}
 
 	/* an interpreter as typed (a venv's python finds its venv by it) */
 	av[k++] = xstrdup(h == HARNESS_PYTEST ? argv[0] : exe);
 	/* the interpreter's part (python3 -m pytest) */
 	for (int i = 1; i < start; i++)
 		av[k++] = xstrdup(argv[i]);
-	for (int i = start; i < argc; i++) {
+	for (int i = start; i < end; i++) {
 		const char *a = argv[i];
 		bool sep = false, drop = false;
 
@@ -1799,6 +1838,22 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 			if (list && doctest_is(a, doctest_output))
 				continue;
 			drop = doctest_is(a, doctest_test_case);
+		} else if (h == HARNESS_BOOST) {
+			/* (-t is --run_test's short name, -? --help's, -e
+			 * --report_sink's; a short option's value comes
+			 * next) */
+			if (boost_is(a, boost_other, 1) || !strcmp(a, "-t") ||
+			    !strcmp(a, "-?")) {
+				snprintf(why, wlen, "its command line has %s",
+					 a);
+				goto other;
+			}
+			if (list && boost_is(a, boost_output, 8))
+				continue;
+			if (list && !strcmp(a, "-e")) {
+				i++;
+				continue;
+			}
 		} else {
 			if (!strcmp(a, "--gtest_list_tests") ||
 			    !strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -1829,6 +1884,13 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 		av[k++] = catch2_spec(test);
 	} else if (test && h == HARNESS_DOCTEST) {
 		av[k++] = doctest_spec(test);
+	} else if (test && h == HARNESS_BOOST) {
+		/* (a path of names without a filter's characters:
+		 * boost_tests) */
+		char *r = xrealloc(NULL, strlen(test) + 16);
+
+		sprintf(r, "--run_test=%s", test);
+		av[k++] = r;
 	} else if (test) {
 		char *r = xrealloc(NULL, strlen(test) + 16);
 
@@ -1850,9 +1912,15 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 		av[k++] = xstrdup(run ? run : ".*");
 	} else if (list && (h == HARNESS_CATCH2 || h == HARNESS_DOCTEST)) {
 		av[k++] = xstrdup(harness_list[h]);
+	} else if (list && h == HARNESS_BOOST) {
+		av[k++] = xstrdup(harness_list[h]);
+		av[k++] = xstrdup("--report_sink=stdout");
 	} else if (list) {
 		av[k++] = xstrdup("--gtest_list_tests");
 	}
+	/* the test module's own arguments, after Boost.Test's "--" */
+	for (int i = end; i < argc; i++)
+		av[k++] = xstrdup(argv[i]);
 	av[k] = NULL;
 	return av;
 other:
@@ -1861,12 +1929,160 @@ other:
 	return NULL;
 }
 
-/* The tests a harness's list option printed (NULL-terminated). */
-static char **harness_tests(enum harness h, char *buf, int *n)
+/* One unit of Boost.Test's DOT listing. */
+struct bunit {
+	unsigned long id, parent; /* parent 0: none (the master suite) */
+	bool on;		  /* enabled by default ("color=green") */
+	char *name;
+};
+
+/* Is name one --run_test takes as itself: not empty, no space at an end,
+ * none of the characters its filters read (",/:@+!*"; Boost.Test has put
+ * '_' in their place in test names since 1.67) or that would make the
+ * listing's label ambiguous ("|\"\\")? */
+static bool boost_plain(const char *name)
+{
+	size_t l = strlen(name);
+
+	return l && name[0] != ' ' && name[l - 1] != ' ' &&
+	       !strpbrk(name, ",/:@+!*|\"\\");
+}
+
+/*
+ * The test cases Boost.Test's --list_content=DOT printed: a node a unit
+ * (`tuID[shape=...,color=green,label="NAME|FILE(LINE)..."];`, yellow when
+ * disabled), an edge from its suite (`tuP -> tuID;`); a case's id has
+ * bits above the 16th (its type), a suite's not.  Each case enabled with
+ * every suite above it, as its path of names below the master suite
+ * ("suite/case", as --run_test takes it).  NULL (*n 0, why saying so)
+ * when a label does not parse, a name is not boost_plain() or two paths
+ * are alike: --run_test would not select that test alone.
+ */
+static char **boost_tests(char *buf, int *n, char *why, size_t wlen)
+{
+	struct bunit *u = NULL;
+	size_t nu = 0;
+	char **out = NULL;
+	bool bad = false;
+
+	*n = 0;
+	for (char *l = buf; *l && !bad;) {
+		char *e = strchr(l, '\n');
+		unsigned long a = 0, b = 0;
+		int used = 0;
+
+		if (e)
+			*e = 0;
+		size_t len = strlen(l);
+		char *lab = strstr(l, ",label=\"");
+
+		if (lab && sscanf(l, "tu%lu[%n", &a, &used) == 1 && used &&
+		    len >= 3 && !strcmp(l + len - 3, "\"];")) {
+			char *name = lab + 8, *end = l + len - 3;
+			char *bar = memchr(name, '|', (size_t)(end - name));
+			/* the master suite's label is its name alone; a
+			 * unit's "NAME|FILE(LINE)", maybe "|timeout=..."
+			 * and more after */
+			size_t nlen = bar ? (size_t)(bar - name)
+					  : (size_t)(end - name);
+
+			u = xrealloc(u, (nu + 1) * sizeof(*u));
+			u[nu].id = a;
+			u[nu].parent = 0;
+			*lab = 0;
+			u[nu].on = strstr(l, ",color=green") != NULL;
+			u[nu].name = xrealloc(NULL, nlen + 1);
+			memcpy(u[nu].name, name, nlen);
+			u[nu].name[nlen] = 0;
+			nu++;
+			if (bar) {
+				/* FILE(LINE) up to the end or a '|': a
+				 * name with a '|' would not parse so */
+				const char *f = bar + 1;
+
+				*end = 0;
+				size_t fl = strcspn(f, "|");
+
+				bad = fl < 4 || f[fl - 1] != ')' ||
+				      !memchr(f, '(', fl);
+				if (bad)
+					snprintf(why, wlen,
+						 "its listing's label \"%s\" "
+						 "does not parse",
+						 esc(name));
+			}
+		} else if (!strchr(l, '[') &&
+			   sscanf(l, "tu%lu -> tu%lu;%n", &a, &b, &used) ==
+				   2 &&
+			   used == (int)len) {
+			for (size_t i = 0; i < nu; i++)
+				if (u[i].id == b)
+					u[i].parent = a;
+		}
+		l = e ? e + 1 : l + len;
+	}
+	for (size_t i = 0; i < nu && !bad; i++) {
+		char path[1024] = "", tmp[1024];
+		bool on = true;
+
+		if (u[i].id < 0x10000)
+			continue; /* a suite */
+		/* up to the master suite, the one without a parent */
+		for (size_t c = i; !bad && u[c].parent;) {
+			size_t p = 0;
+
+			while (p < nu && u[p].id != u[c].parent)
+				p++;
+			bad = p == nu || !boost_plain(u[c].name);
+			if (bad) {
+				snprintf(why, wlen,
+					 p == nu ? "its listing has no suite "
+						   "above %s"
+						 : "a test's name (%s) is no "
+						   "filter of --run_test that "
+						   "selects it alone",
+					 esc(u[c].name));
+				break;
+			}
+			on &= u[c].on;
+			snprintf(tmp, sizeof(tmp), "%s%s%s", u[c].name,
+				 path[0] ? "/" : "", path);
+			snprintf(path, sizeof(path), "%s", tmp);
+			c = p;
+		}
+		if (bad || !on || !path[0])
+			continue;
+		for (int k = 0; k < *n && !bad; k++)
+			if (!strcmp(out[k], path)) {
+				bad = true;
+				snprintf(why, wlen, "two tests are named %s",
+					 esc(path));
+			}
+		out = xrealloc(out, (size_t)(*n + 2) * sizeof(*out));
+		out[(*n)++] = xstrdup(path);
+		out[*n] = NULL;
+	}
+	for (size_t i = 0; i < nu; i++)
+		free(u[i].name);
+	free(u);
+	if (bad) {
+		free_strings(out);
+		*n = 0;
+		return NULL;
+	}
+	return out;
+}
+
+/* The tests a harness's list option printed (NULL-terminated); why says
+ * why not where a listing is refused. */
+static char **harness_tests(enum harness h, char *buf, int *n, char *why,
+			    size_t wlen)
 {
 	char **out = NULL, suite[512] = "";
 	int rules = 0; /* doctest's rules of '=' met */
 
+	if (h == HARNESS_BOOST)
+		return boost_tests(buf, n, why, wlen);
 	*n = 0;
 	for (char *l = buf; *l;) {
 		char *e = strchr(l, '\n');
@@ -1978,6 +2194,19 @@ static bool split_harness(struct suite *su, pid_t pid)
 	bool whole = false;
 
 	free(env);
+	/* Boost.Test takes each parameter from the environment too (the
+	 * command line's first): a selection there, or a listing */
+	static const char *const boost_env[] = {
+		"BOOST_TEST_RUN_FILTERS", "BOOST_TEST_LIST_CONTENT",
+		"BOOST_TEST_LIST_LABELS", NULL,
+	};
+	for (int i = 0; lav && h == HARNESS_BOOST && boost_env[i]; i++)
+		if (env_get(envp, boost_env[i])) {
+			snprintf(why, sizeof(why), "its environment has %s",
+				 boost_env[i]);
+			free_strings(lav);
+			lav = NULL;
+		}
 	if (lav) {
 		int code = -1;
 		char *buf = native_listing_code(exe, lav, envp, cwd, &code,
@@ -1986,13 +2215,14 @@ static bool split_harness(struct suite *su, pid_t pid)
 		/* Catch2 (2.x) ends its listing with the number of tests
 		 * it listed as its exit status */
 		if (buf && (code == 0 || (h == HARNESS_CATCH2 && code > 0)))
-			tests = harness_tests(h, buf, &ntests);
+			tests = harness_tests(h, buf, &ntests, why,
+					      sizeof(why));
 		if (tests && h == HARNESS_CATCH2 && code != ntests % 256) {
 			free_strings(tests);
 			tests = NULL;
 			ntests = 0;
 		}
-		if (!tests)
+		if (!tests && !why[0])
 			snprintf(why, sizeof(why),
 				 "its list option (%s) did not end with "
 				 "exit status %s within 30 s and 8 MiB",
@@ -2023,7 +2253,8 @@ static bool split_harness(struct suite *su, pid_t pid)
 
 			if (buf && (code == 0 ||
 				    (h == HARNESS_CATCH2 && code == 1)))
-				got = harness_tests(h, buf, &n1);
+				got = harness_tests(h, buf, &n1, why,
+						    sizeof(why));
 			free(buf);
 		}
 		if (n1 != 1 || strcmp(got[0], tests[t])) {
@@ -2068,7 +2299,8 @@ static bool split_harness(struct suite *su, pid_t pid)
 						 LIST_MAX);
 
 			if (buf && whole)
-				skip = harness_tests(h, buf, &nskip);
+				skip = harness_tests(h, buf, &nskip, why,
+						     sizeof(why));
 			free(buf);
 			free_strings(iav);
 		}

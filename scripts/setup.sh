@@ -32,6 +32,7 @@ packages=(
 	libcriterion-dev
 	libgtest-dev		# tests: a GoogleTest binary's tests split
 	catch2 doctest-dev	# tests: Catch2's and doctest's tests split
+	libboost-test-dev	# tests: a Boost.Test binary's tests split
 	clang libclang-rt-dev	# tests/fuzz: clang -fsanitize=fuzzer
 	libxml2-utils python3	# tests: xmllint and json.load check reports
 	python3-pytest		# tests (python): pytest under ptloom

@@ -729,6 +729,59 @@ Test(suite_mode, doctest_tests_one_verdict_each)
 	res_free(&r);
 }
 
+/* A Boost.Test binary: its five tests (the disabled one not among them)
+ * one verdict each, explored as `--run_test=SUITE/NAME` before the test
+ * module's own arguments ("--" and what follows, which it checks); a
+ * template test case's instances by their names (one with a space,
+ * quoted in the command line shown).  Its own selection (-t, or
+ * BOOST_TEST_RUN_FILTERS in its environment) leaves it one program,
+ * saying why. */
+Test(suite_mode, boost_test_tests_one_verdict_each)
+{
+	const char *bin = framework_target("boost_suite", "libboost-test-dev",
+					   "Boost.Test");
+	const char *opts[] = { "-n", "40", NULL };
+	const char *cmd[] = { bin, "--", "custom", NULL };
+	const char *names[] = { "bank/locked", "bank/racy_withdraw",
+				"module_arguments", NULL };
+
+	in_process_cmd(cmd, "boost_suite", opts, 5, "bank/racy_withdraw",
+		       "--run_test=bank/racy_withdraw -- custom`", names);
+	struct res r = PTL("run", "--per-test", "-v", "-n", "20", "--seed",
+			   SEED, "-o", in_tmp("out2"), "--", bin, "--",
+			   "custom");
+	char *rl = line_with(r.out, "ptloom: sizes<unsigned long>: split ");
+
+	cr_assert_not_null(rl, "%s", r.out);
+	assert_contains(rl, " '--run_test=sizes<unsigned long>' -- custom`",
+			"the template instance's rule");
+	free(rl);
+	res_free(&r);
+	/* its own selection: one program */
+	const char *own[][3] = {
+		{ "-t", "bank/locked", "its command line has -t" },
+		{ "--run=bank", NULL, "its command line has --run=bank" },
+	};
+	for (int i = 0; i < 2; i++) {
+		r = PTL("run", "--per-test", "-v", "-n", "4", "--seed", SEED,
+			"-o", in_tmp("out3"), "--", bin, own[i][0], own[i][1]);
+		/* (the locked test alone: PASS, or INCOMPLETE at -n 4) */
+		cr_assert(r.code == 0 || r.code == 3, "%s", r.out);
+		assert_contains(r.out, own[i][2], "-v");
+		cr_assert_null(strstr(r.out, "tests together"), "%s", r.out);
+		res_free(&r);
+	}
+	r = PTL("run", "--per-test", "-v", "-n", "4", "--seed", SEED, "-e",
+		"BOOST_TEST_RUN_FILTERS=bank/locked", "-o", in_tmp("out4"),
+		"--", bin);
+	cr_assert(r.code == 0 || r.code == 3, "%s", r.out);
+	assert_contains(r.out,
+			"a test program of Boost.Test, not split: its "
+			"environment has BOOST_TEST_RUN_FILTERS",
+			"-v");
+	res_free(&r);
+}
+
 /* A Rust test binary: libtest runs its tests in threads at once; each is
  * explored as `--exact NAME`.  Its own selection counts (a filter lists
  * fewer tests), and a command line that only lists is one program. */

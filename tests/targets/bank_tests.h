@@ -1,7 +1,7 @@
 /*
- * The test bodies the GoogleTest, Catch2 and doctest binaries share
- * (gtest_suite.cpp, catch2_suite.cpp, doctest_suite.cpp): each framework
- * asserts on what they return.
+ * The test bodies the GoogleTest, Catch2, doctest and Boost.Test binaries
+ * share (gtest_suite.cpp, catch2_suite.cpp, doctest_suite.cpp,
+ * boost_suite.cpp): each framework asserts on what they return.
  */
 #include <mutex>
 #include <thread>
