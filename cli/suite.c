@@ -1473,6 +1473,7 @@ enum harness {
 	HARNESS_RUST, HARNESS_GO, HARNESS_GTEST, HARNESS_CATCH2,
 	HARNESS_DOCTEST, HARNESS_BOOST, NSYMBOL,
 	HARNESS_PYTEST = NSYMBOL, /* known by its command line */
+	HARNESS_UNITTEST,	  /* the same */
 	NHARNESS
 };
 
@@ -1486,7 +1487,7 @@ static const char *const harness_symbol[NSYMBOL] = {
 };
 static const char *const harness_name[NHARNESS] = {
 	"Rust's libtest", "Go's testing package", "GoogleTest", "Catch2",
-	"doctest", "Boost.Test", "pytest",
+	"doctest", "Boost.Test", "pytest", "Python's unittest",
 };
 /* (doctest's options by their prefixed names, which a build that turns
  * the plain ones off still takes: a plain option it does not know is
@@ -1494,7 +1495,45 @@ static const char *const harness_name[NHARNESS] = {
 static const char *const harness_list[NHARNESS] = {
 	"--list", "-test.list", "--gtest_list_tests", "--list-test-names-only",
 	"--dt-list-test-cases", "--list_content=DOT", "--collect-only -q",
+	"ptloom's lister, unittest having no list option",
 };
+
+/*
+ * unittest has no list option: the command is run by this program
+ * (`python -c` it, then the command's -m or script and its arguments),
+ * which makes TestProgram print the ids of the tests it would run, after
+ * parsing the arguments and loading the tests as it would, instead of
+ * running them (sys.path[0] as the command would have it).  Exit status
+ * 3 when the program never reached unittest.main().
+ */
+static const char unittest_lister[] =
+	"import os, sys, runpy, unittest\n"
+	"def ids(t):\n"
+	"    if isinstance(t, unittest.TestSuite):\n"
+	"        for x in t:\n"
+	"            yield from ids(x)\n"
+	"    else:\n"
+	"        yield t.id()\n"
+	"def listing(self):\n"
+	"    for i in ids(self.test):\n"
+	"        print('ptloom-unittest:', i)\n"
+	"    sys.stdout.flush()\n"
+	"    os._exit(0)\n"
+	"unittest.TestProgram.runTests = listing\n"
+	"a = sys.argv[1:]\n"
+	"if a[0] == '-m':\n"
+	"    sys.argv = a[1:]\n"
+	"    runpy.run_module(a[1], run_name='__main__', alter_sys=True)\n"
+	"else:\n"
+	"    sys.argv = a\n"
+	"    sys.path[0] = os.path.dirname(os.path.abspath(a[0]))\n"
+	"    runpy.run_path(a[0], run_name='__main__')\n"
+	"sys.stdout.flush()\n"
+	"os._exit(3)\n";
+/* a test's -k pattern is "*" + its id: this one's, "*ptloom-none", is
+ * matched by no id (a method's name has no '-') */
+#define UNITTEST_NONE "ptloom-none"
+
 
 /* pytest's options that take a value (as "-k EXPR", "-kEXPR" or
  * "--opt=VALUE"); plugins add more, so a split command line is checked by
@@ -1514,24 +1553,23 @@ static const char *const pytest_valued[] = {
 	"--config-file", "--inifile", NULL,
 };
 
-/* Where pytest's own arguments start in a python command line (after
- * `-m pytest`, or a script named pytest or py.test), else 0. */
-static int pytest_start(const char *exe, char **argv)
+/* Where a python command line's program is: the index of its "-m" (*mod)
+ * or of its script, past the interpreter's own options; 0 when it has
+ * none (-c, or not a python). */
+static int python_program(const char *exe, char **argv, bool *mod)
 {
+	*mod = false;
 	if (strncmp(base_of(exe), "python", 6) || !argv)
 		return 0;
 	for (int i = 1; argv[i]; i++) {
-		const char *a = argv[i], *ab = base_of(a);
+		const char *a = argv[i];
 
-		if (!strcmp(a, "-m"))
-			return argv[i + 1] && (!strcmp(argv[i + 1], "pytest") ||
-					       !strcmp(argv[i + 1], "py.test"))
-				       ? i + 2
-				       : 0;
+		if (!strcmp(a, "-m")) {
+			*mod = true;
+			return argv[i + 1] ? i : 0;
+		}
 		if (a[0] != '-')
-			return !strcmp(ab, "pytest") || !strcmp(ab, "py.test")
-				       ? i + 1
-				       : 0;
+			return i;
 		/* the interpreter's options with a value */
 		if ((!strcmp(a, "-W") || !strcmp(a, "-X")) && argv[i + 1])
 			i++;
@@ -1539,6 +1577,49 @@ static int pytest_start(const char *exe, char **argv)
 			return 0;
 	}
 	return 0;
+}
+
+/* Where pytest's own arguments start in a python command line (after
+ * `-m pytest`, or a script named pytest or py.test), else 0. */
+static int pytest_start(const char *exe, char **argv)
+{
+	bool mod = false;
+	int i = python_program(exe, argv, &mod);
+	const char *p = i ? (mod ? argv[i + 1] : base_of(argv[i])) : "";
+
+	return !strcmp(p, "pytest") || !strcmp(p, "py.test") ? i + 1 + mod
+							     : 0;
+}
+
+/* Where unittest's arguments start in a python command line (after `-m
+ * unittest`, or a script that calls unittest.main(): its text says so,
+ * read in cwd; without cwd any script), else 0. */
+static int unittest_start(const char *exe, char **argv, const char *cwd)
+{
+	bool mod = false;
+	int i = python_program(exe, argv, &mod);
+
+	if (!i)
+		return 0;
+	if (mod)
+		return !strcmp(argv[i + 1], "unittest") ? i + 2 : 0;
+	if (!cwd)
+		return i + 1;
+	char path[2 * PATH_MAX], buf[1 << 16];
+	bool calls = false;
+
+	snprintf(path, sizeof(path), "%s%s%s", argv[i][0] == '/' ? "" : cwd,
+		 argv[i][0] == '/' ? "" : "/", argv[i]);
+	FILE *f = fopen(path, "re");
+
+	/* (a call split across two reads is missed: not split) */
+	for (size_t n; f && !calls && (n = fread(buf, 1, sizeof(buf) - 1, f));) {
+		buf[n] = 0;
+		calls = memmem(buf, n, "unittest.main(", 14) != NULL;
+	}
+	if (f)
+		fclose(f);
+	return calls ? i + 1 : 0;
 }
 
 /* a pytest option that only sets how much it prints */
@@ -1736,9 +1817,16 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 			   size_t wlen)
 {
 	int argc = count(argv), k = 0;
-	char **av = xrealloc(NULL, (size_t)(argc + 6) * sizeof(*av));
+	char **av = xrealloc(NULL, (size_t)(argc + 8) * sizeof(*av));
 	const char *run = NULL; /* Go's own -test.run */
-	int start = h == HARNESS_PYTEST ? pytest_start(exe, argv) : 1;
+	bool py = h == HARNESS_PYTEST || h == HARNESS_UNITTEST, mod = false;
+	int start = h == HARNESS_PYTEST	    ? pytest_start(exe, argv)
+		    : h == HARNESS_UNITTEST ? unittest_start(exe, argv, NULL)
+					    : 1;
+	/* where unittest's lister goes: before -m or the script */
+	int prog = h == HARNESS_UNITTEST && list
+			   ? python_program(exe, argv, &mod)
+			   : 0;
 	int end = argc; /* Boost.Test's own arguments end at "--" */
 
 	for (int i = start; h == HARNESS_BOOST && i < argc; i++)
@@ -1748,10 +1836,15 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 		}
 
 	/* an interpreter as typed (a venv's python finds its venv by it) */
-	av[k++] = xstrdup(h == HARNESS_PYTEST ? argv[0] : exe);
+	av[k++] = xstrdup(py ? argv[0] : exe);
 	/* the interpreter's part (python3 -m pytest) */
-	for (int i = 1; i < start; i++)
+	for (int i = 1; i < start; i++) {
+		if (i == prog) {
+			av[k++] = xstrdup("-c");
+			av[k++] = xstrdup(unittest_lister);
+		}
 		av[k++] = xstrdup(argv[i]);
+	}
 	for (int i = start; i < end; i++) {
 		const char *a = argv[i];
 		bool sep = false, drop = false;
@@ -1838,6 +1931,22 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 			if (list && doctest_is(a, doctest_output))
 				continue;
 			drop = doctest_is(a, doctest_test_case);
+		} else if (h == HARNESS_UNITTEST) {
+			if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+				snprintf(why, wlen, "its command line has %s",
+					 a);
+				goto other;
+			}
+			/* its -k patterns: the test's instead */
+			if (!strcmp(a, "-k") && i + 1 < argc) {
+				if (!test) {
+					av[k++] = xstrdup(a);
+					av[k++] = xstrdup(argv[i + 1]);
+				}
+				i++;
+				continue;
+			}
+			drop = !strncmp(a, "-k", 2);
 		} else if (h == HARNESS_BOOST) {
 			/* (-t is --run_test's short name, -? --help's, -e
 			 * --report_sink's; a short option's value comes
@@ -1884,6 +1993,16 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 		av[k++] = catch2_spec(test);
 	} else if (test && h == HARNESS_DOCTEST) {
 		av[k++] = doctest_spec(test);
+	} else if (test && h == HARNESS_UNITTEST) {
+		/* an id ends the pattern ("*" + id: used as it is, matching
+		 * the whole of an id; "" none) */
+		if (*test) {
+			char *r = xrealloc(NULL, strlen(test) + 2);
+
+			sprintf(r, "*%s", test);
+			av[k++] = xstrdup("-k");
+			av[k++] = r;
+		}
 	} else if (test && h == HARNESS_BOOST) {
 		/* (a path of names without a filter's characters:
 		 * boost_tests) */
@@ -1915,6 +2034,8 @@ static char **harness_argv(enum harness h, const char *exe, char **argv,
 	} else if (list && h == HARNESS_BOOST) {
 		av[k++] = xstrdup(harness_list[h]);
 		av[k++] = xstrdup("--report_sink=stdout");
+	} else if (list && h == HARNESS_UNITTEST) {
+		/* (unittest_lister lists) */
 	} else if (list) {
 		av[k++] = xstrdup("--gtest_list_tests");
 	}
@@ -2092,7 +2213,11 @@ static char **harness_tests(enum harness h, char *buf, int *n, char *why,
 			*e = 0;
 		size_t len = strlen(l);
 
-		if (h == HARNESS_PYTEST) {
+		if (h == HARNESS_UNITTEST) {
+			/* unittest_lister's lines among the program's */
+			if (!strncmp(l, "ptloom-unittest: ", 17) && l[17])
+				snprintf(name, sizeof(name), "%s", l + 17);
+		} else if (h == HARNESS_PYTEST) {
 			/* a node id a line ("file.py::test[param]"), then
 			 * a blank line and "N tests collected" */
 			if (!len)
@@ -2151,6 +2276,71 @@ static char **harness_tests(enum harness h, char *buf, int *n, char *why,
 }
 
 /*
+ * Does each of unittest's tests run alone as its command line with "-k
+ * *ID" in place of its own -k patterns?  The pattern matches the ids
+ * that end with ID; so yes when, of the tests the command line without
+ * its -k patterns lists, ID is the only one that ends so, and no test is
+ * loaded whatever -k says (a test named on the command line, a suite
+ * load_tests makes, doctests: listed with a -k that matches none).  Two
+ * native listings; why says why not.
+ */
+static bool unittest_narrows(const char *exe, char **argv, char **envp,
+			     const char *cwd, char *const *tests, int ntests,
+			     char *why, size_t wlen)
+{
+	const char *sel[2] = { "", UNITTEST_NONE };
+	char **got[2] = { NULL, NULL };
+	int n[2] = { 0, 0 };
+	bool ok = true;
+
+	for (int s = 0; s < 2 && ok; s++) {
+		char **av = harness_argv(HARNESS_UNITTEST, exe, argv, sel[s],
+					 true, why, wlen);
+		int code = -1;
+		char *buf = av ? native_listing_code(exe, av, envp, cwd, &code,
+						     LIST_MAX)
+			       : NULL;
+
+		ok = buf && code == 0;
+		if (ok)
+			got[s] = harness_tests(HARNESS_UNITTEST, buf, &n[s],
+					       why, wlen);
+		else
+			snprintf(why, wlen,
+				 "its command line without its -k patterns "
+				 "did not list its tests");
+		free(buf);
+		free_strings(av);
+	}
+	if (ok && n[1]) {
+		ok = false;
+		snprintf(why, wlen,
+			 "its test %s is loaded whatever -k says (named on "
+			 "its command line, or by a load_tests of its own)",
+			 got[1][0]);
+	}
+	for (int t = 0; ok && t < ntests; t++) {
+		size_t lt = strlen(tests[t]);
+		int m = 0;
+
+		for (int i = 0; i < n[0]; i++) {
+			size_t l = strlen(got[0][i]);
+
+			m += l >= lt && !strcmp(got[0][i] + l - lt, tests[t]);
+		}
+		ok = m == 1 && !strpbrk(tests[t], "*?[");
+		if (!ok)
+			snprintf(why, wlen,
+				 "its test %s is not the only one a -k "
+				 "pattern ending with its id selects",
+				 tests[t]);
+	}
+	free_strings(got[0]);
+	free_strings(got[1]);
+	return ok;
+}
+
+/*
  * P0, just exec'd as pid: if it is a harness whose command line runs two
  * tests or more, each test is a unit, explored as the harness running it
  * alone; and, since together in one process a test meets the threads and
@@ -2167,8 +2357,12 @@ static bool split_harness(struct suite *su, pid_t pid)
 		return false;
 	char *cmd = tracer_proc_file(pid, "cmdline", &la);
 	char **argv = cmd && la ? split_nul(cmd, la) : NULL;
-	int h = pytest_start(exe, argv)
-			? HARNESS_PYTEST
+
+	cwd[0] = 0;
+	proc_link(pid, "cwd", cwd, sizeof(cwd));
+	int h = pytest_start(exe, argv) ? HARNESS_PYTEST
+		: cwd[0] && unittest_start(exe, argv, cwd)
+			? HARNESS_UNITTEST
 			: symbols_elf_naming(exe, harness_symbol, NSYMBOL);
 
 	/* `go test` links its binaries stripped (-s -w): Go's own table of
@@ -2182,7 +2376,6 @@ static bool split_harness(struct suite *su, pid_t pid)
 		free_strings(argv);
 		return false;
 	}
-	proc_link(pid, "cwd", cwd, sizeof(cwd));
 	char *env = tracer_proc_file(pid, "environ", &le);
 	char **envp = env ? split_nul(env, le) : NULL;
 	char **lav = argv && envp && cwd[0]
@@ -2271,6 +2464,13 @@ static bool split_harness(struct suite *su, pid_t pid)
 		free_strings(one);
 		free_strings(got);
 	}
+	if (h == HARNESS_UNITTEST && ntests >= 2 &&
+	    !unittest_narrows(exe, argv, envp, cwd, tests, ntests, why,
+			      sizeof(why))) {
+		free_strings(tests);
+		tests = NULL;
+		ntests = 0;
+	}
 	/* tests the program lists but does not run: libtest's #[ignore]d
 	 * ones (without --ignored or --include-ignored: listed apart with
 	 * --ignored), GoogleTest's DISABLED_ ones (without
@@ -2336,7 +2536,13 @@ static bool split_harness(struct suite *su, pid_t pid)
 		free_strings(envp);
 		return false;
 	}
-	const char *base = h == HARNESS_PYTEST ? "pytest" : base_of(exe);
+	bool mod = false;
+	int prog = h == HARNESS_UNITTEST ? python_program(exe, argv, &mod) : 0;
+	/* (unittest's: its script's name, or unittest for -m) */
+	const char *base = h == HARNESS_PYTEST ? "pytest"
+			   : prog && !mod      ? base_of(argv[prog])
+			   : prog	       ? "unittest"
+					       : base_of(exe);
 
 	for (int t = 0; t < ntests; t++) {
 		char **av = harness_argv(h, exe, argv, tests[t], false, why,

@@ -893,6 +893,58 @@ Test(suite_mode, go_test_binary_tests_one_verdict_each)
 	res_free(&r);
 }
 
+/* Python's unittest (threads at the Python level, tests/targets/
+ * unittest_bank.py): `python3 -m unittest MODULE` has each test explored
+ * as its command line with `-k '*ID'` (the ids that end with ID: that
+ * one); a script calling unittest.main() the same, its tests' ids in
+ * __main__.  A test named on the command line is loaded whatever -k
+ * says, so such a command line is one program, saying why. */
+Test(suite_mode, python_unittest_tests_one_verdict_each)
+{
+	char cp[2 * PATH_MAX];
+
+	snprintf(cp, sizeof(cp), "cp '%s/tests/targets/unittest_bank.py' '%s'",
+		 env_or("PTLOOM_SOURCE_ROOT", "."), tmp);
+	cr_assert_eq(system(cp), 0);
+	cr_assert_eq(chdir(tmp), 0);
+	const char *cmd[] = { "/usr/bin/python3", "-m", "unittest",
+			      "unittest_bank", NULL };
+	/* the racy test is found after 14 runs (seed 1) */
+	const char *opts[] = { "-n", "24", NULL };
+	const char *names[] = { "unittest_bank.Bank.test_locked",
+				"unittest_bank.Bank.test_racy",
+				"unittest_bank.Bank.test_plain",
+				"unittest_bank.Bank.test_skipped", NULL };
+
+	in_process_cmd(cmd, "unittest", opts, 4, "unittest_bank.Bank.test_racy",
+		       "-m unittest unittest_bank -k "
+		       "'*unittest_bank.Bank.test_racy'`",
+		       names);
+	/* a script */
+	struct res r = PTL("run", "--per-test", "-v", "-n", "4", "--seed",
+			   SEED, "-o", in_tmp("out2"), "--",
+			   "/usr/bin/python3", "unittest_bank.py");
+	assert_contains(r.out,
+			"ptloom: __main__.Bank.test_racy: split as one of "
+			"the 4 tests",
+			"-v");
+	assert_contains(r.out, "unittest_bank.py -k '*__main__.Bank.test_racy'`",
+			"-v");
+	assert_contains(r.out, "unittest_bank.py: its 4 tests together", "-v");
+	res_free(&r);
+	/* tests named on its command line */
+	r = PTL("run", "--per-test", "-v", "-n", "4", "--seed", SEED, "-o",
+		in_tmp("out3"), "--", "/usr/bin/python3", "-m", "unittest",
+		"unittest_bank.Bank.test_racy", "unittest_bank.Bank.test_plain");
+	assert_contains(r.out,
+			"a test program of Python's unittest, not split: its "
+			"test unittest_bank.Bank.test_racy is loaded whatever "
+			"-k says",
+			"-v");
+	cr_assert_null(strstr(r.out, "tests together"), "%s", r.out);
+	res_free(&r);
+}
+
 /* pytest (Python's threads at the Python level): its node ids, each
  * explored as the command line narrowed to it. */
 Test(suite_mode, pytest_tests_one_verdict_each)
