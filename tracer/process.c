@@ -486,10 +486,28 @@ static int map_query(int fd, uint64_t addr, uint64_t flags,
  * every mapping with its path: a state key reads them at every fresh
  * choice.
  */
-int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more)
+int proc_map_guard(int fd, struct proc_map *m)
+{
+	struct proc_map below;
+	int e;
+
+	if (!m->guard_unknown)
+		return 0; /* known already */
+	m->guard_unknown = false;
+	if (!m->anon || !m->lo)
+		return 0;
+	e = map_query(fd, m->lo - 1, 0, &below);
+	if (e && e != -ENOENT)
+		return -1;
+	m->guard_below = !e && below.anon && below.none && below.hi == m->lo;
+	return 0;
+}
+
+int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more,
+		       bool guards)
 {
 	static bool no_query;
-	struct proc_map pm, below;
+	struct proc_map pm;
 	uint64_t addr = 0;
 	int n = 0, e;
 
@@ -506,13 +524,10 @@ int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more)
 		}
 		if (e)
 			return -1;
-		if (pm.anon && pm.lo) {
-			e = map_query(fd, pm.lo - 1, 0, &below);
-			if (e && e != -ENOENT)
-				return -1;
-			pm.guard_below = !e && below.anon && below.none &&
-					 below.hi == pm.lo;
-		}
+		pm.guard_below = false;
+		pm.guard_unknown = true;
+		if (guards && proc_map_guard(fd, &pm) < 0)
+			return -1;
 		if (n == max) {
 			if (more)
 				*more = true;

@@ -345,6 +345,9 @@ struct proc_map {
 	/* right above an anonymous mapping with no access (a guard page:
 	 * glibc's thread stacks have one) */
 	bool guard_below;
+	/* guard_below not looked up yet (proc_maps_writable without
+	 * guards: proc_map_guard looks) */
+	bool guard_unknown;
 };
 /* The first max mappings of pid into m: their number, -1 if the file
  * cannot be read; *more (may be NULL) says whether there were others. */
@@ -374,8 +377,13 @@ bool proc_status_value(const char *path, const char *name, int base,
 		       uint64_t *v);
 /* The writable ones only, from an open /proc/PID/maps (the kernel's
  * PROCMAP_QUERY where it has one, else the file read again from its
- * start). */
-int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more);
+ * start); without guards, guard_below may be left for proc_map_guard
+ * (a query more per anonymous mapping, asked only where it is needed). */
+int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more,
+		       bool guards);
+/* m's guard_below looked up where proc_maps_writable left it (fd: the
+ * maps file it read); -1 if the query failed. */
+int proc_map_guard(int fd, struct proc_map *m);
 /* A fork child inherits its parent's breakpoints (and their bytes). */
 int process_copy_bps(struct process *child, const struct process *parent);
 /* At PTRACE_EVENT_EXEC: a new image, no breakpoints yet. */

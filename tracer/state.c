@@ -32,9 +32,11 @@
  * key, nor the rest of a run whose keys have read KEY_RUN_MAX.  A program that reads back its own output, or changes the
  * file system without writing (rename, unlink), is beyond the key.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -283,9 +285,16 @@ static bool plan_add(struct key_plan *pl, uint64_t a, uint64_t b, bool map)
 		pl->sp = n;
 		pl->cap = cap;
 	}
-	pl->sp[pl->n++] = (struct key_span){ a, b, map };
 	if (!map)
 		pl->bytes += b - a;
+	/* a run that goes on where the last one ended is that run: the
+	 * same plan however the runs were found */
+	if (!map && pl->n && !pl->sp[pl->n - 1].map &&
+	    pl->sp[pl->n - 1].b == a) {
+		pl->sp[pl->n - 1].b = b;
+		return true;
+	}
+	pl->sp[pl->n++] = (struct key_span){ a, b, map };
 	return true;
 }
 
@@ -328,6 +337,93 @@ static bool plan_range(struct key_plan *pl, int pagemap, uint64_t lo,
 			i = j;
 		}
 		pg += n;
+	}
+	return true;
+}
+
+/*
+ * The runs of pages in memory or swap over [lo, hi), as Linux 6.7's
+ * PAGEMAP_SCAN finds them: one ioctl on pagemap for the reads of its
+ * entries that would take a read per mapping (the kernel's uapi,
+ * linux/fs.h, spelled here for older headers).  NULL where the kernel
+ * has none; sorted, each ended by its first page not in memory or swap.
+ */
+struct pm_region {
+	uint64_t start, end, categories;
+};
+
+struct pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask;
+	uint64_t return_mask;
+};
+
+#define PTLOOM_PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
+#define PM_PAGE_PRESENT (1ull << 3)
+#define PM_PAGE_SWAPPED (1ull << 4)
+
+static const struct pm_region *scan_regions(int pagemap, uint64_t lo,
+					    uint64_t hi, size_t *n)
+{
+	static struct pm_region *r;
+	static size_t cap;
+	static int none = -1;
+
+	/* PTLOOM_PAGEMAP_READ=1: pagemap read as older kernels need */
+	if (none < 0)
+		none = getenv("PTLOOM_PAGEMAP_READ") != NULL;
+	*n = 0;
+	while (!none) {
+		if (cap - *n < 256) {
+			size_t c = cap ? cap * 2 : 1024;
+			struct pm_region *m = realloc(r, c * sizeof(*m));
+
+			if (!m)
+				return NULL;
+			r = m;
+			cap = c;
+		}
+		struct pm_scan_arg a = {
+			.size = sizeof(a),
+			.start = lo,
+			.end = hi,
+			.vec = (uint64_t)(uintptr_t)(r + *n),
+			.vec_len = cap - *n,
+			.category_anyof_mask = PM_PAGE_PRESENT | PM_PAGE_SWAPPED,
+		};
+		long got = ioctl(pagemap, PTLOOM_PAGEMAP_SCAN, &a);
+
+		if (got < 0) {
+			if (errno == ENOTTY || errno == EINVAL ||
+			    errno == EOPNOTSUPP)
+				none = true; /* an older kernel: read pagemap */
+			return NULL;
+		}
+		*n += (size_t)got;
+		if (a.walk_end >= hi || a.walk_end <= lo)
+			return r;
+		lo = a.walk_end; /* the vector was full */
+	}
+	return NULL;
+}
+
+/* plan_range's runs from scan_regions' regions, *at the first region that
+ * may meet [lo, hi) (mappings come in order). */
+static bool plan_regions(struct key_plan *pl, const struct pm_region *r,
+			 size_t n, size_t *at, uint64_t lo, uint64_t hi,
+			 uint64_t *total)
+{
+	while (*at < n && r[*at].end <= lo)
+		(*at)++;
+	for (size_t i = *at; i < n && r[i].start < hi; i++) {
+		uint64_t a = r[i].start > lo ? r[i].start : lo;
+		uint64_t b = r[i].end < hi ? r[i].end : hi;
+
+		if (a >= b)
+			continue;
+		*total += b - a;
+		if (*total > KEY_MEM_MAX || !plan_add(pl, a, b, false))
+			return false;
 	}
 	return true;
 }
@@ -406,13 +502,19 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 	uint64_t total = 0;
 	bool more;
 	int mfd = key_fd(p, &p->mapsfd, "maps");
-	int n = mfd < 0 ? -1 : proc_maps_writable(mfd, maps, KEY_MAPS, &more);
+	int n = mfd < 0 ? -1
+		       : proc_maps_writable(mfd, maps, KEY_MAPS, &more, false);
 	int pagemap = key_fd(p, &p->pagemapfd, "pagemap");
 
 	if (n < 0 || more || pagemap < 0)
 		return 0; /* unreadable, or too many to hash */
 	pl.n = 0;
 	pl.bytes = 0;
+	size_t nreg = 0, ri = 0;
+	const struct pm_region *reg =
+		n ? scan_regions(pagemap, maps[0].lo, maps[n - 1].hi, &nreg)
+		  : NULL;
+
 	for (int i = 0; i < n; i++) {
 		struct proc_map *m = &maps[i];
 		uint64_t lo = m->lo;
@@ -450,8 +552,9 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 			const struct thread *t = &s->th[j];
 			uint64_t sp = t->regs.rsp;
 
+			/* (its guard looked up only here: a query more) */
 			if (t->st != SCHED_DEAD || t->p != p || sp < m->lo ||
-			    sp >= m->hi ||
+			    sp >= m->hi || proc_map_guard(mfd, m) < 0 ||
 			    !proc_map_glibc_stack(m, t->regs.fs_base))
 				continue;
 			if (sp - RED_ZONE > lo)
@@ -459,9 +562,13 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 		}
 		/* a shared file mapping's page out of memory may have been
 		 * written back: read them all */
+		bool all = m->shared && !m->anon;
+
 		if (!plan_add(&pl, m->lo, m->hi, true) ||
-		    !plan_range(&pl, pagemap, lo, m->hi, m->shared && !m->anon,
-				&total)) {
+		    !(reg && !all ? plan_regions(&pl, reg, nreg, &ri, lo, m->hi,
+						 &total)
+				  : plan_range(&pl, pagemap, lo, m->hi, all,
+					       &total))) {
 			s->key.hashed += total;
 			if (total > KEY_MEM_MAX)
 				s->key.off = true; /* memory seldom shrinks */
