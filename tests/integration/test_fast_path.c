@@ -797,10 +797,12 @@ struct cached {
 	double calls_in, wakes_in;
 };
 
-static struct cached run_cached(const char *dir, const char *more_env)
+/* (bin: a ptloom) */
+static struct cached run_cached_by(const char *bin, const char *dir,
+				   const char *more_env)
 {
 	char env[4200];
-	char *argv[] = { (char *)ptloom(), "run", "-s", "random", "-n", "6",
+	char *argv[] = { (char *)bin, "run", "-s", "random", "-n", "6",
 			 "--seed", "3", "--no-minimize", "--",
 			 (char *)example("bank_fixed"), NULL };
 
@@ -823,6 +825,11 @@ static struct cached run_cached(const char *dir, const char *more_env)
 	c.wakes_in = per_run(r.err, "futex-wake-in-program(no stop)");
 	res_free(&r);
 	return c;
+}
+
+static struct cached run_cached(const char *dir, const char *more_env)
+{
+	return run_cached_by(ptloom(), dir, more_env);
 }
 
 static void expect_counts(const struct cached *c, long read, long made,
@@ -882,6 +889,36 @@ Test(fast_path, file_analyses_kept_on_disk_make_the_same_runs)
 		  "cache read, %.1f and %.1f with it made", again.calls_in,
 		  again.wakes_in, first.calls_in, first.wakes_in);
 	cr_expect_eq(entries(dir, NULL), first.made);
+}
+
+/* Two builds of ptloom used side by side (CI's plain and sanitized
+ * builds, two checkouts) keep their own entries: neither makes the other's
+ * again at every command (when an entry was named by the file alone,
+ * each replaced the other's). */
+Test(fast_path, two_builds_of_ptloom_keep_their_own_file_analyses)
+{
+	const char *dir = in_tmp("cache/ptloom");
+	char other[PATH_MAX], cmd[3 * PATH_MAX];
+
+	/* another build: without a build id, its executable's size, mtime
+	 * and inode name it */
+	snprintf(other, sizeof(other), "%s", in_tmp("ptloom-other"));
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --remove-section .note.gnu.build-id '%s' '%s'",
+		 ptloom(), other);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	struct cached a = run_cached_by(ptloom(), dir, NULL);
+	struct cached b = run_cached_by(other, dir, NULL);
+	struct cached a2 = run_cached_by(ptloom(), dir, NULL);
+	struct cached b2 = run_cached_by(other, dir, NULL);
+
+	cr_assert(a.made >= 2, "%ld analyses made", a.made);
+	expect_counts(&b, 0, a.made, a.made, 0, "the other build's first");
+	expect_counts(&a2, a.made, 0, 0, 0, "the first build again");
+	expect_counts(&b2, a.made, 0, 0, 0, "the other build again");
+	cr_expect_str_eq(b.digest, a.digest);
+	cr_expect_str_eq(b2.digest, a.digest);
+	cr_expect_eq(entries(dir, NULL), 2 * a.made);
 }
 
 Test(fast_path, a_damaged_or_unwritable_analysis_cache_is_made_again)
