@@ -400,8 +400,10 @@ static const struct pm_region *scan_regions(int pagemap, uint64_t lo,
 			return NULL;
 		}
 		*n += (size_t)got;
-		if (a.walk_end >= hi || a.walk_end <= lo)
+		if (a.walk_end >= hi)
 			return r;
+		if (a.walk_end <= lo)
+			return NULL; /* no way on: pagemap read instead */
 		lo = a.walk_end; /* the vector was full */
 	}
 	return NULL;
