@@ -2282,7 +2282,8 @@ static char **harness_tests(enum harness h, char *buf, int *n, char *why,
  * its -k patterns lists, ID is the only one that ends so, and no test is
  * loaded whatever -k says (a test named on the command line, a suite
  * load_tests makes, doctests: listed with a -k that matches none).  Two
- * native listings; why says why not.
+ * native listings (one where the command has no -k of its own); why says
+ * why not.
  */
 static bool unittest_narrows(const char *exe, char **argv, char **envp,
 			     const char *cwd, char *const *tests, int ntests,
@@ -2291,9 +2292,20 @@ static bool unittest_narrows(const char *exe, char **argv, char **envp,
 	const char *sel[2] = { "", UNITTEST_NONE };
 	char **got[2] = { NULL, NULL };
 	int n[2] = { 0, 0 };
-	bool ok = true;
+	bool ok = true, same = true;
+	/* without -k patterns of its own, the listing without them is the
+	 * one made already */
+	char **av0 = harness_argv(HARNESS_UNITTEST, exe, argv, "", true, why,
+				  wlen);
+	char **avu = harness_argv(HARNESS_UNITTEST, exe, argv, NULL, true, why,
+				  wlen);
 
-	for (int s = 0; s < 2 && ok; s++) {
+	for (int i = 0; same && av0 && avu && (av0[i] || avu[i]); i++)
+		same = av0[i] && avu[i] && !strcmp(av0[i], avu[i]);
+	same = same && av0 && avu;
+	free_strings(av0);
+	free_strings(avu);
+	for (int s = same; s < 2 && ok; s++) {
 		char **av = harness_argv(HARNESS_UNITTEST, exe, argv, sel[s],
 					 true, why, wlen);
 		int code = -1;
@@ -2319,14 +2331,17 @@ static bool unittest_narrows(const char *exe, char **argv, char **envp,
 			 "its command line, or by a load_tests of its own)",
 			 got[1][0]);
 	}
+	char *const *all = same ? tests : got[0];
+	int nall = same ? ntests : n[0];
+
 	for (int t = 0; ok && t < ntests; t++) {
 		size_t lt = strlen(tests[t]);
 		int m = 0;
 
-		for (int i = 0; i < n[0]; i++) {
-			size_t l = strlen(got[0][i]);
+		for (int i = 0; i < nall; i++) {
+			size_t l = strlen(all[i]);
 
-			m += l >= lt && !strcmp(got[0][i] + l - lt, tests[t]);
+			m += l >= lt && !strcmp(all[i] + l - lt, tests[t]);
 		}
 		ok = m == 1 && !strpbrk(tests[t], "*?[");
 		if (!ok)
