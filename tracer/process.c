@@ -503,8 +503,7 @@ int proc_map_guard(int fd, struct proc_map *m)
 	return 0;
 }
 
-int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more,
-		       bool guards)
+int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more)
 {
 	static bool no_query;
 	struct proc_map pm;
@@ -525,9 +524,7 @@ int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more,
 		if (e)
 			return -1;
 		pm.guard_below = false;
-		pm.guard_unknown = true;
-		if (guards && proc_map_guard(fd, &pm) < 0)
-			return -1;
+		pm.guard_unknown = true; /* proc_map_guard looks */
 		if (n == max) {
 			if (more)
 				*more = true;

@@ -345,8 +345,8 @@ struct proc_map {
 	/* right above an anonymous mapping with no access (a guard page:
 	 * glibc's thread stacks have one) */
 	bool guard_below;
-	/* guard_below not looked up yet (proc_maps_writable without
-	 * guards: proc_map_guard looks) */
+	/* guard_below not looked up yet (proc_maps_writable leaves it to
+	 * proc_map_guard) */
 	bool guard_unknown;
 };
 /* The first max mappings of pid into m: their number, -1 if the file
@@ -377,10 +377,9 @@ bool proc_status_value(const char *path, const char *name, int base,
 		       uint64_t *v);
 /* The writable ones only, from an open /proc/PID/maps (the kernel's
  * PROCMAP_QUERY where it has one, else the file read again from its
- * start); without guards, guard_below may be left for proc_map_guard
- * (a query more per anonymous mapping, asked only where it is needed). */
-int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more,
-		       bool guards);
+ * start); guard_below may be left for proc_map_guard (a query more per
+ * anonymous mapping, asked only where it is needed). */
+int proc_maps_writable(int fd, struct proc_map *m, int max, bool *more);
 /* m's guard_below looked up where proc_maps_writable left it (fd: the
  * maps file it read); -1 if the query failed. */
 int proc_map_guard(int fd, struct proc_map *m);

@@ -504,8 +504,7 @@ static uint64_t key_memory(struct keyer *k, uint64_t *key,
 	uint64_t total = 0;
 	bool more;
 	int mfd = key_fd(p, &p->mapsfd, "maps");
-	int n = mfd < 0 ? -1
-		       : proc_maps_writable(mfd, maps, KEY_MAPS, &more, false);
+	int n = mfd < 0 ? -1 : proc_maps_writable(mfd, maps, KEY_MAPS, &more);
 	int pagemap = key_fd(p, &p->pagemapfd, "pagemap");
 
 	if (n < 0 || more || pagemap < 0)
